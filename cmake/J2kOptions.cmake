@@ -1,0 +1,68 @@
+# Optional parts of the build. Each J2K_WITH_* is AUTO (use it if found), ON (required) or
+# OFF. The results are J2K_HAVE_* variables; the build works with every one of them off.
+
+set(J2K_WITH_OPENMP AUTO CACHE STRING "OpenMP for the CPU backend (AUTO|ON|OFF)")
+set(J2K_WITH_CUDA AUTO CACHE STRING "CUDA backend (AUTO|ON|OFF)")
+set(J2K_WITH_OPENCL AUTO CACHE STRING "OpenCL backend (AUTO|ON|OFF)")
+set(J2K_WITH_TIFF AUTO CACHE STRING "TIFF input through libtiff (AUTO|ON|OFF)")
+option(J2K_BUILD_TESTS "Build the unit, backend and conformance tests" ON)
+option(J2K_BUILD_BENCH "Build the benchmarks" ON)
+
+function(j2k_resolve name found)
+  if(J2K_WITH_${name} STREQUAL "ON" AND NOT ${found})
+    message(FATAL_ERROR "J2K_WITH_${name}=ON but it was not found")
+  endif()
+  if(NOT J2K_WITH_${name} STREQUAL "OFF" AND ${found})
+    set(J2K_HAVE_${name} ON PARENT_SCOPE)
+  else()
+    set(J2K_HAVE_${name} OFF PARENT_SCOPE)
+  endif()
+endfunction()
+
+if(NOT J2K_WITH_OPENMP STREQUAL "OFF")
+  find_package(OpenMP COMPONENTS CXX)
+endif()
+j2k_resolve(OPENMP OpenMP_CXX_FOUND)
+
+if(NOT J2K_WITH_CUDA STREQUAL "OFF")
+  include(CheckLanguage)
+  if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
+    set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+  endif()
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES 90)  # the H100 of DEVICE.md; override for other GPUs
+    endif()
+    enable_language(CUDA)
+    find_package(CUDAToolkit)
+  endif()
+  set(_cuda_found OFF)
+  if(CMAKE_CUDA_COMPILER AND CUDAToolkit_FOUND)
+    set(_cuda_found ON)
+  endif()
+endif()
+j2k_resolve(CUDA _cuda_found)
+
+if(NOT J2K_WITH_OPENCL STREQUAL "OFF")
+  find_package(OpenCL)
+endif()
+j2k_resolve(OPENCL OpenCL_FOUND)
+
+if(NOT J2K_WITH_TIFF STREQUAL "OFF")
+  find_package(TIFF)
+endif()
+j2k_resolve(TIFF TIFF_FOUND)
+
+# Tools and tests: CLI11 and nlohmann_json (header-only Debian packages) are required for
+# the CLI; GoogleTest for tests; Google Benchmark is not needed (the bench has its own timer).
+find_package(CLI11 CONFIG REQUIRED)
+find_package(nlohmann_json CONFIG REQUIRED)
+
+# The conformance target links Debian's static OpenJPEG; tests only, never the library.
+find_library(J2K_OPENJPEG_STATIC NAMES libopenjp2.a)
+if(J2K_OPENJPEG_STATIC)
+  set(J2K_HAVE_OPENJPEG ON)
+else()
+  set(J2K_HAVE_OPENJPEG OFF)
+endif()

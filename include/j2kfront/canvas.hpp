@@ -1,0 +1,53 @@
+// The JPEG 2000 canvas of ISO/IEC 15444-1 Annex B: image area, tile grid, component
+// subsampling, tile-components, resolutions and subbands.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "j2kfront/geometry.hpp"
+
+namespace j2k {
+
+struct CanvasSpec {
+  // Image area [image_x0, image_x1) x [image_y0, image_y1) on the reference grid
+  // (XOsiz, YOsiz, Xsiz, Ysiz).
+  int64_t image_x0 = 0, image_y0 = 0, image_x1 = 0, image_y1 = 0;
+  // Tile grid origin (XTOsiz, YTOsiz) and nominal tile size (XTsiz, YTsiz).
+  int64_t tile_x0 = 0, tile_y0 = 0, tile_w = 0, tile_h = 0;
+  // Per-component subsampling (XRsiz, YRsiz), each 1..255.
+  struct Subsampling { int dx = 1, dy = 1; };
+  std::vector<Subsampling> components;
+};
+
+// Validated canvas. Every accessor is a pure function of the spec (Annex B equations).
+class Canvas {
+ public:
+  explicit Canvas(const CanvasSpec& spec);  // throws Error(InvalidArgument) naming the rule broken
+
+  const CanvasSpec& spec() const { return spec_; }
+  int64_t tiles_x() const { return tiles_x_; }
+  int64_t tiles_y() const { return tiles_y_; }
+  int64_t tile_count() const { return tiles_x_ * tiles_y_; }
+  int component_count() const { return static_cast<int>(spec_.components.size()); }
+
+  Rect tile(int64_t t) const;                         // (B-7), t in raster order
+  Rect tile_component(int64_t t, int c) const;        // (B-12)
+
+ private:
+  CanvasSpec spec_;
+  int64_t tiles_x_ = 0, tiles_y_ = 0;
+};
+
+// Rectangle of resolution r (0 = lowest, levels = full) of a tile-component (B-14).
+Rect resolution_rect(const Rect& tile_component, int levels, int r);
+
+// Rectangle of the subband of orientation `type` at decomposition level nb (1..levels) (B-15).
+// For LL, nb is the number of levels and the result equals resolution_rect(tc, nb, 0).
+Rect band_rect(const Rect& tile_component, int nb, BandType type);
+
+// ceil(a / 2^k) for any sign of a, k in 0..62 (arithmetic shift is floor division).
+inline int64_t ceil_div_pow2(int64_t a, int k) {
+  return -((-a) >> k);
+}
+
+}  // namespace j2k

@@ -1,0 +1,25 @@
+// DC level shift and the multiple-component transforms (ISO/IEC 15444-1 Annex G), with
+// OpenJPEG's types: the 5/3 path stays int32, the 9/7 path converts to float32 at the shift.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace j2k {
+
+// Subtracted from unsigned samples of `precision` bits (1 << (precision-1)); 0 when signed.
+inline int32_t dc_offset(int precision, bool is_signed) {
+  return is_signed ? 0 : int32_t{1} << (precision - 1);
+}
+
+void dc_shift_forward(int32_t* samples, size_t n, int32_t offset);             // v - offset
+void dc_shift_forward(const int32_t* samples, float* out, size_t n, int32_t offset);  // (float)(v - offset)
+
+// Reversible component transform (G.2) on three planes in place: Y = (R+2G+B)>>2, U = B-G, V = R-G.
+void rct_forward(int32_t* c0, int32_t* c1, int32_t* c2, size_t n);
+void rct_inverse(int32_t* c0, int32_t* c1, int32_t* c2, size_t n);
+
+// Irreversible component transform (G.3), float32 with each product rounded, sums left to right.
+void ict_forward(float* c0, float* c1, float* c2, size_t n);
+void ict_inverse(float* c0, float* c1, float* c2, size_t n);
+
+}  // namespace j2k

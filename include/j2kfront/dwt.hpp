@@ -1,0 +1,53 @@
+// The multi-level 2-D DWT on one tile-component buffer, in OpenJPEG's order and layout:
+// at each level the vertical pass runs before the horizontal one, parities come from the
+// resolution's canvas origin, and the result is the classic pyramid (LL top-left).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "j2kfront/backend.hpp"
+#include "j2kfront/geometry.hpp"
+
+namespace j2k {
+
+// The resolution a decomposition level is applied to: its size and the parity of its
+// canvas origin (cas = 1 means the first sample sits at an odd coordinate, a high-pass one).
+struct DwtLevel {
+  int64_t width = 0, height = 0;
+  int cas_x = 0, cas_y = 0;
+};
+
+// Levels nb = 1..levels of a tile-component, largest first. Resolutions that are empty or
+// one sample wide are kept: they occur in real codestreams (clipped tiles, offset images).
+std::vector<DwtLevel> dwt_levels(const Rect& tile_component, int levels);
+
+constexpr int kMaxLevels = 32;
+
+// A DWT engine bound to one backend. Buffers are host memory, row-major, `stride` elements
+// per row, holding tc.height() rows of tc.width() samples; transforms run in place.
+// Not thread-safe: use one Dwt per thread.
+class Dwt {
+ public:
+  explicit Dwt(const BackendOptions& options = {});
+  ~Dwt();
+  Dwt(Dwt&&) noexcept;
+  Dwt& operator=(Dwt&&) noexcept;
+
+  Backend backend() const;      // the backend actually in use (never Auto)
+  std::string description() const;  // e.g. "cpu (OpenMP, 2 threads)"
+
+  void forward53(int32_t* data, size_t stride, const Rect& tc, int levels);
+  void inverse53(int32_t* data, size_t stride, const Rect& tc, int levels);
+  void forward97(float* data, size_t stride, const Rect& tc, int levels);
+  void inverse97(float* data, size_t stride, const Rect& tc, int levels);
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace j2k

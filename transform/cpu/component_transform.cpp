@@ -1,0 +1,52 @@
+// DC level shift, RCT and ICT on the CPU. Compiled with -ffp-contract=off (see the root
+// CMakeLists.txt): the ICT's products must be rounded before they are summed.
+#include "j2kfront/component_transform.hpp"
+
+namespace j2k {
+
+void dc_shift_forward(int32_t* v, size_t n, int32_t offset) {
+  for (size_t i = 0; i < n; ++i) v[i] -= offset;
+}
+
+void dc_shift_forward(const int32_t* v, float* out, size_t n, int32_t offset) {
+  for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(v[i] - offset);
+}
+
+void rct_forward(int32_t* c0, int32_t* c1, int32_t* c2, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t r = c0[i], g = c1[i], b = c2[i];
+    c0[i] = (r + 2 * g + b) >> 2;
+    c1[i] = b - g;
+    c2[i] = r - g;
+  }
+}
+
+void rct_inverse(int32_t* c0, int32_t* c1, int32_t* c2, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t y = c0[i], u = c1[i], v = c2[i];
+    const int32_t g = y - ((u + v) >> 2);
+    c0[i] = v + g;
+    c1[i] = g;
+    c2[i] = u + g;
+  }
+}
+
+void ict_forward(float* c0, float* c1, float* c2, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const float r = c0[i], g = c1[i], b = c2[i];
+    c0[i] = (0.299f * r + 0.587f * g) + 0.114f * b;
+    c1[i] = (-0.16875f * r - 0.33126f * g) + 0.5f * b;
+    c2[i] = (0.5f * r - 0.41869f * g) - 0.08131f * b;
+  }
+}
+
+void ict_inverse(float* c0, float* c1, float* c2, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const float y = c0[i], u = c1[i], v = c2[i];
+    c0[i] = y + 1.402f * v;
+    c1[i] = y - 0.34413f * u - 0.71414f * v;
+    c2[i] = y + 1.772f * u;
+  }
+}
+
+}  // namespace j2k

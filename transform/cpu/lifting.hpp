@@ -1,0 +1,132 @@
+// Lifting steps on a deinterleaved signal, the readable core of the CPU reference.
+//
+// A signal of n >= 2 samples whose first sample has canvas parity `cas` is held as
+// L[0..sn) (samples at even canvas coordinates, low-pass) and H[0..dn) (odd, high-pass).
+// Low j sits at interleaved position 2j+cas, high i at 2i+1-cas, so the neighbours are
+//   of high i:  L[i - cas], L[i + 1 - cas]
+//   of low j:   H[j - 1 + cas], H[j + cas]
+// Whole-sample symmetric extension (x[-1] = x[1], x[n] = x[n-2]) mirrors a missing neighbour
+// onto the existing one on the other side, which in these index terms is a clamp to the
+// valid range. That one rule covers every parity and every length >= 2.
+//
+// Each "element" is a group of `lanes` consecutive values: lanes = 1 for a row, lanes = strip
+// width for the vertical pass, where one element is a row segment of a column strip.
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+namespace j2k::cpu {
+
+// dst[i] = op(dst[i], src[clamp(i+off)], src[clamp(i+off+1)]) for i in [0, ndst).
+template <class T, class Op>
+inline void lift(T* dst, ptrdiff_t ndst, const T* src, ptrdiff_t nsrc, ptrdiff_t off,
+                 size_t lanes, Op op) {
+  const ptrdiff_t last = nsrc - 1;
+  auto at = [&](ptrdiff_t k) { return std::min(std::max(k, ptrdiff_t{0}), last); };
+  // Interior: both neighbours in range, no clamps, so the compiler can vectorize.
+  const ptrdiff_t lo = std::min(std::max(-off, ptrdiff_t{0}), ndst);
+  const ptrdiff_t hi = std::max(std::min(last - off, ndst), lo);  // i+off+1 <= last
+  auto edge = [&](ptrdiff_t i) {
+    const T* a = src + at(i + off) * static_cast<ptrdiff_t>(lanes);
+    const T* b = src + at(i + off + 1) * static_cast<ptrdiff_t>(lanes);
+    T* d = dst + i * static_cast<ptrdiff_t>(lanes);
+    for (size_t l = 0; l < lanes; ++l) d[l] = op(d[l], a[l], b[l]);
+  };
+  for (ptrdiff_t i = 0; i < lo; ++i) edge(i);
+  if (lanes == 1) {
+    for (ptrdiff_t i = lo; i < hi; ++i) dst[i] = op(dst[i], src[i + off], src[i + off + 1]);
+  } else {
+    for (ptrdiff_t i = lo; i < hi; ++i) {
+      const T* a = src + (i + off) * static_cast<ptrdiff_t>(lanes);
+      const T* b = a + lanes;
+      T* d = dst + i * static_cast<ptrdiff_t>(lanes);
+      for (size_t l = 0; l < lanes; ++l) d[l] = op(d[l], a[l], b[l]);
+    }
+  }
+  for (ptrdiff_t i = hi; i < ndst; ++i) edge(i);
+}
+
+template <class T>
+inline void scale(T* x, ptrdiff_t n, size_t lanes, T factor) {
+  const ptrdiff_t total = n * static_cast<ptrdiff_t>(lanes);
+  for (ptrdiff_t k = 0; k < total; ++k) x[k] = x[k] * factor;
+}
+
+// ---- reversible 5/3 (ISO/IEC 15444-1 F.3.8.2, F.4.8.2); >> is floor on int32 ----
+
+struct Predict53 {
+  int32_t operator()(int32_t d, int32_t a, int32_t b) const { return d - ((a + b) >> 1); }
+};
+struct Update53 {
+  int32_t operator()(int32_t s, int32_t a, int32_t b) const { return s + ((a + b + 2) >> 2); }
+};
+struct UnPredict53 {
+  int32_t operator()(int32_t d, int32_t a, int32_t b) const { return d + ((a + b) >> 1); }
+};
+struct UnUpdate53 {
+  int32_t operator()(int32_t s, int32_t a, int32_t b) const { return s - ((a + b + 2) >> 2); }
+};
+
+inline void forward53(int32_t* L, ptrdiff_t sn, int32_t* H, ptrdiff_t dn, int cas,
+                      size_t lanes) {
+  lift(H, dn, L, sn, -cas, lanes, Predict53{});
+  lift(L, sn, H, dn, cas - 1, lanes, Update53{});
+}
+
+inline void inverse53(int32_t* L, ptrdiff_t sn, int32_t* H, ptrdiff_t dn, int cas,
+                      size_t lanes) {
+  lift(L, sn, H, dn, cas - 1, lanes, UnUpdate53{});
+  lift(H, dn, L, sn, -cas, lanes, UnPredict53{});
+}
+
+// ---- irreversible 9/7 (F.4.8.2), float32, every operation rounded separately ----
+// This file must be compiled with floating-point contraction off (-ffp-contract=off):
+// a fused multiply-add changes the bits that OpenJPEG produces.
+
+struct Lift97 {
+  float c;
+  float operator()(float x, float a, float b) const {
+    float t = a + b;
+    t = t * c;
+    return x + t;
+  }
+};
+
+constexpr float kAlpha = -1.586134342f;
+constexpr float kBeta = -0.052980118f;
+constexpr float kGamma = 0.882911075f;
+constexpr float kDelta = 0.443506852f;
+constexpr float kK = 1.230174105f;
+constexpr float kInvK = static_cast<float>(1.0 / 1.230174105);
+
+inline void forward97(float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas, size_t lanes) {
+  lift(H, dn, L, sn, -cas, lanes, Lift97{kAlpha});
+  lift(L, sn, H, dn, cas - 1, lanes, Lift97{kBeta});
+  lift(H, dn, L, sn, -cas, lanes, Lift97{kGamma});
+  lift(L, sn, H, dn, cas - 1, lanes, Lift97{kDelta});
+  scale(L, sn, lanes, kInvK);
+  scale(H, dn, lanes, kK);
+}
+
+inline void inverse97(float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas, size_t lanes) {
+  scale(L, sn, lanes, kK);
+  scale(H, dn, lanes, kInvK);
+  lift(L, sn, H, dn, cas - 1, lanes, Lift97{-kDelta});
+  lift(H, dn, L, sn, -cas, lanes, Lift97{-kGamma});
+  lift(L, sn, H, dn, cas - 1, lanes, Lift97{-kBeta});
+  lift(H, dn, L, sn, -cas, lanes, Lift97{-kAlpha});
+}
+
+// A signal of one sample (Annex F, 1D_SD / 1D_SR): unchanged at an even coordinate,
+// doubled at an odd one (a lone high-pass sample). The inverse halves it; for the 5/3 with
+// C's truncating division, as OpenJPEG's decoder does.
+inline int32_t forward_single(int32_t x, int cas) { return cas ? x * 2 : x; }
+inline float forward_single(float x, int cas) { return cas ? x * 2.0f : x; }
+inline int32_t inverse_single(int32_t x, int cas) { return cas ? x / 2 : x; }
+inline float inverse_single(float x, int cas) { return cas ? x * 0.5f : x; }
+
+// Low and high counts of a signal of n samples starting at parity cas.
+inline ptrdiff_t low_count(ptrdiff_t n, int cas) { return (n + (cas == 0 ? 1 : 0)) >> 1; }
+
+}  // namespace j2k::cpu

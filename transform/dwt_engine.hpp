@@ -1,0 +1,37 @@
+// The interface every DWT backend implements (transform/cpu, transform/cuda,
+// transform/opencl each provide an engine.* with a factory). Host buffers in, in place.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "j2kfront/backend.hpp"
+#include "j2kfront/geometry.hpp"
+
+namespace j2k {
+
+class DwtEngine {
+ public:
+  virtual ~DwtEngine() = default;
+  virtual Backend kind() const = 0;
+  virtual std::string description() const = 0;
+  virtual void forward53(int32_t* data, size_t stride, const Rect& tc, int levels) = 0;
+  virtual void inverse53(int32_t* data, size_t stride, const Rect& tc, int levels) = 0;
+  virtual void forward97(float* data, size_t stride, const Rect& tc, int levels) = 0;
+  virtual void inverse97(float* data, size_t stride, const Rect& tc, int levels) = 0;
+};
+
+std::unique_ptr<DwtEngine> make_cpu_engine(const BackendOptions& options);
+
+// Compiled only with the backend; each throws Error(BackendUnavailable) when it has no device.
+std::unique_ptr<DwtEngine> make_cuda_engine(const BackendOptions& options);
+bool cuda_available(std::string* why);
+std::unique_ptr<DwtEngine> make_opencl_engine(const BackendOptions& options);
+bool opencl_available(std::string* why);
+bool opencl_gpu_available();
+
+// Builds the engine for options.backend (Auto resolved), or throws naming why it cannot.
+std::unique_ptr<DwtEngine> make_engine(const BackendOptions& options);
+
+}  // namespace j2k
