@@ -1,0 +1,30 @@
+// `j2kfront bench`: per-backend benchmarks of the DWT. Every timing is reported next to a
+// yardstick measured in the same run on the same bytes (a copy of the image in the same
+// memory), because absolute times drift between machines.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace j2k::bench {
+
+struct Options {
+  std::vector<int64_t> sizes{4096, 8192};  // square images, size x size samples
+  int levels = 5;
+  int repeats = 20;  // timed runs per row; the median is reported
+  int threads = 0;   // CPU threads (0 = OpenMP default)
+  int device = -1;   // GPU / OpenCL device
+};
+
+// Each prints a table and returns 0, or throws j2k::Error.
+int run_cpu(const Options& options);
+int run_cuda(const Options& options);    // bench/cuda_bench.cu, built with the CUDA backend
+int run_opencl(const Options& options);  // bench/opencl_bench.cpp, built with the OpenCL backend
+
+// A deterministic, image-like test pattern (gradients plus texture plus noise) of unsigned
+// `bits`-bit samples; never zeros, which would hide unwritten outputs.
+std::vector<int32_t> test_pattern(int64_t width, int64_t height, int bits, uint32_t seed = 1);
+
+double median(std::vector<double> values);
+
+}  // namespace j2k::bench
