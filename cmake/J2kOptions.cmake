@@ -6,7 +6,6 @@ set(J2K_WITH_CUDA AUTO CACHE STRING "CUDA backend (AUTO|ON|OFF)")
 set(J2K_WITH_OPENCL AUTO CACHE STRING "OpenCL backend (AUTO|ON|OFF)")
 set(J2K_WITH_TIFF AUTO CACHE STRING "TIFF input through libtiff (AUTO|ON|OFF)")
 option(J2K_BUILD_TESTS "Build the unit, backend and conformance tests" ON)
-option(J2K_BUILD_BENCH "Build the benchmarks" ON)
 
 function(j2k_resolve name found)
   if(J2K_WITH_${name} STREQUAL "ON" AND NOT ${found})

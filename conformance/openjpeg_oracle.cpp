@@ -1,5 +1,6 @@
 #include "conformance/openjpeg_oracle.hpp"
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -28,7 +29,7 @@ struct Call {
   void* pool = nullptr;
   size_t count = 0;
 
-  Call(const j2k::Rect& tc, int levels, const void* samples) {
+  Call(const j2k::Rect& tc, int levels, const void* samples, int threads = 0) {
     if (tc.x1 > INT32_MAX || tc.y1 > INT32_MAX) throw std::invalid_argument("rect beyond int32");
     count = static_cast<size_t>(tc.width() * tc.height());
     const size_t bytes = ((count * 4 + 63) / 64) * 64 + 64;
@@ -53,7 +54,7 @@ struct Call {
     tilec.data = buffer;
     tilec.data_size = count * 4;
     tilec.numpix = count;
-    pool = opj_thread_pool_create(0);  // zero threads: runs inline
+    pool = opj_thread_pool_create(threads);  // zero threads: runs inline
     tcd.thread_pool = pool;
     tcd.whole_tile_decoding = 1;
   }
@@ -91,6 +92,49 @@ void inverse53(std::vector<int32_t>& data, const j2k::Rect& tc, int levels) {
   Call call(tc, levels, data.data());
   check(opj_dwt_decode(&call.tcd, &call.tilec, static_cast<uint32_t>(levels) + 1), "opj_dwt_decode");
   call.copy_out(data.data());
+}
+
+namespace {
+template <class T, class Fn>
+double timed(std::vector<T>& data, const j2k::Rect& tc, int levels, int threads, Fn fn,
+             const char* what) {
+  Call call(tc, levels, data.data(), threads);
+  const auto t0 = std::chrono::steady_clock::now();
+  check(fn(&call.tcd, &call.tilec), what);
+  const auto t1 = std::chrono::steady_clock::now();
+  call.copy_out(data.data());
+  return std::chrono::duration<double, std::milli>(t1 - t0).count();
+}
+}  // namespace
+
+double timed_forward53(std::vector<int32_t>& data, const j2k::Rect& tc, int levels, int threads) {
+  return timed(data, tc, levels, threads, opj_dwt_encode, "opj_dwt_encode");
+}
+
+double timed_forward97(std::vector<float>& data, const j2k::Rect& tc, int levels, int threads) {
+  return timed(data, tc, levels, threads, opj_dwt_encode_real, "opj_dwt_encode_real");
+}
+
+namespace {
+template <class T, class Fn>
+void mct(std::vector<T>& c0, std::vector<T>& c1, std::vector<T>& c2, Fn fn) {
+  const size_t n = c0.size();
+  if (c1.size() != n || c2.size() != n) throw std::invalid_argument("MCT planes differ in size");
+  const size_t plane = (n + 15) / 16 * 16;
+  T* buf = static_cast<T*>(std::aligned_alloc(64, (3 * plane * sizeof(T) + 63) / 64 * 64));
+  std::vector<T>* planes[3] = {&c0, &c1, &c2};
+  for (int k = 0; k < 3; ++k) std::memcpy(buf + k * plane, planes[k]->data(), n * sizeof(T));
+  fn(buf, buf + plane, buf + 2 * plane, n);
+  for (int k = 0; k < 3; ++k) std::memcpy(planes[k]->data(), buf + k * plane, n * sizeof(T));
+  std::free(buf);
+}
+}  // namespace
+
+void mct_forward(std::vector<int32_t>& c0, std::vector<int32_t>& c1, std::vector<int32_t>& c2) {
+  mct(c0, c1, c2, opj_mct_encode);
+}
+void mct_forward(std::vector<float>& c0, std::vector<float>& c1, std::vector<float>& c2) {
+  mct(c0, c1, c2, opj_mct_encode_real);
 }
 
 KnownBug known_bug(j2k::Wavelet wavelet, const j2k::Rect& tc, int levels) {

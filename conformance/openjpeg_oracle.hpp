@@ -17,6 +17,16 @@ void forward53(std::vector<int32_t>& data, const j2k::Rect& tc, int levels);
 void forward97(std::vector<float>& data, const j2k::Rect& tc, int levels);
 void inverse53(std::vector<int32_t>& data, const j2k::Rect& tc, int levels);
 
+// opj_mct_encode / opj_mct_encode_real on three equal-sized planes (copied through the
+// 16-byte-aligned buffers OpenJPEG asserts).
+void mct_forward(std::vector<int32_t>& c0, std::vector<int32_t>& c1, std::vector<int32_t>& c2);
+void mct_forward(std::vector<float>& c0, std::vector<float>& c1, std::vector<float>& c2);
+
+// For the benchmark: the same calls on a pool of `threads` OpenJPEG worker threads, returning
+// the milliseconds spent inside OpenJPEG's transform alone (no copies).
+double timed_forward53(std::vector<int32_t>& data, const j2k::Rect& tc, int levels, int threads);
+double timed_forward97(std::vector<float>& data, const j2k::Rect& tc, int levels, int threads);
+
 // The four geometries where OpenJPEG 2.5.0 departs from ISO/IEC 15444-1 Annex F
 // (../shared/OPENJPEG.md, "Where OpenJPEG 2.5.0 is wrong"). Each needs a processed
 // resolution with an empty or one-sample dimension.

@@ -19,9 +19,12 @@
 namespace j2k::cpu {
 
 // dst[i] = op(dst[i], src[clamp(i+off)], src[clamp(i+off+1)]) for i in [0, ndst).
-template <class T, class Op>
+// kLanes != 0 fixes the lane count at compile time (full vertical strips), so the lane loop
+// becomes straight vector code; kLanes == 0 takes `lanes` at run time.
+template <size_t kLanes = 0, class T, class Op>
 inline void lift(T* dst, ptrdiff_t ndst, const T* src, ptrdiff_t nsrc, ptrdiff_t off,
-                 size_t lanes, Op op) {
+                 size_t lanes_at_run_time, Op op) {
+  const size_t lanes = kLanes ? kLanes : lanes_at_run_time;
   const ptrdiff_t last = nsrc - 1;
   auto at = [&](ptrdiff_t k) { return std::min(std::max(k, ptrdiff_t{0}), last); };
   // Interior: both neighbours in range, no clamps, so the compiler can vectorize.
@@ -49,7 +52,7 @@ inline void lift(T* dst, ptrdiff_t ndst, const T* src, ptrdiff_t nsrc, ptrdiff_t
 
 template <class T>
 inline void scale(T* x, ptrdiff_t n, size_t lanes, T factor) {
-  const ptrdiff_t total = n * static_cast<ptrdiff_t>(lanes);
+  const ptrdiff_t total = n * static_cast<ptrdiff_t>(lanes);  // one flat loop: no lane split
   for (ptrdiff_t k = 0; k < total; ++k) x[k] = x[k] * factor;
 }
 
@@ -68,16 +71,18 @@ struct UnUpdate53 {
   int32_t operator()(int32_t s, int32_t a, int32_t b) const { return s - ((a + b + 2) >> 2); }
 };
 
+template <size_t kLanes = 0>
 inline void forward53(int32_t* L, ptrdiff_t sn, int32_t* H, ptrdiff_t dn, int cas,
                       size_t lanes) {
-  lift(H, dn, L, sn, -cas, lanes, Predict53{});
-  lift(L, sn, H, dn, cas - 1, lanes, Update53{});
+  lift<kLanes>(H, dn, L, sn, -cas, lanes, Predict53{});
+  lift<kLanes>(L, sn, H, dn, cas - 1, lanes, Update53{});
 }
 
+template <size_t kLanes = 0>
 inline void inverse53(int32_t* L, ptrdiff_t sn, int32_t* H, ptrdiff_t dn, int cas,
                       size_t lanes) {
-  lift(L, sn, H, dn, cas - 1, lanes, UnUpdate53{});
-  lift(H, dn, L, sn, -cas, lanes, UnPredict53{});
+  lift<kLanes>(L, sn, H, dn, cas - 1, lanes, UnUpdate53{});
+  lift<kLanes>(H, dn, L, sn, -cas, lanes, UnPredict53{});
 }
 
 // ---- irreversible 9/7 (F.4.8.2), float32, every operation rounded separately ----
@@ -100,22 +105,24 @@ constexpr float kDelta = 0.443506852f;
 constexpr float kK = 1.230174105f;
 constexpr float kInvK = static_cast<float>(1.0 / 1.230174105);
 
+template <size_t kLanes = 0>
 inline void forward97(float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas, size_t lanes) {
-  lift(H, dn, L, sn, -cas, lanes, Lift97{kAlpha});
-  lift(L, sn, H, dn, cas - 1, lanes, Lift97{kBeta});
-  lift(H, dn, L, sn, -cas, lanes, Lift97{kGamma});
-  lift(L, sn, H, dn, cas - 1, lanes, Lift97{kDelta});
+  lift<kLanes>(H, dn, L, sn, -cas, lanes, Lift97{kAlpha});
+  lift<kLanes>(L, sn, H, dn, cas - 1, lanes, Lift97{kBeta});
+  lift<kLanes>(H, dn, L, sn, -cas, lanes, Lift97{kGamma});
+  lift<kLanes>(L, sn, H, dn, cas - 1, lanes, Lift97{kDelta});
   scale(L, sn, lanes, kInvK);
   scale(H, dn, lanes, kK);
 }
 
+template <size_t kLanes = 0>
 inline void inverse97(float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas, size_t lanes) {
   scale(L, sn, lanes, kK);
   scale(H, dn, lanes, kInvK);
-  lift(L, sn, H, dn, cas - 1, lanes, Lift97{-kDelta});
-  lift(H, dn, L, sn, -cas, lanes, Lift97{-kGamma});
-  lift(L, sn, H, dn, cas - 1, lanes, Lift97{-kBeta});
-  lift(H, dn, L, sn, -cas, lanes, Lift97{-kAlpha});
+  lift<kLanes>(L, sn, H, dn, cas - 1, lanes, Lift97{-kDelta});
+  lift<kLanes>(H, dn, L, sn, -cas, lanes, Lift97{-kGamma});
+  lift<kLanes>(L, sn, H, dn, cas - 1, lanes, Lift97{-kBeta});
+  lift<kLanes>(H, dn, L, sn, -cas, lanes, Lift97{-kAlpha});
 }
 
 // A signal of one sample (Annex F, 1D_SD / 1D_SR): unchanged at an even coordinate,

@@ -1,0 +1,144 @@
+// The j2kfront command line as a user meets it: outputs, exit codes, messages, and the rules
+// about existing files.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/npy_reader.hpp"
+#include "tests/support/run_command.hpp"
+
+namespace fs = std::filesystem;
+using test_support::quote;
+using test_support::run_command;
+
+namespace {
+
+const std::string kCli = J2K_CLI_PATH;
+const std::string kData = J2K_TEST_DATA_DIR;
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("j2kfront_cli_test_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  test_support::CommandResult cli(const std::string& args) { return run_command(quote(kCli) + " " + args); }
+  std::string out(const std::string& sub = "out") const { return (dir_ / sub).string(); }
+  fs::path dir_;
+};
+
+TEST_F(Cli, TransformWritesLayoutAndOneArrayPerTileComponent) {
+  auto r = cli("transform " + quote(kData + "/coffee.ppm") + " " + quote(out()) +
+               " --tile-size 256,256 --tile-origin 10,0 --image-origin 30,7 --levels 3 --backend cpu");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // The one-line summary names every stage with its time.
+  for (const char* word : {"read", "tiling", "shift+MCT", "DWT", "write", "MCT on"})
+    EXPECT_NE(r.output.find(word), std::string::npos) << word << " missing from: " << r.output;
+  std::ifstream f(out() + "/layout.json");
+  const auto j = nlohmann::json::parse(f);
+  EXPECT_EQ(j["wavelet"], "5/3");
+  EXPECT_EQ(j["canvas"]["tiles_x"], 3);  // ceil((630 - 10) / 256)
+  EXPECT_EQ(j["canvas"]["tiles_y"], 2);  // ceil(407 / 256)
+  ASSERT_EQ(j["tile_components"].size(), 18u);
+  for (const auto& tc : j["tile_components"]) {
+    const auto npy = test_support::read_npy(out() + "/" + tc["file"].get<std::string>());
+    EXPECT_EQ(npy.descr, "<i4");
+    EXPECT_EQ(npy.rows, tc["rect"]["height"].get<int64_t>());
+    EXPECT_EQ(npy.cols, tc["rect"]["width"].get<int64_t>());
+    EXPECT_EQ(tc["bands"].size(), 1u + 3u * 3u);
+  }
+  EXPECT_EQ(j["tile_components"][4]["file"], "tile1_comp1.npy");
+}
+
+TEST_F(Cli, NineSevenWritesFloat32) {
+  auto r = cli("transform " + quote(kData + "/camera.pgm") + " " + quote(out()) + " --wavelet 9/7 --backend cpu");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(test_support::read_npy(out() + "/tile0_comp0.npy").descr, "<f4");
+}
+
+TEST_F(Cli, BadArgumentsExitWithUsageAndCode2) {
+  const std::string in = quote(kData + "/camera.pgm") + " " + quote(out());
+  const std::vector<std::string> bad_args = {
+       std::string("transform"), "transform " + in + " --wavelet 5/5", "transform " + in + " --levels 33",
+        "transform " + in + " --levels -1", "transform " + in + " --tile-size 0,8",
+        "transform " + in + " --tile-size 8", "transform " + in + " --tile-size a,b",
+        "transform " + in + " --tile-origin 5,5", "transform " + in + " --image-origin 1,2,3",
+        "transform " + in + " --mct maybe", "transform " + in + " --backend gpu",
+        "transform " + in + " --threads 0", "transform " + in + " --bogus", std::string("frobnicate"),
+        "bench --sizes 0", "bench --sizes 12x"};
+  for (const std::string& args : bad_args) {
+    auto r = cli(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find("sage"), std::string::npos) << "no usage for: " << args << "\n" << r.output;
+  }
+  EXPECT_FALSE(fs::exists(out())) << "a refused run created the output directory";
+}
+
+TEST_F(Cli, BadInputFilesFailCleanlyNamingTheFile) {
+  const std::string bad = (dir_ / "broken.pgm").string();
+  std::ofstream(bad) << "P5\n512 512\n255\n" << std::string(100, 'x');  // truncated
+  auto r = cli("transform " + quote(bad) + " " + quote(out()));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find(bad), std::string::npos) << r.output;
+  auto missing = cli("transform " + quote(out("none.tif")) + " " + quote(out()));
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+}
+
+TEST_F(Cli, NeverOverwritesForeignFilesWithoutForce) {
+  fs::create_directories(out());
+  std::ofstream(out() + "/tile0_comp0.npy") << "precious";
+  auto r = cli("transform " + quote(kData + "/camera.pgm") + " " + quote(out()));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("--force"), std::string::npos) << r.output;
+  std::ifstream f(out() + "/tile0_comp0.npy");
+  std::string s;
+  f >> s;
+  EXPECT_EQ(s, "precious");
+  EXPECT_FALSE(fs::exists(out() + "/layout.json")) << "a refused run wrote some outputs";
+  r = cli("transform " + quote(kData + "/camera.pgm") + " " + quote(out()) + " --force");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+TEST_F(Cli, RerunReplacesItsOwnOutputsAndRemovesStaleOnes) {
+  const std::string in = quote(kData + "/camera.pgm") + " " + quote(out());
+  ASSERT_EQ(cli("transform " + in + " --tile-size 256,256").exit_code, 0);
+  EXPECT_TRUE(fs::exists(out() + "/tile3_comp0.npy"));
+  auto r = cli("transform " + in);  // one tile now; no --force needed for its own files
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(out() + "/tile0_comp0.npy"));
+  EXPECT_FALSE(fs::exists(out() + "/tile3_comp0.npy"));
+}
+
+TEST_F(Cli, NeverOverwritesTheInputEvenWithForce) {
+  fs::create_directories(out());
+  const std::string input = out() + "/tile0_comp0.npy";  // an input named like an output
+  fs::copy_file(kData + "/camera.pgm", input);
+  const auto before = fs::file_size(input);
+  auto r = cli("transform " + quote(input) + " " + quote(out()) + " --force");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("input"), std::string::npos) << r.output;
+  EXPECT_EQ(fs::file_size(input), before);
+}
+
+TEST_F(Cli, MissingBackendIsReportedBeforeWritingAnything) {
+  auto r = cli("transform " + quote(kData + "/camera.pgm") + " " + quote(out()) + " --backend cuda");
+  if (r.exit_code == 0) GTEST_SKIP() << "this machine has a CUDA device";
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("cuda"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(out() + "/layout.json"));
+}
+
+TEST_F(Cli, BenchRunsOnTheCpu) {
+  auto r = cli("bench --backend cpu --sizes 64,33 --levels 3 --repeats 2");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("memcpy"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("9/7 inverse"), std::string::npos) << r.output;
+}
+
+}  // namespace

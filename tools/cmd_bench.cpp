@@ -1,0 +1,75 @@
+// `j2kfront bench`: the DWT benchmark of one backend (bench/).
+#include <memory>
+#include <sstream>
+
+#include "bench/bench.hpp"
+#include "j2kfront/backend.hpp"
+#include "j2kfront/error.hpp"
+#include "tools/commands.hpp"
+
+namespace j2k::tools {
+namespace {
+
+struct BenchArgs {
+  std::string backend = "auto", sizes = "4096,8192";
+  int levels = 5, repeats = 0, threads = 0, device = -1;
+};
+
+int run_bench(const BenchArgs& a) {
+  bench::Options o;
+  o.sizes.clear();
+  std::stringstream ss(a.sizes);
+  for (std::string item; std::getline(ss, item, ',');) {
+    std::size_t used = 0;
+    long long n = -1;
+    try { n = std::stoll(item, &used); } catch (...) {}
+    if (used != item.size() || n < 1 || n > 65536)
+      throw CLI::ValidationError("--sizes", "expected sizes 1..65536 separated by commas, got '" + a.sizes + "'");
+    o.sizes.push_back(n);
+  }
+  o.levels = a.levels;
+  o.threads = a.threads;
+  o.device = a.device;
+  Backend b = parse_backend(a.backend);
+  if (b == Backend::Auto) b = resolve_auto_backend();
+  std::string why;
+  if (!backend_available(b, &why))
+    throw Error(ErrorCode::BackendUnavailable, std::string("backend '") + backend_name(b) + "' is not available: " + why);
+  switch (b) {
+    case Backend::Cuda:
+#ifdef J2K_HAVE_CUDA
+      o.repeats = a.repeats ? a.repeats : 20;
+      return bench::run_cuda(o);
+#else
+      break;
+#endif
+    case Backend::OpenCL:
+#ifdef J2K_HAVE_OPENCL
+      o.repeats = a.repeats ? a.repeats : 10;
+      return bench::run_opencl(o);
+#else
+      break;
+#endif
+    default:
+      o.repeats = a.repeats ? a.repeats : 5;
+      return bench::run_cpu(o);
+  }
+  throw Error(ErrorCode::BackendUnavailable, std::string("no benchmark built for backend ") + backend_name(b));
+}
+
+}  // namespace
+
+std::function<int()> add_bench_command(CLI::App& app) {
+  auto args = std::make_shared<BenchArgs>();
+  CLI::App* cmd = app.add_subcommand("bench", "Time the DWT of one backend against a copy of the same bytes");
+  cmd->add_option("--backend", args->backend, "auto, cpu, cuda or opencl")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda", "opencl"}))->capture_default_str();
+  cmd->add_option("--sizes", args->sizes, "square image sizes, comma-separated")->capture_default_str();
+  cmd->add_option("--levels", args->levels, "decomposition levels")->check(CLI::Range(0, 32))->capture_default_str();
+  cmd->add_option("--repeats", args->repeats, "timed runs per row (median reported)")->check(CLI::Range(1, 10000));
+  cmd->add_option("--threads", args->threads, "CPU threads")->check(CLI::Range(1, 4096));
+  cmd->add_option("--device", args->device, "GPU/OpenCL device index")->check(CLI::Range(0, 4096));
+  return [args] { return run_bench(*args); };
+}
+
+}  // namespace j2k::tools

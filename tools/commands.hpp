@@ -1,0 +1,17 @@
+// The CLI's subcommands. Each registers its options on `app` and returns the function that
+// runs it after parsing (exit code; throws j2k::Error on failure).
+#pragma once
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace j2k::tools {
+
+std::function<int()> add_transform_command(CLI::App& app);
+std::function<int()> add_bench_command(CLI::App& app);
+
+// "W,H" -> two numbers within [min, max]; throws CLI::ValidationError naming the option.
+std::pair<int64_t, int64_t> parse_pair(const std::string& option, const std::string& text,
+                                       int64_t min, int64_t max);
+
+}  // namespace j2k::tools
