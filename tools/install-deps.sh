@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages j2kfront builds and tests with. Run as root (or via sudo).
+# CUDA is optional and not from apt: the build uses /usr/local/cuda when it is there.
+set -euo pipefail
+packages=(
+  g++ cmake ninja-build pkg-config
+  libtiff-dev                     # TIFF input
+  libcli11-dev nlohmann-json3-dev # the CLI's options and layout.json
+  libgtest-dev                    # tests
+  libopenjp2-7-dev                # conformance tests: OpenJPEG 2.5.0's own transform (test-only)
+  ocl-icd-opencl-dev opencl-headers pocl-opencl-icd  # OpenCL backend, runnable on the CPU via PoCL
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [[ $(id -u) -eq 0 ]] || sudo="sudo"
+  $sudo apt-get update
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"
+fi
