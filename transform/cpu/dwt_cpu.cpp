@@ -10,6 +10,7 @@
 
 #include "j2kfront/dwt.hpp"
 #include "transform/cpu/lifting.hpp"
+#include "transform/cpu/strip_lifting.hpp"
 
 #ifdef J2K_HAVE_OPENMP
 #include <omp.h>
@@ -21,38 +22,107 @@ namespace {
 // Columns per vertical strip. Each row of a strip is a separate page once rows are longer
 // than 4 KB, so a strip pays a TLB miss per row: 64 columns (256 bytes, 4 cache lines) per
 // miss measured 1.5x faster than 16 at 4096^2; the scratch (height x 64 values) still fits L2.
-constexpr ptrdiff_t kStrip = 64;
+constexpr size_t kStripLanes = 64;
+constexpr ptrdiff_t kStrip = static_cast<ptrdiff_t>(kStripLanes);
 
 // Below this many samples a pass runs on one thread: waking a team costs more than it saves.
 constexpr ptrdiff_t kParallelMin = 32 * 1024;
 
+// Horizontal rows use the step-by-step lifting of lifting.hpp (a row sits in L1).
 template <class T>
-struct Wavelet53or97;
+struct RowLifting;
 
-// Full strips get the compile-time lane count; the last, narrower strip and rows do not.
 template <>
-struct Wavelet53or97<int32_t> {
-  static void forward(int32_t* L, ptrdiff_t sn, int32_t* H, ptrdiff_t dn, int cas, size_t lanes) {
-    if (lanes == kStrip) forward53<kStrip>(L, sn, H, dn, cas, lanes);
-    else forward53(L, sn, H, dn, cas, lanes);
-  }
-  static void inverse(int32_t* L, ptrdiff_t sn, int32_t* H, ptrdiff_t dn, int cas, size_t lanes) {
-    if (lanes == kStrip) inverse53<kStrip>(L, sn, H, dn, cas, lanes);
-    else inverse53(L, sn, H, dn, cas, lanes);
-  }
+struct RowLifting<int32_t> {
+  static void forward(int32_t* L, ptrdiff_t sn, int32_t* H, ptrdiff_t dn, int cas) { forward53(L, sn, H, dn, cas, 1); }
+  static void inverse(int32_t* L, ptrdiff_t sn, int32_t* H, ptrdiff_t dn, int cas) { inverse53(L, sn, H, dn, cas, 1); }
 };
 
 template <>
-struct Wavelet53or97<float> {
-  static void forward(float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas, size_t lanes) {
-    if (lanes == kStrip) forward97<kStrip>(L, sn, H, dn, cas, lanes);
-    else forward97(L, sn, H, dn, cas, lanes);
+struct RowLifting<float> {
+  static void forward(float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas) { forward97(L, sn, H, dn, cas, 1); }
+  static void inverse(float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas) { inverse97(L, sn, H, dn, cas, 1); }
+};
+
+// One column strip of the vertical pass. The image rows of the strip are addressed in their
+// interleaved order (imgL(j) = row 2j+cas, imgH(i) = row 2i+1-cas) or their pyramid order
+// (row j, row sn+i); scratch holds the strip's L rows then its H rows, which is exactly the
+// pyramid order, so moving between scratch and image is one copy per row.
+template <class T, size_t kLanes>
+struct Strip {
+  T* data;
+  ptrdiff_t stride, x0;
+  size_t lanes;
+  ptrdiff_t h, sn, dn;
+  int cas;
+  T* scratch;
+
+  T* row(ptrdiff_t y) const { return data + y * stride + x0; }
+  auto imgL() const { return [this](ptrdiff_t j) { return row(2 * j + cas); }; }
+  auto imgH() const { return [this](ptrdiff_t i) { return row(2 * i + 1 - cas); }; }
+  auto sL() const { return [this](ptrdiff_t j) { return scratch + j * static_cast<ptrdiff_t>(lanes); }; }
+  auto sH() const { return [this](ptrdiff_t i) { return scratch + (sn + i) * static_cast<ptrdiff_t>(lanes); }; }
+
+  // Forward steps "H from L, then L from H" and inverse steps "L from H, then H from L".
+  template <class SA, class DA, class SB, class DB, class OpH, class OpL>
+  void forward_pair(SA sh, DA dh, SB sl, DB dl, OpH op_h, OpL op_l) const {
+    lift_pair<kLanes, T>(sh, dh, dn, -cas, op_h, sl, dl, sn, cas - 1, op_l, lanes);
   }
-  static void inverse(float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas, size_t lanes) {
-    if (lanes == kStrip) inverse97<kStrip>(L, sn, H, dn, cas, lanes);
-    else inverse97(L, sn, H, dn, cas, lanes);
+  template <class SA, class DA, class SB, class DB, class OpL, class OpH>
+  void inverse_pair(SA sl, DA dl, SB sh, DB dh, OpL op_l, OpH op_h) const {
+    lift_pair<kLanes, T>(sl, dl, sn, cas - 1, op_l, sh, dh, dn, -cas, op_h, lanes);
+  }
+
+  // scratch -> image rows 0..h-1 (pyramid order), scaling L and H rows; and back.
+  void store(T scale_l, T scale_h) const {
+    for (ptrdiff_t y = 0; y < h; ++y) {
+      const T* s = scratch + y * static_cast<ptrdiff_t>(lanes);
+      T* d = row(y);
+      const T f = y < sn ? scale_l : scale_h;
+      for (size_t x = 0; x < lanes; ++x) d[x] = s[x] * f;
+    }
+  }
+  void load(T scale_l, T scale_h) const {
+    for (ptrdiff_t y = 0; y < h; ++y) {
+      const T* s = row(y);
+      T* d = scratch + y * static_cast<ptrdiff_t>(lanes);
+      const T f = y < sn ? scale_l : scale_h;
+      for (size_t x = 0; x < lanes; ++x) d[x] = s[x] * f;
+    }
   }
 };
+
+// 5/3: one fused sweep from the image into scratch, then one copy back (and the reverse).
+template <size_t kLanes>
+void strip_forward(const Strip<int32_t, kLanes>& s) {
+  s.forward_pair(s.imgH(), s.sH(), s.imgL(), s.sL(), Predict53{}, Update53{});
+  s.store(1, 1);
+}
+template <size_t kLanes>
+void strip_inverse(const Strip<int32_t, kLanes>& s) {
+  s.load(1, 1);
+  s.inverse_pair(s.sL(), s.imgL(), s.sH(), s.imgH(), UnUpdate53{}, UnPredict53{});
+}
+
+// 9/7: alpha+beta from the image into scratch, gamma+delta in scratch, scaled copy back.
+template <size_t kLanes>
+void strip_forward(const Strip<float, kLanes>& s) {
+  s.forward_pair(s.imgH(), s.sH(), s.imgL(), s.sL(), Lift97{kAlpha}, Lift97{kBeta});
+  s.forward_pair(s.sH(), s.sH(), s.sL(), s.sL(), Lift97{kGamma}, Lift97{kDelta});
+  s.store(kInvK, kK);
+}
+template <size_t kLanes>
+void strip_inverse(const Strip<float, kLanes>& s) {
+  s.load(kK, kInvK);
+  s.inverse_pair(s.sL(), s.sL(), s.sH(), s.sH(), Lift97{-kDelta}, Lift97{-kGamma});
+  s.inverse_pair(s.sL(), s.imgL(), s.sH(), s.imgH(), Lift97{-kBeta}, Lift97{-kAlpha});
+}
+
+template <bool kForward, class T, size_t kLanes>
+void run_strip(const Strip<T, kLanes>& s) {
+  if (kForward) strip_forward(s);
+  else strip_inverse(s);
+}
 
 int thread_count(int threads) {
 #ifdef J2K_HAVE_OPENMP
@@ -63,8 +133,8 @@ int thread_count(int threads) {
 #endif
 }
 
-// Vertical pass on the top-left w x h block. forward: rows at parity-interleaved positions
-// go to [0, sn) (low) and [sn, h) (high); inverse: the reverse.
+// Vertical pass on the top-left w x h block, one column strip per task. forward: rows at
+// parity-interleaved positions go to [0, sn) (low) and [sn, h) (high); inverse: the reverse.
 template <class T, bool kForward>
 void vertical(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas, int threads) {
   if (w == 0 || h == 0) return;
@@ -81,22 +151,11 @@ void vertical(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas, int 
 #pragma omp for schedule(static)
     for (ptrdiff_t s = 0; s < strips; ++s) {
       const ptrdiff_t x0 = s * kStrip;
-      const ptrdiff_t lanes = std::min(kStrip, w - x0);
-      const size_t bytes = static_cast<size_t>(lanes) * sizeof(T);
-      T* L = scratch.data();
-      T* H = L + sn * lanes;
-      auto row = [&](ptrdiff_t y) { return data + y * stride + x0; };
-      if (kForward) {
-        for (ptrdiff_t j = 0; j < sn; ++j) std::memcpy(L + j * lanes, row(2 * j + cas), bytes);
-        for (ptrdiff_t i = 0; i < dn; ++i) std::memcpy(H + i * lanes, row(2 * i + 1 - cas), bytes);
-        Wavelet53or97<T>::forward(L, sn, H, dn, cas, static_cast<size_t>(lanes));
-        for (ptrdiff_t y = 0; y < h; ++y) std::memcpy(row(y), L + y * lanes, bytes);
-      } else {
-        for (ptrdiff_t y = 0; y < h; ++y) std::memcpy(L + y * lanes, row(y), bytes);
-        Wavelet53or97<T>::inverse(L, sn, H, dn, cas, static_cast<size_t>(lanes));
-        for (ptrdiff_t j = 0; j < sn; ++j) std::memcpy(row(2 * j + cas), L + j * lanes, bytes);
-        for (ptrdiff_t i = 0; i < dn; ++i) std::memcpy(row(2 * i + 1 - cas), H + i * lanes, bytes);
-      }
+      const auto lanes = static_cast<size_t>(std::min(kStrip, w - x0));
+      if (lanes == static_cast<size_t>(kStrip))
+        run_strip<kForward>(Strip<T, kStripLanes>{data, stride, x0, lanes, h, sn, dn, cas, scratch.data()});
+      else
+        run_strip<kForward>(Strip<T, 0>{data, stride, x0, lanes, h, sn, dn, cas, scratch.data()});
     }
   }
 }
@@ -124,11 +183,11 @@ void horizontal(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas, in
       if (kForward) {
         for (ptrdiff_t j = 0; j < sn; ++j) L[j] = row[2 * j + cas];
         for (ptrdiff_t i = 0; i < dn; ++i) H[i] = row[2 * i + 1 - cas];
-        Wavelet53or97<T>::forward(L, sn, H, dn, cas, 1);
+        RowLifting<T>::forward(L, sn, H, dn, cas);
         std::memcpy(row, L, static_cast<size_t>(w) * sizeof(T));
       } else {
         std::memcpy(L, row, static_cast<size_t>(w) * sizeof(T));
-        Wavelet53or97<T>::inverse(L, sn, H, dn, cas, 1);
+        RowLifting<T>::inverse(L, sn, H, dn, cas);
         for (ptrdiff_t j = 0; j < sn; ++j) row[2 * j + cas] = L[j];
         for (ptrdiff_t i = 0; i < dn; ++i) row[2 * i + 1 - cas] = H[i];
       }
