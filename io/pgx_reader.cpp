@@ -1,0 +1,154 @@
+// PGX, the one-component format of the JPEG 2000 conformance suite: a one-line header
+// "PG <ML|LM> [+|-]<precision> <width> <height>\n", then 1-byte samples for precisions up
+// to 8 and 2-byte samples up to 16, big-endian (ML) or little-endian (LM).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/readers.hpp"
+
+namespace j2k::io::detail {
+namespace {
+
+constexpr uint64_t kMaxField = 0x7fffffff;  // keeps the size arithmetic far from overflow
+
+// The header is read byte by byte with one character of lookahead in `c`.
+class HeaderParser {
+ public:
+  explicit HeaderParser(InputFile& in) : in_(in), c_(in.get()) {}
+
+  int peek() const { return c_; }
+  void next() { c_ = in_.get(); }
+
+  // Skips spaces and tabs; returns whether there were any.
+  bool blanks() {
+    bool any = false;
+    while (c_ == ' ' || c_ == '\t') {
+      any = true;
+      next();
+    }
+    return any;
+  }
+
+  void expect(char want, const std::string& where) {
+    if (c_ != want) bad("expected " + describe_byte(want) + " " + where);
+    next();
+  }
+
+  uint64_t number(const std::string& name) {
+    if (c_ < '0' || c_ > '9') bad("expected the " + name);
+    uint64_t value = 0;
+    for (; c_ >= '0' && c_ <= '9'; next()) {
+      value = value * 10 + static_cast<uint64_t>(c_ - '0');
+      if (value > kMaxField)
+        in_.fail(ErrorCode::CorruptInput,
+                 "the " + name + " is larger than " + std::to_string(kMaxField));
+    }
+    return value;
+  }
+
+  [[noreturn]] void bad(const std::string& what) {
+    in_.fail(ErrorCode::CorruptInput, "bad PGX header: " + what + ", found " + describe_byte(c_));
+  }
+
+ private:
+  InputFile& in_;
+  int c_;
+};
+
+}  // namespace
+
+Image read_pgx(InputFile& in) {
+  HeaderParser p(in);
+  p.expect('P', "at the start");
+  p.expect('G', "at the start");
+  if (!p.blanks()) p.bad("expected a space after PG");
+
+  bool big_endian = false;
+  const int e0 = p.peek();
+  p.next();
+  const int e1 = p.peek();
+  if (e0 == 'M' && e1 == 'L') {
+    big_endian = true;
+  } else if (!(e0 == 'L' && e1 == 'M')) {
+    in.fail(ErrorCode::CorruptInput, "bad PGX header: byte order must be ML or LM, found " +
+                                         describe_byte(e0) + " " + describe_byte(e1));
+  }
+  p.next();
+
+  // The sign is optional and writers differ on spacing: "+8", "+ 8", "-12" and "8" occur.
+  p.blanks();
+  bool is_signed = false;
+  if (p.peek() == '+' || p.peek() == '-') {
+    is_signed = p.peek() == '-';
+    p.next();
+    p.blanks();
+  }
+  const uint64_t precision = p.number("precision");
+  if (!p.blanks()) p.bad("expected a space after the precision");
+  const uint64_t width = p.number("width");
+  if (!p.blanks()) p.bad("expected a space after the width");
+  const uint64_t height = p.number("height");
+  while (p.peek() == ' ' || p.peek() == '\t' || p.peek() == '\r') p.next();
+  // The newline is the last header byte; the lookahead must not step into the samples.
+  if (p.peek() != '\n') p.bad("expected the end of the header line");
+
+  if (precision == 0) in.fail(ErrorCode::CorruptInput, "precision 0 is invalid");
+  if (precision > 16)
+    in.fail(ErrorCode::UnsupportedInput,
+            "precision " + std::to_string(precision) + " bits is not supported (1 to 16 are)");
+  if (width == 0 || height == 0)
+    in.fail(ErrorCode::CorruptInput,
+            "image size " + std::to_string(width) + "x" + std::to_string(height) + " is empty");
+
+  const uint64_t bytes = precision <= 8 ? 1 : 2;
+  const uint64_t row_bytes = width * bytes;
+  if (in.remaining() / row_bytes < height) {  // before allocating; division cannot overflow
+    in.fail(ErrorCode::CorruptInput,
+            "sample data is truncated: " + std::to_string(width) + "x" + std::to_string(height) +
+                " samples of " + std::to_string(bytes) + " byte(s) need " +
+                std::to_string(row_bytes * height) + " bytes, " + std::to_string(in.remaining()) +
+                " remain after the header");
+  }
+
+  Image image;
+  image.width = static_cast<int64_t>(width);
+  image.height = static_cast<int64_t>(height);
+  Component& k = image.components.emplace_back();
+  k.width = image.width;
+  k.height = image.height;
+  k.precision = static_cast<int>(precision);
+  k.is_signed = is_signed;
+  k.samples.resize(static_cast<size_t>(width * height));
+
+  // Values are sign-extended from the stored width, then must lie in the declared range:
+  // masking them into range would hide a corrupt file.
+  const int64_t lo = is_signed ? -(int64_t{1} << (precision - 1)) : 0;
+  const int64_t hi =
+      is_signed ? (int64_t{1} << (precision - 1)) - 1 : (int64_t{1} << precision) - 1;
+  std::vector<uint8_t> row(static_cast<size_t>(row_bytes));
+  for (uint64_t y = 0; y < height; ++y) {
+    in.read(row.data(), row.size());
+    for (uint64_t x = 0; x < width; ++x) {
+      int64_t v;
+      if (bytes == 1) {
+        v = is_signed ? int64_t{static_cast<int8_t>(row[x])} : int64_t{row[x]};
+      } else {
+        const uint8_t* b = &row[2 * x];
+        const uint16_t u = big_endian ? static_cast<uint16_t>((b[0] << 8) | b[1])
+                                      : static_cast<uint16_t>((b[1] << 8) | b[0]);
+        v = is_signed ? int64_t{static_cast<int16_t>(u)} : int64_t{u};
+      }
+      if (v < lo || v > hi)
+        in.fail(ErrorCode::CorruptInput,
+                "sample " + std::to_string(v) + " at x=" + std::to_string(x) +
+                    ", y=" + std::to_string(y) + " is outside the " + std::to_string(precision) +
+                    "-bit " + (is_signed ? "signed" : "unsigned") + " range " + std::to_string(lo) +
+                    ".." + std::to_string(hi));
+      k.samples[static_cast<size_t>(y * width + x)] = static_cast<int32_t>(v);
+    }
+  }
+  return image;
+}
+
+}  // namespace j2k::io::detail

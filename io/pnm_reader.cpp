@@ -1,0 +1,141 @@
+// Binary PGM/PPM (P5 gray, P6 RGB): a netpbm text header, then 1-byte samples when
+// maxval < 256 and 2-byte big-endian samples otherwise.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/readers.hpp"
+
+namespace j2k::io::detail {
+namespace {
+
+// Dimensions beyond this are refused as corrupt: no real image has them, and keeping the
+// fields in 31 bits keeps every size computation below far from overflow.
+constexpr uint64_t kMaxField = 0x7fffffff;
+
+bool is_space(int c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+// Netpbm allows comments, from '#' to the end of the line, wherever whitespace may stand
+// before maxval. Returns the first character that is neither.
+int skip_space_and_comments(InputFile& in, int c) {
+  for (;;) {
+    if (c == '#') {
+      while (c != '\n' && c != '\r' && c != EOF) c = in.get();
+    } else if (is_space(c)) {
+      c = in.get();
+    } else {
+      return c;
+    }
+  }
+}
+
+// Reads a decimal header field whose first character may still be whitespace in `c`;
+// leaves in `c` the character after the last digit.
+uint64_t read_field(InputFile& in, int& c, const std::string& name) {
+  c = skip_space_and_comments(in, c);
+  if (c == EOF) in.fail(ErrorCode::CorruptInput, "header ends before the " + name);
+  if (c < '0' || c > '9')
+    in.fail(ErrorCode::CorruptInput,
+            "bad header: expected the " + name + ", found " + describe_byte(c));
+  uint64_t value = 0;
+  for (; c >= '0' && c <= '9'; c = in.get()) {
+    value = value * 10 + static_cast<uint64_t>(c - '0');
+    if (value > kMaxField)
+      in.fail(ErrorCode::CorruptInput,
+              "the " + name + " is larger than " + std::to_string(kMaxField));
+  }
+  return value;
+}
+
+void expect_separator(InputFile& in, int c, const std::string& after) {
+  if (!is_space(c) && c != '#')
+    in.fail(ErrorCode::CorruptInput,
+            "bad header: expected whitespace after the " + after + ", found " + describe_byte(c));
+}
+
+int bits_of(uint32_t maxval) {
+  int bits = 0;
+  while (maxval >> bits) ++bits;
+  return bits;
+}
+
+}  // namespace
+
+Image read_pnm(InputFile& in) {
+  const int m0 = in.get(), m1 = in.get();
+  if (m0 != 'P' || (m1 != '5' && m1 != '6'))
+    in.fail(ErrorCode::CorruptInput, "not a binary PGM/PPM file (signature P5 or P6 expected)");
+  const int channels = m1 == '6' ? 3 : 1;
+
+  int c = in.get();
+  expect_separator(in, c, std::string("P") + static_cast<char>(m1) + " signature");
+  const uint64_t width = read_field(in, c, "width");
+  expect_separator(in, c, "width");
+  const uint64_t height = read_field(in, c, "height");
+  expect_separator(in, c, "height");
+  const uint64_t maxval = read_field(in, c, "maxval");
+  // Exactly one whitespace character ends the header: the next byte may be a sample that
+  // happens to look like whitespace, so nothing more is skipped.
+  if (!is_space(c))
+    in.fail(
+        ErrorCode::CorruptInput,
+        "bad header: expected one whitespace character after maxval, found " + describe_byte(c));
+
+  if (width == 0 || height == 0)
+    in.fail(ErrorCode::CorruptInput,
+            "image size " + std::to_string(width) + "x" + std::to_string(height) + " is empty");
+  if (maxval == 0 || maxval > 65535)
+    in.fail(ErrorCode::CorruptInput, "maxval " + std::to_string(maxval) + " is outside 1..65535");
+
+  // Check that the file holds every sample before allocating: a corrupt header must not
+  // make us reserve gigabytes. Dividing instead of multiplying cannot overflow.
+  const uint64_t bytes = maxval > 255 ? 2 : 1;
+  const uint64_t row_bytes = width * static_cast<uint64_t>(channels) * bytes;
+  if (in.remaining() / row_bytes < height) {
+    uint64_t need = 0;
+    const std::string need_text =
+        __builtin_mul_overflow(row_bytes, height, &need) ? "more than 2^64" : std::to_string(need);
+    in.fail(ErrorCode::CorruptInput,
+            "pixel data is truncated: " + std::to_string(width) + "x" + std::to_string(height) +
+                " pixels of " + std::to_string(channels) + " x " + std::to_string(bytes) +
+                " bytes need " + need_text + " bytes, " + std::to_string(in.remaining()) +
+                " remain after the header");
+  }
+
+  Image image;
+  image.width = static_cast<int64_t>(width);
+  image.height = static_cast<int64_t>(height);
+  image.components.resize(static_cast<size_t>(channels));
+  for (Component& k : image.components) {
+    k.width = image.width;
+    k.height = image.height;
+    k.precision = bits_of(static_cast<uint32_t>(maxval));
+    k.is_signed = false;
+    k.samples.resize(static_cast<size_t>(width * height));
+  }
+
+  std::vector<uint8_t> row(static_cast<size_t>(row_bytes));
+  for (uint64_t y = 0; y < height; ++y) {
+    in.read(row.data(), row.size());
+    for (uint64_t x = 0; x < width; ++x) {
+      for (int ch = 0; ch < channels; ++ch) {
+        const size_t i =
+            static_cast<size_t>(x) * static_cast<size_t>(channels) + static_cast<size_t>(ch);
+        const uint32_t v = bytes == 1 ? row[i] : (uint32_t{row[2 * i]} << 8) | row[2 * i + 1];
+        // A sample above maxval would not fit the precision we report.
+        if (v > maxval)
+          in.fail(ErrorCode::CorruptInput,
+                  "sample " + std::to_string(v) + " at x=" + std::to_string(x) + ", y=" +
+                      std::to_string(y) + (channels > 1 ? ", channel " + std::to_string(ch) : "") +
+                      " exceeds maxval " + std::to_string(maxval));
+        image.components[static_cast<size_t>(ch)].samples[static_cast<size_t>(y * width + x)] =
+            static_cast<int32_t>(v);
+      }
+    }
+  }
+  return image;
+}
+
+}  // namespace j2k::io::detail

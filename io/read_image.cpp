@@ -1,0 +1,108 @@
+// read_image: picks the reader from the file's signature, and the file wrapper the
+// byte-oriented readers share.
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "io/image_io.hpp"
+#include "io/readers.hpp"
+
+namespace j2k::io {
+namespace detail {
+
+void fail(ErrorCode code, const std::string& path, const std::string& what) {
+  throw Error(code, path + ": " + what);
+}
+
+std::string describe_byte(int c) {
+  if (c == EOF) return "end of file";
+  if (c >= 0x20 && c < 0x7f) return std::string("'") + static_cast<char>(c) + "'";
+  static const char hex[] = "0123456789abcdef";
+  return std::string("byte \\x") + hex[(c >> 4) & 15] + hex[c & 15];
+}
+
+InputFile::InputFile(const std::string& path) : path_(path) {
+  file_ = std::fopen(path.c_str(), "rb");
+  if (!file_) fail_read();
+  struct stat st {};
+  if (fstat(fileno(file_), &st) != 0) {
+    const int err = errno;
+    std::fclose(file_);
+    errno = err;
+    fail_read();
+  }
+  // The readers' size checks rely on st_size, which only a regular file has. A directory
+  // opens fine on Linux and would only fail at the first read; say so at once.
+  if (!S_ISREG(st.st_mode)) {
+    std::fclose(file_);
+    detail::fail(ErrorCode::Io, path_,
+                 S_ISDIR(st.st_mode) ? std::strerror(EISDIR) : "not a regular file");
+  }
+  size_ = static_cast<uint64_t>(st.st_size);
+}
+
+InputFile::~InputFile() {
+  if (file_) std::fclose(file_);
+}
+
+void InputFile::fail_read() const { detail::fail(ErrorCode::Io, path_, std::strerror(errno)); }
+
+int InputFile::get() {
+  const int c = std::getc(file_);
+  if (c == EOF) {
+    if (std::ferror(file_)) fail_read();
+    return EOF;
+  }
+  ++pos_;
+  return c;
+}
+
+void InputFile::read(void* dst, size_t n) {
+  const size_t got = std::fread(dst, 1, n, file_);
+  pos_ += got;
+  if (got == n) return;
+  if (std::ferror(file_)) fail_read();
+  // The readers check remaining() first, so this means the file shrank while we read it.
+  fail(ErrorCode::CorruptInput, "file is truncated (" + std::to_string(n - got) +
+                                    " more bytes expected at offset " + std::to_string(pos_) + ")");
+}
+
+void InputFile::rewind() {
+  if (std::fseek(file_, 0, SEEK_SET) != 0) fail_read();
+  pos_ = 0;
+}
+
+}  // namespace detail
+
+Image read_image(const std::string& path) {
+  detail::InputFile in(path);
+  unsigned char sig[4] = {0, 0, 0, 0};
+  size_t n = 0;
+  for (int c; n < sizeof sig && (c = in.get()) != EOF;) sig[n++] = static_cast<unsigned char>(c);
+  if (n == 0) in.fail(ErrorCode::CorruptInput, "file is empty");
+
+  auto starts = [&](const char* magic, size_t len) {
+    return n >= len && std::memcmp(sig, magic, len) == 0;
+  };
+  // Classic TIFF (42) and BigTIFF (43) in either byte order; libtiff reads both.
+  if (starts("II*\0", 4) || starts("MM\0*", 4) || starts("II+\0", 4) || starts("MM\0+", 4)) {
+    return detail::read_tiff(path);  // libtiff opens the file itself
+  }
+  if (starts("P5", 2) || starts("P6", 2)) {
+    in.rewind();
+    return detail::read_pnm(in);
+  }
+  if (starts("PG", 2)) {
+    in.rewind();
+    return detail::read_pgx(in);
+  }
+  std::string seen;
+  for (size_t i = 0; i < n; ++i) seen += (i ? " " : "") + detail::describe_byte(sig[i]);
+  in.fail(ErrorCode::UnsupportedInput,
+          "unrecognised file signature (" + seen +
+              "); expected TIFF (II*\\0 or MM\\0*), binary PGM/PPM (P5/P6) or PGX (PG)");
+}
+
+}  // namespace j2k::io

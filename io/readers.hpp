@@ -1,0 +1,59 @@
+// Internal to j2kfront_io: the per-format readers behind read_image, and the small file
+// wrapper that the byte-oriented readers (PNM, PGX) share.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "j2kfront/error.hpp"
+#include "j2kfront/image.hpp"
+
+namespace j2k::io::detail {
+
+// Throws Error(code, "<path>: <what>"): every message of this library names the file.
+[[noreturn]] void fail(ErrorCode code, const std::string& path, const std::string& what);
+
+// A regular file opened for reading that knows its size, so that a reader can check that
+// what a header promises fits in the file before it allocates anything for it.
+class InputFile {
+ public:
+  explicit InputFile(const std::string& path);  // Error(Io, "<path>: <strerror>") on failure
+  ~InputFile();
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+
+  const std::string& path() const { return path_; }
+  uint64_t size() const { return size_; }
+  uint64_t remaining() const { return size_ - pos_; }  // bytes from here to the end
+
+  // The next byte (0..255), or EOF at the end of the file; Error(Io) if the read fails.
+  int get();
+  // Exactly n bytes; Error(CorruptInput) if the file ends first, Error(Io) if a read fails.
+  void read(void* dst, size_t n);
+  // Back to the first byte, after read_image has looked at the signature.
+  void rewind();
+
+  [[noreturn]] void fail(ErrorCode code, const std::string& what) const {
+    detail::fail(code, path_, what);
+  }
+
+ private:
+  [[noreturn]] void fail_read() const;  // Io with strerror(errno)
+
+  std::string path_;
+  std::FILE* file_ = nullptr;
+  uint64_t size_ = 0;
+  uint64_t pos_ = 0;
+};
+
+// Each reader expects `in` at the first byte of the file (the signature included).
+Image read_pnm(InputFile& in);
+Image read_pgx(InputFile& in);
+// libtiff opens the file itself; without libtiff this throws Error(UnsupportedInput).
+Image read_tiff(const std::string& path);
+
+// A character for an error message: printable ASCII as is, anything else as \xNN.
+std::string describe_byte(int c);
+
+}  // namespace j2k::io::detail

@@ -1,0 +1,354 @@
+// TIFF through libtiff: 8- or 16-bit integer samples, gray / gray+alpha / RGB / RGBA,
+// strips or tiles, contiguous or planar, any compression libtiff decodes. Only the first
+// image of the file is read.
+#include "io/readers.hpp"
+
+#ifndef J2K_HAVE_TIFF
+
+// Built without libtiff: the library still links, and a TIFF is refused by name.
+namespace j2k::io::detail {
+
+Image read_tiff(const std::string& path) {
+  fail(ErrorCode::UnsupportedInput, path, "TIFF support was not built in (libtiff not found)");
+}
+
+}  // namespace j2k::io::detail
+
+#else
+
+#include <tiffio.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace j2k::io::detail {
+namespace {
+
+// libtiff 4.5 takes error handlers per open file; older versions only process-wide ones.
+#if TIFFLIB_VERSION >= 20221213 && !defined(J2K_TIFF_GLOBAL_HANDLERS)
+#define J2K_TIFF_PER_FILE_HANDLERS 1
+#endif
+
+// What libtiff reported while reading this file. Its handlers are ours so that it never
+// writes to stderr and its words reach the caller in the thrown Error.
+struct TiffMessages {
+  std::string errors;
+};
+
+void append_message(std::string& out, const char* module, const char* fmt, va_list ap) {
+  if (out.size() > 1000) return;  // a broken file can make libtiff repeat itself at length
+  char text[512];
+  std::vsnprintf(text, sizeof text, fmt, ap);
+  if (!out.empty()) out += "; ";
+  if (module && *module) out += std::string(module) + ": ";
+  out += text;
+}
+
+#ifdef J2K_TIFF_PER_FILE_HANDLERS
+
+int on_error(TIFF*, void* user, const char* module, const char* fmt, va_list ap) {
+  append_message(static_cast<TiffMessages*>(user)->errors, module, fmt, ap);
+  return 1;  // handled: libtiff must not print it too
+}
+
+// Warnings (unknown tags, odd but readable fields) do not stop the read; they are dropped
+// rather than printed.
+int on_warning(TIFF*, void*, const char*, const char*, va_list) { return 1; }
+
+// Nothing to install process-wide.
+struct HandlerScope {
+  explicit HandlerScope(TiffMessages*) {}
+};
+
+TIFF* open_tiff(const std::string& path, TiffMessages* messages) {
+  std::unique_ptr<TIFFOpenOptions, void (*)(TIFFOpenOptions*)> opts(TIFFOpenOptionsAlloc(),
+                                                                    TIFFOpenOptionsFree);
+  if (!opts) fail(ErrorCode::Io, path, "libtiff could not allocate its open options");
+  TIFFOpenOptionsSetErrorHandlerExtR(opts.get(), on_error, messages);
+  TIFFOpenOptionsSetWarningHandlerExtR(opts.get(), on_warning, nullptr);
+  return TIFFOpenExt(path.c_str(), "r", opts.get());
+}
+
+#else  // process-wide handlers
+
+// Older libtiff: the handlers are process-wide, so ours are installed only while a file is
+// read and the application's are put back afterwards. Reading TIFFs on several threads at
+// once then needs libtiff 4.5.
+thread_local TiffMessages* current_messages = nullptr;
+
+void on_error_global(const char* module, const char* fmt, va_list ap) {
+  if (current_messages) append_message(current_messages->errors, module, fmt, ap);
+}
+void on_warning_global(const char*, const char*, va_list) {}
+
+struct HandlerScope {
+  explicit HandlerScope(TiffMessages* messages)
+      : previous_error_(TIFFSetErrorHandler(on_error_global)),
+        previous_warning_(TIFFSetWarningHandler(on_warning_global)) {
+    current_messages = messages;
+  }
+  ~HandlerScope() {
+    current_messages = nullptr;
+    TIFFSetErrorHandler(previous_error_);
+    TIFFSetWarningHandler(previous_warning_);
+  }
+  HandlerScope(const HandlerScope&) = delete;
+  HandlerScope& operator=(const HandlerScope&) = delete;
+
+ private:
+  TIFFErrorHandler previous_error_, previous_warning_;
+};
+
+TIFF* open_tiff(const std::string& path, TiffMessages*) { return TIFFOpen(path.c_str(), "r"); }
+
+#endif
+
+struct TiffCloser {
+  void operator()(TIFF* t) const { TIFFClose(t); }
+};
+using TiffPtr = std::unique_ptr<TIFF, TiffCloser>;
+
+// No real image has more samples than this; the limit keeps a corrupt header from making
+// us allocate without bound (the samples are stored as int32).
+constexpr uint64_t kMaxSamples = uint64_t{1} << 31;
+
+class TiffReader {
+ public:
+  explicit TiffReader(const std::string& path) : path_(path) {}
+
+  Image read() {
+    open();
+    read_layout();
+    allocate();
+    if (TIFFIsTiled(tif_.get()))
+      read_tiles();
+    else
+      read_strips();
+    return std::move(image_);
+  }
+
+ private:
+  [[noreturn]] void corrupt(const std::string& what) const {
+    fail(ErrorCode::CorruptInput, path_,
+         what + (messages_.errors.empty() ? "" : " (libtiff: " + messages_.errors + ")"));
+  }
+  [[noreturn]] void unsupported(const std::string& what) const {
+    fail(ErrorCode::UnsupportedInput, path_, what);
+  }
+
+  void open() {
+    tif_.reset(open_tiff(path_, &messages_));
+    // read_image opened the file a moment ago, so a failure here is the file's content.
+    if (!tif_) corrupt("not a readable TIFF file");
+  }
+
+  void read_layout() {
+    TIFF* t = tif_.get();
+    uint32_t w = 0, h = 0;
+    if (!TIFFGetField(t, TIFFTAG_IMAGEWIDTH, &w) || !TIFFGetField(t, TIFFTAG_IMAGELENGTH, &h))
+      corrupt("the image size is missing");
+    if (w == 0 || h == 0)
+      corrupt("image size " + std::to_string(w) + "x" + std::to_string(h) + " is empty");
+    width_ = w;
+    height_ = h;
+
+    uint16_t bits = 1, spp = 1, format = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG, photo = 0;
+    TIFFGetFieldDefaulted(t, TIFFTAG_BITSPERSAMPLE, &bits);
+    TIFFGetFieldDefaulted(t, TIFFTAG_SAMPLESPERPIXEL, &spp);
+    TIFFGetFieldDefaulted(t, TIFFTAG_SAMPLEFORMAT, &format);
+    TIFFGetFieldDefaulted(t, TIFFTAG_PLANARCONFIG, &planar);
+    if (!TIFFGetField(t, TIFFTAG_PHOTOMETRIC, &photo))
+      corrupt("the photometric interpretation is missing");
+
+    switch (photo) {
+      case PHOTOMETRIC_MINISBLACK:
+      case PHOTOMETRIC_MINISWHITE:  // kept as stored: a codec must not invert samples
+        break;
+      case PHOTOMETRIC_RGB:
+        if (spp < 3) corrupt("RGB image with " + std::to_string(spp) + " samples per pixel");
+        break;
+      case PHOTOMETRIC_PALETTE:
+        unsupported("palette (colour-mapped) images are not supported");
+      case PHOTOMETRIC_YCBCR: {
+        uint16_t sx = 1, sy = 1;
+        TIFFGetFieldDefaulted(t, TIFFTAG_YCBCRSUBSAMPLING, &sx, &sy);
+        unsupported("YCbCr images (subsampling " + std::to_string(sx) + "x" + std::to_string(sy) +
+                    ") are not supported");
+      }
+      default:
+        unsupported("photometric interpretation " + std::to_string(photo) +
+                    " is not supported (MinIsBlack, MinIsWhite and RGB are)");
+    }
+    if (spp == 0) corrupt("0 samples per pixel");
+    if (spp > 4)
+      unsupported(std::to_string(spp) + " samples per pixel are not supported (1 to 4 are)");
+    if (format == SAMPLEFORMAT_IEEEFP || format == SAMPLEFORMAT_COMPLEXIEEEFP)
+      unsupported(std::to_string(bits) + "-bit floating-point samples are not supported");
+    if (format == SAMPLEFORMAT_COMPLEXINT) unsupported("complex integer samples are not supported");
+    // VOID means "untyped"; reading it as unsigned is what every viewer does.
+    if (format != SAMPLEFORMAT_UINT && format != SAMPLEFORMAT_INT && format != SAMPLEFORMAT_VOID)
+      unsupported("sample format " + std::to_string(format) + " is not supported");
+    if (bits != 8 && bits != 16)
+      unsupported(std::to_string(bits) + " bits per sample are not supported (8 and 16 are)");
+    if (planar != PLANARCONFIG_CONTIG && planar != PLANARCONFIG_SEPARATE)
+      corrupt("planar configuration " + std::to_string(planar) + " is invalid");
+
+    samples_per_pixel_ = spp;
+    bytes_ = bits / 8;
+    is_signed_ = format == SAMPLEFORMAT_INT;
+    planar_ = planar == PLANARCONFIG_SEPARATE;
+    if (width_ * height_ > kMaxSamples / samples_per_pixel_)  // w * h < 2^64: no overflow
+      unsupported("image of " + std::to_string(width_) + "x" + std::to_string(height_) + "x" +
+                  std::to_string(spp) + " samples exceeds the reader's limit of " +
+                  std::to_string(kMaxSamples));
+  }
+
+  void allocate() {
+    image_.width = static_cast<int64_t>(width_);
+    image_.height = static_cast<int64_t>(height_);
+    image_.components.resize(samples_per_pixel_);
+    for (Component& k : image_.components) {
+      k.width = image_.width;
+      k.height = image_.height;
+      k.precision = static_cast<int>(bytes_ * 8);
+      k.is_signed = is_signed_;
+    }
+    // Reserve at once when the file could plausibly hold the image (no codec libtiff has
+    // shrinks real images beyond this); otherwise grow as rows actually decode, so that a
+    // tiny corrupt file claiming a huge image fails before it costs memory.
+    const uint64_t decoded = width_ * height_ * samples_per_pixel_ * bytes_;
+    TIFF* t = tif_.get();
+    const uint64_t file_size = TIFFGetSizeProc(t)(TIFFClientdata(t));
+    if (decoded / 1024 <= file_size)
+      for (Component& k : image_.components) k.samples.reserve(width_ * height_);
+  }
+
+  // Makes rows [0, rows) of component c addressable before decoded samples land there.
+  void ensure_rows(size_t c, uint64_t rows) {
+    std::vector<int32_t>& s = image_.components[c].samples;
+    if (s.size() < rows * width_) s.resize(rows * width_);
+  }
+
+  // Copies a decoded block (a strip or a tile) of block_w samples per row into the
+  // components: the rows [y0, y0 + rows) and columns [x0, x0 + cols) of the image.
+  // `sample` is the plane for planar data; contiguous data holds every component.
+  template <typename T>
+  void scatter(const uint8_t* block, uint64_t block_w, uint64_t x0, uint64_t y0, uint64_t cols,
+               uint64_t rows, int sample) {
+    const size_t first = planar_ ? static_cast<size_t>(sample) : 0;
+    const size_t count = planar_ ? 1 : samples_per_pixel_;
+    for (size_t c = first; c < first + count; ++c) ensure_rows(c, y0 + rows);
+    for (uint64_t r = 0; r < rows; ++r) {
+      const uint8_t* src = block + r * block_w * count * sizeof(T);
+      for (size_t c = first; c < first + count; ++c) {
+        int32_t* dst = image_.components[c].samples.data() + (y0 + r) * width_ + x0;
+        const size_t offset = c - first;
+        for (uint64_t x = 0; x < cols; ++x) {
+          T v;  // memcpy: the buffer carries no alignment promise for 16-bit reads
+          std::memcpy(&v, src + (x * count + offset) * sizeof(T), sizeof(T));
+          dst[x] = static_cast<int32_t>(v);
+        }
+      }
+    }
+  }
+
+  void scatter_any(const uint8_t* block, uint64_t block_w, uint64_t x0, uint64_t y0, uint64_t cols,
+                   uint64_t rows, int sample) {
+    // libtiff has already swapped 16-bit samples to the host's byte order.
+    if (bytes_ == 1 && !is_signed_) scatter<uint8_t>(block, block_w, x0, y0, cols, rows, sample);
+    if (bytes_ == 1 && is_signed_) scatter<int8_t>(block, block_w, x0, y0, cols, rows, sample);
+    if (bytes_ == 2 && !is_signed_) scatter<uint16_t>(block, block_w, x0, y0, cols, rows, sample);
+    if (bytes_ == 2 && is_signed_) scatter<int16_t>(block, block_w, x0, y0, cols, rows, sample);
+  }
+
+  int planes() const { return planar_ ? static_cast<int>(samples_per_pixel_) : 1; }
+
+  void read_strips() {
+    TIFF* t = tif_.get();
+    uint32_t rows_per_strip = 0;
+    TIFFGetFieldDefaulted(t, TIFFTAG_ROWSPERSTRIP, &rows_per_strip);
+    if (rows_per_strip == 0) corrupt("RowsPerStrip is 0");
+    const uint64_t rps = rows_per_strip < height_ ? rows_per_strip : height_;
+    const uint64_t per_pixel = planar_ ? 1 : samples_per_pixel_;
+    const uint64_t row_bytes = width_ * per_pixel * bytes_;
+    const tmsize_t strip_size = TIFFStripSize(t);
+    if (strip_size <= 0 || static_cast<uint64_t>(strip_size) < rps * row_bytes)
+      corrupt("strip size " + std::to_string(strip_size) + " does not match the image layout");
+    std::vector<uint8_t> buffer(static_cast<size_t>(strip_size));
+
+    for (int plane = 0; plane < planes(); ++plane) {
+      for (uint64_t y = 0; y < height_; y += rps) {
+        const uint32_t strip =
+            TIFFComputeStrip(t, static_cast<uint32_t>(y), static_cast<uint16_t>(plane));
+        // The last strip may hold fewer rows; libtiff decodes only those.
+        const uint64_t rows = y + rps <= height_ ? rps : height_ - y;
+        const tmsize_t got = TIFFReadEncodedStrip(t, strip, buffer.data(), strip_size);
+        if (got < 0) corrupt("cannot decode strip " + std::to_string(strip));
+        if (static_cast<uint64_t>(got) < rows * row_bytes)
+          corrupt("strip " + std::to_string(strip) + " decodes to " + std::to_string(got) +
+                  " bytes, " + std::to_string(rows * row_bytes) + " expected");
+        scatter_any(buffer.data(), width_, 0, y, width_, rows, plane);
+      }
+    }
+  }
+
+  void read_tiles() {
+    TIFF* t = tif_.get();
+    uint32_t tile_w = 0, tile_h = 0;
+    if (!TIFFGetField(t, TIFFTAG_TILEWIDTH, &tile_w) ||
+        !TIFFGetField(t, TIFFTAG_TILELENGTH, &tile_h) || tile_w == 0 || tile_h == 0)
+      corrupt("tiled image without a valid tile size");
+    const uint64_t per_pixel = planar_ ? 1 : samples_per_pixel_;
+    if (uint64_t{tile_w} * tile_h * per_pixel > kMaxSamples)
+      unsupported("tile size " + std::to_string(tile_w) + "x" + std::to_string(tile_h) +
+                  " is too large");
+    const uint64_t need = uint64_t{tile_w} * tile_h * per_pixel * bytes_;
+    const tmsize_t tile_size = TIFFTileSize(t);
+    if (tile_size <= 0 || static_cast<uint64_t>(tile_size) < need)
+      corrupt("tile size " + std::to_string(tile_size) + " does not match the image layout");
+    std::vector<uint8_t> buffer(static_cast<size_t>(tile_size));
+
+    for (int plane = 0; plane < planes(); ++plane) {
+      for (uint64_t y = 0; y < height_; y += tile_h) {
+        for (uint64_t x = 0; x < width_; x += tile_w) {
+          const uint32_t tile =
+              TIFFComputeTile(t, static_cast<uint32_t>(x), static_cast<uint32_t>(y), 0,
+                              static_cast<uint16_t>(plane));
+          const tmsize_t got = TIFFReadEncodedTile(t, tile, buffer.data(), tile_size);
+          if (got < 0) corrupt("cannot decode tile " + std::to_string(tile));
+          if (static_cast<uint64_t>(got) < need)
+            corrupt("tile " + std::to_string(tile) + " decodes to " + std::to_string(got) +
+                    " bytes, " + std::to_string(need) + " expected");
+          // Tiles at the right and bottom edges are padded; copy only the part inside.
+          const uint64_t cols = x + tile_w <= width_ ? tile_w : width_ - x;
+          const uint64_t rows = y + tile_h <= height_ ? tile_h : height_ - y;
+          scatter_any(buffer.data(), tile_w, x, y, cols, rows, plane);
+        }
+      }
+    }
+  }
+
+  std::string path_;
+  // Declared before tif_: libtiff may report into them until the handle is closed.
+  TiffMessages messages_;
+  HandlerScope handlers_{&messages_};
+  TiffPtr tif_;
+  uint64_t width_ = 0, height_ = 0;
+  size_t samples_per_pixel_ = 1;
+  uint64_t bytes_ = 1;
+  bool is_signed_ = false;
+  bool planar_ = false;
+  Image image_;
+};
+
+}  // namespace
+
+Image read_tiff(const std::string& path) { return TiffReader(path).read(); }
+
+}  // namespace j2k::io::detail
+
+#endif  // J2K_HAVE_TIFF

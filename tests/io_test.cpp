@@ -1,0 +1,1050 @@
+// Tests of the image readers and the NPY writer. Every input file is generated here, in a
+// temporary folder, so the tests carry no binary fixtures; TIFFs are written with libtiff.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+#ifdef J2K_HAVE_TIFF
+#include <tiffio.h>
+#endif
+
+#include "io/image_io.hpp"
+#include "j2kfront/error.hpp"
+#include "j2kfront/image.hpp"
+
+namespace fs = std::filesystem;
+using j2k::Component;
+using j2k::Error;
+using j2k::ErrorCode;
+using j2k::Image;
+using j2k::io::read_image;
+using namespace std::string_literals;
+
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// Helpers: a temporary folder, file contents, synthetic images.
+
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    path_ = fs::temp_directory_path() /
+            ("j2kfront_io_test_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  ASSERT_TRUE(out.good()) << path;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Deterministic samples that cover the whole range of `bits`, extremes included.
+int32_t pattern(int64_t x, int64_t y, int c, int bits, bool is_signed) {
+  uint32_t h = static_cast<uint32_t>(x) * 73856093u ^ static_cast<uint32_t>(y) * 19349663u ^
+               static_cast<uint32_t>(c + 1) * 83492791u;
+  h ^= h >> 13;
+  h *= 0x5bd1e995u;
+  h ^= h >> 15;
+  const uint32_t range = uint32_t{1} << bits;
+  uint32_t v = h % range;
+  if ((x + y + c) % 7 == 0) v = range - 1;
+  if ((x + y + c) % 7 == 1) v = 0;
+  return is_signed ? static_cast<int32_t>(v) - static_cast<int32_t>(range / 2)
+                   : static_cast<int32_t>(v);
+}
+
+Image make_image(int64_t w, int64_t h, int comps, int bits, bool is_signed) {
+  Image im;
+  im.width = w;
+  im.height = h;
+  for (int c = 0; c < comps; ++c) {
+    Component k;
+    k.width = w;
+    k.height = h;
+    k.precision = bits;
+    k.is_signed = is_signed;
+    for (int64_t y = 0; y < h; ++y)
+      for (int64_t x = 0; x < w; ++x) k.samples.push_back(pattern(x, y, c, bits, is_signed));
+    im.components.push_back(std::move(k));
+  }
+  return im;
+}
+
+void expect_same(const Image& got, const Image& want) {
+  EXPECT_EQ(got.x0, 0);
+  EXPECT_EQ(got.y0, 0);
+  EXPECT_EQ(got.width, want.width);
+  EXPECT_EQ(got.height, want.height);
+  ASSERT_EQ(got.components.size(), want.components.size());
+  for (size_t c = 0; c < want.components.size(); ++c) {
+    const Component& g = got.components[c];
+    const Component& w = want.components[c];
+    EXPECT_EQ(g.width, w.width) << "component " << c;
+    EXPECT_EQ(g.height, w.height) << "component " << c;
+    EXPECT_EQ(g.precision, w.precision) << "component " << c;
+    EXPECT_EQ(g.is_signed, w.is_signed) << "component " << c;
+    EXPECT_EQ(g.dx, 1);
+    EXPECT_EQ(g.dy, 1);
+    ASSERT_EQ(g.samples.size(), w.samples.size()) << "component " << c;
+    const auto diff = std::mismatch(g.samples.begin(), g.samples.end(), w.samples.begin());
+    if (diff.first != g.samples.end())
+      ADD_FAILURE() << "component " << c << " sample " << (diff.first - g.samples.begin())
+                    << ": got " << *diff.first << ", want " << *diff.second;
+  }
+  EXPECT_NO_THROW(j2k::validate(got));
+}
+
+// Reads `path`, which must fail; returns the error after checking that it names the file.
+Error read_error(const std::string& path) {
+  try {
+    read_image(path);
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << "message: " << e.what();
+    return e;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << path << ": threw a non-j2k exception: " << e.what();
+    return Error(ErrorCode::InvalidArgument, "unexpected exception");
+  }
+  ADD_FAILURE() << path << ": read without an error";
+  return Error(ErrorCode::InvalidArgument, "no exception");
+}
+
+void expect_error(const std::string& path, ErrorCode code, const std::string& words) {
+  const Error e = read_error(path);
+  EXPECT_EQ(static_cast<int>(e.code()), static_cast<int>(code)) << e.what();
+  EXPECT_NE(std::string(e.what()).find(words), std::string::npos)
+      << "message '" << e.what() << "' lacks '" << words << "'";
+}
+
+// Lengths to cut a file of `size` bytes to: every length in the first and the last 64
+// bytes (the headers; libtiff writes the TIFF directory last), and a spread in between.
+std::vector<size_t> cut_lengths(size_t size) {
+  std::vector<size_t> cuts;
+  for (size_t n = 0; n < size && n < 64; ++n) cuts.push_back(n);
+  for (size_t n = 64; n < size; n += std::max<size_t>(1, size / 64)) cuts.push_back(n);
+  for (size_t n = size > 64 ? size - 64 : 0; n < size; ++n) cuts.push_back(n);
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  return cuts;
+}
+
+// Every cut of `bytes` must throw j2k::Error (never crash, never return an image).
+void expect_truncations_throw(const TempDir& dir, const std::string& name,
+                              const std::string& bytes) {
+  const std::string path = dir.file(name);
+  for (size_t n : cut_lengths(bytes.size())) {
+    write_file(path, bytes.substr(0, n));
+    SCOPED_TRACE(name + " cut to " + std::to_string(n) + " of " + std::to_string(bytes.size()) +
+                 " bytes");
+    read_error(path);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// PNM
+
+// A binary PGM (1 component) or PPM (3) of `im`, with comments where netpbm allows them.
+std::string pnm_bytes(const Image& im, uint32_t maxval, bool comments = false) {
+  const bool rgb = im.components.size() == 3;
+  std::string s = rgb ? "P6" : "P5";
+  if (comments)
+    s += " # made by io_test\n# another comment\n" + std::to_string(im.width) + "#c\n " +
+         std::to_string(im.height) + "\n# before maxval\n" + std::to_string(maxval) + "\n";
+  else
+    s += "\n" + std::to_string(im.width) + " " + std::to_string(im.height) + "\n" +
+         std::to_string(maxval) + "\n";
+  for (int64_t i = 0; i < im.width * im.height; ++i)
+    for (const Component& k : im.components) {
+      const uint32_t v = static_cast<uint32_t>(k.samples[static_cast<size_t>(i)]);
+      if (maxval > 255) s += static_cast<char>(v >> 8);
+      s += static_cast<char>(v & 0xff);
+    }
+  return s;
+}
+
+struct PnmCase {
+  const char* name;
+  int comps;
+  uint32_t maxval;
+  int precision;
+};
+
+class PnmRoundTrip : public ::testing::TestWithParam<PnmCase> {};
+
+TEST_P(PnmRoundTrip, ReadsWhatWasWritten) {
+  const PnmCase& p = GetParam();
+  TempDir dir;
+  Image want = make_image(13, 7, p.comps, p.precision, false);
+  for (Component& k : want.components)
+    for (int32_t& v : k.samples) v = std::min<int32_t>(v, static_cast<int32_t>(p.maxval));
+  for (bool comments : {false, true}) {
+    const std::string path = dir.file(comments ? "commented.pnm" : "plain.pnm");
+    write_file(path, pnm_bytes(want, p.maxval, comments));
+    expect_same(read_image(path), want);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Variants, PnmRoundTrip,
+    ::testing::Values(PnmCase{"gray8", 1, 255, 8}, PnmCase{"rgb8", 3, 255, 8},
+                      PnmCase{"gray16", 1, 65535, 16}, PnmCase{"rgb16", 3, 65535, 16},
+                      PnmCase{"gray10", 1, 1023, 10}, PnmCase{"rgb12", 3, 4095, 12},
+                      PnmCase{"gray1", 1, 1, 1}, PnmCase{"gray_maxval100", 1, 100, 7},
+                      PnmCase{"gray_maxval256", 1, 256, 9}, PnmCase{"rgb_maxval1000", 3, 1000, 10}),
+    [](const ::testing::TestParamInfo<PnmCase>& param_info) {
+      return std::string(param_info.param.name);
+    });
+
+TEST(Pnm, SixteenBitSamplesAreBigEndian) {
+  TempDir dir;
+  const std::string path = dir.file("be.pgm");
+  write_file(path, "P5 2 1 65535\n\x12\x34\xff\x01"s);
+  const Image im = read_image(path);
+  ASSERT_EQ(im.components.size(), 1u);
+  EXPECT_EQ(im.components[0].samples, (std::vector<int32_t>{0x1234, 0xff01}));
+  EXPECT_EQ(im.components[0].precision, 16);
+}
+
+TEST(Pnm, BadHeadersAreCorrupt) {
+  TempDir dir;
+  const std::string path = dir.file("bad.pgm");
+  struct Bad {
+    std::string bytes, words;
+  };
+  const std::vector<Bad> cases = {
+      {"P5\n0 3\n255\n"s, "empty"},
+      {"P5\n3 0\n255\n"s, "empty"},
+      {"P5\n1 1\n0\n\x01"s, "maxval 0"},
+      {"P5\n1 1\n65536\n\x01\x01"s, "maxval 65536"},
+      {"P5\nabc\n"s, "expected the width"},
+      {"P5\n3 3 255"s, "after maxval"},
+      {"P5\n3 3 255#\n"s, "after maxval"},
+      {"P53 3 255\n"s, "after the P5 signature"},
+      {"P5\n3x3 255\n"s, "after the width"},
+      {"P5\n"s, "before the width"},
+      {"P6 4 4"s, "after the height"},
+      {"P5\n99999999999 3\n255\n"s, "width is larger"},
+      {"P5\n3 3\n255\n\x01\x02\x03"s, "truncated"},
+      {"P5 2 1 100\n\x05\xc8"s, "exceeds maxval 100"},
+      {"P5 1 1 1000\n\x03\xe9"s, "exceeds maxval 1000"},
+  };
+  for (const Bad& b : cases) {
+    SCOPED_TRACE(b.bytes);
+    write_file(path, b.bytes);
+    expect_error(path, ErrorCode::CorruptInput, b.words);
+  }
+}
+
+// A header that claims a huge image must fail on the size check, before any allocation
+// (under ASan a 2^62-byte allocation would abort the test instead).
+TEST(Pnm, HugeDimensionsFailBeforeAllocating) {
+  TempDir dir;
+  const std::string path = dir.file("huge.ppm");
+  write_file(path, "P6\n2147483647 2147483647\n65535\n" + std::string(64, '\0'));
+  expect_error(path, ErrorCode::CorruptInput, "truncated");
+  write_file(path, "P5 100000 100000 255\n" + std::string(64, '\0'));
+  expect_error(path, ErrorCode::CorruptInput, "truncated");
+}
+
+TEST(Pnm, EveryTruncationThrows) {
+  TempDir dir;
+  expect_truncations_throw(dir, "cut8.ppm", pnm_bytes(make_image(9, 5, 3, 8, false), 255, true));
+  expect_truncations_throw(dir, "cut16.pgm", pnm_bytes(make_image(9, 5, 1, 16, false), 65535));
+}
+
+// ---------------------------------------------------------------------------------------
+// PGX
+
+std::string pgx_bytes(const Image& im, bool big_endian, const std::string& sign) {
+  const Component& k = im.components[0];
+  std::string s = std::string("PG ") + (big_endian ? "ML " : "LM ") + sign +
+                  std::to_string(k.precision) + " " + std::to_string(im.width) + " " +
+                  std::to_string(im.height) + "\n";
+  for (int32_t v : k.samples) {
+    const uint32_t u = static_cast<uint32_t>(v);  // two's complement in the stored width
+    if (k.precision <= 8) {
+      s += static_cast<char>(u & 0xff);
+    } else if (big_endian) {
+      s += static_cast<char>((u >> 8) & 0xff);
+      s += static_cast<char>(u & 0xff);
+    } else {
+      s += static_cast<char>(u & 0xff);
+      s += static_cast<char>((u >> 8) & 0xff);
+    }
+  }
+  return s;
+}
+
+TEST(Pgx, RoundTripsEveryVariant) {
+  TempDir dir;
+  const std::string path = dir.file("img.pgx");
+  for (bool big_endian : {true, false})
+    for (bool is_signed : {false, true})
+      for (int prec : {1, 4, 8, 9, 12, 16}) {
+        // The sign field is spelled in the ways writers use: absent, attached, apart.
+        const std::vector<std::string> signs = is_signed ? std::vector<std::string>{"-", "- "}
+                                                         : std::vector<std::string>{"", "+", "+ "};
+        for (const std::string& sign : signs) {
+          SCOPED_TRACE((big_endian ? "ML " : "LM ") + sign + std::to_string(prec));
+          const Image want = make_image(11, 6, 1, prec, is_signed);
+          write_file(path, pgx_bytes(want, big_endian, sign));
+          expect_same(read_image(path), want);
+        }
+      }
+}
+
+TEST(Pgx, HeaderSpellings) {
+  TempDir dir;
+  const std::string path = dir.file("h.pgx");
+  struct Spelling {
+    std::string header;
+    bool is_signed;
+  };
+  for (const Spelling& s : std::vector<Spelling>{{"PG ML +8 2 1\n", false},
+                                                 {"PG LM -8 2 1\n", true},
+                                                 {"PG ML 8 2 1\n", false},
+                                                 {"PG\tLM\t+\t8\t2\t1\n", false},
+                                                 {"PG ML 8 2 1 \r\n", false},
+                                                 {"PG  ML   -  8   2   1\n", true}}) {
+    SCOPED_TRACE(s.header);
+    write_file(path, s.header + "\x05\x06");
+    const Image im = read_image(path);
+    ASSERT_EQ(im.components.size(), 1u);
+    EXPECT_EQ(im.width, 2);
+    EXPECT_EQ(im.height, 1);
+    EXPECT_EQ(im.components[0].is_signed, s.is_signed);
+    EXPECT_EQ(im.components[0].samples, (std::vector<int32_t>{5, 6}));
+  }
+}
+
+TEST(Pgx, ByteOrderAndSignExtension) {
+  TempDir dir;
+  const std::string path = dir.file("e.pgx");
+  write_file(path, std::string("PG ML -16 2 1\n\x80\x00\x12\x34", 18));
+  EXPECT_EQ(read_image(path).components[0].samples, (std::vector<int32_t>{-32768, 0x1234}));
+  write_file(path, std::string("PG LM -16 2 1\n\x00\x80\x34\x12", 18));
+  EXPECT_EQ(read_image(path).components[0].samples, (std::vector<int32_t>{-32768, 0x1234}));
+  write_file(path, std::string("PG LM -12 2 1\n\x00\xf8\xff\x07", 18));
+  EXPECT_EQ(read_image(path).components[0].samples, (std::vector<int32_t>{-2048, 2047}));
+  write_file(path, std::string("PG ML -8 2 1\n\xff\x80", 15));
+  EXPECT_EQ(read_image(path).components[0].samples, (std::vector<int32_t>{-1, -128}));
+}
+
+TEST(Pgx, BadFilesThrow) {
+  TempDir dir;
+  const std::string path = dir.file("bad.pgx");
+  struct Bad {
+    std::string bytes;
+    ErrorCode code;
+    std::string words;
+  };
+  const std::vector<Bad> cases = {
+      {"PG XY 8 2 1\n\x01\x02"s, ErrorCode::CorruptInput, "ML or LM"},
+      {"PGML 8 2 1\n\x01\x02"s, ErrorCode::CorruptInput, "space after PG"},
+      {"PG ML 17 2 1\n\x01\x02\x03\x04"s, ErrorCode::UnsupportedInput, "precision 17"},
+      {"PG ML 32 1 1\n\x01\x02\x03\x04"s, ErrorCode::UnsupportedInput, "precision 32"},
+      {"PG ML 0 2 1\n\x01\x02"s, ErrorCode::CorruptInput, "precision 0"},
+      {"PG ML 8 0 1\n"s, ErrorCode::CorruptInput, "empty"},
+      {"PG ML 8 2 1"s, ErrorCode::CorruptInput, "end of the header line"},
+      {"PG ML 8 2 1 x\n\x01\x02"s, ErrorCode::CorruptInput, "end of the header line"},
+      {"PG ML 8 2\n\x01\x02"s, ErrorCode::CorruptInput, "after the width"},
+      {"PG ML * 8 2 1\n\x01\x02"s, ErrorCode::CorruptInput, "precision"},
+      {"PG ML 8 99999999999 1\n"s, ErrorCode::CorruptInput, "width is larger"},
+      {"PG ML 8 4 4\n\x01\x02\x03"s, ErrorCode::CorruptInput, "truncated"},
+      {"PG ML 8 2147483647 2147483647\n\x01"s, ErrorCode::CorruptInput, "truncated"},
+      // Samples outside the declared precision are corrupt, not masked into range.
+      {"PG ML 5 2 1\n\x1f\x20"s, ErrorCode::CorruptInput, "sample 32"},
+      {"PG ML 12 1 1\n\x10\x00"s, ErrorCode::CorruptInput, "sample 4096"},
+      {"PG ML -12 1 1\n\x08\x00"s, ErrorCode::CorruptInput, "sample 2048"},
+      {"PG LM -12 1 1\n\xff\xf7"s, ErrorCode::CorruptInput, "sample -2049"},
+      {"PG ML -4 1 1\n\x08"s, ErrorCode::CorruptInput, "sample 8"},
+      {"PG ML -4 1 1\n\xf7"s, ErrorCode::CorruptInput, "sample -9"},
+      {"PG ML 1 2 1\n\x01\x02"s, ErrorCode::CorruptInput, "sample 2"},
+  };
+  for (const Bad& b : cases) {
+    SCOPED_TRACE(b.bytes);
+    write_file(path, b.bytes);
+    expect_error(path, b.code, b.words);
+  }
+}
+
+TEST(Pgx, EveryTruncationThrows) {
+  TempDir dir;
+  expect_truncations_throw(dir, "cut8.pgx", pgx_bytes(make_image(9, 5, 1, 8, false), true, "+"));
+  expect_truncations_throw(dir, "cut12.pgx", pgx_bytes(make_image(9, 5, 1, 12, true), false, "-"));
+}
+
+// ---------------------------------------------------------------------------------------
+// Dispatch and operating-system errors
+
+TEST(ReadImage, NonexistentPathIsAnIoError) {
+  TempDir dir;
+  const std::string path = dir.file("no such file.tif");
+  expect_error(path, ErrorCode::Io, "No such file or directory");
+}
+
+TEST(ReadImage, DirectoryIsAnIoError) {
+  TempDir dir;
+  const std::string path = dir.file("folder.pgm");
+  fs::create_directories(path);
+  expect_error(path, ErrorCode::Io, "Is a directory");
+}
+
+TEST(ReadImage, UnknownSignatureIsUnsupported) {
+  TempDir dir;
+  const std::string path = dir.file("photo.png");
+  write_file(path, "\x89PNG\r\n\x1a\n and so on");
+  expect_error(path, ErrorCode::UnsupportedInput, "signature");
+  write_file(path, "P3\n1 1\n255\n0 0 0\n");  // ASCII PPM is not read
+  expect_error(path, ErrorCode::UnsupportedInput, "signature");
+  write_file(path, "X");
+  expect_error(path, ErrorCode::UnsupportedInput, "signature");
+}
+
+TEST(ReadImage, EmptyFileIsCorrupt) {
+  TempDir dir;
+  const std::string path = dir.file("empty.pgm");
+  write_file(path, "");
+  expect_error(path, ErrorCode::CorruptInput, "empty");
+}
+
+TEST(ReadImage, DispatchesOnContentNotName) {
+  TempDir dir;
+  const Image gray = make_image(5, 4, 1, 8, false);
+  const std::string pgm_named_tif = dir.file("really_a_pgm.tif");
+  write_file(pgm_named_tif, pnm_bytes(gray, 255));
+  expect_same(read_image(pgm_named_tif), gray);
+  const std::string pgx_named_ppm = dir.file("really_a_pgx.ppm");
+  write_file(pgx_named_ppm, pgx_bytes(gray, true, ""));
+  expect_same(read_image(pgx_named_ppm), gray);
+}
+
+// ---------------------------------------------------------------------------------------
+// TIFF
+
+#ifdef J2K_HAVE_TIFF
+
+// libtiff writes in the tests; silence it so that the no-stderr checks see only the reader.
+void quiet_libtiff() {
+  TIFFSetErrorHandler(nullptr);
+  TIFFSetWarningHandler(nullptr);
+}
+
+struct TiffLayout {
+  bool tiled = false;
+  bool planar = false;
+  uint32_t rows_per_strip = 5;  // 23 rows: four full strips and a partial one
+  uint32_t tile = 16;           // 37x23: partial tiles at the right and the bottom
+  uint16_t compression = COMPRESSION_NONE;
+  uint16_t predictor = 0;
+  uint16_t photometric = 0;  // 0: MinIsBlack for 1-2 components, RGB for 3-4
+  const char* mode = "w";    // "wb": big-endian, "w8": BigTIFF
+};
+
+// Writes `im` (8 or 16 bits, 1..4 components) as a TIFF; returns false after reporting.
+bool write_tiff(const std::string& path, const Image& im, const TiffLayout& lay) {
+  quiet_libtiff();
+  TIFF* t = TIFFOpen(path.c_str(), lay.mode);
+  if (!t) {
+    ADD_FAILURE() << "libtiff cannot create " << path;
+    return false;
+  }
+  const uint16_t spp = static_cast<uint16_t>(im.components.size());
+  const int bits = im.components[0].precision;
+  const size_t bytes = static_cast<size_t>(bits / 8);
+  const uint32_t w = static_cast<uint32_t>(im.width), h = static_cast<uint32_t>(im.height);
+  const uint16_t photometric = lay.photometric ? lay.photometric
+                               : spp >= 3      ? PHOTOMETRIC_RGB
+                                               : PHOTOMETRIC_MINISBLACK;
+  TIFFSetField(t, TIFFTAG_IMAGEWIDTH, w);
+  TIFFSetField(t, TIFFTAG_IMAGELENGTH, h);
+  TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, spp);
+  TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, bits);
+  TIFFSetField(t, TIFFTAG_SAMPLEFORMAT,
+               im.components[0].is_signed ? SAMPLEFORMAT_INT : SAMPLEFORMAT_UINT);
+  TIFFSetField(t, TIFFTAG_PHOTOMETRIC, photometric);
+  TIFFSetField(t, TIFFTAG_PLANARCONFIG, lay.planar ? PLANARCONFIG_SEPARATE : PLANARCONFIG_CONTIG);
+  TIFFSetField(t, TIFFTAG_COMPRESSION, lay.compression);
+  if (lay.predictor) TIFFSetField(t, TIFFTAG_PREDICTOR, lay.predictor);
+  if (spp == 2 || spp == 4) {
+    const uint16_t extra[] = {EXTRASAMPLE_UNASSALPHA};
+    TIFFSetField(t, TIFFTAG_EXTRASAMPLES, 1, extra);
+  }
+  if (lay.tiled) {
+    TIFFSetField(t, TIFFTAG_TILEWIDTH, lay.tile);
+    TIFFSetField(t, TIFFTAG_TILELENGTH, lay.tile);
+  } else {
+    TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, lay.rows_per_strip);
+  }
+
+  const int planes = lay.planar ? spp : 1;
+  const size_t per_pixel = lay.planar ? 1 : spp;
+  auto put = [&](std::vector<uint8_t>& buf, size_t at, int32_t v) {
+    if (bytes == 1) {
+      buf[at] = static_cast<uint8_t>(v);
+    } else {
+      const uint16_t u = static_cast<uint16_t>(v);  // host order: libtiff swaps on write
+      std::memcpy(&buf[at * 2], &u, 2);
+    }
+  };
+  // Copies the block [x0, x0+cols) x [y0, y0+rows) into a buffer `bw` pixels wide.
+  auto fill = [&](std::vector<uint8_t>& buf, uint32_t bw, uint32_t x0, uint32_t y0, uint32_t cols,
+                  uint32_t rows, int plane) {
+    for (uint32_t r = 0; r < rows; ++r)
+      for (uint32_t x = 0; x < cols; ++x)
+        for (size_t s = 0; s < per_pixel; ++s) {
+          const size_t c = lay.planar ? static_cast<size_t>(plane) : s;
+          put(buf, (size_t{r} * bw + x) * per_pixel + s,
+              im.components[c].samples[size_t{y0 + r} * w + x0 + x]);
+        }
+  };
+
+  bool ok = true;
+  for (int plane = 0; plane < planes && ok; ++plane) {
+    if (lay.tiled) {
+      for (uint32_t y = 0; y < h && ok; y += lay.tile)
+        for (uint32_t x = 0; x < w && ok; x += lay.tile) {
+          // Padding outside the image gets a marker value the reader must not copy.
+          std::vector<uint8_t> buf(size_t{lay.tile} * lay.tile * per_pixel * bytes, 0xab);
+          fill(buf, lay.tile, x, y, std::min(lay.tile, w - x), std::min(lay.tile, h - y), plane);
+          const uint32_t tile = TIFFComputeTile(t, x, y, 0, static_cast<uint16_t>(plane));
+          ok = TIFFWriteEncodedTile(t, tile, buf.data(), static_cast<tmsize_t>(buf.size())) >= 0;
+        }
+    } else {
+      for (uint32_t y = 0; y < h && ok; y += lay.rows_per_strip) {
+        const uint32_t rows = std::min(lay.rows_per_strip, h - y);
+        std::vector<uint8_t> buf(size_t{rows} * w * per_pixel * bytes);
+        fill(buf, w, 0, y, w, rows, plane);
+        const uint32_t strip = TIFFComputeStrip(t, y, static_cast<uint16_t>(plane));
+        ok = TIFFWriteEncodedStrip(t, strip, buf.data(), static_cast<tmsize_t>(buf.size())) >= 0;
+      }
+    }
+  }
+  TIFFClose(t);
+  if (!ok) ADD_FAILURE() << "libtiff failed to write " << path;
+  return ok;
+}
+
+struct TiffCase {
+  std::string name;
+  int bits;
+  int comps;
+  bool is_signed;
+  TiffLayout layout;
+};
+
+std::vector<TiffCase> tiff_cases() {
+  std::vector<TiffCase> cases;
+  const char* comp_names[] = {"", "gray", "grayalpha", "rgb", "rgba"};
+  for (int bits : {8, 16})
+    for (int comps = 1; comps <= 4; ++comps)
+      for (bool tiled : {false, true})
+        for (bool planar : {false, true}) {
+          TiffLayout lay;
+          lay.tiled = tiled;
+          lay.planar = planar;
+          cases.push_back({"u" + std::to_string(bits) + "_" + comp_names[comps] +
+                               (tiled ? "_tiles" : "_strips") + (planar ? "_planar" : "_contig"),
+                           bits, comps, false, lay});
+        }
+  for (int bits : {8, 16})
+    for (int comps : {1, 3})
+      for (bool tiled : {false, true}) {
+        TiffLayout lay;
+        lay.tiled = tiled;
+        cases.push_back(
+            {"s" + std::to_string(bits) + "_" + comp_names[comps] + (tiled ? "_tiles" : "_strips"),
+             bits, comps, true, lay});
+      }
+  struct Codec {
+    const char* name;
+    uint16_t compression, predictor;
+  };
+  for (const Codec& codec :
+       {Codec{"lzw", COMPRESSION_LZW, 0}, Codec{"lzw_predictor", COMPRESSION_LZW, 2},
+        Codec{"deflate", COMPRESSION_ADOBE_DEFLATE, 0},
+        Codec{"deflate_predictor", COMPRESSION_ADOBE_DEFLATE, 2},
+        Codec{"packbits", COMPRESSION_PACKBITS, 0}, Codec{"zstd", COMPRESSION_ZSTD, 0},
+        Codec{"lzma", COMPRESSION_LZMA, 0}}) {
+    TiffLayout strips;
+    strips.compression = codec.compression;
+    strips.predictor = codec.predictor;
+    cases.push_back({std::string("u8_rgb_strips_") + codec.name, 8, 3, false, strips});
+    TiffLayout tiles = strips;
+    tiles.tiled = true;
+    tiles.planar = true;
+    cases.push_back({std::string("u16_rgba_tiles_planar_") + codec.name, 16, 4, false, tiles});
+  }
+  TiffLayout lay;
+  lay.mode = "wb";
+  cases.push_back({"u16_rgb_strips_bigendian", 16, 3, false, lay});
+  lay.tiled = lay.planar = true;
+  cases.push_back({"s16_rgb_tiles_planar_bigendian", 16, 3, true, lay});
+  lay = TiffLayout{};
+  lay.mode = "w8";
+  cases.push_back({"u16_gray_strips_bigtiff", 16, 1, false, lay});
+  lay = TiffLayout{};
+  lay.rows_per_strip = 1;
+  cases.push_back({"u8_rgb_one_row_strips", 8, 3, false, lay});
+  lay.rows_per_strip = 23;
+  cases.push_back({"u8_rgb_single_strip", 8, 3, false, lay});
+  lay.rows_per_strip = 1000;  // more than the height: one strip
+  cases.push_back({"u16_gray_oversized_strip", 16, 1, false, lay});
+  lay = TiffLayout{};
+  lay.photometric = PHOTOMETRIC_MINISWHITE;  // read as stored, not inverted
+  cases.push_back({"u8_miniswhite", 8, 1, false, lay});
+  lay.tiled = true;
+  cases.push_back({"u16_miniswhite_tiles", 16, 1, false, lay});
+  return cases;
+}
+
+class TiffRoundTrip : public ::testing::TestWithParam<TiffCase> {};
+
+TEST_P(TiffRoundTrip, ReadsWhatWasWritten) {
+  const TiffCase& p = GetParam();
+  if (p.layout.compression != COMPRESSION_NONE && !TIFFIsCODECConfigured(p.layout.compression))
+    GTEST_SKIP() << "this libtiff has no codec " << p.layout.compression;
+  TempDir dir;
+  const Image want = make_image(37, 23, p.comps, p.bits, p.is_signed);
+  const std::string path = dir.file(p.name + ".tif");
+  ASSERT_TRUE(write_tiff(path, want, p.layout));
+  testing::internal::CaptureStderr();
+  Image got;
+  EXPECT_NO_THROW(got = read_image(path));
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  expect_same(got, want);
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, TiffRoundTrip, ::testing::ValuesIn(tiff_cases()),
+                         [](const ::testing::TestParamInfo<TiffCase>& param_info) {
+                           return param_info.param.name;
+                         });
+
+TEST(Tiff, TinyImages) {
+  TempDir dir;
+  for (int64_t w : {1, 2, 17})
+    for (int64_t h : {1, 3}) {
+      for (bool tiled : {false, true}) {
+        SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + (tiled ? " tiled" : ""));
+        const Image want = make_image(w, h, 3, 8, false);
+        TiffLayout lay;
+        lay.tiled = tiled;
+        const std::string path = dir.file("tiny.tif");
+        ASSERT_TRUE(write_tiff(path, want, lay));
+        expect_same(read_image(path), want);
+      }
+    }
+}
+
+// Writes a TIFF that only needs to get as far as the reader's layout checks: one strip of
+// zeros, with `extra` setting whatever makes the file unsupported.
+void write_unsupported_tiff(const std::string& path, uint16_t spp, uint16_t bits, uint16_t format,
+                            uint16_t photometric, const std::function<void(TIFF*)>& extra = {}) {
+  quiet_libtiff();
+  TIFF* t = TIFFOpen(path.c_str(), "w");
+  ASSERT_NE(t, nullptr);
+  TIFFSetField(t, TIFFTAG_IMAGEWIDTH, 16);
+  TIFFSetField(t, TIFFTAG_IMAGELENGTH, 4);
+  TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, spp);
+  TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, bits);
+  TIFFSetField(t, TIFFTAG_SAMPLEFORMAT, format);
+  TIFFSetField(t, TIFFTAG_PHOTOMETRIC, photometric);
+  TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+  TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, 4);
+  if (extra) extra(t);
+  std::vector<uint8_t> zeros(static_cast<size_t>(TIFFStripSize(t)));
+  EXPECT_GE(TIFFWriteEncodedStrip(t, 0, zeros.data(), static_cast<tmsize_t>(zeros.size())), 0);
+  TIFFClose(t);
+}
+
+TEST(Tiff, UnsupportedLayoutsNameTheValue) {
+  TempDir dir;
+  const std::string path = dir.file("unsupported.tif");
+  struct Case {
+    std::string what;
+    uint16_t spp, bits, format, photometric;
+    std::function<void(TIFF*)> extra;
+    std::string words;
+  };
+  static uint16_t colormap[3][256] = {};
+  const std::vector<Case> cases = {
+      {"float", 1, 32, SAMPLEFORMAT_IEEEFP, PHOTOMETRIC_MINISBLACK, {}, "32-bit floating-point"},
+      {"double", 3, 64, SAMPLEFORMAT_IEEEFP, PHOTOMETRIC_RGB, {}, "64-bit floating-point"},
+      {"4-bit", 1, 4, SAMPLEFORMAT_UINT, PHOTOMETRIC_MINISBLACK, {}, "4 bits per sample"},
+      {"1-bit", 1, 1, SAMPLEFORMAT_UINT, PHOTOMETRIC_MINISWHITE, {}, "1 bits per sample"},
+      {"32-bit int", 1, 32, SAMPLEFORMAT_UINT, PHOTOMETRIC_MINISBLACK, {}, "32 bits per sample"},
+      {"12-bit", 1, 12, SAMPLEFORMAT_UINT, PHOTOMETRIC_MINISBLACK, {}, "12 bits per sample"},
+      {"palette", 1, 8, SAMPLEFORMAT_UINT, PHOTOMETRIC_PALETTE,
+       [](TIFF* t) { TIFFSetField(t, TIFFTAG_COLORMAP, colormap[0], colormap[1], colormap[2]); },
+       "palette"},
+      {"ycbcr", 3, 8, SAMPLEFORMAT_UINT, PHOTOMETRIC_YCBCR,
+       [](TIFF* t) { TIFFSetField(t, TIFFTAG_YCBCRSUBSAMPLING, 2, 2); },
+       "YCbCr images (subsampling 2x2)"},
+      {"cmyk", 4, 8, SAMPLEFORMAT_UINT, PHOTOMETRIC_SEPARATED, {}, "photometric interpretation 5"},
+      {"5 samples", 5, 8, SAMPLEFORMAT_UINT, PHOTOMETRIC_MINISBLACK,
+       [](TIFF* t) {
+         const uint16_t extra[] = {0, 0, 0, 0};
+         TIFFSetField(t, TIFFTAG_EXTRASAMPLES, 4, extra);
+       },
+       "5 samples per pixel"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    write_unsupported_tiff(path, c.spp, c.bits, c.format, c.photometric, c.extra);
+    testing::internal::CaptureStderr();
+    expect_error(path, ErrorCode::UnsupportedInput, c.words);
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  }
+}
+
+// A valid TIFF cut anywhere must throw, and libtiff must leave stderr alone.
+TEST(Tiff, EveryTruncationThrows) {
+  TempDir dir;
+  struct Variant {
+    std::string name;
+    int bits, comps;
+    TiffLayout layout;
+  };
+  std::vector<Variant> variants;
+  variants.push_back({"strips", 8, 3, TiffLayout{}});
+  TiffLayout tiles;
+  tiles.tiled = tiles.planar = true;
+  variants.push_back({"tiles_planar", 16, 2, tiles});
+  TiffLayout lzw;
+  lzw.compression = COMPRESSION_LZW;
+  variants.push_back({"lzw", 8, 1, lzw});
+  TiffLayout deflate_tiles;
+  deflate_tiles.compression = COMPRESSION_ADOBE_DEFLATE;
+  deflate_tiles.tiled = true;
+  variants.push_back({"deflate_tiles", 16, 3, deflate_tiles});
+  TiffLayout big;
+  big.mode = "wb";
+  variants.push_back({"bigendian", 16, 4, big});
+
+  for (const Variant& v : variants) {
+    const std::string full = dir.file(v.name + "_full.tif");
+    ASSERT_TRUE(write_tiff(full, make_image(37, 23, v.comps, v.bits, false), v.layout));
+    testing::internal::CaptureStderr();
+    expect_truncations_throw(dir, v.name + "_cut.tif", read_file(full));
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "") << v.name;
+  }
+}
+
+// An 8-bit gray, uncompressed TIFF put together byte by byte with its directory first, as
+// many writers (not libtiff) do: cutting it loses pixel data while the directory survives.
+std::string directory_first_tiff(const Image& im, uint32_t rows_per_strip) {
+  const uint32_t w = static_cast<uint32_t>(im.width), h = static_cast<uint32_t>(im.height);
+  const uint32_t strips = (h + rows_per_strip - 1) / rows_per_strip;
+  std::string s;
+  auto u16 = [&](uint32_t v) {
+    s += static_cast<char>(v & 0xff);
+    s += static_cast<char>(v >> 8 & 0xff);
+  };
+  auto u32 = [&](uint32_t v) {
+    u16(v & 0xffff);
+    u16(v >> 16);
+  };
+  const uint32_t entries = 9, ifd = 8, arrays = ifd + 2 + entries * 12 + 4;
+  const uint32_t data = arrays + (strips > 1 ? 8 * strips : 0);  // arrays only if several
+  auto entry = [&](uint32_t tag, uint32_t type, uint32_t count, uint32_t value) {
+    u16(tag);
+    u16(type);
+    u32(count);
+    if (type == 3) {  // a SHORT value sits in the first two bytes of the field
+      u16(value);
+      u16(0);
+    } else {
+      u32(value);
+    }
+  };
+  s = "II*";
+  s += '\0';
+  u32(ifd);
+  u16(entries);
+  entry(256, 4, 1, w);                                 // ImageWidth
+  entry(257, 4, 1, h);                                 // ImageLength
+  entry(258, 3, 1, 8);                                 // BitsPerSample
+  entry(259, 3, 1, 1);                                 // Compression: none
+  entry(262, 3, 1, 1);                                 // MinIsBlack
+  entry(273, 4, strips, strips == 1 ? data : arrays);  // StripOffsets
+  entry(277, 3, 1, 1);                                 // SamplesPerPixel
+  entry(278, 4, 1, rows_per_strip);                    // RowsPerStrip
+  const uint32_t last_rows = h - (strips - 1) * rows_per_strip;
+  entry(279, 4, strips, strips == 1 ? w * h : arrays + 4 * strips);  // StripByteCounts
+  u32(0);                                                            // no next directory
+  if (strips > 1) {
+    for (uint32_t i = 0; i < strips; ++i) u32(data + i * rows_per_strip * w);
+    for (uint32_t i = 0; i < strips; ++i) u32((i + 1 < strips ? rows_per_strip : last_rows) * w);
+  }
+  for (int32_t v : im.components[0].samples) s += static_cast<char>(v);
+  return s;
+}
+
+TEST(Tiff, TruncatedPixelDataThrows) {
+  TempDir dir;
+  const Image want = make_image(37, 23, 1, 8, false);
+  for (uint32_t rows_per_strip : {5u, 23u}) {
+    SCOPED_TRACE("rows per strip " + std::to_string(rows_per_strip));
+    const std::string bytes = directory_first_tiff(want, rows_per_strip);
+    const std::string path = dir.file("directory_first.tif");
+    write_file(path, bytes);
+    expect_same(read_image(path), want);
+    testing::internal::CaptureStderr();
+    expect_truncations_throw(dir, "directory_first_cut.tif", bytes);
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  }
+}
+
+// Random damage to a valid file must end in an Error or a valid image, never a crash
+// (run it under the Sanitize build type to see memory errors).
+TEST(Tiff, DamagedFilesNeverCrash) {
+  TempDir dir;
+  std::vector<std::string> originals;
+  TiffLayout strips;
+  TiffLayout tiles;
+  tiles.tiled = true;
+  tiles.compression = COMPRESSION_LZW;
+  for (const TiffLayout& lay : {strips, tiles}) {
+    const std::string path = dir.file("original.tif");
+    ASSERT_TRUE(write_tiff(path, make_image(37, 23, 3, 16, false), lay));
+    originals.push_back(read_file(path));
+  }
+  std::mt19937 rng(12345);
+  const std::string path = dir.file("damaged.tif");
+  testing::internal::CaptureStderr();
+  int errors = 0, images = 0;
+  for (int round = 0; round < 400; ++round) {
+    std::string bytes = originals[static_cast<size_t>(round) % originals.size()];
+    const int hits = 1 + static_cast<int>(rng() % 4);
+    for (int i = 0; i < hits; ++i) {
+      // Aim most hits at the header and the directory (at the end), where damage matters.
+      const size_t at =
+          rng() % 2 ? rng() % 16 : bytes.size() - 1 - rng() % std::min<size_t>(bytes.size(), 300);
+      bytes[at] = static_cast<char>(rng());
+    }
+    write_file(path, bytes);
+    try {
+      const Image im = read_image(path);
+      EXPECT_NO_THROW(j2k::validate(im));
+      ++images;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+      ++errors;
+    }
+  }
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_GT(errors, 0);
+  RecordProperty("errors", errors);
+  RecordProperty("images", images);
+}
+
+TEST(Tiff, CorruptHeaderIsCorruptInputWithLibtiffWords) {
+  TempDir dir;
+  const std::string path = dir.file("broken.tif");
+  // A TIFF signature whose first directory offset points far beyond the file.
+  write_file(path, std::string("II*\0\xff\xff\xff\x7f", 8) + std::string(32, '\0'));
+  testing::internal::CaptureStderr();
+  expect_error(path, ErrorCode::CorruptInput, "libtiff");
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+#else  // !J2K_HAVE_TIFF
+
+TEST(Tiff, WithoutLibtiffTiffIsUnsupported) {
+  TempDir dir;
+  const std::string path = dir.file("any.tif");
+  write_file(path, std::string("II*\0\x08\0\0\0", 8));
+  expect_error(path, ErrorCode::UnsupportedInput, "TIFF support was not built in");
+}
+
+#endif  // J2K_HAVE_TIFF
+
+// ---------------------------------------------------------------------------------------
+// The sample images of tests/data: each TIFF must read, and must equal its PGM/PPM twin
+// (camera.tif / camera.pgm). A "<name>_u16.tif" holds the twin of <name> times 257.
+
+// The twin of `tif` with the PGM or PPM extension, or an empty path.
+fs::path pnm_twin(fs::path tif) {
+  for (const char* ext : {".pgm", ".ppm"})
+    if (fs::exists(tif.replace_extension(ext))) return tif;
+  return {};
+}
+
+TEST(SampleData, TiffMatchesItsPnmTwin) {
+  const fs::path data = J2K_TEST_DATA_DIR;
+  if (!fs::is_directory(data)) GTEST_SKIP() << data << " does not exist";
+#ifndef J2K_HAVE_TIFF
+  GTEST_SKIP() << "TIFF support was not built in";
+#endif
+  int tiffs = 0, pairs = 0;
+  for (const fs::directory_entry& entry : fs::directory_iterator(data)) {
+    const fs::path tif = entry.path();
+    if (tif.extension() != ".tif" && tif.extension() != ".tiff") continue;
+    SCOPED_TRACE(tif.string());
+    Image a;
+    ASSERT_NO_THROW(a = read_image(tif.string()));
+    EXPECT_NO_THROW(j2k::validate(a));
+    ++tiffs;
+    if (const fs::path twin = pnm_twin(tif); !twin.empty()) {
+      SCOPED_TRACE("twin " + twin.string());
+      expect_same(a, read_image(twin.string()));
+      ++pairs;
+    }
+    const std::string stem = tif.stem().string();
+    if (stem.size() > 4 && stem.compare(stem.size() - 4, 4, "_u16") == 0) {
+      const fs::path twin =
+          pnm_twin(tif.parent_path() / (stem.substr(0, stem.size() - 4) + ".tif"));
+      if (twin.empty()) continue;
+      SCOPED_TRACE("8-bit twin " + twin.string());
+      Image widened = read_image(twin.string());
+      for (Component& k : widened.components) {
+        k.precision = 16;
+        for (int32_t& v : k.samples) v *= 257;
+      }
+      expect_same(a, widened);
+      ++pairs;
+    }
+  }
+  if (tiffs == 0) GTEST_SKIP() << "no TIFF in " << data;
+  RecordProperty("tiffs", tiffs);
+  RecordProperty("pairs", pairs);
+}
+
+// ---------------------------------------------------------------------------------------
+// NPY
+
+// Checks the NPY preamble of `bytes` and returns the header dict text (padding included).
+std::string npy_dict(const std::string& bytes) {
+  EXPECT_GE(bytes.size(), 10u);
+  if (bytes.size() < 10) return "";
+  EXPECT_EQ(bytes.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
+  const size_t len = static_cast<uint8_t>(bytes[8]) | size_t{static_cast<uint8_t>(bytes[9])} << 8;
+  EXPECT_EQ((10 + len) % 64, 0u) << "header length " << len;
+  EXPECT_LE(10 + len, bytes.size());
+  const std::string dict = bytes.substr(10, len);
+  EXPECT_EQ(dict.back(), '\n');
+  return dict;
+}
+
+std::string expected_dict_start(const char* descr, int64_t rows, int64_t cols) {
+  return std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" +
+         std::to_string(rows) + ", " + std::to_string(cols) + "), }";
+}
+
+void expect_padding(const std::string& dict, size_t from) {
+  for (size_t i = from; i + 1 < dict.size(); ++i) ASSERT_EQ(dict[i], ' ') << "byte " << i;
+}
+
+TEST(Npy, Int32HeaderAlignmentAndData) {
+  TempDir dir;
+  for (auto [rows, cols] :
+       {std::pair<int64_t, int64_t>{3, 5}, {1, 1}, {0, 7}, {17, 123}, {1000, 3}}) {
+    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols));
+    std::vector<int32_t> data(static_cast<size_t>(rows * cols));
+    for (size_t i = 0; i < data.size(); ++i)
+      data[i] = static_cast<int32_t>(i * 2654435761u) ^ (i % 2 ? INT32_MIN : 0);
+    const std::string path = dir.file("a.npy");
+    j2k::io::write_npy(path, data.data(), rows, cols);
+    const std::string bytes = read_file(path);
+    const std::string dict = npy_dict(bytes);
+    const std::string start = expected_dict_start("<i4", rows, cols);
+    ASSERT_EQ(dict.substr(0, start.size()), start);
+    expect_padding(dict, start.size());
+    const size_t offset = 10 + dict.size();
+    ASSERT_EQ(bytes.size(), offset + 4 * data.size());
+    for (size_t i = 0; i < data.size(); ++i) {
+      const uint32_t u = static_cast<uint32_t>(data[i]);
+      for (int b = 0; b < 4; ++b)
+        ASSERT_EQ(static_cast<uint8_t>(bytes[offset + 4 * i + static_cast<size_t>(b)]),
+                  (u >> (8 * b)) & 0xff)
+            << "element " << i << " byte " << b;
+    }
+  }
+}
+
+TEST(Npy, Float32HeaderAndData) {
+  TempDir dir;
+  const std::vector<float> data = {0.0f, -1.5f, 3.25f, 1e-20f, -0.0f, 65504.0f};
+  const std::string path = dir.file("f.npy");
+  j2k::io::write_npy(path, data.data(), 2, 3);
+  const std::string bytes = read_file(path);
+  const std::string dict = npy_dict(bytes);
+  const std::string start = expected_dict_start("<f4", 2, 3);
+  ASSERT_EQ(dict.substr(0, start.size()), start);
+  expect_padding(dict, start.size());
+  const size_t offset = 10 + dict.size();
+  ASSERT_EQ(bytes.size(), offset + 4 * data.size());
+  for (size_t i = 0; i < data.size(); ++i) {
+    uint32_t u = 0;
+    for (int b = 3; b >= 0; --b)
+      u = u << 8 | static_cast<uint8_t>(bytes[offset + 4 * i + static_cast<size_t>(b)]);
+    float f;
+    std::memcpy(&f, &u, 4);
+    EXPECT_EQ(std::memcmp(&f, &data[i], 4), 0) << "element " << i;
+  }
+}
+
+TEST(Npy, UnwritablePathIsAnIoErrorNamingIt) {
+  TempDir dir;
+  const std::string path = dir.file("missing_folder/out.npy");
+  const int32_t v = 1;
+  try {
+    j2k::io::write_npy(path, &v, 1, 1);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(static_cast<int>(e.code()), static_cast<int>(ErrorCode::Io));
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("No such file or directory"), std::string::npos)
+        << e.what();
+  }
+}
+
+// /dev/full accepts the open and fails the writes with ENOSPC, as a full disk would.
+TEST(Npy, FullDiskIsAnIoError) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "/dev/full is absent";
+  std::vector<int32_t> data(100000, 7);
+  try {
+    j2k::io::write_npy("/dev/full", data.data(), 1000, 100);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(static_cast<int>(e.code()), static_cast<int>(ErrorCode::Io));
+    EXPECT_NE(std::string(e.what()).find("/dev/full: "), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(fs::exists("/dev/full")) << "the writer must only remove regular files";
+}
+
+TEST(Npy, NegativeShapeIsRejected) {
+  TempDir dir;
+  const int32_t v = 1;
+  EXPECT_THROW(j2k::io::write_npy(dir.file("neg.npy"), &v, -1, 1), Error);
+  EXPECT_FALSE(fs::exists(dir.file("neg.npy")));
+}
+
+}  // namespace
