@@ -76,17 +76,21 @@ struct Strip {
   // scratch -> image rows 0..h-1 (pyramid order), scaling L and H rows; and back.
   void store(T scale_l, T scale_h) const {
     for (ptrdiff_t y = 0; y < h; ++y) {
+      if (y + kAhead < h) prefetch_row(row(y + kAhead), lanes, /*for_write=*/true);
       const T* s = scratch + y * static_cast<ptrdiff_t>(lanes);
       T* d = row(y);
       const T f = y < sn ? scale_l : scale_h;
+#pragma omp simd
       for (size_t x = 0; x < lanes; ++x) d[x] = s[x] * f;
     }
   }
   void load(T scale_l, T scale_h) const {
     for (ptrdiff_t y = 0; y < h; ++y) {
+      if (y + kAhead < h) prefetch_row(row(y + kAhead), lanes);
       const T* s = row(y);
       T* d = scratch + y * static_cast<ptrdiff_t>(lanes);
       const T f = y < sn ? scale_l : scale_h;
+#pragma omp simd
       for (size_t x = 0; x < lanes; ++x) d[x] = s[x] * f;
     }
   }
@@ -148,7 +152,8 @@ void vertical(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas, int 
 #pragma omp parallel num_threads(thread_count(threads)) if (strips > 1 && w * h >= kParallelMin)
   {
     std::vector<T> scratch(static_cast<size_t>(h * kStrip));
-#pragma omp for schedule(static)
+    // Dynamic: a thread that the OS delays does not hold the others up at the barrier.
+#pragma omp for schedule(dynamic, 1)
     for (ptrdiff_t s = 0; s < strips; ++s) {
       const ptrdiff_t x0 = s * kStrip;
       const auto lanes = static_cast<size_t>(std::min(kStrip, w - x0));
@@ -177,7 +182,7 @@ void horizontal(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas, in
     std::vector<T> scratch(static_cast<size_t>(w));
     T* L = scratch.data();
     T* H = L + sn;
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 16)
     for (ptrdiff_t y = 0; y < h; ++y) {
       T* row = data + y * stride;
       if (kForward) {
