@@ -1,0 +1,241 @@
+// OpenCL-specific tests: device enumeration and selection (BackendOptions::device, the
+// J2KFRONT_DEVICE variable, bad indices), OpenCL error conversion, the program cache, and
+// the kernels with tiny tile/window sizes (J2KFRONT_OPENCL_TUNING=small) so that small
+// images cross every strip, segment, window and chunk boundary, bit-exact against the CPU.
+//
+// Built twice: opencl_test (the machine's OpenCL as it is) and, with
+// J2K_OPENCL_TEST_NO_PLATFORM, opencl_noplatform_test, which CTest runs with OCL_ICD_VENDORS
+// pointing at an empty folder: no platform, so a clear "unavailable", never a crash.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "j2kfront/backend.hpp"
+#include "j2kfront/dwt.hpp"
+#include "j2kfront/error.hpp"
+#include "transform/opencl/opencl_dwt.hpp"
+
+namespace {
+
+using j2k::Backend;
+using j2k::BackendOptions;
+using j2k::ErrorCode;
+using j2k::Rect;
+
+// Sets (or unsets, value == nullptr) an environment variable for one scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+    if (value)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (had_)
+      setenv(name_.c_str(), old_.c_str(), 1);
+    else
+      unsetenv(name_.c_str());
+  }
+
+ private:
+  std::string name_, old_;
+  bool had_ = false;
+};
+
+#ifdef J2K_OPENCL_TEST_NO_PLATFORM
+
+TEST(OpenCLNoPlatform, UnavailableWithReasonNotACrash) {
+  std::string why;
+  EXPECT_FALSE(j2k::backend_available(Backend::OpenCL, &why));
+  EXPECT_NE(why.find("no OpenCL platform"), std::string::npos) << why;
+  EXPECT_TRUE(j2k::ocl::list_devices().empty());
+  try {
+    j2k::Dwt dwt(BackendOptions{Backend::OpenCL, 0, -1});
+    FAIL() << "expected Error(BackendUnavailable)";
+  } catch (const j2k::Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::BackendUnavailable) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no OpenCL platform"), std::string::npos) << e.what();
+  }
+  // Auto falls back to the CPU (or CUDA where built and present), never to OpenCL.
+  EXPECT_NE(j2k::resolve_auto_backend(), Backend::OpenCL);
+  j2k::Dwt dwt(BackendOptions{});
+  EXPECT_NE(dwt.backend(), Backend::OpenCL);
+}
+
+#else
+
+class OpenCLTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!j2k::backend_available(Backend::OpenCL, &why))
+      GTEST_SKIP() << "OpenCL not available: " << why;
+    devices_ = j2k::ocl::list_devices();
+  }
+  std::vector<j2k::ocl::DeviceInfo> devices_;
+};
+
+TEST_F(OpenCLTest, DeviceListIsStable) {
+  ASSERT_FALSE(devices_.empty());
+  const auto again = j2k::ocl::list_devices();
+  ASSERT_EQ(again.size(), devices_.size());
+  for (size_t i = 0; i < again.size(); ++i) {
+    EXPECT_EQ(again[i].id, devices_[i].id) << i;
+    EXPECT_EQ(again[i].name, devices_[i].name) << i;
+  }
+  for (const auto& d : devices_)
+    std::cout << "[opencl] device: " << d.name << " | " << d.platform_name << " | " << d.version
+              << (d.gpu ? " | GPU" : "") << (d.usable ? "" : " | unusable") << "\n";
+}
+
+TEST_F(OpenCLTest, DefaultIsFirstGpuElseFirstDevice) {
+  ScopedEnv env("J2KFRONT_DEVICE", nullptr);
+  int expected = -1;
+  for (size_t i = 0; i < devices_.size() && expected < 0; ++i)
+    if (devices_[i].gpu && devices_[i].usable) expected = static_cast<int>(i);
+  for (size_t i = 0; i < devices_.size() && expected < 0; ++i)
+    if (devices_[i].usable) expected = static_cast<int>(i);
+  EXPECT_EQ(j2k::ocl::select_device(-1), expected);
+  j2k::Dwt dwt(BackendOptions{Backend::OpenCL, 0, -1});
+  EXPECT_EQ(dwt.backend(), Backend::OpenCL);
+  EXPECT_NE(dwt.description().find(devices_[static_cast<size_t>(expected)].name), std::string::npos)
+      << dwt.description();
+}
+
+TEST_F(OpenCLTest, ExplicitIndexWins) {
+  const int last = static_cast<int>(devices_.size()) - 1;
+  ScopedEnv env("J2KFRONT_DEVICE", "999");  // ignored when the options name a device
+  EXPECT_EQ(j2k::ocl::select_device(last), last);
+  EXPECT_EQ(j2k::ocl::select_device(0), 0);
+}
+
+TEST_F(OpenCLTest, EnvironmentVariableSelects) {
+  const std::string last = std::to_string(devices_.size() - 1);
+  ScopedEnv env("J2KFRONT_DEVICE", last.c_str());
+  EXPECT_EQ(j2k::ocl::select_device(-1), static_cast<int>(devices_.size()) - 1);
+}
+
+TEST_F(OpenCLTest, BadIndexIsInvalidArgumentNamingTheCount) {
+  const std::string count = std::to_string(devices_.size());
+  auto expect_invalid = [&](int index, const char* env_value, const std::string& needle) {
+    ScopedEnv env("J2KFRONT_DEVICE", env_value);
+    try {
+      j2k::Dwt dwt(BackendOptions{Backend::OpenCL, 0, index});
+      ADD_FAILURE() << "no error for index " << index << " env " << (env_value ? env_value : "-");
+    } catch (const j2k::Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::InvalidArgument) << e.what();
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_invalid(static_cast<int>(devices_.size()), nullptr, count + " device");
+  expect_invalid(1000, nullptr, count + " device");
+  expect_invalid(-1, count.c_str(), count + " device");
+  expect_invalid(-1, "gpu", "J2KFRONT_DEVICE");
+  expect_invalid(-1, "-2", "J2KFRONT_DEVICE");
+}
+
+TEST_F(OpenCLTest, ErrorsNameTheCallAndTheCode) {
+  EXPECT_EQ(j2k::ocl::error_name(CL_OUT_OF_RESOURCES), "CL_OUT_OF_RESOURCES (-5)");
+  EXPECT_EQ(j2k::ocl::error_name(-9999), "OpenCL error (-9999)");
+  try {
+    j2k::ocl::check(CL_INVALID_KERNEL_ARGS, "clEnqueueNDRangeKernel");
+    FAIL();
+  } catch (const j2k::Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::BackendFailure);
+    EXPECT_STREQ(e.what(), "clEnqueueNDRangeKernel: CL_INVALID_KERNEL_ARGS (-52)");
+  }
+}
+
+TEST_F(OpenCLTest, ProgramIsBuiltOncePerDevice) {
+  std::vector<int32_t> v(64 * 64, 3);
+  const Rect tc{0, 0, 64, 64};
+  ScopedEnv tuning("J2KFRONT_OPENCL_TUNING", nullptr);
+  j2k::Dwt first(BackendOptions{Backend::OpenCL, 0, -1});
+  first.forward53(v.data(), 64, tc, 2);
+  const uint64_t builds = j2k::ocl::program_builds();
+  EXPECT_GE(builds, 1u);
+  for (int i = 0; i < 3; ++i) {
+    j2k::Dwt again(BackendOptions{Backend::OpenCL, 0, -1});
+    again.forward97(std::vector<float>(64 * 64, 1.5f).data(), 64, tc, 3);
+  }
+  EXPECT_EQ(j2k::ocl::program_builds(), builds);
+}
+
+// Forward and inverse of both wavelets against the CPU; returns differing words.
+long compare(j2k::Dwt& subject, j2k::Dwt& reference, const Rect& tc, int levels, size_t stride,
+             std::mt19937& rng) {
+  const size_t rows = static_cast<size_t>(tc.height());
+  const size_t n = rows == 0 ? 0 : (rows - 1) * stride + static_cast<size_t>(tc.width());
+  std::uniform_int_distribution<int32_t> sample(-32768, 32767);
+  long diff = 0;
+  std::vector<int32_t> a(n), b;
+  for (auto& x : a) x = sample(rng);
+  b = a;
+  reference.forward53(a.data(), stride, tc, levels);
+  subject.forward53(b.data(), stride, tc, levels);
+  for (size_t i = 0; i < n; ++i) diff += a[i] != b[i];
+  b = a;
+  reference.inverse53(a.data(), stride, tc, levels);
+  subject.inverse53(b.data(), stride, tc, levels);
+  for (size_t i = 0; i < n; ++i) diff += a[i] != b[i];
+  std::vector<float> f(n), g;
+  for (auto& x : f) x = static_cast<float>(sample(rng)) * 0.75f;
+  g = f;
+  reference.forward97(f.data(), stride, tc, levels);
+  subject.forward97(g.data(), stride, tc, levels);
+  for (size_t i = 0; i < n; ++i) diff += std::memcmp(&f[i], &g[i], 4) != 0;
+  g = f;
+  reference.inverse97(f.data(), stride, tc, levels);
+  subject.inverse97(g.data(), stride, tc, levels);
+  for (size_t i = 0; i < n; ++i) diff += std::memcmp(&f[i], &g[i], 4) != 0;
+  return diff;
+}
+
+// Strips 4 columns wide, windows of 8 rows, segments of 11 rows, horizontal chunks of 16:
+// sizes up to ~70 exercise every boundary case of the real kernels many times over.
+TEST_F(OpenCLTest, SmallTilesCrossEveryKernelBoundary) {
+  const uint64_t builds = j2k::ocl::program_builds();
+  ScopedEnv tuning("J2KFRONT_OPENCL_TUNING", "small");
+  j2k::Dwt subject(BackendOptions{Backend::OpenCL, 0, -1});
+  j2k::Dwt reference(BackendOptions{Backend::Cpu, 0, -1});
+  EXPECT_LE(j2k::ocl::program_builds(), builds + 1);  // its own build options, built once
+  std::mt19937 rng(7);
+  long cases = 0, bad = 0;
+  std::string first;
+  const int64_t origins[][2] = {{0, 0}, {1, 1}, {3, 2}};
+  for (const auto& o : origins)
+    for (int64_t h = 1; h <= 70; h += (h < 24 ? 1 : 5))
+      for (int64_t w = 1; w <= 70; w += (w < 24 ? 1 : 5)) {
+        if ((w * 7 + h * 3 + o[0]) % 4 != 0) continue;
+        const int levels = static_cast<int>((w + h + o[1]) % 5) + ((w * h) % 3 == 0 ? 4 : 1);
+        const Rect tc{o[0], o[1], o[0] + w, o[1] + h};
+        const size_t stride = static_cast<size_t>(w + (w % 3));
+        ++cases;
+        if (long d = compare(subject, reference, tc, levels, stride, rng)) {
+          if (bad++ == 0)
+            first = "[" + std::to_string(tc.x0) + "," + std::to_string(tc.x1) + ")x[" +
+                    std::to_string(tc.y0) + "," + std::to_string(tc.y1) + ") levels " +
+                    std::to_string(levels) + ": " + std::to_string(d) + " words differ";
+        }
+      }
+  // A few larger ones: many strips, segments and chunks at once.
+  for (const Rect& tc : {Rect{0, 0, 257, 131}, Rect{5, 3, 5 + 190, 3 + 203}, Rect{1, 0, 2, 300},
+                         Rect{0, 7, 333, 8}}) {
+    ++cases;
+    if (long d = compare(subject, reference, tc, 4, static_cast<size_t>(tc.width()), rng))
+      if (bad++ == 0) first = "large case: " + std::to_string(d) + " words differ";
+  }
+  std::cout << "[opencl] small tuning: " << cases << " geometries x 4 transforms, " << bad
+            << " mismatching\n";
+  EXPECT_EQ(bad, 0) << "first: " << first;
+}
+
+#endif  // J2K_OPENCL_TEST_NO_PLATFORM
+
+}  // namespace

@@ -1,0 +1,304 @@
+// One decomposition level of the JPEG 2000 DWT in two OpenCL passes, after Kucis, Barina,
+// Kula & Zemcik, "2-D discrete wavelet transform using GPU" (vertical pass: sliding window
+// down column strips; horizontal pass: several output pairs per work-item, no shared
+// intermediates). Bit-identical to the CPU reference in transform/cpu/lifting.hpp.
+//
+// Each pass reads `src` and writes `dst` (never the same buffer): the outputs of a pass land
+// in rows/columns it has not read yet. Only the top-left w x h block is touched.
+//
+// Notation (both passes): a signal of n samples whose first sample has canvas parity cas.
+// Interleaved position p (0 <= p < n) is low-pass when (p + cas) is even. Low j sits at
+// position 2j + cas, high i at 2i + 1 - cas; sn = (n + (cas == 0)) / 2 lows, dn = n - sn highs.
+// Whole-sample symmetric extension reflects positions: -1 -> 1, n -> n - 2 (the CPU's index
+// clamp in deinterleaved terms). Lifting preserves that symmetry exactly (float + commutes),
+// so lifting an extended window equals lifting with per-step reflection, bit for bit.
+//
+// Compile-time parameters (set by the host, see engine.cpp): VCOLS, VR, VWIN, VCAP, HP and
+// the 9/7 constants K97_A, K97_B, K97_G, K97_D, K97_K, K97_INVK as exact float literals.
+
+// Every product and sum is rounded separately: a fused multiply-add changes the bits.
+#pragma OPENCL FP_CONTRACT OFF
+
+#ifndef VCOLS
+#define VCOLS 32  // columns of a vertical strip = work-group width
+#endif
+#ifndef VR
+#define VR 8  // work-item rows of a vertical work-group
+#endif
+#ifndef VWIN
+#define VWIN 120  // rows loaded per window position
+#endif
+#ifndef VCAP
+#define VCAP 128  // ring-buffer rows, a power of two >= VWIN + 6
+#endif
+#ifndef HP
+#define HP 4  // output pairs per work-item in the horizontal pass
+#endif
+
+// ---- lifting steps: s = 1..S in execution order ----
+// Forward: odd steps update highs, even steps lows. Inverse: odd steps lows, even steps highs.
+
+#define F53(s, x, a, b) ((s) == 1 ? (x) - (((a) + (b)) >> 1) : (x) + (((a) + (b) + 2) >> 2))
+#define I53(s, x, a, b) ((s) == 1 ? (x) - (((a) + (b) + 2) >> 2) : (x) + (((a) + (b)) >> 1))
+
+// The pragma stops the OpenCL C front end from contracting; NVIDIA's PTX assembler may still
+// fuse a plain mul.f32 into a following add.f32, so there (the host defines J2K_PTX_RN for
+// NVIDIA platforms) the operations are written with explicit round-to-nearest, which PTX
+// never contracts. Everywhere else they are ordinary, separately rounded operations.
+#ifdef J2K_PTX_RN
+inline float add_rn(float a, float b) {
+  float r;
+  __asm__("add.rn.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+inline float mul_rn(float a, float b) {
+  float r;
+  __asm__("mul.rn.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+#else
+inline float add_rn(float a, float b) { return a + b; }
+inline float mul_rn(float a, float b) { return a * b; }
+#endif
+
+inline float lift97(float x, float a, float b, float c) {
+  float t = add_rn(a, b);
+  t = mul_rn(t, c);
+  return add_rn(x, t);
+}
+#define C97F(s) ((s) == 1 ? K97_A : (s) == 2 ? K97_B : (s) == 3 ? K97_G : K97_D)
+#define C97I(s) ((s) == 1 ? -K97_D : (s) == 2 ? -K97_G : (s) == 3 ? -K97_B : -K97_A)
+#define F97(s, x, a, b) lift97((x), (a), (b), C97F(s))
+#define I97(s, x, a, b) lift97((x), (a), (b), C97I(s))
+
+// Scale factors: forward applies them after lifting, inverse before.
+#define FLO53(v) (v)
+#define FHI53(v) (v)
+#define FLO97(v) mul_rn((v), K97_INVK)
+#define FHI97(v) mul_rn((v), K97_K)
+#define ILO53(v) (v)
+#define IHI53(v) (v)
+#define ILO97(v) mul_rn((v), K97_K)
+#define IHI97(v) mul_rn((v), K97_INVK)
+
+// A signal of one sample (Annex F): doubled at an odd coordinate; the inverse halves it
+// (C's truncating division for the 5/3).
+#define FSINGLE53(v) (cas ? (v) * 2 : (v))
+#define ISINGLE53(v) (cas ? (v) / 2 : (v))
+#define FSINGLE97(v) (cas ? mul_rn((v), 2.0f) : (v))
+#define ISINGLE97(v) (cas ? mul_rn((v), 0.5f) : (v))
+
+// Periodic whole-sample reflection of any position into [0, n), n >= 2.
+inline int reflect(int q, int n) {
+  const int m = 2 * (n - 1);
+  q %= m;
+  if (q < 0) q += m;
+  return q < n ? q : m - q;
+}
+
+// Forward passes read interleaved samples and write deinterleaved ones; inverse passes the
+// reverse. Offset of interleaved position p in a deinterleaved line:
+inline int deinterleaved(int p, int cas, int sn) {
+  return ((p + cas) & 1) == 0 ? (p - cas) >> 1 : sn + ((p - 1 + cas) >> 1);
+}
+
+// ============================== vertical pass ==============================
+// Work-group = VCOLS x VR work-items on a strip of VCOLS columns and one segment of rows
+// [p0, p0 + seg) of output positions. The group slides a window of VWIN rows down the strip:
+// each row is read from global memory once into a ring buffer in local memory, lifted there,
+// and written out as soon as it is final. Lifting is pipelined: g[s] is the frontier below
+// which step s is done; step s may advance to one position behind step s-1 (it needs the
+// neighbour below), so only the last S+1 rows have to stay in the ring between windows.
+// A segment that does not start at row 0 starts lifting S rows early (b = p0 - S) and
+// discards nothing: positions < b + s are never computed by step s, and none is output.
+// Fixed trip counts (the loops unroll and their loads issue together). Bounds, for S <= 4:
+// a window loads at most VWIN rows; a step's frontier advances at most VWIN + S positions
+// (the last window jumps to n), i.e. (VWIN + S + 1) / 2 of its parity; so does the output.
+#define VLOAD_ITERS ((VWIN + VR - 1) / VR)
+#define VSTEP_ITERS (((VWIN + 5) / 2 + VR - 1) / VR)
+#define VOUT_ITERS ((VWIN + 4 + VR - 1) / VR)
+
+#define DEFINE_VERTICAL(NAME, T, S, FWD, LIFT, SCL, SCH, SINGLE)                             \
+  __kernel __attribute__((reqd_work_group_size(VCOLS, VR, 1))) void NAME(                    \
+      __global const T* restrict src, __global T* restrict dst, long stride, int w, int n,   \
+      int cas, int seg) {                                                                      \
+    __local T ring[VCAP * VCOLS];                                                              \
+    const int lx = get_local_id(0), ly = get_local_id(1);                                    \
+    const int x = get_group_id(0) * VCOLS + lx;                                               \
+    const bool col = x < w;                                                                    \
+    if (n == 1) {                                                                              \
+      if (col && ly == 0 && get_group_id(1) == 0) dst[x] = SINGLE(src[x]);                    \
+      return;                                                                                  \
+    }                                                                                          \
+    const int sn = (n + (cas == 0)) >> 1;                                                     \
+    const int p0 = get_group_id(1) * seg;                                                     \
+    if (p0 >= n) return;                                                                       \
+    const int p_end = min(p0 + seg, n);                                                        \
+    const int b = max(p0 - S, 0);                                                              \
+    int g[S + 1];                                                                              \
+    _Pragma("unroll") for (int s = 1; s <= S; ++s) g[s] = b == 0 ? 0 : b + s;                 \
+    int e = b, w_out = p0;                                                                     \
+    while (w_out < p_end) {                                                                    \
+      const int e_new = min(e + VWIN, min(n, p_end + S));                                     \
+      _Pragma("unroll") for (int k = 0; k < VLOAD_ITERS; ++k) {                                \
+        const int p = e + ly + k * VR;                                                         \
+        if (p < e_new) {                                                                       \
+          T v = 0;                                                                             \
+          if (col) {                                                                           \
+            const int r = FWD ? p : deinterleaved(p, cas, sn);                                 \
+            v = src[(long)r * stride + x];                                                     \
+            if (!FWD) v = ((p + cas) & 1) == 0 ? SCL(v) : SCH(v);                              \
+          }                                                                                    \
+          ring[(p & (VCAP - 1)) * VCOLS + lx] = v;                                             \
+        }                                                                                      \
+      }                                                                                        \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                            \
+      int prev = e_new;                                                                        \
+      _Pragma("unroll") for (int s = 1; s <= S; ++s) {                                         \
+        const int gn = e_new == n ? n : max(g[s], prev - 1);                                   \
+        const int par = FWD ? (s & 1) : ((s & 1) ^ 1); /* 1: step updates highs */            \
+        const int pf = g[s] + (((g[s] + cas) & 1) ^ par);                                     \
+        _Pragma("unroll") for (int k = 0; k < VSTEP_ITERS; ++k) {                              \
+          const int p = pf + 2 * (ly + k * VR);                                                \
+          if (p < gn) {                                                                        \
+            const int pm = p == 0 ? 1 : p - 1;                                                 \
+            const int pp = p + 1 == n ? n - 2 : p + 1;                                         \
+            __local T* c = &ring[(p & (VCAP - 1)) * VCOLS + lx];                               \
+            *c = LIFT(s, *c, ring[(pm & (VCAP - 1)) * VCOLS + lx],                             \
+                      ring[(pp & (VCAP - 1)) * VCOLS + lx]);                                   \
+          }                                                                                    \
+        }                                                                                      \
+        g[s] = gn;                                                                             \
+        prev = gn;                                                                             \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                          \
+      }                                                                                        \
+      const int out_end = min(prev, p_end);                                                    \
+      if (col) {                                                                               \
+        _Pragma("unroll") for (int k = 0; k < VOUT_ITERS; ++k) {                               \
+          const int p = w_out + ly + k * VR;                                                   \
+          if (p < out_end) {                                                                   \
+            T v = ring[(p & (VCAP - 1)) * VCOLS + lx];                                         \
+            if (FWD) v = ((p + cas) & 1) == 0 ? SCL(v) : SCH(v);                               \
+            const int r = FWD ? deinterleaved(p, cas, sn) : p;                                 \
+            dst[(long)r * stride + x] = v;                                                     \
+          }                                                                                    \
+        }                                                                                      \
+      }                                                                                        \
+      w_out = max(w_out, out_end);                                                             \
+      e = e_new;                                                                               \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                            \
+    }                                                                                          \
+  }
+
+DEFINE_VERTICAL(vertical_f53, int, 2, 1, F53, FLO53, FHI53, FSINGLE53)
+DEFINE_VERTICAL(vertical_i53, int, 2, 0, I53, ILO53, IHI53, ISINGLE53)
+DEFINE_VERTICAL(vertical_f97, float, 4, 1, F97, FLO97, FHI97, FSINGLE97)
+DEFINE_VERTICAL(vertical_i97, float, 4, 0, I97, ILO97, IHI97, ISINGLE97)
+
+// ============================= horizontal pass =============================
+// Work-group = HX x HY work-items on HY rows; each work-item computes HP consecutive output
+// pairs (pair k = interleaved positions 2k and 2k+1 = low k and high k, for either parity)
+// entirely in registers from 2*HP + 2*S + 1 inputs, sharing no intermediates. A row longer
+// than a chunk of CH = HX * 2 * HP positions is processed chunk by chunk; the 2S+2 border
+// samples a chunk shares with the previous one are kept in local memory, not re-read.
+// Register window r[i] holds position 2*k0 - S - cas + i, so that r[i] is low-pass exactly
+// when i is even, whatever cas is.
+#define HL(S) (2 * HP + 2 * (S) + 1)
+// Local rows skip one word in every 32: work-items reading 2*HP apart (or writing HP apart)
+// then hit distinct banks. PADDED(n): the words a padded row of n values occupies.
+#define PAD(i) ((i) + ((i) >> 5))
+#define PADDED(n) ((n) + ((n) >> 5) + 1)
+
+// The register part of the horizontal pass for one parity CASV (a literal): load the window,
+// lift it, put the outputs in local memory (forward: lows then highs; inverse: interleaved).
+#define H_COMPUTE(T, S, FWD, LIFT, SCL, SCH, CASV)                                            \
+  {                                                                                            \
+    T r[HL(S)];                                                                                \
+    const int base = 2 * HP * lx + 1 - (CASV);                                                 \
+    _Pragma("unroll") for (int i = 0; i < HL(S); ++i) r[i] = li[PAD(base + i)];                \
+    _Pragma("unroll") for (int s = 1; s <= S; ++s) {                                           \
+      const int par = FWD ? (s & 1) : ((s & 1) ^ 1); /* 1: highs = odd i */                   \
+      _Pragma("unroll") for (int i = s; i < HL(S) - s; ++i) {                                  \
+        if ((i & 1) == par) r[i] = LIFT(s, r[i], r[i - 1], r[i + 1]);                          \
+      }                                                                                        \
+    }                                                                                          \
+    if (FWD) {                                                                                 \
+      _Pragma("unroll") for (int k = 0; k < HP; ++k) {                                         \
+        lo[PAD(HP * lx + k)] = SCL(r[S + 2 * (CASV) + 2 * k]);                                 \
+        lo[PAD(CH / 2 + HP * lx + k)] = SCH(r[S + 1 + 2 * k]);                                 \
+      }                                                                                        \
+    } else {                                                                                   \
+      _Pragma("unroll") for (int k = 0; k < 2 * HP; ++k) lo[PAD(2 * HP * lx + k)] = r[S + (CASV) + k]; \
+    }                                                                                          \
+  }
+
+#define DEFINE_HORIZONTAL(NAME, T, S, FWD, LIFT, SCL, SCH, SINGLE)                           \
+  __kernel void NAME(__global const T* restrict src, __global T* restrict dst, long stride,   \
+                     int n, int h, int cas, __local T* in, __local T* out) {                  \
+    const int lx = get_local_id(0), ly = get_local_id(1);                                    \
+    const int hx = get_local_size(0);                                                          \
+    const int y = get_group_id(1) * get_local_size(1) + ly;                                    \
+    const bool row_ok = y < h;                                                                 \
+    const long rb = (long)y * stride;                                                          \
+    if (n == 1) {                                                                              \
+      if (row_ok && lx == 0) dst[rb] = SINGLE(src[rb]);                                        \
+      return;                                                                                  \
+    }                                                                                          \
+    const int CH = hx * 2 * HP;                                                                \
+    const int IN = CH + 2 * S + 2;                                                             \
+    __local T* li = in + ly * PADDED(IN);                                                      \
+    __local T* lo = out + ly * PADDED(CH);                                                     \
+    const int sn = (n + (cas == 0)) >> 1, dn = n - sn;                                        \
+    for (int c0 = 0; c0 < n; c0 += CH) {                                                       \
+      /* li[i] holds position c0 - S - 1 + i */                                                \
+      int first = 0;                                                                           \
+      if (c0 > 0) {                                                                            \
+        for (int i = lx; i < 2 * S + 2; i += hx) li[PAD(i)] = li[PAD(CH + i)];                           \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                          \
+        first = 2 * S + 2;                                                                     \
+      }                                                                                        \
+      /* IN <= hx * (2 * HP + 2) as hx >= S + 1: a fixed trip count, loads issued together */ \
+      _Pragma("unroll") for (int k = 0; k < 2 * HP + 2; ++k) {                                 \
+        const int i = first + lx + k * hx;                                                     \
+        if (i >= IN) break;                                                                    \
+        const int q = c0 - S - 1 + i;                                                          \
+        T v = 0;                                                                               \
+        if (row_ok && q <= n + S) {                                                            \
+          const int m = q >= 0 && q < n ? q : reflect(q, n);                                   \
+          if (FWD) {                                                                           \
+            v = src[rb + m];                                                                   \
+          } else {                                                                             \
+            v = src[rb + deinterleaved(m, cas, sn)];                                           \
+            v = ((m + cas) & 1) == 0 ? SCL(v) : SCH(v);                                        \
+          }                                                                                    \
+        }                                                                                      \
+        li[PAD(i)] = v;                                                                        \
+      }                                                                                        \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                            \
+      /* cas as a literal in each copy: the register window is never indexed at run time */ \
+      if (cas)                                                                                 \
+        H_COMPUTE(T, S, FWD, LIFT, SCL, SCH, 1)                                                \
+      else                                                                                     \
+        H_COMPUTE(T, S, FWD, LIFT, SCL, SCH, 0)                                                \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                            \
+      if (row_ok) {                                                                            \
+        if (FWD) {                                                                             \
+          _Pragma("unroll") for (int k = 0; k < HP; ++k) {                                     \
+            const int i = lx + k * hx, j = c0 / 2 + i;                                         \
+            if (j < sn) dst[rb + j] = lo[PAD(i)];                                              \
+            if (j < dn) dst[rb + sn + j] = lo[PAD(CH / 2 + i)];                                \
+          }                                                                                    \
+        } else {                                                                               \
+          _Pragma("unroll") for (int k = 0; k < 2 * HP; ++k) {                                 \
+            const int i = lx + k * hx;                                                         \
+            if (c0 + i < n) dst[rb + c0 + i] = lo[PAD(i)];                                     \
+          }                                                                                    \
+        }                                                                                      \
+      }                                                                                        \
+    }                                                                                          \
+  }
+
+DEFINE_HORIZONTAL(horizontal_f53, int, 2, 1, F53, FLO53, FHI53, FSINGLE53)
+DEFINE_HORIZONTAL(horizontal_i53, int, 2, 0, I53, ILO53, IHI53, ISINGLE53)
+DEFINE_HORIZONTAL(horizontal_f97, float, 4, 1, F97, FLO97, FHI97, FSINGLE97)
+DEFINE_HORIZONTAL(horizontal_i97, float, 4, 0, I97, ILO97, IHI97, ISINGLE97)

@@ -1,0 +1,588 @@
+// The OpenCL DWT backend: device discovery and selection, a process-wide program cache,
+// the per-pass kernel launches (kernels in dwt.cl, embedded at build time) and the engine.
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "j2kfront/error.hpp"
+#include "transform/cpu/lifting.hpp"
+#include "transform/dwt_engine.hpp"
+#include "transform/opencl/dwt_cl_source.hpp"  // generated: kDwtClSource
+#include "transform/opencl/opencl_dwt.hpp"
+
+namespace j2k {
+namespace ocl {
+
+// ---------------------------------------------------------------- errors
+
+std::string error_name(cl_int err) {
+  const char* name = nullptr;
+  switch (err) {
+#define J2K_CL_ERR(e) \
+  case e: name = #e; break;
+    J2K_CL_ERR(CL_DEVICE_NOT_FOUND)
+    J2K_CL_ERR(CL_DEVICE_NOT_AVAILABLE)
+    J2K_CL_ERR(CL_COMPILER_NOT_AVAILABLE)
+    J2K_CL_ERR(CL_MEM_OBJECT_ALLOCATION_FAILURE)
+    J2K_CL_ERR(CL_OUT_OF_RESOURCES)
+    J2K_CL_ERR(CL_OUT_OF_HOST_MEMORY)
+    J2K_CL_ERR(CL_PROFILING_INFO_NOT_AVAILABLE)
+    J2K_CL_ERR(CL_MEM_COPY_OVERLAP)
+    J2K_CL_ERR(CL_BUILD_PROGRAM_FAILURE)
+    J2K_CL_ERR(CL_MAP_FAILURE)
+    J2K_CL_ERR(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+    J2K_CL_ERR(CL_INVALID_VALUE)
+    J2K_CL_ERR(CL_INVALID_DEVICE_TYPE)
+    J2K_CL_ERR(CL_INVALID_PLATFORM)
+    J2K_CL_ERR(CL_INVALID_DEVICE)
+    J2K_CL_ERR(CL_INVALID_CONTEXT)
+    J2K_CL_ERR(CL_INVALID_QUEUE_PROPERTIES)
+    J2K_CL_ERR(CL_INVALID_COMMAND_QUEUE)
+    J2K_CL_ERR(CL_INVALID_HOST_PTR)
+    J2K_CL_ERR(CL_INVALID_MEM_OBJECT)
+    J2K_CL_ERR(CL_INVALID_BINARY)
+    J2K_CL_ERR(CL_INVALID_BUILD_OPTIONS)
+    J2K_CL_ERR(CL_INVALID_PROGRAM)
+    J2K_CL_ERR(CL_INVALID_PROGRAM_EXECUTABLE)
+    J2K_CL_ERR(CL_INVALID_KERNEL_NAME)
+    J2K_CL_ERR(CL_INVALID_KERNEL)
+    J2K_CL_ERR(CL_INVALID_ARG_INDEX)
+    J2K_CL_ERR(CL_INVALID_ARG_VALUE)
+    J2K_CL_ERR(CL_INVALID_ARG_SIZE)
+    J2K_CL_ERR(CL_INVALID_KERNEL_ARGS)
+    J2K_CL_ERR(CL_INVALID_WORK_DIMENSION)
+    J2K_CL_ERR(CL_INVALID_WORK_GROUP_SIZE)
+    J2K_CL_ERR(CL_INVALID_WORK_ITEM_SIZE)
+    J2K_CL_ERR(CL_INVALID_GLOBAL_OFFSET)
+    J2K_CL_ERR(CL_INVALID_EVENT_WAIT_LIST)
+    J2K_CL_ERR(CL_INVALID_EVENT)
+    J2K_CL_ERR(CL_INVALID_OPERATION)
+    J2K_CL_ERR(CL_INVALID_BUFFER_SIZE)
+    J2K_CL_ERR(CL_INVALID_GLOBAL_WORK_SIZE)
+#undef J2K_CL_ERR
+    case -1001: name = "CL_PLATFORM_NOT_FOUND_KHR"; break;
+    default: break;
+  }
+  return std::string(name ? name : "OpenCL error") + " (" + std::to_string(err) + ")";
+}
+
+void fail(const char* call, cl_int err) {
+  throw Error(ErrorCode::BackendFailure, std::string(call) + ": " + error_name(err));
+}
+
+// ---------------------------------------------------------------- devices
+
+namespace {
+
+std::string platform_string(cl_platform_id p, cl_platform_info what) {
+  size_t n = 0;
+  if (clGetPlatformInfo(p, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
+  std::string s(n, '\0');
+  if (clGetPlatformInfo(p, what, n, s.data(), nullptr) != CL_SUCCESS) return {};
+  s.resize(s.find('\0') == std::string::npos ? s.size() : s.find('\0'));
+  return s;
+}
+
+std::string device_string(cl_device_id d, cl_device_info what) {
+  size_t n = 0;
+  if (clGetDeviceInfo(d, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
+  std::string s(n, '\0');
+  if (clGetDeviceInfo(d, what, n, s.data(), nullptr) != CL_SUCCESS) return {};
+  s.resize(s.find('\0') == std::string::npos ? s.size() : s.find('\0'));
+  return s;
+}
+
+template <class T>
+T device_value(cl_device_id d, cl_device_info what, T fallback) {
+  T v{};
+  return clGetDeviceInfo(d, what, sizeof v, &v, nullptr) == CL_SUCCESS ? v : fallback;
+}
+
+// "OpenCL <major>.<minor> ..." -> at least 1.2?
+bool version_at_least_1_2(const std::string& version) {
+  int major = 0, minor = 0;
+  if (std::sscanf(version.c_str(), "OpenCL %d.%d", &major, &minor) != 2) return false;
+  return major > 1 || (major == 1 && minor >= 2);
+}
+
+}  // namespace
+
+std::vector<DeviceInfo> list_devices(std::string* why) {
+  std::vector<DeviceInfo> out;
+  cl_uint np = 0;
+  cl_int err = clGetPlatformIDs(0, nullptr, &np);
+  if (err != CL_SUCCESS || np == 0) {
+    if (why)
+      *why = "no OpenCL platform found (clGetPlatformIDs: " +
+             (err == CL_SUCCESS ? std::string("0 platforms") : error_name(err)) +
+             "; is an ICD registered in /etc/OpenCL/vendors or OCL_ICD_VENDORS?)";
+    return out;
+  }
+  std::vector<cl_platform_id> platforms(np);
+  if ((err = clGetPlatformIDs(np, platforms.data(), nullptr)) != CL_SUCCESS) {
+    if (why) *why = "clGetPlatformIDs: " + error_name(err);
+    return out;
+  }
+  for (cl_platform_id p : platforms) {
+    cl_uint nd = 0;
+    if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &nd) != CL_SUCCESS || nd == 0) continue;
+    std::vector<cl_device_id> ids(nd);
+    if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, nd, ids.data(), nullptr) != CL_SUCCESS) continue;
+    const std::string pname = platform_string(p, CL_PLATFORM_NAME);
+    for (cl_device_id d : ids) {
+      DeviceInfo info;
+      info.platform = p;
+      info.id = d;
+      info.platform_name = pname;
+      info.name = device_string(d, CL_DEVICE_NAME);
+      info.version = device_string(d, CL_DEVICE_VERSION);
+      info.gpu = (device_value<cl_device_type>(d, CL_DEVICE_TYPE, 0) & CL_DEVICE_TYPE_GPU) != 0;
+      info.usable = version_at_least_1_2(info.version) &&
+                    device_value<cl_bool>(d, CL_DEVICE_AVAILABLE, CL_FALSE) &&
+                    device_value<cl_bool>(d, CL_DEVICE_COMPILER_AVAILABLE, CL_FALSE);
+      info.compute_units = device_value<cl_uint>(d, CL_DEVICE_MAX_COMPUTE_UNITS, 1);
+      info.max_alloc = device_value<cl_ulong>(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, 0);
+      info.local_mem = device_value<cl_ulong>(d, CL_DEVICE_LOCAL_MEM_SIZE, 0);
+      info.max_work_group = device_value<size_t>(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, 0);
+      out.push_back(std::move(info));
+    }
+  }
+  if (out.empty() && why) *why = "OpenCL platforms found, but none has a device";
+  return out;
+}
+
+int select_device(int requested) {
+  std::string why;
+  const std::vector<DeviceInfo> devs = list_devices(&why);
+  if (devs.empty()) throw Error(ErrorCode::BackendUnavailable, "OpenCL: " + why);
+  const auto count = static_cast<int>(devs.size());
+  auto out_of_range = [&](int index, const std::string& source) {
+    return Error(ErrorCode::InvalidArgument,
+                 "OpenCL device index " + std::to_string(index) + source + " is out of range: " +
+                     std::to_string(count) + " device" + (count == 1 ? "" : "s") +
+                     " exist (valid: 0.." + std::to_string(count - 1) + ")");
+  };
+  int index = requested;
+  if (index < 0) {
+    const char* env = std::getenv("J2KFRONT_DEVICE");
+    if (env && *env) {
+      char* end = nullptr;
+      const long v = std::strtol(env, &end, 10);
+      if (end == env || *end != '\0' || v < 0 || v > INT_MAX)
+        throw Error(ErrorCode::InvalidArgument,
+                    std::string("J2KFRONT_DEVICE='") + env + "' is not a device index");
+      if (v >= count) throw out_of_range(static_cast<int>(v), " (from J2KFRONT_DEVICE)");
+      return static_cast<int>(v);
+    }
+    for (int i = 0; i < count; ++i)
+      if (devs[static_cast<size_t>(i)].gpu && devs[static_cast<size_t>(i)].usable) return i;
+    for (int i = 0; i < count; ++i)
+      if (devs[static_cast<size_t>(i)].usable) return i;
+    return 0;
+  }
+  if (index >= count) throw out_of_range(index, "");
+  return index;
+}
+
+// ---------------------------------------------------------------- tuning
+
+Tuning Tuning::for_device(const DeviceInfo& device) {
+  Tuning t;
+  const char* env = std::getenv("J2KFRONT_OPENCL_TUNING");
+  if (env && std::string(env) == "small") {
+    t.vcols = 4;
+    t.vr = 2;
+    t.vwin = 8;
+    t.vcap = 16;
+    t.vseg = 11;
+    t.hp = 1;
+    t.hx_min = t.hx_max = 8;
+    t.hgroup = 16;
+  }
+  // OpenCL 1.2 guarantees no work-group size; the defaults need 256 work-items.
+  const auto max_wg = static_cast<int>(std::min<size_t>(device.max_work_group, 1 << 20));
+  if (max_wg > 0) {
+    while (t.vcols * t.vr > max_wg && t.vr > 1) t.vr /= 2;
+    while (t.vcols * t.vr > max_wg && t.vcols > 1) t.vcols /= 2;
+    t.hgroup = std::min(t.hgroup, max_wg);
+    t.hx_max = std::min(t.hx_max, std::max(t.hgroup, 8));
+    t.hx_min = std::min(t.hx_min, t.hx_max);
+  }
+  return t;
+}
+
+std::string Tuning::build_options() const {
+  // The 9/7 constants as exact hexadecimal float literals, from the CPU reference itself.
+  auto hex = [](float v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "(%af)", static_cast<double>(v));
+    return std::string(buf);
+  };
+  std::string o = "-cl-std=CL1.2";
+  o += " -DVCOLS=" + std::to_string(vcols) + " -DVR=" + std::to_string(vr) +
+       " -DVWIN=" + std::to_string(vwin) + " -DVCAP=" + std::to_string(vcap) +
+       " -DHP=" + std::to_string(hp);
+  o += " -DK97_A=" + hex(cpu::kAlpha) + " -DK97_B=" + hex(cpu::kBeta) +
+       " -DK97_G=" + hex(cpu::kGamma) + " -DK97_D=" + hex(cpu::kDelta) +
+       " -DK97_K=" + hex(cpu::kK) + " -DK97_INVK=" + hex(cpu::kInvK);
+  return o;
+}
+
+// ---------------------------------------------------------------- buffers
+
+Buffer::Buffer(cl_context ctx, size_t bytes) : bytes_(bytes) {
+  cl_int err = CL_SUCCESS;
+  mem_ = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, nullptr, &err);
+  check(err, "clCreateBuffer");
+}
+Buffer::~Buffer() {
+  if (mem_) clReleaseMemObject(mem_);
+}
+Buffer& Buffer::operator=(Buffer&& o) noexcept {
+  if (this != &o) {
+    if (mem_) clReleaseMemObject(mem_);
+    mem_ = o.mem_;
+    bytes_ = o.bytes_;
+    o.mem_ = nullptr;
+    o.bytes_ = 0;
+  }
+  return *this;
+}
+
+// ---------------------------------------------------------------- program cache
+
+namespace {
+
+// One context per device and one program per (device, build options), for the whole
+// process. They are never released: the process keeps them to its end (releasing them from
+// static destructors races the ICD loader's own teardown).
+struct Compiled {
+  cl_context context = nullptr;
+  cl_program program = nullptr;
+};
+
+std::mutex g_cache_mutex;
+uint64_t g_builds = 0;
+
+Compiled compiled_for(const DeviceInfo& dev, const std::string& options) {
+  static std::map<cl_device_id, cl_context> contexts;
+  static std::map<std::pair<cl_device_id, std::string>, cl_program> programs;
+  std::lock_guard<std::mutex> lock(g_cache_mutex);
+  cl_context& ctx = contexts[dev.id];
+  if (!ctx) {
+    const cl_context_properties props[] = {
+        CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(dev.platform), 0};
+    cl_int err = CL_SUCCESS;
+    cl_context c = clCreateContext(props, 1, &dev.id, nullptr, nullptr, &err);
+    check(err, "clCreateContext");
+    ctx = c;
+  }
+  cl_program& prog = programs[{dev.id, options}];
+  if (!prog) {
+    cl_int err = CL_SUCCESS;
+    const char* src = kDwtClSource;
+    cl_program p = clCreateProgramWithSource(ctx, 1, &src, nullptr, &err);
+    check(err, "clCreateProgramWithSource");
+    // On NVIDIA, first with explicitly rounded PTX arithmetic (see dwt.cl); should that
+    // compiler refuse inline PTX, the portable source relies on FP_CONTRACT OFF alone.
+    const bool nvidia = dev.platform_name.find("NVIDIA") != std::string::npos;
+    err = nvidia ? clBuildProgram(p, 1, &dev.id, (options + " -DJ2K_PTX_RN=1").c_str(), nullptr,
+                                  nullptr)
+                 : CL_BUILD_PROGRAM_FAILURE;
+    if (!nvidia || err != CL_SUCCESS)
+      err = clBuildProgram(p, 1, &dev.id, options.c_str(), nullptr, nullptr);
+    if (err != CL_SUCCESS) {
+      std::string log;
+      size_t n = 0;
+      if (clGetProgramBuildInfo(p, dev.id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n) == CL_SUCCESS &&
+          n > 0) {
+        log.resize(n);
+        clGetProgramBuildInfo(p, dev.id, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+        log.resize(log.find('\0') == std::string::npos ? log.size() : log.find('\0'));
+      }
+      clReleaseProgram(p);
+      throw Error(ErrorCode::BackendFailure, "clBuildProgram: " + error_name(err) + " on " +
+                                                 dev.name + "; build log:\n" + log);
+    }
+    prog = p;
+    ++g_builds;
+  }
+  return Compiled{ctx, prog};
+}
+
+}  // namespace
+
+uint64_t program_builds() {
+  std::lock_guard<std::mutex> lock(g_cache_mutex);
+  return g_builds;
+}
+
+// ---------------------------------------------------------------- runner
+
+namespace {
+constexpr int kVertical = 0, kHorizontal = 1;
+int kernel_slot(int pass, Wavelet w, bool forward) {
+  return pass * 4 + (w == Wavelet::Irreversible97 ? 2 : 0) + (forward ? 0 : 1);
+}
+const char* const kKernelNames[8] = {"vertical_f53",   "vertical_i53",   "vertical_f97",
+                                     "vertical_i97",   "horizontal_f53", "horizontal_i53",
+                                     "horizontal_f97", "horizontal_i97"};
+
+int lifting_steps(Wavelet w) { return w == Wavelet::Irreversible97 ? 4 : 2; }
+
+int to_int(int64_t v, const char* what) {
+  if (v < 0 || v > INT_MAX / 2)
+    throw Error(ErrorCode::InvalidArgument,
+                std::string("OpenCL DWT: ") + what + " " + std::to_string(v) + " is too large");
+  return static_cast<int>(v);
+}
+}  // namespace
+
+struct Runner::Impl {
+  DeviceInfo dev;
+  Tuning tuning;
+  Compiled compiled;
+  cl_command_queue queue = nullptr;
+  cl_kernel kernels[8] = {};
+
+  ~Impl() {
+    for (cl_kernel k : kernels)
+      if (k) clReleaseKernel(k);
+    if (queue) clReleaseCommandQueue(queue);
+  }
+
+  template <class A>
+  void arg(cl_kernel k, cl_uint i, const A& v) {
+    check(clSetKernelArg(k, i, sizeof(A), &v), "clSetKernelArg");
+  }
+
+  void launch(cl_kernel k, const size_t global[2], const size_t local[2], cl_event* ev) {
+    check(clEnqueueNDRangeKernel(queue, k, 2, nullptr, global, local, 0, nullptr, ev),
+          "clEnqueueNDRangeKernel");
+  }
+};
+
+Runner::Runner(int device_index, bool profiling) : impl_(std::make_unique<Impl>()) {
+  std::string why;
+  std::vector<DeviceInfo> devs = list_devices(&why);
+  if (devs.empty()) throw Error(ErrorCode::BackendUnavailable, "OpenCL: " + why);
+  if (device_index < 0 || device_index >= static_cast<int>(devs.size()))
+    throw Error(ErrorCode::InvalidArgument, "OpenCL device index " + std::to_string(device_index) +
+                                                " is out of range: " + std::to_string(devs.size()) +
+                                                " devices exist");
+  Impl& m = *impl_;
+  m.dev = devs[static_cast<size_t>(device_index)];
+  if (!m.dev.usable)
+    throw Error(ErrorCode::BackendUnavailable, "OpenCL device " + std::to_string(device_index) +
+                                                   " (" + m.dev.name + ", " + m.dev.version +
+                                                   ") is unavailable or older than OpenCL 1.2");
+  m.tuning = Tuning::for_device(m.dev);
+  m.compiled = compiled_for(m.dev, m.tuning.build_options());
+  cl_int err = CL_SUCCESS;
+  m.queue = clCreateCommandQueue(m.compiled.context, m.dev.id,
+                                 profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
+  check(err, "clCreateCommandQueue");
+  for (int i = 0; i < 8; ++i) {
+    m.kernels[i] = clCreateKernel(m.compiled.program, kKernelNames[i], &err);
+    check(err, "clCreateKernel");
+  }
+}
+
+Runner::~Runner() = default;
+
+const DeviceInfo& Runner::device() const { return impl_->dev; }
+cl_context Runner::context() const { return impl_->compiled.context; }
+cl_command_queue Runner::queue() const { return impl_->queue; }
+
+void Runner::vertical(Wavelet w, bool forward, cl_mem src, cl_mem dst, size_t stride,
+                      int64_t width, int64_t height, int cas, cl_event* event) {
+  if (width <= 0 || height <= 0) return;
+  Impl& m = *impl_;
+  const Tuning& t = m.tuning;
+  const int wi = to_int(width, "width"), n = to_int(height, "height");
+  const int64_t strips = (width + t.vcols - 1) / t.vcols;
+  // Segments of rows, so that narrow images and the coarse levels still fill the device;
+  // each costs S rows read twice and a pipeline start, so keep them at least 64 rows long.
+  int seg = n;
+  if (t.vseg > 0) {
+    seg = t.vseg;
+  } else {
+    const int64_t target = int64_t{m.dev.compute_units} * (m.dev.gpu ? 8 : 2);
+    const int64_t max_segs = std::max<int64_t>(1, n / 64);
+    const int64_t segs = std::clamp<int64_t>((target + strips - 1) / strips, 1, max_segs);
+    seg = static_cast<int>((n + segs - 1) / segs);
+  }
+  const int64_t segs = n == 1 ? 1 : (n + seg - 1) / seg;
+  cl_kernel k = m.kernels[kernel_slot(kVertical, w, forward)];
+  const cl_long s = static_cast<cl_long>(stride);
+  const cl_int casv = cas, wv = wi, nv = n, segv = seg;
+  m.arg(k, 0, src);
+  m.arg(k, 1, dst);
+  m.arg(k, 2, s);
+  m.arg(k, 3, wv);
+  m.arg(k, 4, nv);
+  m.arg(k, 5, casv);
+  m.arg(k, 6, segv);
+  const size_t global[2] = {static_cast<size_t>(strips * t.vcols),
+                            static_cast<size_t>(segs * t.vr)};
+  const size_t local[2] = {static_cast<size_t>(t.vcols), static_cast<size_t>(t.vr)};
+  m.launch(k, global, local, event);
+}
+
+void Runner::horizontal(Wavelet w, bool forward, cl_mem src, cl_mem dst, size_t stride,
+                        int64_t width, int64_t height, int cas, cl_event* event) {
+  if (width <= 0 || height <= 0) return;
+  Impl& m = *impl_;
+  const Tuning& t = m.tuning;
+  const int n = to_int(width, "width"), h = to_int(height, "height");
+  // Group width: the smallest power of two whose chunk covers the row, within limits.
+  int hx = t.hx_min;
+  while (hx < t.hx_max && int64_t{hx} * 2 * t.hp < n) hx *= 2;
+  const int hy = std::max(1, t.hgroup / hx);
+  const int S = lifting_steps(w);
+  const size_t chunk = static_cast<size_t>(hx) * 2 * static_cast<size_t>(t.hp);
+  const size_t elem = 4;  // int32 and float32
+  // Rows in local memory skip a word in every 32 (dwt.cl: PADDED).
+  auto padded = [](size_t words) { return words + words / 32 + 1; };
+  const size_t in_bytes = static_cast<size_t>(hy) * padded(chunk + 2 * static_cast<size_t>(S) + 2) * elem;
+  const size_t out_bytes = static_cast<size_t>(hy) * padded(chunk) * elem;
+  cl_kernel k = m.kernels[kernel_slot(kHorizontal, w, forward)];
+  const cl_long s = static_cast<cl_long>(stride);
+  const cl_int nv = n, hv = h, casv = cas;
+  m.arg(k, 0, src);
+  m.arg(k, 1, dst);
+  m.arg(k, 2, s);
+  m.arg(k, 3, nv);
+  m.arg(k, 4, hv);
+  m.arg(k, 5, casv);
+  check(clSetKernelArg(k, 6, in_bytes, nullptr), "clSetKernelArg");
+  check(clSetKernelArg(k, 7, out_bytes, nullptr), "clSetKernelArg");
+  const int64_t groups = (int64_t{h} + hy - 1) / hy;
+  const size_t global[2] = {static_cast<size_t>(hx), static_cast<size_t>(groups * hy)};
+  const size_t local[2] = {static_cast<size_t>(hx), static_cast<size_t>(hy)};
+  m.launch(k, global, local, event);
+}
+
+void Runner::transform(Wavelet w, bool forward, cl_mem a, cl_mem b, size_t stride,
+                       const std::vector<DwtLevel>& levels) {
+  // Each pass reads one buffer and writes the other over the level's whole block, so two
+  // passes per level leave the result in `a`; outside the block `a` already holds the finer
+  // levels' subbands, which no later pass touches.
+  if (forward) {
+    for (const DwtLevel& lv : levels) {
+      if (lv.width == 0 || lv.height == 0) continue;
+      vertical(w, true, a, b, stride, lv.width, lv.height, lv.cas_y);
+      horizontal(w, true, b, a, stride, lv.width, lv.height, lv.cas_x);
+    }
+  } else {
+    for (auto lv = levels.rbegin(); lv != levels.rend(); ++lv) {
+      if (lv->width == 0 || lv->height == 0) continue;
+      horizontal(w, false, a, b, stride, lv->width, lv->height, lv->cas_x);
+      vertical(w, false, b, a, stride, lv->width, lv->height, lv->cas_y);
+    }
+  }
+}
+
+}  // namespace ocl
+
+// ---------------------------------------------------------------- engine
+
+namespace {
+
+class OpenCLEngine final : public DwtEngine {
+ public:
+  explicit OpenCLEngine(int device) : runner_(device) {}
+  Backend kind() const override { return Backend::OpenCL; }
+  std::string description() const override {
+    const ocl::DeviceInfo& d = runner_.device();
+    return "opencl (" + d.name + ", " + d.platform_name + ", " + d.version + ")";
+  }
+  void forward53(int32_t* d, size_t s, const Rect& tc, int l) override {
+    run(d, s, tc, l, Wavelet::Reversible53, true);
+  }
+  void inverse53(int32_t* d, size_t s, const Rect& tc, int l) override {
+    run(d, s, tc, l, Wavelet::Reversible53, false);
+  }
+  void forward97(float* d, size_t s, const Rect& tc, int l) override {
+    run(d, s, tc, l, Wavelet::Irreversible97, true);
+  }
+  void inverse97(float* d, size_t s, const Rect& tc, int l) override {
+    run(d, s, tc, l, Wavelet::Irreversible97, false);
+  }
+
+ private:
+  template <class T>
+  void run(T* data, size_t stride, const Rect& tc, int levels, Wavelet w, bool forward) {
+    static_assert(sizeof(T) == 4, "int32 and float32 share the buffers");
+    const std::vector<DwtLevel> lvs = dwt_levels(tc, levels);
+    if (std::none_of(lvs.begin(), lvs.end(),
+                     [](const DwtLevel& l) { return l.width > 0 && l.height > 0; }))
+      return;
+    // The buffer ends with the last sample of the last row (the caller's allocation need
+    // not hold a full stride there); padding between rows goes up and comes back unchanged.
+    const auto rows = static_cast<size_t>(tc.height()), cols = static_cast<size_t>(tc.width());
+    const size_t bytes = ((rows - 1) * stride + cols) * sizeof(T);
+    reserve(bytes);
+    cl_command_queue q = runner_.queue();
+    try {
+      ocl::check(clEnqueueWriteBuffer(q, a_.get(), CL_FALSE, 0, bytes, data, 0, nullptr, nullptr),
+                 "clEnqueueWriteBuffer");
+      runner_.transform(w, forward, a_.get(), b_.get(), stride, lvs);
+      ocl::check(clEnqueueReadBuffer(q, a_.get(), CL_TRUE, 0, bytes, data, 0, nullptr, nullptr),
+                 "clEnqueueReadBuffer");
+    } catch (...) {
+      clFinish(q);  // the upload may still be reading the caller's buffer
+      throw;
+    }
+  }
+
+  void reserve(size_t bytes) {
+    if (a_.bytes() >= bytes) return;
+    const ocl::DeviceInfo& d = runner_.device();
+    if (d.max_alloc && bytes > d.max_alloc)
+      throw Error(ErrorCode::BackendFailure,
+                  "OpenCL: the image needs a buffer of " + std::to_string(bytes) + " bytes; " +
+                      d.name + " allows at most " + std::to_string(d.max_alloc));
+    a_ = ocl::Buffer();
+    b_ = ocl::Buffer();
+    a_ = ocl::Buffer(runner_.context(), bytes);
+    b_ = ocl::Buffer(runner_.context(), bytes);
+  }
+
+  ocl::Runner runner_;
+  ocl::Buffer a_, b_;
+};
+
+}  // namespace
+
+bool opencl_available(std::string* why) {
+  std::string reason;
+  const std::vector<ocl::DeviceInfo> devs = ocl::list_devices(&reason);
+  if (devs.empty()) {
+    if (why) *why = reason;
+    return false;
+  }
+  if (std::none_of(devs.begin(), devs.end(), [](const ocl::DeviceInfo& d) { return d.usable; })) {
+    if (why) *why = "no OpenCL device supports OpenCL 1.2 with a compiler";
+    return false;
+  }
+  return true;
+}
+
+bool opencl_gpu_available() {
+  const std::vector<ocl::DeviceInfo> devs = ocl::list_devices();
+  return std::any_of(devs.begin(), devs.end(),
+                     [](const ocl::DeviceInfo& d) { return d.gpu && d.usable; });
+}
+
+std::unique_ptr<DwtEngine> make_opencl_engine(const BackendOptions& options) {
+  return std::make_unique<OpenCLEngine>(ocl::select_device(options.device));
+}
+
+}  // namespace j2k

@@ -1,0 +1,120 @@
+// The OpenCL DWT backend's internals, shared by the engine (engine.cpp), the benchmark
+// (bench/opencl_bench.cpp) and the OpenCL-specific tests (tests/opencl_test.cpp).
+// Not part of the public API.
+#pragma once
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "j2kfront/dwt.hpp"
+#include "j2kfront/geometry.hpp"
+
+namespace j2k::ocl {
+
+// Every device of every platform, in a stable order: platforms as clGetPlatformIDs lists
+// them, then each platform's devices as clGetDeviceIDs(CL_DEVICE_TYPE_ALL) lists them.
+struct DeviceInfo {
+  cl_platform_id platform = nullptr;
+  cl_device_id id = nullptr;
+  std::string name, platform_name, version;  // version: CL_DEVICE_VERSION
+  bool gpu = false;
+  bool usable = false;  // OpenCL 1.2 or later
+  unsigned compute_units = 1;
+  uint64_t max_alloc = 0;
+  uint64_t local_mem = 0;
+  size_t max_work_group = 0;
+};
+
+// Empty when no platform or no device exists; `why` then says which.
+std::vector<DeviceInfo> list_devices(std::string* why = nullptr);
+
+// The device index for BackendOptions::device: `requested` >= 0, else the environment
+// variable J2KFRONT_DEVICE, else the first GPU, else device 0. Throws
+// Error(InvalidArgument) for an index out of range (naming how many devices exist) or an
+// unparsable J2KFRONT_DEVICE, Error(BackendUnavailable) when there is no device at all.
+int select_device(int requested);
+
+// "CL_OUT_OF_RESOURCES (-5)".
+std::string error_name(cl_int err);
+// Throws Error(BackendFailure, "<call>: <error name>").
+[[noreturn]] void fail(const char* call, cl_int err);
+inline void check(cl_int err, const char* call) {
+  if (err != CL_SUCCESS) fail(call, err);
+}
+
+// How many times a DWT program has been compiled in this process (programs are cached per
+// device and build options, so engines after the first on a device add nothing).
+uint64_t program_builds();
+
+// Tile and window sizes of the kernels. `small` (env J2KFRONT_OPENCL_TUNING=small) shrinks
+// them so that small test images cross every strip, segment, window and chunk boundary.
+struct Tuning {
+  int vcols = 32;  // vertical: strip width = work-group width
+  int vr = 8;      // vertical: work-group height
+  int vwin = 120;  // vertical: rows per window position
+  int vcap = 128;  // vertical: ring-buffer rows (power of two >= vwin + 6)
+  int vseg = 0;    // vertical: rows per segment (0 = chosen from the device size)
+  int hp = 4;      // horizontal: output pairs per work-item
+  int hx_min = 16, hx_max = 64;  // horizontal: work-group width range (power of two)
+  int hgroup = 256;              // horizontal: work-items per group
+  // The environment's choice, shrunk to what `device` can run (work-group size).
+  static Tuning for_device(const DeviceInfo& device);
+  std::string build_options() const;
+};
+
+class Buffer {
+ public:
+  Buffer() = default;
+  Buffer(cl_context ctx, size_t bytes);
+  ~Buffer();
+  Buffer(Buffer&& o) noexcept : mem_(o.mem_), bytes_(o.bytes_) { o.mem_ = nullptr; o.bytes_ = 0; }
+  Buffer& operator=(Buffer&& o) noexcept;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  cl_mem get() const { return mem_; }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  cl_mem mem_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+// One device's queue and kernels (the program and context are shared, cached per device).
+// Not thread-safe: one Runner per thread.
+class Runner {
+ public:
+  explicit Runner(int device_index, bool profiling = false);
+  ~Runner();
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
+
+  const DeviceInfo& device() const;
+  cl_context context() const;
+  cl_command_queue queue() const;
+
+  // One pass of one level on the top-left width x height block; src and dst are different
+  // buffers with the same stride (in elements). Asynchronous; `event` (if given) receives
+  // the kernel's event, which the caller releases.
+  void vertical(Wavelet w, bool forward, cl_mem src, cl_mem dst, size_t stride, int64_t width,
+                int64_t height, int cas, cl_event* event = nullptr);
+  void horizontal(Wavelet w, bool forward, cl_mem src, cl_mem dst, size_t stride,
+                  int64_t width, int64_t height, int cas, cl_event* event = nullptr);
+  // Every level (as dwt_levels returns them, largest first): data in `a`, `b` is scratch of
+  // the same size; the result is back in `a`. Asynchronous.
+  void transform(Wavelet w, bool forward, cl_mem a, cl_mem b, size_t stride,
+                 const std::vector<DwtLevel>& levels);
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace j2k::ocl
