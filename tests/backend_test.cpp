@@ -12,6 +12,11 @@
 #include "j2kfront/dwt.hpp"
 #include "j2kfront/error.hpp"
 
+namespace j2k {
+// gtest prints the parameter in test listings (and so in CTest's names): show its name.
+inline void PrintTo(Backend b, std::ostream* os) { *os << backend_name(b); }
+}  // namespace j2k
+
 namespace {
 
 using j2k::Backend;
