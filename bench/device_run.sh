@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# One call on the GPU machine (the `device` tool): build, run the GPU tests, run the
-# benchmarks. Usage there:  bash bench/device_run.sh [what]   with what = all|test|bench|sanitize
-# Needs .deps/ carried (header-only CLI11/nlohmann and a GoogleTest build: the device has
-# no internet and no such packages; see bench/README.md). Logs go to $OUT when it is set.
+# One call on the GPU machine (the `device` tool): build, GPU tests, sanitizers, benchmarks.
+#   bash bench/device_run.sh [all|test|sanitize|bench|cuda]
+# all = test + sanitize + bench. cuda = only the CUDA backend's tests, sanitizers and bench.
+# Needs .deps/ carried: a prefix with Debian's header-only CLI11 and nlohmann-json, a GoogleTest
+# build and the OpenCL ICD loader and headers (the device has no internet and none of these).
+# bench/README.md says how to make it. J2K_CMAKE_ARGS adds configure arguments. Logs go to $OUT.
 set -uo pipefail
 what=${1:-all}
 out=${OUT:-/tmp/j2k-out}
@@ -11,27 +13,72 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$out/gpu.txt"
 cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DCMAKE_PREFIX_PATH="$root/.deps/root/usr" >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+  -DCMAKE_PREFIX_PATH="$root/.deps/root/usr;/usr/local/cuda" ${J2K_CMAKE_ARGS:-} \
+  >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 grep 'j2kfront:' "$out/configure.log"
 ninja -C build-device >"$out/build.log" 2>&1 || { grep -E 'error|Error' -A3 "$out/build.log" | head -60; exit 1; }
-grep -E 'registers|spill|stack frame' "$out/build.log" | sort -u | head -40 > "$out/ptxas.txt"
-status=0
-if [[ $what == all || $what == test ]]; then
-  # NVIDIA's OpenCL as well as PoCL: the ICD loader sees NVIDIA's driver only when told.
-  export OCL_ICD_VENDORS=libnvidia-opencl.so.1
-  (cd build-device && ctest --output-on-failure -j4 -LE conformance 2>&1) | tee "$out/ctest.log" | grep -E 'tests passed|tests failed|Failed|\[backend\]' | head -40
-  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
-  ./build-device/tests/backend_test 2>&1 | grep -E '^\[backend\]|SKIPPED|FAILED' | head -40
+# CUDA: ptxas report of the DWT kernels, and the 9/7 must hold no FFMA (OpenJPEG's bits).
+grep -A4 -E "Compiling entry function '.*cudadwt" "$out/build.log" | grep -E 'entry|registers|spill' >"$out/ptxas-cuda.txt"
+echo "CUDA kernels: $(grep -c 'Used' "$out/ptxas-cuda.txt") compiled, max registers" \
+  "$(grep -o 'Used [0-9]* registers' "$out/ptxas-cuda.txt" | awk '{print $2}' | sort -n | tail -1)," \
+  "spill lines with non-zero bytes: $(grep -cE '[1-9][0-9]* bytes spill' "$out/ptxas-cuda.txt")"
+cuobj=$(find build-device -name 'dwt_cuda.cu.o' | head -1)
+if [[ -n $cuobj ]] && command -v cuobjdump >/dev/null; then
+  cuobjdump -sass "$cuobj" >"$out/dwt_cuda.sass" 2>&1
+  echo "CUDA SASS: FFMA count $(grep -c FFMA "$out/dwt_cuda.sass") (must be 0)," \
+    "LDG $(grep -c LDG "$out/dwt_cuda.sass"), STG $(grep -c STG "$out/dwt_cuda.sass")"
 fi
-if [[ $what == all || $what == sanitize ]]; then
+cli=./build-device/tools/j2kfront
+status=0
+# NVIDIA's OpenCL: the ICD loader sees NVIDIA's driver (and only it) when told so.
+export OCL_ICD_VENDORS=libnvidia-opencl.so.1
+
+if [[ $what == all || $what == test ]]; then
+  (cd build-device && ctest --output-on-failure -j8 --timeout 600) >"$out/ctest.log" 2>&1 || status=1
+  grep -E 'tests passed|tests failed|\(Failed\)|\(Timeout\)|Skipped' "$out/ctest.log" | head -20
+  grep -hE '^\[backend\]' build-device/Testing/Temporary/LastTest.log | sort -u | head -20
+  # The sample images through the CLI: every GPU backend's files equal the CPU's, byte for byte.
+  cli_cases=0 cli_diff=0
+  images=(tests/data/*.ppm tests/data/*.pgm)
+  # TIFF only where libtiff was found (the GPU machine has none).
+  grep -q 'TIFF=ON' "$out/configure.log" && images+=(tests/data/*.tif)
+  for img in "${images[@]}"; do
+    for args in "" "--wavelet 9/7" "--tile-size 200,136 --tile-origin 3,1 --image-origin 7,5 --levels 7" \
+                "--wavelet 9/7 --levels 12 --image-origin 1,1"; do
+      rm -rf /tmp/cli-cpu; $cli transform "$img" /tmp/cli-cpu --backend cpu $args >/dev/null || { status=1; continue; }
+      for b in cuda opencl; do
+        rm -rf /tmp/cli-$b; $cli transform "$img" /tmp/cli-$b --backend $b $args >"$out/cli-$b.txt" 2>&1 || { status=1; cat "$out/cli-$b.txt"; continue; }
+        for f in /tmp/cli-cpu/*.npy; do
+          cli_cases=$((cli_cases + 1))
+          cmp -s "$f" "/tmp/cli-$b/$(basename "$f")" || { cli_diff=$((cli_diff + 1)); echo "DIFF $b $img $args $(basename "$f")"; }
+        done
+      done
+    done
+  done
+  echo "CLI on sample images: $cli_cases GPU coefficient files compared with the CPU's, $cli_diff differ"
+  ((cli_diff == 0)) || status=1
+fi
+if [[ $what == all || $what == sanitize || $what == cuda ]]; then
   for tool in memcheck racecheck; do
+    compute-sanitizer --tool $tool --error-exitcode 9 ./build-device/tests/cuda_test --gtest_brief=1 \
+      >"$out/sanitizer-$tool-cuda_test.log" 2>&1
+    echo "compute-sanitizer $tool cuda_test: exit $? ($(tail -1 "$out/sanitizer-$tool-cuda_test.log"))"
     compute-sanitizer --tool $tool --error-exitcode 9 ./build-device/tests/backend_test \
-      --gtest_filter='*/cuda' --gtest_brief=1 >"$out/sanitizer-$tool.log" 2>&1
-    echo "compute-sanitizer $tool: exit $? ($(grep -c 'ERROR SUMMARY: 0 errors' "$out/sanitizer-$tool.log") clean summaries)"
+      --gtest_filter='*LargeTiles/cuda:*StrideLargerThanWidth*/cuda' --gtest_brief=1 >"$out/sanitizer-$tool-backend.log" 2>&1
+    echo "compute-sanitizer $tool backend_test LargeTiles+Stride /cuda: exit $? ($(tail -1 "$out/sanitizer-$tool-backend.log"))"
   done
 fi
-if [[ $what == all || $what == bench ]]; then
-  ./build-device/tools/j2kfront bench --backend cuda --sizes 4096,8192,16384 2>&1 | tee "$out/bench-cuda.txt"
-  OCL_ICD_VENDORS=libnvidia-opencl.so.1 ./build-device/tools/j2kfront bench --backend opencl --sizes 4096,8192 2>&1 | tee "$out/bench-opencl.txt"
+if [[ $what == cuda ]]; then
+  ./build-device/tests/cuda_test 2>&1 | tee "$out/cuda_test.log" | grep -E '^\[  (PASSED|FAILED|SKIPPED) |tests ran' | head -10
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  ./build-device/tests/backend_test --gtest_filter='*/cuda' 2>&1 | tee "$out/backend_test-cuda.log" | grep -E '^\[backend\]|^\[  (PASSED|FAILED|SKIPPED) |first:' | head -20
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 fi
+if [[ $what == all || $what == bench || $what == cuda ]]; then
+  $cli bench --backend cuda --sizes ${J2K_BENCH_SIZES:-4096,8192,16384} 2>&1 | tee "$out/bench-cuda.txt"
+fi
+if [[ $what == all || $what == bench ]]; then
+  $cli bench --backend opencl --sizes 4096,8192 2>&1 | tee "$out/bench-opencl.txt"
+fi
+echo "device_run: status $status"
 exit $status

@@ -1,0 +1,240 @@
+// Tests of the CUDA device-pointer API (j2kfront/cuda_dwt.hpp): caller streams, workspace
+// size and checks, 8/16-bit inputs with the DC shift fused, out-of-place semantics, errors.
+// The backend's arithmetic against the CPU reference over all geometries is backend_test's job.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "j2kfront/backend.hpp"
+#include "j2kfront/cuda_dwt.hpp"
+#include "j2kfront/dwt.hpp"
+#include "j2kfront/error.hpp"
+
+namespace {
+
+using j2k::Rect;
+using j2k::Wavelet;
+
+#define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
+
+class CudaApiTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!j2k::backend_available(j2k::Backend::Cuda, &why)) GTEST_SKIP() << why;
+    cpu_ = std::make_unique<j2k::Dwt>(j2k::BackendOptions{j2k::Backend::Cpu, 0, -1});
+  }
+  std::unique_ptr<j2k::Dwt> cpu_;
+};
+
+template <class T>
+struct DevBuf {
+  T* p = nullptr;
+  explicit DevBuf(size_t n) { EXPECT_EQ(cudaMalloc(reinterpret_cast<void**>(&p), std::max<size_t>(n, 1) * sizeof(T)), cudaSuccess); }
+  ~DevBuf() { cudaFree(p); }
+};
+
+TEST(CudaAvailability, AnswersWithoutCrashing) {
+  std::string why;
+  const bool ok = j2k::backend_available(j2k::Backend::Cuda, &why);
+  if (!ok) {
+    EXPECT_FALSE(why.empty());
+    EXPECT_THROW(j2k::Dwt(j2k::BackendOptions{j2k::Backend::Cuda, 0, -1}), j2k::Error);
+  }
+}
+
+TEST(CudaWorkspace, SizeFollowsTheLevels) {
+  const Rect tc{1, 3, 1 + 1000, 3 + 777};
+  EXPECT_EQ(j2k::cuda_dwt_workspace_bytes(Wavelet::Reversible53, tc, 0), 0u);
+  EXPECT_EQ(j2k::cuda_dwt_workspace_bytes(Wavelet::Reversible53, tc, 1), 0u);
+  const size_t two = j2k::cuda_dwt_workspace_bytes(Wavelet::Reversible53, tc, 2);
+  EXPECT_GE(two, size_t{500} * 389 * 4);  // LL of level 1 (cas_x = 1, cas_y = 1)
+  EXPECT_EQ(j2k::cuda_dwt_workspace_bytes(Wavelet::Reversible53, tc, 5), two);
+  EXPECT_EQ(j2k::cuda_dwt_workspace_bytes(Wavelet::Irreversible97, tc, 5), two);
+  EXPECT_EQ(j2k::cuda_dwt_workspace_bytes(Wavelet::Reversible53, Rect{0, 0, 0, 5}, 5), 0u);
+  EXPECT_THROW(j2k::cuda_dwt_workspace_bytes(Wavelet::Reversible53, tc, 33), j2k::Error);
+}
+
+// Argument checks come before any CUDA call, so these run without a GPU too.
+TEST(CudaArguments, RejectsOverlappingBuffersAndBadLevels) {
+  const Rect tc{0, 0, 16, 16};
+  alignas(16) static int32_t fake[2 * 16 * 16];  // never dereferenced: checks fail first
+  auto code = [](auto&& fn) {
+    try {
+      fn();
+    } catch (const j2k::Error& e) {
+      return static_cast<int>(e.code());
+    }
+    return -1;
+  };
+  const int invalid = static_cast<int>(j2k::ErrorCode::InvalidArgument);
+  EXPECT_EQ(invalid, code([&] { j2k::cuda_dwt_forward53(fake, 16, fake, 16, tc, 1, nullptr, 0, nullptr); }));
+  EXPECT_EQ(invalid, code([&] { j2k::cuda_dwt_inverse53(fake + 8, 16, fake, 16, tc, 1, nullptr, 0, nullptr); }));
+  EXPECT_EQ(invalid, code([&] { j2k::cuda_dwt_forward53(fake, 16, fake + 256, 16, tc, 33, nullptr, 0, nullptr); }));
+  EXPECT_EQ(invalid, code([&] { j2k::cuda_dwt_forward53(fake, 16, fake + 256, 16, Rect{5, 0, 4, 3}, 1, nullptr, 0, nullptr); }));
+  // Empty tile-component: nothing to do, no device needed.
+  EXPECT_EQ(-1, code([&] { j2k::cuda_dwt_forward53(fake, 16, fake, 16, Rect{3, 3, 3, 9}, 2, nullptr, 0, nullptr); }));
+}
+
+TEST_F(CudaApiTest, RejectsTooSmallWorkspaceAndNullBuffers) {
+  const Rect tc{0, 0, 64, 64};
+  DevBuf<int32_t> a(64 * 64), b(64 * 64);
+  const size_t ws = j2k::cuda_dwt_workspace_bytes(Wavelet::Reversible53, tc, 3);
+  DevBuf<char> w(ws);
+  try {
+    j2k::cuda_dwt_forward53(a.p, 64, b.p, 64, tc, 3, w.p, ws - 1, nullptr);
+    FAIL() << "no error for a short workspace";
+  } catch (const j2k::Error& e) {
+    EXPECT_EQ(e.code(), j2k::ErrorCode::InvalidArgument);
+  }
+  EXPECT_THROW(j2k::cuda_dwt_forward53(static_cast<const int32_t*>(nullptr), 64, b.p, 64, tc, 3,
+                                       w.p, ws, nullptr),
+               j2k::Error);
+  EXPECT_THROW(j2k::cuda_dwt_inverse53(a.p, 63, b.p, 64, tc, 3, w.p, ws, nullptr), j2k::Error);
+  EXPECT_NO_THROW(j2k::cuda_dwt_forward53(a.p, 64, b.p, 64, tc, 3, w.p, ws, nullptr));
+  CUDA_OK(cudaDeviceSynchronize());
+}
+
+// Strided device buffers on a caller's stream; src must stay untouched, dst padding too.
+TEST_F(CudaApiTest, StreamStridesAndSourceUntouched) {
+  const Rect tc{5, 2, 5 + 301, 2 + 203};
+  const int levels = 4;
+  const size_t w = 301, h = 203, ss = 320, ds = 333;
+  std::mt19937 rng(7);
+  std::vector<int32_t> src(ss * h), dst(ds * h, 12345);
+  for (auto& v : src) v = static_cast<int32_t>(rng() % 4096) - 2048;
+  cudaStream_t stream;
+  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  DevBuf<int32_t> d_src(src.size()), d_dst(dst.size());
+  const size_t ws = j2k::cuda_dwt_workspace_bytes(Wavelet::Reversible53, tc, levels);
+  DevBuf<char> d_ws(ws);
+  CUDA_OK(cudaMemcpyAsync(d_src.p, src.data(), src.size() * 4, cudaMemcpyHostToDevice, stream));
+  CUDA_OK(cudaMemcpyAsync(d_dst.p, dst.data(), dst.size() * 4, cudaMemcpyHostToDevice, stream));
+  j2k::cuda_dwt_forward53(d_src.p, ss, d_dst.p, ds, tc, levels, d_ws.p, ws, stream);
+  std::vector<int32_t> got(dst.size()), src_after(src.size());
+  CUDA_OK(cudaMemcpyAsync(got.data(), d_dst.p, got.size() * 4, cudaMemcpyDeviceToHost, stream));
+  CUDA_OK(cudaMemcpyAsync(src_after.data(), d_src.p, src.size() * 4, cudaMemcpyDeviceToHost, stream));
+  CUDA_OK(cudaStreamSynchronize(stream));
+  EXPECT_EQ(src, src_after);
+  std::vector<int32_t> ref = src;
+  cpu_->forward53(ref.data(), ss, tc, levels);
+  long bad = 0, pad = 0;
+  for (size_t y = 0; y < h; ++y) {
+    for (size_t x = 0; x < w; ++x) bad += got[y * ds + x] != ref[y * ss + x];
+    for (size_t x = w; x < ds; ++x) pad += got[y * ds + x] != 12345;
+  }
+  EXPECT_EQ(bad, 0);
+  EXPECT_EQ(pad, 0);
+
+  // And back, on the same stream.
+  DevBuf<int32_t> d_back(ss * h);
+  j2k::cuda_dwt_inverse53(d_dst.p, ds, d_back.p, ss, tc, levels, d_ws.p, ws, stream);
+  std::vector<int32_t> back(ss * h);
+  CUDA_OK(cudaMemcpyAsync(back.data(), d_back.p, back.size() * 4, cudaMemcpyDeviceToHost, stream));
+  CUDA_OK(cudaStreamSynchronize(stream));
+  bad = 0;
+  for (size_t y = 0; y < h; ++y)
+    for (size_t x = 0; x < w; ++x) bad += back[y * ss + x] != src[y * ss + x];
+  EXPECT_EQ(bad, 0) << "5/3 round trip is not lossless";
+  CUDA_OK(cudaStreamDestroy(stream));
+}
+
+// 8- and 16-bit samples, DC shift fused, against the CPU reference on shifted int32 / float.
+template <class In>
+void check_narrow_input(j2k::Dwt& cpu, const Rect& tc, int levels, int bits) {
+  const auto w = static_cast<size_t>(tc.width()), h = static_cast<size_t>(tc.height());
+  const int32_t dc = 1 << (bits - 1);
+  std::mt19937 rng(bits * 1000 + levels);
+  std::vector<In> src(w * h);
+  for (auto& v : src) v = static_cast<In>(rng() & ((1u << bits) - 1));
+  DevBuf<In> d_src(src.size());
+  DevBuf<int32_t> d_i(src.size());
+  DevBuf<float> d_f(src.size());
+  const size_t ws = j2k::cuda_dwt_workspace_bytes(Wavelet::Reversible53, tc, levels);
+  DevBuf<char> d_ws(ws);
+  ASSERT_EQ(cudaMemcpy(d_src.p, src.data(), src.size() * sizeof(In), cudaMemcpyHostToDevice), cudaSuccess);
+  j2k::cuda_dwt_forward53(d_src.p, w, dc, d_i.p, w, tc, levels, d_ws.p, ws, nullptr);
+  j2k::cuda_dwt_forward97(d_src.p, w, dc, d_f.p, w, tc, levels, d_ws.p, ws, nullptr);
+  std::vector<int32_t> gi(src.size());
+  std::vector<float> gf(src.size());
+  ASSERT_EQ(cudaMemcpy(gi.data(), d_i.p, gi.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(gf.data(), d_f.p, gf.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  std::vector<int32_t> ri(src.size());
+  std::vector<float> rf(src.size());
+  for (size_t i = 0; i < src.size(); ++i) {
+    ri[i] = static_cast<int32_t>(src[i]) - dc;
+    rf[i] = static_cast<float>(static_cast<int32_t>(src[i]) - dc);
+  }
+  cpu.forward53(ri.data(), w, tc, levels);
+  cpu.forward97(rf.data(), w, tc, levels);
+  long bad = 0;
+  for (size_t i = 0; i < src.size(); ++i)
+    bad += (gi[i] != ri[i]) + (std::memcmp(&gf[i], &rf[i], 4) != 0);
+  EXPECT_EQ(bad, 0) << bits << "-bit input, tc " << w << "x" << h << " levels " << levels;
+}
+
+TEST_F(CudaApiTest, EightAndSixteenBitInputsWithDcShift) {
+  for (const Rect& tc : {Rect{0, 0, 517, 389}, Rect{3, 7, 3 + 64, 7 + 1}, Rect{1, 1, 2, 2}})
+    for (int levels : {0, 1, 5}) {
+      check_narrow_input<uint8_t>(*cpu_, tc, levels, 8);
+      check_narrow_input<uint16_t>(*cpu_, tc, levels, 12);
+      check_narrow_input<uint16_t>(*cpu_, tc, levels, 16);
+    }
+}
+
+// The host engine reuses its device buffers across geometries of different sizes.
+TEST_F(CudaApiTest, EngineReusesBuffersAcrossSizes) {
+  j2k::Dwt gpu(j2k::BackendOptions{j2k::Backend::Cuda, 0, -1});
+  EXPECT_EQ(gpu.backend(), j2k::Backend::Cuda);
+  std::mt19937 rng(3);
+  for (int64_t n : {1000, 10, 2000, 1}) {
+    const Rect tc{0, 1, n, 1 + n / 2 + 1};
+    std::vector<float> a(static_cast<size_t>(tc.width() * tc.height()));
+    for (auto& v : a) v = static_cast<float>(static_cast<int>(rng() % 1000) - 500);
+    std::vector<float> b = a;
+    cpu_->forward97(a.data(), static_cast<size_t>(n), tc, 6);
+    gpu.forward97(b.data(), static_cast<size_t>(n), tc, 6);
+    EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * 4)) << n;
+  }
+}
+
+// Tiny resolutions (sizes 0/1/2, levels beyond log2 size, odd origins) through the host engine:
+// a short sweep that compute-sanitizer can afford (backend_test holds the dense one).
+TEST_F(CudaApiTest, TinyGeometrySweep) {
+  j2k::Dwt gpu(j2k::BackendOptions{j2k::Backend::Cuda, 0, -1});
+  std::mt19937 rng(11);
+  long cases = 0, bad = 0;
+  for (int64_t ox : {0, 1})
+    for (int64_t w = 1; w <= 9; ++w)
+      for (int64_t h = 1; h <= 9; ++h)
+        for (int levels : {0, 1, 2, 4, 7}) {
+          const Rect tc{ox, 1 - ox, ox + w, 1 - ox + h};
+          const auto n = static_cast<size_t>(w * h);
+          std::vector<int32_t> a(n), b;
+          for (auto& v : a) v = static_cast<int32_t>(rng() % 2001) - 1000;
+          b = a;
+          cpu_->forward53(a.data(), static_cast<size_t>(w), tc, levels);
+          gpu.forward53(b.data(), static_cast<size_t>(w), tc, levels);
+          bad += a != b;
+          cpu_->inverse53(a.data(), static_cast<size_t>(w), tc, levels);
+          gpu.inverse53(b.data(), static_cast<size_t>(w), tc, levels);
+          bad += a != b;
+          std::vector<float> fa(n), fb;
+          for (auto& v : fa) v = static_cast<float>(static_cast<int>(rng() % 2001) - 1000) * 0.5f;
+          fb = fa;
+          cpu_->forward97(fa.data(), static_cast<size_t>(w), tc, levels);
+          gpu.forward97(fb.data(), static_cast<size_t>(w), tc, levels);
+          bad += std::memcmp(fa.data(), fb.data(), n * 4) != 0;
+          cpu_->inverse97(fa.data(), static_cast<size_t>(w), tc, levels);
+          gpu.inverse97(fb.data(), static_cast<size_t>(w), tc, levels);
+          bad += std::memcmp(fa.data(), fb.data(), n * 4) != 0;
+          cases += 4;
+        }
+  EXPECT_EQ(bad, 0) << "of " << cases << " transforms";
+}
+
+}  // namespace

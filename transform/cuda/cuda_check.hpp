@@ -1,0 +1,18 @@
+// CUDA errors become j2k::Error(BackendFailure, "<call>: <CUDA's message>") at the launcher.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+#include "j2kfront/error.hpp"
+
+namespace j2k {
+
+inline void cuda_check(cudaError_t err, const char* call) {
+  if (err != cudaSuccess)
+    throw Error(ErrorCode::BackendFailure, std::string(call) + ": " + cudaGetErrorString(err));
+}
+
+cudaError_t cuda_kernel_image_check();  // dwt_cuda.cu
+
+}  // namespace j2k

@@ -1,0 +1,324 @@
+// Launchers of the CUDA DWT (kernels in dwt_kernels.cuh) and the public device-pointer API
+// (include/j2kfront/cuda_dwt.hpp).
+//
+// Data flow, forward with L non-empty levels: level 1 reads src and writes its HL/LH/HH
+// straight to their pyramid places in dst and its LL to workspace buffer 0; level k reads
+// the LL of level k-1 from workspace buffer (k-2)&1 and writes its LL to buffer (k-1)&1; the
+// last level writes its LL to dst. Inverse: the reverse, the last level writing dst. So each
+// level reads its input once and writes its four subbands once, and src is never written.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "j2kfront/cuda_dwt.hpp"
+#include "j2kfront/dwt.hpp"
+#include "j2kfront/error.hpp"
+#include "transform/cuda/cuda_check.hpp"
+#include "transform/cuda/dwt_kernels.cuh"
+
+namespace j2k {
+namespace {
+
+using cudadwt::kThreads;
+using cudadwt::kW53;
+using cudadwt::kW97;
+using cudadwt::LevelGeom;
+using cudadwt::Wv;
+
+constexpr size_t kAlign = 256;
+// Workspace rows hold an even number of samples, so that pair accesses stay aligned.
+long long even_stride(int n) { return (static_cast<long long>(n) + 1) & ~1LL; }
+size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+struct Plan {
+  std::vector<DwtLevel> levels;  // non-empty levels only
+  size_t ws_elems[2] = {0, 0};
+};
+
+Plan make_plan(const Rect& tc, int levels) {
+  if (levels < 0 || levels > kMaxLevels)
+    throw Error(ErrorCode::InvalidArgument, "levels must be 0.." + std::to_string(kMaxLevels) +
+                                                ", got " + std::to_string(levels));
+  if (tc.x0 < 0 || tc.y0 < 0 || tc.x1 < tc.x0 || tc.y1 < tc.y0)
+    throw Error(ErrorCode::InvalidArgument, "tile-component rectangle is invalid");
+  if (tc.width() >= (int64_t{1} << 30) || tc.height() >= (int64_t{1} << 30))
+    throw Error(ErrorCode::InvalidArgument, "CUDA DWT: tile-component dimensions must be < 2^30");
+  Plan p;
+  if (tc.empty()) return p;
+  for (const DwtLevel& lv : dwt_levels(tc, levels)) {
+    if (lv.width == 0 || lv.height == 0) break;  // an empty resolution stays empty below
+    p.levels.push_back(lv);
+  }
+  if (p.levels.size() >= 2) {
+    for (int b = 0; b < 2; ++b) {
+      const DwtLevel& lv = p.levels[static_cast<size_t>(b)];
+      const int64_t snx = (lv.width + (lv.cas_x == 0 ? 1 : 0)) >> 1;
+      const int64_t sny = (lv.height + (lv.cas_y == 0 ? 1 : 0)) >> 1;
+      p.ws_elems[b] = static_cast<size_t>(((snx + 1) & ~int64_t{1}) * sny);
+    }
+  }
+  return p;
+}
+
+LevelGeom geom(const DwtLevel& lv, int tile_cols, int tile_rows) {
+  LevelGeom g;
+  g.w = static_cast<int>(lv.width);
+  g.h = static_cast<int>(lv.height);
+  g.sn_x = (g.w + (lv.cas_x == 0 ? 1 : 0)) >> 1;
+  g.sn_y = (g.h + (lv.cas_y == 0 ? 1 : 0)) >> 1;
+  g.tiles_x = (g.w + tile_cols - 1) / tile_cols;
+  g.tiles = static_cast<long long>(g.tiles_x) * ((g.h + tile_rows - 1) / tile_rows);
+  g.reverse = false;
+  return g;
+}
+
+unsigned blocks_for(long long tiles) {
+  return static_cast<unsigned>((tiles + cuda_tuning::kWarpsPerBlock - 1) /
+                               cuda_tuning::kWarpsPerBlock);
+}
+
+template <class Kernel, class Args>
+void launch(Kernel kernel, long long tiles, cudaStream_t s, const Args& args, const char* what) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(blocks_for(tiles));
+  cfg.blockDim = dim3(kThreads);
+  cfg.dynamicSmemBytes = 0;
+  cfg.stream = s;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = cuda_tuning::kUsePdl ? 1 : 0;
+  cuda_check(cudaLaunchKernelEx(&cfg, kernel, args), what);
+}
+
+template <int W, class In, int TY>
+void launch_forward_ty(const DwtLevel& lv, cudadwt::FwdArgs<typename Wv<W>::T> a, cudaStream_t s) {
+  const bool reverse = a.g.reverse;
+  a.g = geom(lv, 64 - 2 * Wv<W>::kHalo, TY);
+  a.g.reverse = reverse;
+  switch (lv.cas_x * 2 + lv.cas_y) {
+    case 0: launch(cudadwt::forward_level<W, In, 0, 0, TY>, a.g.tiles, s, a, "forward_level launch"); break;
+    case 1: launch(cudadwt::forward_level<W, In, 0, 1, TY>, a.g.tiles, s, a, "forward_level launch"); break;
+    case 2: launch(cudadwt::forward_level<W, In, 1, 0, TY>, a.g.tiles, s, a, "forward_level launch"); break;
+    default: launch(cudadwt::forward_level<W, In, 1, 1, TY>, a.g.tiles, s, a, "forward_level launch"); break;
+  }
+}
+
+template <int W, int TY>
+void launch_inverse_ty(const DwtLevel& lv, cudadwt::InvArgs<typename Wv<W>::T> a, cudaStream_t s) {
+  const bool reverse = a.g.reverse;
+  a.g = geom(lv, 64 - 2 * Wv<W>::kHalo, TY);
+  a.g.reverse = reverse;
+  switch (lv.cas_x * 2 + lv.cas_y) {
+    case 0: launch(cudadwt::inverse_level<W, 0, 0, TY>, a.g.tiles, s, a, "inverse_level launch"); break;
+    case 1: launch(cudadwt::inverse_level<W, 0, 1, TY>, a.g.tiles, s, a, "inverse_level launch"); break;
+    case 2: launch(cudadwt::inverse_level<W, 1, 0, TY>, a.g.tiles, s, a, "inverse_level launch"); break;
+    default: launch(cudadwt::inverse_level<W, 1, 1, TY>, a.g.tiles, s, a, "inverse_level launch"); break;
+  }
+}
+
+// Few tiles at the regular height: short tiles (see tuning.hpp).
+template <int W>
+bool small_level(const DwtLevel& lv) {
+  return geom(lv, 64 - 2 * Wv<W>::kHalo, Wv<W>::kRows).tiles < cuda_tuning::kSmallLevelTiles;
+}
+
+template <int W, class In>
+void launch_forward(const DwtLevel& lv, const cudadwt::FwdArgs<typename Wv<W>::T>& a, cudaStream_t s) {
+  if constexpr (std::is_same<In, typename Wv<W>::T>::value) {
+    if (small_level<W>(lv)) return launch_forward_ty<W, In, cuda_tuning::kRowsSmall>(lv, a, s);
+  }
+  launch_forward_ty<W, In, Wv<W>::kRows>(lv, a, s);
+}
+
+template <int W>
+void launch_inverse(const DwtLevel& lv, const cudadwt::InvArgs<typename Wv<W>::T>& a, cudaStream_t s) {
+  if (small_level<W>(lv)) return launch_inverse_ty<W, cuda_tuning::kRowsSmall>(lv, a, s);
+  launch_inverse_ty<W, Wv<W>::kRows>(lv, a, s);
+}
+
+bool pair_aligned(const void* p, long long stride, size_t elem) {
+  return reinterpret_cast<uintptr_t>(p) % (2 * elem) == 0 && stride % 2 == 0;
+}
+
+void check_buffers(const void* src, size_t src_stride, size_t src_elem, const void* dst,
+                   size_t dst_stride, const Rect& tc, const Plan& plan, size_t elem,
+                   const void* ws, size_t ws_bytes) {
+  if (tc.empty()) return;
+  if (src == nullptr || dst == nullptr)
+    throw Error(ErrorCode::InvalidArgument, "CUDA DWT: null source or destination");
+  if (src_stride < static_cast<size_t>(tc.width()) || dst_stride < static_cast<size_t>(tc.width()))
+    throw Error(ErrorCode::InvalidArgument, "CUDA DWT: stride smaller than the width " +
+                                                std::to_string(tc.width()));
+  // Out of place only: the source is read by every level-1 tile while others write dst.
+  const auto w = static_cast<size_t>(tc.width()), h = static_cast<size_t>(tc.height());
+  const auto s0 = reinterpret_cast<uintptr_t>(src), d0 = reinterpret_cast<uintptr_t>(dst);
+  const uintptr_t s1 = s0 + ((h - 1) * src_stride + w) * src_elem;
+  const uintptr_t d1 = d0 + ((h - 1) * dst_stride + w) * elem;
+  if (s0 < d1 && d0 < s1)
+    throw Error(ErrorCode::InvalidArgument, "CUDA DWT: source and destination overlap "
+                                            "(the device API is out of place)");
+  const size_t need = align_up(plan.ws_elems[0] * elem) + plan.ws_elems[1] * elem;
+  if (need > 0 && (ws == nullptr || ws_bytes < need))
+    throw Error(ErrorCode::InvalidArgument, "CUDA DWT: workspace of " + std::to_string(ws_bytes) +
+                                                " bytes given, " + std::to_string(need) + " needed");
+}
+
+template <class T, class In>
+void copy_level0(const In* src, size_t src_stride, int32_t dc, T* dst, size_t dst_stride,
+                 const Rect& tc, cudaStream_t s) {
+  const auto w = static_cast<int>(tc.width()), h = static_cast<int>(tc.height());
+  if (std::is_same<T, In>::value && dc == 0) {
+    cuda_check(cudaMemcpy2DAsync(dst, dst_stride * sizeof(T), src, src_stride * sizeof(In),
+                                 static_cast<size_t>(w) * sizeof(T), static_cast<size_t>(h),
+                                 cudaMemcpyDeviceToDevice, s),
+               "cudaMemcpy2DAsync");
+    return;
+  }
+  const long long n = static_cast<long long>(w) * h;
+  const unsigned blocks = static_cast<unsigned>((n + 255) / 256);
+  cudadwt::convert_copy<T, In><<<blocks, 256, 0, s>>>(src, static_cast<long long>(src_stride), dc,
+                                                       dst, static_cast<long long>(dst_stride), w, h);
+  cuda_check(cudaGetLastError(), "convert_copy launch");
+}
+
+template <int W, class In>
+void forward(const In* src, size_t src_stride, int32_t dc, typename Wv<W>::T* dst,
+             size_t dst_stride, const Rect& tc, int levels, void* ws, size_t ws_bytes,
+             cudaStream_t s) {
+  using T = typename Wv<W>::T;
+  const Plan plan = make_plan(tc, levels);
+  check_buffers(src, src_stride, sizeof(In), dst, dst_stride, tc, plan, sizeof(T), ws, ws_bytes);
+  if (tc.empty()) return;
+  if (plan.levels.empty()) {
+    copy_level0<T, In>(src, src_stride, dc, dst, dst_stride, tc, s);
+    return;
+  }
+  T* buf[2] = {static_cast<T*>(ws), nullptr};
+  if (ws) buf[1] = reinterpret_cast<T*>(static_cast<char*>(ws) + align_up(plan.ws_elems[0] * sizeof(T)));
+  const size_t n = plan.levels.size();
+  for (size_t k = 0; k < n; ++k) {
+    const DwtLevel& lv = plan.levels[k];
+    cudadwt::FwdArgs<T> a;
+    a.g = geom(lv, 1, 1);  // sn_x for the workspace stride; tiles set by the launcher
+    a.g.reverse = cuda_tuning::kAlternateTileOrder && (k & 1);
+    a.det = dst;
+    a.det_stride = static_cast<long long>(dst_stride);
+    if (k + 1 == n) {
+      a.ll = dst;
+      a.ll_stride = static_cast<long long>(dst_stride);
+    } else {
+      a.ll = buf[k & 1];
+      a.ll_stride = even_stride(a.g.sn_x);
+    }
+    if (k == 0) {
+      a.in = src;
+      a.in_stride = static_cast<long long>(src_stride);
+      a.dc = dc;
+      a.vec = pair_aligned(src, a.in_stride, sizeof(In));
+      launch_forward<W, In>(lv, a, s);
+    } else {
+      a.in = buf[(k - 1) & 1];
+      a.in_stride = even_stride(a.g.w);
+      a.dc = 0;
+      a.vec = pair_aligned(a.in, a.in_stride, sizeof(T));
+      launch_forward<W, T>(lv, a, s);
+    }
+  }
+}
+
+template <int W>
+void inverse(const typename Wv<W>::T* src, size_t src_stride, typename Wv<W>::T* dst,
+             size_t dst_stride, const Rect& tc, int levels, void* ws, size_t ws_bytes,
+             cudaStream_t s) {
+  using T = typename Wv<W>::T;
+  const Plan plan = make_plan(tc, levels);
+  check_buffers(src, src_stride, sizeof(T), dst, dst_stride, tc, plan, sizeof(T), ws, ws_bytes);
+  if (tc.empty()) return;
+  if (plan.levels.empty()) {
+    copy_level0<T, T>(src, src_stride, 0, dst, dst_stride, tc, s);
+    return;
+  }
+  T* buf[2] = {static_cast<T*>(ws), nullptr};
+  if (ws) buf[1] = reinterpret_cast<T*>(static_cast<char*>(ws) + align_up(plan.ws_elems[0] * sizeof(T)));
+  const size_t n = plan.levels.size();
+  for (size_t k = n; k-- > 0;) {  // k = level index nb-1, coarsest first
+    const DwtLevel& lv = plan.levels[k];
+    cudadwt::InvArgs<T> a;
+    a.g = geom(lv, 1, 1);
+    a.g.reverse = cuda_tuning::kAlternateTileOrder && ((n - 1 - k) & 1);
+    a.det = src;
+    a.det_stride = static_cast<long long>(src_stride);
+    if (k + 1 == n) {
+      a.ll = src;
+      a.ll_stride = static_cast<long long>(src_stride);
+    } else {
+      a.ll = buf[k & 1];  // written by level k+1 below
+      a.ll_stride = even_stride(a.g.sn_x);
+    }
+    if (k == 0) {
+      a.out = dst;
+      a.out_stride = static_cast<long long>(dst_stride);
+    } else {
+      a.out = buf[(k - 1) & 1];
+      a.out_stride = even_stride(a.g.w);
+    }
+    a.vec = pair_aligned(a.out, a.out_stride, sizeof(T));
+    launch_inverse<W>(lv, a, s);
+  }
+}
+
+}  // namespace
+
+size_t cuda_dwt_workspace_bytes(Wavelet wavelet, const Rect& tc, int levels) {
+  const Plan plan = make_plan(tc, levels);
+  const size_t elem = wavelet == Wavelet::Reversible53 ? sizeof(int32_t) : sizeof(float);
+  if (plan.ws_elems[0] == 0 && plan.ws_elems[1] == 0) return 0;
+  return align_up(plan.ws_elems[0] * elem) + plan.ws_elems[1] * elem;
+}
+
+void cuda_dwt_forward53(const int32_t* src, size_t ss, int32_t* dst, size_t ds, const Rect& tc,
+                        int levels, void* ws, size_t wsb, cudaStream_t s) {
+  forward<kW53, int32_t>(src, ss, 0, dst, ds, tc, levels, ws, wsb, s);
+}
+void cuda_dwt_forward53(const uint8_t* src, size_t ss, int32_t dc, int32_t* dst, size_t ds,
+                        const Rect& tc, int levels, void* ws, size_t wsb, cudaStream_t s) {
+  forward<kW53, uint8_t>(src, ss, dc, dst, ds, tc, levels, ws, wsb, s);
+}
+void cuda_dwt_forward53(const uint16_t* src, size_t ss, int32_t dc, int32_t* dst, size_t ds,
+                        const Rect& tc, int levels, void* ws, size_t wsb, cudaStream_t s) {
+  forward<kW53, uint16_t>(src, ss, dc, dst, ds, tc, levels, ws, wsb, s);
+}
+void cuda_dwt_inverse53(const int32_t* src, size_t ss, int32_t* dst, size_t ds, const Rect& tc,
+                        int levels, void* ws, size_t wsb, cudaStream_t s) {
+  inverse<kW53>(src, ss, dst, ds, tc, levels, ws, wsb, s);
+}
+void cuda_dwt_forward97(const float* src, size_t ss, float* dst, size_t ds, const Rect& tc,
+                        int levels, void* ws, size_t wsb, cudaStream_t s) {
+  forward<kW97, float>(src, ss, 0, dst, ds, tc, levels, ws, wsb, s);
+}
+void cuda_dwt_forward97(const uint8_t* src, size_t ss, int32_t dc, float* dst, size_t ds,
+                        const Rect& tc, int levels, void* ws, size_t wsb, cudaStream_t s) {
+  forward<kW97, uint8_t>(src, ss, dc, dst, ds, tc, levels, ws, wsb, s);
+}
+void cuda_dwt_forward97(const uint16_t* src, size_t ss, int32_t dc, float* dst, size_t ds,
+                        const Rect& tc, int levels, void* ws, size_t wsb, cudaStream_t s) {
+  forward<kW97, uint16_t>(src, ss, dc, dst, ds, tc, levels, ws, wsb, s);
+}
+void cuda_dwt_inverse97(const float* src, size_t ss, float* dst, size_t ds, const Rect& tc,
+                        int levels, void* ws, size_t wsb, cudaStream_t s) {
+  inverse<kW97>(src, ss, dst, ds, tc, levels, ws, wsb, s);
+}
+
+// Whether this binary has a kernel image the current device can run.
+cudaError_t cuda_kernel_image_check() {
+  cudaFuncAttributes attr;
+  return cudaFuncGetAttributes(&attr, cudadwt::forward_level<kW53, int32_t, 0, 0, Wv<kW53>::kRows>);
+}
+
+}  // namespace j2k
