@@ -7,6 +7,7 @@
 #include "j2kfront/component_transform.hpp"
 #include "j2kfront/dwt.hpp"
 #include "j2kfront/error.hpp"
+#include "pipeline/parallel_for.hpp"
 
 namespace j2k {
 namespace {
@@ -96,8 +97,8 @@ Result FrontStage::run(const Image& im) {
   res.backend = impl_->dwt.backend();
   res.backend_description = impl_->dwt.description();
 
-  for (int64_t t = 0; t < canvas.tile_count(); ++t) {
-    const size_t first = res.tile_components.size();
+  // Every tile-component's record first, so that the stages below can fill them in parallel.
+  for (int64_t t = 0; t < canvas.tile_count(); ++t)
     for (int c = 0; c < nc; ++c) {
       TileComponent tc;
       tc.tile = t;
@@ -105,44 +106,63 @@ Result FrontStage::run(const Image& im) {
       tc.rect = canvas.tile_component(t, c);
       tc.levels = s.levels;
       tc.bands = band_layout(tc.rect, s.levels);
-      auto t0 = Clock::now();
-      split(im, im.components[static_cast<size_t>(c)], tc.rect, tc.coeffs_i32);
-      res.times.split_ms += ms_since(t0);
-      t0 = Clock::now();
-      const Component& k = im.components[static_cast<size_t>(c)];
-      const int32_t offset = dc_offset(k.precision, k.is_signed);
-      if (reversible) {
-        dc_shift_forward(tc.coeffs_i32.data(), tc.coeffs_i32.size(), offset);
-      } else {
-        tc.coeffs_f32.resize(tc.coeffs_i32.size());
-        dc_shift_forward(tc.coeffs_i32.data(), tc.coeffs_f32.data(), tc.coeffs_i32.size(), offset);
-        tc.coeffs_i32 = {};
-      }
-      res.times.shift_mct_ms += ms_since(t0);
       res.tile_components.push_back(std::move(tc));
     }
-    TileComponent* k = &res.tile_components[first];
-    if (mct) {
-      const auto t0 = Clock::now();
-      if (reversible)
-        rct_forward(k[0].coeffs_i32.data(), k[1].coeffs_i32.data(), k[2].coeffs_i32.data(),
-                    k[0].coeffs_i32.size());
-      else
-        ict_forward(k[0].coeffs_f32.data(), k[1].coeffs_f32.data(), k[2].coeffs_f32.data(),
-                    k[0].coeffs_f32.size());
-      res.times.shift_mct_ms += ms_since(t0);
-    }
-    const auto t0 = Clock::now();
+  auto& tcs = res.tile_components;
+  const auto count = static_cast<ptrdiff_t>(tcs.size());
+  const int threads = s.backend.threads;
+
+  // Tiling: each tile-component's samples out of its component.
+  auto t0 = Clock::now();
+  parallel_for(count, threads, [&](ptrdiff_t i) {
+    TileComponent& tc = tcs[static_cast<size_t>(i)];
+    split(im, im.components[static_cast<size_t>(tc.component)], tc.rect, tc.coeffs_i32);
+  });
+  res.times.split_ms = ms_since(t0);
+
+  // DC level shift (to float32 for the 9/7), then the MCT on components 0..2 of each tile.
+  t0 = Clock::now();
+  parallel_for(canvas.tile_count(), threads, [&](ptrdiff_t t) {
+    TileComponent* k = &tcs[static_cast<size_t>(t * nc)];
     for (int c = 0; c < nc; ++c) {
-      TileComponent& tc = k[c];
-      const auto stride = static_cast<size_t>(tc.rect.width());
-      if (reversible)
-        impl_->dwt.forward53(tc.coeffs_i32.data(), stride, tc.rect, tc.levels);
-      else
-        impl_->dwt.forward97(tc.coeffs_f32.data(), stride, tc.rect, tc.levels);
+      const Component& comp = im.components[static_cast<size_t>(c)];
+      const int32_t offset = dc_offset(comp.precision, comp.is_signed);
+      std::vector<int32_t>& v = k[c].coeffs_i32;
+      if (reversible) {
+        dc_shift_forward(v.data(), v.size(), offset);
+      } else {
+        k[c].coeffs_f32.resize(v.size());
+        dc_shift_forward(v.data(), k[c].coeffs_f32.data(), v.size(), offset);
+        v = {};
+      }
     }
-    res.times.dwt_ms += ms_since(t0);
-  }
+    if (!mct) return;
+    if (reversible)
+      rct_forward(k[0].coeffs_i32.data(), k[1].coeffs_i32.data(), k[2].coeffs_i32.data(),
+                  k[0].coeffs_i32.size());
+    else
+      ict_forward(k[0].coeffs_f32.data(), k[1].coeffs_f32.data(), k[2].coeffs_f32.data(),
+                  k[0].coeffs_f32.size());
+  });
+  res.times.shift_mct_ms = ms_since(t0);
+
+  // DWT. On the CPU, many tile-components run side by side (each on one thread, as OpenMP
+  // does not nest); a few large ones run one after another, each using every thread. GPU
+  // backends take them one at a time.
+  t0 = Clock::now();
+  auto transform = [&](ptrdiff_t i) {
+    TileComponent& tc = tcs[static_cast<size_t>(i)];
+    const auto stride = static_cast<size_t>(tc.rect.width());
+    if (reversible)
+      impl_->dwt.forward53(tc.coeffs_i32.data(), stride, tc.rect, tc.levels);
+    else
+      impl_->dwt.forward97(tc.coeffs_f32.data(), stride, tc.rect, tc.levels);
+  };
+  if (res.backend == Backend::Cpu && count >= 4 * worker_count(threads))
+    parallel_for(count, threads, transform);
+  else
+    for (ptrdiff_t i = 0; i < count; ++i) transform(i);
+  res.times.dwt_ms = ms_since(t0);
   return res;
 }
 

@@ -77,6 +77,29 @@ TEST(Pipeline, TiledRgbReversibleMatchesPieces) {
   }
 }
 
+// Many small tiles run side by side on the CPU: the result must not depend on the threads.
+TEST(Pipeline, ManySmallTilesIndependentOfThreadCount) {
+  const Image im = random_image(3, 1, 300, 170, 3, 10, false);
+  for (Wavelet w : {Wavelet::Reversible53, Wavelet::Irreversible97}) {
+    Settings s;
+    s.wavelet = w;
+    s.tile_w = 37;
+    s.tile_h = 23;
+    s.backend = BackendOptions{Backend::Cpu, 1, -1};
+    const Result one = FrontStage(s).run(im);
+    s.backend.threads = 4;
+    const Result four = FrontStage(s).run(im);
+    ASSERT_EQ(one.tile_components.size(), 3u * 9u * 8u);
+    for (size_t i = 0; i < one.tile_components.size(); ++i) {
+      EXPECT_EQ(one.tile_components[i].coeffs_i32, four.tile_components[i].coeffs_i32) << i;
+      const auto& a = one.tile_components[i].coeffs_f32;
+      const auto& b = four.tile_components[i].coeffs_f32;
+      ASSERT_EQ(a.size(), b.size());
+      EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * 4), 0) << i;
+    }
+  }
+}
+
 TEST(Pipeline, IrreversibleSignedSubsampledWithoutMct) {
   const Image im = random_image(1, 2, 41, 23, 2, 12, true, 2, 3);
   Settings s;
