@@ -18,7 +18,7 @@ class CpuEngine final : public DwtEngine {
   std::string description() const override {
 #ifdef J2K_HAVE_OPENMP
     const int n = threads_ > 0 ? threads_ : omp_get_max_threads();
-    return "cpu (OpenMP, " + std::to_string(n) + " threads)";
+    return "cpu (OpenMP, " + std::to_string(n) + (n == 1 ? " thread)" : " threads)");
 #else
     return "cpu (single thread, built without OpenMP)";
 #endif
