@@ -4,7 +4,9 @@
 # all = test + sanitize + bench. cuda = only the CUDA backend's tests, sanitizers and bench.
 # Needs .deps/ carried: a prefix with Debian's header-only CLI11 and nlohmann-json, a GoogleTest
 # build and the OpenCL ICD loader and headers (the device has no internet and none of these).
-# bench/README.md says how to make it. J2K_CMAKE_ARGS adds configure arguments. Logs go to $OUT.
+# bench/README.md says how to make it. J2K_CMAKE_ARGS adds configure arguments; the backends are
+# reset to AUTO first, since a warm machine keeps build-device's cache between calls.
+# Logs go to $OUT.
 set -uo pipefail
 what=${1:-all}
 out=${OUT:-/tmp/j2k-out}
@@ -13,7 +15,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$out/gpu.txt"
 cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DCMAKE_PREFIX_PATH="$root/.deps/root/usr;/usr/local/cuda" ${J2K_CMAKE_ARGS:-} \
+  -DCMAKE_PREFIX_PATH="$root/.deps/root/usr;/usr/local/cuda" \
+  -DJ2K_WITH_CUDA=AUTO -DJ2K_WITH_OPENCL=AUTO ${J2K_CMAKE_ARGS:-} \
   >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 grep 'j2kfront:' "$out/configure.log"
 ninja -C build-device >"$out/build.log" 2>&1 || { grep -E 'error|Error' -A3 "$out/build.log" | head -60; exit 1; }

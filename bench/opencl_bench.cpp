@@ -57,6 +57,7 @@ int run_opencl(const Options& o) {
               "median of %d runs\n",
               dev.name.c_str(), dev.platform_name.c_str(), dev.version.c_str(), o.levels,
               o.repeats);
+  std::printf("tuning: %s\n", runner.tuning().describe().c_str());
   std::printf("%-7s %-24s %10s %10s %9s\n", "size", "variant", "ms", "ps/pixel", "x copy");
   for (int64_t n : o.sizes) {
     const auto count = static_cast<size_t>(n * n);

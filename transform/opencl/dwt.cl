@@ -140,17 +140,20 @@ inline int deinterleaved(int p, int cas, int sn) {
     int e = b, w_out = p0;                                                                     \
     while (w_out < p_end) {                                                                    \
       const int e_new = min(e + VWIN, min(n, p_end + S));                                     \
+      /* every load of the window issued before the first store to the ring */               \
+      T v[VLOAD_ITERS];                                                                        \
       _Pragma("unroll") for (int k = 0; k < VLOAD_ITERS; ++k) {                                \
         const int p = e + ly + k * VR;                                                         \
-        if (p < e_new) {                                                                       \
-          T v = 0;                                                                             \
-          if (col) {                                                                           \
-            const int r = FWD ? p : deinterleaved(p, cas, sn);                                 \
-            v = src[(long)r * stride + x];                                                     \
-            if (!FWD) v = ((p + cas) & 1) == 0 ? SCL(v) : SCH(v);                              \
-          }                                                                                    \
-          ring[(p & (VCAP - 1)) * VCOLS + lx] = v;                                             \
+        v[k] = 0;                                                                              \
+        if (col && p < e_new) {                                                                \
+          const int r = FWD ? p : deinterleaved(p, cas, sn);                                   \
+          const T u = src[(long)r * stride + x];                                               \
+          v[k] = FWD ? u : ((p + cas) & 1) == 0 ? SCL(u) : SCH(u);                             \
         }                                                                                      \
+      }                                                                                        \
+      _Pragma("unroll") for (int k = 0; k < VLOAD_ITERS; ++k) {                                \
+        const int p = e + ly + k * VR;                                                         \
+        if (p < e_new) ring[(p & (VCAP - 1)) * VCOLS + lx] = v[k];                             \
       }                                                                                        \
       barrier(CLK_LOCAL_MEM_FENCE);                                                            \
       int prev = e_new;                                                                        \
@@ -198,9 +201,10 @@ DEFINE_VERTICAL(vertical_i97, float, 4, 0, I97, ILO97, IHI97, ISINGLE97)
 // ============================= horizontal pass =============================
 // Work-group = HX x HY work-items on HY rows; each work-item computes HP consecutive output
 // pairs (pair k = interleaved positions 2k and 2k+1 = low k and high k, for either parity)
-// entirely in registers from 2*HP + 2*S + 1 inputs, sharing no intermediates. A row longer
-// than a chunk of CH = HX * 2 * HP positions is processed chunk by chunk; the 2S+2 border
-// samples a chunk shares with the previous one are kept in local memory, not re-read.
+// entirely in registers from 2*HP + 2*S + 1 inputs, sharing no intermediates. A row is cut
+// into chunks of CH = HX * 2 * HP positions; a work-group takes CPG consecutive chunks (the
+// host's choice: one on GPUs, the whole row elsewhere) chunk by chunk, keeping the 2S+2 border
+// samples a chunk shares with the previous one in local memory instead of re-reading them.
 // Register window r[i] holds position 2*k0 - S - cas + i, so that r[i] is low-pass exactly
 // when i is even, whatever cas is.
 #define HL(S) (2 * HP + 2 * (S) + 1)
@@ -232,16 +236,53 @@ DEFINE_VERTICAL(vertical_i97, float, 4, 0, I97, ILO97, IHI97, ISINGLE97)
     }                                                                                          \
   }
 
+// Loads of positions [first, IN) of a chunk into registers, all issued before any is stored
+// to local memory (so they are in flight together), then stored. MPOS(q, ok): the position
+// to read for q and whether to read it at all (else 0: never used).
+#define H_LOAD(T, S, FWD, SCL, SCH, MPOS)                                                      \
+  {                                                                                            \
+    T v[2 * HP + 2];                                                                           \
+    _Pragma("unroll") for (int k = 0; k < 2 * HP + 2; ++k) {                                   \
+      const int i = first + lx + k * hx;                                                       \
+      const int q = c0 - S - 1 + i;                                                            \
+      bool ok = row_ok && i < IN;                                                              \
+      int m = q;                                                                               \
+      MPOS(q, ok, m, S);                                                                        \
+      v[k] = 0;                                                                                \
+      if (ok) {                                                                                \
+        if (FWD) {                                                                             \
+          v[k] = src[rb + m];                                                                  \
+        } else {                                                                               \
+          const T x = src[rb + deinterleaved(m, cas, sn)];                                     \
+          v[k] = ((m + cas) & 1) == 0 ? SCL(x) : SCH(x);                                       \
+        }                                                                                      \
+      }                                                                                        \
+    }                                                                                          \
+    _Pragma("unroll") for (int k = 0; k < 2 * HP + 2; ++k) {                                   \
+      const int i = first + lx + k * hx;                                                       \
+      if (i < IN) li[PAD(i)] = v[k];                                                           \
+    }                                                                                          \
+  }
+#define H_INTERIOR(q, ok, m, S)
+#define H_BORDER(q, ok, m, S)                                                                   \
+  {                                                                                            \
+    ok = ok && q <= n + S;                                                                     \
+    if (q < 0 || q >= n) m = reflect(q, n);                                                    \
+  }
+
+// Work-group = HX x HY work-items on HY rows and a range of CPG chunks of the row (group x
+// index g covers positions [g * CPG * CH, (g + 1) * CPG * CH)); groups share nothing, a group
+// reads the 2S+2 border samples before its first chunk itself.
 #define DEFINE_HORIZONTAL(NAME, T, S, FWD, LIFT, SCL, SCH, SINGLE)                           \
   __kernel void NAME(__global const T* restrict src, __global T* restrict dst, long stride,   \
-                     int n, int h, int cas, __local T* in, __local T* out) {                  \
+                     int n, int h, int cas, int cpg, __local T* in, __local T* out) {         \
     const int lx = get_local_id(0), ly = get_local_id(1);                                    \
     const int hx = get_local_size(0);                                                          \
     const int y = get_group_id(1) * get_local_size(1) + ly;                                    \
     const bool row_ok = y < h;                                                                 \
     const long rb = (long)y * stride;                                                          \
     if (n == 1) {                                                                              \
-      if (row_ok && lx == 0) dst[rb] = SINGLE(src[rb]);                                        \
+      if (row_ok && lx == 0 && get_group_id(0) == 0) dst[rb] = SINGLE(src[rb]);                \
       return;                                                                                  \
     }                                                                                          \
     const int CH = hx * 2 * HP;                                                                \
@@ -249,31 +290,21 @@ DEFINE_VERTICAL(vertical_i97, float, 4, 0, I97, ILO97, IHI97, ISINGLE97)
     __local T* li = in + ly * PADDED(IN);                                                      \
     __local T* lo = out + ly * PADDED(CH);                                                     \
     const int sn = (n + (cas == 0)) >> 1, dn = n - sn;                                        \
-    for (int c0 = 0; c0 < n; c0 += CH) {                                                       \
+    const int c_begin = get_group_id(0) * cpg * CH;                                            \
+    const int c_end = min(n, c_begin + cpg * CH);                                              \
+    for (int c0 = c_begin; c0 < c_end; c0 += CH) {                                             \
       /* li[i] holds position c0 - S - 1 + i */                                                \
       int first = 0;                                                                           \
-      if (c0 > 0) {                                                                            \
-        for (int i = lx; i < 2 * S + 2; i += hx) li[PAD(i)] = li[PAD(CH + i)];                           \
+      if (c0 > c_begin) {                                                                      \
+        for (int i = lx; i < 2 * S + 2; i += hx) li[PAD(i)] = li[PAD(CH + i)];                 \
         barrier(CLK_LOCAL_MEM_FENCE);                                                          \
         first = 2 * S + 2;                                                                     \
       }                                                                                        \
-      /* IN <= hx * (2 * HP + 2) as hx >= S + 1: a fixed trip count, loads issued together */ \
-      _Pragma("unroll") for (int k = 0; k < 2 * HP + 2; ++k) {                                 \
-        const int i = first + lx + k * hx;                                                     \
-        if (i >= IN) break;                                                                    \
-        const int q = c0 - S - 1 + i;                                                          \
-        T v = 0;                                                                               \
-        if (row_ok && q <= n + S) {                                                            \
-          const int m = q >= 0 && q < n ? q : reflect(q, n);                                   \
-          if (FWD) {                                                                           \
-            v = src[rb + m];                                                                   \
-          } else {                                                                             \
-            v = src[rb + deinterleaved(m, cas, sn)];                                           \
-            v = ((m + cas) & 1) == 0 ? SCL(v) : SCH(v);                                        \
-          }                                                                                    \
-        }                                                                                      \
-        li[PAD(i)] = v;                                                                        \
-      }                                                                                        \
+      /* IN <= hx * (2 * HP + 2) as hx >= S + 1: a fixed trip count */                        \
+      if (c0 - S - 1 >= 0 && c0 - S - 1 + IN <= n)                                             \
+        H_LOAD(T, S, FWD, SCL, SCH, H_INTERIOR)                                                 \
+      else                                                                                     \
+        H_LOAD(T, S, FWD, SCL, SCH, H_BORDER)                                                   \
       barrier(CLK_LOCAL_MEM_FENCE);                                                            \
       /* cas as a literal in each copy: the register window is never indexed at run time */ \
       if (cas)                                                                                 \

@@ -194,17 +194,61 @@ int select_device(int requested) {
 
 Tuning Tuning::for_device(const DeviceInfo& device) {
   Tuning t;
-  const char* env = std::getenv("J2KFRONT_OPENCL_TUNING");
-  if (env && std::string(env) == "small") {
-    t.vcols = 4;
-    t.vr = 2;
-    t.vwin = 8;
-    t.vcap = 16;
-    t.vseg = 11;
-    t.hp = 1;
-    t.hx_min = t.hx_max = 8;
-    t.hgroup = 16;
+  if (device.gpu) {
+    // Measured on the H100 (NVIDIA OpenCL, 8192^2, bench/RESULTS.md "OpenCL"): groups of 128
+    // in the horizontal pass (its kernels need 80-92 registers: finer-grained occupancy; the
+    // 9/7 inverse pass 1.35x faster), and 16 vertical groups per compute unit.
+    t.hgroup = 128;
+    t.vgpc = 16;
   }
+  const char* env = std::getenv("J2KFRONT_OPENCL_TUNING");
+  const std::string spec = env ? env : "";
+  size_t pos = 0;
+  while (pos < spec.size()) {
+    size_t end = spec.find(',', pos);
+    if (end == std::string::npos) end = spec.size();
+    const std::string item = spec.substr(pos, end - pos);
+    pos = end + 1;
+    if (item.empty()) continue;
+    if (item == "small") {
+      t.vcols = 4;
+      t.vr = 2;
+      t.vwin = 8;
+      t.vcap = 16;
+      t.vseg = 11;
+      t.hp = 1;
+      t.hx_min = t.hx_max = 8;
+      t.hgroup = 16;
+      t.hcpg = 2;  // groups of two chunks: both the shared and the re-read chunk border
+      continue;
+    }
+    const size_t eq = item.find('=');
+    const std::string key = item.substr(0, eq);
+    char* stop = nullptr;
+    const long v = eq == std::string::npos ? -1 : std::strtol(item.c_str() + eq + 1, &stop, 10);
+    int* field = key == "vcols"    ? &t.vcols
+                 : key == "vr"     ? &t.vr
+                 : key == "vwin"   ? &t.vwin
+                 : key == "vcap"   ? &t.vcap
+                 : key == "vseg"   ? &t.vseg
+                 : key == "vgpc"   ? &t.vgpc
+                 : key == "hp"     ? &t.hp
+                 : key == "hx_min" ? &t.hx_min
+                 : key == "hx_max" ? &t.hx_max
+                 : key == "hgroup" ? &t.hgroup
+                 : key == "hcpg"   ? &t.hcpg
+                                   : nullptr;
+    if (!field || v < 0 || v > 1 << 20 || (stop && *stop != '\0'))
+      throw Error(ErrorCode::InvalidArgument,
+                  "J2KFRONT_OPENCL_TUNING: cannot use '" + item + "'");
+    *field = static_cast<int>(v);
+  }
+  auto pow2 = [](int v) { return v > 0 && (v & (v - 1)) == 0; };
+  if (t.vcols < 1 || t.vr < 1 || t.vwin < t.vr || !pow2(t.vcap) || t.vcap < t.vwin + 6 ||
+      t.hp < 1 || !pow2(t.hx_min) || !pow2(t.hx_max) || t.hx_min < 8 || t.hx_min > t.hx_max ||
+      t.hgroup < 1)
+    throw Error(ErrorCode::InvalidArgument,
+                "J2KFRONT_OPENCL_TUNING: '" + spec + "' gives sizes the kernels cannot run");
   // OpenCL 1.2 guarantees no work-group size; the defaults need 256 work-items.
   const auto max_wg = static_cast<int>(std::min<size_t>(device.max_work_group, 1 << 20));
   if (max_wg > 0) {
@@ -215,6 +259,15 @@ Tuning Tuning::for_device(const DeviceInfo& device) {
     t.hx_min = std::min(t.hx_min, t.hx_max);
   }
   return t;
+}
+
+std::string Tuning::describe() const {
+  return "vcols=" + std::to_string(vcols) + ",vr=" + std::to_string(vr) +
+         ",vwin=" + std::to_string(vwin) + ",vcap=" + std::to_string(vcap) +
+         ",vseg=" + std::to_string(vseg) + ",vgpc=" + std::to_string(vgpc) +
+         ",hp=" + std::to_string(hp) + ",hx_min=" + std::to_string(hx_min) +
+         ",hx_max=" + std::to_string(hx_max) + ",hgroup=" + std::to_string(hgroup) +
+         ",hcpg=" + std::to_string(hcpg);
 }
 
 std::string Tuning::build_options() const {
@@ -291,9 +344,15 @@ Compiled compiled_for(const DeviceInfo& dev, const std::string& options) {
     check(err, "clCreateProgramWithSource");
     // On NVIDIA, first with explicitly rounded PTX arithmetic (see dwt.cl); should that
     // compiler refuse inline PTX, the portable source relies on FP_CONTRACT OFF alone.
+    // J2KFRONT_OPENCL_BUILDLOG=1 prints the build log (on NVIDIA with -cl-nv-verbose:
+    // registers, spills and shared memory of every kernel) to stderr.
     const bool nvidia = dev.platform_name.find("NVIDIA") != std::string::npos;
-    err = nvidia ? clBuildProgram(p, 1, &dev.id, (options + " -DJ2K_PTX_RN=1").c_str(), nullptr,
-                                  nullptr)
+    const char* log_env = std::getenv("J2KFRONT_OPENCL_BUILDLOG");
+    const bool show_log = log_env && *log_env && std::string(log_env) != "0";
+    err = nvidia ? clBuildProgram(p, 1, &dev.id,
+                                  (options + " -DJ2K_PTX_RN=1" + (show_log ? " -cl-nv-verbose" : ""))
+                                      .c_str(),
+                                  nullptr, nullptr)
                  : CL_BUILD_PROGRAM_FAILURE;
     if (!nvidia || err != CL_SUCCESS)
       err = clBuildProgram(p, 1, &dev.id, options.c_str(), nullptr, nullptr);
@@ -309,6 +368,15 @@ Compiled compiled_for(const DeviceInfo& dev, const std::string& options) {
       clReleaseProgram(p);
       throw Error(ErrorCode::BackendFailure, "clBuildProgram: " + error_name(err) + " on " +
                                                  dev.name + "; build log:\n" + log);
+    }
+    if (show_log) {
+      size_t n = 0;
+      if (clGetProgramBuildInfo(p, dev.id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n) == CL_SUCCESS &&
+          n > 1) {
+        std::string log(n, '\0');
+        clGetProgramBuildInfo(p, dev.id, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+        std::fprintf(stderr, "OpenCL build log (%s):\n%s\n", options.c_str(), log.c_str());
+      }
     }
     prog = p;
     ++g_builds;
@@ -397,6 +465,7 @@ Runner::Runner(int device_index, bool profiling) : impl_(std::make_unique<Impl>(
 Runner::~Runner() = default;
 
 const DeviceInfo& Runner::device() const { return impl_->dev; }
+const Tuning& Runner::tuning() const { return impl_->tuning; }
 cl_context Runner::context() const { return impl_->compiled.context; }
 cl_command_queue Runner::queue() const { return impl_->queue; }
 
@@ -413,7 +482,7 @@ void Runner::vertical(Wavelet w, bool forward, cl_mem src, cl_mem dst, size_t st
   if (t.vseg > 0) {
     seg = t.vseg;
   } else {
-    const int64_t target = int64_t{m.dev.compute_units} * (m.dev.gpu ? 8 : 2);
+    const int64_t target = int64_t{m.dev.compute_units} * (t.vgpc > 0 ? t.vgpc : 2);
     const int64_t max_segs = std::max<int64_t>(1, n / 64);
     const int64_t segs = std::clamp<int64_t>((target + strips - 1) / strips, 1, max_segs);
     seg = static_cast<int>((n + segs - 1) / segs);
@@ -461,10 +530,17 @@ void Runner::horizontal(Wavelet w, bool forward, cl_mem src, cl_mem dst, size_t 
   m.arg(k, 3, nv);
   m.arg(k, 4, hv);
   m.arg(k, 5, casv);
-  check(clSetKernelArg(k, 6, in_bytes, nullptr), "clSetKernelArg");
-  check(clSetKernelArg(k, 7, out_bytes, nullptr), "clSetKernelArg");
+  // Chunks of a row per work-group: on a GPU one (many independent groups; each re-reads the
+  // 2S+2 border samples of its chunk, from L2), elsewhere the whole row (as few groups as rows).
+  const int64_t chunks = (int64_t{n} + static_cast<int64_t>(chunk) - 1) / static_cast<int64_t>(chunk);
+  const int64_t cpg = std::min<int64_t>(chunks, t.hcpg > 0 ? t.hcpg : m.dev.gpu ? 1 : chunks);
+  const cl_int cpgv = static_cast<cl_int>(cpg);
+  m.arg(k, 6, cpgv);
+  check(clSetKernelArg(k, 7, in_bytes, nullptr), "clSetKernelArg");
+  check(clSetKernelArg(k, 8, out_bytes, nullptr), "clSetKernelArg");
   const int64_t groups = (int64_t{h} + hy - 1) / hy;
-  const size_t global[2] = {static_cast<size_t>(hx), static_cast<size_t>(groups * hy)};
+  const int64_t xgroups = n == 1 ? 1 : (chunks + cpg - 1) / cpg;
+  const size_t global[2] = {static_cast<size_t>(xgroups * hx), static_cast<size_t>(groups * hy)};
   const size_t local[2] = {static_cast<size_t>(hx), static_cast<size_t>(hy)};
   m.launch(k, global, local, event);
 }

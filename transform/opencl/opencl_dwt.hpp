@@ -55,6 +55,9 @@ uint64_t program_builds();
 
 // Tile and window sizes of the kernels. `small` (env J2KFRONT_OPENCL_TUNING=small) shrinks
 // them so that small test images cross every strip, segment, window and chunk boundary.
+// The variable may also be a comma-separated list of overrides, e.g. "hp=2,hgroup=128" or
+// "small,hcpg=1" (keys: the member names below), for tuning experiments; an unknown key or
+// a value the kernels cannot take throws Error(InvalidArgument).
 struct Tuning {
   int vcols = 32;  // vertical: strip width = work-group width
   int vr = 8;      // vertical: work-group height
@@ -63,10 +66,13 @@ struct Tuning {
   int vseg = 0;    // vertical: rows per segment (0 = chosen from the device size)
   int hp = 4;      // horizontal: output pairs per work-item
   int hx_min = 16, hx_max = 64;  // horizontal: work-group width range (power of two)
-  int hgroup = 256;              // horizontal: work-items per group
+  int hgroup = 256;              // horizontal: work-items per group (GPUs: 128)
+  int hcpg = 0;    // horizontal: chunks of a row per group (0: GPUs 1, else the whole row)
+  int vgpc = 0;    // vertical: work-groups per compute unit aimed at (0: 2; GPUs: 16)
   // The environment's choice, shrunk to what `device` can run (work-group size).
   static Tuning for_device(const DeviceInfo& device);
   std::string build_options() const;
+  std::string describe() const;  // "vcols=32,vr=8,..."
 };
 
 class Buffer {
@@ -96,6 +102,7 @@ class Runner {
   Runner& operator=(const Runner&) = delete;
 
   const DeviceInfo& device() const;
+  const Tuning& tuning() const;
   cl_context context() const;
   cl_command_queue queue() const;
 
