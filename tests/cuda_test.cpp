@@ -237,4 +237,38 @@ TEST_F(CudaApiTest, TinyGeometrySweep) {
   EXPECT_EQ(bad, 0) << "of " << cases << " transforms";
 }
 
+// Levels 1 and 2 run fused in one kernel (5/3; the 9/7 with -DJ2K_CUDA_FUSE97) where the
+// tile-component origin is a multiple of 4 (cas 0 at both levels) and level 2 is at least 2 x 2:
+// sizes around the fused blocks' edges (64 x 44 / 64 x 40 level-1 LL samples), every level
+// count that reaches the fused path.
+TEST_F(CudaApiTest, FusedLevelsSweep) {
+  j2k::Dwt gpu(j2k::BackendOptions{j2k::Backend::Cuda, 0, -1});
+  std::mt19937 rng(17);
+  long cases = 0, bad = 0;
+  const int64_t origins[][2] = {{0, 0}, {4, 8}, {8, 4}};
+  const int64_t sizes[] = {3, 4, 5, 8, 17, 97, 128, 129, 135, 193, 260};
+  for (const auto& o : origins)
+    for (int64_t w : sizes)
+      for (int64_t h : sizes) {
+        if ((w * 7 + h * 3 + o[0]) % 4 != 0 && (w > 17 || h > 17)) continue;  // thin (racecheck)
+        const int levels = 2 + static_cast<int>((w + h) % 4);  // 2..5
+        const Rect tc{o[0], o[1], o[0] + w, o[1] + h};
+        const auto n = static_cast<size_t>(w * h);
+        std::vector<int32_t> a(n);
+        for (auto& v : a) v = static_cast<int32_t>(rng() % 4001) - 2000;
+        std::vector<int32_t> b(a);
+        cpu_->forward53(a.data(), static_cast<size_t>(w), tc, levels);
+        gpu.forward53(b.data(), static_cast<size_t>(w), tc, levels);
+        bad += a != b;
+        std::vector<float> fa(n);
+        for (auto& v : fa) v = static_cast<float>(static_cast<int>(rng() % 4001) - 2000) * 0.25f;
+        std::vector<float> fb(fa);
+        cpu_->forward97(fa.data(), static_cast<size_t>(w), tc, levels);
+        gpu.forward97(fb.data(), static_cast<size_t>(w), tc, levels);
+        bad += std::memcmp(fa.data(), fb.data(), n * 4) != 0;
+        cases += 2;
+      }
+  EXPECT_EQ(bad, 0) << "of " << cases << " transforms";
+}
+
 }  // namespace

@@ -6,10 +6,15 @@
 // the LL of level k-1 from workspace buffer (k-2)&1 and writes its LL to buffer (k-1)&1; the
 // last level writes its LL to dst. Inverse: the reverse, the last level writing dst. So each
 // level reads its input once and writes its four subbands once, and src is never written.
+// 5/3 forward where the geometry allows (fusable()): levels 1 and 2 run as one kernel
+// (dwt_fused.cuh) that writes the level-1 and level-2 details to dst and the level-2 LL to
+// workspace buffer 1, where level 2 would have put it; levels 3.. follow as above.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -18,6 +23,7 @@
 #include "j2kfront/dwt.hpp"
 #include "j2kfront/error.hpp"
 #include "transform/cuda/cuda_check.hpp"
+#include "transform/cuda/dwt_fused.cuh"
 #include "transform/cuda/dwt_kernels.cuh"
 
 namespace j2k {
@@ -187,6 +193,74 @@ void copy_level0(const In* src, size_t src_stride, int32_t dc, T* dst, size_t ds
   cuda_check(cudaGetLastError(), "convert_copy launch");
 }
 
+// Levels 1 and 2 fused (dwt_fused.cuh): both levels non-empty with cas 0 in both directions,
+// and a level-2 resolution of at least 2 x 2 (no single-sample signals).
+bool fuse_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("J2K_CUDA_FUSE");
+    return !(e != nullptr && e[0] == '0');
+  }();
+  return cuda_tuning::kFuseLevels12 && on;
+}
+
+bool fusable(const Plan& plan) {
+  if (plan.levels.size() < 2 || !fuse_enabled()) return false;
+  const DwtLevel& a = plan.levels[0];
+  const DwtLevel& b = plan.levels[1];
+  // (Grids of up to 2^31 - 1 blocks of 64 x (more than 32) level-2 samples.)
+  return a.cas_x == 0 && a.cas_y == 0 && b.cas_x == 0 && b.cas_y == 0 && b.width >= 2 &&
+         b.height >= 2 && (b.width / 64 + 1) * (b.height / 32 + 1) < (int64_t{1} << 31);
+}
+
+template <int W, class In>
+void launch_fused12(const Plan& plan, const In* src, long long src_stride, int32_t dc,
+                    typename Wv<W>::T* dst, long long dst_stride, typename Wv<W>::T* ll2,
+                    long long ll2_stride, cudaStream_t s) {
+  using D = cudadwt::FusedDims<W>;
+  const auto kernel = cudadwt::forward_fused12<W, In>;
+  // The shared-memory opt-in is per device: set once for each device this kernel runs on.
+  static std::atomic<unsigned long long> done{0};
+  int dev = 0;
+  cuda_check(cudaGetDevice(&dev), "cudaGetDevice");
+  const unsigned long long bit = dev < 64 ? 1ull << dev : 0;
+  if (bit == 0 || (done.load(std::memory_order_acquire) & bit) == 0) {
+    cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(D::kSmemBytes)),
+               "cudaFuncSetAttribute (fused DWT shared memory)");
+    done.fetch_or(bit, std::memory_order_acq_rel);
+  }
+  const LevelGeom g1 = geom(plan.levels[0], 1, 1), g2 = geom(plan.levels[1], 1, 1);
+  cudadwt::FusedArgs<typename Wv<W>::T> a;
+  a.in = src;
+  a.in_stride = src_stride;
+  a.dc = dc;
+  a.w1 = g1.w;
+  a.h1 = g1.h;
+  a.snx1 = g1.sn_x;
+  a.sny1 = g1.sn_y;
+  a.w2 = g2.w;
+  a.h2 = g2.h;
+  a.snx2 = g2.sn_x;
+  a.sny2 = g2.sn_y;
+  a.blocks_x = (g2.w + D::BX - 1) / D::BX;
+  const long long blocks = static_cast<long long>(a.blocks_x) * ((g2.h + D::BY - 1) / D::BY);
+  a.dst = dst;
+  a.dst_stride = dst_stride;
+  a.ll2 = ll2;
+  a.ll2_stride = ll2_stride;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(static_cast<unsigned>(blocks));
+  cfg.blockDim = dim3(cudadwt::kFusedThreads);
+  cfg.dynamicSmemBytes = D::kSmemBytes;
+  cfg.stream = s;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = cuda_tuning::kUsePdl ? 1 : 0;
+  cuda_check(cudaLaunchKernelEx(&cfg, kernel, a), "forward_fused12 launch");
+}
+
 template <int W, class In>
 void forward(const In* src, size_t src_stride, int32_t dc, typename Wv<W>::T* dst,
              size_t dst_stride, const Rect& tc, int levels, void* ws, size_t ws_bytes,
@@ -202,7 +276,22 @@ void forward(const In* src, size_t src_stride, int32_t dc, typename Wv<W>::T* ds
   T* buf[2] = {static_cast<T*>(ws), nullptr};
   if (ws) buf[1] = reinterpret_cast<T*>(static_cast<char*>(ws) + align_up(plan.ws_elems[0] * sizeof(T)));
   const size_t n = plan.levels.size();
-  for (size_t k = 0; k < n; ++k) {
+  size_t first = 0;
+  if constexpr (W == kW53 || cuda_tuning::kFuse97) {
+    if (fusable(plan)) {
+      // Levels 1 and 2 in one kernel; its level-2 LL goes where level 2 would write it.
+      const LevelGeom g2 = geom(plan.levels[1], 1, 1);
+      if (n == 2)
+        launch_fused12<W, In>(plan, src, static_cast<long long>(src_stride), dc, dst,
+                              static_cast<long long>(dst_stride), dst,
+                              static_cast<long long>(dst_stride), s);
+      else
+        launch_fused12<W, In>(plan, src, static_cast<long long>(src_stride), dc, dst,
+                              static_cast<long long>(dst_stride), buf[1], even_stride(g2.sn_x), s);
+      first = 2;
+    }
+  }
+  for (size_t k = first; k < n; ++k) {
     const DwtLevel& lv = plan.levels[k];
     cudadwt::FwdArgs<T> a;
     a.g = geom(lv, 1, 1);  // sn_x for the workspace stride; tiles set by the launcher

@@ -50,4 +50,41 @@ constexpr bool kAlternateTileOrder = false;
 constexpr bool kAlternateTileOrder = true;
 #endif
 
+// Forward levels 1 and 2 fused in one kernel (dwt_fused.cuh): a block of kFusedThreads owns a
+// kFusedBX x kFusedBY region of the level-1 LL. BX = 64 makes every subband row segment that a
+// block writes 256-byte aligned (int32/float, aligned dst rows). Shared memory per block:
+// 4 * (2 * (BX + 2H) + 2H + 1) * (2 * (BY + 2H) + 2H) bytes (61 KB for the 5/3).
+// -DJ2K_CUDA_NO_FUSE (or J2K_CUDA_FUSE=0 in the environment) for A/B measurements.
+constexpr int kFusedThreads = 512;
+constexpr int kFusedBX = 64;
+#ifdef J2K_CUDA_FUSED_BY53
+constexpr int kFusedBY53 = J2K_CUDA_FUSED_BY53;
+#else
+constexpr int kFusedBY53 = 44;
+#endif
+#ifdef J2K_CUDA_FUSED_BY97
+constexpr int kFusedBY97 = J2K_CUDA_FUSED_BY97;
+#else
+constexpr int kFusedBY97 = 40;
+#endif
+// Level-1 passes of the fused kernel: the vertical one splits each column of the block into
+// kFusedQV chunks, the horizontal one each row into kFusedQH chunks (one thread each, lifted
+// in registers; rows x kFusedQH must not exceed kFusedThreads).
+constexpr int kFusedQV53 = 3, kFusedQH53 = 4;  // 32 + 4 and 34 + 4 samples per thread
+constexpr int kFusedQV97 = 3, kFusedQH97 = 4;  // 32 + 8 and 36 + 8 samples per thread
+constexpr int kFusedMinBlocks53 = 2, kFusedMinBlocks97 = 2;  // __launch_bounds__: 3 spills
+#ifdef J2K_CUDA_NO_FUSE
+constexpr bool kFuseLevels12 = false;
+#else
+constexpr bool kFuseLevels12 = true;
+#endif
+// The 9/7 fused kernel is exact (tested on the H100) but slower than the per-level kernels
+// (8192^2, 5 levels: 0.288 against 0.278 ms; it is instruction-bound, not memory-bound), so
+// only the 5/3 uses it. -DJ2K_CUDA_FUSE97 turns it on for measurements.
+#ifdef J2K_CUDA_FUSE97
+constexpr bool kFuse97 = true;
+#else
+constexpr bool kFuse97 = false;
+#endif
+
 }  // namespace j2k::cuda_tuning

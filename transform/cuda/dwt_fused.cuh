@@ -1,0 +1,243 @@
+// Forward levels 1 and 2 fused in one kernel (shared memory), so that the level-1 LL never
+// goes to global memory. Used where both levels have cas_x = cas_y = 0 (tile-component origin
+// a multiple of 4) and the level-2 resolution is at least 2 x 2; every other geometry takes
+// the per-level kernels of dwt_kernels.cuh.
+//
+// A block of kFusedThreads owns a BX x BY region of the level-1 LL (the level-2 resolution),
+// at (X0, Y0), and holds in shared memory S the level-1 input that covers it plus H LL samples
+// of level-2 context on each side plus H level-1 samples of level-1 context:
+//  1. level-1 vertical pass: each thread loads one column chunk (plus context rows) straight
+//     from global memory (positions mirrored into the level-1 resolution, DC shift and
+//     conversion fused), lifts it in registers and writes its output rows to S;
+//  2. level-1 horizontal pass: each thread lifts one row chunk of S in registers (all threads
+//     read, barrier, all write). By the reflection argument of dwt_kernels.cuh, the samples at
+//     real positions are exact wherever their context was loaded;
+//  3. the level-1 HL/LH/HH of the owned region go to their pyramid places in dst with
+//     row-contiguous, 256-byte-aligned (BX = 64) stores;
+//  4. the level-1 LL sits on the even/even lattice of S. LL positions outside the level-2
+//     resolution get the value of their whole-sample-symmetric mirror (level 2 has its own
+//     extension: it is not the level-1 extension lifted);
+//  5. level 2 runs on that lattice (register passes as in 1-2, from shared memory); its
+//     HL/LH/HH go to dst and its LL to the workspace (or dst when level 2 is the last).
+// 9/7 scaling is applied after the lifting in each direction, as in the reference. Neighbouring
+// blocks recompute each other's context (halos) and read the overlap from L2.
+#pragma once
+#include <cstdint>
+
+#include "transform/cuda/dwt_kernels.cuh"
+
+namespace j2k::cudadwt {
+
+template <int W>
+struct FusedDims {
+  static constexpr int H = Wv<W>::kHalo;
+  static constexpr int BX = cuda_tuning::kFusedBX;
+  static constexpr int BY = W == kW53 ? cuda_tuning::kFusedBY53 : cuda_tuning::kFusedBY97;
+  static constexpr int NX2 = BX + 2 * H, NY2 = BY + 2 * H;  // level-2 input lattice
+  static constexpr int NX1 = 2 * NX2 + 2 * H, NY1 = 2 * NY2 + 2 * H;  // level-1 input in S
+  static constexpr int P = NX1 + 1;  // row pitch of S: odd, so that column walks hit all banks
+  static constexpr size_t kSmemBytes = sizeof(typename Wv<W>::T) * P * NY1;
+  static_assert(BX % 2 == 0 && BY % 2 == 0, "fused block region must be even");
+  // Level-1 vertical pass: NX1 columns x QV chunks of CHV output rows, one per thread.
+  static constexpr int NV = NY1 - 2 * H;
+  static constexpr int QV = W == kW53 ? cuda_tuning::kFusedQV53 : cuda_tuning::kFusedQV97;
+  static constexpr int CHV = NV / QV;
+  static_assert(NV % QV == 0 && CHV % 2 == 0, "vertical chunks must be even");
+  // Level-1 horizontal pass: NV rows x QH chunks of CWH output columns, one per thread.
+  static constexpr int NH = NX1 - 2 * H;
+  static constexpr int QH = W == kW53 ? cuda_tuning::kFusedQH53 : cuda_tuning::kFusedQH97;
+  static constexpr int CWH = NH / QH;
+  static_assert(NH % QH == 0 && CWH % 2 == 0, "horizontal chunks must be even");
+  static constexpr int kMinBlocks =
+      W == kW53 ? cuda_tuning::kFusedMinBlocks53 : cuda_tuning::kFusedMinBlocks97;
+};
+
+template <class T>
+struct FusedArgs {
+  const void* in;
+  long long in_stride;
+  int32_t dc;
+  int w1, h1, snx1, sny1;  // level-1 resolution
+  int w2, h2, snx2, sny2;  // level-2 resolution (the level-1 LL)
+  int blocks_x;
+  T* dst;
+  long long dst_stride;
+  T* ll2;  // level-2 LL: workspace, or dst at the last level
+  long long ll2_stride;
+};
+
+#ifdef J2K_EMU_THREADS
+constexpr int kFusedThreads = J2K_EMU_THREADS;  // host emulation (one thread)
+#else
+constexpr int kFusedThreads = cuda_tuning::kFusedThreads;
+#endif
+
+// Forward lifting of one line of R samples in registers (sample k has class k & 1); the
+// first and last H samples are context only.
+template <int W, int R, int S = 0>
+__device__ __forceinline__ void line_steps(typename Wv<W>::T (&v)[R]) {
+  if constexpr (S < Wv<W>::kSteps) {
+    constexpr int cls = 1 - (S & 1);
+#pragma unroll
+    for (int k = 1; k < R - 1; ++k)
+      if ((k & 1) == cls) v[k] = Wv<W>::template fwd<S>(v[k], v[k - 1], v[k + 1]);
+    line_steps<W, R, S + 1>(v);
+  }
+}
+
+#ifdef J2K_EMU_THREADS
+template <class T>
+T* emu_snapshot(const T* S, size_t n);  // copy of S (host emulation builds only)
+#endif
+
+// Lifts NL lines held in shared memory, in place: line l starts at base + l * LP, its samples
+// are E apart and sample s has class s & 1. Samples [H, H + NO) of each line are computed
+// from [0, NO + 2H), in Q chunks of NO / Q per line, one thread per chunk, in registers; all
+// threads read before any thread writes. kScale: the 9/7 scaling of the outputs along the line
+// (lows by 1/K, highs by K), which the reference applies after the lifting in each direction.
+template <int W, int NL, int NO, int Q, int LP, int E, bool kScale>
+__device__ __forceinline__ void reg_pass(typename Wv<W>::T* base) {
+  using Wt = Wv<W>;
+  using T = typename Wt::T;
+  constexpr int H = Wt::kHalo, CW = NO / Q, R = CW + 2 * H, N = NL * Q;
+  static_assert(NO % Q == 0 && CW % 2 == 0, "chunks must be even");
+#ifdef J2K_EMU_THREADS
+  static_assert(LP > 0 && E > 0, "");
+  const T* src = emu_snapshot(base, static_cast<size_t>((NL - 1) * LP + (NO + 2 * H - 1) * E + 1));
+  for (int item = threadIdx.x; item < N; item += kFusedThreads) {
+#else
+  static_assert(N <= kFusedThreads, "one chunk per thread");
+  {
+    const int item = threadIdx.x;
+    const T* src = base;
+#endif
+    T v[R];
+    const int q = item / NL, l = item - q * NL;
+    const int off = l * LP + q * CW * E;
+    if (item < N) {
+#pragma unroll
+      for (int k = 0; k < R; ++k) v[k] = src[off + k * E];
+    }
+#ifndef J2K_EMU_THREADS
+    __syncthreads();
+#endif
+    if (item < N) {
+      line_steps<W, R>(v);
+#pragma unroll
+      for (int k = H; k < H + CW; ++k)
+        base[off + k * E] = kScale ? Wt::scale_fwd(v[k], k & 1) : v[k];
+    }
+  }
+  __syncthreads();
+}
+
+template <int W, class In>
+__global__ void __launch_bounds__(kFusedThreads, FusedDims<W>::kMinBlocks)
+    forward_fused12(FusedArgs<typename Wv<W>::T> a) {
+  using Wt = Wv<W>;
+  using T = typename Wt::T;
+  using D = FusedDims<W>;
+  constexpr int H = D::H, BX = D::BX, BY = D::BY, P = D::P;
+  constexpr int NX1 = D::NX1, NX2 = D::NX2, NY2 = D::NY2;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T* S = reinterpret_cast<T*>(smem_raw);
+
+  const int by = static_cast<int>(blockIdx.x / a.blocks_x);
+  const int bx = static_cast<int>(blockIdx.x - static_cast<unsigned>(by) * a.blocks_x);
+  const int X0 = bx * BX, Y0 = by * BY;  // owned level-2 input region (LL1 coordinates)
+  const int gx0 = 2 * (X0 - H) - H, gy0 = 2 * (Y0 - H) - H;  // S(0,0) in level-1 coordinates
+  const In* in = static_cast<const In*>(a.in);
+  pdl_wait_and_release();
+
+  // 1. Level-1 vertical pass, straight from global memory into registers: a thread takes one
+  // column of S and CHV output rows plus H context rows on each side (mirrored into the
+  // resolution), lifts them and writes the output rows (9/7: scaled) to S rows [H, NY1 - H).
+  {
+    constexpr int CH = D::CHV, R = CH + 2 * H;
+#pragma unroll 1
+    for (int item = threadIdx.x; item < NX1 * D::QV; item += kFusedThreads) {
+      const int q = item / NX1, c = item - q * NX1;
+      const int gc = mirror(gx0 + c, a.w1);
+      const int r0 = gy0 + q * CH;
+      T v[R];
+      if (r0 >= 0 && r0 + R <= a.h1) {
+        const In* p = in + static_cast<long long>(r0) * a.in_stride + gc;
+#pragma unroll
+        for (int k = 0; k < R; ++k) v[k] = load_sample<T>(p + k * a.in_stride, a.dc);
+      } else {
+#pragma unroll
+        for (int k = 0; k < R; ++k)
+          v[k] = load_sample<T>(in + static_cast<long long>(mirror(r0 + k, a.h1)) * a.in_stride + gc, a.dc);
+      }
+      line_steps<W, R>(v);
+      T* o = S + (q * CH + H) * P + c;
+#pragma unroll
+      for (int k = 0; k < CH; ++k) o[k * P] = Wt::scale_fwd(v[H + k], k & 1);
+    }
+  }
+  __syncthreads();
+
+  // 2. Level-1 horizontal pass on rows [H, NY1 - H), in registers, QH chunks per row.
+  reg_pass<W, D::NV, D::NH, D::QH, P, 1, W == kW97>(S + H * P);
+
+  // 3. Level-1 details of the owned region. Owned LL1 (i, j) = (Y0 + il, X0 + jl) sits at
+  // S row 2 * il + 3H, column 2 * jl + 3H.
+  for (int idx = threadIdx.x; idx < BX * BY; idx += kFusedThreads) {
+    const int il = idx / BX, jl = idx - il * BX;
+    const int i = Y0 + il, j = X0 + jl;
+    if (i >= a.h2 || j >= a.w2) continue;
+    const T* s = S + (2 * il + 3 * H) * P + 2 * jl + 3 * H;
+    const bool hx = 2 * j + 1 < a.w1, hy = 2 * i + 1 < a.h1;
+    T* lo = a.dst + static_cast<long long>(i) * a.dst_stride;
+    T* hi = a.dst + static_cast<long long>(a.sny1 + i) * a.dst_stride;
+    if (hx) store_detail(lo + a.snx1 + j, s[1]);
+    if (hy) store_detail(hi + j, s[P]);
+    if (hx && hy) store_detail(hi + a.snx1 + j, s[P + 1]);
+  }
+
+  // 4. The level-1 LL lattice L(i, j) = S[(2i + H) * P + 2j + H], LL1 index (Y0 - H + i,
+  // X0 - H + j): positions outside the level-2 resolution take the value of their mirror
+  // (real and inside the block's lattice). From here on only lattice (even, even) cells are
+  // written, and step 3 reads only the others: no barrier between them.
+  T* L = S + H * P + H;
+  constexpr int LRP = 2 * P, LCP = 2;
+  if (X0 - H < 0 || Y0 - H < 0 || X0 + BX + H > a.w2 || Y0 + BY + H > a.h2) {
+    for (int idx = threadIdx.x; idx < NX2 * NY2; idx += kFusedThreads) {
+      const int i = idx / NX2, j = idx - i * NX2;
+      const int gi = Y0 - H + i, gj = X0 - H + j;
+      const bool out_i = gi < 0 || gi >= a.h2, out_j = gj < 0 || gj >= a.w2;
+      // Only the H positions next to each edge are context of real outputs; the ones further
+      // out (past the right or bottom edge) feed only positions that are never stored.
+      if ((!out_i && !out_j) || gi >= a.h2 + H || gj >= a.w2 + H) continue;
+      const int mi = mirror(gi, a.h2) - (Y0 - H), mj = mirror(gj, a.w2) - (X0 - H);
+      L[i * LRP + j * LCP] = L[mi * LRP + mj * LCP];
+    }
+    __syncthreads();
+  }
+
+  // 5. Level 2 on the lattice.
+  // Vertical: one line per lattice column; horizontal: one per output row of the lattice.
+  reg_pass<W, NX2, BY, 2, LCP, LRP, W == kW97>(L);
+  reg_pass<W, BY, BX, 2, LRP, LCP, W == kW97>(L + H * LRP);
+
+  // Owned LL1 (i, j) = (Y0 + il, X0 + jl) at lattice (il + H, jl + H); consecutive threads take
+  // consecutive columns of one subband row.
+  constexpr int HBX = BX / 2;
+  for (int idx = threadIdx.x; idx < BX * BY; idx += kFusedThreads) {
+    const int jh = idx % HBX, rest = idx / HBX;
+    const int cx = rest & 1, il = rest >> 1;
+    const int jl = 2 * jh + cx;
+    const int i = Y0 + il, j = X0 + jl;
+    if (i >= a.h2 || j >= a.w2) continue;
+    const T v = L[(il + H) * LRP + (jl + H) * LCP];
+    const int i2 = i >> 1, j2 = j >> 1;
+    if ((i & 1) == 0 && cx == 0) {
+      a.ll2[static_cast<long long>(i2) * a.ll2_stride + j2] = v;
+    } else {
+      const long long row = (i & 1) ? a.sny2 + i2 : i2;
+      store_detail(a.dst + row * a.dst_stride + (cx ? a.snx2 + j2 : j2), v);
+    }
+  }
+}
+
+}  // namespace j2k::cudadwt
