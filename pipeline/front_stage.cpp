@@ -7,7 +7,7 @@
 #include "j2kfront/component_transform.hpp"
 #include "j2kfront/dwt.hpp"
 #include "j2kfront/error.hpp"
-#include "pipeline/parallel_for.hpp"
+#include "transform/cpu/threading.hpp"
 
 namespace j2k {
 namespace {

@@ -11,10 +11,7 @@
 #include "j2kfront/dwt.hpp"
 #include "transform/cpu/lifting.hpp"
 #include "transform/cpu/strip_lifting.hpp"
-
-#ifdef J2K_HAVE_OPENMP
-#include <omp.h>
-#endif
+#include "transform/cpu/threading.hpp"
 
 namespace j2k::cpu {
 namespace {
@@ -128,19 +125,12 @@ void run_strip(const Strip<T, kLanes>& s) {
   else strip_inverse(s);
 }
 
-int thread_count(int threads) {
-#ifdef J2K_HAVE_OPENMP
-  return threads > 0 ? threads : omp_get_max_threads();
-#else
-  (void)threads;
-  return 1;
-#endif
-}
 
 // Vertical pass on the top-left w x h block, one column strip per task. forward: rows at
 // parity-interleaved positions go to [0, sn) (low) and [sn, h) (high); inverse: the reverse.
 template <class T, bool kForward>
-void vertical(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas, int threads) {
+void vertical(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas,
+              [[maybe_unused]] int threads) {  // unused without OpenMP
   if (w == 0 || h == 0) return;
   if (h == 1) {
     for (ptrdiff_t x = 0; x < w; ++x)
@@ -149,7 +139,7 @@ void vertical(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas, int 
   }
   const ptrdiff_t sn = low_count(h, cas), dn = h - sn;
   const ptrdiff_t strips = (w + kStrip - 1) / kStrip;
-#pragma omp parallel num_threads(thread_count(threads)) if (strips > 1 && w * h >= kParallelMin)
+#pragma omp parallel num_threads(worker_count(threads)) if (strips > 1 && w * h >= kParallelMin)
   {
     std::vector<T> scratch(static_cast<size_t>(h * kStrip));
     // Dynamic: a thread that the OS delays does not hold the others up at the barrier.
@@ -167,7 +157,8 @@ void vertical(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas, int 
 
 // Horizontal pass on the top-left w x h block, one row at a time.
 template <class T, bool kForward>
-void horizontal(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas, int threads) {
+void horizontal(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas,
+                [[maybe_unused]] int threads) {
   if (w == 0 || h == 0) return;
   if (w == 1) {
     for (ptrdiff_t y = 0; y < h; ++y) {
@@ -177,7 +168,7 @@ void horizontal(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas, in
     return;
   }
   const ptrdiff_t sn = low_count(w, cas), dn = w - sn;
-#pragma omp parallel num_threads(thread_count(threads)) if (h > 1 && w * h >= kParallelMin)
+#pragma omp parallel num_threads(worker_count(threads)) if (h > 1 && w * h >= kParallelMin)
   {
     std::vector<T> scratch(static_cast<size_t>(w));
     T* L = scratch.data();

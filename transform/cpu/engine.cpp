@@ -2,11 +2,9 @@
 #include <string>
 
 #include "transform/cpu/dwt_cpu.hpp"
+#include "transform/cpu/threading.hpp"
 #include "transform/dwt_engine.hpp"
 
-#ifdef J2K_HAVE_OPENMP
-#include <omp.h>
-#endif
 
 namespace j2k {
 namespace {
@@ -17,7 +15,7 @@ class CpuEngine final : public DwtEngine {
   Backend kind() const override { return Backend::Cpu; }
   std::string description() const override {
 #ifdef J2K_HAVE_OPENMP
-    const int n = threads_ > 0 ? threads_ : omp_get_max_threads();
+    const int n = worker_count(threads_);
     return "cpu (OpenMP, " + std::to_string(n) + (n == 1 ? " thread)" : " threads)");
 #else
     return "cpu (single thread, built without OpenMP)";

@@ -1,6 +1,4 @@
-// A parallel loop over independent items for the pipeline's stages (OpenMP when built with
-// it). The first exception thrown by an item is rethrown after the loop, since an exception
-// may not leave an OpenMP region.
+// CPU threading shared by the CPU DWT and the pipeline's stages (OpenMP when built with it).
 #pragma once
 #include <cstddef>
 #include <exception>
@@ -12,13 +10,27 @@
 
 namespace j2k {
 
+// Worker threads for a `threads` setting: 0 or less means OpenMP's default.
+inline int worker_count(int threads) {
+#ifdef J2K_HAVE_OPENMP
+  return threads > 0 ? threads : omp_get_max_threads();
+#else
+  (void)threads;
+  return 1;
+#endif
+}
+
+// A parallel loop over independent items. The first exception thrown by an item is
+// rethrown after the loop, since an exception may not leave an OpenMP region.
 template <class Fn>
 void parallel_for(ptrdiff_t count, int threads, Fn fn) {
   std::exception_ptr error;
   std::mutex error_mutex;
+  const int n = worker_count(threads);
 #ifdef J2K_HAVE_OPENMP
-  const int n = threads > 0 ? threads : omp_get_max_threads();
 #pragma omp parallel for schedule(dynamic) num_threads(n) if (count > 1 && n > 1)
+#else
+  (void)n;
 #endif
   for (ptrdiff_t i = 0; i < count; ++i) {
     try {
@@ -29,15 +41,6 @@ void parallel_for(ptrdiff_t count, int threads, Fn fn) {
     }
   }
   if (error) std::rethrow_exception(error);
-}
-
-inline int worker_count(int threads) {
-#ifdef J2K_HAVE_OPENMP
-  return threads > 0 ? threads : omp_get_max_threads();
-#else
-  (void)threads;
-  return 1;
-#endif
 }
 
 }  // namespace j2k
