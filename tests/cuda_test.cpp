@@ -4,6 +4,8 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <algorithm>
 #include <cstring>
 #include <random>
@@ -184,6 +186,28 @@ TEST_F(CudaApiTest, EightAndSixteenBitInputsWithDcShift) {
       check_narrow_input<uint16_t>(*cpu_, tc, levels, 12);
       check_narrow_input<uint16_t>(*cpu_, tc, levels, 16);
     }
+}
+
+// A device index that is not a number is refused, GPU or not; one past the last device too.
+TEST(CudaDeviceChoice, BadIndicesAreInvalidArguments) {
+  ::setenv("J2KFRONT_DEVICE", "gpu0", 1);
+  try {
+    j2k::Dwt gpu(j2k::BackendOptions{j2k::Backend::Cuda, 0, -1});
+    ADD_FAILURE() << "J2KFRONT_DEVICE=gpu0 accepted";
+  } catch (const j2k::Error& e) {
+    EXPECT_EQ(e.code(), j2k::ErrorCode::InvalidArgument) << e.what();
+    EXPECT_NE(std::string(e.what()).find("J2KFRONT_DEVICE"), std::string::npos) << e.what();
+  }
+  ::unsetenv("J2KFRONT_DEVICE");
+  std::string why;
+  if (!j2k::backend_available(j2k::Backend::Cuda, &why)) GTEST_SKIP() << why;
+  try {
+    j2k::Dwt gpu(j2k::BackendOptions{j2k::Backend::Cuda, 0, 999});
+    ADD_FAILURE() << "device 999 accepted";
+  } catch (const j2k::Error& e) {
+    EXPECT_EQ(e.code(), j2k::ErrorCode::InvalidArgument) << e.what();
+    EXPECT_NE(std::string(e.what()).find("found"), std::string::npos) << e.what();
+  }
 }
 
 // The host engine reuses its device buffers across geometries of different sizes.

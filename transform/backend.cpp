@@ -62,19 +62,21 @@ Backend resolve_auto_backend() {
 std::unique_ptr<DwtEngine> make_engine(const BackendOptions& options) {
   BackendOptions o = options;
   if (o.backend == Backend::Auto) o.backend = resolve_auto_backend();
-  std::string why;
-  if (!backend_available(o.backend, &why))
-    throw Error(ErrorCode::BackendUnavailable,
-                std::string("backend '") + backend_name(o.backend) + "' is not available: " + why);
   switch (o.backend) {
+    // Each GPU factory checks its settings, then its devices, and says what is missing.
 #ifdef J2K_HAVE_CUDA
     case Backend::Cuda: return make_cuda_engine(o);
 #endif
 #ifdef J2K_HAVE_OPENCL
     case Backend::OpenCL: return make_opencl_engine(o);
 #endif
-    default: return make_cpu_engine(o);
+    case Backend::Cpu: return make_cpu_engine(o);
+    default: break;
   }
+  std::string why;
+  backend_available(o.backend, &why);
+  throw Error(ErrorCode::BackendUnavailable,
+              std::string("backend '") + backend_name(o.backend) + "' is not available: " + why);
 }
 
 }  // namespace j2k

@@ -18,10 +18,18 @@
 namespace j2k {
 namespace {
 
+// The device index: the option, else J2KFRONT_DEVICE, else 0. A value that is not a
+// non-negative integer is an error, never silently device 0.
 int pick_device(int requested) {
   if (requested >= 0) return requested;
-  if (const char* env = std::getenv("J2KFRONT_DEVICE")) return std::atoi(env);
-  return 0;
+  const char* env = std::getenv("J2KFRONT_DEVICE");
+  if (env == nullptr || *env == '\0') return 0;
+  char* end = nullptr;
+  const long v = std::strtol(env, &end, 10);
+  if (*end != '\0' || v < 0 || v > 4096)
+    throw Error(ErrorCode::InvalidArgument,
+                std::string("J2KFRONT_DEVICE='") + env + "' is not a device index");
+  return static_cast<int>(v);
 }
 
 class DeviceBuffer {
@@ -144,15 +152,16 @@ bool cuda_available(std::string* why) {
 }
 
 std::unique_ptr<DwtEngine> make_cuda_engine(const BackendOptions& options) {
+  const int device = pick_device(options.device);  // a bad setting is reported first
   std::string why;
-  if (!cuda_available(&why)) throw Error(ErrorCode::BackendUnavailable, why);
+  if (!cuda_available(&why))
+    throw Error(ErrorCode::BackendUnavailable, "backend 'cuda' is not available: " + why);
   int count = 0;
   cudaGetDeviceCount(&count);
-  const int device = pick_device(options.device);
-  if (device < 0 || device >= count)
-    throw Error(ErrorCode::BackendUnavailable, "CUDA device " + std::to_string(device) +
-                                                   " does not exist (" + std::to_string(count) +
-                                                   " found)");
+  if (device >= count)
+    throw Error(ErrorCode::InvalidArgument, "CUDA device " + std::to_string(device) +
+                                                " does not exist (" + std::to_string(count) +
+                                                " found)");
   return std::make_unique<CudaEngine>(device);
 }
 
