@@ -32,15 +32,33 @@ int pick_device(int requested) {
   return static_cast<int>(v);
 }
 
-class DeviceBuffer {
+// What a GrowingBuffer holds: device memory, or pinned host memory for the staging copies.
+struct DeviceMemory {
+  static constexpr const char* kAllocName = "cudaMalloc";
+  static cudaError_t alloc(void** p, size_t bytes) { return cudaMalloc(p, bytes); }
+  static void release(void* p) { cudaFree(p); }
+};
+struct PinnedMemory {
+  static constexpr const char* kAllocName = "cudaMallocHost";
+  static cudaError_t alloc(void** p, size_t bytes) { return cudaMallocHost(p, bytes); }
+  static void release(void* p) { cudaFreeHost(p); }
+};
+
+// A buffer that grows to the largest size asked for and is kept: nothing is allocated per
+// call once the largest geometry has been seen.
+template <class Memory>
+class GrowingBuffer {
  public:
-  ~DeviceBuffer() { if (p_) cudaFree(p_); }
+  GrowingBuffer() = default;
+  GrowingBuffer(const GrowingBuffer&) = delete;
+  GrowingBuffer& operator=(const GrowingBuffer&) = delete;
+  ~GrowingBuffer() { if (p_) Memory::release(p_); }
   void* get(size_t bytes) {
     if (bytes > size_) {
-      if (p_) cudaFree(p_);
+      if (p_) Memory::release(p_);
       p_ = nullptr;
       size_ = 0;
-      cuda_check(cudaMalloc(&p_, bytes), "cudaMalloc");
+      cuda_check(Memory::alloc(&p_, bytes), Memory::kAllocName);
       size_ = bytes;
     }
     return p_;
@@ -52,24 +70,8 @@ class DeviceBuffer {
   size_t size_ = 0;
 };
 
-class PinnedBuffer {
- public:
-  ~PinnedBuffer() { if (p_) cudaFreeHost(p_); }
-  void* get(size_t bytes) {
-    if (bytes > size_) {
-      if (p_) cudaFreeHost(p_);
-      p_ = nullptr;
-      size_ = 0;
-      cuda_check(cudaMallocHost(&p_, bytes), "cudaMallocHost");
-      size_ = bytes;
-    }
-    return p_;
-  }
-
- private:
-  void* p_ = nullptr;
-  size_t size_ = 0;
-};
+using DeviceBuffer = GrowingBuffer<DeviceMemory>;
+using PinnedBuffer = GrowingBuffer<PinnedMemory>;
 
 class CudaEngine final : public DwtEngine {
  public:

@@ -80,22 +80,23 @@ void fail(const char* call, cl_int err) {
 
 namespace {
 
-std::string platform_string(cl_platform_id p, cl_platform_info what) {
+// A string property through OpenCL's two-call protocol (size, then data).
+template <class Object, class Param, class Query>
+std::string info_string(Object obj, Param what, Query query) {
   size_t n = 0;
-  if (clGetPlatformInfo(p, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
+  if (query(obj, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
   std::string s(n, '\0');
-  if (clGetPlatformInfo(p, what, n, s.data(), nullptr) != CL_SUCCESS) return {};
+  if (query(obj, what, n, s.data(), nullptr) != CL_SUCCESS) return {};
   s.resize(s.find('\0') == std::string::npos ? s.size() : s.find('\0'));
   return s;
 }
 
+std::string platform_string(cl_platform_id p, cl_platform_info what) {
+  return info_string(p, what, clGetPlatformInfo);
+}
+
 std::string device_string(cl_device_id d, cl_device_info what) {
-  size_t n = 0;
-  if (clGetDeviceInfo(d, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
-  std::string s(n, '\0');
-  if (clGetDeviceInfo(d, what, n, s.data(), nullptr) != CL_SUCCESS) return {};
-  s.resize(s.find('\0') == std::string::npos ? s.size() : s.find('\0'));
-  return s;
+  return info_string(d, what, clGetDeviceInfo);
 }
 
 template <class T>
