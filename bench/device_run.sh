@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # One call on the GPU machine (the `device` tool): build, GPU tests, sanitizers, benchmarks.
-#   bash bench/device_run.sh [all|test|sanitize|bench|cuda]
+#   bash bench/device_run.sh [all|test|sanitize|bench|cuda|profile]
 # all = test + sanitize + bench. cuda = only the CUDA backend's tests, sanitizers and bench.
+# profile = Nsight Compute on the CUDA bench at 8192^2: per-kernel summary of every launch of one
+# timed row, and the SASS source view (instructions executed per line) of the kernels that match
+# J2K_NCU_KERNELS (space-separated regexes, default: the fused 5/3 and 9/7 forward kernels).
+# J2K_CUDA_FLAGS sets CMAKE_CUDA_FLAGS (e.g. "-lineinfo -DJ2K_CUDA_FUSE97"). J2K_NINJA_TARGETS builds only those targets (e.g. "j2kfront_cli" for a quicker profile).
 # Needs .deps/ carried: a prefix with Debian's header-only CLI11 and nlohmann-json, a GoogleTest
 # build and the OpenCL ICD loader and headers (the device has no internet and none of these).
 # bench/README.md says how to make it. J2K_CMAKE_ARGS adds configure arguments; the backends are
@@ -16,10 +20,10 @@ cd "$root"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$out/gpu.txt"
 cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DCMAKE_PREFIX_PATH="$root/.deps/root/usr;/usr/local/cuda" \
-  -DJ2K_WITH_CUDA=AUTO -DJ2K_WITH_OPENCL=AUTO ${J2K_CMAKE_ARGS:-} \
+  -DJ2K_WITH_CUDA=AUTO -DJ2K_WITH_OPENCL=AUTO -DCMAKE_CUDA_FLAGS="${J2K_CUDA_FLAGS:-}" ${J2K_CMAKE_ARGS:-} \
   >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 grep 'j2kfront:' "$out/configure.log"
-ninja -C build-device >"$out/build.log" 2>&1 || { grep -E 'error|Error' -A3 "$out/build.log" | head -60; exit 1; }
+ninja -C build-device ${J2K_NINJA_TARGETS:-} >"$out/build.log" 2>&1 || { grep -E 'error|Error' -A3 "$out/build.log" | head -60; exit 1; }
 # CUDA: ptxas report of the DWT kernels, and the 9/7 must hold no FFMA (OpenJPEG's bits).
 grep -A4 -E "Compiling entry function '.*cudadwt" "$out/build.log" | grep -E 'entry|registers|spill' >"$out/ptxas-cuda.txt"
 echo "CUDA kernels: $(grep -c 'Used' "$out/ptxas-cuda.txt") compiled, max registers" \
@@ -82,6 +86,23 @@ if [[ $what == all || $what == bench || $what == cuda ]]; then
 fi
 if [[ $what == all || $what == bench ]]; then
   $cli bench --backend opencl --sizes 4096,8192 2>&1 | tee "$out/bench-opencl.txt"
+fi
+if [[ $what == profile ]]; then
+  # Needs -lineinfo in the CUDA flags for the CUDA-line column (J2K_CMAKE_ARGS).
+  levels=${J2K_NCU_LEVELS:-5}
+  i=0
+  for k in ${J2K_NCU_KERNELS:-'forward_fused12ILi0Ei' 'forward_fused12ILi1Ef'}; do
+    i=$((i + 1))
+    ncu --kernel-name-base mangled --kernel-name "regex:$k" --launch-skip 2 --launch-count 1 --set full --import-source yes \
+      -o "$out/prof$i" $cli bench --backend cuda --sizes 8192 --levels "$levels" --repeats 1 >"$out/ncu$i.log" 2>&1
+    ncu -i "$out/prof$i.ncu-rep" --page source --csv --print-source sass >"$out/source$i.csv" 2>&1
+    ncu -i "$out/prof$i.ncu-rep" --page details >"$out/details$i.txt" 2>&1
+    echo "profile $k: $(grep -cv '^$' "$out/source$i.csv") source rows; $(grep -E 'Duration|Executed Instructions  |DRAM Throughput|Registers Per' "$out/details$i.txt" | tr -s ' ' | head -5 | tr '\n' ';')"
+  done
+  # Every kernel of the timed rows, one line each (name, duration): where the time of a row goes.
+  nsys --version >/dev/null 2>&1 && nsys profile -o "$out/timeline" --force-overwrite true \
+    $cli bench --backend cuda --sizes 8192 --levels "$levels" --repeats 3 >/dev/null 2>&1 &&
+    nsys stats --report cuda_gpu_kern_sum --format csv "$out/timeline.nsys-rep" >"$out/kernels.csv" 2>&1
 fi
 echo "device_run: status $status"
 exit $status

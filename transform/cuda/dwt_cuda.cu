@@ -36,8 +36,9 @@ using cudadwt::LevelGeom;
 using cudadwt::Wv;
 
 constexpr size_t kAlign = 256;
-// Workspace rows hold an even number of samples, so that pair accesses stay aligned.
-long long even_stride(int n) { return (static_cast<long long>(n) + 1) & ~1LL; }
+// Workspace rows hold a multiple of 4 samples, so that pair loads and 16-byte stores stay
+// aligned.
+long long ws_stride(int64_t n) { return (n + 3) & ~int64_t{3}; }
 size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
 struct Plan {
@@ -64,7 +65,7 @@ Plan make_plan(const Rect& tc, int levels) {
       const DwtLevel& lv = p.levels[static_cast<size_t>(b)];
       const int64_t snx = (lv.width + (lv.cas_x == 0 ? 1 : 0)) >> 1;
       const int64_t sny = (lv.height + (lv.cas_y == 0 ? 1 : 0)) >> 1;
-      p.ws_elems[b] = static_cast<size_t>(((snx + 1) & ~int64_t{1}) * sny);
+      p.ws_elems[b] = static_cast<size_t>(ws_stride(snx) * sny);
     }
   }
   return p;
@@ -287,7 +288,7 @@ void forward(const In* src, size_t src_stride, int32_t dc, typename Wv<W>::T* ds
                               static_cast<long long>(dst_stride), s);
       else
         launch_fused12<W, In>(plan, src, static_cast<long long>(src_stride), dc, dst,
-                              static_cast<long long>(dst_stride), buf[1], even_stride(g2.sn_x), s);
+                              static_cast<long long>(dst_stride), buf[1], ws_stride(g2.sn_x), s);
       first = 2;
     }
   }
@@ -303,7 +304,7 @@ void forward(const In* src, size_t src_stride, int32_t dc, typename Wv<W>::T* ds
       a.ll_stride = static_cast<long long>(dst_stride);
     } else {
       a.ll = buf[k & 1];
-      a.ll_stride = even_stride(a.g.sn_x);
+      a.ll_stride = ws_stride(a.g.sn_x);
     }
     if (k == 0) {
       a.in = src;
@@ -313,7 +314,7 @@ void forward(const In* src, size_t src_stride, int32_t dc, typename Wv<W>::T* ds
       launch_forward<W, In>(lv, a, s);
     } else {
       a.in = buf[(k - 1) & 1];
-      a.in_stride = even_stride(a.g.w);
+      a.in_stride = ws_stride(a.g.w);
       a.dc = 0;
       a.vec = pair_aligned(a.in, a.in_stride, sizeof(T));
       launch_forward<W, T>(lv, a, s);
@@ -348,14 +349,14 @@ void inverse(const typename Wv<W>::T* src, size_t src_stride, typename Wv<W>::T*
       a.ll_stride = static_cast<long long>(src_stride);
     } else {
       a.ll = buf[k & 1];  // written by level k+1 below
-      a.ll_stride = even_stride(a.g.sn_x);
+      a.ll_stride = ws_stride(a.g.sn_x);
     }
     if (k == 0) {
       a.out = dst;
       a.out_stride = static_cast<long long>(dst_stride);
     } else {
       a.out = buf[(k - 1) & 1];
-      a.out_stride = even_stride(a.g.w);
+      a.out_stride = ws_stride(a.g.w);
     }
     a.vec = pair_aligned(a.out, a.out_stride, sizeof(T));
     launch_inverse<W>(lv, a, s);

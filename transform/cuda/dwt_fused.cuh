@@ -131,6 +131,60 @@ __device__ __forceinline__ void reg_pass(typename Wv<W>::T* base) {
   __syncthreads();
 }
 
+__device__ __forceinline__ int imin(int a, int b) { return a < b ? a : b; }
+
+// Runs f(thread index) for this thread; the host emulation (one thread) runs it for every
+// thread of a real block, in order. For phases whose work is mapped to fixed thread indices.
+template <class F>
+__device__ __forceinline__ void as_each_thread(F&& f) {
+#ifdef J2K_EMU_THREADS
+  for (int t = 0; t < cuda_tuning::kFusedThreads; ++t) f(t);
+#else
+  f(static_cast<int>(threadIdx.x));
+#endif
+}
+
+// 4 consecutive samples of one subband row: one 16-byte store where p is 16-byte aligned and
+// all 4 lie inside the band (n >= 4), else one store per sample inside (n of them). kDetail:
+// streaming stores (store_detail), for subbands that the transform does not read again.
+template <class T> struct Quad;
+template <> struct Quad<int32_t> { using type = int4; };
+template <> struct Quad<float> { using type = float4; };
+
+template <bool kDetail, class T>
+__device__ __forceinline__ void store_run4(T* p, const T (&v)[4], int n) {
+  using Q = typename Quad<T>::type;
+  if (n >= 4 && (reinterpret_cast<uintptr_t>(p) & 15) == 0) {
+    Q q;
+    q.x = v[0];
+    q.y = v[1];
+    q.z = v[2];
+    q.w = v[3];
+    if (kDetail) store_detail(reinterpret_cast<Q*>(p), q);
+    else *reinterpret_cast<Q*>(p) = q;
+  } else {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      if (e >= n) break;
+      if (kDetail) store_detail(p + e, v[e]);
+      else p[e] = v[e];
+    }
+  }
+}
+
+// One thread's share of a subband: `rows` rows (0 or fewer: none) of `cols` columns from p
+// (at most 4 written per row), p_step apart; row k's 4 samples are s[k * s_step + e * E].
+// The rows a thread takes are RS band rows apart, so the loop runs at most ceil(BY / RS) times.
+template <int E, int RS, bool kDetail, class T>
+__device__ __forceinline__ void store_band_rows(const T* s, int s_step, T* p, long long p_step,
+                                                int rows, int cols) {
+  if (cols <= 0) return;
+  for (int k = 0; k < rows; k += RS, s += s_step, p += p_step) {
+    const T v[4] = {s[0], s[E], s[2 * E], s[3 * E]};
+    store_run4<kDetail>(p, v, cols);
+  }
+}
+
 template <int W, class In>
 __global__ void __launch_bounds__(kFusedThreads, FusedDims<W>::kMinBlocks)
     forward_fused12(FusedArgs<typename Wv<W>::T> a) {
@@ -180,20 +234,26 @@ __global__ void __launch_bounds__(kFusedThreads, FusedDims<W>::kMinBlocks)
   // 2. Level-1 horizontal pass on rows [H, NY1 - H), in registers, QH chunks per row.
   reg_pass<W, D::NV, D::NH, D::QH, P, 1, W == kW97>(S + H * P);
 
-  // 3. Level-1 details of the owned region. Owned LL1 (i, j) = (Y0 + il, X0 + jl) sits at
-  // S row 2 * il + 3H, column 2 * jl + 3H.
-  for (int idx = threadIdx.x; idx < BX * BY; idx += kFusedThreads) {
-    const int il = idx / BX, jl = idx - il * BX;
-    const int i = Y0 + il, j = X0 + jl;
-    if (i >= a.h2 || j >= a.w2) continue;
-    const T* s = S + (2 * il + 3 * H) * P + 2 * jl + 3 * H;
-    const bool hx = 2 * j + 1 < a.w1, hy = 2 * i + 1 < a.h1;
-    T* lo = a.dst + static_cast<long long>(i) * a.dst_stride;
-    T* hi = a.dst + static_cast<long long>(a.sny1 + i) * a.dst_stride;
-    if (hx) store_detail(lo + a.snx1 + j, s[1]);
-    if (hy) store_detail(hi + j, s[P]);
-    if (hx && hy) store_detail(hi + a.snx1 + j, s[P + 1]);
-  }
+  // 3. Level-1 details of the owned region: HL, LH and HH. Owned LL1 (i, j) = (Y0 + il, X0 + jl)
+  // sits at S row 2 * il + 3H, column 2 * jl + 3H; its HL, LH and HH partners are one column,
+  // one row, or both further on. Thread (r, q) writes band columns X0 + 4q .. + 3 of the band
+  // rows Y0 + r, + 32, ...: 16 threads cover a 64-column row segment, and the indices are
+  // fixed per thread and band (a flat loop's per-sample index arithmetic was a third of this
+  // kernel's instructions).
+  as_each_thread([&](int tid) {
+    static_assert(cuda_tuning::kFusedThreads == 32 * (BX / 4), "one thread per quad, 32 rows");
+    const int q = tid % (BX / 4), r = tid / (BX / 4);
+    const int i = Y0 + r, j = X0 + 4 * q;
+    const T* s = S + (2 * r + 3 * H) * P + 8 * q + 3 * H;
+    const long long step = 32 * a.dst_stride;
+    T* lo = a.dst + i * a.dst_stride;
+    T* hi = a.dst + (a.sny1 + i) * a.dst_stride;
+    const int lo_rows = imin(BY - r, a.sny1 - i), hi_rows = imin(BY - r, a.h1 - a.sny1 - i);
+    const int lo_cols = a.snx1 - j, hi_cols = a.w1 - a.snx1 - j;
+    store_band_rows<2, 32, true>(s + 1, 64 * P, lo + a.snx1 + j, step, lo_rows, hi_cols);      // HL
+    store_band_rows<2, 32, true>(s + P, 64 * P, hi + j, step, hi_rows, lo_cols);               // LH
+    store_band_rows<2, 32, true>(s + P + 1, 64 * P, hi + a.snx1 + j, step, hi_rows, hi_cols);  // HH
+  });
 
   // 4. The level-1 LL lattice L(i, j) = S[(2i + H) * P + 2j + H], LL1 index (Y0 - H + i,
   // X0 - H + j): positions outside the level-2 resolution take the value of their mirror
@@ -220,24 +280,29 @@ __global__ void __launch_bounds__(kFusedThreads, FusedDims<W>::kMinBlocks)
   reg_pass<W, NX2, BY, 2, LCP, LRP, W == kW97>(L);
   reg_pass<W, BY, BX, 2, LRP, LCP, W == kW97>(L + H * LRP);
 
-  // Owned LL1 (i, j) = (Y0 + il, X0 + jl) at lattice (il + H, jl + H); consecutive threads take
-  // consecutive columns of one subband row.
-  constexpr int HBX = BX / 2;
-  for (int idx = threadIdx.x; idx < BX * BY; idx += kFusedThreads) {
-    const int jh = idx % HBX, rest = idx / HBX;
-    const int cx = rest & 1, il = rest >> 1;
-    const int jl = 2 * jh + cx;
-    const int i = Y0 + il, j = X0 + jl;
-    if (i >= a.h2 || j >= a.w2) continue;
-    const T v = L[(il + H) * LRP + (jl + H) * LCP];
-    const int i2 = i >> 1, j2 = j >> 1;
-    if ((i & 1) == 0 && cx == 0) {
-      a.ll2[static_cast<long long>(i2) * a.ll2_stride + j2] = v;
+  // Level-2 subbands: band b = 0 (LL), 1 (HL), 2 (LH), 3 (HH), 128 threads each. Owned LL1
+  // (Y0 + il, X0 + jl) sits at lattice (il + H, jl + H); level-2 band row ii holds
+  // il = 2 * ii + dy, band column jj holds jl = 2 * jj + dx. Thread (b, r, q) writes band
+  // columns X0 / 2 + 4q .. + 3 of band rows Y0 / 2 + r and + 16 (X0 / 2 is a multiple of 32,
+  // Y0 is even).
+  as_each_thread([&](int tid) {
+    static_assert(cuda_tuning::kFusedThreads == 4 * 16 * (BX / 8) && BY / 2 <= 32,
+                  "level-2 store mapping");
+    const int q = tid % (BX / 8), r = (tid / (BX / 8)) % 16;
+    const int b = tid / (16 * (BX / 8));
+    const int dy = b >> 1, dx = b & 1;
+    const int i2 = (Y0 >> 1) + r, j2 = (X0 >> 1) + 4 * q;
+    const T* s = L + (2 * r + dy + H) * LRP + (8 * q + dx + H) * LCP;
+    const int rows = imin(BY / 2 - r, (dy ? a.h2 - a.sny2 : a.sny2) - i2);
+    const int cols = (dx ? a.w2 - a.snx2 : a.snx2) - j2;
+    if (b == 0) {
+      store_band_rows<2 * LCP, 16, false>(s, 32 * LRP, a.ll2 + i2 * a.ll2_stride + j2,
+                                                   16 * a.ll2_stride, rows, cols);
     } else {
-      const long long row = (i & 1) ? a.sny2 + i2 : i2;
-      store_detail(a.dst + row * a.dst_stride + (cx ? a.snx2 + j2 : j2), v);
+      T* p = a.dst + ((dy ? a.sny2 : 0) + i2) * a.dst_stride + (dx ? a.snx2 : 0) + j2;
+      store_band_rows<2 * LCP, 16, true>(s, 32 * LRP, p, 16 * a.dst_stride, rows, cols);
     }
-  }
+  });
 }
 
 }  // namespace j2k::cudadwt
