@@ -119,6 +119,8 @@ int run_cuda(const Options& o) {
     row("fwd 5/3 int32, 2 levels", time_ms([&] { cuda_dwt_forward53(si.p, w, di.p, w, tc, 2, ws.p, wb, s); }, o.repeats, s));
     row("fwd 9/7 float, 2 levels", time_ms([&] { cuda_dwt_forward97(sf.p, w, df.p, w, tc, 2, ws.p, wb, s); }, o.repeats, s));
     row("inv 5/3 int32, 1 level", time_ms([&] { cuda_dwt_inverse53(bi.p, w, di.p, w, tc, 1, nullptr, 0, s); }, o.repeats, s));
+    row("inv 5/3 int32, 2 levels", time_ms([&] { cuda_dwt_inverse53(bi.p, w, di.p, w, tc, 2, ws.p, wb, s); }, o.repeats, s));
+    row("inv 9/7 float, 2 levels", time_ms([&] { cuda_dwt_inverse97(bf.p, w, df.p, w, tc, 2, ws.p, wb, s); }, o.repeats, s));
   }
   ck(cudaStreamDestroy(s), "cudaStreamDestroy");
   return 0;

@@ -1,5 +1,5 @@
-// Host emulation of the fused forward CUDA kernel (transform/cuda/dwt_fused.cuh) against the
-// CPU reference: the kernel's own source, compiled for the host with the CUDA keywords defined
+// Host emulation of the fused CUDA kernels (forward levels 1+2, transform/cuda/dwt_fused.cuh;
+// inverse levels 2+1, dwt_fused_inverse.cuh) against the CPU reference: the kernel's own source, compiled for the host with the CUDA keywords defined
 // away, so that its indexing is checked on every CI run, where there is no GPU. The kernel runs
 // with one thread per block (J2K_EMU_THREADS=1: every thread loop walks all its items in order,
 // and the register passes read from a copy of shared memory, so that no write is seen early);
@@ -36,6 +36,7 @@ template <class T> T* emu_snapshot(const T* S, size_t n) {
 }
 #define J2K_EMU_THREADS 1
 #include "transform/cuda/dwt_fused.cuh"
+#include "transform/cuda/dwt_fused_inverse.cuh"
 #include "j2kfront/backend.hpp"
 #include "j2kfront/dwt.hpp"
 using namespace j2k;
@@ -90,6 +91,52 @@ bool run(Dwt& cpu, int x0, int y0, int w, int h, std::mt19937& rng, int bits) {
   return bad == 0;
 }
 
+// Inverse levels 2 and 1 of a random pyramid; the level-2 LL read in place from the pyramid
+// (two levels in all) or from a separate buffer (the workspace, when there are more levels).
+template <int W>
+bool run_inv(Dwt& cpu, int x0, int y0, int w, int h, std::mt19937& rng, bool separate_ll2) {
+  using T = typename Wv<W>::T;
+  Rect tc{x0, y0, x0 + w, y0 + h};
+  auto lv = dwt_levels(tc, 2);
+  if (lv.size() < 2 || lv[1].width < 2 || lv[1].height < 2 || lv[0].cas_x || lv[0].cas_y || lv[1].cas_x || lv[1].cas_y) return true;
+  const int stride = (w & 1) ? w + 3 : ((w + 7) & ~3);
+  std::vector<T> src(size_t(stride) * h), ref(size_t(w) * h), dst(size_t(stride) * (h + 1), T(-12345));
+  for (auto& v : src) {
+    if constexpr (W == kW97) v = float(int(rng() % 4001) - 2000) * 0.25f;
+    else v = int32_t(rng() % 4001) - 2000;
+  }
+  for (int y = 0; y < h; ++y) for (int x = 0; x < w; ++x) ref[size_t(y) * w + x] = src[size_t(y) * stride + x];
+  if constexpr (W == kW53) cpu.inverse53(ref.data(), w, tc, 2); else cpu.inverse97(ref.data(), w, tc, 2);
+  FusedInvArgs<T> a;
+  a.src = src.data(); a.src_stride = stride;
+  a.w1 = w; a.h1 = h; a.snx1 = sn(w, 0); a.sny1 = sn(h, 0);
+  a.w2 = int(lv[1].width); a.h2 = int(lv[1].height); a.snx2 = sn(a.w2, 0); a.sny2 = sn(a.h2, 0);
+  const int ll_stride = (a.snx2 + 3) & ~3;
+  std::vector<T> ll2(size_t(ll_stride) * a.sny2);
+  for (int y = 0; y < a.sny2; ++y) for (int x = 0; x < a.snx2; ++x) ll2[size_t(y) * ll_stride + x] = src[size_t(y) * stride + x];
+  a.ll2 = separate_ll2 ? ll2.data() : src.data();
+  a.ll2_stride = separate_ll2 ? ll_stride : stride;
+  using D = FusedInvDims<W>;
+  a.blocks_x = (a.w2 + D::BX - 1) / D::BX;
+  const int blocks = a.blocks_x * ((a.h2 + D::BY - 1) / D::BY);
+  a.dst = dst.data(); a.dst_stride = stride;
+  for (int b = 0; b < blocks; ++b) {
+    std::memset(smem_raw, 0x7f, D::kSmemBytes);
+    blockIdx.x = b; threadIdx.x = 0;
+    inverse_fused21<W>(a);
+  }
+  long bad = 0;
+  for (int y = 0; y < h; ++y) for (int x = 0; x < w; ++x)
+    if (std::memcmp(&ref[size_t(y) * w + x], &dst[size_t(y) * stride + x], sizeof(T)) != 0) {
+      if (bad < 3) printf("  inverse mismatch W=%d tc=(%d,%d %dx%d) at (%d,%d): ref %g got %g\n", W, x0, y0, w, h, x, y,
+                          double(ref[size_t(y) * w + x]), double(dst[size_t(y) * stride + x]));
+      ++bad;
+    }
+  for (int y = 0; y <= h; ++y) for (int x = (y < h ? w : 0); x < stride; ++x)
+    if (dst[size_t(y) * stride + x] != T(-12345)) { ++bad; if (bad < 3) printf("  inverse: padding or guard row written\n"); }
+  return bad == 0;
+}
+
 int main(int argc, char** argv) {
   Dwt cpu(BackendOptions{Backend::Cpu, 0, -1});
   std::mt19937 rng(5);
@@ -103,7 +150,9 @@ int main(int argc, char** argv) {
       if ((w > 40 || h > 40) && (rng() % 3)) continue;
       fails += !run<kW53, int32_t>(cpu, o[0], o[1], w, h, rng, 0);
       fails += !run<kW97, float>(cpu, o[0], o[1], w, h, rng, 0);
-      cases += 2;
+      fails += !run_inv<kW53>(cpu, o[0], o[1], w, h, rng, rng() & 1);
+      fails += !run_inv<kW97>(cpu, o[0], o[1], w, h, rng, rng() & 1);
+      cases += 4;
       if (rng() % 8 == 0) {
         fails += !run<kW53, uint8_t>(cpu, o[0], o[1], w, h, rng, 8);
         fails += !run<kW97, uint16_t>(cpu, o[0], o[1], w, h, rng, 12);
@@ -112,6 +161,8 @@ int main(int argc, char** argv) {
     }
   fails += !run<kW53, int32_t>(cpu, 0, 0, 1024, 768, rng, 0);
   fails += !run<kW97, float>(cpu, 0, 0, 1024, 768, rng, 0);
-  printf("cases %ld fails %ld\n", cases + 2, fails);
+  fails += !run_inv<kW53>(cpu, 0, 0, 1024, 768, rng, true);
+  fails += !run_inv<kW97>(cpu, 0, 0, 1024, 768, rng, false);
+  printf("cases %ld fails %ld\n", cases + 4, fails);
   return fails != 0;
 }

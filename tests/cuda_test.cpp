@@ -290,7 +290,14 @@ TEST_F(CudaApiTest, FusedLevelsSweep) {
         cpu_->forward97(fa.data(), static_cast<size_t>(w), tc, levels);
         gpu.forward97(fb.data(), static_cast<size_t>(w), tc, levels);
         bad += std::memcmp(fa.data(), fb.data(), n * 4) != 0;
-        cases += 2;
+        // Inverses of the same (forward) pyramids: the fused levels-2+1 inverse kernel.
+        cpu_->inverse53(a.data(), static_cast<size_t>(w), tc, levels);
+        gpu.inverse53(b.data(), static_cast<size_t>(w), tc, levels);
+        bad += a != b;
+        cpu_->inverse97(fa.data(), static_cast<size_t>(w), tc, levels);
+        gpu.inverse97(fb.data(), static_cast<size_t>(w), tc, levels);
+        bad += std::memcmp(fa.data(), fb.data(), n * 4) != 0;
+        cases += 4;
       }
   EXPECT_EQ(bad, 0) << "of " << cases << " transforms";
 }

@@ -8,7 +8,9 @@
 // level reads its input once and writes its four subbands once, and src is never written.
 // 5/3 forward where the geometry allows (fusable()): levels 1 and 2 run as one kernel
 // (dwt_fused.cuh) that writes the level-1 and level-2 details to dst and the level-2 LL to
-// workspace buffer 1, where level 2 would have put it; levels 3.. follow as above.
+// workspace buffer 1, where level 2 would have put it; levels 3.. follow as above. With
+// -DJ2K_CUDA_FUSE_INV the inverse likewise ends with levels 2 and 1 in one kernel
+// (dwt_fused_inverse.cuh), which reads the level-2 LL where level 3 wrote it.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -24,6 +26,7 @@
 #include "j2kfront/error.hpp"
 #include "transform/cuda/cuda_check.hpp"
 #include "transform/cuda/dwt_fused.cuh"
+#include "transform/cuda/dwt_fused_inverse.cuh"
 #include "transform/cuda/dwt_kernels.cuh"
 
 namespace j2k {
@@ -213,23 +216,44 @@ bool fusable(const Plan& plan) {
          b.height >= 2 && (b.width / 64 + 1) * (b.height / 32 + 1) < (int64_t{1} << 31);
 }
 
+// Raises a kernel's dynamic shared-memory limit once for each device it runs on (the opt-in
+// is per device and per kernel: one instance, so one set of flags, per kernel).
+template <auto kernel>
+void allow_smem(size_t bytes) {
+  static std::atomic<unsigned long long> done{0};
+  int dev = 0;
+  cuda_check(cudaGetDevice(&dev), "cudaGetDevice");
+  const unsigned long long bit = dev < 64 ? 1ull << dev : 0;
+  if (bit != 0 && (done.load(std::memory_order_acquire) & bit) != 0) return;
+  cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(bytes)),
+             "cudaFuncSetAttribute (fused DWT shared memory)");
+  done.fetch_or(bit, std::memory_order_acq_rel);
+}
+
+template <class Kernel, class Args>
+void launch_fused(Kernel kernel, long long blocks, size_t smem, cudaStream_t s, const Args& a,
+                  const char* what) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(static_cast<unsigned>(blocks));
+  cfg.blockDim = dim3(cudadwt::kFusedThreads);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = s;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = cuda_tuning::kUsePdl ? 1 : 0;
+  cuda_check(cudaLaunchKernelEx(&cfg, kernel, a), what);
+}
+
 template <int W, class In>
 void launch_fused12(const Plan& plan, const In* src, long long src_stride, int32_t dc,
                     typename Wv<W>::T* dst, long long dst_stride, typename Wv<W>::T* ll2,
                     long long ll2_stride, cudaStream_t s) {
   using D = cudadwt::FusedDims<W>;
-  const auto kernel = cudadwt::forward_fused12<W, In>;
-  // The shared-memory opt-in is per device: set once for each device this kernel runs on.
-  static std::atomic<unsigned long long> done{0};
-  int dev = 0;
-  cuda_check(cudaGetDevice(&dev), "cudaGetDevice");
-  const unsigned long long bit = dev < 64 ? 1ull << dev : 0;
-  if (bit == 0 || (done.load(std::memory_order_acquire) & bit) == 0) {
-    cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(D::kSmemBytes)),
-               "cudaFuncSetAttribute (fused DWT shared memory)");
-    done.fetch_or(bit, std::memory_order_acq_rel);
-  }
+  constexpr auto kernel = cudadwt::forward_fused12<W, In>;
+  allow_smem<kernel>(D::kSmemBytes);
   const LevelGeom g1 = geom(plan.levels[0], 1, 1), g2 = geom(plan.levels[1], 1, 1);
   cudadwt::FusedArgs<typename Wv<W>::T> a;
   a.in = src;
@@ -249,17 +273,35 @@ void launch_fused12(const Plan& plan, const In* src, long long src_stride, int32
   a.dst_stride = dst_stride;
   a.ll2 = ll2;
   a.ll2_stride = ll2_stride;
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(static_cast<unsigned>(blocks));
-  cfg.blockDim = dim3(cudadwt::kFusedThreads);
-  cfg.dynamicSmemBytes = D::kSmemBytes;
-  cfg.stream = s;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = cuda_tuning::kUsePdl ? 1 : 0;
-  cuda_check(cudaLaunchKernelEx(&cfg, kernel, a), "forward_fused12 launch");
+  launch_fused(kernel, blocks, D::kSmemBytes, s, a, "forward_fused12 launch");
+}
+
+template <int W>
+void launch_fused21(const Plan& plan, const typename Wv<W>::T* src, long long src_stride,
+                    const typename Wv<W>::T* ll2, long long ll2_stride, typename Wv<W>::T* dst,
+                    long long dst_stride, cudaStream_t s) {
+  using D = cudadwt::FusedInvDims<W>;
+  constexpr auto kernel = cudadwt::inverse_fused21<W>;
+  allow_smem<kernel>(D::kSmemBytes);
+  const LevelGeom g1 = geom(plan.levels[0], 1, 1), g2 = geom(plan.levels[1], 1, 1);
+  cudadwt::FusedInvArgs<typename Wv<W>::T> a;
+  a.src = src;
+  a.src_stride = src_stride;
+  a.ll2 = ll2;
+  a.ll2_stride = ll2_stride;
+  a.w1 = g1.w;
+  a.h1 = g1.h;
+  a.snx1 = g1.sn_x;
+  a.sny1 = g1.sn_y;
+  a.w2 = g2.w;
+  a.h2 = g2.h;
+  a.snx2 = g2.sn_x;
+  a.sny2 = g2.sn_y;
+  a.blocks_x = (g2.w + D::BX - 1) / D::BX;
+  const long long blocks = static_cast<long long>(a.blocks_x) * ((g2.h + D::BY - 1) / D::BY);
+  a.dst = dst;
+  a.dst_stride = dst_stride;
+  launch_fused(kernel, blocks, D::kSmemBytes, s, a, "inverse_fused21 launch");
 }
 
 template <int W, class In>
@@ -337,7 +379,10 @@ void inverse(const typename Wv<W>::T* src, size_t src_stride, typename Wv<W>::T*
   T* buf[2] = {static_cast<T*>(ws), nullptr};
   if (ws) buf[1] = reinterpret_cast<T*>(static_cast<char*>(ws) + align_up(plan.ws_elems[0] * sizeof(T)));
   const size_t n = plan.levels.size();
-  for (size_t k = n; k-- > 0;) {  // k = level index nb-1, coarsest first
+  // Levels 2 and 1 fused (the last two steps) where the geometry allows.
+  size_t last = 0;
+  if constexpr (cuda_tuning::kFuseInverse) last = fusable(plan) ? 2 : 0;
+  for (size_t k = n; k-- > last;) {  // k = level index nb-1, coarsest first
     const DwtLevel& lv = plan.levels[k];
     cudadwt::InvArgs<T> a;
     a.g = geom(lv, 1, 1);
@@ -360,6 +405,15 @@ void inverse(const typename Wv<W>::T* src, size_t src_stride, typename Wv<W>::T*
     }
     a.vec = pair_aligned(a.out, a.out_stride, sizeof(T));
     launch_inverse<W>(lv, a, s);
+  }
+  if (last == 2) {
+    const LevelGeom g2 = geom(plan.levels[1], 1, 1);
+    if (n == 2)
+      launch_fused21<W>(plan, src, static_cast<long long>(src_stride), src,
+                        static_cast<long long>(src_stride), dst, static_cast<long long>(dst_stride), s);
+    else
+      launch_fused21<W>(plan, src, static_cast<long long>(src_stride), buf[1], ws_stride(g2.sn_x),
+                        dst, static_cast<long long>(dst_stride), s);
   }
 }
 

@@ -85,6 +85,18 @@ __device__ __forceinline__ void line_steps(typename Wv<W>::T (&v)[R]) {
   }
 }
 
+// Inverse lifting of one line, as line_steps (inverse step S acts on lows when S is even).
+template <int W, int R, int S = 0>
+__device__ __forceinline__ void line_steps_inv(typename Wv<W>::T (&v)[R]) {
+  if constexpr (S < Wv<W>::kSteps) {
+    constexpr int cls = S & 1;
+#pragma unroll
+    for (int k = 1; k < R - 1; ++k)
+      if ((k & 1) == cls) v[k] = Wv<W>::template inv<S>(v[k], v[k - 1], v[k + 1]);
+    line_steps_inv<W, R, S + 1>(v);
+  }
+}
+
 #ifdef J2K_EMU_THREADS
 template <class T>
 T* emu_snapshot(const T* S, size_t n);  // copy of S (host emulation builds only)
@@ -93,9 +105,10 @@ T* emu_snapshot(const T* S, size_t n);  // copy of S (host emulation builds only
 // Lifts NL lines held in shared memory, in place: line l starts at base + l * LP, its samples
 // are E apart and sample s has class s & 1. Samples [H, H + NO) of each line are computed
 // from [0, NO + 2H), in Q chunks of NO / Q per line, one thread per chunk, in registers; all
-// threads read before any thread writes. kScale: the 9/7 scaling of the outputs along the line
-// (lows by 1/K, highs by K), which the reference applies after the lifting in each direction.
-template <int W, int NL, int NO, int Q, int LP, int E, bool kScale>
+// threads read before any thread writes. kFwd: forward lifting, then (kScale) the 9/7 scaling
+// of the outputs (lows by 1/K, highs by K), as the reference does in each direction; inverse:
+// the inverse scaling of the inputs (kScale), then inverse lifting.
+template <int W, int NL, int NO, int Q, int LP, int E, bool kScale, bool kFwd = true>
 __device__ __forceinline__ void reg_pass(typename Wv<W>::T* base) {
   using Wt = Wv<W>;
   using T = typename Wt::T;
@@ -122,10 +135,18 @@ __device__ __forceinline__ void reg_pass(typename Wv<W>::T* base) {
     __syncthreads();
 #endif
     if (item < N) {
-      line_steps<W, R>(v);
+      if constexpr (kFwd) {
+        line_steps<W, R>(v);
+      } else {
+        if constexpr (kScale) {
+#pragma unroll
+          for (int k = 0; k < R; ++k) v[k] = Wt::scale_inv(v[k], k & 1);
+        }
+        line_steps_inv<W, R>(v);
+      }
 #pragma unroll
       for (int k = H; k < H + CW; ++k)
-        base[off + k * E] = kScale ? Wt::scale_fwd(v[k], k & 1) : v[k];
+        base[off + k * E] = kFwd && kScale ? Wt::scale_fwd(v[k], k & 1) : v[k];
     }
   }
   __syncthreads();

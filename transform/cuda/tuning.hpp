@@ -87,4 +87,14 @@ constexpr bool kFuse97 = true;
 constexpr bool kFuse97 = false;
 #endif
 
+// Inverse levels 2 and 1 fused (dwt_fused_inverse.cuh), same geometry rule. Exact (tested on
+// the H100) but, at 8192^2, slower than the per-level kernels (5/3, 2 levels: 0.264 against
+// 0.239 ms; bench/RESULTS.md), so it is off unless built with -DJ2K_CUDA_FUSE_INV (both
+// wavelets), for measurements and further work.
+#ifdef J2K_CUDA_FUSE_INV
+constexpr bool kFuseInverse = true;
+#else
+constexpr bool kFuseInverse = false;
+#endif
+
 }  // namespace j2k::cuda_tuning
