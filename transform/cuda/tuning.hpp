@@ -78,9 +78,10 @@ constexpr bool kFuseLevels12 = false;
 #else
 constexpr bool kFuseLevels12 = true;
 #endif
-// The 9/7 fused kernel is exact (tested on the H100) but slower than the per-level kernels
-// (8192^2, 5 levels: 0.288 against 0.278 ms; it is instruction-bound, not memory-bound), so
-// only the 5/3 uses it. -DJ2K_CUDA_FUSE97 turns it on for measurements.
+// The 9/7 fused kernel is exact (tested on the H100) but not faster than the per-level kernels
+// (8192^2, 2 levels: 0.2546 against 0.2521 ms): its global loads all happen in its first phase,
+// and 2 blocks per SM leave DRAM idle through the other phases (bench/RESULTS.md, session 2).
+// So only the 5/3 uses it. -DJ2K_CUDA_FUSE97 turns it on for measurements.
 #ifdef J2K_CUDA_FUSE97
 constexpr bool kFuse97 = true;
 #else
