@@ -247,18 +247,11 @@ void launch_fused(Kernel kernel, long long blocks, size_t smem, cudaStream_t s, 
   cuda_check(cudaLaunchKernelEx(&cfg, kernel, a), what);
 }
 
-template <int W, class In>
-void launch_fused12(const Plan& plan, const In* src, long long src_stride, int32_t dc,
-                    typename Wv<W>::T* dst, long long dst_stride, typename Wv<W>::T* ll2,
-                    long long ll2_stride, cudaStream_t s) {
-  using D = cudadwt::FusedDims<W>;
-  constexpr auto kernel = cudadwt::forward_fused12<W, In>;
-  allow_smem<kernel>(D::kSmemBytes);
+// The level-1 and level-2 geometry of the fused kernels' arguments (FusedArgs, FusedInvArgs);
+// returns the number of blocks of BX x BY level-2 samples.
+template <class D, class Args>
+long long set_fused_geometry(const Plan& plan, Args& a) {
   const LevelGeom g1 = geom(plan.levels[0], 1, 1), g2 = geom(plan.levels[1], 1, 1);
-  cudadwt::FusedArgs<typename Wv<W>::T> a;
-  a.in = src;
-  a.in_stride = src_stride;
-  a.dc = dc;
   a.w1 = g1.w;
   a.h1 = g1.h;
   a.snx1 = g1.sn_x;
@@ -268,7 +261,21 @@ void launch_fused12(const Plan& plan, const In* src, long long src_stride, int32
   a.snx2 = g2.sn_x;
   a.sny2 = g2.sn_y;
   a.blocks_x = (g2.w + D::BX - 1) / D::BX;
-  const long long blocks = static_cast<long long>(a.blocks_x) * ((g2.h + D::BY - 1) / D::BY);
+  return static_cast<long long>(a.blocks_x) * ((g2.h + D::BY - 1) / D::BY);
+}
+
+template <int W, class In>
+void launch_fused12(const Plan& plan, const In* src, long long src_stride, int32_t dc,
+                    typename Wv<W>::T* dst, long long dst_stride, typename Wv<W>::T* ll2,
+                    long long ll2_stride, cudaStream_t s) {
+  using D = cudadwt::FusedDims<W>;
+  constexpr auto kernel = cudadwt::forward_fused12<W, In>;
+  allow_smem<kernel>(D::kSmemBytes);
+  cudadwt::FusedArgs<typename Wv<W>::T> a;
+  a.in = src;
+  a.in_stride = src_stride;
+  a.dc = dc;
+  const long long blocks = set_fused_geometry<D>(plan, a);
   a.dst = dst;
   a.dst_stride = dst_stride;
   a.ll2 = ll2;
@@ -283,22 +290,12 @@ void launch_fused21(const Plan& plan, const typename Wv<W>::T* src, long long sr
   using D = cudadwt::FusedInvDims<W>;
   constexpr auto kernel = cudadwt::inverse_fused21<W>;
   allow_smem<kernel>(D::kSmemBytes);
-  const LevelGeom g1 = geom(plan.levels[0], 1, 1), g2 = geom(plan.levels[1], 1, 1);
   cudadwt::FusedInvArgs<typename Wv<W>::T> a;
   a.src = src;
   a.src_stride = src_stride;
   a.ll2 = ll2;
   a.ll2_stride = ll2_stride;
-  a.w1 = g1.w;
-  a.h1 = g1.h;
-  a.snx1 = g1.sn_x;
-  a.sny1 = g1.sn_y;
-  a.w2 = g2.w;
-  a.h2 = g2.h;
-  a.snx2 = g2.sn_x;
-  a.sny2 = g2.sn_y;
-  a.blocks_x = (g2.w + D::BX - 1) / D::BX;
-  const long long blocks = static_cast<long long>(a.blocks_x) * ((g2.h + D::BY - 1) / D::BY);
+  const long long blocks = set_fused_geometry<D>(plan, a);
   a.dst = dst;
   a.dst_stride = dst_stride;
   launch_fused(kernel, blocks, D::kSmemBytes, s, a, "inverse_fused21 launch");
