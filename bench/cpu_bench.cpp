@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "bench/bench.hpp"
-#include "j2kfront/dwt.hpp"
+#include "transform/dwt.hpp"
 
 namespace j2k::bench {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "bench/bench.hpp"
 #include "conformance/openjpeg_oracle.hpp"
-#include "j2kfront/dwt.hpp"
+#include "transform/dwt.hpp"
 
 namespace {
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "bench/bench.hpp"
-#include "j2kfront/cuda_dwt.hpp"
-#include "j2kfront/error.hpp"
+#include "transform/cuda/cuda_dwt.hpp"
+#include "common/error.hpp"
 
 namespace j2k::bench {
 namespace {

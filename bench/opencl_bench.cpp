@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "bench/bench.hpp"
-#include "j2kfront/dwt.hpp"
-#include "j2kfront/error.hpp"
+#include "transform/dwt.hpp"
+#include "common/error.hpp"
 #include "transform/opencl/opencl_dwt.hpp"
 
 namespace j2k::bench {

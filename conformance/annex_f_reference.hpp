@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "j2kfront/geometry.hpp"
+#include "tiling/geometry.hpp"
 
 namespace annex_f {
 

@@ -13,8 +13,8 @@
 
 #include "conformance/annex_f_reference.hpp"
 #include "conformance/openjpeg_oracle.hpp"
-#include "j2kfront/canvas.hpp"
-#include "j2kfront/dwt.hpp"
+#include "tiling/canvas.hpp"
+#include "transform/dwt.hpp"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <random>
 
 #include "conformance/openjpeg_mirror.hpp"
-#include "j2kfront/component_transform.hpp"
+#include "transform/cpu/component_transform.hpp"
 
 namespace {
 

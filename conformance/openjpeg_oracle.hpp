@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "j2kfront/geometry.hpp"
+#include "tiling/geometry.hpp"
 
 namespace oracle {
 

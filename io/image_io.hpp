@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "j2kfront/image.hpp"
+#include "pipeline/image.hpp"
 
 namespace j2k::io {
 

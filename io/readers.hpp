@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <string>
 
-#include "j2kfront/error.hpp"
-#include "j2kfront/image.hpp"
+#include "common/error.hpp"
+#include "pipeline/image.hpp"
 
 namespace j2k::io::detail {
 

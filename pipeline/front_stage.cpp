@@ -1,12 +1,12 @@
 // The front stage: split the image into tile-components, shift, decorrelate, transform.
-#include "j2kfront/front_stage.hpp"
+#include "pipeline/front_stage.hpp"
 
 #include <chrono>
 #include <string>
 
-#include "j2kfront/component_transform.hpp"
-#include "j2kfront/dwt.hpp"
-#include "j2kfront/error.hpp"
+#include "transform/cpu/component_transform.hpp"
+#include "transform/dwt.hpp"
+#include "common/error.hpp"
 #include "transform/cpu/threading.hpp"
 
 namespace j2k {

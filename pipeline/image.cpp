@@ -1,9 +1,9 @@
 // Validation of an input image against the canvas it claims.
 #include <string>
 
-#include "j2kfront/canvas.hpp"
-#include "j2kfront/error.hpp"
-#include "j2kfront/image.hpp"
+#include "tiling/canvas.hpp"
+#include "common/error.hpp"
+#include "pipeline/image.hpp"
 
 namespace j2k {
 

@@ -9,8 +9,8 @@
 #include <random>
 #include <sstream>
 
-#include "j2kfront/dwt.hpp"
-#include "j2kfront/error.hpp"
+#include "transform/dwt.hpp"
+#include "common/error.hpp"
 
 namespace j2k {
 // gtest prints the parameter in test listings (and so in CTest's names): show its name.

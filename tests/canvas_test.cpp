@@ -4,9 +4,9 @@
 
 #include <random>
 
-#include "j2kfront/canvas.hpp"
-#include "j2kfront/error.hpp"
-#include "j2kfront/front_stage.hpp"
+#include "tiling/canvas.hpp"
+#include "common/error.hpp"
+#include "pipeline/front_stage.hpp"
 
 namespace {
 

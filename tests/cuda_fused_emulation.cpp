@@ -37,8 +37,8 @@ template <class T> T* emu_snapshot(const T* S, size_t n) {
 #define J2K_EMU_THREADS 1
 #include "transform/cuda/dwt_fused.cuh"
 #include "transform/cuda/dwt_fused_inverse.cuh"
-#include "j2kfront/backend.hpp"
-#include "j2kfront/dwt.hpp"
+#include "transform/backend.hpp"
+#include "transform/dwt.hpp"
 using namespace j2k;
 using namespace j2k::cudadwt;
 

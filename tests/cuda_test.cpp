@@ -11,10 +11,10 @@
 #include <random>
 #include <vector>
 
-#include "j2kfront/backend.hpp"
-#include "j2kfront/cuda_dwt.hpp"
-#include "j2kfront/dwt.hpp"
-#include "j2kfront/error.hpp"
+#include "transform/backend.hpp"
+#include "transform/cuda/cuda_dwt.hpp"
+#include "transform/dwt.hpp"
+#include "common/error.hpp"
 
 namespace {
 

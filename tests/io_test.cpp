@@ -20,8 +20,8 @@
 #endif
 
 #include "io/image_io.hpp"
-#include "j2kfront/error.hpp"
-#include "j2kfront/image.hpp"
+#include "common/error.hpp"
+#include "pipeline/image.hpp"
 
 namespace fs = std::filesystem;
 using j2k::Component;

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "j2kfront/backend.hpp"
-#include "j2kfront/dwt.hpp"
-#include "j2kfront/error.hpp"
+#include "transform/backend.hpp"
+#include "transform/dwt.hpp"
+#include "common/error.hpp"
 #include "transform/opencl/opencl_dwt.hpp"
 
 namespace {

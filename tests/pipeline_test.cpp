@@ -6,10 +6,10 @@
 #include <cstring>
 #include <random>
 
-#include "j2kfront/component_transform.hpp"
-#include "j2kfront/dwt.hpp"
-#include "j2kfront/error.hpp"
-#include "j2kfront/front_stage.hpp"
+#include "transform/cpu/component_transform.hpp"
+#include "transform/dwt.hpp"
+#include "common/error.hpp"
+#include "pipeline/front_stage.hpp"
 
 namespace {
 

@@ -1,10 +1,10 @@
 // Annex B geometry. Each function names the equation it implements.
-#include "j2kfront/canvas.hpp"
+#include "tiling/canvas.hpp"
 
 #include <algorithm>
 #include <string>
 
-#include "j2kfront/error.hpp"
+#include "common/error.hpp"
 
 namespace j2k {
 namespace {

@@ -3,8 +3,8 @@
 #include <sstream>
 
 #include "bench/bench.hpp"
-#include "j2kfront/backend.hpp"
-#include "j2kfront/error.hpp"
+#include "transform/backend.hpp"
+#include "common/error.hpp"
 #include "tools/commands.hpp"
 
 namespace j2k::tools {

@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "io/image_io.hpp"
-#include "j2kfront/error.hpp"
-#include "j2kfront/front_stage.hpp"
+#include "common/error.hpp"
+#include "pipeline/front_stage.hpp"
 #include "tools/commands.hpp"
 #include "tools/layout_json.hpp"
 #include "tools/output_dir.hpp"

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "j2kfront/front_stage.hpp"
+#include "pipeline/front_stage.hpp"
 
 namespace j2k::tools {
 

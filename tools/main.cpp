@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "j2kfront/error.hpp"
+#include "common/error.hpp"
 #include "tools/commands.hpp"
 
 int main(int argc, char** argv) {

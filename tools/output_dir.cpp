@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "j2kfront/error.hpp"
+#include "common/error.hpp"
 
 namespace fs = std::filesystem;
 

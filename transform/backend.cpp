@@ -1,8 +1,8 @@
 // Backend names, availability, and the choice behind Backend::Auto.
 #include <string>
 
-#include "j2kfront/backend.hpp"
-#include "j2kfront/error.hpp"
+#include "transform/backend.hpp"
+#include "common/error.hpp"
 #include "transform/dwt_engine.hpp"
 
 namespace j2k {

@@ -1,9 +1,9 @@
 // j2k::Dwt: the public face of the DWT engines; checks arguments once for every backend.
-#include "j2kfront/dwt.hpp"
+#include "transform/dwt.hpp"
 
 #include <string>
 
-#include "j2kfront/error.hpp"
+#include "common/error.hpp"
 #include "transform/dwt_engine.hpp"
 
 namespace j2k {

@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "j2kfront/backend.hpp"
-#include "j2kfront/geometry.hpp"
+#include "transform/backend.hpp"
+#include "tiling/geometry.hpp"
 
 namespace j2k {
 

@@ -1,6 +1,6 @@
 // DC level shift, RCT and ICT on the CPU. Compiled with -ffp-contract=off (see the root
 // CMakeLists.txt): the ICT's products must be rounded before they are summed.
-#include "j2kfront/component_transform.hpp"
+#include "transform/cpu/component_transform.hpp"
 
 namespace j2k {
 

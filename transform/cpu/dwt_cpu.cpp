@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "j2kfront/dwt.hpp"
+#include "transform/dwt.hpp"
 #include "transform/cpu/lifting.hpp"
 #include "transform/cpu/strip_lifting.hpp"
 #include "transform/cpu/threading.hpp"

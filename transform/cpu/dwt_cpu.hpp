@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "j2kfront/geometry.hpp"
+#include "tiling/geometry.hpp"
 
 namespace j2k::cpu {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "j2kfront/error.hpp"
+#include "common/error.hpp"
 
 namespace j2k {
 

@@ -21,9 +21,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "j2kfront/cuda_dwt.hpp"
-#include "j2kfront/dwt.hpp"
-#include "j2kfront/error.hpp"
+#include "transform/cuda/cuda_dwt.hpp"
+#include "transform/dwt.hpp"
+#include "common/error.hpp"
 #include "transform/cuda/cuda_check.hpp"
 #include "transform/cuda/dwt_fused.cuh"
 #include "transform/cuda/dwt_fused_inverse.cuh"

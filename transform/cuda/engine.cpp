@@ -10,8 +10,8 @@
 #include <string>
 #include <type_traits>
 
-#include "j2kfront/cuda_dwt.hpp"
-#include "j2kfront/error.hpp"
+#include "transform/cuda/cuda_dwt.hpp"
+#include "common/error.hpp"
 #include "transform/cuda/cuda_check.hpp"
 #include "transform/dwt_engine.hpp"
 

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "j2kfront/error.hpp"
+#include "common/error.hpp"
 #include "transform/cpu/lifting.hpp"
 #include "transform/dwt_engine.hpp"
 #include "transform/opencl/dwt_cl_source.hpp"  // generated: kDwtClSource

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "j2kfront/dwt.hpp"
-#include "j2kfront/geometry.hpp"
+#include "transform/dwt.hpp"
+#include "tiling/geometry.hpp"
 
 namespace j2k::ocl {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "j2kfront/backend.hpp"
-#include "j2kfront/geometry.hpp"
+#include "transform/backend.hpp"
+#include "tiling/geometry.hpp"
 
 namespace j2k {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "j2kfront/geometry.hpp"
+#include "tiling/geometry.hpp"
 
 namespace j2k {
 

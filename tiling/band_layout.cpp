@@ -1,7 +1,7 @@
 // Where each subband lands in OpenJPEG's pyramid layout.
-#include "j2kfront/canvas.hpp"
-#include "j2kfront/dwt.hpp"
-#include "j2kfront/front_stage.hpp"
+#include "tiling/canvas.hpp"
+#include "transform/dwt.hpp"
+#include "pipeline/front_stage.hpp"
 
 namespace j2k {
 

@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "j2kfront/geometry.hpp"
+#include "tiling/geometry.hpp"
 
 struct CUstream_st;
 typedef struct CUstream_st* cudaStream_t;  // as in CUDA's driver_types.h

@@ -1,7 +1,7 @@
 // Which resolution each decomposition level transforms (Annex B, B-14).
-#include "j2kfront/canvas.hpp"
-#include "j2kfront/dwt.hpp"
-#include "j2kfront/error.hpp"
+#include "tiling/canvas.hpp"
+#include "transform/dwt.hpp"
+#include "common/error.hpp"
 
 namespace j2k {
 

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "j2kfront/backend.hpp"
-#include "j2kfront/canvas.hpp"
-#include "j2kfront/geometry.hpp"
-#include "j2kfront/image.hpp"
+#include "transform/backend.hpp"
+#include "tiling/canvas.hpp"
+#include "tiling/geometry.hpp"
+#include "pipeline/image.hpp"
 
 namespace j2k {
 
