@@ -1,0 +1,279 @@
+/* j2kfront: the front stage of a JPEG 2000 encoder (ISO/IEC 15444-1): tiling on the canvas,
+ * DC level shift, RCT/ICT and the multi-level DWT (reversible 5/3, irreversible 9/7), bit for
+ * bit as OpenJPEG 2.5.0 computes them, on the CPU, CUDA or OpenCL.
+ *
+ * The C interface: opaque handles, plain structs, no exceptions. Every function that can fail
+ * returns a j2k_status; on failure j2k_last_error() gives a message naming the cause (kept per
+ * thread until the next call of this library on that thread). The library reads no environment
+ * variables: every choice is a field of j2k_settings.
+ *
+ * Ownership: the library never keeps a pointer to a caller's struct after a call returns, and
+ * never frees caller memory. Buffers handed over with j2k_plan_set_output must outlive every
+ * j2k_plan_run that writes them. Pointers that the library returns (coefficients, strings) stay
+ * valid until the handle that gave them is destroyed (or the output is replaced).
+ *
+ * Threads: a handle may be used by one thread at a time; different handles are independent.
+ */
+#ifndef J2KFRONT_H_
+#define J2KFRONT_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- status */
+
+typedef enum j2k_status {
+  J2K_OK = 0,
+  J2K_INVALID_ARGUMENT = 1,    /* a setting, view or geometry that the standard or j2kfront rejects */
+  J2K_UNSUPPORTED_INPUT = 2,   /* valid, but not something j2kfront handles */
+  J2K_CORRUPT_INPUT = 3,       /* truncated or inconsistent data */
+  J2K_IO_ERROR = 4,            /* the operating system refused a read or a write */
+  J2K_BACKEND_UNAVAILABLE = 5, /* the backend is not built in, or has no usable device */
+  J2K_BACKEND_FAILURE = 6,     /* a CUDA or OpenCL call failed at run time */
+  J2K_OUT_OF_MEMORY = 7,       /* host or device memory could not be allocated */
+  J2K_INTERNAL_ERROR = 8       /* a bug: please report it with the message */
+} j2k_status;
+
+/* "J2K_INVALID_ARGUMENT" etc.; "unknown status" for other values. */
+const char* j2k_status_name(j2k_status status);
+/* The message of the last failed call on this thread ("" after a successful one). */
+const char* j2k_last_error(void);
+/* "0.2.0" */
+const char* j2k_version(void);
+
+/* ---------------------------------------------------------------- choices */
+
+typedef enum j2k_wavelet { J2K_WAVELET_53 = 0, J2K_WAVELET_97 = 1 } j2k_wavelet;
+/* AUTO: the component transform on components 0..2 when there are at least 3 with the same
+ * subsampling (RCT with the 5/3, ICT with the 9/7). */
+typedef enum j2k_mct { J2K_MCT_AUTO = 0, J2K_MCT_ON = 1, J2K_MCT_OFF = 2 } j2k_mct;
+/* AUTO: CUDA when a CUDA device is there, else an OpenCL GPU, else the CPU. */
+typedef enum j2k_backend {
+  J2K_BACKEND_AUTO = 0,
+  J2K_BACKEND_CPU = 1,
+  J2K_BACKEND_CUDA = 2,
+  J2K_BACKEND_OPENCL = 3
+} j2k_backend;
+
+/* Where a buffer lives. PINNED: page-locked host memory (cudaMallocHost or registered),
+ * usable by the host and by copies on the device's streams. DEVICE: CUDA device memory. */
+typedef enum j2k_memory {
+  J2K_MEMORY_HOST = 0,
+  J2K_MEMORY_PINNED = 1,
+  J2K_MEMORY_DEVICE = 2
+} j2k_memory;
+
+/* "auto", "cpu", "cuda", "opencl"; NULL for other values. */
+const char* j2k_backend_name(j2k_backend backend);
+/* Whether the backend is compiled in and has a usable device here. When it has not and
+ * `why` is not NULL, *why points to the reason (valid until the next call on this thread). */
+int j2k_backend_available(j2k_backend backend, const char** why);
+
+/* ---------------------------------------------------------------- image views */
+
+typedef enum j2k_sample_type {
+  J2K_SAMPLE_U8 = 0,
+  J2K_SAMPLE_I8 = 1,
+  J2K_SAMPLE_U16 = 2,
+  J2K_SAMPLE_I16 = 3,
+  J2K_SAMPLE_U32 = 4,
+  J2K_SAMPLE_I32 = 5,
+  J2K_SAMPLE_F32 = 6 /* coefficients of the 9/7 only; not an image sample type */
+} j2k_sample_type;
+
+/* Bytes of one sample of `type` (0 for an unknown type). */
+size_t j2k_sample_size(j2k_sample_type type);
+
+/* One component of an image, seen where it is: never copied or widened on the host.
+ * Sample (x, y) of the component (0-based on the component's own grid) is at
+ * (const char*)data + y * row_stride + x * pixel_stride. Strides are in bytes and may be larger
+ * than the samples need (padding, interleaving); they must be multiples of the sample size.
+ * The component's size follows from the image area and the subsampling (ISO/IEC 15444-1 B-12):
+ * width = ceil((x0 + image width) / dx) - ceil(x0 / dx), likewise the height. */
+typedef struct j2k_component_view {
+  const void* data;
+  j2k_sample_type type;  /* U8..I32; signed types hold signed samples */
+  int precision;         /* significant bits: 1..16, at most the type's width */
+  int dx, dy;            /* subsampling XRsiz, YRsiz: 1..255 */
+  ptrdiff_t row_stride;  /* bytes from a row to the next */
+  ptrdiff_t pixel_stride;/* bytes from a sample to the next in a row (1 component of 3 interleaved u8: 3) */
+} j2k_component_view;
+
+/* An image on the JPEG 2000 canvas: the area [x0, x0 + width) x [y0, y0 + height) of the
+ * reference grid, and its components. */
+typedef struct j2k_image_view {
+  uint32_t x0, y0;
+  uint32_t width, height;
+  int num_components;                     /* 1..16384 */
+  const j2k_component_view* components;   /* num_components entries */
+  j2k_memory memory;                      /* where every component's samples are */
+  int device;                             /* the CUDA device of DEVICE/PINNED memory (-1: current) */
+} j2k_image_view;
+
+/* Fills out[0..channels) for `channels` interleaved components of one buffer (RGB, RGBA):
+ * component c starts at byte c * sample size of `data`, pixel stride channels * sample size. */
+void j2k_views_interleaved(j2k_component_view* out, int channels, const void* data,
+                           j2k_sample_type type, int precision, ptrdiff_t row_stride);
+/* Fills out[0..channels) for `channels` planes of one buffer, plane c at byte c * plane_stride. */
+void j2k_views_planar(j2k_component_view* out, int channels, const void* data,
+                      j2k_sample_type type, int precision, ptrdiff_t row_stride,
+                      ptrdiff_t plane_stride);
+
+/* ---------------------------------------------------------------- settings */
+
+typedef struct j2k_settings {
+  j2k_wavelet wavelet;      /* J2K_WAVELET_53 */
+  int levels;               /* decomposition levels 0..32 (5); more than a size allows is fine */
+  uint32_t tile_w, tile_h;  /* nominal tile size; 0,0 = one tile covering the image */
+  uint32_t tile_x0, tile_y0;/* tile grid origin, at most the image origin (0,0) */
+  j2k_mct mct;              /* J2K_MCT_AUTO */
+  j2k_backend backend;      /* J2K_BACKEND_AUTO */
+  int threads;              /* CPU worker threads; 0 = one per core */
+  int device;               /* CUDA / OpenCL device index; -1 = the first (GPU) device */
+  j2k_memory output_memory; /* where plan-owned coefficients live: HOST (pinned where the backend
+                               copies from the device), or DEVICE to keep them on a CUDA GPU */
+  /* OpenCL kernel tuning, "" or NULL for the device's defaults; e.g. "small" (tiny tiles that
+   * cross every boundary on small images, for tests) or "hp=2,hgroup=128". */
+  const char* opencl_tuning;
+  /* Experimental CUDA kernels, exact but not faster on the H100 (bench/RESULTS.md): the 9/7
+   * forward with levels 1 and 2 fused, and the inverse with levels 2 and 1 fused. 0 = off. */
+  int cuda_fuse_97;
+  int cuda_fuse_inverse;
+} j2k_settings;
+
+/* The defaults noted above. Always start from these: fields may be added at the end. */
+void j2k_settings_default(j2k_settings* settings);
+
+/* ---------------------------------------------------------------- geometry */
+
+typedef struct j2k_rect {
+  int64_t x0, y0, x1, y1; /* [x0, x1) x [y0, y1) */
+} j2k_rect;
+
+typedef enum j2k_band_type { J2K_BAND_LL = 0, J2K_BAND_HL = 1, J2K_BAND_LH = 2, J2K_BAND_HH = 3 } j2k_band_type;
+
+/* ---------------------------------------------------------------- plans */
+
+/* A front stage built once for one image shape (canvas, components, sample types, memory),
+ * then run on any number of images of that shape without allocating. */
+typedef struct j2k_plan j2k_plan;
+
+/* `shape`: a view of an image of the shape to come; only its geometry, types and memory are
+ * read (data pointers may be NULL). All output buffers and device memory are allocated here. */
+j2k_status j2k_plan_create(const j2k_settings* settings, const j2k_image_view* shape,
+                           j2k_plan** plan);
+void j2k_plan_destroy(j2k_plan* plan); /* NULL is fine */
+
+typedef struct j2k_plan_info {
+  j2k_backend backend;         /* the backend in use (never AUTO) */
+  const char* description;     /* e.g. "cuda (device 0: NVIDIA H100, sm_90)" */
+  int mct;                     /* whether RCT/ICT runs on components 0..2 */
+  int64_t tiles_x, tiles_y;
+  size_t tile_components;      /* tiles_x * tiles_y * components, tile-major */
+  j2k_sample_type coefficient_type; /* I32 for the 5/3, F32 for the 9/7 */
+} j2k_plan_info;
+j2k_status j2k_plan_get_info(const j2k_plan* plan, j2k_plan_info* info);
+
+/* Memory the plan holds, by kind, in bytes (as CUB's workspace queries: known before any work). */
+typedef struct j2k_memory_report {
+  size_t host;    /* pageable host memory */
+  size_t pinned;  /* page-locked host memory */
+  size_t device;  /* GPU memory */
+} j2k_memory_report;
+j2k_status j2k_plan_get_memory(const j2k_plan* plan, j2k_memory_report* report);
+
+/* A rectangle of coefficients: element (x, y) at (char*)data + y * row_stride + x * element size. */
+typedef struct j2k_coefficients {
+  void* data;
+  j2k_sample_type type;  /* J2K_SAMPLE_I32 (5/3) or J2K_SAMPLE_F32 (9/7) */
+  ptrdiff_t row_stride;  /* bytes */
+  int64_t width, height;
+  j2k_memory memory;
+} j2k_coefficients;
+
+typedef struct j2k_tile_component {
+  int64_t tile;           /* raster index */
+  int component;
+  j2k_rect rect;          /* on the component's grid (B-12) */
+  int levels;
+  int bands;              /* 1 + 3 * levels: LL first, then HL, LH, HH from the coarsest level */
+  j2k_coefficients coefficients; /* the whole tile-component in OpenJPEG's pyramid layout */
+} j2k_tile_component;
+j2k_status j2k_plan_get_tile_component(const j2k_plan* plan, size_t index,
+                                       j2k_tile_component* out);
+
+typedef struct j2k_band {
+  j2k_band_type type;
+  int level;              /* decomposition level nb (1 = finest); for LL, the number of levels */
+  j2k_rect rect;          /* on the band's own grid (B-15) */
+  int64_t col, row;       /* its top-left sample in the tile-component's coefficients */
+  j2k_coefficients coefficients; /* a view of just this band */
+} j2k_band;
+j2k_status j2k_plan_get_band(const j2k_plan* plan, size_t tile_component, int band,
+                             j2k_band* out);
+
+/* Makes tile-component `index` write into the caller's buffer from the next run on: `data`
+ * holds height rows of width coefficients of the plan's coefficient type, `row_stride` bytes
+ * apart, in `memory` (DEVICE only with the CUDA backend). NULL data returns to the plan's own. */
+j2k_status j2k_plan_set_output(j2k_plan* plan, size_t index, void* data, ptrdiff_t row_stride,
+                               j2k_memory memory);
+
+/* Runs the front stage on `image`, which must have the plan's shape (same geometry, types and
+ * memory; data and strides may differ). Returns when every coefficient is written. */
+j2k_status j2k_plan_run(j2k_plan* plan, const j2k_image_view* image);
+
+/* Time of each stage of the last run, in milliseconds. */
+typedef struct j2k_stage_times {
+  double split_ms;      /* reading the view into tile-components (and uploading) */
+  double shift_mct_ms;  /* DC level shift and RCT/ICT */
+  double dwt_ms;        /* the DWT (and downloading) */
+} j2k_stage_times;
+j2k_status j2k_plan_get_times(const j2k_plan* plan, j2k_stage_times* times);
+
+/* ---------------------------------------------------------------- the DWT alone */
+
+/* A DWT engine bound to one backend (settings: backend, threads, device, opencl_tuning,
+ * cuda_fuse_*; the rest is ignored). Host buffers, in place, in OpenJPEG's order and layout. */
+typedef struct j2k_dwt j2k_dwt;
+j2k_status j2k_dwt_create(const j2k_settings* settings, j2k_dwt** dwt);
+void j2k_dwt_destroy(j2k_dwt* dwt);
+j2k_status j2k_dwt_get_info(const j2k_dwt* dwt, j2k_backend* backend, const char** description);
+
+typedef enum j2k_direction { J2K_FORWARD = 0, J2K_INVERSE = 1 } j2k_direction;
+
+/* `data`: rect.y1 - rect.y0 rows of rect.x1 - rect.x0 coefficients (I32 for the 5/3, F32 for
+ * the 9/7), row_stride bytes apart, in host memory; `rect` is the tile-component on the
+ * canvas (its origin sets the parities). */
+j2k_status j2k_dwt_run(j2k_dwt* dwt, j2k_direction direction, j2k_wavelet wavelet, void* data,
+                       ptrdiff_t row_stride, const j2k_rect* rect, int levels);
+
+/* ---------------------------------------------------------------- CUDA device buffers */
+
+/* The CUDA DWT on device memory, out of place, asynchronous on the caller's stream
+ * (a cudaStream_t; NULL = the legacy default stream), no allocation: the caller provides a
+ * device workspace of at least j2k_cuda_dwt_workspace_size bytes.
+ * src: a view in device memory. Forward: U8/U16 samples (dc_shift subtracted on the fly), or
+ * I32 (5/3) / F32 (9/7) values. Inverse: I32 / F32 coefficients, dc_shift must be 0.
+ * dst: I32 (5/3) or F32 (9/7) in device memory, not overlapping src. */
+typedef struct j2k_device_plane {
+  void* data;
+  j2k_sample_type type;
+  ptrdiff_t row_stride; /* bytes */
+} j2k_device_plane;
+
+j2k_status j2k_cuda_dwt_workspace_size(j2k_wavelet wavelet, const j2k_rect* rect, int levels,
+                                       size_t* bytes);
+j2k_status j2k_cuda_dwt(j2k_direction direction, j2k_wavelet wavelet,
+                        const j2k_device_plane* src, int32_t dc_shift,
+                        const j2k_device_plane* dst, const j2k_rect* rect, int levels,
+                        void* workspace, size_t workspace_bytes, void* stream);
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
+#endif /* J2KFRONT_H_ */

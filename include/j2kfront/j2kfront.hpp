@@ -1,0 +1,261 @@
+// j2kfront for C++: a thin, header-only RAII layer over the C interface (j2kfront.h).
+// Failures throw j2kfront::Error carrying the j2k_status and the library's message.
+//
+//   j2kfront::Image image = ...;                   // or a view of your own buffers:
+//   auto view = j2kfront::ImageView::interleaved(rgb, width, height, 3, J2K_SAMPLE_U8, 8);
+//   j2kfront::Settings s;                          // 5/3, 5 levels, one tile, backend auto
+//   s.tile_w = s.tile_h = 1024;
+//   j2kfront::Plan plan(s, view);                  // allocates everything, once
+//   plan.run(view);                                // any number of images of that shape
+//   for (size_t i = 0; i < plan.tile_components(); ++i) {
+//     j2k_tile_component tc = plan.tile_component(i);
+//     for (int b = 0; b < tc.bands; ++b) { j2k_band band = plan.band(i, b); /* band.coefficients */ }
+//   }
+#ifndef J2KFRONT_HPP_
+#define J2KFRONT_HPP_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "j2kfront/j2kfront.h"
+
+namespace j2kfront {
+
+class Error : public std::runtime_error {
+ public:
+  Error(j2k_status status, const std::string& message)
+      : std::runtime_error(message), status_(status) {}
+  j2k_status status() const { return status_; }
+
+ private:
+  j2k_status status_;
+};
+
+// Throws the last error of this thread when `status` is not J2K_OK.
+inline void check(j2k_status status) {
+  if (status != J2K_OK) throw Error(status, j2k_last_error());
+}
+
+struct Settings : j2k_settings {
+  Settings() : j2k_settings() { j2k_settings_default(this); }
+};
+
+// A view of an image in the caller's memory: the C view plus the storage of its component
+// array, so that it can be passed around and copied freely.
+class ImageView {
+ public:
+  ImageView() : view_() {}
+  ImageView(uint32_t width, uint32_t height, std::vector<j2k_component_view> components,
+            j2k_memory memory = J2K_MEMORY_HOST, int device = -1)
+      : view_(), components_(std::move(components)) {
+    view_.width = width;
+    view_.height = height;
+    view_.memory = memory;
+    view_.device = device;
+  }
+  // `channels` components interleaved in one buffer (gray, RGB, RGBA, ...). row_stride 0: packed.
+  static ImageView interleaved(const void* data, uint32_t width, uint32_t height, int channels,
+                               j2k_sample_type type, int precision, ptrdiff_t row_stride = 0,
+                               j2k_memory memory = J2K_MEMORY_HOST, int device = -1) {
+    std::vector<j2k_component_view> c(static_cast<size_t>(channels > 0 ? channels : 0));
+    if (row_stride == 0)
+      row_stride = static_cast<ptrdiff_t>(width * j2k_sample_size(type) * c.size());
+    if (!c.empty()) j2k_views_interleaved(c.data(), channels, data, type, precision, row_stride);
+    return ImageView(width, height, std::move(c), memory, device);
+  }
+  // `channels` planes one after the other in one buffer. row_stride 0: packed rows;
+  // plane_stride 0: packed planes.
+  static ImageView planar(const void* data, uint32_t width, uint32_t height, int channels,
+                          j2k_sample_type type, int precision, ptrdiff_t row_stride = 0,
+                          ptrdiff_t plane_stride = 0, j2k_memory memory = J2K_MEMORY_HOST,
+                          int device = -1) {
+    std::vector<j2k_component_view> c(static_cast<size_t>(channels > 0 ? channels : 0));
+    if (row_stride == 0) row_stride = static_cast<ptrdiff_t>(width * j2k_sample_size(type));
+    if (plane_stride == 0) plane_stride = row_stride * static_cast<ptrdiff_t>(height);
+    if (!c.empty())
+      j2k_views_planar(c.data(), channels, data, type, precision, row_stride, plane_stride);
+    return ImageView(width, height, std::move(c), memory, device);
+  }
+
+  ImageView& at_origin(uint32_t x0, uint32_t y0) {
+    view_.x0 = x0;
+    view_.y0 = y0;
+    return *this;
+  }
+  std::vector<j2k_component_view>& components() { return components_; }
+  const std::vector<j2k_component_view>& components() const { return components_; }
+  const j2k_image_view* get() const {
+    view_.num_components = static_cast<int>(components_.size());
+    view_.components = components_.data();
+    return &view_;
+  }
+  uint32_t x0() const { return view_.x0; }
+  uint32_t y0() const { return view_.y0; }
+  uint32_t width() const { return view_.width; }
+  uint32_t height() const { return view_.height; }
+
+ private:
+  mutable j2k_image_view view_;
+  std::vector<j2k_component_view> components_;
+};
+
+// An image that owns its samples: one packed buffer per component, each sample at its own
+// width (U8/I8, U16/I16, U32/I32). What the image readers return.
+class Image {
+ public:
+  struct Component {
+    j2k_sample_type type = J2K_SAMPLE_U8;
+    int precision = 8;
+    int dx = 1, dy = 1;
+    int64_t width = 0, height = 0;  // as the canvas implies (B-12)
+    std::vector<unsigned char> bytes;  // height rows of width samples, packed
+
+    size_t sample_size() const { return j2k_sample_size(type); }
+    ptrdiff_t row_stride() const { return static_cast<ptrdiff_t>(width * sample_size()); }
+    template <class T>
+    T* row(int64_t y) {
+      return reinterpret_cast<T*>(bytes.data() + y * row_stride());
+    }
+    template <class T>
+    const T* row(int64_t y) const {
+      return reinterpret_cast<const T*>(bytes.data() + y * row_stride());
+    }
+  };
+
+  uint32_t x0 = 0, y0 = 0, width = 0, height = 0;
+  std::vector<Component> components;
+
+  // Appends a component of `type` sized for the image area and subsampling, zero-filled.
+  Component& add_component(j2k_sample_type type, int precision, int dx = 1, int dy = 1) {
+    Component c;
+    c.type = type;
+    c.precision = precision;
+    c.dx = dx;
+    c.dy = dy;
+    auto cdiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+    c.width = cdiv(int64_t{x0} + width, dx) - cdiv(x0, dx);
+    c.height = cdiv(int64_t{y0} + height, dy) - cdiv(y0, dy);
+    c.bytes.assign(static_cast<size_t>(c.width * c.height) * c.sample_size(), 0);
+    components.push_back(std::move(c));
+    return components.back();
+  }
+
+  ImageView view() const {
+    std::vector<j2k_component_view> v;
+    for (const Component& c : components) {
+      j2k_component_view k{};
+      k.data = c.bytes.data();
+      k.type = c.type;
+      k.precision = c.precision;
+      k.dx = c.dx;
+      k.dy = c.dy;
+      k.row_stride = c.row_stride();
+      k.pixel_stride = static_cast<ptrdiff_t>(c.sample_size());
+      v.push_back(k);
+    }
+    ImageView out(width, height, std::move(v));
+    out.at_origin(x0, y0);
+    return out;
+  }
+};
+
+// The front stage for one image shape: allocates at construction, never per image.
+class Plan {
+ public:
+  Plan(const j2k_settings& settings, const ImageView& shape) {
+    j2k_plan* p = nullptr;
+    check(j2k_plan_create(&settings, shape.get(), &p));
+    plan_.reset(p);
+  }
+
+  j2k_plan_info info() const {
+    j2k_plan_info i{};
+    check(j2k_plan_get_info(plan_.get(), &i));
+    return i;
+  }
+  j2k_memory_report memory() const {
+    j2k_memory_report m{};
+    check(j2k_plan_get_memory(plan_.get(), &m));
+    return m;
+  }
+  size_t tile_components() const { return info().tile_components; }
+  j2k_tile_component tile_component(size_t index) const {
+    j2k_tile_component t{};
+    check(j2k_plan_get_tile_component(plan_.get(), index, &t));
+    return t;
+  }
+  j2k_band band(size_t tile_component, int band) const {
+    j2k_band b{};
+    check(j2k_plan_get_band(plan_.get(), tile_component, band, &b));
+    return b;
+  }
+  void set_output(size_t index, void* data, ptrdiff_t row_stride,
+                  j2k_memory memory = J2K_MEMORY_HOST) {
+    check(j2k_plan_set_output(plan_.get(), index, data, row_stride, memory));
+  }
+  void run(const ImageView& image) { check(j2k_plan_run(plan_.get(), image.get())); }
+  j2k_stage_times times() const {
+    j2k_stage_times t{};
+    check(j2k_plan_get_times(plan_.get(), &t));
+    return t;
+  }
+  j2k_plan* get() const { return plan_.get(); }
+
+ private:
+  struct Deleter {
+    void operator()(j2k_plan* p) const { j2k_plan_destroy(p); }
+  };
+  std::unique_ptr<j2k_plan, Deleter> plan_;
+};
+
+// The DWT alone, on host buffers, in place.
+class Dwt {
+ public:
+  explicit Dwt(const j2k_settings& settings = Settings()) {
+    j2k_dwt* d = nullptr;
+    check(j2k_dwt_create(&settings, &d));
+    dwt_.reset(d);
+  }
+  j2k_backend backend() const {
+    j2k_backend b = J2K_BACKEND_AUTO;
+    check(j2k_dwt_get_info(dwt_.get(), &b, nullptr));
+    return b;
+  }
+  std::string description() const {
+    const char* d = nullptr;
+    check(j2k_dwt_get_info(dwt_.get(), nullptr, &d));
+    return d ? d : "";
+  }
+  void forward(int32_t* data, ptrdiff_t stride, const j2k_rect& rect, int levels) {
+    run(J2K_FORWARD, J2K_WAVELET_53, data, stride * 4, rect, levels);
+  }
+  void inverse(int32_t* data, ptrdiff_t stride, const j2k_rect& rect, int levels) {
+    run(J2K_INVERSE, J2K_WAVELET_53, data, stride * 4, rect, levels);
+  }
+  void forward(float* data, ptrdiff_t stride, const j2k_rect& rect, int levels) {
+    run(J2K_FORWARD, J2K_WAVELET_97, data, stride * 4, rect, levels);
+  }
+  void inverse(float* data, ptrdiff_t stride, const j2k_rect& rect, int levels) {
+    run(J2K_INVERSE, J2K_WAVELET_97, data, stride * 4, rect, levels);
+  }
+  // Strides in bytes.
+  void run(j2k_direction direction, j2k_wavelet wavelet, void* data, ptrdiff_t row_stride,
+           const j2k_rect& rect, int levels) {
+    check(j2k_dwt_run(dwt_.get(), direction, wavelet, data, row_stride, &rect, levels));
+  }
+
+ private:
+  struct Deleter {
+    void operator()(j2k_dwt* d) const { j2k_dwt_destroy(d); }
+  };
+  std::unique_ptr<j2k_dwt, Deleter> dwt_;
+};
+
+}  // namespace j2kfront
+
+#endif  // J2KFRONT_HPP_
