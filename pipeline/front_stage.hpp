@@ -9,10 +9,10 @@
 #include "tiling/canvas.hpp"
 #include "tiling/geometry.hpp"
 #include "pipeline/image.hpp"
+#include "pipeline/plan.hpp"
 
 namespace j2k {
 
-enum class Mct { Auto, On, Off };  // Auto: on when there are at least 3 components
 
 struct Settings {
   Wavelet wavelet = Wavelet::Reversible53;
@@ -21,15 +21,6 @@ struct Settings {
   int64_t tile_x0 = 0, tile_y0 = 0;      // tile grid origin, at most the image origin
   Mct mct = Mct::Auto;
   BackendOptions backend;
-};
-
-// One subband's place: its rectangle on the band's own grid (B-15) and where it sits in the
-// tile-component's coefficient array (column, row of its top-left sample).
-struct BandInfo {
-  BandType type = BandType::LL;
-  int level = 0;  // decomposition level nb (1 = finest); for LL, the number of levels
-  Rect rect;
-  int64_t col = 0, row = 0;
 };
 
 struct TileComponent {
@@ -59,9 +50,6 @@ struct Result {
   std::vector<TileComponent> tile_components;  // tile-major, then component
   StageTimes times;
 };
-
-// The layout of the bands of a tile-component with `levels` levels (pure geometry).
-std::vector<BandInfo> band_layout(const Rect& tile_component, int levels);
 
 class FrontStage {
  public:

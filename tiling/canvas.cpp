@@ -9,8 +9,6 @@
 namespace j2k {
 namespace {
 
-constexpr int64_t kMaxCoordinate = (int64_t{1} << 32) - 1;  // SIZ fields are 32-bit
-
 int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 
 void require(bool ok, const std::string& what) {
@@ -25,7 +23,8 @@ Canvas::Canvas(const CanvasSpec& spec) : spec_(spec) {
   require(s.image_x1 > s.image_x0 && s.image_y1 > s.image_y0, "image area is empty");
   require(s.image_x1 <= kMaxCoordinate && s.image_y1 <= kMaxCoordinate,
           "image extends past 2^32-1 on the canvas");
-  require(s.tile_w > 0 && s.tile_h > 0, "tile size must be positive");
+  require(s.tile_w > 0 && s.tile_h > 0 && s.tile_w <= kMaxCoordinate && s.tile_h <= kMaxCoordinate,
+          "tile size must be 1..2^32-1");
   require(s.tile_x0 >= 0 && s.tile_y0 >= 0, "tile origin must be non-negative");
   // (A.5.1 / B-3): the tile origin may not exceed the image origin, and the first tile
   // must overlap the image.
@@ -35,13 +34,18 @@ Canvas::Canvas(const CanvasSpec& spec) : spec_(spec) {
               std::to_string(s.image_y0) + ")");
   require(s.tile_x0 + s.tile_w > s.image_x0 && s.tile_y0 + s.tile_h > s.image_y0,
           "first tile does not overlap the image");
-  require(!s.components.empty() && s.components.size() <= 16384, "component count out of range");
+  require(!s.components.empty() && s.components.size() <= static_cast<size_t>(kMaxComponents),
+          "component count must be 1..16384, got " + std::to_string(s.components.size()));
   for (const auto& c : s.components)
-    require(c.dx >= 1 && c.dx <= 255 && c.dy >= 1 && c.dy <= 255,
+    require(c.dx >= 1 && c.dx <= kMaxSubsampling && c.dy >= 1 && c.dy <= kMaxSubsampling,
             "component subsampling must be 1..255");
   // (B-5), (B-6)
   tiles_x_ = ceil_div(s.image_x1 - s.tile_x0, s.tile_w);
   tiles_y_ = ceil_div(s.image_y1 - s.tile_y0, s.tile_h);
+  // (A.4.2): Isot is 0..65534, so a codestream holds at most 65,535 tiles.
+  require(tiles_x_ <= kMaxTiles && tiles_y_ <= kMaxTiles && tiles_x_ * tiles_y_ <= kMaxTiles,
+          std::to_string(tiles_x_) + " x " + std::to_string(tiles_y_) +
+              " tiles; JPEG 2000 allows at most 65535 (choose a larger tile size)");
 }
 
 Rect Canvas::tile(int64_t t) const {
@@ -69,7 +73,7 @@ Rect Canvas::tile_component(int64_t t, int c) const {
 }
 
 Rect resolution_rect(const Rect& tc, int levels, int r) {
-  if (levels < 0 || levels > 32 || r < 0 || r > levels)
+  if (levels < 0 || levels > kMaxLevels || r < 0 || r > levels)
     throw Error(ErrorCode::InvalidArgument, "resolution " + std::to_string(r) +
                                                 " out of range for " + std::to_string(levels) +
                                                 " levels");
@@ -79,7 +83,7 @@ Rect resolution_rect(const Rect& tc, int levels, int r) {
 }
 
 Rect band_rect(const Rect& tc, int nb, BandType type) {
-  if (nb < 0 || nb > 32 || (nb == 0 && type != BandType::LL))
+  if (nb < 0 || nb > kMaxLevels || (nb == 0 && type != BandType::LL))
     throw Error(ErrorCode::InvalidArgument, "band level " + std::to_string(nb) + " out of range");
   const int64_t xo = (type == BandType::HL || type == BandType::HH) ? 1 : 0;
   const int64_t yo = (type == BandType::LH || type == BandType::HH) ? 1 : 0;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tiling/geometry.hpp"
+#include "tiling/limits.hpp"
 
 namespace j2k {
 
@@ -44,6 +45,32 @@ Rect resolution_rect(const Rect& tile_component, int levels, int r);
 // Rectangle of the subband of orientation `type` at decomposition level nb (1..levels) (B-15).
 // For LL, nb is the number of levels and the result equals resolution_rect(tc, nb, 0).
 Rect band_rect(const Rect& tile_component, int nb, BandType type);
+
+// The resolution a decomposition level is applied to: its size and the parity of its
+// canvas origin (cas = 1 means the first sample sits at an odd coordinate, a high-pass one).
+struct DwtLevel {
+  int64_t width = 0, height = 0;
+  int cas_x = 0, cas_y = 0;
+};
+
+// Levels nb = 1..levels of a tile-component, largest first. Resolutions that are empty or
+// one sample wide are kept: they occur in real codestreams (clipped tiles, offset images).
+std::vector<DwtLevel> dwt_levels(const Rect& tile_component, int levels);
+// The same into out[0..levels), allocating nothing; returns `levels`.
+int dwt_levels(const Rect& tile_component, int levels, DwtLevel* out);
+
+// One subband's place: its rectangle on the band's own grid (B-15) and where it sits in the
+// tile-component's coefficient array (column, row of its top-left sample).
+struct BandInfo {
+  BandType type = BandType::LL;
+  int level = 0;  // decomposition level nb (1 = finest); for LL, the number of levels
+  Rect rect;
+  int64_t col = 0, row = 0;
+};
+
+// The bands of a tile-component with `levels` levels in OpenJPEG's pyramid layout: LL first,
+// then HL, LH, HH from the coarsest level down.
+std::vector<BandInfo> band_layout(const Rect& tile_component, int levels);
 
 // ceil(a / 2^k) for any sign of a, k in 0..62 (arithmetic shift is floor division).
 inline int64_t ceil_div_pow2(int64_t a, int k) {

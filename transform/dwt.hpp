@@ -9,22 +9,9 @@
 #include <vector>
 
 #include "transform/backend.hpp"
-#include "tiling/geometry.hpp"
+#include "tiling/canvas.hpp"
 
 namespace j2k {
-
-// The resolution a decomposition level is applied to: its size and the parity of its
-// canvas origin (cas = 1 means the first sample sits at an odd coordinate, a high-pass one).
-struct DwtLevel {
-  int64_t width = 0, height = 0;
-  int cas_x = 0, cas_y = 0;
-};
-
-// Levels nb = 1..levels of a tile-component, largest first. Resolutions that are empty or
-// one sample wide are kept: they occur in real codestreams (clipped tiles, offset images).
-std::vector<DwtLevel> dwt_levels(const Rect& tile_component, int levels);
-
-constexpr int kMaxLevels = 32;
 
 // A DWT engine bound to one backend. Buffers are host memory, row-major, `stride` elements
 // per row, holding tc.height() rows of tc.width() samples; transforms run in place.

@@ -128,9 +128,19 @@ void run_strip(const Strip<T, kLanes>& s) {
 
 // Vertical pass on the top-left w x h block, one column strip per task. forward: rows at
 // parity-interleaved positions go to [0, sn) (low) and [sn, h) (high); inverse: the reverse.
+// The calling thread's slice of the scratch: worker_count(threads) slices of `per_thread`.
+template <class T>
+T* thread_scratch(const Scratch<T>& s) {
+#ifdef J2K_HAVE_OPENMP
+  return s.data + static_cast<size_t>(omp_get_thread_num()) * s.per_thread;
+#else
+  return s.data;
+#endif
+}
+
 template <class T, bool kForward>
 void vertical(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas,
-              [[maybe_unused]] int threads) {  // unused without OpenMP
+              [[maybe_unused]] int threads, const Scratch<T>& scr) {  // threads unused without OpenMP
   if (w == 0 || h == 0) return;
   if (h == 1) {
     for (ptrdiff_t x = 0; x < w; ++x)
@@ -141,16 +151,16 @@ void vertical(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas,
   const ptrdiff_t strips = (w + kStrip - 1) / kStrip;
 #pragma omp parallel num_threads(worker_count(threads)) if (strips > 1 && w * h >= kParallelMin)
   {
-    std::vector<T> scratch(static_cast<size_t>(h * kStrip));
+    T* scratch = thread_scratch(scr);
     // Dynamic: a thread that the OS delays does not hold the others up at the barrier.
 #pragma omp for schedule(dynamic, 1)
     for (ptrdiff_t s = 0; s < strips; ++s) {
       const ptrdiff_t x0 = s * kStrip;
       const auto lanes = static_cast<size_t>(std::min(kStrip, w - x0));
       if (lanes == static_cast<size_t>(kStrip))
-        run_strip<kForward>(Strip<T, kStripLanes>{data, stride, x0, lanes, h, sn, dn, cas, scratch.data()});
+        run_strip<kForward>(Strip<T, kStripLanes>{data, stride, x0, lanes, h, sn, dn, cas, scratch});
       else
-        run_strip<kForward>(Strip<T, 0>{data, stride, x0, lanes, h, sn, dn, cas, scratch.data()});
+        run_strip<kForward>(Strip<T, 0>{data, stride, x0, lanes, h, sn, dn, cas, scratch});
     }
   }
 }
@@ -158,7 +168,7 @@ void vertical(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas,
 // Horizontal pass on the top-left w x h block, one row at a time.
 template <class T, bool kForward>
 void horizontal(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas,
-                [[maybe_unused]] int threads) {
+                [[maybe_unused]] int threads, const Scratch<T>& scr) {
   if (w == 0 || h == 0) return;
   if (w == 1) {
     for (ptrdiff_t y = 0; y < h; ++y) {
@@ -170,8 +180,7 @@ void horizontal(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas,
   const ptrdiff_t sn = low_count(w, cas), dn = w - sn;
 #pragma omp parallel num_threads(worker_count(threads)) if (h > 1 && w * h >= kParallelMin)
   {
-    std::vector<T> scratch(static_cast<size_t>(w));
-    T* L = scratch.data();
+    T* L = thread_scratch(scr);
     T* H = L + sn;
 #pragma omp for schedule(dynamic, 16)
     for (ptrdiff_t y = 0; y < h; ++y) {
@@ -192,37 +201,62 @@ void horizontal(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas,
 }
 
 template <class T>
-void forward(T* data, size_t stride, const Rect& tc, int levels, int threads) {
-  const auto s = static_cast<ptrdiff_t>(stride);
-  for (const DwtLevel& lv : dwt_levels(tc, levels)) {
-    vertical<T, true>(data, s, lv.width, lv.height, lv.cas_y, threads);
-    horizontal<T, true>(data, s, lv.width, lv.height, lv.cas_x, threads);
+void forward(T* data, ptrdiff_t s, const DwtLevel* lv, int count, int threads, const Scratch<T>& scr) {
+  for (int i = 0; i < count; ++i) {
+    vertical<T, true>(data, s, lv[i].width, lv[i].height, lv[i].cas_y, threads, scr);
+    horizontal<T, true>(data, s, lv[i].width, lv[i].height, lv[i].cas_x, threads, scr);
   }
 }
 
 template <class T>
-void inverse(T* data, size_t stride, const Rect& tc, int levels, int threads) {
-  const auto s = static_cast<ptrdiff_t>(stride);
-  const std::vector<DwtLevel> lvs = dwt_levels(tc, levels);
-  for (auto lv = lvs.rbegin(); lv != lvs.rend(); ++lv) {
-    horizontal<T, false>(data, s, lv->width, lv->height, lv->cas_x, threads);
-    vertical<T, false>(data, s, lv->width, lv->height, lv->cas_y, threads);
+void inverse(T* data, ptrdiff_t s, const DwtLevel* lv, int count, int threads, const Scratch<T>& scr) {
+  for (int i = count - 1; i >= 0; --i) {
+    horizontal<T, false>(data, s, lv[i].width, lv[i].height, lv[i].cas_x, threads, scr);
+    vertical<T, false>(data, s, lv[i].width, lv[i].height, lv[i].cas_y, threads, scr);
   }
+}
+
+// The allocating entry points: scratch for this call only.
+template <class T>
+void run_allocating(bool fwd, T* data, size_t stride, const Rect& tc, int levels, int threads) {
+  const std::vector<DwtLevel> lvs = dwt_levels(tc, levels);
+  const size_t per_thread = scratch_per_thread(tc);
+  std::vector<T> buffer(per_thread * static_cast<size_t>(worker_count(threads)));
+  const Scratch<T> scr{buffer.data(), per_thread};
+  const auto s = static_cast<ptrdiff_t>(stride);
+  if (fwd) forward(data, s, lvs.data(), static_cast<int>(lvs.size()), threads, scr);
+  else inverse(data, s, lvs.data(), static_cast<int>(lvs.size()), threads, scr);
 }
 
 }  // namespace
 
+size_t scratch_per_thread(const Rect& tc) {
+  // Level 1 is the largest: a vertical strip of height x kStrip, or one row.
+  return static_cast<size_t>(std::max(tc.height() * kStrip, tc.width()));
+}
+
+void dwt(j2k_direction direction, int32_t* data, ptrdiff_t stride, const DwtLevel* levels,
+         int count, int threads, const Scratch<int32_t>& scratch) {
+  if (direction == J2K_FORWARD) forward(data, stride, levels, count, threads, scratch);
+  else inverse(data, stride, levels, count, threads, scratch);
+}
+void dwt(j2k_direction direction, float* data, ptrdiff_t stride, const DwtLevel* levels,
+         int count, int threads, const Scratch<float>& scratch) {
+  if (direction == J2K_FORWARD) forward(data, stride, levels, count, threads, scratch);
+  else inverse(data, stride, levels, count, threads, scratch);
+}
+
 void forward53(int32_t* d, size_t stride, const Rect& tc, int levels, int threads) {
-  forward(d, stride, tc, levels, threads);
+  run_allocating(true, d, stride, tc, levels, threads);
 }
 void inverse53(int32_t* d, size_t stride, const Rect& tc, int levels, int threads) {
-  inverse(d, stride, tc, levels, threads);
+  run_allocating(false, d, stride, tc, levels, threads);
 }
 void forward97(float* d, size_t stride, const Rect& tc, int levels, int threads) {
-  forward(d, stride, tc, levels, threads);
+  run_allocating(true, d, stride, tc, levels, threads);
 }
 void inverse97(float* d, size_t stride, const Rect& tc, int levels, int threads) {
-  inverse(d, stride, tc, levels, threads);
+  run_allocating(false, d, stride, tc, levels, threads);
 }
 
 }  // namespace j2k::cpu

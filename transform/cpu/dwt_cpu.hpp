@@ -4,11 +4,28 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "tiling/geometry.hpp"
+#include "j2kfront/j2kfront.h"
+#include "tiling/canvas.hpp"
 
 namespace j2k::cpu {
 
-// threads <= 0: OpenMP's default. Buffers as in j2k::Dwt.
+// Scratch for the passes: worker_count(threads) slices of `per_thread` elements, one for each
+// thread of a pass (slice i for OpenMP thread i).
+template <class T>
+struct Scratch {
+  T* data;
+  size_t per_thread;
+};
+size_t scratch_per_thread(const Rect& tc);  // elements, for any level count
+
+// The levels as dwt_levels() gives them (largest first); in place; allocates nothing.
+void dwt(j2k_direction direction, int32_t* data, ptrdiff_t stride, const DwtLevel* levels,
+         int count, int threads, const Scratch<int32_t>& scratch);
+void dwt(j2k_direction direction, float* data, ptrdiff_t stride, const DwtLevel* levels,
+         int count, int threads, const Scratch<float>& scratch);
+
+// The same with scratch allocated for the call. threads <= 0: OpenMP's default. Buffers as in
+// j2k::Dwt.
 void forward53(int32_t* data, size_t stride, const Rect& tc, int levels, int threads);
 void inverse53(int32_t* data, size_t stride, const Rect& tc, int levels, int threads);
 void forward97(float* data, size_t stride, const Rect& tc, int levels, int threads);

@@ -597,7 +597,9 @@ class OpenCLEngine final : public DwtEngine {
   template <class T>
   void run(T* data, size_t stride, const Rect& tc, int levels, Wavelet w, bool forward) {
     static_assert(sizeof(T) == 4, "int32 and float32 share the buffers");
-    const std::vector<DwtLevel> lvs = dwt_levels(tc, levels);
+    lvs_.resize(static_cast<size_t>(levels));  // keeps its capacity: no allocation per call
+    dwt_levels(tc, levels, lvs_.data());
+    const std::vector<DwtLevel>& lvs = lvs_;
     if (std::none_of(lvs.begin(), lvs.end(),
                      [](const DwtLevel& l) { return l.width > 0 && l.height > 0; }))
       return;
@@ -634,6 +636,7 @@ class OpenCLEngine final : public DwtEngine {
 
   ocl::Runner runner_;
   ocl::Buffer a_, b_;
+  std::vector<DwtLevel> lvs_;
 };
 
 }  // namespace

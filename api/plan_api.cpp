@@ -1,0 +1,143 @@
+// j2k_plan_*: the plan (pipeline/plan.hpp) behind the C interface.
+#include <memory>
+#include <string>
+
+#include "api/guard.hpp"
+#include "api/settings.hpp"
+#include "pipeline/plan.hpp"
+
+struct j2k_plan {
+  std::unique_ptr<j2k::Plan> plan;
+  std::string description;
+};
+
+namespace {
+
+using j2k::api::guard;
+using j2k::api::require;
+
+j2k_rect to_c(const j2k::Rect& r) { return j2k_rect{r.x0, r.y0, r.x1, r.y1}; }
+
+j2k_coefficients coefficients(const j2k::Plane& p) {
+  j2k_coefficients c{};
+  c.data = static_cast<char*>(p.base) + p.offset;
+  c.type = p.type;
+  c.row_stride = p.row_stride;
+  c.width = p.width;
+  c.height = p.height;
+  c.memory = p.memory;
+  return c;
+}
+
+const j2k::PlanTileComponent& tile_component(const j2k_plan* plan, size_t index) {
+  require(plan != nullptr, "plan is null");
+  const auto& tcs = plan->plan->tile_components();
+  require(index < tcs.size(), "tile-component " + std::to_string(index) + " does not exist (the plan has " +
+                                  std::to_string(tcs.size()) + ")");
+  return tcs[index];
+}
+
+}  // namespace
+
+extern "C" {
+
+j2k_status j2k_plan_create(const j2k_settings* settings, const j2k_image_view* shape, j2k_plan** plan) {
+  if (plan) *plan = nullptr;
+  return guard([&] {
+    require(settings != nullptr, "settings is null");
+    require(shape != nullptr, "shape is null");
+    require(plan != nullptr, "the plan pointer to fill is null");
+    auto p = std::make_unique<j2k_plan>();
+    p->plan = std::make_unique<j2k::Plan>(j2k::api::plan_settings(*settings), *shape);
+    p->description = p->plan->description();
+    *plan = p.release();
+  });
+}
+
+void j2k_plan_destroy(j2k_plan* plan) { delete plan; }
+
+j2k_status j2k_plan_get_info(const j2k_plan* plan, j2k_plan_info* info) {
+  return guard([&] {
+    require(plan != nullptr, "plan is null");
+    require(info != nullptr, "info is null");
+    const j2k::Plan& p = *plan->plan;
+    *info = j2k_plan_info{};
+    info->backend = static_cast<j2k_backend>(p.backend());
+    info->description = plan->description.c_str();
+    info->mct = p.mct() ? 1 : 0;
+    info->tiles_x = p.canvas().tiles_x();
+    info->tiles_y = p.canvas().tiles_y();
+    info->tile_components = p.tile_components().size();
+    info->coefficient_type = p.coefficient_type();
+  });
+}
+
+j2k_status j2k_plan_get_memory(const j2k_plan* plan, j2k_memory_report* report) {
+  return guard([&] {
+    require(plan != nullptr, "plan is null");
+    require(report != nullptr, "report is null");
+    *report = plan->plan->memory();
+  });
+}
+
+j2k_status j2k_plan_get_tile_component(const j2k_plan* plan, size_t index, j2k_tile_component* out) {
+  return guard([&] {
+    const j2k::PlanTileComponent& tc = tile_component(plan, index);
+    require(out != nullptr, "out is null");
+    *out = j2k_tile_component{};
+    out->tile = tc.tile;
+    out->component = tc.component;
+    out->rect = to_c(tc.rect);
+    out->levels = tc.levels;
+    out->bands = static_cast<int>(tc.bands.size());
+    out->coefficients = coefficients(tc.home);
+  });
+}
+
+j2k_status j2k_plan_get_band(const j2k_plan* plan, size_t index, int band, j2k_band* out) {
+  return guard([&] {
+    const j2k::PlanTileComponent& tc = tile_component(plan, index);
+    require(out != nullptr, "out is null");
+    require(band >= 0 && static_cast<size_t>(band) < tc.bands.size(),
+            "band " + std::to_string(band) + " does not exist (the tile-component has " +
+                std::to_string(tc.bands.size()) + ")");
+    const j2k::BandInfo& b = tc.bands[static_cast<size_t>(band)];
+    *out = j2k_band{};
+    out->type = static_cast<j2k_band_type>(b.type);
+    out->level = b.level;
+    out->rect = to_c(b.rect);
+    out->col = b.col;
+    out->row = b.row;
+    j2k::Plane p = tc.home;
+    p.offset += static_cast<size_t>(b.row * p.row_stride + b.col * p.pixel_stride);
+    p.width = b.rect.width();
+    p.height = b.rect.height();
+    out->coefficients = coefficients(p);
+  });
+}
+
+j2k_status j2k_plan_set_output(j2k_plan* plan, size_t index, void* data, ptrdiff_t row_stride,
+                               j2k_memory memory) {
+  return guard([&] {
+    require(plan != nullptr, "plan is null");
+    plan->plan->set_output(index, data, row_stride, memory);
+  });
+}
+
+j2k_status j2k_plan_run(j2k_plan* plan, const j2k_image_view* image) {
+  return guard([&] {
+    require(plan != nullptr, "plan is null");
+    require(image != nullptr, "image is null");
+    plan->plan->run(*image);
+  });
+}
+
+j2k_status j2k_plan_get_times(const j2k_plan* plan, j2k_stage_times* times) {
+  return guard([&] {
+    require(plan != nullptr, "plan is null");
+    require(times != nullptr, "times is null");
+    *times = plan->plan->times();
+  });
+}
+
+}  // extern "C"

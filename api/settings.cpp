@@ -1,0 +1,49 @@
+#include "api/settings.hpp"
+
+#include <algorithm>
+#include <string>
+#include <thread>
+
+#include "api/guard.hpp"
+
+namespace j2k::api {
+
+BackendOptions backend_options(const j2k_settings& s) {
+  BackendOptions o;
+  o.backend = backend_from(s.backend);
+  // A worker per core is the default; far more only oversubscribes (and each OpenMP thread
+  // takes a stack), so counts beyond 8 per core, or 64 on small machines, are refused.
+  const int cap = std::max(64, 8 * static_cast<int>(std::thread::hardware_concurrency()));
+  require(s.threads >= 0 && s.threads <= cap,
+          "threads must be 0 (one per core) to " + std::to_string(cap) + ", got " + std::to_string(s.threads));
+  o.threads = s.threads;
+  require(s.device >= -1, "device must be -1 (the first) or an index, got " + std::to_string(s.device));
+  o.device = s.device;
+  return o;
+}
+
+PlanSettings plan_settings(const j2k_settings& s) {
+  PlanSettings p;
+  require(s.wavelet == J2K_WAVELET_53 || s.wavelet == J2K_WAVELET_97,
+          "wavelet " + std::to_string(static_cast<int>(s.wavelet)) + " is not J2K_WAVELET_53 or J2K_WAVELET_97");
+  p.wavelet = s.wavelet == J2K_WAVELET_53 ? Wavelet::Reversible53 : Wavelet::Irreversible97;
+  p.levels = s.levels;
+  p.tile_w = s.tile_w;
+  p.tile_h = s.tile_h;
+  p.tile_x0 = s.tile_x0;
+  p.tile_y0 = s.tile_y0;
+  switch (s.mct) {
+    case J2K_MCT_AUTO: p.mct = Mct::Auto; break;
+    case J2K_MCT_ON: p.mct = Mct::On; break;
+    case J2K_MCT_OFF: p.mct = Mct::Off; break;
+    default: require(false, "mct " + std::to_string(static_cast<int>(s.mct)) + " is not a j2k_mct value");
+  }
+  require(s.output_memory == J2K_MEMORY_HOST || s.output_memory == J2K_MEMORY_PINNED ||
+              s.output_memory == J2K_MEMORY_DEVICE,
+          "output_memory " + std::to_string(static_cast<int>(s.output_memory)) + " is not a j2k_memory value");
+  p.output_memory = s.output_memory;
+  p.backend = backend_options(s);
+  return p;
+}
+
+}  // namespace j2k::api

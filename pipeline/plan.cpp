@@ -1,0 +1,334 @@
+#include "pipeline/plan.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+
+#include "common/error.hpp"
+
+namespace j2k {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+[[noreturn]] void invalid(const std::string& what) { throw Error(ErrorCode::InvalidArgument, what); }
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+bool is_signed(j2k_sample_type t) {
+  return t == J2K_SAMPLE_I8 || t == J2K_SAMPLE_I16 || t == J2K_SAMPLE_I32;
+}
+
+const char* type_name(j2k_sample_type t) {
+  switch (t) {
+    case J2K_SAMPLE_U8: return "U8";
+    case J2K_SAMPLE_I8: return "I8";
+    case J2K_SAMPLE_U16: return "U16";
+    case J2K_SAMPLE_I16: return "I16";
+    case J2K_SAMPLE_U32: return "U32";
+    case J2K_SAMPLE_I32: return "I32";
+    case J2K_SAMPLE_F32: return "F32";
+  }
+  return "unknown";
+}
+
+// The component's size on its own grid (B-12 applied to the image area).
+int64_t comp_width(const j2k_image_view& v, const j2k_component_view& c) {
+  return ceil_div(int64_t{v.x0} + v.width, c.dx) - ceil_div(v.x0, c.dx);
+}
+
+CanvasSpec canvas_spec(const PlanSettings& s, const j2k_image_view& shape) {
+  check_view(shape, false);
+  if (s.levels < 0 || s.levels > kMaxLevels)
+    invalid("levels must be 0.." + std::to_string(kMaxLevels) + ", got " + std::to_string(s.levels));
+  if (s.tile_w < 0 || s.tile_h < 0 || (s.tile_w == 0) != (s.tile_h == 0))
+    invalid("tile size must be two positive numbers, or 0,0 for one tile");
+  if (s.tile_x0 < 0 || s.tile_y0 < 0) invalid("tile origin must be non-negative");
+  CanvasSpec c;
+  c.image_x0 = shape.x0;
+  c.image_y0 = shape.y0;
+  c.image_x1 = int64_t{shape.x0} + shape.width;
+  c.image_y1 = int64_t{shape.y0} + shape.height;
+  c.tile_x0 = s.tile_x0;
+  c.tile_y0 = s.tile_y0;
+  // No tile size: one tile from the tile origin to the end of the image.
+  c.tile_w = s.tile_w > 0 ? s.tile_w : c.image_x1 - s.tile_x0;
+  c.tile_h = s.tile_h > 0 ? s.tile_h : c.image_y1 - s.tile_y0;
+  for (int i = 0; i < shape.num_components; ++i)
+    c.components.push_back({shape.components[i].dx, shape.components[i].dy});
+  return c;
+}
+
+constexpr size_t kPlaneAlign = 256;  // every plan-owned plane starts on its own 256 bytes
+size_t align_up(size_t n) { return (n + kPlaneAlign - 1) / kPlaneAlign * kPlaneAlign; }
+
+}  // namespace
+
+void check_view(const j2k_image_view& v, bool need_data) {
+  if (v.width == 0 || v.height == 0) invalid("the image is empty (width and height must be positive)");
+  if (int64_t{v.x0} + v.width > kMaxCoordinate || int64_t{v.y0} + v.height > kMaxCoordinate)
+    invalid("the image extends past 2^32-1 on the canvas (origin + size)");
+  if (v.memory != J2K_MEMORY_HOST && v.memory != J2K_MEMORY_PINNED && v.memory != J2K_MEMORY_DEVICE)
+    invalid("image memory " + std::to_string(static_cast<int>(v.memory)) + " is not a j2k_memory value");
+  if (v.num_components < 1 || v.num_components > kMaxComponents)
+    invalid("an image has 1.." + std::to_string(kMaxComponents) + " components, got " +
+            std::to_string(v.num_components));
+  if (v.components == nullptr) invalid("the image's component array is null");
+  for (int i = 0; i < v.num_components; ++i) {
+    const j2k_component_view& c = v.components[i];
+    const std::string name = "component " + std::to_string(i) + ": ";
+    const size_t size = j2k_sample_size(c.type);
+    if (size == 0 || c.type == J2K_SAMPLE_F32)
+      invalid(name + "sample type " + std::to_string(static_cast<int>(c.type)) +
+              " is not an image sample type (U8, I8, U16, I16, U32, I32)");
+    const int bits = std::min(static_cast<int>(size * 8), kMaxPrecision);
+    if (c.precision < 1 || c.precision > bits)
+      invalid(name + "precision must be 1.." + std::to_string(bits) + " for " + type_name(c.type) +
+              " samples, got " + std::to_string(c.precision));
+    if (c.dx < 1 || c.dx > kMaxSubsampling || c.dy < 1 || c.dy > kMaxSubsampling)
+      invalid(name + "subsampling must be 1..255, got " + std::to_string(c.dx) + "," + std::to_string(c.dy));
+    if (!need_data) continue;
+    if (c.data == nullptr) invalid(name + "data is null");
+    const auto s = static_cast<ptrdiff_t>(size);
+    if (c.pixel_stride < s || c.pixel_stride % s != 0)
+      invalid(name + "pixel stride " + std::to_string(c.pixel_stride) +
+              " must be a positive multiple of the sample size " + std::to_string(size));
+    const int64_t w = comp_width(v, c);
+    if (c.row_stride % s != 0 || c.row_stride < (w - 1) * c.pixel_stride + s)
+      invalid(name + "row stride " + std::to_string(c.row_stride) + " is too small for " +
+              std::to_string(w) + " samples " + std::to_string(c.pixel_stride) +
+              " bytes apart (or not a multiple of the sample size)");
+    if (reinterpret_cast<uintptr_t>(c.data) % size != 0)
+      invalid(name + "data is not aligned to its " + std::to_string(size) + "-byte samples");
+  }
+}
+
+// The plan's own coefficients: one allocation from the queue, released through it.
+struct Plan::OwnedBuffer {
+  Queue* queue = nullptr;
+  void* data = nullptr;
+  size_t bytes = 0;
+  j2k_memory memory = J2K_MEMORY_HOST;
+  ~OwnedBuffer() {
+    if (data) queue->release(data, memory);
+  }
+};
+
+Plan::Plan(const PlanSettings& settings, const j2k_image_view& shape)
+    : settings_(settings), shape_(shape), canvas_(canvas_spec(settings, shape)) {
+  shape_components_.assign(shape.components, shape.components + shape.num_components);
+  for (j2k_component_view& c : shape_components_) c.data = nullptr;  // the shape keeps no pointers
+  shape_.components = shape_components_.data();
+  const int nc = shape.num_components;
+
+  // MCT on components 0..2 when asked (or, with Auto, when possible): they must share one
+  // subsampling so that their samples line up.
+  mct_ = settings.mct == Mct::On || (settings.mct == Mct::Auto && nc >= 3);
+  if (mct_) {
+    if (nc < 3)
+      invalid("MCT needs at least 3 components, the image has " + std::to_string(nc));
+    for (int c = 1; c < 3; ++c)
+      if (shape_components_[c].dx != shape_components_[0].dx ||
+          shape_components_[c].dy != shape_components_[0].dy) {
+        if (settings.mct == Mct::On) invalid("MCT needs components 0..2 with the same subsampling");
+        mct_ = false;
+      }
+  }
+
+  queue_ = make_queue(settings.backend);
+  const bool upload = !queue_->reads(shape.memory);
+  if (upload && shape.memory == J2K_MEMORY_DEVICE)
+    invalid(std::string("the ") + backend_name(queue_->kind()) +
+            " backend cannot read samples in CUDA device memory");
+
+  // Every tile-component's geometry, and what the largest tile needs of the queue.
+  QueueNeeds needs;
+  needs.components = nc;
+  const size_t coeff = 4;  // int32 or float32
+  size_t owned_bytes = 0;
+  for (int64_t t = 0; t < canvas_.tile_count(); ++t) {
+    size_t staging = 0, work = 0;
+    for (int c = 0; c < nc; ++c) {
+      PlanTileComponent tc;
+      tc.tile = t;
+      tc.component = c;
+      tc.rect = canvas_.tile_component(t, c);
+      tc.levels = settings.levels;
+      tc.bands = band_layout(tc.rect, settings.levels);
+      const auto n = static_cast<size_t>(tc.rect.width() * tc.rect.height());
+      staging += align_up(n * j2k_sample_size(shape_components_[c].type));
+      work += align_up(n * coeff);
+      needs.dwt_workspace = std::max(needs.dwt_workspace,
+                                     queue_->dwt_workspace_bytes(settings.wavelet, tc.rect, tc.levels));
+      own_offset_.push_back(owned_bytes);
+      owned_bytes += align_up(n * coeff);
+      tcs_.push_back(std::move(tc));
+    }
+    if (upload) needs.staging_bytes = std::max(needs.staging_bytes, staging);
+    if (!queue_->in_place()) needs.work_bytes = needs.output_bytes = std::max(needs.work_bytes, work);
+  }
+  queue_->reserve(needs);
+
+  owned_ = std::make_unique<OwnedBuffer>();
+  owned_->queue = queue_.get();
+  owned_->memory = settings.output_memory;
+  owned_->data = queue_->allocate(owned_bytes, owned_->memory);
+  owned_->bytes = owned_bytes;
+  for (size_t i = 0; i < tcs_.size(); ++i) tcs_[i].home = own_home(i);
+
+  samples_.in.resize(static_cast<size_t>(nc));
+  samples_.offset.resize(static_cast<size_t>(nc));
+  samples_.precision.resize(static_cast<size_t>(nc));
+  samples_.mct = mct_;
+  for (int c = 0; c < nc; ++c) {
+    const j2k_component_view& k = shape_components_[c];
+    samples_.offset[c] = is_signed(k.type) ? 0 : int32_t{1} << (k.precision - 1);
+    samples_.precision[c] = k.precision;
+  }
+  work_.resize(static_cast<size_t>(nc));
+  out_.resize(static_cast<size_t>(nc));
+}
+
+Plan::~Plan() {
+  if (queue_) {
+    try {
+      queue_->finish();  // nothing may still write into buffers that go away
+    } catch (...) {
+    }
+  }
+}
+
+j2k_sample_type Plan::coefficient_type() const {
+  return settings_.wavelet == Wavelet::Reversible53 ? J2K_SAMPLE_I32 : J2K_SAMPLE_F32;
+}
+
+Plane Plan::own_home(size_t i) const {
+  const PlanTileComponent& tc = tcs_[i];
+  Plane p;
+  p.base = owned_->data;
+  p.offset = own_offset_[i];
+  p.type = coefficient_type();
+  p.width = tc.rect.width();
+  p.height = tc.rect.height();
+  p.pixel_stride = 4;
+  p.row_stride = 4 * p.width;
+  p.memory = owned_->memory;
+  return p;
+}
+
+void Plan::set_output(size_t index, void* data, ptrdiff_t row_stride, j2k_memory memory) {
+  if (index >= tcs_.size())
+    invalid("tile-component " + std::to_string(index) + " does not exist (the plan has " +
+            std::to_string(tcs_.size()) + ")");
+  if (data == nullptr) {
+    tcs_[index].home = own_home(index);
+    return;
+  }
+  if (memory != J2K_MEMORY_HOST && memory != J2K_MEMORY_PINNED && memory != J2K_MEMORY_DEVICE)
+    invalid("output memory " + std::to_string(static_cast<int>(memory)) + " is not a j2k_memory value");
+  if (memory == J2K_MEMORY_DEVICE && !queue_->reads(memory))
+    invalid(std::string("the ") + backend_name(queue_->kind()) +
+            " backend cannot write coefficients to CUDA device memory");
+  Plane p = own_home(index);
+  if (row_stride % 4 != 0 || row_stride < 4 * p.width)
+    invalid("output row stride " + std::to_string(row_stride) + " must be a multiple of 4 and at least " +
+            std::to_string(4 * p.width) + " bytes");
+  if (reinterpret_cast<uintptr_t>(data) % 4 != 0) invalid("output data must be 4-byte aligned");
+  p.base = data;
+  p.offset = 0;
+  p.row_stride = row_stride;
+  p.memory = memory;
+  tcs_[index].home = p;
+}
+
+j2k_memory_report Plan::memory() const {
+  j2k_memory_report r = queue_->memory_held();
+  switch (owned_->memory) {
+    case J2K_MEMORY_HOST: r.host += owned_->bytes; break;
+    case J2K_MEMORY_PINNED: r.pinned += owned_->bytes; break;
+    case J2K_MEMORY_DEVICE: r.device += owned_->bytes; break;
+  }
+  return r;
+}
+
+void Plan::check_image(const j2k_image_view& image) const {
+  check_view(image, true);
+  auto differs = [&](const std::string& what) {
+    invalid("the image's " + what + " differs from the plan's shape; make a plan for this shape");
+  };
+  if (image.x0 != shape_.x0 || image.y0 != shape_.y0 || image.width != shape_.width ||
+      image.height != shape_.height)
+    differs("area (origin and size)");
+  if (image.num_components != shape_.num_components) differs("component count");
+  if (image.memory != shape_.memory) differs("memory");
+  for (int c = 0; c < image.num_components; ++c) {
+    const j2k_component_view& a = image.components[c];
+    const j2k_component_view& b = shape_components_[c];
+    if (a.type != b.type || a.precision != b.precision || a.dx != b.dx || a.dy != b.dy)
+      differs("component " + std::to_string(c) + " (type, precision or subsampling)");
+  }
+}
+
+void Plan::run(const j2k_image_view& image) {
+  check_image(image);
+  times_ = j2k_stage_times{};
+  const int nc = image.num_components;
+  const bool upload = !queue_->reads(image.memory);
+  const bool in_place = queue_->in_place();
+  const Wavelet w = settings_.wavelet;
+  const j2k_sample_type ct = coefficient_type();
+  try {
+    for (int64_t t = 0; t < canvas_.tile_count(); ++t) {
+      const PlanTileComponent* tc = &tcs_[static_cast<size_t>(t * nc)];
+      auto t0 = Clock::now();
+      for (int c = 0; c < nc; ++c) {
+        const j2k_component_view& k = image.components[c];
+        const Rect& r = tc[c].rect;
+        Plane src;
+        src.base = const_cast<void*>(k.data);
+        src.offset = static_cast<size_t>((r.y0 - ceil_div(image.y0, k.dy)) * k.row_stride +
+                                         (r.x0 - ceil_div(image.x0, k.dx)) * k.pixel_stride);
+        src.type = k.type;
+        src.row_stride = k.row_stride;
+        src.pixel_stride = k.pixel_stride;
+        src.width = r.width();
+        src.height = r.height();
+        src.memory = image.memory;
+        if (upload) {
+          const Plane staged = queue_->staging(c, k.type, src.width, src.height);
+          queue_->upload(src, staged);
+          src = staged;
+        }
+        samples_.in[c] = src;
+        const Plane& home = tc[c].home;
+        out_[c] = queue_->reads(home.memory) ? home : queue_->output(c, ct, src.width, src.height);
+        work_[c] = in_place ? out_[c] : queue_->work(c, ct, src.width, src.height);
+      }
+      times_.split_ms += ms_since(t0);
+      t0 = Clock::now();
+      queue_->shift_mct(samples_, w, work_);
+      times_.shift_mct_ms += ms_since(t0);
+      t0 = Clock::now();
+      for (int c = 0; c < nc; ++c) {
+        queue_->dwt(J2K_FORWARD, w, work_[c], out_[c], tc[c].rect, tc[c].levels);
+        if (out_[c].base != tc[c].home.base || out_[c].offset != tc[c].home.offset)
+          queue_->download(out_[c], tc[c].home);
+      }
+      times_.dwt_ms += ms_since(t0);
+    }
+    const auto t0 = Clock::now();
+    queue_->finish();
+    times_.dwt_ms += ms_since(t0);
+  } catch (...) {
+    try {
+      queue_->finish();  // drain: no copy may still be reading the caller's buffers
+    } catch (...) {
+    }
+    throw;
+  }
+}
+
+}  // namespace j2k

@@ -1,0 +1,91 @@
+// The front stage planned once for one image shape, run on any number of images of it:
+// the canvas and every tile-component's geometry are computed and checked at construction,
+// the backend's queue and all buffers are allocated then, and run() allocates nothing.
+// Per tile, in the queue's order: upload (when the queue cannot read the samples where they
+// are), DC shift + RCT/ICT, DWT, download (when the coefficients' home is not in the queue's
+// memory). Nothing here depends on which backend runs the queue.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "j2kfront/j2kfront.h"
+#include "tiling/canvas.hpp"
+#include "transform/backend.hpp"
+#include "transform/queue.hpp"
+
+namespace j2k {
+
+enum class Mct { Auto, On, Off };  // Auto: on when components 0..2 exist with one subsampling
+
+struct PlanSettings {
+  Wavelet wavelet = Wavelet::Reversible53;
+  int levels = 5;                    // 0..32
+  int64_t tile_w = 0, tile_h = 0;    // 0,0 = one tile covering the image
+  int64_t tile_x0 = 0, tile_y0 = 0;  // tile grid origin, at most the image origin
+  Mct mct = Mct::Auto;
+  BackendOptions backend;
+  j2k_memory output_memory = J2K_MEMORY_HOST;  // where the plan's own coefficients live
+};
+
+struct PlanTileComponent {
+  int64_t tile = 0;
+  int component = 0;
+  Rect rect;   // on the component's grid (B-12)
+  int levels = 0;
+  std::vector<BandInfo> bands;  // LL first, then HL, LH, HH from the coarsest level down
+  Plane home;                   // where its coefficients are written
+};
+
+class Plan {
+ public:
+  // Throws Error(InvalidArgument) naming the first problem of the settings or the shape.
+  Plan(const PlanSettings& settings, const j2k_image_view& shape);
+  ~Plan();
+  Plan(const Plan&) = delete;
+  Plan& operator=(const Plan&) = delete;
+
+  // `image` must have the plan's shape; its data pointers and strides may change between runs.
+  void run(const j2k_image_view& image);
+
+  // Coefficients of tile-component `index` go to the caller's buffer from the next run on
+  // (data == nullptr: back to the plan's own).
+  void set_output(size_t index, void* data, ptrdiff_t row_stride, j2k_memory memory);
+
+  Backend backend() const { return queue_->kind(); }
+  std::string description() const { return queue_->description(); }
+  bool mct() const { return mct_; }
+  const Canvas& canvas() const { return canvas_; }
+  Wavelet wavelet() const { return settings_.wavelet; }
+  j2k_sample_type coefficient_type() const;
+  const std::vector<PlanTileComponent>& tile_components() const { return tcs_; }
+  j2k_memory_report memory() const;
+  const j2k_stage_times& times() const { return times_; }
+
+ private:
+  struct OwnedBuffer;
+  void check_image(const j2k_image_view& image) const;
+  Plane own_home(size_t index) const;
+
+  PlanSettings settings_;
+  j2k_image_view shape_{};
+  std::vector<j2k_component_view> shape_components_;
+  Canvas canvas_;
+  bool mct_ = false;
+  std::unique_ptr<Queue> queue_;
+  std::vector<PlanTileComponent> tcs_;
+  std::vector<size_t> own_offset_;  // each tile-component's place in the owned buffer
+  std::unique_ptr<OwnedBuffer> owned_;
+  // Reused by every run (sized at construction).
+  TileSamples samples_;
+  std::vector<Plane> work_, out_;
+  j2k_stage_times times_{};
+};
+
+// Checks a view's geometry, types and memory (and, with `need_data`, its pointers and
+// strides) against the standard's limits; throws Error(InvalidArgument) naming the problem.
+void check_view(const j2k_image_view& view, bool need_data);
+
+}  // namespace j2k

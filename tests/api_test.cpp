@@ -1,0 +1,208 @@
+// The C interface's edge: every bad argument returns a status and a message that names the
+// cause, never a crash; the DWT alone through the C++ wrapper.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "j2kfront/j2kfront.h"
+#include "j2kfront/j2kfront.hpp"
+
+namespace {
+
+// The status of `call`, and that j2k_last_error() mentions `needle`.
+#define EXPECT_FAILS(call, status, needle)                                                   \
+  do {                                                                                       \
+    EXPECT_EQ((call), (status)) << #call;                                                    \
+    EXPECT_NE(std::string(j2k_last_error()).find(needle), std::string::npos)                 \
+        << #call << ": message '" << j2k_last_error() << "' does not mention '" << needle << "'"; \
+  } while (0)
+
+struct Gray {
+  std::vector<uint8_t> pixels = std::vector<uint8_t>(16 * 8, 100);
+  j2k_component_view comp{};
+  j2k_image_view view{};
+  Gray() {
+    j2k_views_planar(&comp, 1, pixels.data(), J2K_SAMPLE_U8, 8, 16, 16 * 8);
+    view.width = 16;
+    view.height = 8;
+    view.num_components = 1;
+    view.components = &comp;
+  }
+};
+
+j2k_settings cpu_settings() {
+  j2k_settings s;
+  j2k_settings_default(&s);
+  s.backend = J2K_BACKEND_CPU;
+  return s;
+}
+
+TEST(CApi, StatusNamesVersionAndDefaults) {
+  EXPECT_STREQ(j2k_status_name(J2K_OK), "J2K_OK");
+  EXPECT_STREQ(j2k_status_name(J2K_OUT_OF_MEMORY), "J2K_OUT_OF_MEMORY");
+  EXPECT_STREQ(j2k_status_name(static_cast<j2k_status>(99)), "unknown status");
+  EXPECT_STRNE(j2k_version(), "");
+  j2k_settings s;
+  j2k_settings_default(&s);
+  EXPECT_EQ(s.levels, 5);
+  EXPECT_EQ(s.wavelet, J2K_WAVELET_53);
+  EXPECT_EQ(s.device, -1);
+  EXPECT_EQ(j2k_backend_name(static_cast<j2k_backend>(9)), nullptr);
+  const char* why = nullptr;
+  EXPECT_EQ(j2k_backend_available(J2K_BACKEND_CPU, &why), 1);
+  EXPECT_EQ(j2k_backend_available(static_cast<j2k_backend>(9), &why), 0);
+  EXPECT_NE(std::string(why).find("backend"), std::string::npos) << why;
+}
+
+TEST(CApi, BadSettingsAreRefusedWithTheirCause) {
+  Gray g;
+  j2k_plan* plan = reinterpret_cast<j2k_plan*>(1);
+  EXPECT_FAILS(j2k_plan_create(nullptr, &g.view, &plan), J2K_INVALID_ARGUMENT, "settings");
+  EXPECT_EQ(plan, nullptr) << "a failed create leaves no handle";
+  j2k_settings s = cpu_settings();
+  EXPECT_FAILS(j2k_plan_create(&s, nullptr, &plan), J2K_INVALID_ARGUMENT, "shape");
+  EXPECT_FAILS(j2k_plan_create(&s, &g.view, nullptr), J2K_INVALID_ARGUMENT, "plan");
+  s.levels = 33;
+  EXPECT_FAILS(j2k_plan_create(&s, &g.view, &plan), J2K_INVALID_ARGUMENT, "levels");
+  s = cpu_settings();
+  s.wavelet = static_cast<j2k_wavelet>(7);
+  EXPECT_FAILS(j2k_plan_create(&s, &g.view, &plan), J2K_INVALID_ARGUMENT, "wavelet 7");
+  s = cpu_settings();
+  s.mct = static_cast<j2k_mct>(5);
+  EXPECT_FAILS(j2k_plan_create(&s, &g.view, &plan), J2K_INVALID_ARGUMENT, "mct 5");
+  s = cpu_settings();
+  s.backend = static_cast<j2k_backend>(9);
+  EXPECT_FAILS(j2k_plan_create(&s, &g.view, &plan), J2K_INVALID_ARGUMENT, "backend");
+  s = cpu_settings();
+  s.threads = 100000;
+  EXPECT_FAILS(j2k_plan_create(&s, &g.view, &plan), J2K_INVALID_ARGUMENT, "threads");
+  s = cpu_settings();
+  s.tile_w = 8;  // tile_h missing
+  EXPECT_FAILS(j2k_plan_create(&s, &g.view, &plan), J2K_INVALID_ARGUMENT, "tile size");
+  s = cpu_settings();
+  s.tile_x0 = 3;  // beyond the image origin 0
+  s.tile_w = s.tile_h = 8;
+  EXPECT_FAILS(j2k_plan_create(&s, &g.view, &plan), J2K_INVALID_ARGUMENT, "tile origin");
+  s = cpu_settings();
+  s.mct = J2K_MCT_ON;  // one component
+  EXPECT_FAILS(j2k_plan_create(&s, &g.view, &plan), J2K_INVALID_ARGUMENT, "MCT");
+  s = cpu_settings();
+  s.output_memory = J2K_MEMORY_DEVICE;
+  EXPECT_FAILS(j2k_plan_create(&s, &g.view, &plan), J2K_INVALID_ARGUMENT, "device memory");
+}
+
+TEST(CApi, StandardLimits) {
+  // 65536 tiles of 1x1: JPEG 2000 allows 65535.
+  std::vector<uint8_t> big(256 * 256);
+  j2k_component_view c{};
+  j2k_views_planar(&c, 1, big.data(), J2K_SAMPLE_U8, 8, 256, 256 * 256);
+  j2k_image_view v{};
+  v.width = v.height = 256;
+  v.num_components = 1;
+  v.components = &c;
+  j2k_settings s = cpu_settings();
+  s.tile_w = s.tile_h = 1;
+  j2k_plan* plan = nullptr;
+  EXPECT_FAILS(j2k_plan_create(&s, &v, &plan), J2K_INVALID_ARGUMENT, "65535");
+  s.tile_w = 1;
+  s.tile_h = 2;  // 32768 tiles: allowed
+  ASSERT_EQ(j2k_plan_create(&s, &v, &plan), J2K_OK) << j2k_last_error();
+  j2k_plan_destroy(plan);
+  // The canvas ends at 2^32 - 1.
+  v.x0 = 0xFFFFFF00u;
+  EXPECT_FAILS(j2k_plan_create(&s, &v, &plan), J2K_INVALID_ARGUMENT, "2^32-1");
+}
+
+TEST(CApi, BadViewsAreRefusedWithTheirCause) {
+  j2k_settings s = cpu_settings();
+  j2k_plan* plan = nullptr;
+  auto refuse = [&](auto mutate, const char* needle) {
+    Gray g;
+    mutate(g);
+    EXPECT_FAILS(j2k_plan_create(&s, &g.view, &plan), J2K_INVALID_ARGUMENT, needle);
+  };
+  refuse([](Gray& g) { g.view.width = 0; }, "empty");
+  refuse([](Gray& g) { g.view.num_components = 0; }, "components");
+  refuse([](Gray& g) { g.view.components = nullptr; }, "component array");
+  refuse([](Gray& g) { g.comp.type = J2K_SAMPLE_F32; }, "sample type");
+  refuse([](Gray& g) { g.comp.type = static_cast<j2k_sample_type>(42); }, "sample type");
+  refuse([](Gray& g) { g.comp.precision = 9; }, "precision");
+  refuse([](Gray& g) { g.comp.precision = 0; }, "precision");
+  refuse([](Gray& g) { g.comp.dx = 0; }, "subsampling");
+  refuse([](Gray& g) { g.view.memory = static_cast<j2k_memory>(7); }, "memory");
+  refuse([](Gray& g) { g.view.memory = J2K_MEMORY_DEVICE; }, "device memory");
+
+  // Run-time checks: pointers, strides, and the plan's shape.
+  Gray g;
+  ASSERT_EQ(j2k_plan_create(&s, &g.view, &plan), J2K_OK) << j2k_last_error();
+  auto run_refuses = [&](auto mutate, const char* needle) {
+    Gray h;
+    mutate(h);
+    EXPECT_FAILS(j2k_plan_run(plan, &h.view), J2K_INVALID_ARGUMENT, needle);
+  };
+  run_refuses([](Gray& h) { h.comp.data = nullptr; }, "null");
+  run_refuses([](Gray& h) { h.comp.row_stride = 15; }, "row stride");
+  run_refuses([](Gray& h) { h.comp.pixel_stride = 0; }, "pixel stride");
+  run_refuses([](Gray& h) { h.view.width = 15; }, "shape");
+  run_refuses([](Gray& h) { h.view.x0 = 1; }, "shape");
+  run_refuses([](Gray& h) { h.comp.precision = 7; }, "shape");
+  EXPECT_FAILS(j2k_plan_run(plan, nullptr), J2K_INVALID_ARGUMENT, "image");
+  EXPECT_FAILS(j2k_plan_run(nullptr, &g.view), J2K_INVALID_ARGUMENT, "plan");
+  EXPECT_EQ(j2k_plan_run(plan, &g.view), J2K_OK) << j2k_last_error();
+  EXPECT_STREQ(j2k_last_error(), "");
+
+  // Outputs and queries.
+  j2k_tile_component tc;
+  EXPECT_FAILS(j2k_plan_get_tile_component(plan, 1, &tc), J2K_INVALID_ARGUMENT, "does not exist");
+  j2k_band b;
+  EXPECT_FAILS(j2k_plan_get_band(plan, 0, 16, &b), J2K_INVALID_ARGUMENT, "band 16");
+  std::vector<int32_t> out(16 * 8);
+  EXPECT_FAILS(j2k_plan_set_output(plan, 0, out.data(), 60, J2K_MEMORY_HOST), J2K_INVALID_ARGUMENT, "stride");
+  EXPECT_FAILS(j2k_plan_set_output(plan, 0, out.data(), 64, J2K_MEMORY_DEVICE), J2K_INVALID_ARGUMENT, "device memory");
+  EXPECT_FAILS(j2k_plan_set_output(plan, 3, out.data(), 64, J2K_MEMORY_HOST), J2K_INVALID_ARGUMENT, "does not exist");
+  EXPECT_EQ(j2k_plan_set_output(plan, 0, out.data(), 64, J2K_MEMORY_HOST), J2K_OK);
+  EXPECT_EQ(j2k_plan_run(plan, &g.view), J2K_OK);
+  EXPECT_EQ(out[0], (100 - 128) * 4) << "a flat image: the LL of 2 levels holds 4x the shifted value";
+  j2k_plan_destroy(plan);
+  j2k_plan_destroy(nullptr);
+}
+
+TEST(CApi, DwtAloneWorkedExampleAndErrors) {
+  j2kfront::Settings s;
+  s.backend = J2K_BACKEND_CPU;
+  j2kfront::Dwt dwt(s);
+  EXPECT_EQ(dwt.backend(), J2K_BACKEND_CPU);
+  // ../shared/OPENJPEG.md: one level on one row, at origin 0 and at origin 1.
+  std::vector<int32_t> a = {10, 20, 30, 40, 50, 61};
+  dwt.forward(a.data(), 6, j2k_rect{0, 0, 6, 1}, 1);
+  EXPECT_EQ(a, (std::vector<int32_t>{10, 30, 53, 0, 0, 11}));
+  a = {10, 20, 30, 40, 50, 61};
+  dwt.forward(a.data(), 6, j2k_rect{1, 0, 7, 1}, 1);
+  EXPECT_EQ(a, (std::vector<int32_t>{18, 40, 61, -10, 0, 0}));
+  dwt.inverse(a.data(), 6, j2k_rect{1, 0, 7, 1}, 1);
+  EXPECT_EQ(a, (std::vector<int32_t>{10, 20, 30, 40, 50, 61}));
+
+  const j2k_rect r{0, 0, 4, 4};
+  std::vector<int32_t> b(16);
+  try {
+    dwt.forward(b.data(), 3, r, 1);
+    FAIL() << "stride < width accepted";
+  } catch (const j2kfront::Error& e) {
+    EXPECT_EQ(e.status(), J2K_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(e.what()).find("stride"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(dwt.forward(b.data(), 4, r, 33), j2kfront::Error);
+  EXPECT_THROW(dwt.forward(static_cast<int32_t*>(nullptr), 4, r, 1), j2kfront::Error);
+  EXPECT_FAILS(j2k_dwt_run(nullptr, J2K_FORWARD, J2K_WAVELET_53, b.data(), 16, &r, 1), J2K_INVALID_ARGUMENT, "dwt");
+  j2k_dwt* d = nullptr;
+  const j2k_settings cs = cpu_settings();
+  ASSERT_EQ(j2k_dwt_create(&cs, &d), J2K_OK);
+  EXPECT_FAILS(j2k_dwt_run(d, static_cast<j2k_direction>(3), J2K_WAVELET_53, b.data(), 16, &r, 1), J2K_INVALID_ARGUMENT, "direction");
+  EXPECT_FAILS(j2k_dwt_run(d, J2K_FORWARD, J2K_WAVELET_53, b.data(), 15, &r, 1), J2K_INVALID_ARGUMENT, "stride");
+  const j2k_rect empty{3, 3, 3, 3};
+  EXPECT_EQ(j2k_dwt_run(d, J2K_FORWARD, J2K_WAVELET_53, nullptr, 4, &empty, 5), J2K_OK) << "empty: nothing to do";
+  j2k_dwt_destroy(d);
+}
+
+}  // namespace

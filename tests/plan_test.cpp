@@ -1,0 +1,395 @@
+// The front stage through the public API (j2kfront.hpp) on every backend, against a reference
+// assembled in this test from the CPU pieces that conformance/ checks against OpenJPEG: samples
+// cut out of the image per tile-component, DC shift, RCT/ICT on whole planes, the CPU DWT.
+// Views of every sample type, planar and interleaved, with padded strides; caller-owned outputs
+// whose padding must stay untouched; thread-count independence; reuse without allocation.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <random>
+
+#include "j2kfront/j2kfront.hpp"
+#include "tiling/canvas.hpp"
+#include "transform/cpu/component_transform.hpp"
+#include "transform/cpu/dwt_cpu.hpp"
+
+// Every operator new of this test binary is counted, so that a test can see whether a run
+// allocates (the library's containers allocate through it).
+namespace {
+std::atomic<long> g_news{0};
+}
+void* operator new(size_t n) {
+  ++g_news;
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, size_t) noexcept { std::free(p); }
+
+namespace {
+
+using j2k::Rect;
+
+// An image as int32 samples per component, before it is packed into some layout.
+struct Samples {
+  uint32_t x0 = 0, y0 = 0, width = 0, height = 0;
+  struct Comp {
+    int precision = 8;
+    bool is_signed = false;
+    int dx = 1, dy = 1;
+    int64_t w = 0, h = 0;
+    std::vector<int32_t> v;
+  };
+  std::vector<Comp> comps;
+};
+
+int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+Samples random_samples(uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, int nc, int prec, bool sign,
+                       int dx_last = 1, int dy_last = 1, uint32_t seed = 1) {
+  Samples s;
+  s.x0 = x0; s.y0 = y0; s.width = w; s.height = h;
+  std::mt19937 rng(seed * 7919u + w * 131u + h);
+  for (int c = 0; c < nc; ++c) {
+    Samples::Comp k;
+    k.precision = prec;
+    k.is_signed = sign;
+    k.dx = c == nc - 1 ? dx_last : 1;
+    k.dy = c == nc - 1 ? dy_last : 1;
+    k.w = cdiv(int64_t{x0} + w, k.dx) - cdiv(x0, k.dx);
+    k.h = cdiv(int64_t{y0} + h, k.dy) - cdiv(y0, k.dy);
+    const int32_t lo = sign ? -(1 << (prec - 1)) : 0, hi = sign ? (1 << (prec - 1)) - 1 : (1 << prec) - 1;
+    std::uniform_int_distribution<int32_t> d(lo, hi);
+    k.v.resize(static_cast<size_t>(k.w * k.h));
+    for (auto& v : k.v) v = d(rng);
+    s.comps.push_back(std::move(k));
+  }
+  return s;
+}
+
+// The samples packed as the caller would hold them: one buffer, `type`, planar or interleaved
+// (interleaved needs one subsampling), rows padded by `pad` samples, padding set to a marker.
+struct Packed {
+  std::vector<unsigned char> bytes;
+  j2kfront::ImageView view;
+};
+
+template <class T>
+void put(unsigned char* p, int32_t v) {
+  const T t = static_cast<T>(v);
+  std::memcpy(p, &t, sizeof t);
+}
+
+void store(j2k_sample_type type, unsigned char* p, int32_t v) {
+  switch (type) {
+    case J2K_SAMPLE_U8: put<uint8_t>(p, v); break;
+    case J2K_SAMPLE_I8: put<int8_t>(p, v); break;
+    case J2K_SAMPLE_U16: put<uint16_t>(p, v); break;
+    case J2K_SAMPLE_I16: put<int16_t>(p, v); break;
+    case J2K_SAMPLE_U32: put<uint32_t>(p, v); break;
+    default: put<int32_t>(p, v); break;
+  }
+}
+
+Packed pack(const Samples& s, j2k_sample_type type, bool interleaved, int64_t pad) {
+  Packed out;
+  const auto size = static_cast<int64_t>(j2k_sample_size(type));
+  const auto nc = static_cast<int64_t>(s.comps.size());
+  std::vector<j2k_component_view> views;
+  std::vector<int64_t> starts;
+  int64_t total = 0;
+  for (const auto& k : s.comps) {
+    const int64_t pixel = interleaved ? size * nc : size;
+    const int64_t row = (k.w + pad) * pixel;
+    starts.push_back(total);
+    total += interleaved ? 0 : row * k.h;
+    j2k_component_view v{};
+    v.type = type;
+    v.precision = k.precision;
+    v.dx = k.dx;
+    v.dy = k.dy;
+    v.row_stride = row;
+    v.pixel_stride = pixel;
+    views.push_back(v);
+  }
+  if (interleaved) total = views[0].row_stride * s.comps[0].h;
+  out.bytes.assign(static_cast<size_t>(total + 64), 0xA5);  // padding and tail hold a marker
+  for (size_t c = 0; c < s.comps.size(); ++c) {
+    const auto& k = s.comps[c];
+    const int64_t base = interleaved ? static_cast<int64_t>(c) * size : starts[c];
+    for (int64_t y = 0; y < k.h; ++y)
+      for (int64_t x = 0; x < k.w; ++x)
+        store(type, &out.bytes[static_cast<size_t>(base + y * views[c].row_stride + x * views[c].pixel_stride)],
+              k.v[static_cast<size_t>(y * k.w + x)]);
+    views[c].data = out.bytes.data() + base;
+  }
+  out.view = j2kfront::ImageView(s.width, s.height, views);
+  out.view.at_origin(s.x0, s.y0);
+  return out;
+}
+
+// The reference front stage for one tile-component set: plain loops over the pieces.
+struct Expected {
+  std::vector<std::vector<int32_t>> i32;  // per tile-component (5/3)
+  std::vector<std::vector<float>> f32;    // per tile-component (9/7)
+};
+
+Expected reference(const Samples& s, const j2k_settings& st, bool mct) {
+  j2k::CanvasSpec spec;
+  spec.image_x0 = s.x0; spec.image_y0 = s.y0;
+  spec.image_x1 = int64_t{s.x0} + s.width; spec.image_y1 = int64_t{s.y0} + s.height;
+  spec.tile_x0 = st.tile_x0; spec.tile_y0 = st.tile_y0;
+  spec.tile_w = st.tile_w ? st.tile_w : spec.image_x1 - st.tile_x0;
+  spec.tile_h = st.tile_h ? st.tile_h : spec.image_y1 - st.tile_y0;
+  for (const auto& k : s.comps) spec.components.push_back({k.dx, k.dy});
+  const j2k::Canvas canvas(spec);
+  Expected e;
+  const auto nc = static_cast<int>(s.comps.size());
+  for (int64_t t = 0; t < canvas.tile_count(); ++t) {
+    std::vector<std::vector<int32_t>> planes;
+    std::vector<Rect> rects;
+    for (int c = 0; c < nc; ++c) {
+      const auto& k = s.comps[static_cast<size_t>(c)];
+      const Rect r = canvas.tile_component(t, c);
+      const int64_t cx0 = cdiv(s.x0, k.dx), cy0 = cdiv(s.y0, k.dy);
+      std::vector<int32_t> p;
+      for (int64_t y = r.y0; y < r.y1; ++y)
+        for (int64_t x = r.x0; x < r.x1; ++x) p.push_back(k.v[static_cast<size_t>((y - cy0) * k.w + (x - cx0))]);
+      planes.push_back(std::move(p));
+      rects.push_back(r);
+    }
+    if (st.wavelet == J2K_WAVELET_53) {
+      for (int c = 0; c < nc; ++c)
+        j2k::dc_shift_forward(planes[c].data(), planes[c].size(), j2k::dc_offset(s.comps[c].precision, s.comps[c].is_signed));
+      if (mct) j2k::rct_forward(planes[0].data(), planes[1].data(), planes[2].data(), planes[0].size());
+      for (int c = 0; c < nc; ++c) {
+        j2k::cpu::forward53(planes[c].data(), static_cast<size_t>(rects[c].width()), rects[c], st.levels, 1);
+        e.i32.push_back(planes[c]);
+      }
+    } else {
+      std::vector<std::vector<float>> f(static_cast<size_t>(nc));
+      for (int c = 0; c < nc; ++c) {
+        f[c].resize(planes[c].size());
+        j2k::dc_shift_forward(planes[c].data(), f[c].data(), planes[c].size(),
+                              j2k::dc_offset(s.comps[c].precision, s.comps[c].is_signed));
+      }
+      if (mct) j2k::ict_forward(f[0].data(), f[1].data(), f[2].data(), f[0].size());
+      for (int c = 0; c < nc; ++c) {
+        j2k::cpu::forward97(f[c].data(), static_cast<size_t>(rects[c].width()), rects[c], st.levels, 1);
+        e.f32.push_back(f[c]);
+      }
+    }
+  }
+  return e;
+}
+
+// Coefficients of tile-component i, copied out of the plan (host memory) row by row.
+std::vector<unsigned char> coefficients(const j2kfront::Plan& plan, size_t i) {
+  const j2k_tile_component tc = plan.tile_component(i);
+  const j2k_coefficients& c = tc.coefficients;
+  std::vector<unsigned char> out(static_cast<size_t>(c.width * c.height * 4));
+  for (int64_t y = 0; y < c.height; ++y)
+    std::memcpy(out.data() + y * c.width * 4, static_cast<const char*>(c.data) + y * c.row_stride,
+                static_cast<size_t>(c.width * 4));
+  return out;
+}
+
+// Compares every tile-component of the plan with the reference, bit for bit.
+void expect_matches(const j2kfront::Plan& plan, const Expected& e, const std::string& what) {
+  const j2k_plan_info info = plan.info();
+  const size_t n = info.tile_components;
+  ASSERT_EQ(n, std::max(e.i32.size(), e.f32.size())) << what;
+  size_t bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const std::vector<unsigned char> got = coefficients(plan, i);
+    const void* want = e.i32.empty() ? static_cast<const void*>(e.f32[i].data()) : e.i32[i].data();
+    if (std::memcmp(got.data(), want, got.size()) != 0) ++bad;
+  }
+  EXPECT_EQ(bad, 0u) << what << ": " << bad << " of " << n << " tile-components differ";
+}
+
+j2kfront::Settings settings_for(j2k_backend b) {
+  j2kfront::Settings s;
+  s.backend = b;
+  return s;
+}
+
+class PlanTest : public ::testing::TestWithParam<j2k_backend> {
+ protected:
+  void SetUp() override {
+    const char* why = nullptr;
+    if (!j2k_backend_available(GetParam(), &why))
+      GTEST_SKIP() << j2k_backend_name(GetParam()) << " backend not available: " << why;
+  }
+};
+
+TEST_P(PlanTest, EverySampleTypePlanarAndInterleavedWithPaddedStrides) {
+  const j2k_sample_type types[] = {J2K_SAMPLE_U8, J2K_SAMPLE_I8, J2K_SAMPLE_U16,
+                                   J2K_SAMPLE_I16, J2K_SAMPLE_U32, J2K_SAMPLE_I32};
+  for (j2k_sample_type type : types) {
+    const bool sign = type == J2K_SAMPLE_I8 || type == J2K_SAMPLE_I16 || type == J2K_SAMPLE_I32;
+    const int prec = j2k_sample_size(type) == 1 ? 8 : (type == J2K_SAMPLE_U16 ? 12 : 16);
+    for (int nc : {1, 3, 4})
+      for (bool interleaved : {false, true})
+        for (j2k_wavelet w : {J2K_WAVELET_53, J2K_WAVELET_97}) {
+          const Samples s = random_samples(3, 2, 45, 30, nc, prec, sign, 1, 1, static_cast<uint32_t>(type));
+          const Packed p = pack(s, type, interleaved, 3);
+          const std::vector<unsigned char> before = p.bytes;
+          j2kfront::Settings st = settings_for(GetParam());
+          st.wavelet = w;
+          st.levels = 3;
+          st.tile_w = 32;
+          st.tile_h = 16;
+          j2kfront::Plan plan(st, p.view);
+          plan.run(p.view);
+          const std::string what = "type " + std::to_string(type) + " nc " + std::to_string(nc) +
+                                   (interleaved ? " interleaved" : " planar") + (w ? " 9/7" : " 5/3");
+          expect_matches(plan, reference(s, st, nc >= 3), what);
+          EXPECT_EQ(p.bytes, before) << what << ": the input was written";
+        }
+  }
+}
+
+TEST_P(PlanTest, TilesOriginsSubsamplingAndTinySizes) {
+  struct Case { uint32_t x0, y0, w, h; int nc, prec; bool sign; int dx, dy; uint32_t tw, th, tx0, ty0; int levels; };
+  const Case cases[] = {
+      {5, 3, 77, 50, 3, 8, false, 1, 1, 32, 20, 2, 1, 4},
+      {1, 2, 41, 23, 2, 12, true, 2, 3, 0, 0, 0, 0, 3},
+      {0, 0, 1, 1, 1, 8, false, 1, 1, 0, 0, 0, 0, 32},
+      {1, 1, 1, 9, 3, 8, false, 1, 1, 0, 0, 0, 0, 32},
+      {1, 0, 9, 1, 3, 10, false, 1, 1, 4, 4, 0, 0, 7},
+      {7, 5, 33, 17, 4, 16, false, 3, 2, 8, 8, 3, 2, 5},
+      {3, 1, 300, 170, 3, 10, false, 1, 1, 37, 23, 0, 0, 5},
+  };
+  for (const Case& k : cases)
+    for (j2k_wavelet w : {J2K_WAVELET_53, J2K_WAVELET_97}) {
+      const Samples s = random_samples(k.x0, k.y0, k.w, k.h, k.nc, k.prec, k.sign, k.dx, k.dy);
+      const Packed p = pack(s, k.prec > 8 ? (k.sign ? J2K_SAMPLE_I16 : J2K_SAMPLE_U16) : (k.sign ? J2K_SAMPLE_I8 : J2K_SAMPLE_U8), false, 0);
+      j2kfront::Settings st = settings_for(GetParam());
+      st.wavelet = w;
+      st.levels = k.levels;
+      st.tile_w = k.tw; st.tile_h = k.th; st.tile_x0 = k.tx0; st.tile_y0 = k.ty0;
+      j2kfront::Plan plan(st, p.view);
+      plan.run(p.view);
+      // The subsampled component is the last: MCT runs when components 0..2 are not it.
+      const bool mct = k.nc >= 3 && (k.nc > 3 || (k.dx == 1 && k.dy == 1));
+      EXPECT_EQ(plan.info().mct, mct ? 1 : 0);
+      expect_matches(plan, reference(s, st, mct),
+                     std::to_string(k.w) + "x" + std::to_string(k.h) + " at " + std::to_string(k.x0) + "," +
+                         std::to_string(k.y0) + (w ? " 9/7" : " 5/3"));
+    }
+}
+
+// Coefficients written into the caller's buffers: equal to the plan's own, padding untouched.
+TEST_P(PlanTest, CallerOutputsKeepTheirPadding) {
+  const Samples s = random_samples(2, 1, 50, 40, 3, 8, false);
+  const Packed p = pack(s, J2K_SAMPLE_U8, true, 0);
+  j2kfront::Settings st = settings_for(GetParam());
+  st.tile_w = 24;
+  st.tile_h = 24;
+  j2kfront::Plan plan(st, p.view);
+  plan.run(p.view);
+  const size_t n = plan.tile_components();
+  std::vector<std::vector<unsigned char>> own(n), mine(n);
+  std::vector<ptrdiff_t> strides(n);
+  for (size_t i = 0; i < n; ++i) {
+    own[i] = coefficients(plan, i);
+    const j2k_tile_component tc = plan.tile_component(i);
+    strides[i] = (tc.coefficients.width + 5) * 4;
+    mine[i].assign(static_cast<size_t>(strides[i] * tc.coefficients.height + 16), 0x5A);
+    plan.set_output(i, mine[i].data(), strides[i]);
+  }
+  plan.run(p.view);
+  for (size_t i = 0; i < n; ++i) {
+    const j2k_tile_component tc = plan.tile_component(i);
+    ASSERT_EQ(tc.coefficients.data, mine[i].data());
+    const auto row = static_cast<size_t>(tc.coefficients.width * 4);
+    for (int64_t y = 0; y < tc.coefficients.height; ++y) {
+      EXPECT_EQ(std::memcmp(mine[i].data() + y * strides[i], own[i].data() + y * row, row), 0) << i << " row " << y;
+      for (size_t b = row; b < static_cast<size_t>(strides[i]); ++b)
+        ASSERT_EQ(mine[i][static_cast<size_t>(y * strides[i]) + b], 0x5A) << "padding written, tile-component " << i;
+    }
+    for (size_t b = static_cast<size_t>(strides[i] * tc.coefficients.height); b < mine[i].size(); ++b)
+      ASSERT_EQ(mine[i][b], 0x5A) << "tail written, tile-component " << i;
+  }
+  // The bands are views into the same coefficients.
+  const j2k_band hl = plan.band(0, 1);
+  EXPECT_EQ(hl.type, J2K_BAND_HL);
+  EXPECT_EQ(hl.coefficients.data, static_cast<char*>(plan.tile_component(0).coefficients.data) + hl.col * 4 + hl.row * strides[0]);
+}
+
+// One plan, 100 images of its shape: the same results as fresh plans, and no allocation after
+// the first run (host allocations counted through operator new, plus the plan's memory report).
+TEST_P(PlanTest, ReusedForManyImagesWithoutAllocating) {
+  j2kfront::Settings st = settings_for(GetParam());
+  st.tile_w = 40;
+  st.tile_h = 40;
+  st.wavelet = J2K_WAVELET_97;
+  const Samples first = random_samples(0, 0, 100, 70, 3, 8, false, 1, 1, 1);
+  Packed p = pack(first, J2K_SAMPLE_U8, true, 0);
+  j2kfront::Plan plan(st, p.view);
+  const j2k_memory_report before = plan.memory();
+  plan.run(p.view);
+  long news = 0;
+  for (uint32_t i = 2; i <= 100; ++i) {
+    const Samples s = random_samples(0, 0, 100, 70, 3, 8, false, 1, 1, i);
+    p = pack(s, J2K_SAMPLE_U8, true, 0);
+    const long n0 = g_news;
+    plan.run(p.view);
+    news += g_news - n0;
+    if (i % 33 == 0) expect_matches(plan, reference(s, st, true), "image " + std::to_string(i));
+  }
+  EXPECT_EQ(news, 0) << "operator new calls during 99 runs";
+  const j2k_memory_report after = plan.memory();
+  EXPECT_EQ(before.host, after.host);
+  EXPECT_EQ(before.pinned, after.pinned);
+  EXPECT_EQ(before.device, after.device);
+  EXPECT_GT(after.host + after.pinned + after.device, 100u * 70u * 3u * 4u - 1) << "the coefficients are counted";
+}
+
+TEST_P(PlanTest, SamplesOutsideTheirPrecisionAreAnError) {
+  Samples s = random_samples(0, 0, 16, 16, 1, 4, false);
+  s.comps[0].v[37] = 16;  // a 4-bit component holding 16
+  const Packed p = pack(s, J2K_SAMPLE_U8, false, 0);
+  j2kfront::Plan plan(settings_for(GetParam()), p.view);
+  try {
+    plan.run(p.view);
+    FAIL() << "out-of-range sample accepted";
+  } catch (const j2kfront::Error& e) {
+    EXPECT_EQ(e.status(), J2K_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(e.what()).find("precision"), std::string::npos) << e.what();
+  }
+  s.comps[0].v[37] = 15;
+  const Packed q = pack(s, J2K_SAMPLE_U8, false, 0);
+  EXPECT_NO_THROW(plan.run(q.view));  // the next image runs
+}
+
+std::string backend_param_name(const ::testing::TestParamInfo<j2k_backend>& info) {
+  return j2k_backend_name(info.param);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, PlanTest,
+                         ::testing::Values(J2K_BACKEND_CPU, J2K_BACKEND_OPENCL, J2K_BACKEND_CUDA),
+                         backend_param_name);
+
+// The CPU result does not depend on the thread count.
+TEST(Plan, IndependentOfThreadCount) {
+  const Samples s = random_samples(3, 1, 300, 170, 3, 10, false);
+  const Packed p = pack(s, J2K_SAMPLE_U16, false, 0);
+  for (j2k_wavelet w : {J2K_WAVELET_53, J2K_WAVELET_97}) {
+    j2kfront::Settings st = settings_for(J2K_BACKEND_CPU);
+    st.wavelet = w;
+    st.threads = 1;
+    j2kfront::Plan one(st, p.view);
+    one.run(p.view);
+    st.threads = 4;
+    j2kfront::Plan four(st, p.view);
+    four.run(p.view);
+    for (size_t i = 0; i < one.tile_components(); ++i) EXPECT_EQ(coefficients(one, i), coefficients(four, i)) << i;
+  }
+}
+
+}  // namespace

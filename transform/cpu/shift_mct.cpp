@@ -1,0 +1,96 @@
+// Row by row: each component's row converted (shift, to float for the 9/7), then the three
+// rows of components 0..2 decorrelated while they are in cache.
+#include "transform/cpu/shift_mct.hpp"
+
+#include <atomic>
+#include <cstring>
+
+#include "common/error.hpp"
+#include "transform/cpu/component_transform.hpp"
+#include "transform/cpu/threading.hpp"
+
+namespace j2k::cpu {
+namespace {
+
+template <class T>
+T* row_of(const Plane& p, int64_t y) {
+  return reinterpret_cast<T*>(static_cast<char*>(p.base) + p.offset + y * p.row_stride);
+}
+
+// One row of n samples of type S, `step` bytes apart -> v - offset as D. True if every
+// sample lies in [lo, hi].
+template <class S, class D>
+bool convert(const char* src, ptrdiff_t step, int64_t n, int32_t offset, int64_t lo, int64_t hi,
+             D* out) {
+  bool ok = true;
+  for (int64_t x = 0; x < n; ++x) {
+    S s;
+    std::memcpy(&s, src + x * step, sizeof s);  // a plain load; no alignment assumption
+    const auto v = static_cast<int64_t>(s);
+    ok &= v >= lo && v <= hi;
+    out[x] = static_cast<D>(static_cast<int32_t>(v - offset));
+  }
+  return ok;
+}
+
+template <class D>
+bool convert_row(const Plane& in, int64_t y, int32_t offset, int precision, D* out) {
+  const char* src = static_cast<const char*>(in.base) + in.offset + y * in.row_stride;
+  const bool is_signed = in.type == J2K_SAMPLE_I8 || in.type == J2K_SAMPLE_I16 || in.type == J2K_SAMPLE_I32;
+  const int64_t lo = is_signed ? -(int64_t{1} << (precision - 1)) : 0;
+  const int64_t hi = is_signed ? (int64_t{1} << (precision - 1)) - 1 : (int64_t{1} << precision) - 1;
+  const ptrdiff_t step = in.pixel_stride;
+  const int64_t n = in.width;
+  switch (in.type) {
+    case J2K_SAMPLE_U8: return convert<uint8_t>(src, step, n, offset, lo, hi, out);
+    case J2K_SAMPLE_I8: return convert<int8_t>(src, step, n, offset, lo, hi, out);
+    case J2K_SAMPLE_U16: return convert<uint16_t>(src, step, n, offset, lo, hi, out);
+    case J2K_SAMPLE_I16: return convert<int16_t>(src, step, n, offset, lo, hi, out);
+    case J2K_SAMPLE_U32: return convert<uint32_t>(src, step, n, offset, lo, hi, out);
+    case J2K_SAMPLE_I32: return convert<int32_t>(src, step, n, offset, lo, hi, out);
+    case J2K_SAMPLE_F32: break;
+  }
+  throw Error(ErrorCode::Internal, "shift_mct: not a sample type");
+}
+
+template <class D>
+bool run(const TileSamples& tile, const std::vector<Plane>& out, int threads) {
+  const auto nc = static_cast<int>(tile.in.size());
+  const int64_t h = nc ? tile.in[0].height : 0;
+  std::atomic<bool> ok{true};
+  // Rows in chunks: enough work per item to pay for the scheduling.
+  constexpr int64_t kRows = 16;
+  parallel_for(static_cast<ptrdiff_t>((h + kRows - 1) / kRows), threads, [&](ptrdiff_t chunk) {
+    bool chunk_ok = true;
+    for (int64_t y = chunk * kRows; y < std::min(h, (chunk + 1) * kRows); ++y) {
+      for (int c = 0; c < nc; ++c) {
+        if (tile.in[c].height != h) continue;  // a subsampled component: its own loop below
+        chunk_ok &= convert_row(tile.in[c], y, tile.offset[c], tile.precision[c], row_of<D>(out[c], y));
+      }
+      if (tile.mct) {
+        if constexpr (std::is_same_v<D, int32_t>)
+          rct_forward(row_of<D>(out[0], y), row_of<D>(out[1], y), row_of<D>(out[2], y), static_cast<size_t>(out[0].width));
+        else
+          ict_forward(row_of<D>(out[0], y), row_of<D>(out[1], y), row_of<D>(out[2], y), static_cast<size_t>(out[0].width));
+      }
+    }
+    if (!chunk_ok) ok = false;
+  });
+  // Components of another height (subsampled; never part of the MCT).
+  for (int c = 0; c < nc; ++c) {
+    if (tile.in[c].height == h) continue;
+    parallel_for(static_cast<ptrdiff_t>(tile.in[c].height), threads, [&](ptrdiff_t y) {
+      if (!convert_row(tile.in[c], y, tile.offset[c], tile.precision[c], row_of<D>(out[c], y))) ok = false;
+    });
+  }
+  return ok;
+}
+
+}  // namespace
+
+bool shift_mct(const TileSamples& tile, Wavelet wavelet, const std::vector<Plane>& out, int threads) {
+  return wavelet == Wavelet::Reversible53 ? run<int32_t>(tile, out, threads)
+                                          : run<float>(tile, out, threads);
+}
+
+}  // namespace j2k::cpu

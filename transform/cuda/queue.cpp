@@ -1,0 +1,229 @@
+// The CUDA backend's queue: one stream, buffers in device memory reserved once per plan.
+// Samples cross the bus at their own width (pageable ones through a pinned staging buffer,
+// pinned planar ones directly); shift + MCT and the DWT run on the device; coefficients stay
+// there or are copied home. Only finish() waits for the device.
+#include <cuda_runtime_api.h>
+
+#include <cstring>
+#include <string>
+
+#include "common/error.hpp"
+#include "transform/cpu/threading.hpp"
+#include "transform/cuda/buffers.hpp"
+#include "transform/cuda/cuda_check.hpp"
+#include "transform/cuda/cuda_dwt.hpp"
+#include "transform/cuda/shift_mct.hpp"
+#include "transform/dwt_engine.hpp"
+#include "transform/queue.hpp"
+
+namespace j2k {
+namespace {
+
+constexpr size_t kAlign = 256;
+size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+char* at(const Plane& p) { return static_cast<char*>(p.base) + p.offset; }
+
+// Hands out consecutive planes of one tile from a reserved buffer, component 0 first.
+class Slicer {
+ public:
+  Plane next(void* base, size_t capacity, int component, j2k_sample_type type, int64_t w, int64_t h,
+             j2k_memory memory) {
+    if (component == 0) cursor_ = 0;
+    const size_t size = j2k_sample_size(type);
+    const size_t bytes = static_cast<size_t>(w * h) * size;
+    if (cursor_ + bytes > capacity)
+      throw Error(ErrorCode::Internal, "cuda queue: a plane does not fit the reserved buffer");
+    Plane p;
+    p.base = base;
+    p.offset = cursor_;
+    p.type = type;
+    p.pixel_stride = static_cast<ptrdiff_t>(size);
+    p.row_stride = static_cast<ptrdiff_t>(w * static_cast<int64_t>(size));
+    p.width = w;
+    p.height = h;
+    p.memory = memory;
+    cursor_ += align_up(bytes);
+    return p;
+  }
+
+ private:
+  size_t cursor_ = 0;
+};
+
+class CudaQueue final : public Queue {
+ public:
+  CudaQueue(int device, int threads) : device_(device), threads_(threads) {
+    cuda_check(cudaSetDevice(device_), "cudaSetDevice");
+    cudaDeviceProp prop{};
+    cuda_check(cudaGetDeviceProperties(&prop, device_), "cudaGetDeviceProperties");
+    cuda_check(cuda_kernel_image_check(), "cudaFuncGetAttributes");
+    cuda_check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    cuda_check(cudaEventCreateWithFlags(&staged_, cudaEventDisableTiming), "cudaEventCreate");
+    name_ = std::string("cuda (device ") + std::to_string(device_) + ": " + prop.name + ", sm_" +
+            std::to_string(prop.major) + std::to_string(prop.minor) + ")";
+  }
+  ~CudaQueue() override {
+    cudaSetDevice(device_);
+    if (stream_) cudaStreamSynchronize(stream_);
+    if (staged_) cudaEventDestroy(staged_);
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+
+  Backend kind() const override { return Backend::Cuda; }
+  std::string description() const override { return name_; }
+  j2k_memory memory() const override { return J2K_MEMORY_DEVICE; }
+  bool reads(j2k_memory where) const override { return where == J2K_MEMORY_DEVICE; }
+  bool in_place() const override { return false; }
+
+  void reserve(const QueueNeeds& n) override {
+    cuda_check(cudaSetDevice(device_), "cudaSetDevice");
+    staging_d_.get(n.staging_bytes);
+    staging_h_.get(n.staging_bytes);
+    work_.get(n.work_bytes);
+    output_.get(n.output_bytes);
+    workspace_.get(n.dwt_workspace);
+    flag_d_.get(sizeof(int));
+    flag_h_.get(sizeof(int));
+    cuda_check(cudaMemsetAsync(flag_d_.data(), 0, sizeof(int), stream_), "cudaMemsetAsync");
+  }
+
+  j2k_memory_report memory_held() const override {
+    j2k_memory_report r{};
+    r.device = staging_d_.size() + work_.size() + output_.size() + workspace_.size() + flag_d_.size();
+    r.pinned = staging_h_.size() + flag_h_.size();
+    return r;
+  }
+
+  Plane staging(int c, j2k_sample_type type, int64_t w, int64_t h) override {
+    return staging_slices_.next(staging_d_.data(), staging_d_.size(), c, type, w, h, J2K_MEMORY_DEVICE);
+  }
+  Plane work(int c, j2k_sample_type type, int64_t w, int64_t h) override {
+    return work_slices_.next(work_.data(), work_.size(), c, type, w, h, J2K_MEMORY_DEVICE);
+  }
+  Plane output(int c, j2k_sample_type type, int64_t w, int64_t h) override {
+    return output_slices_.next(output_.data(), output_.size(), c, type, w, h, J2K_MEMORY_DEVICE);
+  }
+
+  void* allocate(size_t bytes, j2k_memory& where) override {
+    cuda_check(cudaSetDevice(device_), "cudaSetDevice");
+    if (where == J2K_MEMORY_DEVICE) return cuda_allocate<DeviceMemory>(bytes);
+    where = J2K_MEMORY_PINNED;  // downloads into page-locked memory run at the link's speed
+    return cuda_allocate<PinnedMemory>(bytes);
+  }
+  void release(void* p, j2k_memory where) noexcept override {
+    if (where == J2K_MEMORY_DEVICE) cudaFree(p);
+    else cudaFreeHost(p);
+  }
+
+  size_t dwt_workspace_bytes(Wavelet wavelet, const Rect& tc, int levels) const override {
+    return cuda_dwt_workspace_bytes(wavelet, tc, levels);
+  }
+
+  void upload(const Plane& src, const Plane& dst) override {
+    const size_t row = static_cast<size_t>(dst.width) * j2k_sample_size(dst.type);
+    if (row == 0 || dst.height == 0) return;
+    if (src.memory == J2K_MEMORY_PINNED && src.pixel_stride == dst.pixel_stride) {
+      // Page-locked rows of packed samples: the copy engine reads them directly.
+      cuda_check(cudaMemcpy2DAsync(at(dst), static_cast<size_t>(dst.row_stride), at(src),
+                                   static_cast<size_t>(src.row_stride), row,
+                                   static_cast<size_t>(dst.height), cudaMemcpyHostToDevice, stream_),
+                 "cudaMemcpy2DAsync");
+      return;
+    }
+    // Pageable (or interleaved) samples: host threads pack them into the pinned mirror of the
+    // staging buffer, once the previous upload from it has left.
+    cuda_check(cudaEventSynchronize(staged_), "cudaEventSynchronize");
+    char* pinned = static_cast<char*>(staging_h_.data()) + dst.offset;
+    const size_t size = j2k_sample_size(dst.type);
+    parallel_for(static_cast<ptrdiff_t>(dst.height), threads_, [&](ptrdiff_t y) {
+      const char* s = at(src) + y * src.row_stride;
+      char* d = pinned + y * dst.row_stride;
+      if (src.pixel_stride == static_cast<ptrdiff_t>(size)) {
+        std::memcpy(d, s, row);
+      } else {
+        for (int64_t x = 0; x < dst.width; ++x) std::memcpy(d + x * size, s + x * src.pixel_stride, size);
+      }
+    });
+    cuda_check(cudaMemcpyAsync(at(dst), pinned, static_cast<size_t>(dst.row_stride * dst.height),
+                               cudaMemcpyHostToDevice, stream_),
+               "cudaMemcpyAsync");
+    cuda_check(cudaEventRecord(staged_, stream_), "cudaEventRecord");
+  }
+
+  void shift_mct(const TileSamples& tile, Wavelet wavelet, const std::vector<Plane>& out) override {
+    cuda::shift_mct(tile, wavelet, out, static_cast<int*>(flag_d_.data()), stream_);
+  }
+
+  void dwt(j2k_direction direction, Wavelet wavelet, const Plane& src, const Plane& dst,
+           const Rect& tc, int levels) override {
+    if (tc.empty()) return;
+    const size_t ss = static_cast<size_t>(src.row_stride / 4), ds = static_cast<size_t>(dst.row_stride / 4);
+    void* ws = workspace_.data();
+    const size_t wsb = workspace_.size();
+    const bool fwd = direction == J2K_FORWARD;
+    if (wavelet == Wavelet::Reversible53) {
+      auto* s = reinterpret_cast<int32_t*>(at(src));
+      auto* d = reinterpret_cast<int32_t*>(at(dst));
+      if (fwd) cuda_dwt_forward53(s, ss, d, ds, tc, levels, ws, wsb, stream_);
+      else cuda_dwt_inverse53(s, ss, d, ds, tc, levels, ws, wsb, stream_);
+    } else {
+      auto* s = reinterpret_cast<float*>(at(src));
+      auto* d = reinterpret_cast<float*>(at(dst));
+      if (fwd) cuda_dwt_forward97(s, ss, d, ds, tc, levels, ws, wsb, stream_);
+      else cuda_dwt_inverse97(s, ss, d, ds, tc, levels, ws, wsb, stream_);
+    }
+  }
+
+  void download(const Plane& src, const Plane& dst) override {
+    const size_t row = static_cast<size_t>(src.width) * j2k_sample_size(src.type);
+    if (row == 0 || src.height == 0) return;
+    cuda_check(cudaMemcpy2DAsync(at(dst), static_cast<size_t>(dst.row_stride), at(src),
+                                 static_cast<size_t>(src.row_stride), row,
+                                 static_cast<size_t>(src.height), cudaMemcpyDeviceToHost, stream_),
+               "cudaMemcpy2DAsync");
+  }
+
+  void finish() override {
+    cuda_check(cudaSetDevice(device_), "cudaSetDevice");
+    auto* flag = static_cast<int*>(flag_h_.data());
+    if (flag) {
+      cuda_check(cudaMemcpyAsync(flag, flag_d_.data(), sizeof(int), cudaMemcpyDeviceToHost, stream_),
+                 "cudaMemcpyAsync");
+      cuda_check(cudaMemsetAsync(flag_d_.data(), 0, sizeof(int), stream_), "cudaMemsetAsync");
+    }
+    cuda_check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+    if (flag && *flag) {
+      *flag = 0;
+      throw Error(ErrorCode::InvalidArgument,
+                  "a sample lies outside the range of its component's precision and signedness");
+    }
+  }
+
+ private:
+  int device_;
+  int threads_;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t staged_ = nullptr;  // the last upload from the pinned staging buffer has left
+  std::string name_;
+  DeviceBuffer staging_d_, work_, output_, workspace_, flag_d_;
+  PinnedBuffer staging_h_, flag_h_;
+  Slicer staging_slices_, work_slices_, output_slices_;
+};
+
+}  // namespace
+
+std::unique_ptr<Queue> make_cuda_queue(const BackendOptions& options) {
+  std::string why;
+  if (!cuda_available(&why))
+    throw Error(ErrorCode::BackendUnavailable, "backend 'cuda' is not available: " + why);
+  int count = 0;
+  cuda_check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+  const int device = options.device < 0 ? 0 : options.device;
+  if (device >= count)
+    throw Error(ErrorCode::InvalidArgument, "CUDA device " + std::to_string(device) + " does not exist (" +
+                                                std::to_string(count) + " found)");
+  return std::make_unique<CudaQueue>(device, options.threads);
+}
+
+}  // namespace j2k

@@ -1,0 +1,98 @@
+// The stage interface of a backend: the front stage's four steps as operations on a queue
+// (a CUDA stream, an OpenCL command queue, or the calling thread's pool on the CPU), on
+// buffers in the queue's own memory, so that coefficients can stay where they were made.
+//
+//   upload     samples of one tile-component, host -> queue memory, at their own width
+//   shift_mct  DC level shift and RCT/ICT on one tile's components -> int32 / float32 planes
+//   dwt        the multi-level DWT of one tile-component, plane -> plane
+//   download   coefficients, queue memory -> host
+//
+// Operations are asynchronous on GPU queues and run in order; finish() waits for all of them
+// (and reports a sample outside its declared precision seen by shift_mct). A queue allocates
+// only in reserve(); the plan sizes it once for the largest tile.
+// Each backend implements this in transform/<backend>/queue.cpp.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "j2kfront/j2kfront.h"
+#include "tiling/canvas.hpp"
+#include "transform/backend.hpp"
+
+namespace j2k {
+
+// A 2-D array: element (x, y) at byte offset + y * row_stride + x * pixel_stride of `base`.
+// `base` is a host or CUDA device pointer, or an OpenCL cl_mem: only the queue that made a
+// buffer does arithmetic on it, through the offset.
+struct Plane {
+  void* base = nullptr;
+  size_t offset = 0;
+  j2k_sample_type type = J2K_SAMPLE_I32;
+  ptrdiff_t row_stride = 0, pixel_stride = 0;
+  int64_t width = 0, height = 0;
+  j2k_memory memory = J2K_MEMORY_HOST;
+};
+
+// What a plan asks a queue to hold for its largest tile.
+struct QueueNeeds {
+  size_t staging_bytes = 0;   // narrow samples of one tile (all components), for upload()
+  size_t work_bytes = 0;      // int32/float planes of one tile (all components)
+  size_t output_bytes = 0;    // coefficients in queue memory for one tile (when they go home)
+  size_t dwt_workspace = 0;   // from dwt_workspace_bytes() of the largest tile-component
+  int components = 0;
+};
+
+// One tile's components for shift_mct: each input plane, its DC offset and the precision
+// that its samples must respect.
+struct TileSamples {
+  std::vector<Plane> in;        // per component: the tile-component's samples
+  std::vector<int32_t> offset;  // per component: 1 << (precision - 1), or 0 when signed
+  std::vector<int> precision;
+  bool mct = false;             // RCT (5/3) / ICT (9/7) on components 0..2
+};
+
+class Queue {
+ public:
+  virtual ~Queue() = default;
+  virtual Backend kind() const = 0;
+  virtual std::string description() const = 0;
+
+  // The memory that the queue's operations work in: HOST (CPU) or DEVICE (GPUs).
+  virtual j2k_memory memory() const = 0;
+  // Whether shift_mct can read samples that sit in `where` without an upload.
+  virtual bool reads(j2k_memory where) const = 0;
+
+  // Allocates the queue's buffers for tiles up to `needs`; the only allocating call.
+  virtual void reserve(const QueueNeeds& needs) = 0;
+  virtual j2k_memory_report memory_held() const = 0;
+  // Planes in the reserved buffers, in queue memory (packed rows).
+  virtual Plane staging(int component, j2k_sample_type type, int64_t width, int64_t height) = 0;
+  virtual Plane work(int component, j2k_sample_type type, int64_t width, int64_t height) = 0;
+  virtual Plane output(int component, j2k_sample_type type, int64_t width, int64_t height) = 0;
+  // Memory for a plan's own coefficients. HOST may come back as PINNED where the backend
+  // downloads faster into page-locked memory; DEVICE only where the backend has it.
+  virtual void* allocate(size_t bytes, j2k_memory& where) = 0;
+  virtual void release(void* p, j2k_memory where) noexcept = 0;
+  // Bytes of DWT workspace a tile-component needs on this backend.
+  virtual size_t dwt_workspace_bytes(Wavelet wavelet, const Rect& tc, int levels) const = 0;
+
+  virtual void upload(const Plane& host, const Plane& dst) = 0;
+  virtual void shift_mct(const TileSamples& tile, Wavelet wavelet, const std::vector<Plane>& out) = 0;
+  // src and dst may be the same plane (in place) on backends that allow it (in_place()).
+  virtual void dwt(j2k_direction direction, Wavelet wavelet, const Plane& src, const Plane& dst,
+                   const Rect& tc, int levels) = 0;
+  virtual bool in_place() const = 0;
+  virtual void download(const Plane& src, const Plane& host) = 0;
+  virtual void finish() = 0;
+};
+
+// One queue per backend (Auto resolved); each throws naming why it cannot be built.
+std::unique_ptr<Queue> make_queue(const BackendOptions& options);
+std::unique_ptr<Queue> make_cpu_queue(const BackendOptions& options);
+std::unique_ptr<Queue> make_cuda_queue(const BackendOptions& options);
+std::unique_ptr<Queue> make_opencl_queue(const BackendOptions& options);
+
+}  // namespace j2k
