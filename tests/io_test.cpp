@@ -1009,6 +1009,232 @@ TEST(Tiff, WithoutLibtiffTiffIsUnsupported) {
 #endif  // J2K_HAVE_TIFF
 
 // ---------------------------------------------------------------------------------------
+// Samples at their own width, and the view of a read image
+
+// Checks that `k` holds packed rows of `type`: row_stride = width * sample size, nothing more.
+void expect_packed(const ReadComponent& k, j2k_sample_type type, int precision, int64_t width,
+                   int64_t height) {
+  EXPECT_EQ(k.type, type);
+  EXPECT_EQ(k.precision, precision);
+  EXPECT_EQ(k.width, width);
+  EXPECT_EQ(k.height, height);
+  const size_t size = type == J2K_SAMPLE_U8 || type == J2K_SAMPLE_I8 ? 1 : 2;
+  EXPECT_EQ(k.sample_size(), size);
+  EXPECT_EQ(k.row_stride(), static_cast<ptrdiff_t>(width * static_cast<int64_t>(size)));
+  EXPECT_EQ(k.bytes.size(), static_cast<size_t>(width * height) * size);
+}
+
+TEST(NativeWidth, EightBitFilesGiveU8WithRowStrideWidth) {
+  TempDir dir;
+  const RefImage gray = make_image(13, 7, 1, 8, false);
+  const RefImage rgb = make_image(13, 7, 3, 8, false);
+  std::vector<std::pair<std::string, std::string>> files = {
+      {"gray.pgm", pnm_bytes(gray, 255)},
+      {"rgb.ppm", pnm_bytes(rgb, 255)},
+      {"gray.pgx", pgx_bytes(gray, true, "+")},
+  };
+  for (const auto& [name, bytes] : files) {
+    SCOPED_TRACE(name);
+    const std::string path = dir.file(name);
+    write_file(path, bytes);
+    const j2kfront::Image im = read_image(path);
+    ASSERT_FALSE(im.components.empty());
+    for (const ReadComponent& k : im.components) {
+      expect_packed(k, J2K_SAMPLE_U8, 8, 13, 7);
+      EXPECT_EQ(k.row_stride(), 13);
+    }
+    expect_same(im, im.components.size() == 3 ? rgb : gray);
+  }
+  // Fewer bits than 8 are U8 too, with the file's bit depth as the precision.
+  const std::string path = dir.file("gray5.pgm");
+  write_file(path, "P5 2 1 31\n\x1f\x00"s);
+  const j2kfront::Image im = read_image(path);
+  ASSERT_EQ(im.components.size(), 1u);
+  expect_packed(im.components[0], J2K_SAMPLE_U8, 5, 2, 1);
+  EXPECT_EQ(samples_as<uint8_t>(im.components[0]), (std::vector<uint8_t>{31, 0}));
+#ifdef J2K_HAVE_TIFF
+  const std::string tif = dir.file("rgb8.tif");
+  ASSERT_TRUE(write_tiff(tif, rgb, TiffLayout{}));
+  const j2kfront::Image t = read_image(tif);
+  ASSERT_EQ(t.components.size(), 3u);
+  for (const ReadComponent& k : t.components) expect_packed(k, J2K_SAMPLE_U8, 8, 13, 7);
+  expect_same(t, rgb);
+#endif
+}
+
+TEST(NativeWidth, SixteenBitFilesGiveU16) {
+  TempDir dir;
+  struct File {
+    std::string name, bytes;
+    int precision;
+  };
+  const RefImage gray16 = make_image(9, 5, 1, 16, false);
+  const RefImage rgb10 = make_image(9, 5, 3, 10, false);
+  const std::vector<File> files = {
+      {"gray16.pgm", pnm_bytes(gray16, 65535), 16},
+      {"rgb10.ppm", pnm_bytes(rgb10, 1023), 10},
+      {"gray16.pgx", pgx_bytes(gray16, false, ""), 16},
+  };
+  for (const File& f : files) {
+    SCOPED_TRACE(f.name);
+    const std::string path = dir.file(f.name);
+    write_file(path, f.bytes);
+    const j2kfront::Image im = read_image(path);
+    ASSERT_FALSE(im.components.empty());
+    for (const ReadComponent& k : im.components)
+      expect_packed(k, J2K_SAMPLE_U16, f.precision, 9, 5);
+    expect_same(im, im.components.size() == 3 ? rgb10 : gray16);
+  }
+#ifdef J2K_HAVE_TIFF
+  for (const char* mode : {"w", "wb"}) {  // either byte order in the file
+    SCOPED_TRACE(mode);
+    const RefImage rgba = make_image(9, 5, 4, 16, false);
+    TiffLayout lay;
+    lay.mode = mode;
+    const std::string tif = dir.file("rgba16.tif");
+    ASSERT_TRUE(write_tiff(tif, rgba, lay));
+    const j2kfront::Image t = read_image(tif);
+    ASSERT_EQ(t.components.size(), 4u);
+    for (const ReadComponent& k : t.components) expect_packed(k, J2K_SAMPLE_U16, 16, 9, 5);
+    expect_same(t, rgba);
+  }
+#endif
+}
+
+TEST(NativeWidth, SignedTwelveBitPgxGivesI16WithPrecision12) {
+  TempDir dir;
+  const RefImage want = make_image(11, 6, 1, 12, true);
+  for (bool big_endian : {true, false}) {
+    SCOPED_TRACE(big_endian ? "ML" : "LM");
+    const std::string path = dir.file("s12.pgx");
+    write_file(path, pgx_bytes(want, big_endian, "-"));
+    const j2kfront::Image im = read_image(path);
+    ASSERT_EQ(im.components.size(), 1u);
+    expect_packed(im.components[0], J2K_SAMPLE_I16, 12, 11, 6);
+    const std::vector<int16_t> got = samples_as<int16_t>(im.components[0]);
+    const std::vector<int16_t> expected(want.components[0].samples.begin(),
+                                        want.components[0].samples.end());
+    EXPECT_EQ(got, expected);
+    // Signed samples of up to 8 bits are I8.
+    write_file(path, std::string("PG ML -5 3 1\n\xf0\x0f\x00", 16));
+    const j2kfront::Image small = read_image(path);
+    ASSERT_EQ(small.components.size(), 1u);
+    expect_packed(small.components[0], J2K_SAMPLE_I8, 5, 3, 1);
+    EXPECT_EQ(samples_as<int8_t>(small.components[0]), (std::vector<int8_t>{-16, 15, 0}));
+  }
+}
+
+// view() of a read image must describe exactly the samples the image holds.
+void expect_view_matches(const j2kfront::Image& im) {
+  const j2kfront::ImageView view = im.view();
+  const j2k_image_view* v = view.get();
+  EXPECT_EQ(v->x0, im.x0);
+  EXPECT_EQ(v->y0, im.y0);
+  EXPECT_EQ(v->width, im.width);
+  EXPECT_EQ(v->height, im.height);
+  EXPECT_EQ(v->memory, J2K_MEMORY_HOST);
+  ASSERT_EQ(static_cast<size_t>(v->num_components), im.components.size());
+  for (size_t c = 0; c < im.components.size(); ++c) {
+    SCOPED_TRACE("component " + std::to_string(c));
+    const ReadComponent& k = im.components[c];
+    const j2k_component_view& cv = v->components[c];
+    EXPECT_EQ(cv.data, static_cast<const void*>(k.bytes.data()));
+    EXPECT_EQ(cv.type, k.type);
+    EXPECT_EQ(cv.precision, k.precision);
+    EXPECT_EQ(cv.dx, k.dx);
+    EXPECT_EQ(cv.dy, k.dy);
+    EXPECT_EQ(cv.row_stride, k.row_stride());
+    EXPECT_EQ(cv.pixel_stride, static_cast<ptrdiff_t>(j2k_sample_size(k.type)));
+    // Every sample, addressed as the C interface documents, is the component's sample.
+    const std::vector<int32_t> want = samples_of(k);
+    std::vector<int32_t> seen;
+    const char* base = static_cast<const char*>(cv.data);
+    for (int64_t y = 0; y < k.height; ++y)
+      for (int64_t x = 0; x < k.width; ++x) {
+        const char* p = base + y * cv.row_stride + x * cv.pixel_stride;
+        switch (cv.type) {
+          case J2K_SAMPLE_U8: seen.push_back(*reinterpret_cast<const uint8_t*>(p)); break;
+          case J2K_SAMPLE_I8: seen.push_back(*reinterpret_cast<const int8_t*>(p)); break;
+          case J2K_SAMPLE_U16: seen.push_back(*reinterpret_cast<const uint16_t*>(p)); break;
+          case J2K_SAMPLE_I16: seen.push_back(*reinterpret_cast<const int16_t*>(p)); break;
+          default: FAIL() << "type " << cv.type;
+        }
+      }
+    EXPECT_EQ(seen, want);
+  }
+}
+
+TEST(NativeWidth, ViewDescribesTheSameSamples) {
+  TempDir dir;
+  struct File {
+    std::string name, bytes;
+  };
+  const std::vector<File> files = {
+      {"rgb8.ppm", pnm_bytes(make_image(13, 7, 3, 8, false), 255)},
+      {"rgb16.ppm", pnm_bytes(make_image(13, 7, 3, 16, false), 65535)},
+      {"s12.pgx", pgx_bytes(make_image(11, 6, 1, 12, true), true, "-")},
+      {"s8.pgx", pgx_bytes(make_image(11, 6, 1, 8, true), false, "-")},
+  };
+  for (const File& f : files) {
+    SCOPED_TRACE(f.name);
+    const std::string path = dir.file(f.name);
+    write_file(path, f.bytes);
+    expect_view_matches(read_image(path));
+  }
+#ifdef J2K_HAVE_TIFF
+  TiffLayout planar_tiles;
+  planar_tiles.tiled = planar_tiles.planar = true;
+  for (const TiffLayout& lay : {TiffLayout{}, planar_tiles}) {
+    const std::string tif = dir.file("rgba16.tif");
+    ASSERT_TRUE(write_tiff(tif, make_image(37, 23, 4, 16, false), lay));
+    expect_view_matches(read_image(tif));
+  }
+#endif
+}
+
+// The int32 form that callers not yet on views use: the same values, sign and geometry.
+TEST(NativeWidth, ToInt32ImageWidensEveryType) {
+  TempDir dir;
+  struct File {
+    std::string name, bytes;
+  };
+  const std::vector<File> files = {
+      {"rgb8.ppm", pnm_bytes(make_image(13, 7, 3, 8, false), 255)},
+      {"gray16.pgm", pnm_bytes(make_image(13, 7, 1, 16, false), 65535)},
+      {"s12.pgx", pgx_bytes(make_image(11, 6, 1, 12, true), false, "-")},
+      {"s8.pgx", pgx_bytes(make_image(11, 6, 1, 8, true), true, "-")},
+  };
+  for (const File& f : files) {
+    SCOPED_TRACE(f.name);
+    const std::string path = dir.file(f.name);
+    write_file(path, f.bytes);
+    const j2kfront::Image im = read_image(path);
+    const j2k::Image wide = j2k::io::to_int32_image(im);
+    EXPECT_EQ(wide.x0, 0);
+    EXPECT_EQ(wide.y0, 0);
+    EXPECT_EQ(wide.width, int64_t{im.width});
+    EXPECT_EQ(wide.height, int64_t{im.height});
+    ASSERT_EQ(wide.components.size(), im.components.size());
+    for (size_t c = 0; c < im.components.size(); ++c) {
+      const ReadComponent& k = im.components[c];
+      const j2k::Component& w = wide.components[c];
+      EXPECT_EQ(w.width, k.width);
+      EXPECT_EQ(w.height, k.height);
+      EXPECT_EQ(w.precision, k.precision);
+      EXPECT_EQ(w.is_signed, is_signed_type(k.type));
+      EXPECT_EQ(w.dx, 1);
+      EXPECT_EQ(w.dy, 1);
+      EXPECT_EQ(w.samples, samples_of(k));
+    }
+    EXPECT_NO_THROW(j2k::validate(wide));
+  }
+  j2kfront::Image coefficients;
+  coefficients.width = coefficients.height = 2;
+  coefficients.add_component(J2K_SAMPLE_F32, 16);
+  EXPECT_THROW(j2k::io::to_int32_image(coefficients), Error);
+}
+
+// ---------------------------------------------------------------------------------------
 // The sample images of tests/data: each TIFF must read, and must equal its PGM/PPM twin
 // (camera.tif / camera.pgm). A "<name>_u16.tif" holds the twin of <name> times 257.
 
