@@ -53,7 +53,7 @@ void check_image(const std::string& path, const Setting& s, const fs::path& outd
                                            test_support::quote(path) + " " +
                                            test_support::quote(outdir.string()) + " --backend cpu " + s.args);
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const j2k::Image im = j2k::io::read_image(path);
+  const j2k::Image im = j2k::io::to_int32_image(j2k::io::read_image(path));
   std::ifstream lf(outdir / "layout.json");
   const auto layout = nlohmann::json::parse(lf);
   const int64_t ix0 = s.image_x0, iy0 = s.image_y0, ix1 = ix0 + im.width, iy1 = iy0 + im.height;

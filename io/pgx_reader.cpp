@@ -3,7 +3,6 @@
 // to 8 and 2-byte samples up to 16, big-endian (ML) or little-endian (LM).
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "io/readers.hpp"
 
@@ -58,7 +57,7 @@ class HeaderParser {
 
 }  // namespace
 
-Image read_pgx(InputFile& in) {
+j2kfront::Image read_pgx(InputFile& in) {
   HeaderParser p(in);
   p.expect('P', "at the start");
   p.expect('G', "at the start");
@@ -111,33 +110,33 @@ Image read_pgx(InputFile& in) {
                 " remain after the header");
   }
 
-  Image image;
-  image.width = static_cast<int64_t>(width);
-  image.height = static_cast<int64_t>(height);
-  Component& k = image.components.emplace_back();
-  k.width = image.width;
-  k.height = image.height;
-  k.precision = static_cast<int>(precision);
-  k.is_signed = is_signed;
-  k.samples.resize(static_cast<size_t>(width * height));
+  // One component at the file's own width (1 byte up to 8 bits, 2 above), so each row is
+  // read straight into its place and only checked (and byte-swapped) there.
+  j2kfront::Image image;
+  image.width = static_cast<uint32_t>(width);
+  image.height = static_cast<uint32_t>(height);
+  j2kfront::Image::Component& k =
+      image.add_component(sample_type_for(static_cast<int>(precision), is_signed),
+                          static_cast<int>(precision));
 
   // Values are sign-extended from the stored width, then must lie in the declared range:
   // masking them into range would hide a corrupt file.
   const int64_t lo = is_signed ? -(int64_t{1} << (precision - 1)) : 0;
   const int64_t hi =
       is_signed ? (int64_t{1} << (precision - 1)) - 1 : (int64_t{1} << precision) - 1;
-  std::vector<uint8_t> row(static_cast<size_t>(row_bytes));
   for (uint64_t y = 0; y < height; ++y) {
-    in.read(row.data(), row.size());
+    unsigned char* row = k.bytes.data() + y * row_bytes;
+    in.read(row, static_cast<size_t>(row_bytes));
     for (uint64_t x = 0; x < width; ++x) {
       int64_t v;
       if (bytes == 1) {
         v = is_signed ? int64_t{static_cast<int8_t>(row[x])} : int64_t{row[x]};
       } else {
-        const uint8_t* b = &row[2 * x];
+        unsigned char* b = &row[2 * x];
         const uint16_t u = big_endian ? static_cast<uint16_t>((b[0] << 8) | b[1])
                                       : static_cast<uint16_t>((b[1] << 8) | b[0]);
         v = is_signed ? int64_t{static_cast<int16_t>(u)} : int64_t{u};
+        store_u16(b, u);  // the machine's byte order; an int16 has the same bits
       }
       if (v < lo || v > hi)
         in.fail(ErrorCode::CorruptInput,
@@ -145,7 +144,6 @@ Image read_pgx(InputFile& in) {
                     ", y=" + std::to_string(y) + " is outside the " + std::to_string(precision) +
                     "-bit " + (is_signed ? "signed" : "unsigned") + " range " + std::to_string(lo) +
                     ".." + std::to_string(hi));
-      k.samples[static_cast<size_t>(y * width + x)] = static_cast<int32_t>(v);
     }
   }
   return image;

@@ -63,7 +63,7 @@ int bits_of(uint32_t maxval) {
 
 }  // namespace
 
-Image read_pnm(InputFile& in) {
+j2kfront::Image read_pnm(InputFile& in) {
   const int m0 = in.get(), m1 = in.get();
   if (m0 != 'P' || (m1 != '5' && m1 != '6'))
     in.fail(ErrorCode::CorruptInput, "not a binary PGM/PPM file (signature P5 or P6 expected)");
@@ -104,21 +104,29 @@ Image read_pnm(InputFile& in) {
                 " remain after the header");
   }
 
-  Image image;
-  image.width = static_cast<int64_t>(width);
-  image.height = static_cast<int64_t>(height);
-  image.components.resize(static_cast<size_t>(channels));
-  for (Component& k : image.components) {
-    k.width = image.width;
-    k.height = image.height;
-    k.precision = bits_of(static_cast<uint32_t>(maxval));
-    k.is_signed = false;
-    k.samples.resize(static_cast<size_t>(width * height));
-  }
+  // One plane per channel at the file's width: U8 up to maxval 255, U16 above. A gray row
+  // is read straight into its plane; an RGB row goes through one row of the file's bytes
+  // and is split into the planes.
+  const int precision = bits_of(static_cast<uint32_t>(maxval));
+  j2kfront::Image image;
+  image.width = static_cast<uint32_t>(width);
+  image.height = static_cast<uint32_t>(height);
+  for (int ch = 0; ch < channels; ++ch)
+    image.add_component(sample_type_for(precision, false), precision);
 
-  std::vector<uint8_t> row(static_cast<size_t>(row_bytes));
+  std::vector<uint8_t> interleaved(channels > 1 ? static_cast<size_t>(row_bytes) : 0);
   for (uint64_t y = 0; y < height; ++y) {
-    in.read(row.data(), row.size());
+    const size_t plane_offset = static_cast<size_t>(y * width * bytes);
+    unsigned char* planes[3] = {};
+    for (int ch = 0; ch < channels; ++ch)
+      planes[ch] = image.components[static_cast<size_t>(ch)].bytes.data() + plane_offset;
+    const uint8_t* row = planes[0];
+    if (channels > 1) {
+      in.read(interleaved.data(), interleaved.size());
+      row = interleaved.data();
+    } else {
+      in.read(planes[0], static_cast<size_t>(row_bytes));
+    }
     for (uint64_t x = 0; x < width; ++x) {
       for (int ch = 0; ch < channels; ++ch) {
         const size_t i =
@@ -130,8 +138,12 @@ Image read_pnm(InputFile& in) {
                   "sample " + std::to_string(v) + " at x=" + std::to_string(x) + ", y=" +
                       std::to_string(y) + (channels > 1 ? ", channel " + std::to_string(ch) : "") +
                       " exceeds maxval " + std::to_string(maxval));
-        image.components[static_cast<size_t>(ch)].samples[static_cast<size_t>(y * width + x)] =
-            static_cast<int32_t>(v);
+        // Big-endian in the file, the machine's order in the plane (in place for gray:
+        // sample x is read before it is overwritten, and nothing after it is touched).
+        if (bytes == 1)
+          planes[ch][x] = static_cast<unsigned char>(v);
+        else
+          store_u16(planes[ch] + 2 * x, static_cast<uint16_t>(v));
       }
     }
   }

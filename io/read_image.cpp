@@ -76,7 +76,7 @@ void InputFile::rewind() {
 
 }  // namespace detail
 
-Image read_image(const std::string& path) {
+j2kfront::Image read_image(const std::string& path) {
   detail::InputFile in(path);
   unsigned char sig[4] = {0, 0, 0, 0};
   size_t n = 0;

@@ -4,10 +4,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "common/error.hpp"
-#include "pipeline/image.hpp"
+#include "j2kfront/j2kfront.hpp"
 
 namespace j2k::io::detail {
 
@@ -48,10 +49,20 @@ class InputFile {
 };
 
 // Each reader expects `in` at the first byte of the file (the signature included).
-Image read_pnm(InputFile& in);
-Image read_pgx(InputFile& in);
+j2kfront::Image read_pnm(InputFile& in);
+j2kfront::Image read_pgx(InputFile& in);
 // libtiff opens the file itself; without libtiff this throws Error(UnsupportedInput).
-Image read_tiff(const std::string& path);
+j2kfront::Image read_tiff(const std::string& path);
+
+// The narrowest sample type for `precision` (1..16) bits: U8/I8 up to 8, U16/I16 above.
+inline j2k_sample_type sample_type_for(int precision, bool is_signed) {
+  if (precision <= 8) return is_signed ? J2K_SAMPLE_I8 : J2K_SAMPLE_U8;
+  return is_signed ? J2K_SAMPLE_I16 : J2K_SAMPLE_U16;
+}
+
+// A 16-bit sample stored into a component's byte buffer: memcpy makes no promise about
+// alignment or the buffer's type, and compiles to a plain store.
+inline void store_u16(unsigned char* at, uint16_t v) { std::memcpy(at, &v, sizeof v); }
 
 // A character for an error message: printable ASCII as is, anything else as \xNN.
 std::string describe_byte(int c);

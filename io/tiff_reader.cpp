@@ -8,7 +8,7 @@
 // Built without libtiff: the library still links, and a TIFF is refused by name.
 namespace j2k::io::detail {
 
-Image read_tiff(const std::string& path) {
+j2kfront::Image read_tiff(const std::string& path) {
   fail(ErrorCode::UnsupportedInput, path, "TIFF support was not built in (libtiff not found)");
 }
 
@@ -113,14 +113,14 @@ struct TiffCloser {
 using TiffPtr = std::unique_ptr<TIFF, TiffCloser>;
 
 // No real image has more samples than this; the limit keeps a corrupt header from making
-// us allocate without bound (the samples are stored as int32).
+// us allocate without bound (at most 4 GiB of 16-bit samples).
 constexpr uint64_t kMaxSamples = uint64_t{1} << 31;
 
 class TiffReader {
  public:
   explicit TiffReader(const std::string& path) : path_(path) {}
 
-  Image read() {
+  j2kfront::Image read() {
     open();
     read_layout();
     allocate();
@@ -128,6 +128,10 @@ class TiffReader {
       read_tiles();
     else
       read_strips();
+    // Every strip or tile row has been decoded, so every plane has grown to its full size.
+    for (const j2kfront::Image::Component& k : image_.components)
+      if (k.bytes.size() != static_cast<size_t>(k.height * k.row_stride()))
+        fail(ErrorCode::Internal, path_, "a component was not filled");
     return std::move(image_);
   }
 
@@ -207,15 +211,19 @@ class TiffReader {
                   std::to_string(kMaxSamples));
   }
 
+  // One plane per sample of a pixel, at the file's width (U8/I8 or U16/I16), left empty:
+  // planes grow as rows decode (ensure_rows), not through Image::add_component, which would
+  // allocate them whole at once.
   void allocate() {
-    image_.width = static_cast<int64_t>(width_);
-    image_.height = static_cast<int64_t>(height_);
+    image_.width = static_cast<uint32_t>(width_);
+    image_.height = static_cast<uint32_t>(height_);
+    const int precision = static_cast<int>(bytes_ * 8);
     image_.components.resize(samples_per_pixel_);
-    for (Component& k : image_.components) {
-      k.width = image_.width;
-      k.height = image_.height;
-      k.precision = static_cast<int>(bytes_ * 8);
-      k.is_signed = is_signed_;
+    for (j2kfront::Image::Component& k : image_.components) {
+      k.type = sample_type_for(precision, is_signed_);
+      k.precision = precision;
+      k.width = static_cast<int64_t>(width_);
+      k.height = static_cast<int64_t>(height_);
     }
     // Reserve at once when the file could plausibly hold the image (no codec libtiff has
     // shrinks real images beyond this); otherwise grow as rows actually decode, so that a
@@ -224,45 +232,45 @@ class TiffReader {
     TIFF* t = tif_.get();
     const uint64_t file_size = TIFFGetSizeProc(t)(TIFFClientdata(t));
     if (decoded / 1024 <= file_size)
-      for (Component& k : image_.components) k.samples.reserve(width_ * height_);
+      for (j2kfront::Image::Component& k : image_.components)
+        k.bytes.reserve(width_ * height_ * bytes_);
   }
 
   // Makes rows [0, rows) of component c addressable before decoded samples land there.
   void ensure_rows(size_t c, uint64_t rows) {
-    std::vector<int32_t>& s = image_.components[c].samples;
-    if (s.size() < rows * width_) s.resize(rows * width_);
+    std::vector<unsigned char>& b = image_.components[c].bytes;
+    if (b.size() < rows * width_ * bytes_) b.resize(rows * width_ * bytes_);
   }
 
   // Copies a decoded block (a strip or a tile) of block_w samples per row into the
-  // components: the rows [y0, y0 + rows) and columns [x0, x0 + cols) of the image.
-  // `sample` is the plane for planar data; contiguous data holds every component.
-  template <typename T>
+  // components: the rows [y0, y0 + rows) and columns [x0, x0 + cols) of the image, at the
+  // samples' own width (libtiff has already put 16-bit samples in the machine's byte order,
+  // so they are copied as they are, signed or not). `sample` is the plane for planar data;
+  // contiguous data holds every component, interleaved, and is split here.
+  template <size_t N>  // bytes per sample
   void scatter(const uint8_t* block, uint64_t block_w, uint64_t x0, uint64_t y0, uint64_t cols,
                uint64_t rows, int sample) {
     const size_t first = planar_ ? static_cast<size_t>(sample) : 0;
     const size_t count = planar_ ? 1 : samples_per_pixel_;
     for (size_t c = first; c < first + count; ++c) ensure_rows(c, y0 + rows);
     for (uint64_t r = 0; r < rows; ++r) {
-      const uint8_t* src = block + r * block_w * count * sizeof(T);
+      const uint8_t* src = block + r * block_w * count * N;
       for (size_t c = first; c < first + count; ++c) {
-        int32_t* dst = image_.components[c].samples.data() + (y0 + r) * width_ + x0;
-        const size_t offset = c - first;
-        for (uint64_t x = 0; x < cols; ++x) {
-          T v;  // memcpy: the buffer carries no alignment promise for 16-bit reads
-          std::memcpy(&v, src + (x * count + offset) * sizeof(T), sizeof(T));
-          dst[x] = static_cast<int32_t>(v);
+        unsigned char* dst = image_.components[c].bytes.data() + ((y0 + r) * width_ + x0) * N;
+        if (count == 1) {
+          std::memcpy(dst, src, cols * N);
+          continue;
         }
+        const uint8_t* s = src + (c - first) * N;
+        for (uint64_t x = 0; x < cols; ++x) std::memcpy(dst + x * N, s + x * count * N, N);
       }
     }
   }
 
   void scatter_any(const uint8_t* block, uint64_t block_w, uint64_t x0, uint64_t y0, uint64_t cols,
                    uint64_t rows, int sample) {
-    // libtiff has already swapped 16-bit samples to the host's byte order.
-    if (bytes_ == 1 && !is_signed_) scatter<uint8_t>(block, block_w, x0, y0, cols, rows, sample);
-    if (bytes_ == 1 && is_signed_) scatter<int8_t>(block, block_w, x0, y0, cols, rows, sample);
-    if (bytes_ == 2 && !is_signed_) scatter<uint16_t>(block, block_w, x0, y0, cols, rows, sample);
-    if (bytes_ == 2 && is_signed_) scatter<int16_t>(block, block_w, x0, y0, cols, rows, sample);
+    if (bytes_ == 1) scatter<1>(block, block_w, x0, y0, cols, rows, sample);
+    if (bytes_ == 2) scatter<2>(block, block_w, x0, y0, cols, rows, sample);
   }
 
   int planes() const { return planar_ ? static_cast<int>(samples_per_pixel_) : 1; }
@@ -342,12 +350,12 @@ class TiffReader {
   uint64_t bytes_ = 1;
   bool is_signed_ = false;
   bool planar_ = false;
-  Image image_;
+  j2kfront::Image image_;
 };
 
 }  // namespace
 
-Image read_tiff(const std::string& path) { return TiffReader(path).read(); }
+j2kfront::Image read_tiff(const std::string& path) { return TiffReader(path).read(); }
 
 }  // namespace j2k::io::detail
 

@@ -73,7 +73,7 @@ int run_transform(const TransformArgs& a) {
   }
 
   auto t0 = Clock::now();
-  Image image = io::read_image(a.input);
+  Image image = io::to_int32_image(io::read_image(a.input));
   const double read_ms = ms_since(t0);
   image.x0 = ix;
   image.y0 = iy;
