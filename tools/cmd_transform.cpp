@@ -9,8 +9,7 @@
 #include <sstream>
 
 #include "io/image_io.hpp"
-#include "common/error.hpp"
-#include "pipeline/front_stage.hpp"
+#include "j2kfront/j2kfront.hpp"
 #include "tools/commands.hpp"
 #include "tools/layout_json.hpp"
 #include "tools/output_dir.hpp"
@@ -49,72 +48,85 @@ struct TransformArgs {
   bool force = false;
 };
 
+j2k_backend backend_from_name(const std::string& name) {
+  if (name == "cpu") return J2K_BACKEND_CPU;
+  if (name == "cuda") return J2K_BACKEND_CUDA;
+  if (name == "opencl") return J2K_BACKEND_OPENCL;
+  return J2K_BACKEND_AUTO;
+}
+
 int run_transform(const TransformArgs& a) {
-  Settings s;
-  s.wavelet = a.wavelet == "9/7" ? Wavelet::Irreversible97 : Wavelet::Reversible53;
+  j2kfront::Settings s;
+  s.wavelet = a.wavelet == "9/7" ? J2K_WAVELET_97 : J2K_WAVELET_53;
   s.levels = a.levels;
-  s.mct = a.mct == "on" ? Mct::On : a.mct == "off" ? Mct::Off : Mct::Auto;
-  s.backend = BackendOptions{parse_backend(a.backend), a.threads, a.device};
+  s.mct = a.mct == "on" ? J2K_MCT_ON : a.mct == "off" ? J2K_MCT_OFF : J2K_MCT_AUTO;
+  s.backend = backend_from_name(a.backend);
+  s.threads = a.threads;
+  s.device = a.device;
   const auto [ix, iy] = parse_pair("--image-origin", a.image_origin, 0, kMaxOrigin);
   const auto [tx, ty] = parse_pair("--tile-origin", a.tile_origin, 0, kMaxOrigin);
   if (tx > ix || ty > iy)
     throw CLI::ValidationError("--tile-origin", "the tile origin (" + a.tile_origin +
                                                     ") must not exceed the image origin (" +
                                                     a.image_origin + ")");
-  s.tile_x0 = tx;
-  s.tile_y0 = ty;
+  s.tile_x0 = static_cast<uint32_t>(tx);
+  s.tile_y0 = static_cast<uint32_t>(ty);
   if (!a.tile_size.empty()) {
     const auto [tw, th] = parse_pair("--tile-size", a.tile_size, 1, kMaxTile);
     if (tx + tw <= ix || ty + th <= iy)
       throw CLI::ValidationError("--tile-size", "the first tile must overlap the image: tile origin + "
                                                 "tile size must exceed the image origin");
-    s.tile_w = tw;
-    s.tile_h = th;
+    s.tile_w = static_cast<uint32_t>(tw);
+    s.tile_h = static_cast<uint32_t>(th);
   }
 
   auto t0 = Clock::now();
-  Image image = io::to_int32_image(io::read_image(a.input));
+  j2kfront::Image image = io::read_image(a.input);
   const double read_ms = ms_since(t0);
-  image.x0 = ix;
-  image.y0 = iy;
   if (ix + image.width > kMaxTile || iy + image.height > kMaxTile)
-    throw Error(ErrorCode::InvalidArgument, "the image does not fit on the canvas at that origin");
+    throw j2kfront::Error(J2K_INVALID_ARGUMENT, "the image does not fit on the canvas at that origin");
+  image.x0 = static_cast<uint32_t>(ix);
+  image.y0 = static_cast<uint32_t>(iy);
+  const j2kfront::ImageView view = image.view();
 
-  FrontStage stage(s);  // builds the backend: a missing device is reported before any output
+  j2kfront::Plan plan(s, view);  // builds the backend: a missing device is reported before any output
   OutputDir out(a.outdir, a.input, a.force);
-  Result res = stage.run(image);
+  plan.run(view);
+  const j2k_plan_info info = plan.info();
+  const j2k_stage_times times = plan.times();
 
   // Check every name before writing any, so a refused run leaves the directory as it was.
   std::set<std::string> names{"layout.json"};
-  for (const TileComponent& tc : res.tile_components) names.insert(tile_component_file(tc));
+  for (size_t i = 0; i < info.tile_components; ++i) names.insert(tile_component_file(plan.tile_component(i)));
   for (const std::string& n : names) out.check_writable(n);
 
   t0 = Clock::now();
-  for (const TileComponent& tc : res.tile_components) {
-    const int64_t rows = tc.rect.height(), cols = tc.rect.width();
+  for (size_t i = 0; i < info.tile_components; ++i) {
+    const j2k_tile_component tc = plan.tile_component(i);
+    const j2k_coefficients& c = tc.coefficients;  // the plan's own: packed rows in host memory
     out.write(tile_component_file(tc), [&](const std::string& path) {
-      if (s.wavelet == Wavelet::Reversible53) io::write_npy(path, tc.coeffs_i32.data(), rows, cols);
-      else io::write_npy(path, tc.coeffs_f32.data(), rows, cols);
+      if (c.type == J2K_SAMPLE_I32) io::write_npy(path, static_cast<const int32_t*>(c.data), c.height, c.width);
+      else io::write_npy(path, static_cast<const float*>(c.data), c.height, c.width);
     });
   }
   out.write("layout.json", [&](const std::string& path) {
     std::ofstream f(path);
-    f << layout_json(res, s, image, a.input).dump(1) << "\n";
-    if (!f.flush()) throw Error(ErrorCode::Io, path + ": write failed");
+    f << layout_json(plan, s, image, a.input).dump(1) << "\n";
+    if (!f.flush()) throw j2kfront::Error(J2K_IO_ERROR, path + ": write failed");
   });
   out.remove_stale(names);
   const double write_ms = ms_since(t0);
 
-  const Component& c0 = image.components[0];
+  const j2kfront::Image::Component& c0 = image.components[0];
+  const bool is_signed = c0.type == J2K_SAMPLE_I8 || c0.type == J2K_SAMPLE_I16 || c0.type == J2K_SAMPLE_I32;
+  const int64_t tiles = info.tiles_x * info.tiles_y;
   std::printf(
-      "j2kfront: %s %lldx%lld x%zu %d-bit%s, %s, %d levels, %lld tile%s, MCT %s, %s: "
+      "j2kfront: %s %ux%u x%zu %d-bit%s, %s, %d levels, %lld tile%s, MCT %s, %s: "
       "read %.1f ms, tiling %.1f ms, shift+MCT %.1f ms, DWT %.1f ms, write %.1f ms -> %s\n",
-      a.input.c_str(), static_cast<long long>(image.width), static_cast<long long>(image.height),
-      image.components.size(), c0.precision, c0.is_signed ? " signed" : "", a.wavelet.c_str(),
-      s.levels, static_cast<long long>(res.tiles_x * res.tiles_y),
-      res.tiles_x * res.tiles_y == 1 ? "" : "s", res.mct ? "on" : "off",
-      res.backend_description.c_str(), read_ms, res.times.split_ms, res.times.shift_mct_ms,
-      res.times.dwt_ms, write_ms, a.outdir.c_str());
+      a.input.c_str(), image.width, image.height, image.components.size(), c0.precision,
+      is_signed ? " signed" : "", a.wavelet.c_str(), s.levels, static_cast<long long>(tiles),
+      tiles == 1 ? "" : "s", info.mct ? "on" : "off", info.description, read_ms, times.split_ms,
+      times.shift_mct_ms, times.dwt_ms, write_ms, a.outdir.c_str());
   return 0;
 }
 

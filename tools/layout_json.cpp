@@ -3,54 +3,66 @@
 namespace j2k::tools {
 namespace {
 
-nlohmann::json rect_json(const Rect& r) {
-  return {{"x0", r.x0}, {"y0", r.y0}, {"x1", r.x1}, {"y1", r.y1}, {"width", r.width()}, {"height", r.height()}};
+nlohmann::json rect_json(const j2k_rect& r) {
+  const int64_t w = r.x1 > r.x0 ? r.x1 - r.x0 : 0, h = r.y1 > r.y0 ? r.y1 - r.y0 : 0;
+  return {{"x0", r.x0}, {"y0", r.y0}, {"x1", r.x1}, {"y1", r.y1}, {"width", w}, {"height", h}};
 }
 
-const char* band_name(BandType t) {
+const char* band_name(j2k_band_type t) {
   switch (t) {
-    case BandType::LL: return "LL";
-    case BandType::HL: return "HL";
-    case BandType::LH: return "LH";
-    case BandType::HH: return "HH";
+    case J2K_BAND_LL: return "LL";
+    case J2K_BAND_HL: return "HL";
+    case J2K_BAND_LH: return "LH";
+    case J2K_BAND_HH: return "HH";
   }
   return "?";
 }
 
+bool is_signed(j2k_sample_type t) {
+  return t == J2K_SAMPLE_I8 || t == J2K_SAMPLE_I16 || t == J2K_SAMPLE_I32;
+}
+
 }  // namespace
 
-std::string tile_component_file(const TileComponent& tc) {
+std::string tile_component_file(const j2k_tile_component& tc) {
   return "tile" + std::to_string(tc.tile) + "_comp" + std::to_string(tc.component) + ".npy";
 }
 
-nlohmann::json layout_json(const Result& res, const Settings& s, const Image& im,
-                           const std::string& input) {
-  const bool rev = s.wavelet == Wavelet::Reversible53;
+nlohmann::json layout_json(const j2kfront::Plan& plan, const j2k_settings& s,
+                           const j2kfront::Image& im, const std::string& input) {
+  const bool rev = s.wavelet == J2K_WAVELET_53;
+  const j2k_plan_info info = plan.info();
   nlohmann::json j;
-  j["generator"] = "j2kfront 0.1.0";
+  j["generator"] = std::string("j2kfront ") + j2k_version();
   j["input"] = input;
   j["wavelet"] = rev ? "5/3" : "9/7";
   j["levels"] = s.levels;
-  j["mct"] = res.mct;
-  j["backend"] = backend_name(res.backend);
+  j["mct"] = info.mct != 0;
+  j["backend"] = j2k_backend_name(info.backend);
   j["dtype"] = rev ? "<i4" : "<f4";
-  j["canvas"] = {{"image", rect_json({res.canvas.image_x0, res.canvas.image_y0, res.canvas.image_x1,
-                                      res.canvas.image_y1})},
-                 {"tile_origin", {res.canvas.tile_x0, res.canvas.tile_y0}},
-                 {"tile_size", {res.canvas.tile_w, res.canvas.tile_h}},
-                 {"tiles_x", res.tiles_x},
-                 {"tiles_y", res.tiles_y}};
+  const int64_t x1 = int64_t{im.x0} + im.width, y1 = int64_t{im.y0} + im.height;
+  // No tile size: one tile from the tile origin to the end of the image.
+  const int64_t tw = s.tile_w ? int64_t{s.tile_w} : x1 - s.tile_x0;
+  const int64_t th = s.tile_h ? int64_t{s.tile_h} : y1 - s.tile_y0;
+  j["canvas"] = {{"image", rect_json({im.x0, im.y0, x1, y1})},
+                 {"tile_origin", {s.tile_x0, s.tile_y0}},
+                 {"tile_size", {tw, th}},
+                 {"tiles_x", info.tiles_x},
+                 {"tiles_y", info.tiles_y}};
   nlohmann::json comps = nlohmann::json::array();
-  for (const Component& c : im.components)
-    comps.push_back({{"precision", c.precision}, {"signed", c.is_signed}, {"dx", c.dx}, {"dy", c.dy},
+  for (const j2kfront::Image::Component& c : im.components)
+    comps.push_back({{"precision", c.precision}, {"signed", is_signed(c.type)}, {"dx", c.dx}, {"dy", c.dy},
                      {"width", c.width}, {"height", c.height}});
   j["components"] = comps;
   nlohmann::json tcs = nlohmann::json::array(), files = nlohmann::json::array();
-  for (const TileComponent& tc : res.tile_components) {
+  for (size_t i = 0; i < info.tile_components; ++i) {
+    const j2k_tile_component tc = plan.tile_component(i);
     nlohmann::json bands = nlohmann::json::array();
-    for (const BandInfo& b : tc.bands)
-      bands.push_back({{"type", band_name(b.type)}, {"level", b.level}, {"rect", rect_json(b.rect)},
-                       {"col", b.col}, {"row", b.row}});
+    for (int b = 0; b < tc.bands; ++b) {
+      const j2k_band band = plan.band(i, b);
+      bands.push_back({{"type", band_name(band.type)}, {"level", band.level}, {"rect", rect_json(band.rect)},
+                       {"col", band.col}, {"row", band.row}});
+    }
     const std::string file = tile_component_file(tc);
     files.push_back(file);
     tcs.push_back({{"tile", tc.tile}, {"component", tc.component}, {"file", file},

@@ -2,17 +2,16 @@
 // file and every band's rectangle and position in the coefficient array.
 #pragma once
 #include <string>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "pipeline/front_stage.hpp"
+#include "j2kfront/j2kfront.hpp"
 
 namespace j2k::tools {
 
-std::string tile_component_file(const TileComponent& tc);  // "tile<T>_comp<C>.npy"
+std::string tile_component_file(const j2k_tile_component& tc);  // "tile<T>_comp<C>.npy"
 
-nlohmann::json layout_json(const Result& result, const Settings& settings, const Image& image,
-                           const std::string& input);
+nlohmann::json layout_json(const j2kfront::Plan& plan, const j2k_settings& settings,
+                           const j2kfront::Image& image, const std::string& input);
 
 }  // namespace j2k::tools

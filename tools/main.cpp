@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "common/error.hpp"
+#include "j2kfront/j2kfront.hpp"
 #include "tools/commands.hpp"
 
 int main(int argc, char** argv) {
@@ -29,7 +30,10 @@ int main(int argc, char** argv) {
     return bench();
   } catch (const CLI::ParseError& e) {  // option values checked after parsing (e.g. X,Y pairs)
     return usage_error(e);
-  } catch (const j2k::Error& e) {
+  } catch (const j2kfront::Error& e) {  // the library
+    std::cerr << "j2kfront: error: " << e.what() << "\n";
+    return e.status() == J2K_INVALID_ARGUMENT ? 2 : 1;
+  } catch (const j2k::Error& e) {  // the image readers and the bench
     std::cerr << "j2kfront: error: " << e.what() << "\n";
     return e.code() == j2k::ErrorCode::InvalidArgument ? 2 : 1;
   } catch (const std::exception& e) {
