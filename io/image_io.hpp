@@ -5,7 +5,6 @@
 #include <string>
 
 #include "j2kfront/j2kfront.hpp"
-#include "pipeline/image.hpp"
 
 namespace j2k::io {
 
@@ -17,11 +16,6 @@ namespace j2k::io {
 // `precision` is the file's bit depth (PNM: the bits of maxval). Throws j2k::Error naming the
 // file and problem (CorruptInput, UnsupportedInput or Io).
 j2kfront::Image read_image(const std::string& path);
-
-// The same samples widened to int32 in the internal j2k::Image, for callers not yet on
-// views (j2kfront::Image::view()). Throws Error(InvalidArgument) for a sample type that is
-// not an image sample type (F32).
-j2k::Image to_int32_image(const j2kfront::Image& image);
 
 // Writes a 2-D NPY (format 1.0) array of shape (rows, cols), '<i4' or '<f4'.
 void write_npy(const std::string& path, const int32_t* data, int64_t rows, int64_t cols);

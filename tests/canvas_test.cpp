@@ -6,7 +6,6 @@
 
 #include "tiling/canvas.hpp"
 #include "common/error.hpp"
-#include "pipeline/front_stage.hpp"
 
 namespace {
 

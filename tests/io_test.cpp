@@ -1192,48 +1192,6 @@ TEST(NativeWidth, ViewDescribesTheSameSamples) {
 #endif
 }
 
-// The int32 form that callers not yet on views use: the same values, sign and geometry.
-TEST(NativeWidth, ToInt32ImageWidensEveryType) {
-  TempDir dir;
-  struct File {
-    std::string name, bytes;
-  };
-  const std::vector<File> files = {
-      {"rgb8.ppm", pnm_bytes(make_image(13, 7, 3, 8, false), 255)},
-      {"gray16.pgm", pnm_bytes(make_image(13, 7, 1, 16, false), 65535)},
-      {"s12.pgx", pgx_bytes(make_image(11, 6, 1, 12, true), false, "-")},
-      {"s8.pgx", pgx_bytes(make_image(11, 6, 1, 8, true), true, "-")},
-  };
-  for (const File& f : files) {
-    SCOPED_TRACE(f.name);
-    const std::string path = dir.file(f.name);
-    write_file(path, f.bytes);
-    const j2kfront::Image im = read_image(path);
-    const j2k::Image wide = j2k::io::to_int32_image(im);
-    EXPECT_EQ(wide.x0, 0);
-    EXPECT_EQ(wide.y0, 0);
-    EXPECT_EQ(wide.width, int64_t{im.width});
-    EXPECT_EQ(wide.height, int64_t{im.height});
-    ASSERT_EQ(wide.components.size(), im.components.size());
-    for (size_t c = 0; c < im.components.size(); ++c) {
-      const ReadComponent& k = im.components[c];
-      const j2k::Component& w = wide.components[c];
-      EXPECT_EQ(w.width, k.width);
-      EXPECT_EQ(w.height, k.height);
-      EXPECT_EQ(w.precision, k.precision);
-      EXPECT_EQ(w.is_signed, is_signed_type(k.type));
-      EXPECT_EQ(w.dx, 1);
-      EXPECT_EQ(w.dy, 1);
-      EXPECT_EQ(w.samples, samples_of(k));
-    }
-    EXPECT_NO_THROW(j2k::validate(wide));
-  }
-  j2kfront::Image coefficients;
-  coefficients.width = coefficients.height = 2;
-  coefficients.add_component(J2K_SAMPLE_F32, 16);
-  EXPECT_THROW(j2k::io::to_int32_image(coefficients), Error);
-}
-
 // ---------------------------------------------------------------------------------------
 // The sample images of tests/data: each TIFF must read, and must equal its PGM/PPM twin
 // (camera.tif / camera.pgm). A "<name>_u16.tif" holds the twin of <name> times 257.

@@ -1,7 +1,5 @@
 // Where each subband lands in OpenJPEG's pyramid layout.
 #include "tiling/canvas.hpp"
-#include "transform/dwt.hpp"
-#include "pipeline/front_stage.hpp"
 
 namespace j2k {
 
