@@ -1,0 +1,132 @@
+// Plans on the CUDA backend with samples and coefficients in GPU memory: a view of pinned or
+// device memory goes straight through, coefficients can stay on the device for a GPU coder.
+// Each result is compared bit for bit with the CPU backend's plan on the same image.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "j2kfront/j2kfront.hpp"
+
+namespace {
+
+class PlanCuda : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* why = nullptr;
+    if (!j2k_backend_available(J2K_BACKEND_CUDA, &why)) GTEST_SKIP() << "no CUDA device: " << why;
+  }
+};
+
+std::vector<uint16_t> random_rgb16(uint32_t w, uint32_t h, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(0, 4095);  // 12-bit samples
+  std::vector<uint16_t> v(static_cast<size_t>(w) * h * 3);
+  for (auto& s : v) s = static_cast<uint16_t>(d(rng));
+  return v;
+}
+
+// All tile-components' coefficients of a plan, copied to the host in order.
+std::vector<unsigned char> all_coefficients(const j2kfront::Plan& plan) {
+  std::vector<unsigned char> out;
+  for (size_t i = 0; i < plan.tile_components(); ++i) {
+    const j2k_coefficients c = plan.tile_component(i).coefficients;
+    const auto row = static_cast<size_t>(c.width * 4);
+    const size_t at = out.size();
+    out.resize(at + row * static_cast<size_t>(c.height));
+    if (row == 0 || c.height == 0) continue;
+    const cudaMemcpyKind kind = c.memory == J2K_MEMORY_DEVICE ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost;
+    EXPECT_EQ(cudaMemcpy2D(out.data() + at, row, c.data, static_cast<size_t>(c.row_stride), row,
+                           static_cast<size_t>(c.height), kind),
+              cudaSuccess);
+  }
+  return out;
+}
+
+j2kfront::Settings settings(j2k_backend b, j2k_wavelet w) {
+  j2kfront::Settings s;
+  s.backend = b;
+  s.wavelet = w;
+  s.tile_w = 200;
+  s.tile_h = 96;
+  s.tile_x0 = 1;
+  s.tile_y0 = 2;
+  return s;
+}
+
+TEST_F(PlanCuda, HostPinnedAndDeviceInputsMatchTheCpu) {
+  const uint32_t w = 333, h = 222;
+  const std::vector<uint16_t> rgb = random_rgb16(w, h, 5);
+  const size_t bytes = rgb.size() * 2;
+  void* pinned = nullptr;
+  void* device = nullptr;
+  ASSERT_EQ(cudaMallocHost(&pinned, bytes), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&device, bytes), cudaSuccess);
+  std::memcpy(pinned, rgb.data(), bytes);
+  ASSERT_EQ(cudaMemcpy(device, rgb.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  for (j2k_wavelet wv : {J2K_WAVELET_53, J2K_WAVELET_97})
+    for (bool interleaved : {true, false}) {
+      auto view = [&](const void* data, j2k_memory m) {
+        auto v = interleaved ? j2kfront::ImageView::interleaved(data, w, h, 3, J2K_SAMPLE_U16, 12, 0, m)
+                             : j2kfront::ImageView::planar(data, w, h, 3, J2K_SAMPLE_U16, 12, 0, 0, m);
+        v.at_origin(3, 4);
+        return v;
+      };
+      j2kfront::Plan cpu(settings(J2K_BACKEND_CPU, wv), view(rgb.data(), J2K_MEMORY_HOST));
+      cpu.run(view(rgb.data(), J2K_MEMORY_HOST));
+      const std::vector<unsigned char> want = all_coefficients(cpu);
+      for (j2k_memory m : {J2K_MEMORY_HOST, J2K_MEMORY_PINNED, J2K_MEMORY_DEVICE}) {
+        const void* data = m == J2K_MEMORY_HOST ? rgb.data() : m == J2K_MEMORY_PINNED ? pinned : device;
+        for (j2k_memory out : {J2K_MEMORY_HOST, J2K_MEMORY_DEVICE}) {
+          j2kfront::Settings s = settings(J2K_BACKEND_CUDA, wv);
+          s.output_memory = out;
+          j2kfront::Plan gpu(s, view(data, m));
+          gpu.run(view(data, m));
+          EXPECT_EQ(gpu.tile_component(0).coefficients.memory, out == J2K_MEMORY_DEVICE ? J2K_MEMORY_DEVICE : J2K_MEMORY_PINNED);
+          EXPECT_TRUE(all_coefficients(gpu) == want)
+              << (wv ? "9/7" : "5/3") << (interleaved ? " interleaved" : " planar") << " input memory " << m
+              << " output memory " << out;
+        }
+      }
+    }
+  cudaFreeHost(pinned);
+  cudaFree(device);
+}
+
+// The caller's device buffers as outputs, with padded rows that must stay untouched.
+TEST_F(PlanCuda, CallerDeviceOutputs) {
+  const uint32_t w = 130, h = 70;
+  const std::vector<uint16_t> rgb = random_rgb16(w, h, 9);
+  const auto view = j2kfront::ImageView::interleaved(rgb.data(), w, h, 3, J2K_SAMPLE_U16, 12);
+  j2kfront::Settings s = settings(J2K_BACKEND_CUDA, J2K_WAVELET_53);
+  s.tile_w = s.tile_h = 64;
+  s.tile_x0 = s.tile_y0 = 0;
+  j2kfront::Plan plan(s, view);
+  plan.run(view);
+  const std::vector<unsigned char> own = all_coefficients(plan);
+  std::vector<void*> buffers;
+  for (size_t i = 0; i < plan.tile_components(); ++i) {
+    const j2k_coefficients c = plan.tile_component(i).coefficients;
+    const ptrdiff_t stride = (c.width + 7) * 4;
+    void* d = nullptr;
+    ASSERT_EQ(cudaMalloc(&d, static_cast<size_t>(stride * c.height)), cudaSuccess);
+    ASSERT_EQ(cudaMemset(d, 0x5A, static_cast<size_t>(stride * c.height)), cudaSuccess);
+    plan.set_output(i, d, stride, J2K_MEMORY_DEVICE);
+    buffers.push_back(d);
+  }
+  plan.run(view);
+  EXPECT_TRUE(all_coefficients(plan) == own);
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const j2k_coefficients c = plan.tile_component(i).coefficients;
+    std::vector<unsigned char> raw(static_cast<size_t>(c.row_stride * c.height));
+    ASSERT_EQ(cudaMemcpy(raw.data(), buffers[i], raw.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+    for (int64_t y = 0; y < c.height; ++y)
+      for (int64_t b = c.width * 4; b < c.row_stride; ++b)
+        ASSERT_EQ(raw[static_cast<size_t>(y * c.row_stride + b)], 0x5A) << "padding written, tile-component " << i;
+    cudaFree(buffers[i]);
+  }
+}
+
+}  // namespace
