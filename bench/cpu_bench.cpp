@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "bench/bench.hpp"
-#include "transform/dwt.hpp"
+#include "j2kfront/j2kfront.hpp"
 
 namespace j2k::bench {
 namespace {
@@ -27,12 +27,15 @@ double time_ms(int repeats, Fn fn) {
 }  // namespace
 
 int run_cpu(const Options& o) {
-  Dwt dwt(BackendOptions{Backend::Cpu, o.threads, -1});
+  j2kfront::Settings settings;
+  settings.backend = J2K_BACKEND_CPU;
+  settings.threads = o.threads;
+  j2kfront::Dwt dwt(settings);
   std::printf("backend: %s, %d levels, median of %d runs\n", dwt.description().c_str(), o.levels,
               o.repeats);
   std::printf("%-7s %-16s %10s %12s %9s\n", "size", "variant", "ms", "Msamples/s", "x memcpy");
   for (int64_t n : o.sizes) {
-    const Rect tc{0, 0, n, n};
+    const j2k_rect tc{0, 0, n, n};
     const std::vector<int32_t> pattern = test_pattern(n, n, 8);
     std::vector<int32_t> src(pattern.size()), ints(pattern.size());
     for (size_t i = 0; i < pattern.size(); ++i) src[i] = pattern[i] - 128;
@@ -45,25 +48,25 @@ int run_cpu(const Options& o) {
                   static_cast<double>(n * n) / ms / 1e3, ms / copy);
     };
     row("memcpy (yard)", copy);
-    const auto s = static_cast<size_t>(n);
+    const auto s = static_cast<ptrdiff_t>(n);
     // Each run restores its input first; that copy is timed separately and subtracted.
     const double restore_i = time_ms(o.repeats, [&] { std::memcpy(ints.data(), src.data(), bytes); });
     const double restore_f = time_ms(o.repeats, [&] { std::memcpy(floats.data(), floats_src.data(), bytes); });
     row("5/3 forward", time_ms(o.repeats, [&] {
           std::memcpy(ints.data(), src.data(), bytes);
-          dwt.forward53(ints.data(), s, tc, o.levels);
+          dwt.forward(ints.data(), s, tc, o.levels);
         }) - restore_i);
     row("5/3 inverse", time_ms(o.repeats, [&] {
           std::memcpy(ints.data(), src.data(), bytes);
-          dwt.inverse53(ints.data(), s, tc, o.levels);
+          dwt.inverse(ints.data(), s, tc, o.levels);
         }) - restore_i);
     row("9/7 forward", time_ms(o.repeats, [&] {
           std::memcpy(floats.data(), floats_src.data(), bytes);
-          dwt.forward97(floats.data(), s, tc, o.levels);
+          dwt.forward(floats.data(), s, tc, o.levels);
         }) - restore_f);
     row("9/7 inverse", time_ms(o.repeats, [&] {
           std::memcpy(floats.data(), floats_src.data(), bytes);
-          dwt.inverse97(floats.data(), s, tc, o.levels);
+          dwt.inverse(floats.data(), s, tc, o.levels);
         }) - restore_f);
   }
   return 0;
