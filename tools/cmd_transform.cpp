@@ -12,6 +12,7 @@
 #include "common/error.hpp"
 #include "pipeline/front_stage.hpp"
 #include "tools/commands.hpp"
+#include "tools/env_options.hpp"
 #include "tools/layout_json.hpp"
 #include "tools/output_dir.hpp"
 
@@ -55,6 +56,7 @@ int run_transform(const TransformArgs& a) {
   s.levels = a.levels;
   s.mct = a.mct == "on" ? Mct::On : a.mct == "off" ? Mct::Off : Mct::Auto;
   s.backend = BackendOptions{parse_backend(a.backend), a.threads, a.device};
+  apply_env_options(s.backend);
   const auto [ix, iy] = parse_pair("--image-origin", a.image_origin, 0, kMaxOrigin);
   const auto [tx, ty] = parse_pair("--tile-origin", a.tile_origin, 0, kMaxOrigin);
   if (tx > ix || ty > iy)

@@ -5,7 +5,6 @@
 // otherwise.
 #include <cuda_runtime_api.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -17,20 +16,6 @@
 
 namespace j2k {
 namespace {
-
-// The device index: the option, else J2KFRONT_DEVICE, else 0. A value that is not a
-// non-negative integer is an error, never silently device 0.
-int pick_device(int requested) {
-  if (requested >= 0) return requested;
-  const char* env = std::getenv("J2KFRONT_DEVICE");
-  if (env == nullptr || *env == '\0') return 0;
-  char* end = nullptr;
-  const long v = std::strtol(env, &end, 10);
-  if (*end != '\0' || v < 0 || v > 4096)
-    throw Error(ErrorCode::InvalidArgument,
-                std::string("J2KFRONT_DEVICE='") + env + "' is not a device index");
-  return static_cast<int>(v);
-}
 
 // What a GrowingBuffer holds: device memory, or pinned host memory for the staging copies.
 struct DeviceMemory {
@@ -154,7 +139,7 @@ bool cuda_available(std::string* why) {
 }
 
 std::unique_ptr<DwtEngine> make_cuda_engine(const BackendOptions& options) {
-  const int device = pick_device(options.device);  // a bad setting is reported first
+  const int device = options.device >= 0 ? options.device : 0;
   std::string why;
   if (!cuda_available(&why))
     throw Error(ErrorCode::BackendUnavailable, "backend 'cuda' is not available: " + why);
