@@ -63,7 +63,7 @@ int run_cuda(const Options& o) {
               prop.l2CacheSize >> 20, o.levels, o.repeats);
   cudaStream_t s;
   ck(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
-  std::printf("%7s  %-22s %10s %12s %9s\n", "size", "variant", "median ms", "Gsamples/s", "x copy");
+  std::printf("%7s  %-34s %10s %12s %9s\n", "size", "variant", "median ms", "Gsamples/s", "x copy");
   for (const int64_t size : o.sizes) {
     const auto n = static_cast<size_t>(size * size);
     const Rect tc{0, 0, size, size};
@@ -98,7 +98,7 @@ int run_cuda(const Options& o) {
         [&] { ck(cudaMemcpyAsync(di.p, si.p, n * 4, cudaMemcpyDeviceToDevice, s), "copy"); },
         o.repeats, s);
     auto row = [&](const char* name, double ms) {
-      std::printf("%7lld  %-22s %10.4f %12.2f %9.3f\n", static_cast<long long>(size), name, ms,
+      std::printf("%7lld  %-34s %10.4f %12.2f %9.3f\n", static_cast<long long>(size), name, ms,
                   static_cast<double>(n) / ms * 1e-6, ms / copy);
       std::fflush(stdout);
     };
@@ -121,6 +121,19 @@ int run_cuda(const Options& o) {
     row("inv 5/3 int32, 1 level", time_ms([&] { cuda_dwt_inverse53(bi.p, w, di.p, w, tc, 1, nullptr, 0, s); }, o.repeats, s));
     row("inv 5/3 int32, 2 levels", time_ms([&] { cuda_dwt_inverse53(bi.p, w, di.p, w, tc, 2, ws.p, wb, s); }, o.repeats, s));
     row("inv 9/7 float, 2 levels", time_ms([&] { cuda_dwt_inverse97(bf.p, w, df.p, w, tc, 2, ws.p, wb, s); }, o.repeats, s));
+    // The other kernel choices (CudaDwtOptions), for A/B measurements against the rows above.
+    CudaDwtOptions per_level, fuse97, fuse_inv;
+    per_level.fuse_levels12 = false;
+    fuse97.fuse_97 = true;
+    fuse_inv.fuse_inverse = true;
+    row("fwd 5/3 int32, per-level", time_ms([&] { cuda_dwt_forward53(si.p, w, di.p, w, tc, L, ws.p, wb, s, per_level); }, o.repeats, s));
+    row("fwd 5/3 int32, 2 levels, per-level", time_ms([&] { cuda_dwt_forward53(si.p, w, di.p, w, tc, 2, ws.p, wb, s, per_level); }, o.repeats, s));
+    row("fwd 9/7 float, fused 1+2", time_ms([&] { cuda_dwt_forward97(sf.p, w, df.p, w, tc, L, ws.p, wb, s, fuse97); }, o.repeats, s));
+    row("fwd 9/7 float, 2 levels, fused", time_ms([&] { cuda_dwt_forward97(sf.p, w, df.p, w, tc, 2, ws.p, wb, s, fuse97); }, o.repeats, s));
+    row("inv 5/3 int32, fused 2+1", time_ms([&] { cuda_dwt_inverse53(bi.p, w, di.p, w, tc, L, ws.p, wb, s, fuse_inv); }, o.repeats, s));
+    row("inv 5/3 int32, 2 levels, fused", time_ms([&] { cuda_dwt_inverse53(bi.p, w, di.p, w, tc, 2, ws.p, wb, s, fuse_inv); }, o.repeats, s));
+    row("inv 9/7 float, fused 2+1", time_ms([&] { cuda_dwt_inverse97(bf.p, w, df.p, w, tc, L, ws.p, wb, s, fuse_inv); }, o.repeats, s));
+    row("inv 9/7 float, 2 levels, fused", time_ms([&] { cuda_dwt_inverse97(bf.p, w, df.p, w, tc, 2, ws.p, wb, s, fuse_inv); }, o.repeats, s));
   }
   ck(cudaStreamDestroy(s), "cudaStreamDestroy");
   return 0;

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstring>
 #include <random>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "transform/backend.hpp"
@@ -147,7 +149,8 @@ TEST_F(CudaApiTest, StreamStridesAndSourceUntouched) {
 
 // 8- and 16-bit samples, DC shift fused, against the CPU reference on shifted int32 / float.
 template <class In>
-void check_narrow_input(j2k::Dwt& cpu, const Rect& tc, int levels, int bits) {
+void check_narrow_input(j2k::Dwt& cpu, const Rect& tc, int levels, int bits,
+                        const j2k::CudaDwtOptions& options = {}) {
   const auto w = static_cast<size_t>(tc.width()), h = static_cast<size_t>(tc.height());
   const int32_t dc = 1 << (bits - 1);
   std::mt19937 rng(bits * 1000 + levels);
@@ -159,8 +162,8 @@ void check_narrow_input(j2k::Dwt& cpu, const Rect& tc, int levels, int bits) {
   const size_t ws = j2k::cuda_dwt_workspace_bytes(Wavelet::Reversible53, tc, levels);
   DevBuf<char> d_ws(ws);
   ASSERT_EQ(cudaMemcpy(d_src.p, src.data(), src.size() * sizeof(In), cudaMemcpyHostToDevice), cudaSuccess);
-  j2k::cuda_dwt_forward53(d_src.p, w, dc, d_i.p, w, tc, levels, d_ws.p, ws, nullptr);
-  j2k::cuda_dwt_forward97(d_src.p, w, dc, d_f.p, w, tc, levels, d_ws.p, ws, nullptr);
+  j2k::cuda_dwt_forward53(d_src.p, w, dc, d_i.p, w, tc, levels, d_ws.p, ws, nullptr, options);
+  j2k::cuda_dwt_forward97(d_src.p, w, dc, d_f.p, w, tc, levels, d_ws.p, ws, nullptr, options);
   std::vector<int32_t> gi(src.size());
   std::vector<float> gf(src.size());
   ASSERT_EQ(cudaMemcpy(gi.data(), d_i.p, gi.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
@@ -263,12 +266,14 @@ TEST_F(CudaApiTest, TinyGeometrySweep) {
   EXPECT_EQ(bad, 0) << "of " << cases << " transforms";
 }
 
-// Levels 1 and 2 run fused in one kernel (5/3; the 9/7 with -DJ2K_CUDA_FUSE97) where the
-// tile-component origin is a multiple of 4 (cas 0 at both levels) and level 2 is at least 2 x 2:
-// sizes around the fused blocks' edges (64 x 44 / 64 x 40 level-1 LL samples), every level
-// count that reaches the fused path.
-TEST_F(CudaApiTest, FusedLevelsSweep) {
-  j2k::Dwt gpu(j2k::BackendOptions{j2k::Backend::Cuda, 0, -1});
+// Levels 1 and 2 run fused in one kernel (the 5/3 forward by default; the 9/7 forward with
+// fuse_97, the inverses with fuse_inverse) where the tile-component origin is a multiple of 4
+// (cas 0 at both levels) and level 2 is at least 2 x 2: sizes around the fused blocks' edges
+// (64 x 44 / 64 x 40 level-1 LL samples), every level count that reaches the fused path.
+// `Gpu`: j2k::Dwt or DeviceDwt. (TinyGeometrySweep never reaches a fused kernel: its origins
+// have an odd coordinate.)
+template <class Gpu>
+void fused_levels_sweep(j2k::Dwt& cpu, Gpu& gpu, const std::string& what) {
   std::mt19937 rng(17);
   long cases = 0, bad = 0;
   const int64_t origins[][2] = {{0, 0}, {4, 8}, {8, 4}};
@@ -283,25 +288,123 @@ TEST_F(CudaApiTest, FusedLevelsSweep) {
         std::vector<int32_t> a(n);
         for (auto& v : a) v = static_cast<int32_t>(rng() % 4001) - 2000;
         std::vector<int32_t> b(a);
-        cpu_->forward53(a.data(), static_cast<size_t>(w), tc, levels);
+        cpu.forward53(a.data(), static_cast<size_t>(w), tc, levels);
         gpu.forward53(b.data(), static_cast<size_t>(w), tc, levels);
         bad += a != b;
         std::vector<float> fa(n);
         for (auto& v : fa) v = static_cast<float>(static_cast<int>(rng() % 4001) - 2000) * 0.25f;
         std::vector<float> fb(fa);
-        cpu_->forward97(fa.data(), static_cast<size_t>(w), tc, levels);
+        cpu.forward97(fa.data(), static_cast<size_t>(w), tc, levels);
         gpu.forward97(fb.data(), static_cast<size_t>(w), tc, levels);
         bad += std::memcmp(fa.data(), fb.data(), n * 4) != 0;
         // Inverses of the same (forward) pyramids: the fused levels-2+1 inverse kernel.
-        cpu_->inverse53(a.data(), static_cast<size_t>(w), tc, levels);
+        cpu.inverse53(a.data(), static_cast<size_t>(w), tc, levels);
         gpu.inverse53(b.data(), static_cast<size_t>(w), tc, levels);
         bad += a != b;
-        cpu_->inverse97(fa.data(), static_cast<size_t>(w), tc, levels);
+        cpu.inverse97(fa.data(), static_cast<size_t>(w), tc, levels);
         gpu.inverse97(fb.data(), static_cast<size_t>(w), tc, levels);
         bad += std::memcmp(fa.data(), fb.data(), n * 4) != 0;
         cases += 4;
       }
-  EXPECT_EQ(bad, 0) << "of " << cases << " transforms";
+  EXPECT_EQ(bad, 0) << what << ": of " << cases << " transforms";
 }
+
+TEST_F(CudaApiTest, FusedLevelsSweep) {
+  j2k::Dwt gpu(j2k::BackendOptions{j2k::Backend::Cuda, 0, -1});
+  fused_levels_sweep(*cpu_, gpu, "engine, default kernels");
+}
+
+// The settings' switches reach the kernels' launchers (the variants' own sweeps are below).
+TEST_F(CudaApiTest, EngineWithExperimentalKernels) {
+  j2k::BackendOptions o{j2k::Backend::Cuda, 0, -1};
+  o.cuda_fuse_97 = true;
+  o.cuda_fuse_inverse = true;
+  j2k::Dwt gpu(o);
+  std::mt19937 rng(5);
+  for (const Rect& tc : {Rect{0, 0, 300, 200}, Rect{4, 8, 4 + 129, 8 + 97}}) {
+    const auto n = static_cast<size_t>(tc.width() * tc.height());
+    const auto stride = static_cast<size_t>(tc.width());
+    std::vector<float> a(n);
+    for (auto& v : a) v = static_cast<float>(static_cast<int>(rng() % 4001) - 2000) * 0.5f;
+    std::vector<float> b(a);
+    cpu_->forward97(a.data(), stride, tc, 4);
+    gpu.forward97(b.data(), stride, tc, 4);
+    EXPECT_EQ(0, std::memcmp(a.data(), b.data(), n * 4)) << "forward " << tc.width();
+    cpu_->inverse97(a.data(), stride, tc, 4);
+    gpu.inverse97(b.data(), stride, tc, 4);
+    EXPECT_EQ(0, std::memcmp(a.data(), b.data(), n * 4)) << "inverse " << tc.width();
+  }
+}
+
+// The device API on host buffers of contiguous rows, with the kernels chosen: every
+// CudaDwtOptions combination can be swept like the engine.
+class DeviceDwt {
+ public:
+  explicit DeviceDwt(const j2k::CudaDwtOptions& options) : options_(options) {}
+  void forward53(int32_t* d, size_t s, const Rect& tc, int l) { run(d, s, tc, l, true); }
+  void inverse53(int32_t* d, size_t s, const Rect& tc, int l) { run(d, s, tc, l, false); }
+  void forward97(float* d, size_t s, const Rect& tc, int l) { run(d, s, tc, l, true); }
+  void inverse97(float* d, size_t s, const Rect& tc, int l) { run(d, s, tc, l, false); }
+
+ private:
+  template <class T>
+  void run(T* data, size_t stride, const Rect& tc, int levels, bool forward) {
+    constexpr bool k53 = std::is_same<T, int32_t>::value;
+    const Wavelet wavelet = k53 ? Wavelet::Reversible53 : Wavelet::Irreversible97;
+    const size_t n = static_cast<size_t>(tc.height()) * stride;
+    DevBuf<T> src(n), dst(n);
+    const size_t ws = j2k::cuda_dwt_workspace_bytes(wavelet, tc, levels);
+    DevBuf<char> d_ws(ws);
+    ASSERT_EQ(cudaMemcpy(src.p, data, n * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+    if constexpr (k53) {
+      if (forward) j2k::cuda_dwt_forward53(src.p, stride, dst.p, stride, tc, levels, d_ws.p, ws, nullptr, options_);
+      else j2k::cuda_dwt_inverse53(src.p, stride, dst.p, stride, tc, levels, d_ws.p, ws, nullptr, options_);
+    } else {
+      if (forward) j2k::cuda_dwt_forward97(src.p, stride, dst.p, stride, tc, levels, d_ws.p, ws, nullptr, options_);
+      else j2k::cuda_dwt_inverse97(src.p, stride, dst.p, stride, tc, levels, d_ws.p, ws, nullptr, options_);
+    }
+    ASSERT_EQ(cudaMemcpy(data, dst.p, n * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+  }
+  j2k::CudaDwtOptions options_;
+};
+
+struct Variant {
+  const char* name;
+  j2k::CudaDwtOptions options;
+};
+
+j2k::CudaDwtOptions kernels(bool fuse_levels12, bool fuse_97, bool fuse_inverse) {
+  j2k::CudaDwtOptions o;
+  o.fuse_levels12 = fuse_levels12;
+  o.fuse_97 = fuse_97;
+  o.fuse_inverse = fuse_inverse;
+  return o;
+}
+
+class CudaKernelVariant : public CudaApiTest, public ::testing::WithParamInterface<Variant> {};
+
+// The exactness sweeps with the kernels that are not the default: one kernel per level for
+// the 5/3 forward, the fused 9/7 forward, the fused inverses, and all fused kernels at once.
+TEST_P(CudaKernelVariant, FusedLevelsSweep) {
+  DeviceDwt gpu(GetParam().options);
+  fused_levels_sweep(*cpu_, gpu, GetParam().name);
+}
+
+TEST_P(CudaKernelVariant, EightAndSixteenBitInputsWithDcShift) {
+  for (const Rect& tc : {Rect{0, 0, 517, 389}, Rect{4, 4, 4 + 64, 4 + 9}})
+    for (int levels : {2, 5}) {
+      check_narrow_input<uint8_t>(*cpu_, tc, levels, 8, GetParam().options);
+      check_narrow_input<uint16_t>(*cpu_, tc, levels, 16, GetParam().options);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, CudaKernelVariant,
+                         ::testing::Values(Variant{"per_level", kernels(false, false, false)},
+                                           Variant{"fuse_97", kernels(true, true, false)},
+                                           Variant{"fuse_inverse", kernels(true, false, true)},
+                                           Variant{"all_fused", kernels(true, true, true)}),
+                         [](const ::testing::TestParamInfo<Variant>& p) {
+                           return std::string(p.param.name);
+                         });
 
 }  // namespace

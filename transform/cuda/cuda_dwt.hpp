@@ -21,34 +21,53 @@ typedef struct CUstream_st* cudaStream_t;  // as in CUDA's driver_types.h
 
 namespace j2k {
 
+// Which kernels run where the geometry allows (tile-component origin a multiple of 4, the
+// level-2 resolution at least 2 x 2); every choice gives the same bits.
+struct CudaDwtOptions {
+  // Forward 5/3: levels 1 and 2 in one kernel (dwt_fused.cuh). Off: one kernel per level, for
+  // A/B measurements.
+  bool fuse_levels12 = true;
+  // Forward 9/7: the same fused kernel. Exact, but not faster than the per-level kernels on
+  // the H100 (8192^2, 2 levels: 0.2546 against 0.2521 ms): its global loads all happen in its
+  // first phase, and 2 blocks per SM leave DRAM idle through the others (bench/RESULTS.md).
+  bool fuse_97 = false;
+  // Inverse, both wavelets: levels 2 and 1 in one kernel (dwt_fused_inverse.cuh). Exact, but
+  // slower on the H100 (5/3, 8192^2, 2 levels: 0.264 against 0.239 ms).
+  bool fuse_inverse = false;
+};
+
 // Device workspace (bytes) that the forward and the inverse need for this geometry; 0 when
 // at most one level is non-empty (workspace may then be null).
 size_t cuda_dwt_workspace_bytes(Wavelet wavelet, const Rect& tc, int levels);
 
 void cuda_dwt_forward53(const int32_t* src, size_t src_stride, int32_t* dst, size_t dst_stride,
                         const Rect& tc, int levels, void* workspace, size_t workspace_bytes,
-                        cudaStream_t stream);
+                        cudaStream_t stream, const CudaDwtOptions& options = {});
 void cuda_dwt_forward53(const uint8_t* src, size_t src_stride, int32_t dc_shift, int32_t* dst,
                         size_t dst_stride, const Rect& tc, int levels, void* workspace,
-                        size_t workspace_bytes, cudaStream_t stream);
+                        size_t workspace_bytes, cudaStream_t stream,
+                        const CudaDwtOptions& options = {});
 void cuda_dwt_forward53(const uint16_t* src, size_t src_stride, int32_t dc_shift, int32_t* dst,
                         size_t dst_stride, const Rect& tc, int levels, void* workspace,
-                        size_t workspace_bytes, cudaStream_t stream);
+                        size_t workspace_bytes, cudaStream_t stream,
+                        const CudaDwtOptions& options = {});
 void cuda_dwt_inverse53(const int32_t* src, size_t src_stride, int32_t* dst, size_t dst_stride,
                         const Rect& tc, int levels, void* workspace, size_t workspace_bytes,
-                        cudaStream_t stream);
+                        cudaStream_t stream, const CudaDwtOptions& options = {});
 
 void cuda_dwt_forward97(const float* src, size_t src_stride, float* dst, size_t dst_stride,
                         const Rect& tc, int levels, void* workspace, size_t workspace_bytes,
-                        cudaStream_t stream);
+                        cudaStream_t stream, const CudaDwtOptions& options = {});
 void cuda_dwt_forward97(const uint8_t* src, size_t src_stride, int32_t dc_shift, float* dst,
                         size_t dst_stride, const Rect& tc, int levels, void* workspace,
-                        size_t workspace_bytes, cudaStream_t stream);
+                        size_t workspace_bytes, cudaStream_t stream,
+                        const CudaDwtOptions& options = {});
 void cuda_dwt_forward97(const uint16_t* src, size_t src_stride, int32_t dc_shift, float* dst,
                         size_t dst_stride, const Rect& tc, int levels, void* workspace,
-                        size_t workspace_bytes, cudaStream_t stream);
+                        size_t workspace_bytes, cudaStream_t stream,
+                        const CudaDwtOptions& options = {});
 void cuda_dwt_inverse97(const float* src, size_t src_stride, float* dst, size_t dst_stride,
                         const Rect& tc, int levels, void* workspace, size_t workspace_bytes,
-                        cudaStream_t stream);
+                        cudaStream_t stream, const CudaDwtOptions& options = {});
 
 }  // namespace j2k

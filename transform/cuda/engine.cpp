@@ -60,7 +60,7 @@ using PinnedBuffer = GrowingBuffer<PinnedMemory>;
 
 class CudaEngine final : public DwtEngine {
  public:
-  explicit CudaEngine(int device) : device_(device) {
+  CudaEngine(int device, const CudaDwtOptions& options) : device_(device), options_(options) {
     cuda_check(cudaSetDevice(device_), "cudaSetDevice");
     cudaDeviceProp prop{};
     cuda_check(cudaGetDeviceProperties(&prop, device_), "cudaGetDeviceProperties");
@@ -103,11 +103,11 @@ class CudaEngine final : public DwtEngine {
     for (size_t y = 0; y < h; ++y) std::memcpy(pinned + y * row, data + y * stride, row);
     cuda_check(cudaMemcpyAsync(a, pinned, bytes, cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync");
     if constexpr (sizeof(T) == 4 && std::is_integral<T>::value) {
-      if (fwd) cuda_dwt_forward53(a, w, b, w, tc, levels, ws, ws_bytes, stream_);
-      else cuda_dwt_inverse53(a, w, b, w, tc, levels, ws, ws_bytes, stream_);
+      if (fwd) cuda_dwt_forward53(a, w, b, w, tc, levels, ws, ws_bytes, stream_, options_);
+      else cuda_dwt_inverse53(a, w, b, w, tc, levels, ws, ws_bytes, stream_, options_);
     } else {
-      if (fwd) cuda_dwt_forward97(a, w, b, w, tc, levels, ws, ws_bytes, stream_);
-      else cuda_dwt_inverse97(a, w, b, w, tc, levels, ws, ws_bytes, stream_);
+      if (fwd) cuda_dwt_forward97(a, w, b, w, tc, levels, ws, ws_bytes, stream_, options_);
+      else cuda_dwt_inverse97(a, w, b, w, tc, levels, ws, ws_bytes, stream_, options_);
     }
     cuda_check(cudaMemcpyAsync(pinned, b, bytes, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync");
     cuda_check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
@@ -115,6 +115,7 @@ class CudaEngine final : public DwtEngine {
   }
 
   int device_;
+  CudaDwtOptions options_;
   cudaStream_t stream_ = nullptr;
   std::string name_;
   DeviceBuffer a_, b_, ws_;
@@ -149,7 +150,10 @@ std::unique_ptr<DwtEngine> make_cuda_engine(const BackendOptions& options) {
     throw Error(ErrorCode::InvalidArgument, "CUDA device " + std::to_string(device) +
                                                 " does not exist (" + std::to_string(count) +
                                                 " found)");
-  return std::make_unique<CudaEngine>(device);
+  CudaDwtOptions kernels;
+  kernels.fuse_97 = options.cuda_fuse_97;
+  kernels.fuse_inverse = options.cuda_fuse_inverse;
+  return std::make_unique<CudaEngine>(device, kernels);
 }
 
 }  // namespace j2k
