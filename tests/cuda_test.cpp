@@ -1,6 +1,7 @@
-// Tests of the CUDA device-pointer API (j2kfront/cuda_dwt.hpp): caller streams, workspace
-// size and checks, 8/16-bit inputs with the DC shift fused, out-of-place semantics, errors.
-// The backend's arithmetic against the CPU reference over all geometries is backend_test's job.
+// Tests of the CUDA device-pointer API (transform/cuda/cuda_dwt.hpp): caller streams, workspace size and checks, typed planes, 8/16-bit inputs with
+// the DC shift fused, out-of-place semantics, errors, and every kernel choice (CudaDwtOptions)
+// in the fused-levels sweep. The backend's arithmetic against the CPU reference over all
+// geometries is backend_test's job.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -24,6 +25,32 @@ using j2k::Rect;
 using j2k::Wavelet;
 
 #define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
+
+// A typed device plane, its stride given in elements.
+j2k::DevicePlane plane(const void* data, j2k_sample_type type, size_t stride) {
+  j2k::DevicePlane p;
+  p.data = const_cast<void*>(data);
+  p.type = type;
+  p.row_stride = static_cast<ptrdiff_t>(stride * j2k_sample_size(type));
+  return p;
+}
+
+j2k_sample_type type_of(const int32_t*) { return J2K_SAMPLE_I32; }
+j2k_sample_type type_of(const float*) { return J2K_SAMPLE_F32; }
+j2k_sample_type type_of(const uint8_t*) { return J2K_SAMPLE_U8; }
+j2k_sample_type type_of(const uint16_t*) { return J2K_SAMPLE_U16; }
+
+// cuda_dwt on typed pointers, strides in elements.
+template <class In, class Out>
+void dwt(j2k_direction dir, Wavelet wv, const In* src, size_t ss, int32_t dc, Out* dst, size_t ds,
+         const Rect& tc, int levels, void* ws, size_t wsb, cudaStream_t stream = nullptr,
+         const j2k::CudaDwtOptions& options = {}) {
+  j2k::cuda_dwt(dir, wv, plane(src, type_of(src), ss), dc, plane(dst, type_of(dst), ds), tc,
+                levels, ws, wsb, stream, options);
+}
+
+constexpr Wavelet k53 = Wavelet::Reversible53;
+constexpr Wavelet k97 = Wavelet::Irreversible97;
 
 class CudaApiTest : public ::testing::Test {
  protected:
@@ -76,12 +103,12 @@ TEST(CudaArguments, RejectsOverlappingBuffersAndBadLevels) {
     return -1;
   };
   const int invalid = static_cast<int>(j2k::ErrorCode::InvalidArgument);
-  EXPECT_EQ(invalid, code([&] { j2k::cuda_dwt_forward53(fake, 16, fake, 16, tc, 1, nullptr, 0, nullptr); }));
-  EXPECT_EQ(invalid, code([&] { j2k::cuda_dwt_inverse53(fake + 8, 16, fake, 16, tc, 1, nullptr, 0, nullptr); }));
-  EXPECT_EQ(invalid, code([&] { j2k::cuda_dwt_forward53(fake, 16, fake + 256, 16, tc, 33, nullptr, 0, nullptr); }));
-  EXPECT_EQ(invalid, code([&] { j2k::cuda_dwt_forward53(fake, 16, fake + 256, 16, Rect{5, 0, 4, 3}, 1, nullptr, 0, nullptr); }));
+  EXPECT_EQ(invalid, code([&] { dwt(J2K_FORWARD, k53, fake, 16, 0, fake, 16, tc, 1, nullptr, 0); }));
+  EXPECT_EQ(invalid, code([&] { dwt(J2K_INVERSE, k53, fake + 8, 16, 0, fake, 16, tc, 1, nullptr, 0); }));
+  EXPECT_EQ(invalid, code([&] { dwt(J2K_FORWARD, k53, fake, 16, 0, fake + 256, 16, tc, 33, nullptr, 0); }));
+  EXPECT_EQ(invalid, code([&] { dwt(J2K_FORWARD, k53, fake, 16, 0, fake + 256, 16, Rect{5, 0, 4, 3}, 1, nullptr, 0); }));
   // Empty tile-component: nothing to do, no device needed.
-  EXPECT_EQ(-1, code([&] { j2k::cuda_dwt_forward53(fake, 16, fake, 16, Rect{3, 3, 3, 9}, 2, nullptr, 0, nullptr); }));
+  EXPECT_EQ(-1, code([&] { dwt(J2K_FORWARD, k53, fake, 16, 0, fake, 16, Rect{3, 3, 3, 9}, 2, nullptr, 0); }));
 }
 
 TEST_F(CudaApiTest, RejectsTooSmallWorkspaceAndNullBuffers) {
@@ -90,16 +117,16 @@ TEST_F(CudaApiTest, RejectsTooSmallWorkspaceAndNullBuffers) {
   const size_t ws = j2k::cuda_dwt_workspace_bytes(Wavelet::Reversible53, tc, 3);
   DevBuf<char> w(ws);
   try {
-    j2k::cuda_dwt_forward53(a.p, 64, b.p, 64, tc, 3, w.p, ws - 1, nullptr);
+    dwt(J2K_FORWARD, k53, a.p, 64, 0, b.p, 64, tc, 3, w.p, ws - 1);
     FAIL() << "no error for a short workspace";
   } catch (const j2k::Error& e) {
     EXPECT_EQ(e.code(), j2k::ErrorCode::InvalidArgument);
   }
-  EXPECT_THROW(j2k::cuda_dwt_forward53(static_cast<const int32_t*>(nullptr), 64, b.p, 64, tc, 3,
-                                       w.p, ws, nullptr),
+  EXPECT_THROW(dwt(J2K_FORWARD, k53, static_cast<const int32_t*>(nullptr), 64, 0, b.p, 64, tc, 3,
+                   w.p, ws),
                j2k::Error);
-  EXPECT_THROW(j2k::cuda_dwt_inverse53(a.p, 63, b.p, 64, tc, 3, w.p, ws, nullptr), j2k::Error);
-  EXPECT_NO_THROW(j2k::cuda_dwt_forward53(a.p, 64, b.p, 64, tc, 3, w.p, ws, nullptr));
+  EXPECT_THROW(dwt(J2K_INVERSE, k53, a.p, 63, 0, b.p, 64, tc, 3, w.p, ws), j2k::Error);
+  EXPECT_NO_THROW(dwt(J2K_FORWARD, k53, a.p, 64, 0, b.p, 64, tc, 3, w.p, ws));
   CUDA_OK(cudaDeviceSynchronize());
 }
 
@@ -118,7 +145,7 @@ TEST_F(CudaApiTest, StreamStridesAndSourceUntouched) {
   DevBuf<char> d_ws(ws);
   CUDA_OK(cudaMemcpyAsync(d_src.p, src.data(), src.size() * 4, cudaMemcpyHostToDevice, stream));
   CUDA_OK(cudaMemcpyAsync(d_dst.p, dst.data(), dst.size() * 4, cudaMemcpyHostToDevice, stream));
-  j2k::cuda_dwt_forward53(d_src.p, ss, d_dst.p, ds, tc, levels, d_ws.p, ws, stream);
+  dwt(J2K_FORWARD, k53, d_src.p, ss, 0, d_dst.p, ds, tc, levels, d_ws.p, ws, stream);
   std::vector<int32_t> got(dst.size()), src_after(src.size());
   CUDA_OK(cudaMemcpyAsync(got.data(), d_dst.p, got.size() * 4, cudaMemcpyDeviceToHost, stream));
   CUDA_OK(cudaMemcpyAsync(src_after.data(), d_src.p, src.size() * 4, cudaMemcpyDeviceToHost, stream));
@@ -136,7 +163,7 @@ TEST_F(CudaApiTest, StreamStridesAndSourceUntouched) {
 
   // And back, on the same stream.
   DevBuf<int32_t> d_back(ss * h);
-  j2k::cuda_dwt_inverse53(d_dst.p, ds, d_back.p, ss, tc, levels, d_ws.p, ws, stream);
+  dwt(J2K_INVERSE, k53, d_dst.p, ds, 0, d_back.p, ss, tc, levels, d_ws.p, ws, stream);
   std::vector<int32_t> back(ss * h);
   CUDA_OK(cudaMemcpyAsync(back.data(), d_back.p, back.size() * 4, cudaMemcpyDeviceToHost, stream));
   CUDA_OK(cudaStreamSynchronize(stream));
@@ -162,8 +189,8 @@ void check_narrow_input(j2k::Dwt& cpu, const Rect& tc, int levels, int bits,
   const size_t ws = j2k::cuda_dwt_workspace_bytes(Wavelet::Reversible53, tc, levels);
   DevBuf<char> d_ws(ws);
   ASSERT_EQ(cudaMemcpy(d_src.p, src.data(), src.size() * sizeof(In), cudaMemcpyHostToDevice), cudaSuccess);
-  j2k::cuda_dwt_forward53(d_src.p, w, dc, d_i.p, w, tc, levels, d_ws.p, ws, nullptr, options);
-  j2k::cuda_dwt_forward97(d_src.p, w, dc, d_f.p, w, tc, levels, d_ws.p, ws, nullptr, options);
+  dwt(J2K_FORWARD, k53, d_src.p, w, dc, d_i.p, w, tc, levels, d_ws.p, ws, nullptr, options);
+  dwt(J2K_FORWARD, k97, d_src.p, w, dc, d_f.p, w, tc, levels, d_ws.p, ws, nullptr, options);
   std::vector<int32_t> gi(src.size());
   std::vector<float> gf(src.size());
   ASSERT_EQ(cudaMemcpy(gi.data(), d_i.p, gi.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
@@ -349,20 +376,14 @@ class DeviceDwt {
  private:
   template <class T>
   void run(T* data, size_t stride, const Rect& tc, int levels, bool forward) {
-    constexpr bool k53 = std::is_same<T, int32_t>::value;
-    const Wavelet wavelet = k53 ? Wavelet::Reversible53 : Wavelet::Irreversible97;
+    const Wavelet wavelet = std::is_same<T, int32_t>::value ? k53 : k97;
     const size_t n = static_cast<size_t>(tc.height()) * stride;
     DevBuf<T> src(n), dst(n);
     const size_t ws = j2k::cuda_dwt_workspace_bytes(wavelet, tc, levels);
     DevBuf<char> d_ws(ws);
     ASSERT_EQ(cudaMemcpy(src.p, data, n * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
-    if constexpr (k53) {
-      if (forward) j2k::cuda_dwt_forward53(src.p, stride, dst.p, stride, tc, levels, d_ws.p, ws, nullptr, options_);
-      else j2k::cuda_dwt_inverse53(src.p, stride, dst.p, stride, tc, levels, d_ws.p, ws, nullptr, options_);
-    } else {
-      if (forward) j2k::cuda_dwt_forward97(src.p, stride, dst.p, stride, tc, levels, d_ws.p, ws, nullptr, options_);
-      else j2k::cuda_dwt_inverse97(src.p, stride, dst.p, stride, tc, levels, d_ws.p, ws, nullptr, options_);
-    }
+    dwt(forward ? J2K_FORWARD : J2K_INVERSE, wavelet, src.p, stride, 0, dst.p, stride, tc, levels,
+        d_ws.p, ws, nullptr, options_);
     ASSERT_EQ(cudaMemcpy(data, dst.p, n * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
   }
   j2k::CudaDwtOptions options_;

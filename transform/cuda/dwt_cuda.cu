@@ -1,5 +1,5 @@
-// Launchers of the CUDA DWT (kernels in dwt_kernels.cuh) and the public device-pointer API
-// (include/j2kfront/cuda_dwt.hpp).
+// Launchers of the CUDA DWT (kernels in dwt_kernels.cuh) and the device-pointer call
+// (cuda_dwt.hpp) that checks its typed planes and picks the launcher.
 //
 // Data flow, forward with L non-empty levels: level 1 reads src and writes its HL/LH/HH
 // straight to their pyramid places in dst and its LL to workspace buffer 0; level k reads
@@ -411,37 +411,101 @@ size_t cuda_dwt_workspace_bytes(Wavelet wavelet, const Rect& tc, int levels) {
   return align_up(plan.ws_elems[0] * elem) + plan.ws_elems[1] * elem;
 }
 
-void cuda_dwt_forward53(const int32_t* src, size_t ss, int32_t* dst, size_t ds, const Rect& tc,
-                        int levels, void* ws, size_t wsb, cudaStream_t s, const CudaDwtOptions& o) {
-  forward<kW53, int32_t>(src, ss, 0, dst, ds, tc, levels, ws, wsb, s, o);
+namespace {
+
+const char* type_name(j2k_sample_type t) {
+  switch (t) {
+    case J2K_SAMPLE_U8: return "U8";
+    case J2K_SAMPLE_I8: return "I8";
+    case J2K_SAMPLE_U16: return "U16";
+    case J2K_SAMPLE_I16: return "I16";
+    case J2K_SAMPLE_U32: return "U32";
+    case J2K_SAMPLE_I32: return "I32";
+    case J2K_SAMPLE_F32: return "F32";
+  }
+  return nullptr;
 }
-void cuda_dwt_forward53(const uint8_t* src, size_t ss, int32_t dc, int32_t* dst, size_t ds,
-                        const Rect& tc, int levels, void* ws, size_t wsb, cudaStream_t s, const CudaDwtOptions& o) {
-  forward<kW53, uint8_t>(src, ss, dc, dst, ds, tc, levels, ws, wsb, s, o);
+
+std::string describe(j2k_sample_type t) {
+  const char* name = type_name(t);
+  return name ? std::string(name) : "an unknown type (" + std::to_string(static_cast<int>(t)) + ")";
 }
-void cuda_dwt_forward53(const uint16_t* src, size_t ss, int32_t dc, int32_t* dst, size_t ds,
-                        const Rect& tc, int levels, void* ws, size_t wsb, cudaStream_t s, const CudaDwtOptions& o) {
-  forward<kW53, uint16_t>(src, ss, dc, dst, ds, tc, levels, ws, wsb, s, o);
+
+[[noreturn]] void invalid(const std::string& what) {
+  throw Error(ErrorCode::InvalidArgument, "CUDA DWT: " + what);
 }
-void cuda_dwt_inverse53(const int32_t* src, size_t ss, int32_t* dst, size_t ds, const Rect& tc,
-                        int levels, void* ws, size_t wsb, cudaStream_t s, const CudaDwtOptions& o) {
-  inverse<kW53>(src, ss, dst, ds, tc, levels, ws, wsb, s, o);
+
+// The plane's row stride in elements, once its stride and pointer are checked.
+size_t element_stride(const DevicePlane& p, const char* which, size_t elem, const Rect& tc) {
+  if (p.row_stride < 0 || static_cast<size_t>(p.row_stride) % elem != 0)
+    invalid(std::string(which) + " row_stride " + std::to_string(p.row_stride) +
+            " is not a non-negative multiple of its element size " + std::to_string(elem));
+  if (p.data == nullptr && !tc.empty())
+    invalid(std::string("null ") + which + " data for a non-empty tile-component");
+  if (reinterpret_cast<uintptr_t>(p.data) % elem != 0)
+    invalid(std::string(which) + " data is not aligned to its " + std::to_string(elem) +
+            "-byte elements");
+  return static_cast<size_t>(p.row_stride) / elem;
 }
-void cuda_dwt_forward97(const float* src, size_t ss, float* dst, size_t ds, const Rect& tc,
-                        int levels, void* ws, size_t wsb, cudaStream_t s, const CudaDwtOptions& o) {
-  forward<kW97, float>(src, ss, 0, dst, ds, tc, levels, ws, wsb, s, o);
+
+template <int W>
+void dispatch(j2k_direction direction, const DevicePlane& src, size_t ss, int32_t dc,
+              const DevicePlane& dst, size_t ds, const Rect& tc, int levels, void* ws,
+              size_t wsb, cudaStream_t s, const CudaDwtOptions& o) {
+  using T = typename Wv<W>::T;
+  T* out = static_cast<T*>(dst.data);
+  if (direction == J2K_INVERSE)
+    return inverse<W>(static_cast<const T*>(src.data), ss, out, ds, tc, levels, ws, wsb, s, o);
+  switch (src.type) {
+    case J2K_SAMPLE_U8:
+      return forward<W, uint8_t>(static_cast<const uint8_t*>(src.data), ss, dc, out, ds, tc,
+                                 levels, ws, wsb, s, o);
+    case J2K_SAMPLE_U16:
+      return forward<W, uint16_t>(static_cast<const uint16_t*>(src.data), ss, dc, out, ds, tc,
+                                  levels, ws, wsb, s, o);
+    default:
+      return forward<W, T>(static_cast<const T*>(src.data), ss, 0, out, ds, tc, levels, ws,
+                           wsb, s, o);
+  }
 }
-void cuda_dwt_forward97(const uint8_t* src, size_t ss, int32_t dc, float* dst, size_t ds,
-                        const Rect& tc, int levels, void* ws, size_t wsb, cudaStream_t s, const CudaDwtOptions& o) {
-  forward<kW97, uint8_t>(src, ss, dc, dst, ds, tc, levels, ws, wsb, s, o);
-}
-void cuda_dwt_forward97(const uint16_t* src, size_t ss, int32_t dc, float* dst, size_t ds,
-                        const Rect& tc, int levels, void* ws, size_t wsb, cudaStream_t s, const CudaDwtOptions& o) {
-  forward<kW97, uint16_t>(src, ss, dc, dst, ds, tc, levels, ws, wsb, s, o);
-}
-void cuda_dwt_inverse97(const float* src, size_t ss, float* dst, size_t ds, const Rect& tc,
-                        int levels, void* ws, size_t wsb, cudaStream_t s, const CudaDwtOptions& o) {
-  inverse<kW97>(src, ss, dst, ds, tc, levels, ws, wsb, s, o);
+
+}  // namespace
+
+void cuda_dwt(j2k_direction direction, Wavelet wavelet, const DevicePlane& src, int32_t dc_shift,
+              const DevicePlane& dst, const Rect& tc, int levels, void* ws, size_t wsb,
+              cudaStream_t s, const CudaDwtOptions& o) {
+  if (direction != J2K_FORWARD && direction != J2K_INVERSE)
+    invalid("unknown direction " + std::to_string(static_cast<int>(direction)));
+  if (wavelet != Wavelet::Reversible53 && wavelet != Wavelet::Irreversible97)
+    invalid("unknown wavelet " + std::to_string(static_cast<int>(wavelet)));
+  const bool w53 = wavelet == Wavelet::Reversible53;
+  const j2k_sample_type coef = w53 ? J2K_SAMPLE_I32 : J2K_SAMPLE_F32;
+  const std::string wname = w53 ? "5/3" : "9/7";
+  if (dst.type != coef)
+    invalid("the " + wname + " writes " + type_name(coef) + " coefficients, dst type is " +
+            describe(dst.type));
+  const bool narrow = src.type == J2K_SAMPLE_U8 || src.type == J2K_SAMPLE_U16;
+  if (direction == J2K_INVERSE) {
+    if (src.type != coef)
+      invalid("the " + wname + " inverse reads " + type_name(coef) + " coefficients, src type is " +
+              describe(src.type));
+    if (dc_shift != 0)
+      invalid("the inverse takes no DC shift, dc_shift is " + std::to_string(dc_shift));
+  } else {
+    if (!narrow && src.type != coef)
+      invalid("the " + wname + " forward reads U8, U16 or " + type_name(coef) +
+              " samples, src type is " + describe(src.type));
+    if (!narrow && dc_shift != 0)
+      invalid("dc_shift applies to U8/U16 sources only, got " + std::to_string(dc_shift) +
+              " with " + type_name(coef));
+  }
+  const size_t src_elem = src.type == J2K_SAMPLE_U8 ? 1 : src.type == J2K_SAMPLE_U16 ? 2 : 4;
+  const size_t ss = element_stride(src, "src", src_elem, tc);
+  const size_t ds = element_stride(dst, "dst", 4, tc);
+  if (w53)
+    dispatch<kW53>(direction, src, ss, dc_shift, dst, ds, tc, levels, ws, wsb, s, o);
+  else
+    dispatch<kW97>(direction, src, ss, dc_shift, dst, ds, tc, levels, ws, wsb, s, o);
 }
 
 // Whether this binary has a kernel image the current device can run.

@@ -1,6 +1,6 @@
 // The CUDA backend as a DwtEngine (host buffers): copies the tile-component into a device
 // buffer through pinned staging, transforms it out of place with the device API
-// (j2kfront/cuda_dwt.hpp), and copies the result back. Device buffers, workspace and staging
+// (cuda_dwt.hpp), and copies the result back. Device buffers, workspace and staging
 // are allocated once and grown when a larger geometry comes; nothing is allocated per call
 // otherwise.
 #include <cuda_runtime_api.h>
@@ -102,13 +102,10 @@ class CudaEngine final : public DwtEngine {
     auto* pinned = static_cast<unsigned char*>(pinned_.get(bytes));
     for (size_t y = 0; y < h; ++y) std::memcpy(pinned + y * row, data + y * stride, row);
     cuda_check(cudaMemcpyAsync(a, pinned, bytes, cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync");
-    if constexpr (sizeof(T) == 4 && std::is_integral<T>::value) {
-      if (fwd) cuda_dwt_forward53(a, w, b, w, tc, levels, ws, ws_bytes, stream_, options_);
-      else cuda_dwt_inverse53(a, w, b, w, tc, levels, ws, ws_bytes, stream_, options_);
-    } else {
-      if (fwd) cuda_dwt_forward97(a, w, b, w, tc, levels, ws, ws_bytes, stream_, options_);
-      else cuda_dwt_inverse97(a, w, b, w, tc, levels, ws, ws_bytes, stream_, options_);
-    }
+    const j2k_sample_type type = std::is_integral<T>::value ? J2K_SAMPLE_I32 : J2K_SAMPLE_F32;
+    const auto pitch = static_cast<ptrdiff_t>(row);
+    cuda_dwt(fwd ? J2K_FORWARD : J2K_INVERSE, wavelet, DevicePlane{a, type, pitch}, 0,
+             DevicePlane{b, type, pitch}, tc, levels, ws, ws_bytes, stream_, options_);
     cuda_check(cudaMemcpyAsync(pinned, b, bytes, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync");
     cuda_check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
     for (size_t y = 0; y < h; ++y) std::memcpy(data + y * stride, pinned + y * row, row);
