@@ -1,4 +1,5 @@
-// Tests of the CUDA device-pointer API (transform/cuda/cuda_dwt.hpp): caller streams, workspace size and checks, typed planes, 8/16-bit inputs with
+// Tests of the CUDA device-pointer API (transform/cuda/cuda_dwt.hpp) and its C entry points
+// (j2k_cuda_dwt): caller streams, workspace size and checks, typed planes, 8/16-bit inputs with
 // the DC shift fused, out-of-place semantics, errors, and every kernel choice (CudaDwtOptions)
 // in the fused-levels sweep. The backend's arithmetic against the CPU reference over all
 // geometries is backend_test's job.
@@ -109,6 +110,182 @@ TEST(CudaArguments, RejectsOverlappingBuffersAndBadLevels) {
   EXPECT_EQ(invalid, code([&] { dwt(J2K_FORWARD, k53, fake, 16, 0, fake + 256, 16, Rect{5, 0, 4, 3}, 1, nullptr, 0); }));
   // Empty tile-component: nothing to do, no device needed.
   EXPECT_EQ(-1, code([&] { dwt(J2K_FORWARD, k53, fake, 16, 0, fake, 16, Rect{3, 3, 3, 9}, 2, nullptr, 0); }));
+}
+
+// The C entry points. Every argument check runs before any CUDA call, so these need no GPU:
+// the buffers are host memory that no check dereferences.
+class CudaCApi : public ::testing::Test {
+ protected:
+  static j2k_device_plane cplane(void* data, j2k_sample_type type, ptrdiff_t row_stride) {
+    j2k_device_plane p;
+    p.data = data;
+    p.type = type;
+    p.row_stride = row_stride;
+    return p;
+  }
+  // J2K_INVALID_ARGUMENT with a message that contains `needle`.
+  static void expect_invalid(j2k_status status, const std::string& needle, const std::string& what) {
+    const std::string message = j2k_last_error();
+    EXPECT_EQ(status, J2K_INVALID_ARGUMENT) << what << ": " << message;
+    EXPECT_NE(message.find(needle), std::string::npos) << what << ": " << message;
+  }
+  // A 16 x 16 tile-component, 3 levels: needs a workspace.
+  j2k_rect rect_{0, 0, 16, 16};
+  alignas(16) int32_t src_[16 * 16] = {};
+  alignas(16) int32_t dst_[16 * 16] = {};
+  alignas(16) unsigned char ws_[4096] = {};
+};
+
+TEST_F(CudaCApi, WorkspaceSizeQuery) {
+  size_t bytes = 1;
+  ASSERT_EQ(j2k_cuda_dwt_workspace_size(J2K_WAVELET_53, &rect_, 3, &bytes), J2K_OK) << j2k_last_error();
+  EXPECT_EQ(bytes, j2k::cuda_dwt_workspace_bytes(k53, Rect{0, 0, 16, 16}, 3));
+  EXPECT_GT(bytes, 0u);
+  EXPECT_STREQ(j2k_last_error(), "");
+  expect_invalid(j2k_cuda_dwt_workspace_size(J2K_WAVELET_53, nullptr, 3, &bytes), "rect", "null rect");
+  EXPECT_EQ(bytes, 0u);
+  expect_invalid(j2k_cuda_dwt_workspace_size(J2K_WAVELET_97, &rect_, 3, nullptr), "bytes", "null bytes");
+  expect_invalid(j2k_cuda_dwt_workspace_size(static_cast<j2k_wavelet>(7), &rect_, 3, &bytes),
+                 "wavelet", "bad wavelet");
+  expect_invalid(j2k_cuda_dwt_workspace_size(J2K_WAVELET_53, &rect_, 33, &bytes), "levels", "33 levels");
+}
+
+TEST_F(CudaCApi, RejectsBadTypeCombinations) {
+  size_t need = 0;
+  ASSERT_EQ(j2k_cuda_dwt_workspace_size(J2K_WAVELET_53, &rect_, 3, &need), J2K_OK);
+  ASSERT_LE(need, sizeof ws_);
+  struct Case {
+    const char* what;
+    j2k_direction dir;
+    j2k_wavelet wv;
+    j2k_sample_type src, dst;
+    int32_t dc;
+    const char* needle;
+  };
+  const Case cases[] = {
+      {"5/3 forward from F32", J2K_FORWARD, J2K_WAVELET_53, J2K_SAMPLE_F32, J2K_SAMPLE_I32, 0, "src type is F32"},
+      {"9/7 forward from I32", J2K_FORWARD, J2K_WAVELET_97, J2K_SAMPLE_I32, J2K_SAMPLE_F32, 0, "src type is I32"},
+      {"forward from I16", J2K_FORWARD, J2K_WAVELET_53, J2K_SAMPLE_I16, J2K_SAMPLE_I32, 0, "src type is I16"},
+      {"5/3 into F32", J2K_FORWARD, J2K_WAVELET_53, J2K_SAMPLE_U8, J2K_SAMPLE_F32, 128, "dst type is F32"},
+      {"9/7 into I32", J2K_FORWARD, J2K_WAVELET_97, J2K_SAMPLE_U16, J2K_SAMPLE_I32, 0, "dst type is I32"},
+      {"inverse from U8", J2K_INVERSE, J2K_WAVELET_53, J2K_SAMPLE_U8, J2K_SAMPLE_I32, 0, "src type is U8"},
+      {"9/7 inverse from I32", J2K_INVERSE, J2K_WAVELET_97, J2K_SAMPLE_I32, J2K_SAMPLE_F32, 0, "src type is I32"},
+      {"inverse with a DC shift", J2K_INVERSE, J2K_WAVELET_53, J2K_SAMPLE_I32, J2K_SAMPLE_I32, 128, "DC shift"},
+      {"DC shift on I32", J2K_FORWARD, J2K_WAVELET_53, J2K_SAMPLE_I32, J2K_SAMPLE_I32, 128, "U8/U16"},
+      {"DC shift on F32", J2K_FORWARD, J2K_WAVELET_97, J2K_SAMPLE_F32, J2K_SAMPLE_F32, 2, "U8/U16"},
+      {"unknown src type", J2K_FORWARD, J2K_WAVELET_53, static_cast<j2k_sample_type>(42), J2K_SAMPLE_I32, 0, "unknown type (42)"},
+      {"unknown direction", static_cast<j2k_direction>(5), J2K_WAVELET_53, J2K_SAMPLE_I32, J2K_SAMPLE_I32, 0, "direction"},
+      {"unknown wavelet", J2K_FORWARD, static_cast<j2k_wavelet>(9), J2K_SAMPLE_I32, J2K_SAMPLE_I32, 0, "wavelet"},
+  };
+  for (const Case& c : cases) {
+    const j2k_device_plane src = cplane(src_, c.src, 64), dst = cplane(dst_, c.dst, 64);
+    expect_invalid(j2k_cuda_dwt(c.dir, c.wv, &src, c.dc, &dst, &rect_, 3, ws_, need, nullptr),
+                   c.needle, c.what);
+  }
+}
+
+TEST_F(CudaCApi, RejectsBadStridesPointersAndWorkspace) {
+  size_t need = 0;
+  ASSERT_EQ(j2k_cuda_dwt_workspace_size(J2K_WAVELET_53, &rect_, 3, &need), J2K_OK);
+  ASSERT_LE(need, sizeof ws_);
+  const j2k_device_plane src = cplane(src_, J2K_SAMPLE_I32, 64), dst = cplane(dst_, J2K_SAMPLE_I32, 64);
+  auto run = [&](const j2k_device_plane* s, const j2k_device_plane* d, const j2k_rect* r,
+                 void* ws, size_t ws_bytes) {
+    return j2k_cuda_dwt(J2K_FORWARD, J2K_WAVELET_53, s, 0, d, r, 3, ws, ws_bytes, nullptr);
+  };
+  expect_invalid(run(nullptr, &dst, &rect_, ws_, need), "src", "null src plane");
+  expect_invalid(run(&src, nullptr, &rect_, ws_, need), "dst", "null dst plane");
+  expect_invalid(run(&src, &dst, nullptr, ws_, need), "rect", "null rect");
+  const j2k_device_plane null_src = cplane(nullptr, J2K_SAMPLE_I32, 64);
+  expect_invalid(run(&null_src, &dst, &rect_, ws_, need), "null src data", "null src data");
+  const j2k_device_plane null_dst = cplane(nullptr, J2K_SAMPLE_I32, 64);
+  expect_invalid(run(&src, &null_dst, &rect_, ws_, need), "null dst data", "null dst data");
+  const j2k_device_plane odd_stride = cplane(src_, J2K_SAMPLE_I32, 66);
+  expect_invalid(run(&odd_stride, &dst, &rect_, ws_, need), "src row_stride 66", "stride 66 bytes");
+  const j2k_device_plane negative = cplane(dst_, J2K_SAMPLE_I32, -64);
+  expect_invalid(run(&src, &negative, &rect_, ws_, need), "dst row_stride -64", "negative stride");
+  const j2k_device_plane narrow = cplane(src_, J2K_SAMPLE_I32, 60);
+  expect_invalid(run(&narrow, &dst, &rect_, ws_, need), "width", "stride under the width");
+  const j2k_device_plane misaligned =
+      cplane(reinterpret_cast<unsigned char*>(src_) + 2, J2K_SAMPLE_I32, 64);
+  expect_invalid(run(&misaligned, &dst, &rect_, ws_, need), "aligned", "misaligned src");
+  const j2k_device_plane overlap = cplane(src_ + 8, J2K_SAMPLE_I32, 64);
+  expect_invalid(run(&src, &overlap, &rect_, ws_, need), "overlap", "overlapping planes");
+  expect_invalid(run(&src, &dst, &rect_, ws_, need - 1), "workspace", "short workspace");
+  expect_invalid(run(&src, &dst, &rect_, nullptr, need), "workspace", "null workspace");
+  const j2k_rect inverted{5, 0, 4, 3};
+  expect_invalid(run(&src, &dst, &inverted, ws_, need), "rectangle", "inverted rect");
+  const j2k_device_plane u8_narrow = cplane(src_, J2K_SAMPLE_U8, 15);
+  expect_invalid(j2k_cuda_dwt(J2K_FORWARD, J2K_WAVELET_53, &u8_narrow, 128, &dst, &rect_, 3, ws_,
+                              need, nullptr),
+                 "width", "U8 stride under the width");
+}
+
+// Nothing to transform: no buffer, workspace or device is needed.
+TEST_F(CudaCApi, EmptyGeometryNeedsNothing) {
+  const j2k_device_plane src = cplane(nullptr, J2K_SAMPLE_U16, 0), dst = cplane(nullptr, J2K_SAMPLE_I32, 0);
+  const j2k_rect empty{3, 3, 3, 9};
+  EXPECT_EQ(j2k_cuda_dwt(J2K_FORWARD, J2K_WAVELET_53, &src, 2048, &dst, &empty, 5, nullptr, 0, nullptr),
+            J2K_OK)
+      << j2k_last_error();
+  EXPECT_STREQ(j2k_last_error(), "");
+}
+
+// Valid arguments on a machine without a GPU: the backend is unavailable, said as such.
+TEST_F(CudaCApi, NoDeviceIsBackendUnavailable) {
+  std::string why;
+  if (j2k::backend_available(j2k::Backend::Cuda, &why))
+    GTEST_SKIP() << "this machine has a CUDA device (the buffers here are host memory)";
+  const j2k_device_plane src = cplane(src_, J2K_SAMPLE_I32, 64), dst = cplane(dst_, J2K_SAMPLE_I32, 64);
+  const j2k_status status =
+      j2k_cuda_dwt(J2K_FORWARD, J2K_WAVELET_53, &src, 0, &dst, &rect_, 1, nullptr, 0, nullptr);
+  EXPECT_EQ(status, J2K_BACKEND_UNAVAILABLE) << j2k_status_name(status) << ": " << j2k_last_error();
+  EXPECT_STRNE(j2k_last_error(), "");
+}
+
+// The C entry point on a caller's stream, against the CPU: 12-bit samples in U16 with the DC
+// shift, forward 9/7, then the inverse back to the shifted samples' transform input.
+TEST_F(CudaApiTest, CEntryPointOnAStream) {
+  const Rect tc{4, 8, 4 + 203, 8 + 150};
+  const j2k_rect rect{tc.x0, tc.y0, tc.x1, tc.y1};
+  const int levels = 4;
+  const size_t w = 203, h = 150, ss = 208, ds = 211;
+  std::mt19937 rng(21);
+  std::vector<uint16_t> src(ss * h);
+  for (auto& v : src) v = static_cast<uint16_t>(rng() & 4095);
+  size_t ws = 0;
+  ASSERT_EQ(j2k_cuda_dwt_workspace_size(J2K_WAVELET_97, &rect, levels, &ws), J2K_OK);
+  DevBuf<uint16_t> d_src(src.size());
+  DevBuf<float> d_dst(ds * h), d_back(ds * h);
+  DevBuf<char> d_ws(ws);
+  cudaStream_t stream;
+  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  CUDA_OK(cudaMemcpyAsync(d_src.p, src.data(), src.size() * 2, cudaMemcpyHostToDevice, stream));
+  j2k_device_plane in{d_src.p, J2K_SAMPLE_U16, static_cast<ptrdiff_t>(ss * 2)};
+  j2k_device_plane out{d_dst.p, J2K_SAMPLE_F32, static_cast<ptrdiff_t>(ds * 4)};
+  j2k_device_plane back{d_back.p, J2K_SAMPLE_F32, static_cast<ptrdiff_t>(ds * 4)};
+  ASSERT_EQ(j2k_cuda_dwt(J2K_FORWARD, J2K_WAVELET_97, &in, 2048, &out, &rect, levels, d_ws.p, ws, stream),
+            J2K_OK) << j2k_last_error();
+  ASSERT_EQ(j2k_cuda_dwt(J2K_INVERSE, J2K_WAVELET_97, &out, 0, &back, &rect, levels, d_ws.p, ws, stream),
+            J2K_OK) << j2k_last_error();
+  std::vector<float> got(ds * h), got_back(ds * h);
+  CUDA_OK(cudaMemcpyAsync(got.data(), d_dst.p, got.size() * 4, cudaMemcpyDeviceToHost, stream));
+  CUDA_OK(cudaMemcpyAsync(got_back.data(), d_back.p, got_back.size() * 4, cudaMemcpyDeviceToHost, stream));
+  CUDA_OK(cudaStreamSynchronize(stream));
+  CUDA_OK(cudaStreamDestroy(stream));
+  std::vector<float> ref(w * h);
+  for (size_t y = 0; y < h; ++y)
+    for (size_t x = 0; x < w; ++x) ref[y * w + x] = static_cast<float>(static_cast<int>(src[y * ss + x]) - 2048);
+  cpu_->forward97(ref.data(), w, tc, levels);
+  long bad = 0;
+  for (size_t y = 0; y < h; ++y)
+    for (size_t x = 0; x < w; ++x) bad += std::memcmp(&got[y * ds + x], &ref[y * w + x], 4) != 0;
+  EXPECT_EQ(bad, 0) << "forward";
+  cpu_->inverse97(ref.data(), w, tc, levels);
+  bad = 0;
+  for (size_t y = 0; y < h; ++y)
+    for (size_t x = 0; x < w; ++x) bad += std::memcmp(&got_back[y * ds + x], &ref[y * w + x], 4) != 0;
+  EXPECT_EQ(bad, 0) << "inverse";
 }
 
 TEST_F(CudaApiTest, RejectsTooSmallWorkspaceAndNullBuffers) {
