@@ -579,6 +579,8 @@ j2k::CudaDwtOptions kernels(bool fuse_levels12, bool fuse_97, bool fuse_inverse)
   return o;
 }
 
+void PrintTo(const Variant& v, std::ostream* os) { *os << v.name; }  // test names in CTest
+
 class CudaKernelVariant : public CudaApiTest, public ::testing::WithParamInterface<Variant> {};
 
 // The exactness sweeps with the kernels that are not the default: one kernel per level for
