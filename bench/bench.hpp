@@ -14,6 +14,7 @@ struct Options {
   int repeats = 20;  // timed runs per row; the median is reported
   int threads = 0;   // CPU threads (0 = OpenMP default)
   int device = -1;   // GPU / OpenCL device
+  std::string opencl_tuning;  // BackendOptions::opencl_tuning
 };
 
 // Each prints a table and returns 0, or throws j2k::Error.

@@ -63,7 +63,7 @@ int run_cuda(const Options& o) {
               prop.l2CacheSize >> 20, o.levels, o.repeats);
   cudaStream_t s;
   ck(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
-  std::printf("%7s  %-22s %10s %12s %9s\n", "size", "variant", "median ms", "Gsamples/s", "x copy");
+  std::printf("%7s  %-34s %10s %12s %9s\n", "size", "variant", "median ms", "Gsamples/s", "x copy");
   for (const int64_t size : o.sizes) {
     const auto n = static_cast<size_t>(size * size);
     const Rect tc{0, 0, size, size};
@@ -89,38 +89,62 @@ int run_cuda(const Options& o) {
     ck(cudaMemcpy(sf.p, pf.data(), n * 4, cudaMemcpyHostToDevice), "H2D");
     ck(cudaMemcpy(s8.p, p8.data(), n, cudaMemcpyHostToDevice), "H2D");
     ck(cudaMemcpy(s16.p, p16.data(), n * 2, cudaMemcpyHostToDevice), "H2D");
+    // One call of the device API on these square buffers (contiguous rows).
+    auto dwt = [&](j2k_direction dir, Wavelet wv, void* in, j2k_sample_type in_type, int32_t dc,
+                   void* out, int levels, void* work, size_t work_bytes,
+                   const CudaDwtOptions& kernels = CudaDwtOptions{}) {
+      const size_t in_elem = in_type == J2K_SAMPLE_U8 ? 1 : in_type == J2K_SAMPLE_U16 ? 2 : 4;
+      const j2k_sample_type out_type =
+          wv == Wavelet::Reversible53 ? J2K_SAMPLE_I32 : J2K_SAMPLE_F32;
+      cuda_dwt(dir, wv, DevicePlane{in, in_type, static_cast<ptrdiff_t>(w * in_elem)}, dc,
+               DevicePlane{out, out_type, static_cast<ptrdiff_t>(w * 4)}, tc, levels, work,
+               work_bytes, s, kernels);
+    };
     // Inverse inputs: real coefficients.
-    cuda_dwt_forward53(si.p, w, bi.p, w, tc, L, ws.p, ws_bytes, s);
-    cuda_dwt_forward97(sf.p, w, bf.p, w, tc, L, ws.p, ws_bytes, s);
+    dwt(J2K_FORWARD, Wavelet::Reversible53, si.p, J2K_SAMPLE_I32, 0, bi.p, L, ws.p, ws_bytes);
+    dwt(J2K_FORWARD, Wavelet::Irreversible97, sf.p, J2K_SAMPLE_F32, 0, bf.p, L, ws.p, ws_bytes);
     ck(cudaStreamSynchronize(s), "forward");
 
     const double copy = time_ms(
         [&] { ck(cudaMemcpyAsync(di.p, si.p, n * 4, cudaMemcpyDeviceToDevice, s), "copy"); },
         o.repeats, s);
     auto row = [&](const char* name, double ms) {
-      std::printf("%7lld  %-22s %10.4f %12.2f %9.3f\n", static_cast<long long>(size), name, ms,
+      std::printf("%7lld  %-34s %10.4f %12.2f %9.3f\n", static_cast<long long>(size), name, ms,
                   static_cast<double>(n) / ms * 1e-6, ms / copy);
       std::fflush(stdout);
     };
     row("copy int32 (D2D)", copy);
     const size_t wb = ws_bytes;
-    row("fwd 5/3 int32", time_ms([&] { cuda_dwt_forward53(si.p, w, di.p, w, tc, L, ws.p, wb, s); }, o.repeats, s));
-    row("inv 5/3 int32", time_ms([&] { cuda_dwt_inverse53(bi.p, w, di.p, w, tc, L, ws.p, wb, s); }, o.repeats, s));
-    row("fwd 9/7 float", time_ms([&] { cuda_dwt_forward97(sf.p, w, df.p, w, tc, L, ws.p, wb, s); }, o.repeats, s));
-    row("inv 9/7 float", time_ms([&] { cuda_dwt_inverse97(bf.p, w, df.p, w, tc, L, ws.p, wb, s); }, o.repeats, s));
-    row("fwd 5/3 from 8-bit", time_ms([&] { cuda_dwt_forward53(s8.p, w, 128, di.p, w, tc, L, ws.p, wb, s); }, o.repeats, s));
-    row("fwd 5/3 from 16-bit", time_ms([&] { cuda_dwt_forward53(s16.p, w, 2048, di.p, w, tc, L, ws.p, wb, s); }, o.repeats, s));
-    row("fwd 9/7 from 8-bit", time_ms([&] { cuda_dwt_forward97(s8.p, w, 128, df.p, w, tc, L, ws.p, wb, s); }, o.repeats, s));
-    row("fwd 9/7 from 16-bit", time_ms([&] { cuda_dwt_forward97(s16.p, w, 2048, df.p, w, tc, L, ws.p, wb, s); }, o.repeats, s));
+    row("fwd 5/3 int32", time_ms([&] { dwt(J2K_FORWARD, Wavelet::Reversible53, si.p, J2K_SAMPLE_I32, 0, di.p, L, ws.p, wb); }, o.repeats, s));
+    row("inv 5/3 int32", time_ms([&] { dwt(J2K_INVERSE, Wavelet::Reversible53, bi.p, J2K_SAMPLE_I32, 0, di.p, L, ws.p, wb); }, o.repeats, s));
+    row("fwd 9/7 float", time_ms([&] { dwt(J2K_FORWARD, Wavelet::Irreversible97, sf.p, J2K_SAMPLE_F32, 0, df.p, L, ws.p, wb); }, o.repeats, s));
+    row("inv 9/7 float", time_ms([&] { dwt(J2K_INVERSE, Wavelet::Irreversible97, bf.p, J2K_SAMPLE_F32, 0, df.p, L, ws.p, wb); }, o.repeats, s));
+    row("fwd 5/3 from 8-bit", time_ms([&] { dwt(J2K_FORWARD, Wavelet::Reversible53, s8.p, J2K_SAMPLE_U8, 128, di.p, L, ws.p, wb); }, o.repeats, s));
+    row("fwd 5/3 from 16-bit", time_ms([&] { dwt(J2K_FORWARD, Wavelet::Reversible53, s16.p, J2K_SAMPLE_U16, 2048, di.p, L, ws.p, wb); }, o.repeats, s));
+    row("fwd 9/7 from 8-bit", time_ms([&] { dwt(J2K_FORWARD, Wavelet::Irreversible97, s8.p, J2K_SAMPLE_U8, 128, df.p, L, ws.p, wb); }, o.repeats, s));
+    row("fwd 9/7 from 16-bit", time_ms([&] { dwt(J2K_FORWARD, Wavelet::Irreversible97, s16.p, J2K_SAMPLE_U16, 2048, df.p, L, ws.p, wb); }, o.repeats, s));
     // Diagnostics: one level alone (one read + one write of the image: ideal = 1.0x copy).
-    row("fwd 5/3 int32, 1 level", time_ms([&] { cuda_dwt_forward53(si.p, w, di.p, w, tc, 1, nullptr, 0, s); }, o.repeats, s));
-    row("fwd 9/7 float, 1 level", time_ms([&] { cuda_dwt_forward97(sf.p, w, df.p, w, tc, 1, nullptr, 0, s); }, o.repeats, s));
+    row("fwd 5/3 int32, 1 level", time_ms([&] { dwt(J2K_FORWARD, Wavelet::Reversible53, si.p, J2K_SAMPLE_I32, 0, di.p, 1, nullptr, 0); }, o.repeats, s));
+    row("fwd 9/7 float, 1 level", time_ms([&] { dwt(J2K_FORWARD, Wavelet::Irreversible97, sf.p, J2K_SAMPLE_F32, 0, df.p, 1, nullptr, 0); }, o.repeats, s));
     // Levels 1 + 2 (fused into one kernel where the geometry allows: ideal about 1.06x copy).
-    row("fwd 5/3 int32, 2 levels", time_ms([&] { cuda_dwt_forward53(si.p, w, di.p, w, tc, 2, ws.p, wb, s); }, o.repeats, s));
-    row("fwd 9/7 float, 2 levels", time_ms([&] { cuda_dwt_forward97(sf.p, w, df.p, w, tc, 2, ws.p, wb, s); }, o.repeats, s));
-    row("inv 5/3 int32, 1 level", time_ms([&] { cuda_dwt_inverse53(bi.p, w, di.p, w, tc, 1, nullptr, 0, s); }, o.repeats, s));
-    row("inv 5/3 int32, 2 levels", time_ms([&] { cuda_dwt_inverse53(bi.p, w, di.p, w, tc, 2, ws.p, wb, s); }, o.repeats, s));
-    row("inv 9/7 float, 2 levels", time_ms([&] { cuda_dwt_inverse97(bf.p, w, df.p, w, tc, 2, ws.p, wb, s); }, o.repeats, s));
+    row("fwd 5/3 int32, 2 levels", time_ms([&] { dwt(J2K_FORWARD, Wavelet::Reversible53, si.p, J2K_SAMPLE_I32, 0, di.p, 2, ws.p, wb); }, o.repeats, s));
+    row("fwd 9/7 float, 2 levels", time_ms([&] { dwt(J2K_FORWARD, Wavelet::Irreversible97, sf.p, J2K_SAMPLE_F32, 0, df.p, 2, ws.p, wb); }, o.repeats, s));
+    row("inv 5/3 int32, 1 level", time_ms([&] { dwt(J2K_INVERSE, Wavelet::Reversible53, bi.p, J2K_SAMPLE_I32, 0, di.p, 1, nullptr, 0); }, o.repeats, s));
+    row("inv 5/3 int32, 2 levels", time_ms([&] { dwt(J2K_INVERSE, Wavelet::Reversible53, bi.p, J2K_SAMPLE_I32, 0, di.p, 2, ws.p, wb); }, o.repeats, s));
+    row("inv 9/7 float, 2 levels", time_ms([&] { dwt(J2K_INVERSE, Wavelet::Irreversible97, bf.p, J2K_SAMPLE_F32, 0, df.p, 2, ws.p, wb); }, o.repeats, s));
+    // The other kernel choices (CudaDwtOptions), for A/B measurements against the rows above.
+    CudaDwtOptions per_level, fuse97, fuse_inv;
+    per_level.fuse_levels12 = false;
+    fuse97.fuse_97 = true;
+    fuse_inv.fuse_inverse = true;
+    row("fwd 5/3 int32, per-level", time_ms([&] { dwt(J2K_FORWARD, Wavelet::Reversible53, si.p, J2K_SAMPLE_I32, 0, di.p, L, ws.p, wb, per_level); }, o.repeats, s));
+    row("fwd 5/3 int32, 2 levels, per-level", time_ms([&] { dwt(J2K_FORWARD, Wavelet::Reversible53, si.p, J2K_SAMPLE_I32, 0, di.p, 2, ws.p, wb, per_level); }, o.repeats, s));
+    row("fwd 9/7 float, fused 1+2", time_ms([&] { dwt(J2K_FORWARD, Wavelet::Irreversible97, sf.p, J2K_SAMPLE_F32, 0, df.p, L, ws.p, wb, fuse97); }, o.repeats, s));
+    row("fwd 9/7 float, 2 levels, fused", time_ms([&] { dwt(J2K_FORWARD, Wavelet::Irreversible97, sf.p, J2K_SAMPLE_F32, 0, df.p, 2, ws.p, wb, fuse97); }, o.repeats, s));
+    row("inv 5/3 int32, fused 2+1", time_ms([&] { dwt(J2K_INVERSE, Wavelet::Reversible53, bi.p, J2K_SAMPLE_I32, 0, di.p, L, ws.p, wb, fuse_inv); }, o.repeats, s));
+    row("inv 5/3 int32, 2 levels, fused", time_ms([&] { dwt(J2K_INVERSE, Wavelet::Reversible53, bi.p, J2K_SAMPLE_I32, 0, di.p, 2, ws.p, wb, fuse_inv); }, o.repeats, s));
+    row("inv 9/7 float, fused 2+1", time_ms([&] { dwt(J2K_INVERSE, Wavelet::Irreversible97, bf.p, J2K_SAMPLE_F32, 0, df.p, L, ws.p, wb, fuse_inv); }, o.repeats, s));
+    row("inv 9/7 float, 2 levels, fused", time_ms([&] { dwt(J2K_INVERSE, Wavelet::Irreversible97, bf.p, J2K_SAMPLE_F32, 0, df.p, 2, ws.p, wb, fuse_inv); }, o.repeats, s));
   }
   ck(cudaStreamDestroy(s), "cudaStreamDestroy");
   return 0;

@@ -5,7 +5,9 @@
 # profile = Nsight Compute on the CUDA bench at 8192^2: per-kernel summary of every launch of one
 # timed row, and the SASS source view (instructions executed per line) of the kernels that match
 # J2K_NCU_KERNELS (space-separated regexes, default: the fused 5/3 and 9/7 forward kernels).
-# J2K_CUDA_FLAGS sets CMAKE_CUDA_FLAGS (e.g. "-lineinfo -DJ2K_CUDA_FUSE97"). J2K_NINJA_TARGETS builds only those targets (e.g. "j2kfront_cli" for a quicker profile).
+# J2K_CUDA_FLAGS sets CMAKE_CUDA_FLAGS (e.g. "-lineinfo"; the experimental fused kernels need no
+# rebuild: they are run-time options, each with its own rows in the CUDA bench and its own sweeps
+# in cuda_test). J2K_NINJA_TARGETS builds only those targets (e.g. "j2kfront_cli" for a quicker profile).
 # Needs .deps/ carried: a prefix with Debian's header-only CLI11 and nlohmann-json, a GoogleTest
 # build and the OpenCL ICD loader and headers (the device has no internet and none of these).
 # bench/README.md says how to make it. J2K_CMAKE_ARGS adds configure arguments; the backends are

@@ -50,7 +50,7 @@ double median_ms(int repeats, const std::function<void()>& prepare,
 }  // namespace
 
 int run_opencl(const Options& o) {
-  ocl::Runner runner(ocl::select_device(o.device), /*profiling=*/true);
+  ocl::Runner runner(ocl::select_device(o.device), o.opencl_tuning, /*profiling=*/true);
   const ocl::DeviceInfo& dev = runner.device();
   cl_command_queue q = runner.queue();
   std::printf("backend: opencl (%s, %s, %s), %d levels, kernel time by profiling events, "

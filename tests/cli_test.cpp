@@ -134,6 +134,23 @@ TEST_F(Cli, MissingBackendIsReportedBeforeWritingAnything) {
   EXPECT_FALSE(fs::exists(out() + "/layout.json"));
 }
 
+// The library reads no environment; the CLI maps J2KFRONT_DEVICE itself when --device is not
+// given: a value that is not a device index is a usage error naming the variable.
+TEST_F(Cli, BadDeviceVariableIsRefusedNamingIt) {
+  const std::string in = quote(kData + "/camera.pgm") + " " + quote(out());
+  for (const std::string& args : {"transform " + in + " --backend cuda",
+                                  "transform " + in + " --backend opencl",
+                                  std::string("bench --backend opencl --sizes 16")}) {
+    auto r = run_command("J2KFRONT_DEVICE=gpu0 " + quote(kCli) + " " + args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find("J2KFRONT_DEVICE='gpu0'"), std::string::npos) << args << "\n" << r.output;
+  }
+  EXPECT_FALSE(fs::exists(out() + "/layout.json"));
+  // No device to choose on the CPU: the variable is not read.
+  auto r = run_command("J2KFRONT_DEVICE=-2 " + quote(kCli) + " transform " + in + " --backend cpu");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
 TEST_F(Cli, BenchRunsOnTheCpu) {
   auto r = cli("bench --backend cpu --sizes 64,33 --levels 3 --repeats 2");
   ASSERT_EQ(r.exit_code, 0) << r.output;

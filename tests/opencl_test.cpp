@@ -1,7 +1,7 @@
-// OpenCL-specific tests: device enumeration and selection (BackendOptions::device, the
-// J2KFRONT_DEVICE variable, bad indices), OpenCL error conversion, the program cache, and
-// the kernels with tiny tile/window sizes (J2KFRONT_OPENCL_TUNING=small) so that small
-// images cross every strip, segment, window and chunk boundary, bit-exact against the CPU.
+// OpenCL-specific tests: device enumeration and selection (BackendOptions::device, bad
+// indices; no environment variable is read), OpenCL error conversion, the program cache, the
+// tuning option, and the kernels with tiny tile/window sizes (opencl_tuning "small") so that
+// small images cross every strip, segment, window and chunk boundary, bit-exact against the CPU.
 //
 // Built twice: opencl_test (the machine's OpenCL as it is) and, with
 // J2K_OPENCL_TEST_NO_PLATFORM, opencl_noplatform_test, which CTest runs with OCL_ICD_VENDORS
@@ -70,6 +70,14 @@ TEST(OpenCLNoPlatform, UnavailableWithReasonNotACrash) {
 
 #else
 
+BackendOptions opencl(int device = -1, const std::string& tuning = {}) {
+  BackendOptions o;
+  o.backend = Backend::OpenCL;
+  o.device = device;
+  o.opencl_tuning = tuning;
+  return o;
+}
+
 class OpenCLTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -95,7 +103,6 @@ TEST_F(OpenCLTest, DeviceListIsStable) {
 }
 
 TEST_F(OpenCLTest, DefaultIsFirstGpuElseFirstDevice) {
-  ScopedEnv env("J2KFRONT_DEVICE", nullptr);
   int expected = -1;
   for (size_t i = 0; i < devices_.size() && expected < 0; ++i)
     if (devices_[i].gpu && devices_[i].usable) expected = static_cast<int>(i);
@@ -110,34 +117,51 @@ TEST_F(OpenCLTest, DefaultIsFirstGpuElseFirstDevice) {
 
 TEST_F(OpenCLTest, ExplicitIndexWins) {
   const int last = static_cast<int>(devices_.size()) - 1;
-  ScopedEnv env("J2KFRONT_DEVICE", "999");  // ignored when the options name a device
   EXPECT_EQ(j2k::ocl::select_device(last), last);
   EXPECT_EQ(j2k::ocl::select_device(0), 0);
 }
 
-TEST_F(OpenCLTest, EnvironmentVariableSelects) {
-  const std::string last = std::to_string(devices_.size() - 1);
-  ScopedEnv env("J2KFRONT_DEVICE", last.c_str());
-  EXPECT_EQ(j2k::ocl::select_device(-1), static_cast<int>(devices_.size()) - 1);
+// The variables that the library once read (the CLI maps them now) change nothing, even
+// with values it would refuse as options.
+TEST_F(OpenCLTest, LibraryReadsNoEnvironment) {
+  const int expected = j2k::ocl::select_device(-1);
+  ScopedEnv device("J2KFRONT_DEVICE", "gpu");
+  ScopedEnv tuning("J2KFRONT_OPENCL_TUNING", "nonsense=1");
+  EXPECT_EQ(j2k::ocl::select_device(-1), expected);
+  j2k::Dwt dwt(opencl());
+  EXPECT_EQ(dwt.backend(), Backend::OpenCL);
 }
 
 TEST_F(OpenCLTest, BadIndexIsInvalidArgumentNamingTheCount) {
   const std::string count = std::to_string(devices_.size());
-  auto expect_invalid = [&](int index, const char* env_value, const std::string& needle) {
-    ScopedEnv env("J2KFRONT_DEVICE", env_value);
+  auto expect_invalid = [&](int index) {
     try {
-      j2k::Dwt dwt(BackendOptions{Backend::OpenCL, 0, index});
-      ADD_FAILURE() << "no error for index " << index << " env " << (env_value ? env_value : "-");
+      j2k::Dwt dwt(opencl(index));
+      ADD_FAILURE() << "no error for index " << index;
+    } catch (const j2k::Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::InvalidArgument) << e.what();
+      EXPECT_NE(std::string(e.what()).find(count + " device"), std::string::npos) << e.what();
+    }
+  };
+  expect_invalid(static_cast<int>(devices_.size()));
+  expect_invalid(1000);
+}
+
+TEST_F(OpenCLTest, BadTuningIsInvalidArgumentNamingTheItem) {
+  auto expect_invalid = [&](const std::string& tuning, const std::string& needle) {
+    try {
+      j2k::Dwt dwt(opencl(-1, tuning));
+      ADD_FAILURE() << "no error for tuning '" << tuning << "'";
     } catch (const j2k::Error& e) {
       EXPECT_EQ(e.code(), ErrorCode::InvalidArgument) << e.what();
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
     }
   };
-  expect_invalid(static_cast<int>(devices_.size()), nullptr, count + " device");
-  expect_invalid(1000, nullptr, count + " device");
-  expect_invalid(-1, count.c_str(), count + " device");
-  expect_invalid(-1, "gpu", "J2KFRONT_DEVICE");
-  expect_invalid(-1, "-2", "J2KFRONT_DEVICE");
+  expect_invalid("hp=2,nonsense=1", "'nonsense=1'");
+  expect_invalid("hp=x", "'hp=x'");
+  expect_invalid("vcap=100", "cannot run");  // not a power of two
+  j2k::Dwt ok(opencl(-1, "hp=2,hgroup=64"));
+  EXPECT_EQ(ok.backend(), Backend::OpenCL);
 }
 
 TEST_F(OpenCLTest, ErrorsNameTheCallAndTheCode) {
@@ -155,13 +179,12 @@ TEST_F(OpenCLTest, ErrorsNameTheCallAndTheCode) {
 TEST_F(OpenCLTest, ProgramIsBuiltOncePerDevice) {
   std::vector<int32_t> v(64 * 64, 3);
   const Rect tc{0, 0, 64, 64};
-  ScopedEnv tuning("J2KFRONT_OPENCL_TUNING", nullptr);
-  j2k::Dwt first(BackendOptions{Backend::OpenCL, 0, -1});
+  j2k::Dwt first(opencl());
   first.forward53(v.data(), 64, tc, 2);
   const uint64_t builds = j2k::ocl::program_builds();
   EXPECT_GE(builds, 1u);
   for (int i = 0; i < 3; ++i) {
-    j2k::Dwt again(BackendOptions{Backend::OpenCL, 0, -1});
+    j2k::Dwt again(opencl());
     again.forward97(std::vector<float>(64 * 64, 1.5f).data(), 64, tc, 3);
   }
   EXPECT_EQ(j2k::ocl::program_builds(), builds);
@@ -201,8 +224,7 @@ long compare(j2k::Dwt& subject, j2k::Dwt& reference, const Rect& tc, int levels,
 // sizes up to ~70 exercise every boundary case of the real kernels many times over.
 TEST_F(OpenCLTest, SmallTilesCrossEveryKernelBoundary) {
   const uint64_t builds = j2k::ocl::program_builds();
-  ScopedEnv tuning("J2KFRONT_OPENCL_TUNING", "small");
-  j2k::Dwt subject(BackendOptions{Backend::OpenCL, 0, -1});
+  j2k::Dwt subject(opencl(-1, "small"));
   j2k::Dwt reference(BackendOptions{Backend::Cpu, 0, -1});
   EXPECT_LE(j2k::ocl::program_builds(), builds + 1);  // its own build options, built once
   std::mt19937 rng(7);

@@ -6,6 +6,7 @@
 #include "transform/backend.hpp"
 #include "common/error.hpp"
 #include "tools/commands.hpp"
+#include "tools/env_options.hpp"
 
 namespace j2k::tools {
 namespace {
@@ -29,9 +30,10 @@ int run_bench(const BenchArgs& a) {
   }
   o.levels = a.levels;
   o.threads = a.threads;
-  o.device = a.device;
   Backend b = parse_backend(a.backend);
   if (b == Backend::Auto) b = resolve_auto_backend();
+  o.device = device_from_env(b, a.device);
+  o.opencl_tuning = opencl_tuning_from_env();
   std::string why;
   if (!backend_available(b, &why))
     throw Error(ErrorCode::BackendUnavailable, std::string("backend '") + backend_name(b) + "' is not available: " + why);

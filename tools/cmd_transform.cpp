@@ -11,6 +11,7 @@
 #include "io/image_io.hpp"
 #include "j2kfront/j2kfront.hpp"
 #include "tools/commands.hpp"
+#include "tools/env_options.hpp"
 #include "tools/layout_json.hpp"
 #include "tools/output_dir.hpp"
 
@@ -63,6 +64,8 @@ int run_transform(const TransformArgs& a) {
   s.backend = backend_from_name(a.backend);
   s.threads = a.threads;
   s.device = a.device;
+  std::string tuning;
+  apply_env_options(s, tuning);
   const auto [ix, iy] = parse_pair("--image-origin", a.image_origin, 0, kMaxOrigin);
   const auto [tx, ty] = parse_pair("--tile-origin", a.tile_origin, 0, kMaxOrigin);
   if (tx > ix || ty > iy)

@@ -8,9 +8,22 @@ namespace j2k {
 enum class Backend { Auto, Cpu, Cuda, OpenCL };
 
 struct BackendOptions {
+  BackendOptions() = default;
+  // The fields most callers set (a constructor, not aggregate initialisation, so that fields
+  // added below need no initializer at those calls).
+  BackendOptions(Backend b, int t = 0, int d = -1) : backend(b), threads(t), device(d) {}
+
   Backend backend = Backend::Auto;
   int threads = 0;  // CPU worker threads; 0 = OpenMP's default
-  int device = -1;  // GPU / OpenCL device index; -1 = J2KFRONT_DEVICE or the first one
+  int device = -1;  // GPU / OpenCL device index; -1 = the first (GPU) device
+  // OpenCL kernel tuning: "" = the device's defaults; else comma-separated items, e.g.
+  // "small" (tiny tiles that cross every kernel boundary, for tests) or "hp=2,hgroup=128"
+  // (transform/opencl/opencl_dwt.hpp, Tuning).
+  std::string opencl_tuning;
+  // Experimental CUDA kernels, exact but not faster on the H100 (bench/RESULTS.md): the 9/7
+  // forward with levels 1 and 2 fused, and the inverse with levels 2 and 1 fused.
+  bool cuda_fuse_97 = false;
+  bool cuda_fuse_inverse = false;
 };
 
 // "auto", "cpu", "cuda", "opencl" <-> enum; parse throws Error(InvalidArgument).

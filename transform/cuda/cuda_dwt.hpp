@@ -1,19 +1,26 @@
 // The CUDA DWT on device buffers: out of place (src and dst must not overlap), asynchronous
 // on the caller's stream, no allocation. Same arithmetic, order and pyramid layout as the CPU
-// reference (j2k::Dwt), bit for bit. Strides are in elements. Levels 0..32, any geometry.
+// reference (j2k::Dwt), bit for bit. Levels 0..32, any geometry. The C interface's
+// j2k_cuda_dwt (api/cuda_dwt_api.cpp) is this call.
 //
 //   size_t ws = j2k::cuda_dwt_workspace_bytes(Wavelet::Reversible53, tc, 5);
 //   // cudaMalloc(&workspace, ws) once, reuse for every call with a geometry needing <= ws
-//   j2k::cuda_dwt_forward53(d_src, w, d_dst, w, tc, 5, workspace, ws, stream);
+//   j2k::cuda_dwt(J2K_FORWARD, Wavelet::Reversible53, {d_src, J2K_SAMPLE_U8, src_pitch}, 128,
+//                 {d_dst, J2K_SAMPLE_I32, dst_pitch}, tc, 5, workspace, ws, stream);
 //
-// Forward variants read 8- or 16-bit unsigned samples and subtract `dc_shift` on the fly
-// (the DC level shift, 1 << (precision - 1), or 0) before the transform.
-// Errors throw j2k::Error: InvalidArgument for bad arguments (including a workspace that is too
-// small), BackendFailure "<call>: <CUDA error>" when a CUDA call or launch fails.
+// Types: the forward reads 8- or 16-bit unsigned samples (U8, U16) and subtracts `dc_shift`
+// on the fly (the DC level shift, 1 << (precision - 1), or 0), or I32 (5/3) / F32 (9/7)
+// values with dc_shift 0; the inverse reads I32 / F32 coefficients, dc_shift 0. dst holds I32
+// for the 5/3 and F32 for the 9/7.
+// Errors throw j2k::Error: InvalidArgument for bad arguments, naming the problem (types,
+// strides, null or misaligned pointers, overlap, a workspace that is too small), checked
+// before any CUDA call; BackendUnavailable when there is no usable device; BackendFailure
+// "<call>: <CUDA error>" when a CUDA call or launch fails.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
+#include "j2kfront/j2kfront.h"
 #include "tiling/geometry.hpp"
 
 struct CUstream_st;
@@ -21,34 +28,35 @@ typedef struct CUstream_st* cudaStream_t;  // as in CUDA's driver_types.h
 
 namespace j2k {
 
+// Which kernels run where the geometry allows (tile-component origin a multiple of 4, the
+// level-2 resolution at least 2 x 2); every choice gives the same bits.
+struct CudaDwtOptions {
+  // Forward 5/3: levels 1 and 2 in one kernel (dwt_fused.cuh). Off: one kernel per level, for
+  // A/B measurements.
+  bool fuse_levels12 = true;
+  // Forward 9/7: the same fused kernel. Exact, but not faster than the per-level kernels on
+  // the H100 (8192^2, 2 levels: 0.2546 against 0.2521 ms): its global loads all happen in its
+  // first phase, and 2 blocks per SM leave DRAM idle through the others (bench/RESULTS.md).
+  bool fuse_97 = false;
+  // Inverse, both wavelets: levels 2 and 1 in one kernel (dwt_fused_inverse.cuh). Exact, but
+  // slower on the H100 (5/3, 8192^2, 2 levels: 0.264 against 0.239 ms).
+  bool fuse_inverse = false;
+};
+
 // Device workspace (bytes) that the forward and the inverse need for this geometry; 0 when
 // at most one level is non-empty (workspace may then be null).
 size_t cuda_dwt_workspace_bytes(Wavelet wavelet, const Rect& tc, int levels);
 
-void cuda_dwt_forward53(const int32_t* src, size_t src_stride, int32_t* dst, size_t dst_stride,
-                        const Rect& tc, int levels, void* workspace, size_t workspace_bytes,
-                        cudaStream_t stream);
-void cuda_dwt_forward53(const uint8_t* src, size_t src_stride, int32_t dc_shift, int32_t* dst,
-                        size_t dst_stride, const Rect& tc, int levels, void* workspace,
-                        size_t workspace_bytes, cudaStream_t stream);
-void cuda_dwt_forward53(const uint16_t* src, size_t src_stride, int32_t dc_shift, int32_t* dst,
-                        size_t dst_stride, const Rect& tc, int levels, void* workspace,
-                        size_t workspace_bytes, cudaStream_t stream);
-void cuda_dwt_inverse53(const int32_t* src, size_t src_stride, int32_t* dst, size_t dst_stride,
-                        const Rect& tc, int levels, void* workspace, size_t workspace_bytes,
-                        cudaStream_t stream);
+// A 2-D array in device memory: row y starts at (char*)data + y * row_stride.
+struct DevicePlane {
+  void* data = nullptr;
+  j2k_sample_type type = J2K_SAMPLE_I32;
+  ptrdiff_t row_stride = 0;  // bytes, a multiple of the element size
+};
 
-void cuda_dwt_forward97(const float* src, size_t src_stride, float* dst, size_t dst_stride,
-                        const Rect& tc, int levels, void* workspace, size_t workspace_bytes,
-                        cudaStream_t stream);
-void cuda_dwt_forward97(const uint8_t* src, size_t src_stride, int32_t dc_shift, float* dst,
-                        size_t dst_stride, const Rect& tc, int levels, void* workspace,
-                        size_t workspace_bytes, cudaStream_t stream);
-void cuda_dwt_forward97(const uint16_t* src, size_t src_stride, int32_t dc_shift, float* dst,
-                        size_t dst_stride, const Rect& tc, int levels, void* workspace,
-                        size_t workspace_bytes, cudaStream_t stream);
-void cuda_dwt_inverse97(const float* src, size_t src_stride, float* dst, size_t dst_stride,
-                        const Rect& tc, int levels, void* workspace, size_t workspace_bytes,
-                        cudaStream_t stream);
+void cuda_dwt(j2k_direction direction, Wavelet wavelet, const DevicePlane& src,
+              int32_t dc_shift, const DevicePlane& dst, const Rect& tc, int levels,
+              void* workspace, size_t workspace_bytes, cudaStream_t stream,
+              const CudaDwtOptions& options = {});
 
 }  // namespace j2k

@@ -1,22 +1,21 @@
-// Launchers of the CUDA DWT (kernels in dwt_kernels.cuh) and the public device-pointer API
-// (include/j2kfront/cuda_dwt.hpp).
+// Launchers of the CUDA DWT (kernels in dwt_kernels.cuh) and the device-pointer call
+// (cuda_dwt.hpp) that checks its typed planes and picks the launcher.
 //
 // Data flow, forward with L non-empty levels: level 1 reads src and writes its HL/LH/HH
 // straight to their pyramid places in dst and its LL to workspace buffer 0; level k reads
 // the LL of level k-1 from workspace buffer (k-2)&1 and writes its LL to buffer (k-1)&1; the
 // last level writes its LL to dst. Inverse: the reverse, the last level writing dst. So each
 // level reads its input once and writes its four subbands once, and src is never written.
-// 5/3 forward where the geometry allows (fusable()): levels 1 and 2 run as one kernel
-// (dwt_fused.cuh) that writes the level-1 and level-2 details to dst and the level-2 LL to
-// workspace buffer 1, where level 2 would have put it; levels 3.. follow as above. With
-// -DJ2K_CUDA_FUSE_INV the inverse likewise ends with levels 2 and 1 in one kernel
-// (dwt_fused_inverse.cuh), which reads the level-2 LL where level 3 wrote it.
+// Forward where the geometry allows (fusable()) and CudaDwtOptions ask for it (by default the
+// 5/3 only): levels 1 and 2 run as one kernel (dwt_fused.cuh) that writes the level-1 and
+// level-2 details to dst and the level-2 LL to workspace buffer 1, where level 2 would have put
+// it; levels 3.. follow as above. With fuse_inverse the inverse likewise ends with levels 2 and
+// 1 in one kernel (dwt_fused_inverse.cuh), which reads the level-2 LL where level 3 wrote it.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -199,16 +198,8 @@ void copy_level0(const In* src, size_t src_stride, int32_t dc, T* dst, size_t ds
 
 // Levels 1 and 2 fused (dwt_fused.cuh): both levels non-empty with cas 0 in both directions,
 // and a level-2 resolution of at least 2 x 2 (no single-sample signals).
-bool fuse_enabled() {
-  static const bool on = [] {
-    const char* e = std::getenv("J2K_CUDA_FUSE");
-    return !(e != nullptr && e[0] == '0');
-  }();
-  return cuda_tuning::kFuseLevels12 && on;
-}
-
 bool fusable(const Plan& plan) {
-  if (plan.levels.size() < 2 || !fuse_enabled()) return false;
+  if (plan.levels.size() < 2) return false;
   const DwtLevel& a = plan.levels[0];
   const DwtLevel& b = plan.levels[1];
   // (Grids of up to 2^31 - 1 blocks of 64 x (more than 32) level-2 samples.)
@@ -304,7 +295,7 @@ void launch_fused21(const Plan& plan, const typename Wv<W>::T* src, long long sr
 template <int W, class In>
 void forward(const In* src, size_t src_stride, int32_t dc, typename Wv<W>::T* dst,
              size_t dst_stride, const Rect& tc, int levels, void* ws, size_t ws_bytes,
-             cudaStream_t s) {
+             cudaStream_t s, const CudaDwtOptions& opt) {
   using T = typename Wv<W>::T;
   const Plan plan = make_plan(tc, levels);
   check_buffers(src, src_stride, sizeof(In), dst, dst_stride, tc, plan, sizeof(T), ws, ws_bytes);
@@ -317,19 +308,17 @@ void forward(const In* src, size_t src_stride, int32_t dc, typename Wv<W>::T* ds
   if (ws) buf[1] = reinterpret_cast<T*>(static_cast<char*>(ws) + align_up(plan.ws_elems[0] * sizeof(T)));
   const size_t n = plan.levels.size();
   size_t first = 0;
-  if constexpr (W == kW53 || cuda_tuning::kFuse97) {
-    if (fusable(plan)) {
-      // Levels 1 and 2 in one kernel; its level-2 LL goes where level 2 would write it.
-      const LevelGeom g2 = geom(plan.levels[1], 1, 1);
-      if (n == 2)
-        launch_fused12<W, In>(plan, src, static_cast<long long>(src_stride), dc, dst,
-                              static_cast<long long>(dst_stride), dst,
-                              static_cast<long long>(dst_stride), s);
-      else
-        launch_fused12<W, In>(plan, src, static_cast<long long>(src_stride), dc, dst,
-                              static_cast<long long>(dst_stride), buf[1], ws_stride(g2.sn_x), s);
-      first = 2;
-    }
+  if ((W == kW53 ? opt.fuse_levels12 : opt.fuse_97) && fusable(plan)) {
+    // Levels 1 and 2 in one kernel; its level-2 LL goes where level 2 would write it.
+    const LevelGeom g2 = geom(plan.levels[1], 1, 1);
+    if (n == 2)
+      launch_fused12<W, In>(plan, src, static_cast<long long>(src_stride), dc, dst,
+                            static_cast<long long>(dst_stride), dst,
+                            static_cast<long long>(dst_stride), s);
+    else
+      launch_fused12<W, In>(plan, src, static_cast<long long>(src_stride), dc, dst,
+                            static_cast<long long>(dst_stride), buf[1], ws_stride(g2.sn_x), s);
+    first = 2;
   }
   for (size_t k = first; k < n; ++k) {
     const DwtLevel& lv = plan.levels[k];
@@ -364,7 +353,7 @@ void forward(const In* src, size_t src_stride, int32_t dc, typename Wv<W>::T* ds
 template <int W>
 void inverse(const typename Wv<W>::T* src, size_t src_stride, typename Wv<W>::T* dst,
              size_t dst_stride, const Rect& tc, int levels, void* ws, size_t ws_bytes,
-             cudaStream_t s) {
+             cudaStream_t s, const CudaDwtOptions& opt) {
   using T = typename Wv<W>::T;
   const Plan plan = make_plan(tc, levels);
   check_buffers(src, src_stride, sizeof(T), dst, dst_stride, tc, plan, sizeof(T), ws, ws_bytes);
@@ -376,9 +365,8 @@ void inverse(const typename Wv<W>::T* src, size_t src_stride, typename Wv<W>::T*
   T* buf[2] = {static_cast<T*>(ws), nullptr};
   if (ws) buf[1] = reinterpret_cast<T*>(static_cast<char*>(ws) + align_up(plan.ws_elems[0] * sizeof(T)));
   const size_t n = plan.levels.size();
-  // Levels 2 and 1 fused (the last two steps) where the geometry allows.
-  size_t last = 0;
-  if constexpr (cuda_tuning::kFuseInverse) last = fusable(plan) ? 2 : 0;
+  // Levels 2 and 1 fused (the last two steps) where asked for and the geometry allows.
+  const size_t last = opt.fuse_inverse && fusable(plan) ? 2 : 0;
   for (size_t k = n; k-- > last;) {  // k = level index nb-1, coarsest first
     const DwtLevel& lv = plan.levels[k];
     cudadwt::InvArgs<T> a;
@@ -423,37 +411,101 @@ size_t cuda_dwt_workspace_bytes(Wavelet wavelet, const Rect& tc, int levels) {
   return align_up(plan.ws_elems[0] * elem) + plan.ws_elems[1] * elem;
 }
 
-void cuda_dwt_forward53(const int32_t* src, size_t ss, int32_t* dst, size_t ds, const Rect& tc,
-                        int levels, void* ws, size_t wsb, cudaStream_t s) {
-  forward<kW53, int32_t>(src, ss, 0, dst, ds, tc, levels, ws, wsb, s);
+namespace {
+
+const char* type_name(j2k_sample_type t) {
+  switch (t) {
+    case J2K_SAMPLE_U8: return "U8";
+    case J2K_SAMPLE_I8: return "I8";
+    case J2K_SAMPLE_U16: return "U16";
+    case J2K_SAMPLE_I16: return "I16";
+    case J2K_SAMPLE_U32: return "U32";
+    case J2K_SAMPLE_I32: return "I32";
+    case J2K_SAMPLE_F32: return "F32";
+  }
+  return nullptr;
 }
-void cuda_dwt_forward53(const uint8_t* src, size_t ss, int32_t dc, int32_t* dst, size_t ds,
-                        const Rect& tc, int levels, void* ws, size_t wsb, cudaStream_t s) {
-  forward<kW53, uint8_t>(src, ss, dc, dst, ds, tc, levels, ws, wsb, s);
+
+std::string describe(j2k_sample_type t) {
+  const char* name = type_name(t);
+  return name ? std::string(name) : "an unknown type (" + std::to_string(static_cast<int>(t)) + ")";
 }
-void cuda_dwt_forward53(const uint16_t* src, size_t ss, int32_t dc, int32_t* dst, size_t ds,
-                        const Rect& tc, int levels, void* ws, size_t wsb, cudaStream_t s) {
-  forward<kW53, uint16_t>(src, ss, dc, dst, ds, tc, levels, ws, wsb, s);
+
+[[noreturn]] void invalid(const std::string& what) {
+  throw Error(ErrorCode::InvalidArgument, "CUDA DWT: " + what);
 }
-void cuda_dwt_inverse53(const int32_t* src, size_t ss, int32_t* dst, size_t ds, const Rect& tc,
-                        int levels, void* ws, size_t wsb, cudaStream_t s) {
-  inverse<kW53>(src, ss, dst, ds, tc, levels, ws, wsb, s);
+
+// The plane's row stride in elements, once its stride and pointer are checked.
+size_t element_stride(const DevicePlane& p, const char* which, size_t elem, const Rect& tc) {
+  if (p.row_stride < 0 || static_cast<size_t>(p.row_stride) % elem != 0)
+    invalid(std::string(which) + " row_stride " + std::to_string(p.row_stride) +
+            " is not a non-negative multiple of its element size " + std::to_string(elem));
+  if (p.data == nullptr && !tc.empty())
+    invalid(std::string("null ") + which + " data for a non-empty tile-component");
+  if (reinterpret_cast<uintptr_t>(p.data) % elem != 0)
+    invalid(std::string(which) + " data is not aligned to its " + std::to_string(elem) +
+            "-byte elements");
+  return static_cast<size_t>(p.row_stride) / elem;
 }
-void cuda_dwt_forward97(const float* src, size_t ss, float* dst, size_t ds, const Rect& tc,
-                        int levels, void* ws, size_t wsb, cudaStream_t s) {
-  forward<kW97, float>(src, ss, 0, dst, ds, tc, levels, ws, wsb, s);
+
+template <int W>
+void dispatch(j2k_direction direction, const DevicePlane& src, size_t ss, int32_t dc,
+              const DevicePlane& dst, size_t ds, const Rect& tc, int levels, void* ws,
+              size_t wsb, cudaStream_t s, const CudaDwtOptions& o) {
+  using T = typename Wv<W>::T;
+  T* out = static_cast<T*>(dst.data);
+  if (direction == J2K_INVERSE)
+    return inverse<W>(static_cast<const T*>(src.data), ss, out, ds, tc, levels, ws, wsb, s, o);
+  switch (src.type) {
+    case J2K_SAMPLE_U8:
+      return forward<W, uint8_t>(static_cast<const uint8_t*>(src.data), ss, dc, out, ds, tc,
+                                 levels, ws, wsb, s, o);
+    case J2K_SAMPLE_U16:
+      return forward<W, uint16_t>(static_cast<const uint16_t*>(src.data), ss, dc, out, ds, tc,
+                                  levels, ws, wsb, s, o);
+    default:
+      return forward<W, T>(static_cast<const T*>(src.data), ss, 0, out, ds, tc, levels, ws,
+                           wsb, s, o);
+  }
 }
-void cuda_dwt_forward97(const uint8_t* src, size_t ss, int32_t dc, float* dst, size_t ds,
-                        const Rect& tc, int levels, void* ws, size_t wsb, cudaStream_t s) {
-  forward<kW97, uint8_t>(src, ss, dc, dst, ds, tc, levels, ws, wsb, s);
-}
-void cuda_dwt_forward97(const uint16_t* src, size_t ss, int32_t dc, float* dst, size_t ds,
-                        const Rect& tc, int levels, void* ws, size_t wsb, cudaStream_t s) {
-  forward<kW97, uint16_t>(src, ss, dc, dst, ds, tc, levels, ws, wsb, s);
-}
-void cuda_dwt_inverse97(const float* src, size_t ss, float* dst, size_t ds, const Rect& tc,
-                        int levels, void* ws, size_t wsb, cudaStream_t s) {
-  inverse<kW97>(src, ss, dst, ds, tc, levels, ws, wsb, s);
+
+}  // namespace
+
+void cuda_dwt(j2k_direction direction, Wavelet wavelet, const DevicePlane& src, int32_t dc_shift,
+              const DevicePlane& dst, const Rect& tc, int levels, void* ws, size_t wsb,
+              cudaStream_t s, const CudaDwtOptions& o) {
+  if (direction != J2K_FORWARD && direction != J2K_INVERSE)
+    invalid("unknown direction " + std::to_string(static_cast<int>(direction)));
+  if (wavelet != Wavelet::Reversible53 && wavelet != Wavelet::Irreversible97)
+    invalid("unknown wavelet " + std::to_string(static_cast<int>(wavelet)));
+  const bool w53 = wavelet == Wavelet::Reversible53;
+  const j2k_sample_type coef = w53 ? J2K_SAMPLE_I32 : J2K_SAMPLE_F32;
+  const std::string wname = w53 ? "5/3" : "9/7";
+  if (dst.type != coef)
+    invalid("the " + wname + " writes " + type_name(coef) + " coefficients, dst type is " +
+            describe(dst.type));
+  const bool narrow = src.type == J2K_SAMPLE_U8 || src.type == J2K_SAMPLE_U16;
+  if (direction == J2K_INVERSE) {
+    if (src.type != coef)
+      invalid("the " + wname + " inverse reads " + type_name(coef) + " coefficients, src type is " +
+              describe(src.type));
+    if (dc_shift != 0)
+      invalid("the inverse takes no DC shift, dc_shift is " + std::to_string(dc_shift));
+  } else {
+    if (!narrow && src.type != coef)
+      invalid("the " + wname + " forward reads U8, U16 or " + type_name(coef) +
+              " samples, src type is " + describe(src.type));
+    if (!narrow && dc_shift != 0)
+      invalid("dc_shift applies to U8/U16 sources only, got " + std::to_string(dc_shift) +
+              " with " + type_name(coef));
+  }
+  const size_t src_elem = src.type == J2K_SAMPLE_U8 ? 1 : src.type == J2K_SAMPLE_U16 ? 2 : 4;
+  const size_t ss = element_stride(src, "src", src_elem, tc);
+  const size_t ds = element_stride(dst, "dst", 4, tc);
+  if (w53)
+    dispatch<kW53>(direction, src, ss, dc_shift, dst, ds, tc, levels, ws, wsb, s, o);
+  else
+    dispatch<kW97>(direction, src, ss, dc_shift, dst, ds, tc, levels, ws, wsb, s, o);
 }
 
 // Whether this binary has a kernel image the current device can run.

@@ -1,11 +1,10 @@
 // The CUDA backend as a DwtEngine (host buffers): copies the tile-component into a device
 // buffer through pinned staging, transforms it out of place with the device API
-// (j2kfront/cuda_dwt.hpp), and copies the result back. Device buffers, workspace and staging
+// (cuda_dwt.hpp), and copies the result back. Device buffers, workspace and staging
 // are allocated once and grown when a larger geometry comes; nothing is allocated per call
 // otherwise.
 #include <cuda_runtime_api.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -17,20 +16,6 @@
 
 namespace j2k {
 namespace {
-
-// The device index: the option, else J2KFRONT_DEVICE, else 0. A value that is not a
-// non-negative integer is an error, never silently device 0.
-int pick_device(int requested) {
-  if (requested >= 0) return requested;
-  const char* env = std::getenv("J2KFRONT_DEVICE");
-  if (env == nullptr || *env == '\0') return 0;
-  char* end = nullptr;
-  const long v = std::strtol(env, &end, 10);
-  if (*end != '\0' || v < 0 || v > 4096)
-    throw Error(ErrorCode::InvalidArgument,
-                std::string("J2KFRONT_DEVICE='") + env + "' is not a device index");
-  return static_cast<int>(v);
-}
 
 // What a GrowingBuffer holds: device memory, or pinned host memory for the staging copies.
 struct DeviceMemory {
@@ -75,7 +60,7 @@ using PinnedBuffer = GrowingBuffer<PinnedMemory>;
 
 class CudaEngine final : public DwtEngine {
  public:
-  explicit CudaEngine(int device) : device_(device) {
+  CudaEngine(int device, const CudaDwtOptions& options) : device_(device), options_(options) {
     cuda_check(cudaSetDevice(device_), "cudaSetDevice");
     cudaDeviceProp prop{};
     cuda_check(cudaGetDeviceProperties(&prop, device_), "cudaGetDeviceProperties");
@@ -117,19 +102,17 @@ class CudaEngine final : public DwtEngine {
     auto* pinned = static_cast<unsigned char*>(pinned_.get(bytes));
     for (size_t y = 0; y < h; ++y) std::memcpy(pinned + y * row, data + y * stride, row);
     cuda_check(cudaMemcpyAsync(a, pinned, bytes, cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync");
-    if constexpr (sizeof(T) == 4 && std::is_integral<T>::value) {
-      if (fwd) cuda_dwt_forward53(a, w, b, w, tc, levels, ws, ws_bytes, stream_);
-      else cuda_dwt_inverse53(a, w, b, w, tc, levels, ws, ws_bytes, stream_);
-    } else {
-      if (fwd) cuda_dwt_forward97(a, w, b, w, tc, levels, ws, ws_bytes, stream_);
-      else cuda_dwt_inverse97(a, w, b, w, tc, levels, ws, ws_bytes, stream_);
-    }
+    const j2k_sample_type type = std::is_integral<T>::value ? J2K_SAMPLE_I32 : J2K_SAMPLE_F32;
+    const auto pitch = static_cast<ptrdiff_t>(row);
+    cuda_dwt(fwd ? J2K_FORWARD : J2K_INVERSE, wavelet, DevicePlane{a, type, pitch}, 0,
+             DevicePlane{b, type, pitch}, tc, levels, ws, ws_bytes, stream_, options_);
     cuda_check(cudaMemcpyAsync(pinned, b, bytes, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync");
     cuda_check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
     for (size_t y = 0; y < h; ++y) std::memcpy(data + y * stride, pinned + y * row, row);
   }
 
   int device_;
+  CudaDwtOptions options_;
   cudaStream_t stream_ = nullptr;
   std::string name_;
   DeviceBuffer a_, b_, ws_;
@@ -154,7 +137,7 @@ bool cuda_available(std::string* why) {
 }
 
 std::unique_ptr<DwtEngine> make_cuda_engine(const BackendOptions& options) {
-  const int device = pick_device(options.device);  // a bad setting is reported first
+  const int device = options.device >= 0 ? options.device : 0;
   std::string why;
   if (!cuda_available(&why))
     throw Error(ErrorCode::BackendUnavailable, "backend 'cuda' is not available: " + why);
@@ -164,7 +147,10 @@ std::unique_ptr<DwtEngine> make_cuda_engine(const BackendOptions& options) {
     throw Error(ErrorCode::InvalidArgument, "CUDA device " + std::to_string(device) +
                                                 " does not exist (" + std::to_string(count) +
                                                 " found)");
-  return std::make_unique<CudaEngine>(device);
+  CudaDwtOptions kernels;
+  kernels.fuse_97 = options.cuda_fuse_97;
+  kernels.fuse_inverse = options.cuda_fuse_inverse;
+  return std::make_unique<CudaEngine>(device, kernels);
 }
 
 }  // namespace j2k

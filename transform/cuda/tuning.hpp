@@ -54,7 +54,7 @@ constexpr bool kAlternateTileOrder = true;
 // kFusedBX x kFusedBY region of the level-1 LL. BX = 64 makes every subband row segment that a
 // block writes 256-byte aligned (int32/float, aligned dst rows). Shared memory per block:
 // 4 * (2 * (BX + 2H) + 2H + 1) * (2 * (BY + 2H) + 2H) bytes (61 KB for the 5/3).
-// -DJ2K_CUDA_NO_FUSE (or J2K_CUDA_FUSE=0 in the environment) for A/B measurements.
+// Whether it runs is a run-time choice (CudaDwtOptions, cuda_dwt.hpp).
 constexpr int kFusedThreads = 512;
 constexpr int kFusedBX = 64;
 #ifdef J2K_CUDA_FUSED_BY53
@@ -73,29 +73,5 @@ constexpr int kFusedBY97 = 40;
 constexpr int kFusedQV53 = 3, kFusedQH53 = 4;  // 32 + 4 and 34 + 4 samples per thread
 constexpr int kFusedQV97 = 3, kFusedQH97 = 4;  // 32 + 8 and 36 + 8 samples per thread
 constexpr int kFusedMinBlocks53 = 2, kFusedMinBlocks97 = 2;  // __launch_bounds__: 3 spills
-#ifdef J2K_CUDA_NO_FUSE
-constexpr bool kFuseLevels12 = false;
-#else
-constexpr bool kFuseLevels12 = true;
-#endif
-// The 9/7 fused kernel is exact (tested on the H100) but not faster than the per-level kernels
-// (8192^2, 2 levels: 0.2546 against 0.2521 ms): its global loads all happen in its first phase,
-// and 2 blocks per SM leave DRAM idle through the other phases (bench/RESULTS.md, session 2).
-// So only the 5/3 uses it. -DJ2K_CUDA_FUSE97 turns it on for measurements.
-#ifdef J2K_CUDA_FUSE97
-constexpr bool kFuse97 = true;
-#else
-constexpr bool kFuse97 = false;
-#endif
-
-// Inverse levels 2 and 1 fused (dwt_fused_inverse.cuh), same geometry rule. Exact (tested on
-// the H100) but, at 8192^2, slower than the per-level kernels (5/3, 2 levels: 0.264 against
-// 0.239 ms; bench/RESULTS.md), so it is off unless built with -DJ2K_CUDA_FUSE_INV (both
-// wavelets), for measurements and further work.
-#ifdef J2K_CUDA_FUSE_INV
-constexpr bool kFuseInverse = true;
-#else
-constexpr bool kFuseInverse = false;
-#endif
 
 }  // namespace j2k::cuda_tuning

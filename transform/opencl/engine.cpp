@@ -163,37 +163,25 @@ int select_device(int requested) {
   const std::vector<DeviceInfo> devs = list_devices(&why);
   if (devs.empty()) throw Error(ErrorCode::BackendUnavailable, "OpenCL: " + why);
   const auto count = static_cast<int>(devs.size());
-  auto out_of_range = [&](int index, const std::string& source) {
-    return Error(ErrorCode::InvalidArgument,
-                 "OpenCL device index " + std::to_string(index) + source + " is out of range: " +
-                     std::to_string(count) + " device" + (count == 1 ? "" : "s") +
-                     " exist (valid: 0.." + std::to_string(count - 1) + ")");
-  };
   int index = requested;
   if (index < 0) {
-    const char* env = std::getenv("J2KFRONT_DEVICE");
-    if (env && *env) {
-      char* end = nullptr;
-      const long v = std::strtol(env, &end, 10);
-      if (end == env || *end != '\0' || v < 0 || v > INT_MAX)
-        throw Error(ErrorCode::InvalidArgument,
-                    std::string("J2KFRONT_DEVICE='") + env + "' is not a device index");
-      if (v >= count) throw out_of_range(static_cast<int>(v), " (from J2KFRONT_DEVICE)");
-      return static_cast<int>(v);
-    }
     for (int i = 0; i < count; ++i)
       if (devs[static_cast<size_t>(i)].gpu && devs[static_cast<size_t>(i)].usable) return i;
     for (int i = 0; i < count; ++i)
       if (devs[static_cast<size_t>(i)].usable) return i;
     return 0;
   }
-  if (index >= count) throw out_of_range(index, "");
+  if (index >= count)
+    throw Error(ErrorCode::InvalidArgument,
+                "OpenCL device index " + std::to_string(index) + " is out of range: " +
+                    std::to_string(count) + " device" + (count == 1 ? "" : "s") +
+                    " exist (valid: 0.." + std::to_string(count - 1) + ")");
   return index;
 }
 
 // ---------------------------------------------------------------- tuning
 
-Tuning Tuning::for_device(const DeviceInfo& device) {
+Tuning Tuning::for_device(const DeviceInfo& device, const std::string& spec) {
   Tuning t;
   if (device.gpu) {
     // Measured on the H100 (NVIDIA OpenCL, 8192^2, bench/RESULTS.md "OpenCL"): groups of 128
@@ -202,8 +190,6 @@ Tuning Tuning::for_device(const DeviceInfo& device) {
     t.hgroup = 128;
     t.vgpc = 16;
   }
-  const char* env = std::getenv("J2KFRONT_OPENCL_TUNING");
-  const std::string spec = env ? env : "";
   size_t pos = 0;
   while (pos < spec.size()) {
     size_t end = spec.find(',', pos);
@@ -221,6 +207,10 @@ Tuning Tuning::for_device(const DeviceInfo& device) {
       t.hx_min = t.hx_max = 8;
       t.hgroup = 16;
       t.hcpg = 2;  // groups of two chunks: both the shared and the re-read chunk border
+      continue;
+    }
+    if (item == "buildlog") {
+      t.build_log = true;
       continue;
     }
     const size_t eq = item.find('=');
@@ -241,7 +231,7 @@ Tuning Tuning::for_device(const DeviceInfo& device) {
                                    : nullptr;
     if (!field || v < 0 || v > 1 << 20 || (stop && *stop != '\0'))
       throw Error(ErrorCode::InvalidArgument,
-                  "J2KFRONT_OPENCL_TUNING: cannot use '" + item + "'");
+                  "OpenCL tuning: cannot use '" + item + "'");
     *field = static_cast<int>(v);
   }
   auto pow2 = [](int v) { return v > 0 && (v & (v - 1)) == 0; };
@@ -249,7 +239,7 @@ Tuning Tuning::for_device(const DeviceInfo& device) {
       t.hp < 1 || !pow2(t.hx_min) || !pow2(t.hx_max) || t.hx_min < 8 || t.hx_min > t.hx_max ||
       t.hgroup < 1)
     throw Error(ErrorCode::InvalidArgument,
-                "J2KFRONT_OPENCL_TUNING: '" + spec + "' gives sizes the kernels cannot run");
+                "OpenCL tuning '" + spec + "' gives sizes the kernels cannot run");
   // OpenCL 1.2 guarantees no work-group size; the defaults need 256 work-items.
   const auto max_wg = static_cast<int>(std::min<size_t>(device.max_work_group, 1 << 20));
   if (max_wg > 0) {
@@ -324,7 +314,7 @@ struct Compiled {
 std::mutex g_cache_mutex;
 uint64_t g_builds = 0;
 
-Compiled compiled_for(const DeviceInfo& dev, const std::string& options) {
+Compiled compiled_for(const DeviceInfo& dev, const std::string& options, bool show_log) {
   static std::map<cl_device_id, cl_context> contexts;
   static std::map<std::pair<cl_device_id, std::string>, cl_program> programs;
   std::lock_guard<std::mutex> lock(g_cache_mutex);
@@ -345,11 +335,9 @@ Compiled compiled_for(const DeviceInfo& dev, const std::string& options) {
     check(err, "clCreateProgramWithSource");
     // On NVIDIA, first with explicitly rounded PTX arithmetic (see dwt.cl); should that
     // compiler refuse inline PTX, the portable source relies on FP_CONTRACT OFF alone.
-    // J2KFRONT_OPENCL_BUILDLOG=1 prints the build log (on NVIDIA with -cl-nv-verbose:
+    // show_log (tuning "buildlog") prints the build log (on NVIDIA with -cl-nv-verbose:
     // registers, spills and shared memory of every kernel) to stderr.
     const bool nvidia = dev.platform_name.find("NVIDIA") != std::string::npos;
-    const char* log_env = std::getenv("J2KFRONT_OPENCL_BUILDLOG");
-    const bool show_log = log_env && *log_env && std::string(log_env) != "0";
     err = nvidia ? clBuildProgram(p, 1, &dev.id,
                                   (options + " -DJ2K_PTX_RN=1" + (show_log ? " -cl-nv-verbose" : ""))
                                       .c_str(),
@@ -437,7 +425,8 @@ struct Runner::Impl {
   }
 };
 
-Runner::Runner(int device_index, bool profiling) : impl_(std::make_unique<Impl>()) {
+Runner::Runner(int device_index, const std::string& tuning, bool profiling)
+    : impl_(std::make_unique<Impl>()) {
   std::string why;
   std::vector<DeviceInfo> devs = list_devices(&why);
   if (devs.empty()) throw Error(ErrorCode::BackendUnavailable, "OpenCL: " + why);
@@ -451,8 +440,8 @@ Runner::Runner(int device_index, bool profiling) : impl_(std::make_unique<Impl>(
     throw Error(ErrorCode::BackendUnavailable, "OpenCL device " + std::to_string(device_index) +
                                                    " (" + m.dev.name + ", " + m.dev.version +
                                                    ") is unavailable or older than OpenCL 1.2");
-  m.tuning = Tuning::for_device(m.dev);
-  m.compiled = compiled_for(m.dev, m.tuning.build_options());
+  m.tuning = Tuning::for_device(m.dev, tuning);
+  m.compiled = compiled_for(m.dev, m.tuning.build_options(), m.tuning.build_log);
   cl_int err = CL_SUCCESS;
   m.queue = clCreateCommandQueue(m.compiled.context, m.dev.id,
                                  profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
@@ -574,7 +563,7 @@ namespace {
 
 class OpenCLEngine final : public DwtEngine {
  public:
-  explicit OpenCLEngine(int device) : runner_(device) {}
+  OpenCLEngine(int device, const std::string& tuning) : runner_(device, tuning) {}
   Backend kind() const override { return Backend::OpenCL; }
   std::string description() const override {
     const ocl::DeviceInfo& d = runner_.device();
@@ -662,7 +651,8 @@ bool opencl_gpu_available() {
 }
 
 std::unique_ptr<DwtEngine> make_opencl_engine(const BackendOptions& options) {
-  return std::make_unique<OpenCLEngine>(ocl::select_device(options.device));
+  return std::make_unique<OpenCLEngine>(ocl::select_device(options.device),
+                                        options.opencl_tuning);
 }
 
 }  // namespace j2k

@@ -35,10 +35,10 @@ struct DeviceInfo {
 // Empty when no platform or no device exists; `why` then says which.
 std::vector<DeviceInfo> list_devices(std::string* why = nullptr);
 
-// The device index for BackendOptions::device: `requested` >= 0, else the environment
-// variable J2KFRONT_DEVICE, else the first GPU, else device 0. Throws
-// Error(InvalidArgument) for an index out of range (naming how many devices exist) or an
-// unparsable J2KFRONT_DEVICE, Error(BackendUnavailable) when there is no device at all.
+// The device index for BackendOptions::device: `requested` >= 0, else the first usable GPU,
+// else the first usable device, else device 0. Throws Error(InvalidArgument) for an index out
+// of range (naming how many devices exist), Error(BackendUnavailable) when there is no device
+// at all.
 int select_device(int requested);
 
 // "CL_OUT_OF_RESOURCES (-5)".
@@ -53,11 +53,12 @@ inline void check(cl_int err, const char* call) {
 // device and build options, so engines after the first on a device add nothing).
 uint64_t program_builds();
 
-// Tile and window sizes of the kernels. `small` (env J2KFRONT_OPENCL_TUNING=small) shrinks
-// them so that small test images cross every strip, segment, window and chunk boundary.
-// The variable may also be a comma-separated list of overrides, e.g. "hp=2,hgroup=128" or
-// "small,hcpg=1" (keys: the member names below), for tuning experiments; an unknown key or
-// a value the kernels cannot take throws Error(InvalidArgument).
+// Tile and window sizes of the kernels, from BackendOptions::opencl_tuning: a comma-separated
+// list of items. `small` shrinks them so that small test images cross every strip, segment,
+// window and chunk boundary; `key=value` overrides one (keys: the member names below), e.g.
+// "hp=2,hgroup=128" or "small,hcpg=1", for tuning experiments; `buildlog` prints the program's
+// build log to stderr when it is compiled. An unknown item or a value the kernels cannot take
+// throws Error(InvalidArgument).
 struct Tuning {
   int vcols = 32;  // vertical: strip width = work-group width
   int vr = 8;      // vertical: work-group height
@@ -69,8 +70,9 @@ struct Tuning {
   int hgroup = 256;              // horizontal: work-items per group (GPUs: 128)
   int hcpg = 0;    // horizontal: chunks of a row per group (0: GPUs 1, else the whole row)
   int vgpc = 0;    // vertical: work-groups per compute unit aimed at (0: 2; GPUs: 16)
-  // The environment's choice, shrunk to what `device` can run (work-group size).
-  static Tuning for_device(const DeviceInfo& device);
+  bool build_log = false;  // not a build option: the cached program is shared
+  // The device's defaults with `spec` applied, shrunk to what `device` can run (work-group size).
+  static Tuning for_device(const DeviceInfo& device, const std::string& spec = {});
   std::string build_options() const;
   std::string describe() const;  // "vcols=32,vr=8,..."
 };
@@ -96,7 +98,8 @@ class Buffer {
 // Not thread-safe: one Runner per thread.
 class Runner {
  public:
-  explicit Runner(int device_index, bool profiling = false);
+  // `tuning`: BackendOptions::opencl_tuning.
+  explicit Runner(int device_index, const std::string& tuning = {}, bool profiling = false);
   ~Runner();
   Runner(const Runner&) = delete;
   Runner& operator=(const Runner&) = delete;

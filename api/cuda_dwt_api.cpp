@@ -1,0 +1,65 @@
+// j2k_cuda_dwt and its workspace query (include/j2kfront/j2kfront.h): the C face of
+// transform/cuda/cuda_dwt.hpp, which checks every argument before any CUDA call. Built with the
+// CUDA backend; cuda_dwt_unavailable.cpp stands in for it otherwise.
+#include <string>
+
+#include "api/guard.hpp"
+#include "common/error.hpp"
+#include "j2kfront/j2kfront.h"
+#include "transform/cuda/cuda_dwt.hpp"
+
+namespace {
+
+using j2k::api::require;
+
+j2k::Wavelet wavelet_from(j2k_wavelet w) {
+  switch (w) {
+    case J2K_WAVELET_53: return j2k::Wavelet::Reversible53;
+    case J2K_WAVELET_97: return j2k::Wavelet::Irreversible97;
+  }
+  throw j2k::Error(j2k::ErrorCode::InvalidArgument,
+                   "unknown wavelet value " + std::to_string(static_cast<int>(w)));
+}
+
+j2k::Rect rect_from(const j2k_rect* r, const char* call) {
+  require(r != nullptr, std::string(call) + ": rect is NULL");
+  return j2k::Rect{r->x0, r->y0, r->x1, r->y1};
+}
+
+j2k::DevicePlane plane_from(const j2k_device_plane* p, const char* which) {
+  require(p != nullptr, std::string("j2k_cuda_dwt: ") + which + " is NULL");
+  j2k::DevicePlane plane;
+  plane.data = p->data;
+  plane.type = p->type;
+  plane.row_stride = p->row_stride;
+  return plane;
+}
+
+}  // namespace
+
+using j2k::api::guard;
+
+extern "C" {
+
+j2k_status j2k_cuda_dwt_workspace_size(j2k_wavelet wavelet, const j2k_rect* rect, int levels,
+                                       size_t* bytes) {
+  if (bytes) *bytes = 0;
+  return guard([&] {
+    require(bytes != nullptr, "j2k_cuda_dwt_workspace_size: bytes is NULL");
+    *bytes = j2k::cuda_dwt_workspace_bytes(
+        wavelet_from(wavelet), rect_from(rect, "j2k_cuda_dwt_workspace_size"), levels);
+  });
+}
+
+j2k_status j2k_cuda_dwt(j2k_direction direction, j2k_wavelet wavelet,
+                        const j2k_device_plane* src, int32_t dc_shift,
+                        const j2k_device_plane* dst, const j2k_rect* rect, int levels,
+                        void* workspace, size_t workspace_bytes, void* stream) {
+  return guard([&] {
+    j2k::cuda_dwt(direction, wavelet_from(wavelet), plane_from(src, "src"), dc_shift,
+                  plane_from(dst, "dst"), rect_from(rect, "j2k_cuda_dwt"), levels, workspace,
+                  workspace_bytes, static_cast<cudaStream_t>(stream));
+  });
+}
+
+}  // extern "C"
