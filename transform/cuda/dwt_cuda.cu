@@ -43,8 +43,18 @@ constexpr size_t kAlign = 256;
 long long ws_stride(int64_t n) { return (n + 3) & ~int64_t{3}; }
 size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
+// The non-empty levels, in a fixed array: a launch allocates nothing on the host.
+struct Levels {
+  DwtLevel v[kMaxLevels];
+  size_t n = 0;
+  size_t size() const { return n; }
+  bool empty() const { return n == 0; }
+  const DwtLevel& operator[](size_t i) const { return v[i]; }
+  void push_back(const DwtLevel& lv) { v[n++] = lv; }
+};
+
 struct Plan {
-  std::vector<DwtLevel> levels;  // non-empty levels only
+  Levels levels;  // non-empty levels only
   size_t ws_elems[2] = {0, 0};
 };
 
@@ -58,9 +68,11 @@ Plan make_plan(const Rect& tc, int levels) {
     throw Error(ErrorCode::InvalidArgument, "CUDA DWT: tile-component dimensions must be < 2^30");
   Plan p;
   if (tc.empty()) return p;
-  for (const DwtLevel& lv : dwt_levels(tc, levels)) {
-    if (lv.width == 0 || lv.height == 0) break;  // an empty resolution stays empty below
-    p.levels.push_back(lv);
+  DwtLevel all[kMaxLevels];
+  const int count = dwt_levels(tc, levels, all);
+  for (int i = 0; i < count; ++i) {
+    if (all[i].width == 0 || all[i].height == 0) break;  // an empty resolution stays empty below
+    p.levels.push_back(all[i]);
   }
   if (p.levels.size() >= 2) {
     for (int b = 0; b < 2; ++b) {

@@ -53,7 +53,8 @@ class Slicer {
 
 class CudaQueue final : public Queue {
  public:
-  CudaQueue(int device, int threads) : device_(device), threads_(threads) {
+  CudaQueue(int device, int threads, const CudaDwtOptions& kernels)
+      : device_(device), threads_(threads), kernels_(kernels) {
     cuda_check(cudaSetDevice(device_), "cudaSetDevice");
     cudaDeviceProp prop{};
     cuda_check(cudaGetDeviceProperties(&prop, device_), "cudaGetDeviceProperties");
@@ -158,21 +159,9 @@ class CudaQueue final : public Queue {
   void dwt(j2k_direction direction, Wavelet wavelet, const Plane& src, const Plane& dst,
            const Rect& tc, int levels) override {
     if (tc.empty()) return;
-    const size_t ss = static_cast<size_t>(src.row_stride / 4), ds = static_cast<size_t>(dst.row_stride / 4);
-    void* ws = workspace_.data();
-    const size_t wsb = workspace_.size();
-    const bool fwd = direction == J2K_FORWARD;
-    if (wavelet == Wavelet::Reversible53) {
-      auto* s = reinterpret_cast<int32_t*>(at(src));
-      auto* d = reinterpret_cast<int32_t*>(at(dst));
-      if (fwd) cuda_dwt_forward53(s, ss, d, ds, tc, levels, ws, wsb, stream_);
-      else cuda_dwt_inverse53(s, ss, d, ds, tc, levels, ws, wsb, stream_);
-    } else {
-      auto* s = reinterpret_cast<float*>(at(src));
-      auto* d = reinterpret_cast<float*>(at(dst));
-      if (fwd) cuda_dwt_forward97(s, ss, d, ds, tc, levels, ws, wsb, stream_);
-      else cuda_dwt_inverse97(s, ss, d, ds, tc, levels, ws, wsb, stream_);
-    }
+    cuda_dwt(direction, wavelet, DevicePlane{at(src), src.type, src.row_stride}, 0,
+             DevicePlane{at(dst), dst.type, dst.row_stride}, tc, levels, workspace_.data(),
+             workspace_.size(), stream_, kernels_);
   }
 
   void download(const Plane& src, const Plane& dst) override {
@@ -203,6 +192,7 @@ class CudaQueue final : public Queue {
  private:
   int device_;
   int threads_;
+  CudaDwtOptions kernels_;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t staged_ = nullptr;  // the last upload from the pinned staging buffer has left
   std::string name_;
@@ -223,7 +213,10 @@ std::unique_ptr<Queue> make_cuda_queue(const BackendOptions& options) {
   if (device >= count)
     throw Error(ErrorCode::InvalidArgument, "CUDA device " + std::to_string(device) + " does not exist (" +
                                                 std::to_string(count) + " found)");
-  return std::make_unique<CudaQueue>(device, options.threads);
+  CudaDwtOptions kernels;
+  kernels.fuse_97 = options.cuda_fuse_97;
+  kernels.fuse_inverse = options.cuda_fuse_inverse;
+  return std::make_unique<CudaQueue>(device, options.threads, kernels);
 }
 
 }  // namespace j2k
