@@ -75,6 +75,12 @@ if [[ $what == all || $what == sanitize || $what == cuda ]]; then
     compute-sanitizer --tool $tool --error-exitcode 9 ./build-device/tests/backend_test \
       --gtest_filter='*LargeTiles/cuda:*StrideLargerThanWidth*/cuda' --gtest_brief=1 >"$out/sanitizer-$tool-backend.log" 2>&1
     echo "compute-sanitizer $tool backend_test LargeTiles+Stride /cuda: exit $? ($(tail -1 "$out/sanitizer-$tool-backend.log"))"
+    compute-sanitizer --tool $tool --error-exitcode 9 ./build-device/tests/plan_cuda_test --gtest_brief=1 \
+      >"$out/sanitizer-$tool-plan_cuda.log" 2>&1
+    echo "compute-sanitizer $tool plan_cuda_test: exit $? ($(tail -1 "$out/sanitizer-$tool-plan_cuda.log"))"
+    compute-sanitizer --tool $tool --error-exitcode 9 ./build-device/tests/plan_test --gtest_filter='*/cuda' \
+      --gtest_brief=1 >"$out/sanitizer-$tool-plan.log" 2>&1
+    echo "compute-sanitizer $tool plan_test /cuda: exit $? ($(tail -1 "$out/sanitizer-$tool-plan.log"))"
   done
 fi
 if [[ $what == cuda ]]; then
