@@ -2,7 +2,11 @@
 // CMakeLists.txt): the ICT's products must be rounded before they are summed.
 #include "transform/cpu/component_transform.hpp"
 
+#include "transform/common/constants.hpp"
+
 namespace j2k {
+
+using namespace constants;
 
 void dc_shift_forward(int32_t* v, size_t n, int32_t offset) {
   for (size_t i = 0; i < n; ++i) v[i] -= offset;
@@ -34,18 +38,18 @@ void rct_inverse(int32_t* c0, int32_t* c1, int32_t* c2, size_t n) {
 void ict_forward(float* c0, float* c1, float* c2, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     const float r = c0[i], g = c1[i], b = c2[i];
-    c0[i] = (0.299f * r + 0.587f * g) + 0.114f * b;
-    c1[i] = (-0.16875f * r - 0.33126f * g) + 0.5f * b;
-    c2[i] = (0.5f * r - 0.41869f * g) - 0.08131f * b;
+    c0[i] = (kIctYR * r + kIctYG * g) + kIctYB * b;
+    c1[i] = (kIctUR * r - kIctUG * g) + kIctUB * b;
+    c2[i] = (kIctVR * r - kIctVG * g) - kIctVB * b;
   }
 }
 
 void ict_inverse(float* c0, float* c1, float* c2, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     const float y = c0[i], u = c1[i], v = c2[i];
-    c0[i] = y + 1.402f * v;
-    c1[i] = y - 0.34413f * u - 0.71414f * v;
-    c2[i] = y + 1.772f * u;
+    c0[i] = y + kIctRV * v;
+    c1[i] = y - kIctGU * u - kIctGV * v;
+    c2[i] = y + kIctBU * u;
   }
 }
 

@@ -12,6 +12,7 @@
 // Each "element" is a group of `lanes` consecutive values: lanes = 1 for a row, lanes = strip
 // width for the vertical pass, where one element is a row segment of a column strip.
 #pragma once
+#include "transform/common/constants.hpp"
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -98,12 +99,12 @@ struct Lift97 {
   }
 };
 
-constexpr float kAlpha = -1.586134342f;
-constexpr float kBeta = -0.052980118f;
-constexpr float kGamma = 0.882911075f;
-constexpr float kDelta = 0.443506852f;
-constexpr float kK = 1.230174105f;
-constexpr float kInvK = static_cast<float>(1.0 / 1.230174105);
+using constants::kAlpha;
+using constants::kBeta;
+using constants::kGamma;
+using constants::kDelta;
+using constants::kK;
+using constants::kInvK;
 
 template <size_t kLanes = 0>
 inline void forward97(float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas, size_t lanes) {

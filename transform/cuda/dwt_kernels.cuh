@@ -14,6 +14,7 @@
 // 9/7: every add and multiply is __fadd_rn / __fmul_rn (never contracted into an FMA), in
 // the reference's order t = a + b; t = t * c; x = x + t.
 #pragma once
+#include "transform/common/constants.hpp"
 #include <cstdint>
 
 #include "transform/cuda/tuning.hpp"
@@ -57,7 +58,7 @@ struct Wv<kW97> {
   static constexpr int kHalo = 4;
   static constexpr int kRows = cuda_tuning::kRows97;
   __device__ static float coef(int s) {
-    return s == 0 ? -1.586134342f : s == 1 ? -0.052980118f : s == 2 ? 0.882911075f : 0.443506852f;
+    return s == 0 ? constants::kAlpha : s == 1 ? constants::kBeta : s == 2 ? constants::kGamma : constants::kDelta;
   }
   template <int S>
   __device__ static T fwd(T x, T a, T b) {
@@ -67,8 +68,8 @@ struct Wv<kW97> {
   __device__ static T inv(T x, T a, T b) {
     return __fadd_rn(x, __fmul_rn(__fadd_rn(a, b), -coef(3 - S)));
   }
-  static constexpr float kK = 1.230174105f;
-  static constexpr float kInvK = static_cast<float>(1.0 / 1.230174105);
+  static constexpr float kK = constants::kK;
+  static constexpr float kInvK = constants::kInvK;
   // cls: 0 = low, 1 = high.
   __device__ static T scale_fwd(T x, int cls) { return __fmul_rn(x, cls ? kK : kInvK); }
   __device__ static T scale_inv(T x, int cls) { return __fmul_rn(x, cls ? kInvK : kK); }

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/error.hpp"
+#include "transform/common/constants.hpp"
 #include "transform/cuda/cuda_check.hpp"
 
 namespace j2k::cuda {
@@ -51,9 +52,10 @@ __global__ void ict_kernel(float* c0, float* c1, float* c2, long long stride, in
   for (long long y = blockIdx.y * kBlockY + threadIdx.y; y < height; y += gridDim.y * kBlockY) {
     const long long i = y * stride + x;
     const float r = c0[i], g = c1[i], b = c2[i];
-    c0[i] = __fadd_rn(__fadd_rn(__fmul_rn(0.299f, r), __fmul_rn(0.587f, g)), __fmul_rn(0.114f, b));
-    c1[i] = __fadd_rn(__fsub_rn(__fmul_rn(-0.16875f, r), __fmul_rn(0.33126f, g)), __fmul_rn(0.5f, b));
-    c2[i] = __fsub_rn(__fsub_rn(__fmul_rn(0.5f, r), __fmul_rn(0.41869f, g)), __fmul_rn(0.08131f, b));
+    using namespace constants;
+    c0[i] = __fadd_rn(__fadd_rn(__fmul_rn(kIctYR, r), __fmul_rn(kIctYG, g)), __fmul_rn(kIctYB, b));
+    c1[i] = __fadd_rn(__fsub_rn(__fmul_rn(kIctUR, r), __fmul_rn(kIctUG, g)), __fmul_rn(kIctUB, b));
+    c2[i] = __fsub_rn(__fsub_rn(__fmul_rn(kIctVR, r), __fmul_rn(kIctVG, g)), __fmul_rn(kIctVB, b));
   }
 }
 
