@@ -161,6 +161,7 @@ Plan::Plan(const PlanSettings& settings, const j2k_image_view& shape)
       const auto n = static_cast<size_t>(tc.rect.width() * tc.rect.height());
       staging += align_up(n * j2k_sample_size(shape_components_[c].type));
       work += align_up(n * coeff);
+      needs.max_plane_bytes = std::max(needs.max_plane_bytes, n * coeff);
       needs.dwt_workspace = std::max(needs.dwt_workspace,
                                      queue_->dwt_workspace_bytes(settings.wavelet, tc.rect, tc.levels));
       own_offset_.push_back(owned_bytes);

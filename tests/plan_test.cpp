@@ -21,6 +21,8 @@
 namespace {
 std::atomic<long> g_news{0};
 }
+// GCC cannot see that this operator new allocates with malloc.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void* operator new(size_t n) {
   ++g_news;
   if (void* p = std::malloc(n ? n : 1)) return p;

@@ -42,6 +42,7 @@ struct QueueNeeds {
   size_t work_bytes = 0;      // int32/float planes of one tile (all components)
   size_t output_bytes = 0;    // coefficients in queue memory for one tile (when they go home)
   size_t dwt_workspace = 0;   // from dwt_workspace_bytes() of the largest tile-component
+  size_t max_plane_bytes = 0; // the largest tile-component's coefficients
   int components = 0;
 };
 
@@ -60,8 +61,6 @@ class Queue {
   virtual Backend kind() const = 0;
   virtual std::string description() const = 0;
 
-  // The memory that the queue's operations work in: HOST (CPU) or DEVICE (GPUs).
-  virtual j2k_memory memory() const = 0;
   // Whether shift_mct can read samples that sit in `where` without an upload.
   virtual bool reads(j2k_memory where) const = 0;
 

@@ -30,9 +30,11 @@ class QueueEngine final : public DwtEngine {
     QueueNeeds needs;
     needs.components = 1;
     needs.staging_bytes = needs.output_bytes = static_cast<size_t>(tc.width() * tc.height()) * 4;
+    needs.max_plane_bytes = needs.output_bytes;
     needs.dwt_workspace = queue_->dwt_workspace_bytes(w, tc, levels);
     if (needs.staging_bytes > reserved_.staging_bytes || needs.dwt_workspace > reserved_.dwt_workspace) {
       reserved_.staging_bytes = reserved_.output_bytes = std::max(reserved_.staging_bytes, needs.staging_bytes);
+      reserved_.max_plane_bytes = reserved_.output_bytes;
       reserved_.dwt_workspace = std::max(reserved_.dwt_workspace, needs.dwt_workspace);
       reserved_.components = 1;
       queue_->reserve(reserved_);
@@ -45,8 +47,8 @@ class QueueEngine final : public DwtEngine {
     host.width = tc.width();
     host.height = tc.height();
     host.memory = J2K_MEMORY_HOST;
-    const Plane in = queue_->staging(0, type, host.width, host.height);
     const Plane out = queue_->output(0, type, host.width, host.height);
+    const Plane in = queue_->in_place() ? out : queue_->staging(0, type, host.width, host.height);
     try {
       queue_->upload(host, in);
       queue_->dwt(dir, w, in, out, tc, levels);

@@ -230,6 +230,16 @@ void run_allocating(bool fwd, T* data, size_t stride, const Rect& tc, int levels
 
 }  // namespace
 
+std::string describe(int threads) {
+#ifdef J2K_HAVE_OPENMP
+  const int n = worker_count(threads);
+  return "cpu (OpenMP, " + std::to_string(n) + (n == 1 ? " thread)" : " threads)");
+#else
+  (void)threads;
+  return "cpu (single thread, built without OpenMP)";
+#endif
+}
+
 size_t scratch_per_thread(const Rect& tc) {
   // Level 1 is the largest: a vertical strip of height x kStrip, or one row.
   return static_cast<size_t>(std::max(tc.height() * kStrip, tc.width()));

@@ -3,11 +3,15 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "j2kfront/j2kfront.h"
 #include "tiling/canvas.hpp"
 
 namespace j2k::cpu {
+
+// "cpu (OpenMP, 4 threads)": what the CPU backend runs with.
+std::string describe(int threads);
 
 // Scratch for the passes: worker_count(threads) slices of `per_thread` elements, one for each
 // thread of a pass (slice i for OpenMP thread i).

@@ -13,14 +13,7 @@ class CpuEngine final : public DwtEngine {
  public:
   explicit CpuEngine(int threads) : threads_(threads) {}
   Backend kind() const override { return Backend::Cpu; }
-  std::string description() const override {
-#ifdef J2K_HAVE_OPENMP
-    const int n = worker_count(threads_);
-    return "cpu (OpenMP, " + std::to_string(n) + (n == 1 ? " thread)" : " threads)");
-#else
-    return "cpu (single thread, built without OpenMP)";
-#endif
-  }
+  std::string description() const override { return cpu::describe(threads_); }
   void forward53(int32_t* d, size_t s, const Rect& tc, int l) override { cpu::forward53(d, s, tc, l, threads_); }
   void inverse53(int32_t* d, size_t s, const Rect& tc, int l) override { cpu::inverse53(d, s, tc, l, threads_); }
   void forward97(float* d, size_t s, const Rect& tc, int l) override { cpu::forward97(d, s, tc, l, threads_); }

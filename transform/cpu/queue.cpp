@@ -1,10 +1,133 @@
-// The CPU backend's queue: the host queue with the reference DWT and its reserved scratch.
-#include "transform/host_queue.hpp"
+// The CPU backend's queue: its buffers are host memory and its operations run when called, on
+// the calling thread and its OpenMP team. shift_mct reads the caller's samples where they are
+// (no upload), the DWT works in place in the coefficients' home (no download), with scratch
+// reserved once.
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "transform/cpu/dwt_cpu.hpp"
+#include "transform/cpu/shift_mct.hpp"
+#include "transform/cpu/threading.hpp"
+#include "transform/queue.hpp"
 
 namespace j2k {
+namespace {
+
+class CpuQueue final : public Queue {
+ public:
+  explicit CpuQueue(int threads) : threads_(threads) {}
+  Backend kind() const override { return Backend::Cpu; }
+  std::string description() const override;
+  bool reads(j2k_memory where) const override { return where != J2K_MEMORY_DEVICE; }
+  void reserve(const QueueNeeds& needs) override;
+  j2k_memory_report memory_held() const override;
+  Plane staging(int, j2k_sample_type, int64_t, int64_t) override;
+  Plane work(int, j2k_sample_type, int64_t, int64_t) override;
+  Plane output(int, j2k_sample_type, int64_t, int64_t) override;
+  void* allocate(size_t bytes, j2k_memory& where) override;
+  void release(void* p, j2k_memory where) noexcept override;
+  size_t dwt_workspace_bytes(Wavelet wavelet, const Rect& tc, int levels) const override;
+  void upload(const Plane& host, const Plane& dst) override;
+  void shift_mct(const TileSamples& tile, Wavelet wavelet, const std::vector<Plane>& out) override;
+  void dwt(j2k_direction direction, Wavelet wavelet, const Plane& src, const Plane& dst,
+           const Rect& tc, int levels) override;
+  bool in_place() const override { return true; }
+  void download(const Plane& src, const Plane& host) override;
+  void finish() override;
+
+ private:
+  int threads_;
+  std::vector<float> scratch_;      // the CPU DWT's passes (int32 and float share it)
+  bool out_of_range_ = false;       // a sample outside its precision since the last finish()
+};
+
+}  // namespace
+
+
+std::string CpuQueue::description() const { return cpu::describe(threads_); }
+
+void CpuQueue::reserve(const QueueNeeds& needs) {
+  if (scratch_.size() * sizeof(float) < needs.dwt_workspace)
+    scratch_.assign((needs.dwt_workspace + sizeof(float) - 1) / sizeof(float), 0.0f);
+}
+
+j2k_memory_report CpuQueue::memory_held() const {
+  j2k_memory_report r{};
+  r.host = scratch_.capacity() * sizeof(float);
+  return r;
+}
+
+void* CpuQueue::allocate(size_t bytes, j2k_memory& where) {
+  if (where == J2K_MEMORY_DEVICE)
+    throw Error(ErrorCode::InvalidArgument,
+                "the cpu backend keeps coefficients in host memory; device memory needs the cuda backend");
+  where = J2K_MEMORY_HOST;
+  // Rows of 64-byte aligned buffers start on a cache line (the plan aligns each plane).
+  void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+  if (!p && bytes) throw Error(ErrorCode::OutOfMemory, "cannot allocate " + std::to_string(bytes) + " bytes of host memory for the coefficients");
+  return p;
+}
+
+void CpuQueue::release(void* p, j2k_memory) noexcept { std::free(p); }
+
+size_t CpuQueue::dwt_workspace_bytes(Wavelet, const Rect& tc, int) const {
+  return cpu::scratch_per_thread(tc) * sizeof(float) * static_cast<size_t>(worker_count(threads_));
+}
+
+// Host queues read the caller's samples and write the coefficients in place: the plan never
+// asks them for staging, work or output planes, nor for copies.
+Plane CpuQueue::staging(int, j2k_sample_type, int64_t, int64_t) {
+  throw Error(ErrorCode::Internal, "cpu queue: no staging planes");
+}
+Plane CpuQueue::work(int, j2k_sample_type, int64_t, int64_t) {
+  throw Error(ErrorCode::Internal, "cpu queue: no work planes");
+}
+Plane CpuQueue::output(int, j2k_sample_type, int64_t, int64_t) {
+  throw Error(ErrorCode::Internal, "cpu queue: no output planes");
+}
+void CpuQueue::upload(const Plane&, const Plane&) {
+  throw Error(ErrorCode::Internal, "cpu queue: nothing to upload");
+}
+void CpuQueue::download(const Plane&, const Plane&) {
+  throw Error(ErrorCode::Internal, "cpu queue: nothing to download");
+}
+
+void CpuQueue::shift_mct(const TileSamples& tile, Wavelet wavelet, const std::vector<Plane>& out) {
+  if (!cpu::shift_mct(tile, wavelet, out, threads_)) out_of_range_ = true;
+}
+
+void CpuQueue::dwt(j2k_direction direction, Wavelet wavelet, const Plane& src, const Plane& dst,
+                    const Rect& tc, int levels) {
+  if (src.base != dst.base || src.offset != dst.offset)
+    throw Error(ErrorCode::Internal, "cpu queue: the DWT runs in place");
+  if (tc.empty()) return;
+  char* data = static_cast<char*>(dst.base) + dst.offset;
+  const ptrdiff_t stride = dst.row_stride / 4;
+  DwtLevel lv[kMaxLevels];
+  const int n = dwt_levels(tc, levels, lv);
+  const size_t per_thread = cpu::scratch_per_thread(tc);
+  if (scratch_.size() < per_thread * static_cast<size_t>(worker_count(threads_)))
+    throw Error(ErrorCode::Internal, "cpu queue: DWT scratch not reserved for this tile-component");
+  if (wavelet == Wavelet::Reversible53)
+    cpu::dwt(direction, reinterpret_cast<int32_t*>(data), stride, lv, n, threads_,
+             cpu::Scratch<int32_t>{reinterpret_cast<int32_t*>(scratch_.data()), per_thread});
+  else
+    cpu::dwt(direction, reinterpret_cast<float*>(data), stride, lv, n, threads_,
+             cpu::Scratch<float>{scratch_.data(), per_thread});
+}
+
+void CpuQueue::finish() {
+  if (out_of_range_) {
+    out_of_range_ = false;
+    throw Error(ErrorCode::InvalidArgument,
+                "a sample lies outside the range of its component's precision and signedness");
+  }
+}
 
 std::unique_ptr<Queue> make_cpu_queue(const BackendOptions& options) {
-  return std::make_unique<HostQueue>(Backend::Cpu, nullptr, options.threads);
+  return std::make_unique<CpuQueue>(options.threads);
 }
 
 }  // namespace j2k

@@ -333,3 +333,56 @@ DEFINE_HORIZONTAL(horizontal_f53, int, 2, 1, F53, FLO53, FHI53, FSINGLE53)
 DEFINE_HORIZONTAL(horizontal_i53, int, 2, 0, I53, ILO53, IHI53, ISINGLE53)
 DEFINE_HORIZONTAL(horizontal_f97, float, 4, 1, F97, FLO97, FHI97, FSINGLE97)
 DEFINE_HORIZONTAL(horizontal_i97, float, 4, 0, I97, ILO97, IHI97, ISINGLE97)
+
+// ---- DC level shift and component transforms (transform/opencl/queue.cpp) ----
+// The mirror of transform/cpu/shift_mct.cpp: a sample of its own width (type: the
+// j2k_sample_type value, 0 U8 .. 5 I32) minus the DC offset, into int32 (5/3) or float (9/7);
+// a sample outside [lo, hi] sets *flag. Then RCT / ICT in place on components 0..2 (the ICT
+// constants ICT_* come from the host, from transform/common/constants.hpp).
+
+long load_sample(__global const uchar* p, int type, long i) {
+  switch (type) {
+    case 0: return p[i];
+    case 1: return ((__global const char*)p)[i];
+    case 2: return ((__global const ushort*)p)[i];
+    case 3: return ((__global const short*)p)[i];
+    case 4: return ((__global const uint*)p)[i];
+    default: return ((__global const int*)p)[i];
+  }
+}
+
+#define DEFINE_SHIFT(name, T)                                                                 \
+  __kernel void name(__global const uchar* in, ulong in_offset, int type, int width, int height, \
+                     int dc, long lo, long hi, __global T* out, int out_stride,                 \
+                     __global int* flag) {                                                    \
+    const int x = get_global_id(0), y = get_global_id(1);                                     \
+    if (x >= width || y >= height) return;                                                    \
+    const long v = load_sample(in + in_offset, type, (long)y * width + x);                    \
+    if (v < lo || v > hi) *flag = 1;                                                          \
+    out[(long)y * out_stride + x] = (T)((int)(v - dc));                                       \
+  }
+DEFINE_SHIFT(shift_i32, int)
+DEFINE_SHIFT(shift_f32, float)
+
+__kernel void rct_forward(__global int* c0, __global int* c1, __global int* c2, int width,
+                          int height, int stride) {
+  const int x = get_global_id(0), y = get_global_id(1);
+  if (x >= width || y >= height) return;
+  const long i = (long)y * stride + x;
+  const int r = c0[i], g = c1[i], b = c2[i];
+  c0[i] = (r + 2 * g + b) >> 2;
+  c1[i] = b - g;
+  c2[i] = r - g;
+}
+
+__kernel void ict_forward(__global float* c0, __global float* c1, __global float* c2, int width,
+                          int height, int stride) {
+  const int x = get_global_id(0), y = get_global_id(1);
+  if (x >= width || y >= height) return;
+  const long i = (long)y * stride + x;
+  const float r = c0[i], g = c1[i], b = c2[i];
+  // Each product rounded, sums left to right (a - b is a + (-b), exactly).
+  c0[i] = add_rn(add_rn(mul_rn(ICT_YR, r), mul_rn(ICT_YG, g)), mul_rn(ICT_YB, b));
+  c1[i] = add_rn(add_rn(mul_rn(ICT_UR, r), -mul_rn(ICT_UG, g)), mul_rn(ICT_UB, b));
+  c2[i] = add_rn(add_rn(mul_rn(ICT_VR, r), -mul_rn(ICT_VG, g)), -mul_rn(ICT_VB, b));
+}

@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "transform/common/constants.hpp"
 #include "transform/cpu/lifting.hpp"
 #include "transform/dwt_engine.hpp"
+#include "transform/queue_engine.hpp"
 #include "transform/opencl/dwt_cl_source.hpp"  // generated: kDwtClSource
 #include "transform/opencl/opencl_dwt.hpp"
 
@@ -272,9 +274,13 @@ std::string Tuning::build_options() const {
   o += " -DVCOLS=" + std::to_string(vcols) + " -DVR=" + std::to_string(vr) +
        " -DVWIN=" + std::to_string(vwin) + " -DVCAP=" + std::to_string(vcap) +
        " -DHP=" + std::to_string(hp);
-  o += " -DK97_A=" + hex(cpu::kAlpha) + " -DK97_B=" + hex(cpu::kBeta) +
-       " -DK97_G=" + hex(cpu::kGamma) + " -DK97_D=" + hex(cpu::kDelta) +
-       " -DK97_K=" + hex(cpu::kK) + " -DK97_INVK=" + hex(cpu::kInvK);
+  o += " -DK97_A=" + hex(constants::kAlpha) + " -DK97_B=" + hex(constants::kBeta) +
+       " -DK97_G=" + hex(constants::kGamma) + " -DK97_D=" + hex(constants::kDelta) +
+       " -DK97_K=" + hex(constants::kK) + " -DK97_INVK=" + hex(constants::kInvK);
+  using namespace constants;
+  o += " -DICT_YR=" + hex(kIctYR) + " -DICT_YG=" + hex(kIctYG) + " -DICT_YB=" + hex(kIctYB) +
+       " -DICT_UR=" + hex(kIctUR) + " -DICT_UG=" + hex(kIctUG) + " -DICT_UB=" + hex(kIctUB) +
+       " -DICT_VR=" + hex(kIctVR) + " -DICT_VG=" + hex(kIctVG) + " -DICT_VB=" + hex(kIctVB);
   return o;
 }
 
@@ -458,6 +464,7 @@ const DeviceInfo& Runner::device() const { return impl_->dev; }
 const Tuning& Runner::tuning() const { return impl_->tuning; }
 cl_context Runner::context() const { return impl_->compiled.context; }
 cl_command_queue Runner::queue() const { return impl_->queue; }
+cl_program Runner::program() const { return impl_->compiled.program; }
 
 void Runner::vertical(Wavelet w, bool forward, cl_mem src, cl_mem dst, size_t stride,
                       int64_t width, int64_t height, int cas, cl_event* event) {
@@ -559,76 +566,7 @@ void Runner::transform(Wavelet w, bool forward, cl_mem a, cl_mem b, size_t strid
 
 // ---------------------------------------------------------------- engine
 
-namespace {
-
-class OpenCLEngine final : public DwtEngine {
- public:
-  OpenCLEngine(int device, const std::string& tuning) : runner_(device, tuning) {}
-  Backend kind() const override { return Backend::OpenCL; }
-  std::string description() const override {
-    const ocl::DeviceInfo& d = runner_.device();
-    return "opencl (" + d.name + ", " + d.platform_name + ", " + d.version + ")";
-  }
-  void forward53(int32_t* d, size_t s, const Rect& tc, int l) override {
-    run(d, s, tc, l, Wavelet::Reversible53, true);
-  }
-  void inverse53(int32_t* d, size_t s, const Rect& tc, int l) override {
-    run(d, s, tc, l, Wavelet::Reversible53, false);
-  }
-  void forward97(float* d, size_t s, const Rect& tc, int l) override {
-    run(d, s, tc, l, Wavelet::Irreversible97, true);
-  }
-  void inverse97(float* d, size_t s, const Rect& tc, int l) override {
-    run(d, s, tc, l, Wavelet::Irreversible97, false);
-  }
-
- private:
-  template <class T>
-  void run(T* data, size_t stride, const Rect& tc, int levels, Wavelet w, bool forward) {
-    static_assert(sizeof(T) == 4, "int32 and float32 share the buffers");
-    lvs_.resize(static_cast<size_t>(levels));  // keeps its capacity: no allocation per call
-    dwt_levels(tc, levels, lvs_.data());
-    const std::vector<DwtLevel>& lvs = lvs_;
-    if (std::none_of(lvs.begin(), lvs.end(),
-                     [](const DwtLevel& l) { return l.width > 0 && l.height > 0; }))
-      return;
-    // The buffer ends with the last sample of the last row (the caller's allocation need
-    // not hold a full stride there); padding between rows goes up and comes back unchanged.
-    const auto rows = static_cast<size_t>(tc.height()), cols = static_cast<size_t>(tc.width());
-    const size_t bytes = ((rows - 1) * stride + cols) * sizeof(T);
-    reserve(bytes);
-    cl_command_queue q = runner_.queue();
-    try {
-      ocl::check(clEnqueueWriteBuffer(q, a_.get(), CL_FALSE, 0, bytes, data, 0, nullptr, nullptr),
-                 "clEnqueueWriteBuffer");
-      runner_.transform(w, forward, a_.get(), b_.get(), stride, lvs);
-      ocl::check(clEnqueueReadBuffer(q, a_.get(), CL_TRUE, 0, bytes, data, 0, nullptr, nullptr),
-                 "clEnqueueReadBuffer");
-    } catch (...) {
-      clFinish(q);  // the upload may still be reading the caller's buffer
-      throw;
-    }
-  }
-
-  void reserve(size_t bytes) {
-    if (a_.bytes() >= bytes) return;
-    const ocl::DeviceInfo& d = runner_.device();
-    if (d.max_alloc && bytes > d.max_alloc)
-      throw Error(ErrorCode::BackendFailure,
-                  "OpenCL: the image needs a buffer of " + std::to_string(bytes) + " bytes; " +
-                      d.name + " allows at most " + std::to_string(d.max_alloc));
-    a_ = ocl::Buffer();
-    b_ = ocl::Buffer();
-    a_ = ocl::Buffer(runner_.context(), bytes);
-    b_ = ocl::Buffer(runner_.context(), bytes);
-  }
-
-  ocl::Runner runner_;
-  ocl::Buffer a_, b_;
-  std::vector<DwtLevel> lvs_;
-};
-
-}  // namespace
+// The DWT on host buffers is the OpenCL queue's upload, DWT and download (queue_engine.hpp).
 
 bool opencl_available(std::string* why) {
   std::string reason;
@@ -651,8 +589,7 @@ bool opencl_gpu_available() {
 }
 
 std::unique_ptr<DwtEngine> make_opencl_engine(const BackendOptions& options) {
-  return std::make_unique<OpenCLEngine>(ocl::select_device(options.device),
-                                        options.opencl_tuning);
+  return make_queue_engine(make_opencl_queue(options));
 }
 
 }  // namespace j2k

@@ -108,6 +108,7 @@ class Runner {
   const Tuning& tuning() const;
   cl_context context() const;
   cl_command_queue queue() const;
+  cl_program program() const;  // also holds the shift and MCT kernels of dwt.cl
 
   // One pass of one level on the top-left width x height block; src and dst are different
   // buffers with the same stride (in elements). Asynchronous; `event` (if given) receives

@@ -1,13 +1,248 @@
-// The OpenCL backend's queue. For now the host queue: shift and MCT on the host, straight from
-// the caller's samples, and the OpenCL DWT engine, which copies each tile-component to the
-// device and back. Device-resident stages (narrow uploads, a shift/MCT kernel, coefficients
-// kept on the device) are the next step for this backend.
-#include "transform/host_queue.hpp"
+// The OpenCL backend's queue: one command queue, buffers on the device reserved once per plan.
+// Samples cross the bus at their own width (packed by host threads into a host staging buffer);
+// shift + MCT (kernels at the end of dwt.cl) and the sliding-window DWT run on the device, in
+// place on one buffer per component; coefficients come home with a rectangular read. Only
+// finish() waits for the device.
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "transform/cpu/threading.hpp"
+#include "transform/opencl/opencl_dwt.hpp"
+#include "transform/queue.hpp"
 
 namespace j2k {
+namespace {
+
+using ocl::check;
+
+constexpr size_t kAlign = 256;
+size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+cl_mem mem(const Plane& p) { return static_cast<cl_mem>(p.base); }
+
+class Kernel {
+ public:
+  Kernel(cl_program program, const char* name) {
+    cl_int err = CL_SUCCESS;
+    k_ = clCreateKernel(program, name, &err);
+    check(err, "clCreateKernel");
+  }
+  ~Kernel() { clReleaseKernel(k_); }
+  Kernel(const Kernel&) = delete;
+  Kernel& operator=(const Kernel&) = delete;
+  template <class... A>
+  void run(cl_command_queue q, int64_t width, int64_t height, const A&... args) {
+    cl_uint i = 0;
+    (check(clSetKernelArg(k_, i++, sizeof(A), &args), "clSetKernelArg"), ...);
+    const size_t local[2] = {16, 8};
+    const size_t global[2] = {(static_cast<size_t>(width) + 15) / 16 * 16,
+                              (static_cast<size_t>(height) + 7) / 8 * 8};
+    check(clEnqueueNDRangeKernel(q, k_, 2, nullptr, global, local, 0, nullptr, nullptr),
+          "clEnqueueNDRangeKernel");
+  }
+
+ private:
+  cl_kernel k_ = nullptr;
+};
+
+class OpenCLQueue final : public Queue {
+ public:
+  OpenCLQueue(int device, const std::string& tuning, int threads)
+      : runner_(device, tuning),
+        threads_(threads),
+        shift_i32_(runner_.program(), "shift_i32"),
+        shift_f32_(runner_.program(), "shift_f32"),
+        rct_(runner_.program(), "rct_forward"),
+        ict_(runner_.program(), "ict_forward") {}
+  ~OpenCLQueue() override {
+    clFinish(runner_.queue());
+    if (staged_) clReleaseEvent(staged_);
+  }
+
+  Backend kind() const override { return Backend::OpenCL; }
+  std::string description() const override {
+    const ocl::DeviceInfo& d = runner_.device();
+    return "opencl (" + d.name + ", " + d.platform_name + ", " + d.version + ")";
+  }
+  bool reads(j2k_memory) const override { return false; }
+  bool in_place() const override { return true; }
+
+  void reserve(const QueueNeeds& n) override {
+    const uint64_t max_alloc = runner_.device().max_alloc;
+    if (max_alloc && std::max(n.staging_bytes, n.max_plane_bytes) > max_alloc)
+      throw Error(ErrorCode::OutOfMemory,
+                  "OpenCL: a tile needs a buffer of " + std::to_string(std::max(n.staging_bytes, n.max_plane_bytes)) +
+                      " bytes; " + runner_.device().name + " allows at most " + std::to_string(max_alloc) +
+                      " (choose smaller tiles)");
+    cl_context ctx = runner_.context();
+    if (n.staging_bytes > staging_.bytes()) {
+      staging_ = ocl::Buffer(ctx, n.staging_bytes);
+      host_staging_.assign(n.staging_bytes, 0);
+    }
+    if (n.max_plane_bytes > scratch_.bytes() || planes_.size() < static_cast<size_t>(n.components)) {
+      planes_.clear();
+      for (int c = 0; c < n.components; ++c) planes_.emplace_back(ctx, std::max<size_t>(n.max_plane_bytes, 4));
+      scratch_ = ocl::Buffer(ctx, std::max<size_t>(n.max_plane_bytes, 4));
+    }
+    if (!flag_.get()) flag_ = ocl::Buffer(ctx, sizeof(int));
+    const int zero = 0;
+    check(clEnqueueWriteBuffer(runner_.queue(), flag_.get(), CL_TRUE, 0, sizeof zero, &zero, 0, nullptr, nullptr),
+          "clEnqueueWriteBuffer");
+    lvs_.reserve(kMaxLevels);
+  }
+
+  j2k_memory_report memory_held() const override {
+    j2k_memory_report r{};
+    r.host = host_staging_.capacity();
+    r.device = staging_.bytes() + scratch_.bytes() + flag_.bytes();
+    for (const ocl::Buffer& b : planes_) r.device += b.bytes();
+    return r;
+  }
+
+  Plane staging(int c, j2k_sample_type type, int64_t w, int64_t h) override {
+    if (c == 0) cursor_ = 0;
+    Plane p = packed(staging_.get(), type, w, h);
+    p.offset = cursor_;
+    cursor_ += align_up(static_cast<size_t>(p.row_stride * h));
+    if (cursor_ > staging_.bytes() + kAlign)
+      throw Error(ErrorCode::Internal, "opencl queue: samples do not fit the reserved staging buffer");
+    return p;
+  }
+  Plane work(int, j2k_sample_type, int64_t, int64_t) override {
+    throw Error(ErrorCode::Internal, "opencl queue: the DWT runs in place, no work planes");
+  }
+  Plane output(int c, j2k_sample_type type, int64_t w, int64_t h) override {
+    return packed(planes_.at(static_cast<size_t>(c)).get(), type, w, h);
+  }
+
+  void* allocate(size_t bytes, j2k_memory& where) override {
+    if (where == J2K_MEMORY_DEVICE)
+      throw Error(ErrorCode::InvalidArgument,
+                  "the opencl backend keeps coefficients in host memory; device memory needs the cuda backend");
+    where = J2K_MEMORY_HOST;
+    void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!p && bytes) throw Error(ErrorCode::OutOfMemory, "cannot allocate " + std::to_string(bytes) + " bytes of host memory for the coefficients");
+    return p;
+  }
+  void release(void* p, j2k_memory) noexcept override { std::free(p); }
+  size_t dwt_workspace_bytes(Wavelet, const Rect&, int) const override { return 0; }
+
+  void upload(const Plane& src, const Plane& dst) override {
+    const size_t size = j2k_sample_size(dst.type);
+    const size_t row = static_cast<size_t>(dst.width) * size;
+    if (row == 0 || dst.height == 0) return;
+    // The host staging may still be in flight to the device from the previous upload.
+    if (staged_) {
+      check(clWaitForEvents(1, &staged_), "clWaitForEvents");
+      clReleaseEvent(staged_);
+      staged_ = nullptr;
+    }
+    unsigned char* host = host_staging_.data() + dst.offset;
+    const auto* base = static_cast<const unsigned char*>(src.base) + src.offset;
+    parallel_for(static_cast<ptrdiff_t>(dst.height), threads_, [&](ptrdiff_t y) {
+      const unsigned char* s = base + y * src.row_stride;
+      unsigned char* d = host + static_cast<size_t>(y) * row;
+      if (src.pixel_stride == static_cast<ptrdiff_t>(size)) std::memcpy(d, s, row);
+      else for (int64_t x = 0; x < dst.width; ++x) std::memcpy(d + x * size, s + x * src.pixel_stride, size);
+    });
+    check(clEnqueueWriteBuffer(runner_.queue(), mem(dst), CL_FALSE, dst.offset, row * static_cast<size_t>(dst.height),
+                               host, 0, nullptr, &staged_),
+          "clEnqueueWriteBuffer");
+  }
+
+  void shift_mct(const TileSamples& tile, Wavelet wavelet, const std::vector<Plane>& out) override {
+    cl_command_queue q = runner_.queue();
+    const bool rev = wavelet == Wavelet::Reversible53;
+    for (size_t c = 0; c < tile.in.size(); ++c) {
+      const Plane& in = tile.in[c];
+      if (in.width == 0 || in.height == 0) continue;
+      const bool is_signed = in.type == J2K_SAMPLE_I8 || in.type == J2K_SAMPLE_I16 || in.type == J2K_SAMPLE_I32;
+      const int p = tile.precision[c];
+      const cl_long lo = is_signed ? -(cl_long{1} << (p - 1)) : 0;
+      const cl_long hi = is_signed ? (cl_long{1} << (p - 1)) - 1 : (cl_long{1} << p) - 1;
+      const cl_ulong offset = in.offset;
+      const cl_int type = in.type, w = static_cast<cl_int>(in.width), h = static_cast<cl_int>(in.height);
+      const cl_int dc = tile.offset[c], stride = static_cast<cl_int>(out[c].row_stride / 4);
+      Kernel& k = rev ? shift_i32_ : shift_f32_;
+      k.run(q, in.width, in.height, mem(in), offset, type, w, h, dc, lo, hi, mem(out[c]), stride, flag_.get());
+    }
+    if (!tile.mct || out[0].width == 0 || out[0].height == 0) return;
+    const cl_int w = static_cast<cl_int>(out[0].width), h = static_cast<cl_int>(out[0].height);
+    const cl_int stride = static_cast<cl_int>(out[0].row_stride / 4);
+    (rev ? rct_ : ict_).run(q, w, h, mem(out[0]), mem(out[1]), mem(out[2]), w, h, stride);
+  }
+
+  void dwt(j2k_direction direction, Wavelet wavelet, const Plane& src, const Plane& dst,
+           const Rect& tc, int levels) override {
+    if (src.base != dst.base || src.offset != 0 || dst.offset != 0)
+      throw Error(ErrorCode::Internal, "opencl queue: the DWT runs in place on a whole buffer");
+    if (tc.empty()) return;
+    lvs_.resize(static_cast<size_t>(levels));  // keeps its capacity: no allocation per call
+    dwt_levels(tc, levels, lvs_.data());
+    runner_.transform(wavelet, direction == J2K_FORWARD, mem(dst), scratch_.get(),
+                      static_cast<size_t>(dst.row_stride / 4), lvs_);
+  }
+
+  void download(const Plane& src, const Plane& dst) override {
+    const size_t row = static_cast<size_t>(src.width) * 4;
+    if (row == 0 || src.height == 0) return;
+    const size_t origin[3] = {src.offset, 0, 0}, host_origin[3] = {0, 0, 0};
+    const size_t region[3] = {row, static_cast<size_t>(src.height), 1};
+    check(clEnqueueReadBufferRect(runner_.queue(), mem(src), CL_FALSE, origin, host_origin, region,
+                                  static_cast<size_t>(src.row_stride), 0, static_cast<size_t>(dst.row_stride), 0,
+                                  static_cast<char*>(dst.base) + dst.offset, 0, nullptr, nullptr),
+          "clEnqueueReadBufferRect");
+  }
+
+  void finish() override {
+    cl_command_queue q = runner_.queue();
+    int flag = 0;
+    if (flag_.get()) {
+      check(clEnqueueReadBuffer(q, flag_.get(), CL_TRUE, 0, sizeof flag, &flag, 0, nullptr, nullptr),
+            "clEnqueueReadBuffer");
+    }
+    check(clFinish(q), "clFinish");
+    if (flag) {
+      const int zero = 0;
+      check(clEnqueueWriteBuffer(q, flag_.get(), CL_TRUE, 0, sizeof zero, &zero, 0, nullptr, nullptr),
+            "clEnqueueWriteBuffer");
+      throw Error(ErrorCode::InvalidArgument,
+                  "a sample lies outside the range of its component's precision and signedness");
+    }
+  }
+
+ private:
+  static Plane packed(cl_mem base, j2k_sample_type type, int64_t w, int64_t h) {
+    Plane p;
+    p.base = base;
+    p.type = type;
+    p.pixel_stride = static_cast<ptrdiff_t>(j2k_sample_size(type));
+    p.row_stride = p.pixel_stride * w;
+    p.width = w;
+    p.height = h;
+    p.memory = J2K_MEMORY_DEVICE;
+    return p;
+  }
+
+  ocl::Runner runner_;
+  int threads_;
+  Kernel shift_i32_, shift_f32_, rct_, ict_;
+  ocl::Buffer staging_, scratch_, flag_;
+  std::vector<ocl::Buffer> planes_;        // one per component: coefficients, DWT in place
+  std::vector<unsigned char> host_staging_;
+  cl_event staged_ = nullptr;              // the last upload from host_staging_
+  size_t cursor_ = 0;
+  std::vector<DwtLevel> lvs_;
+};
+
+}  // namespace
 
 std::unique_ptr<Queue> make_opencl_queue(const BackendOptions& options) {
-  return std::make_unique<HostQueue>(Backend::OpenCL, make_opencl_engine(options), options.threads);
+  return std::make_unique<OpenCLQueue>(ocl::select_device(options.device), options.opencl_tuning,
+                                       options.threads);
 }
 
 }  // namespace j2k
