@@ -1,6 +1,7 @@
 // The CPU backend as a DwtEngine.
 #include <string>
 
+#include "j2kfront/config.h"
 #include "transform/cpu/dwt_cpu.hpp"
 #include "transform/cpu/threading.hpp"
 #include "transform/dwt_engine.hpp"
@@ -14,7 +15,7 @@ class CpuEngine final : public DwtEngine {
   explicit CpuEngine(int threads) : threads_(threads) {}
   Backend kind() const override { return Backend::Cpu; }
   std::string description() const override {
-#ifdef J2K_HAVE_OPENMP
+#if J2KFRONT_HAVE_OPENMP
     const int n = worker_count(threads_);
     return "cpu (OpenMP, " + std::to_string(n) + (n == 1 ? " thread)" : " threads)");
 #else
