@@ -5,6 +5,7 @@ set(J2K_WITH_OPENMP AUTO CACHE STRING "OpenMP for the CPU backend (AUTO|ON|OFF)"
 set(J2K_WITH_CUDA AUTO CACHE STRING "CUDA backend (AUTO|ON|OFF)")
 set(J2K_WITH_OPENCL AUTO CACHE STRING "OpenCL backend (AUTO|ON|OFF)")
 set(J2K_WITH_TIFF AUTO CACHE STRING "TIFF input through libtiff (AUTO|ON|OFF)")
+option(J2K_BUILD_TOOLS "Build the j2kfront command-line tool (needs CLI11 and nlohmann_json)" ON)
 option(J2K_BUILD_TESTS "Build the unit, backend and conformance tests" ON)
 
 function(j2k_resolve name found)
@@ -54,9 +55,12 @@ endif()
 j2k_resolve(TIFF TIFF_FOUND)
 
 # Tools and tests: CLI11 and nlohmann_json (header-only Debian packages) are required for
-# the CLI; GoogleTest for tests; Google Benchmark is not needed (the bench has its own timer).
-find_package(CLI11 CONFIG REQUIRED)
-find_package(nlohmann_json CONFIG REQUIRED)
+# the CLI and the tests that run it; GoogleTest for tests; Google Benchmark is not needed (the
+# bench has its own timer).
+if(J2K_BUILD_TOOLS)
+  find_package(CLI11 CONFIG REQUIRED)
+  find_package(nlohmann_json CONFIG REQUIRED)
+endif()
 
 # The conformance target links Debian's static OpenJPEG; tests only, never the library.
 find_library(J2K_OPENJPEG_STATIC NAMES libopenjp2.a)
