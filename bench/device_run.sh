@@ -5,9 +5,9 @@
 # profile = Nsight Compute on the CUDA bench at 8192^2: per-kernel summary of every launch of one
 # timed row, and the SASS source view (instructions executed per line) of the kernels that match
 # J2K_NCU_KERNELS (space-separated regexes, default: the fused 5/3 and 9/7 forward kernels).
-# J2K_CUDA_FLAGS sets CMAKE_CUDA_FLAGS (e.g. "-lineinfo"; the experimental fused kernels need no
-# rebuild: they are run-time options, each with its own rows in the CUDA bench and its own sweeps
-# in cuda_test). J2K_NINJA_TARGETS builds only those targets (e.g. "j2kfront_cli" for a quicker profile).
+# J2K_CUDA_FLAGS adds to CMAKE_CUDA_FLAGS (e.g. "-lineinfo"; the experimental fused kernels need
+# no rebuild: they are run-time options, each with its own rows in the CUDA bench and its own
+# sweeps in cuda_test). J2K_NINJA_TARGETS builds only those targets (e.g. "j2kfront_cli").
 # Needs .deps/ carried: a prefix with Debian's header-only CLI11 and nlohmann-json, a GoogleTest
 # build and the OpenCL ICD loader and headers (the device has no internet and none of these).
 # bench/README.md says how to make it. J2K_CMAKE_ARGS adds configure arguments; the backends are
@@ -22,7 +22,7 @@ cd "$root"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$out/gpu.txt"
 cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DCMAKE_PREFIX_PATH="$root/.deps/root/usr;/usr/local/cuda" \
-  -DJ2K_WITH_CUDA=AUTO -DJ2K_WITH_OPENCL=AUTO -DCMAKE_CUDA_FLAGS="${J2K_CUDA_FLAGS:-}" ${J2K_CMAKE_ARGS:-} \
+  -DJ2K_WITH_CUDA=AUTO -DJ2K_WITH_OPENCL=AUTO -DCMAKE_CUDA_FLAGS="--ptxas-options=-v ${J2K_CUDA_FLAGS:-}" ${J2K_CMAKE_ARGS:-} \
   >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 grep 'j2kfront:' "$out/configure.log"
 ninja -C build-device ${J2K_NINJA_TARGETS:-} >"$out/build.log" 2>&1 || { grep -E 'error|Error' -A3 "$out/build.log" | head -60; exit 1; }

@@ -5,6 +5,7 @@ set(J2K_WITH_OPENMP AUTO CACHE STRING "OpenMP for the CPU backend (AUTO|ON|OFF)"
 set(J2K_WITH_CUDA AUTO CACHE STRING "CUDA backend (AUTO|ON|OFF)")
 set(J2K_WITH_OPENCL AUTO CACHE STRING "OpenCL backend (AUTO|ON|OFF)")
 set(J2K_WITH_TIFF AUTO CACHE STRING "TIFF input through libtiff (AUTO|ON|OFF)")
+option(J2K_BUILD_TOOLS "Build the j2kfront command-line tool (needs CLI11 and nlohmann_json)" ON)
 option(J2K_BUILD_TESTS "Build the unit, backend and conformance tests" ON)
 
 function(j2k_resolve name found)
@@ -30,8 +31,25 @@ if(NOT J2K_WITH_CUDA STREQUAL "OFF")
   endif()
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
-    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-      set(CMAKE_CUDA_ARCHITECTURES 90)  # the H100 of DEVICE.md; override for other GPUs
+    # Default: machine code for the data-centre and desktop GPUs (Turing, Ampere, Ada, Hopper,
+    # Blackwell) that this nvcc supports (CUDA 13 dropped sm_70), and PTX of the newest for
+    # later GPUs. On 2 cores this costs about 2 minutes more than 90 alone (dwt_cuda.cu: 5.3
+    # instead of 2.1 minutes). A GPU machine building for itself sets its own (device_run.sh).
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT DEFINED ENV{CUDAARCHS})
+      execute_process(COMMAND ${CMAKE_CUDA_COMPILER} --list-gpu-arch
+                      OUTPUT_VARIABLE _nvcc_archs ERROR_QUIET)
+      set(_archs "")
+      foreach(_arch 75 80 86 89 90 100 120)
+        if(_nvcc_archs MATCHES "(^|\n)compute_${_arch}(\n|$)")
+          list(APPEND _archs ${_arch}-real)
+          set(_newest ${_arch})
+        endif()
+      endforeach()
+      if(_archs)  # else CMake's default for this nvcc
+        list(POP_BACK _archs)
+        list(APPEND _archs ${_newest})
+        set(CMAKE_CUDA_ARCHITECTURES "${_archs}" CACHE STRING "CUDA architectures to compile for")
+      endif()
     endif()
     enable_language(CUDA)
     find_package(CUDAToolkit)
@@ -54,9 +72,12 @@ endif()
 j2k_resolve(TIFF TIFF_FOUND)
 
 # Tools and tests: CLI11 and nlohmann_json (header-only Debian packages) are required for
-# the CLI; GoogleTest for tests; Google Benchmark is not needed (the bench has its own timer).
-find_package(CLI11 CONFIG REQUIRED)
-find_package(nlohmann_json CONFIG REQUIRED)
+# the CLI and the tests that run it; GoogleTest for tests; Google Benchmark is not needed (the
+# bench has its own timer).
+if(J2K_BUILD_TOOLS)
+  find_package(CLI11 CONFIG REQUIRED)
+  find_package(nlohmann_json CONFIG REQUIRED)
+endif()
 
 # The conformance target links Debian's static OpenJPEG; tests only, never the library.
 find_library(J2K_OPENJPEG_STATIC NAMES libopenjp2.a)

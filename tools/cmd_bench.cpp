@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "bench/bench.hpp"
+#include "j2kfront/config.h"
 #include "transform/backend.hpp"
 #include "common/error.hpp"
 #include "tools/commands.hpp"
@@ -39,14 +40,14 @@ int run_bench(const BenchArgs& a) {
     throw Error(ErrorCode::BackendUnavailable, std::string("backend '") + backend_name(b) + "' is not available: " + why);
   switch (b) {
     case Backend::Cuda:
-#ifdef J2K_HAVE_CUDA
+#if J2KFRONT_HAVE_CUDA
       o.repeats = a.repeats ? a.repeats : 20;
       return bench::run_cuda(o);
 #else
       break;
 #endif
     case Backend::OpenCL:
-#ifdef J2K_HAVE_OPENCL
+#if J2KFRONT_HAVE_OPENCL
       o.repeats = a.repeats ? a.repeats : 10;
       return bench::run_opencl(o);
 #else

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "transform/backend.hpp"
+#include "j2kfront/config.h"
 #include "common/error.hpp"
 #include "transform/dwt_engine.hpp"
 
@@ -32,14 +33,14 @@ bool backend_available(Backend backend, std::string* why) {
     case Backend::Cpu:
       return true;
     case Backend::Cuda:
-#ifdef J2K_HAVE_CUDA
+#if J2KFRONT_HAVE_CUDA
       return cuda_available(why);
 #else
       if (why) *why = "this build has no CUDA backend (CUDA toolkit not found at configure time)";
       return false;
 #endif
     case Backend::OpenCL:
-#ifdef J2K_HAVE_OPENCL
+#if J2KFRONT_HAVE_OPENCL
       return opencl_available(why);
 #else
       if (why) *why = "this build has no OpenCL backend (OpenCL headers/ICD loader not found at configure time)";
@@ -50,10 +51,10 @@ bool backend_available(Backend backend, std::string* why) {
 }
 
 Backend resolve_auto_backend() {
-#ifdef J2K_HAVE_CUDA
+#if J2KFRONT_HAVE_CUDA
   if (cuda_available(nullptr)) return Backend::Cuda;
 #endif
-#ifdef J2K_HAVE_OPENCL
+#if J2KFRONT_HAVE_OPENCL
   if (opencl_gpu_available()) return Backend::OpenCL;
 #endif
   return Backend::Cpu;
@@ -64,10 +65,10 @@ std::unique_ptr<DwtEngine> make_engine(const BackendOptions& options) {
   if (o.backend == Backend::Auto) o.backend = resolve_auto_backend();
   switch (o.backend) {
     // Each GPU factory checks its settings, then its devices, and says what is missing.
-#ifdef J2K_HAVE_CUDA
+#if J2KFRONT_HAVE_CUDA
     case Backend::Cuda: return make_cuda_engine(o);
 #endif
-#ifdef J2K_HAVE_OPENCL
+#if J2KFRONT_HAVE_OPENCL
     case Backend::OpenCL: return make_opencl_engine(o);
 #endif
     case Backend::Cpu: return make_cpu_engine(o);

@@ -1,6 +1,8 @@
 // The queue of the backend that the options name (Auto resolved here, once).
 #include "transform/queue.hpp"
 
+#include "j2kfront/config.h"
+
 #include "common/error.hpp"
 
 namespace j2k {
@@ -9,10 +11,10 @@ std::unique_ptr<Queue> make_queue(const BackendOptions& options) {
   BackendOptions o = options;
   if (o.backend == Backend::Auto) o.backend = resolve_auto_backend();
   switch (o.backend) {
-#ifdef J2K_HAVE_CUDA
+#if J2KFRONT_HAVE_CUDA
     case Backend::Cuda: return make_cuda_queue(o);
 #endif
-#ifdef J2K_HAVE_OPENCL
+#if J2KFRONT_HAVE_OPENCL
     case Backend::OpenCL: return make_opencl_queue(o);
 #endif
     case Backend::Cpu: return make_cpu_queue(o);

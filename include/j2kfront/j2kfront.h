@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "j2kfront/config.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -131,7 +131,7 @@ void run_strip(const Strip<T, kLanes>& s) {
 // The calling thread's slice of the scratch: worker_count(threads) slices of `per_thread`.
 template <class T>
 T* thread_scratch(const Scratch<T>& s) {
-#ifdef J2K_HAVE_OPENMP
+#if J2KFRONT_HAVE_OPENMP
   return s.data + static_cast<size_t>(omp_get_thread_num()) * s.per_thread;
 #else
   return s.data;
@@ -231,7 +231,7 @@ void run_allocating(bool fwd, T* data, size_t stride, const Rect& tc, int levels
 }  // namespace
 
 std::string describe(int threads) {
-#ifdef J2K_HAVE_OPENMP
+#if J2KFRONT_HAVE_OPENMP
   const int n = worker_count(threads);
   return "cpu (OpenMP, " + std::to_string(n) + (n == 1 ? " thread)" : " threads)");
 #else

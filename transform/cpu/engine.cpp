@@ -1,6 +1,7 @@
 // The CPU backend as a DwtEngine.
 #include <string>
 
+#include "j2kfront/config.h"
 #include "transform/cpu/dwt_cpu.hpp"
 #include "transform/cpu/threading.hpp"
 #include "transform/dwt_engine.hpp"

@@ -4,7 +4,9 @@
 #include <exception>
 #include <mutex>
 
-#ifdef J2K_HAVE_OPENMP
+#include "j2kfront/config.h"
+
+#if J2KFRONT_HAVE_OPENMP
 #include <omp.h>
 #endif
 
@@ -12,7 +14,7 @@ namespace j2k {
 
 // Worker threads for a `threads` setting: 0 or less means OpenMP's default.
 inline int worker_count(int threads) {
-#ifdef J2K_HAVE_OPENMP
+#if J2KFRONT_HAVE_OPENMP
   return threads > 0 ? threads : omp_get_max_threads();
 #else
   (void)threads;
@@ -27,7 +29,7 @@ void parallel_for(ptrdiff_t count, int threads, Fn fn) {
   std::exception_ptr error;
   std::mutex error_mutex;
   const int n = worker_count(threads);
-#ifdef J2K_HAVE_OPENMP
+#if J2KFRONT_HAVE_OPENMP
 #pragma omp parallel for schedule(dynamic) num_threads(n) if (count > 1 && n > 1)
 #else
   (void)n;

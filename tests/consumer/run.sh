@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The `install` test: installs a j2kfront build into a fresh prefix, then builds and runs the
+# consumers against that prefix only: through the CMake package (tests/consumer/CMakeLists.txt)
+# and, for the C consumer, through pkg-config with a plain `cc` and static linking.
+#   run.sh BUILD_DIR WORK_DIR [CMAKE_GENERATOR] [CMAKE_PREFIX_PATH of the build]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=$1 work=$2 generator=${3:-Ninja} deps_path=${4:-}
+rm -rf "$work"
+mkdir -p "$work"
+prefix=$work/prefix
+cmake=${CMAKE:-cmake}  # the build's own, from the test
+
+echo "== cmake --install $build --prefix $prefix"
+"$cmake" --install "$build" --prefix "$prefix" >"$work/install.log"
+for f in include/j2kfront/j2kfront.h include/j2kfront/j2kfront.hpp include/j2kfront/config.h \
+         lib/cmake/j2kfront/j2kfrontConfig.cmake lib/cmake/j2kfront/j2kfrontConfigVersion.cmake \
+         lib/pkgconfig/j2kfront.pc; do
+  [[ -f $prefix/$f ]] || { echo "missing from the install: $f"; exit 1; }
+done
+# Only the public headers: the layers' own are internal.
+extra=$(cd "$prefix/include" && find . -type f ! -path ./j2kfront/j2kfront.h ! -path ./j2kfront/j2kfront.hpp \
+        ! -path ./j2kfront/config.h)
+[[ -z $extra ]] || { echo "internal headers installed: $extra"; exit 1; }
+
+echo "== CMake package: find_package(j2kfront CONFIG REQUIRED)"
+"$cmake" -S "$here" -B "$work/cmake" -G "$generator" -DCMAKE_BUILD_TYPE=Release \
+  "-DCMAKE_PREFIX_PATH=$prefix${deps_path:+;$deps_path}" -DJ2K_EXAMPLES_DIR="$here/../../examples"
+"$cmake" --build "$work/cmake"
+for exe in consumer_c consumer_cpp embed; do
+  echo "-- $exe"
+  "$work/cmake/$exe" | tee "$work/$exe.out"
+done
+# The README shows this output of examples/embed.cpp.
+expected="3 tile-components; first band 8 x 6"
+[[ $(cat "$work/embed.out") == "$expected" ]] || { echo "embed: expected '$expected'"; exit 1; }
+
+echo "== pkg-config: cc \$(pkg-config --cflags --libs --static j2kfront)"
+if ! command -v pkg-config >/dev/null; then
+  echo "pkg-config not found (tools/install-deps.sh installs it): the CMake package passed, skipping the rest"
+  exit 77
+fi
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+flags=$(pkg-config --cflags --libs --static j2kfront)
+echo "$flags"
+# shellcheck disable=SC2086  # the flags are words
+${CC:-cc} -std=c99 -Wall -Wextra -Wpedantic -Werror -o "$work/consumer_c_pkgconfig" "$here/consumer.c" $flags
+# (For a shared j2kfront, the loader must find it in the prefix.)
+LD_LIBRARY_PATH="$(pkg-config --variable=libdir j2kfront)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+  "$work/consumer_c_pkgconfig"
+echo "install test: passed"
