@@ -1,9 +1,8 @@
 // The queue of the backend that the options name (Auto resolved here, once).
 #include "transform/queue.hpp"
 
-#include "j2kfront/config.h"
-
 #include "common/error.hpp"
+#include "j2kfront/config.h"
 
 namespace j2k {
 
