@@ -22,6 +22,10 @@ inline int worker_count(int threads) {
 #endif
 }
 
+// Threads for copying `bytes` on the host: one below 4 MB, where waking a team costs more than
+// the copy (a tile-component of a small image, a 1-pixel strip).
+inline int copy_threads(size_t bytes, int threads) { return bytes < (size_t{4} << 20) ? 1 : threads; }
+
 // A parallel loop over independent items. The first exception thrown by an item is
 // rethrown after the loop, since an exception may not leave an OpenMP region.
 template <class Fn>

@@ -136,7 +136,8 @@ class CudaQueue final : public Queue {
     cuda_check(cudaEventSynchronize(staged_), "cudaEventSynchronize");
     char* pinned = static_cast<char*>(staging_h_.data()) + dst.offset;
     const size_t size = j2k_sample_size(dst.type);
-    parallel_for(static_cast<ptrdiff_t>(dst.height), threads_, [&](ptrdiff_t y) {
+    parallel_for(static_cast<ptrdiff_t>(dst.height), copy_threads(row * static_cast<size_t>(dst.height), threads_),
+                 [&](ptrdiff_t y) {
       const char* s = at(src) + y * src.row_stride;
       char* d = pinned + y * dst.row_stride;
       if (src.pixel_stride == static_cast<ptrdiff_t>(size)) {

@@ -142,7 +142,8 @@ class OpenCLQueue final : public Queue {
     }
     unsigned char* host = host_staging_.data() + dst.offset;
     const auto* base = static_cast<const unsigned char*>(src.base) + src.offset;
-    parallel_for(static_cast<ptrdiff_t>(dst.height), threads_, [&](ptrdiff_t y) {
+    parallel_for(static_cast<ptrdiff_t>(dst.height), copy_threads(row * static_cast<size_t>(dst.height), threads_),
+                 [&](ptrdiff_t y) {
       const unsigned char* s = base + y * src.row_stride;
       unsigned char* d = host + static_cast<size_t>(y) * row;
       if (src.pixel_stride == static_cast<ptrdiff_t>(size)) std::memcpy(d, s, row);
