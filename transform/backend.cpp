@@ -5,6 +5,8 @@
 #include "j2kfront/config.h"
 #include "common/error.hpp"
 #include "transform/dwt_engine.hpp"
+#include "transform/queue.hpp"
+#include "transform/queue_engine.hpp"
 
 namespace j2k {
 
@@ -61,23 +63,13 @@ Backend resolve_auto_backend() {
 }
 
 std::unique_ptr<DwtEngine> make_engine(const BackendOptions& options) {
+  // The CPU reference runs in place on the caller's buffer; the GPU backends run through their
+  // queue's upload, DWT and download. make_queue resolves Auto and says what is missing.
+  const Backend b = options.backend == Backend::Auto ? resolve_auto_backend() : options.backend;
+  if (b == Backend::Cpu) return make_cpu_engine(options);
   BackendOptions o = options;
-  if (o.backend == Backend::Auto) o.backend = resolve_auto_backend();
-  switch (o.backend) {
-    // Each GPU factory checks its settings, then its devices, and says what is missing.
-#if J2KFRONT_HAVE_CUDA
-    case Backend::Cuda: return make_cuda_engine(o);
-#endif
-#if J2KFRONT_HAVE_OPENCL
-    case Backend::OpenCL: return make_opencl_engine(o);
-#endif
-    case Backend::Cpu: return make_cpu_engine(o);
-    default: break;
-  }
-  std::string why;
-  backend_available(o.backend, &why);
-  throw Error(ErrorCode::BackendUnavailable,
-              std::string("backend '") + backend_name(o.backend) + "' is not available: " + why);
+  o.backend = b;
+  return make_queue_engine(make_queue(o));
 }
 
 }  // namespace j2k

@@ -24,10 +24,8 @@ class DwtEngine {
 
 std::unique_ptr<DwtEngine> make_cpu_engine(const BackendOptions& options);
 
-// Compiled only with the backend; each throws Error(BackendUnavailable) when it has no device.
-std::unique_ptr<DwtEngine> make_cuda_engine(const BackendOptions& options);
+// Compiled only with the backend.
 bool cuda_available(std::string* why);
-std::unique_ptr<DwtEngine> make_opencl_engine(const BackendOptions& options);
 bool opencl_available(std::string* why);
 bool opencl_gpu_available();
 

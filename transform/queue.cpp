@@ -1,10 +1,26 @@
 // The queue of the backend that the options name (Auto resolved here, once).
 #include "transform/queue.hpp"
 
+#include <cstdlib>
+#include <string>
+
 #include "common/error.hpp"
 #include "j2kfront/config.h"
 
 namespace j2k {
+
+void* allocate_host_coefficients(size_t bytes, j2k_memory& where, const char* backend) {
+  if (where == J2K_MEMORY_DEVICE)
+    throw Error(ErrorCode::InvalidArgument, std::string("the ") + backend +
+                                                " backend keeps coefficients in host memory; device memory needs the cuda backend");
+  where = J2K_MEMORY_HOST;
+  // Rows of 64-byte aligned buffers start on a cache line (the plan aligns each plane).
+  void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+  if (!p && bytes)
+    throw Error(ErrorCode::OutOfMemory,
+                "cannot allocate " + std::to_string(bytes) + " bytes of host memory for the coefficients");
+  return p;
+}
 
 std::unique_ptr<Queue> make_queue(const BackendOptions& options) {
   BackendOptions o = options;

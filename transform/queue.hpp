@@ -88,6 +88,10 @@ class Queue {
   virtual void finish() = 0;
 };
 
+// The plan's own coefficients in pageable host memory (64-byte aligned), for the backends that
+// keep them there: `where` DEVICE is refused naming `backend`; release with std::free.
+void* allocate_host_coefficients(size_t bytes, j2k_memory& where, const char* backend);
+
 // One queue per backend (Auto resolved); each throws naming why it cannot be built.
 std::unique_ptr<Queue> make_queue(const BackendOptions& options);
 std::unique_ptr<Queue> make_cpu_queue(const BackendOptions& options);

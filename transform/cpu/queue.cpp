@@ -60,14 +60,7 @@ j2k_memory_report CpuQueue::memory_held() const {
 }
 
 void* CpuQueue::allocate(size_t bytes, j2k_memory& where) {
-  if (where == J2K_MEMORY_DEVICE)
-    throw Error(ErrorCode::InvalidArgument,
-                "the cpu backend keeps coefficients in host memory; device memory needs the cuda backend");
-  where = J2K_MEMORY_HOST;
-  // Rows of 64-byte aligned buffers start on a cache line (the plan aligns each plane).
-  void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
-  if (!p && bytes) throw Error(ErrorCode::OutOfMemory, "cannot allocate " + std::to_string(bytes) + " bytes of host memory for the coefficients");
-  return p;
+  return allocate_host_coefficients(bytes, where, "cpu");
 }
 
 void CpuQueue::release(void* p, j2k_memory) noexcept { std::free(p); }

@@ -1,11 +1,10 @@
-// The CUDA backend as a DwtEngine (host buffers): the CUDA queue's upload, DWT and download
-// (transform/queue_engine.hpp); and whether CUDA has a device here.
+// Whether CUDA has a device here. (The DWT on host buffers is the CUDA queue's upload, DWT and
+// download: transform/queue_engine.hpp.)
 #include <cuda_runtime_api.h>
 
 #include <string>
 
 #include "transform/dwt_engine.hpp"
-#include "transform/queue_engine.hpp"
 
 namespace j2k {
 
@@ -22,10 +21,6 @@ bool cuda_available(std::string* why) {
     return false;
   }
   return true;
-}
-
-std::unique_ptr<DwtEngine> make_cuda_engine(const BackendOptions& options) {
-  return make_queue_engine(make_cuda_queue(options));
 }
 
 }  // namespace j2k

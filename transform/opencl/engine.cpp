@@ -14,7 +14,6 @@
 #include "transform/common/constants.hpp"
 #include "transform/cpu/lifting.hpp"
 #include "transform/dwt_engine.hpp"
-#include "transform/queue_engine.hpp"
 #include "transform/opencl/dwt_cl_source.hpp"  // generated: kDwtClSource
 #include "transform/opencl/opencl_dwt.hpp"
 
@@ -564,9 +563,7 @@ void Runner::transform(Wavelet w, bool forward, cl_mem a, cl_mem b, size_t strid
 
 }  // namespace ocl
 
-// ---------------------------------------------------------------- engine
-
-// The DWT on host buffers is the OpenCL queue's upload, DWT and download (queue_engine.hpp).
+// ---------------------------------------------------------------- availability
 
 bool opencl_available(std::string* why) {
   std::string reason;
@@ -586,10 +583,6 @@ bool opencl_gpu_available() {
   const std::vector<ocl::DeviceInfo> devs = ocl::list_devices();
   return std::any_of(devs.begin(), devs.end(),
                      [](const ocl::DeviceInfo& d) { return d.gpu && d.usable; });
-}
-
-std::unique_ptr<DwtEngine> make_opencl_engine(const BackendOptions& options) {
-  return make_queue_engine(make_opencl_queue(options));
 }
 
 }  // namespace j2k

@@ -119,13 +119,7 @@ class OpenCLQueue final : public Queue {
   }
 
   void* allocate(size_t bytes, j2k_memory& where) override {
-    if (where == J2K_MEMORY_DEVICE)
-      throw Error(ErrorCode::InvalidArgument,
-                  "the opencl backend keeps coefficients in host memory; device memory needs the cuda backend");
-    where = J2K_MEMORY_HOST;
-    void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
-    if (!p && bytes) throw Error(ErrorCode::OutOfMemory, "cannot allocate " + std::to_string(bytes) + " bytes of host memory for the coefficients");
-    return p;
+    return allocate_host_coefficients(bytes, where, "opencl");
   }
   void release(void* p, j2k_memory) noexcept override { std::free(p); }
   size_t dwt_workspace_bytes(Wavelet, const Rect&, int) const override { return 0; }
