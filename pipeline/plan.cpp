@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "common/sample_type.hpp"
 
 namespace j2k {
 namespace {
@@ -17,23 +18,6 @@ double ms_since(Clock::time_point t0) {
 [[noreturn]] void invalid(const std::string& what) { throw Error(ErrorCode::InvalidArgument, what); }
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-bool is_signed(j2k_sample_type t) {
-  return t == J2K_SAMPLE_I8 || t == J2K_SAMPLE_I16 || t == J2K_SAMPLE_I32;
-}
-
-const char* type_name(j2k_sample_type t) {
-  switch (t) {
-    case J2K_SAMPLE_U8: return "U8";
-    case J2K_SAMPLE_I8: return "I8";
-    case J2K_SAMPLE_U16: return "U16";
-    case J2K_SAMPLE_I16: return "I16";
-    case J2K_SAMPLE_U32: return "U32";
-    case J2K_SAMPLE_I32: return "I32";
-    case J2K_SAMPLE_F32: return "F32";
-  }
-  return "unknown";
-}
 
 // The component's size on its own grid (B-12 applied to the image area).
 int64_t comp_width(const j2k_image_view& v, const j2k_component_view& c) {
@@ -86,7 +70,7 @@ void check_view(const j2k_image_view& v, bool need_data) {
               " is not an image sample type (U8, I8, U16, I16, U32, I32)");
     const int bits = std::min(static_cast<int>(size * 8), kMaxPrecision);
     if (c.precision < 1 || c.precision > bits)
-      invalid(name + "precision must be 1.." + std::to_string(bits) + " for " + type_name(c.type) +
+      invalid(name + "precision must be 1.." + std::to_string(bits) + " for " + sample_type_name(c.type) +
               " samples, got " + std::to_string(c.precision));
     if (c.dx < 1 || c.dx > kMaxSubsampling || c.dy < 1 || c.dy > kMaxSubsampling)
       invalid(name + "subsampling must be 1..255, got " + std::to_string(c.dx) + "," + std::to_string(c.dy));
@@ -182,12 +166,15 @@ Plan::Plan(const PlanSettings& settings, const j2k_image_view& shape)
 
   samples_.in.resize(static_cast<size_t>(nc));
   samples_.offset.resize(static_cast<size_t>(nc));
-  samples_.precision.resize(static_cast<size_t>(nc));
+  samples_.lo.resize(static_cast<size_t>(nc));
+  samples_.hi.resize(static_cast<size_t>(nc));
   samples_.mct = mct_;
   for (int c = 0; c < nc; ++c) {
     const j2k_component_view& k = shape_components_[c];
-    samples_.offset[c] = is_signed(k.type) ? 0 : int32_t{1} << (k.precision - 1);
-    samples_.precision[c] = k.precision;
+    const bool sign = sample_is_signed(k.type);
+    samples_.offset[c] = sign ? 0 : int32_t{1} << (k.precision - 1);
+    samples_.lo[c] = sign ? -(int64_t{1} << (k.precision - 1)) : 0;
+    samples_.hi[c] = sign ? (int64_t{1} << (k.precision - 1)) - 1 : (int64_t{1} << k.precision) - 1;
   }
   work_.resize(static_cast<size_t>(nc));
   out_.resize(static_cast<size_t>(nc));

@@ -46,12 +46,12 @@ struct QueueNeeds {
   int components = 0;
 };
 
-// One tile's components for shift_mct: each input plane, its DC offset and the precision
-// that its samples must respect.
+// One tile's components for shift_mct: each input plane, its DC offset and the range that
+// its samples must respect (the component's precision and signedness).
 struct TileSamples {
   std::vector<Plane> in;        // per component: the tile-component's samples
   std::vector<int32_t> offset;  // per component: 1 << (precision - 1), or 0 when signed
-  std::vector<int> precision;
+  std::vector<int64_t> lo, hi;  // per component: valid samples lie in [lo, hi]
   bool mct = false;             // RCT (5/3) / ICT (9/7) on components 0..2
 };
 

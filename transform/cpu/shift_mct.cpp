@@ -34,11 +34,11 @@ bool convert(const char* src, ptrdiff_t step, int64_t n, int32_t offset, int64_t
 }
 
 template <class D>
-bool convert_row(const Plane& in, int64_t y, int32_t offset, int precision, D* out) {
+bool convert_row(const TileSamples& tile, size_t c, int64_t y, D* out) {
+  const Plane& in = tile.in[c];
   const char* src = static_cast<const char*>(in.base) + in.offset + y * in.row_stride;
-  const bool is_signed = in.type == J2K_SAMPLE_I8 || in.type == J2K_SAMPLE_I16 || in.type == J2K_SAMPLE_I32;
-  const int64_t lo = is_signed ? -(int64_t{1} << (precision - 1)) : 0;
-  const int64_t hi = is_signed ? (int64_t{1} << (precision - 1)) - 1 : (int64_t{1} << precision) - 1;
+  const int32_t offset = tile.offset[c];
+  const int64_t lo = tile.lo[c], hi = tile.hi[c];
   const ptrdiff_t step = in.pixel_stride;
   const int64_t n = in.width;
   switch (in.type) {
@@ -65,7 +65,7 @@ bool run(const TileSamples& tile, const std::vector<Plane>& out, int threads) {
     for (int64_t y = chunk * kRows; y < std::min(h, (chunk + 1) * kRows); ++y) {
       for (int c = 0; c < nc; ++c) {
         if (tile.in[c].height != h) continue;  // a subsampled component: its own loop below
-        chunk_ok &= convert_row(tile.in[c], y, tile.offset[c], tile.precision[c], row_of<D>(out[c], y));
+        chunk_ok &= convert_row(tile, static_cast<size_t>(c), y, row_of<D>(out[c], y));
       }
       if (tile.mct) {
         if constexpr (std::is_same_v<D, int32_t>)
@@ -80,7 +80,7 @@ bool run(const TileSamples& tile, const std::vector<Plane>& out, int threads) {
   for (int c = 0; c < nc; ++c) {
     if (tile.in[c].height == h) continue;
     parallel_for(static_cast<ptrdiff_t>(tile.in[c].height), threads, [&](ptrdiff_t y) {
-      if (!convert_row(tile.in[c], y, tile.offset[c], tile.precision[c], row_of<D>(out[c], y))) ok = false;
+      if (!convert_row(tile, static_cast<size_t>(c), y, row_of<D>(out[c], y))) ok = false;
     });
   }
   return ok;

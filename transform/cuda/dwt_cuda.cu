@@ -23,6 +23,7 @@
 #include "transform/cuda/cuda_dwt.hpp"
 #include "transform/dwt.hpp"
 #include "common/error.hpp"
+#include "common/sample_type.hpp"
 #include "transform/cuda/cuda_check.hpp"
 #include "transform/cuda/dwt_fused.cuh"
 #include "transform/cuda/dwt_fused_inverse.cuh"
@@ -425,22 +426,9 @@ size_t cuda_dwt_workspace_bytes(Wavelet wavelet, const Rect& tc, int levels) {
 
 namespace {
 
-const char* type_name(j2k_sample_type t) {
-  switch (t) {
-    case J2K_SAMPLE_U8: return "U8";
-    case J2K_SAMPLE_I8: return "I8";
-    case J2K_SAMPLE_U16: return "U16";
-    case J2K_SAMPLE_I16: return "I16";
-    case J2K_SAMPLE_U32: return "U32";
-    case J2K_SAMPLE_I32: return "I32";
-    case J2K_SAMPLE_F32: return "F32";
-  }
-  return nullptr;
-}
-
 std::string describe(j2k_sample_type t) {
-  const char* name = type_name(t);
-  return name ? std::string(name) : "an unknown type (" + std::to_string(static_cast<int>(t)) + ")";
+  return j2k_sample_size(t) ? std::string(sample_type_name(t))
+                            : "an unknown type (" + std::to_string(static_cast<int>(t)) + ")";
 }
 
 [[noreturn]] void invalid(const std::string& what) {
@@ -494,22 +482,22 @@ void cuda_dwt(j2k_direction direction, Wavelet wavelet, const DevicePlane& src, 
   const j2k_sample_type coef = w53 ? J2K_SAMPLE_I32 : J2K_SAMPLE_F32;
   const std::string wname = w53 ? "5/3" : "9/7";
   if (dst.type != coef)
-    invalid("the " + wname + " writes " + type_name(coef) + " coefficients, dst type is " +
+    invalid("the " + wname + " writes " + sample_type_name(coef) + " coefficients, dst type is " +
             describe(dst.type));
   const bool narrow = src.type == J2K_SAMPLE_U8 || src.type == J2K_SAMPLE_U16;
   if (direction == J2K_INVERSE) {
     if (src.type != coef)
-      invalid("the " + wname + " inverse reads " + type_name(coef) + " coefficients, src type is " +
+      invalid("the " + wname + " inverse reads " + sample_type_name(coef) + " coefficients, src type is " +
               describe(src.type));
     if (dc_shift != 0)
       invalid("the inverse takes no DC shift, dc_shift is " + std::to_string(dc_shift));
   } else {
     if (!narrow && src.type != coef)
-      invalid("the " + wname + " forward reads U8, U16 or " + type_name(coef) +
+      invalid("the " + wname + " forward reads U8, U16 or " + sample_type_name(coef) +
               " samples, src type is " + describe(src.type));
     if (!narrow && dc_shift != 0)
       invalid("dc_shift applies to U8/U16 sources only, got " + std::to_string(dc_shift) +
-              " with " + type_name(coef));
+              " with " + sample_type_name(coef));
   }
   const size_t src_elem = src.type == J2K_SAMPLE_U8 ? 1 : src.type == J2K_SAMPLE_U16 ? 2 : 4;
   const size_t ss = element_stride(src, "src", src_elem, tc);

@@ -71,12 +71,10 @@ T* ptr(const Plane& p) {
 }
 
 template <class D>
-void shift(const Plane& p, int32_t offset, int precision, const Plane& o, int* flag, cudaStream_t s) {
-  const bool is_signed = p.type == J2K_SAMPLE_I8 || p.type == J2K_SAMPLE_I16 || p.type == J2K_SAMPLE_I32;
+void shift(const TileSamples& tile, size_t c, const Plane& o, int* flag, cudaStream_t s) {
+  const Plane& p = tile.in[c];
   In in{static_cast<const char*>(p.base) + p.offset, p.row_stride, p.pixel_stride,
-        static_cast<int>(p.width), static_cast<int>(p.height), offset,
-        is_signed ? -(1LL << (precision - 1)) : 0,
-        is_signed ? (1LL << (precision - 1)) - 1 : (1LL << precision) - 1};
+        static_cast<int>(p.width), static_cast<int>(p.height), tile.offset[c], tile.lo[c], tile.hi[c]};
   const dim3 grid = grid_for(p.width, p.height), block(kBlockX, kBlockY);
   D* out = ptr<D>(o);
   const long long os = o.row_stride / static_cast<long long>(sizeof(D));
@@ -99,8 +97,8 @@ void shift_mct(const TileSamples& tile, Wavelet wavelet, const std::vector<Plane
   const bool rev = wavelet == Wavelet::Reversible53;
   for (size_t c = 0; c < tile.in.size(); ++c) {
     if (tile.in[c].width == 0 || tile.in[c].height == 0) continue;
-    if (rev) shift<int>(tile.in[c], tile.offset[c], tile.precision[c], out[c], d_out_of_range, stream);
-    else shift<float>(tile.in[c], tile.offset[c], tile.precision[c], out[c], d_out_of_range, stream);
+    if (rev) shift<int>(tile, c, out[c], d_out_of_range, stream);
+    else shift<float>(tile, c, out[c], d_out_of_range, stream);
   }
   if (!tile.mct || out[0].width == 0 || out[0].height == 0) return;
   const dim3 grid = grid_for(out[0].width, out[0].height), block(kBlockX, kBlockY);

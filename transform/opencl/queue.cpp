@@ -154,10 +154,7 @@ class OpenCLQueue final : public Queue {
     for (size_t c = 0; c < tile.in.size(); ++c) {
       const Plane& in = tile.in[c];
       if (in.width == 0 || in.height == 0) continue;
-      const bool is_signed = in.type == J2K_SAMPLE_I8 || in.type == J2K_SAMPLE_I16 || in.type == J2K_SAMPLE_I32;
-      const int p = tile.precision[c];
-      const cl_long lo = is_signed ? -(cl_long{1} << (p - 1)) : 0;
-      const cl_long hi = is_signed ? (cl_long{1} << (p - 1)) - 1 : (cl_long{1} << p) - 1;
+      const cl_long lo = tile.lo[c], hi = tile.hi[c];
       const cl_ulong offset = in.offset;
       const cl_int type = in.type, w = static_cast<cl_int>(in.width), h = static_cast<cl_int>(in.height);
       const cl_int dc = tile.offset[c], stride = static_cast<cl_int>(out[c].row_stride / 4);
