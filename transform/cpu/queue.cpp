@@ -45,7 +45,6 @@ class CpuQueue final : public Queue {
 
 }  // namespace
 
-
 std::string CpuQueue::description() const { return cpu::describe(threads_); }
 
 void CpuQueue::reserve(const QueueNeeds& needs) {
@@ -69,8 +68,8 @@ size_t CpuQueue::dwt_workspace_bytes(Wavelet, const Rect& tc, int) const {
   return cpu::scratch_per_thread(tc) * sizeof(float) * static_cast<size_t>(worker_count(threads_));
 }
 
-// Host queues read the caller's samples and write the coefficients in place: the plan never
-// asks them for staging, work or output planes, nor for copies.
+// This queue reads the caller's samples and writes the coefficients in place: the plan never
+// asks it for staging, work or output planes, nor for copies.
 Plane CpuQueue::staging(int, j2k_sample_type, int64_t, int64_t) {
   throw Error(ErrorCode::Internal, "cpu queue: no staging planes");
 }

@@ -58,8 +58,11 @@ bool run(const TileSamples& tile, const std::vector<Plane>& out, int threads) {
   const auto nc = static_cast<int>(tile.in.size());
   const int64_t h = nc ? tile.in[0].height : 0;
   std::atomic<bool> ok{true};
-  // Rows in chunks: enough work per item to pay for the scheduling.
+  // Rows in chunks: enough work per item to pay for the scheduling; a small tile on one thread
+  // (waking a team costs more than converting it).
   constexpr int64_t kRows = 16;
+  const int64_t samples = nc ? tile.in[0].width * h * nc : 0;
+  if (samples < (int64_t{1} << 16)) threads = 1;
   parallel_for(static_cast<ptrdiff_t>((h + kRows - 1) / kRows), threads, [&](ptrdiff_t chunk) {
     bool chunk_ok = true;
     for (int64_t y = chunk * kRows; y < std::min(h, (chunk + 1) * kRows); ++y) {
