@@ -21,6 +21,8 @@ struct Options {
 int run_cpu(const Options& options);
 int run_cuda(const Options& options);    // bench/cuda_bench.cu, built with the CUDA backend
 int run_opencl(const Options& options);  // bench/opencl_bench.cpp, built with the OpenCL backend
+// The whole front stage host to host on CUDA against the link's copies (bench/pipeline_bench.cpp).
+int run_pipeline(const Options& options);
 
 // A deterministic, image-like test pattern (gradients plus texture plus noise) of unsigned
 // `bits`-bit samples; never zeros, which would hide unwritten outputs.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One call on the GPU machine (the `device` tool): build, GPU tests, sanitizers, benchmarks.
-#   bash bench/device_run.sh [all|test|sanitize|bench|cuda|profile]
+#   bash bench/device_run.sh [all|test|sanitize|bench|pipeline|cuda|profile]
 # all = test + sanitize + bench. cuda = only the CUDA backend's tests, sanitizers and bench.
 # profile = Nsight Compute on the CUDA bench at 8192^2: per-kernel summary of every launch of one
 # timed row, and the SASS source view (instructions executed per line) of the kernels that match
@@ -95,6 +95,9 @@ if [[ $what == cuda ]]; then
 fi
 if [[ $what == all || $what == bench || $what == cuda ]]; then
   $cli bench --backend cuda --sizes ${J2K_BENCH_SIZES:-4096,8192,16384} 2>&1 | tee "$out/bench-cuda.txt"
+fi
+if [[ $what == all || $what == bench || $what == pipeline ]]; then
+  $cli bench --pipeline --backend cuda 2>&1 | tee "$out/bench-pipeline.txt"
 fi
 if [[ $what == all || $what == bench ]]; then
   $cli bench --backend opencl --sizes 4096,8192 2>&1 | tee "$out/bench-opencl.txt"

@@ -15,6 +15,7 @@ namespace {
 struct BenchArgs {
   std::string backend = "auto", sizes = "4096,8192";
   int levels = 5, repeats = 0, threads = 0, device = -1;
+  bool pipeline = false;
 };
 
 int run_bench(const BenchArgs& a) {
@@ -38,6 +39,16 @@ int run_bench(const BenchArgs& a) {
   std::string why;
   if (!backend_available(b, &why))
     throw Error(ErrorCode::BackendUnavailable, std::string("backend '") + backend_name(b) + "' is not available: " + why);
+  if (a.pipeline) {
+    if (b != Backend::Cuda)
+      throw Error(ErrorCode::InvalidArgument, "bench --pipeline measures the cuda backend against its link; got backend '" +
+                                                  std::string(backend_name(b)) + "'");
+#if J2KFRONT_HAVE_CUDA
+    if (a.sizes == BenchArgs().sizes) o.sizes = {8192};
+    o.repeats = a.repeats ? a.repeats : 5;
+    return bench::run_pipeline(o);
+#endif
+  }
   switch (b) {
     case Backend::Cuda:
 #if J2KFRONT_HAVE_CUDA
@@ -72,6 +83,8 @@ std::function<int()> add_bench_command(CLI::App& app) {
   cmd->add_option("--repeats", args->repeats, "timed runs per row (median reported)")->check(CLI::Range(1, 10000));
   cmd->add_option("--threads", args->threads, "CPU threads")->check(CLI::Range(1, 4096));
   cmd->add_option("--device", args->device, "GPU/OpenCL device index")->check(CLI::Range(0, 4096));
+  cmd->add_flag("--pipeline", args->pipeline,
+                "the whole front stage host to host (cuda), against the link's own copies; sizes default to 8192");
   return [args] { return run_bench(*args); };
 }
 

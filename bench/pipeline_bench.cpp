@@ -1,0 +1,141 @@
+// `j2kfront bench --pipeline`: the whole front stage on the CUDA backend, host to host, through
+// the public API (a plan run on an image view), against the link it has to cross: pinned
+// host-to-device copies of the input's bytes and device-to-host copies of the coefficients'
+// bytes, alone and together on two streams, timed in the same run. t_link is the time of both
+// copies together: a pipeline that hides its transform behind the transfers reaches
+// t_link / t_pipeline = 1.
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bench/bench.hpp"
+#include "common/error.hpp"
+#include "j2kfront/j2kfront.hpp"
+
+namespace j2k::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw Error(ErrorCode::BackendFailure, std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+// Pinned host and device buffers for the link's own copies, freed on scope exit.
+struct LinkBuffers {
+  void *h_in = nullptr, *d_in = nullptr, *h_out = nullptr, *d_out = nullptr;
+  LinkBuffers(size_t in, size_t out) {
+    check(cudaMallocHost(&h_in, in), "cudaMallocHost");
+    check(cudaMallocHost(&h_out, out), "cudaMallocHost");
+    check(cudaMalloc(&d_in, in), "cudaMalloc");
+    check(cudaMalloc(&d_out, out), "cudaMalloc");
+  }
+  ~LinkBuffers() {
+    cudaFreeHost(h_in);
+    cudaFreeHost(h_out);
+    cudaFree(d_in);
+    cudaFree(d_out);
+  }
+};
+
+struct Link {
+  double h2d_ms, d2h_ms, both_ms;
+};
+
+// Median times of the copies alone and of both at once (two streams), wall clock.
+Link measure_link(size_t in, size_t out, int repeats) {
+  LinkBuffers b(in, out);
+  cudaStream_t s1, s2;
+  check(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking), "cudaStreamCreate");
+  check(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking), "cudaStreamCreate");
+  auto time = [&](bool h2d, bool d2h) {
+    std::vector<double> t;
+    for (int r = 0; r <= repeats; ++r) {
+      const auto t0 = Clock::now();
+      if (h2d) check(cudaMemcpyAsync(b.d_in, b.h_in, in, cudaMemcpyHostToDevice, s1), "cudaMemcpyAsync");
+      if (d2h) check(cudaMemcpyAsync(b.h_out, b.d_out, out, cudaMemcpyDeviceToHost, s2), "cudaMemcpyAsync");
+      check(cudaStreamSynchronize(s1), "cudaStreamSynchronize");
+      check(cudaStreamSynchronize(s2), "cudaStreamSynchronize");
+      if (r > 0) t.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    }
+    return median(t);
+  };
+  const Link l{time(true, false), time(false, true), time(true, true)};
+  cudaStreamDestroy(s1);
+  cudaStreamDestroy(s2);
+  return l;
+}
+
+struct Input {
+  const char* name;
+  int channels;
+  j2k_sample_type type;
+  int precision;
+};
+
+}  // namespace
+
+int run_pipeline(const Options& o) {
+  const Input inputs[] = {{"RGB 8-bit", 3, J2K_SAMPLE_U8, 8}, {"gray 16-bit", 1, J2K_SAMPLE_U16, 16}};
+  std::printf("front stage host to host on the cuda backend (plan.run on a view; coefficients int32/float32\n"
+              "into the plan's pinned buffers), %d levels, median of %d runs; t_link = pinned H2D of the\n"
+              "input and D2H of the coefficients at once, same run\n", o.levels, o.repeats);
+  for (int64_t n : o.sizes) {
+    for (const Input& in : inputs) {
+      const size_t size = j2k_sample_size(in.type);
+      const size_t bytes_in = static_cast<size_t>(n * n) * in.channels * size;
+      const size_t bytes_out = static_cast<size_t>(n * n) * in.channels * 4;
+      const Link link = measure_link(bytes_in, bytes_out, o.repeats);
+      std::printf("\n%lldx%lld %s: %.0f MB in, %.0f MB out; link: H2D %.2f ms (%.1f GB/s), D2H %.2f ms (%.1f GB/s), "
+                  "both %.2f ms (%.1f GB/s)\n",
+                  static_cast<long long>(n), static_cast<long long>(n), in.name, bytes_in / 1e6, bytes_out / 1e6,
+                  link.h2d_ms, bytes_in / link.h2d_ms / 1e6, link.d2h_ms, bytes_out / link.d2h_ms / 1e6,
+                  link.both_ms, (bytes_in + bytes_out) / link.both_ms / 1e6);
+      std::printf("%-8s %-5s %-9s %10s %10s %16s\n", "tiles", "wav", "input", "ms", "GB/s", "t_link/t_pipe");
+      // The pattern once, as the caller's samples: pageable, and a pinned copy.
+      const std::vector<int32_t> pattern = test_pattern(n, n, in.precision);
+      std::vector<unsigned char> pageable(bytes_in);
+      for (size_t i = 0; i < static_cast<size_t>(n * n); ++i)
+        for (int c = 0; c < in.channels; ++c) {
+          const int32_t v = (pattern[i] + c * 37) & ((1 << in.precision) - 1);
+          if (size == 1) pageable[i * in.channels + c] = static_cast<unsigned char>(v);
+          else std::memcpy(&pageable[(i * in.channels + c) * 2], &v, 2);  // little-endian host
+        }
+      void* pinned = nullptr;
+      check(cudaMallocHost(&pinned, bytes_in), "cudaMallocHost");
+      std::memcpy(pinned, pageable.data(), bytes_in);
+      for (int64_t tile : {int64_t{1024}, int64_t{2048}, int64_t{0}})
+        for (j2k_wavelet w : {J2K_WAVELET_53, J2K_WAVELET_97})
+          for (j2k_memory m : {J2K_MEMORY_HOST, J2K_MEMORY_PINNED}) {
+            const void* data = m == J2K_MEMORY_HOST ? static_cast<const void*>(pageable.data()) : pinned;
+            const auto view = j2kfront::ImageView::interleaved(data, static_cast<uint32_t>(n), static_cast<uint32_t>(n),
+                                                                in.channels, in.type, in.precision, 0, m);
+            j2kfront::Settings s;
+            s.backend = J2K_BACKEND_CUDA;
+            s.device = o.device;
+            s.levels = o.levels;
+            s.wavelet = w;
+            s.tile_w = s.tile_h = static_cast<uint32_t>(tile);
+            j2kfront::Plan plan(s, view);
+            std::vector<double> t;
+            for (int r = 0; r <= o.repeats; ++r) {  // the first run warms up
+              const auto t0 = Clock::now();
+              plan.run(view);
+              if (r > 0) t.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+            }
+            const double ms = median(t);
+            std::printf("%-8s %-5s %-9s %10.2f %10.1f %16.3f\n", tile ? std::to_string(tile).c_str() : "untiled",
+                        w == J2K_WAVELET_53 ? "5/3" : "9/7", m == J2K_MEMORY_HOST ? "pageable" : "pinned", ms,
+                        (bytes_in + bytes_out) / ms / 1e6, link.both_ms / ms);
+          }
+      cudaFreeHost(pinned);
+    }
+  }
+  return 0;
+}
+
+}  // namespace j2k::bench
