@@ -138,13 +138,9 @@ class CudaQueue final : public Queue {
     const size_t size = j2k_sample_size(dst.type);
     parallel_for(static_cast<ptrdiff_t>(dst.height), copy_threads(row * static_cast<size_t>(dst.height), threads_),
                  [&](ptrdiff_t y) {
-      const char* s = at(src) + y * src.row_stride;
-      char* d = pinned + y * dst.row_stride;
-      if (src.pixel_stride == static_cast<ptrdiff_t>(size)) {
-        std::memcpy(d, s, row);
-      } else {
-        for (int64_t x = 0; x < dst.width; ++x) std::memcpy(d + x * size, s + x * src.pixel_stride, size);
-      }
+      pack_row(reinterpret_cast<unsigned char*>(pinned + y * dst.row_stride),
+               reinterpret_cast<const unsigned char*>(at(src) + y * src.row_stride), dst.width, size,
+               src.pixel_stride);
     });
     cuda_check(cudaMemcpyAsync(at(dst), pinned, static_cast<size_t>(dst.row_stride * dst.height),
                                cudaMemcpyHostToDevice, stream_),

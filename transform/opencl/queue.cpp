@@ -138,10 +138,7 @@ class OpenCLQueue final : public Queue {
     const auto* base = static_cast<const unsigned char*>(src.base) + src.offset;
     parallel_for(static_cast<ptrdiff_t>(dst.height), copy_threads(row * static_cast<size_t>(dst.height), threads_),
                  [&](ptrdiff_t y) {
-      const unsigned char* s = base + y * src.row_stride;
-      unsigned char* d = host + static_cast<size_t>(y) * row;
-      if (src.pixel_stride == static_cast<ptrdiff_t>(size)) std::memcpy(d, s, row);
-      else for (int64_t x = 0; x < dst.width; ++x) std::memcpy(d + x * size, s + x * src.pixel_stride, size);
+      pack_row(host + static_cast<size_t>(y) * row, base + y * src.row_stride, dst.width, size, src.pixel_stride);
     });
     check(clEnqueueWriteBuffer(runner_.queue(), mem(dst), CL_FALSE, dst.offset, row * static_cast<size_t>(dst.height),
                                host, 0, nullptr, &staged_),
