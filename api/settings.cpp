@@ -45,6 +45,8 @@ PlanSettings plan_settings(const j2k_settings& s) {
               s.output_memory == J2K_MEMORY_DEVICE,
           "output_memory " + std::to_string(static_cast<int>(s.output_memory)) + " is not a j2k_memory value");
   p.output_memory = s.output_memory;
+  require(s.streams >= 0 && s.streams <= 16, "streams must be 0 (the backend's choice) to 16, got " + std::to_string(s.streams));
+  p.streams = s.streams;
   p.backend = backend_options(s);
   return p;
 }

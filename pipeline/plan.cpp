@@ -122,10 +122,11 @@ Plan::Plan(const PlanSettings& settings, const j2k_image_view& shape)
       }
   }
 
-  queue_ = make_queue(settings.backend);
-  const bool upload = !queue_->reads(shape.memory);
+  queues_.push_back(make_queue(settings.backend));
+  Queue& lead = *queues_[0];
+  const bool upload = !lead.reads(shape.memory);
   if (upload && shape.memory == J2K_MEMORY_DEVICE)
-    invalid(std::string("the ") + backend_name(queue_->kind()) +
+    invalid(std::string("the ") + backend_name(lead.kind()) +
             " backend cannot read samples in CUDA device memory");
 
   // Every tile-component's geometry, and what the largest tile needs of the queue.
@@ -147,20 +148,24 @@ Plan::Plan(const PlanSettings& settings, const j2k_image_view& shape)
       work += align_up(n * coeff);
       needs.max_plane_bytes = std::max(needs.max_plane_bytes, n * coeff);
       needs.dwt_workspace = std::max(needs.dwt_workspace,
-                                     queue_->dwt_workspace_bytes(settings.wavelet, tc.rect, tc.levels));
+                                     lead.dwt_workspace_bytes(settings.wavelet, tc.rect, tc.levels));
       own_offset_.push_back(owned_bytes);
       owned_bytes += align_up(n * coeff);
       tcs_.push_back(std::move(tc));
     }
     if (upload) needs.staging_bytes = std::max(needs.staging_bytes, staging);
-    if (!queue_->in_place()) needs.work_bytes = needs.output_bytes = std::max(needs.work_bytes, work);
+    if (!lead.in_place()) needs.work_bytes = needs.output_bytes = std::max(needs.work_bytes, work);
   }
-  queue_->reserve(needs);
+  // More queues only where they overlap work, never more than the tiles.
+  const int64_t wanted = settings.streams > 0 ? settings.streams : lead.asynchronous() ? 3 : 1;
+  const auto count = static_cast<size_t>(std::min<int64_t>(wanted, canvas_.tile_count()));
+  while (queues_.size() < count) queues_.push_back(make_queue(settings.backend));
+  for (auto& q : queues_) q->reserve(needs);
 
   owned_ = std::make_unique<OwnedBuffer>();
-  owned_->queue = queue_.get();
+  owned_->queue = &lead;
   owned_->memory = settings.output_memory;
-  owned_->data = queue_->allocate(owned_bytes, owned_->memory);
+  owned_->data = lead.allocate(owned_bytes, owned_->memory);
   owned_->bytes = owned_bytes;
   for (size_t i = 0; i < tcs_.size(); ++i) tcs_[i].home = own_home(i);
 
@@ -180,10 +185,12 @@ Plan::Plan(const PlanSettings& settings, const j2k_image_view& shape)
   out_.resize(static_cast<size_t>(nc));
 }
 
-Plan::~Plan() {
-  if (queue_) {
+Plan::~Plan() { finish_all_quietly(); }
+
+void Plan::finish_all_quietly() noexcept {
+  for (auto& q : queues_) {
     try {
-      queue_->finish();  // nothing may still write into buffers that go away
+      q->finish();  // nothing may still use buffers that go away, or the caller's
     } catch (...) {
     }
   }
@@ -217,8 +224,8 @@ void Plan::set_output(size_t index, void* data, ptrdiff_t row_stride, j2k_memory
   }
   if (memory != J2K_MEMORY_HOST && memory != J2K_MEMORY_PINNED && memory != J2K_MEMORY_DEVICE)
     invalid("output memory " + std::to_string(static_cast<int>(memory)) + " is not a j2k_memory value");
-  if (memory == J2K_MEMORY_DEVICE && !queue_->reads(memory))
-    invalid(std::string("the ") + backend_name(queue_->kind()) +
+  if (memory == J2K_MEMORY_DEVICE && !queues_[0]->reads(memory))
+    invalid(std::string("the ") + backend_name(queues_[0]->kind()) +
             " backend cannot write coefficients to CUDA device memory");
   Plane p = own_home(index);
   if (row_stride % 4 != 0 || row_stride < 4 * p.width)
@@ -233,7 +240,13 @@ void Plan::set_output(size_t index, void* data, ptrdiff_t row_stride, j2k_memory
 }
 
 j2k_memory_report Plan::memory() const {
-  j2k_memory_report r = queue_->memory_held();
+  j2k_memory_report r{};
+  for (const auto& q : queues_) {
+    const j2k_memory_report m = q->memory_held();
+    r.host += m.host;
+    r.pinned += m.pinned;
+    r.device += m.device;
+  }
   switch (owned_->memory) {
     case J2K_MEMORY_HOST: r.host += owned_->bytes; break;
     case J2K_MEMORY_PINNED: r.pinned += owned_->bytes; break;
@@ -264,13 +277,14 @@ void Plan::run(const j2k_image_view& image) {
   check_image(image);
   times_ = j2k_stage_times{};
   const int nc = image.num_components;
-  const bool upload = !queue_->reads(image.memory);
-  const bool in_place = queue_->in_place();
+  const bool upload = !queues_[0]->reads(image.memory);
+  const bool in_place = queues_[0]->in_place();
   const Wavelet w = settings_.wavelet;
   const j2k_sample_type ct = coefficient_type();
   try {
     for (int64_t t = 0; t < canvas_.tile_count(); ++t) {
       const PlanTileComponent* tc = &tcs_[static_cast<size_t>(t * nc)];
+      Queue& q = *queues_[static_cast<size_t>(t) % queues_.size()];
       auto t0 = Clock::now();
       for (int c = 0; c < nc; ++c) {
         const j2k_component_view& k = image.components[c];
@@ -286,35 +300,32 @@ void Plan::run(const j2k_image_view& image) {
         src.height = r.height();
         src.memory = image.memory;
         if (upload) {
-          const Plane staged = queue_->staging(c, k.type, src.width, src.height);
-          queue_->upload(src, staged);
+          const Plane staged = q.staging(c, k.type, src.width, src.height);
+          q.upload(src, staged);
           src = staged;
         }
         samples_.in[c] = src;
         const Plane& home = tc[c].home;
-        out_[c] = queue_->reads(home.memory) ? home : queue_->output(c, ct, src.width, src.height);
-        work_[c] = in_place ? out_[c] : queue_->work(c, ct, src.width, src.height);
+        out_[c] = q.reads(home.memory) ? home : q.output(c, ct, src.width, src.height);
+        work_[c] = in_place ? out_[c] : q.work(c, ct, src.width, src.height);
       }
       times_.split_ms += ms_since(t0);
       t0 = Clock::now();
-      queue_->shift_mct(samples_, w, work_);
+      q.shift_mct(samples_, w, work_);
       times_.shift_mct_ms += ms_since(t0);
       t0 = Clock::now();
       for (int c = 0; c < nc; ++c) {
-        queue_->dwt(J2K_FORWARD, w, work_[c], out_[c], tc[c].rect, tc[c].levels);
+        q.dwt(J2K_FORWARD, w, work_[c], out_[c], tc[c].rect, tc[c].levels);
         if (out_[c].base != tc[c].home.base || out_[c].offset != tc[c].home.offset)
-          queue_->download(out_[c], tc[c].home);
+          q.download(out_[c], tc[c].home);
       }
       times_.dwt_ms += ms_since(t0);
     }
     const auto t0 = Clock::now();
-    queue_->finish();
+    for (auto& q : queues_) q->finish();
     times_.dwt_ms += ms_since(t0);
   } catch (...) {
-    try {
-      queue_->finish();  // drain: no copy may still be reading the caller's buffers
-    } catch (...) {
-    }
+    finish_all_quietly();  // drain: no copy may still be reading the caller's buffers
     throw;
   }
 }

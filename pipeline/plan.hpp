@@ -28,6 +28,7 @@ struct PlanSettings {
   Mct mct = Mct::Auto;
   BackendOptions backend;
   j2k_memory output_memory = J2K_MEMORY_HOST;  // where the plan's own coefficients live
+  int streams = 0;  // queues with tiles in flight; 0 = 3 on asynchronous backends, else 1
 };
 
 struct PlanTileComponent {
@@ -54,8 +55,9 @@ class Plan {
   // (data == nullptr: back to the plan's own).
   void set_output(size_t index, void* data, ptrdiff_t row_stride, j2k_memory memory);
 
-  Backend backend() const { return queue_->kind(); }
-  std::string description() const { return queue_->description(); }
+  Backend backend() const { return queues_[0]->kind(); }
+  std::string description() const { return queues_[0]->description(); }
+  int streams() const { return static_cast<int>(queues_.size()); }
   bool mct() const { return mct_; }
   const Canvas& canvas() const { return canvas_; }
   Wavelet wavelet() const { return settings_.wavelet; }
@@ -67,6 +69,7 @@ class Plan {
  private:
   struct OwnedBuffer;
   void check_image(const j2k_image_view& image) const;
+  void finish_all_quietly() noexcept;
   Plane own_home(size_t index) const;
 
   PlanSettings settings_;
@@ -74,7 +77,8 @@ class Plan {
   std::vector<j2k_component_view> shape_components_;
   Canvas canvas_;
   bool mct_ = false;
-  std::unique_ptr<Queue> queue_;
+  // Tile t runs on queues_[t % size]: each queue has its own buffers, so tiles overlap.
+  std::vector<std::unique_ptr<Queue>> queues_;
   std::vector<PlanTileComponent> tcs_;
   std::vector<size_t> own_offset_;  // each tile-component's place in the owned buffer
   std::unique_ptr<OwnedBuffer> owned_;

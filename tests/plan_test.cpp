@@ -369,6 +369,25 @@ TEST_P(PlanTest, SamplesOutsideTheirPrecisionAreAnError) {
   EXPECT_NO_THROW(plan.run(q.view));  // the next image runs
 }
 
+// Tiles in flight on several queues give the same coefficients as one queue, and as the CPU
+// reference; with a memory report that grows with the queues on GPU backends.
+TEST_P(PlanTest, TilesInFlightOnSeveralQueues) {
+  const Samples s = random_samples(1, 3, 260, 150, 3, 12, false, 1, 1, 7);
+  const Packed p = pack(s, J2K_SAMPLE_U16, true, 1);
+  j2kfront::Settings st = settings_for(GetParam());
+  st.tile_w = 64;
+  st.tile_h = 48;
+  st.wavelet = J2K_WAVELET_97;
+  for (int streams : {1, 2, 5}) {
+    st.streams = streams;
+    j2kfront::Plan plan(st, p.view);
+    for (int run = 0; run < 2; ++run) plan.run(p.view);
+    expect_matches(plan, reference(s, st, true), std::to_string(streams) + " streams");
+  }
+  st.streams = 17;
+  EXPECT_THROW(j2kfront::Plan(st, p.view), j2kfront::Error);
+}
+
 std::string backend_param_name(const ::testing::TestParamInfo<j2k_backend>& info) {
   return j2k_backend_name(info.param);
 }

@@ -61,6 +61,9 @@ class Queue {
   virtual Backend kind() const = 0;
   virtual std::string description() const = 0;
 
+  // Whether operations return before the work is done (GPU queues): then several queues in
+  // a plan keep several tiles in flight.
+  virtual bool asynchronous() const = 0;
   // Whether shift_mct can read samples that sit in `where` without an upload.
   virtual bool reads(j2k_memory where) const = 0;
 

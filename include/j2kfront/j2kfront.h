@@ -145,6 +145,11 @@ typedef struct j2k_settings {
    * forward with levels 1 and 2 fused, and the inverse with levels 2 and 1 fused. 0 = off. */
   int cuda_fuse_97;
   int cuda_fuse_inverse;
+  /* Tiles in flight on a GPU backend: the plan deals tiles round-robin to this many queues
+   * (CUDA streams, OpenCL command queues), each with its own buffers, so that one tile's upload,
+   * transform and download overlap its neighbours'. 0 = the backend's choice (3 on GPUs, 1 on
+   * the CPU, never more than the tiles); at most 16. */
+  int streams;
 } j2k_settings;
 
 /* The defaults noted above. Always start from these: fields may be added at the end. */

@@ -20,6 +20,7 @@ class CpuQueue final : public Queue {
   explicit CpuQueue(int threads) : threads_(threads) {}
   Backend kind() const override { return Backend::Cpu; }
   std::string description() const override;
+  bool asynchronous() const override { return false; }
   bool reads(j2k_memory where) const override { return where != J2K_MEMORY_DEVICE; }
   void reserve(const QueueNeeds& needs) override;
   j2k_memory_report memory_held() const override;

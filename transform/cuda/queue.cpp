@@ -73,6 +73,7 @@ class CudaQueue final : public Queue {
 
   Backend kind() const override { return Backend::Cuda; }
   std::string description() const override { return name_; }
+  bool asynchronous() const override { return true; }
   bool reads(j2k_memory where) const override { return where == J2K_MEMORY_DEVICE; }
   bool in_place() const override { return false; }
 

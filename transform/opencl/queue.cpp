@@ -67,6 +67,7 @@ class OpenCLQueue final : public Queue {
     const ocl::DeviceInfo& d = runner_.device();
     return "opencl (" + d.name + ", " + d.platform_name + ", " + d.version + ")";
   }
+  bool asynchronous() const override { return true; }
   bool reads(j2k_memory) const override { return false; }
   bool in_place() const override { return true; }
 
