@@ -69,6 +69,7 @@ j2k_status j2k_plan_get_info(const j2k_plan* plan, j2k_plan_info* info) {
     info->tiles_y = p.canvas().tiles_y();
     info->tile_components = p.tile_components().size();
     info->coefficient_type = p.coefficient_type();
+    info->streams = p.streams();
   });
 }
 

@@ -34,6 +34,20 @@ j2k_status from_current_exception() {
   }
 }
 
+// Component c starts `channel_step` bytes after component c - 1.
+void fill_views(j2k_component_view* out, int channels, const void* data, j2k_sample_type type,
+                int precision, ptrdiff_t row_stride, ptrdiff_t channel_step, ptrdiff_t pixel_stride) {
+  for (int c = 0; out != nullptr && c < channels; ++c) {
+    out[c] = j2k_component_view{};
+    out[c].data = data ? static_cast<const char*>(data) + c * channel_step : nullptr;
+    out[c].type = type;
+    out[c].precision = precision;
+    out[c].dx = out[c].dy = 1;
+    out[c].row_stride = row_stride;
+    out[c].pixel_stride = pixel_stride;
+  }
+}
+
 }  // namespace j2k::api
 
 using j2k::api::guard;
@@ -110,29 +124,14 @@ size_t j2k_sample_size(j2k_sample_type type) {
 void j2k_views_interleaved(j2k_component_view* out, int channels, const void* data,
                            j2k_sample_type type, int precision, ptrdiff_t row_stride) {
   const auto size = static_cast<ptrdiff_t>(j2k_sample_size(type));
-  for (int c = 0; out != nullptr && c < channels; ++c) {
-    out[c] = j2k_component_view{};
-    out[c].data = data ? static_cast<const char*>(data) + c * size : nullptr;
-    out[c].type = type;
-    out[c].precision = precision;
-    out[c].dx = out[c].dy = 1;
-    out[c].row_stride = row_stride;
-    out[c].pixel_stride = size * channels;
-  }
+  j2k::api::fill_views(out, channels, data, type, precision, row_stride, size, size * channels);
 }
 
 void j2k_views_planar(j2k_component_view* out, int channels, const void* data,
                       j2k_sample_type type, int precision, ptrdiff_t row_stride,
                       ptrdiff_t plane_stride) {
-  for (int c = 0; out != nullptr && c < channels; ++c) {
-    out[c] = j2k_component_view{};
-    out[c].data = data ? static_cast<const char*>(data) + c * plane_stride : nullptr;
-    out[c].type = type;
-    out[c].precision = precision;
-    out[c].dx = out[c].dy = 1;
-    out[c].row_stride = row_stride;
-    out[c].pixel_stride = static_cast<ptrdiff_t>(j2k_sample_size(type));
-  }
+  const auto size = static_cast<ptrdiff_t>(j2k_sample_size(type));
+  j2k::api::fill_views(out, channels, data, type, precision, row_stride, plane_stride, size);
 }
 
 }  // extern "C"

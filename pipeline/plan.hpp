@@ -60,7 +60,6 @@ class Plan {
   int streams() const { return static_cast<int>(queues_.size()); }
   bool mct() const { return mct_; }
   const Canvas& canvas() const { return canvas_; }
-  Wavelet wavelet() const { return settings_.wavelet; }
   j2k_sample_type coefficient_type() const;
   const std::vector<PlanTileComponent>& tile_components() const { return tcs_; }
   j2k_memory_report memory() const;

@@ -381,6 +381,7 @@ TEST_P(PlanTest, TilesInFlightOnSeveralQueues) {
   for (int streams : {1, 2, 5}) {
     st.streams = streams;
     j2kfront::Plan plan(st, p.view);
+    EXPECT_EQ(plan.info().streams, streams);  // 20 tiles: every queue asked for is used
     for (int run = 0; run < 2; ++run) plan.run(p.view);
     expect_matches(plan, reference(s, st, true), std::to_string(streams) + " streams");
   }

@@ -182,6 +182,7 @@ typedef struct j2k_plan_info {
   int64_t tiles_x, tiles_y;
   size_t tile_components;      /* tiles_x * tiles_y * components, tile-major */
   j2k_sample_type coefficient_type; /* I32 for the 5/3, F32 for the 9/7 */
+  int streams;                 /* tiles in flight (queues in use): see j2k_settings.streams */
 } j2k_plan_info;
 j2k_status j2k_plan_get_info(const j2k_plan* plan, j2k_plan_info* info);
 
