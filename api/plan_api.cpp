@@ -6,6 +6,8 @@
 #include "api/settings.hpp"
 #include "pipeline/plan.hpp"
 
+static_assert(J2K_MAX_FRAMES_IN_FLIGHT == j2k::Plan::kFramesInFlight, "one limit in the header and the plan");
+
 struct j2k_plan {
   std::unique_ptr<j2k::Plan> plan;
   std::string description;
@@ -130,6 +132,23 @@ j2k_status j2k_plan_run(j2k_plan* plan, const j2k_image_view* image) {
     require(plan != nullptr, "plan is null");
     require(image != nullptr, "image is null");
     plan->plan->run(*image);
+  });
+}
+
+j2k_status j2k_plan_submit(j2k_plan* plan, const j2k_image_view* image, j2k_ticket* ticket) {
+  if (ticket) *ticket = 0;
+  return guard([&] {
+    require(plan != nullptr, "plan is null");
+    require(image != nullptr, "image is null");
+    require(ticket != nullptr, "the ticket pointer to fill is null");
+    *ticket = plan->plan->submit(*image);
+  });
+}
+
+j2k_status j2k_plan_wait(j2k_plan* plan, j2k_ticket ticket) {
+  return guard([&] {
+    require(plan != nullptr, "plan is null");
+    plan->plan->wait(ticket);
   });
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <string>
 
 #include "common/error.hpp"
@@ -274,59 +275,109 @@ void Plan::check_image(const j2k_image_view& image) const {
 }
 
 void Plan::run(const j2k_image_view& image) {
+  const uint64_t ticket = submit(image);
+  const auto t0 = Clock::now();
+  wait(ticket);
+  times_.dwt_ms += ms_since(t0);
+}
+
+int Plan::frames_in_flight() const {
+  int n = 0;
+  for (const Frame& f : frames_) n += f.ticket != 0;
+  return n;
+}
+
+uint64_t Plan::submit(const j2k_image_view& image) {
   check_image(image);
+  int slot = -1;
+  for (int i = 0; i < kFramesInFlight && slot < 0; ++i)
+    if (frames_[i].ticket == 0) slot = i;
+  if (slot < 0)
+    invalid(std::to_string(kFramesInFlight) + " frames are in flight already; wait for one before submitting another");
+  bool uses_own = false;
+  for (const PlanTileComponent& tc : tcs_) uses_own = uses_own || tc.home.base == owned_->data;
+  if (uses_own)
+    for (const Frame& f : frames_)
+      if (f.ticket != 0 && f.uses_own)
+        invalid("frame " + std::to_string(f.ticket) +
+                " still writes the plan's own coefficient buffer; wait for it first, or give each "
+                "frame in flight its own outputs (set_output)");
+  try {
+    enqueue(image);
+    for (auto& q : queues_) q->mark(slot);
+  } catch (...) {
+    finish_all_quietly();  // drain: no copy may still be reading the caller's buffers
+    throw;
+  }
+  frames_[slot] = Frame{next_ticket_, uses_own};
+  return next_ticket_++;
+}
+
+void Plan::wait(uint64_t ticket) {
+  int slot = -1;
+  for (int i = 0; i < kFramesInFlight && slot < 0; ++i)
+    if (ticket != 0 && frames_[i].ticket == ticket) slot = i;
+  if (slot < 0)
+    invalid("frame " + std::to_string(ticket) + " is not in flight (never submitted, or already waited for)");
+  frames_[slot] = Frame{};
+  // Every queue's part of the frame is waited for, even after one reports a problem, so that
+  // the slot is free and nothing of the frame still runs when this returns.
+  std::exception_ptr first;
+  for (auto& q : queues_) {
+    try {
+      q->wait(slot);
+    } catch (...) {
+      if (!first) first = std::current_exception();
+    }
+  }
+  if (first) std::rethrow_exception(first);
+}
+
+void Plan::enqueue(const j2k_image_view& image) {
   times_ = j2k_stage_times{};
   const int nc = image.num_components;
   const bool upload = !queues_[0]->reads(image.memory);
   const bool in_place = queues_[0]->in_place();
   const Wavelet w = settings_.wavelet;
   const j2k_sample_type ct = coefficient_type();
-  try {
-    for (int64_t t = 0; t < canvas_.tile_count(); ++t) {
-      const PlanTileComponent* tc = &tcs_[static_cast<size_t>(t * nc)];
-      Queue& q = *queues_[static_cast<size_t>(t) % queues_.size()];
-      auto t0 = Clock::now();
-      for (int c = 0; c < nc; ++c) {
-        const j2k_component_view& k = image.components[c];
-        const Rect& r = tc[c].rect;
-        Plane src;
-        src.base = const_cast<void*>(k.data);
-        src.offset = static_cast<size_t>((r.y0 - ceil_div(image.y0, k.dy)) * k.row_stride +
-                                         (r.x0 - ceil_div(image.x0, k.dx)) * k.pixel_stride);
-        src.type = k.type;
-        src.row_stride = k.row_stride;
-        src.pixel_stride = k.pixel_stride;
-        src.width = r.width();
-        src.height = r.height();
-        src.memory = image.memory;
-        if (upload) {
-          const Plane staged = q.staging(c, k.type, src.width, src.height);
-          q.upload(src, staged);
-          src = staged;
-        }
-        samples_.in[c] = src;
-        const Plane& home = tc[c].home;
-        out_[c] = q.reads(home.memory) ? home : q.output(c, ct, src.width, src.height);
-        work_[c] = in_place ? out_[c] : q.work(c, ct, src.width, src.height);
+  for (int64_t t = 0; t < canvas_.tile_count(); ++t) {
+    const PlanTileComponent* tc = &tcs_[static_cast<size_t>(t * nc)];
+    Queue& q = *queues_[static_cast<size_t>(t) % queues_.size()];
+    auto t0 = Clock::now();
+    for (int c = 0; c < nc; ++c) {
+      const j2k_component_view& k = image.components[c];
+      const Rect& r = tc[c].rect;
+      Plane src;
+      src.base = const_cast<void*>(k.data);
+      src.offset = static_cast<size_t>((r.y0 - ceil_div(image.y0, k.dy)) * k.row_stride +
+                                       (r.x0 - ceil_div(image.x0, k.dx)) * k.pixel_stride);
+      src.type = k.type;
+      src.row_stride = k.row_stride;
+      src.pixel_stride = k.pixel_stride;
+      src.width = r.width();
+      src.height = r.height();
+      src.memory = image.memory;
+      if (upload) {
+        const Plane staged = q.staging(c, k.type, src.width, src.height);
+        q.upload(src, staged);
+        src = staged;
       }
-      times_.split_ms += ms_since(t0);
-      t0 = Clock::now();
-      q.shift_mct(samples_, w, work_);
-      times_.shift_mct_ms += ms_since(t0);
-      t0 = Clock::now();
-      for (int c = 0; c < nc; ++c) {
-        q.dwt(J2K_FORWARD, w, work_[c], out_[c], tc[c].rect, tc[c].levels);
-        if (out_[c].base != tc[c].home.base || out_[c].offset != tc[c].home.offset)
-          q.download(out_[c], tc[c].home);
-      }
-      times_.dwt_ms += ms_since(t0);
+      samples_.in[c] = src;
+      const Plane& home = tc[c].home;
+      out_[c] = q.reads(home.memory) ? home : q.output(c, ct, src.width, src.height);
+      work_[c] = in_place ? out_[c] : q.work(c, ct, src.width, src.height);
     }
-    const auto t0 = Clock::now();
-    for (auto& q : queues_) q->finish();
+    times_.split_ms += ms_since(t0);
+    t0 = Clock::now();
+    q.shift_mct(samples_, w, work_);
+    times_.shift_mct_ms += ms_since(t0);
+    t0 = Clock::now();
+    for (int c = 0; c < nc; ++c) {
+      q.dwt(J2K_FORWARD, w, work_[c], out_[c], tc[c].rect, tc[c].levels);
+      if (out_[c].base != tc[c].home.base || out_[c].offset != tc[c].home.offset)
+        q.download(out_[c], tc[c].home);
+    }
     times_.dwt_ms += ms_since(t0);
-  } catch (...) {
-    finish_all_quietly();  // drain: no copy may still be reading the caller's buffers
-    throw;
   }
 }
 

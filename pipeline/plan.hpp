@@ -4,6 +4,9 @@
 // Per tile, in the queue's order: upload (when the queue cannot read the samples where they
 // are), DC shift + RCT/ICT, DWT, download (when the coefficients' home is not in the queue's
 // memory). Nothing here depends on which backend runs the queue.
+// Frames in flight: submit() enqueues an image and returns a ticket, wait(ticket) returns when
+// that frame's coefficients are written, or throws what went wrong in that frame alone. Up to
+// kFramesInFlight frames, each writing where the outputs pointed when it was submitted.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -48,8 +51,17 @@ class Plan {
   Plan(const Plan&) = delete;
   Plan& operator=(const Plan&) = delete;
 
+  static constexpr int kFramesInFlight = Queue::kFrameSlots;
+
   // `image` must have the plan's shape; its data pointers and strides may change between runs.
+  // run() is submit() and wait().
   void run(const j2k_image_view& image);
+  // The image and the outputs must stay valid until wait() for the ticket returns. Throws
+  // Error(InvalidArgument) when kFramesInFlight frames are waiting already, or when this frame
+  // and one in flight would both write the plan's own buffer.
+  uint64_t submit(const j2k_image_view& image);
+  void wait(uint64_t ticket);
+  int frames_in_flight() const;
 
   // Coefficients of tile-component `index` go to the caller's buffer from the next run on
   // (data == nullptr: back to the plan's own).
@@ -67,7 +79,12 @@ class Plan {
 
  private:
   struct OwnedBuffer;
+  struct Frame {
+    uint64_t ticket = 0;    // 0: the slot is free
+    bool uses_own = false;  // some tile-component writes the plan's own buffer
+  };
   void check_image(const j2k_image_view& image) const;
+  void enqueue(const j2k_image_view& image);
   void finish_all_quietly() noexcept;
   Plane own_home(size_t index) const;
 
@@ -85,6 +102,8 @@ class Plan {
   TileSamples samples_;
   std::vector<Plane> work_, out_;
   j2k_stage_times times_{};
+  Frame frames_[kFramesInFlight];
+  uint64_t next_ticket_ = 1;
 };
 
 // Checks a view's geometry, types and memory (and, with `need_data`, its pointers and

@@ -7,9 +7,11 @@
 //   dwt        the multi-level DWT of one tile-component, plane -> plane
 //   download   coefficients, queue memory -> host
 //
-// Operations are asynchronous on GPU queues and run in order; finish() waits for all of them
-// (and reports a sample outside its declared precision seen by shift_mct). A queue allocates
-// only in reserve(); the plan sizes it once for the largest tile.
+// Operations are asynchronous on GPU queues and run in order. Frames in flight are told apart
+// by marks: mark(slot) closes what has been enqueued since the previous mark as frame slot
+// `slot`, wait(slot) blocks until that work is done and reports a sample outside its declared
+// precision that shift_mct saw in it; finish() marks and waits for everything. A queue
+// allocates only in reserve(); the plan sizes it once for the largest tile.
 // Each backend implements this in transform/<backend>/queue.cpp.
 #pragma once
 #include <cstddef>
@@ -18,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error.hpp"
 #include "j2kfront/j2kfront.h"
 #include "tiling/canvas.hpp"
 #include "transform/backend.hpp"
@@ -88,8 +91,24 @@ class Queue {
                    const Rect& tc, int levels) = 0;
   virtual bool in_place() const = 0;
   virtual void download(const Plane& src, const Plane& host) = 0;
-  virtual void finish() = 0;
+
+  // Slots 0..kFrameSlots-1 are the plan's frames in flight; one more is finish()'s own.
+  static constexpr int kFrameSlots = 8;
+  virtual void mark(int slot) = 0;
+  // Throws Error(InvalidArgument) when a sample of the slot's work was out of range, and
+  // whatever the device reported; either way the slot is free again.
+  virtual void wait(int slot) = 0;
+  void finish() {
+    mark(kFrameSlots);
+    wait(kFrameSlots);
+  }
 };
+
+// What wait() throws for a slot that saw a sample outside its component's range.
+inline Error sample_out_of_range() {
+  return Error(ErrorCode::InvalidArgument,
+               "a sample lies outside the range of its component's precision and signedness");
+}
 
 // The plan's own coefficients in pageable host memory (64-byte aligned), for the backends that
 // keep them there: `where` DEVICE is refused naming `backend`; release with std::free.

@@ -9,7 +9,7 @@
  *
  * Ownership: the library never keeps a pointer to a caller's struct after a call returns, and
  * never frees caller memory. Buffers handed over with j2k_plan_set_output must outlive every
- * j2k_plan_run that writes them. Pointers that the library returns (coefficients, strings) stay
+ * run or frame that writes them. Pointers that the library returns (coefficients, strings) stay
  * valid until the handle that gave them is destroyed (or the output is replaced).
  *
  * Threads: a handle may be used by one thread at a time; different handles are independent.
@@ -224,7 +224,7 @@ typedef struct j2k_band {
 j2k_status j2k_plan_get_band(const j2k_plan* plan, size_t tile_component, int band,
                              j2k_band* out);
 
-/* Makes tile-component `index` write into the caller's buffer from the next run on: `data`
+/* Makes tile-component `index` write into the caller's buffer from the next run or submit on: `data`
  * holds height rows of width coefficients of the plan's coefficient type, `row_stride` bytes
  * apart, in `memory` (DEVICE only with the CUDA backend). NULL data returns to the plan's own. */
 j2k_status j2k_plan_set_output(j2k_plan* plan, size_t index, void* data, ptrdiff_t row_stride,
@@ -234,7 +234,22 @@ j2k_status j2k_plan_set_output(j2k_plan* plan, size_t index, void* data, ptrdiff
  * memory; data and strides may differ). Returns when every coefficient is written. */
 j2k_status j2k_plan_run(j2k_plan* plan, const j2k_image_view* image);
 
-/* Time of each stage of the last run, in milliseconds. */
+/* Frames in flight, for an encoder that feeds a sequence: j2k_plan_submit queues one image's
+ * work and returns with a ticket (on a GPU while the work goes on; on the CPU backend after
+ * doing it), and j2k_plan_wait returns when that frame's coefficients are written, with the
+ * frame's own status: a problem in one frame (a sample out of range, a device failure) is
+ * reported by its wait, and the frames before and after it are not affected. The image and
+ * the frame's outputs (where j2k_plan_set_output pointed when it was submitted) must stay
+ * valid and unchanged until its wait returns. At most J2K_MAX_FRAMES_IN_FLIGHT frames may be
+ * submitted and not yet waited for, and only one of them may write the plan's own buffer:
+ * point the others at their own outputs. Every ticket must be waited for once; destroying a
+ * plan first waits for all its frames. */
+#define J2K_MAX_FRAMES_IN_FLIGHT 8
+typedef uint64_t j2k_ticket; /* never 0 */
+j2k_status j2k_plan_submit(j2k_plan* plan, const j2k_image_view* image, j2k_ticket* ticket);
+j2k_status j2k_plan_wait(j2k_plan* plan, j2k_ticket ticket);
+
+/* Time of each stage of the last run (or submit), in milliseconds. */
 typedef struct j2k_stage_times {
   double split_ms;      /* reading the view into tile-components (and uploading) */
   double shift_mct_ms;  /* DC level shift and RCT/ICT */

@@ -199,6 +199,13 @@ class Plan {
     check(j2k_plan_set_output(plan_.get(), index, data, row_stride, memory));
   }
   void run(const ImageView& image) { check(j2k_plan_run(plan_.get(), image.get())); }
+  // Frames in flight (see j2k_plan_submit): the image must outlive wait(ticket).
+  j2k_ticket submit(const ImageView& image) {
+    j2k_ticket t = 0;
+    check(j2k_plan_submit(plan_.get(), image.get(), &t));
+    return t;
+  }
+  void wait(j2k_ticket ticket) { check(j2k_plan_wait(plan_.get(), ticket)); }
   j2k_stage_times times() const {
     j2k_stage_times t{};
     check(j2k_plan_get_times(plan_.get(), &t));

@@ -36,12 +36,14 @@ class CpuQueue final : public Queue {
            const Rect& tc, int levels) override;
   bool in_place() const override { return true; }
   void download(const Plane& src, const Plane& host) override;
-  void finish() override;
+  void mark(int slot) override;
+  void wait(int slot) override;
 
  private:
   int threads_;
   std::vector<float> scratch_;      // the CPU DWT's passes (int32 and float share it)
-  bool out_of_range_ = false;       // a sample outside its precision since the last finish()
+  bool out_of_range_ = false;       // a sample outside its precision since the last mark()
+  bool slot_out_of_range_[kFrameSlots + 1] = {};
 };
 
 }  // namespace
@@ -111,11 +113,16 @@ void CpuQueue::dwt(j2k_direction direction, Wavelet wavelet, const Plane& src, c
              cpu::Scratch<float>{scratch_.data(), per_thread});
 }
 
-void CpuQueue::finish() {
-  if (out_of_range_) {
-    out_of_range_ = false;
-    throw Error(ErrorCode::InvalidArgument,
-                "a sample lies outside the range of its component's precision and signedness");
+// Work runs when called: a mark only files the range check under the frame's slot.
+void CpuQueue::mark(int slot) {
+  slot_out_of_range_[slot] = out_of_range_;
+  out_of_range_ = false;
+}
+
+void CpuQueue::wait(int slot) {
+  if (slot_out_of_range_[slot]) {
+    slot_out_of_range_[slot] = false;
+    throw sample_out_of_range();
   }
 }
 

@@ -1,7 +1,7 @@
 // The CUDA backend's queue: one stream, buffers in device memory reserved once per plan.
 // Samples cross the bus at their own width (pageable ones through a pinned staging buffer,
 // pinned planar ones directly); shift + MCT and the DWT run on the device; coefficients stay
-// there or are copied home. Only finish() waits for the device.
+// there or are copied home. Only wait() (and finish()) waits for the device.
 #include <cuda_runtime_api.h>
 
 #include <cstring>
@@ -61,6 +61,7 @@ class CudaQueue final : public Queue {
     cuda_check(cuda_kernel_image_check(), "cudaFuncGetAttributes");
     cuda_check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     cuda_check(cudaEventCreateWithFlags(&staged_, cudaEventDisableTiming), "cudaEventCreate");
+    for (cudaEvent_t& e : marks_) cuda_check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
     name_ = std::string("cuda (device ") + std::to_string(device_) + ": " + prop.name + ", sm_" +
             std::to_string(prop.major) + std::to_string(prop.minor) + ")";
   }
@@ -68,6 +69,8 @@ class CudaQueue final : public Queue {
     cudaSetDevice(device_);
     if (stream_) cudaStreamSynchronize(stream_);
     if (staged_) cudaEventDestroy(staged_);
+    for (cudaEvent_t e : marks_)
+      if (e) cudaEventDestroy(e);
     if (stream_) cudaStreamDestroy(stream_);
   }
 
@@ -85,7 +88,8 @@ class CudaQueue final : public Queue {
     output_.get(n.output_bytes);
     workspace_.get(n.dwt_workspace);
     flag_d_.get(sizeof(int));
-    flag_h_.get(sizeof(int));
+    flag_h_.get(sizeof(int) * (kFrameSlots + 1));
+    std::memset(flag_h_.data(), 0, flag_h_.size());
     cuda_check(cudaMemsetAsync(flag_d_.data(), 0, sizeof(int), stream_), "cudaMemsetAsync");
   }
 
@@ -170,19 +174,26 @@ class CudaQueue final : public Queue {
                "cudaMemcpy2DAsync");
   }
 
-  void finish() override {
+  // The range flag of the work since the last mark goes to the slot's pinned word, the flag is
+  // cleared for the next frame, and the slot's event follows them.
+  void mark(int slot) override {
     cuda_check(cudaSetDevice(device_), "cudaSetDevice");
-    auto* flag = static_cast<int*>(flag_h_.data());
-    if (flag) {
-      cuda_check(cudaMemcpyAsync(flag, flag_d_.data(), sizeof(int), cudaMemcpyDeviceToHost, stream_),
+    auto* flags = static_cast<int*>(flag_h_.data());
+    if (flags) {
+      cuda_check(cudaMemcpyAsync(flags + slot, flag_d_.data(), sizeof(int), cudaMemcpyDeviceToHost, stream_),
                  "cudaMemcpyAsync");
       cuda_check(cudaMemsetAsync(flag_d_.data(), 0, sizeof(int), stream_), "cudaMemsetAsync");
     }
-    cuda_check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
-    if (flag && *flag) {
-      *flag = 0;
-      throw Error(ErrorCode::InvalidArgument,
-                  "a sample lies outside the range of its component's precision and signedness");
+    cuda_check(cudaEventRecord(marks_[slot], stream_), "cudaEventRecord");
+  }
+
+  void wait(int slot) override {
+    cuda_check(cudaSetDevice(device_), "cudaSetDevice");
+    cuda_check(cudaEventSynchronize(marks_[slot]), "cudaEventSynchronize");
+    auto* flags = static_cast<int*>(flag_h_.data());
+    if (flags && flags[slot]) {
+      flags[slot] = 0;
+      throw sample_out_of_range();
     }
   }
 
@@ -192,6 +203,7 @@ class CudaQueue final : public Queue {
   CudaDwtOptions kernels_;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t staged_ = nullptr;  // the last upload from the pinned staging buffer has left
+  cudaEvent_t marks_[kFrameSlots + 1] = {};  // the end of each frame slot's work
   std::string name_;
   DeviceBuffer staging_d_, work_, output_, workspace_, flag_d_;
   PinnedBuffer staging_h_, flag_h_;

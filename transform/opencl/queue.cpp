@@ -2,7 +2,7 @@
 // Samples cross the bus at their own width (packed by host threads into a host staging buffer);
 // shift + MCT (kernels at the end of dwt.cl) and the sliding-window DWT run on the device, in
 // place on one buffer per component; coefficients come home with a rectangular read. Only
-// finish() waits for the device.
+// wait() (and finish()) waits for the device.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -60,6 +60,7 @@ class OpenCLQueue final : public Queue {
   ~OpenCLQueue() override {
     clFinish(runner_.queue());
     if (staged_) clReleaseEvent(staged_);
+    for (int i = 0; i <= kFrameSlots; ++i) release_mark(i);
   }
 
   Backend kind() const override { return Backend::OpenCL; }
@@ -187,24 +188,39 @@ class OpenCLQueue final : public Queue {
           "clEnqueueReadBufferRect");
   }
 
-  void finish() override {
+  // The range flag of the work since the last mark is read into the slot's word and cleared
+  // for the next frame; the clearing write's event ends the slot (the queue runs in order).
+  void mark(int slot) override {
     cl_command_queue q = runner_.queue();
-    int flag = 0;
-    if (flag_.get()) {
-      check(clEnqueueReadBuffer(q, flag_.get(), CL_TRUE, 0, sizeof flag, &flag, 0, nullptr, nullptr),
-            "clEnqueueReadBuffer");
+    release_mark(slot);
+    if (!flag_.get()) return;
+    check(clEnqueueReadBuffer(q, flag_.get(), CL_FALSE, 0, sizeof(int), &slot_flags_[slot], 0, nullptr, nullptr),
+          "clEnqueueReadBuffer");
+    check(clEnqueueWriteBuffer(q, flag_.get(), CL_FALSE, 0, sizeof kZero, &kZero, 0, nullptr, &marks_[slot]),
+          "clEnqueueWriteBuffer");
+  }
+
+  void wait(int slot) override {
+    if (marks_[slot]) {
+      const cl_int err = clWaitForEvents(1, &marks_[slot]);
+      release_mark(slot);
+      check(err, "clWaitForEvents");
+    } else {
+      check(clFinish(runner_.queue()), "clFinish");
     }
-    check(clFinish(q), "clFinish");
-    if (flag) {
-      const int zero = 0;
-      check(clEnqueueWriteBuffer(q, flag_.get(), CL_TRUE, 0, sizeof zero, &zero, 0, nullptr, nullptr),
-            "clEnqueueWriteBuffer");
-      throw Error(ErrorCode::InvalidArgument,
-                  "a sample lies outside the range of its component's precision and signedness");
+    if (slot_flags_[slot]) {
+      slot_flags_[slot] = 0;
+      throw sample_out_of_range();
     }
   }
 
  private:
+  static constexpr int kZero = 0;
+  void release_mark(int slot) {
+    if (marks_[slot]) clReleaseEvent(marks_[slot]);
+    marks_[slot] = nullptr;
+  }
+
   static Plane packed(cl_mem base, j2k_sample_type type, int64_t w, int64_t h) {
     Plane p;
     p.base = base;
@@ -224,6 +240,8 @@ class OpenCLQueue final : public Queue {
   std::vector<ocl::Buffer> planes_;        // one per component: coefficients, DWT in place
   std::vector<unsigned char> host_staging_;
   cl_event staged_ = nullptr;              // the last upload from host_staging_
+  cl_event marks_[kFrameSlots + 1] = {};   // the end of each frame slot's work
+  int slot_flags_[kFrameSlots + 1] = {};   // each slot's range flag, read from flag_
   size_t cursor_ = 0;
   std::vector<DwtLevel> lvs_;
 };

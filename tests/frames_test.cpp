@@ -1,0 +1,179 @@
+// Frames in flight through the public API (Plan::submit / Plan::wait) on every backend: each
+// frame writes its own outputs and equals the reference; a problem stays with its frame; the
+// limits (frames in flight, the plan's own buffer) are errors, not silent overwrites; a plan
+// destroyed with frames in flight finishes them first.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "j2kfront/j2kfront.hpp"
+#include "tests/support/plan_reference.hpp"
+
+namespace {
+
+using namespace plan_reference;
+using FramesTest = BackendTest;
+
+// One frame's outputs: a buffer per tile-component, rows packed.
+struct Outputs {
+  std::vector<std::vector<unsigned char>> planes;
+
+  explicit Outputs(const j2kfront::Plan& plan) {
+    for (size_t i = 0; i < plan.tile_components(); ++i) {
+      const j2k_coefficients c = plan.tile_component(i).coefficients;
+      planes.emplace_back(static_cast<size_t>(c.width * c.height * 4), 0);
+    }
+  }
+  void point(j2kfront::Plan& plan) {
+    for (size_t i = 0; i < planes.size(); ++i) {
+      const j2k_coefficients c = plan.tile_component(i).coefficients;
+      plan.set_output(i, planes[i].data(), c.width * 4);
+    }
+  }
+  // Tile-components that differ from the reference.
+  size_t mismatches(const Expected& e) const {
+    size_t bad = 0;
+    for (size_t i = 0; i < planes.size(); ++i) {
+      const void* want = e.i32.empty() ? static_cast<const void*>(e.f32[i].data()) : e.i32[i].data();
+      if (std::memcmp(planes[i].data(), want, planes[i].size()) != 0) ++bad;
+    }
+    return bad;
+  }
+};
+
+j2kfront::Settings tiled(j2k_backend backend, j2k_wavelet wavelet) {
+  j2kfront::Settings st = settings_for(backend);
+  st.wavelet = wavelet;
+  st.levels = 4;
+  st.tile_w = 40;
+  st.tile_h = 32;
+  return st;
+}
+
+TEST_P(FramesTest, EachFrameWritesItsOwnOutputs) {
+  for (j2k_wavelet w : {J2K_WAVELET_53, J2K_WAVELET_97}) {
+    const j2kfront::Settings st = tiled(GetParam(), w);
+    constexpr int kFrames = 6;
+    std::vector<Samples> images;
+    std::vector<Packed> packed;
+    for (int f = 0; f < kFrames; ++f) {
+      images.push_back(random_samples(3, 1, 130, 70, 3, 8, false, 1, 1, 100 + static_cast<uint32_t>(f)));
+      packed.push_back(pack(images.back(), J2K_SAMPLE_U8, f % 2 == 0, f % 3));
+    }
+    j2kfront::Plan plan(st, packed[0].view);
+    std::vector<Outputs> outs;
+    for (int f = 0; f < kFrames; ++f) outs.emplace_back(plan);
+    std::vector<j2k_ticket> tickets;
+    for (int f = 0; f < kFrames; ++f) {
+      outs[static_cast<size_t>(f)].point(plan);
+      tickets.push_back(plan.submit(packed[static_cast<size_t>(f)].view));
+    }
+    // Waited for out of order: each ticket is its own frame.
+    for (int f : {2, 0, 5, 1, 4, 3}) plan.wait(tickets[static_cast<size_t>(f)]);
+    for (int f = 0; f < kFrames; ++f)
+      EXPECT_EQ(outs[static_cast<size_t>(f)].mismatches(reference(images[static_cast<size_t>(f)], st, true)), 0u)
+          << "frame " << f << (w ? " 9/7" : " 5/3");
+  }
+}
+
+TEST_P(FramesTest, AProblemStaysWithItsFrame) {
+  const j2kfront::Settings st = tiled(GetParam(), J2K_WAVELET_53);
+  std::vector<Samples> images;
+  for (uint32_t f = 0; f < 3; ++f) images.push_back(random_samples(0, 0, 90, 60, 1, 6, false, 1, 1, 7 + f));
+  images[1].comps[0].v[4000] = 64;  // a 6-bit component holding 64
+  std::vector<Packed> packed;
+  for (const Samples& s : images) packed.push_back(pack(s, J2K_SAMPLE_U8, false, 0));
+  j2kfront::Plan plan(st, packed[0].view);
+  std::vector<Outputs> outs;
+  std::vector<j2k_ticket> tickets;
+  for (size_t f = 0; f < 3; ++f) outs.emplace_back(plan);
+  for (size_t f = 0; f < 3; ++f) {
+    outs[f].point(plan);
+    tickets.push_back(plan.submit(packed[f].view));
+  }
+  EXPECT_NO_THROW(plan.wait(tickets[0]));
+  try {
+    plan.wait(tickets[1]);
+    ADD_FAILURE() << "frame 2's out-of-range sample was not reported";
+  } catch (const j2kfront::Error& e) {
+    EXPECT_EQ(e.status(), J2K_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(e.what()).find("precision"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(plan.wait(tickets[2]));
+  EXPECT_EQ(outs[0].mismatches(reference(images[0], st, false)), 0u);
+  EXPECT_EQ(outs[2].mismatches(reference(images[2], st, false)), 0u);
+  // The plan goes on: a run after the failed frame is right.
+  outs[1].point(plan);
+  plan.run(packed[2].view);
+  EXPECT_EQ(outs[1].mismatches(reference(images[2], st, false)), 0u);
+}
+
+TEST_P(FramesTest, LimitsAreErrorsNotOverwrites) {
+  const j2kfront::Settings st = tiled(GetParam(), J2K_WAVELET_97);
+  const Samples s = random_samples(0, 0, 64, 48, 3, 8, false);
+  const Packed p = pack(s, J2K_SAMPLE_U8, true, 0);
+  j2kfront::Plan plan(st, p.view);
+  const auto expect_refused = [&](const char* what, const char* says) {
+    try {
+      (void)plan.submit(p.view);
+      ADD_FAILURE() << what << ": accepted";
+    } catch (const j2kfront::Error& e) {
+      EXPECT_EQ(e.status(), J2K_INVALID_ARGUMENT) << what;
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << what << ": " << e.what();
+    }
+  };
+  // Two frames into the plan's own buffer at once.
+  const j2k_ticket own = plan.submit(p.view);
+  expect_refused("a second frame into the plan's own buffer", "own coefficient buffer");
+  plan.wait(own);
+  expect_matches(plan, reference(s, st, true), "the plan's own buffer");
+  // More frames than may be in flight.
+  std::vector<Outputs> outs;
+  for (int f = 0; f < J2K_MAX_FRAMES_IN_FLIGHT; ++f) outs.emplace_back(plan);
+  std::vector<j2k_ticket> tickets;
+  for (Outputs& o : outs) {
+    o.point(plan);
+    tickets.push_back(plan.submit(p.view));
+  }
+  expect_refused("one frame more than J2K_MAX_FRAMES_IN_FLIGHT", "in flight already");
+  plan.wait(tickets[3]);
+  outs[3].point(plan);
+  tickets[3] = plan.submit(p.view);  // a slot is free again
+  for (j2k_ticket t : tickets) plan.wait(t);
+  for (const Outputs& o : outs) EXPECT_EQ(o.mismatches(reference(s, st, true)), 0u);
+  // Tickets are waited for once; unknown ones are refused.
+  for (j2k_ticket t : {tickets[0], j2k_ticket{0}, j2k_ticket{123456}}) {
+    EXPECT_EQ(j2k_plan_wait(plan.get(), t), J2K_INVALID_ARGUMENT) << t;
+    EXPECT_NE(std::string(j2k_last_error()).find("not in flight"), std::string::npos) << j2k_last_error();
+  }
+}
+
+// Destroying a plan with frames in flight waits for them: nothing is lost, nothing runs on.
+TEST_P(FramesTest, DestroyingAPlanFinishesItsFrames) {
+  const j2kfront::Settings st = tiled(GetParam(), J2K_WAVELET_53);
+  std::vector<Samples> images;
+  std::vector<Packed> packed;
+  for (uint32_t f = 0; f < 4; ++f) {
+    images.push_back(random_samples(1, 2, 150, 90, 3, 12, false, 1, 1, 50 + f));
+    packed.push_back(pack(images.back(), J2K_SAMPLE_U16, false, 2));
+  }
+  std::vector<Outputs> outs;
+  {
+    j2kfront::Plan plan(st, packed[0].view);
+    for (size_t f = 0; f < 4; ++f) outs.emplace_back(plan);
+    for (size_t f = 0; f < 4; ++f) {
+      outs[f].point(plan);
+      (void)plan.submit(packed[f].view);
+    }
+  }
+  for (size_t f = 0; f < 4; ++f) EXPECT_EQ(outs[f].mismatches(reference(images[f], st, true)), 0u) << "frame " << f;
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, FramesTest,
+                         ::testing::Values(J2K_BACKEND_CPU, J2K_BACKEND_OPENCL, J2K_BACKEND_CUDA),
+                         backend_param_name);
+
+}  // namespace
