@@ -1,6 +1,7 @@
 // j2k_plan_*: the plan (pipeline/plan.hpp) behind the C interface.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "api/guard.hpp"
 #include "api/settings.hpp"
@@ -149,6 +150,25 @@ j2k_status j2k_plan_wait(j2k_plan* plan, j2k_ticket ticket) {
   return guard([&] {
     require(plan != nullptr, "plan is null");
     plan->plan->wait(ticket);
+  });
+}
+
+j2k_status j2k_plan_set_tracing(j2k_plan* plan, int on) {
+  return guard([&] {
+    require(plan != nullptr, "plan is null");
+    plan->plan->trace(on != 0);
+  });
+}
+
+j2k_status j2k_plan_get_timeline(const j2k_plan* plan, j2k_span* spans, size_t capacity, size_t* count) {
+  if (count) *count = 0;
+  return guard([&] {
+    require(plan != nullptr, "plan is null");
+    require(count != nullptr, "count is null");
+    require(spans != nullptr || capacity == 0, "spans is null with a capacity");
+    const std::vector<j2k_span> all = plan->plan->timeline();
+    for (size_t i = 0; i < all.size() && i < capacity; ++i) spans[i] = all[i];
+    *count = all.size();
   });
 }
 

@@ -15,6 +15,7 @@ struct Options {
   int threads = 0;   // CPU threads (0 = OpenMP default)
   int device = -1;   // GPU / OpenCL device
   std::string opencl_tuning;  // BackendOptions::opencl_tuning
+  std::string timeline;       // --pipeline: an SVG timeline of one configuration goes here
 };
 
 // Each prints a table and returns 0, or throws j2k::Error.

@@ -85,6 +85,9 @@ if [[ $what == all || $what == sanitize || $what == cuda ]]; then
     compute-sanitizer --tool $tool --error-exitcode 9 ./build-device/tests/plan_test --gtest_filter='*/cuda' \
       --gtest_brief=1 >"$out/sanitizer-$tool-plan.log" 2>&1
     echo "compute-sanitizer $tool plan_test /cuda: exit $? ($(tail -1 "$out/sanitizer-$tool-plan.log"))"
+    compute-sanitizer --tool $tool --error-exitcode 9 ./build-device/tests/frames_test --gtest_filter='*/cuda' \
+      --gtest_brief=1 >"$out/sanitizer-$tool-frames.log" 2>&1
+    echo "compute-sanitizer $tool frames_test /cuda: exit $? ($(tail -1 "$out/sanitizer-$tool-frames.log"))"
   done
 fi
 if [[ $what == cuda ]]; then
@@ -97,7 +100,7 @@ if [[ $what == all || $what == bench || $what == cuda ]]; then
   $cli bench --backend cuda --sizes ${J2K_BENCH_SIZES:-4096,8192,16384} 2>&1 | tee "$out/bench-cuda.txt"
 fi
 if [[ $what == all || $what == bench || $what == pipeline ]]; then
-  $cli bench --pipeline --backend cuda 2>&1 | tee "$out/bench-pipeline.txt"
+  $cli bench --pipeline --backend cuda --timeline "$out/timeline.svg" 2>&1 | tee "$out/bench-pipeline.txt"
 fi
 if [[ $what == all || $what == bench ]]; then
   $cli bench --backend opencl --sizes 4096,8192 2>&1 | tee "$out/bench-opencl.txt"

@@ -6,6 +6,7 @@
 // t_link / t_pipeline = 1.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "bench/bench.hpp"
+#include "bench/timeline_svg.hpp"
 #include "common/error.hpp"
 #include "j2kfront/j2kfront.hpp"
 
@@ -77,13 +79,79 @@ struct Input {
   int precision;
 };
 
+// Caller-owned output sets in pinned memory, one per frame in flight: tile-component after
+// tile-component, rows packed (the coefficients' bytes, no padding).
+struct OutputSets {
+  std::vector<void*> sets;
+  size_t bytes;
+  OutputSets(int count, size_t b) : bytes(b) {
+    for (int i = 0; i < count; ++i) {
+      void* p = nullptr;
+      check(cudaMallocHost(&p, bytes), "cudaMallocHost");
+      sets.push_back(p);
+    }
+  }
+  ~OutputSets() {
+    for (void* p : sets) cudaFreeHost(p);
+  }
+  void point(j2kfront::Plan& plan, size_t set) const {
+    char* at = static_cast<char*>(sets[set]);
+    for (size_t i = 0; i < plan.tile_components(); ++i) {
+      const j2k_coefficients c = plan.tile_component(i).coefficients;
+      plan.set_output(i, at, c.width * 4, J2K_MEMORY_PINNED);
+      at += c.width * c.height * 4;
+    }
+  }
+};
+
+// A sequence of `frames` frames through the output sets, as many in flight as there are sets.
+// Returns the tickets' frames' total time in ms.
+double run_frames(j2kfront::Plan& plan, const j2kfront::ImageView& view, const OutputSets& out, int frames) {
+  const size_t depth = out.sets.size();
+  std::vector<j2k_ticket> tickets;
+  const auto t0 = Clock::now();
+  for (int f = 0; f < frames; ++f) {
+    const auto i = static_cast<size_t>(f);
+    if (i >= depth) plan.wait(tickets[i - depth]);
+    out.point(plan, i % depth);
+    tickets.push_back(plan.submit(view));
+  }
+  for (size_t i = tickets.size() > depth ? tickets.size() - depth : 0; i < tickets.size(); ++i) plan.wait(tickets[i]);
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// The timeline of three frames of `plan`, drawn into `path`, with how busy each direction of
+// the link was.
+void draw_timeline(j2kfront::Plan& plan, const j2kfront::ImageView& view, const OutputSets& out,
+                   const std::string& path, const std::string& title) {
+  plan.trace(true);
+  run_frames(plan, view, out, 3);
+  const std::vector<j2k_span> spans = plan.timeline();
+  plan.trace(false);
+  double end = 0, busy[3] = {0, 0, 0};
+  for (const j2k_span& s : spans) {
+    end = std::max(end, s.end_ms);
+    busy[s.stage] += s.end_ms - s.begin_ms;
+  }
+  write_timeline_svg(path, title, spans);
+  std::printf("\ntimeline of 3 frames written to %s: %.2f ms, %zu spans; busy: uploads %.0f%%, transforms %.0f%%, "
+              "downloads %.0f%% of the time\n",
+              path.c_str(), end, spans.size(), 100 * busy[0] / end, 100 * busy[1] / end, 100 * busy[2] / end);
+}
+
 }  // namespace
 
 int run_pipeline(const Options& o) {
   const Input inputs[] = {{"RGB 8-bit", 3, J2K_SAMPLE_U8, 8}, {"gray 16-bit", 1, J2K_SAMPLE_U16, 16}};
-  std::printf("front stage host to host on the cuda backend (plan.run on a view; coefficients int32/float32\n"
-              "into the plan's pinned buffers), %d levels, median of %d runs; t_link = pinned H2D of the\n"
-              "input and D2H of the coefficients at once, same run\n", o.levels, o.repeats);
+  constexpr int kDepth = 3;  // frames in flight in the sequence rows
+  const int frames = std::max(9, 2 * o.repeats);
+  std::printf("front stage host to host on the cuda backend, %d levels; t_link = pinned H2D of the input\n"
+              "and D2H of the coefficients at once, same run.\n"
+              "image: plan.run on one image at a time (coefficients int32/float32 into the plan's pinned\n"
+              "buffers), median of %d runs. frames: a sequence of %d frames, %d in flight (submit/wait),\n"
+              "each into its own pinned output set; time per frame.\n",
+              o.levels, o.repeats, frames, kDepth);
+  bool drawn = false;
   for (int64_t n : o.sizes) {
     for (const Input& in : inputs) {
       const size_t size = j2k_sample_size(in.type);
@@ -95,7 +163,8 @@ int run_pipeline(const Options& o) {
                   static_cast<long long>(n), static_cast<long long>(n), in.name, bytes_in / 1e6, bytes_out / 1e6,
                   link.h2d_ms, bytes_in / link.h2d_ms / 1e6, link.d2h_ms, bytes_out / link.d2h_ms / 1e6,
                   link.both_ms, (bytes_in + bytes_out) / link.both_ms / 1e6);
-      std::printf("%-8s %-5s %-9s %10s %10s %16s\n", "tiles", "wav", "input", "ms", "GB/s", "t_link/t_pipe");
+      std::printf("%-8s %-5s %-9s | %10s %8s %8s | %10s %8s %8s\n", "tiles", "wav", "input", "image ms", "GB/s",
+                  "link/t", "frame ms", "GB/s", "link/t");
       // The pattern once, as the caller's samples: pageable, and a pinned copy.
       const std::vector<int32_t> pattern = test_pattern(n, n, in.precision);
       std::vector<unsigned char> pageable(bytes_in);
@@ -108,6 +177,7 @@ int run_pipeline(const Options& o) {
       void* pinned = nullptr;
       check(cudaMallocHost(&pinned, bytes_in), "cudaMallocHost");
       std::memcpy(pinned, pageable.data(), bytes_in);
+      const OutputSets sets(kDepth, bytes_out);
       for (int64_t tile : {int64_t{1024}, int64_t{2048}, int64_t{0}})
         for (j2k_wavelet w : {J2K_WAVELET_53, J2K_WAVELET_97})
           for (j2k_memory m : {J2K_MEMORY_HOST, J2K_MEMORY_PINNED}) {
@@ -128,9 +198,21 @@ int run_pipeline(const Options& o) {
               if (r > 0) t.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
             }
             const double ms = median(t);
-            std::printf("%-8s %-5s %-9s %10.2f %10.1f %16.3f\n", tile ? std::to_string(tile).c_str() : "untiled",
-                        w == J2K_WAVELET_53 ? "5/3" : "9/7", m == J2K_MEMORY_HOST ? "pageable" : "pinned", ms,
-                        (bytes_in + bytes_out) / ms / 1e6, link.both_ms / ms);
+            run_frames(plan, view, sets, kDepth);  // warm up the output sets
+            const double frame_ms = run_frames(plan, view, sets, frames) / frames;
+            const double bytes = static_cast<double>(bytes_in + bytes_out);
+            std::printf("%-8s %-5s %-9s | %10.2f %8.1f %8.3f | %10.2f %8.1f %8.3f\n",
+                        tile ? std::to_string(tile).c_str() : "untiled", w == J2K_WAVELET_53 ? "5/3" : "9/7",
+                        m == J2K_MEMORY_HOST ? "pageable" : "pinned", ms, bytes / ms / 1e6, link.both_ms / ms,
+                        frame_ms, bytes / frame_ms / 1e6, link.both_ms / frame_ms);
+            if (!o.timeline.empty() && !drawn && tile == 2048 && w == J2K_WAVELET_53 && m == J2K_MEMORY_PINNED) {
+              const std::string title = std::to_string(n) + "x" + std::to_string(n) + " " + in.name +
+                                        ", tiles 2048x2048, 5/3, " + std::to_string(o.levels) +
+                                        " levels, pinned input: 3 frames on " +
+                                        std::to_string(plan.info().streams) + " streams, " + plan.info().description;
+              draw_timeline(plan, view, sets, o.timeline, title);
+              drawn = true;
+            }
           }
       cudaFreeHost(pinned);
     }

@@ -157,9 +157,12 @@ Plan::Plan(const PlanSettings& settings, const j2k_image_view& shape)
     if (upload) needs.staging_bytes = std::max(needs.staging_bytes, staging);
     if (!lead.in_place()) needs.work_bytes = needs.output_bytes = std::max(needs.work_bytes, work);
   }
-  // More queues only where they overlap work, never more than the tiles.
-  const int64_t wanted = settings.streams > 0 ? settings.streams : lead.asynchronous() ? 3 : 1;
-  const auto count = static_cast<size_t>(std::min<int64_t>(wanted, canvas_.tile_count()));
+  // More queues only where they overlap work: by default 3 on asynchronous backends, or 2 for
+  // an image of one tile (so that consecutive frames overlap), 1 on the CPU.
+  const int64_t tiles = canvas_.tile_count();
+  const auto count = static_cast<size_t>(settings.streams > 0 ? settings.streams
+                                         : lead.asynchronous() ? std::min<int64_t>(3, std::max<int64_t>(tiles, 2))
+                                                               : 1);
   while (queues_.size() < count) queues_.push_back(make_queue(settings.backend));
   for (auto& q : queues_) q->reserve(needs);
 
@@ -303,7 +306,7 @@ uint64_t Plan::submit(const j2k_image_view& image) {
                 " still writes the plan's own coefficient buffer; wait for it first, or give each "
                 "frame in flight its own outputs (set_output)");
   try {
-    enqueue(image);
+    enqueue(image, next_ticket_);
     for (auto& q : queues_) q->mark(slot);
   } catch (...) {
     finish_all_quietly();  // drain: no copy may still be reading the caller's buffers
@@ -333,7 +336,19 @@ void Plan::wait(uint64_t ticket) {
   if (first) std::rethrow_exception(first);
 }
 
-void Plan::enqueue(const j2k_image_view& image) {
+void Plan::trace(bool on) {
+  for (auto& q : queues_) q->finish();
+  for (auto& q : queues_) q->trace(on);
+}
+
+std::vector<j2k_span> Plan::timeline() const {
+  if (frames_in_flight() > 0) invalid("wait for every frame before reading the timeline");
+  std::vector<j2k_span> out;
+  for (size_t i = 0; i < queues_.size(); ++i) queues_[i]->spans(static_cast<int>(i), out);
+  return out;
+}
+
+void Plan::enqueue(const j2k_image_view& image, uint64_t frame) {
   times_ = j2k_stage_times{};
   const int nc = image.num_components;
   const bool upload = !queues_[0]->reads(image.memory);
@@ -342,8 +357,12 @@ void Plan::enqueue(const j2k_image_view& image) {
   const j2k_sample_type ct = coefficient_type();
   for (int64_t t = 0; t < canvas_.tile_count(); ++t) {
     const PlanTileComponent* tc = &tcs_[static_cast<size_t>(t * nc)];
-    Queue& q = *queues_[static_cast<size_t>(t) % queues_.size()];
+    // Round-robin over tiles and frames: the next frame's first tile goes to the queue after
+    // the one that has this frame's last tile.
+    Queue& q = *queues_[next_queue_];
+    next_queue_ = (next_queue_ + 1) % queues_.size();
     auto t0 = Clock::now();
+    if (upload) q.span_begin(J2K_STAGE_UPLOAD, t, frame);
     for (int c = 0; c < nc; ++c) {
       const j2k_component_view& k = image.components[c];
       const Rect& r = tc[c].rect;
@@ -367,16 +386,24 @@ void Plan::enqueue(const j2k_image_view& image) {
       out_[c] = q.reads(home.memory) ? home : q.output(c, ct, src.width, src.height);
       work_[c] = in_place ? out_[c] : q.work(c, ct, src.width, src.height);
     }
+    if (upload) q.span_end();
     times_.split_ms += ms_since(t0);
     t0 = Clock::now();
+    q.span_begin(J2K_STAGE_TRANSFORM, t, frame);
     q.shift_mct(samples_, w, work_);
     times_.shift_mct_ms += ms_since(t0);
     t0 = Clock::now();
+    for (int c = 0; c < nc; ++c) q.dwt(J2K_FORWARD, w, work_[c], out_[c], tc[c].rect, tc[c].levels);
+    q.span_end();
+    // Downloads after the tile's last DWT: on one queue they would not overlap it anyway.
+    bool download = false;
     for (int c = 0; c < nc; ++c) {
-      q.dwt(J2K_FORWARD, w, work_[c], out_[c], tc[c].rect, tc[c].levels);
-      if (out_[c].base != tc[c].home.base || out_[c].offset != tc[c].home.offset)
-        q.download(out_[c], tc[c].home);
+      if (out_[c].base == tc[c].home.base && out_[c].offset == tc[c].home.offset) continue;
+      if (!download) q.span_begin(J2K_STAGE_DOWNLOAD, t, frame);
+      download = true;
+      q.download(out_[c], tc[c].home);
     }
+    if (download) q.span_end();
     times_.dwt_ms += ms_since(t0);
   }
 }

@@ -31,7 +31,7 @@ struct PlanSettings {
   Mct mct = Mct::Auto;
   BackendOptions backend;
   j2k_memory output_memory = J2K_MEMORY_HOST;  // where the plan's own coefficients live
-  int streams = 0;  // queues with tiles in flight; 0 = 3 on asynchronous backends, else 1
+  int streams = 0;  // queues with tiles in flight; 0 = 3 on asynchronous backends (2 for one tile), else 1
 };
 
 struct PlanTileComponent {
@@ -63,6 +63,12 @@ class Plan {
   void wait(uint64_t ticket);
   int frames_in_flight() const;
 
+  // For benchmarks: with tracing on (it waits for all work first, and allocates as it goes),
+  // GPU queues time each tile's upload, transform and download; timeline() reads the spans
+  // of every frame since, once they have been waited for.
+  void trace(bool on);
+  std::vector<j2k_span> timeline() const;
+
   // Coefficients of tile-component `index` go to the caller's buffer from the next run on
   // (data == nullptr: back to the plan's own).
   void set_output(size_t index, void* data, ptrdiff_t row_stride, j2k_memory memory);
@@ -84,7 +90,7 @@ class Plan {
     bool uses_own = false;  // some tile-component writes the plan's own buffer
   };
   void check_image(const j2k_image_view& image) const;
-  void enqueue(const j2k_image_view& image);
+  void enqueue(const j2k_image_view& image, uint64_t frame);
   void finish_all_quietly() noexcept;
   Plane own_home(size_t index) const;
 
@@ -104,6 +110,7 @@ class Plan {
   j2k_stage_times times_{};
   Frame frames_[kFramesInFlight];
   uint64_t next_ticket_ = 1;
+  size_t next_queue_ = 0;  // the queue of the next tile
 };
 
 // Checks a view's geometry, types and memory (and, with `need_data`, its pointers and

@@ -167,6 +167,25 @@ TEST(CApi, BadViewsAreRefusedWithTheirCause) {
   // A flat image: the reversible low-pass keeps the shifted value, every detail is 0.
   EXPECT_EQ(out[0], 100 - 128);
   EXPECT_EQ(std::count(out.begin(), out.end(), 0), 16 * 8 - 1);
+
+  // Frames and the timeline.
+  j2k_ticket t = 99;
+  EXPECT_FAILS(j2k_plan_submit(nullptr, &g.view, &t), J2K_INVALID_ARGUMENT, "plan");
+  EXPECT_EQ(t, 0u) << "a refused submit leaves no ticket";
+  EXPECT_FAILS(j2k_plan_submit(plan, nullptr, &t), J2K_INVALID_ARGUMENT, "image");
+  EXPECT_FAILS(j2k_plan_submit(plan, &g.view, nullptr), J2K_INVALID_ARGUMENT, "ticket");
+  EXPECT_FAILS(j2k_plan_wait(nullptr, 1), J2K_INVALID_ARGUMENT, "plan");
+  ASSERT_EQ(j2k_plan_submit(plan, &g.view, &t), J2K_OK) << j2k_last_error();
+  EXPECT_NE(t, 0u);
+  EXPECT_EQ(j2k_plan_wait(plan, t), J2K_OK) << j2k_last_error();
+  EXPECT_FAILS(j2k_plan_wait(plan, t), J2K_INVALID_ARGUMENT, "not in flight");
+  size_t n = 7;
+  j2k_span span;
+  EXPECT_FAILS(j2k_plan_get_timeline(plan, nullptr, 1, &n), J2K_INVALID_ARGUMENT, "spans");
+  EXPECT_FAILS(j2k_plan_get_timeline(plan, &span, 1, nullptr), J2K_INVALID_ARGUMENT, "count");
+  EXPECT_FAILS(j2k_plan_set_tracing(nullptr, 1), J2K_INVALID_ARGUMENT, "plan");
+  EXPECT_EQ(j2k_plan_get_timeline(plan, nullptr, 0, &n), J2K_OK);
+  EXPECT_EQ(n, 0u) << "the CPU records no spans";
   j2k_plan_destroy(plan);
   j2k_plan_destroy(nullptr);
 }

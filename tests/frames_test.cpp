@@ -53,9 +53,12 @@ j2kfront::Settings tiled(j2k_backend backend, j2k_wavelet wavelet) {
   return st;
 }
 
+// Tiled, frames follow each other round the queues; untiled, consecutive frames alternate.
 TEST_P(FramesTest, EachFrameWritesItsOwnOutputs) {
+  for (bool untiled : {false, true})
   for (j2k_wavelet w : {J2K_WAVELET_53, J2K_WAVELET_97}) {
-    const j2kfront::Settings st = tiled(GetParam(), w);
+    j2kfront::Settings st = tiled(GetParam(), w);
+    if (untiled) st.tile_w = st.tile_h = 0;
     constexpr int kFrames = 6;
     std::vector<Samples> images;
     std::vector<Packed> packed;
@@ -75,7 +78,7 @@ TEST_P(FramesTest, EachFrameWritesItsOwnOutputs) {
     for (int f : {2, 0, 5, 1, 4, 3}) plan.wait(tickets[static_cast<size_t>(f)]);
     for (int f = 0; f < kFrames; ++f)
       EXPECT_EQ(outs[static_cast<size_t>(f)].mismatches(reference(images[static_cast<size_t>(f)], st, true)), 0u)
-          << "frame " << f << (w ? " 9/7" : " 5/3");
+          << "frame " << f << (w ? " 9/7" : " 5/3") << (untiled ? " untiled" : " tiled");
   }
 }
 
@@ -170,6 +173,48 @@ TEST_P(FramesTest, DestroyingAPlanFinishesItsFrames) {
     }
   }
   for (size_t f = 0; f < 4; ++f) EXPECT_EQ(outs[f].mismatches(reference(images[f], st, true)), 0u) << "frame " << f;
+}
+
+// Tracing on CUDA times every tile's upload, transform and download, one after the other on
+// each stream; the other backends record nothing. Read before a wait, it is an error.
+TEST_P(FramesTest, TimelineHasEveryTileAndStage) {
+  const j2kfront::Settings st = tiled(GetParam(), J2K_WAVELET_97);
+  const Samples s = random_samples(0, 0, 130, 70, 3, 8, false);
+  const Packed p = pack(s, J2K_SAMPLE_U8, true, 0);
+  j2kfront::Plan plan(st, p.view);
+  plan.trace(true);
+  std::vector<Outputs> outs;
+  std::vector<j2k_ticket> tickets;
+  for (int f = 0; f < 2; ++f) outs.emplace_back(plan);
+  for (Outputs& o : outs) {
+    o.point(plan);
+    tickets.push_back(plan.submit(p.view));
+  }
+  EXPECT_THROW((void)plan.timeline(), j2kfront::Error);
+  for (j2k_ticket t : tickets) plan.wait(t);
+  const std::vector<j2k_span> spans = plan.timeline();
+  const j2k_plan_info info = plan.info();
+  const auto tiles = static_cast<size_t>(info.tiles_x * info.tiles_y);
+  if (GetParam() != J2K_BACKEND_CUDA) {
+    EXPECT_TRUE(spans.empty());
+    return;
+  }
+  ASSERT_EQ(spans.size(), 2 * tiles * 3);
+  std::vector<double> lane_end(static_cast<size_t>(info.streams), 0.0);
+  size_t per_stage[3] = {0, 0, 0};
+  for (const j2k_span& x : spans) {
+    ASSERT_GE(x.queue, 0);
+    ASSERT_LT(x.queue, info.streams);
+    EXPECT_TRUE(x.frame == tickets[0] || x.frame == tickets[1]) << x.frame;
+    EXPECT_LE(x.begin_ms, x.end_ms);
+    EXPECT_GE(x.begin_ms, lane_end[static_cast<size_t>(x.queue)] - 1e-3) << "spans of one stream overlap";
+    lane_end[static_cast<size_t>(x.queue)] = x.end_ms;
+    ++per_stage[x.stage];
+  }
+  for (size_t n : per_stage) EXPECT_EQ(n, 2 * tiles);
+  plan.trace(false);
+  EXPECT_TRUE(plan.timeline().empty());
+  for (Outputs& o : outs) EXPECT_EQ(o.mismatches(reference(s, st, true)), 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, FramesTest,

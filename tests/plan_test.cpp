@@ -195,6 +195,12 @@ TEST_P(PlanTest, TilesInFlightOnSeveralQueues) {
   }
   st.streams = 17;
   EXPECT_THROW(j2kfront::Plan(st, p.view), j2kfront::Error);
+  // The default: 3 queues on a GPU (2 for one tile, for frames in flight), 1 on the CPU.
+  const bool gpu = GetParam() != J2K_BACKEND_CPU;
+  st.streams = 0;
+  EXPECT_EQ(j2kfront::Plan(st, p.view).info().streams, gpu ? 3 : 1);
+  st.tile_w = st.tile_h = 0;
+  EXPECT_EQ(j2kfront::Plan(st, p.view).info().streams, gpu ? 2 : 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, PlanTest,

@@ -16,6 +16,7 @@ struct BenchArgs {
   std::string backend = "auto", sizes = "4096,8192";
   int levels = 5, repeats = 0, threads = 0, device = -1;
   bool pipeline = false;
+  std::string timeline;
 };
 
 int run_bench(const BenchArgs& a) {
@@ -39,12 +40,15 @@ int run_bench(const BenchArgs& a) {
   std::string why;
   if (!backend_available(b, &why))
     throw Error(ErrorCode::BackendUnavailable, std::string("backend '") + backend_name(b) + "' is not available: " + why);
+  if (!a.timeline.empty() && !a.pipeline)
+    throw CLI::ValidationError("--timeline", "draws the --pipeline run: add --pipeline");
   if (a.pipeline) {
     if (b != Backend::Cuda)
       throw Error(ErrorCode::InvalidArgument, "bench --pipeline measures the cuda backend against its link; got backend '" +
                                                   std::string(backend_name(b)) + "'");
 #if J2KFRONT_HAVE_CUDA
     if (a.sizes == BenchArgs().sizes) o.sizes = {8192};
+    o.timeline = a.timeline;
     o.repeats = a.repeats ? a.repeats : 5;
     return bench::run_pipeline(o);
 #endif
@@ -85,6 +89,9 @@ std::function<int()> add_bench_command(CLI::App& app) {
   cmd->add_option("--device", args->device, "GPU/OpenCL device index")->check(CLI::Range(0, 4096));
   cmd->add_flag("--pipeline", args->pipeline,
                 "the whole front stage host to host (cuda), against the link's own copies; sizes default to 8192");
+  cmd->add_option("--timeline", args->timeline,
+                  "with --pipeline: write an SVG timeline (per stream: upload, transform, download of each "
+                  "tile) of 3 frames with 2048x2048 tiles, 5/3, pinned input");
   return [args] { return run_bench(*args); };
 }
 

@@ -102,6 +102,15 @@ class Queue {
     mark(kFrameSlots);
     wait(kFrameSlots);
   }
+
+  // Tracing, for benchmarks (it allocates events as it goes): trace(true) on an idle queue
+  // starts the clock and forgets earlier spans; span_begin/span_end bracket the operations of
+  // one stage; spans() reads them back once the work is done. Backends without device timers
+  // record nothing.
+  virtual void trace(bool on) { (void)on; }
+  virtual void span_begin(j2k_stage stage, int64_t tile, uint64_t frame) { (void)stage, (void)tile, (void)frame; }
+  virtual void span_end() {}
+  virtual void spans(int queue, std::vector<j2k_span>& out) const { (void)queue, (void)out; }
 };
 
 // What wait() throws for a slot that saw a sample outside its component's range.

@@ -145,10 +145,11 @@ typedef struct j2k_settings {
    * forward with levels 1 and 2 fused, and the inverse with levels 2 and 1 fused. 0 = off. */
   int cuda_fuse_97;
   int cuda_fuse_inverse;
-  /* Tiles in flight on a GPU backend: the plan deals tiles round-robin to this many queues
-   * (CUDA streams, OpenCL command queues), each with its own buffers, so that one tile's upload,
-   * transform and download overlap its neighbours'. 0 = the backend's choice (3 on GPUs, 1 on
-   * the CPU, never more than the tiles); at most 16. */
+  /* Tiles in flight on a GPU backend: the plan deals tiles round-robin (across frames too) to
+   * this many queues (CUDA streams, OpenCL command queues), each with its own buffers, so that
+   * one tile's upload, transform and download overlap its neighbours'. 0 = the backend's
+   * choice: 3 on GPUs (2 for an image of one tile, so that consecutive frames overlap), 1 on
+   * the CPU; at most 16. */
   int streams;
 } j2k_settings;
 
@@ -248,6 +249,27 @@ j2k_status j2k_plan_run(j2k_plan* plan, const j2k_image_view* image);
 typedef uint64_t j2k_ticket; /* never 0 */
 j2k_status j2k_plan_submit(j2k_plan* plan, const j2k_image_view* image, j2k_ticket* ticket);
 j2k_status j2k_plan_wait(j2k_plan* plan, j2k_ticket ticket);
+
+/* A timeline of the device's work, to see what overlaps: with tracing on, each tile's upload,
+ * transform (DC shift, RCT/ICT and DWT) and download are timed on the device as they run (CUDA
+ * events; other backends record nothing). Tracing allocates as it goes: leave it off in
+ * production. Switching it on or off waits for all work and forgets earlier spans. */
+typedef enum j2k_stage {
+  J2K_STAGE_UPLOAD = 0,
+  J2K_STAGE_TRANSFORM = 1,
+  J2K_STAGE_DOWNLOAD = 2
+} j2k_stage;
+typedef struct j2k_span {
+  int queue;             /* 0 .. streams-1 */
+  j2k_ticket frame;      /* the frame's ticket (j2k_plan_run's frames have one too) */
+  int64_t tile;
+  j2k_stage stage;
+  double begin_ms, end_ms; /* from when tracing went on */
+} j2k_span;
+j2k_status j2k_plan_set_tracing(j2k_plan* plan, int on);
+/* The spans recorded since tracing went on, once their frames have been waited for: up to
+ * `capacity` of them into `spans` (NULL with 0 to ask), their total in *count. */
+j2k_status j2k_plan_get_timeline(const j2k_plan* plan, j2k_span* spans, size_t capacity, size_t* count);
 
 /* Time of each stage of the last run (or submit), in milliseconds. */
 typedef struct j2k_stage_times {

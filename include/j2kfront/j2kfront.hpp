@@ -206,6 +206,16 @@ class Plan {
     return t;
   }
   void wait(j2k_ticket ticket) { check(j2k_plan_wait(plan_.get(), ticket)); }
+  // A timeline of the device's work (see j2k_plan_set_tracing).
+  void trace(bool on) { check(j2k_plan_set_tracing(plan_.get(), on ? 1 : 0)); }
+  std::vector<j2k_span> timeline() const {
+    size_t n = 0;
+    check(j2k_plan_get_timeline(plan_.get(), nullptr, 0, &n));
+    std::vector<j2k_span> spans(n);
+    check(j2k_plan_get_timeline(plan_.get(), spans.data(), n, &n));
+    spans.resize(n);
+    return spans;
+  }
   j2k_stage_times times() const {
     j2k_stage_times t{};
     check(j2k_plan_get_times(plan_.get(), &t));

@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "common/error.hpp"
 #include "transform/cpu/threading.hpp"
@@ -68,6 +69,7 @@ class CudaQueue final : public Queue {
   ~CudaQueue() override {
     cudaSetDevice(device_);
     if (stream_) cudaStreamSynchronize(stream_);
+    forget_spans();
     if (staged_) cudaEventDestroy(staged_);
     for (cudaEvent_t e : marks_)
       if (e) cudaEventDestroy(e);
@@ -197,7 +199,62 @@ class CudaQueue final : public Queue {
     }
   }
 
+  void trace(bool on) override {
+    cuda_check(cudaSetDevice(device_), "cudaSetDevice");
+    forget_spans();
+    tracing_ = on;
+    if (!on) return;
+    // Every queue of a plan starts its clock on an idle stream at the same moment (within
+    // microseconds), so spans of different queues share one time axis.
+    cuda_check(cudaEventCreate(&origin_), "cudaEventCreate");
+    cuda_check(cudaEventRecord(origin_, stream_), "cudaEventRecord");
+  }
+  void span_begin(j2k_stage stage, int64_t tile, uint64_t frame) override {
+    if (!tracing_) return;
+    Timed t{stage, tile, frame, nullptr, nullptr};
+    cuda_check(cudaEventCreate(&t.begin), "cudaEventCreate");
+    timed_.push_back(t);
+    cuda_check(cudaEventRecord(t.begin, stream_), "cudaEventRecord");
+  }
+  void span_end() override {
+    if (!tracing_ || timed_.empty() || timed_.back().end) return;
+    cuda_check(cudaEventCreate(&timed_.back().end), "cudaEventCreate");
+    cuda_check(cudaEventRecord(timed_.back().end, stream_), "cudaEventRecord");
+  }
+  void spans(int queue, std::vector<j2k_span>& out) const override {
+    for (const Timed& t : timed_) {
+      if (!t.end) continue;
+      j2k_span s{};
+      s.queue = queue;
+      s.frame = t.frame;
+      s.tile = t.tile;
+      s.stage = t.stage;
+      float b = 0, e = 0;
+      cuda_check(cudaEventElapsedTime(&b, origin_, t.begin), "cudaEventElapsedTime");
+      cuda_check(cudaEventElapsedTime(&e, origin_, t.end), "cudaEventElapsedTime");
+      s.begin_ms = b;
+      s.end_ms = e;
+      out.push_back(s);
+    }
+  }
+
  private:
+  struct Timed {
+    j2k_stage stage;
+    int64_t tile;
+    uint64_t frame;
+    cudaEvent_t begin, end;
+  };
+  void forget_spans() noexcept {
+    for (const Timed& t : timed_) {
+      cudaEventDestroy(t.begin);
+      if (t.end) cudaEventDestroy(t.end);
+    }
+    timed_.clear();
+    if (origin_) cudaEventDestroy(origin_);
+    origin_ = nullptr;
+  }
+
   int device_;
   int threads_;
   CudaDwtOptions kernels_;
@@ -208,6 +265,9 @@ class CudaQueue final : public Queue {
   DeviceBuffer staging_d_, work_, output_, workspace_, flag_d_;
   PinnedBuffer staging_h_, flag_h_;
   Slicer staging_slices_, work_slices_, output_slices_;
+  bool tracing_ = false;
+  cudaEvent_t origin_ = nullptr;
+  std::vector<Timed> timed_;
 };
 
 }  // namespace
