@@ -47,6 +47,24 @@ CanvasSpec canvas_spec(const PlanSettings& s, const j2k_image_view& shape) {
   return c;
 }
 
+// How many components from `c` on interleave whole pixels of one buffer (RGB, RGBA: component
+// i at byte i * sample size, the pixel stride their total, one row stride, type and
+// subsampling), so that they can be uploaded as one block of rows; 1 when they do not.
+int interleaved_group(const j2k_image_view& v, int c) {
+  const j2k_component_view& a = v.components[c];
+  const auto size = static_cast<ptrdiff_t>(j2k_sample_size(a.type));
+  const ptrdiff_t group = a.pixel_stride / size;
+  if (group < 2 || a.pixel_stride % size != 0 || c + group > v.num_components) return 1;
+  for (ptrdiff_t i = 1; i < group; ++i) {
+    const j2k_component_view& b = v.components[c + i];
+    if (b.type != a.type || b.dx != a.dx || b.dy != a.dy || b.row_stride != a.row_stride ||
+        b.pixel_stride != a.pixel_stride ||
+        static_cast<const char*>(b.data) != static_cast<const char*>(a.data) + i * size)
+      return 1;
+  }
+  return static_cast<int>(group);
+}
+
 constexpr size_t kPlaneAlign = 256;  // every plan-owned plane starts on its own 256 bytes
 size_t align_up(size_t n) { return (n + kPlaneAlign - 1) / kPlaneAlign * kPlaneAlign; }
 
@@ -363,7 +381,7 @@ void Plan::enqueue(const j2k_image_view& image, uint64_t frame) {
     next_queue_ = (next_queue_ + 1) % queues_.size();
     auto t0 = Clock::now();
     if (upload) q.span_begin(J2K_STAGE_UPLOAD, t, frame);
-    for (int c = 0; c < nc; ++c) {
+    for (int c = 0; c < nc;) {
       const j2k_component_view& k = image.components[c];
       const Rect& r = tc[c].rect;
       Plane src;
@@ -376,15 +394,41 @@ void Plan::enqueue(const j2k_image_view& image, uint64_t frame) {
       src.width = r.width();
       src.height = r.height();
       src.memory = image.memory;
-      if (upload) {
-        const Plane staged = q.staging(c, k.type, src.width, src.height);
-        q.upload(src, staged);
-        src = staged;
+      const int group = upload ? interleaved_group(image, c) : 1;
+      if (group == 1) {
+        if (upload) {
+          const Plane staged = q.staging(c, k.type, src.width, src.height);
+          q.upload(src, staged);
+          src = staged;
+        }
+        samples_.in[static_cast<size_t>(c)] = src;
+        ++c;
+        continue;
       }
-      samples_.in[c] = src;
+      // Interleaved components cross the bus together, as rows of whole pixels (bytes); the
+      // device reads each one strided out of them.
+      Plane bytes = src;
+      bytes.type = J2K_SAMPLE_U8;
+      bytes.pixel_stride = 1;
+      bytes.width = src.width * k.pixel_stride;
+      const Plane staged = q.staging(c, J2K_SAMPLE_U8, bytes.width, src.height);
+      q.upload(bytes, staged);
+      const size_t size = j2k_sample_size(k.type);
+      for (int i = 0; i < group; ++i) {
+        Plane p = staged;
+        p.offset += static_cast<size_t>(i) * size;
+        p.type = k.type;
+        p.pixel_stride = k.pixel_stride;
+        p.width = src.width;
+        samples_.in[static_cast<size_t>(c + i)] = p;
+      }
+      c += group;
+    }
+    for (int c = 0; c < nc; ++c) {
+      const Plane& in = samples_.in[static_cast<size_t>(c)];
       const Plane& home = tc[c].home;
-      out_[c] = q.reads(home.memory) ? home : q.output(c, ct, src.width, src.height);
-      work_[c] = in_place ? out_[c] : q.work(c, ct, src.width, src.height);
+      out_[c] = q.reads(home.memory) ? home : q.output(c, ct, in.width, in.height);
+      work_[c] = in_place ? out_[c] : q.work(c, ct, in.width, in.height);
     }
     if (upload) q.span_end();
     times_.split_ms += ms_since(t0);

@@ -203,6 +203,48 @@ TEST_P(PlanTest, TilesInFlightOnSeveralQueues) {
   EXPECT_EQ(j2kfront::Plan(st, p.view).info().streams, gpu ? 2 : 1);
 }
 
+// Layouts a GPU upload may group or not: RGB views of an RGBX buffer (the pixel holds a
+// fourth byte no component covers), and an interleaved pair followed by two planes.
+TEST_P(PlanTest, MixedLayoutsAcrossComponents) {
+  const Samples s = random_samples(2, 3, 61, 37, 4, 8, false, 1, 1, 11);
+  const int64_t w = s.comps[0].w, h = s.comps[0].h;
+  auto at = [&](int c, int64_t x, int64_t y) { return static_cast<uint8_t>(s.comps[static_cast<size_t>(c)].v[static_cast<size_t>(y * w + x)]); };
+  for (int layout = 0; layout < 2; ++layout) {
+    std::vector<uint8_t> bytes(static_cast<size_t>(w * h * 4), 0xEE);
+    std::vector<j2k_component_view> v(layout == 0 ? 3 : 4);
+    for (size_t c = 0; c < v.size(); ++c) {
+      v[c].type = J2K_SAMPLE_U8;
+      v[c].precision = 8;
+      v[c].dx = v[c].dy = 1;
+    }
+    for (int64_t y = 0; y < h; ++y)
+      for (int64_t x = 0; x < w; ++x) {
+        if (layout == 0) {
+          for (int c = 0; c < 3; ++c) bytes[static_cast<size_t>((y * w + x) * 4 + c)] = at(c, x, y);
+        } else {
+          for (int c = 0; c < 2; ++c) bytes[static_cast<size_t>((y * w + x) * 2 + c)] = at(c, x, y);
+          for (int c = 2; c < 4; ++c) bytes[static_cast<size_t>(w * h * c + y * w + x)] = at(c, x, y);
+        }
+      }
+    for (size_t c = 0; c < v.size(); ++c) {
+      const bool pair = layout == 1 && c < 2;
+      v[c].pixel_stride = layout == 0 ? 4 : pair ? 2 : 1;
+      v[c].row_stride = w * v[c].pixel_stride;
+      v[c].data = bytes.data() + (layout == 0 || pair ? static_cast<int64_t>(c) : w * h * static_cast<int64_t>(c));
+    }
+    j2kfront::ImageView view(s.width, s.height, v);
+    view.at_origin(s.x0, s.y0);
+    j2kfront::Settings st = settings_for(GetParam());
+    st.tile_w = 24;
+    st.tile_h = 20;
+    j2kfront::Plan plan(st, view);
+    plan.run(view);
+    Samples used = s;
+    used.comps.resize(v.size());
+    expect_matches(plan, reference(used, st, true), layout == 0 ? "RGB of RGBX" : "pair + planes");
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, PlanTest,
                          ::testing::Values(J2K_BACKEND_CPU, J2K_BACKEND_OPENCL, J2K_BACKEND_CUDA),
                          backend_param_name);

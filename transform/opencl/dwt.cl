@@ -336,7 +336,8 @@ DEFINE_HORIZONTAL(horizontal_i97, float, 4, 0, I97, ILO97, IHI97, ISINGLE97)
 
 // ---- DC level shift and component transforms (transform/opencl/queue.cpp) ----
 // The mirror of transform/cpu/shift_mct.cpp: a sample of its own width (type: the
-// j2k_sample_type value, 0 U8 .. 5 I32) minus the DC offset, into int32 (5/3) or float (9/7);
+// j2k_sample_type value, 0 U8 .. 5 I32; pitches in samples, so that interleaved components are
+// read where they were uploaded) minus the DC offset, into int32 (5/3) or float (9/7);
 // a sample outside [lo, hi] sets *flag. Then RCT / ICT in place on components 0..2 (the ICT
 // constants ICT_* come from the host, from transform/common/constants.hpp).
 
@@ -353,11 +354,11 @@ long load_sample(__global const uchar* p, int type, long i) {
 
 #define DEFINE_SHIFT(name, T)                                                                 \
   __kernel void name(__global const uchar* in, ulong in_offset, int type, int width, int height, \
-                     int dc, long lo, long hi, __global T* out, int out_stride,                 \
-                     __global int* flag) {                                                    \
+                     long row_pitch, int pixel_pitch, int dc, long lo, long hi,                 \
+                     __global T* out, int out_stride, __global int* flag) {                     \
     const int x = get_global_id(0), y = get_global_id(1);                                     \
     if (x >= width || y >= height) return;                                                    \
-    const long v = load_sample(in + in_offset, type, (long)y * width + x);                    \
+    const long v = load_sample(in + in_offset, type, (long)y * row_pitch + (long)x * pixel_pitch); \
     if (v < lo || v > hi) *flag = 1;                                                          \
     out[(long)y * out_stride + x] = (T)((int)(v - dc));                                       \
   }

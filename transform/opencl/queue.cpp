@@ -156,9 +156,13 @@ class OpenCLQueue final : public Queue {
       const cl_long lo = tile.lo[c], hi = tile.hi[c];
       const cl_ulong offset = in.offset;
       const cl_int type = in.type, w = static_cast<cl_int>(in.width), h = static_cast<cl_int>(in.height);
+      const auto size = static_cast<ptrdiff_t>(j2k_sample_size(in.type));
+      const cl_long row_pitch = in.row_stride / size;
+      const cl_int pixel_pitch = static_cast<cl_int>(in.pixel_stride / size);
       const cl_int dc = tile.offset[c], stride = static_cast<cl_int>(out[c].row_stride / 4);
       Kernel& k = rev ? shift_i32_ : shift_f32_;
-      k.run(q, in.width, in.height, mem(in), offset, type, w, h, dc, lo, hi, mem(out[c]), stride, flag_.get());
+      k.run(q, in.width, in.height, mem(in), offset, type, w, h, row_pitch, pixel_pitch, dc, lo, hi, mem(out[c]),
+            stride, flag_.get());
     }
     if (!tile.mct || out[0].width == 0 || out[0].height == 0) return;
     const cl_int w = static_cast<cl_int>(out[0].width), h = static_cast<cl_int>(out[0].height);
