@@ -116,6 +116,8 @@ TEST_F(PlanCuda, CallerDeviceOutputs) {
     plan.set_output(i, d, stride, J2K_MEMORY_DEVICE);
     buffers.push_back(d);
   }
+  // cudaMemset may still be running on the default stream, which the plan's streams do not wait for.
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   plan.run(view);
   EXPECT_TRUE(all_coefficients(plan) == own);
   for (size_t i = 0; i < buffers.size(); ++i) {

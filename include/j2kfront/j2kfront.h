@@ -62,7 +62,10 @@ typedef enum j2k_backend {
 } j2k_backend;
 
 /* Where a buffer lives. PINNED: page-locked host memory (cudaMallocHost or registered),
- * usable by the host and by copies on the device's streams. DEVICE: CUDA device memory. */
+ * usable by the host and by copies on the device's streams. DEVICE: CUDA device memory.
+ * A plan works on streams of its own that do not wait for other streams (not even the legacy
+ * default stream): work the caller queued on its buffers (a cudaMemset, a copy, a kernel) must
+ * be finished, e.g. with cudaStreamSynchronize, before j2k_plan_run or j2k_plan_submit. */
 typedef enum j2k_memory {
   J2K_MEMORY_HOST = 0,
   J2K_MEMORY_PINNED = 1,
