@@ -47,6 +47,9 @@ PlanSettings plan_settings(const j2k_settings& s) {
   p.output_memory = s.output_memory;
   require(s.streams >= 0 && s.streams <= 16, "streams must be 0 (the backend's choice) to 16, got " + std::to_string(s.streams));
   p.streams = s.streams;
+  require(s.narrow_output == 0 || s.narrow_output == 1,
+          "narrow_output must be 0 (int32) or 1 (int16), got " + std::to_string(s.narrow_output));
+  p.narrow_output = s.narrow_output == 1;
   p.backend = backend_options(s);
   return p;
 }

@@ -98,8 +98,9 @@ struct OutputSets {
     char* at = static_cast<char*>(sets[set]);
     for (size_t i = 0; i < plan.tile_components(); ++i) {
       const j2k_coefficients c = plan.tile_component(i).coefficients;
-      plan.set_output(i, at, c.width * 4, J2K_MEMORY_PINNED);
-      at += c.width * c.height * 4;
+      const auto size = static_cast<int64_t>(j2k_sample_size(c.type));
+      plan.set_output(i, at, c.width * size, J2K_MEMORY_PINNED);
+      at += c.width * c.height * size;
     }
   }
 };
@@ -160,7 +161,7 @@ int run_pipeline(const Options& o) {
   constexpr int kDepth = 3;  // frames in flight in the sequence rows
   const int frames = std::max(9, 2 * o.repeats);
   std::printf("front stage host to host on the cuda backend, %d levels; t_link = pinned H2D of the input\n"
-              "and D2H of the coefficients at once, same run.\n"
+              "and D2H of the coefficients (int32/float32, or int16) at once, same run.\n"
               "image: plan.run on one image at a time (coefficients int32/float32 into the plan's pinned\n"
               "buffers), median of %d runs. frames: a sequence of %d frames, %d in flight (submit/wait),\n"
               "each into its own pinned output set; time per frame.\n",
@@ -172,13 +173,19 @@ int run_pipeline(const Options& o) {
       const size_t bytes_in = static_cast<size_t>(n * n) * in.channels * size;
       const size_t bytes_out = static_cast<size_t>(n * n) * in.channels * 4;
       const Link link = measure_link(bytes_in, bytes_out, o.repeats);
+      // int16 output where it fits (8-bit samples): the link's copies of those bytes too.
+      const bool narrow_fits = in.precision <= 11;
+      const Link narrow_link = narrow_fits ? measure_link(bytes_in, bytes_out / 2, o.repeats) : link;
       std::printf("\n%lldx%lld %s: %.0f MB in, %.0f MB out; link: H2D %.2f ms (%.1f GB/s), D2H %.2f ms (%.1f GB/s), "
                   "both %.2f ms (%.1f GB/s)\n",
                   static_cast<long long>(n), static_cast<long long>(n), in.name, bytes_in / 1e6, bytes_out / 1e6,
                   link.h2d_ms, bytes_in / link.h2d_ms / 1e6, link.d2h_ms, bytes_out / link.d2h_ms / 1e6,
                   link.both_ms, (bytes_in + bytes_out) / link.both_ms / 1e6);
-      std::printf("%-8s %-5s %-9s | %10s %8s %8s | %10s %8s %8s\n", "tiles", "wav", "input", "image ms", "GB/s",
-                  "link/t", "frame ms", "GB/s", "link/t");
+      if (narrow_fits)
+        std::printf("with int16 output (%.0f MB out): link both %.2f ms (%.1f GB/s)\n", bytes_out / 2e6,
+                    narrow_link.both_ms, (bytes_in + bytes_out / 2) / narrow_link.both_ms / 1e6);
+      std::printf("%-8s %-5s %-9s %-5s | %10s %8s %8s | %10s %8s %8s\n", "tiles", "wav", "input", "out", "image ms",
+                  "GB/s", "link/t", "frame ms", "GB/s", "link/t");
       // The pattern once, as the caller's samples: pageable, and a pinned copy.
       const std::vector<int32_t> pattern = test_pattern(n, n, in.precision);
       std::vector<unsigned char> pageable(bytes_in);
@@ -193,8 +200,12 @@ int run_pipeline(const Options& o) {
       std::memcpy(pinned, pageable.data(), bytes_in);
       const OutputSets sets(kDepth, bytes_out);
       for (int64_t tile : {int64_t{1024}, int64_t{2048}, int64_t{0}})
-        for (j2k_wavelet w : {J2K_WAVELET_53, J2K_WAVELET_97})
+        for (int variant = 0; variant < 3; ++variant)  // 5/3 int32, 5/3 int16, 9/7 float32
           for (j2k_memory m : {J2K_MEMORY_HOST, J2K_MEMORY_PINNED}) {
+            const j2k_wavelet w = variant == 2 ? J2K_WAVELET_97 : J2K_WAVELET_53;
+            const bool narrow = variant == 1;
+            if (narrow && !narrow_fits) continue;
+            const Link& l = narrow ? narrow_link : link;
             const void* data = m == J2K_MEMORY_HOST ? static_cast<const void*>(pageable.data()) : pinned;
             const auto view = j2kfront::ImageView::interleaved(data, static_cast<uint32_t>(n), static_cast<uint32_t>(n),
                                                                 in.channels, in.type, in.precision, 0, m);
@@ -204,6 +215,7 @@ int run_pipeline(const Options& o) {
             s.levels = o.levels;
             s.wavelet = w;
             s.tile_w = s.tile_h = static_cast<uint32_t>(tile);
+            s.narrow_output = narrow ? 1 : 0;
             j2kfront::Plan plan(s, view);
             std::vector<double> t;
             for (int r = 0; r <= o.repeats; ++r) {  // the first run warms up
@@ -214,12 +226,12 @@ int run_pipeline(const Options& o) {
             const double ms = median(t);
             run_frames(plan, view, sets, kDepth);  // warm up the output sets
             const double frame_ms = run_frames(plan, view, sets, frames) / frames;
-            const double bytes = static_cast<double>(bytes_in + bytes_out);
-            std::printf("%-8s %-5s %-9s | %10.2f %8.1f %8.3f | %10.2f %8.1f %8.3f\n",
+            const double bytes = static_cast<double>(bytes_in + (narrow ? bytes_out / 2 : bytes_out));
+            std::printf("%-8s %-5s %-9s %-5s | %10.2f %8.1f %8.3f | %10.2f %8.1f %8.3f\n",
                         tile ? std::to_string(tile).c_str() : "untiled", w == J2K_WAVELET_53 ? "5/3" : "9/7",
-                        m == J2K_MEMORY_HOST ? "pageable" : "pinned", ms, bytes / ms / 1e6, link.both_ms / ms,
-                        frame_ms, bytes / frame_ms / 1e6, link.both_ms / frame_ms);
-            if (!o.timeline.empty() && !drawn && tile == 2048 && w == J2K_WAVELET_53 && m == J2K_MEMORY_PINNED) {
+                        m == J2K_MEMORY_HOST ? "pageable" : "pinned", narrow ? "i16" : w == J2K_WAVELET_53 ? "i32" : "f32",
+                        ms, bytes / ms / 1e6, l.both_ms / ms, frame_ms, bytes / frame_ms / 1e6, l.both_ms / frame_ms);
+            if (!o.timeline.empty() && !drawn && tile == 2048 && variant == 0 && m == J2K_MEMORY_PINNED) {
               const std::string title = std::to_string(n) + "x" + std::to_string(n) + " " + in.name +
                                         ", tiles 2048x2048, 5/3, " + std::to_string(o.levels) +
                                         " levels, pinned input: 3 frames on " +

@@ -7,6 +7,7 @@
 
 #include "common/error.hpp"
 #include "common/sample_type.hpp"
+#include "transform/common/coefficient_range.hpp"
 
 namespace j2k {
 namespace {
@@ -141,6 +142,8 @@ Plan::Plan(const PlanSettings& settings, const j2k_image_view& shape)
       }
   }
 
+  if (settings.narrow_output) check_narrow_output();
+
   queues_.push_back(make_queue(settings.backend));
   Queue& lead = *queues_[0];
   const bool upload = !lead.reads(shape.memory);
@@ -151,10 +154,11 @@ Plan::Plan(const PlanSettings& settings, const j2k_image_view& shape)
   // Every tile-component's geometry, and what the largest tile needs of the queue.
   QueueNeeds needs;
   needs.components = nc;
-  const size_t coeff = 4;  // int32 or float32
+  const size_t coeff = 4;  // int32 or float32 while transforming
+  const size_t out_size = j2k_sample_size(coefficient_type());
   size_t owned_bytes = 0;
   for (int64_t t = 0; t < canvas_.tile_count(); ++t) {
-    size_t staging = 0, work = 0;
+    size_t staging = 0, work = 0, narrow = 0;
     for (int c = 0; c < nc; ++c) {
       PlanTileComponent tc;
       tc.tile = t;
@@ -165,15 +169,19 @@ Plan::Plan(const PlanSettings& settings, const j2k_image_view& shape)
       const auto n = static_cast<size_t>(tc.rect.width() * tc.rect.height());
       staging += align_up(n * j2k_sample_size(shape_components_[c].type));
       work += align_up(n * coeff);
+      narrow += align_up(n * 2);
       needs.max_plane_bytes = std::max(needs.max_plane_bytes, n * coeff);
       needs.dwt_workspace = std::max(needs.dwt_workspace,
                                      lead.dwt_workspace_bytes(settings.wavelet, tc.rect, tc.levels));
       own_offset_.push_back(owned_bytes);
-      owned_bytes += align_up(n * coeff);
+      owned_bytes += align_up(n * out_size);
       tcs_.push_back(std::move(tc));
     }
     if (upload) needs.staging_bytes = std::max(needs.staging_bytes, staging);
-    if (!lead.in_place()) needs.work_bytes = needs.output_bytes = std::max(needs.work_bytes, work);
+    if (!lead.in_place()) needs.work_bytes = std::max(needs.work_bytes, work);
+    // Int32 planes in queue memory: for out-of-place DWTs, and for narrowing to int16.
+    if (!lead.in_place() || settings.narrow_output) needs.output_bytes = std::max(needs.output_bytes, work);
+    if (settings.narrow_output) needs.narrow_bytes = std::max(needs.narrow_bytes, narrow);
   }
   // More queues only where they overlap work: by default 3 on asynchronous backends, or 2 for
   // an image of one tile (so that consecutive frames overlap), 1 on the CPU.
@@ -219,7 +227,24 @@ void Plan::finish_all_quietly() noexcept {
 }
 
 j2k_sample_type Plan::coefficient_type() const {
+  if (settings_.narrow_output) return J2K_SAMPLE_I16;
   return settings_.wavelet == Wavelet::Reversible53 ? J2K_SAMPLE_I32 : J2K_SAMPLE_F32;
+}
+
+// Int16 output only where no coefficient can leave [-32768, 32767] (coefficient_range.hpp).
+void Plan::check_narrow_output() const {
+  if (settings_.wavelet != Wavelet::Reversible53)
+    invalid("int16 coefficients are for the 5/3 (the 9/7's are float)");
+  for (int c = 0; c < shape_.num_components; ++c) {
+    const int p = shape_components_[static_cast<size_t>(c)].precision;
+    const bool chroma = mct_ && (c == 1 || c == 2);
+    const double bound = max_53_coefficient(max_shifted_sample(p, chroma), settings_.levels);
+    if (bound > 32767)
+      invalid("int16 coefficients cannot hold the 5/3 of component " + std::to_string(c) + " (" +
+              std::to_string(p) + "-bit" + (chroma ? ", after the RCT" : "") + ", " +
+              std::to_string(settings_.levels) + " levels: up to " + std::to_string(static_cast<int64_t>(bound)) +
+              "); they fit up to 12-bit samples, 11-bit with the RCT");
+  }
 }
 
 Plane Plan::own_home(size_t i) const {
@@ -230,8 +255,8 @@ Plane Plan::own_home(size_t i) const {
   p.type = coefficient_type();
   p.width = tc.rect.width();
   p.height = tc.rect.height();
-  p.pixel_stride = 4;
-  p.row_stride = 4 * p.width;
+  p.pixel_stride = static_cast<ptrdiff_t>(j2k_sample_size(p.type));
+  p.row_stride = p.pixel_stride * p.width;
   p.memory = owned_->memory;
   return p;
 }
@@ -250,10 +275,12 @@ void Plan::set_output(size_t index, void* data, ptrdiff_t row_stride, j2k_memory
     invalid(std::string("the ") + backend_name(queues_[0]->kind()) +
             " backend cannot write coefficients to CUDA device memory");
   Plane p = own_home(index);
-  if (row_stride % 4 != 0 || row_stride < 4 * p.width)
-    invalid("output row stride " + std::to_string(row_stride) + " must be a multiple of 4 and at least " +
-            std::to_string(4 * p.width) + " bytes");
-  if (reinterpret_cast<uintptr_t>(data) % 4 != 0) invalid("output data must be 4-byte aligned");
+  const ptrdiff_t size = p.pixel_stride;
+  if (row_stride % size != 0 || row_stride < size * p.width)
+    invalid("output row stride " + std::to_string(row_stride) + " must be a multiple of " + std::to_string(size) +
+            " and at least " + std::to_string(size * p.width) + " bytes");
+  if (reinterpret_cast<uintptr_t>(data) % static_cast<uintptr_t>(size) != 0)
+    invalid("output data must be " + std::to_string(size) + "-byte aligned");
   p.base = data;
   p.offset = 0;
   p.row_stride = row_stride;
@@ -372,7 +399,8 @@ void Plan::enqueue(const j2k_image_view& image, uint64_t frame) {
   const bool upload = !queues_[0]->reads(image.memory);
   const bool in_place = queues_[0]->in_place();
   const Wavelet w = settings_.wavelet;
-  const j2k_sample_type ct = coefficient_type();
+  const bool narrow = settings_.narrow_output;
+  const j2k_sample_type dwt_type = w == Wavelet::Reversible53 ? J2K_SAMPLE_I32 : J2K_SAMPLE_F32;
   for (int64_t t = 0; t < canvas_.tile_count(); ++t) {
     const PlanTileComponent* tc = &tcs_[static_cast<size_t>(t * nc)];
     // Round-robin over tiles and frames: the next frame's first tile goes to the queue after
@@ -427,8 +455,10 @@ void Plan::enqueue(const j2k_image_view& image, uint64_t frame) {
     for (int c = 0; c < nc; ++c) {
       const Plane& in = samples_.in[static_cast<size_t>(c)];
       const Plane& home = tc[c].home;
-      out_[c] = q.reads(home.memory) ? home : q.output(c, ct, in.width, in.height);
-      work_[c] = in_place ? out_[c] : q.work(c, ct, in.width, in.height);
+      // The DWT's output: the home itself where the queue can write it, else a plane in queue
+      // memory that goes home after (for int16 output, always an int32 plane, narrowed after).
+      out_[c] = q.reads(home.memory) && !narrow ? home : q.output(c, dwt_type, in.width, in.height);
+      work_[c] = in_place ? out_[c] : q.work(c, dwt_type, in.width, in.height);
     }
     if (upload) q.span_end();
     times_.split_ms += ms_since(t0);
@@ -437,7 +467,14 @@ void Plan::enqueue(const j2k_image_view& image, uint64_t frame) {
     q.shift_mct(samples_, w, work_);
     times_.shift_mct_ms += ms_since(t0);
     t0 = Clock::now();
-    for (int c = 0; c < nc; ++c) q.dwt(J2K_FORWARD, w, work_[c], out_[c], tc[c].rect, tc[c].levels);
+    for (int c = 0; c < nc; ++c) {
+      q.dwt(J2K_FORWARD, w, work_[c], out_[c], tc[c].rect, tc[c].levels);
+      if (!narrow) continue;
+      const Plane& home = tc[c].home;
+      const Plane to = q.reads(home.memory) ? home : q.narrow_plane(c, home.width, home.height);
+      q.narrow(out_[c], to);
+      out_[c] = to;
+    }
     q.span_end();
     // Downloads after the tile's last DWT: on one queue they would not overlap it anyway.
     bool download = false;

@@ -31,6 +31,7 @@ struct PlanSettings {
   Mct mct = Mct::Auto;
   BackendOptions backend;
   j2k_memory output_memory = J2K_MEMORY_HOST;  // where the plan's own coefficients live
+  bool narrow_output = false;  // int16 coefficients (5/3, where the range provably fits)
   int streams = 0;  // queues with tiles in flight; 0 = 3 on asynchronous backends (2 for one tile), else 1
 };
 
@@ -90,6 +91,7 @@ class Plan {
     bool uses_own = false;  // some tile-component writes the plan's own buffer
   };
   void check_image(const j2k_image_view& image) const;
+  void check_narrow_output() const;
   void enqueue(const j2k_image_view& image, uint64_t frame);
   void finish_all_quietly() noexcept;
   Plane own_home(size_t index) const;

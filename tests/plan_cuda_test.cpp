@@ -95,6 +95,44 @@ TEST_F(PlanCuda, HostPinnedAndDeviceInputsMatchTheCpu) {
   cudaFree(device);
 }
 
+// Int16 output narrowed on the device, kept there or downloaded: equal to the CPU's.
+TEST_F(PlanCuda, NarrowOutputOnTheDeviceAndDownloaded) {
+  const uint32_t w = 333, h = 222;
+  const std::vector<uint16_t> rgb = random_rgb16(w, h, 7);  // 12-bit: int16 without the RCT
+  const auto view = j2kfront::ImageView::interleaved(rgb.data(), w, h, 3, J2K_SAMPLE_U16, 12);
+  j2kfront::Settings s = settings(J2K_BACKEND_CPU, J2K_WAVELET_53);
+  s.mct = J2K_MCT_OFF;
+  s.narrow_output = 1;
+  j2kfront::Plan cpu(s, view);
+  cpu.run(view);
+  ASSERT_EQ(cpu.info().coefficient_type, J2K_SAMPLE_I16);
+  std::vector<unsigned char> want;
+  for (size_t i = 0; i < cpu.tile_components(); ++i) {
+    const j2k_coefficients c = cpu.tile_component(i).coefficients;
+    for (int64_t y = 0; y < c.height; ++y) {
+      const auto* row = static_cast<const unsigned char*>(c.data) + y * c.row_stride;
+      want.insert(want.end(), row, row + c.width * 2);
+    }
+  }
+  s.backend = J2K_BACKEND_CUDA;
+  for (j2k_memory out : {J2K_MEMORY_HOST, J2K_MEMORY_DEVICE}) {
+    s.output_memory = out;
+    j2kfront::Plan gpu(s, view);
+    gpu.run(view);
+    std::vector<unsigned char> got;
+    for (size_t i = 0; i < gpu.tile_components(); ++i) {
+      const j2k_coefficients c = gpu.tile_component(i).coefficients;
+      ASSERT_EQ(c.type, J2K_SAMPLE_I16);
+      std::vector<unsigned char> rows(static_cast<size_t>(c.width * 2 * c.height));
+      ASSERT_EQ(cudaMemcpy2D(rows.data(), static_cast<size_t>(c.width * 2), c.data, static_cast<size_t>(c.row_stride),
+                             static_cast<size_t>(c.width * 2), static_cast<size_t>(c.height), cudaMemcpyDefault),
+                cudaSuccess);
+      got.insert(got.end(), rows.begin(), rows.end());
+    }
+    EXPECT_TRUE(got == want) << "output memory " << out;
+  }
+}
+
 // The caller's device buffers as outputs, with padded rows that must stay untouched.
 TEST_F(PlanCuda, CallerDeviceOutputs) {
   const uint32_t w = 130, h = 70;

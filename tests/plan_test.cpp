@@ -245,6 +245,75 @@ TEST_P(PlanTest, MixedLayoutsAcrossComponents) {
   }
 }
 
+// Int16 output: the int32 coefficients, each one narrowed (they provably fit), in the plan's
+// buffers and in the caller's (with padding); refused where the range does not fit.
+TEST_P(PlanTest, NarrowOutputIsTheSameCoefficientsInInt16) {
+  struct Case { int nc, prec; bool sign; uint32_t tile; int levels; };
+  for (const Case& k : {Case{3, 8, false, 40, 5}, Case{1, 12, false, 0, 32}, Case{3, 11, true, 24, 3}, Case{4, 10, false, 0, 7}}) {
+    const Samples s = random_samples(3, 5, 101, 67, k.nc, k.prec, k.sign, 1, 1, 21);
+    const Packed p = pack(s, k.prec > 8 ? (k.sign ? J2K_SAMPLE_I16 : J2K_SAMPLE_U16) : J2K_SAMPLE_U8, k.nc > 1, 1);
+    j2kfront::Settings st = settings_for(GetParam());
+    st.levels = k.levels;
+    st.tile_w = st.tile_h = k.tile;
+    st.narrow_output = 1;
+    j2kfront::Plan plan(st, p.view);
+    EXPECT_EQ(plan.info().coefficient_type, J2K_SAMPLE_I16);
+    plan.run(p.view);
+    const Expected e = reference(s, st, k.nc >= 3);
+    const std::string what = std::to_string(k.nc) + " x " + std::to_string(k.prec) + "-bit";
+    size_t bad = 0, padding = 0;
+    for (size_t i = 0; i < plan.tile_components(); ++i) {
+      const j2k_coefficients c = plan.tile_component(i).coefficients;
+      ASSERT_EQ(c.type, J2K_SAMPLE_I16);
+      for (int64_t y = 0; y < c.height; ++y)
+        for (int64_t x = 0; x < c.width; ++x) {
+          int16_t v;
+          std::memcpy(&v, static_cast<const char*>(c.data) + y * c.row_stride + x * 2, 2);
+          bad += v != e.i32[i][static_cast<size_t>(y * c.width + x)];
+        }
+    }
+    EXPECT_EQ(bad, 0u) << what << ": coefficients differ from the int32 reference";
+    // The caller's buffers, rows padded by 3 coefficients that must stay untouched.
+    std::vector<std::vector<int16_t>> mine;
+    for (size_t i = 0; i < plan.tile_components(); ++i) {
+      const j2k_coefficients c = plan.tile_component(i).coefficients;
+      mine.emplace_back(static_cast<size_t>((c.width + 3) * c.height), int16_t{0x5A5A});
+      plan.set_output(i, mine.back().data(), (c.width + 3) * 2);
+    }
+    plan.run(p.view);
+    bad = 0;
+    for (size_t i = 0; i < mine.size(); ++i) {
+      const j2k_coefficients c = plan.tile_component(i).coefficients;
+      for (int64_t y = 0; y < c.height; ++y)
+        for (int64_t x = 0; x < c.width + 3; ++x) {
+          const int16_t v = mine[i][static_cast<size_t>(y * (c.width + 3) + x)];
+          if (x >= c.width) padding += v != 0x5A5A;
+          else bad += v != e.i32[i][static_cast<size_t>(y * c.width + x)];
+        }
+    }
+    EXPECT_EQ(bad, 0u) << what << ": the caller's int16 buffers";
+    EXPECT_EQ(padding, 0u) << what << ": padding written";
+  }
+  // Where int16 cannot hold every coefficient, the plan says so.
+  const auto refused = [&](int nc, int prec, j2k_wavelet w, const char* says) {
+    const Samples s = random_samples(0, 0, 16, 16, nc, prec, false);
+    const Packed p = pack(s, prec > 8 ? J2K_SAMPLE_U16 : J2K_SAMPLE_U8, false, 0);
+    j2kfront::Settings st = settings_for(GetParam());
+    st.wavelet = w;
+    st.narrow_output = 1;
+    try {
+      j2kfront::Plan plan(st, p.view);
+      ADD_FAILURE() << nc << " x " << prec << "-bit: int16 output accepted";
+    } catch (const j2kfront::Error& e) {
+      EXPECT_EQ(e.status(), J2K_INVALID_ARGUMENT);
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  refused(1, 13, J2K_WAVELET_53, "component 0 (13-bit");
+  refused(3, 12, J2K_WAVELET_53, "component 1 (12-bit, after the RCT");
+  refused(1, 8, J2K_WAVELET_97, "9/7");
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, PlanTest,
                          ::testing::Values(J2K_BACKEND_CPU, J2K_BACKEND_OPENCL, J2K_BACKEND_CUDA),
                          backend_param_name);

@@ -46,6 +46,7 @@ struct QueueNeeds {
   size_t output_bytes = 0;    // coefficients in queue memory for one tile (when they go home)
   size_t dwt_workspace = 0;   // from dwt_workspace_bytes() of the largest tile-component
   size_t max_plane_bytes = 0; // the largest tile-component's coefficients
+  size_t narrow_bytes = 0;    // int16 planes of one tile (all components), for int16 output
   int components = 0;
 };
 
@@ -90,6 +91,11 @@ class Queue {
   virtual void dwt(j2k_direction direction, Wavelet wavelet, const Plane& src, const Plane& dst,
                    const Rect& tc, int levels) = 0;
   virtual bool in_place() const = 0;
+  // Int16 output of the 5/3: narrow() copies int32 coefficients (known to fit) into an I16
+  // plane, the home where the queue can write it, else narrow_plane(): a plane in queue
+  // memory that is free once the component's DWT has run.
+  virtual Plane narrow_plane(int component, int64_t width, int64_t height) = 0;
+  virtual void narrow(const Plane& src, const Plane& dst) = 0;
   virtual void download(const Plane& src, const Plane& host) = 0;
 
   // Slots 0..kFrameSlots-1 are the plan's frames in flight; one more is finish()'s own.

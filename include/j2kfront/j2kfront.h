@@ -154,6 +154,10 @@ typedef struct j2k_settings {
    * choice: 3 on GPUs (2 for an image of one tile, so that consecutive frames overlap), 1 on
    * the CPU; at most 16. */
   int streams;
+  /* 1: int16 coefficients (J2K_SAMPLE_I16) instead of int32, halving what a GPU downloads. For
+   * the 5/3, where no coefficient can leave the int16 range: samples up to 12 bits, up to 11
+   * with the RCT (any number of levels); the plan refuses others, naming the bound. 0 = int32. */
+  int narrow_output;
 } j2k_settings;
 
 /* The defaults noted above. Always start from these: fields may be added at the end. */
@@ -185,7 +189,7 @@ typedef struct j2k_plan_info {
   int mct;                     /* whether RCT/ICT runs on components 0..2 */
   int64_t tiles_x, tiles_y;
   size_t tile_components;      /* tiles_x * tiles_y * components, tile-major */
-  j2k_sample_type coefficient_type; /* I32 for the 5/3, F32 for the 9/7 */
+  j2k_sample_type coefficient_type; /* I32 for the 5/3 (I16 with narrow_output), F32 for the 9/7 */
   int streams;                 /* tiles in flight (queues in use): see j2k_settings.streams */
 } j2k_plan_info;
 j2k_status j2k_plan_get_info(const j2k_plan* plan, j2k_plan_info* info);
@@ -201,7 +205,7 @@ j2k_status j2k_plan_get_memory(const j2k_plan* plan, j2k_memory_report* report);
 /* A rectangle of coefficients: element (x, y) at (char*)data + y * row_stride + x * element size. */
 typedef struct j2k_coefficients {
   void* data;
-  j2k_sample_type type;  /* J2K_SAMPLE_I32 (5/3) or J2K_SAMPLE_F32 (9/7) */
+  j2k_sample_type type;  /* J2K_SAMPLE_I32 (5/3; I16 with narrow_output) or J2K_SAMPLE_F32 (9/7) */
   ptrdiff_t row_stride;  /* bytes */
   int64_t width, height;
   j2k_memory memory;

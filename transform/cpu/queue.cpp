@@ -35,6 +35,8 @@ class CpuQueue final : public Queue {
   void dwt(j2k_direction direction, Wavelet wavelet, const Plane& src, const Plane& dst,
            const Rect& tc, int levels) override;
   bool in_place() const override { return true; }
+  Plane narrow_plane(int, int64_t, int64_t) override;
+  void narrow(const Plane& src, const Plane& dst) override;
   void download(const Plane& src, const Plane& host) override;
   void mark(int slot) override;
   void wait(int slot) override;
@@ -42,6 +44,8 @@ class CpuQueue final : public Queue {
  private:
   int threads_;
   std::vector<float> scratch_;      // the CPU DWT's passes (int32 and float share it)
+  std::vector<int32_t> planes_;     // int32 planes of one tile, for int16 output
+  size_t cursor_ = 0;               // the next free byte of planes_ in this tile
   bool out_of_range_ = false;       // a sample outside its precision since the last mark()
   bool slot_out_of_range_[kFrameSlots + 1] = {};
 };
@@ -51,13 +55,14 @@ class CpuQueue final : public Queue {
 std::string CpuQueue::description() const { return cpu::describe(threads_); }
 
 void CpuQueue::reserve(const QueueNeeds& needs) {
+  if (planes_.size() * 4 < needs.output_bytes) planes_.assign((needs.output_bytes + 3) / 4, 0);
   if (scratch_.size() * sizeof(float) < needs.dwt_workspace)
     scratch_.assign((needs.dwt_workspace + sizeof(float) - 1) / sizeof(float), 0.0f);
 }
 
 j2k_memory_report CpuQueue::memory_held() const {
   j2k_memory_report r{};
-  r.host = scratch_.capacity() * sizeof(float);
+  r.host = scratch_.capacity() * sizeof(float) + planes_.capacity() * sizeof(int32_t);
   return r;
 }
 
@@ -72,15 +77,41 @@ size_t CpuQueue::dwt_workspace_bytes(Wavelet, const Rect& tc, int) const {
 }
 
 // This queue reads the caller's samples and writes the coefficients in place: the plan never
-// asks it for staging, work or output planes, nor for copies.
+// asks it for staging or work planes, nor for copies; output planes (int32, packed) only for
+// int16 output, which narrow() writes into the home.
 Plane CpuQueue::staging(int, j2k_sample_type, int64_t, int64_t) {
   throw Error(ErrorCode::Internal, "cpu queue: no staging planes");
 }
 Plane CpuQueue::work(int, j2k_sample_type, int64_t, int64_t) {
   throw Error(ErrorCode::Internal, "cpu queue: no work planes");
 }
-Plane CpuQueue::output(int, j2k_sample_type, int64_t, int64_t) {
-  throw Error(ErrorCode::Internal, "cpu queue: no output planes");
+Plane CpuQueue::output(int component, j2k_sample_type type, int64_t w, int64_t h) {
+  if (component == 0) cursor_ = 0;
+  const auto n = static_cast<size_t>(w * h);
+  if (cursor_ + n > planes_.size()) throw Error(ErrorCode::Internal, "cpu queue: output planes not reserved");
+  Plane p;
+  p.base = planes_.data();
+  p.offset = cursor_ * 4;
+  p.type = type;
+  p.pixel_stride = 4;
+  p.row_stride = 4 * w;
+  p.width = w;
+  p.height = h;
+  cursor_ += n;
+  return p;
+}
+Plane CpuQueue::narrow_plane(int, int64_t, int64_t) {
+  throw Error(ErrorCode::Internal, "cpu queue: int16 output goes straight home");
+}
+void CpuQueue::narrow(const Plane& src, const Plane& dst) {
+  const auto* s = static_cast<const char*>(src.base) + src.offset;
+  auto* d = static_cast<char*>(dst.base) + dst.offset;
+  parallel_for(static_cast<ptrdiff_t>(src.height), copy_threads(static_cast<size_t>(src.width * src.height) * 4, threads_),
+               [&](ptrdiff_t y) {
+    const auto* in = reinterpret_cast<const int32_t*>(s + y * src.row_stride);
+    auto* out = reinterpret_cast<int16_t*>(d + y * dst.row_stride);
+    for (int64_t x = 0; x < src.width; ++x) out[x] = static_cast<int16_t>(in[x]);
+  });
 }
 void CpuQueue::upload(const Plane&, const Plane&) {
   throw Error(ErrorCode::Internal, "cpu queue: nothing to upload");

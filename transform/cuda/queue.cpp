@@ -13,6 +13,7 @@
 #include "transform/cuda/buffers.hpp"
 #include "transform/cuda/cuda_check.hpp"
 #include "transform/cuda/cuda_dwt.hpp"
+#include "transform/cuda/narrow.hpp"
 #include "transform/cuda/shift_mct.hpp"
 #include "transform/dwt_engine.hpp"
 #include "transform/queue.hpp"
@@ -167,6 +168,15 @@ class CudaQueue final : public Queue {
              workspace_.size(), stream_, kernels_);
   }
 
+  // Int16 planes go where the component's work plane was: consumed by its (out-of-place)
+  // DWT, and at least twice their size.
+  Plane narrow_plane(int c, int64_t w, int64_t h) override {
+    return narrow_slices_.next(work_.data(), work_.size(), c, J2K_SAMPLE_I16, w, h, J2K_MEMORY_DEVICE);
+  }
+  void narrow(const Plane& src, const Plane& dst) override {
+    cuda::narrow(src, dst, stream_);
+  }
+
   void download(const Plane& src, const Plane& dst) override {
     const size_t row = static_cast<size_t>(src.width) * j2k_sample_size(src.type);
     if (row == 0 || src.height == 0) return;
@@ -264,7 +274,7 @@ class CudaQueue final : public Queue {
   std::string name_;
   DeviceBuffer staging_d_, work_, output_, workspace_, flag_d_;
   PinnedBuffer staging_h_, flag_h_;
-  Slicer staging_slices_, work_slices_, output_slices_;
+  Slicer staging_slices_, work_slices_, output_slices_, narrow_slices_;
   bool tracing_ = false;
   cudaEvent_t origin_ = nullptr;
   std::vector<Timed> timed_;

@@ -387,3 +387,11 @@ __kernel void ict_forward(__global float* c0, __global float* c1, __global float
   c1[i] = add_rn(add_rn(mul_rn(ICT_UR, r), -mul_rn(ICT_UG, g)), mul_rn(ICT_UB, b));
   c2[i] = add_rn(add_rn(mul_rn(ICT_VR, r), -mul_rn(ICT_VG, g)), -mul_rn(ICT_VB, b));
 }
+
+// Int16 output of the 5/3 (transform/opencl/queue.cpp): coefficients known to fit.
+__kernel void narrow_i16(__global const int* src, int width, int height, int src_stride,
+                         __global short* dst, ulong dst_offset, int dst_stride) {
+  const int x = get_global_id(0), y = get_global_id(1);
+  if (x >= width || y >= height) return;
+  dst[dst_offset + (long)y * dst_stride + x] = (short)src[(long)y * src_stride + x];
+}

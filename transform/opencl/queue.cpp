@@ -56,7 +56,8 @@ class OpenCLQueue final : public Queue {
         shift_i32_(runner_.program(), "shift_i32"),
         shift_f32_(runner_.program(), "shift_f32"),
         rct_(runner_.program(), "rct_forward"),
-        ict_(runner_.program(), "ict_forward") {}
+        ict_(runner_.program(), "ict_forward"),
+        narrow_(runner_.program(), "narrow_i16") {}
   ~OpenCLQueue() override {
     clFinish(runner_.queue());
     if (staged_) clReleaseEvent(staged_);
@@ -89,6 +90,7 @@ class OpenCLQueue final : public Queue {
       for (int c = 0; c < n.components; ++c) planes_.emplace_back(ctx, std::max<size_t>(n.max_plane_bytes, 4));
       scratch_ = ocl::Buffer(ctx, std::max<size_t>(n.max_plane_bytes, 4));
     }
+    if (n.narrow_bytes > narrow_buffer_.bytes()) narrow_buffer_ = ocl::Buffer(ctx, n.narrow_bytes);
     if (!flag_.get()) flag_ = ocl::Buffer(ctx, sizeof(int));
     const int zero = 0;
     check(clEnqueueWriteBuffer(runner_.queue(), flag_.get(), CL_TRUE, 0, sizeof zero, &zero, 0, nullptr, nullptr),
@@ -99,7 +101,7 @@ class OpenCLQueue final : public Queue {
   j2k_memory_report memory_held() const override {
     j2k_memory_report r{};
     r.host = host_staging_.capacity();
-    r.device = staging_.bytes() + scratch_.bytes() + flag_.bytes();
+    r.device = staging_.bytes() + scratch_.bytes() + flag_.bytes() + narrow_buffer_.bytes();
     for (const ocl::Buffer& b : planes_) r.device += b.bytes();
     return r;
   }
@@ -181,8 +183,27 @@ class OpenCLQueue final : public Queue {
                       static_cast<size_t>(dst.row_stride / 4), lvs_);
   }
 
+  // Int16 planes of one tile, side by side in their own buffer (a tile's downloads follow
+  // all its transforms).
+  Plane narrow_plane(int c, int64_t w, int64_t h) override {
+    if (c == 0) narrow_cursor_ = 0;
+    Plane p = packed(narrow_buffer_.get(), J2K_SAMPLE_I16, w, h);
+    p.offset = narrow_cursor_;
+    narrow_cursor_ += align_up(static_cast<size_t>(p.row_stride * h));
+    if (narrow_cursor_ > narrow_buffer_.bytes() + kAlign)
+      throw Error(ErrorCode::Internal, "opencl queue: int16 planes do not fit the reserved buffer");
+    return p;
+  }
+  void narrow(const Plane& src, const Plane& dst) override {
+    if (src.width == 0 || src.height == 0) return;
+    const cl_int w = static_cast<cl_int>(src.width), h = static_cast<cl_int>(src.height);
+    const cl_int src_stride = static_cast<cl_int>(src.row_stride / 4), dst_stride = static_cast<cl_int>(dst.row_stride / 2);
+    const cl_ulong dst_offset = dst.offset / 2;
+    narrow_.run(runner_.queue(), src.width, src.height, mem(src), w, h, src_stride, mem(dst), dst_offset, dst_stride);
+  }
+
   void download(const Plane& src, const Plane& dst) override {
-    const size_t row = static_cast<size_t>(src.width) * 4;
+    const size_t row = static_cast<size_t>(src.width) * j2k_sample_size(src.type);
     if (row == 0 || src.height == 0) return;
     const size_t origin[3] = {src.offset, 0, 0}, host_origin[3] = {0, 0, 0};
     const size_t region[3] = {row, static_cast<size_t>(src.height), 1};
@@ -239,14 +260,14 @@ class OpenCLQueue final : public Queue {
 
   ocl::Runner runner_;
   int threads_;
-  Kernel shift_i32_, shift_f32_, rct_, ict_;
-  ocl::Buffer staging_, scratch_, flag_;
+  Kernel shift_i32_, shift_f32_, rct_, ict_, narrow_;
+  ocl::Buffer staging_, scratch_, flag_, narrow_buffer_;
   std::vector<ocl::Buffer> planes_;        // one per component: coefficients, DWT in place
   std::vector<unsigned char> host_staging_;
   cl_event staged_ = nullptr;              // the last upload from host_staging_
   cl_event marks_[kFrameSlots + 1] = {};   // the end of each frame slot's work
   int slot_flags_[kFrameSlots + 1] = {};   // each slot's range flag, read from flag_
-  size_t cursor_ = 0;
+  size_t cursor_ = 0, narrow_cursor_ = 0;
   std::vector<DwtLevel> lvs_;
 };
 
