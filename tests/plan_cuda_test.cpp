@@ -99,7 +99,8 @@ TEST_F(PlanCuda, HostPinnedAndDeviceInputsMatchTheCpu) {
 TEST_F(PlanCuda, NarrowOutputOnTheDeviceAndDownloaded) {
   const uint32_t w = 333, h = 222;
   const std::vector<uint16_t> rgb = random_rgb16(w, h, 7);  // 12-bit: int16 without the RCT
-  const auto view = j2kfront::ImageView::interleaved(rgb.data(), w, h, 3, J2K_SAMPLE_U16, 12);
+  auto view = j2kfront::ImageView::interleaved(rgb.data(), w, h, 3, J2K_SAMPLE_U16, 12);
+  view.at_origin(3, 4);
   j2kfront::Settings s = settings(J2K_BACKEND_CPU, J2K_WAVELET_53);
   s.mct = J2K_MCT_OFF;
   s.narrow_output = 1;
