@@ -4,7 +4,9 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
+#include <string>
 #include <random>
 #include <vector>
 
@@ -132,6 +134,41 @@ TEST_F(PlanCuda, NarrowOutputOnTheDeviceAndDownloaded) {
     }
     EXPECT_TRUE(got == want) << "output memory " << out;
   }
+}
+
+// A tile larger than the free device memory: a clear error when the plan is made (its memory
+// is reserved then), and the device goes on working for the next plan.
+TEST_F(PlanCuda, TileLargerThanFreeDeviceMemoryIsACleanError) {
+  size_t free_bytes = 0, total = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total), cudaSuccess);
+  // One 8-bit tile needs about 9 bytes a sample on the device (samples, int32 work and output).
+  const auto side = static_cast<uint32_t>(std::sqrt(static_cast<double>(free_bytes) / 9.0) * 1.2);
+  j2k_component_view c{};
+  c.type = J2K_SAMPLE_U8;
+  c.precision = 8;
+  c.dx = c.dy = 1;
+  const j2kfront::ImageView shape(side, side, {c});
+  j2kfront::Settings s;
+  s.backend = J2K_BACKEND_CUDA;
+  try {
+    j2kfront::Plan plan(s, shape);
+    ADD_FAILURE() << "a " << side << "^2 tile on a device with " << free_bytes << " bytes free was accepted";
+  } catch (const j2kfront::Error& e) {
+    EXPECT_EQ(e.status(), J2K_OUT_OF_MEMORY) << e.what();
+    EXPECT_NE(std::string(e.what()).find("CUDA device memory"), std::string::npos) << e.what();
+  }
+  // The same image in tiles fits: the device holds a few tiles, not the image.
+  s.tile_w = s.tile_h = 4096;
+  s.output_memory = J2K_MEMORY_DEVICE;  // (the coefficients on the device would not fit either)
+  EXPECT_THROW(j2kfront::Plan(s, shape), j2kfront::Error);
+  s.output_memory = J2K_MEMORY_HOST;
+  const uint32_t w = 300, h = 200;
+  const std::vector<uint16_t> rgb = random_rgb16(w, h, 3);
+  auto view = j2kfront::ImageView::interleaved(rgb.data(), w, h, 3, J2K_SAMPLE_U16, 12);
+  j2kfront::Settings small = settings(J2K_BACKEND_CUDA, J2K_WAVELET_97);
+  view.at_origin(3, 4);
+  j2kfront::Plan next(small, view);
+  EXPECT_NO_THROW(next.run(view)) << "the device after a refused plan";
 }
 
 // The caller's device buffers as outputs, with padded rows that must stay untouched.

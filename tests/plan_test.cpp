@@ -314,6 +314,24 @@ TEST_P(PlanTest, NarrowOutputIsTheSameCoefficientsInInt16) {
   refused(1, 8, J2K_WAVELET_97, "9/7");
 }
 
+// Device memory follows the tile, not the image: an image 16 times larger in the same tiles
+// needs the same device bytes (so images larger than the GPU's memory go through tile by tile).
+TEST_P(PlanTest, DeviceMemoryFollowsTheTileNotTheImage) {
+  j2k_component_view c{};
+  c.type = J2K_SAMPLE_U8;
+  c.precision = 8;
+  c.dx = c.dy = 1;
+  j2kfront::Settings st = settings_for(GetParam());
+  st.tile_w = st.tile_h = 128;
+  const j2k_memory_report small = j2kfront::Plan(st, j2kfront::ImageView(256, 256, {c, c, c})).memory();
+  const j2k_memory_report large = j2kfront::Plan(st, j2kfront::ImageView(1024, 1024, {c, c, c})).memory();
+  EXPECT_EQ(small.device, large.device);
+  if (GetParam() != J2K_BACKEND_CPU) {
+    EXPECT_GT(small.device, 3u * 128 * 128 * 4) << "a tile's buffers are counted";
+  }
+  EXPECT_GE(large.host + large.pinned, 1024u * 1024 * 3 * 4) << "the coefficients live in host memory";
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, PlanTest,
                          ::testing::Values(J2K_BACKEND_CPU, J2K_BACKEND_OPENCL, J2K_BACKEND_CUDA),
                          backend_param_name);

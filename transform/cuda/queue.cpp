@@ -4,6 +4,7 @@
 // there or are copied home. Only wait() (and finish()) waits for the device.
 #include <cuda_runtime_api.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -116,12 +117,24 @@ class CudaQueue final : public Queue {
   void* allocate(size_t bytes, j2k_memory& where) override {
     cuda_check(cudaSetDevice(device_), "cudaSetDevice");
     if (where == J2K_MEMORY_DEVICE) return cuda_allocate<DeviceMemory>(bytes);
-    where = J2K_MEMORY_PINNED;  // downloads into page-locked memory run at the link's speed
+    if (where == J2K_MEMORY_HOST) {
+      // Downloads into page-locked memory run at the link's speed; where the system cannot lock
+      // that much (an image larger than is wise to pin), pageable memory still works.
+      try {
+        void* p = cuda_allocate<PinnedMemory>(bytes);
+        where = J2K_MEMORY_PINNED;
+        return p;
+      } catch (const Error& e) {
+        if (e.code() != ErrorCode::OutOfMemory) throw;
+        return allocate_host_coefficients(bytes, where, "cuda");
+      }
+    }
     return cuda_allocate<PinnedMemory>(bytes);
   }
   void release(void* p, j2k_memory where) noexcept override {
     if (where == J2K_MEMORY_DEVICE) cudaFree(p);
-    else cudaFreeHost(p);
+    else if (where == J2K_MEMORY_PINNED) cudaFreeHost(p);
+    else std::free(p);
   }
 
   size_t dwt_workspace_bytes(Wavelet wavelet, const Rect& tc, int levels) const override {
