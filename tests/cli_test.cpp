@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -88,6 +89,50 @@ TEST_F(Cli, BadInputFilesFailCleanlyNamingTheFile) {
   EXPECT_NE(r.output.find(bad), std::string::npos) << r.output;
   auto missing = cli("transform " + quote(out("none.tif")) + " " + quote(out()));
   EXPECT_EQ(missing.exit_code, 2) << missing.output;
+}
+
+// Several inputs, or a directory: each image in OUTDIR/<file name>/, the same files as when it
+// runs alone; a bad image among good ones is reported by name and the others are written.
+TEST_F(Cli, SeveralImagesAndDirectoriesGoThroughOnePipeline) {
+  const std::string common = " --tile-size 200,136 --levels 4 --backend cpu";
+  ASSERT_EQ(cli("transform " + quote(kData + "/coffee.ppm") + " " + quote(out("alone")) + common).exit_code, 0);
+  const fs::path images = dir_ / "images";
+  fs::create_directories(images);
+  for (const char* f : {"coffee.ppm", "camera.pgm", "moon.pgm"}) fs::copy_file(kData + "/" + f, images / f);
+  std::ofstream(images / "notes.txt") << "not an image";
+  std::ofstream(images / "broken.pgm") << "P5\n64 64\n255\n" << std::string(10, 'x');
+  auto r = cli("transform " + quote(images.string()) + " " + quote(out()) + common);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find((images / "broken.pgm").string()), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("1 of 4 images failed"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(out() + "/notes.txt")) << "a file without an image extension was taken";
+  EXPECT_FALSE(fs::exists(out() + "/broken.pgm/layout.json"));
+  for (const char* f : {"camera.pgm", "moon.pgm"})
+    EXPECT_TRUE(fs::exists(out() + "/" + f + "/tile0_comp0.npy")) << f;
+  // Image by image, the same arrays as the image transformed alone (moon.pgm follows camera.pgm
+  // through the same plan, into the second set of outputs).
+  ASSERT_EQ(cli("transform " + quote(kData + "/moon.pgm") + " " + quote(out("moon")) + common).exit_code, 0);
+  for (const auto& [alone, in_batch] : {std::pair<std::string, std::string>{out("alone"), out() + "/coffee.ppm"},
+                                        {out("moon"), out() + "/moon.pgm"}}) {
+    std::ifstream layout(alone + "/layout.json");
+    const auto j = nlohmann::json::parse(layout);
+    for (const auto& tc : j["tile_components"]) {
+      const std::string file = tc["file"].get<std::string>();
+      const auto a = test_support::read_npy(alone + "/" + file);
+      const auto b = test_support::read_npy(in_batch + "/" + file);
+      EXPECT_TRUE(a.words == b.words && a.rows == b.rows && a.cols == b.cols) << in_batch << "/" << file;
+    }
+  }
+  // Listed files work too; two inputs with one output name are refused before any work.
+  auto two = cli("transform " + quote(kData + "/camera.pgm") + " " + quote(kData + "/moon.pgm") + " " +
+                 quote(out("two")) + common);
+  EXPECT_EQ(two.exit_code, 0) << two.output;
+  EXPECT_TRUE(fs::exists(out("two") + "/moon.pgm/layout.json"));
+  auto clash = cli("transform " + quote(kData + "/camera.pgm") + " " + quote((images / "camera.pgm").string()) + " " +
+                   quote(out("clash")) + common);
+  EXPECT_EQ(clash.exit_code, 2) << clash.output;
+  EXPECT_NE(clash.output.find("would both write"), std::string::npos) << clash.output;
+  EXPECT_FALSE(fs::exists(out("clash")));
 }
 
 TEST_F(Cli, NeverOverwritesForeignFilesWithoutForce) {

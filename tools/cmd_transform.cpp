@@ -1,12 +1,15 @@
-// `j2kfront transform INPUT OUTDIR`: the front stage on one image file; writes layout.json and
-// one NPY array of coefficients per tile-component.
+// `j2kfront transform INPUT... OUTDIR`: the front stage on image files; writes layout.json and
+// one NPY array of coefficients per tile-component for each.
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <exception>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "io/image_io.hpp"
 #include "j2kfront/j2kfront.hpp"
@@ -14,6 +17,8 @@
 #include "tools/env_options.hpp"
 #include "tools/layout_json.hpp"
 #include "tools/output_dir.hpp"
+#include "tools/progress.hpp"
+#include "tools/transform_jobs.hpp"
 
 namespace j2k::tools {
 
@@ -43,7 +48,8 @@ constexpr int64_t kMaxOrigin = (int64_t{1} << 31) - 1;
 constexpr int64_t kMaxTile = (int64_t{1} << 32) - 1;
 
 struct TransformArgs {
-  std::string input, outdir, wavelet = "5/3", mct = "auto", backend = "auto";
+  std::vector<std::string> inputs;
+  std::string outdir, wavelet = "5/3", mct = "auto", backend = "auto";
   std::string tile_size, tile_origin = "0,0", image_origin = "0,0";
   int levels = 5, threads = 0, device = -1;
   bool force = false;
@@ -56,15 +62,22 @@ j2k_backend backend_from_name(const std::string& name) {
   return J2K_BACKEND_AUTO;
 }
 
-int run_transform(const TransformArgs& a) {
-  j2kfront::Settings s;
+// The settings and the canvas origin the flags ask for, checked before any file is read.
+struct Request {
+  j2kfront::Settings settings;
+  int64_t x0 = 0, y0 = 0;
+};
+
+Request request_from(const TransformArgs& a) {
+  Request r;
+  j2kfront::Settings& s = r.settings;
   s.wavelet = a.wavelet == "9/7" ? J2K_WAVELET_97 : J2K_WAVELET_53;
   s.levels = a.levels;
   s.mct = a.mct == "on" ? J2K_MCT_ON : a.mct == "off" ? J2K_MCT_OFF : J2K_MCT_AUTO;
   s.backend = backend_from_name(a.backend);
   s.threads = a.threads;
   s.device = a.device;
-  std::string tuning;
+  static std::string tuning;  // the settings point into it for the whole run
   apply_env_options(s, tuning);
   const auto [ix, iy] = parse_pair("--image-origin", a.image_origin, 0, kMaxOrigin);
   const auto [tx, ty] = parse_pair("--tile-origin", a.tile_origin, 0, kMaxOrigin);
@@ -82,54 +95,172 @@ int run_transform(const TransformArgs& a) {
     s.tile_w = static_cast<uint32_t>(tw);
     s.tile_h = static_cast<uint32_t>(th);
   }
+  r.x0 = ix;
+  r.y0 = iy;
+  return r;
+}
 
-  auto t0 = Clock::now();
-  j2kfront::Image image = io::read_image(a.input);
-  const double read_ms = ms_since(t0);
-  if (ix + image.width > kMaxTile || iy + image.height > kMaxTile)
-    throw j2kfront::Error(J2K_INVALID_ARGUMENT, "the image does not fit on the canvas at that origin");
-  image.x0 = static_cast<uint32_t>(ix);
-  image.y0 = static_cast<uint32_t>(iy);
-  const j2kfront::ImageView view = image.view();
+// What a plan is made for: the canvas area and the components' formats (not the samples).
+struct Shape {
+  uint32_t x0 = 0, y0 = 0, width = 0, height = 0;
+  std::vector<std::array<int, 4>> components;  // type, precision, dx, dy
 
-  j2kfront::Plan plan(s, view);  // builds the backend: a missing device is reported before any output
-  OutputDir out(a.outdir, a.input, a.force);
-  plan.run(view);
+  explicit Shape(const j2kfront::Image& im) : x0(im.x0), y0(im.y0), width(im.width), height(im.height) {
+    for (const auto& c : im.components) components.push_back({static_cast<int>(c.type), c.precision, c.dx, c.dy});
+  }
+  bool operator==(const Shape& o) const {
+    return x0 == o.x0 && y0 == o.y0 && width == o.width && height == o.height && components == o.components;
+  }
+};
+
+// One image in flight: read, submitted, its coefficients written once it is done.
+struct Frame {
+  TransformJob job;
+  j2kfront::Image image;
+  std::shared_ptr<j2kfront::Plan> plan;
+  std::vector<j2k_coefficients> coefficients;  // where this frame's plan writes them
+  j2k_ticket ticket = 0;
+  double read_ms = 0;
+  std::chrono::steady_clock::time_point submitted;
+};
+
+// Output buffers for every other frame of a plan (the others use the plan's own), so that one
+// frame's files are written while the next one is transformed.
+struct SpareOutputs {
+  std::vector<std::vector<unsigned char>> planes;
+  void point(j2kfront::Plan& plan) {
+    const size_t n = plan.tile_components();
+    if (planes.size() != n) planes.assign(n, {});
+    for (size_t i = 0; i < n; ++i) {
+      const j2k_coefficients c = plan.tile_component(i).coefficients;
+      const auto row = c.width * static_cast<int64_t>(j2k_sample_size(c.type));
+      planes[i].resize(static_cast<size_t>(row * c.height) + 4);
+      plan.set_output(i, planes[i].data(), row);
+    }
+  }
+};
+
+void write_frame(const Frame& f, const j2k_settings& s, bool force) {
+  j2kfront::Plan& plan = *f.plan;
+  const auto t0 = Clock::now();
+  plan.wait(f.ticket);
+  const double wait_ms = ms_since(t0);
+  OutputDir out(f.job.outdir, f.job.input, force);
   const j2k_plan_info info = plan.info();
-  const j2k_stage_times times = plan.times();
-
   // Check every name before writing any, so a refused run leaves the directory as it was.
   std::set<std::string> names{"layout.json"};
   for (size_t i = 0; i < info.tile_components; ++i) names.insert(tile_component_file(plan.tile_component(i)));
   for (const std::string& n : names) out.check_writable(n);
-
-  t0 = Clock::now();
+  const auto t1 = Clock::now();
   for (size_t i = 0; i < info.tile_components; ++i) {
-    const j2k_tile_component tc = plan.tile_component(i);
-    const j2k_coefficients& c = tc.coefficients;  // the plan's own: packed rows in host memory
-    out.write(tile_component_file(tc), [&](const std::string& path) {
+    const j2k_coefficients& c = f.coefficients[i];  // packed rows in host memory
+    out.write(tile_component_file(plan.tile_component(i)), [&](const std::string& path) {
       if (c.type == J2K_SAMPLE_I32) io::write_npy(path, static_cast<const int32_t*>(c.data), c.height, c.width);
       else io::write_npy(path, static_cast<const float*>(c.data), c.height, c.width);
     });
   }
   out.write("layout.json", [&](const std::string& path) {
-    std::ofstream f(path);
-    f << layout_json(plan, s, image, a.input).dump(1) << "\n";
-    if (!f.flush()) throw j2kfront::Error(J2K_IO_ERROR, path + ": write failed");
+    std::ofstream file(path);
+    file << layout_json(plan, s, f.image, f.job.input).dump(1) << "\n";
+    if (!file.flush()) throw j2kfront::Error(J2K_IO_ERROR, path + ": write failed");
   });
   out.remove_stale(names);
-  const double write_ms = ms_since(t0);
+  const double write_ms = ms_since(t1);
 
-  const j2kfront::Image::Component& c0 = image.components[0];
+  const j2kfront::Image::Component& c0 = f.image.components[0];
   const bool is_signed = c0.type == J2K_SAMPLE_I8 || c0.type == J2K_SAMPLE_I16 || c0.type == J2K_SAMPLE_I32;
   const int64_t tiles = info.tiles_x * info.tiles_y;
+  const j2k_stage_times times = plan.times();
   std::printf(
       "j2kfront: %s %ux%u x%zu %d-bit%s, %s, %d levels, %lld tile%s, MCT %s, %s: "
       "read %.1f ms, tiling %.1f ms, shift+MCT %.1f ms, DWT %.1f ms, write %.1f ms -> %s\n",
-      a.input.c_str(), image.width, image.height, image.components.size(), c0.precision,
-      is_signed ? " signed" : "", a.wavelet.c_str(), s.levels, static_cast<long long>(tiles),
-      tiles == 1 ? "" : "s", info.mct ? "on" : "off", info.description, read_ms, times.split_ms,
-      times.shift_mct_ms, times.dwt_ms, write_ms, a.outdir.c_str());
+      f.job.input.c_str(), f.image.width, f.image.height, f.image.components.size(), c0.precision,
+      is_signed ? " signed" : "", s.wavelet == J2K_WAVELET_97 ? "9/7" : "5/3", s.levels, static_cast<long long>(tiles),
+      tiles == 1 ? "" : "s", info.mct ? "on" : "off", info.description, f.read_ms, times.split_ms,
+      times.shift_mct_ms, times.dwt_ms + wait_ms, write_ms, f.job.outdir.c_str());
+  std::fflush(stdout);
+}
+
+// The images one after another through one plan per shape, two in flight: image k+1 is read
+// and transformed while the files of image k are written. A failing image is reported and the
+// others go on; the exit status says whether all succeeded.
+int run_transform(TransformArgs a) {
+  a.outdir = a.inputs.back();
+  a.inputs.pop_back();
+  const Request req = request_from(a);
+  const j2k_settings& s = req.settings;
+  const std::vector<TransformJob> jobs = transform_jobs(a.inputs, a.outdir);
+  const bool batch = jobs.size() > 1 || jobs[0].outdir != a.outdir;
+  Progress progress(jobs.size());
+  size_t failed = 0, done = 0, submitted = 0;
+  std::unique_ptr<Frame> pending;
+  SpareOutputs spare;
+  std::shared_ptr<j2kfront::Plan> plan;
+  std::unique_ptr<Shape> plan_shape;
+
+  auto report = [&](const std::string& input, const std::exception& e) {
+    progress.clear();
+    if (!batch) throw;  // one image: main() reports it as before
+    const std::string what = e.what();  // readers' messages start with the file already
+    if (what.rfind(input, 0) == 0) std::fprintf(stderr, "j2kfront: error: %s\n", what.c_str());
+    else std::fprintf(stderr, "j2kfront: error: %s: %s\n", input.c_str(), what.c_str());
+    ++failed;
+  };
+  auto finish_pending = [&] {
+    if (!pending) return;
+    std::unique_ptr<Frame> f = std::move(pending);
+    try {
+      write_frame(*f, s, a.force);
+    } catch (const std::exception& e) {
+      report(f->job.input, e);
+    }
+    progress.show(++done, f->job.input);
+  };
+
+  for (const TransformJob& job : jobs) {
+    auto f = std::make_unique<Frame>();
+    f->job = job;
+    try {
+      const auto t0 = Clock::now();
+      f->image = io::read_image(job.input);
+      f->read_ms = ms_since(t0);
+      if (req.x0 + f->image.width > kMaxTile || req.y0 + f->image.height > kMaxTile)
+        throw j2kfront::Error(J2K_INVALID_ARGUMENT, "the image does not fit on the canvas at that origin");
+      f->image.x0 = static_cast<uint32_t>(req.x0);
+      f->image.y0 = static_cast<uint32_t>(req.y0);
+      const j2kfront::ImageView view = f->image.view();
+      const Shape shape(f->image);
+      if (!plan || !(*plan_shape == shape)) {
+        finish_pending();  // it still runs on the old plan
+        plan.reset();      // one plan's memory at a time
+        plan = std::make_shared<j2kfront::Plan>(s, view);  // a missing device is reported before any output
+        plan_shape = std::make_unique<Shape>(shape);
+        submitted = 0;
+      }
+      // Alternate frames between the plan's own buffer and the spare one.
+      if (submitted % 2 == 0) {
+        for (size_t i = 0; i < plan->tile_components(); ++i) plan->set_output(i, nullptr, 0);
+      } else {
+        spare.point(*plan);
+      }
+      for (size_t i = 0; i < plan->tile_components(); ++i) f->coefficients.push_back(plan->tile_component(i).coefficients);
+      f->plan = plan;
+      f->ticket = plan->submit(view);
+      ++submitted;
+    } catch (const std::exception& e) {
+      report(job.input, e);
+      progress.show(++done, job.input);
+      continue;
+    }
+    finish_pending();
+    pending = std::move(f);
+  }
+  finish_pending();
+  progress.clear();
+  if (failed) {
+    std::fprintf(stderr, "j2kfront: %zu of %zu images failed\n", failed, jobs.size());
+    return 1;
+  }
   return 0;
 }
 
@@ -137,10 +268,13 @@ int run_transform(const TransformArgs& a) {
 
 std::function<int()> add_transform_command(CLI::App& app) {
   auto args = std::make_shared<TransformArgs>();
-  CLI::App* cmd = app.add_subcommand("transform", "Run the front stage on an image file; write "
-                                                  "OUTDIR/layout.json and tile<T>_comp<C>.npy");
-  cmd->add_option("INPUT", args->input, "TIFF, PGM/PPM or PGX image")->required()->check(CLI::ExistingFile);
-  cmd->add_option("OUTDIR", args->outdir, "output directory (created if missing)")->required();
+  CLI::App* cmd = app.add_subcommand("transform", "Run the front stage on image files; write "
+                                                  "OUTDIR/layout.json and tile<T>_comp<C>.npy for each");
+  // One positional list: CLI11 would give a trailing OUTDIR to the inputs; the last is split off.
+  cmd->add_option("INPUT...OUTDIR", args->inputs,
+                  "TIFF, PGM/PPM or PGX images, or directories of them, then the output directory "
+                  "(created if missing). Several images: OUTDIR/<image file name>/ each")
+      ->required()->expected(2, -1);
   cmd->add_option("--wavelet", args->wavelet, "5/3 (reversible, int32) or 9/7 (irreversible, float32)")
       ->check(CLI::IsMember({"5/3", "9/7"}))->capture_default_str();
   cmd->add_option("--levels", args->levels, "decomposition levels")->check(CLI::Range(0, 32))->capture_default_str();
