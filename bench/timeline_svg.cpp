@@ -76,8 +76,9 @@ std::string svg(const std::string& title, const std::vector<j2k_span>& spans) {
       << "<text x=\"" << lx + 16 << "\" y=\"38\">" << name << "</text>\n";
     lx += 40 + 7.0 * static_cast<double>(std::strlen(name));
   }
-  o << "<text x=\"" << lx << "\" y=\"38\" fill=\"#555\">numbers: tiles; lighter: every other frame; a box runs from when "
-       "its stream reaches the stage to its end (waits for a busy copy engine included)</text>\n";
+  // A box runs from when its stream reaches the stage to its end: a copy waiting for the copy
+  // engine that another stream holds is inside it.
+  o << "<text x=\"" << lx << "\" y=\"38\" fill=\"#555\">numbers: tiles; lighter: every other frame; boxes include waits for a busy copy engine</text>\n";
   // Lanes.
   for (int q = 0; q < lanes; ++q) {
     const double y = kTop + q * (kLane + kGap);

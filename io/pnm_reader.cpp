@@ -1,10 +1,13 @@
 // Binary PGM/PPM (P5 gray, P6 RGB): a netpbm text header, then 1-byte samples when
 // maxval < 256 and 2-byte big-endian samples otherwise.
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "io/readers.hpp"
+#include "transform/cpu/threading.hpp"
 
 namespace j2k::io::detail {
 namespace {
@@ -114,38 +117,42 @@ j2kfront::Image read_pnm(InputFile& in) {
   for (int ch = 0; ch < channels; ++ch)
     image.add_component(sample_type_for(precision, false), precision);
 
-  std::vector<uint8_t> interleaved(channels > 1 ? static_cast<size_t>(row_bytes) : 0);
-  for (uint64_t y = 0; y < height; ++y) {
-    const size_t plane_offset = static_cast<size_t>(y * width * bytes);
-    unsigned char* planes[3] = {};
-    for (int ch = 0; ch < channels; ++ch)
-      planes[ch] = image.components[static_cast<size_t>(ch)].bytes.data() + plane_offset;
-    const uint8_t* row = planes[0];
-    if (channels > 1) {
-      in.read(interleaved.data(), interleaved.size());
-      row = interleaved.data();
-    } else {
-      in.read(planes[0], static_cast<size_t>(row_bytes));
-    }
-    for (uint64_t x = 0; x < width; ++x) {
-      for (int ch = 0; ch < channels; ++ch) {
-        const size_t i =
-            static_cast<size_t>(x) * static_cast<size_t>(channels) + static_cast<size_t>(ch);
-        const uint32_t v = bytes == 1 ? row[i] : (uint32_t{row[2 * i]} << 8) | row[2 * i + 1];
-        // A sample above maxval would not fit the precision we report.
-        if (v > maxval)
-          in.fail(ErrorCode::CorruptInput,
-                  "sample " + std::to_string(v) + " at x=" + std::to_string(x) + ", y=" +
-                      std::to_string(y) + (channels > 1 ? ", channel " + std::to_string(ch) : "") +
-                      " exceeds maxval " + std::to_string(maxval));
-        // Big-endian in the file, the machine's order in the plane (in place for gray:
-        // sample x is read before it is overwritten, and nothing after it is touched).
-        if (bytes == 1)
-          planes[ch][x] = static_cast<unsigned char>(v);
-        else
-          store_u16(planes[ch] + 2 * x, static_cast<uint16_t>(v));
+  // The pixel data in chunks of rows (about 4 MB, so that the extra memory stays small): each
+  // chunk is read with one call, then split into the planes (and checked against maxval) by
+  // all cores, a row each. A gray 8-bit or full-range 16-bit file needs no check.
+  const bool check = maxval != (bytes == 1 ? 255u : 65535u);
+  const uint64_t chunk_rows = std::max<uint64_t>(1, (uint64_t{4} << 20) / row_bytes);
+  std::vector<uint8_t> chunk(static_cast<size_t>(std::min(chunk_rows, height) * row_bytes));
+  for (uint64_t y0 = 0; y0 < height; y0 += chunk_rows) {
+    const uint64_t rows = std::min(chunk_rows, height - y0);
+    in.read(chunk.data(), static_cast<size_t>(rows * row_bytes));
+    parallel_for(static_cast<ptrdiff_t>(rows), copy_threads(static_cast<size_t>(rows * row_bytes), 0), [&](ptrdiff_t r) {
+      const uint64_t y = y0 + static_cast<uint64_t>(r);
+      const uint8_t* row = chunk.data() + static_cast<size_t>(r) * static_cast<size_t>(row_bytes);
+      const size_t plane_offset = static_cast<size_t>(y * width * bytes);
+      unsigned char* planes[3] = {};
+      for (int ch = 0; ch < channels; ++ch)
+        planes[ch] = image.components[static_cast<size_t>(ch)].bytes.data() + plane_offset;
+      if (channels == 1 && bytes == 1 && !check) {
+        std::memcpy(planes[0], row, static_cast<size_t>(width));
+        return;
       }
-    }
+      for (uint64_t x = 0; x < width; ++x) {
+        for (int ch = 0; ch < channels; ++ch) {
+          const size_t i = static_cast<size_t>(x) * static_cast<size_t>(channels) + static_cast<size_t>(ch);
+          const uint32_t v = bytes == 1 ? row[i] : (uint32_t{row[2 * i]} << 8) | row[2 * i + 1];
+          // A sample above maxval would not fit the precision we report.
+          if (check && v > maxval)
+            in.fail(ErrorCode::CorruptInput,
+                    "sample " + std::to_string(v) + " at x=" + std::to_string(x) + ", y=" + std::to_string(y) +
+                        (channels > 1 ? ", channel " + std::to_string(ch) : "") + " exceeds maxval " +
+                        std::to_string(maxval));
+          // Big-endian in the file, the machine's order in the plane.
+          if (bytes == 1) planes[ch][x] = static_cast<unsigned char>(v);
+          else store_u16(planes[ch] + 2 * x, static_cast<uint16_t>(v));
+        }
+      }
+    });
   }
   return image;
 }
