@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <algorithm>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -215,6 +217,59 @@ TEST_P(FramesTest, TimelineHasEveryTileAndStage) {
   plan.trace(false);
   EXPECT_TRUE(plan.timeline().empty());
   for (Outputs& o : outs) EXPECT_EQ(o.mismatches(reference(s, st, true)), 0u);
+}
+
+// Random image and tile sizes, origins, queue and frame counts (more tiles than queues, more
+// frames than the ring of outputs), each frame equal to the reference. Under compute-sanitizer
+// on the GPU machine (bench/device_run.sh sanitize).
+TEST_P(FramesTest, RandomSizesTilesAndFrameCounts) {
+  std::mt19937 rng(20261123);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int round = 0; round < 6; ++round) {
+    const auto w = static_cast<uint32_t>(pick(1, 150)), h = static_cast<uint32_t>(pick(1, 110));
+    const auto x0 = static_cast<uint32_t>(pick(0, 9)), y0 = static_cast<uint32_t>(pick(0, 9));
+    const int nc = pick(1, 4), prec = pick(1, 12);
+    j2kfront::Settings st = tiled(GetParam(), pick(0, 1) ? J2K_WAVELET_97 : J2K_WAVELET_53);
+    st.levels = pick(0, 7);
+    st.tile_w = static_cast<uint32_t>(pick(0, 1) ? 0 : pick(1, 64));
+    st.tile_h = st.tile_w ? static_cast<uint32_t>(pick(1, 64)) : 0;
+    // The first tile must overlap the image: origin + size beyond the image origin.
+    const int tx = static_cast<int>(x0), ty = static_cast<int>(y0);
+    st.tile_x0 = static_cast<uint32_t>(st.tile_w ? pick(std::max(0, tx - static_cast<int>(st.tile_w) + 1), tx) : pick(0, tx));
+    st.tile_y0 = static_cast<uint32_t>(st.tile_h ? pick(std::max(0, ty - static_cast<int>(st.tile_h) + 1), ty) : pick(0, ty));
+    st.streams = pick(0, 4);
+    const int frames = pick(1, 11), ring = pick(1, 4);
+    std::vector<Samples> images;
+    std::vector<Packed> packed;
+    for (int f = 0; f < frames; ++f) {
+      images.push_back(random_samples(x0, y0, w, h, nc, prec, false, 1, 1, static_cast<uint32_t>(round * 100 + f)));
+      packed.push_back(pack(images.back(), prec > 8 ? J2K_SAMPLE_U16 : J2K_SAMPLE_U8, nc > 1 && f % 2 == 1, f % 3));
+    }
+    const std::string what = std::to_string(w) + "x" + std::to_string(h) + " at " + std::to_string(x0) + "," +
+                             std::to_string(y0) + ", " + std::to_string(nc) + " x " + std::to_string(prec) +
+                             "-bit, tiles " + std::to_string(st.tile_w) + "x" + std::to_string(st.tile_h) + ", " +
+                             std::to_string(st.levels) + " levels, " + std::to_string(frames) + " frames, ring " +
+                             std::to_string(ring);
+    j2kfront::Plan plan(st, packed[0].view);
+    std::vector<Outputs> outs;
+    for (int r = 0; r < ring; ++r) outs.emplace_back(plan);
+    std::vector<j2k_ticket> tickets;
+    size_t bad = 0;
+    for (int f = 0; f < frames; ++f) {
+      const auto i = static_cast<size_t>(f), r = i % static_cast<size_t>(ring);
+      if (i >= static_cast<size_t>(ring)) {  // the ring's set is free once its frame is done
+        plan.wait(tickets[i - static_cast<size_t>(ring)]);
+        bad += outs[r].mismatches(reference(images[i - static_cast<size_t>(ring)], st, nc >= 3));
+      }
+      outs[r].point(plan);
+      tickets.push_back(plan.submit(packed[i].view));
+    }
+    for (int f = std::max(0, frames - ring); f < frames; ++f) {
+      plan.wait(tickets[static_cast<size_t>(f)]);
+      bad += outs[static_cast<size_t>(f % ring)].mismatches(reference(images[static_cast<size_t>(f)], st, nc >= 3));
+    }
+    EXPECT_EQ(bad, 0u) << what;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, FramesTest,
