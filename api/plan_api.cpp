@@ -146,6 +146,23 @@ j2k_status j2k_plan_submit(j2k_plan* plan, const j2k_image_view* image, j2k_tick
   });
 }
 
+j2k_status j2k_plan_submit_after(j2k_plan* plan, const j2k_image_view* image, void* stream, j2k_ticket* ticket) {
+  if (ticket) *ticket = 0;
+  return guard([&] {
+    require(plan != nullptr, "plan is null");
+    require(image != nullptr, "image is null");
+    require(ticket != nullptr, "the ticket pointer to fill is null");
+    *ticket = plan->plan->submit(*image, true, stream);
+  });
+}
+
+j2k_status j2k_plan_signal(j2k_plan* plan, j2k_ticket ticket, void* stream) {
+  return guard([&] {
+    require(plan != nullptr, "plan is null");
+    plan->plan->signal(ticket, stream);
+  });
+}
+
 j2k_status j2k_plan_wait(j2k_plan* plan, j2k_ticket ticket) {
   return guard([&] {
     require(plan != nullptr, "plan is null");

@@ -335,8 +335,9 @@ int Plan::frames_in_flight() const {
   return n;
 }
 
-uint64_t Plan::submit(const j2k_image_view& image) {
+uint64_t Plan::submit(const j2k_image_view& image, bool has_after, void* after_stream) {
   check_image(image);
+  if (has_after && queues_[0]->kind() != Backend::Cuda) no_cuda_streams();
   int slot = -1;
   for (int i = 0; i < kFramesInFlight && slot < 0; ++i)
     if (frames_[i].ticket == 0) slot = i;
@@ -351,6 +352,8 @@ uint64_t Plan::submit(const j2k_image_view& image) {
                 " still writes the plan's own coefficient buffer; wait for it first, or give each "
                 "frame in flight its own outputs (set_output)");
   try {
+    if (has_after)
+      for (auto& q : queues_) q->after(after_stream);
     enqueue(image, next_ticket_);
     for (auto& q : queues_) q->mark(slot);
   } catch (...) {
@@ -361,12 +364,19 @@ uint64_t Plan::submit(const j2k_image_view& image) {
   return next_ticket_++;
 }
 
+int Plan::slot_of(uint64_t ticket) const {
+  for (int i = 0; i < kFramesInFlight; ++i)
+    if (ticket != 0 && frames_[i].ticket == ticket) return i;
+  invalid("frame " + std::to_string(ticket) + " is not in flight (never submitted, or already waited for)");
+}
+
+void Plan::signal(uint64_t ticket, void* stream) {
+  const int slot = slot_of(ticket);
+  for (auto& q : queues_) q->signal(slot, stream);
+}
+
 void Plan::wait(uint64_t ticket) {
-  int slot = -1;
-  for (int i = 0; i < kFramesInFlight && slot < 0; ++i)
-    if (ticket != 0 && frames_[i].ticket == ticket) slot = i;
-  if (slot < 0)
-    invalid("frame " + std::to_string(ticket) + " is not in flight (never submitted, or already waited for)");
+  const int slot = slot_of(ticket);
   frames_[slot] = Frame{};
   // Every queue's part of the frame is waited for, even after one reports a problem, so that
   // the slot is free and nothing of the frame still runs when this returns.

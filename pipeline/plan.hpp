@@ -60,8 +60,13 @@ class Plan {
   // The image and the outputs must stay valid until wait() for the ticket returns. Throws
   // Error(InvalidArgument) when kFramesInFlight frames are waiting already, or when this frame
   // and one in flight would both write the plan's own buffer.
-  uint64_t submit(const j2k_image_view& image);
+  // after_stream: a cudaStream_t (nullptr: the legacy default one) whose work so far the
+  // frame waits for on the device, e.g. the kernel that wrote its samples; nothing to wait for
+  // when not given (has_after false).
+  uint64_t submit(const j2k_image_view& image, bool has_after = false, void* after_stream = nullptr);
   void wait(uint64_t ticket);
+  // Makes `stream` wait on the device for frame `ticket`; the frame is still waited for with wait().
+  void signal(uint64_t ticket, void* stream);
   int frames_in_flight() const;
 
   // For benchmarks: with tracing on (it waits for all work first, and allocates as it goes),
@@ -93,6 +98,7 @@ class Plan {
   void check_image(const j2k_image_view& image) const;
   void check_narrow_output() const;
   void enqueue(const j2k_image_view& image, uint64_t frame);
+  int slot_of(uint64_t ticket) const;
   void finish_all_quietly() noexcept;
   Plane own_home(size_t index) const;
 

@@ -179,6 +179,11 @@ TEST(CApi, BadViewsAreRefusedWithTheirCause) {
   EXPECT_NE(t, 0u);
   EXPECT_EQ(j2k_plan_wait(plan, t), J2K_OK) << j2k_last_error();
   EXPECT_FAILS(j2k_plan_wait(plan, t), J2K_INVALID_ARGUMENT, "not in flight");
+  EXPECT_FAILS(j2k_plan_submit_after(plan, &g.view, nullptr, &t), J2K_INVALID_ARGUMENT, "needs the cuda backend");
+  EXPECT_FAILS(j2k_plan_signal(plan, 1234, nullptr), J2K_INVALID_ARGUMENT, "not in flight");
+  ASSERT_EQ(j2k_plan_submit(plan, &g.view, &t), J2K_OK) << j2k_last_error();
+  EXPECT_FAILS(j2k_plan_signal(plan, t, nullptr), J2K_INVALID_ARGUMENT, "needs the cuda backend");
+  EXPECT_EQ(j2k_plan_wait(plan, t), J2K_OK) << j2k_last_error();
   size_t n = 7;
   j2k_span span;
   EXPECT_FAILS(j2k_plan_get_timeline(plan, nullptr, 1, &n), J2K_INVALID_ARGUMENT, "spans");

@@ -166,6 +166,69 @@ TEST_F(PlanCuda, TileLargerThanFreeDeviceMemoryIsACleanError) {
   EXPECT_NO_THROW(next.run(view)) << "the device after a refused plan";
 }
 
+// Frames ordered against the caller's streams on the device: samples copied up on one stream
+// and transformed after it without a host wait; coefficients kept on the device and copied
+// down on another stream after the frame, again without a host wait; equal to the CPU's.
+TEST_F(PlanCuda, FramesOrderedAgainstTheCallersStreams) {
+  const uint32_t w = 1000, h = 700;
+  j2kfront::Settings s = settings(J2K_BACKEND_CPU, J2K_WAVELET_53);
+  s.tile_w = s.tile_h = 256;
+  s.tile_x0 = s.tile_y0 = 0;
+  cudaStream_t in_stream = nullptr, out_stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&in_stream, cudaStreamNonBlocking), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreateWithFlags(&out_stream, cudaStreamNonBlocking), cudaSuccess);
+  const size_t bytes = size_t{w} * h * 3 * 2;
+  void* host = nullptr;
+  void* device = nullptr;
+  ASSERT_EQ(cudaMallocHost(&host, bytes), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&device, bytes), cudaSuccess);
+  j2kfront::Settings g = s;
+  g.backend = J2K_BACKEND_CUDA;
+  g.output_memory = J2K_MEMORY_DEVICE;
+  const auto device_view = j2kfront::ImageView::interleaved(device, w, h, 3, J2K_SAMPLE_U16, 12, 0, J2K_MEMORY_DEVICE);
+  j2kfront::Plan gpu(g, device_view);
+  for (uint32_t frame = 0; frame < 3; ++frame) {
+    const std::vector<uint16_t> rgb = random_rgb16(w, h, 40 + frame);
+    const auto view = j2kfront::ImageView::interleaved(rgb.data(), w, h, 3, J2K_SAMPLE_U16, 12);
+    j2kfront::Plan cpu(s, view);
+    cpu.run(view);
+    // Up on in_stream: several copies queued (the last one the real samples), so that the
+    // plan would read stale samples if it did not wait for the stream.
+    std::memset(host, 0, bytes);
+    for (int i = 0; i < 8; ++i)
+      ASSERT_EQ(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, in_stream), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(in_stream), cudaSuccess);
+    std::memcpy(host, rgb.data(), bytes);
+    for (int i = 0; i < 8; ++i)
+      ASSERT_EQ(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, in_stream), cudaSuccess);
+    const j2k_ticket t = gpu.submit_after(device_view, in_stream);
+    gpu.signal(t, out_stream);
+    std::vector<std::vector<unsigned char>> got(gpu.tile_components());
+    for (size_t i = 0; i < got.size(); ++i) {
+      const j2k_coefficients c = gpu.tile_component(i).coefficients;
+      got[i].resize(static_cast<size_t>(c.width * c.height * 4));
+      ASSERT_EQ(cudaMemcpy2DAsync(got[i].data(), static_cast<size_t>(c.width * 4), c.data, static_cast<size_t>(c.row_stride),
+                                  static_cast<size_t>(c.width * 4), static_cast<size_t>(c.height), cudaMemcpyDeviceToHost,
+                                  out_stream),
+                cudaSuccess);
+    }
+    ASSERT_EQ(cudaStreamSynchronize(out_stream), cudaSuccess);
+    size_t bad = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      const j2k_coefficients c = cpu.tile_component(i).coefficients;
+      for (int64_t y = 0; y < c.height; ++y)
+        bad += std::memcmp(got[i].data() + y * c.width * 4, static_cast<const char*>(c.data) + y * c.row_stride,
+                           static_cast<size_t>(c.width * 4)) != 0;
+    }
+    EXPECT_EQ(bad, 0u) << "frame " << frame << ": rows differ from the CPU";
+    gpu.wait(t);
+  }
+  cudaFree(device);
+  cudaFreeHost(host);
+  cudaStreamDestroy(in_stream);
+  cudaStreamDestroy(out_stream);
+}
+
 // The caller's device buffers as outputs, with padded rows that must stay untouched.
 TEST_F(PlanCuda, CallerDeviceOutputs) {
   const uint32_t w = 130, h = 70;

@@ -109,6 +109,13 @@ class Queue {
     wait(kFrameSlots);
   }
 
+  // Ordering against the caller's CUDA streams (a cudaStream_t; nullptr: the legacy default
+  // stream), without blocking the host: after(stream) makes the work enqueued next wait for
+  // what `stream` holds now; signal(slot, stream) makes `stream` wait for the slot's work.
+  // Backends without CUDA streams throw Error(InvalidArgument).
+  virtual void after(void* stream) = 0;
+  virtual void signal(int slot, void* stream) = 0;
+
   // Tracing, for benchmarks (it allocates events as it goes): trace(true) on an idle queue
   // starts the clock and forgets earlier spans; span_begin/span_end bracket the operations of
   // one stage; spans() reads them back once the work is done. Backends without device timers
@@ -118,6 +125,11 @@ class Queue {
   virtual void span_end() {}
   virtual void spans(int queue, std::vector<j2k_span>& out) const { (void)queue, (void)out; }
 };
+
+// What after() and signal() throw on backends without CUDA streams.
+[[noreturn]] inline void no_cuda_streams() {
+  throw Error(ErrorCode::InvalidArgument, "ordering against CUDA streams needs the cuda backend");
+}
 
 // What wait() throws for a slot that saw a sample outside its component's range.
 inline Error sample_out_of_range() {

@@ -256,6 +256,15 @@ j2k_status j2k_plan_run(j2k_plan* plan, const j2k_image_view* image);
 typedef uint64_t j2k_ticket; /* never 0 */
 j2k_status j2k_plan_submit(j2k_plan* plan, const j2k_image_view* image, j2k_ticket* ticket);
 j2k_status j2k_plan_wait(j2k_plan* plan, j2k_ticket ticket);
+/* The same frames ordered against the caller's CUDA streams on the device, without blocking
+ * the host (CUDA backend only; `stream` is a cudaStream_t, NULL for the legacy default stream):
+ * j2k_plan_submit_after queues a frame that first waits for the work `stream` holds now (the
+ * kernel or copy that produced its samples, say); j2k_plan_signal makes `stream` wait for
+ * frame `ticket` to be written (before a GPU coder reads its coefficients, say). Each ticket is
+ * still waited for once with j2k_plan_wait, which reports the frame's status. */
+j2k_status j2k_plan_submit_after(j2k_plan* plan, const j2k_image_view* image, void* stream,
+                                 j2k_ticket* ticket);
+j2k_status j2k_plan_signal(j2k_plan* plan, j2k_ticket ticket, void* stream);
 
 /* A timeline of the device's work, to see what overlaps: with tracing on, each tile's upload,
  * transform (DC shift, RCT/ICT and DWT) and download are timed on the device as they run (CUDA

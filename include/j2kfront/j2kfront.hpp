@@ -206,6 +206,13 @@ class Plan {
     return t;
   }
   void wait(j2k_ticket ticket) { check(j2k_plan_wait(plan_.get(), ticket)); }
+  // CUDA: order frames against the caller's streams (see j2k_plan_submit_after).
+  j2k_ticket submit_after(const ImageView& image, void* cuda_stream) {
+    j2k_ticket t = 0;
+    check(j2k_plan_submit_after(plan_.get(), image.get(), cuda_stream, &t));
+    return t;
+  }
+  void signal(j2k_ticket ticket, void* cuda_stream) { check(j2k_plan_signal(plan_.get(), ticket, cuda_stream)); }
   // A timeline of the device's work (see j2k_plan_set_tracing).
   void trace(bool on) { check(j2k_plan_set_tracing(plan_.get(), on ? 1 : 0)); }
   std::vector<j2k_span> timeline() const {

@@ -40,6 +40,8 @@ class CpuQueue final : public Queue {
   void download(const Plane& src, const Plane& host) override;
   void mark(int slot) override;
   void wait(int slot) override;
+  void after(void*) override { no_cuda_streams(); }
+  void signal(int, void*) override { no_cuda_streams(); }
 
  private:
   int threads_;

@@ -65,6 +65,7 @@ class CudaQueue final : public Queue {
     cuda_check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     cuda_check(cudaEventCreateWithFlags(&staged_, cudaEventDisableTiming), "cudaEventCreate");
     for (cudaEvent_t& e : marks_) cuda_check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
+    cuda_check(cudaEventCreateWithFlags(&caller_, cudaEventDisableTiming), "cudaEventCreate");
     name_ = std::string("cuda (device ") + std::to_string(device_) + ": " + prop.name + ", sm_" +
             std::to_string(prop.major) + std::to_string(prop.minor) + ")";
   }
@@ -75,6 +76,7 @@ class CudaQueue final : public Queue {
     if (staged_) cudaEventDestroy(staged_);
     for (cudaEvent_t e : marks_)
       if (e) cudaEventDestroy(e);
+    if (caller_) cudaEventDestroy(caller_);
     if (stream_) cudaStreamDestroy(stream_);
   }
 
@@ -212,6 +214,16 @@ class CudaQueue final : public Queue {
     cuda_check(cudaEventRecord(marks_[slot], stream_), "cudaEventRecord");
   }
 
+  void after(void* stream) override {
+    cuda_check(cudaSetDevice(device_), "cudaSetDevice");
+    cuda_check(cudaEventRecord(caller_, static_cast<cudaStream_t>(stream)), "cudaEventRecord");
+    cuda_check(cudaStreamWaitEvent(stream_, caller_, 0), "cudaStreamWaitEvent");
+  }
+  void signal(int slot, void* stream) override {
+    cuda_check(cudaSetDevice(device_), "cudaSetDevice");
+    cuda_check(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), marks_[slot], 0), "cudaStreamWaitEvent");
+  }
+
   void wait(int slot) override {
     cuda_check(cudaSetDevice(device_), "cudaSetDevice");
     cuda_check(cudaEventSynchronize(marks_[slot]), "cudaEventSynchronize");
@@ -284,6 +296,7 @@ class CudaQueue final : public Queue {
   cudaStream_t stream_ = nullptr;
   cudaEvent_t staged_ = nullptr;  // the last upload from the pinned staging buffer has left
   cudaEvent_t marks_[kFrameSlots + 1] = {};  // the end of each frame slot's work
+  cudaEvent_t caller_ = nullptr;  // a point in a caller's stream that the next work waits for
   std::string name_;
   DeviceBuffer staging_d_, work_, output_, workspace_, flag_d_;
   PinnedBuffer staging_h_, flag_h_;

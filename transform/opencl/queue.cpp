@@ -225,6 +225,9 @@ class OpenCLQueue final : public Queue {
           "clEnqueueWriteBuffer");
   }
 
+  void after(void*) override { no_cuda_streams(); }
+  void signal(int, void*) override { no_cuda_streams(); }
+
   void wait(int slot) override {
     if (marks_[slot]) {
       const cl_int err = clWaitForEvents(1, &marks_[slot]);
