@@ -107,13 +107,7 @@ class OpenCLQueue final : public Queue {
   }
 
   Plane staging(int c, j2k_sample_type type, int64_t w, int64_t h) override {
-    if (c == 0) cursor_ = 0;
-    Plane p = packed(staging_.get(), type, w, h);
-    p.offset = cursor_;
-    cursor_ += align_up(static_cast<size_t>(p.row_stride * h));
-    if (cursor_ > staging_.bytes() + kAlign)
-      throw Error(ErrorCode::Internal, "opencl queue: samples do not fit the reserved staging buffer");
-    return p;
+    return next_plane(staging_, cursor_, c, type, w, h);
   }
   Plane work(int, j2k_sample_type, int64_t, int64_t) override {
     throw Error(ErrorCode::Internal, "opencl queue: the DWT runs in place, no work planes");
@@ -186,13 +180,7 @@ class OpenCLQueue final : public Queue {
   // Int16 planes of one tile, side by side in their own buffer (a tile's downloads follow
   // all its transforms).
   Plane narrow_plane(int c, int64_t w, int64_t h) override {
-    if (c == 0) narrow_cursor_ = 0;
-    Plane p = packed(narrow_buffer_.get(), J2K_SAMPLE_I16, w, h);
-    p.offset = narrow_cursor_;
-    narrow_cursor_ += align_up(static_cast<size_t>(p.row_stride * h));
-    if (narrow_cursor_ > narrow_buffer_.bytes() + kAlign)
-      throw Error(ErrorCode::Internal, "opencl queue: int16 planes do not fit the reserved buffer");
-    return p;
+    return next_plane(narrow_buffer_, narrow_cursor_, c, J2K_SAMPLE_I16, w, h);
   }
   void narrow(const Plane& src, const Plane& dst) override {
     if (src.width == 0 || src.height == 0) return;
@@ -247,6 +235,19 @@ class OpenCLQueue final : public Queue {
   void release_mark(int slot) {
     if (marks_[slot]) clReleaseEvent(marks_[slot]);
     marks_[slot] = nullptr;
+  }
+
+  // The next packed plane of a tile in `buffer`, after those handed out since component 0.
+  static Plane next_plane(const ocl::Buffer& buffer, size_t& cursor, int c, j2k_sample_type type, int64_t w,
+                          int64_t h) {
+    if (c == 0) cursor = 0;
+    Plane p = packed(buffer.get(), type, w, h);
+    p.offset = cursor;
+    const auto bytes = static_cast<size_t>(p.row_stride * h);
+    if (cursor + bytes > buffer.bytes())
+      throw Error(ErrorCode::Internal, "opencl queue: a tile's planes do not fit the reserved buffer");
+    cursor += align_up(bytes);
+    return p;
   }
 
   static Plane packed(cl_mem base, j2k_sample_type type, int64_t w, int64_t h) {
