@@ -18,12 +18,15 @@ j2kfront::Image read_tiff(const std::string& path) {
 
 #include <tiffio.h>
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "transform/cpu/threading.hpp"
 
 namespace j2k::io::detail {
 namespace {
@@ -123,11 +126,9 @@ class TiffReader {
   j2kfront::Image read() {
     open();
     read_layout();
-    allocate();
-    if (TIFFIsTiled(tif_.get()))
-      read_tiles();
-    else
-      read_strips();
+    const bool plausible = allocate();
+    const std::vector<Block> blocks = TIFFIsTiled(tif_.get()) ? tile_blocks() : strip_blocks();
+    decode(blocks, plausible);
     // Every strip or tile row has been decoded, so every plane has grown to its full size.
     for (const j2kfront::Image::Component& k : image_.components)
       if (k.bytes.size() != static_cast<size_t>(k.height * k.row_stride()))
@@ -214,7 +215,8 @@ class TiffReader {
   // One plane per sample of a pixel, at the file's width (U8/I8 or U16/I16), left empty:
   // planes grow as rows decode (ensure_rows), not through Image::add_component, which would
   // allocate them whole at once.
-  void allocate() {
+  // Returns whether the file could plausibly hold the image (then the planes are reserved).
+  bool allocate() {
     image_.width = static_cast<uint32_t>(width_);
     image_.height = static_cast<uint32_t>(height_);
     const int precision = static_cast<int>(bytes_ * 8);
@@ -231,9 +233,11 @@ class TiffReader {
     const uint64_t decoded = width_ * height_ * samples_per_pixel_ * bytes_;
     TIFF* t = tif_.get();
     const uint64_t file_size = TIFFGetSizeProc(t)(TIFFClientdata(t));
-    if (decoded / 1024 <= file_size)
+    const bool plausible = decoded / 1024 <= file_size;
+    if (plausible)
       for (j2kfront::Image::Component& k : image_.components)
         k.bytes.reserve(width_ * height_ * bytes_);
+    return plausible;
   }
 
   // Makes rows [0, rows) of component c addressable before decoded samples land there.
@@ -275,36 +279,39 @@ class TiffReader {
 
   int planes() const { return planar_ ? static_cast<int>(samples_per_pixel_) : 1; }
 
-  void read_strips() {
+  // A strip or a tile: its index in the file and the part of the image it covers.
+  struct Block {
+    uint32_t index;
+    int plane;
+    uint64_t x0, y0, cols, rows;
+    uint64_t width;     // samples per row in the decoded block
+    uint64_t expected;  // bytes it must decode to, at least
+    const char* kind;
+  };
+
+  std::vector<Block> strip_blocks() {
     TIFF* t = tif_.get();
     uint32_t rows_per_strip = 0;
     TIFFGetFieldDefaulted(t, TIFFTAG_ROWSPERSTRIP, &rows_per_strip);
     if (rows_per_strip == 0) corrupt("RowsPerStrip is 0");
     const uint64_t rps = rows_per_strip < height_ ? rows_per_strip : height_;
     const uint64_t per_pixel = planar_ ? 1 : samples_per_pixel_;
-    const uint64_t row_bytes = width_ * per_pixel * bytes_;
     const tmsize_t strip_size = TIFFStripSize(t);
-    if (strip_size <= 0 || static_cast<uint64_t>(strip_size) < rps * row_bytes)
+    if (strip_size <= 0 || static_cast<uint64_t>(strip_size) < rps * width_ * per_pixel * bytes_)
       corrupt("strip size " + std::to_string(strip_size) + " does not match the image layout");
-    std::vector<uint8_t> buffer(static_cast<size_t>(strip_size));
-
-    for (int plane = 0; plane < planes(); ++plane) {
+    block_bytes_ = static_cast<uint64_t>(strip_size);
+    std::vector<Block> blocks;
+    for (int plane = 0; plane < planes(); ++plane)
       for (uint64_t y = 0; y < height_; y += rps) {
-        const uint32_t strip =
-            TIFFComputeStrip(t, static_cast<uint32_t>(y), static_cast<uint16_t>(plane));
         // The last strip may hold fewer rows; libtiff decodes only those.
         const uint64_t rows = y + rps <= height_ ? rps : height_ - y;
-        const tmsize_t got = TIFFReadEncodedStrip(t, strip, buffer.data(), strip_size);
-        if (got < 0) corrupt("cannot decode strip " + std::to_string(strip));
-        if (static_cast<uint64_t>(got) < rows * row_bytes)
-          corrupt("strip " + std::to_string(strip) + " decodes to " + std::to_string(got) +
-                  " bytes, " + std::to_string(rows * row_bytes) + " expected");
-        scatter_any(buffer.data(), width_, 0, y, width_, rows, plane);
+        blocks.push_back({TIFFComputeStrip(t, static_cast<uint32_t>(y), static_cast<uint16_t>(plane)), plane, 0, y,
+                          width_, rows, width_, rows * width_ * per_pixel * bytes_, "strip"});
       }
-    }
+    return blocks;
   }
 
-  void read_tiles() {
+  std::vector<Block> tile_blocks() {
     TIFF* t = tif_.get();
     uint32_t tile_w = 0, tile_h = 0;
     if (!TIFFGetField(t, TIFFTAG_TILEWIDTH, &tile_w) ||
@@ -318,26 +325,77 @@ class TiffReader {
     const tmsize_t tile_size = TIFFTileSize(t);
     if (tile_size <= 0 || static_cast<uint64_t>(tile_size) < need)
       corrupt("tile size " + std::to_string(tile_size) + " does not match the image layout");
-    std::vector<uint8_t> buffer(static_cast<size_t>(tile_size));
-
-    for (int plane = 0; plane < planes(); ++plane) {
-      for (uint64_t y = 0; y < height_; y += tile_h) {
+    block_bytes_ = static_cast<uint64_t>(tile_size);
+    std::vector<Block> blocks;
+    for (int plane = 0; plane < planes(); ++plane)
+      for (uint64_t y = 0; y < height_; y += tile_h)
         for (uint64_t x = 0; x < width_; x += tile_w) {
-          const uint32_t tile =
-              TIFFComputeTile(t, static_cast<uint32_t>(x), static_cast<uint32_t>(y), 0,
-                              static_cast<uint16_t>(plane));
-          const tmsize_t got = TIFFReadEncodedTile(t, tile, buffer.data(), tile_size);
-          if (got < 0) corrupt("cannot decode tile " + std::to_string(tile));
-          if (static_cast<uint64_t>(got) < need)
-            corrupt("tile " + std::to_string(tile) + " decodes to " + std::to_string(got) +
-                    " bytes, " + std::to_string(need) + " expected");
-          // Tiles at the right and bottom edges are padded; copy only the part inside.
+          // Tiles at the right and bottom edges are padded; only the part inside is copied.
           const uint64_t cols = x + tile_w <= width_ ? tile_w : width_ - x;
           const uint64_t rows = y + tile_h <= height_ ? tile_h : height_ - y;
-          scatter_any(buffer.data(), tile_w, x, y, cols, rows, plane);
+          blocks.push_back({TIFFComputeTile(t, static_cast<uint32_t>(x), static_cast<uint32_t>(y), 0,
+                                            static_cast<uint16_t>(plane)),
+                            plane, x, y, cols, rows, tile_w, need, "tile"});
+        }
+    return blocks;
+  }
+
+  // Decodes one block through `t` into `buffer` and copies it into the planes; returns what
+  // went wrong ("" when nothing did).
+  std::string decode_block(TIFF* t, const Block& b, std::vector<uint8_t>& buffer) {
+    const auto size = static_cast<tmsize_t>(block_bytes_);
+    const bool strip = b.kind[0] == 's';
+    const tmsize_t got = strip ? TIFFReadEncodedStrip(t, b.index, buffer.data(), size)
+                               : TIFFReadEncodedTile(t, b.index, buffer.data(), size);
+    const std::string name = std::string(b.kind) + " " + std::to_string(b.index);
+    if (got < 0) return "cannot decode " + name;
+    if (static_cast<uint64_t>(got) < b.expected)
+      return name + " decodes to " + std::to_string(got) + " bytes, " + std::to_string(b.expected) + " expected";
+    scatter_any(buffer.data(), b.width, b.x0, b.y0, b.cols, b.rows, b.plane);
+    return "";
+  }
+
+  // Blocks in file order on this thread; or, where the file plausibly holds the image and
+  // libtiff takes handlers per file, spread over all cores, each worker with its own libtiff
+  // handle (one handle is not thread-safe) and the planes sized up front. Either way the
+  // first bad block in file order is the one reported.
+  void decode(const std::vector<Block>& blocks, bool plausible) {
+    const int workers = std::min<int>(worker_count(0), static_cast<int>(blocks.size() / 2));
+#ifdef J2K_TIFF_PER_FILE_HANDLERS
+    const bool parallel = plausible && workers > 1;
+#else
+    const bool parallel = false;
+    (void)plausible;
+#endif
+    if (!parallel) {
+      std::vector<uint8_t> buffer(static_cast<size_t>(block_bytes_));
+      for (const Block& b : blocks) {
+        const std::string problem = decode_block(tif_.get(), b, buffer);
+        if (!problem.empty()) corrupt(problem);
+      }
+      return;
+    }
+    for (size_t c = 0; c < image_.components.size(); ++c) ensure_rows(c, height_);
+    std::vector<std::string> problems(blocks.size());
+    std::vector<TiffMessages> messages(static_cast<size_t>(workers));
+    parallel_for(workers, workers, [&](ptrdiff_t w) {
+      TiffPtr own(open_tiff(path_, &messages[static_cast<size_t>(w)]));
+      if (!own) {
+        problems[static_cast<size_t>(w)] = "not a readable TIFF file";
+        return;
+      }
+      std::vector<uint8_t> buffer(static_cast<size_t>(block_bytes_));
+      for (size_t i = static_cast<size_t>(w); i < blocks.size(); i += static_cast<size_t>(workers)) {
+        problems[i] = decode_block(own.get(), blocks[i], buffer);
+        if (!problems[i].empty()) {
+          const std::string& said = messages[static_cast<size_t>(w)].errors;
+          if (!said.empty()) problems[i] += " (libtiff: " + said + ")";
+          return;
         }
       }
-    }
+    });
+    for (const std::string& p : problems)
+      if (!p.empty()) fail(ErrorCode::CorruptInput, path_, p);
   }
 
   std::string path_;
@@ -350,6 +408,7 @@ class TiffReader {
   uint64_t bytes_ = 1;
   bool is_signed_ = false;
   bool planar_ = false;
+  uint64_t block_bytes_ = 0;  // what one strip or tile decodes to
   j2kfront::Image image_;
 };
 

@@ -944,6 +944,46 @@ TEST(Tiff, TruncatedPixelDataThrows) {
   }
 }
 
+// Strips and tiles decode on all cores (each worker with its own libtiff handle): the same
+// image as written, and with two damaged blocks the first one in file order is the one named,
+// every time.
+TEST(Tiff, ParallelDecodeNamesTheFirstBadBlock) {
+  TempDir dir;
+  const RefImage want = make_image(300, 200, 3, 16, false);
+  for (bool tiled : {false, true}) {
+    SCOPED_TRACE(tiled ? "tiles" : "strips");
+    TiffLayout lay;
+    lay.tiled = tiled;
+    lay.rows_per_strip = 8;  // 25 strips
+    lay.tile = 32;           // 70 tiles
+    lay.compression = COMPRESSION_ADOBE_DEFLATE;
+    const std::string path = dir.file(tiled ? "many_tiles.tif" : "many_strips.tif");
+    ASSERT_TRUE(write_tiff(path, want, lay));
+    expect_same(read_image(path), want);
+    // The offsets of blocks 5 and 6 (on different workers), then garbage over their bytes.
+    TIFF* t = TIFFOpen(path.c_str(), "r");
+    ASSERT_NE(t, nullptr);
+    uint64_t* offsets = nullptr;
+    ASSERT_TRUE(TIFFGetField(t, tiled ? TIFFTAG_TILEOFFSETS : TIFFTAG_STRIPOFFSETS, &offsets));
+    const uint64_t at5 = offsets[5], at6 = offsets[6];
+    TIFFClose(t);
+    std::string bytes = read_file(path);
+    for (uint64_t at : {at5, at6})
+      for (uint64_t i = 0; i < 16; ++i) bytes[static_cast<size_t>(at + i)] = static_cast<char>(0xff - i);
+    write_file(path, bytes);
+    for (int run = 0; run < 5; ++run) {
+      try {
+        (void)read_image(path);
+        ADD_FAILURE() << "damaged blocks were accepted";
+      } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::CorruptInput);
+        EXPECT_NE(std::string(e.what()).find(std::string(tiled ? "tile" : "strip") + " 5"), std::string::npos)
+            << e.what();
+      }
+    }
+  }
+}
+
 // Random damage to a valid file must end in an Error or a valid image, never a crash
 // (run it under the Sanitize build type to see memory errors).
 TEST(Tiff, DamagedFilesNeverCrash) {
