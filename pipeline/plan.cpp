@@ -203,6 +203,7 @@ Plan::Plan(const PlanSettings& settings, const j2k_image_view& shape)
   samples_.offset.resize(static_cast<size_t>(nc));
   samples_.lo.resize(static_cast<size_t>(nc));
   samples_.hi.resize(static_cast<size_t>(nc));
+  samples_.fused.assign(static_cast<size_t>(nc), 0);
   samples_.mct = mct_;
   for (int c = 0; c < nc; ++c) {
     const j2k_component_view& k = shape_components_[c];
@@ -213,6 +214,14 @@ Plan::Plan(const PlanSettings& settings, const j2k_image_view& shape)
   }
   work_.resize(static_cast<size_t>(nc));
   out_.resize(static_cast<size_t>(nc));
+  // The DC shift in the DWT's first read: unsigned 8/16-bit samples at full precision (no
+  // range to check), outside the MCT, where the backend can (and, per tile, a packed plane).
+  fusable_.assign(static_cast<size_t>(nc), 0);
+  for (int c = 0; c < nc; ++c) {
+    const j2k_component_view& k = shape_components_[static_cast<size_t>(c)];
+    const bool full = (k.type == J2K_SAMPLE_U8 && k.precision == 8) || (k.type == J2K_SAMPLE_U16 && k.precision == 16);
+    fusable_[static_cast<size_t>(c)] = lead.fuses_shift() && full && !(mct_ && c < 3);
+  }
 }
 
 Plan::~Plan() { finish_all_quietly(); }
@@ -464,6 +473,8 @@ void Plan::enqueue(const j2k_image_view& image, uint64_t frame) {
     }
     for (int c = 0; c < nc; ++c) {
       const Plane& in = samples_.in[static_cast<size_t>(c)];
+      samples_.fused[static_cast<size_t>(c)] =
+          fusable_[static_cast<size_t>(c)] && in.pixel_stride == static_cast<ptrdiff_t>(j2k_sample_size(in.type));
       const Plane& home = tc[c].home;
       // The DWT's output: the home itself where the queue can write it, else a plane in queue
       // memory that goes home after (for int16 output, always an int32 plane, narrowed after).
@@ -478,7 +489,9 @@ void Plan::enqueue(const j2k_image_view& image, uint64_t frame) {
     times_.shift_mct_ms += ms_since(t0);
     t0 = Clock::now();
     for (int c = 0; c < nc; ++c) {
-      q.dwt(J2K_FORWARD, w, work_[c], out_[c], tc[c].rect, tc[c].levels);
+      const auto i = static_cast<size_t>(c);
+      if (samples_.fused[i]) q.dwt_from_samples(w, samples_.in[i], samples_.offset[i], out_[c], tc[c].rect, tc[c].levels);
+      else q.dwt(J2K_FORWARD, w, work_[c], out_[c], tc[c].rect, tc[c].levels);
       if (!narrow) continue;
       const Plane& home = tc[c].home;
       const Plane to = q.reads(home.memory) ? home : q.narrow_plane(c, home.width, home.height);

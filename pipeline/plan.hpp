@@ -115,6 +115,7 @@ class Plan {
   // Reused by every run (sized at construction).
   TileSamples samples_;
   std::vector<Plane> work_, out_;
+  std::vector<uint8_t> fusable_;  // per component: its DC shift can go into the DWT's first read
   j2k_stage_times times_{};
   Frame frames_[kFramesInFlight];
   uint64_t next_ticket_ = 1;

@@ -192,6 +192,15 @@ class CudaQueue final : public Queue {
     cuda::narrow(src, dst, stream_);
   }
 
+  bool fuses_shift() const override { return true; }
+  void dwt_from_samples(Wavelet wavelet, const Plane& samples, int32_t dc_offset, const Plane& dst, const Rect& tc,
+                        int levels) override {
+    if (tc.empty()) return;
+    cuda_dwt(J2K_FORWARD, wavelet, DevicePlane{at(samples), samples.type, samples.row_stride}, dc_offset,
+             DevicePlane{at(dst), dst.type, dst.row_stride}, tc, levels, workspace_.data(), workspace_.size(), stream_,
+             kernels_);
+  }
+
   void download(const Plane& src, const Plane& dst) override {
     const size_t row = static_cast<size_t>(src.width) * j2k_sample_size(src.type);
     if (row == 0 || src.height == 0) return;

@@ -97,6 +97,7 @@ void shift_mct(const TileSamples& tile, Wavelet wavelet, const std::vector<Plane
   const bool rev = wavelet == Wavelet::Reversible53;
   for (size_t c = 0; c < tile.in.size(); ++c) {
     if (tile.in[c].width == 0 || tile.in[c].height == 0) continue;
+    if (!tile.fused.empty() && tile.fused[c]) continue;  // its DWT reads the samples
     if (rev) shift<int>(tile, c, out[c], d_out_of_range, stream);
     else shift<float>(tile, c, out[c], d_out_of_range, stream);
   }
