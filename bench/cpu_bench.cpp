@@ -1,8 +1,12 @@
 // `j2kfront bench --backend cpu`: our CPU DWT on host buffers, against a memcpy of the same
-// bytes in the same run. (OpenJPEG's own transform is timed by bench/cpu_vs_openjpeg.)
+// bytes in the same run (OpenJPEG's own transform is timed by bench/cpu_vs_openjpeg); then the
+// whole front stage on a plan by tile size, against the same image untiled.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "bench/bench.hpp"
 #include "j2kfront/j2kfront.hpp"
@@ -68,6 +72,27 @@ int run_cpu(const Options& o) {
           std::memcpy(floats.data(), floats_src.data(), bytes);
           dwt.inverse(floats.data(), s, tc, o.levels);
         }) - restore_f);
+  }
+  // The whole front stage on a plan, by tile size: the cost of many small tiles, against the
+  // same image untiled in the same run.
+  const int64_t n = o.sizes.empty() ? 2048 : std::min<int64_t>(o.sizes[0], 4096);
+  const std::vector<int32_t> pattern = test_pattern(n, n, 8);
+  std::vector<unsigned char> rgb(pattern.size() * 3);
+  for (size_t i = 0; i < pattern.size(); ++i)
+    for (size_t c = 0; c < 3; ++c) rgb[i * 3 + c] = static_cast<unsigned char>((pattern[i] + 37 * c) & 255);
+  const auto view = j2kfront::ImageView::interleaved(rgb.data(), static_cast<uint32_t>(n), static_cast<uint32_t>(n), 3,
+                                                      J2K_SAMPLE_U8, 8);
+  std::printf("\nfront stage (plan.run) on %lldx%lld RGB 8-bit, 5/3, %d levels, by tile size\n",
+              static_cast<long long>(n), static_cast<long long>(n), o.levels);
+  std::printf("%-9s %10s %12s\n", "tiles", "ms", "x untiled");
+  double untiled = 0;
+  for (uint32_t tile : {0u, 512u, 128u, 64u, 32u}) {
+    settings.levels = o.levels;
+    settings.tile_w = settings.tile_h = tile;
+    j2kfront::Plan plan(settings, view);
+    const double ms = time_ms(o.repeats, [&] { plan.run(view); });
+    if (tile == 0) untiled = ms;
+    std::printf("%-9s %10.2f %12.2f\n", tile ? (std::to_string(tile) + "^2").c_str() : "untiled", ms, ms / untiled);
   }
   return 0;
 }

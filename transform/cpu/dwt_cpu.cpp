@@ -138,6 +138,20 @@ T* thread_scratch(const Scratch<T>& s) {
 #endif
 }
 
+// One column strip of the vertical pass. The loop bodies of both passes are functions of their
+// own, with the geometry as parameters: locals that the stores into the data cannot alias
+// (captured by a lambda, `cas` would be reloaded after every int32 store).
+template <class T, bool kForward>
+void vertical_strip(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, ptrdiff_t sn, ptrdiff_t dn, int cas,
+                    ptrdiff_t s, T* scratch) {
+  const ptrdiff_t x0 = s * kStrip;
+  const auto lanes = static_cast<size_t>(std::min(kStrip, w - x0));
+  if (lanes == static_cast<size_t>(kStrip))
+    run_strip<kForward>(Strip<T, kStripLanes>{data, stride, x0, lanes, h, sn, dn, cas, scratch});
+  else
+    run_strip<kForward>(Strip<T, 0>{data, stride, x0, lanes, h, sn, dn, cas, scratch});
+}
+
 template <class T, bool kForward>
 void vertical(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas,
               [[maybe_unused]] int threads, const Scratch<T>& scr) {  // threads unused without OpenMP
@@ -149,18 +163,38 @@ void vertical(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas,
   }
   const ptrdiff_t sn = low_count(h, cas), dn = h - sn;
   const ptrdiff_t strips = (w + kStrip - 1) / kStrip;
-#pragma omp parallel num_threads(worker_count(threads)) if (strips > 1 && w * h >= kParallelMin)
+  // Small blocks on the calling thread, without entering OpenMP at all: a region costs
+  // microseconds even when it runs on one thread, which dominates small tiles.
+  if (strips == 1 || w * h < kParallelMin || worker_count(threads) == 1) {
+    for (ptrdiff_t s = 0; s < strips; ++s) vertical_strip<T, kForward>(data, stride, w, h, sn, dn, cas, s, scr.data);
+    return;
+  }
+#pragma omp parallel num_threads(worker_count(threads))
   {
     T* scratch = thread_scratch(scr);
     // Dynamic: a thread that the OS delays does not hold the others up at the barrier.
 #pragma omp for schedule(dynamic, 1)
-    for (ptrdiff_t s = 0; s < strips; ++s) {
-      const ptrdiff_t x0 = s * kStrip;
-      const auto lanes = static_cast<size_t>(std::min(kStrip, w - x0));
-      if (lanes == static_cast<size_t>(kStrip))
-        run_strip<kForward>(Strip<T, kStripLanes>{data, stride, x0, lanes, h, sn, dn, cas, scratch});
-      else
-        run_strip<kForward>(Strip<T, 0>{data, stride, x0, lanes, h, sn, dn, cas, scratch});
+    for (ptrdiff_t s = 0; s < strips; ++s) vertical_strip<T, kForward>(data, stride, w, h, sn, dn, cas, s, scratch);
+  }
+}
+
+// Rows [y0, y1) of the horizontal pass, L (then H) the thread's scratch.
+template <class T, bool kForward>
+void horizontal_rows(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t sn, ptrdiff_t dn, int cas, ptrdiff_t y0,
+                     ptrdiff_t y1, T* L) {
+  T* H = L + sn;
+  for (ptrdiff_t y = y0; y < y1; ++y) {
+    T* row = data + y * stride;
+    if (kForward) {
+      for (ptrdiff_t j = 0; j < sn; ++j) L[j] = row[2 * j + cas];
+      for (ptrdiff_t i = 0; i < dn; ++i) H[i] = row[2 * i + 1 - cas];
+      RowLifting<T>::forward(L, sn, H, dn, cas);
+      std::memcpy(row, L, static_cast<size_t>(w) * sizeof(T));
+    } else {
+      std::memcpy(L, row, static_cast<size_t>(w) * sizeof(T));
+      RowLifting<T>::inverse(L, sn, H, dn, cas);
+      for (ptrdiff_t j = 0; j < sn; ++j) row[2 * j + cas] = L[j];
+      for (ptrdiff_t i = 0; i < dn; ++i) row[2 * i + 1 - cas] = H[i];
     }
   }
 }
@@ -178,25 +212,17 @@ void horizontal(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas,
     return;
   }
   const ptrdiff_t sn = low_count(w, cas), dn = w - sn;
-#pragma omp parallel num_threads(worker_count(threads)) if (h > 1 && w * h >= kParallelMin)
+  if (h == 1 || w * h < kParallelMin || worker_count(threads) == 1) {  // see vertical()
+    horizontal_rows<T, kForward>(data, stride, w, sn, dn, cas, 0, h, scr.data);
+    return;
+  }
+  constexpr ptrdiff_t kRows = 16;
+#pragma omp parallel num_threads(worker_count(threads))
   {
     T* L = thread_scratch(scr);
-    T* H = L + sn;
-#pragma omp for schedule(dynamic, 16)
-    for (ptrdiff_t y = 0; y < h; ++y) {
-      T* row = data + y * stride;
-      if (kForward) {
-        for (ptrdiff_t j = 0; j < sn; ++j) L[j] = row[2 * j + cas];
-        for (ptrdiff_t i = 0; i < dn; ++i) H[i] = row[2 * i + 1 - cas];
-        RowLifting<T>::forward(L, sn, H, dn, cas);
-        std::memcpy(row, L, static_cast<size_t>(w) * sizeof(T));
-      } else {
-        std::memcpy(L, row, static_cast<size_t>(w) * sizeof(T));
-        RowLifting<T>::inverse(L, sn, H, dn, cas);
-        for (ptrdiff_t j = 0; j < sn; ++j) row[2 * j + cas] = L[j];
-        for (ptrdiff_t i = 0; i < dn; ++i) row[2 * i + 1 - cas] = H[i];
-      }
-    }
+#pragma omp for schedule(dynamic, 1)
+    for (ptrdiff_t y = 0; y < h; y += kRows)
+      horizontal_rows<T, kForward>(data, stride, w, sn, dn, cas, y, std::min(h, y + kRows), L);
   }
 }
 

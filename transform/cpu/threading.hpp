@@ -51,10 +51,12 @@ void parallel_for(ptrdiff_t count, int threads, Fn fn) {
   std::exception_ptr error;
   std::mutex error_mutex;
   const int n = worker_count(threads);
+  if (count <= 1 || n <= 1) {  // no OpenMP region at all: one costs microseconds even on one thread
+    for (ptrdiff_t i = 0; i < count; ++i) fn(i);
+    return;
+  }
 #if J2KFRONT_HAVE_OPENMP
-#pragma omp parallel for schedule(dynamic) num_threads(n) if (count > 1 && n > 1)
-#else
-  (void)n;
+#pragma omp parallel for schedule(dynamic) num_threads(n)
 #endif
   for (ptrdiff_t i = 0; i < count; ++i) {
     try {
