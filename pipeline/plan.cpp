@@ -8,6 +8,7 @@
 #include "common/error.hpp"
 #include "common/sample_type.hpp"
 #include "transform/common/coefficient_range.hpp"
+#include "transform/cpu/threading.hpp"
 
 namespace j2k {
 namespace {
@@ -145,6 +146,17 @@ Plan::Plan(const PlanSettings& settings, const j2k_image_view& shape)
   if (settings.narrow_output) check_narrow_output();
 
   queues_.push_back(make_queue(settings.backend));
+  // On the CPU, many tiles run side by side, one thread each (a team inside a small tile costs
+  // more than it saves): one single-threaded queue per worker thread, when there are at least
+  // twice as many tiles as workers and the caller left the queue count to the plan.
+  const int workers = worker_count(settings.backend.threads);
+  if (!queues_[0]->asynchronous() && settings.streams == 0 && workers > 1 && canvas_.tile_count() >= 2 * workers) {
+    BackendOptions one = settings.backend;
+    one.threads = 1;
+    queues_.clear();
+    for (int i = 0; i < workers; ++i) queues_.push_back(make_queue(one));
+    tiles_side_by_side_ = true;
+  }
   Queue& lead = *queues_[0];
   const bool upload = !lead.reads(shape.memory);
   if (upload && shape.memory == J2K_MEMORY_DEVICE)
@@ -184,7 +196,7 @@ Plan::Plan(const PlanSettings& settings, const j2k_image_view& shape)
     if (settings.narrow_output) needs.narrow_bytes = std::max(needs.narrow_bytes, narrow);
   }
   // More queues only where they overlap work: by default 3 on asynchronous backends, or 2 for
-  // an image of one tile (so that consecutive frames overlap), 1 on the CPU.
+  // an image of one tile (so that consecutive frames overlap); on the CPU, those made above.
   const int64_t tiles = canvas_.tile_count();
   const auto count = static_cast<size_t>(settings.streams > 0 ? settings.streams
                                          : lead.asynchronous() ? std::min<int64_t>(3, std::max<int64_t>(tiles, 2))
@@ -199,21 +211,24 @@ Plan::Plan(const PlanSettings& settings, const j2k_image_view& shape)
   owned_->bytes = owned_bytes;
   for (size_t i = 0; i < tcs_.size(); ++i) tcs_[i].home = own_home(i);
 
-  samples_.in.resize(static_cast<size_t>(nc));
-  samples_.offset.resize(static_cast<size_t>(nc));
-  samples_.lo.resize(static_cast<size_t>(nc));
-  samples_.hi.resize(static_cast<size_t>(nc));
-  samples_.fused.assign(static_cast<size_t>(nc), 0);
-  samples_.mct = mct_;
+  // One lane of per-tile state for each queue (tiles side by side on the CPU use them at once).
+  Lane lane;
+  lane.samples.in.resize(static_cast<size_t>(nc));
+  lane.samples.offset.resize(static_cast<size_t>(nc));
+  lane.samples.lo.resize(static_cast<size_t>(nc));
+  lane.samples.hi.resize(static_cast<size_t>(nc));
+  lane.samples.fused.assign(static_cast<size_t>(nc), 0);
+  lane.samples.mct = mct_;
   for (int c = 0; c < nc; ++c) {
     const j2k_component_view& k = shape_components_[c];
     const bool sign = sample_is_signed(k.type);
-    samples_.offset[c] = sign ? 0 : int32_t{1} << (k.precision - 1);
-    samples_.lo[c] = sign ? -(int64_t{1} << (k.precision - 1)) : 0;
-    samples_.hi[c] = sign ? (int64_t{1} << (k.precision - 1)) - 1 : (int64_t{1} << k.precision) - 1;
+    lane.samples.offset[c] = sign ? 0 : int32_t{1} << (k.precision - 1);
+    lane.samples.lo[c] = sign ? -(int64_t{1} << (k.precision - 1)) : 0;
+    lane.samples.hi[c] = sign ? (int64_t{1} << (k.precision - 1)) - 1 : (int64_t{1} << k.precision) - 1;
   }
-  work_.resize(static_cast<size_t>(nc));
-  out_.resize(static_cast<size_t>(nc));
+  lane.work.resize(static_cast<size_t>(nc));
+  lane.out.resize(static_cast<size_t>(nc));
+  lanes_.assign(queues_.size(), lane);
   // The DC shift in the DWT's first read: unsigned 8/16-bit samples at full precision (no
   // range to check), outside the MCT, where the backend can (and, per tile, a packed plane).
   fusable_.assign(static_cast<size_t>(nc), 0);
@@ -414,102 +429,122 @@ std::vector<j2k_span> Plan::timeline() const {
 
 void Plan::enqueue(const j2k_image_view& image, uint64_t frame) {
   times_ = j2k_stage_times{};
+  for (Lane& lane : lanes_) lane.times = j2k_stage_times{};
+  const int64_t tiles = canvas_.tile_count();
+  if (tiles_side_by_side_) {
+    // Worker w takes tiles w, w + W, ... on its own queue and lane.
+    const auto count = static_cast<ptrdiff_t>(queues_.size());
+    parallel_for(count, static_cast<int>(count), [&](ptrdiff_t w) {
+      for (int64_t t = w; t < tiles; t += count)
+        enqueue_tile(image, t, *queues_[static_cast<size_t>(w)], lanes_[static_cast<size_t>(w)], frame);
+    });
+  } else {
+    for (int64_t t = 0; t < tiles; ++t) {
+      // Round-robin over tiles and frames: the next frame's first tile goes to the queue after
+      // the one that has this frame's last tile.
+      const size_t i = next_queue_;
+      next_queue_ = (next_queue_ + 1) % queues_.size();
+      enqueue_tile(image, t, *queues_[i], lanes_[i], frame);
+    }
+  }
+  for (const Lane& lane : lanes_) {
+    times_.split_ms += lane.times.split_ms;
+    times_.shift_mct_ms += lane.times.shift_mct_ms;
+    times_.dwt_ms += lane.times.dwt_ms;
+  }
+}
+
+void Plan::enqueue_tile(const j2k_image_view& image, int64_t t, Queue& q, Lane& lane, uint64_t frame) {
   const int nc = image.num_components;
-  const bool upload = !queues_[0]->reads(image.memory);
-  const bool in_place = queues_[0]->in_place();
+  const bool upload = !q.reads(image.memory);
+  const bool in_place = q.in_place();
   const Wavelet w = settings_.wavelet;
   const bool narrow = settings_.narrow_output;
   const j2k_sample_type dwt_type = w == Wavelet::Reversible53 ? J2K_SAMPLE_I32 : J2K_SAMPLE_F32;
-  for (int64_t t = 0; t < canvas_.tile_count(); ++t) {
-    const PlanTileComponent* tc = &tcs_[static_cast<size_t>(t * nc)];
-    // Round-robin over tiles and frames: the next frame's first tile goes to the queue after
-    // the one that has this frame's last tile.
-    Queue& q = *queues_[next_queue_];
-    next_queue_ = (next_queue_ + 1) % queues_.size();
-    auto t0 = Clock::now();
-    if (upload) q.span_begin(J2K_STAGE_UPLOAD, t, frame);
-    for (int c = 0; c < nc;) {
-      const j2k_component_view& k = image.components[c];
-      const Rect& r = tc[c].rect;
-      Plane src;
-      src.base = const_cast<void*>(k.data);
-      src.offset = static_cast<size_t>((r.y0 - ceil_div(image.y0, k.dy)) * k.row_stride +
-                                       (r.x0 - ceil_div(image.x0, k.dx)) * k.pixel_stride);
-      src.type = k.type;
-      src.row_stride = k.row_stride;
-      src.pixel_stride = k.pixel_stride;
-      src.width = r.width();
-      src.height = r.height();
-      src.memory = image.memory;
-      const int group = upload ? interleaved_group(image, c) : 1;
-      if (group == 1) {
-        if (upload) {
-          const Plane staged = q.staging(c, k.type, src.width, src.height);
-          q.upload(src, staged);
-          src = staged;
-        }
-        samples_.in[static_cast<size_t>(c)] = src;
-        ++c;
-        continue;
+  const PlanTileComponent* tc = &tcs_[static_cast<size_t>(t * nc)];
+  auto t0 = Clock::now();
+  if (upload) q.span_begin(J2K_STAGE_UPLOAD, t, frame);
+  for (int c = 0; c < nc;) {
+    const j2k_component_view& k = image.components[c];
+    const Rect& r = tc[c].rect;
+    Plane src;
+    src.base = const_cast<void*>(k.data);
+    src.offset = static_cast<size_t>((r.y0 - ceil_div(image.y0, k.dy)) * k.row_stride +
+                                     (r.x0 - ceil_div(image.x0, k.dx)) * k.pixel_stride);
+    src.type = k.type;
+    src.row_stride = k.row_stride;
+    src.pixel_stride = k.pixel_stride;
+    src.width = r.width();
+    src.height = r.height();
+    src.memory = image.memory;
+    const int group = upload ? interleaved_group(image, c) : 1;
+    if (group == 1) {
+      if (upload) {
+        const Plane staged = q.staging(c, k.type, src.width, src.height);
+        q.upload(src, staged);
+        src = staged;
       }
-      // Interleaved components cross the bus together, as rows of whole pixels (bytes); the
-      // device reads each one strided out of them.
-      Plane bytes = src;
-      bytes.type = J2K_SAMPLE_U8;
-      bytes.pixel_stride = 1;
-      bytes.width = src.width * k.pixel_stride;
-      const Plane staged = q.staging(c, J2K_SAMPLE_U8, bytes.width, src.height);
-      q.upload(bytes, staged);
-      const size_t size = j2k_sample_size(k.type);
-      for (int i = 0; i < group; ++i) {
-        Plane p = staged;
-        p.offset += static_cast<size_t>(i) * size;
-        p.type = k.type;
-        p.pixel_stride = k.pixel_stride;
-        p.width = src.width;
-        samples_.in[static_cast<size_t>(c + i)] = p;
-      }
-      c += group;
+      lane.samples.in[static_cast<size_t>(c)] = src;
+      ++c;
+      continue;
     }
-    for (int c = 0; c < nc; ++c) {
-      const Plane& in = samples_.in[static_cast<size_t>(c)];
-      samples_.fused[static_cast<size_t>(c)] =
-          fusable_[static_cast<size_t>(c)] && in.pixel_stride == static_cast<ptrdiff_t>(j2k_sample_size(in.type));
-      const Plane& home = tc[c].home;
-      // The DWT's output: the home itself where the queue can write it, else a plane in queue
-      // memory that goes home after (for int16 output, always an int32 plane, narrowed after).
-      out_[c] = q.reads(home.memory) && !narrow ? home : q.output(c, dwt_type, in.width, in.height);
-      work_[c] = in_place ? out_[c] : q.work(c, dwt_type, in.width, in.height);
+    // Interleaved components cross the bus together, as rows of whole pixels (bytes); the
+    // device reads each one strided out of them.
+    Plane bytes = src;
+    bytes.type = J2K_SAMPLE_U8;
+    bytes.pixel_stride = 1;
+    bytes.width = src.width * k.pixel_stride;
+    const Plane staged = q.staging(c, J2K_SAMPLE_U8, bytes.width, src.height);
+    q.upload(bytes, staged);
+    const size_t size = j2k_sample_size(k.type);
+    for (int i = 0; i < group; ++i) {
+      Plane p = staged;
+      p.offset += static_cast<size_t>(i) * size;
+      p.type = k.type;
+      p.pixel_stride = k.pixel_stride;
+      p.width = src.width;
+      lane.samples.in[static_cast<size_t>(c + i)] = p;
     }
-    if (upload) q.span_end();
-    times_.split_ms += ms_since(t0);
-    t0 = Clock::now();
-    q.span_begin(J2K_STAGE_TRANSFORM, t, frame);
-    q.shift_mct(samples_, w, work_);
-    times_.shift_mct_ms += ms_since(t0);
-    t0 = Clock::now();
-    for (int c = 0; c < nc; ++c) {
-      const auto i = static_cast<size_t>(c);
-      if (samples_.fused[i]) q.dwt_from_samples(w, samples_.in[i], samples_.offset[i], out_[c], tc[c].rect, tc[c].levels);
-      else q.dwt(J2K_FORWARD, w, work_[c], out_[c], tc[c].rect, tc[c].levels);
-      if (!narrow) continue;
-      const Plane& home = tc[c].home;
-      const Plane to = q.reads(home.memory) ? home : q.narrow_plane(c, home.width, home.height);
-      q.narrow(out_[c], to);
-      out_[c] = to;
-    }
-    q.span_end();
-    // Downloads after the tile's last DWT: on one queue they would not overlap it anyway.
-    bool download = false;
-    for (int c = 0; c < nc; ++c) {
-      if (out_[c].base == tc[c].home.base && out_[c].offset == tc[c].home.offset) continue;
-      if (!download) q.span_begin(J2K_STAGE_DOWNLOAD, t, frame);
-      download = true;
-      q.download(out_[c], tc[c].home);
-    }
-    if (download) q.span_end();
-    times_.dwt_ms += ms_since(t0);
+    c += group;
   }
+  for (int c = 0; c < nc; ++c) {
+    const Plane& in = lane.samples.in[static_cast<size_t>(c)];
+    lane.samples.fused[static_cast<size_t>(c)] =
+        fusable_[static_cast<size_t>(c)] && in.pixel_stride == static_cast<ptrdiff_t>(j2k_sample_size(in.type));
+    const Plane& home = tc[c].home;
+    // The DWT's output: the home itself where the queue can write it, else a plane in queue
+    // memory that goes home after (for int16 output, always an int32 plane, narrowed after).
+    lane.out[c] = q.reads(home.memory) && !narrow ? home : q.output(c, dwt_type, in.width, in.height);
+    lane.work[c] = in_place ? lane.out[c] : q.work(c, dwt_type, in.width, in.height);
+  }
+  if (upload) q.span_end();
+  lane.times.split_ms += ms_since(t0);
+  t0 = Clock::now();
+  q.span_begin(J2K_STAGE_TRANSFORM, t, frame);
+  q.shift_mct(lane.samples, w, lane.work);
+  lane.times.shift_mct_ms += ms_since(t0);
+  t0 = Clock::now();
+  for (int c = 0; c < nc; ++c) {
+    const auto i = static_cast<size_t>(c);
+    if (lane.samples.fused[i]) q.dwt_from_samples(w, lane.samples.in[i], lane.samples.offset[i], lane.out[c], tc[c].rect, tc[c].levels);
+    else q.dwt(J2K_FORWARD, w, lane.work[c], lane.out[c], tc[c].rect, tc[c].levels);
+    if (!narrow) continue;
+    const Plane& home = tc[c].home;
+    const Plane to = q.reads(home.memory) ? home : q.narrow_plane(c, home.width, home.height);
+    q.narrow(lane.out[c], to);
+    lane.out[c] = to;
+  }
+  q.span_end();
+  // Downloads after the tile's last DWT: on one queue they would not overlap it anyway.
+  bool download = false;
+  for (int c = 0; c < nc; ++c) {
+    if (lane.out[c].base == tc[c].home.base && lane.out[c].offset == tc[c].home.offset) continue;
+    if (!download) q.span_begin(J2K_STAGE_DOWNLOAD, t, frame);
+    download = true;
+    q.download(lane.out[c], tc[c].home);
+  }
+  if (download) q.span_end();
+  lane.times.dwt_ms += ms_since(t0);
 }
 
 }  // namespace j2k

@@ -32,7 +32,8 @@ struct PlanSettings {
   BackendOptions backend;
   j2k_memory output_memory = J2K_MEMORY_HOST;  // where the plan's own coefficients live
   bool narrow_output = false;  // int16 coefficients (5/3, where the range provably fits)
-  int streams = 0;  // queues with tiles in flight; 0 = 3 on asynchronous backends (2 for one tile), else 1
+  int streams = 0;  // queues with tiles in flight; 0 = 3 on asynchronous backends (2 for one tile), on
+                    // the CPU one per worker thread with at least twice as many tiles, else 1
 };
 
 struct PlanTileComponent {
@@ -91,6 +92,12 @@ class Plan {
 
  private:
   struct OwnedBuffer;
+  // The per-tile state of one queue's work (reused by every tile, sized at construction).
+  struct Lane {
+    TileSamples samples;
+    std::vector<Plane> work, out;
+    j2k_stage_times times{};
+  };
   struct Frame {
     uint64_t ticket = 0;    // 0: the slot is free
     bool uses_own = false;  // some tile-component writes the plan's own buffer
@@ -98,6 +105,7 @@ class Plan {
   void check_image(const j2k_image_view& image) const;
   void check_narrow_output() const;
   void enqueue(const j2k_image_view& image, uint64_t frame);
+  void enqueue_tile(const j2k_image_view& image, int64_t tile, Queue& q, Lane& lane, uint64_t frame);
   int slot_of(uint64_t ticket) const;
   void finish_all_quietly() noexcept;
   Plane own_home(size_t index) const;
@@ -112,9 +120,8 @@ class Plan {
   std::vector<PlanTileComponent> tcs_;
   std::vector<size_t> own_offset_;  // each tile-component's place in the owned buffer
   std::unique_ptr<OwnedBuffer> owned_;
-  // Reused by every run (sized at construction).
-  TileSamples samples_;
-  std::vector<Plane> work_, out_;
+  std::vector<Lane> lanes_;        // one per queue
+  bool tiles_side_by_side_ = false;  // CPU: tiles run on the queues at once, one thread each
   std::vector<uint8_t> fusable_;  // per component: its DC shift can go into the DWT's first read
   j2k_stage_times times_{};
   Frame frames_[kFramesInFlight];

@@ -195,9 +195,19 @@ TEST_P(PlanTest, TilesInFlightOnSeveralQueues) {
   }
   st.streams = 17;
   EXPECT_THROW(j2kfront::Plan(st, p.view), j2kfront::Error);
-  // The default: 3 queues on a GPU (2 for one tile, for frames in flight), 1 on the CPU.
+  // The default: 3 queues on a GPU (2 for one tile, for frames in flight); on the CPU, one
+  // single-threaded queue per worker thread when there are at least twice as many tiles
+  // (the 20 tiles side by side on 3 threads, equal to the reference), else 1.
   const bool gpu = GetParam() != J2K_BACKEND_CPU;
   st.streams = 0;
+  st.threads = 3;
+  {
+    j2kfront::Plan plan(st, p.view);
+    EXPECT_EQ(plan.info().streams, 3);
+    plan.run(p.view);
+    expect_matches(plan, reference(s, st, true), "default queues");
+  }
+  st.threads = 11;  // 20 tiles < 2 x 11 workers: one queue on the CPU
   EXPECT_EQ(j2kfront::Plan(st, p.view).info().streams, gpu ? 3 : 1);
   st.tile_w = st.tile_h = 0;
   EXPECT_EQ(j2kfront::Plan(st, p.view).info().streams, gpu ? 2 : 1);

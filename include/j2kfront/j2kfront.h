@@ -151,8 +151,9 @@ typedef struct j2k_settings {
   /* Tiles in flight on a GPU backend: the plan deals tiles round-robin (across frames too) to
    * this many queues (CUDA streams, OpenCL command queues), each with its own buffers, so that
    * one tile's upload, transform and download overlap its neighbours'. 0 = the backend's
-   * choice: 3 on GPUs (2 for an image of one tile, so that consecutive frames overlap), 1 on
-   * the CPU; at most 16. */
+   * choice: 3 on GPUs (2 for an image of one tile, so that consecutive frames overlap); on the
+   * CPU, one single-threaded queue per worker thread, running tiles side by side, when there
+   * are at least twice as many tiles as threads, else 1 (each tile on all threads); at most 16. */
   int streams;
   /* 1: int16 coefficients (J2K_SAMPLE_I16) instead of int32, halving what a GPU downloads. For
    * the 5/3, where no coefficient can leave the int16 range: samples up to 12 bits, up to 11
