@@ -40,6 +40,17 @@ const j2k::PlanTileComponent& tile_component(const j2k_plan* plan, size_t index)
   return tcs[index];
 }
 
+// j2k_plan_submit and j2k_plan_submit_after: a refused frame leaves no ticket.
+j2k_status submit(j2k_plan* plan, const j2k_image_view* image, bool after, void* stream, j2k_ticket* ticket) {
+  if (ticket) *ticket = 0;
+  return guard([&] {
+    require(plan != nullptr, "plan is null");
+    require(image != nullptr, "image is null");
+    require(ticket != nullptr, "the ticket pointer to fill is null");
+    *ticket = plan->plan->submit(*image, after, stream);
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -137,23 +148,11 @@ j2k_status j2k_plan_run(j2k_plan* plan, const j2k_image_view* image) {
 }
 
 j2k_status j2k_plan_submit(j2k_plan* plan, const j2k_image_view* image, j2k_ticket* ticket) {
-  if (ticket) *ticket = 0;
-  return guard([&] {
-    require(plan != nullptr, "plan is null");
-    require(image != nullptr, "image is null");
-    require(ticket != nullptr, "the ticket pointer to fill is null");
-    *ticket = plan->plan->submit(*image);
-  });
+  return submit(plan, image, false, nullptr, ticket);
 }
 
 j2k_status j2k_plan_submit_after(j2k_plan* plan, const j2k_image_view* image, void* stream, j2k_ticket* ticket) {
-  if (ticket) *ticket = 0;
-  return guard([&] {
-    require(plan != nullptr, "plan is null");
-    require(image != nullptr, "image is null");
-    require(ticket != nullptr, "the ticket pointer to fill is null");
-    *ticket = plan->plan->submit(*image, true, stream);
-  });
+  return submit(plan, image, true, stream, ticket);
 }
 
 j2k_status j2k_plan_signal(j2k_plan* plan, j2k_ticket ticket, void* stream) {

@@ -286,7 +286,7 @@ class TiffReader {
     uint64_t x0, y0, cols, rows;
     uint64_t width;     // samples per row in the decoded block
     uint64_t expected;  // bytes it must decode to, at least
-    const char* kind;
+    bool tile;          // a tile, else a strip
   };
 
   std::vector<Block> strip_blocks() {
@@ -306,7 +306,7 @@ class TiffReader {
         // The last strip may hold fewer rows; libtiff decodes only those.
         const uint64_t rows = y + rps <= height_ ? rps : height_ - y;
         blocks.push_back({TIFFComputeStrip(t, static_cast<uint32_t>(y), static_cast<uint16_t>(plane)), plane, 0, y,
-                          width_, rows, width_, rows * width_ * per_pixel * bytes_, "strip"});
+                          width_, rows, width_, rows * width_ * per_pixel * bytes_, false});
       }
     return blocks;
   }
@@ -335,7 +335,7 @@ class TiffReader {
           const uint64_t rows = y + tile_h <= height_ ? tile_h : height_ - y;
           blocks.push_back({TIFFComputeTile(t, static_cast<uint32_t>(x), static_cast<uint32_t>(y), 0,
                                             static_cast<uint16_t>(plane)),
-                            plane, x, y, cols, rows, tile_w, need, "tile"});
+                            plane, x, y, cols, rows, tile_w, need, true});
         }
     return blocks;
   }
@@ -344,10 +344,9 @@ class TiffReader {
   // went wrong ("" when nothing did).
   std::string decode_block(TIFF* t, const Block& b, std::vector<uint8_t>& buffer) {
     const auto size = static_cast<tmsize_t>(block_bytes_);
-    const bool strip = b.kind[0] == 's';
-    const tmsize_t got = strip ? TIFFReadEncodedStrip(t, b.index, buffer.data(), size)
-                               : TIFFReadEncodedTile(t, b.index, buffer.data(), size);
-    const std::string name = std::string(b.kind) + " " + std::to_string(b.index);
+    const tmsize_t got = b.tile ? TIFFReadEncodedTile(t, b.index, buffer.data(), size)
+                                : TIFFReadEncodedStrip(t, b.index, buffer.data(), size);
+    const std::string name = (b.tile ? "tile " : "strip ") + std::to_string(b.index);
     if (got < 0) return "cannot decode " + name;
     if (static_cast<uint64_t>(got) < b.expected)
       return name + " decodes to " + std::to_string(got) + " bytes, " + std::to_string(b.expected) + " expected";
@@ -380,10 +379,7 @@ class TiffReader {
     std::vector<TiffMessages> messages(static_cast<size_t>(workers));
     parallel_for(workers, workers, [&](ptrdiff_t w) {
       TiffPtr own(open_tiff(path_, &messages[static_cast<size_t>(w)]));
-      if (!own) {
-        problems[static_cast<size_t>(w)] = "not a readable TIFF file";
-        return;
-      }
+      if (!own) throw Error(ErrorCode::CorruptInput, path_ + ": not a readable TIFF file");
       std::vector<uint8_t> buffer(static_cast<size_t>(block_bytes_));
       for (size_t i = static_cast<size_t>(w); i < blocks.size(); i += static_cast<size_t>(workers)) {
         problems[i] = decode_block(own.get(), blocks[i], buffer);

@@ -68,7 +68,8 @@ struct Request {
   int64_t x0 = 0, y0 = 0;
 };
 
-Request request_from(const TransformArgs& a) {
+// `tuning` holds the OpenCL tuning text the settings point into; it must outlive them.
+Request request_from(const TransformArgs& a, std::string& tuning) {
   Request r;
   j2kfront::Settings& s = r.settings;
   s.wavelet = a.wavelet == "9/7" ? J2K_WAVELET_97 : J2K_WAVELET_53;
@@ -77,7 +78,6 @@ Request request_from(const TransformArgs& a) {
   s.backend = backend_from_name(a.backend);
   s.threads = a.threads;
   s.device = a.device;
-  static std::string tuning;  // the settings point into it for the whole run
   apply_env_options(s, tuning);
   const auto [ix, iy] = parse_pair("--image-origin", a.image_origin, 0, kMaxOrigin);
   const auto [tx, ty] = parse_pair("--tile-origin", a.tile_origin, 0, kMaxOrigin);
@@ -134,7 +134,7 @@ struct SpareOutputs {
     for (size_t i = 0; i < n; ++i) {
       const j2k_coefficients c = plan.tile_component(i).coefficients;
       const auto row = c.width * static_cast<int64_t>(j2k_sample_size(c.type));
-      planes[i].resize(static_cast<size_t>(row * c.height) + 4);
+      planes[i].resize(static_cast<size_t>(row * c.height));
       plan.set_output(i, planes[i].data(), row);
     }
   }
@@ -187,7 +187,8 @@ void write_frame(const Frame& f, const j2k_settings& s, bool force) {
 int run_transform(TransformArgs a) {
   a.outdir = a.inputs.back();
   a.inputs.pop_back();
-  const Request req = request_from(a);
+  std::string tuning;
+  const Request req = request_from(a, tuning);
   const j2k_settings& s = req.settings;
   const std::vector<TransformJob> jobs = transform_jobs(a.inputs, a.outdir);
   const bool batch = jobs.size() > 1 || jobs[0].outdir != a.outdir;
