@@ -229,14 +229,19 @@ Plan::Plan(const PlanSettings& settings, const j2k_image_view& shape)
   lane.work.resize(static_cast<size_t>(nc));
   lane.out.resize(static_cast<size_t>(nc));
   lanes_.assign(queues_.size(), lane);
-  // The DC shift in the DWT's first read: unsigned 8/16-bit samples at full precision (no
-  // range to check), outside the MCT, where the backend can (and, per tile, a packed plane).
+  // The DC shift, and the MCT of components 0..2, in the DWT's first read where the backend
+  // can: unsigned 8/16-bit samples at full precision (no range to check); the MCT's three
+  // components of one type (and, per tile, one layout: fuse_components()).
   fusable_.assign(static_cast<size_t>(nc), 0);
-  for (int c = 0; c < nc; ++c) {
+  auto full = [&](int c) {
     const j2k_component_view& k = shape_components_[static_cast<size_t>(c)];
-    const bool full = (k.type == J2K_SAMPLE_U8 && k.precision == 8) || (k.type == J2K_SAMPLE_U16 && k.precision == 16);
-    fusable_[static_cast<size_t>(c)] = lead.fuses_shift() && full && !(mct_ && c < 3);
-  }
+    return (k.type == J2K_SAMPLE_U8 && k.precision == 8) || (k.type == J2K_SAMPLE_U16 && k.precision == 16);
+  };
+  const bool mct_fusable = mct_ && full(0) && full(1) && full(2) &&
+                           shape_components_[1].type == shape_components_[0].type &&
+                           shape_components_[2].type == shape_components_[0].type;
+  for (int c = 0; c < nc; ++c)
+    fusable_[static_cast<size_t>(c)] = lead.fuses_shift() && full(c) && (!mct_ || c >= 3 || mct_fusable);
 }
 
 Plan::~Plan() { finish_all_quietly(); }
@@ -454,6 +459,23 @@ void Plan::enqueue(const j2k_image_view& image, uint64_t frame) {
   }
 }
 
+void Plan::fuse_components(TileSamples& samples) const {
+  // A DWT reads samples itself only at element-aligned addresses and strides.
+  auto aligned = [](const Plane& p) {
+    const auto e = static_cast<ptrdiff_t>(j2k_sample_size(p.type));
+    return e > 0 && p.pixel_stride > 0 && p.pixel_stride % e == 0 && p.row_stride % e == 0 &&
+           (reinterpret_cast<uintptr_t>(p.base) + p.offset) % static_cast<uintptr_t>(e) == 0;
+  };
+  const std::vector<Plane>& in = samples.in;
+  for (size_t c = 0; c < in.size(); ++c) samples.fused[c] = fusable_[c] && aligned(in[c]);
+  if (!mct_) return;
+  // The MCT's components: together, from planes of one layout (the DWT of each reads all three).
+  const bool together = samples.fused[0] && samples.fused[1] && samples.fused[2] &&
+                        in[1].row_stride == in[0].row_stride && in[2].row_stride == in[0].row_stride &&
+                        in[1].pixel_stride == in[0].pixel_stride && in[2].pixel_stride == in[0].pixel_stride;
+  for (size_t c = 0; c < 3; ++c) samples.fused[c] = together;
+}
+
 void Plan::enqueue_tile(const j2k_image_view& image, int64_t t, Queue& q, Lane& lane, uint64_t frame) {
   const int nc = image.num_components;
   const bool upload = !q.reads(image.memory);
@@ -507,10 +529,9 @@ void Plan::enqueue_tile(const j2k_image_view& image, int64_t t, Queue& q, Lane& 
     }
     c += group;
   }
+  fuse_components(lane.samples);
   for (int c = 0; c < nc; ++c) {
     const Plane& in = lane.samples.in[static_cast<size_t>(c)];
-    lane.samples.fused[static_cast<size_t>(c)] =
-        fusable_[static_cast<size_t>(c)] && in.pixel_stride == static_cast<ptrdiff_t>(j2k_sample_size(in.type));
     const Plane& home = tc[c].home;
     // The DWT's output: the home itself where the queue can write it, else a plane in queue
     // memory that goes home after (for int16 output, always an int32 plane, narrowed after).
@@ -526,7 +547,7 @@ void Plan::enqueue_tile(const j2k_image_view& image, int64_t t, Queue& q, Lane& 
   t0 = Clock::now();
   for (int c = 0; c < nc; ++c) {
     const auto i = static_cast<size_t>(c);
-    if (lane.samples.fused[i]) q.dwt_from_samples(w, lane.samples.in[i], lane.samples.offset[i], lane.out[c], tc[c].rect, tc[c].levels);
+    if (lane.samples.fused[i]) q.dwt_from_samples(w, lane.samples, c, lane.out[c], tc[c].rect, tc[c].levels);
     else q.dwt(J2K_FORWARD, w, lane.work[c], lane.out[c], tc[c].rect, tc[c].levels);
     if (!narrow) continue;
     const Plane& home = tc[c].home;

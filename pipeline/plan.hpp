@@ -105,6 +105,7 @@ class Plan {
   void check_image(const j2k_image_view& image) const;
   void check_narrow_output() const;
   void enqueue(const j2k_image_view& image, uint64_t frame);
+  void fuse_components(TileSamples& samples) const;  // sets samples.fused for this tile
   void enqueue_tile(const j2k_image_view& image, int64_t tile, Queue& q, Lane& lane, uint64_t frame);
   int slot_of(uint64_t ticket) const;
   void finish_all_quietly() noexcept;

@@ -1,4 +1,5 @@
-// Host emulation of the fused CUDA kernels (forward levels 1+2, transform/cuda/dwt_fused.cuh;
+// Host emulation of the fused CUDA kernels (forward levels 1+2, transform/cuda/dwt_fused.cuh, reading
+// packed planes and interleaved RGB with the DC shift and the RCT/ICT in its first read;
 // inverse levels 2+1, dwt_fused_inverse.cuh) against the CPU reference: the kernel's own source, compiled for the host with the CUDA keywords defined
 // away, so that its indexing is checked on every CI run, where there is no GPU. The kernel runs
 // with one thread per block (J2K_EMU_THREADS=1: every thread loop walks all its items in order,
@@ -25,6 +26,7 @@ template <class T> inline T __ldg(const T* p) { return *p; }
 template <class T> inline void __stcs(T* p, T v) { *p = v; }
 inline float __fadd_rn(float a, float b) { volatile float r = a + b; return r; }
 inline float __fmul_rn(float a, float b) { volatile float r = a * b; return r; }
+inline float __fsub_rn(float a, float b) { volatile float r = a - b; return r; }
 inline bool __all_sync(unsigned, bool b) { return b; }
 template <class T> T __shfl_up_sync(unsigned, T v, int) { return v; }
 template <class T> T __shfl_down_sync(unsigned, T v, int) { return v; }
@@ -38,14 +40,18 @@ template <class T> T* emu_snapshot(const T* S, size_t n) {
 #include "transform/cuda/dwt_fused.cuh"
 #include "transform/cuda/dwt_fused_inverse.cuh"
 #include "transform/backend.hpp"
+#include "transform/cpu/component_transform.hpp"
 #include "transform/dwt.hpp"
 using namespace j2k;
 using namespace j2k::cudadwt;
 
 int sn(int n, int cas) { return (n + (cas == 0 ? 1 : 0)) >> 1; }
 
+// comp -2: one packed plane (Packed<In>); otherwise RGB pixels interleaved (Gather<In>, 8/16-bit
+// samples), comp -1 transforming the first component alone, comp 0..2 that component of the
+// RCT (5/3) / ICT (9/7), against the CPU's shift, MCT and DWT.
 template <int W, class In>
-bool run(Dwt& cpu, int x0, int y0, int w, int h, std::mt19937& rng, int bits) {
+bool run(Dwt& cpu, int x0, int y0, int w, int h, std::mt19937& rng, int bits, int comp = -2) {
   using T = typename Wv<W>::T;
   Rect tc{x0, y0, x0 + w, y0 + h};
   auto lv = dwt_levels(tc, 2);
@@ -53,7 +59,8 @@ bool run(Dwt& cpu, int x0, int y0, int w, int h, std::mt19937& rng, int bits) {
   // Odd widths: a stride that misaligns most rows (scalar stores); even widths: a multiple of 4
   // (16-byte stores wherever a band row allows them). Both leave padding that must stay untouched.
   const int stride = (w & 1) ? w + 3 : ((w + 7) & ~3);
-  std::vector<In> src(size_t(stride) * h);
+  const int ps = comp == -2 ? 1 : 3;  // elements between pixels
+  std::vector<In> src(size_t(stride) * ps * h);
   const int32_t dc = sizeof(In) < 4 ? (1 << (bits - 1)) : 0;
   for (auto& v : src) {
     if constexpr (sizeof(In) < 4) v = In(rng() % (1u << bits));
@@ -61,13 +68,22 @@ bool run(Dwt& cpu, int x0, int y0, int w, int h, std::mt19937& rng, int bits) {
     else v = int32_t(rng() % 4001) - 2000;
   }
   std::vector<T> ref(size_t(w) * h), dst(size_t(stride) * (h + 1), T(-12345));  // + a guard row
-  for (int y = 0; y < h; ++y) for (int x = 0; x < w; ++x) {
-    In s = src[size_t(y) * stride + x];
-    ref[size_t(y) * w + x] = sizeof(In) < 4 ? T(int32_t(s) - dc) : T(s);
+  std::vector<T> rgb[3];
+  for (auto& p : rgb) p.resize(size_t(w) * h);
+  for (int y = 0; y < h; ++y) for (int x = 0; x < w; ++x)
+    for (int c = 0; c < (comp >= 0 ? 3 : 1); ++c) {
+      In s = src[(size_t(y) * stride + x) * ps + c];
+      rgb[c][size_t(y) * w + x] = sizeof(In) < 4 ? T(int32_t(s) - dc) : T(s);
+    }
+  if (comp >= 0) {
+    if constexpr (W == kW53) rct_forward(rgb[0].data(), rgb[1].data(), rgb[2].data(), rgb[0].size());
+    else ict_forward(rgb[0].data(), rgb[1].data(), rgb[2].data(), rgb[0].size());
   }
+  ref = rgb[comp > 0 ? comp : 0];
   if constexpr (W == kW53) cpu.forward53(ref.data(), w, tc, 2); else cpu.forward97(ref.data(), w, tc, 2);
   FusedArgs<T> a;
-  a.in = src.data(); a.in_stride = stride; a.dc = dc;
+  for (int c = 0; c < 3; ++c) { a.src.p[c] = src.data() + c; a.src.dc[c] = dc; }
+  a.src.row_stride = stride * ps; a.src.pixel_stride = ps; a.src.comp = comp < 0 ? -1 : comp;
   a.w1 = w; a.h1 = h; a.snx1 = sn(w, 0); a.sny1 = sn(h, 0);
   a.w2 = int(lv[1].width); a.h2 = int(lv[1].height); a.snx2 = sn(a.w2, 0); a.sny2 = sn(a.h2, 0);
   using D = FusedDims<W>;
@@ -77,7 +93,12 @@ bool run(Dwt& cpu, int x0, int y0, int w, int h, std::mt19937& rng, int bits) {
   for (int b = 0; b < blocks; ++b) {
     std::memset(smem_raw, 0x7f, D::kSmemBytes);
     blockIdx.x = b; threadIdx.x = 0;
-    forward_fused12<W, In>(a);
+    if constexpr (sizeof(In) < 4) {
+      if (comp == -2) forward_fused12<W, Packed<In>>(a);
+      else forward_fused12<W, Gather<In>>(a);
+    } else {
+      forward_fused12<W, Packed<In>>(a);
+    }
   }
   long bad = 0;
   for (int y = 0; y < h; ++y) for (int x = 0; x < w; ++x)
@@ -158,11 +179,23 @@ int main(int argc, char** argv) {
         fails += !run<kW97, uint16_t>(cpu, o[0], o[1], w, h, rng, 12);
         cases += 2;
       }
+      if (rng() % 8 == 0) {  // interleaved RGB: one component alone, and each of the MCT's
+        const int comp = int(rng() % 4) - 1;
+        fails += !run<kW53, uint8_t>(cpu, o[0], o[1], w, h, rng, 8, comp);
+        fails += !run<kW97, uint8_t>(cpu, o[0], o[1], w, h, rng, 8, comp);
+        fails += !run<kW53, uint16_t>(cpu, o[0], o[1], w, h, rng, 16, comp);
+        fails += !run<kW97, uint16_t>(cpu, o[0], o[1], w, h, rng, 16, comp);
+        cases += 4;
+      }
     }
   fails += !run<kW53, int32_t>(cpu, 0, 0, 1024, 768, rng, 0);
   fails += !run<kW97, float>(cpu, 0, 0, 1024, 768, rng, 0);
   fails += !run_inv<kW53>(cpu, 0, 0, 1024, 768, rng, true);
   fails += !run_inv<kW97>(cpu, 0, 0, 1024, 768, rng, false);
-  printf("cases %ld fails %ld\n", cases + 4, fails);
+  for (int comp = 0; comp < 3; ++comp) {
+    fails += !run<kW53, uint8_t>(cpu, 0, 0, 260, 200, rng, 8, comp);
+    fails += !run<kW97, uint16_t>(cpu, 0, 0, 260, 200, rng, 16, comp);
+  }
+  printf("cases %ld fails %ld\n", cases + 10, fails);
   return fails != 0;
 }

@@ -22,9 +22,9 @@ class PlanCuda : public ::testing::Test {
   }
 };
 
-std::vector<uint16_t> random_rgb16(uint32_t w, uint32_t h, uint32_t seed) {
+std::vector<uint16_t> random_rgb16(uint32_t w, uint32_t h, uint32_t seed, int bits = 12) {
   std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> d(0, 4095);  // 12-bit samples
+  std::uniform_int_distribution<int> d(0, (1 << bits) - 1);
   std::vector<uint16_t> v(static_cast<size_t>(w) * h * 3);
   for (auto& s : v) s = static_cast<uint16_t>(d(rng));
   return v;
@@ -58,9 +58,13 @@ j2kfront::Settings settings(j2k_backend b, j2k_wavelet w) {
   return s;
 }
 
+// 12-bit samples go through the shift and MCT pass (with its range check); 16-bit ones have
+// their shift and MCT in the DWT's first read, from staging or straight from the caller's
+// device memory.
 TEST_F(PlanCuda, HostPinnedAndDeviceInputsMatchTheCpu) {
   const uint32_t w = 333, h = 222;
-  const std::vector<uint16_t> rgb = random_rgb16(w, h, 5);
+  for (int prec : {12, 16}) {
+  const std::vector<uint16_t> rgb = random_rgb16(w, h, 5, prec);
   const size_t bytes = rgb.size() * 2;
   void* pinned = nullptr;
   void* device = nullptr;
@@ -71,8 +75,8 @@ TEST_F(PlanCuda, HostPinnedAndDeviceInputsMatchTheCpu) {
   for (j2k_wavelet wv : {J2K_WAVELET_53, J2K_WAVELET_97})
     for (bool interleaved : {true, false}) {
       auto view = [&](const void* data, j2k_memory m) {
-        auto v = interleaved ? j2kfront::ImageView::interleaved(data, w, h, 3, J2K_SAMPLE_U16, 12, 0, m)
-                             : j2kfront::ImageView::planar(data, w, h, 3, J2K_SAMPLE_U16, 12, 0, 0, m);
+        auto v = interleaved ? j2kfront::ImageView::interleaved(data, w, h, 3, J2K_SAMPLE_U16, prec, 0, m)
+                             : j2kfront::ImageView::planar(data, w, h, 3, J2K_SAMPLE_U16, prec, 0, 0, m);
         v.at_origin(3, 4);
         return v;
       };
@@ -88,13 +92,14 @@ TEST_F(PlanCuda, HostPinnedAndDeviceInputsMatchTheCpu) {
           gpu.run(view(data, m));
           EXPECT_EQ(gpu.tile_component(0).coefficients.memory, out == J2K_MEMORY_DEVICE ? J2K_MEMORY_DEVICE : J2K_MEMORY_PINNED);
           EXPECT_TRUE(all_coefficients(gpu) == want)
-              << (wv ? "9/7" : "5/3") << (interleaved ? " interleaved" : " planar") << " input memory " << m
-              << " output memory " << out;
+              << prec << "-bit " << (wv ? "9/7" : "5/3") << (interleaved ? " interleaved" : " planar")
+              << " input memory " << m << " output memory " << out;
         }
       }
     }
   cudaFreeHost(pinned);
   cudaFree(device);
+  }
 }
 
 // Int16 output narrowed on the device, kept there or downloaded: equal to the CPU's.
@@ -164,6 +169,42 @@ TEST_F(PlanCuda, TileLargerThanFreeDeviceMemoryIsACleanError) {
   view.at_origin(3, 4);
   j2kfront::Plan next(small, view);
   EXPECT_NO_THROW(next.run(view)) << "the device after a refused plan";
+}
+
+// An image whose samples alone are larger than the free device memory runs tile by tile: the
+// device memory held follows the tile, and the coefficients equal the CPU's. The free memory
+// is made small by holding the rest of it while the plan is made and run.
+TEST_F(PlanCuda, ImageLargerThanFreeDeviceMemoryRunsTileByTile) {
+  const uint32_t w = 12288, h = 8192;  // 302 MB of RGB samples, 1.2 GB of int32 coefficients
+  const size_t sample_bytes = size_t{w} * h * 3;
+  const size_t leave = size_t{256} << 20;
+  size_t free_bytes = 0, total = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total), cudaSuccess);
+  ASSERT_GT(free_bytes, leave) << "the device has less than 256 MiB free";
+  void* held = nullptr;
+  ASSERT_EQ(cudaMalloc(&held, free_bytes - leave), cudaSuccess);
+  ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total), cudaSuccess);
+  ASSERT_LT(free_bytes, sample_bytes) << "could not make the free device memory small";
+
+  std::vector<uint8_t> rgb(sample_bytes);
+  std::mt19937 rng(11);
+  for (auto& v : rgb) v = static_cast<uint8_t>(rng());
+  const auto view = j2kfront::ImageView::interleaved(rgb.data(), w, h, 3, J2K_SAMPLE_U8, 8);
+  j2kfront::Settings s = settings(J2K_BACKEND_CUDA, J2K_WAVELET_53);
+  s.tile_w = s.tile_h = 1024;
+  s.tile_x0 = s.tile_y0 = 0;
+  std::vector<unsigned char> got;
+  {
+    j2kfront::Plan gpu(s, view);
+    EXPECT_LT(gpu.memory().device, free_bytes);
+    gpu.run(view);
+    got = all_coefficients(gpu);
+  }
+  cudaFree(held);
+  s.backend = J2K_BACKEND_CPU;
+  j2kfront::Plan cpu(s, view);
+  cpu.run(view);
+  EXPECT_TRUE(got == all_coefficients(cpu)) << "device memory free while running: " << free_bytes << " bytes";
 }
 
 // Frames ordered against the caller's streams on the device: samples copied up on one stream

@@ -93,6 +93,40 @@ TEST_P(PlanTest, TilesOriginsSubsamplingAndTinySizes) {
     }
 }
 
+// Unsigned samples at the full precision of their type need no range check: on backends that
+// can (CUDA), their DC shift and the RCT/ICT happen in the DWT's first read, from packed or
+// interleaved planes, through the per-level kernels (odd origins, levels 1) or the fused
+// levels 1 + 2 (origins on multiples of 4), or the level-0 copy. Here against the reference.
+TEST_P(PlanTest, FullPrecisionSamplesThroughTheFusedReads) {
+  struct Case { uint32_t x0, y0, w, h, tw, th; int levels; };
+  const Case cases[] = {{0, 0, 300, 170, 0, 0, 5}, {5, 3, 300, 170, 128, 64, 5}, {4, 8, 131, 67, 0, 0, 1},
+                        {1, 2, 45, 30, 0, 0, 0}, {0, 0, 1, 9, 0, 0, 3}};
+  for (j2k_sample_type type : {J2K_SAMPLE_U8, J2K_SAMPLE_U16})
+    for (int nc : {3, 4})
+      for (bool interleaved : {false, true})
+        for (j2k_mct mct : {J2K_MCT_AUTO, J2K_MCT_OFF})
+          for (j2k_wavelet wv : {J2K_WAVELET_53, J2K_WAVELET_97})
+            for (const Case& k : cases) {
+              const int prec = type == J2K_SAMPLE_U8 ? 8 : 16;
+              const Samples s = random_samples(k.x0, k.y0, k.w, k.h, nc, prec, false, 1, 1, k.w + k.levels);
+              const Packed p = pack(s, type, interleaved, interleaved ? 0 : 2);
+              j2kfront::Settings st = settings_for(GetParam());
+              st.wavelet = wv;
+              st.levels = k.levels;
+              st.tile_w = k.tw;
+              st.tile_h = k.th;
+              st.mct = mct;
+              j2kfront::Plan plan(st, p.view);
+              plan.run(p.view);
+              expect_matches(plan, reference(s, st, mct == J2K_MCT_AUTO),
+                             std::to_string(prec) + "-bit nc " + std::to_string(nc) +
+                                 (interleaved ? " interleaved" : " planar") + (mct == J2K_MCT_AUTO ? " mct" : "") +
+                                 (wv ? " 9/7 " : " 5/3 ") + std::to_string(k.w) + "x" + std::to_string(k.h) + " at " +
+                                 std::to_string(k.x0) + "," + std::to_string(k.y0) + " levels " +
+                                 std::to_string(k.levels));
+            }
+}
+
 // Coefficients written into the caller's buffers: equal to the plan's own, padding untouched.
 TEST_P(PlanTest, CallerOutputsKeepTheirPadding) {
   const Samples s = random_samples(2, 1, 50, 40, 3, 8, false);

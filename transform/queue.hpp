@@ -56,7 +56,7 @@ struct TileSamples {
   std::vector<Plane> in;        // per component: the tile-component's samples
   std::vector<int32_t> offset;  // per component: 1 << (precision - 1), or 0 when signed
   std::vector<int64_t> lo, hi;  // per component: valid samples lie in [lo, hi]
-  std::vector<uint8_t> fused;   // per component: shift_mct skips it (its DWT shifts, fuses_shift())
+  std::vector<uint8_t> fused;   // per component: shift_mct skips it (its DWT reads the samples, fuses_shift())
   bool mct = false;             // RCT (5/3) / ICT (9/7) on components 0..2
 };
 
@@ -92,13 +92,15 @@ class Queue {
   virtual void dwt(j2k_direction direction, Wavelet wavelet, const Plane& src, const Plane& dst,
                    const Rect& tc, int levels) = 0;
   virtual bool in_place() const = 0;
-  // Backends whose forward DWT can read unsigned 8/16-bit samples of a packed plane and
-  // subtract the DC offset as it loads them (the first level's read): components that need
-  // neither the MCT nor a range check then skip the shift pass (TileSamples::fused).
+  // Backends whose forward DWT can read unsigned 8/16-bit samples where they lie (packed or
+  // interleaved) and do the front stage's per-sample work as it loads them (the first level's
+  // read): subtract the DC offset and, for components 0..2 of an MCT tile, apply the RCT/ICT.
+  // Components that need no range check then skip shift_mct (TileSamples::fused; the plan
+  // fuses components 0..2 of an MCT tile together or not at all).
   virtual bool fuses_shift() const { return false; }
-  virtual void dwt_from_samples(Wavelet wavelet, const Plane& samples, int32_t dc_offset, const Plane& dst,
+  virtual void dwt_from_samples(Wavelet wavelet, const TileSamples& tile, int component, const Plane& dst,
                                 const Rect& tc, int levels) {
-    (void)wavelet, (void)samples, (void)dc_offset, (void)dst, (void)tc, (void)levels;
+    (void)wavelet, (void)tile, (void)component, (void)dst, (void)tc, (void)levels;
     throw Error(ErrorCode::Internal, "this backend does not fuse the DC shift into its DWT");
   }
   // Int16 output of the 5/3: narrow() copies int32 coefficients (known to fit) into an I16

@@ -59,4 +59,23 @@ void cuda_dwt(j2k_direction direction, Wavelet wavelet, const DevicePlane& src,
               void* workspace, size_t workspace_bytes, cudaStream_t stream,
               const CudaDwtOptions& options = {});
 
+// Unsigned 8/16-bit samples in device memory, element (x, y) of plane i at
+// (char*)data[i] + y * row_stride + x * pixel_stride: interleaved components are planes of one
+// buffer, pixel_stride apart. The planes share type and strides.
+struct DeviceSamples {
+  const void* data[3] = {nullptr, nullptr, nullptr};
+  j2k_sample_type type = J2K_SAMPLE_U8;
+  ptrdiff_t row_stride = 0, pixel_stride = 0;  // bytes, multiples of the sample size
+  int32_t dc[3] = {0, 0, 0};                   // each plane's DC offset
+  int component = -1;  // -1: plane 0 alone; 0..2: that component of planes 0..2's RCT / ICT
+};
+
+// The forward DWT of samples as the front stage's first read takes them (the pipeline's
+// fused path): each less its DC offset and, for `component` 0..2, through the RCT (5/3) or
+// ICT (9/7). The same coefficients, bit for bit, as the shift and MCT passes followed by
+// cuda_dwt. For samples that need no range check (unsigned, full precision).
+void cuda_dwt_from_samples(Wavelet wavelet, const DeviceSamples& src, const DevicePlane& dst,
+                           const Rect& tc, int levels, void* workspace, size_t workspace_bytes,
+                           cudaStream_t stream, const CudaDwtOptions& options = {});
+
 }  // namespace j2k

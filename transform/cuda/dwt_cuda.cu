@@ -35,7 +35,10 @@ namespace {
 using cudadwt::kThreads;
 using cudadwt::kW53;
 using cudadwt::kW97;
+using cudadwt::Gather;
 using cudadwt::LevelGeom;
+using cudadwt::Packed;
+using cudadwt::Samples;
 using cudadwt::Wv;
 
 constexpr size_t kAlign = 256;
@@ -118,16 +121,16 @@ void launch(Kernel kernel, long long tiles, cudaStream_t s, const Args& args, co
   cuda_check(cudaLaunchKernelEx(&cfg, kernel, args), what);
 }
 
-template <int W, class In, int TY>
+template <int W, class Src, int TY>
 void launch_forward_ty(const DwtLevel& lv, cudadwt::FwdArgs<typename Wv<W>::T> a, cudaStream_t s) {
   const bool reverse = a.g.reverse;
   a.g = geom(lv, 64 - 2 * Wv<W>::kHalo, TY);
   a.g.reverse = reverse;
   switch (lv.cas_x * 2 + lv.cas_y) {
-    case 0: launch(cudadwt::forward_level<W, In, 0, 0, TY>, a.g.tiles, s, a, "forward_level launch"); break;
-    case 1: launch(cudadwt::forward_level<W, In, 0, 1, TY>, a.g.tiles, s, a, "forward_level launch"); break;
-    case 2: launch(cudadwt::forward_level<W, In, 1, 0, TY>, a.g.tiles, s, a, "forward_level launch"); break;
-    default: launch(cudadwt::forward_level<W, In, 1, 1, TY>, a.g.tiles, s, a, "forward_level launch"); break;
+    case 0: launch(cudadwt::forward_level<W, Src, 0, 0, TY>, a.g.tiles, s, a, "forward_level launch"); break;
+    case 1: launch(cudadwt::forward_level<W, Src, 0, 1, TY>, a.g.tiles, s, a, "forward_level launch"); break;
+    case 2: launch(cudadwt::forward_level<W, Src, 1, 0, TY>, a.g.tiles, s, a, "forward_level launch"); break;
+    default: launch(cudadwt::forward_level<W, Src, 1, 1, TY>, a.g.tiles, s, a, "forward_level launch"); break;
   }
 }
 
@@ -150,12 +153,12 @@ bool small_level(const DwtLevel& lv) {
   return geom(lv, 64 - 2 * Wv<W>::kHalo, Wv<W>::kRows).tiles < cuda_tuning::kSmallLevelTiles;
 }
 
-template <int W, class In>
+template <int W, class Src>
 void launch_forward(const DwtLevel& lv, const cudadwt::FwdArgs<typename Wv<W>::T>& a, cudaStream_t s) {
-  if constexpr (std::is_same<In, typename Wv<W>::T>::value) {
-    if (small_level<W>(lv)) return launch_forward_ty<W, In, cuda_tuning::kRowsSmall>(lv, a, s);
+  if constexpr (std::is_same<Src, Packed<typename Wv<W>::T>>::value) {
+    if (small_level<W>(lv)) return launch_forward_ty<W, Src, cuda_tuning::kRowsSmall>(lv, a, s);
   }
-  launch_forward_ty<W, In, Wv<W>::kRows>(lv, a, s);
+  launch_forward_ty<W, Src, Wv<W>::kRows>(lv, a, s);
 }
 
 template <int W>
@@ -168,35 +171,41 @@ bool pair_aligned(const void* p, long long stride, size_t elem) {
   return reinterpret_cast<uintptr_t>(p) % (2 * elem) == 0 && stride % 2 == 0;
 }
 
-void check_buffers(const void* src, size_t src_stride, size_t src_elem, const void* dst,
-                   size_t dst_stride, const Rect& tc, const Plan& plan, size_t elem,
-                   const void* ws, size_t ws_bytes) {
+// src: its planes (all three for a component of the MCT), element strides; src_elem: bytes.
+void check_buffers(const Samples& src, size_t src_elem, const void* dst, size_t dst_stride,
+                   const Rect& tc, const Plan& plan, size_t elem, const void* ws, size_t ws_bytes) {
   if (tc.empty()) return;
-  if (src == nullptr || dst == nullptr)
-    throw Error(ErrorCode::InvalidArgument, "CUDA DWT: null source or destination");
-  if (src_stride < static_cast<size_t>(tc.width()) || dst_stride < static_cast<size_t>(tc.width()))
+  const int planes = src.comp < 0 ? 1 : 3;
+  for (int i = 0; i < planes; ++i)
+    if (src.p[i] == nullptr)
+      throw Error(ErrorCode::InvalidArgument, "CUDA DWT: null source");
+  if (dst == nullptr) throw Error(ErrorCode::InvalidArgument, "CUDA DWT: null destination");
+  const auto w = static_cast<size_t>(tc.width()), h = static_cast<size_t>(tc.height());
+  const auto ps = static_cast<size_t>(src.pixel_stride);
+  if (static_cast<size_t>(src.row_stride) < (w - 1) * ps + 1 || dst_stride < w)
     throw Error(ErrorCode::InvalidArgument, "CUDA DWT: stride smaller than the width " +
                                                 std::to_string(tc.width()));
   // Out of place only: the source is read by every level-1 tile while others write dst.
-  const auto w = static_cast<size_t>(tc.width()), h = static_cast<size_t>(tc.height());
-  const auto s0 = reinterpret_cast<uintptr_t>(src), d0 = reinterpret_cast<uintptr_t>(dst);
-  const uintptr_t s1 = s0 + ((h - 1) * src_stride + w) * src_elem;
+  const auto d0 = reinterpret_cast<uintptr_t>(dst);
   const uintptr_t d1 = d0 + ((h - 1) * dst_stride + w) * elem;
-  if (s0 < d1 && d0 < s1)
-    throw Error(ErrorCode::InvalidArgument, "CUDA DWT: source and destination overlap "
-                                            "(the device API is out of place)");
+  for (int i = 0; i < planes; ++i) {
+    const auto s0 = reinterpret_cast<uintptr_t>(src.p[i]);
+    const uintptr_t s1 = s0 + ((h - 1) * static_cast<size_t>(src.row_stride) + (w - 1) * ps + 1) * src_elem;
+    if (s0 < d1 && d0 < s1)
+      throw Error(ErrorCode::InvalidArgument, "CUDA DWT: source and destination overlap "
+                                              "(the device API is out of place)");
+  }
   const size_t need = align_up(plan.ws_elems[0] * elem) + plan.ws_elems[1] * elem;
   if (need > 0 && (ws == nullptr || ws_bytes < need))
     throw Error(ErrorCode::InvalidArgument, "CUDA DWT: workspace of " + std::to_string(ws_bytes) +
                                                 " bytes given, " + std::to_string(need) + " needed");
 }
 
-template <class T, class In>
-void copy_level0(const In* src, size_t src_stride, int32_t dc, T* dst, size_t dst_stride,
-                 const Rect& tc, cudaStream_t s) {
+template <class T, class Src>
+void copy_level0(const Samples& src, T* dst, size_t dst_stride, const Rect& tc, cudaStream_t s) {
   const auto w = static_cast<int>(tc.width()), h = static_cast<int>(tc.height());
-  if (std::is_same<T, In>::value && dc == 0) {
-    cuda_check(cudaMemcpy2DAsync(dst, dst_stride * sizeof(T), src, src_stride * sizeof(In),
+  if (std::is_same<Src, Packed<T>>::value) {
+    cuda_check(cudaMemcpy2DAsync(dst, dst_stride * sizeof(T), src.p[0], static_cast<size_t>(src.row_stride) * sizeof(T),
                                  static_cast<size_t>(w) * sizeof(T), static_cast<size_t>(h),
                                  cudaMemcpyDeviceToDevice, s),
                "cudaMemcpy2DAsync");
@@ -204,8 +213,7 @@ void copy_level0(const In* src, size_t src_stride, int32_t dc, T* dst, size_t ds
   }
   const long long n = static_cast<long long>(w) * h;
   const unsigned blocks = static_cast<unsigned>((n + 255) / 256);
-  cudadwt::convert_copy<T, In><<<blocks, 256, 0, s>>>(src, static_cast<long long>(src_stride), dc,
-                                                       dst, static_cast<long long>(dst_stride), w, h);
+  cudadwt::convert_copy<T, Src><<<blocks, 256, 0, s>>>(src, dst, static_cast<long long>(dst_stride), w, h);
   cuda_check(cudaGetLastError(), "convert_copy launch");
 }
 
@@ -268,17 +276,14 @@ long long set_fused_geometry(const Plan& plan, Args& a) {
   return static_cast<long long>(a.blocks_x) * ((g2.h + D::BY - 1) / D::BY);
 }
 
-template <int W, class In>
-void launch_fused12(const Plan& plan, const In* src, long long src_stride, int32_t dc,
-                    typename Wv<W>::T* dst, long long dst_stride, typename Wv<W>::T* ll2,
-                    long long ll2_stride, cudaStream_t s) {
+template <int W, class Src>
+void launch_fused12(const Plan& plan, const Samples& src, typename Wv<W>::T* dst,
+                    long long dst_stride, typename Wv<W>::T* ll2, long long ll2_stride, cudaStream_t s) {
   using D = cudadwt::FusedDims<W>;
-  constexpr auto kernel = cudadwt::forward_fused12<W, In>;
+  constexpr auto kernel = cudadwt::forward_fused12<W, Src>;
   allow_smem<kernel>(D::kSmemBytes);
   cudadwt::FusedArgs<typename Wv<W>::T> a;
-  a.in = src;
-  a.in_stride = src_stride;
-  a.dc = dc;
+  a.src = src;
   const long long blocks = set_fused_geometry<D>(plan, a);
   a.dst = dst;
   a.dst_stride = dst_stride;
@@ -305,16 +310,16 @@ void launch_fused21(const Plan& plan, const typename Wv<W>::T* src, long long sr
   launch_fused(kernel, blocks, D::kSmemBytes, s, a, "inverse_fused21 launch");
 }
 
-template <int W, class In>
-void forward(const In* src, size_t src_stride, int32_t dc, typename Wv<W>::T* dst,
-             size_t dst_stride, const Rect& tc, int levels, void* ws, size_t ws_bytes,
-             cudaStream_t s, const CudaDwtOptions& opt) {
+// The first level reads `src` through the sample source Src (sample_source.cuh).
+template <int W, class Src>
+void forward(const Samples& src, typename Wv<W>::T* dst, size_t dst_stride, const Rect& tc,
+             int levels, void* ws, size_t ws_bytes, cudaStream_t s, const CudaDwtOptions& opt) {
   using T = typename Wv<W>::T;
   const Plan plan = make_plan(tc, levels);
-  check_buffers(src, src_stride, sizeof(In), dst, dst_stride, tc, plan, sizeof(T), ws, ws_bytes);
+  check_buffers(src, sizeof(typename Src::Elem), dst, dst_stride, tc, plan, sizeof(T), ws, ws_bytes);
   if (tc.empty()) return;
   if (plan.levels.empty()) {
-    copy_level0<T, In>(src, src_stride, dc, dst, dst_stride, tc, s);
+    copy_level0<T, Src>(src, dst, dst_stride, tc, s);
     return;
   }
   T* buf[2] = {static_cast<T*>(ws), nullptr};
@@ -325,12 +330,11 @@ void forward(const In* src, size_t src_stride, int32_t dc, typename Wv<W>::T* ds
     // Levels 1 and 2 in one kernel; its level-2 LL goes where level 2 would write it.
     const LevelGeom g2 = geom(plan.levels[1], 1, 1);
     if (n == 2)
-      launch_fused12<W, In>(plan, src, static_cast<long long>(src_stride), dc, dst,
-                            static_cast<long long>(dst_stride), dst,
-                            static_cast<long long>(dst_stride), s);
+      launch_fused12<W, Src>(plan, src, dst, static_cast<long long>(dst_stride), dst,
+                             static_cast<long long>(dst_stride), s);
     else
-      launch_fused12<W, In>(plan, src, static_cast<long long>(src_stride), dc, dst,
-                            static_cast<long long>(dst_stride), buf[1], ws_stride(g2.sn_x), s);
+      launch_fused12<W, Src>(plan, src, dst, static_cast<long long>(dst_stride), buf[1],
+                             ws_stride(g2.sn_x), s);
     first = 2;
   }
   for (size_t k = first; k < n; ++k) {
@@ -348,17 +352,15 @@ void forward(const In* src, size_t src_stride, int32_t dc, typename Wv<W>::T* ds
       a.ll_stride = ws_stride(a.g.sn_x);
     }
     if (k == 0) {
-      a.in = src;
-      a.in_stride = static_cast<long long>(src_stride);
-      a.dc = dc;
-      a.vec = pair_aligned(src, a.in_stride, sizeof(In));
-      launch_forward<W, In>(lv, a, s);
+      a.src = src;
+      a.vec = pair_aligned(src.p[0], src.row_stride, sizeof(typename Src::Elem));
+      launch_forward<W, Src>(lv, a, s);
     } else {
-      a.in = buf[(k - 1) & 1];
-      a.in_stride = ws_stride(a.g.w);
-      a.dc = 0;
-      a.vec = pair_aligned(a.in, a.in_stride, sizeof(T));
-      launch_forward<W, T>(lv, a, s);
+      a.src = Samples{};
+      a.src.p[0] = buf[(k - 1) & 1];
+      a.src.row_stride = ws_stride(a.g.w);
+      a.vec = pair_aligned(a.src.p[0], a.src.row_stride, sizeof(T));
+      launch_forward<W, Packed<T>>(lv, a, s);
     }
   }
 }
@@ -369,10 +371,13 @@ void inverse(const typename Wv<W>::T* src, size_t src_stride, typename Wv<W>::T*
              cudaStream_t s, const CudaDwtOptions& opt) {
   using T = typename Wv<W>::T;
   const Plan plan = make_plan(tc, levels);
-  check_buffers(src, src_stride, sizeof(T), dst, dst_stride, tc, plan, sizeof(T), ws, ws_bytes);
+  Samples in;
+  in.p[0] = src;
+  in.row_stride = static_cast<long long>(src_stride);
+  check_buffers(in, sizeof(T), dst, dst_stride, tc, plan, sizeof(T), ws, ws_bytes);
   if (tc.empty()) return;
   if (plan.levels.empty()) {
-    copy_level0<T, T>(src, src_stride, 0, dst, dst_stride, tc, s);
+    copy_level0<T, Packed<T>>(in, dst, dst_stride, tc, s);
     return;
   }
   T* buf[2] = {static_cast<T*>(ws), nullptr};
@@ -456,16 +461,14 @@ void dispatch(j2k_direction direction, const DevicePlane& src, size_t ss, int32_
   T* out = static_cast<T*>(dst.data);
   if (direction == J2K_INVERSE)
     return inverse<W>(static_cast<const T*>(src.data), ss, out, ds, tc, levels, ws, wsb, s, o);
+  Samples in;
+  in.p[0] = src.data;
+  in.row_stride = static_cast<long long>(ss);
+  in.dc[0] = dc;
   switch (src.type) {
-    case J2K_SAMPLE_U8:
-      return forward<W, uint8_t>(static_cast<const uint8_t*>(src.data), ss, dc, out, ds, tc,
-                                 levels, ws, wsb, s, o);
-    case J2K_SAMPLE_U16:
-      return forward<W, uint16_t>(static_cast<const uint16_t*>(src.data), ss, dc, out, ds, tc,
-                                  levels, ws, wsb, s, o);
-    default:
-      return forward<W, T>(static_cast<const T*>(src.data), ss, 0, out, ds, tc, levels, ws,
-                           wsb, s, o);
+    case J2K_SAMPLE_U8: return forward<W, Packed<uint8_t>>(in, out, ds, tc, levels, ws, wsb, s, o);
+    case J2K_SAMPLE_U16: return forward<W, Packed<uint16_t>>(in, out, ds, tc, levels, ws, wsb, s, o);
+    default: return forward<W, Packed<T>>(in, out, ds, tc, levels, ws, wsb, s, o);
   }
 }
 
@@ -508,10 +511,52 @@ void cuda_dwt(j2k_direction direction, Wavelet wavelet, const DevicePlane& src, 
     dispatch<kW97>(direction, src, ss, dc_shift, dst, ds, tc, levels, ws, wsb, s, o);
 }
 
+void cuda_dwt_from_samples(Wavelet wavelet, const DeviceSamples& src, const DevicePlane& dst, const Rect& tc,
+                           int levels, void* ws, size_t wsb, cudaStream_t s, const CudaDwtOptions& o) {
+  if (wavelet != Wavelet::Reversible53 && wavelet != Wavelet::Irreversible97)
+    invalid("unknown wavelet " + std::to_string(static_cast<int>(wavelet)));
+  const bool w53 = wavelet == Wavelet::Reversible53;
+  if (dst.type != (w53 ? J2K_SAMPLE_I32 : J2K_SAMPLE_F32))
+    invalid("dst type " + describe(dst.type) + " is not the wavelet's coefficient type");
+  if (src.type != J2K_SAMPLE_U8 && src.type != J2K_SAMPLE_U16)
+    invalid("samples of " + describe(src.type) + " (U8 or U16 only)");
+  if (src.component < -1 || src.component > 2)
+    invalid("MCT component " + std::to_string(src.component) + " (0..2, or -1 for none)");
+  const size_t elem = j2k_sample_size(src.type);
+  if (src.row_stride < 0 || src.pixel_stride <= 0 || static_cast<size_t>(src.row_stride) % elem != 0 ||
+      static_cast<size_t>(src.pixel_stride) % elem != 0)
+    invalid("sample strides " + std::to_string(src.row_stride) + ", " + std::to_string(src.pixel_stride) +
+            " are not positive multiples of the sample size");
+  Samples in;
+  for (int i = 0; i < 3; ++i) {
+    in.p[i] = src.data[i];
+    in.dc[i] = src.dc[i];
+    if (reinterpret_cast<uintptr_t>(src.data[i]) % elem != 0) invalid("samples not aligned to their type");
+  }
+  in.row_stride = static_cast<long long>(static_cast<size_t>(src.row_stride) / elem);
+  in.pixel_stride = static_cast<long long>(static_cast<size_t>(src.pixel_stride) / elem);
+  in.comp = src.component;
+  const size_t ds = element_stride(dst, "dst", 4, tc);
+  const bool u8 = src.type == J2K_SAMPLE_U8;
+  if (in.comp < 0 && in.pixel_stride == 1) {  // one packed plane: the pair loads of Packed
+    DevicePlane one{const_cast<void*>(src.data[0]), src.type, src.row_stride};
+    return cuda_dwt(J2K_FORWARD, wavelet, one, src.dc[0], dst, tc, levels, ws, wsb, s, o);
+  }
+  if (w53) {
+    auto* out = static_cast<int32_t*>(dst.data);
+    if (u8) forward<kW53, Gather<uint8_t>>(in, out, ds, tc, levels, ws, wsb, s, o);
+    else forward<kW53, Gather<uint16_t>>(in, out, ds, tc, levels, ws, wsb, s, o);
+  } else {
+    auto* out = static_cast<float*>(dst.data);
+    if (u8) forward<kW97, Gather<uint8_t>>(in, out, ds, tc, levels, ws, wsb, s, o);
+    else forward<kW97, Gather<uint16_t>>(in, out, ds, tc, levels, ws, wsb, s, o);
+  }
+}
+
 // Whether this binary has a kernel image the current device can run.
 cudaError_t cuda_kernel_image_check() {
   cudaFuncAttributes attr;
-  return cudaFuncGetAttributes(&attr, cudadwt::forward_level<kW53, int32_t, 0, 0, Wv<kW53>::kRows>);
+  return cudaFuncGetAttributes(&attr, cudadwt::forward_level<kW53, Packed<int32_t>, 0, 0, Wv<kW53>::kRows>);
 }
 
 }  // namespace j2k

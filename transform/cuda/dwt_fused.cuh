@@ -7,8 +7,8 @@
 // at (X0, Y0), and holds in shared memory S the level-1 input that covers it plus H LL samples
 // of level-2 context on each side plus H level-1 samples of level-1 context:
 //  1. level-1 vertical pass: each thread loads one column chunk (plus context rows) straight
-//     from global memory (positions mirrored into the level-1 resolution, DC shift and
-//     conversion fused), lifts it in registers and writes its output rows to S;
+//     from global memory (positions mirrored into the level-1 resolution, DC shift, MCT and
+//     conversion fused: sample_source.cuh), lifts it in registers and writes its output rows to S;
 //  2. level-1 horizontal pass: each thread lifts one row chunk of S in registers (all threads
 //     read, barrier, all write). By the reflection argument of dwt_kernels.cuh, the samples at
 //     real positions are exact wherever their context was loaded;
@@ -54,9 +54,7 @@ struct FusedDims {
 
 template <class T>
 struct FusedArgs {
-  const void* in;
-  long long in_stride;
-  int32_t dc;
+  Samples src;  // level 1's input, read through the kernel's sample source
   int w1, h1, snx1, sny1;  // level-1 resolution
   int w2, h2, snx2, sny2;  // level-2 resolution (the level-1 LL)
   int blocks_x;
@@ -206,7 +204,7 @@ __device__ __forceinline__ void store_band_rows(const T* s, int s_step, T* p, lo
   }
 }
 
-template <int W, class In>
+template <int W, class Src>
 __global__ void __launch_bounds__(kFusedThreads, FusedDims<W>::kMinBlocks)
     forward_fused12(FusedArgs<typename Wv<W>::T> a) {
   using Wt = Wv<W>;
@@ -221,7 +219,6 @@ __global__ void __launch_bounds__(kFusedThreads, FusedDims<W>::kMinBlocks)
   const int bx = static_cast<int>(blockIdx.x - static_cast<unsigned>(by) * a.blocks_x);
   const int X0 = bx * BX, Y0 = by * BY;  // owned level-2 input region (LL1 coordinates)
   const int gx0 = 2 * (X0 - H) - H, gy0 = 2 * (Y0 - H) - H;  // S(0,0) in level-1 coordinates
-  const In* in = static_cast<const In*>(a.in);
   pdl_wait_and_release();
 
   // 1. Level-1 vertical pass, straight from global memory into registers: a thread takes one
@@ -236,13 +233,11 @@ __global__ void __launch_bounds__(kFusedThreads, FusedDims<W>::kMinBlocks)
       const int r0 = gy0 + q * CH;
       T v[R];
       if (r0 >= 0 && r0 + R <= a.h1) {
-        const In* p = in + static_cast<long long>(r0) * a.in_stride + gc;
 #pragma unroll
-        for (int k = 0; k < R; ++k) v[k] = load_sample<T>(p + k * a.in_stride, a.dc);
+        for (int k = 0; k < R; ++k) v[k] = Src::template load<T>(a.src, r0 + k, gc);
       } else {
 #pragma unroll
-        for (int k = 0; k < R; ++k)
-          v[k] = load_sample<T>(in + static_cast<long long>(mirror(r0 + k, a.h1)) * a.in_stride + gc, a.dc);
+        for (int k = 0; k < R; ++k) v[k] = Src::template load<T>(a.src, mirror(r0 + k, a.h1), gc);
       }
       line_steps<W, R>(v);
       T* o = S + (q * CH + H) * P + c;

@@ -17,6 +17,7 @@
 #include "transform/common/constants.hpp"
 #include <cstdint>
 
+#include "transform/cuda/sample_source.cuh"
 #include "transform/cuda/tuning.hpp"
 
 namespace j2k::cudadwt {
@@ -93,21 +94,6 @@ __device__ __forceinline__ int deint(int p, int cas, int sn) {
   return (q & 1) ? sn + (q >> 1) : (q >> 1) - cas;
 }
 
-template <class T, class In>
-__device__ __forceinline__ T load_sample(const In* p, int32_t dc) {
-  if constexpr (sizeof(In) < 4) {
-    return static_cast<T>(static_cast<int32_t>(__ldg(p)) - dc);
-  } else {
-    return __ldg(p);
-  }
-}
-
-template <class T, class In>
-__device__ __forceinline__ T convert_sample(In x, int32_t dc) {
-  if constexpr (sizeof(In) < 4) return static_cast<T>(static_cast<int32_t>(x) - dc);
-  else return x;
-}
-
 // Two adjacent samples in one access (the pair's first sample at an even index, buffer and
 // stride aligned for it).
 template <class In> struct Pair;
@@ -154,10 +140,8 @@ __device__ __forceinline__ long long tile_index(const LevelGeom& g) {
 template <class T>
 struct FwdArgs {
   LevelGeom g;
-  const void* in;
-  long long in_stride;
-  int32_t dc;
-  bool vec;  // input buffer and stride allow Pair loads at even columns
+  Samples src;  // read through the kernel's sample source (sample_source.cuh)
+  bool vec;  // input buffer and stride allow Pair loads at even columns (Packed sources)
   T* det;  // HL, LH, HH at their pyramid places
   long long det_stride;
   T* ll;   // LL: next level's input, or dst at the last level
@@ -226,8 +210,9 @@ __device__ __forceinline__ void hsteps(typename Wv<W>::T& a0, typename Wv<W>::T&
 
 constexpr int kThreads = cuda_tuning::kWarpsPerBlock * 32;
 
-// One forward level: reads the w x h resolution (interleaved), writes its four subbands.
-template <int W, class In, int CAS_X, int CAS_Y, int TY>
+// One forward level: reads the w x h resolution (interleaved) through the sample source Src,
+// writes its four subbands.
+template <int W, class Src, int CAS_X, int CAS_Y, int TY>
 __global__ void __launch_bounds__(kThreads, cuda_tuning::kMinBlocksFwd) forward_level(FwdArgs<typename Wv<W>::T> a) {
   using Wt = Wv<W>;
   using T = typename Wt::T;
@@ -241,30 +226,36 @@ __global__ void __launch_bounds__(kThreads, cuda_tuning::kMinBlocksFwd) forward_
   const int x0 = tx * TX, y0 = ty * TY;
   const int px = x0 - H + 2 * lane;  // even: a0's class is CAS_X
   const int c0 = mirror(px, a.g.w), c1 = mirror(px + 1, a.g.w);
-  const In* in = static_cast<const In*>(a.in);
   pdl_wait_and_release();
 
   T v[R][2];
   // Interior tiles (rows need no mirroring; the whole warp on aligned, unmirrored pairs):
   // one load per pair, addresses by constant row offsets.
-  const bool rows_inside = y0 - H >= 0 && y0 + TY + H <= a.g.h;
-  if (__all_sync(kFull, rows_inside && a.vec && c1 == c0 + 1)) {
-    using P = typename Pair<In>::type;
-    const P* base = reinterpret_cast<const P*>(in + static_cast<long long>(y0 - H) * a.in_stride + c0);
-    const long long ps = a.in_stride / 2;
+  bool pairs = false;
+  if constexpr (Src::kPairs) {
+    const bool rows_inside = y0 - H >= 0 && y0 + TY + H <= a.g.h;
+    pairs = __all_sync(kFull, rows_inside && a.vec && c1 == c0 + 1);
+  }
+  if (pairs) {
+    if constexpr (Src::kPairs) {
+      using In = typename Src::Elem;
+      using P = typename Pair<In>::type;
+      const P* base = reinterpret_cast<const P*>(static_cast<const In*>(a.src.p[0]) +
+                                                 static_cast<long long>(y0 - H) * a.src.row_stride + c0);
+      const long long ps = a.src.row_stride / 2;
 #pragma unroll
-    for (int k = 0; k < R; ++k) {
-      const P p = __ldg(base + k * ps);
-      v[k][0] = convert_sample<T>(p.x, a.dc);
-      v[k][1] = convert_sample<T>(p.y, a.dc);
+      for (int k = 0; k < R; ++k) {
+        const P p = __ldg(base + k * ps);
+        v[k][0] = shifted<T>(p.x, a.src.dc[0]);
+        v[k][1] = shifted<T>(p.y, a.src.dc[0]);
+      }
     }
   } else {
 #pragma unroll
     for (int k = 0; k < R; ++k) {
       const int r = mirror(y0 - H + k, a.g.h);
-      const In* row = in + static_cast<long long>(r) * a.in_stride;
-      v[k][0] = load_sample<T>(row + c0, a.dc);
-      v[k][1] = load_sample<T>(row + c1, a.dc);
+      v[k][0] = Src::template load<T>(a.src, r, c0);
+      v[k][1] = Src::template load<T>(a.src, r, c1);
     }
   }
 
@@ -445,14 +436,13 @@ __global__ void __launch_bounds__(kThreads, cuda_tuning::kMinBlocksInv) inverse_
   }
 }
 
-// Level 0 / no transform: dst = src - dc, converted.
-template <class T, class In>
-__global__ void convert_copy(const In* src, long long src_stride, int32_t dc, T* dst,
-                             long long dst_stride, int w, int h) {
+// Level 0 / no transform: dst = the samples as the source reads them.
+template <class T, class Src>
+__global__ void convert_copy(Samples src, T* dst, long long dst_stride, int w, int h) {
   const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= static_cast<long long>(w) * h) return;
   const int y = static_cast<int>(i / w), x = static_cast<int>(i % w);
-  dst[y * dst_stride + x] = load_sample<T>(src + y * src_stride + x, dc);
+  dst[y * dst_stride + x] = Src::template load<T>(src, y, x);
 }
 
 }  // namespace j2k::cudadwt

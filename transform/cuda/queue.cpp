@@ -193,12 +193,27 @@ class CudaQueue final : public Queue {
   }
 
   bool fuses_shift() const override { return true; }
-  void dwt_from_samples(Wavelet wavelet, const Plane& samples, int32_t dc_offset, const Plane& dst, const Rect& tc,
+  void dwt_from_samples(Wavelet wavelet, const TileSamples& tile, int component, const Plane& dst, const Rect& tc,
                         int levels) override {
     if (tc.empty()) return;
-    cuda_dwt(J2K_FORWARD, wavelet, DevicePlane{at(samples), samples.type, samples.row_stride}, dc_offset,
-             DevicePlane{at(dst), dst.type, dst.row_stride}, tc, levels, workspace_.data(), workspace_.size(), stream_,
-             kernels_);
+    const auto c = static_cast<size_t>(component);
+    const Plane& p = tile.in[c];
+    DeviceSamples in;
+    in.type = p.type;
+    in.row_stride = p.row_stride;
+    in.pixel_stride = p.pixel_stride;
+    if (tile.mct && component < 3) {
+      for (size_t i = 0; i < 3; ++i) {
+        in.data[i] = at(tile.in[i]);
+        in.dc[i] = tile.offset[i];
+      }
+      in.component = component;
+    } else {
+      in.data[0] = at(p);
+      in.dc[0] = tile.offset[c];
+    }
+    cuda_dwt_from_samples(wavelet, in, DevicePlane{at(dst), dst.type, dst.row_stride}, tc, levels, workspace_.data(),
+                          workspace_.size(), stream_, kernels_);
   }
 
   void download(const Plane& src, const Plane& dst) override {

@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "common/error.hpp"
-#include "transform/common/constants.hpp"
 #include "transform/cuda/cuda_check.hpp"
+#include "transform/cuda/mct.cuh"
 
 namespace j2k::cuda {
 namespace {
@@ -38,24 +38,16 @@ __global__ void rct_kernel(int* c0, int* c1, int* c2, long long stride, int widt
   if (x >= width) return;
   for (long long y = blockIdx.y * kBlockY + threadIdx.y; y < height; y += gridDim.y * kBlockY) {
     const long long i = y * stride + x;
-    const int r = c0[i], g = c1[i], b = c2[i];
-    c0[i] = (r + 2 * g + b) >> 2;
-    c1[i] = b - g;
-    c2[i] = r - g;
+    cudamct::forward(c0[i], c1[i], c2[i], c0[i], c1[i], c2[i]);
   }
 }
 
-// Each product rounded, sums left to right, as OpenJPEG: no contraction into FMA.
 __global__ void ict_kernel(float* c0, float* c1, float* c2, long long stride, int width, int height) {
   const int x = blockIdx.x * kBlockX + threadIdx.x;
   if (x >= width) return;
   for (long long y = blockIdx.y * kBlockY + threadIdx.y; y < height; y += gridDim.y * kBlockY) {
     const long long i = y * stride + x;
-    const float r = c0[i], g = c1[i], b = c2[i];
-    using namespace constants;
-    c0[i] = __fadd_rn(__fadd_rn(__fmul_rn(kIctYR, r), __fmul_rn(kIctYG, g)), __fmul_rn(kIctYB, b));
-    c1[i] = __fadd_rn(__fsub_rn(__fmul_rn(kIctUR, r), __fmul_rn(kIctUG, g)), __fmul_rn(kIctUB, b));
-    c2[i] = __fsub_rn(__fsub_rn(__fmul_rn(kIctVR, r), __fmul_rn(kIctVG, g)), __fmul_rn(kIctVB, b));
+    cudamct::forward(c0[i], c1[i], c2[i], c0[i], c1[i], c2[i]);
   }
 }
 
@@ -101,7 +93,8 @@ void shift_mct(const TileSamples& tile, Wavelet wavelet, const std::vector<Plane
     if (rev) shift<int>(tile, c, out[c], d_out_of_range, stream);
     else shift<float>(tile, c, out[c], d_out_of_range, stream);
   }
-  if (!tile.mct || out[0].width == 0 || out[0].height == 0) return;
+  // Components 0..2 fused together: their DWTs apply the MCT as they read (sample_source.cuh).
+  if (!tile.mct || out[0].width == 0 || out[0].height == 0 || (!tile.fused.empty() && tile.fused[0])) return;
   const dim3 grid = grid_for(out[0].width, out[0].height), block(kBlockX, kBlockY);
   const long long stride = out[0].row_stride / 4;
   const int w = static_cast<int>(out[0].width), h = static_cast<int>(out[0].height);

@@ -1,0 +1,25 @@
+// The forward RCT (5/3) and ICT (9/7) of one pixel, in device code: the one definition that
+// the shift + MCT pass (shift_mct.cu) and the DWT's fused first read (sample_source.cuh) use.
+// Same arithmetic as the CPU reference (transform/cpu/component_transform.cpp), bit for bit:
+// the ICT rounds every product and sums left to right (no contraction into an FMA).
+#pragma once
+#include <cstdint>
+
+#include "transform/common/constants.hpp"
+
+namespace j2k::cudamct {
+
+__device__ __forceinline__ void forward(int32_t r, int32_t g, int32_t b, int32_t& y, int32_t& u, int32_t& v) {
+  y = (r + 2 * g + b) >> 2;
+  u = b - g;
+  v = r - g;
+}
+
+__device__ __forceinline__ void forward(float r, float g, float b, float& y, float& u, float& v) {
+  using namespace constants;
+  y = __fadd_rn(__fadd_rn(__fmul_rn(kIctYR, r), __fmul_rn(kIctYG, g)), __fmul_rn(kIctYB, b));
+  u = __fadd_rn(__fsub_rn(__fmul_rn(kIctUR, r), __fmul_rn(kIctUG, g)), __fmul_rn(kIctUB, b));
+  v = __fsub_rn(__fsub_rn(__fmul_rn(kIctVR, r), __fmul_rn(kIctVG, g)), __fmul_rn(kIctVB, b));
+}
+
+}  // namespace j2k::cudamct
