@@ -16,6 +16,7 @@ struct Options {
   int device = -1;   // GPU / OpenCL device
   std::string opencl_tuning;  // BackendOptions::opencl_tuning
   std::string timeline;       // --pipeline: an SVG timeline of one configuration goes here
+  int streams = 0;            // --pipeline: the plans' streams (0: their default)
 };
 
 // Each prints a table and returns 0, or throws j2k::Error.

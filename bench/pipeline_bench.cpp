@@ -164,8 +164,9 @@ int run_pipeline(const Options& o) {
               "and D2H of the coefficients (int32/float32, or int16) at once, same run.\n"
               "image: plan.run on one image at a time (coefficients int32/float32 into the plan's pinned\n"
               "buffers), median of %d runs. frames: a sequence of %d frames, %d in flight (submit/wait),\n"
-              "each into its own pinned output set; time per frame.\n",
-              o.levels, o.repeats, frames, kDepth);
+              "each into its own pinned output set; time per frame. Streams per plan: %s.\n",
+              o.levels, o.repeats, frames, kDepth,
+              o.streams ? std::to_string(o.streams).c_str() : "the plan's default (3; 2 untiled)");
   bool drawn = false;
   for (int64_t n : o.sizes) {
     for (const Input& in : inputs) {
@@ -216,6 +217,7 @@ int run_pipeline(const Options& o) {
             s.wavelet = w;
             s.tile_w = s.tile_h = static_cast<uint32_t>(tile);
             s.narrow_output = narrow ? 1 : 0;
+            s.streams = o.streams;
             j2kfront::Plan plan(s, view);
             std::vector<double> t;
             for (int r = 0; r <= o.repeats; ++r) {  // the first run warms up

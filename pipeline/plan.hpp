@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "j2kfront/j2kfront.h"
@@ -96,6 +97,8 @@ class Plan {
   struct Lane {
     TileSamples samples;
     std::vector<Plane> work, out;
+    std::vector<std::pair<Plane, Plane>> uploads;  // host plane -> staging plane, per tile
+    std::vector<Queue::RowsJob> rows;               // a tile by rows (Queue::rows_begin)
     j2k_stage_times times{};
   };
   struct Frame {
@@ -106,6 +109,8 @@ class Plan {
   void check_narrow_output() const;
   void enqueue(const j2k_image_view& image, uint64_t frame);
   void fuse_components(TileSamples& samples) const;  // sets samples.fused for this tile
+  // Rows per stripe where the tile goes through the queue by rows (Queue::by_rows), else 0.
+  int64_t rows_stripe(const Queue& q, const Lane& lane, const PlanTileComponent* tc, int nc) const;
   void enqueue_tile(const j2k_image_view& image, int64_t tile, Queue& q, Lane& lane, uint64_t frame);
   int slot_of(uint64_t ticket) const;
   void finish_all_quietly() noexcept;

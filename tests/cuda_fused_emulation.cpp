@@ -90,9 +90,13 @@ bool run(Dwt& cpu, int x0, int y0, int w, int h, std::mt19937& rng, int bits, in
   a.blocks_x = (a.w2 + D::BX - 1) / D::BX;
   const int blocks = a.blocks_x * ((a.h2 + D::BY - 1) / D::BY);
   a.dst = dst.data(); a.dst_stride = stride; a.ll2 = dst.data(); a.ll2_stride = stride;
+  // Launched in bands of block rows (as for samples that arrive by rows), one band a launch.
+  const int block_rows = blocks / a.blocks_x;
+  const int band = 1 + int(rng() % block_rows);
   for (int b = 0; b < blocks; ++b) {
     std::memset(smem_raw, 0x7f, D::kSmemBytes);
-    blockIdx.x = b; threadIdx.x = 0;
+    a.by0 = b / a.blocks_x / band * band;
+    blockIdx.x = b - a.by0 * a.blocks_x; threadIdx.x = 0;
     if constexpr (sizeof(In) < 4) {
       if (comp == -2) forward_fused12<W, Packed<In>>(a);
       else forward_fused12<W, Gather<In>>(a);

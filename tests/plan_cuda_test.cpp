@@ -207,6 +207,72 @@ TEST_F(PlanCuda, ImageLargerThanFreeDeviceMemoryRunsTileByTile) {
   EXPECT_TRUE(got == all_coefficients(cpu)) << "device memory free while running: " << free_bytes << " bytes";
 }
 
+// An untiled image goes through the CUDA queue by rows (stripes uploaded, transformed as they
+// arrive, finished rows downloaded on a second stream): RGB through the fused levels 1 + 2
+// (origin on a multiple of 4) and through the per-level kernels (odd origin), RGBA, gray,
+// 8 and 16 bit, planar and interleaved, pageable and pinned, levels 1, 2 and 5, both wavelets;
+// frames in flight on one stream and on two. Equal to the CPU's.
+TEST_F(PlanCuda, UntiledImagesByRowsMatchTheCpu) {
+  struct Case { uint32_t w, h, x0, y0; int nc; j2k_sample_type type; bool interleaved; int levels; };
+  const Case cases[] = {{700, 1100, 0, 0, 3, J2K_SAMPLE_U8, true, 5},   {333, 1301, 3, 1, 3, J2K_SAMPLE_U16, false, 5},
+                        {257, 600, 4, 4, 4, J2K_SAMPLE_U8, true, 2},    {129, 777, 1, 0, 1, J2K_SAMPLE_U16, false, 1},
+                        {64, 513, 0, 0, 1, J2K_SAMPLE_U8, false, 5},     {501, 900, 2, 3, 4, J2K_SAMPLE_U16, true, 3}};
+  std::mt19937 rng(17);
+  for (const Case& k : cases) {
+    const int bits = k.type == J2K_SAMPLE_U8 ? 8 : 16;
+    const size_t n = size_t{k.w} * k.h * static_cast<size_t>(k.nc);
+    std::vector<unsigned char> bytes(n * (bits / 8));
+    for (auto& b : bytes) b = static_cast<unsigned char>(rng());
+    void* pinned = nullptr;
+    ASSERT_EQ(cudaMallocHost(&pinned, bytes.size()), cudaSuccess);
+    std::memcpy(pinned, bytes.data(), bytes.size());
+    for (j2k_wavelet wv : {J2K_WAVELET_53, J2K_WAVELET_97})
+      for (j2k_memory m : {J2K_MEMORY_HOST, J2K_MEMORY_PINNED}) {
+        const void* data = m == J2K_MEMORY_HOST ? static_cast<const void*>(bytes.data()) : pinned;
+        auto view = k.interleaved ? j2kfront::ImageView::interleaved(data, k.w, k.h, k.nc, k.type, bits, 0, m)
+                                  : j2kfront::ImageView::planar(data, k.w, k.h, k.nc, k.type, bits, 0, 0, m);
+        view.at_origin(k.x0, k.y0);
+        j2kfront::Settings s;
+        s.backend = J2K_BACKEND_CPU;
+        s.wavelet = wv;
+        s.levels = k.levels;
+        j2kfront::Plan cpu(s, view);
+        cpu.run(view);
+        const std::vector<unsigned char> want = all_coefficients(cpu);
+        const std::string what = std::to_string(k.w) + "x" + std::to_string(k.h) + " nc " + std::to_string(k.nc) +
+                                 " " + std::to_string(bits) + "-bit" + (wv ? " 9/7" : " 5/3") +
+                                 (m == J2K_MEMORY_HOST ? " pageable" : " pinned");
+        s.backend = J2K_BACKEND_CUDA;
+        for (int streams : {1, 2}) {
+          s.streams = streams;
+          j2kfront::Plan gpu(s, view);
+          gpu.run(view);
+          EXPECT_TRUE(all_coefficients(gpu) == want) << what << ", " << streams << " streams";
+          // Three frames in flight, each into its own buffers.
+          const size_t count = gpu.tile_components();
+          std::vector<std::vector<std::vector<unsigned char>>> outs(3);
+          std::vector<j2k_ticket> tickets;
+          for (auto& o : outs) {
+            for (size_t i = 0; i < count; ++i) {
+              const j2k_coefficients c = gpu.tile_component(i).coefficients;
+              const auto row = static_cast<ptrdiff_t>(c.width * 4);
+              o.emplace_back(static_cast<size_t>(row * c.height));
+              gpu.set_output(i, o.back().data(), row);
+            }
+            tickets.push_back(gpu.submit(view));
+          }
+          for (j2k_ticket t : tickets) gpu.wait(t);
+          for (size_t f = 0; f < outs.size(); ++f) {
+            std::vector<unsigned char> got;
+            for (const auto& plane : outs[f]) got.insert(got.end(), plane.begin(), plane.end());
+            EXPECT_TRUE(got == want) << what << ", " << streams << " streams, frame " << f;
+          }
+        }
+      }
+    cudaFreeHost(pinned);
+  }
+}
+
 // Frames ordered against the caller's streams on the device: samples copied up on one stream
 // and transformed after it without a host wait; coefficients kept on the device and copied
 // down on another stream after the frame, again without a host wait; equal to the CPU's.

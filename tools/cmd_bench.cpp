@@ -14,7 +14,7 @@ namespace {
 
 struct BenchArgs {
   std::string backend = "auto", sizes = "4096,8192";
-  int levels = 5, repeats = 0, threads = 0, device = -1;
+  int levels = 5, repeats = 0, threads = 0, device = -1, streams = 0;
   bool pipeline = false;
   std::string timeline;
 };
@@ -42,6 +42,8 @@ int run_bench(const BenchArgs& a) {
     throw Error(ErrorCode::BackendUnavailable, std::string("backend '") + backend_name(b) + "' is not available: " + why);
   if (!a.timeline.empty() && !a.pipeline)
     throw CLI::ValidationError("--timeline", "draws the --pipeline run: add --pipeline");
+  if (a.streams != 0 && !a.pipeline)
+    throw CLI::ValidationError("--streams", "sets the --pipeline plans' streams: add --pipeline");
   if (a.pipeline) {
     if (b != Backend::Cuda)
       throw Error(ErrorCode::InvalidArgument, "bench --pipeline measures the cuda backend against its link; got backend '" +
@@ -49,6 +51,7 @@ int run_bench(const BenchArgs& a) {
 #if J2KFRONT_HAVE_CUDA
     if (a.sizes == BenchArgs().sizes) o.sizes = {8192};
     o.timeline = a.timeline;
+    o.streams = a.streams;
     o.repeats = a.repeats ? a.repeats : 5;
     return bench::run_pipeline(o);
 #endif
@@ -92,6 +95,9 @@ std::function<int()> add_bench_command(CLI::App& app) {
   cmd->add_option("--timeline", args->timeline,
                   "with --pipeline: write an SVG timeline (per stream: upload, transform, download of each "
                   "tile) of 3 frames with 2048x2048 tiles, 5/3, pinned input");
+  cmd->add_option("--streams", args->streams,
+                  "with --pipeline: CUDA streams per plan (default: the plan's own choice)")
+      ->check(CLI::Range(1, 16));
   return [args] { return run_bench(*args); };
 }
 

@@ -103,6 +103,27 @@ class Queue {
     (void)wavelet, (void)tile, (void)component, (void)dst, (void)tc, (void)levels;
     throw Error(ErrorCode::Internal, "this backend does not fuse the DC shift into its DWT");
   }
+  // A tile in row stripes (CUDA): its samples go up, its first DWT level runs and its finished
+  // coefficients go home stripe by stripe, the downloads on a second stream, so that one tile
+  // alone keeps both directions of the link busy. For tiles whose components are all fused
+  // and go home from queue memory: rows_begin(), then upload() of each stripe's rows followed
+  // by rows_ready(rows uploaded so far, in every component), then rows_end() (the other
+  // levels, the last downloads). Tracing records the downloads as one span of their own.
+  struct RowsJob {
+    Plane out, home;  // the component's DWT output (queue memory) and where it goes
+    Plane scratch;    // queue memory of its own, at least dwt_workspace_bytes(), for its DWT
+    Rect rect;
+    int levels = 0;
+  };
+  virtual bool by_rows() const { return false; }
+  virtual void rows_begin(Wavelet wavelet, const TileSamples& tile, const std::vector<RowsJob>& jobs, int64_t t,
+                          uint64_t frame) {
+    (void)wavelet, (void)tile, (void)jobs, (void)t, (void)frame;
+    throw Error(ErrorCode::Internal, "this backend does not transform tiles by rows");
+  }
+  virtual void rows_ready(int64_t rows) { (void)rows; }
+  virtual void rows_end() {}
+
   // Int16 output of the 5/3: narrow() copies int32 coefficients (known to fit) into an I16
   // plane, the home where the queue can write it, else narrow_plane(): a plane in queue
   // memory that is free once the component's DWT has run.

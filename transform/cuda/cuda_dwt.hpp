@@ -19,6 +19,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "j2kfront/j2kfront.h"
 #include "tiling/geometry.hpp"
@@ -77,5 +78,28 @@ struct DeviceSamples {
 void cuda_dwt_from_samples(Wavelet wavelet, const DeviceSamples& src, const DevicePlane& dst,
                            const Rect& tc, int levels, void* workspace, size_t workspace_bytes,
                            cudaStream_t stream, const CudaDwtOptions& options = {});
+
+// The same transform for samples that arrive in row order (a tile uploaded in row stripes):
+// advance(ready) launches what the first `ready` rows of samples allow of the first level
+// (levels 1 and 2 where they run fused), finish() the rest; each appends the regions of dst
+// (element coordinates) whose coefficients became final, so that they can go home while the
+// others are computed. Arguments are checked by the constructor; at least one non-empty level.
+class CudaForwardByRows {
+ public:
+  CudaForwardByRows(Wavelet wavelet, const DeviceSamples& src, const DevicePlane& dst, const Rect& tc,
+                    int levels, void* workspace, size_t workspace_bytes, const CudaDwtOptions& options);
+  void advance(int64_t ready, cudaStream_t stream, std::vector<Rect>& final);
+  void finish(cudaStream_t stream, std::vector<Rect>& final);
+
+ private:
+  Wavelet wavelet_;
+  DeviceSamples src_;
+  DevicePlane dst_;
+  Rect tc_;
+  int levels_;
+  void* ws_;
+  CudaDwtOptions options_;
+  int done_ = 0;  // units of the first level launched
+};
 
 }  // namespace j2k

@@ -121,11 +121,17 @@ void launch(Kernel kernel, long long tiles, cudaStream_t s, const Args& args, co
   cuda_check(cudaLaunchKernelEx(&cfg, kernel, args), what);
 }
 
+// Tile rows [ty0, ty1) of the level (ty1 < 0: all).
 template <int W, class Src, int TY>
-void launch_forward_ty(const DwtLevel& lv, cudadwt::FwdArgs<typename Wv<W>::T> a, cudaStream_t s) {
+void launch_forward_ty(const DwtLevel& lv, cudadwt::FwdArgs<typename Wv<W>::T> a, cudaStream_t s, int ty0 = 0,
+                       int ty1 = -1) {
   const bool reverse = a.g.reverse;
   a.g = geom(lv, 64 - 2 * Wv<W>::kHalo, TY);
   a.g.reverse = reverse;
+  if (ty1 >= 0) {
+    a.g.ty0 = ty0;
+    a.g.tiles = static_cast<long long>(ty1 - ty0) * a.g.tiles_x;
+  }
   switch (lv.cas_x * 2 + lv.cas_y) {
     case 0: launch(cudadwt::forward_level<W, Src, 0, 0, TY>, a.g.tiles, s, a, "forward_level launch"); break;
     case 1: launch(cudadwt::forward_level<W, Src, 0, 1, TY>, a.g.tiles, s, a, "forward_level launch"); break;
@@ -159,6 +165,12 @@ void launch_forward(const DwtLevel& lv, const cudadwt::FwdArgs<typename Wv<W>::T
     if (small_level<W>(lv)) return launch_forward_ty<W, Src, cuda_tuning::kRowsSmall>(lv, a, s);
   }
   launch_forward_ty<W, Src, Wv<W>::kRows>(lv, a, s);
+}
+
+// The tile rows of a first level read through Src (samples: always the regular tile height).
+template <int W, class Src>
+constexpr int first_level_rows() {
+  return std::is_same<Src, Packed<typename Wv<W>::T>>::value ? 0 : Wv<W>::kRows;
 }
 
 template <int W>
@@ -276,15 +288,22 @@ long long set_fused_geometry(const Plan& plan, Args& a) {
   return static_cast<long long>(a.blocks_x) * ((g2.h + D::BY - 1) / D::BY);
 }
 
+// Block rows [by0, by1) (by1 < 0: all).
 template <int W, class Src>
 void launch_fused12(const Plan& plan, const Samples& src, typename Wv<W>::T* dst,
-                    long long dst_stride, typename Wv<W>::T* ll2, long long ll2_stride, cudaStream_t s) {
+                    long long dst_stride, typename Wv<W>::T* ll2, long long ll2_stride, cudaStream_t s,
+                    int by0 = 0, int by1 = -1) {
   using D = cudadwt::FusedDims<W>;
   constexpr auto kernel = cudadwt::forward_fused12<W, Src>;
   allow_smem<kernel>(D::kSmemBytes);
   cudadwt::FusedArgs<typename Wv<W>::T> a;
   a.src = src;
-  const long long blocks = set_fused_geometry<D>(plan, a);
+  long long blocks = set_fused_geometry<D>(plan, a);
+  if (by1 >= 0) {
+    a.by0 = by0;
+    blocks = static_cast<long long>(by1 - by0) * a.blocks_x;
+  }
+  if (blocks == 0) return;
   a.dst = dst;
   a.dst_stride = dst_stride;
   a.ll2 = ll2;
@@ -310,7 +329,100 @@ void launch_fused21(const Plan& plan, const typename Wv<W>::T* src, long long sr
   launch_fused(kernel, blocks, D::kSmemBytes, s, a, "inverse_fused21 launch");
 }
 
-// The first level reads `src` through the sample source Src (sample_source.cuh).
+// The launches of one forward transform whose first level reads `src` through the sample
+// source Src (sample_source.cuh): a first step, the first level (levels 1 and 2 where fused),
+// in units of rows that can run as the samples arrive (rows of level-1 tiles, or of fused
+// blocks), then the other levels.
+template <int W, class Src>
+struct ForwardRun {
+  static constexpr int kW = W;
+  using Source = Src;
+  using T = typename Wv<W>::T;
+  const Plan& plan;
+  Samples src;
+  T* dst;
+  size_t dst_stride;
+  T* buf[2];
+  bool fused12;
+
+  ForwardRun(const Plan& p, const Samples& in, T* d, size_t ds, void* ws, const CudaDwtOptions& opt)
+      : plan(p), src(in), dst(d), dst_stride(ds), buf{static_cast<T*>(ws), nullptr},
+        fused12((W == kW53 ? opt.fuse_levels12 : opt.fuse_97) && fusable(p)) {
+    if (ws) buf[1] = reinterpret_cast<T*>(static_cast<char*>(ws) + align_up(plan.ws_elems[0] * sizeof(T)));
+  }
+
+  // Rows of units in the first step, and the first sample row that unit u does not read.
+  int units() const {
+    if (fused12) return (geom(plan.levels[1], 1, 1).h + cudadwt::FusedDims<W>::BY - 1) / cudadwt::FusedDims<W>::BY;
+    constexpr int TY = first_level_rows<W, Src>();
+    if constexpr (TY == 0) return 1;  // coefficients in: one launch
+    else return (static_cast<int>(plan.levels[0].height) + TY - 1) / TY;
+  }
+  // Units [0, result) read only the first `ready` sample rows.
+  int units_ready(int64_t ready) const {
+    const int64_t h = plan.levels[0].height;
+    if (ready >= h || first_level_rows<W, Src>() == 0) return ready >= h ? units() : 0;
+    // Level-1 tile row u reads rows < (u + 1) * TY + H; fused block row u reads level-1 rows
+    // < 2 * (u + 1) * BY + 3H (dwt_fused.cuh, its level-1 input region).
+    const int64_t per = fused12 ? 2 * cudadwt::FusedDims<W>::BY : first_level_rows<W, Src>();
+    const int64_t halo = fused12 ? 3 * Wv<W>::kHalo : Wv<W>::kHalo;
+    return static_cast<int>(std::max<int64_t>(0, std::min<int64_t>(units(), (ready - halo) / per)));
+  }
+  // The first step on units [u0, u1).
+  void first(int u0, int u1, cudaStream_t s) const {
+    if (u1 <= u0) return;
+    const size_t n = plan.levels.size();
+    if (fused12) {
+      // Its level-2 LL goes where level 2 would write it.
+      if (n == 2)
+        launch_fused12<W, Src>(plan, src, dst, static_cast<long long>(dst_stride), dst,
+                               static_cast<long long>(dst_stride), s, u0, u1);
+      else
+        launch_fused12<W, Src>(plan, src, dst, static_cast<long long>(dst_stride), buf[1],
+                               ws_stride(geom(plan.levels[1], 1, 1).sn_x), s, u0, u1);
+      return;
+    }
+    cudadwt::FwdArgs<T> a = args(0);
+    a.src = src;
+    a.vec = pair_aligned(src.p[0], src.row_stride, sizeof(typename Src::Elem));
+    constexpr int TY = first_level_rows<W, Src>();
+    if constexpr (TY == 0) {  // coefficients: the launcher picks the tile height, all rows at once
+      launch_forward<W, Src>(plan.levels[0], a, s);
+    } else {
+      launch_forward_ty<W, Src, TY>(plan.levels[0], a, s, u0, u1);
+    }
+  }
+  // The levels after the first step.
+  void rest(cudaStream_t s) const {
+    for (size_t k = fused12 ? 2 : 1; k < plan.levels.size(); ++k) {
+      cudadwt::FwdArgs<T> a = args(k);
+      a.src = Samples{};
+      a.src.p[0] = buf[(k - 1) & 1];
+      a.src.row_stride = ws_stride(a.g.w);
+      a.vec = pair_aligned(a.src.p[0], a.src.row_stride, sizeof(T));
+      launch_forward<W, Packed<T>>(plan.levels[k], a, s);
+    }
+  }
+
+ private:
+  // Level k's outputs: details to dst, LL to the workspace (dst at the last level).
+  cudadwt::FwdArgs<T> args(size_t k) const {
+    cudadwt::FwdArgs<T> a;
+    a.g = geom(plan.levels[k], 1, 1);  // sn_x for the workspace stride; tiles set by the launcher
+    a.g.reverse = cuda_tuning::kAlternateTileOrder && (k & 1);
+    a.det = dst;
+    a.det_stride = static_cast<long long>(dst_stride);
+    if (k + 1 == plan.levels.size()) {
+      a.ll = dst;
+      a.ll_stride = static_cast<long long>(dst_stride);
+    } else {
+      a.ll = buf[k & 1];
+      a.ll_stride = ws_stride(a.g.sn_x);
+    }
+    return a;
+  }
+};
+
 template <int W, class Src>
 void forward(const Samples& src, typename Wv<W>::T* dst, size_t dst_stride, const Rect& tc,
              int levels, void* ws, size_t ws_bytes, cudaStream_t s, const CudaDwtOptions& opt) {
@@ -322,47 +434,9 @@ void forward(const Samples& src, typename Wv<W>::T* dst, size_t dst_stride, cons
     copy_level0<T, Src>(src, dst, dst_stride, tc, s);
     return;
   }
-  T* buf[2] = {static_cast<T*>(ws), nullptr};
-  if (ws) buf[1] = reinterpret_cast<T*>(static_cast<char*>(ws) + align_up(plan.ws_elems[0] * sizeof(T)));
-  const size_t n = plan.levels.size();
-  size_t first = 0;
-  if ((W == kW53 ? opt.fuse_levels12 : opt.fuse_97) && fusable(plan)) {
-    // Levels 1 and 2 in one kernel; its level-2 LL goes where level 2 would write it.
-    const LevelGeom g2 = geom(plan.levels[1], 1, 1);
-    if (n == 2)
-      launch_fused12<W, Src>(plan, src, dst, static_cast<long long>(dst_stride), dst,
-                             static_cast<long long>(dst_stride), s);
-    else
-      launch_fused12<W, Src>(plan, src, dst, static_cast<long long>(dst_stride), buf[1],
-                             ws_stride(g2.sn_x), s);
-    first = 2;
-  }
-  for (size_t k = first; k < n; ++k) {
-    const DwtLevel& lv = plan.levels[k];
-    cudadwt::FwdArgs<T> a;
-    a.g = geom(lv, 1, 1);  // sn_x for the workspace stride; tiles set by the launcher
-    a.g.reverse = cuda_tuning::kAlternateTileOrder && (k & 1);
-    a.det = dst;
-    a.det_stride = static_cast<long long>(dst_stride);
-    if (k + 1 == n) {
-      a.ll = dst;
-      a.ll_stride = static_cast<long long>(dst_stride);
-    } else {
-      a.ll = buf[k & 1];
-      a.ll_stride = ws_stride(a.g.sn_x);
-    }
-    if (k == 0) {
-      a.src = src;
-      a.vec = pair_aligned(src.p[0], src.row_stride, sizeof(typename Src::Elem));
-      launch_forward<W, Src>(lv, a, s);
-    } else {
-      a.src = Samples{};
-      a.src.p[0] = buf[(k - 1) & 1];
-      a.src.row_stride = ws_stride(a.g.w);
-      a.vec = pair_aligned(a.src.p[0], a.src.row_stride, sizeof(T));
-      launch_forward<W, Packed<T>>(lv, a, s);
-    }
-  }
+  const ForwardRun<W, Src> run(plan, src, dst, dst_stride, ws, opt);
+  run.first(0, run.units(), s);
+  run.rest(s);
 }
 
 template <int W>
@@ -511,12 +585,13 @@ void cuda_dwt(j2k_direction direction, Wavelet wavelet, const DevicePlane& src, 
     dispatch<kW97>(direction, src, ss, dc_shift, dst, ds, tc, levels, ws, wsb, s, o);
 }
 
-void cuda_dwt_from_samples(Wavelet wavelet, const DeviceSamples& src, const DevicePlane& dst, const Rect& tc,
-                           int levels, void* ws, size_t wsb, cudaStream_t s, const CudaDwtOptions& o) {
+namespace {
+
+// The checked sample source of DeviceSamples, in elements.
+Samples checked_samples(Wavelet wavelet, const DeviceSamples& src, const DevicePlane& dst) {
   if (wavelet != Wavelet::Reversible53 && wavelet != Wavelet::Irreversible97)
     invalid("unknown wavelet " + std::to_string(static_cast<int>(wavelet)));
-  const bool w53 = wavelet == Wavelet::Reversible53;
-  if (dst.type != (w53 ? J2K_SAMPLE_I32 : J2K_SAMPLE_F32))
+  if (dst.type != (wavelet == Wavelet::Reversible53 ? J2K_SAMPLE_I32 : J2K_SAMPLE_F32))
     invalid("dst type " + describe(dst.type) + " is not the wavelet's coefficient type");
   if (src.type != J2K_SAMPLE_U8 && src.type != J2K_SAMPLE_U16)
     invalid("samples of " + describe(src.type) + " (U8 or U16 only)");
@@ -536,21 +611,161 @@ void cuda_dwt_from_samples(Wavelet wavelet, const DeviceSamples& src, const Devi
   in.row_stride = static_cast<long long>(static_cast<size_t>(src.row_stride) / elem);
   in.pixel_stride = static_cast<long long>(static_cast<size_t>(src.pixel_stride) / elem);
   in.comp = src.component;
-  const size_t ds = element_stride(dst, "dst", 4, tc);
-  const bool u8 = src.type == J2K_SAMPLE_U8;
-  if (in.comp < 0 && in.pixel_stride == 1) {  // one packed plane: the pair loads of Packed
-    DevicePlane one{const_cast<void*>(src.data[0]), src.type, src.row_stride};
-    return cuda_dwt(J2K_FORWARD, wavelet, one, src.dc[0], dst, tc, levels, ws, wsb, s, o);
-  }
-  if (w53) {
-    auto* out = static_cast<int32_t*>(dst.data);
-    if (u8) forward<kW53, Gather<uint8_t>>(in, out, ds, tc, levels, ws, wsb, s, o);
-    else forward<kW53, Gather<uint16_t>>(in, out, ds, tc, levels, ws, wsb, s, o);
+  return in;
+}
+
+// Calls f(ForwardRun<W, Src>&) with the run that reads these samples: one packed plane
+// through Packed (pair loads), anything else through Gather.
+template <class F>
+void with_run(Wavelet wavelet, const Samples& in, j2k_sample_type type, const Plan& plan, void* dst, size_t ds,
+              void* ws, const CudaDwtOptions& o, F&& f) {
+  const bool packed = in.comp < 0 && in.pixel_stride == 1, u8 = type == J2K_SAMPLE_U8;
+  auto go = [&](auto w, auto* elem) {
+    constexpr int W = decltype(w)::value;
+    using In = std::remove_pointer_t<decltype(elem)>;
+    using T = typename Wv<W>::T;
+    if (packed) {
+      ForwardRun<W, Packed<In>> run(plan, in, static_cast<T*>(dst), ds, ws, o);
+      f(run);
+    } else {
+      ForwardRun<W, Gather<In>> run(plan, in, static_cast<T*>(dst), ds, ws, o);
+      f(run);
+    }
+  };
+  using W53 = std::integral_constant<int, kW53>;
+  using W97 = std::integral_constant<int, kW97>;
+  if (wavelet == Wavelet::Reversible53) {
+    if (u8) go(W53{}, static_cast<uint8_t*>(nullptr));
+    else go(W53{}, static_cast<uint16_t*>(nullptr));
   } else {
-    auto* out = static_cast<float*>(dst.data);
-    if (u8) forward<kW97, Gather<uint8_t>>(in, out, ds, tc, levels, ws, wsb, s, o);
-    else forward<kW97, Gather<uint16_t>>(in, out, ds, tc, levels, ws, wsb, s, o);
+    if (u8) go(W97{}, static_cast<uint8_t*>(nullptr));
+    else go(W97{}, static_cast<uint16_t*>(nullptr));
   }
+}
+
+}  // namespace
+
+void cuda_dwt_from_samples(Wavelet wavelet, const DeviceSamples& src, const DevicePlane& dst, const Rect& tc,
+                           int levels, void* ws, size_t wsb, cudaStream_t s, const CudaDwtOptions& o) {
+  const Samples in = checked_samples(wavelet, src, dst);
+  const size_t ds = element_stride(dst, "dst", 4, tc);
+  const Plan plan = make_plan(tc, levels);
+  check_buffers(in, j2k_sample_size(src.type), dst.data, ds, tc, plan, 4, ws, wsb);
+  if (tc.empty()) return;
+  if (plan.levels.empty()) {  // the samples as they are read, through the general forward
+    const bool u8 = src.type == J2K_SAMPLE_U8;
+    if (wavelet == Wavelet::Reversible53) {
+      if (u8) forward<kW53, Gather<uint8_t>>(in, static_cast<int32_t*>(dst.data), ds, tc, levels, ws, wsb, s, o);
+      else forward<kW53, Gather<uint16_t>>(in, static_cast<int32_t*>(dst.data), ds, tc, levels, ws, wsb, s, o);
+    } else {
+      if (u8) forward<kW97, Gather<uint8_t>>(in, static_cast<float*>(dst.data), ds, tc, levels, ws, wsb, s, o);
+      else forward<kW97, Gather<uint16_t>>(in, static_cast<float*>(dst.data), ds, tc, levels, ws, wsb, s, o);
+    }
+    return;
+  }
+  with_run(wavelet, in, src.type, plan, dst.data, ds, ws, o, [&](auto& run) {
+    run.first(0, run.units(), s);
+    run.rest(s);
+  });
+}
+
+CudaForwardByRows::CudaForwardByRows(Wavelet wavelet, const DeviceSamples& src, const DevicePlane& dst,
+                                     const Rect& tc, int levels, void* ws, size_t wsb, const CudaDwtOptions& o)
+    : wavelet_(wavelet), src_(src), dst_(dst), tc_(tc), levels_(levels), ws_(ws), options_(o) {
+  const Samples in = checked_samples(wavelet, src, dst);
+  const size_t ds = element_stride(dst, "dst", 4, tc);
+  const Plan plan = make_plan(tc, levels);
+  check_buffers(in, j2k_sample_size(src.type), dst.data, ds, tc, plan, 4, ws, wsb);
+  if (tc.empty() || plan.levels.empty())
+    invalid("a tile-component transformed by rows needs at least one non-empty level");
+}
+
+namespace {
+
+// The rows of each band of levels 1 and 2 that the first `units` units of the first step have
+// finished (level 2 only where it is part of the first step).
+struct FinalRows {
+  int64_t lo1 = 0, hi1 = 0, lo2 = 0, hi2 = 0;
+};
+
+template <class Run>
+FinalRows final_rows(const Run& run, int units) {
+  const LevelGeom g1 = geom(run.plan.levels[0], 1, 1);
+  FinalRows f;
+  if (units >= run.units()) {  // everything of the first step
+    f.lo1 = g1.sn_y;
+    f.hi1 = g1.h - g1.sn_y;
+    if (run.fused12) {
+      const LevelGeom g2 = geom(run.plan.levels[1], 1, 1);
+      f.lo2 = g2.sn_y;
+      f.hi2 = g2.h - g2.sn_y;
+    }
+    return f;
+  }
+  if (run.fused12) {  // block row u: LL1 rows [u * BY, (u + 1) * BY), both origins even
+    const int64_t BY = cudadwt::FusedDims<Run::kW>::BY;
+    const LevelGeom g2 = geom(run.plan.levels[1], 1, 1);
+    f.lo1 = std::min<int64_t>(g1.sn_y, units * BY);
+    f.hi1 = std::min<int64_t>(g1.h - g1.sn_y, units * BY);
+    f.lo2 = std::min<int64_t>(g2.sn_y, units * BY / 2);
+    f.hi2 = std::min<int64_t>(g2.h - g2.sn_y, units * BY / 2);
+    return f;
+  }
+  // Level-1 tile row u: interleaved rows [u * TY, (u + 1) * TY); of the first n rows,
+  // (n + 1 - cas_y) / 2 are low.
+  const int64_t rows = std::min<int64_t>(g1.h, int64_t{units} * first_level_rows<Run::kW, typename Run::Source>());
+  const int cas = run.plan.levels[0].cas_y;
+  f.lo1 = (rows + 1 - cas) >> 1;
+  f.hi1 = rows - f.lo1;
+  return f;
+}
+
+// Appends the regions of dst (x0, y0, x1, y1 in elements) that are final in `now` and were not
+// in `before`. When the first step is the whole transform, its LL is final with its rows too.
+template <class Run>
+void append_final(const Run& run, const FinalRows& before, const FinalRows& now, std::vector<Rect>& out) {
+  auto add = [&](int64_t x0, int64_t y0, int64_t x1, int64_t y1) {
+    if (x1 > x0 && y1 > y0) out.push_back(Rect{x0, y0, x1, y1});
+  };
+  const LevelGeom g1 = geom(run.plan.levels[0], 1, 1);
+  const size_t n = run.plan.levels.size();
+  const bool last1 = n == 1 && !run.fused12;
+  add(last1 ? 0 : g1.sn_x, before.lo1, g1.w, now.lo1);     // HL1 (and LL1 when last)
+  add(0, g1.sn_y + before.hi1, g1.w, g1.sn_y + now.hi1);  // LH1, HH1
+  if (!run.fused12) return;
+  const LevelGeom g2 = geom(run.plan.levels[1], 1, 1);
+  add(n == 2 ? 0 : g2.sn_x, before.lo2, g2.w, now.lo2);     // HL2 (and LL2 when last)
+  add(0, g2.sn_y + before.hi2, g2.w, g2.sn_y + now.hi2);  // LH2, HH2
+}
+
+}  // namespace
+
+void CudaForwardByRows::advance(int64_t ready, cudaStream_t s, std::vector<Rect>& final) {
+  const Samples in = checked_samples(wavelet_, src_, dst_);
+  const Plan plan = make_plan(tc_, levels_);
+  const size_t ds = static_cast<size_t>(dst_.row_stride) / 4;
+  with_run(wavelet_, in, src_.type, plan, dst_.data, ds, ws_, options_, [&](auto& run) {
+    const int to = std::max(done_, run.units_ready(ready));
+    if (to == done_) return;
+    run.first(done_, to, s);
+    append_final(run, final_rows(run, done_), final_rows(run, to), final);
+    done_ = to;
+  });
+}
+
+void CudaForwardByRows::finish(cudaStream_t s, std::vector<Rect>& final) {
+  advance(tc_.height(), s, final);
+  const Samples in = checked_samples(wavelet_, src_, dst_);
+  const Plan plan = make_plan(tc_, levels_);
+  const size_t ds = static_cast<size_t>(dst_.row_stride) / 4;
+  with_run(wavelet_, in, src_.type, plan, dst_.data, ds, ws_, options_, [&](auto& run) {
+    run.rest(s);
+    // What the other levels wrote: the LL quadrant of the first step's last level.
+    const size_t first = run.fused12 ? 2 : 1;
+    if (plan.levels.size() <= first) return;
+    const LevelGeom g = geom(plan.levels[first - 1], 1, 1);
+    final.push_back(Rect{0, 0, g.sn_x, g.sn_y});
+  });
 }
 
 // Whether this binary has a kernel image the current device can run.

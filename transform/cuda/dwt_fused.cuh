@@ -58,6 +58,7 @@ struct FusedArgs {
   int w1, h1, snx1, sny1;  // level-1 resolution
   int w2, h2, snx2, sny2;  // level-2 resolution (the level-1 LL)
   int blocks_x;
+  int by0 = 0;  // the first block row of this launch (a launch may cover a band of block rows)
   T* dst;
   long long dst_stride;
   T* ll2;  // level-2 LL: workspace, or dst at the last level
@@ -215,8 +216,8 @@ __global__ void __launch_bounds__(kFusedThreads, FusedDims<W>::kMinBlocks)
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* S = reinterpret_cast<T*>(smem_raw);
 
-  const int by = static_cast<int>(blockIdx.x / a.blocks_x);
-  const int bx = static_cast<int>(blockIdx.x - static_cast<unsigned>(by) * a.blocks_x);
+  const int by = a.by0 + static_cast<int>(blockIdx.x / a.blocks_x);
+  const int bx = static_cast<int>(blockIdx.x % static_cast<unsigned>(a.blocks_x));
   const int X0 = bx * BX, Y0 = by * BY;  // owned level-2 input region (LL1 coordinates)
   const int gx0 = 2 * (X0 - H) - H, gy0 = 2 * (Y0 - H) - H;  // S(0,0) in level-1 coordinates
   pdl_wait_and_release();

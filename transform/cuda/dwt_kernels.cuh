@@ -126,7 +126,8 @@ __device__ __forceinline__ void store_detail(T* p, T v) {
 struct LevelGeom {
   int w, h, sn_x, sn_y;
   int tiles_x;
-  long long tiles;
+  int ty0 = 0;  // the first tile row of this launch (a launch may cover a band of tile rows)
+  long long tiles;  // tiles of this launch
   bool reverse;  // walk the tiles last to first (see tile_index)
 };
 
@@ -221,8 +222,8 @@ __global__ void __launch_bounds__(kThreads, cuda_tuning::kMinBlocksFwd) forward_
   static_assert(TY % 2 == 0, "tile rows must be even");
   const int lane = threadIdx.x & 31;
   const long long tile = tile_index(a.g);
-  if (tile < 0 || tile >= a.g.tiles) return;  // whole warp  // whole warp
-  const int ty = static_cast<int>(tile / a.g.tiles_x), tx = static_cast<int>(tile % a.g.tiles_x);
+  if (tile < 0 || tile >= a.g.tiles) return;  // whole warp
+  const int ty = a.g.ty0 + static_cast<int>(tile / a.g.tiles_x), tx = static_cast<int>(tile % a.g.tiles_x);
   const int x0 = tx * TX, y0 = ty * TY;
   const int px = x0 - H + 2 * lane;  // even: a0's class is CAS_X
   const int c0 = mirror(px, a.g.w), c1 = mirror(px + 1, a.g.w);

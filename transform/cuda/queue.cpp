@@ -63,6 +63,9 @@ class CudaQueue final : public Queue {
     cuda_check(cudaGetDeviceProperties(&prop, device_), "cudaGetDeviceProperties");
     cuda_check(cuda_kernel_image_check(), "cudaFuncGetAttributes");
     cuda_check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    cuda_check(cudaStreamCreateWithFlags(&down_, cudaStreamNonBlocking), "cudaStreamCreate");
+    cuda_check(cudaEventCreateWithFlags(&rows_done_, cudaEventDisableTiming), "cudaEventCreate");
+    cuda_check(cudaEventCreateWithFlags(&down_done_, cudaEventDisableTiming), "cudaEventCreate");
     cuda_check(cudaEventCreateWithFlags(&staged_, cudaEventDisableTiming), "cudaEventCreate");
     for (cudaEvent_t& e : marks_) cuda_check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
     cuda_check(cudaEventCreateWithFlags(&caller_, cudaEventDisableTiming), "cudaEventCreate");
@@ -72,11 +75,15 @@ class CudaQueue final : public Queue {
   ~CudaQueue() override {
     cudaSetDevice(device_);
     if (stream_) cudaStreamSynchronize(stream_);
+    if (down_) cudaStreamSynchronize(down_);
     forget_spans();
     if (staged_) cudaEventDestroy(staged_);
     for (cudaEvent_t e : marks_)
       if (e) cudaEventDestroy(e);
     if (caller_) cudaEventDestroy(caller_);
+    if (rows_done_) cudaEventDestroy(rows_done_);
+    if (down_done_) cudaEventDestroy(down_done_);
+    if (down_) cudaStreamDestroy(down_);
     if (stream_) cudaStreamDestroy(stream_);
   }
 
@@ -94,6 +101,9 @@ class CudaQueue final : public Queue {
     output_.get(n.output_bytes);
     workspace_.get(n.dwt_workspace);
     flag_d_.get(sizeof(int));
+    by_rows_.reserve(static_cast<size_t>(n.components));
+    rows_jobs_.reserve(static_cast<size_t>(n.components));
+    final_.reserve(8);
     flag_h_.get(sizeof(int) * (kFrameSlots + 1));
     std::memset(flag_h_.data(), 0, flag_h_.size());
     cuda_check(cudaMemsetAsync(flag_d_.data(), 0, sizeof(int), stream_), "cudaMemsetAsync");
@@ -216,6 +226,44 @@ class CudaQueue final : public Queue {
                           workspace_.size(), stream_, kernels_);
   }
 
+  bool by_rows() const override { return true; }
+  // The first level's launches go on the stream as the stripes arrive; whatever they finish is
+  // copied home on down_, after an event; rows_end() makes the stream wait for down_, so that
+  // marks, and the next tile's use of the buffers, come after the downloads.
+  void rows_begin(Wavelet wavelet, const TileSamples& tile, const std::vector<RowsJob>& jobs, int64_t t,
+                  uint64_t frame) override {
+    by_rows_.clear();
+    rows_jobs_.assign(jobs.begin(), jobs.end());
+    for (size_t c = 0; c < jobs.size(); ++c) {
+      const RowsJob& j = jobs[c];
+      // A workspace per component: all first levels run before any component's other levels.
+      by_rows_.emplace_back(wavelet, device_samples(tile, static_cast<int>(c)),
+                            DevicePlane{at(j.out), j.out.type, j.out.row_stride}, j.rect, j.levels, at(j.scratch),
+                            static_cast<size_t>(j.scratch.row_stride * j.scratch.height), kernels_);
+    }
+    rows_span_ = Timed{J2K_STAGE_DOWNLOAD, t, frame, nullptr, nullptr};
+  }
+  void rows_ready(int64_t rows) override {
+    for (size_t c = 0; c < by_rows_.size(); ++c) {
+      by_rows_[c].advance(rows, stream_, final_);
+      send_final(c);
+    }
+  }
+  void rows_end() override {
+    for (size_t c = 0; c < by_rows_.size(); ++c) {
+      by_rows_[c].finish(stream_, final_);
+      send_final(c);
+    }
+    cuda_check(cudaEventRecord(down_done_, down_), "cudaEventRecord");
+    cuda_check(cudaStreamWaitEvent(stream_, down_done_, 0), "cudaStreamWaitEvent");
+    if (rows_span_.begin) {
+      cuda_check(cudaEventCreate(&rows_span_.end), "cudaEventCreate");
+      cuda_check(cudaEventRecord(rows_span_.end, down_), "cudaEventRecord");
+      timed_.push_back(rows_span_);
+      rows_span_.begin = nullptr;
+    }
+  }
+
   void download(const Plane& src, const Plane& dst) override {
     const size_t row = static_cast<size_t>(src.width) * j2k_sample_size(src.type);
     if (row == 0 || src.height == 0) return;
@@ -275,10 +323,14 @@ class CudaQueue final : public Queue {
     timed_.push_back(t);
     cuda_check(cudaEventRecord(t.begin, stream_), "cudaEventRecord");
   }
-  void span_end() override {
-    if (!tracing_ || timed_.empty() || timed_.back().end) return;
-    cuda_check(cudaEventCreate(&timed_.back().end), "cudaEventCreate");
-    cuda_check(cudaEventRecord(timed_.back().end, stream_), "cudaEventRecord");
+  void span_end() override {  // the newest open span (a tile by rows adds closed ones)
+    if (!tracing_) return;
+    for (auto it = timed_.rbegin(); it != timed_.rend(); ++it) {
+      if (it->end) continue;
+      cuda_check(cudaEventCreate(&it->end), "cudaEventCreate");
+      cuda_check(cudaEventRecord(it->end, stream_), "cudaEventRecord");
+      return;
+    }
   }
   void spans(int queue, std::vector<j2k_span>& out) const override {
     for (const Timed& t : timed_) {
@@ -298,6 +350,48 @@ class CudaQueue final : public Queue {
   }
 
  private:
+  DeviceSamples device_samples(const TileSamples& tile, int component) const {
+    const auto c = static_cast<size_t>(component);
+    const Plane& p = tile.in[c];
+    DeviceSamples in;
+    in.type = p.type;
+    in.row_stride = p.row_stride;
+    in.pixel_stride = p.pixel_stride;
+    if (tile.mct && component < 3) {
+      for (size_t i = 0; i < 3; ++i) {
+        in.data[i] = at(tile.in[i]);
+        in.dc[i] = tile.offset[i];
+      }
+      in.component = component;
+    } else {
+      in.data[0] = at(p);
+      in.dc[0] = tile.offset[c];
+    }
+    return in;
+  }
+  // Copies the regions in final_, of component c, home on down_ once the work enqueued so far
+  // on the stream is done.
+  void send_final(size_t c) {
+    if (final_.empty()) return;
+    cuda_check(cudaEventRecord(rows_done_, stream_), "cudaEventRecord");
+    cuda_check(cudaStreamWaitEvent(down_, rows_done_, 0), "cudaStreamWaitEvent");
+    if (tracing_ && !rows_span_.begin) {
+      cuda_check(cudaEventCreate(&rows_span_.begin), "cudaEventCreate");
+      cuda_check(cudaEventRecord(rows_span_.begin, down_), "cudaEventRecord");
+    }
+    const Plane& out = rows_jobs_[c].out;
+    const Plane& home = rows_jobs_[c].home;
+    const auto e = static_cast<int64_t>(j2k_sample_size(out.type));
+    for (const Rect& r : final_) {
+      const char* from = at(out) + r.y0 * out.row_stride + r.x0 * e;
+      char* to = at(home) + r.y0 * home.row_stride + r.x0 * e;
+      cuda_check(cudaMemcpy2DAsync(to, static_cast<size_t>(home.row_stride), from, static_cast<size_t>(out.row_stride),
+                                   static_cast<size_t>(r.width() * e), static_cast<size_t>(r.height()),
+                                   cudaMemcpyDeviceToHost, down_),
+                 "cudaMemcpy2DAsync");
+    }
+    final_.clear();
+  }
   struct Timed {
     j2k_stage stage;
     int64_t tile;
@@ -310,6 +404,8 @@ class CudaQueue final : public Queue {
       if (t.end) cudaEventDestroy(t.end);
     }
     timed_.clear();
+    if (rows_span_.begin) cudaEventDestroy(rows_span_.begin);
+    rows_span_.begin = nullptr;
     if (origin_) cudaEventDestroy(origin_);
     origin_ = nullptr;
   }
@@ -321,6 +417,13 @@ class CudaQueue final : public Queue {
   cudaEvent_t staged_ = nullptr;  // the last upload from the pinned staging buffer has left
   cudaEvent_t marks_[kFrameSlots + 1] = {};  // the end of each frame slot's work
   cudaEvent_t caller_ = nullptr;  // a point in a caller's stream that the next work waits for
+  // A tile by rows (rows_begin .. rows_end): downloads on down_ after rows_done_; down_done_
+  // ends them for the stream.
+  cudaStream_t down_ = nullptr;
+  cudaEvent_t rows_done_ = nullptr, down_done_ = nullptr;
+  std::vector<CudaForwardByRows> by_rows_;
+  std::vector<RowsJob> rows_jobs_;
+  std::vector<Rect> final_;
   std::string name_;
   DeviceBuffer staging_d_, work_, output_, workspace_, flag_d_;
   PinnedBuffer staging_h_, flag_h_;
@@ -328,6 +431,7 @@ class CudaQueue final : public Queue {
   bool tracing_ = false;
   cudaEvent_t origin_ = nullptr;
   std::vector<Timed> timed_;
+  Timed rows_span_{J2K_STAGE_DOWNLOAD, 0, 0, nullptr, nullptr};  // a tile by rows: its downloads
 };
 
 }  // namespace
