@@ -228,7 +228,6 @@ Plan::Plan(const PlanSettings& settings, const j2k_image_view& shape)
   }
   lane.work.resize(static_cast<size_t>(nc));
   lane.out.resize(static_cast<size_t>(nc));
-
   lanes_.assign(queues_.size(), lane);
   for (Lane& l : lanes_) {  // (a copy does not keep capacity)
     l.uploads.reserve(static_cast<size_t>(nc));

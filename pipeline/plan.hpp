@@ -3,7 +3,9 @@
 // the backend's queue and all buffers are allocated then, and run() allocates nothing.
 // Per tile, in the queue's order: upload (when the queue cannot read the samples where they
 // are), DC shift + RCT/ICT, DWT, download (when the coefficients' home is not in the queue's
-// memory). Nothing here depends on which backend runs the queue.
+// memory); the shift and MCT go into the DWT's first read where the queue can (fuses_shift()),
+// and an image of one tile goes through the queue by rows where it can (by_rows()), so that
+// its own upload and download overlap. Nothing here depends on which backend runs the queue.
 // Frames in flight: submit() enqueues an image and returns a ticket, wait(ticket) returns when
 // that frame's coefficients are written, or throws what went wrong in that frame alone. Up to
 // kFramesInFlight frames, each writing where the outputs pointed when it was submitted.

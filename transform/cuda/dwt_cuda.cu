@@ -11,6 +11,8 @@
 // level-2 details to dst and the level-2 LL to workspace buffer 1, where level 2 would have put
 // it; levels 3.. follow as above. With fuse_inverse the inverse likewise ends with levels 2 and
 // 1 in one kernel (dwt_fused_inverse.cuh), which reads the level-2 LL where level 3 wrote it.
+// The forward's first step (level 1, or levels 1 and 2 fused) can run in bands of rows as the
+// samples arrive (CudaForwardByRows), the other levels after it (ForwardRun).
 #include <cuda_runtime.h>
 
 #include <algorithm>

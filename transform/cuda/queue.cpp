@@ -1,7 +1,9 @@
 // The CUDA backend's queue: one stream, buffers in device memory reserved once per plan.
 // Samples cross the bus at their own width (pageable ones through a pinned staging buffer,
 // pinned planar ones directly); shift + MCT and the DWT run on the device; coefficients stay
-// there or are copied home. Only wait() (and finish()) waits for the device.
+// there or are copied home. A tile by rows (rows_begin .. rows_end) copies its finished rows
+// home on a second stream, which the first waits for at the tile's end. Only wait() (and
+// finish()) waits for the device.
 #include <cuda_runtime_api.h>
 
 #include <cstdlib>
@@ -206,24 +208,8 @@ class CudaQueue final : public Queue {
   void dwt_from_samples(Wavelet wavelet, const TileSamples& tile, int component, const Plane& dst, const Rect& tc,
                         int levels) override {
     if (tc.empty()) return;
-    const auto c = static_cast<size_t>(component);
-    const Plane& p = tile.in[c];
-    DeviceSamples in;
-    in.type = p.type;
-    in.row_stride = p.row_stride;
-    in.pixel_stride = p.pixel_stride;
-    if (tile.mct && component < 3) {
-      for (size_t i = 0; i < 3; ++i) {
-        in.data[i] = at(tile.in[i]);
-        in.dc[i] = tile.offset[i];
-      }
-      in.component = component;
-    } else {
-      in.data[0] = at(p);
-      in.dc[0] = tile.offset[c];
-    }
-    cuda_dwt_from_samples(wavelet, in, DevicePlane{at(dst), dst.type, dst.row_stride}, tc, levels, workspace_.data(),
-                          workspace_.size(), stream_, kernels_);
+    cuda_dwt_from_samples(wavelet, device_samples(tile, component), DevicePlane{at(dst), dst.type, dst.row_stride},
+                          tc, levels, workspace_.data(), workspace_.size(), stream_, kernels_);
   }
 
   bool by_rows() const override { return true; }
