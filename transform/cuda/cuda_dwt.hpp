@@ -92,6 +92,8 @@ class CudaForwardByRows {
   void finish(cudaStream_t stream, std::vector<Rect>& final);
 
  private:
+  template <class F>
+  void visit(F&& f) const;  // f(the transform's launches), rebuilt from the members
   Wavelet wavelet_;
   DeviceSamples src_;
   DevicePlane dst_;

@@ -353,7 +353,7 @@ struct ForwardRun {
     if (ws) buf[1] = reinterpret_cast<T*>(static_cast<char*>(ws) + align_up(plan.ws_elems[0] * sizeof(T)));
   }
 
-  // Rows of units in the first step, and the first sample row that unit u does not read.
+  // Units of the first step: rows of level-1 tiles, or of fused blocks.
   int units() const {
     if (fused12) return (geom(plan.levels[1], 1, 1).h + cudadwt::FusedDims<W>::BY - 1) / cudadwt::FusedDims<W>::BY;
     constexpr int TY = first_level_rows<W, Src>();
@@ -362,8 +362,8 @@ struct ForwardRun {
   }
   // Units [0, result) read only the first `ready` sample rows.
   int units_ready(int64_t ready) const {
-    const int64_t h = plan.levels[0].height;
-    if (ready >= h || first_level_rows<W, Src>() == 0) return ready >= h ? units() : 0;
+    if (ready >= plan.levels[0].height) return units();
+    if (!fused12 && first_level_rows<W, Src>() == 0) return 0;  // coefficients in: all rows at once
     // Level-1 tile row u reads rows < (u + 1) * TY + H; fused block row u reads level-1 rows
     // < 2 * (u + 1) * BY + 3H (dwt_fused.cuh, its level-1 input region).
     const int64_t per = fused12 ? 2 * cudadwt::FusedDims<W>::BY : first_level_rows<W, Src>();
@@ -654,18 +654,10 @@ void cuda_dwt_from_samples(Wavelet wavelet, const DeviceSamples& src, const Devi
   const Plan plan = make_plan(tc, levels);
   check_buffers(in, j2k_sample_size(src.type), dst.data, ds, tc, plan, 4, ws, wsb);
   if (tc.empty()) return;
-  if (plan.levels.empty()) {  // the samples as they are read, through the general forward
-    const bool u8 = src.type == J2K_SAMPLE_U8;
-    if (wavelet == Wavelet::Reversible53) {
-      if (u8) forward<kW53, Gather<uint8_t>>(in, static_cast<int32_t*>(dst.data), ds, tc, levels, ws, wsb, s, o);
-      else forward<kW53, Gather<uint16_t>>(in, static_cast<int32_t*>(dst.data), ds, tc, levels, ws, wsb, s, o);
-    } else {
-      if (u8) forward<kW97, Gather<uint8_t>>(in, static_cast<float*>(dst.data), ds, tc, levels, ws, wsb, s, o);
-      else forward<kW97, Gather<uint16_t>>(in, static_cast<float*>(dst.data), ds, tc, levels, ws, wsb, s, o);
-    }
-    return;
-  }
   with_run(wavelet, in, src.type, plan, dst.data, ds, ws, o, [&](auto& run) {
+    using Run = std::remove_reference_t<decltype(run)>;
+    if (plan.levels.empty())  // the samples as they are read
+      return copy_level0<typename Run::T, typename Run::Source>(in, run.dst, ds, tc, s);
     run.first(0, run.units(), s);
     run.rest(s);
   });
@@ -742,11 +734,15 @@ void append_final(const Run& run, const FinalRows& before, const FinalRows& now,
 
 }  // namespace
 
-void CudaForwardByRows::advance(int64_t ready, cudaStream_t s, std::vector<Rect>& final) {
-  const Samples in = checked_samples(wavelet_, src_, dst_);
+template <class F>
+void CudaForwardByRows::visit(F&& f) const {
   const Plan plan = make_plan(tc_, levels_);
-  const size_t ds = static_cast<size_t>(dst_.row_stride) / 4;
-  with_run(wavelet_, in, src_.type, plan, dst_.data, ds, ws_, options_, [&](auto& run) {
+  with_run(wavelet_, checked_samples(wavelet_, src_, dst_), src_.type, plan, dst_.data,
+           static_cast<size_t>(dst_.row_stride) / 4, ws_, options_, f);
+}
+
+void CudaForwardByRows::advance(int64_t ready, cudaStream_t s, std::vector<Rect>& final) {
+  visit([&](auto& run) {
     const int to = std::max(done_, run.units_ready(ready));
     if (to == done_) return;
     run.first(done_, to, s);
@@ -757,15 +753,12 @@ void CudaForwardByRows::advance(int64_t ready, cudaStream_t s, std::vector<Rect>
 
 void CudaForwardByRows::finish(cudaStream_t s, std::vector<Rect>& final) {
   advance(tc_.height(), s, final);
-  const Samples in = checked_samples(wavelet_, src_, dst_);
-  const Plan plan = make_plan(tc_, levels_);
-  const size_t ds = static_cast<size_t>(dst_.row_stride) / 4;
-  with_run(wavelet_, in, src_.type, plan, dst_.data, ds, ws_, options_, [&](auto& run) {
+  visit([&](auto& run) {
     run.rest(s);
     // What the other levels wrote: the LL quadrant of the first step's last level.
     const size_t first = run.fused12 ? 2 : 1;
-    if (plan.levels.size() <= first) return;
-    const LevelGeom g = geom(plan.levels[first - 1], 1, 1);
+    if (run.plan.levels.size() <= first) return;
+    const LevelGeom g = geom(run.plan.levels[first - 1], 1, 1);
     final.push_back(Rect{0, 0, g.sn_x, g.sn_y});
   });
 }
