@@ -17,6 +17,8 @@ struct Options {
   std::string opencl_tuning;  // BackendOptions::opencl_tuning
   std::string timeline;       // --pipeline: an SVG timeline of one configuration goes here
   int streams = 0;            // --pipeline: the plans' streams (0: their default)
+  std::vector<int64_t> tiles{1024, 2048, 0};    // --pipeline: tile sizes (0: untiled)
+  std::vector<std::string> outputs{"i32", "i16", "f32"};  // --pipeline: 5/3 int32, 5/3 int16, 9/7 float32
 };
 
 // Each prints a table and returns 0, or throws j2k::Error.

@@ -105,20 +105,30 @@ struct OutputSets {
   }
 };
 
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
 // A sequence of `frames` frames through the output sets, as many in flight as there are sets.
-// Returns the tickets' frames' total time in ms.
-double run_frames(j2kfront::Plan& plan, const j2kfront::ImageView& view, const OutputSets& out, int frames) {
+// Returns the frames' total time in ms; `submit_ms` gets the host's time inside submit() (the
+// enqueueing of every copy and launch: where it nears the total, the host is the limit).
+double run_frames(j2kfront::Plan& plan, const j2kfront::ImageView& view, const OutputSets& out, int frames,
+                  double* submit_ms = nullptr) {
   const size_t depth = out.sets.size();
   std::vector<j2k_ticket> tickets;
+  double submitting = 0;
   const auto t0 = Clock::now();
   for (int f = 0; f < frames; ++f) {
     const auto i = static_cast<size_t>(f);
     if (i >= depth) plan.wait(tickets[i - depth]);
     out.point(plan, i % depth);
+    const auto s0 = Clock::now();
     tickets.push_back(plan.submit(view));
+    submitting += ms_between(s0, Clock::now());
   }
   for (size_t i = tickets.size() > depth ? tickets.size() - depth : 0; i < tickets.size(); ++i) plan.wait(tickets[i]);
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  if (submit_ms) *submit_ms = submitting;
+  return ms_between(t0, Clock::now());
 }
 
 // Milliseconds during which at least one span of `stage` ran (on any stream).
@@ -164,7 +174,9 @@ int run_pipeline(const Options& o) {
               "and D2H of the coefficients (int32/float32, or int16) at once, same run.\n"
               "image: plan.run on one image at a time (coefficients int32/float32 into the plan's pinned\n"
               "buffers), median of %d runs. frames: a sequence of %d frames, %d in flight (submit/wait),\n"
-              "each into its own pinned output set; time per frame. Streams per plan: %s.\n",
+              "each into its own pinned output set; time per frame, and the host's time in submit() per\n"
+              "frame (copies of pageable input into pinned staging, and the enqueueing of every copy and\n"
+              "launch). Streams per plan: %s.\n",
               o.levels, o.repeats, frames, kDepth,
               o.streams ? std::to_string(o.streams).c_str() : "the plan's default (3; 2 untiled)");
   bool drawn = false;
@@ -185,8 +197,8 @@ int run_pipeline(const Options& o) {
       if (narrow_fits)
         std::printf("with int16 output (%.0f MB out): link both %.2f ms (%.1f GB/s)\n", bytes_out / 2e6,
                     narrow_link.both_ms, (bytes_in + bytes_out / 2) / narrow_link.both_ms / 1e6);
-      std::printf("%-8s %-5s %-9s %-5s | %10s %8s %8s | %10s %8s %8s\n", "tiles", "wav", "input", "out", "image ms",
-                  "GB/s", "link/t", "frame ms", "GB/s", "link/t");
+      std::printf("%-8s %-5s %-9s %-5s | %10s %8s %8s | %10s %8s %8s %9s\n", "tiles", "wav", "input", "out", "image ms",
+                  "GB/s", "link/t", "frame ms", "GB/s", "link/t", "submit ms");
       // The pattern once, as the caller's samples: pageable, and a pinned copy.
       const std::vector<int32_t> pattern = test_pattern(n, n, in.precision);
       std::vector<unsigned char> pageable(bytes_in);
@@ -200,11 +212,11 @@ int run_pipeline(const Options& o) {
       check(cudaMallocHost(&pinned, bytes_in), "cudaMallocHost");
       std::memcpy(pinned, pageable.data(), bytes_in);
       const OutputSets sets(kDepth, bytes_out);
-      for (int64_t tile : {int64_t{1024}, int64_t{2048}, int64_t{0}})
-        for (int variant = 0; variant < 3; ++variant)  // 5/3 int32, 5/3 int16, 9/7 float32
+      for (int64_t tile : o.tiles)
+        for (const std::string& output : o.outputs)
           for (j2k_memory m : {J2K_MEMORY_HOST, J2K_MEMORY_PINNED}) {
-            const j2k_wavelet w = variant == 2 ? J2K_WAVELET_97 : J2K_WAVELET_53;
-            const bool narrow = variant == 1;
+            const j2k_wavelet w = output == "f32" ? J2K_WAVELET_97 : J2K_WAVELET_53;
+            const bool narrow = output == "i16";
             if (narrow && !narrow_fits) continue;
             const Link& l = narrow ? narrow_link : link;
             const void* data = m == J2K_MEMORY_HOST ? static_cast<const void*>(pageable.data()) : pinned;
@@ -227,17 +239,20 @@ int run_pipeline(const Options& o) {
             }
             const double ms = median(t);
             run_frames(plan, view, sets, kDepth);  // warm up the output sets
-            const double frame_ms = run_frames(plan, view, sets, frames) / frames;
+            double submit_ms = 0;
+            const double frame_ms = run_frames(plan, view, sets, frames, &submit_ms) / frames;
             const double bytes = static_cast<double>(bytes_in + (narrow ? bytes_out / 2 : bytes_out));
-            std::printf("%-8s %-5s %-9s %-5s | %10.2f %8.1f %8.3f | %10.2f %8.1f %8.3f\n",
+            std::printf("%-8s %-5s %-9s %-5s | %10.2f %8.1f %8.3f | %10.2f %8.1f %8.3f %9.2f\n",
                         tile ? std::to_string(tile).c_str() : "untiled", w == J2K_WAVELET_53 ? "5/3" : "9/7",
                         m == J2K_MEMORY_HOST ? "pageable" : "pinned", narrow ? "i16" : w == J2K_WAVELET_53 ? "i32" : "f32",
-                        ms, bytes / ms / 1e6, l.both_ms / ms, frame_ms, bytes / frame_ms / 1e6, l.both_ms / frame_ms);
-            if (!o.timeline.empty() && !drawn && tile == 2048 && variant == 0 && m == J2K_MEMORY_PINNED) {
-              const std::string title = std::to_string(n) + "x" + std::to_string(n) + " " + in.name +
-                                        ", tiles 2048x2048, 5/3, " + std::to_string(o.levels) +
-                                        " levels, pinned input: 3 frames on " +
-                                        std::to_string(plan.info().streams) + " streams, " + plan.info().description;
+                        ms, bytes / ms / 1e6, l.both_ms / ms, frame_ms, bytes / frame_ms / 1e6, l.both_ms / frame_ms,
+                        submit_ms / frames);
+            if (!o.timeline.empty() && !drawn && m == J2K_MEMORY_PINNED) {
+              const std::string title = std::to_string(n) + "x" + std::to_string(n) + " " + in.name + ", " +
+                                        (tile ? "tiles " + std::to_string(tile) + "^2" : std::string("untiled")) +
+                                        (narrow ? ", 5/3 int16, " : w == J2K_WAVELET_53 ? ", 5/3 int32, " : ", 9/7, ") +
+                                        std::to_string(o.levels) + " levels, pinned input: 3 frames on " +
+                                        std::to_string(plan.info().streams) + " queues, " + plan.info().description;
               draw_timeline(plan, view, sets, o.timeline, title);
               drawn = true;
             }

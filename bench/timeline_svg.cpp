@@ -16,7 +16,7 @@
 namespace j2k::bench {
 namespace {
 
-constexpr double kLeft = 90, kRight = 20, kTop = 58, kLane = 26, kGap = 6, kWidth = 1200;
+constexpr double kLeft = 90, kRight = 20, kTop = 58, kLane = 34, kGap = 6, kWidth = 1200;
 
 const char* colour(j2k_stage s) {
   switch (s) {
@@ -79,22 +79,25 @@ std::string svg(const std::string& title, const std::vector<j2k_span>& spans) {
   // A box runs from when its stream reaches the stage to its end: a copy waiting for the copy
   // engine that another stream holds is inside it.
   o << "<text x=\"" << lx << "\" y=\"38\" fill=\"#555\">numbers: tiles; lighter: every other frame; boxes include waits for a busy copy engine</text>\n";
+  // Each queue's downloads have a stream of their own (they overlap its next upload): they
+  // take the lower half of its lane.
   // Lanes.
   for (int q = 0; q < lanes; ++q) {
     const double y = kTop + q * (kLane + kGap);
-    o << "<text x=\"8\" y=\"" << y + kLane / 2 + 4 << "\">stream " << q << "</text>\n"
+    o << "<text x=\"8\" y=\"" << y + kLane / 2 + 4 << "\">queue " << q << "</text>\n"
       << "<rect x=\"" << kLeft << "\" y=\"" << y << "\" width=\"" << plot << "\" height=\"" << kLane
       << "\" fill=\"#f4f4f4\"/>\n";
   }
   for (const j2k_span& s : spans) {
-    const double y = kTop + s.queue * (kLane + kGap);
+    const double half = (kLane - 4) / 2;
+    const double y = kTop + s.queue * (kLane + kGap) + (s.stage == J2K_STAGE_DOWNLOAD ? half : 0);
     const double x0 = x_of(s.begin_ms), w = std::max(0.5, x_of(s.end_ms) - x0);
     const bool odd = (s.frame - first_frame) % 2 == 1;
-    o << "<rect x=\"" << x0 << "\" y=\"" << y + 2 << "\" width=\"" << w << "\" height=\"" << kLane - 4
+    o << "<rect x=\"" << x0 << "\" y=\"" << y + 2 << "\" width=\"" << w << "\" height=\"" << half
       << "\" fill=\"" << colour(s.stage) << "\" fill-opacity=\"" << (odd ? "0.55" : "1") << "\" stroke=\"white\" stroke-width=\"0.5\">"
       << "<title>frame " << s.frame << ", tile " << s.tile << ": " << s.begin_ms << " .. " << s.end_ms << " ms</title></rect>\n";
     if (w >= 16)
-      o << "<text x=\"" << x0 + w / 2 << "\" y=\"" << y + kLane / 2 + 4 << "\" text-anchor=\"middle\" fill=\"white\">"
+      o << "<text x=\"" << x0 + w / 2 << "\" y=\"" << y + 2 + half / 2 + 4 << "\" text-anchor=\"middle\" fill=\"white\">"
         << s.tile << "</text>\n";
   }
   // Time axis.

@@ -472,22 +472,41 @@ Plane rows_of(Plane p, int64_t r0, int64_t r1) {
 }
 }  // namespace
 
-int64_t Plan::rows_stripe(const Queue& q, const Lane& lane, const PlanTileComponent* tc, int nc) const {
+int64_t Plan::rows_stripe(const Queue& q, Lane& lane, const PlanTileComponent* tc, int nc) const {
   // An image of one tile (tiles of a tiled image overlap each other instead: there stripes
   // only add copies, 1024^2 tiles ran at 0.6 of the link by rows against 0.93 whole), of at
-  // least two stripes, whose components all go home from queue memory, each read by its DWT
-  // (fused, so that its work plane is free to be its DWT workspace), with one geometry, and
-  // not narrowed after.
-  if (!q.by_rows() || settings_.narrow_output || q.in_place() || canvas_.tile_count() != 1) return 0;
+  // least two stripes, whose components all go home to the host from queue memory, each read
+  // by its DWT (fused, so that its work plane is free to be its DWT workspace and, for int16
+  // output, the plane it is narrowed into), with one geometry.
+  if (!q.by_rows() || q.in_place() || canvas_.tile_count() != 1) return 0;
   const int64_t h = tc[0].rect.height();
   if (h < 2 * kMinStripeRows) return 0;
+  lane.rows.clear();
   for (int c = 0; c < nc; ++c) {
     const auto i = static_cast<size_t>(c);
-    const Plane& work = lane.work[i];
-    if (!lane.samples.fused[i] || !(tc[c].rect == tc[0].rect) || tc[c].levels < 1 ||
-        (lane.out[i].base == tc[c].home.base && lane.out[i].offset == tc[c].home.offset) ||
-        static_cast<size_t>(work.row_stride * work.height) < q.dwt_workspace_bytes(settings_.wavelet, tc[c].rect, tc[c].levels))
+    const Plane& out = lane.out[i];
+    const Plane& home = tc[c].home;
+    if (!lane.samples.fused[i] || !(tc[c].rect == tc[0].rect) || tc[c].levels < 1 || q.reads(home.memory) ||
+        (out.base == home.base && out.offset == home.offset))
       return 0;
+    // The work plane: the int16 plane first (for int16 output), then the DWT's workspace.
+    Queue::RowsJob job{out, home, lane.work[i], Plane{}, tc[c].rect, tc[c].levels};
+    const auto bytes = static_cast<size_t>(job.scratch.row_stride * job.scratch.height);
+    size_t used = 0;
+    if (settings_.narrow_output) {
+      job.narrow = job.scratch;
+      job.narrow.type = J2K_SAMPLE_I16;
+      job.narrow.pixel_stride = 2;
+      job.narrow.row_stride = 2 * job.narrow.width;
+      used = align_up(static_cast<size_t>(job.narrow.row_stride * job.narrow.height));
+    }
+    if (used + q.dwt_workspace_bytes(settings_.wavelet, tc[c].rect, tc[c].levels) > bytes) return 0;
+    job.scratch.offset += used;
+    job.scratch.type = J2K_SAMPLE_U8;
+    job.scratch.pixel_stride = 1;
+    job.scratch.width = job.scratch.row_stride = static_cast<ptrdiff_t>(bytes - used);
+    job.scratch.height = 1;
+    lane.rows.push_back(job);
   }
   // About 8 stripes: the first one's upload is the part of the link time not hidden.
   return std::max(kMinStripeRows, (h / 8 + 63) / 64 * 64);
@@ -577,8 +596,6 @@ void Plan::enqueue_tile(const j2k_image_view& image, int64_t t, Queue& q, Lane& 
   if (stripe > 0) {
     // Stripes of rows: each goes up, the first DWT level runs on what has arrived, and what
     // that finishes goes home while the next stripe comes up.
-    lane.rows.clear();
-    for (int c = 0; c < nc; ++c) lane.rows.push_back({lane.out[c], tc[c].home, lane.work[c], tc[c].rect, tc[c].levels});
     q.rows_begin(w, lane.samples, lane.rows, t, frame);
     const int64_t h = tc[0].rect.height();
     for (int64_t r0 = 0; r0 < h; r0 += stripe) {

@@ -111,8 +111,9 @@ class Plan {
   void check_narrow_output() const;
   void enqueue(const j2k_image_view& image, uint64_t frame);
   void fuse_components(TileSamples& samples) const;  // sets samples.fused for this tile
-  // Rows per stripe where the tile goes through the queue by rows (Queue::by_rows), else 0.
-  int64_t rows_stripe(const Queue& q, const Lane& lane, const PlanTileComponent* tc, int nc) const;
+  // Rows per stripe where the tile goes through the queue by rows (Queue::by_rows), with
+  // lane.rows set for it; else 0.
+  int64_t rows_stripe(const Queue& q, Lane& lane, const PlanTileComponent* tc, int nc) const;
   void enqueue_tile(const j2k_image_view& image, int64_t tile, Queue& q, Lane& lane, uint64_t frame);
   int slot_of(uint64_t ticket) const;
   void finish_all_quietly() noexcept;

@@ -35,7 +35,7 @@ std::vector<unsigned char> all_coefficients(const j2kfront::Plan& plan) {
   std::vector<unsigned char> out;
   for (size_t i = 0; i < plan.tile_components(); ++i) {
     const j2k_coefficients c = plan.tile_component(i).coefficients;
-    const auto row = static_cast<size_t>(c.width * 4);
+    const auto row = static_cast<size_t>(c.width * j2k_sample_size(c.type));
     const size_t at = out.size();
     out.resize(at + row * static_cast<size_t>(c.height));
     if (row == 0 || c.height == 0) continue;
@@ -114,30 +114,14 @@ TEST_F(PlanCuda, NarrowOutputOnTheDeviceAndDownloaded) {
   j2kfront::Plan cpu(s, view);
   cpu.run(view);
   ASSERT_EQ(cpu.info().coefficient_type, J2K_SAMPLE_I16);
-  std::vector<unsigned char> want;
-  for (size_t i = 0; i < cpu.tile_components(); ++i) {
-    const j2k_coefficients c = cpu.tile_component(i).coefficients;
-    for (int64_t y = 0; y < c.height; ++y) {
-      const auto* row = static_cast<const unsigned char*>(c.data) + y * c.row_stride;
-      want.insert(want.end(), row, row + c.width * 2);
-    }
-  }
+  const std::vector<unsigned char> want = all_coefficients(cpu);
   s.backend = J2K_BACKEND_CUDA;
   for (j2k_memory out : {J2K_MEMORY_HOST, J2K_MEMORY_DEVICE}) {
     s.output_memory = out;
     j2kfront::Plan gpu(s, view);
     gpu.run(view);
-    std::vector<unsigned char> got;
-    for (size_t i = 0; i < gpu.tile_components(); ++i) {
-      const j2k_coefficients c = gpu.tile_component(i).coefficients;
-      ASSERT_EQ(c.type, J2K_SAMPLE_I16);
-      std::vector<unsigned char> rows(static_cast<size_t>(c.width * 2 * c.height));
-      ASSERT_EQ(cudaMemcpy2D(rows.data(), static_cast<size_t>(c.width * 2), c.data, static_cast<size_t>(c.row_stride),
-                             static_cast<size_t>(c.width * 2), static_cast<size_t>(c.height), cudaMemcpyDefault),
-                cudaSuccess);
-      got.insert(got.end(), rows.begin(), rows.end());
-    }
-    EXPECT_TRUE(got == want) << "output memory " << out;
+    ASSERT_EQ(gpu.info().coefficient_type, J2K_SAMPLE_I16);
+    EXPECT_TRUE(all_coefficients(gpu) == want) << "output memory " << out;
   }
 }
 
@@ -210,8 +194,9 @@ TEST_F(PlanCuda, ImageLargerThanFreeDeviceMemoryRunsTileByTile) {
 // An untiled image goes through the CUDA queue by rows (stripes uploaded, transformed as they
 // arrive, finished rows downloaded on a second stream): RGB through the fused levels 1 + 2
 // (origin on a multiple of 4) and through the per-level kernels (odd origin), RGBA, gray,
-// 8 and 16 bit, planar and interleaved, pageable and pinned, levels 1, 2 and 5, both wavelets;
-// frames in flight on one stream and on two. Equal to the CPU's.
+// 8 and 16 bit, planar and interleaved, pageable and pinned, levels 1, 2 and 5, both wavelets,
+// int16 output (narrowed region by region before its download) for 8-bit samples; frames in
+// flight on one stream and on two. Equal to the CPU's.
 TEST_F(PlanCuda, UntiledImagesByRowsMatchTheCpu) {
   struct Case { uint32_t w, h, x0, y0; int nc; j2k_sample_type type; bool interleaved; int levels; };
   const Case cases[] = {{700, 1100, 0, 0, 3, J2K_SAMPLE_U8, true, 5},   {333, 1301, 3, 1, 3, J2K_SAMPLE_U16, false, 5},
@@ -226,8 +211,10 @@ TEST_F(PlanCuda, UntiledImagesByRowsMatchTheCpu) {
     void* pinned = nullptr;
     ASSERT_EQ(cudaMallocHost(&pinned, bytes.size()), cudaSuccess);
     std::memcpy(pinned, bytes.data(), bytes.size());
-    for (j2k_wavelet wv : {J2K_WAVELET_53, J2K_WAVELET_97})
+    for (int output : {0, 1, 2})  // 5/3 int32, 5/3 int16 (8-bit samples), 9/7
       for (j2k_memory m : {J2K_MEMORY_HOST, J2K_MEMORY_PINNED}) {
+        if (output == 1 && bits != 8) continue;
+        const j2k_wavelet wv = output == 2 ? J2K_WAVELET_97 : J2K_WAVELET_53;
         const void* data = m == J2K_MEMORY_HOST ? static_cast<const void*>(bytes.data()) : pinned;
         auto view = k.interleaved ? j2kfront::ImageView::interleaved(data, k.w, k.h, k.nc, k.type, bits, 0, m)
                                   : j2kfront::ImageView::planar(data, k.w, k.h, k.nc, k.type, bits, 0, 0, m);
@@ -236,11 +223,13 @@ TEST_F(PlanCuda, UntiledImagesByRowsMatchTheCpu) {
         s.backend = J2K_BACKEND_CPU;
         s.wavelet = wv;
         s.levels = k.levels;
+        s.narrow_output = output == 1;
         j2kfront::Plan cpu(s, view);
         cpu.run(view);
         const std::vector<unsigned char> want = all_coefficients(cpu);
         const std::string what = std::to_string(k.w) + "x" + std::to_string(k.h) + " nc " + std::to_string(k.nc) +
                                  " " + std::to_string(bits) + "-bit" + (wv ? " 9/7" : " 5/3") +
+                                 (output == 1 ? " int16" : "") +
                                  (m == J2K_MEMORY_HOST ? " pageable" : " pinned");
         s.backend = J2K_BACKEND_CUDA;
         for (int streams : {1, 2}) {
@@ -255,7 +244,7 @@ TEST_F(PlanCuda, UntiledImagesByRowsMatchTheCpu) {
           for (auto& o : outs) {
             for (size_t i = 0; i < count; ++i) {
               const j2k_coefficients c = gpu.tile_component(i).coefficients;
-              const auto row = static_cast<ptrdiff_t>(c.width * 4);
+              const auto row = static_cast<ptrdiff_t>(c.width * j2k_sample_size(c.type));
               o.emplace_back(static_cast<size_t>(row * c.height));
               gpu.set_output(i, o.back().data(), row);
             }

@@ -289,6 +289,30 @@ TEST_P(PlanTest, MixedLayoutsAcrossComponents) {
   }
 }
 
+// A tile whose components are read by their DWTs (8-bit RGB at full precision, the GPU's fused
+// read) beside one whose range is checked first (a 5-bit alpha), with tiles of several sizes,
+// both wavelets and int16 output: equal to the reference.
+TEST_P(PlanTest, FusedAndCheckedComponentsInOneTile) {
+  Samples s = random_samples(5, 3, 150, 131, 4, 8, false, 1, 1, 41);
+  s.comps[3].precision = 5;
+  for (int32_t& v : s.comps[3].v) v &= 31;
+  const Packed p = pack(s, J2K_SAMPLE_U8, true, 0);
+  for (uint32_t tile : {24u, 64u, 0u})
+    for (int output = 0; output < 3; ++output) {  // 5/3 int32, 5/3 int16, 9/7
+      j2kfront::Settings st = settings_for(GetParam());
+      st.tile_w = st.tile_h = tile;
+      st.wavelet = output == 2 ? J2K_WAVELET_97 : J2K_WAVELET_53;
+      st.narrow_output = output == 1;
+      j2kfront::Plan plan(st, p.view);
+      for (int run = 0; run < 2; ++run) {  // the second reuses the queues' buffers
+        plan.run(p.view);
+        expect_matches(plan, reference(s, st, true),
+                       "tiles " + std::to_string(tile) + (output == 1 ? " int16" : output == 2 ? " 9/7" : " 5/3") +
+                           ", run " + std::to_string(run));
+      }
+    }
+}
+
 // Int16 output: the int32 coefficients, each one narrowed (they provably fit), in the plan's
 // buffers and in the caller's (with padding); refused where the range does not fit.
 TEST_P(PlanTest, NarrowOutputIsTheSameCoefficientsInInt16) {

@@ -39,7 +39,7 @@ TEST(TimelineSvg, OneBoxPerSpanReplacingTheFileWhole) {
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
   EXPECT_EQ(count(svg, "<title>frame 1, tile"), spans.size());
-  EXPECT_EQ(count(svg, ">stream "), 3u);
+  EXPECT_EQ(count(svg, ">queue "), 3u);
   EXPECT_NE(svg.find("three &lt;streams&gt;"), std::string::npos) << "the title is escaped";
   size_t entries = 0;
   for (const auto& e : fs::directory_iterator(dir)) entries += e.is_regular_file();

@@ -13,24 +13,38 @@ namespace j2k::tools {
 namespace {
 
 struct BenchArgs {
-  std::string backend = "auto", sizes = "4096,8192";
+  std::string backend = "auto", sizes = "4096,8192", tiles = "1024,2048,0", outputs = "i32,i16,f32";
   int levels = 5, repeats = 0, threads = 0, device = -1, streams = 0;
   bool pipeline = false;
   std::string timeline;
 };
 
+std::vector<std::string> split(const std::string& list) {
+  std::vector<std::string> items;
+  std::stringstream ss(list);
+  for (std::string item; std::getline(ss, item, ',');) items.push_back(item);
+  return items;
+}
+
+// Numbers lo..hi separated by commas.
+std::vector<int64_t> numbers(const std::string& flag, const std::string& list, long long lo, long long hi) {
+  std::vector<int64_t> out;
+  for (const std::string& item : split(list)) {
+    std::size_t used = 0;
+    long long n = lo - 1;
+    try { n = std::stoll(item, &used); } catch (...) {}
+    if (used != item.size() || n < lo || n > hi)
+      throw CLI::ValidationError(flag, "expected numbers " + std::to_string(lo) + ".." + std::to_string(hi) +
+                                           " separated by commas, got '" + list + "'");
+    out.push_back(n);
+  }
+  if (out.empty()) throw CLI::ValidationError(flag, "is empty");
+  return out;
+}
+
 int run_bench(const BenchArgs& a) {
   bench::Options o;
-  o.sizes.clear();
-  std::stringstream ss(a.sizes);
-  for (std::string item; std::getline(ss, item, ',');) {
-    std::size_t used = 0;
-    long long n = -1;
-    try { n = std::stoll(item, &used); } catch (...) {}
-    if (used != item.size() || n < 1 || n > 65536)
-      throw CLI::ValidationError("--sizes", "expected sizes 1..65536 separated by commas, got '" + a.sizes + "'");
-    o.sizes.push_back(n);
-  }
+  o.sizes = numbers("--sizes", a.sizes, 1, 65536);
   o.levels = a.levels;
   o.threads = a.threads;
   Backend b = parse_backend(a.backend);
@@ -44,6 +58,14 @@ int run_bench(const BenchArgs& a) {
     throw CLI::ValidationError("--timeline", "draws the --pipeline run: add --pipeline");
   if (a.streams != 0 && !a.pipeline)
     throw CLI::ValidationError("--streams", "sets the --pipeline plans' streams: add --pipeline");
+  if ((a.tiles != BenchArgs().tiles || a.outputs != BenchArgs().outputs) && !a.pipeline)
+    throw CLI::ValidationError("--tiles/--outputs", "choose the --pipeline rows: add --pipeline");
+  o.tiles = numbers("--tiles", a.tiles, 0, 65536);
+  o.outputs = split(a.outputs);
+  for (const std::string& k : o.outputs)
+    if (k != "i32" && k != "i16" && k != "f32")
+      throw CLI::ValidationError("--outputs", "expected i32, i16 or f32 separated by commas, got '" + a.outputs + "'");
+  if (o.outputs.empty()) throw CLI::ValidationError("--outputs", "is empty");
   if (a.pipeline) {
     if (b != Backend::Cuda)
       throw Error(ErrorCode::InvalidArgument, "bench --pipeline measures the cuda backend against its link; got backend '" +
@@ -93,11 +115,16 @@ std::function<int()> add_bench_command(CLI::App& app) {
   cmd->add_flag("--pipeline", args->pipeline,
                 "the whole front stage host to host (cuda), against the link's own copies; sizes default to 8192");
   cmd->add_option("--timeline", args->timeline,
-                  "with --pipeline: write an SVG timeline (per stream: upload, transform, download of each "
-                  "tile) of 3 frames with 2048x2048 tiles, 5/3, pinned input");
+                  "with --pipeline: write an SVG timeline (per queue: upload, transform, download of each tile) "
+                  "of 3 frames of the first image, tile size and output, pinned input");
   cmd->add_option("--streams", args->streams,
                   "with --pipeline: CUDA streams per plan (default: the plan's own choice)")
       ->check(CLI::Range(1, 16));
+  cmd->add_option("--tiles", args->tiles, "with --pipeline: tile sizes, comma-separated (0: untiled)")
+      ->capture_default_str();
+  cmd->add_option("--outputs", args->outputs,
+                  "with --pipeline: i32 (5/3 int32), i16 (5/3 int16), f32 (9/7 float32), comma-separated")
+      ->capture_default_str();
   return [args] { return run_bench(*args); };
 }
 

@@ -110,8 +110,10 @@ class Queue {
   // by rows_ready(rows uploaded so far, in every component), then rows_end() (the other
   // levels, the last downloads). Tracing records the downloads as one span of their own.
   struct RowsJob {
-    Plane out, home;  // the component's DWT output (queue memory) and where it goes
+    Plane out, home;  // the component's DWT output (queue memory) and where it goes (host)
     Plane scratch;    // queue memory of its own, at least dwt_workspace_bytes(), for its DWT
+    Plane narrow;     // int16 output: an I16 plane in queue memory of its own, where each
+                      // finished region is narrowed before it goes home; base null: none
     Rect rect;
     int levels = 0;
   };

@@ -177,13 +177,24 @@ inline std::vector<unsigned char> coefficients(const j2kfront::Plan& plan, size_
   const j2k_tile_component tc = plan.tile_component(i);
   const j2k_coefficients& c = tc.coefficients;
   std::vector<unsigned char> out(static_cast<size_t>(c.width * c.height * 4));
-  for (int64_t y = 0; y < c.height; ++y)
-    std::memcpy(out.data() + y * c.width * 4, static_cast<const char*>(c.data) + y * c.row_stride,
-                static_cast<size_t>(c.width * 4));
+  for (int64_t y = 0; y < c.height; ++y) {
+    const char* row = static_cast<const char*>(c.data) + y * c.row_stride;
+    if (c.type != J2K_SAMPLE_I16) {
+      std::memcpy(out.data() + y * c.width * 4, row, static_cast<size_t>(c.width * 4));
+      continue;
+    }
+    for (int64_t x = 0; x < c.width; ++x) {  // int16 output: widened, to compare with the int32 reference
+      int16_t v;
+      std::memcpy(&v, row + x * 2, 2);
+      const int32_t wide = v;
+      std::memcpy(out.data() + (y * c.width + x) * 4, &wide, 4);
+    }
+  }
   return out;
 }
 
-// Compares every tile-component of the plan with the reference, bit for bit.
+// Compares every tile-component of the plan with the reference, bit for bit (int16 output
+// with the int32 reference, each coefficient widened).
 inline void expect_matches(const j2kfront::Plan& plan, const Expected& e, const std::string& what) {
   const j2k_plan_info info = plan.info();
   const size_t n = info.tile_components;

@@ -1,9 +1,11 @@
-// The CUDA backend's queue: one stream, buffers in device memory reserved once per plan.
+// The CUDA backend's queue: two streams, buffers in device memory reserved once per plan.
 // Samples cross the bus at their own width (pageable ones through a pinned staging buffer,
 // pinned planar ones directly); shift + MCT and the DWT run on the device; coefficients stay
-// there or are copied home. A tile by rows (rows_begin .. rows_end) copies its finished rows
-// home on a second stream, which the first waits for at the tile's end. Only wait() (and
-// finish()) waits for the device.
+// there or are copied home. Uploads and compute go on the main stream, downloads on a second
+// one (after an event), so that the next tile's upload overlaps this tile's download; the main
+// stream waits for the downloads only before it writes the buffers they read, and at a mark.
+// A tile by rows (rows_begin .. rows_end) sends its finished regions home the same way, stripe
+// by stripe. Only wait() (and finish()) waits for the device.
 #include <cuda_runtime_api.h>
 
 #include <cstdlib>
@@ -66,7 +68,7 @@ class CudaQueue final : public Queue {
     cuda_check(cuda_kernel_image_check(), "cudaFuncGetAttributes");
     cuda_check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     cuda_check(cudaStreamCreateWithFlags(&down_, cudaStreamNonBlocking), "cudaStreamCreate");
-    cuda_check(cudaEventCreateWithFlags(&rows_done_, cudaEventDisableTiming), "cudaEventCreate");
+    cuda_check(cudaEventCreateWithFlags(&stream_done_, cudaEventDisableTiming), "cudaEventCreate");
     cuda_check(cudaEventCreateWithFlags(&down_done_, cudaEventDisableTiming), "cudaEventCreate");
     cuda_check(cudaEventCreateWithFlags(&staged_, cudaEventDisableTiming), "cudaEventCreate");
     for (cudaEvent_t& e : marks_) cuda_check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
@@ -83,7 +85,7 @@ class CudaQueue final : public Queue {
     for (cudaEvent_t e : marks_)
       if (e) cudaEventDestroy(e);
     if (caller_) cudaEventDestroy(caller_);
-    if (rows_done_) cudaEventDestroy(rows_done_);
+    if (stream_done_) cudaEventDestroy(stream_done_);
     if (down_done_) cudaEventDestroy(down_done_);
     if (down_) cudaStreamDestroy(down_);
     if (stream_) cudaStreamDestroy(stream_);
@@ -184,12 +186,14 @@ class CudaQueue final : public Queue {
   }
 
   void shift_mct(const TileSamples& tile, Wavelet wavelet, const std::vector<Plane>& out) override {
+    after_downloads();
     cuda::shift_mct(tile, wavelet, out, static_cast<int*>(flag_d_.data()), stream_);
   }
 
   void dwt(j2k_direction direction, Wavelet wavelet, const Plane& src, const Plane& dst,
            const Rect& tc, int levels) override {
     if (tc.empty()) return;
+    after_downloads();
     cuda_dwt(direction, wavelet, DevicePlane{at(src), src.type, src.row_stride}, 0,
              DevicePlane{at(dst), dst.type, dst.row_stride}, tc, levels, workspace_.data(),
              workspace_.size(), stream_, kernels_);
@@ -201,6 +205,7 @@ class CudaQueue final : public Queue {
     return narrow_slices_.next(work_.data(), work_.size(), c, J2K_SAMPLE_I16, w, h, J2K_MEMORY_DEVICE);
   }
   void narrow(const Plane& src, const Plane& dst) override {
+    after_downloads();
     cuda::narrow(src, dst, stream_);
   }
 
@@ -208,16 +213,17 @@ class CudaQueue final : public Queue {
   void dwt_from_samples(Wavelet wavelet, const TileSamples& tile, int component, const Plane& dst, const Rect& tc,
                         int levels) override {
     if (tc.empty()) return;
+    after_downloads();
     cuda_dwt_from_samples(wavelet, device_samples(tile, component), DevicePlane{at(dst), dst.type, dst.row_stride},
                           tc, levels, workspace_.data(), workspace_.size(), stream_, kernels_);
   }
 
   bool by_rows() const override { return true; }
   // The first level's launches go on the stream as the stripes arrive; whatever they finish is
-  // copied home on down_, after an event; rows_end() makes the stream wait for down_, so that
-  // marks, and the next tile's use of the buffers, come after the downloads.
+  // copied home on down_, after an event.
   void rows_begin(Wavelet wavelet, const TileSamples& tile, const std::vector<RowsJob>& jobs, int64_t t,
                   uint64_t frame) override {
+    after_downloads();
     by_rows_.clear();
     rows_jobs_.assign(jobs.begin(), jobs.end());
     for (size_t c = 0; c < jobs.size(); ++c) {
@@ -227,7 +233,7 @@ class CudaQueue final : public Queue {
                             DevicePlane{at(j.out), j.out.type, j.out.row_stride}, j.rect, j.levels, at(j.scratch),
                             static_cast<size_t>(j.scratch.row_stride * j.scratch.height), kernels_);
     }
-    rows_span_ = Timed{J2K_STAGE_DOWNLOAD, t, frame, nullptr, nullptr};
+    if (tracing_) open_download_span(t, frame);
   }
   void rows_ready(int64_t rows) override {
     for (size_t c = 0; c < by_rows_.size(); ++c) {
@@ -240,29 +246,40 @@ class CudaQueue final : public Queue {
       by_rows_[c].finish(stream_, final_);
       send_final(c);
     }
-    cuda_check(cudaEventRecord(down_done_, down_), "cudaEventRecord");
-    cuda_check(cudaStreamWaitEvent(stream_, down_done_, 0), "cudaStreamWaitEvent");
-    if (rows_span_.begin) {
-      cuda_check(cudaEventCreate(&rows_span_.end), "cudaEventCreate");
-      cuda_check(cudaEventRecord(rows_span_.end, down_), "cudaEventRecord");
-      timed_.push_back(rows_span_);
-      rows_span_.begin = nullptr;
-    }
+    close_download_span();
   }
 
+  // On down_, once the work enqueued so far on the stream is done. Tracing: between
+  // span_begin(DOWNLOAD) and span_end(), as one span timed on down_.
   void download(const Plane& src, const Plane& dst) override {
     const size_t row = static_cast<size_t>(src.width) * j2k_sample_size(src.type);
     if (row == 0 || src.height == 0) return;
+    // Packed planes that continue the previous download on both sides (a tile's components in
+    // the plan's buffers) join it: one copy of 6 MB crosses the link faster than three of 2.
+    const bool packed = src.row_stride == static_cast<ptrdiff_t>(row) && dst.row_stride == static_cast<ptrdiff_t>(row);
+    const size_t bytes = row * static_cast<size_t>(src.height);
+    if (packed && held_.bytes > 0 && held_.src + held_.bytes == at(src) && held_.dst + held_.bytes == at(dst)) {
+      held_.bytes += bytes;
+      return;
+    }
+    send_held();
+    downloads_follow_stream();
+    if (packed) {
+      held_ = HeldCopy{at(dst), at(src), bytes};
+      return;
+    }
     cuda_check(cudaMemcpy2DAsync(at(dst), static_cast<size_t>(dst.row_stride), at(src),
                                  static_cast<size_t>(src.row_stride), row,
-                                 static_cast<size_t>(src.height), cudaMemcpyDeviceToHost, stream_),
+                                 static_cast<size_t>(src.height), cudaMemcpyDeviceToHost, down_),
                "cudaMemcpy2DAsync");
+    downloads_pending_ = true;
   }
 
   // The range flag of the work since the last mark goes to the slot's pinned word, the flag is
   // cleared for the next frame, and the slot's event follows them.
   void mark(int slot) override {
     cuda_check(cudaSetDevice(device_), "cudaSetDevice");
+    after_downloads();
     auto* flags = static_cast<int*>(flag_h_.data());
     if (flags) {
       cuda_check(cudaMemcpyAsync(flags + slot, flag_d_.data(), sizeof(int), cudaMemcpyDeviceToHost, stream_),
@@ -304,13 +321,22 @@ class CudaQueue final : public Queue {
   }
   void span_begin(j2k_stage stage, int64_t tile, uint64_t frame) override {
     if (!tracing_) return;
+    if (stage == J2K_STAGE_DOWNLOAD) {
+      open_download_span(tile, frame);
+      download_span_ends_ = true;
+      return;
+    }
     Timed t{stage, tile, frame, nullptr, nullptr};
     cuda_check(cudaEventCreate(&t.begin), "cudaEventCreate");
     timed_.push_back(t);
     cuda_check(cudaEventRecord(t.begin, stream_), "cudaEventRecord");
   }
-  void span_end() override {  // the newest open span (a tile by rows adds closed ones)
+  void span_end() override {  // the download span that span_begin opened, else the newest open one
     if (!tracing_) return;
+    if (download_span_ends_) {
+      close_download_span();
+      return;
+    }
     for (auto it = timed_.rbegin(); it != timed_.rend(); ++it) {
       if (it->end) continue;
       cuda_check(cudaEventCreate(&it->end), "cudaEventCreate");
@@ -356,27 +382,70 @@ class CudaQueue final : public Queue {
     return in;
   }
   // Copies the regions in final_, of component c, home on down_ once the work enqueued so far
-  // on the stream is done.
+  // on the stream is done (for int16 output, their narrowing into the job's I16 plane).
   void send_final(size_t c) {
     if (final_.empty()) return;
-    cuda_check(cudaEventRecord(rows_done_, stream_), "cudaEventRecord");
-    cuda_check(cudaStreamWaitEvent(down_, rows_done_, 0), "cudaStreamWaitEvent");
-    if (tracing_ && !rows_span_.begin) {
-      cuda_check(cudaEventCreate(&rows_span_.begin), "cudaEventCreate");
-      cuda_check(cudaEventRecord(rows_span_.begin, down_), "cudaEventRecord");
-    }
-    const Plane& out = rows_jobs_[c].out;
-    const Plane& home = rows_jobs_[c].home;
-    const auto e = static_cast<int64_t>(j2k_sample_size(out.type));
+    const RowsJob& j = rows_jobs_[c];
+    if (j.narrow.base)
+      for (const Rect& r : final_) cuda::narrow(region(j.out, r), region(j.narrow, r), stream_);
+    downloads_follow_stream();
+    const Plane& from = j.narrow.base ? j.narrow : j.out;
+    const auto e = static_cast<int64_t>(j2k_sample_size(from.type));
     for (const Rect& r : final_) {
-      const char* from = at(out) + r.y0 * out.row_stride + r.x0 * e;
-      char* to = at(home) + r.y0 * home.row_stride + r.x0 * e;
-      cuda_check(cudaMemcpy2DAsync(to, static_cast<size_t>(home.row_stride), from, static_cast<size_t>(out.row_stride),
-                                   static_cast<size_t>(r.width() * e), static_cast<size_t>(r.height()),
-                                   cudaMemcpyDeviceToHost, down_),
+      const char* src = at(from) + r.y0 * from.row_stride + r.x0 * e;
+      char* dst = at(j.home) + r.y0 * j.home.row_stride + r.x0 * e;
+      cuda_check(cudaMemcpy2DAsync(dst, static_cast<size_t>(j.home.row_stride), src,
+                                   static_cast<size_t>(from.row_stride), static_cast<size_t>(r.width() * e),
+                                   static_cast<size_t>(r.height()), cudaMemcpyDeviceToHost, down_),
                  "cudaMemcpy2DAsync");
     }
     final_.clear();
+    downloads_pending_ = true;
+  }
+  // down_ waits for the work enqueued so far on the stream (and, for a span opened by
+  // span_begin(DOWNLOAD), its begin is recorded there: when the first of its copies can start).
+  void downloads_follow_stream() {
+    cuda_check(cudaEventRecord(stream_done_, stream_), "cudaEventRecord");
+    cuda_check(cudaStreamWaitEvent(down_, stream_done_, 0), "cudaStreamWaitEvent");
+    if (download_span_.frame != kNoSpan && !download_span_.begin) {
+      cuda_check(cudaEventCreate(&download_span_.begin), "cudaEventCreate");
+      cuda_check(cudaEventRecord(download_span_.begin, down_), "cudaEventRecord");
+    }
+  }
+  // A download that download() held back for the next one to join, on down_.
+  void send_held() {
+    if (held_.bytes == 0) return;
+    cuda_check(cudaMemcpyAsync(held_.dst, held_.src, held_.bytes, cudaMemcpyDeviceToHost, down_), "cudaMemcpyAsync");
+    held_.bytes = 0;
+    downloads_pending_ = true;
+  }
+  // The stream waits for the downloads enqueued so far: before it writes buffers that they
+  // read, and before a mark (a frame's end includes its downloads).
+  void after_downloads() {
+    send_held();
+    if (!downloads_pending_) return;
+    cuda_check(cudaEventRecord(down_done_, down_), "cudaEventRecord");
+    cuda_check(cudaStreamWaitEvent(stream_, down_done_, 0), "cudaStreamWaitEvent");
+    downloads_pending_ = false;
+  }
+  void open_download_span(int64_t tile, uint64_t frame) {
+    download_span_ = Timed{J2K_STAGE_DOWNLOAD, tile, frame, nullptr, nullptr};
+  }
+  void close_download_span() {
+    send_held();
+    if (download_span_.begin) {
+      cuda_check(cudaEventCreate(&download_span_.end), "cudaEventCreate");
+      cuda_check(cudaEventRecord(download_span_.end, down_), "cudaEventRecord");
+      timed_.push_back(download_span_);
+    }
+    download_span_ = Timed{J2K_STAGE_DOWNLOAD, 0, kNoSpan, nullptr, nullptr};
+    download_span_ends_ = false;
+  }
+  static Plane region(Plane p, const Rect& r) {
+    p.offset += static_cast<size_t>(r.y0 * p.row_stride + r.x0 * p.pixel_stride);
+    p.width = r.width();
+    p.height = r.height();
+    return p;
   }
   struct Timed {
     j2k_stage stage;
@@ -390,8 +459,9 @@ class CudaQueue final : public Queue {
       if (t.end) cudaEventDestroy(t.end);
     }
     timed_.clear();
-    if (rows_span_.begin) cudaEventDestroy(rows_span_.begin);
-    rows_span_.begin = nullptr;
+    if (download_span_.begin) cudaEventDestroy(download_span_.begin);
+    download_span_ = Timed{J2K_STAGE_DOWNLOAD, 0, kNoSpan, nullptr, nullptr};
+    download_span_ends_ = false;
     if (origin_) cudaEventDestroy(origin_);
     origin_ = nullptr;
   }
@@ -403,10 +473,16 @@ class CudaQueue final : public Queue {
   cudaEvent_t staged_ = nullptr;  // the last upload from the pinned staging buffer has left
   cudaEvent_t marks_[kFrameSlots + 1] = {};  // the end of each frame slot's work
   cudaEvent_t caller_ = nullptr;  // a point in a caller's stream that the next work waits for
-  // A tile by rows (rows_begin .. rows_end): downloads on down_ after rows_done_; down_done_
-  // ends them for the stream.
+  // Downloads go on down_ after stream_done_; down_done_ ends them for the stream, which waits
+  // for it (after_downloads) while downloads_pending_.
   cudaStream_t down_ = nullptr;
-  cudaEvent_t rows_done_ = nullptr, down_done_ = nullptr;
+  cudaEvent_t stream_done_ = nullptr, down_done_ = nullptr;
+  bool downloads_pending_ = false;
+  struct HeldCopy {
+    char* dst = nullptr;
+    const char* src = nullptr;
+    size_t bytes = 0;
+  } held_;  // a packed download not on down_ yet (send_held)
   std::vector<CudaForwardByRows> by_rows_;
   std::vector<RowsJob> rows_jobs_;
   std::vector<Rect> final_;
@@ -417,7 +493,11 @@ class CudaQueue final : public Queue {
   bool tracing_ = false;
   cudaEvent_t origin_ = nullptr;
   std::vector<Timed> timed_;
-  Timed rows_span_{J2K_STAGE_DOWNLOAD, 0, 0, nullptr, nullptr};  // a tile by rows: its downloads
+  static constexpr uint64_t kNoSpan = ~uint64_t{0};
+  // The open download span (frame kNoSpan: none), timed on down_; closed by span_end() where
+  // span_begin(DOWNLOAD) opened it, else by rows_end().
+  Timed download_span_{J2K_STAGE_DOWNLOAD, 0, kNoSpan, nullptr, nullptr};
+  bool download_span_ends_ = false;
 };
 
 }  // namespace
