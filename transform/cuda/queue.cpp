@@ -326,6 +326,10 @@ class CudaQueue final : public Queue {
       download_span_ends_ = true;
       return;
     }
+    // A whole tile's transform starts once the downloads that read its buffers are done (it
+    // would wait for them anyway): its span is its own work. (A tile by rows has its download
+    // span open, and its transform overlaps its own downloads.)
+    if (stage == J2K_STAGE_TRANSFORM && download_span_.frame == kNoSpan) after_downloads();
     Timed t{stage, tile, frame, nullptr, nullptr};
     cuda_check(cudaEventCreate(&t.begin), "cudaEventCreate");
     timed_.push_back(t);
