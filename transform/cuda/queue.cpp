@@ -160,6 +160,7 @@ class CudaQueue final : public Queue {
   void upload(const Plane& src, const Plane& dst) override {
     const size_t row = static_cast<size_t>(dst.width) * j2k_sample_size(dst.type);
     if (row == 0 || dst.height == 0) return;
+    send_held();  // a held download joins only downloads that follow it directly
     if (src.memory == J2K_MEMORY_PINNED && src.pixel_stride == dst.pixel_stride) {
       // Page-locked rows of packed samples: the copy engine reads them directly.
       cuda_check(cudaMemcpy2DAsync(at(dst), static_cast<size_t>(dst.row_stride), at(src),
@@ -291,6 +292,7 @@ class CudaQueue final : public Queue {
 
   void after(void* stream) override {
     cuda_check(cudaSetDevice(device_), "cudaSetDevice");
+    send_held();
     cuda_check(cudaEventRecord(caller_, static_cast<cudaStream_t>(stream)), "cudaEventRecord");
     cuda_check(cudaStreamWaitEvent(stream_, caller_, 0), "cudaStreamWaitEvent");
   }
