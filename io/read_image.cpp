@@ -1,6 +1,8 @@
 // read_image: picks the reader from the file's signature, and the file wrapper the
 // byte-oriented readers share.
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -24,22 +26,24 @@ std::string describe_byte(int c) {
 }
 
 InputFile::InputFile(const std::string& path) : path_(path) {
-  file_ = std::fopen(path.c_str(), "rb");
-  if (!file_) fail_read();
+  // Opened without blocking: a FIFO (or a device) would otherwise wait here for a writer
+  // forever, before the check below could refuse it.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) fail_read();
+  auto fail_closing = [&](ErrorCode code, const std::string& what) {
+    ::close(fd);
+    detail::fail(code, path_, what);
+  };
   struct stat st {};
-  if (fstat(fileno(file_), &st) != 0) {
-    const int err = errno;
-    std::fclose(file_);
-    errno = err;
-    fail_read();
-  }
+  if (fstat(fd, &st) != 0) fail_closing(ErrorCode::Io, std::strerror(errno));
   // The readers' size checks rely on st_size, which only a regular file has. A directory
   // opens fine on Linux and would only fail at the first read; say so at once.
-  if (!S_ISREG(st.st_mode)) {
-    std::fclose(file_);
-    detail::fail(ErrorCode::Io, path_,
-                 S_ISDIR(st.st_mode) ? std::strerror(EISDIR) : "not a regular file");
-  }
+  if (!S_ISREG(st.st_mode))
+    fail_closing(ErrorCode::Io, S_ISDIR(st.st_mode) ? std::strerror(EISDIR) : "not a regular file");
+  const int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) fail_closing(ErrorCode::Io, std::strerror(errno));
+  file_ = fdopen(fd, "rb");
+  if (!file_) fail_closing(ErrorCode::Io, std::strerror(errno));
   size_ = static_cast<uint64_t>(st.st_size);
 }
 

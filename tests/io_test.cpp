@@ -4,6 +4,7 @@
 // serialise) and compare the readers' j2kfront::Image with it sample by sample, each sample
 // read through its native type (U8/I8/U16/I16).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -537,6 +538,15 @@ TEST(ReadImage, DirectoryIsAnIoError) {
   const std::string path = dir.file("folder.pgm");
   fs::create_directories(path);
   expect_error(path, ErrorCode::Io, "Is a directory");
+}
+
+// A FIFO is refused at once (opening one waits for a writer: this test would hang, and time
+// out, if the reader opened it before checking what it is).
+TEST(ReadImage, FifoIsAnIoErrorNotAHang) {
+  TempDir dir;
+  const std::string path = dir.file("pipe.ppm");
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0) << std::strerror(errno);
+  expect_error(path, ErrorCode::Io, "not a regular file");
 }
 
 TEST(ReadImage, UnknownSignatureIsUnsupported) {
