@@ -31,6 +31,9 @@ j2kfront::Image read_tiff(const std::string& path) {
 namespace j2k::io::detail {
 namespace {
 
+// The largest single buffer libtiff may allocate for us (a compressed strip or tile).
+constexpr tmsize_t kMaxLibtiffAllocation = tmsize_t{1} << 30;
+
 // libtiff 4.5 takes error handlers per open file; older versions only process-wide ones.
 #if TIFFLIB_VERSION >= 20221213 && !defined(J2K_TIFF_GLOBAL_HANDLERS)
 #define J2K_TIFF_PER_FILE_HANDLERS 1
@@ -73,6 +76,9 @@ TIFF* open_tiff(const std::string& path, TiffMessages* messages) {
   if (!opts) fail(ErrorCode::Io, path, "libtiff could not allocate its open options");
   TIFFOpenOptionsSetErrorHandlerExtR(opts.get(), on_error, messages);
   TIFFOpenOptionsSetWarningHandlerExtR(opts.get(), on_warning, nullptr);
+  // A backstop for libtiff's own buffers (compressed strips, directory arrays): a forged
+  // count fails inside libtiff with a message instead of taking memory.
+  TIFFOpenOptionsSetMaxSingleMemAlloc(opts.get(), kMaxLibtiffAllocation);
   return TIFFOpenExt(path.c_str(), "r", opts.get());
 }
 
@@ -119,6 +125,32 @@ using TiffPtr = std::unique_ptr<TIFF, TiffCloser>;
 // us allocate without bound (at most 4 GiB of 16-bit samples).
 constexpr uint64_t kMaxSamples = uint64_t{1} << 31;
 
+// Strips that decode to more than this are read a row at a time (TIFFReadScanline) instead of
+// into a buffer of the whole strip, so that memory grows only with rows that really decode.
+constexpr uint64_t kMaxBlockBuffer = uint64_t{64} << 20;
+// The largest TIFF tile decoded (tiles are decoded whole).
+constexpr uint64_t kMaxTileBytes = uint64_t{256} << 20;
+
+// The most bytes one byte of a codec's output can decode to, where the codec bounds it: a
+// block declaring more than this times its stored bytes is corrupt, whatever its header says.
+// Deflate: a 258-byte match per (at least) 2 bits, 1032:1. LZW: a code of at least 9 bits
+// stands for at most 4096 bytes (its table's size). PackBits: 128 bytes from 2. Uncompressed:
+// 1. Other codecs (JPEG, ZSTD, LZMA, CCITT, ...): no bound known here (0).
+struct CodecBound {
+  const char* name;
+  uint64_t ratio;
+};
+CodecBound codec_bound(uint16_t compression) {
+  switch (compression) {
+    case COMPRESSION_NONE: return {"uncompressed", 1};
+    case COMPRESSION_PACKBITS: return {"PackBits", 64};
+    case COMPRESSION_LZW: return {"LZW", 4096 * 8 / 9 + 1};
+    case COMPRESSION_ADOBE_DEFLATE:
+    case COMPRESSION_DEFLATE: return {"Deflate", 1032};
+    default: return {"", 0};
+  }
+}
+
 class TiffReader {
  public:
   explicit TiffReader(const std::string& path) : path_(path) {}
@@ -162,6 +194,7 @@ class TiffReader {
     height_ = h;
 
     uint16_t bits = 1, spp = 1, format = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG, photo = 0;
+    TIFFGetFieldDefaulted(t, TIFFTAG_COMPRESSION, &compression_);
     TIFFGetFieldDefaulted(t, TIFFTAG_BITSPERSAMPLE, &bits);
     TIFFGetFieldDefaulted(t, TIFFTAG_SAMPLESPERPIXEL, &spp);
     TIFFGetFieldDefaulted(t, TIFFTAG_SAMPLEFORMAT, &format);
@@ -232,8 +265,8 @@ class TiffReader {
     // tiny corrupt file claiming a huge image fails before it costs memory.
     const uint64_t decoded = width_ * height_ * samples_per_pixel_ * bytes_;
     TIFF* t = tif_.get();
-    const uint64_t file_size = TIFFGetSizeProc(t)(TIFFClientdata(t));
-    const bool plausible = decoded / 1024 <= file_size;
+    file_size_ = TIFFGetSizeProc(t)(TIFFClientdata(t));
+    const bool plausible = decoded / 1024 <= file_size_;
     if (plausible)
       for (j2kfront::Image::Component& k : image_.components)
         k.bytes.reserve(width_ * height_ * bytes_);
@@ -318,10 +351,12 @@ class TiffReader {
         !TIFFGetField(t, TIFFTAG_TILELENGTH, &tile_h) || tile_w == 0 || tile_h == 0)
       corrupt("tiled image without a valid tile size");
     const uint64_t per_pixel = planar_ ? 1 : samples_per_pixel_;
-    if (uint64_t{tile_w} * tile_h * per_pixel > kMaxSamples)
-      unsupported("tile size " + std::to_string(tile_w) + "x" + std::to_string(tile_h) +
-                  " is too large");
-    const uint64_t need = uint64_t{tile_w} * tile_h * per_pixel * bytes_;
+    const uint64_t need = uint64_t{tile_w} * tile_h * per_pixel * bytes_;  // < 2^32 * 2^32 * 8
+    // Tiles are decoded whole; real files use tiles of 16 to 1024 rows and columns.
+    if (uint64_t{tile_w} * tile_h > kMaxSamples || need > kMaxTileBytes)
+      unsupported("tiles of " + std::to_string(tile_w) + "x" + std::to_string(tile_h) + "x" +
+                  std::to_string(per_pixel) + " samples of " + std::to_string(bytes_) +
+                  " bytes exceed the reader's limit of " + std::to_string(kMaxTileBytes >> 20) + " MiB a tile");
     const tmsize_t tile_size = TIFFTileSize(t);
     if (tile_size <= 0 || static_cast<uint64_t>(tile_size) < need)
       corrupt("tile size " + std::to_string(tile_size) + " does not match the image layout");
@@ -340,13 +375,51 @@ class TiffReader {
     return blocks;
   }
 
+  std::string block_name(const Block& b) const {
+    return (b.tile ? "tile " : "strip ") + std::to_string(b.index);
+  }
+
+  // Refuses, before anything is allocated for it, a block whose stored bytes cannot decode to
+  // what its layout needs with this codec (a forged size in a small file).
+  void check_stored_size(const Block& b) const {
+    const CodecBound bound = codec_bound(compression_);
+    if (bound.ratio == 0) return;
+    int err = 0;
+    const uint64_t stored = TIFFGetStrileByteCountWithErr(tif_.get(), b.index, &err);
+    if (err) corrupt("the byte count of " + block_name(b) + " is missing");
+    if (stored > file_size_)
+      corrupt(block_name(b) + " declares " + std::to_string(stored) + " stored bytes, more than the file's " +
+              std::to_string(file_size_));
+    if (b.expected / bound.ratio > stored)
+      corrupt(block_name(b) + " must decode to " + std::to_string(b.expected) + " bytes, but holds " +
+              std::to_string(stored) + " bytes of " + bound.name + " data, which decode to at most " +
+              std::to_string(stored * bound.ratio) + " (" + std::to_string(bound.ratio) + ":1)");
+  }
+
+  // A strip too large for a buffer of its own, a row at a time: libtiff keeps only the strip's
+  // stored bytes and one row, and the planes grow only with rows that decode.
+  void decode_by_rows(const Block& b) {
+    TIFF* t = tif_.get();
+    const uint64_t per_pixel = planar_ ? 1 : samples_per_pixel_;
+    const uint64_t row_bytes = static_cast<uint64_t>(TIFFScanlineSize64(t));
+    if (row_bytes < width_ * per_pixel * bytes_)
+      corrupt("row size " + std::to_string(row_bytes) + " does not match the image layout");
+    std::vector<uint8_t> row(static_cast<size_t>(row_bytes));
+    for (uint64_t r = 0; r < b.rows; ++r) {
+      const uint64_t y = b.y0 + r;
+      if (TIFFReadScanline(t, row.data(), static_cast<uint32_t>(y), static_cast<uint16_t>(b.plane)) < 0)
+        corrupt("cannot decode row " + std::to_string(y) + " of " + block_name(b));
+      scatter_any(row.data(), width_, 0, y, width_, 1, b.plane);
+    }
+  }
+
   // Decodes one block through `t` into `buffer` and copies it into the planes; returns what
   // went wrong ("" when nothing did).
   std::string decode_block(TIFF* t, const Block& b, std::vector<uint8_t>& buffer) {
     const auto size = static_cast<tmsize_t>(block_bytes_);
     const tmsize_t got = b.tile ? TIFFReadEncodedTile(t, b.index, buffer.data(), size)
                                 : TIFFReadEncodedStrip(t, b.index, buffer.data(), size);
-    const std::string name = (b.tile ? "tile " : "strip ") + std::to_string(b.index);
+    const std::string name = block_name(b);
     if (got < 0) return "cannot decode " + name;
     if (static_cast<uint64_t>(got) < b.expected)
       return name + " decodes to " + std::to_string(got) + " bytes, " + std::to_string(b.expected) + " expected";
@@ -359,6 +432,11 @@ class TiffReader {
   // handle (one handle is not thread-safe) and the planes sized up front. Either way the
   // first bad block in file order is the one reported.
   void decode(const std::vector<Block>& blocks, bool plausible) {
+    for (const Block& b : blocks) check_stored_size(b);
+    if (!blocks.front().tile && block_bytes_ > kMaxBlockBuffer) {
+      for (const Block& b : blocks) decode_by_rows(b);
+      return;
+    }
     const int workers = std::min<int>(worker_count(0), static_cast<int>(blocks.size() / 2));
 #ifdef J2K_TIFF_PER_FILE_HANDLERS
     const bool parallel = plausible && workers > 1;
@@ -405,6 +483,8 @@ class TiffReader {
   bool is_signed_ = false;
   bool planar_ = false;
   uint64_t block_bytes_ = 0;  // what one strip or tile decodes to
+  uint64_t file_size_ = 0;
+  uint16_t compression_ = COMPRESSION_NONE;
   j2kfront::Image image_;
 };
 

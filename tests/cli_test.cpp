@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/forged_files.hpp"
 #include "tests/support/npy_reader.hpp"
 #include "tests/support/run_command.hpp"
 
@@ -133,6 +134,38 @@ TEST_F(Cli, SeveralImagesAndDirectoriesGoThroughOnePipeline) {
   EXPECT_EQ(clash.exit_code, 2) << clash.output;
   EXPECT_NE(clash.output.find("would both write"), std::string::npos) << clash.output;
   EXPECT_FALSE(fs::exists(out("clash")));
+}
+
+// Hostile headers: ~150-byte files declaring 46340 x 46340 images (4-13 GB of samples) are
+// refused from their headers, in well under a second of CPU time and 100 MB of memory, with a
+// message naming the cause; nothing is written.
+TEST_F(Cli, HugeDeclaredSizesAreRefusedInLittleTimeAndMemory) {
+  struct Case {
+    const char* name;
+    std::string bytes;
+    const char* words;
+  };
+  const std::string filler(100, '\x55');
+  const Case cases[] = {
+      {"deflate.tif", test_support::forged_tiff(46340, 46340, 8, 0, filler), "which decode to at most"},
+      {"zstd.tif", test_support::forged_tiff(46340, 46340, 50000, 0, filler), "strip 0"},
+      {"big.ppm", "P6\n46340 46340\n65535\n" + filler, "pixel data is truncated"},
+      {"big.pgx", "PG ML + 16 46340 46340\n" + filler, "sample data is truncated"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string path = (dir_ / c.name).string();
+    std::ofstream(path, std::ios::binary) << c.bytes;
+    const auto r = test_support::run_measured(quote(kCli) + " transform --backend cpu " + quote(path) + " " +
+                                                  quote(out(c.name + std::string(".out"))),
+                                              (dir_ / "log.txt").string());
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    const bool no_tiff = r.output.find("TIFF support was not built in") != std::string::npos;
+    EXPECT_TRUE(r.output.find(c.words) != std::string::npos || no_tiff) << r.output;
+    EXPECT_LT(r.peak_rss_kb, 100 * 1024) << r.output;
+    EXPECT_LT(r.cpu_seconds, 1.0) << r.output;
+    EXPECT_FALSE(fs::exists(out(c.name + std::string(".out")) + "/layout.json"));
+  }
 }
 
 TEST_F(Cli, NeverOverwritesForeignFilesWithoutForce) {

@@ -26,6 +26,7 @@
 #include "common/error.hpp"
 #include "io/image_io.hpp"
 #include "j2kfront/j2kfront.hpp"
+#include "tests/support/forged_files.hpp"
 
 namespace fs = std::filesystem;
 using j2k::Error;
@@ -33,6 +34,7 @@ using j2k::ErrorCode;
 using j2k::io::read_image;
 using ReadComponent = j2kfront::Image::Component;
 using namespace std::string_literals;
+using test_support::forged_tiff;
 
 namespace {
 
@@ -1035,6 +1037,93 @@ TEST(Tiff, DamagedFilesNeverCrash) {
   EXPECT_GT(errors, 0);
   RecordProperty("errors", errors);
   RecordProperty("images", images);
+}
+
+// A ~150-byte file declaring a 46340 x 46340 16-bit strip (4 GiB) is refused from its
+// header: its stored bytes cannot decode to that much with Deflate, LZW or PackBits, and
+// uncompressed it would have to hold it all. The message names the codec's bound.
+TEST(Tiff, ForgedStripSizeIsRefusedFromTheByteCounts) {
+  TempDir dir;
+  const std::string path = dir.file("bomb.tif");
+  const std::string payload(100, '\x55');
+  struct Case {
+    uint16_t compression;
+    const char* words;
+  };
+  for (const Case& c : {Case{COMPRESSION_ADOBE_DEFLATE, "bytes of Deflate data, which decode to at most 103200 (1032:1)"},
+                        Case{COMPRESSION_LZW, "bytes of LZW data"}, Case{COMPRESSION_PACKBITS, "bytes of PackBits data"}}) {
+    SCOPED_TRACE(c.words);
+    write_file(path, forged_tiff(46340, 46340, c.compression, 0, payload));
+    testing::internal::CaptureStderr();
+    expect_error(path, ErrorCode::CorruptInput, "strip 0 must decode to 4294791200 bytes, but holds 100 "s + c.words);
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  }
+  // Uncompressed, libtiff splits the strip into rows of its own, whose byte counts then
+  // point past the end of the file.
+  write_file(path, forged_tiff(46340, 46340, COMPRESSION_NONE, 0, payload));
+  testing::internal::CaptureStderr();
+  expect_error(path, ErrorCode::CorruptInput, "stored bytes, more than the file's 222");
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+// Codecs without a known bound (here ZSTD) decode a huge strip a row at a time, so the forged
+// strip fails at its first row instead of costing a 4 GiB buffer first.
+TEST(Tiff, ForgedStripOfAnUnboundedCodecFailsAtItsFirstRow) {
+  if (!TIFFIsCODECConfigured(COMPRESSION_ZSTD)) GTEST_SKIP() << "this libtiff has no ZSTD codec";
+  TempDir dir;
+  const std::string path = dir.file("zstd_bomb.tif");
+  write_file(path, forged_tiff(46340, 46340, COMPRESSION_ZSTD, 0, std::string(100, '\x55')));
+  testing::internal::CaptureStderr();
+  expect_error(path, ErrorCode::CorruptInput, "cannot decode row 0 of strip 0");
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+// Tiles are decoded whole, so their size is capped; and a forged tile size meets the same
+// byte-count check as a strip.
+TEST(Tiff, ForgedTileSizesAreRefused) {
+  TempDir dir;
+  const std::string path = dir.file("tile_bomb.tif");
+  write_file(path, forged_tiff(40000, 40000, COMPRESSION_ZSTD, 32768, std::string(100, '\x55')));
+  expect_error(path, ErrorCode::UnsupportedInput, "exceed the reader's limit of 256 MiB a tile");
+  write_file(path, forged_tiff(46340, 46340, COMPRESSION_ADOBE_DEFLATE, 8192, std::string(100, '\x55')));
+  expect_error(path, ErrorCode::CorruptInput, "tile 0 must decode to 134217728 bytes, but holds 100 bytes of Deflate");
+}
+
+// A valid strip larger than the reader's buffer limit (64 MiB) is decoded row by row: an
+// 8200 x 8200 8-bit image in one Deflate strip reads back sample for sample.
+TEST(Tiff, OneLargeStripIsReadRowByRow) {
+  TempDir dir;
+  const std::string path = dir.file("one_strip.tif");
+  const uint32_t n = 8200;
+  auto sample = [](uint32_t x, uint32_t y) { return static_cast<uint8_t>((x * 7 + y * 13 + (x * y >> 9)) & 0xff); };
+  quiet_libtiff();
+  TIFF* t = TIFFOpen(path.c_str(), "w");
+  ASSERT_NE(t, nullptr);
+  TIFFSetField(t, TIFFTAG_IMAGEWIDTH, n);
+  TIFFSetField(t, TIFFTAG_IMAGELENGTH, n);
+  TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1);
+  TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, 8);
+  TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+  TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
+  TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, n);
+  std::vector<uint8_t> row(n);
+  bool ok = true;
+  for (uint32_t y = 0; y < n && ok; ++y) {
+    for (uint32_t x = 0; x < n; ++x) row[x] = sample(x, y);
+    ok = TIFFWriteScanline(t, row.data(), y, 0) == 1;
+  }
+  TIFFClose(t);
+  ASSERT_TRUE(ok);
+  const j2kfront::Image im = read_image(path);
+  ASSERT_EQ(im.components.size(), 1u);
+  const ReadComponent& k = im.components[0];
+  ASSERT_EQ(k.width, n);
+  ASSERT_EQ(k.height, n);
+  ASSERT_EQ(k.bytes.size(), size_t{n} * n);
+  size_t wrong = 0;
+  for (uint32_t y = 0; y < n; ++y)
+    for (uint32_t x = 0; x < n; ++x) wrong += k.bytes[size_t{y} * n + x] != sample(x, y);
+  EXPECT_EQ(wrong, 0u);
 }
 
 TEST(Tiff, CorruptHeaderIsCorruptInputWithLibtiffWords) {

@@ -1,9 +1,16 @@
 // Test helper: run a shell command, capture its combined output and exit code.
 #pragma once
+#include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <string>
+
+extern char** environ;
 
 namespace test_support {
 
@@ -28,6 +35,33 @@ inline std::string quote(const std::string& s) {
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
+}
+
+// A command's result with what it cost: its peak resident memory and its CPU time (user +
+// system), which unlike wall time does not depend on what else the machine is doing.
+struct MeasuredResult : CommandResult {
+  long peak_rss_kb = -1;
+  double cpu_seconds = -1;
+};
+
+// Runs `command` (a shell command line; the shell execs its last program, so the figures are
+// that program's) with its output in `log_path`.
+inline MeasuredResult run_measured(const std::string& command, const std::string& log_path) {
+  MeasuredResult r;
+  const std::string line = "exec " + command + " >" + quote(log_path) + " 2>&1";
+  const char* argv[] = {"sh", "-c", line.c_str(), nullptr};
+  pid_t pid = 0;
+  if (posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ) != 0) return r;
+  int status = 0;
+  struct rusage ru {};
+  if (wait4(pid, &status, 0, &ru) != pid) return r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.peak_rss_kb = ru.ru_maxrss;
+  r.cpu_seconds = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                  static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+  std::ifstream log(log_path);
+  r.output.assign(std::istreambuf_iterator<char>(log), std::istreambuf_iterator<char>());
+  return r;
 }
 
 }  // namespace test_support
