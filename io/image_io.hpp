@@ -2,6 +2,7 @@
 // arrays as NPY.
 #pragma once
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include "j2kfront/j2kfront.hpp"
@@ -17,8 +18,13 @@ namespace j2k::io {
 // file and problem (CorruptInput, UnsupportedInput or Io).
 j2kfront::Image read_image(const std::string& path);
 
-// Writes a 2-D NPY (format 1.0) array of shape (rows, cols), '<i4' or '<f4'.
+// Writes a 2-D NPY (format 1.0) array of shape (rows, cols), '<i4' or '<f4'. Throws
+// Error(Io) naming the path, and leaves no file behind, when a write fails.
 void write_npy(const std::string& path, const int32_t* data, int64_t rows, int64_t cols);
 void write_npy(const std::string& path, const float* data, int64_t rows, int64_t cols);
+// The same into a stream the caller opened and closes (`name` for messages): no file is
+// created or removed here.
+void write_npy(std::FILE* file, const std::string& name, const int32_t* data, int64_t rows, int64_t cols);
+void write_npy(std::FILE* file, const std::string& name, const float* data, int64_t rows, int64_t cols);
 
 }  // namespace j2k::io

@@ -53,9 +53,7 @@ class OutputFile {
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
 
-  void write(const void* data, size_t n) {
-    if (n != 0 && std::fwrite(data, 1, n, file_) != n) fail_io();
-  }
+  std::FILE* stream() const { return file_; }
   void close() {
     std::FILE* f = file_;
     file_ = nullptr;
@@ -79,23 +77,32 @@ class OutputFile {
   bool regular_ = false;
 };
 
-template <typename T>
-void write_array(const std::string& path, const char* descr, const T* data, int64_t rows,
-                 int64_t cols) {
-  static_assert(sizeof(T) == 4, "NPY elements here are 4 bytes");
+// The element count of a (rows, cols) array of 4-byte elements at `data`; Error(InvalidArgument)
+// for a shape that cannot be written.
+int64_t checked_count(const std::string& name, const void* data, int64_t rows, int64_t cols) {
   if (rows < 0 || cols < 0)
     detail::fail(
-        ErrorCode::InvalidArgument, path,
+        ErrorCode::InvalidArgument, name,
         "NPY shape (" + std::to_string(rows) + ", " + std::to_string(cols) + ") is negative");
   int64_t count = 0;
   if (__builtin_mul_overflow(rows, cols, &count) || count > INT64_MAX / 4)
-    detail::fail(ErrorCode::InvalidArgument, path, "NPY shape is too large");
+    detail::fail(ErrorCode::InvalidArgument, name, "NPY shape is too large");
   if (count > 0 && data == nullptr)
-    detail::fail(ErrorCode::InvalidArgument, path, "no data for a non-empty NPY array");
+    detail::fail(ErrorCode::InvalidArgument, name, "no data for a non-empty NPY array");
+  return count;
+}
 
-  OutputFile out(path);
+// Writes the array to `file` at its current position; `name` is for messages.
+template <typename T>
+void write_array_to(std::FILE* file, const std::string& name, const char* descr, const T* data, int64_t rows,
+                    int64_t cols) {
+  static_assert(sizeof(T) == 4, "NPY elements here are 4 bytes");
+  const int64_t count = checked_count(name, data, rows, cols);
+  auto put = [&](const void* bytes, size_t n) {
+    if (n != 0 && std::fwrite(bytes, 1, n, file) != n) detail::fail(ErrorCode::Io, name, std::strerror(errno));
+  };
   const std::string header = npy_header(descr, rows, cols);
-  out.write(header.data(), header.size());
+  put(header.data(), header.size());
 
   // The format is little-endian whatever the host is: convert in chunks, byte by byte.
   constexpr int64_t kChunk = 16384;
@@ -108,9 +115,17 @@ void write_array(const std::string& path, const char* descr, const T* data, int6
       for (int b = 0; b < 4; ++b)
         bytes[4 * i + static_cast<size_t>(b)] = static_cast<unsigned char>(u >> (8 * b));
     }
-    out.write(bytes.data(), 4 * n);
+    put(bytes.data(), 4 * n);
     done += static_cast<int64_t>(n);
   }
+}
+
+template <typename T>
+void write_array(const std::string& path, const char* descr, const T* data, int64_t rows,
+                 int64_t cols) {
+  checked_count(path, data, rows, cols);  // before the file is created
+  OutputFile out(path);
+  write_array_to(out.stream(), path, descr, data, rows, cols);
   out.close();
 }
 
@@ -122,6 +137,14 @@ void write_npy(const std::string& path, const int32_t* data, int64_t rows, int64
 
 void write_npy(const std::string& path, const float* data, int64_t rows, int64_t cols) {
   write_array(path, "<f4", data, rows, cols);
+}
+
+void write_npy(std::FILE* file, const std::string& name, const int32_t* data, int64_t rows, int64_t cols) {
+  write_array_to(file, name, "<i4", data, rows, cols);
+}
+
+void write_npy(std::FILE* file, const std::string& name, const float* data, int64_t rows, int64_t cols) {
+  write_array_to(file, name, "<f4", data, rows, cols);
 }
 
 }  // namespace j2k::io

@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
+#include <iterator>
+#include <vector>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -191,6 +194,81 @@ TEST_F(Cli, RerunReplacesItsOwnOutputsAndRemovesStaleOnes) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(fs::exists(out() + "/tile0_comp0.npy"));
   EXPECT_FALSE(fs::exists(out() + "/tile3_comp0.npy"));
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+// A link planted under an output's name is never followed: without --force it is refused as
+// a file j2kfront did not write (even when a forged layout.json lists it), with --force the
+// link itself is replaced. The file it points to is untouched either way.
+TEST_F(Cli, PlantedLinksAreNeverFollowed) {
+  const std::string victim = (dir_ / "victim.txt").string();
+  std::ofstream(victim) << "precious";
+  fs::create_directories(out());
+  std::ofstream(out() + "/layout.json") << R"({"generator": "j2kfront 0", "files": ["tile0_comp0.npy"]})";
+  fs::create_symlink(victim, out() + "/tile0_comp0.npy");
+  auto r = cli("transform " + quote(kData + "/camera.pgm") + " " + quote(out()) + " --backend cpu");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("tile0_comp0.npy: exists and was not written by j2kfront"), std::string::npos) << r.output;
+  EXPECT_EQ(file_text(victim), "precious");
+  fs::remove(out() + "/layout.json");
+  fs::create_symlink(victim, out() + "/layout.json");
+  r = cli("transform " + quote(kData + "/camera.pgm") + " " + quote(out()) + " --backend cpu --force");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(file_text(victim), "precious");
+  EXPECT_FALSE(fs::is_symlink(out() + "/tile0_comp0.npy"));
+  EXPECT_FALSE(fs::is_symlink(out() + "/layout.json"));
+  EXPECT_EQ(test_support::read_npy(out() + "/tile0_comp0.npy").rows, 512);
+}
+
+// The cleanup of a previous run's files removes only names j2kfront generates: a forged
+// layout.json listing other files (or paths outside the directory) cannot make it delete them.
+TEST_F(Cli, ForgedManifestCannotMakeItDeleteOtherFiles) {
+  fs::create_directories(out());
+  std::ofstream(out() + "/notes.txt") << "mine";
+  std::ofstream((dir_ / "outside.txt").string()) << "mine";
+  std::ofstream(out() + "/tile7_comp0.npy") << "an old output";
+  std::ofstream(out() + "/layout.json")
+      << R"({"generator": "j2kfront 0", "files": ["notes.txt", "../outside.txt", "tile7_comp0.npy", "tile07_comp0.npy"]})";
+  std::ofstream(out() + "/tile07_comp0.npy") << "not a name j2kfront writes";
+  auto r = cli("transform " + quote(kData + "/camera.pgm") + " " + quote(out()) + " --backend cpu");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(file_text(out() + "/notes.txt"), "mine");
+  EXPECT_EQ(file_text((dir_ / "outside.txt").string()), "mine");
+  EXPECT_TRUE(fs::exists(out() + "/tile07_comp0.npy"));
+  EXPECT_FALSE(fs::exists(out() + "/tile7_comp0.npy")) << "a stale output of a generated name stays";
+}
+
+// A run that fails half-way (here: a file size limit, as a full disk would) leaves no
+// layout.json, so the mixed directory cannot pass for a complete set, and a marker naming
+// every file of both runs; the next run completes the set and removes what is stale.
+TEST_F(Cli, FailedRunLeavesAMarkerAndTheNextRunCleansUp) {
+  const std::string in = quote(kData + "/camera.pgm") + " " + quote(out()) + " --backend cpu";
+  ASSERT_EQ(cli("transform " + in + " --tile-size 64,64").exit_code, 0);  // 64 tiles
+  // Then 7 x 6 tiles: tile 0 is 10 columns wide (about 20 KB), tile 1 100 x 100 int32 (40 KB): the limit of 30 KB
+  // lets the first file through and stops the second.
+  const std::string args = " --image-origin 90,0 --tile-size 100,100";
+  auto r = run_command("trap '' XFSZ; ulimit -f 30; exec " + quote(kCli) + " transform " + in + args);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("incomplete set of outputs, marked by layout.json.incomplete"), std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(out() + "/layout.json"));
+  ASSERT_TRUE(fs::exists(out() + "/layout.json.incomplete"));
+  const auto marker = nlohmann::json::parse(file_text(out() + "/layout.json.incomplete"));
+  const auto listed = marker["files"].get<std::vector<std::string>>();
+  for (const char* name : {"tile0_comp0.npy", "tile41_comp0.npy", "tile63_comp0.npy"})
+    EXPECT_NE(std::find(listed.begin(), listed.end(), name), listed.end()) << name;
+  for (const auto& e : fs::directory_iterator(out()))
+    EXPECT_EQ(e.path().filename().string().find(".partial"), std::string::npos) << e.path();
+  r = cli("transform " + in + args);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(out() + "/layout.json"));
+  EXPECT_FALSE(fs::exists(out() + "/layout.json.incomplete"));
+  EXPECT_FALSE(fs::exists(out() + "/tile63_comp0.npy")) << "the first run's last tile is stale";
+  EXPECT_TRUE(fs::exists(out() + "/tile41_comp0.npy"));
 }
 
 TEST_F(Cli, NeverOverwritesTheInputEvenWithForce) {

@@ -1,8 +1,10 @@
 // `j2kfront transform INPUT... OUTDIR`: the front stage on image files; writes layout.json and
 // one NPY array of coefficients per tile-component for each.
 #include <array>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <memory>
@@ -11,6 +13,7 @@
 #include <sstream>
 #include <vector>
 
+#include "common/error.hpp"
 #include "io/image_io.hpp"
 #include "j2kfront/j2kfront.hpp"
 #include "tools/commands.hpp"
@@ -145,26 +148,28 @@ void write_frame(const Frame& f, const j2k_settings& s, bool force) {
   const auto t0 = Clock::now();
   plan.wait(f.ticket);
   const double wait_ms = ms_since(t0);
-  OutputDir out(f.job.outdir, f.job.input, force);
+  OutputDir out(f.job.outdir, f.job.input, force, is_generated_name);
   const j2k_plan_info info = plan.info();
   // Check every name before writing any, so a refused run leaves the directory as it was.
-  std::set<std::string> names{"layout.json"};
+  std::set<std::string> names{OutputDir::kManifest};
   for (size_t i = 0; i < info.tile_components; ++i) names.insert(tile_component_file(plan.tile_component(i)));
   for (const std::string& n : names) out.check_writable(n);
   const auto t1 = Clock::now();
+  out.begin(names);
   for (size_t i = 0; i < info.tile_components; ++i) {
     const j2k_coefficients& c = f.coefficients[i];  // packed rows in host memory
-    out.write(tile_component_file(plan.tile_component(i)), [&](const std::string& path) {
-      if (c.type == J2K_SAMPLE_I32) io::write_npy(path, static_cast<const int32_t*>(c.data), c.height, c.width);
-      else io::write_npy(path, static_cast<const float*>(c.data), c.height, c.width);
+    out.write(tile_component_file(plan.tile_component(i)), [&](std::FILE* file, const std::string& name) {
+      if (c.type == J2K_SAMPLE_I32) io::write_npy(file, name, static_cast<const int32_t*>(c.data), c.height, c.width);
+      else io::write_npy(file, name, static_cast<const float*>(c.data), c.height, c.width);
     });
   }
-  out.write("layout.json", [&](const std::string& path) {
-    std::ofstream file(path);
-    file << layout_json(plan, s, f.image, f.job.input).dump(1) << "\n";
-    if (!file.flush()) throw j2kfront::Error(J2K_IO_ERROR, path + ": write failed");
+  // The manifest last: while it is absent, the marker says the set is incomplete.
+  out.write(OutputDir::kManifest, [&](std::FILE* file, const std::string& name) {
+    const std::string text = layout_json(plan, s, f.image, f.job.input).dump(1) + "\n";
+    if (std::fwrite(text.data(), 1, text.size(), file) != text.size())
+      throw j2k::Error(j2k::ErrorCode::Io, name + ": " + std::strerror(errno));
   });
-  out.remove_stale(names);
+  out.finish(names);
   const double write_ms = ms_since(t1);
 
   const j2kfront::Image::Component& c0 = f.image.components[0];

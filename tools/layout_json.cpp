@@ -22,7 +22,25 @@ bool is_signed(j2k_sample_type t) {
   return t == J2K_SAMPLE_I8 || t == J2K_SAMPLE_I16 || t == J2K_SAMPLE_I32;
 }
 
+// A decimal number as std::to_string writes one, starting at text[at]; returns the index
+// after it, or npos.
+size_t skip_number(const std::string& text, size_t at) {
+  size_t end = at;
+  while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
+  if (end == at || end - at > 19 || (text[at] == '0' && end - at > 1)) return std::string::npos;
+  return end;
+}
+
 }  // namespace
+
+bool is_generated_name(const std::string& name) {
+  if (name == "layout.json" || name == "layout.json.incomplete") return true;
+  if (name.rfind("tile", 0) != 0) return false;
+  size_t at = skip_number(name, 4);
+  if (at == std::string::npos || name.compare(at, 5, "_comp") != 0) return false;
+  at = skip_number(name, at + 5);
+  return at != std::string::npos && name.compare(at, std::string::npos, ".npy") == 0;
+}
 
 std::string tile_component_file(const j2k_tile_component& tc) {
   return "tile" + std::to_string(tc.tile) + "_comp" + std::to_string(tc.component) + ".npy";

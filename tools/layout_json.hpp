@@ -10,6 +10,9 @@
 namespace j2k::tools {
 
 std::string tile_component_file(const j2k_tile_component& tc);  // "tile<T>_comp<C>.npy"
+// Whether `name` is one that `transform` writes: "tile<T>_comp<C>.npy" (decimal numbers
+// without leading zeros), layout.json, or its marker of an incomplete set.
+bool is_generated_name(const std::string& name);
 
 nlohmann::json layout_json(const j2kfront::Plan& plan, const j2k_settings& settings,
                            const j2kfront::Image& image, const std::string& input);

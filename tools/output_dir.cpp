@@ -1,45 +1,67 @@
 #include "tools/output_dir.hpp"
 
-#include <cstdio>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "j2kfront/j2kfront.h"
 
 namespace fs = std::filesystem;
 
 namespace j2k::tools {
 namespace {
 
-// The files a previous run listed, if `layout.json` there is ours; otherwise none.
-std::set<std::string> read_previous_outputs(const fs::path& dir) {
-  std::set<std::string> out;
-  std::ifstream in(dir / "layout.json");
-  if (!in) return out;
+// The generated names that a manifest or marker of ours lists; none if the file is not ours.
+void read_listed(const fs::path& file, const OutputDir::NamePredicate& generated, std::set<std::string>& out) {
+  std::error_code ec;
+  if (!fs::is_regular_file(fs::symlink_status(file, ec))) return;  // never read through a link
+  std::ifstream in(file);
+  if (!in) return;
   const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || !j.contains("generator") || !j["generator"].is_string() ||
       j["generator"].get<std::string>().rfind("j2kfront", 0) != 0 || !j.contains("files") ||
       !j["files"].is_array())
-    return out;
+    return;
+  // Only names the tool itself generates: a forged list cannot make it replace or remove
+  // anything else (nor reach outside the directory, as no generated name has a '/').
   for (const auto& f : j["files"])
-    if (f.is_string() && fs::path(f.get<std::string>()).filename() == f.get<std::string>())
-      out.insert(f.get<std::string>());  // plain names only: never reach outside the directory
-  out.insert("layout.json");
-  return out;
+    if (f.is_string() && generated(f.get<std::string>())) out.insert(f.get<std::string>());
+}
+
+std::string random_suffix() {
+  static thread_local std::mt19937_64 rng(std::random_device{}() ^ static_cast<uint64_t>(::getpid()));
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(rng()));
+  return text;
 }
 
 }  // namespace
 
-OutputDir::OutputDir(const std::string& dir, const std::string& input, bool force)
-    : dir_(dir), input_(input), force_(force) {
+OutputDir::OutputDir(const std::string& dir, const std::string& input, bool force, NamePredicate generated)
+    : dir_(dir), input_(input), force_(force), generated_(std::move(generated)) {
   std::error_code ec;
   if (fs::exists(dir_, ec) && !fs::is_directory(dir_, ec))
     throw Error(ErrorCode::Io, dir_ + ": exists and is not a directory");
   fs::create_directories(dir_, ec);
   if (ec) throw Error(ErrorCode::Io, dir_ + ": cannot create directory: " + ec.message());
-  previous_outputs_ = read_previous_outputs(dir_);
+  // Every file is created and renamed relative to this handle: the directory the checks saw.
+  dir_fd_ = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd_ < 0) throw Error(ErrorCode::Io, dir_ + ": " + std::strerror(errno));
+  read_listed(fs::path(dir_) / kManifest, generated_, previous_outputs_);
+  read_listed(fs::path(dir_) / kIncomplete, generated_, previous_outputs_);
+}
+
+OutputDir::~OutputDir() {
+  if (dir_fd_ >= 0) ::close(dir_fd_);
 }
 
 std::string OutputDir::path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
@@ -47,41 +69,97 @@ std::string OutputDir::path(const std::string& name) const { return (fs::path(di
 void OutputDir::check_writable(const std::string& name) const {
   const fs::path p = path(name);
   std::error_code ec;
-  if (!fs::exists(p, ec)) return;
+  const fs::file_status st = fs::symlink_status(p, ec);
+  if (!fs::exists(st)) return;
   if (fs::equivalent(p, input_, ec))
     throw Error(ErrorCode::Io, p.string() + ": is the input file; choose another output directory");
-  if (fs::is_directory(p, ec)) throw Error(ErrorCode::Io, p.string() + ": is a directory");
-  if (!force_ && !previous_outputs_.count(name))
+  if (fs::is_directory(st)) throw Error(ErrorCode::Io, p.string() + ": is a directory");
+  const bool ours = previous_outputs_.count(name) || name == kManifest || name == kIncomplete;
+  if (!force_ && !(ours && fs::is_regular_file(st)))
     throw Error(ErrorCode::Io, p.string() +
                                    ": exists and was not written by j2kfront; use --force to replace it");
 }
 
+void OutputDir::begin(const std::set<std::string>& names) {
+  std::set<std::string> listed = previous_outputs_;
+  listed.insert(names.begin(), names.end());
+  listed.erase(kManifest);
+  nlohmann::json j;
+  j["generator"] = std::string("j2kfront ") + j2k_version();
+  j["note"] = "a j2kfront run is writing this directory, or failed while writing it: "
+              "the files here may come from two runs; rerun to complete it";
+  j["files"] = listed;
+  write(kIncomplete, [&](std::FILE* f, const std::string& name) {
+    const std::string text = j.dump(1) + "\n";
+    if (std::fwrite(text.data(), 1, text.size(), f) != text.size())
+      throw Error(ErrorCode::Io, path(name) + ": " + std::strerror(errno));
+  });
+  in_set_ = true;
+  if (::unlinkat(dir_fd_, kManifest, 0) != 0 && errno != ENOENT)
+    throw Error(ErrorCode::Io, path(kManifest) + ": cannot remove the previous manifest: " + std::strerror(errno));
+}
+
 void OutputDir::write(const std::string& name,
-                      const std::function<void(const std::string&)>& write_to) {
+                      const std::function<void(std::FILE*, const std::string&)>& write_to) {
   check_writable(name);
   const std::string final_path = path(name);
-  const std::string tmp = final_path + ".partial";
+  const std::string note =
+      in_set_ ? " (" + dir_ + " now holds an incomplete set of outputs, marked by " + kIncomplete + ")" : "";
+  auto failed = [&](const std::string& what) { throw Error(ErrorCode::Io, final_path + ": " + what + note); };
+  // A name no other run chooses, created only if absent and never through a link.
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; fd < 0 && attempt < 100; ++attempt) {
+    tmp = "." + name + "." + random_suffix() + ".partial";
+    fd = ::openat(dir_fd_, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 && errno != EEXIST) failed(std::string("cannot create a temporary file: ") + std::strerror(errno));
+  }
+  if (fd < 0) failed("cannot create a temporary file: every name tried exists");
+  std::FILE* f = ::fdopen(fd, "wb");
+  if (!f) {
+    const int err = errno;
+    ::close(fd);
+    ::unlinkat(dir_fd_, tmp.c_str(), 0);
+    failed(std::strerror(err));
+  }
   try {
-    write_to(tmp);
+    write_to(f, final_path);
+  } catch (const Error& e) {
+    std::fclose(f);
+    ::unlinkat(dir_fd_, tmp.c_str(), 0);
+    throw Error(e.code(), e.what() + note);
   } catch (...) {
-    std::remove(tmp.c_str());
+    std::fclose(f);
+    ::unlinkat(dir_fd_, tmp.c_str(), 0);
     throw;
   }
-  std::error_code ec;
-  fs::rename(tmp, final_path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    throw Error(ErrorCode::Io, final_path + ": " + ec.message());
+  // fclose flushes what is buffered: a full disk often shows up only here.
+  if (std::fclose(f) != 0) {
+    const int err = errno;
+    ::unlinkat(dir_fd_, tmp.c_str(), 0);
+    failed(std::strerror(err));
+  }
+  // rename replaces whatever is at the final name (a link itself, never its target).
+  if (::renameat(dir_fd_, tmp.c_str(), dir_fd_, name.c_str()) != 0) {
+    const int err = errno;
+    ::unlinkat(dir_fd_, tmp.c_str(), 0);
+    failed(std::strerror(err));
   }
 }
 
-void OutputDir::remove_stale(const std::set<std::string>& written) const {
+void OutputDir::finish(const std::set<std::string>& written) {
   for (const std::string& name : previous_outputs_) {
     if (written.count(name)) continue;
-    const fs::path p = path(name);
+    struct stat st {};
+    // Regular files only (a link of that name is left alone), and never the input.
+    if (::fstatat(dir_fd_, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
     std::error_code ec;
-    if (fs::is_regular_file(p, ec) && !fs::equivalent(p, input_, ec)) fs::remove(p, ec);
+    if (fs::equivalent(path(name), input_, ec)) continue;
+    ::unlinkat(dir_fd_, name.c_str(), 0);
   }
+  if (::unlinkat(dir_fd_, kIncomplete, 0) != 0 && errno != ENOENT)
+    throw Error(ErrorCode::Io, path(kIncomplete) + ": " + std::strerror(errno));
+  in_set_ = false;
 }
 
 }  // namespace j2k::tools

@@ -1,6 +1,8 @@
 // Writing the CLI's outputs safely: never overwrite a file that j2kfront did not write (unless
-// forced), never the input, and never leave a half-written file behind.
+// forced), never the input; never follow a link planted where a file is written; never leave
+// a half-written file behind, and never leave a mix of two runs' files that looks complete.
 #pragma once
+#include <cstdio>
 #include <functional>
 #include <set>
 #include <string>
@@ -9,26 +11,48 @@ namespace j2k::tools {
 
 class OutputDir {
  public:
-  // Creates `dir` if needed. Files it may replace without `force`: those named in an existing
-  // `layout.json` written by j2kfront (its "generator" and "files" keys). `input` is never
-  // replaced, even with force.
-  OutputDir(const std::string& dir, const std::string& input, bool force);
+  // Names the tool generates in a directory (its arrays and layout.json); nothing else in the
+  // directory is ever replaced without `force`, or removed.
+  using NamePredicate = std::function<bool(const std::string&)>;
+
+  // The manifest of a complete set, and the marker of a set being (or left half) written.
+  static constexpr const char* kManifest = "layout.json";
+  static constexpr const char* kIncomplete = "layout.json.incomplete";
+
+  // Creates `dir` if needed. Files it may replace without `force`: generated names listed in
+  // an existing manifest or marker written by j2kfront (their "generator" and "files" keys).
+  // `input` is never replaced, even with force.
+  OutputDir(const std::string& dir, const std::string& input, bool force, NamePredicate generated);
+  ~OutputDir();
+  OutputDir(const OutputDir&) = delete;
+  OutputDir& operator=(const OutputDir&) = delete;
 
   // Throws Error(Io) if `name` exists and may not be replaced. Call for every output before
   // writing any, so a refused run writes nothing.
   void check_writable(const std::string& name) const;
 
-  // Writes through `write(temporary_path)`, then renames onto the final name.
-  void write(const std::string& name, const std::function<void(const std::string&)>& write);
+  // Starts a set of outputs: writes the marker (listing these names and the previous run's)
+  // and removes the old manifest, so that until finish() the directory says it is incomplete.
+  void begin(const std::set<std::string>& names);
 
-  // Removes files of the previous j2kfront run in this directory that this run did not write.
-  void remove_stale(const std::set<std::string>& written) const;
+  // Writes `name` through `write(stream, name)` into a new file of a unique temporary name
+  // (created with O_EXCL | O_NOFOLLOW: a link planted there is never followed), then renames
+  // it onto `name`. A failure removes the temporary file and, inside a set, says that the
+  // directory holds an incomplete set.
+  void write(const std::string& name, const std::function<void(std::FILE*, const std::string&)>& write);
+
+  // Ends the set: removes files of the previous run that this one did not write (generated
+  // names only), then the marker. Write the manifest with write() before calling this.
+  void finish(const std::set<std::string>& written);
 
   std::string path(const std::string& name) const;
 
  private:
   std::string dir_, input_;
   bool force_;
+  NamePredicate generated_;
+  int dir_fd_ = -1;
+  bool in_set_ = false;
   std::set<std::string> previous_outputs_;
 };
 
