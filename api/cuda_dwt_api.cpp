@@ -4,6 +4,7 @@
 #include <string>
 
 #include "api/guard.hpp"
+#include "common/c_enum.hpp"
 #include "common/error.hpp"
 #include "j2kfront/j2kfront.h"
 #include "transform/cuda/cuda_dwt.hpp"
@@ -13,12 +14,12 @@ namespace {
 using j2k::api::require;
 
 j2k::Wavelet wavelet_from(j2k_wavelet w) {
-  switch (w) {
+  switch (j2k::c_enum(w)) {
     case J2K_WAVELET_53: return j2k::Wavelet::Reversible53;
     case J2K_WAVELET_97: return j2k::Wavelet::Irreversible97;
   }
   throw j2k::Error(j2k::ErrorCode::InvalidArgument,
-                   "unknown wavelet value " + std::to_string(static_cast<int>(w)));
+                   "unknown wavelet value " + std::to_string(j2k::c_enum(w)));
 }
 
 j2k::Rect rect_from(const j2k_rect* r, const char* call) {
@@ -28,6 +29,9 @@ j2k::Rect rect_from(const j2k_rect* r, const char* call) {
 
 j2k::DevicePlane plane_from(const j2k_device_plane* p, const char* which) {
   require(p != nullptr, std::string("j2k_cuda_dwt: ") + which + " is NULL");
+  const int type = j2k::c_enum(p->type);
+  require(type >= J2K_SAMPLE_U8 && type <= J2K_SAMPLE_F32,
+          std::string("j2k_cuda_dwt: ") + which + " has an unknown type (" + std::to_string(type) + ")");
   j2k::DevicePlane plane;
   plane.data = p->data;
   plane.type = p->type;
@@ -56,6 +60,9 @@ j2k_status j2k_cuda_dwt(j2k_direction direction, j2k_wavelet wavelet,
                         const j2k_device_plane* dst, const j2k_rect* rect, int levels,
                         void* workspace, size_t workspace_bytes, void* stream) {
   return guard([&] {
+    const int dir = j2k::c_enum(direction);
+    require(dir == J2K_FORWARD || dir == J2K_INVERSE,
+            "j2k_cuda_dwt: direction " + std::to_string(dir) + " is not J2K_FORWARD or J2K_INVERSE");
     j2k::cuda_dwt(direction, wavelet_from(wavelet), plane_from(src, "src"), dc_shift,
                   plane_from(dst, "dst"), rect_from(rect, "j2k_cuda_dwt"), levels, workspace,
                   workspace_bytes, static_cast<cudaStream_t>(stream));

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "api/guard.hpp"
+#include "common/c_enum.hpp"
 #include "api/settings.hpp"
 #include "transform/dwt.hpp"
 
@@ -45,10 +46,11 @@ j2k_status j2k_dwt_run(j2k_dwt* dwt, j2k_direction direction, j2k_wavelet wavele
   return guard([&] {
     require(dwt != nullptr, "dwt is null");
     require(rect != nullptr, "rect is null");
-    require(direction == J2K_FORWARD || direction == J2K_INVERSE,
-            "direction " + std::to_string(static_cast<int>(direction)) + " is not J2K_FORWARD or J2K_INVERSE");
-    require(wavelet == J2K_WAVELET_53 || wavelet == J2K_WAVELET_97,
-            "wavelet " + std::to_string(static_cast<int>(wavelet)) + " is not J2K_WAVELET_53 or J2K_WAVELET_97");
+    const int dir = j2k::c_enum(direction), wav = j2k::c_enum(wavelet);
+    require(dir == J2K_FORWARD || dir == J2K_INVERSE,
+            "direction " + std::to_string(dir) + " is not J2K_FORWARD or J2K_INVERSE");
+    require(wav == J2K_WAVELET_53 || wav == J2K_WAVELET_97,
+            "wavelet " + std::to_string(wav) + " is not J2K_WAVELET_53 or J2K_WAVELET_97");
     require(row_stride > 0 && row_stride % 4 == 0,
             "row stride " + std::to_string(row_stride) + " must be a positive multiple of 4 bytes");
     require(reinterpret_cast<uintptr_t>(data) % 4 == 0, "data must be 4-byte aligned");

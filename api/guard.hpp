@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 
+#include "common/c_enum.hpp"
 #include "common/error.hpp"
 #include "j2kfront/j2kfront.h"
 #include "transform/backend.hpp"
@@ -29,14 +30,14 @@ inline void require(bool ok, const std::string& what) {
   if (!ok) throw Error(ErrorCode::InvalidArgument, what);
 }
 
-inline Backend backend_from(j2k_backend b) {
-  switch (b) {
+inline Backend backend_from(const j2k_backend& b) {  // by reference: read through c_enum only
+  switch (c_enum(b)) {
     case J2K_BACKEND_AUTO: return Backend::Auto;
     case J2K_BACKEND_CPU: return Backend::Cpu;
     case J2K_BACKEND_CUDA: return Backend::Cuda;
     case J2K_BACKEND_OPENCL: return Backend::OpenCL;
   }
-  throw Error(ErrorCode::InvalidArgument, "unknown backend value " + std::to_string(static_cast<int>(b)));
+  throw Error(ErrorCode::InvalidArgument, "unknown backend value " + std::to_string(c_enum(b)));
 }
 
 }  // namespace j2k::api

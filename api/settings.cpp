@@ -27,23 +27,24 @@ BackendOptions backend_options(const j2k_settings& s) {
 
 PlanSettings plan_settings(const j2k_settings& s) {
   PlanSettings p;
-  require(s.wavelet == J2K_WAVELET_53 || s.wavelet == J2K_WAVELET_97,
-          "wavelet " + std::to_string(static_cast<int>(s.wavelet)) + " is not J2K_WAVELET_53 or J2K_WAVELET_97");
-  p.wavelet = s.wavelet == J2K_WAVELET_53 ? Wavelet::Reversible53 : Wavelet::Irreversible97;
+  const int wavelet = c_enum(s.wavelet);
+  require(wavelet == J2K_WAVELET_53 || wavelet == J2K_WAVELET_97,
+          "wavelet " + std::to_string(wavelet) + " is not J2K_WAVELET_53 or J2K_WAVELET_97");
+  p.wavelet = wavelet == J2K_WAVELET_53 ? Wavelet::Reversible53 : Wavelet::Irreversible97;
   p.levels = s.levels;
   p.tile_w = s.tile_w;
   p.tile_h = s.tile_h;
   p.tile_x0 = s.tile_x0;
   p.tile_y0 = s.tile_y0;
-  switch (s.mct) {
+  switch (c_enum(s.mct)) {
     case J2K_MCT_AUTO: p.mct = Mct::Auto; break;
     case J2K_MCT_ON: p.mct = Mct::On; break;
     case J2K_MCT_OFF: p.mct = Mct::Off; break;
-    default: require(false, "mct " + std::to_string(static_cast<int>(s.mct)) + " is not a j2k_mct value");
+    default: require(false, "mct " + std::to_string(c_enum(s.mct)) + " is not a j2k_mct value");
   }
-  require(s.output_memory == J2K_MEMORY_HOST || s.output_memory == J2K_MEMORY_PINNED ||
-              s.output_memory == J2K_MEMORY_DEVICE,
-          "output_memory " + std::to_string(static_cast<int>(s.output_memory)) + " is not a j2k_memory value");
+  const int memory = c_enum(s.output_memory);
+  require(memory == J2K_MEMORY_HOST || memory == J2K_MEMORY_PINNED || memory == J2K_MEMORY_DEVICE,
+          "output_memory " + std::to_string(memory) + " is not a j2k_memory value");
   p.output_memory = s.output_memory;
   require(s.streams >= 0 && s.streams <= 16, "streams must be 0 (the backend's choice) to 16, got " + std::to_string(s.streams));
   p.streams = s.streams;

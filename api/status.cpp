@@ -5,6 +5,7 @@
 #include <string>
 
 #include "api/guard.hpp"
+#include "common/c_enum.hpp"
 #include "j2kfront/j2kfront.h"
 #include "transform/backend.hpp"
 
@@ -55,7 +56,7 @@ using j2k::api::guard;
 extern "C" {
 
 const char* j2k_status_name(j2k_status status) {
-  switch (status) {
+  switch (j2k::c_enum(status)) {
     case J2K_OK: return "J2K_OK";
     case J2K_INVALID_ARGUMENT: return "J2K_INVALID_ARGUMENT";
     case J2K_UNSUPPORTED_INPUT: return "J2K_UNSUPPORTED_INPUT";
@@ -87,7 +88,7 @@ void j2k_settings_default(j2k_settings* s) {
 }
 
 const char* j2k_backend_name(j2k_backend backend) {
-  switch (backend) {
+  switch (j2k::c_enum(backend)) {
     case J2K_BACKEND_AUTO: return "auto";
     case J2K_BACKEND_CPU: return "cpu";
     case J2K_BACKEND_CUDA: return "cuda";
@@ -109,7 +110,7 @@ int j2k_backend_available(j2k_backend backend, const char** why) {
 }
 
 size_t j2k_sample_size(j2k_sample_type type) {
-  switch (type) {
+  switch (j2k::c_enum(type)) {
     case J2K_SAMPLE_U8:
     case J2K_SAMPLE_I8: return 1;
     case J2K_SAMPLE_U16:

@@ -7,6 +7,7 @@ set(J2K_WITH_OPENCL AUTO CACHE STRING "OpenCL backend (AUTO|ON|OFF)")
 set(J2K_WITH_TIFF AUTO CACHE STRING "TIFF input through libtiff (AUTO|ON|OFF)")
 option(J2K_BUILD_TOOLS "Build the j2kfront command-line tool (needs CLI11 and nlohmann_json)" ON)
 option(J2K_BUILD_TESTS "Build the unit, backend and conformance tests" ON)
+option(J2K_BUILD_FUZZERS "Build the libFuzzer targets in tests/fuzz (clang; with the Sanitize build type)" OFF)
 
 function(j2k_resolve name found)
   if(J2K_WITH_${name} STREQUAL "ON" AND NOT ${found})

@@ -5,6 +5,7 @@
 #include <exception>
 #include <string>
 
+#include "common/c_enum.hpp"
 #include "common/error.hpp"
 #include "common/sample_type.hpp"
 #include "transform/common/coefficient_range.hpp"
@@ -76,8 +77,9 @@ void check_view(const j2k_image_view& v, bool need_data) {
   if (v.width == 0 || v.height == 0) invalid("the image is empty (width and height must be positive)");
   if (int64_t{v.x0} + v.width > kMaxCoordinate || int64_t{v.y0} + v.height > kMaxCoordinate)
     invalid("the image extends past 2^32-1 on the canvas (origin + size)");
-  if (v.memory != J2K_MEMORY_HOST && v.memory != J2K_MEMORY_PINNED && v.memory != J2K_MEMORY_DEVICE)
-    invalid("image memory " + std::to_string(static_cast<int>(v.memory)) + " is not a j2k_memory value");
+  const int memory = c_enum(v.memory);
+  if (memory != J2K_MEMORY_HOST && memory != J2K_MEMORY_PINNED && memory != J2K_MEMORY_DEVICE)
+    invalid("image memory " + std::to_string(memory) + " is not a j2k_memory value");
   if (v.num_components < 1 || v.num_components > kMaxComponents)
     invalid("an image has 1.." + std::to_string(kMaxComponents) + " components, got " +
             std::to_string(v.num_components));
@@ -85,10 +87,11 @@ void check_view(const j2k_image_view& v, bool need_data) {
   for (int i = 0; i < v.num_components; ++i) {
     const j2k_component_view& c = v.components[i];
     const std::string name = "component " + std::to_string(i) + ": ";
-    const size_t size = j2k_sample_size(c.type);
-    if (size == 0 || c.type == J2K_SAMPLE_F32)
-      invalid(name + "sample type " + std::to_string(static_cast<int>(c.type)) +
+    const int type = c_enum(c.type);
+    if (type < J2K_SAMPLE_U8 || type >= J2K_SAMPLE_F32)
+      invalid(name + "sample type " + std::to_string(type) +
               " is not an image sample type (U8, I8, U16, I16, U32, I32)");
+    const size_t size = j2k_sample_size(c.type);
     const int bits = std::min(static_cast<int>(size * 8), kMaxPrecision);
     if (c.precision < 1 || c.precision > bits)
       invalid(name + "precision must be 1.." + std::to_string(bits) + " for " + sample_type_name(c.type) +
@@ -302,8 +305,9 @@ void Plan::set_output(size_t index, void* data, ptrdiff_t row_stride, j2k_memory
     tcs_[index].home = own_home(index);
     return;
   }
-  if (memory != J2K_MEMORY_HOST && memory != J2K_MEMORY_PINNED && memory != J2K_MEMORY_DEVICE)
-    invalid("output memory " + std::to_string(static_cast<int>(memory)) + " is not a j2k_memory value");
+  const int where = c_enum(memory);
+  if (where != J2K_MEMORY_HOST && where != J2K_MEMORY_PINNED && where != J2K_MEMORY_DEVICE)
+    invalid("output memory " + std::to_string(where) + " is not a j2k_memory value");
   if (memory == J2K_MEMORY_DEVICE && !queues_[0]->reads(memory))
     invalid(std::string("the ") + backend_name(queues_[0]->kind()) +
             " backend cannot write coefficients to CUDA device memory");

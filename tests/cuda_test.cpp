@@ -173,7 +173,7 @@ TEST_F(CudaCApi, RejectsBadTypeCombinations) {
       {"inverse with a DC shift", J2K_INVERSE, J2K_WAVELET_53, J2K_SAMPLE_I32, J2K_SAMPLE_I32, 128, "DC shift"},
       {"DC shift on I32", J2K_FORWARD, J2K_WAVELET_53, J2K_SAMPLE_I32, J2K_SAMPLE_I32, 128, "U8/U16"},
       {"DC shift on F32", J2K_FORWARD, J2K_WAVELET_97, J2K_SAMPLE_F32, J2K_SAMPLE_F32, 2, "U8/U16"},
-      {"unknown src type", J2K_FORWARD, J2K_WAVELET_53, static_cast<j2k_sample_type>(42), J2K_SAMPLE_I32, 0, "unknown type (42)"},
+      {"unknown src type", J2K_FORWARD, J2K_WAVELET_53, static_cast<j2k_sample_type>(42), J2K_SAMPLE_I32, 0, "src has an unknown type (42)"},
       {"unknown direction", static_cast<j2k_direction>(5), J2K_WAVELET_53, J2K_SAMPLE_I32, J2K_SAMPLE_I32, 0, "direction"},
       {"unknown wavelet", J2K_FORWARD, static_cast<j2k_wavelet>(9), J2K_SAMPLE_I32, J2K_SAMPLE_I32, 0, "wavelet"},
   };

@@ -25,8 +25,15 @@ void* operator new(size_t n) {
   if (void* p = std::malloc(n ? n : 1)) return p;
   throw std::bad_alloc();
 }
+// The nothrow form too (OpenCL drivers' compilers use it), so that every delete below frees
+// what malloc gave.
+void* operator new(size_t n, const std::nothrow_t&) noexcept {
+  ++g_news;
+  return std::malloc(n ? n : 1);
+}
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 namespace {
 

@@ -18,7 +18,8 @@ T* row_of(const Plane& p, int64_t y) {
 }
 
 // One row of n samples of type S, `step` bytes apart -> v - offset as D. True if every
-// sample lies in [lo, hi].
+// sample lies in [lo, hi]. A sample outside is clamped into it: its frame is reported as an
+// error, and the transform of what was stored stays within int32 (no overflow on the way).
 template <class S, class D>
 bool convert(const char* src, ptrdiff_t step, int64_t n, int32_t offset, int64_t lo, int64_t hi,
              D* out) {
@@ -27,8 +28,10 @@ bool convert(const char* src, ptrdiff_t step, int64_t n, int32_t offset, int64_t
     S s;
     std::memcpy(&s, src + x * step, sizeof s);  // a plain load; no alignment assumption
     const auto v = static_cast<int64_t>(s);
-    ok &= v >= lo && v <= hi;
-    out[x] = static_cast<D>(static_cast<int32_t>(v - offset));
+    const bool in_range = v >= lo && v <= hi;
+    ok &= in_range;
+    const int64_t kept = in_range ? v : v < lo ? lo : hi;
+    out[x] = static_cast<D>(static_cast<int32_t>(kept - offset));
   }
   return ok;
 }

@@ -1,0 +1,38 @@
+// libFuzzer target: read_image on arbitrary bytes (TIFF, PGM/PPM, PGX by signature). Every
+// input must end in an image or a j2k::Error; anything else (a crash, a sanitizer report,
+// another exception, an allocation past -malloc_limit_mb) is a finding. Seeds: read_image/.
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "common/error.hpp"
+#include "io/image_io.hpp"
+
+namespace {
+
+// The readers take a path (libtiff opens the file itself): each input goes through one file.
+const std::string& input_path() {
+  static const std::string path =
+      (std::filesystem::temp_directory_path() / ("j2kfront_read_image_fuzz_" + std::to_string(::getpid()))).string();
+  return path;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::FILE* f = std::fopen(input_path().c_str(), "wb");
+  if (!f) return 0;
+  const bool written = std::fwrite(data, 1, size, f) == size;
+  if (std::fclose(f) != 0 || !written) return 0;
+  try {
+    const j2kfront::Image im = j2k::io::read_image(input_path());
+    // What a reader returns must be consistent: every plane holds its rows.
+    for (const j2kfront::Image::Component& c : im.components)
+      if (c.bytes.size() != static_cast<size_t>(c.height * c.row_stride())) __builtin_trap();
+  } catch (const j2k::Error&) {
+  }
+  return 0;
+}
