@@ -51,6 +51,7 @@ PlanSettings plan_settings(const j2k_settings& s) {
   require(s.narrow_output == 0 || s.narrow_output == 1,
           "narrow_output must be 0 (int32) or 1 (int16), got " + std::to_string(s.narrow_output));
   p.narrow_output = s.narrow_output == 1;
+  p.max_host_memory = s.max_host_memory;
   p.backend = backend_options(s);
   return p;
 }

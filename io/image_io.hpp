@@ -16,7 +16,13 @@ namespace j2k::io {
 // samples of 1..8 bits, U16 for 9..16 bits, I8 / I16 for signed ones (PGX, signed TIFF);
 // `precision` is the file's bit depth (PNM: the bits of maxval). Throws j2k::Error naming the
 // file and problem (CorruptInput, UnsupportedInput or Io).
-j2kfront::Image read_image(const std::string& path);
+struct ReadOptions {
+  // Bytes of samples (at their own width) the image may take; a larger one is refused with
+  // Error(OutOfMemory) from its header, before anything is allocated. 0: no limit.
+  uint64_t max_bytes = 0;
+};
+// Running out of memory while reading is Error(OutOfMemory) naming the file and the size.
+j2kfront::Image read_image(const std::string& path, const ReadOptions& options = {});
 
 // Writes a 2-D NPY (format 1.0) array of shape (rows, cols), '<i4' or '<f4'. Throws
 // Error(Io) naming the path, and leaves no file behind, when a write fails.

@@ -57,7 +57,7 @@ class HeaderParser {
 
 }  // namespace
 
-j2kfront::Image read_pgx(InputFile& in) {
+j2kfront::Image read_pgx(InputFile& in, Budget& budget) {
   HeaderParser p(in);
   p.expect('P', "at the start");
   p.expect('G', "at the start");
@@ -112,6 +112,7 @@ j2kfront::Image read_pgx(InputFile& in) {
 
   // One component at the file's own width (1 byte up to 8 bits, 2 above), so each row is
   // read straight into its place and only checked (and byte-swapped) there.
+  claim(budget, in.path(), row_bytes * height);
   j2kfront::Image image;
   image.width = static_cast<uint32_t>(width);
   image.height = static_cast<uint32_t>(height);

@@ -66,7 +66,7 @@ int bits_of(uint32_t maxval) {
 
 }  // namespace
 
-j2kfront::Image read_pnm(InputFile& in) {
+j2kfront::Image read_pnm(InputFile& in, Budget& budget) {
   const int m0 = in.get(), m1 = in.get();
   if (m0 != 'P' || (m1 != '5' && m1 != '6'))
     in.fail(ErrorCode::CorruptInput, "not a binary PGM/PPM file (signature P5 or P6 expected)");
@@ -111,6 +111,7 @@ j2kfront::Image read_pnm(InputFile& in) {
   // is read straight into its plane; an RGB row goes through one row of the file's bytes
   // and is split into the planes.
   const int precision = bits_of(static_cast<uint32_t>(maxval));
+  claim(budget, in.path(), row_bytes * height);
   j2kfront::Image image;
   image.width = static_cast<uint32_t>(width);
   image.height = static_cast<uint32_t>(height);

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <new>
 #include <string>
 
 #include "io/image_io.hpp"
@@ -78,9 +79,19 @@ void InputFile::rewind() {
   pos_ = 0;
 }
 
+void claim(Budget& budget, const std::string& path, uint64_t bytes) {
+  budget.declared = bytes;
+  if (budget.max_bytes != 0 && bytes > budget.max_bytes)
+    fail(ErrorCode::OutOfMemory, path,
+         "its samples need " + std::to_string(bytes) + " bytes, more than the memory budget of " +
+             std::to_string(budget.max_bytes));
+}
+
 }  // namespace detail
 
-j2kfront::Image read_image(const std::string& path) {
+namespace {
+
+j2kfront::Image read_by_signature(const std::string& path, detail::Budget& budget) {
   detail::InputFile in(path);
   unsigned char sig[4] = {0, 0, 0, 0};
   size_t n = 0;
@@ -92,21 +103,35 @@ j2kfront::Image read_image(const std::string& path) {
   };
   // Classic TIFF (42) and BigTIFF (43) in either byte order; libtiff reads both.
   if (starts("II*\0", 4) || starts("MM\0*", 4) || starts("II+\0", 4) || starts("MM\0+", 4)) {
-    return detail::read_tiff(path);  // libtiff opens the file itself
+    return detail::read_tiff(path, budget);  // libtiff opens the file itself
   }
   if (starts("P5", 2) || starts("P6", 2)) {
     in.rewind();
-    return detail::read_pnm(in);
+    return detail::read_pnm(in, budget);
   }
   if (starts("PG", 2)) {
     in.rewind();
-    return detail::read_pgx(in);
+    return detail::read_pgx(in, budget);
   }
   std::string seen;
   for (size_t i = 0; i < n; ++i) seen += (i ? " " : "") + detail::describe_byte(sig[i]);
   in.fail(ErrorCode::UnsupportedInput,
           "unrecognised file signature (" + seen +
               "); expected TIFF (II*\\0 or MM\\0*), binary PGM/PPM (P5/P6) or PGX (PG)");
+}
+
+}  // namespace
+
+j2kfront::Image read_image(const std::string& path, const ReadOptions& options) {
+  detail::Budget budget;
+  budget.max_bytes = options.max_bytes;
+  try {
+    return read_by_signature(path, budget);
+  } catch (const std::bad_alloc&) {
+    detail::fail(ErrorCode::OutOfMemory, path,
+                 "out of memory for its samples" +
+                     (budget.declared ? " (" + std::to_string(budget.declared) + " bytes)" : std::string()));
+  }
 }
 
 }  // namespace j2k::io

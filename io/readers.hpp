@@ -48,11 +48,21 @@ class InputFile {
   uint64_t pos_ = 0;
 };
 
+// What a read may allocate for its samples, and what the file turned out to need.
+struct Budget {
+  uint64_t max_bytes = 0;  // 0: no limit
+  uint64_t declared = 0;   // bytes of samples the header declares, once known (for messages)
+};
+// Records that the file's samples need `bytes` (at their own width) and throws
+// Error(OutOfMemory) naming both figures when that is over the budget. Readers call it after
+// checking the header and before allocating the planes.
+void claim(Budget& budget, const std::string& path, uint64_t bytes);
+
 // Each reader expects `in` at the first byte of the file (the signature included).
-j2kfront::Image read_pnm(InputFile& in);
-j2kfront::Image read_pgx(InputFile& in);
+j2kfront::Image read_pnm(InputFile& in, Budget& budget);
+j2kfront::Image read_pgx(InputFile& in, Budget& budget);
 // libtiff opens the file itself; without libtiff this throws Error(UnsupportedInput).
-j2kfront::Image read_tiff(const std::string& path);
+j2kfront::Image read_tiff(const std::string& path, Budget& budget);
 
 // The narrowest sample type for `precision` (1..16) bits: U8/I8 up to 8, U16/I16 above.
 inline j2k_sample_type sample_type_for(int precision, bool is_signed) {

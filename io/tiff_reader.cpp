@@ -8,7 +8,7 @@
 // Built without libtiff: the library still links, and a TIFF is refused by name.
 namespace j2k::io::detail {
 
-j2kfront::Image read_tiff(const std::string& path) {
+j2kfront::Image read_tiff(const std::string& path, Budget&) {
   fail(ErrorCode::UnsupportedInput, path, "TIFF support was not built in (libtiff not found)");
 }
 
@@ -153,7 +153,7 @@ CodecBound codec_bound(uint16_t compression) {
 
 class TiffReader {
  public:
-  explicit TiffReader(const std::string& path) : path_(path) {}
+  TiffReader(const std::string& path, Budget& budget) : path_(path), budget_(budget) {}
 
   j2kfront::Image read() {
     open();
@@ -264,6 +264,7 @@ class TiffReader {
     // shrinks real images beyond this); otherwise grow as rows actually decode, so that a
     // tiny corrupt file claiming a huge image fails before it costs memory.
     const uint64_t decoded = width_ * height_ * samples_per_pixel_ * bytes_;
+    claim(budget_, path_, decoded);
     TIFF* t = tif_.get();
     file_size_ = TIFFGetSizeProc(t)(TIFFClientdata(t));
     const bool plausible = decoded / 1024 <= file_size_;
@@ -473,6 +474,7 @@ class TiffReader {
   }
 
   std::string path_;
+  Budget& budget_;
   // Declared before tif_: libtiff may report into them until the handle is closed.
   TiffMessages messages_;
   HandlerScope handlers_{&messages_};
@@ -490,7 +492,7 @@ class TiffReader {
 
 }  // namespace
 
-j2kfront::Image read_tiff(const std::string& path) { return TiffReader(path).read(); }
+j2kfront::Image read_tiff(const std::string& path, Budget& budget) { return TiffReader(path, budget).read(); }
 
 }  // namespace j2k::io::detail
 

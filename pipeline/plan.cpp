@@ -206,6 +206,7 @@ Plan::Plan(const PlanSettings& settings, const j2k_image_view& shape)
                                                                : 1);
   while (queues_.size() < count) queues_.push_back(make_queue(settings.backend));
   for (auto& q : queues_) q->reserve(needs);
+  check_host_memory(owned_bytes);
 
   owned_ = std::make_unique<OwnedBuffer>();
   owned_->queue = &lead;
@@ -265,6 +266,25 @@ void Plan::finish_all_quietly() noexcept {
 j2k_sample_type Plan::coefficient_type() const {
   if (settings_.narrow_output) return J2K_SAMPLE_I16;
   return settings_.wavelet == Wavelet::Reversible53 ? J2K_SAMPLE_I32 : J2K_SAMPLE_F32;
+}
+
+// The budget of host memory, checked once the queues hold their (per-tile) buffers and before
+// the coefficients of the whole image are allocated.
+void Plan::check_host_memory(size_t owned_bytes) const {
+  if (settings_.max_host_memory == 0) return;
+  size_t held = 0;
+  for (const auto& q : queues_) {
+    const j2k_memory_report m = q->memory_held();
+    held += m.host + m.pinned;
+  }
+  // Coefficients kept on the device (DEVICE output memory) take no host memory.
+  const size_t owned_host = settings_.output_memory == J2K_MEMORY_DEVICE ? 0 : owned_bytes;
+  if (held + owned_host > settings_.max_host_memory)
+    throw Error(ErrorCode::OutOfMemory,
+                "the plan needs " + std::to_string(held + owned_host) + " bytes of host memory (" +
+                    std::to_string(owned_host) + " for the coefficients, " + std::to_string(held) +
+                    " for the buffers of " + std::to_string(queues_.size()) + " queue(s)), more than the " +
+                    "limit of " + std::to_string(settings_.max_host_memory) + " (max_host_memory)");
 }
 
 // Int16 output only where no coefficient can leave [-32768, 32767] (coefficient_range.hpp).

@@ -34,6 +34,7 @@ struct PlanSettings {
   Mct mct = Mct::Auto;
   BackendOptions backend;
   j2k_memory output_memory = J2K_MEMORY_HOST;  // where the plan's own coefficients live
+  size_t max_host_memory = 0;  // 0: no limit (j2k_settings.max_host_memory)
   bool narrow_output = false;  // int16 coefficients (5/3, where the range provably fits)
   int streams = 0;  // queues with tiles in flight; 0 = 3 on asynchronous backends (2 for one tile), on
                     // the CPU one per worker thread with at least twice as many tiles, else 1
@@ -109,6 +110,7 @@ class Plan {
   };
   void check_image(const j2k_image_view& image) const;
   void check_narrow_output() const;
+  void check_host_memory(size_t owned_bytes) const;
   void enqueue(const j2k_image_view& image, uint64_t frame);
   void fuse_components(TileSamples& samples) const;  // sets samples.fused for this tile
   // Rows per stripe where the tile goes through the queue by rows (Queue::by_rows), with

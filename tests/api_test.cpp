@@ -115,6 +115,44 @@ TEST(CApi, StandardLimits) {
   EXPECT_FAILS(j2k_plan_create(&s, &v, &plan), J2K_INVALID_ARGUMENT, "2^32-1");
 }
 
+// max_host_memory: a plan that needs exactly the limit is made, one that needs a byte more is
+// refused (J2K_OUT_OF_MEMORY, naming both figures) before its coefficients are allocated.
+TEST(CApi, HostMemoryLimitIsCheckedBeforeAllocating) {
+  std::vector<uint8_t> pixels(300 * 200, 7);
+  j2k_component_view c{};
+  j2k_views_planar(&c, 1, pixels.data(), J2K_SAMPLE_U8, 8, 300, 300 * 200);
+  j2k_image_view v{};
+  v.width = 300;
+  v.height = 200;
+  v.num_components = 1;
+  v.components = &c;
+  for (int narrow : {0, 1}) {
+    SCOPED_TRACE(narrow ? "int16" : "int32");
+    j2k_settings s = cpu_settings();
+    s.threads = 1;
+    s.narrow_output = narrow;
+    s.tile_w = s.tile_h = 128;
+    j2k_plan* plan = nullptr;
+    ASSERT_EQ(j2k_plan_create(&s, &v, &plan), J2K_OK) << j2k_last_error();
+    j2k_memory_report m{};
+    ASSERT_EQ(j2k_plan_get_memory(plan, &m), J2K_OK);
+    j2k_plan_destroy(plan);
+    const size_t need = m.host + m.pinned;
+    EXPECT_GE(need, size_t{300} * 200 * (narrow ? 2 : 4));
+    s.max_host_memory = need;
+    ASSERT_EQ(j2k_plan_create(&s, &v, &plan), J2K_OK) << j2k_last_error();
+    ASSERT_EQ(j2k_plan_run(plan, &v), J2K_OK) << j2k_last_error();
+    j2k_plan_destroy(plan);
+    s.max_host_memory = need - 1;
+    plan = nullptr;
+    EXPECT_FAILS(j2k_plan_create(&s, &v, &plan), J2K_OUT_OF_MEMORY,
+                 "needs " + std::to_string(need) + " bytes of host memory");
+    EXPECT_NE(std::string(j2k_last_error()).find("limit of " + std::to_string(need - 1)), std::string::npos)
+        << j2k_last_error();
+    EXPECT_EQ(plan, nullptr);
+  }
+}
+
 TEST(CApi, BadViewsAreRefusedWithTheirCause) {
   j2k_settings s = cpu_settings();
   j2k_plan* plan = nullptr;

@@ -171,6 +171,27 @@ TEST_F(Cli, HugeDeclaredSizesAreRefusedInLittleTimeAndMemory) {
   }
 }
 
+// --max-memory: camera.pgm (512 x 512 8-bit: 256 KiB of samples, 1 MiB of int32 coefficients
+// and the CPU queue's buffers) is refused in 1M before anything is written, naming the figures,
+// and transformed in 2M. A malformed size is a usage error.
+TEST_F(Cli, MaxMemoryIsCheckedBeforeAnyWork) {
+  const std::string in = quote(kData + "/camera.pgm") + " " + quote(out()) + " --backend cpu --threads 1";
+  auto r = cli("transform " + in + " --max-memory 1M");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("bytes of host memory"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("its samples take 262144 bytes of the 1048576 that --max-memory allows"), std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(out() + "/layout.json"));
+  r = cli("transform " + in + " --max-memory 2M");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(out() + "/layout.json"));
+  for (const char* bad : {"12x", "0", "100K", "-5M", "-5", "+9G"}) {
+    r = cli("transform " + in + " --max-memory " + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.output;
+    EXPECT_NE(r.output.find("--max-memory"), std::string::npos) << r.output;
+  }
+}
+
 TEST_F(Cli, NeverOverwritesForeignFilesWithoutForce) {
   fs::create_directories(out());
   std::ofstream(out() + "/tile0_comp0.npy") << "precious";

@@ -1147,6 +1147,40 @@ TEST(Tiff, WithoutLibtiffTiffIsUnsupported) {
 
 #endif  // J2K_HAVE_TIFF
 
+// ReadOptions::max_bytes: an image whose samples need more is refused from its header
+// (OutOfMemory, naming both figures); exactly that much is read. Every format.
+TEST(ReadImage, MemoryBudgetIsCheckedFromTheHeader) {
+  TempDir dir;
+  const RefImage im = make_image(37, 23, 3, 16, false);  // 37 x 23 x 3 x 2 bytes = 5106
+  std::vector<std::string> paths{dir.file("budget.ppm")};
+  write_file(paths[0], pnm_bytes(im, 65535));
+#ifdef J2K_HAVE_TIFF
+  paths.push_back(dir.file("budget.tif"));
+  ASSERT_TRUE(write_tiff(paths.back(), im, TiffLayout{}));
+#endif
+  const RefImage gray = make_image(37, 23, 1, 12, true);  // 37 x 23 x 2 bytes = 1702
+  paths.push_back(dir.file("budget.pgx"));
+  write_file(paths.back(), pgx_bytes(gray, true, "-"));
+  for (const std::string& path : paths) {
+    SCOPED_TRACE(path);
+    const uint64_t need = path.find(".pgx") != std::string::npos ? 1702 : 5106;
+    j2k::io::ReadOptions o;
+    o.max_bytes = need;
+    EXPECT_NO_THROW((void)read_image(path, o));
+    o.max_bytes = need - 1;
+    try {
+      (void)read_image(path, o);
+      ADD_FAILURE() << "an image over the budget was read";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::OutOfMemory);
+      EXPECT_NE(std::string(e.what()).find("need " + std::to_string(need) + " bytes, more than the memory budget of " +
+                                           std::to_string(need - 1)),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------
 // Samples at their own width, and the view of a read image
 

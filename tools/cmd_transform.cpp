@@ -1,6 +1,10 @@
 // `j2kfront transform INPUT... OUTDIR`: the front stage on image files; writes layout.json and
 // one NPY array of coefficients per tile-component for each.
+#include <unistd.h>
+
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -54,9 +58,40 @@ struct TransformArgs {
   std::vector<std::string> inputs;
   std::string outdir, wavelet = "5/3", mct = "auto", backend = "auto";
   std::string tile_size, tile_origin = "0,0", image_origin = "0,0";
+  std::string max_memory;
   int levels = 5, threads = 0, device = -1;
   bool force = false;
 };
+
+// "--max-memory": bytes, or a number with K, M, G or T (powers of 1024); at least 1M.
+uint64_t parse_memory_size(const std::string& text) {
+  size_t end = 0;
+  unsigned long long n = 0;
+  try {
+    // stoull would take a sign (and wrap "-5" around): digits only.
+    if (!text.empty() && std::isdigit(static_cast<unsigned char>(text[0]))) n = std::stoull(text, &end);
+  } catch (const std::exception&) {
+    end = 0;
+  }
+  uint64_t unit = 1;
+  if (end > 0 && end + 1 == text.size()) {
+    const char u = static_cast<char>(std::toupper(static_cast<unsigned char>(text[end])));
+    unit = u == 'K' ? 1ull << 10 : u == 'M' ? 1ull << 20 : u == 'G' ? 1ull << 30 : u == 'T' ? 1ull << 40 : 0;
+    end += unit ? 1 : 0;
+  }
+  if (end == 0 || end != text.size() || n == 0 || n > UINT64_MAX / unit)
+    throw CLI::ValidationError("--max-memory", "expected a size such as 800M, 4G or a number of bytes, got '" +
+                                                   text + "'");
+  if (n * unit < (1ull << 20)) throw CLI::ValidationError("--max-memory", "must be at least 1M, got '" + text + "'");
+  return n * unit;
+}
+
+// Half of the machine's memory: room for the rest of the system and for the page cache.
+uint64_t default_memory_budget() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return 0;  // unknown: no limit
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 2;
+}
 
 j2k_backend backend_from_name(const std::string& name) {
   if (name == "cpu") return J2K_BACKEND_CPU;
@@ -69,6 +104,7 @@ j2k_backend backend_from_name(const std::string& name) {
 struct Request {
   j2kfront::Settings settings;
   int64_t x0 = 0, y0 = 0;
+  uint64_t budget = 0;  // bytes of host memory for one image in flight (0: no limit)
 };
 
 // `tuning` holds the OpenCL tuning text the settings point into; it must outlive them.
@@ -100,6 +136,7 @@ Request request_from(const TransformArgs& a, std::string& tuning) {
   }
   r.x0 = ix;
   r.y0 = iy;
+  r.budget = a.max_memory.empty() ? default_memory_budget() : parse_memory_size(a.max_memory);
   return r;
 }
 
@@ -124,8 +161,16 @@ struct Frame {
   std::vector<j2k_coefficients> coefficients;  // where this frame's plan writes them
   j2k_ticket ticket = 0;
   double read_ms = 0;
+  bool on_spare = false;  // its coefficients go to the SpareOutputs, not the plan's own buffer
+  uint64_t memory = 0;  // host memory this frame holds: its samples, its plan's, its coefficients
   std::chrono::steady_clock::time_point submitted;
 };
+
+uint64_t sample_bytes(const j2kfront::Image& im) {
+  uint64_t n = 0;
+  for (const j2kfront::Image::Component& c : im.components) n += c.bytes.size();
+  return n;
+}
 
 // Output buffers for every other frame of a plan (the others use the plan's own), so that one
 // frame's files are written while the next one is transformed.
@@ -198,7 +243,7 @@ int run_transform(TransformArgs a) {
   const std::vector<TransformJob> jobs = transform_jobs(a.inputs, a.outdir);
   const bool batch = jobs.size() > 1 || jobs[0].outdir != a.outdir;
   Progress progress(jobs.size());
-  size_t failed = 0, done = 0, submitted = 0;
+  size_t failed = 0, done = 0;
   std::unique_ptr<Frame> pending;
   SpareOutputs spare;
   std::shared_ptr<j2kfront::Plan> plan;
@@ -224,11 +269,17 @@ int run_transform(TransformArgs a) {
   };
 
   for (const TransformJob& job : jobs) {
+    // Two images in flight (this one read and transformed while the last one is written) only
+    // where two of the last one's size fit the budget; otherwise one after the other.
+    if (pending && req.budget && pending->memory > req.budget / 2) finish_pending();
     auto f = std::make_unique<Frame>();
     f->job = job;
     try {
       const auto t0 = Clock::now();
-      f->image = io::read_image(job.input);
+      io::ReadOptions read_options;
+      read_options.max_bytes = req.budget;
+      f->image = io::read_image(job.input, read_options);
+      const uint64_t image_bytes = sample_bytes(f->image);
       f->read_ms = ms_since(t0);
       if (req.x0 + f->image.width > kMaxTile || req.y0 + f->image.height > kMaxTile)
         throw j2kfront::Error(J2K_INVALID_ARGUMENT, "the image does not fit on the canvas at that origin");
@@ -239,20 +290,32 @@ int run_transform(TransformArgs a) {
       if (!plan || !(*plan_shape == shape)) {
         finish_pending();  // it still runs on the old plan
         plan.reset();      // one plan's memory at a time
-        plan = std::make_shared<j2kfront::Plan>(s, view);  // a missing device is reported before any output
+        // The plan may use what the samples leave of the budget.
+        j2kfront::Settings with_budget = req.settings;
+        with_budget.max_host_memory = req.budget ? std::max<uint64_t>(1, req.budget - image_bytes) : 0;
+        try {
+          plan = std::make_shared<j2kfront::Plan>(with_budget, view);  // a missing device is reported before any output
+        } catch (const j2kfront::Error& e) {
+          if (e.status() != J2K_OUT_OF_MEMORY) throw;
+          throw j2kfront::Error(J2K_OUT_OF_MEMORY, job.input + ": " + e.what() + "; its samples take " +
+                                                       std::to_string(image_bytes) + " bytes of the " +
+                                                       std::to_string(req.budget) + " that --max-memory allows");
+        }
         plan_shape = std::make_unique<Shape>(shape);
-        submitted = 0;
       }
-      // Alternate frames between the plan's own buffer and the spare one.
-      if (submitted % 2 == 0) {
-        for (size_t i = 0; i < plan->tile_components(); ++i) plan->set_output(i, nullptr, 0);
-      } else {
+      // While the last frame of this plan waits to be written in the plan's own buffer, this
+      // one goes to the spare buffer, and the other way round.
+      f->on_spare = pending && pending->plan == plan && !pending->on_spare;
+      if (f->on_spare) {
         spare.point(*plan);
+      } else {
+        for (size_t i = 0; i < plan->tile_components(); ++i) plan->set_output(i, nullptr, 0);
       }
       for (size_t i = 0; i < plan->tile_components(); ++i) f->coefficients.push_back(plan->tile_component(i).coefficients);
       f->plan = plan;
       f->ticket = plan->submit(view);
-      ++submitted;
+      const j2k_memory_report held = plan->memory();
+      f->memory = image_bytes + held.host + held.pinned;
     } catch (const std::exception& e) {
       report(job.input, e);
       progress.show(++done, job.input);
@@ -294,6 +357,9 @@ std::function<int()> add_transform_command(CLI::App& app) {
   cmd->add_option("--threads", args->threads, "CPU threads (default: all cores)")->check(CLI::Range(1, 4096));
   cmd->add_option("--device", args->device, "GPU/OpenCL device index (default: J2KFRONT_DEVICE or the first)")
       ->check(CLI::Range(0, 4096));
+  cmd->add_option("--max-memory", args->max_memory,
+                  "host memory for one image: its samples, coefficients and buffers, e.g. 800M or 4G "
+                  "(default: half of the machine's memory); larger images are refused before any work");
   cmd->add_flag("--force", args->force, "replace existing files that j2kfront did not write");
   return [args] { return run_transform(*args); };
 }

@@ -159,6 +159,10 @@ typedef struct j2k_settings {
    * the 5/3, where no coefficient can leave the int16 range: samples up to 12 bits, up to 11
    * with the RCT (any number of levels); the plan refuses others, naming the bound. 0 = int32. */
   int narrow_output;
+  /* Host memory (pageable and page-locked) the plan may hold, in bytes: its coefficients (in
+   * host memory) plus its queues' buffers. j2k_plan_create refuses a plan that needs more with
+   * J2K_OUT_OF_MEMORY, naming both figures, before allocating its coefficients. 0 = no limit. */
+  size_t max_host_memory;
 } j2k_settings;
 
 /* The defaults noted above. Always start from these: fields may be added at the end. */
