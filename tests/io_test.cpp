@@ -897,14 +897,8 @@ std::string directory_first_tiff(const RefImage& im, uint32_t rows_per_strip) {
   const uint32_t w = static_cast<uint32_t>(im.width), h = static_cast<uint32_t>(im.height);
   const uint32_t strips = (h + rows_per_strip - 1) / rows_per_strip;
   std::string s;
-  auto u16 = [&](uint32_t v) {
-    s += static_cast<char>(v & 0xff);
-    s += static_cast<char>(v >> 8 & 0xff);
-  };
-  auto u32 = [&](uint32_t v) {
-    u16(v & 0xffff);
-    u16(v >> 16);
-  };
+  auto u16 = [&](uint32_t v) { test_support::put_u16le(s, v); };
+  auto u32 = [&](uint32_t v) { test_support::put_u32le(s, v); };
   const uint32_t entries = 9, ifd = 8, arrays = ifd + 2 + entries * 12 + 4;
   const uint32_t data = arrays + (strips > 1 ? 8 * strips : 0);  // arrays only if several
   auto entry = [&](uint32_t tag, uint32_t type, uint32_t count, uint32_t value) {

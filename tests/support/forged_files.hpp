@@ -6,20 +6,24 @@
 
 namespace test_support {
 
+// Little-endian fields, as a TIFF that starts "II" stores them.
+inline void put_u16le(std::string& s, uint32_t v) {
+  s += static_cast<char>(v & 0xff);
+  s += static_cast<char>(v >> 8 & 0xff);
+}
+inline void put_u32le(std::string& s, uint32_t v) {
+  put_u16le(s, v & 0xffff);
+  put_u16le(s, v >> 16);
+}
+
 // A little-endian TIFF of one 16-bit gray block (a strip, or a tile with `tile` > 0) that
 // declares w x h samples and stores `payload` as that block's bytes: a header that promises
 // far more than the file holds.
 inline std::string forged_tiff(uint32_t w, uint32_t h, uint16_t compression, uint32_t tile,
                                const std::string& payload) {
   std::string s = std::string("II*\0", 4);
-  auto u16 = [&](uint32_t v) {
-    s += static_cast<char>(v & 0xff);
-    s += static_cast<char>(v >> 8 & 0xff);
-  };
-  auto u32 = [&](uint32_t v) {
-    u16(v & 0xffff);
-    u16(v >> 16);
-  };
+  auto u16 = [&](uint32_t v) { put_u16le(s, v); };
+  auto u32 = [&](uint32_t v) { put_u32le(s, v); };
   const uint32_t data = 8, ifd = data + static_cast<uint32_t>(payload.size());
   u32(ifd);
   s += payload;
