@@ -391,7 +391,7 @@ class TiffReader {
     if (stored > file_size_)
       corrupt(block_name(b) + " declares " + std::to_string(stored) + " stored bytes, more than the file's " +
               std::to_string(file_size_));
-    if (b.expected / bound.ratio > stored)
+    if (b.expected > stored * bound.ratio)  // stored <= the file's size: no overflow
       corrupt(block_name(b) + " must decode to " + std::to_string(b.expected) + " bytes, but holds " +
               std::to_string(stored) + " bytes of " + bound.name + " data, which decode to at most " +
               std::to_string(stored * bound.ratio) + " (" + std::to_string(bound.ratio) + ":1)");

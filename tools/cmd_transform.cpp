@@ -5,10 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <limits>
 #include <memory>
@@ -17,7 +15,6 @@
 #include <sstream>
 #include <vector>
 
-#include "common/error.hpp"
 #include "io/image_io.hpp"
 #include "j2kfront/j2kfront.hpp"
 #include "tools/commands.hpp"
@@ -209,11 +206,7 @@ void write_frame(const Frame& f, const j2k_settings& s, bool force) {
     });
   }
   // The manifest last: while it is absent, the marker says the set is incomplete.
-  out.write(OutputDir::kManifest, [&](std::FILE* file, const std::string& name) {
-    const std::string text = layout_json(plan, s, f.image, f.job.input).dump(1) + "\n";
-    if (std::fwrite(text.data(), 1, text.size(), file) != text.size())
-      throw j2k::Error(j2k::ErrorCode::Io, name + ": " + std::strerror(errno));
-  });
+  out.write_text(OutputDir::kManifest, layout_json(plan, s, f.image, f.job.input).dump(1) + "\n");
   out.finish(names);
   const double write_ms = ms_since(t1);
 

@@ -89,11 +89,7 @@ void OutputDir::begin(const std::set<std::string>& names) {
   j["note"] = "a j2kfront run is writing this directory, or failed while writing it: "
               "the files here may come from two runs; rerun to complete it";
   j["files"] = listed;
-  write(kIncomplete, [&](std::FILE* f, const std::string& name) {
-    const std::string text = j.dump(1) + "\n";
-    if (std::fwrite(text.data(), 1, text.size(), f) != text.size())
-      throw Error(ErrorCode::Io, path(name) + ": " + std::strerror(errno));
-  });
+  write_text(kIncomplete, j.dump(1) + "\n");
   in_set_ = true;
   if (::unlinkat(dir_fd_, kManifest, 0) != 0 && errno != ENOENT)
     throw Error(ErrorCode::Io, path(kManifest) + ": cannot remove the previous manifest: " + std::strerror(errno));
@@ -145,6 +141,13 @@ void OutputDir::write(const std::string& name,
     ::unlinkat(dir_fd_, tmp.c_str(), 0);
     failed(std::strerror(err));
   }
+}
+
+void OutputDir::write_text(const std::string& name, const std::string& text) {
+  write(name, [&](std::FILE* f, const std::string& shown) {
+    if (std::fwrite(text.data(), 1, text.size(), f) != text.size())
+      throw Error(ErrorCode::Io, shown + ": " + std::strerror(errno));
+  });
 }
 
 void OutputDir::finish(const std::set<std::string>& written) {

@@ -40,6 +40,8 @@ class OutputDir {
   // it onto `name`. A failure removes the temporary file and, inside a set, says that the
   // directory holds an incomplete set.
   void write(const std::string& name, const std::function<void(std::FILE*, const std::string&)>& write);
+  // write() of a text.
+  void write_text(const std::string& name, const std::string& text);
 
   // Ends the set: removes files of the previous run that this one did not write (generated
   // names only), then the marker. Write the manifest with write() before calling this.
