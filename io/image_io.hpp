@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include "j2kfront/j2kfront.hpp"
@@ -23,6 +24,39 @@ struct ReadOptions {
 };
 // Running out of memory while reading is Error(OutOfMemory) naming the file and the size.
 j2kfront::Image read_image(const std::string& path, const ReadOptions& options = {});
+
+namespace detail {
+class FormatReader;
+}
+
+// The same files read a band of rows at a time, for images that do not fit in memory whole:
+// the header is read and checked on construction (Errors as read_image), then read_rows
+// returns the next rows in order. The samples are those of read_image whatever the bands'
+// heights; a TIFF strip or tile that straddles two bands is decoded for each.
+class ImageReader {
+ public:
+  explicit ImageReader(const std::string& path);
+  ~ImageReader();
+  ImageReader(const ImageReader&) = delete;
+  ImageReader& operator=(const ImageReader&) = delete;
+
+  const std::string& path() const { return path_; }
+  // The image's size and its components' formats and sizes, at origin (0,0); no samples.
+  const j2kfront::Image& shape() const;
+  // Bytes that all the samples take at their own width.
+  uint64_t sample_bytes() const;
+  // The first row that read_rows has not returned yet (the image's height at the end).
+  uint32_t next_row() const { return next_row_; }
+  // The next `rows` rows (1 .. height - next_row()) as an image that many rows high at
+  // origin (0,0). Refuses with Error(OutOfMemory) naming both figures, before allocating,
+  // when their samples need more than `max_bytes` (0: no limit).
+  j2kfront::Image read_rows(uint32_t rows, uint64_t max_bytes = 0);
+
+ private:
+  std::string path_;
+  std::unique_ptr<detail::FormatReader> format_;
+  uint32_t next_row_ = 0;
+};
 
 // Writes a 2-D NPY (format 1.0) array of shape (rows, cols), '<i4' or '<f4'. Throws
 // Error(Io) naming the path, and leaves no file behind, when a write fails.

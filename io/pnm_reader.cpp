@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -64,98 +65,119 @@ int bits_of(uint32_t maxval) {
   return bits;
 }
 
+class PnmReader : public FormatReader {
+ public:
+  explicit PnmReader(std::unique_ptr<InputFile> file) : file_(std::move(file)) {
+    InputFile& in = *file_;
+    const int m0 = in.get(), m1 = in.get();
+    if (m0 != 'P' || (m1 != '5' && m1 != '6'))
+      in.fail(ErrorCode::CorruptInput, "not a binary PGM/PPM file (signature P5 or P6 expected)");
+    channels_ = m1 == '6' ? 3 : 1;
+
+    int c = in.get();
+    expect_separator(in, c, std::string("P") + static_cast<char>(m1) + " signature");
+    width_ = read_field(in, c, "width");
+    expect_separator(in, c, "width");
+    const uint64_t height = read_field(in, c, "height");
+    expect_separator(in, c, "height");
+    maxval_ = read_field(in, c, "maxval");
+    // Exactly one whitespace character ends the header: the next byte may be a sample that
+    // happens to look like whitespace, so nothing more is skipped.
+    if (!is_space(c))
+      in.fail(ErrorCode::CorruptInput,
+              "bad header: expected one whitespace character after maxval, found " + describe_byte(c));
+
+    if (width_ == 0 || height == 0)
+      in.fail(ErrorCode::CorruptInput,
+              "image size " + std::to_string(width_) + "x" + std::to_string(height) + " is empty");
+    if (maxval_ == 0 || maxval_ > 65535)
+      in.fail(ErrorCode::CorruptInput, "maxval " + std::to_string(maxval_) + " is outside 1..65535");
+
+    // Check that the file holds every sample before allocating: a corrupt header must not
+    // make us reserve gigabytes. Dividing instead of multiplying cannot overflow.
+    bytes_ = maxval_ > 255 ? 2 : 1;
+    row_bytes_ = width_ * static_cast<uint64_t>(channels_) * bytes_;
+    if (in.remaining() / row_bytes_ < height) {
+      uint64_t need = 0;
+      const std::string need_text =
+          __builtin_mul_overflow(row_bytes_, height, &need) ? "more than 2^64" : std::to_string(need);
+      in.fail(ErrorCode::CorruptInput,
+              "pixel data is truncated: " + std::to_string(width_) + "x" + std::to_string(height) +
+                  " pixels of " + std::to_string(channels_) + " x " + std::to_string(bytes_) +
+                  " bytes need " + need_text + " bytes, " + std::to_string(in.remaining()) +
+                  " remain after the header");
+    }
+
+    // One plane per channel at the file's width: U8 up to maxval 255, U16 above.
+    const int precision = bits_of(static_cast<uint32_t>(maxval_));
+    shape_.width = static_cast<uint32_t>(width_);
+    shape_.height = static_cast<uint32_t>(height);
+    shape_.components.resize(static_cast<size_t>(channels_));
+    for (j2kfront::Image::Component& k : shape_.components) {
+      k.type = sample_type_for(precision, false);
+      k.precision = precision;
+      k.width = static_cast<int64_t>(width_);
+      k.height = static_cast<int64_t>(height);
+    }
+  }
+
+  // A gray row is read straight into its plane; an RGB row goes through one row of the
+  // file's bytes and is split into the planes. The rows come in chunks of about 4 MB (so
+  // that the extra memory stays small): each chunk is read with one call, then split (and
+  // checked against maxval) by all cores, a row each. A gray 8-bit or full-range 16-bit file
+  // needs no check.
+  j2kfront::Image read_rows(uint64_t first, uint64_t height) override {
+    InputFile& in = *file_;
+    j2kfront::Image image = band(height);
+    const uint64_t width = width_, bytes = bytes_, row_bytes = row_bytes_, maxval = maxval_;
+    const int channels = channels_;
+    const bool check = maxval != (bytes == 1 ? 255u : 65535u);
+    const uint64_t chunk_rows = std::max<uint64_t>(1, (uint64_t{4} << 20) / row_bytes);
+    std::vector<uint8_t> chunk(static_cast<size_t>(std::min(chunk_rows, height) * row_bytes));
+    for (uint64_t y0 = 0; y0 < height; y0 += chunk_rows) {
+      const uint64_t rows = std::min(chunk_rows, height - y0);
+      in.read(chunk.data(), static_cast<size_t>(rows * row_bytes));
+      parallel_for(static_cast<ptrdiff_t>(rows), copy_threads(static_cast<size_t>(rows * row_bytes), 0), [&](ptrdiff_t r) {
+        const uint64_t y = y0 + static_cast<uint64_t>(r);
+        const uint8_t* row = chunk.data() + static_cast<size_t>(r) * static_cast<size_t>(row_bytes);
+        const size_t plane_offset = static_cast<size_t>(y * width * bytes);
+        unsigned char* planes[3] = {};
+        for (int ch = 0; ch < channels; ++ch)
+          planes[ch] = image.components[static_cast<size_t>(ch)].bytes.data() + plane_offset;
+        if (channels == 1 && bytes == 1 && !check) {
+          std::memcpy(planes[0], row, static_cast<size_t>(width));
+          return;
+        }
+        for (uint64_t x = 0; x < width; ++x) {
+          for (int ch = 0; ch < channels; ++ch) {
+            const size_t i = static_cast<size_t>(x) * static_cast<size_t>(channels) + static_cast<size_t>(ch);
+            const uint32_t v = bytes == 1 ? row[i] : (uint32_t{row[2 * i]} << 8) | row[2 * i + 1];
+            // A sample above maxval would not fit the precision we report.
+            if (check && v > maxval)
+              in.fail(ErrorCode::CorruptInput,
+                      "sample " + std::to_string(v) + " at x=" + std::to_string(x) + ", y=" +
+                          std::to_string(first + y) + (channels > 1 ? ", channel " + std::to_string(ch) : "") +
+                          " exceeds maxval " + std::to_string(maxval));
+            // Big-endian in the file, the machine's order in the plane.
+            if (bytes == 1) planes[ch][x] = static_cast<unsigned char>(v);
+            else store_u16(planes[ch] + 2 * x, static_cast<uint16_t>(v));
+          }
+        }
+      });
+    }
+    return image;
+  }
+
+ private:
+  std::unique_ptr<InputFile> file_;
+  int channels_ = 1;
+  uint64_t width_ = 0, maxval_ = 0, bytes_ = 1, row_bytes_ = 0;
+};
+
 }  // namespace
 
-j2kfront::Image read_pnm(InputFile& in, Budget& budget) {
-  const int m0 = in.get(), m1 = in.get();
-  if (m0 != 'P' || (m1 != '5' && m1 != '6'))
-    in.fail(ErrorCode::CorruptInput, "not a binary PGM/PPM file (signature P5 or P6 expected)");
-  const int channels = m1 == '6' ? 3 : 1;
-
-  int c = in.get();
-  expect_separator(in, c, std::string("P") + static_cast<char>(m1) + " signature");
-  const uint64_t width = read_field(in, c, "width");
-  expect_separator(in, c, "width");
-  const uint64_t height = read_field(in, c, "height");
-  expect_separator(in, c, "height");
-  const uint64_t maxval = read_field(in, c, "maxval");
-  // Exactly one whitespace character ends the header: the next byte may be a sample that
-  // happens to look like whitespace, so nothing more is skipped.
-  if (!is_space(c))
-    in.fail(
-        ErrorCode::CorruptInput,
-        "bad header: expected one whitespace character after maxval, found " + describe_byte(c));
-
-  if (width == 0 || height == 0)
-    in.fail(ErrorCode::CorruptInput,
-            "image size " + std::to_string(width) + "x" + std::to_string(height) + " is empty");
-  if (maxval == 0 || maxval > 65535)
-    in.fail(ErrorCode::CorruptInput, "maxval " + std::to_string(maxval) + " is outside 1..65535");
-
-  // Check that the file holds every sample before allocating: a corrupt header must not
-  // make us reserve gigabytes. Dividing instead of multiplying cannot overflow.
-  const uint64_t bytes = maxval > 255 ? 2 : 1;
-  const uint64_t row_bytes = width * static_cast<uint64_t>(channels) * bytes;
-  if (in.remaining() / row_bytes < height) {
-    uint64_t need = 0;
-    const std::string need_text =
-        __builtin_mul_overflow(row_bytes, height, &need) ? "more than 2^64" : std::to_string(need);
-    in.fail(ErrorCode::CorruptInput,
-            "pixel data is truncated: " + std::to_string(width) + "x" + std::to_string(height) +
-                " pixels of " + std::to_string(channels) + " x " + std::to_string(bytes) +
-                " bytes need " + need_text + " bytes, " + std::to_string(in.remaining()) +
-                " remain after the header");
-  }
-
-  // One plane per channel at the file's width: U8 up to maxval 255, U16 above. A gray row
-  // is read straight into its plane; an RGB row goes through one row of the file's bytes
-  // and is split into the planes.
-  const int precision = bits_of(static_cast<uint32_t>(maxval));
-  claim(budget, in.path(), row_bytes * height);
-  j2kfront::Image image;
-  image.width = static_cast<uint32_t>(width);
-  image.height = static_cast<uint32_t>(height);
-  for (int ch = 0; ch < channels; ++ch)
-    image.add_component(sample_type_for(precision, false), precision);
-
-  // The pixel data in chunks of rows (about 4 MB, so that the extra memory stays small): each
-  // chunk is read with one call, then split into the planes (and checked against maxval) by
-  // all cores, a row each. A gray 8-bit or full-range 16-bit file needs no check.
-  const bool check = maxval != (bytes == 1 ? 255u : 65535u);
-  const uint64_t chunk_rows = std::max<uint64_t>(1, (uint64_t{4} << 20) / row_bytes);
-  std::vector<uint8_t> chunk(static_cast<size_t>(std::min(chunk_rows, height) * row_bytes));
-  for (uint64_t y0 = 0; y0 < height; y0 += chunk_rows) {
-    const uint64_t rows = std::min(chunk_rows, height - y0);
-    in.read(chunk.data(), static_cast<size_t>(rows * row_bytes));
-    parallel_for(static_cast<ptrdiff_t>(rows), copy_threads(static_cast<size_t>(rows * row_bytes), 0), [&](ptrdiff_t r) {
-      const uint64_t y = y0 + static_cast<uint64_t>(r);
-      const uint8_t* row = chunk.data() + static_cast<size_t>(r) * static_cast<size_t>(row_bytes);
-      const size_t plane_offset = static_cast<size_t>(y * width * bytes);
-      unsigned char* planes[3] = {};
-      for (int ch = 0; ch < channels; ++ch)
-        planes[ch] = image.components[static_cast<size_t>(ch)].bytes.data() + plane_offset;
-      if (channels == 1 && bytes == 1 && !check) {
-        std::memcpy(planes[0], row, static_cast<size_t>(width));
-        return;
-      }
-      for (uint64_t x = 0; x < width; ++x) {
-        for (int ch = 0; ch < channels; ++ch) {
-          const size_t i = static_cast<size_t>(x) * static_cast<size_t>(channels) + static_cast<size_t>(ch);
-          const uint32_t v = bytes == 1 ? row[i] : (uint32_t{row[2 * i]} << 8) | row[2 * i + 1];
-          // A sample above maxval would not fit the precision we report.
-          if (check && v > maxval)
-            in.fail(ErrorCode::CorruptInput,
-                    "sample " + std::to_string(v) + " at x=" + std::to_string(x) + ", y=" + std::to_string(y) +
-                        (channels > 1 ? ", channel " + std::to_string(ch) : "") + " exceeds maxval " +
-                        std::to_string(maxval));
-          // Big-endian in the file, the machine's order in the plane.
-          if (bytes == 1) planes[ch][x] = static_cast<unsigned char>(v);
-          else store_u16(planes[ch] + 2 * x, static_cast<uint16_t>(v));
-        }
-      }
-    });
-  }
-  return image;
+std::unique_ptr<FormatReader> open_pnm(std::unique_ptr<InputFile> in) {
+  return std::make_unique<PnmReader>(std::move(in));
 }
 
 }  // namespace j2k::io::detail

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
 
@@ -79,59 +80,99 @@ void InputFile::rewind() {
   pos_ = 0;
 }
 
-void claim(Budget& budget, const std::string& path, uint64_t bytes) {
-  budget.declared = bytes;
-  if (budget.max_bytes != 0 && bytes > budget.max_bytes)
+void claim(uint64_t max_bytes, const std::string& path, uint64_t bytes) {
+  if (max_bytes != 0 && bytes > max_bytes)
     fail(ErrorCode::OutOfMemory, path,
          "its samples need " + std::to_string(bytes) + " bytes, more than the memory budget of " +
-             std::to_string(budget.max_bytes));
+             std::to_string(max_bytes));
+}
+
+j2kfront::Image FormatReader::band(uint64_t rows) const {
+  j2kfront::Image im;
+  im.width = shape_.width;
+  im.height = static_cast<uint32_t>(rows);
+  for (const j2kfront::Image::Component& c : shape_.components) im.add_component(c.type, c.precision, c.dx, c.dy);
+  return im;
 }
 
 }  // namespace detail
 
 namespace {
 
-j2kfront::Image read_by_signature(const std::string& path, detail::Budget& budget) {
-  detail::InputFile in(path);
+std::unique_ptr<detail::FormatReader> open_by_signature(const std::string& path) {
+  auto in = std::make_unique<detail::InputFile>(path);
   unsigned char sig[4] = {0, 0, 0, 0};
   size_t n = 0;
-  for (int c; n < sizeof sig && (c = in.get()) != EOF;) sig[n++] = static_cast<unsigned char>(c);
-  if (n == 0) in.fail(ErrorCode::CorruptInput, "file is empty");
+  for (int c; n < sizeof sig && (c = in->get()) != EOF;) sig[n++] = static_cast<unsigned char>(c);
+  if (n == 0) in->fail(ErrorCode::CorruptInput, "file is empty");
 
   auto starts = [&](const char* magic, size_t len) {
     return n >= len && std::memcmp(sig, magic, len) == 0;
   };
   // Classic TIFF (42) and BigTIFF (43) in either byte order; libtiff reads both.
   if (starts("II*\0", 4) || starts("MM\0*", 4) || starts("II+\0", 4) || starts("MM\0+", 4)) {
-    return detail::read_tiff(path, budget);  // libtiff opens the file itself
+    in.reset();
+    return detail::open_tiff(path);  // libtiff opens the file itself
   }
   if (starts("P5", 2) || starts("P6", 2)) {
-    in.rewind();
-    return detail::read_pnm(in, budget);
+    in->rewind();
+    return detail::open_pnm(std::move(in));
   }
   if (starts("PG", 2)) {
-    in.rewind();
-    return detail::read_pgx(in, budget);
+    in->rewind();
+    return detail::open_pgx(std::move(in));
   }
   std::string seen;
   for (size_t i = 0; i < n; ++i) seen += (i ? " " : "") + detail::describe_byte(sig[i]);
-  in.fail(ErrorCode::UnsupportedInput,
-          "unrecognised file signature (" + seen +
-              "); expected TIFF (II*\\0 or MM\\0*), binary PGM/PPM (P5/P6) or PGX (PG)");
+  in->fail(ErrorCode::UnsupportedInput,
+           "unrecognised file signature (" + seen +
+               "); expected TIFF (II*\\0 or MM\\0*), binary PGM/PPM (P5/P6) or PGX (PG)");
+}
+
+uint64_t row_bytes(const j2kfront::Image& shape) {
+  uint64_t n = 0;
+  for (const j2kfront::Image::Component& c : shape.components)
+    n += static_cast<uint64_t>(c.width) * c.sample_size();
+  return n;
 }
 
 }  // namespace
 
-j2kfront::Image read_image(const std::string& path, const ReadOptions& options) {
-  detail::Budget budget;
-  budget.max_bytes = options.max_bytes;
+ImageReader::ImageReader(const std::string& path) : path_(path) {
   try {
-    return read_by_signature(path, budget);
+    format_ = open_by_signature(path);
   } catch (const std::bad_alloc&) {
-    detail::fail(ErrorCode::OutOfMemory, path,
-                 "out of memory for its samples" +
-                     (budget.declared ? " (" + std::to_string(budget.declared) + " bytes)" : std::string()));
+    detail::fail(ErrorCode::OutOfMemory, path, "out of memory while reading its header");
   }
+}
+
+ImageReader::~ImageReader() = default;
+
+const j2kfront::Image& ImageReader::shape() const { return format_->shape(); }
+
+// The readers admit no subsampled components, so every component has the image's height.
+uint64_t ImageReader::sample_bytes() const { return row_bytes(shape()) * shape().height; }
+
+j2kfront::Image ImageReader::read_rows(uint32_t rows, uint64_t max_bytes) {
+  const uint32_t height = shape().height;
+  if (rows == 0 || rows > height - next_row_)
+    throw Error(ErrorCode::InvalidArgument, path_ + ": " + std::to_string(rows) + " rows asked for at row " +
+                                                std::to_string(next_row_) + " of " + std::to_string(height));
+  const uint64_t need = row_bytes(shape()) * rows;
+  detail::claim(max_bytes, path_, need);
+  try {
+    j2kfront::Image band = format_->read_rows(next_row_, rows);
+    next_row_ += rows;
+    return band;
+  } catch (const std::bad_alloc&) {
+    detail::fail(ErrorCode::OutOfMemory, path_,
+                 "out of memory for its samples (" + std::to_string(need) + " bytes)");
+  }
+}
+
+j2kfront::Image read_image(const std::string& path, const ReadOptions& options) {
+  ImageReader reader(path);
+  return reader.read_rows(reader.shape().height, options.max_bytes);
 }
 
 }  // namespace j2k::io

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "common/error.hpp"
@@ -48,21 +49,34 @@ class InputFile {
   uint64_t pos_ = 0;
 };
 
-// What a read may allocate for its samples, and what the file turned out to need.
-struct Budget {
-  uint64_t max_bytes = 0;  // 0: no limit
-  uint64_t declared = 0;   // bytes of samples the header declares, once known (for messages)
+// Records that `bytes` of samples (at their own width) are about to be allocated and throws
+// Error(OutOfMemory) naming both figures when that is over `max_bytes` (0: no limit).
+void claim(uint64_t max_bytes, const std::string& path, uint64_t bytes);
+
+// One format's reader. The constructor reads and checks the header (and whatever else can
+// be checked before any sample is decoded); the rows are then read in order, a band at a
+// time, so that an image larger than memory can be processed a band after another.
+class FormatReader {
+ public:
+  virtual ~FormatReader() = default;
+  // The image's size and its components' formats and sizes; no samples (bytes empty).
+  const j2kfront::Image& shape() const { return shape_; }
+  // Rows [first, first + rows) of every component, as an image `rows` high. `first` is
+  // where the last band ended (0 at the start); rows >= 1 and first + rows <= height.
+  virtual j2kfront::Image read_rows(uint64_t first, uint64_t rows) = 0;
+
+ protected:
+  // An image `rows` high with the shape's components, their planes allocated and zeroed.
+  j2kfront::Image band(uint64_t rows) const;
+
+  j2kfront::Image shape_;
 };
-// Records that the file's samples need `bytes` (at their own width) and throws
-// Error(OutOfMemory) naming both figures when that is over the budget. Readers call it after
-// checking the header and before allocating the planes.
-void claim(Budget& budget, const std::string& path, uint64_t bytes);
 
 // Each reader expects `in` at the first byte of the file (the signature included).
-j2kfront::Image read_pnm(InputFile& in, Budget& budget);
-j2kfront::Image read_pgx(InputFile& in, Budget& budget);
+std::unique_ptr<FormatReader> open_pnm(std::unique_ptr<InputFile> in);
+std::unique_ptr<FormatReader> open_pgx(std::unique_ptr<InputFile> in);
 // libtiff opens the file itself; without libtiff this throws Error(UnsupportedInput).
-j2kfront::Image read_tiff(const std::string& path, Budget& budget);
+std::unique_ptr<FormatReader> open_tiff(const std::string& path);
 
 // The narrowest sample type for `precision` (1..16) bits: U8/I8 up to 8, U16/I16 above.
 inline j2k_sample_type sample_type_for(int precision, bool is_signed) {

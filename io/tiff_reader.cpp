@@ -8,7 +8,7 @@
 // Built without libtiff: the library still links, and a TIFF is refused by name.
 namespace j2k::io::detail {
 
-j2kfront::Image read_tiff(const std::string& path, Budget&) {
+std::unique_ptr<FormatReader> open_tiff(const std::string& path) {
   fail(ErrorCode::UnsupportedInput, path, "TIFF support was not built in (libtiff not found)");
 }
 
@@ -121,10 +121,6 @@ struct TiffCloser {
 };
 using TiffPtr = std::unique_ptr<TIFF, TiffCloser>;
 
-// No real image has more samples than this; the limit keeps a corrupt header from making
-// us allocate without bound (at most 4 GiB of 16-bit samples).
-constexpr uint64_t kMaxSamples = uint64_t{1} << 31;
-
 // Strips that decode to more than this are read a row at a time (TIFFReadScanline) instead of
 // into a buffer of the whole strip, so that memory grows only with rows that really decode.
 constexpr uint64_t kMaxBlockBuffer = uint64_t{64} << 20;
@@ -151,17 +147,25 @@ CodecBound codec_bound(uint16_t compression) {
   }
 }
 
-class TiffReader {
+class TiffReader : public FormatReader {
  public:
-  TiffReader(const std::string& path, Budget& budget) : path_(path), budget_(budget) {}
-
-  j2kfront::Image read() {
+  explicit TiffReader(const std::string& path) : path_(path) {
     open();
     read_layout();
-    const bool plausible = allocate();
-    const std::vector<Block> blocks = TIFFIsTiled(tif_.get()) ? tile_blocks() : strip_blocks();
-    decode(blocks, plausible);
-    // Every strip or tile row has been decoded, so every plane has grown to its full size.
+    if (TIFFIsTiled(tif_.get())) tile_layout();
+    else strip_layout();
+    // Every block is checked before any is decoded, so that a forged size anywhere in the
+    // file is refused at once, not after the bands before it have been processed.
+    for_each_block(0, height_, [&](const Block& b) { check_stored_size(b); });
+  }
+
+  j2kfront::Image read_rows(uint64_t first, uint64_t rows) override {
+    const uint64_t end = first + rows;
+    allocate(rows);
+    std::vector<Block> blocks;
+    for_each_block(first, end, [&](const Block& b) { blocks.push_back(b); });
+    decode(blocks, first, end);
+    // Every strip or tile row of the band has been decoded, so every plane has its rows.
     for (const j2kfront::Image::Component& k : image_.components)
       if (k.bytes.size() != static_cast<size_t>(k.height * k.row_stride()))
         fail(ErrorCode::Internal, path_, "a component was not filled");
@@ -239,62 +243,60 @@ class TiffReader {
     bytes_ = bits / 8;
     is_signed_ = format == SAMPLEFORMAT_INT;
     planar_ = planar == PLANARCONFIG_SEPARATE;
-    if (width_ * height_ > kMaxSamples / samples_per_pixel_)  // w * h < 2^64: no overflow
-      unsupported("image of " + std::to_string(width_) + "x" + std::to_string(height_) + "x" +
-                  std::to_string(spp) + " samples exceeds the reader's limit of " +
-                  std::to_string(kMaxSamples));
-  }
-
-  // One plane per sample of a pixel, at the file's width (U8/I8 or U16/I16), left empty:
-  // planes grow as rows decode (ensure_rows), not through Image::add_component, which would
-  // allocate them whole at once.
-  // Returns whether the file could plausibly hold the image (then the planes are reserved).
-  bool allocate() {
-    image_.width = static_cast<uint32_t>(width_);
-    image_.height = static_cast<uint32_t>(height_);
+    // The shape read_rows' bands have, and what every block of the file is checked against.
+    shape_.width = static_cast<uint32_t>(width_);
+    shape_.height = static_cast<uint32_t>(height_);
     const int precision = static_cast<int>(bytes_ * 8);
-    image_.components.resize(samples_per_pixel_);
-    for (j2kfront::Image::Component& k : image_.components) {
+    shape_.components.resize(samples_per_pixel_);
+    for (j2kfront::Image::Component& k : shape_.components) {
       k.type = sample_type_for(precision, is_signed_);
       k.precision = precision;
       k.width = static_cast<int64_t>(width_);
       k.height = static_cast<int64_t>(height_);
     }
-    // Reserve at once when the file could plausibly hold the image (no codec libtiff has
-    // shrinks real images beyond this); otherwise grow as rows actually decode, so that a
-    // tiny corrupt file claiming a huge image fails before it costs memory.
-    const uint64_t decoded = width_ * height_ * samples_per_pixel_ * bytes_;
-    claim(budget_, path_, decoded);
-    TIFF* t = tif_.get();
+    // No codec libtiff has shrinks real images beyond 1024:1: a file that small for its
+    // image is decoded into planes that grow only as rows really decode, so that a tiny
+    // corrupt file claiming a huge image fails before it costs memory. (w * h < 2^64.)
     file_size_ = TIFFGetSizeProc(t)(TIFFClientdata(t));
-    const bool plausible = decoded / 1024 <= file_size_;
-    if (plausible)
-      for (j2kfront::Image::Component& k : image_.components)
-        k.bytes.reserve(width_ * height_ * bytes_);
-    return plausible;
+    uint64_t decoded = 0;
+    plausible_ = !__builtin_mul_overflow(width_ * height_, samples_per_pixel_ * bytes_, &decoded) &&
+                 decoded / 1024 <= file_size_;
   }
 
-  // Makes rows [0, rows) of component c addressable before decoded samples land there.
+  // The band's planes, left empty: they grow as rows decode (ensure_rows), reserved at once
+  // only where the file plausibly holds the image.
+  void allocate(uint64_t rows) {
+    image_ = j2kfront::Image();
+    image_.width = shape_.width;
+    image_.height = static_cast<uint32_t>(rows);
+    image_.components = shape_.components;
+    for (j2kfront::Image::Component& k : image_.components) {
+      k.height = static_cast<int64_t>(rows);
+      if (plausible_) k.bytes.reserve(static_cast<size_t>(rows * width_ * bytes_));
+    }
+  }
+
+  // Makes rows [0, rows) of the band's component c addressable before samples land there.
   void ensure_rows(size_t c, uint64_t rows) {
     std::vector<unsigned char>& b = image_.components[c].bytes;
     if (b.size() < rows * width_ * bytes_) b.resize(rows * width_ * bytes_);
   }
 
-  // Copies a decoded block (a strip or a tile) of block_w samples per row into the
-  // components: the rows [y0, y0 + rows) and columns [x0, x0 + cols) of the image, at the
-  // samples' own width (libtiff has already put 16-bit samples in the machine's byte order,
-  // so they are copied as they are, signed or not). `sample` is the plane for planar data;
-  // contiguous data holds every component, interleaved, and is split here.
+  // Copies rows [skip, skip + rows) of a decoded block (a strip or a tile) of block_w samples
+  // per row into the band's rows [y, y + rows), columns [x0, x0 + cols), at the samples' own
+  // width (libtiff has already put 16-bit samples in the machine's byte order, so they are
+  // copied as they are, signed or not). `sample` is the plane for planar data; contiguous
+  // data holds every component, interleaved, and is split here.
   template <size_t N>  // bytes per sample
-  void scatter(const uint8_t* block, uint64_t block_w, uint64_t x0, uint64_t y0, uint64_t cols,
+  void scatter(const uint8_t* block, uint64_t block_w, uint64_t skip, uint64_t x0, uint64_t y, uint64_t cols,
                uint64_t rows, int sample) {
     const size_t first = planar_ ? static_cast<size_t>(sample) : 0;
     const size_t count = planar_ ? 1 : samples_per_pixel_;
-    for (size_t c = first; c < first + count; ++c) ensure_rows(c, y0 + rows);
+    for (size_t c = first; c < first + count; ++c) ensure_rows(c, y + rows);
     for (uint64_t r = 0; r < rows; ++r) {
-      const uint8_t* src = block + r * block_w * count * N;
+      const uint8_t* src = block + (skip + r) * block_w * count * N;
       for (size_t c = first; c < first + count; ++c) {
-        unsigned char* dst = image_.components[c].bytes.data() + ((y0 + r) * width_ + x0) * N;
+        unsigned char* dst = image_.components[c].bytes.data() + ((y + r) * width_ + x0) * N;
         if (count == 1) {
           std::memcpy(dst, src, cols * N);
           continue;
@@ -305,10 +307,13 @@ class TiffReader {
     }
   }
 
-  void scatter_any(const uint8_t* block, uint64_t block_w, uint64_t x0, uint64_t y0, uint64_t cols,
-                   uint64_t rows, int sample) {
-    if (bytes_ == 1) scatter<1>(block, block_w, x0, y0, cols, rows, sample);
-    if (bytes_ == 2) scatter<2>(block, block_w, x0, y0, cols, rows, sample);
+  // Copies the rows of a decoded block that fall in the band [first, end) into it.
+  void scatter_any(const uint8_t* block, uint64_t block_w, uint64_t block_y0, uint64_t x0, uint64_t cols,
+                   uint64_t block_rows, int sample, uint64_t first, uint64_t end) {
+    const uint64_t from = std::max(block_y0, first), to = std::min(block_y0 + block_rows, end);
+    if (from >= to) return;
+    if (bytes_ == 1) scatter<1>(block, block_w, from - block_y0, x0, from - first, cols, to - from, sample);
+    if (bytes_ == 2) scatter<2>(block, block_w, from - block_y0, x0, from - first, cols, to - from, sample);
   }
 
   int planes() const { return planar_ ? static_cast<int>(samples_per_pixel_) : 1; }
@@ -323,57 +328,63 @@ class TiffReader {
     bool tile;          // a tile, else a strip
   };
 
-  std::vector<Block> strip_blocks() {
+  void strip_layout() {
     TIFF* t = tif_.get();
     uint32_t rows_per_strip = 0;
     TIFFGetFieldDefaulted(t, TIFFTAG_ROWSPERSTRIP, &rows_per_strip);
     if (rows_per_strip == 0) corrupt("RowsPerStrip is 0");
-    const uint64_t rps = rows_per_strip < height_ ? rows_per_strip : height_;
+    block_w_ = width_;
+    block_h_ = rows_per_strip < height_ ? rows_per_strip : height_;
     const uint64_t per_pixel = planar_ ? 1 : samples_per_pixel_;
     const tmsize_t strip_size = TIFFStripSize(t);
-    if (strip_size <= 0 || static_cast<uint64_t>(strip_size) < rps * width_ * per_pixel * bytes_)
+    if (strip_size <= 0 || static_cast<uint64_t>(strip_size) < block_h_ * width_ * per_pixel * bytes_)
       corrupt("strip size " + std::to_string(strip_size) + " does not match the image layout");
     block_bytes_ = static_cast<uint64_t>(strip_size);
-    std::vector<Block> blocks;
-    for (int plane = 0; plane < planes(); ++plane)
-      for (uint64_t y = 0; y < height_; y += rps) {
-        // The last strip may hold fewer rows; libtiff decodes only those.
-        const uint64_t rows = y + rps <= height_ ? rps : height_ - y;
-        blocks.push_back({TIFFComputeStrip(t, static_cast<uint32_t>(y), static_cast<uint16_t>(plane)), plane, 0, y,
-                          width_, rows, width_, rows * width_ * per_pixel * bytes_, false});
-      }
-    return blocks;
   }
 
-  std::vector<Block> tile_blocks() {
+  void tile_layout() {
     TIFF* t = tif_.get();
     uint32_t tile_w = 0, tile_h = 0;
     if (!TIFFGetField(t, TIFFTAG_TILEWIDTH, &tile_w) ||
         !TIFFGetField(t, TIFFTAG_TILELENGTH, &tile_h) || tile_w == 0 || tile_h == 0)
       corrupt("tiled image without a valid tile size");
     const uint64_t per_pixel = planar_ ? 1 : samples_per_pixel_;
-    const uint64_t need = uint64_t{tile_w} * tile_h * per_pixel * bytes_;  // < 2^32 * 2^32 * 8
-    // Tiles are decoded whole; real files use tiles of 16 to 1024 rows and columns.
-    if (uint64_t{tile_w} * tile_h > kMaxSamples || need > kMaxTileBytes)
+    // Tiles are decoded whole; real files use tiles of 16 to 1024 rows and columns. (The
+    // product of the sides is below 2^64; the first test keeps the second from overflowing.)
+    if (uint64_t{tile_w} * tile_h > kMaxTileBytes || uint64_t{tile_w} * tile_h * per_pixel * bytes_ > kMaxTileBytes)
       unsupported("tiles of " + std::to_string(tile_w) + "x" + std::to_string(tile_h) + "x" +
                   std::to_string(per_pixel) + " samples of " + std::to_string(bytes_) +
                   " bytes exceed the reader's limit of " + std::to_string(kMaxTileBytes >> 20) + " MiB a tile");
+    block_w_ = tile_w;
+    block_h_ = tile_h;
     const tmsize_t tile_size = TIFFTileSize(t);
-    if (tile_size <= 0 || static_cast<uint64_t>(tile_size) < need)
+    if (tile_size <= 0 || static_cast<uint64_t>(tile_size) < block_w_ * block_h_ * per_pixel * bytes_)
       corrupt("tile size " + std::to_string(tile_size) + " does not match the image layout");
     block_bytes_ = static_cast<uint64_t>(tile_size);
-    std::vector<Block> blocks;
+  }
+
+  // Calls fn(block) for every strip or tile holding rows of [first, end), plane by plane,
+  // then top to bottom, then left to right: the order of the file and of the planes' rows.
+  template <typename Fn>
+  void for_each_block(uint64_t first, uint64_t end, Fn&& fn) {
+    TIFF* t = tif_.get();
+    const bool tiled = TIFFIsTiled(t);
+    const uint64_t per_pixel = planar_ ? 1 : samples_per_pixel_;
     for (int plane = 0; plane < planes(); ++plane)
-      for (uint64_t y = 0; y < height_; y += tile_h)
-        for (uint64_t x = 0; x < width_; x += tile_w) {
-          // Tiles at the right and bottom edges are padded; only the part inside is copied.
-          const uint64_t cols = x + tile_w <= width_ ? tile_w : width_ - x;
-          const uint64_t rows = y + tile_h <= height_ ? tile_h : height_ - y;
-          blocks.push_back({TIFFComputeTile(t, static_cast<uint32_t>(x), static_cast<uint32_t>(y), 0,
-                                            static_cast<uint16_t>(plane)),
-                            plane, x, y, cols, rows, tile_w, need, true});
+      for (uint64_t y = first / block_h_ * block_h_; y < end; y += block_h_)
+        for (uint64_t x = 0; x < width_; x += block_w_) {
+          // The last strip may hold fewer rows, and libtiff decodes only those; tiles at the
+          // right and bottom edges are padded, and only the part inside is copied.
+          const uint64_t cols = std::min(block_w_, width_ - x), rows = std::min(block_h_, height_ - y);
+          const auto px = static_cast<uint32_t>(x), py = static_cast<uint32_t>(y);
+          const auto pl = static_cast<uint16_t>(plane);
+          if (tiled)
+            fn(Block{TIFFComputeTile(t, px, py, 0, pl), plane, x, y, cols, rows, block_w_,
+                     block_w_ * block_h_ * per_pixel * bytes_, true});
+          else
+            fn(Block{TIFFComputeStrip(t, py, pl), plane, 0, y, width_, rows, width_, rows * width_ * per_pixel * bytes_,
+                     false});
         }
-    return blocks;
   }
 
   std::string block_name(const Block& b) const {
@@ -397,26 +408,34 @@ class TiffReader {
               std::to_string(stored * bound.ratio) + " (" + std::to_string(bound.ratio) + ":1)");
   }
 
-  // A strip too large for a buffer of its own, a row at a time: libtiff keeps only the strip's
-  // stored bytes and one row, and the planes grow only with rows that decode.
-  void decode_by_rows(const Block& b) {
-    TIFF* t = tif_.get();
+  // The rows of the band [first, end) in a strip too large for a buffer of its own, a row at
+  // a time: libtiff keeps only the strip's stored bytes and one row, and the planes grow only
+  // with rows that decode. libtiff goes on from the row it decoded last, so the bands of an
+  // image decode its strip once; each plane has its own handle so that this holds for planar
+  // files too (one handle would start the strip again at every change of plane).
+  void decode_by_rows(const Block& b, uint64_t first, uint64_t end) {
+    const auto plane = static_cast<size_t>(b.plane);
+    if (row_handles_.size() <= plane) row_handles_.resize(plane + 1);
+    if (!row_handles_[plane]) {
+      row_handles_[plane].reset(open_tiff(path_, &messages_));
+      if (!row_handles_[plane]) corrupt("not a readable TIFF file");
+    }
+    TIFF* t = row_handles_[plane].get();
     const uint64_t per_pixel = planar_ ? 1 : samples_per_pixel_;
     const uint64_t row_bytes = static_cast<uint64_t>(TIFFScanlineSize64(t));
     if (row_bytes < width_ * per_pixel * bytes_)
       corrupt("row size " + std::to_string(row_bytes) + " does not match the image layout");
     std::vector<uint8_t> row(static_cast<size_t>(row_bytes));
-    for (uint64_t r = 0; r < b.rows; ++r) {
-      const uint64_t y = b.y0 + r;
+    for (uint64_t y = std::max(b.y0, first); y < std::min(b.y0 + b.rows, end); ++y) {
       if (TIFFReadScanline(t, row.data(), static_cast<uint32_t>(y), static_cast<uint16_t>(b.plane)) < 0)
         corrupt("cannot decode row " + std::to_string(y) + " of " + block_name(b));
-      scatter_any(row.data(), width_, 0, y, width_, 1, b.plane);
+      scatter_any(row.data(), width_, y, 0, width_, 1, b.plane, first, end);
     }
   }
 
-  // Decodes one block through `t` into `buffer` and copies it into the planes; returns what
-  // went wrong ("" when nothing did).
-  std::string decode_block(TIFF* t, const Block& b, std::vector<uint8_t>& buffer) {
+  // Decodes one block through `t` into `buffer` and copies its rows in the band [first, end)
+  // into the planes; returns what went wrong ("" when nothing did).
+  std::string decode_block(TIFF* t, const Block& b, std::vector<uint8_t>& buffer, uint64_t first, uint64_t end) {
     const auto size = static_cast<tmsize_t>(block_bytes_);
     const tmsize_t got = b.tile ? TIFFReadEncodedTile(t, b.index, buffer.data(), size)
                                 : TIFFReadEncodedStrip(t, b.index, buffer.data(), size);
@@ -424,36 +443,35 @@ class TiffReader {
     if (got < 0) return "cannot decode " + name;
     if (static_cast<uint64_t>(got) < b.expected)
       return name + " decodes to " + std::to_string(got) + " bytes, " + std::to_string(b.expected) + " expected";
-    scatter_any(buffer.data(), b.width, b.x0, b.y0, b.cols, b.rows, b.plane);
+    scatter_any(buffer.data(), b.width, b.y0, b.x0, b.cols, b.rows, b.plane, first, end);
     return "";
   }
 
-  // Blocks in file order on this thread; or, where the file plausibly holds the image and
-  // libtiff takes handlers per file, spread over all cores, each worker with its own libtiff
-  // handle (one handle is not thread-safe) and the planes sized up front. Either way the
-  // first bad block in file order is the one reported.
-  void decode(const std::vector<Block>& blocks, bool plausible) {
-    for (const Block& b : blocks) check_stored_size(b);
+  // The band's blocks in file order on this thread; or, where the file plausibly holds the
+  // image and libtiff takes handlers per file, spread over all cores, each worker with its
+  // own libtiff handle (one handle is not thread-safe) and the planes sized up front. Either
+  // way the first bad block in file order is the one reported. A block that straddles two
+  // bands is decoded for each.
+  void decode(const std::vector<Block>& blocks, uint64_t first, uint64_t end) {
     if (!blocks.front().tile && block_bytes_ > kMaxBlockBuffer) {
-      for (const Block& b : blocks) decode_by_rows(b);
+      for (const Block& b : blocks) decode_by_rows(b, first, end);
       return;
     }
     const int workers = std::min<int>(worker_count(0), static_cast<int>(blocks.size() / 2));
 #ifdef J2K_TIFF_PER_FILE_HANDLERS
-    const bool parallel = plausible && workers > 1;
+    const bool parallel = plausible_ && workers > 1;
 #else
     const bool parallel = false;
-    (void)plausible;
 #endif
     if (!parallel) {
       std::vector<uint8_t> buffer(static_cast<size_t>(block_bytes_));
       for (const Block& b : blocks) {
-        const std::string problem = decode_block(tif_.get(), b, buffer);
+        const std::string problem = decode_block(tif_.get(), b, buffer, first, end);
         if (!problem.empty()) corrupt(problem);
       }
       return;
     }
-    for (size_t c = 0; c < image_.components.size(); ++c) ensure_rows(c, height_);
+    for (size_t c = 0; c < image_.components.size(); ++c) ensure_rows(c, end - first);
     std::vector<std::string> problems(blocks.size());
     std::vector<TiffMessages> messages(static_cast<size_t>(workers));
     parallel_for(workers, workers, [&](ptrdiff_t w) {
@@ -461,7 +479,7 @@ class TiffReader {
       if (!own) throw Error(ErrorCode::CorruptInput, path_ + ": not a readable TIFF file");
       std::vector<uint8_t> buffer(static_cast<size_t>(block_bytes_));
       for (size_t i = static_cast<size_t>(w); i < blocks.size(); i += static_cast<size_t>(workers)) {
-        problems[i] = decode_block(own.get(), blocks[i], buffer);
+        problems[i] = decode_block(own.get(), blocks[i], buffer, first, end);
         if (!problems[i].empty()) {
           const std::string& said = messages[static_cast<size_t>(w)].errors;
           if (!said.empty()) problems[i] += " (libtiff: " + said + ")";
@@ -474,25 +492,27 @@ class TiffReader {
   }
 
   std::string path_;
-  Budget& budget_;
-  // Declared before tif_: libtiff may report into them until the handle is closed.
+  // Declared before the handles: libtiff may report into them until a handle is closed.
   TiffMessages messages_;
   HandlerScope handlers_{&messages_};
   TiffPtr tif_;
+  std::vector<TiffPtr> row_handles_;  // per plane, for strips decoded a row at a time
   uint64_t width_ = 0, height_ = 0;
   size_t samples_per_pixel_ = 1;
   uint64_t bytes_ = 1;
   bool is_signed_ = false;
   bool planar_ = false;
+  bool plausible_ = false;  // the file is large enough to hold the image it declares
+  uint64_t block_w_ = 0, block_h_ = 0;  // a strip's or a tile's samples per row, and rows
   uint64_t block_bytes_ = 0;  // what one strip or tile decodes to
   uint64_t file_size_ = 0;
   uint16_t compression_ = COMPRESSION_NONE;
-  j2kfront::Image image_;
+  j2kfront::Image image_;  // the band being read
 };
 
 }  // namespace
 
-j2kfront::Image read_tiff(const std::string& path, Budget& budget) { return TiffReader(path, budget).read(); }
+std::unique_ptr<FormatReader> open_tiff(const std::string& path) { return std::make_unique<TiffReader>(path); }
 
 }  // namespace j2k::io::detail
 

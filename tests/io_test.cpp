@@ -236,6 +236,30 @@ void expect_same(const j2kfront::Image& got, const RefImage& want) {
   expect_valid(got);
 }
 
+// Reads `path` through ImageReader in bands of the given heights (cycled, the last one cut
+// to what is left) and stacks the bands back into one image.
+j2kfront::Image read_in_bands(const std::string& path, const std::vector<uint32_t>& heights) {
+  j2k::io::ImageReader reader(path);
+  j2kfront::Image whole = reader.shape();
+  for (size_t i = 0; reader.next_row() < whole.height; ++i) {
+    const uint32_t first = reader.next_row();
+    const uint32_t rows = std::min(heights[i % heights.size()], whole.height - first);
+    const j2kfront::Image band = reader.read_rows(rows);
+    EXPECT_EQ(band.height, rows);
+    EXPECT_EQ(reader.next_row(), first + rows);
+    for (size_t c = 0; c < whole.components.size(); ++c) {
+      EXPECT_EQ(band.components[c].height, int64_t{rows});
+      whole.components[c].bytes.insert(whole.components[c].bytes.end(), band.components[c].bytes.begin(),
+                                       band.components[c].bytes.end());
+    }
+  }
+  return whole;
+}
+
+// Band heights that start and end bands inside strips and tiles of every size the tests
+// write (1, 5, 16 and 23 rows), and at their edges.
+const std::vector<uint32_t> kBandHeights = {1, 7, 2, 16, 5, 9};
+
 // Reads `path`, which must fail; returns the error after checking that it names the file.
 Error read_error(const std::string& path) {
   try {
@@ -323,6 +347,7 @@ TEST_P(PnmRoundTrip, ReadsWhatWasWritten) {
     const std::string path = dir.file(comments ? "commented.pnm" : "plain.pnm");
     write_file(path, pnm_bytes(want, p.maxval, comments));
     expect_same(read_image(path), want);
+    expect_same(read_in_bands(path, kBandHeights), want);
   }
 }
 
@@ -432,6 +457,7 @@ TEST(Pgx, RoundTripsEveryVariant) {
           const RefImage want = make_image(11, 6, 1, prec, is_signed);
           write_file(path, pgx_bytes(want, big_endian, sign));
           expect_same(read_image(path), want);
+          expect_same(read_in_bands(path, kBandHeights), want);
         }
       }
 }
@@ -774,6 +800,8 @@ TEST_P(TiffRoundTrip, ReadsWhatWasWritten) {
   EXPECT_NO_THROW(got = read_image(path));
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
   expect_same(got, want);
+  expect_same(read_in_bands(path, kBandHeights), want);
+  expect_same(read_in_bands(path, {23}), want);
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, TiffRoundTrip, ::testing::ValuesIn(tiff_cases()),
@@ -1085,39 +1113,49 @@ TEST(Tiff, ForgedTileSizesAreRefused) {
 
 // A valid strip larger than the reader's buffer limit (64 MiB) is decoded row by row: an
 // 8200 x 8200 8-bit image in one Deflate strip reads back sample for sample.
+// Two planes, each one strip of 67 MB: over the reader's 64 MiB a buffer, so decoded a row
+// at a time, here in bands that end inside the strips.
 TEST(Tiff, OneLargeStripIsReadRowByRow) {
   TempDir dir;
   const std::string path = dir.file("one_strip.tif");
   const uint32_t n = 8200;
-  auto sample = [](uint32_t x, uint32_t y) { return static_cast<uint8_t>((x * 7 + y * 13 + (x * y >> 9)) & 0xff); };
+  auto sample = [](uint32_t x, uint32_t y, uint32_t plane) {
+    return static_cast<uint8_t>((x * 7 + y * 13 + (x * y >> 9) + plane * 101) & 0xff);
+  };
   quiet_libtiff();
   TIFF* t = TIFFOpen(path.c_str(), "w");
   ASSERT_NE(t, nullptr);
   TIFFSetField(t, TIFFTAG_IMAGEWIDTH, n);
   TIFFSetField(t, TIFFTAG_IMAGELENGTH, n);
-  TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1);
+  TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 2);
   TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, 8);
   TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+  TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_SEPARATE);
+  const uint16_t extra[] = {EXTRASAMPLE_UNASSALPHA};
+  TIFFSetField(t, TIFFTAG_EXTRASAMPLES, 1, extra);
   TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
   TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, n);
   std::vector<uint8_t> row(n);
   bool ok = true;
-  for (uint32_t y = 0; y < n && ok; ++y) {
-    for (uint32_t x = 0; x < n; ++x) row[x] = sample(x, y);
-    ok = TIFFWriteScanline(t, row.data(), y, 0) == 1;
-  }
+  for (uint16_t plane = 0; plane < 2; ++plane)
+    for (uint32_t y = 0; y < n && ok; ++y) {
+      for (uint32_t x = 0; x < n; ++x) row[x] = sample(x, y, plane);
+      ok = TIFFWriteScanline(t, row.data(), y, plane) == 1;
+    }
   TIFFClose(t);
   ASSERT_TRUE(ok);
-  const j2kfront::Image im = read_image(path);
-  ASSERT_EQ(im.components.size(), 1u);
-  const ReadComponent& k = im.components[0];
-  ASSERT_EQ(k.width, n);
-  ASSERT_EQ(k.height, n);
-  ASSERT_EQ(k.bytes.size(), size_t{n} * n);
-  size_t wrong = 0;
-  for (uint32_t y = 0; y < n; ++y)
-    for (uint32_t x = 0; x < n; ++x) wrong += k.bytes[size_t{y} * n + x] != sample(x, y);
-  EXPECT_EQ(wrong, 0u);
+  const j2kfront::Image im = read_in_bands(path, {3000, 1, 2999});
+  ASSERT_EQ(im.components.size(), 2u);
+  for (uint32_t plane = 0; plane < 2; ++plane) {
+    const ReadComponent& k = im.components[plane];
+    ASSERT_EQ(k.width, n);
+    ASSERT_EQ(k.height, n);
+    ASSERT_EQ(k.bytes.size(), size_t{n} * n);
+    size_t wrong = 0;
+    for (uint32_t y = 0; y < n; ++y)
+      for (uint32_t x = 0; x < n; ++x) wrong += k.bytes[size_t{y} * n + x] != sample(x, y, plane);
+    EXPECT_EQ(wrong, 0u) << "plane " << plane;
+  }
 }
 
 TEST(Tiff, CorruptHeaderIsCorruptInputWithLibtiffWords) {
@@ -1173,6 +1211,33 @@ TEST(ReadImage, MemoryBudgetIsCheckedFromTheHeader) {
           << e.what();
     }
   }
+}
+
+TEST(ImageReader, EachBandIsCheckedAgainstTheBudgetAndTheRowsLeft) {
+  TempDir dir;
+  const RefImage im = make_image(37, 23, 3, 16, false);  // a row: 37 x 3 x 2 bytes = 222
+  const std::string path = dir.file("bands.ppm");
+  write_file(path, pnm_bytes(im, 65535));
+  j2k::io::ImageReader reader(path);
+  EXPECT_EQ(reader.sample_bytes(), 222u * 23);
+  EXPECT_EQ(reader.shape().height, 23u);
+  EXPECT_TRUE(reader.shape().components[0].bytes.empty());
+  EXPECT_EQ(reader.read_rows(4, 888).height, 4u);
+  auto expect_refused = [&](uint32_t rows, uint64_t budget, ErrorCode code, const std::string& words) {
+    try {
+      (void)reader.read_rows(rows, budget);
+      ADD_FAILURE() << rows << " rows were read";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), code);
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(reader.next_row(), 4u);  // a refused band reads nothing
+  };
+  expect_refused(5, 1000, ErrorCode::OutOfMemory, "need 1110 bytes, more than the memory budget of 1000");
+  expect_refused(0, 0, ErrorCode::InvalidArgument, "0 rows asked for at row 4 of 23");
+  expect_refused(20, 0, ErrorCode::InvalidArgument, "20 rows asked for at row 4 of 23");
+  EXPECT_EQ(reader.read_rows(19).height, 19u);
+  EXPECT_EQ(reader.next_row(), 23u);
 }
 
 // ---------------------------------------------------------------------------------------
