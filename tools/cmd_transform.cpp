@@ -19,10 +19,12 @@
 #include "j2kfront/j2kfront.hpp"
 #include "tools/commands.hpp"
 #include "tools/env_options.hpp"
+#include "tools/frame_output.hpp"
 #include "tools/layout_json.hpp"
 #include "tools/output_dir.hpp"
 #include "tools/progress.hpp"
 #include "tools/transform_jobs.hpp"
+#include "tools/transform_rows.hpp"
 
 namespace j2k::tools {
 
@@ -193,35 +195,27 @@ void write_frame(const Frame& f, const j2k_settings& s, bool force) {
   OutputDir out(f.job.outdir, f.job.input, force, is_generated_name);
   const j2k_plan_info info = plan.info();
   // Check every name before writing any, so a refused run leaves the directory as it was.
-  std::set<std::string> names{OutputDir::kManifest};
-  for (size_t i = 0; i < info.tile_components; ++i) names.insert(tile_component_file(plan.tile_component(i)));
+  const std::set<std::string> names = output_names(info.tiles_x * info.tiles_y, f.image.components.size());
   for (const std::string& n : names) out.check_writable(n);
   const auto t1 = Clock::now();
   out.begin(names);
-  for (size_t i = 0; i < info.tile_components; ++i) {
-    const j2k_coefficients& c = f.coefficients[i];  // packed rows in host memory
-    out.write(tile_component_file(plan.tile_component(i)), [&](std::FILE* file, const std::string& name) {
-      if (c.type == J2K_SAMPLE_I32) io::write_npy(file, name, static_cast<const int32_t*>(c.data), c.height, c.width);
-      else io::write_npy(file, name, static_cast<const float*>(c.data), c.height, c.width);
-    });
-  }
+  write_tile_components(out, plan, f.coefficients, 0);
   // The manifest last: while it is absent, the marker says the set is incomplete.
   out.write_text(OutputDir::kManifest, layout_json(plan, s, f.image, f.job.input).dump(1) + "\n");
   out.finish(names);
-  const double write_ms = ms_since(t1);
 
-  const j2kfront::Image::Component& c0 = f.image.components[0];
-  const bool is_signed = c0.type == J2K_SAMPLE_I8 || c0.type == J2K_SAMPLE_I16 || c0.type == J2K_SAMPLE_I32;
-  const int64_t tiles = info.tiles_x * info.tiles_y;
-  const j2k_stage_times times = plan.times();
-  std::printf(
-      "j2kfront: %s %ux%u x%zu %d-bit%s, %s, %d levels, %lld tile%s, MCT %s, %s: "
-      "read %.1f ms, tiling %.1f ms, shift+MCT %.1f ms, DWT %.1f ms, write %.1f ms -> %s\n",
-      f.job.input.c_str(), f.image.width, f.image.height, f.image.components.size(), c0.precision,
-      is_signed ? " signed" : "", s.wavelet == J2K_WAVELET_97 ? "9/7" : "5/3", s.levels, static_cast<long long>(tiles),
-      tiles == 1 ? "" : "s", info.mct ? "on" : "off", info.description, f.read_ms, times.split_ms,
-      times.shift_mct_ms, times.dwt_ms + wait_ms, write_ms, f.job.outdir.c_str());
-  std::fflush(stdout);
+  Summary summary;
+  summary.input = f.job.input;
+  summary.outdir = f.job.outdir;
+  summary.image = &f.image;
+  summary.settings = &s;
+  summary.info = info;
+  summary.description = info.description;
+  summary.times = plan.times();
+  summary.read_ms = f.read_ms;
+  summary.wait_ms = wait_ms;
+  summary.write_ms = ms_since(t1);
+  print_summary(summary);
 }
 
 // The images one after another through one plan per shape, two in flight: image k+1 is read
@@ -269,13 +263,43 @@ int run_transform(TransformArgs a) {
     f->job = job;
     try {
       const auto t0 = Clock::now();
-      io::ReadOptions read_options;
-      read_options.max_bytes = req.budget;
-      f->image = io::read_image(job.input, read_options);
+      io::ImageReader reader(job.input);
+      const j2kfront::Image& header = reader.shape();
+      if (req.x0 + header.width > kMaxTile || req.y0 + header.height > kMaxTile)
+        throw j2kfront::Error(J2K_INVALID_ARGUMENT, "the image does not fit on the canvas at that origin");
+      // An image whose samples and coefficients are over the budget goes a row of tiles at a
+      // time, where it has several; so does one whose plan the budget then turns out not to
+      // hold. Either way the files are those of a whole-image run.
+      RowsJob rows_job;
+      rows_job.input = job.input;
+      rows_job.outdir = job.outdir;
+      rows_job.force = a.force;
+      rows_job.settings = s;
+      rows_job.x0 = req.x0;
+      rows_job.y0 = req.y0;
+      rows_job.budget = req.budget;
+      const bool has_rows = tile_rows(s, req.x0, req.y0, header.width, header.height).size() > 1;
+      auto by_rows = [&](io::ImageReader& fresh) {
+        finish_pending();
+        plan.reset();  // one plan's memory at a time
+        plan_shape.reset();
+        transform_by_tile_rows(fresh, rows_job);
+        progress.show(++done, job.input);
+      };
+      const uint64_t whole_bytes = whole_image_bytes(reader);
+      if (req.budget && whole_bytes > req.budget) {
+        if (!has_rows)
+          throw j2kfront::Error(J2K_OUT_OF_MEMORY,
+                                job.input + ": its samples and coefficients need at least " +
+                                    std::to_string(whole_bytes) + " bytes, more than the " + std::to_string(req.budget) +
+                                    " that --max-memory allows; give a --tile-size to transform it a row of "
+                                    "tiles at a time");
+        by_rows(reader);
+        continue;
+      }
+      f->image = reader.read_rows(header.height, req.budget);
       const uint64_t image_bytes = sample_bytes(f->image);
       f->read_ms = ms_since(t0);
-      if (req.x0 + f->image.width > kMaxTile || req.y0 + f->image.height > kMaxTile)
-        throw j2kfront::Error(J2K_INVALID_ARGUMENT, "the image does not fit on the canvas at that origin");
       f->image.x0 = static_cast<uint32_t>(req.x0);
       f->image.y0 = static_cast<uint32_t>(req.y0);
       const j2kfront::ImageView view = f->image.view();
@@ -283,6 +307,7 @@ int run_transform(TransformArgs a) {
       if (!plan || !(*plan_shape == shape)) {
         finish_pending();  // it still runs on the old plan
         plan.reset();      // one plan's memory at a time
+        plan_shape.reset();
         // The plan may use what the samples leave of the budget.
         j2kfront::Settings with_budget = req.settings;
         with_budget.max_host_memory = req.budget ? std::max<uint64_t>(1, req.budget - image_bytes) : 0;
@@ -290,6 +315,12 @@ int run_transform(TransformArgs a) {
           plan = std::make_shared<j2kfront::Plan>(with_budget, view);  // a missing device is reported before any output
         } catch (const j2kfront::Error& e) {
           if (e.status() != J2K_OUT_OF_MEMORY) throw;
+          if (has_rows) {
+            f->image = j2kfront::Image();  // its memory back before the rows are read
+            io::ImageReader again(job.input);
+            by_rows(again);
+            continue;
+          }
           throw j2kfront::Error(J2K_OUT_OF_MEMORY, job.input + ": " + e.what() + "; its samples take " +
                                                        std::to_string(image_bytes) + " bytes of the " +
                                                        std::to_string(req.budget) + " that --max-memory allows");
@@ -352,7 +383,8 @@ std::function<int()> add_transform_command(CLI::App& app) {
       ->check(CLI::Range(0, 4096));
   cmd->add_option("--max-memory", args->max_memory,
                   "host memory for one image: its samples, coefficients and buffers, e.g. 800M or 4G "
-                  "(default: half of the machine's memory); larger images are refused before any work");
+                  "(default: half of the machine's memory); a larger tiled image goes a row of tiles at "
+                  "a time, a larger untiled one is refused before any work");
   cmd->add_flag("--force", args->force, "replace existing files that j2kfront did not write");
   return [args] { return run_transform(*args); };
 }

@@ -46,10 +46,9 @@ std::string tile_component_file(const j2k_tile_component& tc) {
   return "tile" + std::to_string(tc.tile) + "_comp" + std::to_string(tc.component) + ".npy";
 }
 
-nlohmann::json layout_json(const j2kfront::Plan& plan, const j2k_settings& s,
-                           const j2kfront::Image& im, const std::string& input) {
+nlohmann::json layout_json(const j2k_plan_info& info, const j2k_settings& s, const j2kfront::Image& im,
+                           const std::string& input) {
   const bool rev = s.wavelet == J2K_WAVELET_53;
-  const j2k_plan_info info = plan.info();
   nlohmann::json j;
   j["generator"] = std::string("j2kfront ") + j2k_version();
   j["input"] = input;
@@ -72,9 +71,16 @@ nlohmann::json layout_json(const j2kfront::Plan& plan, const j2k_settings& s,
     comps.push_back({{"precision", c.precision}, {"signed", is_signed(c.type)}, {"dx", c.dx}, {"dy", c.dy},
                      {"width", c.width}, {"height", c.height}});
   j["components"] = comps;
-  nlohmann::json tcs = nlohmann::json::array(), files = nlohmann::json::array();
+  j["tile_components"] = nlohmann::json::array();
+  j["files"] = nlohmann::json::array();
+  return j;
+}
+
+void add_tile_components(nlohmann::json& j, const j2kfront::Plan& plan, int64_t first_tile) {
+  const j2k_plan_info info = plan.info();
   for (size_t i = 0; i < info.tile_components; ++i) {
-    const j2k_tile_component tc = plan.tile_component(i);
+    j2k_tile_component tc = plan.tile_component(i);
+    tc.tile += first_tile;
     nlohmann::json bands = nlohmann::json::array();
     for (int b = 0; b < tc.bands; ++b) {
       const j2k_band band = plan.band(i, b);
@@ -82,12 +88,16 @@ nlohmann::json layout_json(const j2kfront::Plan& plan, const j2k_settings& s,
                        {"col", band.col}, {"row", band.row}});
     }
     const std::string file = tile_component_file(tc);
-    files.push_back(file);
-    tcs.push_back({{"tile", tc.tile}, {"component", tc.component}, {"file", file},
-                   {"rect", rect_json(tc.rect)}, {"levels", tc.levels}, {"bands", bands}});
+    j["files"].push_back(file);
+    j["tile_components"].push_back({{"tile", tc.tile}, {"component", tc.component}, {"file", file},
+                                    {"rect", rect_json(tc.rect)}, {"levels", tc.levels}, {"bands", bands}});
   }
-  j["tile_components"] = tcs;
-  j["files"] = files;
+}
+
+nlohmann::json layout_json(const j2kfront::Plan& plan, const j2k_settings& s, const j2kfront::Image& im,
+                           const std::string& input) {
+  nlohmann::json j = layout_json(plan.info(), s, im, input);
+  add_tile_components(j, plan, 0);
   return j;
 }
 

@@ -1,0 +1,45 @@
+// An image too large for memory, transformed one row of tiles at a time: each row is read
+// (a band of the file), transformed by a plan of its own and written before the next is
+// read, so that memory holds one row's samples and coefficients, not the image's.
+//
+// Every tile keeps its place on the canvas: a row's plan sees the image's rows in that row
+// of tiles, with the tile grid's origin moved down to the row's top. Its tile-components
+// therefore have the canvas coordinates, and so the coefficients, of the whole image's.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/image_io.hpp"
+#include "j2kfront/j2kfront.hpp"
+
+namespace j2k::tools {
+
+struct TileRow {
+  int64_t y0 = 0, y1 = 0;   // the canvas rows of the image in this row of tiles
+  int64_t tile_y0 = 0;      // the row's top: the tile origin of its plan
+  int64_t first_tile = 0;   // raster index of its first tile in the whole grid
+};
+
+// The rows of tiles of an image at (x0, y0) of width x height on the canvas, top to bottom,
+// for tiled settings (tile_w and tile_h > 0; untiled, one row).
+std::vector<TileRow> tile_rows(const j2k_settings& s, int64_t x0, int64_t y0, int64_t width, int64_t height);
+
+// Host memory the whole image needs at least when transformed at once: its samples and
+// its coefficients (4 bytes each, for the 5/3 and the 9/7 alike).
+uint64_t whole_image_bytes(const io::ImageReader& reader);
+
+struct RowsJob {
+  std::string input, outdir;
+  bool force = false;
+  j2k_settings settings{};
+  int64_t x0 = 0, y0 = 0;  // the image's origin on the canvas
+  uint64_t budget = 0;     // bytes of host memory for one row: samples, plan, coefficients
+};
+
+// Transforms the image `reader` has opened (no row read yet), row of tiles after row, into
+// the same files as a whole-image run writes. Throws j2kfront::Error (or j2k::Error) naming
+// the cause; a row that does not fit the budget is refused with both figures.
+void transform_by_tile_rows(io::ImageReader& reader, const RowsJob& job);
+
+}  // namespace j2k::tools
