@@ -160,6 +160,8 @@ TEST_F(OpenCLTest, BadTuningIsInvalidArgumentNamingTheItem) {
   expect_invalid("hp=2,nonsense=1", "'nonsense=1'");
   expect_invalid("hp=x", "'hp=x'");
   expect_invalid("vcap=100", "cannot run");  // not a power of two
+  // Valid sizes, but 128 MiB of local memory: refused before any driver sees it.
+  expect_invalid("vcap=1048576", "bytes of local memory in the vertical pass, more than the device's");
   j2k::Dwt ok(opencl(-1, "hp=2,hgroup=64"));
   EXPECT_EQ(ok.backend(), Backend::OpenCL);
 }
@@ -256,6 +258,61 @@ TEST_F(OpenCLTest, SmallTilesCrossEveryKernelBoundary) {
   std::cout << "[opencl] small tuning: " << cases << " geometries x 4 transforms, " << bad
             << " mismatching\n";
   EXPECT_EQ(bad, 0) << "first: " << first;
+}
+
+// Tuning against a device's limits, on described devices (no OpenCL device needed): the
+// work-group sizes shrink to what the device runs, and local memory that the kernels would
+// need beyond the device's is refused naming both figures, not left to the driver.
+j2k::ocl::DeviceInfo described_device(uint64_t local_mem, size_t max_group, size_t max_x, size_t max_y) {
+  j2k::ocl::DeviceInfo d;
+  d.local_mem = local_mem;
+  d.max_work_group = max_group;
+  d.max_items[0] = max_x;
+  d.max_items[1] = max_y;
+  return d;
+}
+
+TEST(OpenCLTuning, WorkGroupsShrinkToTheDevicesLimits) {
+  using j2k::ocl::Tuning;
+  const Tuning t = Tuning::for_device(described_device(32768, 256, 16, 4));
+  EXPECT_LE(t.vcols, 16);
+  EXPECT_LE(t.vr, 4);
+  EXPECT_LE(t.vcols * t.vr, 256);
+  EXPECT_LE(t.hx_max, 16);
+  EXPECT_LE(t.hgroup / t.hx_min, 4);  // rows of the narrowest horizontal groups
+  EXPECT_LE(t.vertical_local_bytes(), 32768u);
+  EXPECT_LE(t.horizontal_local_bytes(), 32768u);
+  // The defaults on a device with OpenCL 1.2's minimum of local memory.
+  const Tuning d = Tuning::for_device(described_device(32768, 1024, 1024, 1024));
+  EXPECT_EQ(d.vcols, 32);
+  EXPECT_EQ(d.hgroup, 256);
+}
+
+TEST(OpenCLTuning, LocalMemoryBeyondTheDevicesIsRefusedNamingBothFigures) {
+  using j2k::ocl::Tuning;
+  const j2k::ocl::DeviceInfo device = described_device(32768, 1024, 1024, 1024);
+  for (const char* spec : {"vcap=4096", "hp=64", "vcols=512,vr=1"}) {
+    SCOPED_TRACE(spec);
+    try {
+      (void)Tuning::for_device(device, spec);
+      ADD_FAILURE() << "accepted";
+    } catch (const j2k::Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+      EXPECT_NE(std::string(e.what()).find("bytes of local memory"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("more than the device's 32768"), std::string::npos) << e.what();
+    }
+  }
+  // What the kernels take is what the launch asks for: the horizontal pass's two buffers.
+  Tuning t;
+  t.hx_min = t.hx_max = 64;
+  t.hgroup = 256;
+  t.hp = 4;
+  EXPECT_EQ(t.horizontal_local_bytes(), Tuning::horizontal_in_bytes(64, 4, 4, 4) + Tuning::horizontal_out_bytes(64, 4, 4));
+  // 4 rows of 512 + 10 and of 512 words, each padded by one word in 32 and one more.
+  EXPECT_EQ(Tuning::horizontal_in_bytes(64, 4, 4, 4), 4u * 4u * (522u + 16u + 1u));
+  EXPECT_EQ(Tuning::horizontal_out_bytes(64, 4, 4), 4u * 4u * (512u + 16u + 1u));
+  // A device too small for even the smallest groups: refused, never launched.
+  EXPECT_THROW((void)Tuning::for_device(described_device(1024, 1024, 1024, 1024)), j2k::Error);
 }
 
 #endif  // J2K_OPENCL_TEST_NO_PLATFORM

@@ -152,6 +152,12 @@ std::vector<DeviceInfo> list_devices(std::string* why) {
       info.max_alloc = device_value<cl_ulong>(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, 0);
       info.local_mem = device_value<cl_ulong>(d, CL_DEVICE_LOCAL_MEM_SIZE, 0);
       info.max_work_group = device_value<size_t>(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, 0);
+      size_t items[3] = {0, 0, 0};
+      if (device_value<cl_uint>(d, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, 0) >= 2 &&
+          clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof items, items, nullptr) == CL_SUCCESS) {
+        info.max_items[0] = items[0];
+        info.max_items[1] = items[1];
+      }
       out.push_back(std::move(info));
     }
   }
@@ -250,7 +256,55 @@ Tuning Tuning::for_device(const DeviceInfo& device, const std::string& spec) {
     t.hx_max = std::min(t.hx_max, std::max(t.hgroup, 8));
     t.hx_min = std::min(t.hx_min, t.hx_max);
   }
+  // And to the work-items along each dimension: x is the strip or chunk width, y the rows.
+  const auto max_x = static_cast<int>(std::min<size_t>(device.max_items[0], 1 << 20));
+  const auto max_y = static_cast<int>(std::min<size_t>(device.max_items[1], 1 << 20));
+  if (max_x > 0) {
+    while (t.vcols > max_x && t.vcols > 1) t.vcols /= 2;
+    while (t.hx_max > max_x && t.hx_max > 8) t.hx_max /= 2;
+    t.hx_min = std::min(t.hx_min, t.hx_max);
+  }
+  if (max_y > 0) {
+    while (t.vr > max_y && t.vr > 1) t.vr /= 2;
+    t.hgroup = std::min(t.hgroup, t.hx_min * max_y);  // rows of the narrowest groups
+  }
+  if (device.local_mem > 0) {
+    const uint64_t v = t.vertical_local_bytes(), h = t.horizontal_local_bytes();
+    if (std::max(v, h) > device.local_mem)
+      throw Error(ErrorCode::InvalidArgument,
+                  "OpenCL tuning '" + t.describe() + "' needs " + std::to_string(std::max(v, h)) +
+                      " bytes of local memory in the " + (v >= h ? "vertical" : "horizontal") +
+                      " pass, more than the device's " + std::to_string(device.local_mem) +
+                      (spec.empty() ? "" : " (tuning given: '" + spec + "')"));
+  }
   return t;
+}
+
+uint64_t Tuning::vertical_local_bytes() const {
+  return uint64_t{4} * static_cast<uint64_t>(vcap) * static_cast<uint64_t>(vcols);  // int32 and float32 alike
+}
+
+namespace {
+// Rows in local memory skip a word in every 32 (dwt.cl: PADDED); int32 and float32 alike.
+uint64_t padded_row_bytes(uint64_t words) { return 4 * (words + words / 32 + 1); }
+}  // namespace
+
+uint64_t Tuning::horizontal_in_bytes(int hx, int hy, int hp, int steps) {
+  const uint64_t chunk = uint64_t{2} * static_cast<uint64_t>(hx) * static_cast<uint64_t>(hp);
+  return static_cast<uint64_t>(hy) * padded_row_bytes(chunk + 2 * static_cast<uint64_t>(steps) + 2);
+}
+
+uint64_t Tuning::horizontal_out_bytes(int hx, int hy, int hp) {
+  return static_cast<uint64_t>(hy) * padded_row_bytes(uint64_t{2} * static_cast<uint64_t>(hx) * static_cast<uint64_t>(hp));
+}
+
+uint64_t Tuning::horizontal_local_bytes() const {
+  uint64_t most = 0;
+  for (int hx = hx_min; hx <= hx_max && hx > 0; hx *= 2) {
+    const int hy = std::max(1, hgroup / hx);
+    most = std::max(most, horizontal_in_bytes(hx, hy, hp, 4) + horizontal_out_bytes(hx, hy, hp));  // 9/7: 4 steps
+  }
+  return most;
 }
 
 std::string Tuning::describe() const {
@@ -512,11 +566,8 @@ void Runner::horizontal(Wavelet w, bool forward, cl_mem src, cl_mem dst, size_t 
   const int hy = std::max(1, t.hgroup / hx);
   const int S = lifting_steps(w);
   const size_t chunk = static_cast<size_t>(hx) * 2 * static_cast<size_t>(t.hp);
-  const size_t elem = 4;  // int32 and float32
-  // Rows in local memory skip a word in every 32 (dwt.cl: PADDED).
-  auto padded = [](size_t words) { return words + words / 32 + 1; };
-  const size_t in_bytes = static_cast<size_t>(hy) * padded(chunk + 2 * static_cast<size_t>(S) + 2) * elem;
-  const size_t out_bytes = static_cast<size_t>(hy) * padded(chunk) * elem;
+  const auto in_bytes = static_cast<size_t>(Tuning::horizontal_in_bytes(hx, hy, t.hp, S));
+  const auto out_bytes = static_cast<size_t>(Tuning::horizontal_out_bytes(hx, hy, t.hp));
   cl_kernel k = m.kernels[kernel_slot(kHorizontal, w, forward)];
   const cl_long s = static_cast<cl_long>(stride);
   const cl_int nv = n, hv = h, casv = cas;

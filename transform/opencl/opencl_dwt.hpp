@@ -28,8 +28,9 @@ struct DeviceInfo {
   bool usable = false;  // OpenCL 1.2 or later
   unsigned compute_units = 1;
   uint64_t max_alloc = 0;
-  uint64_t local_mem = 0;
-  size_t max_work_group = 0;
+  uint64_t local_mem = 0;        // bytes of local memory a work-group may use (0: unknown)
+  size_t max_work_group = 0;     // work-items in a group (0: unknown)
+  size_t max_items[2] = {0, 0};  // work-items along dimensions 0 and 1 (0: unknown)
 };
 
 // Empty when no platform or no device exists; `why` then says which.
@@ -71,8 +72,18 @@ struct Tuning {
   int hcpg = 0;    // horizontal: chunks of a row per group (0: GPUs 1, else the whole row)
   int vgpc = 0;    // vertical: work-groups per compute unit aimed at (0: 2; GPUs: 16)
   bool build_log = false;  // not a build option: the cached program is shared
-  // The device's defaults with `spec` applied, shrunk to what `device` can run (work-group size).
+  // The device's defaults with `spec` applied, shrunk to the work-group sizes `device` can
+  // run. Throws Error(InvalidArgument) naming both figures when the kernels would then need
+  // more local memory than the device has (a driver would fail at launch, or worse).
   static Tuning for_device(const DeviceInfo& device, const std::string& spec = {});
+  // Bytes of local memory the kernels take: the vertical pass's ring buffer; the horizontal
+  // pass's input rows (with the 2 * steps + 2 border samples) and output rows, for groups `hx`
+  // wide and `hy` high (dwt.cl); and the most the horizontal pass takes over the group widths
+  // it may choose.
+  uint64_t vertical_local_bytes() const;
+  static uint64_t horizontal_in_bytes(int hx, int hy, int hp, int steps);
+  static uint64_t horizontal_out_bytes(int hx, int hy, int hp);
+  uint64_t horizontal_local_bytes() const;
   std::string build_options() const;
   std::string describe() const;  // "vcols=32,vr=8,..."
 };
