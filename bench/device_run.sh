@@ -53,11 +53,15 @@ if [[ $what == all || $what == test ]]; then
   # TIFF only where libtiff was found (the GPU machine has none).
   grep -q 'TIFF=ON' "$out/configure.log" && images+=(tests/data/*.tif)
   for img in "${images[@]}"; do
+    # The last case: the GPU runs go a row of tiles at a time (--max-memory), the CPU's whole.
     for args in "" "--wavelet 9/7" "--tile-size 200,136 --tile-origin 3,1 --image-origin 7,5 --levels 7" \
-                "--wavelet 9/7 --levels 12 --image-origin 1,1"; do
+                "--wavelet 9/7 --levels 12 --image-origin 1,1" "--tile-size 200,64 --tile-origin 3,1 --image-origin 7,5 --levels 4 ROWS"; do
+      gpu_args=${args/ROWS/--max-memory 1M}
+      args=${args/ROWS/}
       rm -rf /tmp/cli-cpu; $cli transform "$img" /tmp/cli-cpu --backend cpu $args >/dev/null || { status=1; continue; }
       for b in cuda opencl; do
-        rm -rf /tmp/cli-$b; $cli transform "$img" /tmp/cli-$b --backend $b $args >"$out/cli-$b.txt" 2>&1 || { status=1; cat "$out/cli-$b.txt"; continue; }
+        rm -rf /tmp/cli-$b; $cli transform "$img" /tmp/cli-$b --backend $b $gpu_args >"$out/cli-$b.txt" 2>&1 || { status=1; cat "$out/cli-$b.txt"; continue; }
+        [[ $gpu_args == "$args" ]] || grep -q "rows of tiles" "$out/cli-$b.txt" || { status=1; echo "NOT BY ROWS $b $img"; }
         for f in /tmp/cli-cpu/*.npy; do
           cli_cases=$((cli_cases + 1))
           cmp -s "$f" "/tmp/cli-$b/$(basename "$f")" || { cli_diff=$((cli_diff + 1)); echo "DIFF $b $img $args $(basename "$f")"; }
