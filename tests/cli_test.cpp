@@ -237,6 +237,7 @@ TEST_F(Cli, ImagesOverTheBudgetGoARowOfTilesAtATimeWithTheSameFiles) {
       const std::string args = " --backend cpu --wavelet " + std::string(wavelet) +
                                " --tile-size 97,61 --tile-origin 3,5 --image-origin 17,29 --levels 4";
       auto r = cli("transform " + quote(kData + "/" + image) + " " + quote(out("whole")) + args);
+      if (r.output.find("TIFF support was not built in") != std::string::npos) continue;  // the PNM twins still run
       ASSERT_EQ(r.exit_code, 0) << r.output;
       EXPECT_EQ(r.output.find("rows of tiles"), std::string::npos) << r.output;
       r = cli("transform " + quote(kData + "/" + image) + " " + quote(out("rows")) + args + " --max-memory 1M");
