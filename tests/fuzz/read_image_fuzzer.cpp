@@ -1,12 +1,15 @@
 // libFuzzer target: read_image on arbitrary bytes (TIFF, PGM/PPM, PGX by signature). Every
 // input must end in an image or a j2k::Error; anything else (a crash, a sanitizer report,
-// another exception, an allocation past -malloc_limit_mb) is a finding. Seeds: read_image/.
+// another exception, an allocation past -malloc_limit_mb, an image that reads otherwise in
+// bands of rows) is a finding. Seeds: read_image/.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "common/error.hpp"
 #include "io/image_io.hpp"
@@ -32,6 +35,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // What a reader returns must be consistent: every plane holds its rows.
     for (const j2kfront::Image::Component& c : im.components)
       if (c.bytes.size() != static_cast<size_t>(c.height * c.row_stride())) __builtin_trap();
+    // And a file read whole reads the same in bands (of 1 to 7 rows, chosen by the input).
+    j2k::io::ImageReader reader(input_path());
+    const uint32_t band = 1 + static_cast<uint32_t>(size % 7);
+    std::vector<std::vector<unsigned char>> planes(im.components.size());
+    while (reader.next_row() < im.height) {
+      const j2kfront::Image b = reader.read_rows(std::min(band, im.height - reader.next_row()));
+      for (size_t c = 0; c < planes.size(); ++c)
+        planes[c].insert(planes[c].end(), b.components[c].bytes.begin(), b.components[c].bytes.end());
+    }
+    for (size_t c = 0; c < planes.size(); ++c)
+      if (planes[c] != im.components[c].bytes) __builtin_trap();
   } catch (const j2k::Error&) {
   }
   return 0;
