@@ -325,6 +325,37 @@ std::string file_text(const std::string& path) {
 // A link planted under an output's name is never followed: without --force it is refused as
 // a file j2kfront did not write (even when a forged layout.json lists it), with --force the
 // link itself is replaced. The file it points to is untouched either way.
+// "-": one image from standard input, the same files as from its path; at most --max-memory
+// bytes of it; messages say "standard input"; and no temporary file is left behind.
+TEST_F(Cli, StandardInputIsOneImageReadWithASizeLimit) {
+  const std::string camera = quote(kData + "/camera.pgm");
+  auto r = cli("transform - " + quote(out("stdin")) + " --backend cpu < " + camera);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = cli("transform " + camera + " " + quote(out("file")) + " --backend cpu");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(file_text(out("stdin") + "/tile0_comp0.npy"), file_text(out("file") + "/tile0_comp0.npy"));
+  std::ifstream f(out("stdin") + "/layout.json");
+  EXPECT_EQ(nlohmann::json::parse(f)["input"], "-");
+
+  const std::string tmp = (dir_ / "tmp").string();
+  fs::create_directories(tmp);
+  const std::string big = (dir_ / "big.bin").string();
+  std::ofstream(big, std::ios::binary) << std::string(2 << 20, 'P');
+  r = cli("transform - " + quote(out("big")) + " --max-memory 1M < " + quote(big));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("standard input holds more than 1048576 bytes, the most --max-memory allows"),
+            std::string::npos)
+      << r.output;
+  r = run_command("printf 'not an image' | TMPDIR=" + quote(tmp) + " " + quote(kCli) + " transform - " +
+                  quote(out("bad")));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("error: standard input: unrecognised file signature"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::is_empty(tmp));
+  r = cli("transform - " + camera + " " + quote(out("two")) + " < /dev/null");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("- (standard input) must be the only input"), std::string::npos) << r.output;
+}
+
 TEST_F(Cli, PlantedLinksAreNeverFollowed) {
   const std::string victim = (dir_ / "victim.txt").string();
   std::ofstream(victim) << "precious";

@@ -23,6 +23,7 @@
 #include "tools/layout_json.hpp"
 #include "tools/output_dir.hpp"
 #include "tools/progress.hpp"
+#include "tools/stdin_file.hpp"
 #include "tools/transform_jobs.hpp"
 #include "tools/transform_rows.hpp"
 
@@ -261,9 +262,12 @@ int run_transform(TransformArgs a) {
     if (pending && req.budget && pending->memory > req.budget / 2) finish_pending();
     auto f = std::make_unique<Frame>();
     f->job = job;
+    std::unique_ptr<StdinFile> from_stdin;  // "-": standard input, copied to a file the readers open
     try {
       const auto t0 = Clock::now();
-      io::ImageReader reader(job.input);
+      if (job.input == "-") from_stdin = std::make_unique<StdinFile>(req.budget);
+      const std::string path = from_stdin ? from_stdin->path() : job.input;
+      io::ImageReader reader(path);
       const j2kfront::Image& header = reader.shape();
       if (req.x0 + header.width > kMaxTile || req.y0 + header.height > kMaxTile)
         throw j2kfront::Error(J2K_INVALID_ARGUMENT, "the image does not fit on the canvas at that origin");
@@ -317,7 +321,7 @@ int run_transform(TransformArgs a) {
           if (e.status() != J2K_OUT_OF_MEMORY) throw;
           if (has_rows) {
             f->image = j2kfront::Image();  // its memory back before the rows are read
-            io::ImageReader again(job.input);
+            io::ImageReader again(path);
             by_rows(again);
             continue;
           }
@@ -341,6 +345,7 @@ int run_transform(TransformArgs a) {
       const j2k_memory_report held = plan->memory();
       f->memory = image_bytes + held.host + held.pinned;
     } catch (const std::exception& e) {
+      if (from_stdin) from_stdin->rethrow_named(e);  // the only input: main() reports it
       report(job.input, e);
       progress.show(++done, job.input);
       continue;
@@ -366,7 +371,8 @@ std::function<int()> add_transform_command(CLI::App& app) {
   // One positional list: CLI11 would give a trailing OUTDIR to the inputs; the last is split off.
   cmd->add_option("INPUT...OUTDIR", args->inputs,
                   "TIFF, PGM/PPM or PGX images, or directories of them, then the output directory "
-                  "(created if missing). Several images: OUTDIR/<image file name>/ each")
+                  "(created if missing). Several images: OUTDIR/<image file name>/ each. - reads one "
+                  "image from standard input (at most --max-memory bytes)")
       ->required()->expected(2, -1);
   cmd->add_option("--wavelet", args->wavelet, "5/3 (reversible, int32) or 9/7 (irreversible, float32)")
       ->check(CLI::IsMember({"5/3", "9/7"}))->capture_default_str();

@@ -25,6 +25,11 @@ std::vector<TransformJob> transform_jobs(const std::vector<std::string>& inputs,
   std::vector<std::string> files;
   bool directory = false;
   for (const std::string& in : inputs) {
+    if (in == "-") {  // standard input: one image, alone
+      if (inputs.size() > 1)
+        throw CLI::ValidationError("INPUT", "- (standard input) must be the only input");
+      return {TransformJob{in, outdir}};
+    }
     std::error_code ec;
     const fs::file_status st = fs::status(in, ec);
     if (fs::is_directory(st)) {

@@ -11,7 +11,8 @@ struct TransformJob {
   std::string outdir;  // its output directory
 };
 
-// One input file: its outputs go to `outdir` itself. Several inputs, or a directory: each image
+// One input file, or "-" (standard input, which must then be the only input): its outputs go
+// to `outdir` itself. Several inputs, or a directory: each image
 // to `outdir/<file name>` (a directory named like the image file). Throws CLI::ValidationError naming the problem
 // (a missing input, a directory without images, two images with one output name) before any
 // work is done.
