@@ -296,8 +296,9 @@ int run_transform(TransformArgs a) {
           throw j2kfront::Error(J2K_OUT_OF_MEMORY,
                                 job.input + ": its samples and coefficients need at least " +
                                     std::to_string(whole_bytes) + " bytes, more than the " + std::to_string(req.budget) +
-                                    " that --max-memory allows; give a --tile-size to transform it a row of "
-                                    "tiles at a time");
+                                    " that --max-memory allows; " +
+                                    (s.tile_h ? "use tiles fewer rows high (this is one row of tiles)"
+                                              : "give a --tile-size to transform it a row of tiles at a time"));
         by_rows(reader);
         continue;
       }
