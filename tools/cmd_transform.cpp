@@ -10,6 +10,7 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <new>
 #include <exception>
 #include <set>
 #include <sstream>
@@ -239,8 +240,15 @@ int run_transform(TransformArgs a) {
 
   auto report = [&](const std::string& input, const std::exception& e) {
     progress.clear();
-    if (!batch) throw;  // one image: main() reports it as before
-    const std::string what = e.what();  // readers' messages start with the file already
+    // Memory that ran out where no budget check foresaw it: said in words, with the remedy.
+    const bool no_memory = dynamic_cast<const std::bad_alloc*>(&e) != nullptr;
+    const std::string what = no_memory ? "out of memory; a smaller --max-memory (or smaller tiles) bounds what an "
+                                         "image takes"
+                                       : e.what();  // readers' messages start with the file already
+    if (!batch) {  // one image: main() reports it
+      if (no_memory) throw j2kfront::Error(J2K_OUT_OF_MEMORY, input + ": " + what);
+      throw;
+    }
     if (what.rfind(input, 0) == 0) std::fprintf(stderr, "j2kfront: error: %s\n", what.c_str());
     else std::fprintf(stderr, "j2kfront: error: %s: %s\n", input.c_str(), what.c_str());
     ++failed;
