@@ -124,8 +124,12 @@ using TiffPtr = std::unique_ptr<TIFF, TiffCloser>;
 // Strips that decode to more than this are read a row at a time (TIFFReadScanline) instead of
 // into a buffer of the whole strip, so that memory grows only with rows that really decode.
 constexpr uint64_t kMaxBlockBuffer = uint64_t{64} << 20;
-// The largest TIFF tile decoded (tiles are decoded whole).
+// The largest TIFF tile decoded (tiles are decoded whole), and the widest row: a row is the
+// least that is decoded (and held twice: libtiff's buffer and the planes) whatever the codec,
+// so a forged width in a tiny file must not reach an allocation. 256 MiB is a row of 33
+// million 16-bit RGBA pixels.
 constexpr uint64_t kMaxTileBytes = uint64_t{256} << 20;
+constexpr uint64_t kMaxRowBytes = uint64_t{256} << 20;
 
 // The most bytes one byte of a codec's output can decode to, where the codec bounds it: a
 // block declaring more than this times its stored bytes is corrupt, whatever its header says.
@@ -243,6 +247,11 @@ class TiffReader : public FormatReader {
     bytes_ = bits / 8;
     is_signed_ = format == SAMPLEFORMAT_INT;
     planar_ = planar == PLANARCONFIG_SEPARATE;
+    const uint64_t row_bytes = width_ * samples_per_pixel_ * bytes_;  // < 2^32 * 4 * 2
+    if (row_bytes > kMaxRowBytes)
+      unsupported("rows of " + std::to_string(width_) + " pixels of " + std::to_string(spp) + " x " +
+                  std::to_string(bytes_) + " bytes (" + std::to_string(row_bytes) + " bytes) exceed the reader's limit of " +
+                  std::to_string(kMaxRowBytes >> 20) + " MiB a row");
     // The shape read_rows' bands have, and what every block of the file is checked against.
     shape_.width = static_cast<uint32_t>(width_);
     shape_.height = static_cast<uint32_t>(height_);

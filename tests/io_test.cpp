@@ -1102,6 +1102,19 @@ TEST(Tiff, ForgedStripOfAnUnboundedCodecFailsAtItsFirstRow) {
 
 // Tiles are decoded whole, so their size is capped; and a forged tile size meets the same
 // byte-count check as a strip.
+// A width no row of memory should be taken for, in a codec with no known bound (ZSTD) or an
+// invalid one (0): refused from the header. (The read_image fuzzer found the second: a
+// 203-byte file asking for a 1.7 GB row.)
+TEST(Tiff, ForgedRowWidthIsRefusedFromTheHeader) {
+  TempDir dir;
+  for (uint16_t compression : {uint16_t{50000}, uint16_t{0}}) {
+    SCOPED_TRACE(compression);
+    const std::string path = dir.file("wide.tif");
+    write_file(path, forged_tiff(200000000, 88, compression, 0, std::string(64, '\x55')));
+    expect_error(path, ErrorCode::UnsupportedInput, "(400000000 bytes) exceed the reader's limit of 256 MiB a row");
+  }
+}
+
 TEST(Tiff, ForgedTileSizesAreRefused) {
   TempDir dir;
   const std::string path = dir.file("tile_bomb.tif");
