@@ -95,6 +95,23 @@ TEST_F(Cli, BadArgumentsExitWithUsageAndCode2) {
     EXPECT_NE(r.output.find("sage"), std::string::npos) << "no usage for: " << args << "\n" << r.output;
   }
   EXPECT_FALSE(fs::exists(out())) << "a refused run created the output directory";
+  // Two lines: the problem, naming the flag, and where the options are; not the help page.
+  auto r = cli("transform " + in + " --levels 33");
+  EXPECT_NE(r.output.find("j2kfront: --levels: Value 33 not in range"), std::string::npos) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 2) << r.output;
+  r = cli("frobnicate");
+  EXPECT_NE(r.output.find("unknown command 'frobnicate'"), std::string::npos) << r.output;
+}
+
+TEST_F(Cli, VersionNamesTheLibraryAndEachBackend) {
+  auto r = cli("--version");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.rfind("j2kfront 0.", 0), 0u) << r.output;
+  for (const char* backend : {"\n  cpu: cpu (OpenMP", "\n  cuda: ", "\n  opencl: "})
+    EXPECT_NE(r.output.find(backend), std::string::npos) << backend << " missing from: " << r.output;
+  r = cli("help");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("transform"), std::string::npos) << r.output;
 }
 
 TEST_F(Cli, BadInputFilesFailCleanlyNamingTheFile) {

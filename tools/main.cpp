@@ -2,25 +2,74 @@
 // Exit codes: 0 success, 1 failure while running (bad input file, I/O, device), 2 bad arguments.
 #include <cstdio>
 #include <iostream>
+#include <string>
 
 #include "common/error.hpp"
 #include "j2kfront/j2kfront.hpp"
 #include "tools/commands.hpp"
 
+namespace {
+
+// `j2kfront --version`: the library's version, then each backend: the device it would use
+// (what plans and `--backend auto` get), or why it cannot run here.
+std::string version_text() {
+  std::string text = std::string("j2kfront ") + j2k_version();
+  for (j2k_backend b : {J2K_BACKEND_CPU, J2K_BACKEND_CUDA, J2K_BACKEND_OPENCL}) {
+    text += std::string("\n  ") + j2k_backend_name(b) + ": ";
+    const char* why = nullptr;
+    if (!j2k_backend_available(b, &why)) {
+      text += std::string("unavailable (") + (why ? why : "no reason given") + ")";
+      continue;
+    }
+    try {
+      j2kfront::Settings s;
+      s.backend = b;
+      text += j2kfront::Dwt(s).description();
+    } catch (const std::exception& e) {
+      text += std::string("unavailable (") + e.what() + ")";
+    }
+  }
+  return text;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"j2kfront: JPEG 2000 encoder front stage (tiling, DC shift, RCT/ICT, DWT)"};
+  app.name("j2kfront");
   app.require_subcommand(1);
+  app.set_version_flag("--version", version_text, "Print the version and the backends this machine can run, then exit");
   auto transform = j2k::tools::add_transform_command(app);
   auto bench = j2k::tools::add_bench_command(app);
+  // A usage error in two lines: what is wrong (CLI11 names the flag), and where the options
+  // are; the whole help page only on --help.
   auto usage_error = [&](const CLI::ParseError& e) {
-    std::cerr << "j2kfront: " << e.what() << "\n\n";
-    const CLI::App* sub = app.get_subcommands().empty() ? &app : app.get_subcommands().front();
-    std::cerr << sub->help();
+    const CLI::App* sub = app.get_subcommands().empty() ? nullptr : app.get_subcommands().front();
+    const std::string name = sub ? "j2kfront " + sub->get_name() : std::string("j2kfront");
+    std::cerr << "j2kfront: " << e.what() << "\n"
+              << "Usage: " << name << (sub ? " [OPTIONS] ..." : " transform|bench [OPTIONS] ...") << "; see '" << name
+              << " --help'\n";
     return 2;
   };
+  // `j2kfront help` is --help; a first word that is no command is named as such (CLI11 would
+  // only say that a subcommand is required).
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string command = argv[1];
+    if (command == "help") {
+      std::cout << app.help();
+      return 0;
+    }
+    if (command != "transform" && command != "bench") {
+      std::cerr << "j2kfront: unknown command '" << command << "'\n"
+                << "Usage: j2kfront transform|bench [OPTIONS] ...; see 'j2kfront --help'\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     return usage_error(e);
