@@ -50,6 +50,11 @@ class Cli : public ::testing::Test {
   fs::path dir_;
 };
 
+std::string file_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
 TEST_F(Cli, TransformWritesLayoutAndOneArrayPerTileComponent) {
   auto r = cli("transform " + quote(kData + "/coffee.ppm") + " " + quote(out()) +
                " --tile-size 256,256 --tile-origin 10,0 --image-origin 30,7 --levels 3 --backend cpu");
@@ -101,6 +106,28 @@ TEST_F(Cli, BadArgumentsExitWithUsageAndCode2) {
   EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 2) << r.output;
   r = cli("frobnicate");
   EXPECT_NE(r.output.find("unknown command 'frobnicate'"), std::string::npos) << r.output;
+}
+
+// -i and -o beside the positional arguments, and --quiet: the same files, nothing printed.
+TEST_F(Cli, InputAndOutputFlagsAndQuiet) {
+  const std::string camera = quote(kData + "/camera.pgm"), moon = quote(kData + "/moon.pgm");
+  auto r = cli("transform " + camera + " " + moon + " " + quote(out("positional")) + " --backend cpu");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = cli("transform -i " + camera + " " + quote(out("flags")) + " -i " + moon + " --backend cpu -q");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, "");
+  r = cli("transform " + camera + " -o " + quote(out("mixed")) + " " + moon + " --backend cpu --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, "");
+  for (const char* dir : {"flags", "mixed"})
+    for (const char* image : {"camera.pgm", "moon.pgm"})
+      EXPECT_EQ(file_text(out(dir) + "/" + image + "/tile0_comp0.npy"),
+                file_text(out("positional") + "/" + image + "/tile0_comp0.npy"))
+          << dir << " " << image;
+  r = cli("transform " + camera);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("no input: '" + kData + "/camera.pgm' is the output directory"), std::string::npos)
+      << r.output;
 }
 
 TEST_F(Cli, VersionNamesTheLibraryAndEachBackend) {
@@ -352,10 +379,6 @@ TEST_F(Cli, RerunReplacesItsOwnOutputsAndRemovesStaleOnes) {
   EXPECT_FALSE(fs::exists(out() + "/tile3_comp0.npy"));
 }
 
-std::string file_text(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-}
 
 // A link planted under an output's name is never followed: without --force it is refused as
 // a file j2kfront did not write (even when a forged layout.json lists it), with --force the

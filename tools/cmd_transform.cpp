@@ -56,13 +56,32 @@ constexpr int64_t kMaxOrigin = (int64_t{1} << 31) - 1;
 constexpr int64_t kMaxTile = (int64_t{1} << 32) - 1;
 
 struct TransformArgs {
-  std::vector<std::string> inputs;
+  std::vector<std::string> inputs;         // positional: INPUT... OUTDIR, or INPUT... with -o
+  std::vector<std::string> more_inputs;    // -i
+  std::string output;                      // -o
   std::string outdir, wavelet = "5/3", mct = "auto", backend = "auto";
   std::string tile_size, tile_origin = "0,0", image_origin = "0,0";
   std::string max_memory;
   int levels = 5, threads = 0, device = -1;
-  bool force = false;
+  bool force = false, quiet = false;
 };
+
+// The output directory and the inputs: -o, or else the last positional argument; the inputs
+// are the other positional ones and every -i.
+void split_inputs(TransformArgs& a) {
+  if (!a.output.empty()) {
+    a.outdir = a.output;
+  } else if (!a.inputs.empty()) {
+    a.outdir = a.inputs.back();
+    a.inputs.pop_back();
+  }
+  a.inputs.insert(a.inputs.end(), a.more_inputs.begin(), a.more_inputs.end());
+  if (a.outdir.empty()) throw CLI::ValidationError("OUTDIR", "no output directory: give INPUT... OUTDIR, or -o OUTDIR");
+  if (a.inputs.empty())
+    throw CLI::ValidationError("INPUT", a.output.empty() ? "no input: '" + a.outdir +
+                                                               "' is the output directory; give INPUT... OUTDIR, or -i INPUT"
+                                                         : "no input: give INPUT... with -o, or -i INPUT");
+}
 
 // "--max-memory": bytes, or a number with K, M, G or T (powers of 1024); at least 1M.
 uint64_t parse_memory_size(const std::string& text) {
@@ -189,7 +208,7 @@ struct SpareOutputs {
   }
 };
 
-void write_frame(const Frame& f, const j2k_settings& s, bool force) {
+void write_frame(const Frame& f, const j2k_settings& s, bool force, bool quiet) {
   j2kfront::Plan& plan = *f.plan;
   const auto t0 = Clock::now();
   plan.wait(f.ticket);
@@ -217,21 +236,20 @@ void write_frame(const Frame& f, const j2k_settings& s, bool force) {
   summary.read_ms = f.read_ms;
   summary.wait_ms = wait_ms;
   summary.write_ms = ms_since(t1);
-  print_summary(summary);
+  if (!quiet) print_summary(summary);
 }
 
 // The images one after another through one plan per shape, two in flight: image k+1 is read
 // and transformed while the files of image k are written. A failing image is reported and the
 // others go on; the exit status says whether all succeeded.
 int run_transform(TransformArgs a) {
-  a.outdir = a.inputs.back();
-  a.inputs.pop_back();
+  split_inputs(a);
   std::string tuning;
   const Request req = request_from(a, tuning);
   const j2k_settings& s = req.settings;
   const std::vector<TransformJob> jobs = transform_jobs(a.inputs, a.outdir);
   const bool batch = jobs.size() > 1 || jobs[0].outdir != a.outdir;
-  Progress progress(jobs.size());
+  Progress progress(a.quiet ? 0 : jobs.size());
   size_t failed = 0, done = 0;
   std::unique_ptr<Frame> pending;
   SpareOutputs spare;
@@ -257,7 +275,7 @@ int run_transform(TransformArgs a) {
     if (!pending) return;
     std::unique_ptr<Frame> f = std::move(pending);
     try {
-      write_frame(*f, s, a.force);
+      write_frame(*f, s, a.force, a.quiet);
     } catch (const std::exception& e) {
       report(f->job.input, e);
     }
@@ -290,6 +308,7 @@ int run_transform(TransformArgs a) {
       rows_job.x0 = req.x0;
       rows_job.y0 = req.y0;
       rows_job.budget = req.budget;
+      rows_job.quiet = a.quiet;
       const bool has_rows = tile_rows(s, req.x0, req.y0, header.width, header.height).size() > 1;
       auto by_rows = [&](io::ImageReader& fresh) {
         finish_pending();
@@ -382,7 +401,10 @@ std::function<int()> add_transform_command(CLI::App& app) {
                   "TIFF, PGM/PPM or PGX images, or directories of them, then the output directory "
                   "(created if missing). Several images: OUTDIR/<image file name>/ each. - reads one "
                   "image from standard input (at most --max-memory bytes)")
-      ->required()->expected(2, -1);
+      ->expected(0, -1);
+  cmd->add_option("-i,--input", args->more_inputs, "an input, as the positional ones (repeatable: -i A -i B)")
+      ->allow_extra_args(false);  // one value each time: `-i A OUTDIR` keeps OUTDIR positional
+  cmd->add_option("-o,--output", args->output, "the output directory; every positional argument is then an input");
   cmd->add_option("--wavelet", args->wavelet, "5/3 (reversible, int32) or 9/7 (irreversible, float32)")
       ->check(CLI::IsMember({"5/3", "9/7"}))->capture_default_str();
   cmd->add_option("--levels", args->levels, "decomposition levels")->check(CLI::Range(0, 32))->capture_default_str();
@@ -401,6 +423,7 @@ std::function<int()> add_transform_command(CLI::App& app) {
                   "(default: half of the machine's memory); a larger tiled image goes a row of tiles at "
                   "a time, a larger untiled one is refused before any work");
   cmd->add_flag("--force", args->force, "replace existing files that j2kfront did not write");
+  cmd->add_flag("-q,--quiet", args->quiet, "print nothing but errors (no summary line, no progress bar)");
   return [args] { return run_transform(*args); };
 }
 

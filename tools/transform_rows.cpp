@@ -135,7 +135,7 @@ void transform_by_tile_rows(io::ImageReader& reader, const RowsJob& job) {
   out.write_text(OutputDir::kManifest, layout.dump(1) + "\n");
   out.finish(names);
   summary.write_ms += ms_since(t0);
-  print_summary(summary);
+  if (!job.quiet) print_summary(summary);
 }
 
 }  // namespace j2k::tools

@@ -35,6 +35,7 @@ struct RowsJob {
   j2k_settings settings{};
   int64_t x0 = 0, y0 = 0;  // the image's origin on the canvas
   uint64_t budget = 0;     // bytes of host memory for one row: samples, plan, coefficients
+  bool quiet = false;      // no summary line
 };
 
 // Transforms the image `reader` has opened (no row read yet), row of tiles after row, into
