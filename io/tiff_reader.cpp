@@ -436,6 +436,7 @@ class TiffReader : public FormatReader {
       corrupt("row size " + std::to_string(row_bytes) + " does not match the image layout");
     std::vector<uint8_t> row(static_cast<size_t>(row_bytes));
     for (uint64_t y = std::max(b.y0, first); y < std::min(b.y0 + b.rows, end); ++y) {
+      std::fill(row.begin(), row.end(), uint8_t{0});  // as in decode_block
       if (TIFFReadScanline(t, row.data(), static_cast<uint32_t>(y), static_cast<uint16_t>(b.plane)) < 0)
         corrupt("cannot decode row " + std::to_string(y) + " of " + block_name(b));
       scatter_any(row.data(), width_, y, 0, width_, 1, b.plane, first, end);
@@ -446,6 +447,11 @@ class TiffReader : public FormatReader {
   // into the planes; returns what went wrong ("" when nothing did).
   std::string decode_block(TIFF* t, const Block& b, std::vector<uint8_t>& buffer, uint64_t first, uint64_t end) {
     const auto size = static_cast<tmsize_t>(block_bytes_);
+    // libtiff may report a damaged block as decoded while it wrote only part of it (Deflate
+    // through libdeflate, which leaves its output unspecified when it stops early): what it
+    // did not write must not be the last block's samples, or the image would depend on the
+    // order the blocks were read in.
+    std::fill(buffer.begin(), buffer.end(), uint8_t{0});
     const tmsize_t got = b.tile ? TIFFReadEncodedTile(t, b.index, buffer.data(), size)
                                 : TIFFReadEncodedStrip(t, b.index, buffer.data(), size);
     const std::string name = block_name(b);
