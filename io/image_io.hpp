@@ -43,7 +43,8 @@ class ImageReader {
   const std::string& path() const { return path_; }
   // The image's size and its components' formats and sizes, at origin (0,0); no samples.
   const j2kfront::Image& shape() const;
-  // Bytes that all the samples take at their own width.
+  // Bytes that one row of every component takes at their own width, and all the rows.
+  uint64_t row_bytes() const;
   uint64_t sample_bytes() const;
   // The first row that read_rows has not returned yet (the image's height at the end).
   uint32_t next_row() const { return next_row_; }

@@ -129,13 +129,6 @@ std::unique_ptr<detail::FormatReader> open_by_signature(const std::string& path)
                "); expected TIFF (II*\\0 or MM\\0*), binary PGM/PPM (P5/P6) or PGX (PG)");
 }
 
-uint64_t row_bytes(const j2kfront::Image& shape) {
-  uint64_t n = 0;
-  for (const j2kfront::Image::Component& c : shape.components)
-    n += static_cast<uint64_t>(c.width) * c.sample_size();
-  return n;
-}
-
 }  // namespace
 
 ImageReader::ImageReader(const std::string& path) : path_(path) {
@@ -150,15 +143,21 @@ ImageReader::~ImageReader() = default;
 
 const j2kfront::Image& ImageReader::shape() const { return format_->shape(); }
 
+uint64_t ImageReader::row_bytes() const {
+  uint64_t n = 0;
+  for (const j2kfront::Image::Component& c : shape().components) n += static_cast<uint64_t>(c.row_stride());
+  return n;
+}
+
 // The readers admit no subsampled components, so every component has the image's height.
-uint64_t ImageReader::sample_bytes() const { return row_bytes(shape()) * shape().height; }
+uint64_t ImageReader::sample_bytes() const { return row_bytes() * shape().height; }
 
 j2kfront::Image ImageReader::read_rows(uint32_t rows, uint64_t max_bytes) {
   const uint32_t height = shape().height;
   if (rows == 0 || rows > height - next_row_)
     throw Error(ErrorCode::InvalidArgument, path_ + ": " + std::to_string(rows) + " rows asked for at row " +
                                                 std::to_string(next_row_) + " of " + std::to_string(height));
-  const uint64_t need = row_bytes(shape()) * rows;
+  const uint64_t need = row_bytes() * rows;
   detail::claim(max_bytes, path_, need);
   try {
     j2kfront::Image band = format_->read_rows(next_row_, rows);

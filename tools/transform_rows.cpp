@@ -20,12 +20,6 @@ double ms_since(Clock::time_point t0) {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-uint64_t row_bytes(const j2kfront::Image& shape) {
-  uint64_t n = 0;
-  for (const j2kfront::Image::Component& c : shape.components) n += static_cast<uint64_t>(c.row_stride());
-  return n;
-}
-
 
 }  // namespace
 
@@ -76,7 +70,7 @@ void transform_by_tile_rows(io::ImageReader& reader, const RowsJob& job) {
   nlohmann::json layout;
   for (const TileRow& row : rows) {
     const auto rows_here = static_cast<uint32_t>(row.y1 - row.y0);
-    const uint64_t band_bytes = row_bytes(shape) * rows_here;
+    const uint64_t band_bytes = reader.row_bytes() * rows_here;
     const std::string which = "the row of tiles at canvas rows " + std::to_string(row.y0) + ".." +
                               std::to_string(row.y1 - 1);
     const std::string budget = std::to_string(job.budget) + " that --max-memory allows; use smaller tiles";
