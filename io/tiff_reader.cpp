@@ -488,15 +488,21 @@ class TiffReader : public FormatReader {
     }
     for (size_t c = 0; c < image_.components.size(); ++c) ensure_rows(c, end - first);
     std::vector<std::string> problems(blocks.size());
-    std::vector<TiffMessages> messages(static_cast<size_t>(workers));
+    if (workers_.size() < static_cast<size_t>(workers)) workers_.resize(static_cast<size_t>(workers));
+    for (WorkerHandle& h : workers_)
+      if (h.messages) h.messages->errors.clear();  // what the last band's blocks said
     parallel_for(workers, workers, [&](ptrdiff_t w) {
-      TiffPtr own(open_tiff(path_, &messages[static_cast<size_t>(w)]));
-      if (!own) throw Error(ErrorCode::CorruptInput, path_ + ": not a readable TIFF file");
+      WorkerHandle& h = workers_[static_cast<size_t>(w)];
+      if (!h.tif) {
+        h.messages = std::make_unique<TiffMessages>();
+        h.tif.reset(open_tiff(path_, h.messages.get()));
+        if (!h.tif) throw Error(ErrorCode::CorruptInput, path_ + ": not a readable TIFF file");
+      }
       std::vector<uint8_t> buffer(static_cast<size_t>(block_bytes_));
       for (size_t i = static_cast<size_t>(w); i < blocks.size(); i += static_cast<size_t>(workers)) {
-        problems[i] = decode_block(own.get(), blocks[i], buffer, first, end);
+        problems[i] = decode_block(h.tif.get(), blocks[i], buffer, first, end);
         if (!problems[i].empty()) {
-          const std::string& said = messages[static_cast<size_t>(w)].errors;
+          const std::string& said = h.messages->errors;
           if (!said.empty()) problems[i] += " (libtiff: " + said + ")";
           return;
         }
@@ -512,6 +518,14 @@ class TiffReader : public FormatReader {
   HandlerScope handlers_{&messages_};
   TiffPtr tif_;
   std::vector<TiffPtr> row_handles_;  // per plane, for strips decoded a row at a time
+  // One handle per worker of the parallel decode (one handle is not thread-safe), opened on
+  // first use and kept for the next bands: opening a file reads its directory again, which
+  // for a band of a few rows costs more than decoding it.
+  struct WorkerHandle {
+    std::unique_ptr<TiffMessages> messages;  // before tif: libtiff reports into it until closed
+    TiffPtr tif;
+  };
+  std::vector<WorkerHandle> workers_;
   uint64_t width_ = 0, height_ = 0;
   size_t samples_per_pixel_ = 1;
   uint64_t bytes_ = 1;
