@@ -474,7 +474,8 @@ class TiffReader : public FormatReader {
     }
     const int workers = std::min<int>(worker_count(0), static_cast<int>(blocks.size() / 2));
 #ifdef J2K_TIFF_PER_FILE_HANDLERS
-    const bool parallel = plausible_ && workers > 1;
+    // Below a megabyte a band decodes faster than threads start (bands of a few rows).
+    const bool parallel = plausible_ && workers > 1 && (end - first) * width_ * samples_per_pixel_ * bytes_ >= (1u << 20);
 #else
     const bool parallel = false;
 #endif

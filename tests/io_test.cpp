@@ -978,22 +978,23 @@ TEST(Tiff, TruncatedPixelDataThrows) {
   }
 }
 
-// Strips and tiles decode on all cores (each worker with its own libtiff handle): the same
-// image as written, and with two damaged blocks the first one in file order is the one named,
-// every time.
+// Strips and tiles decode on all cores (each worker with its own libtiff handle) when a band
+// holds a megabyte or more: the same image as written, whole and in bands, and with two
+// damaged blocks the first one in file order is the one named, every time.
 TEST(Tiff, ParallelDecodeNamesTheFirstBadBlock) {
   TempDir dir;
-  const RefImage want = make_image(300, 200, 3, 16, false);
+  const RefImage want = make_image(600, 400, 3, 16, false);  // 1.4 MB
   for (bool tiled : {false, true}) {
     SCOPED_TRACE(tiled ? "tiles" : "strips");
     TiffLayout lay;
     lay.tiled = tiled;
-    lay.rows_per_strip = 8;  // 25 strips
-    lay.tile = 32;           // 70 tiles
+    lay.rows_per_strip = 8;  // 50 strips
+    lay.tile = 32;           // 247 tiles
     lay.compression = COMPRESSION_ADOBE_DEFLATE;
     const std::string path = dir.file(tiled ? "many_tiles.tif" : "many_strips.tif");
     ASSERT_TRUE(write_tiff(path, want, lay));
     expect_same(read_image(path), want);
+    expect_same(read_in_bands(path, {300, 100}), want);  // a parallel band, then a serial one
     // The offsets of blocks 5 and 6 (on different workers), then garbage over their bytes.
     TIFF* t = TIFFOpen(path.c_str(), "r");
     ASSERT_NE(t, nullptr);
