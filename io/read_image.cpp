@@ -80,13 +80,6 @@ void InputFile::rewind() {
   pos_ = 0;
 }
 
-void claim(uint64_t max_bytes, const std::string& path, uint64_t bytes) {
-  if (max_bytes != 0 && bytes > max_bytes)
-    fail(ErrorCode::OutOfMemory, path,
-         "its samples need " + std::to_string(bytes) + " bytes, more than the memory budget of " +
-             std::to_string(max_bytes));
-}
-
 j2kfront::Image FormatReader::band(uint64_t rows) const {
   j2kfront::Image im;
   im.width = shape_.width;
@@ -157,8 +150,11 @@ j2kfront::Image ImageReader::read_rows(uint32_t rows, uint64_t max_bytes) {
   if (rows == 0 || rows > height - next_row_)
     throw Error(ErrorCode::InvalidArgument, path_ + ": " + std::to_string(rows) + " rows asked for at row " +
                                                 std::to_string(next_row_) + " of " + std::to_string(height));
-  const uint64_t need = row_bytes() * rows;
-  detail::claim(max_bytes, path_, need);
+  const uint64_t need = row_bytes() * rows;  // refused before the reader allocates anything
+  if (max_bytes != 0 && need > max_bytes)
+    detail::fail(ErrorCode::OutOfMemory, path_,
+                 "its samples need " + std::to_string(need) + " bytes, more than the memory budget of " +
+                     std::to_string(max_bytes));
   try {
     j2kfront::Image band = format_->read_rows(next_row_, rows);
     next_row_ += rows;

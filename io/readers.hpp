@@ -49,10 +49,6 @@ class InputFile {
   uint64_t pos_ = 0;
 };
 
-// Records that `bytes` of samples (at their own width) are about to be allocated and throws
-// Error(OutOfMemory) naming both figures when that is over `max_bytes` (0: no limit).
-void claim(uint64_t max_bytes, const std::string& path, uint64_t bytes);
-
 // One format's reader. The constructor reads and checks the header (and whatever else can
 // be checked before any sample is decoded); the rows are then read in order, a band at a
 // time, so that an image larger than memory can be processed a band after another.
