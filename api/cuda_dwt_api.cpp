@@ -4,6 +4,7 @@
 #include <string>
 
 #include "api/guard.hpp"
+#include "common/buffer_size.hpp"
 #include "common/c_enum.hpp"
 #include "common/error.hpp"
 #include "j2kfront/j2kfront.h"
@@ -27,11 +28,20 @@ j2k::Rect rect_from(const j2k_rect* r, const char* call) {
   return j2k::Rect{r->x0, r->y0, r->x1, r->y1};
 }
 
-j2k::DevicePlane plane_from(const j2k_device_plane* p, const char* which) {
-  require(p != nullptr, std::string("j2k_cuda_dwt: ") + which + " is NULL");
+// The plane once its type is known and its rows of the rect's width lie within its bytes
+// (strides, pointers and the rect itself are checked by cuda_dwt).
+j2k::DevicePlane plane_from(const j2k_device_plane* p, const char* which, const j2k::Rect& r) {
+  const std::string name = std::string("j2k_cuda_dwt: ") + which;
+  require(p != nullptr, name + " is NULL");
   const int type = j2k::c_enum(p->type);
   require(type >= J2K_SAMPLE_U8 && type <= J2K_SAMPLE_F32,
-          std::string("j2k_cuda_dwt: ") + which + " has an unknown type (" + std::to_string(type) + ")");
+          name + " has an unknown type (" + std::to_string(type) + ")");
+  const auto elem = static_cast<int64_t>(j2k_sample_size(p->type));
+  const bool checked_by_cuda_dwt =  // null data, a bad rect or stride: cuda_dwt names them
+      p->data == nullptr || r.x0 < 0 || r.y0 < 0 || r.x1 < r.x0 || r.y1 < r.y0 || p->row_stride < 0 ||
+      p->row_stride % elem != 0;
+  if (!checked_by_cuda_dwt)
+    j2k::check_buffer_size(name, r.width(), r.height(), p->row_stride, elem, elem, p->bytes);
   j2k::DevicePlane plane;
   plane.data = p->data;
   plane.type = p->type;
@@ -63,9 +73,10 @@ j2k_status j2k_cuda_dwt(j2k_direction direction, j2k_wavelet wavelet,
     const int dir = j2k::c_enum(direction);
     require(dir == J2K_FORWARD || dir == J2K_INVERSE,
             "j2k_cuda_dwt: direction " + std::to_string(dir) + " is not J2K_FORWARD or J2K_INVERSE");
-    j2k::cuda_dwt(direction, wavelet_from(wavelet), plane_from(src, "src"), dc_shift,
-                  plane_from(dst, "dst"), rect_from(rect, "j2k_cuda_dwt"), levels, workspace,
-                  workspace_bytes, static_cast<cudaStream_t>(stream));
+    const j2k::Rect r = rect_from(rect, "j2k_cuda_dwt");
+    j2k::cuda_dwt(direction, wavelet_from(wavelet), plane_from(src, "src", r), dc_shift,
+                  plane_from(dst, "dst", r), r, levels, workspace, workspace_bytes,
+                  static_cast<cudaStream_t>(stream));
   });
 }
 

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "api/guard.hpp"
+#include "common/buffer_size.hpp"
 #include "common/c_enum.hpp"
 #include "api/settings.hpp"
 #include "transform/dwt.hpp"
@@ -42,7 +43,7 @@ j2k_status j2k_dwt_get_info(const j2k_dwt* dwt, j2k_backend* backend, const char
 }
 
 j2k_status j2k_dwt_run(j2k_dwt* dwt, j2k_direction direction, j2k_wavelet wavelet, void* data,
-                       ptrdiff_t row_stride, const j2k_rect* rect, int levels) {
+                       size_t bytes, ptrdiff_t row_stride, const j2k_rect* rect, int levels) {
   return guard([&] {
     require(dwt != nullptr, "dwt is null");
     require(rect != nullptr, "rect is null");
@@ -55,6 +56,8 @@ j2k_status j2k_dwt_run(j2k_dwt* dwt, j2k_direction direction, j2k_wavelet wavele
             "row stride " + std::to_string(row_stride) + " must be a positive multiple of 4 bytes");
     require(reinterpret_cast<uintptr_t>(data) % 4 == 0, "data must be 4-byte aligned");
     const j2k::Rect r{rect->x0, rect->y0, rect->x1, rect->y1};
+    if (data != nullptr && r.x0 >= 0 && r.y0 >= 0 && r.x0 <= r.x1 && r.y0 <= r.y1)  // else Dwt names the fault
+      j2k::check_buffer_size("data", r.width(), r.height(), row_stride, 4, 4, bytes);
     const auto stride = static_cast<size_t>(row_stride / 4);  // Dwt checks it against the width
     const bool fwd = direction == J2K_FORWARD;
     j2k::Dwt& d = *dwt->dwt;

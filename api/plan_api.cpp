@@ -131,11 +131,11 @@ j2k_status j2k_plan_get_band(const j2k_plan* plan, size_t index, int band, j2k_b
   });
 }
 
-j2k_status j2k_plan_set_output(j2k_plan* plan, size_t index, void* data, ptrdiff_t row_stride,
+j2k_status j2k_plan_set_output(j2k_plan* plan, size_t index, void* data, size_t bytes, ptrdiff_t row_stride,
                                j2k_memory memory) {
   return guard([&] {
     require(plan != nullptr, "plan is null");
-    plan->plan->set_output(index, data, row_stride, memory);
+    plan->plan->set_output(index, data, bytes, row_stride, memory);
   });
 }
 

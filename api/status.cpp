@@ -36,11 +36,14 @@ j2k_status from_current_exception() {
 }
 
 // Component c starts `channel_step` bytes after component c - 1.
-void fill_views(j2k_component_view* out, int channels, const void* data, j2k_sample_type type,
+// Each view's bytes: what is left of the buffer from its first sample on.
+void fill_views(j2k_component_view* out, int channels, const void* data, size_t bytes, j2k_sample_type type,
                 int precision, ptrdiff_t row_stride, ptrdiff_t channel_step, ptrdiff_t pixel_stride) {
   for (int c = 0; out != nullptr && c < channels; ++c) {
     out[c] = j2k_component_view{};
-    out[c].data = data ? static_cast<const char*>(data) + c * channel_step : nullptr;
+    const auto start = static_cast<size_t>(c) * static_cast<size_t>(channel_step);
+    out[c].data = data ? static_cast<const char*>(data) + start : nullptr;
+    out[c].bytes = channel_step >= 0 && start <= bytes ? bytes - start : 0;
     out[c].type = type;
     out[c].precision = precision;
     out[c].dx = out[c].dy = 1;
@@ -122,17 +125,17 @@ size_t j2k_sample_size(j2k_sample_type type) {
   return 0;
 }
 
-void j2k_views_interleaved(j2k_component_view* out, int channels, const void* data,
+void j2k_views_interleaved(j2k_component_view* out, int channels, const void* data, size_t bytes,
                            j2k_sample_type type, int precision, ptrdiff_t row_stride) {
   const auto size = static_cast<ptrdiff_t>(j2k_sample_size(type));
-  j2k::api::fill_views(out, channels, data, type, precision, row_stride, size, size * channels);
+  j2k::api::fill_views(out, channels, data, bytes, type, precision, row_stride, size, size * channels);
 }
 
-void j2k_views_planar(j2k_component_view* out, int channels, const void* data,
+void j2k_views_planar(j2k_component_view* out, int channels, const void* data, size_t bytes,
                       j2k_sample_type type, int precision, ptrdiff_t row_stride,
                       ptrdiff_t plane_stride) {
   const auto size = static_cast<ptrdiff_t>(j2k_sample_size(type));
-  j2k::api::fill_views(out, channels, data, type, precision, row_stride, plane_stride, size);
+  j2k::api::fill_views(out, channels, data, bytes, type, precision, row_stride, plane_stride, size);
 }
 
 }  // extern "C"

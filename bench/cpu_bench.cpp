@@ -58,19 +58,19 @@ int run_cpu(const Options& o) {
     const double restore_f = time_ms(o.repeats, [&] { std::memcpy(floats.data(), floats_src.data(), bytes); });
     row("5/3 forward", time_ms(o.repeats, [&] {
           std::memcpy(ints.data(), src.data(), bytes);
-          dwt.forward(ints.data(), s, tc, o.levels);
+          dwt.forward(ints.data(), ints.size(), s, tc, o.levels);
         }) - restore_i);
     row("5/3 inverse", time_ms(o.repeats, [&] {
           std::memcpy(ints.data(), src.data(), bytes);
-          dwt.inverse(ints.data(), s, tc, o.levels);
+          dwt.inverse(ints.data(), ints.size(), s, tc, o.levels);
         }) - restore_i);
     row("9/7 forward", time_ms(o.repeats, [&] {
           std::memcpy(floats.data(), floats_src.data(), bytes);
-          dwt.forward(floats.data(), s, tc, o.levels);
+          dwt.forward(floats.data(), floats.size(), s, tc, o.levels);
         }) - restore_f);
     row("9/7 inverse", time_ms(o.repeats, [&] {
           std::memcpy(floats.data(), floats_src.data(), bytes);
-          dwt.inverse(floats.data(), s, tc, o.levels);
+          dwt.inverse(floats.data(), floats.size(), s, tc, o.levels);
         }) - restore_f);
   }
   // The whole front stage on a plan, by tile size: the cost of many small tiles, against the
@@ -80,7 +80,7 @@ int run_cpu(const Options& o) {
   std::vector<unsigned char> rgb(pattern.size() * 3);
   for (size_t i = 0; i < pattern.size(); ++i)
     for (size_t c = 0; c < 3; ++c) rgb[i * 3 + c] = static_cast<unsigned char>((pattern[i] + 37 * c) & 255);
-  const auto view = j2kfront::ImageView::interleaved(rgb.data(), static_cast<uint32_t>(n), static_cast<uint32_t>(n), 3,
+  const auto view = j2kfront::ImageView::interleaved(rgb.data(), rgb.size(), static_cast<uint32_t>(n), static_cast<uint32_t>(n), 3,
                                                       J2K_SAMPLE_U8, 8);
   std::printf("\nfront stage (plan.run) on %lldx%lld RGB 8-bit, 5/3, %d levels, by tile size\n",
               static_cast<long long>(n), static_cast<long long>(n), o.levels);

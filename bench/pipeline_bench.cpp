@@ -95,11 +95,12 @@ struct OutputSets {
     for (void* p : sets) cudaFreeHost(p);
   }
   void point(j2kfront::Plan& plan, size_t set) const {
-    char* at = static_cast<char*>(sets[set]);
+    char* const begin = static_cast<char*>(sets[set]);
+    char* at = begin;
     for (size_t i = 0; i < plan.tile_components(); ++i) {
       const j2k_coefficients c = plan.tile_component(i).coefficients;
       const auto size = static_cast<int64_t>(j2k_sample_size(c.type));
-      plan.set_output(i, at, c.width * size, J2K_MEMORY_PINNED);
+      plan.set_output(i, at, bytes - static_cast<size_t>(at - begin), c.width * size, J2K_MEMORY_PINNED);
       at += c.width * c.height * size;
     }
   }
@@ -220,7 +221,7 @@ int run_pipeline(const Options& o) {
             if (narrow && !narrow_fits) continue;
             const Link& l = narrow ? narrow_link : link;
             const void* data = m == J2K_MEMORY_HOST ? static_cast<const void*>(pageable.data()) : pinned;
-            const auto view = j2kfront::ImageView::interleaved(data, static_cast<uint32_t>(n), static_cast<uint32_t>(n),
+            const auto view = j2kfront::ImageView::interleaved(data, bytes_in, static_cast<uint32_t>(n), static_cast<uint32_t>(n),
                                                                 in.channels, in.type, in.precision, 0, m);
             j2kfront::Settings s;
             s.backend = J2K_BACKEND_CUDA;

@@ -13,7 +13,7 @@ int main() {
     rgb[3 * i] = uint8_t(x * 4), rgb[3 * i + 1] = uint8_t(y * 5), rgb[3 * i + 2] = uint8_t(x + y);
   }
   try {
-    auto view = j2kfront::ImageView::interleaved(rgb.data(), width, height, 3, J2K_SAMPLE_U8, 8);
+    auto view = j2kfront::ImageView::interleaved(rgb.data(), rgb.size(), width, height, 3, J2K_SAMPLE_U8, 8);
     j2kfront::Settings s;  // the 5/3, one tile, RCT on (3 components)
     s.backend = J2K_BACKEND_CPU;
     s.levels = 3;

@@ -5,6 +5,7 @@
 #include <exception>
 #include <string>
 
+#include "common/buffer_size.hpp"
 #include "common/c_enum.hpp"
 #include "common/error.hpp"
 #include "common/sample_type.hpp"
@@ -26,6 +27,9 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // The component's size on its own grid (B-12 applied to the image area).
 int64_t comp_width(const j2k_image_view& v, const j2k_component_view& c) {
   return ceil_div(int64_t{v.x0} + v.width, c.dx) - ceil_div(v.x0, c.dx);
+}
+int64_t comp_height(const j2k_image_view& v, const j2k_component_view& c) {
+  return ceil_div(int64_t{v.y0} + v.height, c.dy) - ceil_div(v.y0, c.dy);
 }
 
 CanvasSpec canvas_spec(const PlanSettings& s, const j2k_image_view& shape) {
@@ -111,6 +115,8 @@ void check_view(const j2k_image_view& v, bool need_data) {
               " bytes apart (or not a multiple of the sample size)");
     if (reinterpret_cast<uintptr_t>(c.data) % size != 0)
       invalid(name + "data is not aligned to its " + std::to_string(size) + "-byte samples");
+    check_buffer_size("component " + std::to_string(i), w, comp_height(v, c), c.row_stride, c.pixel_stride, s,
+                      c.bytes);
   }
 }
 
@@ -317,7 +323,7 @@ Plane Plan::own_home(size_t i) const {
   return p;
 }
 
-void Plan::set_output(size_t index, void* data, ptrdiff_t row_stride, j2k_memory memory) {
+void Plan::set_output(size_t index, void* data, size_t bytes, ptrdiff_t row_stride, j2k_memory memory) {
   if (index >= tcs_.size())
     invalid("tile-component " + std::to_string(index) + " does not exist (the plan has " +
             std::to_string(tcs_.size()) + ")");
@@ -338,6 +344,7 @@ void Plan::set_output(size_t index, void* data, ptrdiff_t row_stride, j2k_memory
             " and at least " + std::to_string(size * p.width) + " bytes");
   if (reinterpret_cast<uintptr_t>(data) % static_cast<uintptr_t>(size) != 0)
     invalid("output data must be " + std::to_string(size) + "-byte aligned");
+  check_buffer_size("output " + std::to_string(index), p.width, p.height, row_stride, size, size, bytes);
   p.base = data;
   p.offset = 0;
   p.row_stride = row_stride;

@@ -82,7 +82,7 @@ class Plan {
 
   // Coefficients of tile-component `index` go to the caller's buffer from the next run on
   // (data == nullptr: back to the plan's own).
-  void set_output(size_t index, void* data, ptrdiff_t row_stride, j2k_memory memory);
+  void set_output(size_t index, void* data, size_t bytes, ptrdiff_t row_stride, j2k_memory memory);
 
   Backend backend() const { return queues_[0]->kind(); }
   std::string description() const { return queues_[0]->description(); }

@@ -24,7 +24,7 @@ struct Gray {
   j2k_component_view comp{};
   j2k_image_view view{};
   Gray() {
-    j2k_views_planar(&comp, 1, pixels.data(), J2K_SAMPLE_U8, 8, 16, 16 * 8);
+    j2k_views_planar(&comp, 1, pixels.data(), pixels.size(), J2K_SAMPLE_U8, 8, 16, 16 * 8);
     view.width = 16;
     view.height = 8;
     view.num_components = 1;
@@ -97,7 +97,7 @@ TEST(CApi, StandardLimits) {
   // 65536 tiles of 1x1: JPEG 2000 allows 65535.
   std::vector<uint8_t> big(256 * 256);
   j2k_component_view c{};
-  j2k_views_planar(&c, 1, big.data(), J2K_SAMPLE_U8, 8, 256, 256 * 256);
+  j2k_views_planar(&c, 1, big.data(), big.size(), J2K_SAMPLE_U8, 8, 256, 256 * 256);
   j2k_image_view v{};
   v.width = v.height = 256;
   v.num_components = 1;
@@ -120,7 +120,7 @@ TEST(CApi, StandardLimits) {
 TEST(CApi, HostMemoryLimitIsCheckedBeforeAllocating) {
   std::vector<uint8_t> pixels(300 * 200, 7);
   j2k_component_view c{};
-  j2k_views_planar(&c, 1, pixels.data(), J2K_SAMPLE_U8, 8, 300, 300 * 200);
+  j2k_views_planar(&c, 1, pixels.data(), pixels.size(), J2K_SAMPLE_U8, 8, 300, 300 * 200);
   j2k_image_view v{};
   v.width = 300;
   v.height = 200;
@@ -183,6 +183,11 @@ TEST(CApi, BadViewsAreRefusedWithTheirCause) {
   run_refuses([](Gray& h) { h.comp.data = nullptr; }, "null");
   run_refuses([](Gray& h) { h.comp.row_stride = 15; }, "row stride");
   run_refuses([](Gray& h) { h.comp.pixel_stride = 0; }, "pixel stride");
+  // The buffer's size: one byte short, a stride that reaches past it, a span past 2^63.
+  run_refuses([](Gray& h) { h.comp.bytes = 16 * 8 - 1; }, "span 128 bytes, but the buffer holds 127");
+  run_refuses([](Gray& h) { h.comp.bytes = 0; }, "the buffer holds 0");
+  run_refuses([](Gray& h) { h.comp.row_stride = 17; }, "span 135 bytes, but the buffer holds 128");
+  run_refuses([](Gray& h) { h.comp.row_stride = PTRDIFF_MAX / 4; }, "more than 2^63 bytes");
   run_refuses([](Gray& h) { h.view.width = 15; }, "shape");
   run_refuses([](Gray& h) { h.view.x0 = 1; }, "shape");
   run_refuses([](Gray& h) { h.comp.precision = 7; }, "shape");
@@ -197,10 +202,15 @@ TEST(CApi, BadViewsAreRefusedWithTheirCause) {
   j2k_band b;
   EXPECT_FAILS(j2k_plan_get_band(plan, 0, 16, &b), J2K_INVALID_ARGUMENT, "band 16");
   std::vector<int32_t> out(16 * 8);
-  EXPECT_FAILS(j2k_plan_set_output(plan, 0, out.data(), 60, J2K_MEMORY_HOST), J2K_INVALID_ARGUMENT, "stride");
-  EXPECT_FAILS(j2k_plan_set_output(plan, 0, out.data(), 64, J2K_MEMORY_DEVICE), J2K_INVALID_ARGUMENT, "device memory");
-  EXPECT_FAILS(j2k_plan_set_output(plan, 3, out.data(), 64, J2K_MEMORY_HOST), J2K_INVALID_ARGUMENT, "does not exist");
-  EXPECT_EQ(j2k_plan_set_output(plan, 0, out.data(), 64, J2K_MEMORY_HOST), J2K_OK);
+  const size_t out_bytes = out.size() * 4;
+  EXPECT_FAILS(j2k_plan_set_output(plan, 0, out.data(), out_bytes, 60, J2K_MEMORY_HOST), J2K_INVALID_ARGUMENT, "stride");
+  EXPECT_FAILS(j2k_plan_set_output(plan, 0, out.data(), out_bytes, 64, J2K_MEMORY_DEVICE), J2K_INVALID_ARGUMENT, "device memory");
+  EXPECT_FAILS(j2k_plan_set_output(plan, 3, out.data(), out_bytes, 64, J2K_MEMORY_HOST), J2K_INVALID_ARGUMENT, "does not exist");
+  EXPECT_FAILS(j2k_plan_set_output(plan, 0, out.data(), out_bytes - 1, 64, J2K_MEMORY_HOST), J2K_INVALID_ARGUMENT,
+               "output 0: 8 rows of 16 4-byte elements, rows 64 bytes apart, span 512 bytes, but the buffer holds 511");
+  EXPECT_FAILS(j2k_plan_set_output(plan, 0, out.data(), out_bytes, 68, J2K_MEMORY_HOST), J2K_INVALID_ARGUMENT,
+               "span 540 bytes, but the buffer holds 512");
+  EXPECT_EQ(j2k_plan_set_output(plan, 0, out.data(), out_bytes, 64, J2K_MEMORY_HOST), J2K_OK);
   EXPECT_EQ(j2k_plan_run(plan, &g.view), J2K_OK);
   // A flat image: the reversible low-pass keeps the shifted value, every detail is 0.
   EXPECT_EQ(out[0], 100 - 128);
@@ -233,6 +243,39 @@ TEST(CApi, BadViewsAreRefusedWithTheirCause) {
   j2k_plan_destroy(nullptr);
 }
 
+// j2k_views_*: each component gets what is left of the buffer from its first sample on, so a
+// view of a buffer too small for its planes is refused at run.
+TEST(CApi, ViewHelpersGiveEachComponentTheBytesLeft) {
+  std::vector<uint8_t> rgb(10 * 4 * 3);
+  j2k_component_view c[3];
+  j2k_views_interleaved(c, 3, rgb.data(), rgb.size(), J2K_SAMPLE_U8, 8, 30);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(c[i].data, rgb.data() + i);
+    EXPECT_EQ(c[i].bytes, rgb.size() - static_cast<size_t>(i));
+    EXPECT_EQ(c[i].pixel_stride, 3);
+  }
+  j2k_views_planar(c, 3, rgb.data(), rgb.size(), J2K_SAMPLE_U16, 12, 20, 60);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(c[i].bytes, rgb.size() - 60 * static_cast<size_t>(i));
+  j2k_views_planar(c, 3, rgb.data(), 100, J2K_SAMPLE_U8, 8, 10, 60);  // plane 2 starts past the end
+  EXPECT_EQ(c[1].bytes, 40u);
+  EXPECT_EQ(c[2].bytes, 0u);
+
+  // Planar views of 10 x 4 bytes each, in a buffer one byte short of the third plane.
+  j2k_views_planar(c, 3, rgb.data(), 119, J2K_SAMPLE_U8, 8, 10, 40);
+  j2k_image_view v{};
+  v.width = 10;
+  v.height = 4;
+  v.num_components = 3;
+  v.components = c;
+  const j2k_settings s = cpu_settings();
+  j2k_plan* plan = nullptr;
+  ASSERT_EQ(j2k_plan_create(&s, &v, &plan), J2K_OK) << j2k_last_error();
+  EXPECT_FAILS(j2k_plan_run(plan, &v), J2K_INVALID_ARGUMENT, "component 2: 4 rows of 10 1-byte elements");
+  j2k_views_planar(c, 3, rgb.data(), rgb.size(), J2K_SAMPLE_U8, 8, 10, 40);
+  EXPECT_EQ(j2k_plan_run(plan, &v), J2K_OK) << j2k_last_error();
+  j2k_plan_destroy(plan);
+}
+
 TEST(CApi, DwtAloneWorkedExampleAndErrors) {
   j2kfront::Settings s;
   s.backend = J2K_BACKEND_CPU;
@@ -240,33 +283,42 @@ TEST(CApi, DwtAloneWorkedExampleAndErrors) {
   EXPECT_EQ(dwt.backend(), J2K_BACKEND_CPU);
   // ../shared/OPENJPEG.md: one level on one row, at origin 0 and at origin 1.
   std::vector<int32_t> a = {10, 20, 30, 40, 50, 61};
-  dwt.forward(a.data(), 6, j2k_rect{0, 0, 6, 1}, 1);
+  dwt.forward(a.data(), a.size(), 6, j2k_rect{0, 0, 6, 1}, 1);
   EXPECT_EQ(a, (std::vector<int32_t>{10, 30, 53, 0, 0, 11}));
   a = {10, 20, 30, 40, 50, 61};
-  dwt.forward(a.data(), 6, j2k_rect{1, 0, 7, 1}, 1);
+  dwt.forward(a.data(), a.size(), 6, j2k_rect{1, 0, 7, 1}, 1);
   EXPECT_EQ(a, (std::vector<int32_t>{18, 40, 61, -10, 0, 0}));
-  dwt.inverse(a.data(), 6, j2k_rect{1, 0, 7, 1}, 1);
+  dwt.inverse(a.data(), a.size(), 6, j2k_rect{1, 0, 7, 1}, 1);
   EXPECT_EQ(a, (std::vector<int32_t>{10, 20, 30, 40, 50, 61}));
 
   const j2k_rect r{0, 0, 4, 4};
   std::vector<int32_t> b(16);
   try {
-    dwt.forward(b.data(), 3, r, 1);
+    dwt.forward(b.data(), b.size(), 3, r, 1);
     FAIL() << "stride < width accepted";
   } catch (const j2kfront::Error& e) {
     EXPECT_EQ(e.status(), J2K_INVALID_ARGUMENT);
     EXPECT_NE(std::string(e.what()).find("stride"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(dwt.forward(b.data(), 4, r, 33), j2kfront::Error);
-  EXPECT_THROW(dwt.forward(static_cast<int32_t*>(nullptr), 4, r, 1), j2kfront::Error);
-  EXPECT_FAILS(j2k_dwt_run(nullptr, J2K_FORWARD, J2K_WAVELET_53, b.data(), 16, &r, 1), J2K_INVALID_ARGUMENT, "dwt");
+  EXPECT_THROW(dwt.forward(b.data(), b.size(), 4, r, 33), j2kfront::Error);
+  EXPECT_THROW(dwt.forward(static_cast<int32_t*>(nullptr), 16, 4, r, 1), j2kfront::Error);
+  EXPECT_FAILS(j2k_dwt_run(nullptr, J2K_FORWARD, J2K_WAVELET_53, b.data(), 64, 16, &r, 1), J2K_INVALID_ARGUMENT, "dwt");
   j2k_dwt* d = nullptr;
   const j2k_settings cs = cpu_settings();
   ASSERT_EQ(j2k_dwt_create(&cs, &d), J2K_OK);
-  EXPECT_FAILS(j2k_dwt_run(d, static_cast<j2k_direction>(3), J2K_WAVELET_53, b.data(), 16, &r, 1), J2K_INVALID_ARGUMENT, "direction");
-  EXPECT_FAILS(j2k_dwt_run(d, J2K_FORWARD, J2K_WAVELET_53, b.data(), 15, &r, 1), J2K_INVALID_ARGUMENT, "stride");
+  EXPECT_FAILS(j2k_dwt_run(d, static_cast<j2k_direction>(3), J2K_WAVELET_53, b.data(), 64, 16, &r, 1), J2K_INVALID_ARGUMENT, "direction");
+  EXPECT_FAILS(j2k_dwt_run(d, J2K_FORWARD, J2K_WAVELET_53, b.data(), 64, 15, &r, 1), J2K_INVALID_ARGUMENT, "stride");
+  // The buffer's size: one coefficient short, rows that reach past it, a span past 2^63.
+  EXPECT_FAILS(j2k_dwt_run(d, J2K_FORWARD, J2K_WAVELET_97, b.data(), 60, 16, &r, 1), J2K_INVALID_ARGUMENT,
+               "data: 4 rows of 4 4-byte elements, rows 16 bytes apart, span 64 bytes, but the buffer holds 60");
+  EXPECT_FAILS(j2k_dwt_run(d, J2K_INVERSE, J2K_WAVELET_53, b.data(), 64, 20, &r, 1), J2K_INVALID_ARGUMENT,
+               "span 76 bytes");
+  const j2k_rect tall{0, 0, 4, int64_t{1} << 32};
+  EXPECT_FAILS(j2k_dwt_run(d, J2K_FORWARD, J2K_WAVELET_53, b.data(), 64, int64_t{1} << 32, &tall, 1),
+               J2K_INVALID_ARGUMENT, "more than 2^63 bytes");
+  EXPECT_THROW(dwt.forward(b.data(), b.size() - 1, 4, r, 1), j2kfront::Error);
   const j2k_rect empty{3, 3, 3, 3};
-  EXPECT_EQ(j2k_dwt_run(d, J2K_FORWARD, J2K_WAVELET_53, nullptr, 4, &empty, 5), J2K_OK) << "empty: nothing to do";
+  EXPECT_EQ(j2k_dwt_run(d, J2K_FORWARD, J2K_WAVELET_53, nullptr, 0, 4, &empty, 5), J2K_OK) << "empty: nothing to do";
   j2k_dwt_destroy(d);
 }
 

@@ -116,11 +116,14 @@ TEST(CudaArguments, RejectsOverlappingBuffersAndBadLevels) {
 // the buffers are host memory that no check dereferences.
 class CudaCApi : public ::testing::Test {
  protected:
-  static j2k_device_plane cplane(void* data, j2k_sample_type type, ptrdiff_t row_stride) {
+  // bytes: that of src_ and dst_.
+  static j2k_device_plane cplane(void* data, j2k_sample_type type, ptrdiff_t row_stride,
+                                 size_t bytes = 16 * 16 * 4) {
     j2k_device_plane p;
     p.data = data;
     p.type = type;
     p.row_stride = row_stride;
+    p.bytes = bytes;
     return p;
   }
   // J2K_INVALID_ARGUMENT with a message that contains `needle`.
@@ -215,6 +218,15 @@ TEST_F(CudaCApi, RejectsBadStridesPointersAndWorkspace) {
   expect_invalid(run(&src, &dst, &rect_, nullptr, need), "workspace", "null workspace");
   const j2k_rect inverted{5, 0, 4, 3};
   expect_invalid(run(&src, &dst, &inverted, ws_, need), "rectangle", "inverted rect");
+  // Sizes: one byte short, rows that reach past the buffer.
+  const j2k_device_plane short_src = cplane(src_, J2K_SAMPLE_I32, 64, 1023);
+  expect_invalid(run(&short_src, &dst, &rect_, ws_, need),
+                 "src: 16 rows of 16 4-byte elements, rows 64 bytes apart, span 1024 bytes, but the buffer holds 1023",
+                 "src a byte short");
+  const j2k_device_plane short_dst = cplane(dst_, J2K_SAMPLE_I32, 64, 0);
+  expect_invalid(run(&src, &short_dst, &rect_, ws_, need), "dst: 16 rows", "dst of 0 bytes");
+  const j2k_device_plane wide = cplane(dst_, J2K_SAMPLE_I32, 68);
+  expect_invalid(run(&src, &wide, &rect_, ws_, need), "span 1084 bytes", "dst rows past its end");
   const j2k_device_plane u8_narrow = cplane(src_, J2K_SAMPLE_U8, 15);
   expect_invalid(j2k_cuda_dwt(J2K_FORWARD, J2K_WAVELET_53, &u8_narrow, 128, &dst, &rect_, 3, ws_,
                               need, nullptr),
@@ -261,9 +273,9 @@ TEST_F(CudaApiTest, CEntryPointOnAStream) {
   cudaStream_t stream;
   CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   CUDA_OK(cudaMemcpyAsync(d_src.p, src.data(), src.size() * 2, cudaMemcpyHostToDevice, stream));
-  j2k_device_plane in{d_src.p, J2K_SAMPLE_U16, static_cast<ptrdiff_t>(ss * 2)};
-  j2k_device_plane out{d_dst.p, J2K_SAMPLE_F32, static_cast<ptrdiff_t>(ds * 4)};
-  j2k_device_plane back{d_back.p, J2K_SAMPLE_F32, static_cast<ptrdiff_t>(ds * 4)};
+  j2k_device_plane in{d_src.p, J2K_SAMPLE_U16, static_cast<ptrdiff_t>(ss * 2), ss * h * 2};
+  j2k_device_plane out{d_dst.p, J2K_SAMPLE_F32, static_cast<ptrdiff_t>(ds * 4), ds * h * 4};
+  j2k_device_plane back{d_back.p, J2K_SAMPLE_F32, static_cast<ptrdiff_t>(ds * 4), ds * h * 4};
   ASSERT_EQ(j2k_cuda_dwt(J2K_FORWARD, J2K_WAVELET_97, &in, 2048, &out, &rect, levels, d_ws.p, ws, stream),
             J2K_OK) << j2k_last_error();
   ASSERT_EQ(j2k_cuda_dwt(J2K_INVERSE, J2K_WAVELET_97, &out, 0, &back, &rect, levels, d_ws.p, ws, stream),

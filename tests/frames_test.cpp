@@ -32,7 +32,7 @@ struct Outputs {
   void point(j2kfront::Plan& plan) {
     for (size_t i = 0; i < planes.size(); ++i) {
       const j2k_coefficients c = plan.tile_component(i).coefficients;
-      plan.set_output(i, planes[i].data(), c.width * 4);
+      plan.set_output(i, planes[i].data(), planes[i].size(), c.width * 4);
     }
   }
   // Tile-components that differ from the reference.

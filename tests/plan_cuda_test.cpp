@@ -75,8 +75,8 @@ TEST_F(PlanCuda, HostPinnedAndDeviceInputsMatchTheCpu) {
   for (j2k_wavelet wv : {J2K_WAVELET_53, J2K_WAVELET_97})
     for (bool interleaved : {true, false}) {
       auto view = [&](const void* data, j2k_memory m) {
-        auto v = interleaved ? j2kfront::ImageView::interleaved(data, w, h, 3, J2K_SAMPLE_U16, prec, 0, m)
-                             : j2kfront::ImageView::planar(data, w, h, 3, J2K_SAMPLE_U16, prec, 0, 0, m);
+        auto v = interleaved ? j2kfront::ImageView::interleaved(data, bytes, w, h, 3, J2K_SAMPLE_U16, prec, 0, m)
+                             : j2kfront::ImageView::planar(data, bytes, w, h, 3, J2K_SAMPLE_U16, prec, 0, 0, m);
         v.at_origin(3, 4);
         return v;
       };
@@ -106,7 +106,7 @@ TEST_F(PlanCuda, HostPinnedAndDeviceInputsMatchTheCpu) {
 TEST_F(PlanCuda, NarrowOutputOnTheDeviceAndDownloaded) {
   const uint32_t w = 333, h = 222;
   const std::vector<uint16_t> rgb = random_rgb16(w, h, 7);  // 12-bit: int16 without the RCT
-  auto view = j2kfront::ImageView::interleaved(rgb.data(), w, h, 3, J2K_SAMPLE_U16, 12);
+  auto view = j2kfront::ImageView::interleaved(rgb.data(), rgb.size() * 2, w, h, 3, J2K_SAMPLE_U16, 12);
   view.at_origin(3, 4);
   j2kfront::Settings s = settings(J2K_BACKEND_CPU, J2K_WAVELET_53);
   s.mct = J2K_MCT_OFF;
@@ -148,7 +148,7 @@ TEST_F(PlanCuda, TileLargerThanFreeDeviceMemoryIsACleanError) {
   }
   const uint32_t w = 300, h = 200;
   const std::vector<uint16_t> rgb = random_rgb16(w, h, 3);
-  auto view = j2kfront::ImageView::interleaved(rgb.data(), w, h, 3, J2K_SAMPLE_U16, 12);
+  auto view = j2kfront::ImageView::interleaved(rgb.data(), rgb.size() * 2, w, h, 3, J2K_SAMPLE_U16, 12);
   j2kfront::Settings small = settings(J2K_BACKEND_CUDA, J2K_WAVELET_97);
   view.at_origin(3, 4);
   j2kfront::Plan next(small, view);
@@ -173,7 +173,7 @@ TEST_F(PlanCuda, ImageLargerThanFreeDeviceMemoryRunsTileByTile) {
   std::vector<uint8_t> rgb(sample_bytes);
   std::mt19937 rng(11);
   for (auto& v : rgb) v = static_cast<uint8_t>(rng());
-  const auto view = j2kfront::ImageView::interleaved(rgb.data(), w, h, 3, J2K_SAMPLE_U8, 8);
+  const auto view = j2kfront::ImageView::interleaved(rgb.data(), rgb.size(), w, h, 3, J2K_SAMPLE_U8, 8);
   j2kfront::Settings s = settings(J2K_BACKEND_CUDA, J2K_WAVELET_53);
   s.tile_w = s.tile_h = 1024;
   s.tile_x0 = s.tile_y0 = 0;
@@ -216,8 +216,8 @@ TEST_F(PlanCuda, UntiledImagesByRowsMatchTheCpu) {
         if (output == 1 && bits != 8) continue;
         const j2k_wavelet wv = output == 2 ? J2K_WAVELET_97 : J2K_WAVELET_53;
         const void* data = m == J2K_MEMORY_HOST ? static_cast<const void*>(bytes.data()) : pinned;
-        auto view = k.interleaved ? j2kfront::ImageView::interleaved(data, k.w, k.h, k.nc, k.type, bits, 0, m)
-                                  : j2kfront::ImageView::planar(data, k.w, k.h, k.nc, k.type, bits, 0, 0, m);
+        auto view = k.interleaved ? j2kfront::ImageView::interleaved(data, bytes.size(), k.w, k.h, k.nc, k.type, bits, 0, m)
+                                  : j2kfront::ImageView::planar(data, bytes.size(), k.w, k.h, k.nc, k.type, bits, 0, 0, m);
         view.at_origin(k.x0, k.y0);
         j2kfront::Settings s;
         s.backend = J2K_BACKEND_CPU;
@@ -246,7 +246,7 @@ TEST_F(PlanCuda, UntiledImagesByRowsMatchTheCpu) {
               const j2k_coefficients c = gpu.tile_component(i).coefficients;
               const auto row = static_cast<ptrdiff_t>(c.width * j2k_sample_size(c.type));
               o.emplace_back(static_cast<size_t>(row * c.height));
-              gpu.set_output(i, o.back().data(), row);
+              gpu.set_output(i, o.back().data(), o.back().size(), row);
             }
             tickets.push_back(gpu.submit(view));
           }
@@ -281,11 +281,11 @@ TEST_F(PlanCuda, FramesOrderedAgainstTheCallersStreams) {
   j2kfront::Settings g = s;
   g.backend = J2K_BACKEND_CUDA;
   g.output_memory = J2K_MEMORY_DEVICE;
-  const auto device_view = j2kfront::ImageView::interleaved(device, w, h, 3, J2K_SAMPLE_U16, 12, 0, J2K_MEMORY_DEVICE);
+  const auto device_view = j2kfront::ImageView::interleaved(device, bytes, w, h, 3, J2K_SAMPLE_U16, 12, 0, J2K_MEMORY_DEVICE);
   j2kfront::Plan gpu(g, device_view);
   for (uint32_t frame = 0; frame < 3; ++frame) {
     const std::vector<uint16_t> rgb = random_rgb16(w, h, 40 + frame);
-    const auto view = j2kfront::ImageView::interleaved(rgb.data(), w, h, 3, J2K_SAMPLE_U16, 12);
+    const auto view = j2kfront::ImageView::interleaved(rgb.data(), rgb.size() * 2, w, h, 3, J2K_SAMPLE_U16, 12);
     j2kfront::Plan cpu(s, view);
     cpu.run(view);
     // Up on in_stream: several copies queued (the last one the real samples), so that the
@@ -329,7 +329,7 @@ TEST_F(PlanCuda, FramesOrderedAgainstTheCallersStreams) {
 TEST_F(PlanCuda, CallerDeviceOutputs) {
   const uint32_t w = 130, h = 70;
   const std::vector<uint16_t> rgb = random_rgb16(w, h, 9);
-  const auto view = j2kfront::ImageView::interleaved(rgb.data(), w, h, 3, J2K_SAMPLE_U16, 12);
+  const auto view = j2kfront::ImageView::interleaved(rgb.data(), rgb.size() * 2, w, h, 3, J2K_SAMPLE_U16, 12);
   j2kfront::Settings s = settings(J2K_BACKEND_CUDA, J2K_WAVELET_53);
   s.tile_w = s.tile_h = 64;
   s.tile_x0 = s.tile_y0 = 0;
@@ -343,7 +343,7 @@ TEST_F(PlanCuda, CallerDeviceOutputs) {
     void* d = nullptr;
     ASSERT_EQ(cudaMalloc(&d, static_cast<size_t>(stride * c.height)), cudaSuccess);
     ASSERT_EQ(cudaMemset(d, 0x5A, static_cast<size_t>(stride * c.height)), cudaSuccess);
-    plan.set_output(i, d, stride, J2K_MEMORY_DEVICE);
+    plan.set_output(i, d, static_cast<size_t>(stride * c.height), stride, J2K_MEMORY_DEVICE);
     buffers.push_back(d);
   }
   // cudaMemset may still be running on the default stream, which the plan's streams do not wait for.

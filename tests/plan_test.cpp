@@ -151,7 +151,7 @@ TEST_P(PlanTest, CallerOutputsKeepTheirPadding) {
     const j2k_tile_component tc = plan.tile_component(i);
     strides[i] = (tc.coefficients.width + 5) * 4;
     mine[i].assign(static_cast<size_t>(strides[i] * tc.coefficients.height + 16), 0x5A);
-    plan.set_output(i, mine[i].data(), strides[i]);
+    plan.set_output(i, mine[i].data(), mine[i].size(), strides[i]);
   }
   plan.run(p.view);
   for (size_t i = 0; i < n; ++i) {
@@ -281,7 +281,9 @@ TEST_P(PlanTest, MixedLayoutsAcrossComponents) {
       const bool pair = layout == 1 && c < 2;
       v[c].pixel_stride = layout == 0 ? 4 : pair ? 2 : 1;
       v[c].row_stride = w * v[c].pixel_stride;
-      v[c].data = bytes.data() + (layout == 0 || pair ? static_cast<int64_t>(c) : w * h * static_cast<int64_t>(c));
+      const int64_t start = layout == 0 || pair ? static_cast<int64_t>(c) : w * h * static_cast<int64_t>(c);
+      v[c].data = bytes.data() + start;
+      v[c].bytes = bytes.size() - static_cast<size_t>(start);
     }
     j2kfront::ImageView view(s.width, s.height, v);
     view.at_origin(s.x0, s.y0);
@@ -353,7 +355,7 @@ TEST_P(PlanTest, NarrowOutputIsTheSameCoefficientsInInt16) {
     for (size_t i = 0; i < plan.tile_components(); ++i) {
       const j2k_coefficients c = plan.tile_component(i).coefficients;
       mine.emplace_back(static_cast<size_t>((c.width + 3) * c.height), int16_t{0x5A5A});
-      plan.set_output(i, mine.back().data(), (c.width + 3) * 2);
+      plan.set_output(i, mine.back().data(), mine.back().size() * 2, (c.width + 3) * 2);
     }
     plan.run(p.view);
     bad = 0;

@@ -203,7 +203,7 @@ struct SpareOutputs {
       const j2k_coefficients c = plan.tile_component(i).coefficients;
       const auto row = c.width * static_cast<int64_t>(j2k_sample_size(c.type));
       planes[i].resize(static_cast<size_t>(row * c.height));
-      plan.set_output(i, planes[i].data(), row);
+      plan.set_output(i, planes[i].data(), planes[i].size(), row);
     }
   }
 };
@@ -365,7 +365,7 @@ int run_transform(TransformArgs a) {
       if (f->on_spare) {
         spare.point(*plan);
       } else {
-        for (size_t i = 0; i < plan->tile_components(); ++i) plan->set_output(i, nullptr, 0);
+        for (size_t i = 0; i < plan->tile_components(); ++i) plan->set_output(i, nullptr, 0, 0);
       }
       for (size_t i = 0; i < plan->tile_components(); ++i) f->coefficients.push_back(plan->tile_component(i).coefficients);
       f->plan = plan;

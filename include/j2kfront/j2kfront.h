@@ -7,6 +7,10 @@
  * thread until the next call of this library on that thread). The library reads no environment
  * variables: every choice is a field of j2k_settings.
  *
+ * Buffers: every raw pointer comes with its size in bytes, and the library reads and writes
+ * only within it; a view or stride that reaches past the size given is refused with
+ * J2K_INVALID_ARGUMENT, naming both figures.
+ *
  * Ownership: the library never keeps a pointer to a caller's struct after a call returns, and
  * never frees caller memory. Buffers handed over with j2k_plan_set_output must outlive every
  * run or frame that writes them. Pointers that the library returns (coefficients, strings) stay
@@ -44,7 +48,7 @@ typedef enum j2k_status {
 const char* j2k_status_name(j2k_status status);
 /* The message of the last failed call on this thread ("" after a successful one). */
 const char* j2k_last_error(void);
-/* "0.2.0" */
+/* "0.3.0" */
 const char* j2k_version(void);
 
 /* ---------------------------------------------------------------- choices */
@@ -98,7 +102,9 @@ size_t j2k_sample_size(j2k_sample_type type);
  * (const char*)data + y * row_stride + x * pixel_stride. Strides are in bytes and may be larger
  * than the samples need (padding, interleaving); they must be multiples of the sample size.
  * The component's size follows from the image area and the subsampling (ISO/IEC 15444-1 B-12):
- * width = ceil((x0 + image width) / dx) - ceil(x0 / dx), likewise the height. */
+ * width = ceil((x0 + image width) / dx) - ceil(x0 / dx), likewise the height. Every sample
+ * must lie within the `bytes` bytes from `data` on: (height - 1) * row_stride +
+ * (width - 1) * pixel_stride + sample size <= bytes. */
 typedef struct j2k_component_view {
   const void* data;
   j2k_sample_type type;  /* U8..I32; signed types hold signed samples */
@@ -106,6 +112,7 @@ typedef struct j2k_component_view {
   int dx, dy;            /* subsampling XRsiz, YRsiz: 1..255 */
   ptrdiff_t row_stride;  /* bytes from a row to the next */
   ptrdiff_t pixel_stride;/* bytes from a sample to the next in a row (1 component of 3 interleaved u8: 3) */
+  size_t bytes;          /* bytes readable from data on (checked by run and submit) */
 } j2k_component_view;
 
 /* An image on the JPEG 2000 canvas: the area [x0, x0 + width) x [y0, y0 + height) of the
@@ -119,12 +126,14 @@ typedef struct j2k_image_view {
   int device;                             /* the CUDA device of DEVICE/PINNED memory (-1: current) */
 } j2k_image_view;
 
-/* Fills out[0..channels) for `channels` interleaved components of one buffer (RGB, RGBA):
- * component c starts at byte c * sample size of `data`, pixel stride channels * sample size. */
-void j2k_views_interleaved(j2k_component_view* out, int channels, const void* data,
+/* Fills out[0..channels) for `channels` interleaved components of one buffer of `bytes` bytes
+ * (RGB, RGBA): component c starts at byte c * sample size of `data`, pixel stride
+ * channels * sample size. */
+void j2k_views_interleaved(j2k_component_view* out, int channels, const void* data, size_t bytes,
                            j2k_sample_type type, int precision, ptrdiff_t row_stride);
-/* Fills out[0..channels) for `channels` planes of one buffer, plane c at byte c * plane_stride. */
-void j2k_views_planar(j2k_component_view* out, int channels, const void* data,
+/* Fills out[0..channels) for `channels` planes of one buffer of `bytes` bytes, plane c at byte
+ * c * plane_stride. */
+void j2k_views_planar(j2k_component_view* out, int channels, const void* data, size_t bytes,
                       j2k_sample_type type, int precision, ptrdiff_t row_stride,
                       ptrdiff_t plane_stride);
 
@@ -238,10 +247,12 @@ j2k_status j2k_plan_get_band(const j2k_plan* plan, size_t tile_component, int ba
                              j2k_band* out);
 
 /* Makes tile-component `index` write into the caller's buffer from the next run or submit on: `data`
- * holds height rows of width coefficients of the plan's coefficient type, `row_stride` bytes
- * apart, in `memory` (DEVICE only with the CUDA backend). NULL data returns to the plan's own. */
-j2k_status j2k_plan_set_output(j2k_plan* plan, size_t index, void* data, ptrdiff_t row_stride,
-                               j2k_memory memory);
+ * (`bytes` bytes) holds height rows of width coefficients of the plan's coefficient type,
+ * `row_stride` bytes apart, in `memory` (DEVICE only with the CUDA backend): at least
+ * (height - 1) * row_stride + width * coefficient size bytes. NULL data returns to the plan's
+ * own. */
+j2k_status j2k_plan_set_output(j2k_plan* plan, size_t index, void* data, size_t bytes,
+                               ptrdiff_t row_stride, j2k_memory memory);
 
 /* Runs the front stage on `image`, which must have the plan's shape (same geometry, types and
  * memory; data and strides may differ). Returns when every coefficient is written. */
@@ -311,11 +322,11 @@ j2k_status j2k_dwt_get_info(const j2k_dwt* dwt, j2k_backend* backend, const char
 
 typedef enum j2k_direction { J2K_FORWARD = 0, J2K_INVERSE = 1 } j2k_direction;
 
-/* `data`: rect.y1 - rect.y0 rows of rect.x1 - rect.x0 coefficients (I32 for the 5/3, F32 for
- * the 9/7), row_stride bytes apart, in host memory; `rect` is the tile-component on the
- * canvas (its origin sets the parities). */
+/* `data` (`bytes` bytes): rect.y1 - rect.y0 rows of rect.x1 - rect.x0 coefficients (I32 for
+ * the 5/3, F32 for the 9/7), row_stride bytes apart, in host memory; `rect` is the
+ * tile-component on the canvas (its origin sets the parities). */
 j2k_status j2k_dwt_run(j2k_dwt* dwt, j2k_direction direction, j2k_wavelet wavelet, void* data,
-                       ptrdiff_t row_stride, const j2k_rect* rect, int levels);
+                       size_t bytes, ptrdiff_t row_stride, const j2k_rect* rect, int levels);
 
 /* ---------------------------------------------------------------- CUDA device buffers */
 
@@ -329,6 +340,7 @@ typedef struct j2k_device_plane {
   void* data;
   j2k_sample_type type;
   ptrdiff_t row_stride; /* bytes */
+  size_t bytes;         /* device memory from data on: rows of the rect's width within it */
 } j2k_device_plane;
 
 j2k_status j2k_cuda_dwt_workspace_size(j2k_wavelet wavelet, const j2k_rect* rect, int levels,

@@ -2,7 +2,7 @@
 // Failures throw j2kfront::Error carrying the j2k_status and the library's message.
 //
 //   j2kfront::Image image = ...;                   // or a view of your own buffers:
-//   auto view = j2kfront::ImageView::interleaved(rgb, width, height, 3, J2K_SAMPLE_U8, 8);
+//   auto view = j2kfront::ImageView::interleaved(rgb, rgb_bytes, width, height, 3, J2K_SAMPLE_U8, 8);
 //   j2kfront::Settings s;                          // 5/3, 5 levels, one tile, backend auto
 //   s.tile_w = s.tile_h = 1024;
 //   j2kfront::Plan plan(s, view);                  // allocates everything, once
@@ -58,27 +58,29 @@ class ImageView {
     view_.memory = memory;
     view_.device = device;
   }
-  // `channels` components interleaved in one buffer (gray, RGB, RGBA, ...). row_stride 0: packed.
-  static ImageView interleaved(const void* data, uint32_t width, uint32_t height, int channels,
-                               j2k_sample_type type, int precision, ptrdiff_t row_stride = 0,
-                               j2k_memory memory = J2K_MEMORY_HOST, int device = -1) {
+  // `channels` components interleaved in one buffer of `bytes` bytes (gray, RGB, RGBA, ...).
+  // row_stride 0: packed.
+  static ImageView interleaved(const void* data, size_t bytes, uint32_t width, uint32_t height,
+                               int channels, j2k_sample_type type, int precision,
+                               ptrdiff_t row_stride = 0, j2k_memory memory = J2K_MEMORY_HOST,
+                               int device = -1) {
     std::vector<j2k_component_view> c(static_cast<size_t>(channels > 0 ? channels : 0));
     if (row_stride == 0)
       row_stride = static_cast<ptrdiff_t>(width * j2k_sample_size(type) * c.size());
-    if (!c.empty()) j2k_views_interleaved(c.data(), channels, data, type, precision, row_stride);
+    if (!c.empty()) j2k_views_interleaved(c.data(), channels, data, bytes, type, precision, row_stride);
     return ImageView(width, height, std::move(c), memory, device);
   }
-  // `channels` planes one after the other in one buffer. row_stride 0: packed rows;
-  // plane_stride 0: packed planes.
-  static ImageView planar(const void* data, uint32_t width, uint32_t height, int channels,
-                          j2k_sample_type type, int precision, ptrdiff_t row_stride = 0,
-                          ptrdiff_t plane_stride = 0, j2k_memory memory = J2K_MEMORY_HOST,
-                          int device = -1) {
+  // `channels` planes one after the other in one buffer of `bytes` bytes. row_stride 0:
+  // packed rows; plane_stride 0: packed planes.
+  static ImageView planar(const void* data, size_t bytes, uint32_t width, uint32_t height,
+                          int channels, j2k_sample_type type, int precision,
+                          ptrdiff_t row_stride = 0, ptrdiff_t plane_stride = 0,
+                          j2k_memory memory = J2K_MEMORY_HOST, int device = -1) {
     std::vector<j2k_component_view> c(static_cast<size_t>(channels > 0 ? channels : 0));
     if (row_stride == 0) row_stride = static_cast<ptrdiff_t>(width * j2k_sample_size(type));
     if (plane_stride == 0) plane_stride = row_stride * static_cast<ptrdiff_t>(height);
     if (!c.empty())
-      j2k_views_planar(c.data(), channels, data, type, precision, row_stride, plane_stride);
+      j2k_views_planar(c.data(), channels, data, bytes, type, precision, row_stride, plane_stride);
     return ImageView(width, height, std::move(c), memory, device);
   }
 
@@ -156,6 +158,7 @@ class Image {
       k.dy = c.dy;
       k.row_stride = c.row_stride();
       k.pixel_stride = static_cast<ptrdiff_t>(c.sample_size());
+      k.bytes = c.bytes.size();
       v.push_back(k);
     }
     ImageView out(width, height, std::move(v));
@@ -194,9 +197,10 @@ class Plan {
     check(j2k_plan_get_band(plan_.get(), tile_component, band, &b));
     return b;
   }
-  void set_output(size_t index, void* data, ptrdiff_t row_stride,
+  // `data`: `bytes` bytes; see j2k_plan_set_output.
+  void set_output(size_t index, void* data, size_t bytes, ptrdiff_t row_stride,
                   j2k_memory memory = J2K_MEMORY_HOST) {
-    check(j2k_plan_set_output(plan_.get(), index, data, row_stride, memory));
+    check(j2k_plan_set_output(plan_.get(), index, data, bytes, row_stride, memory));
   }
   void run(const ImageView& image) { check(j2k_plan_run(plan_.get(), image.get())); }
   // Frames in flight (see j2k_plan_submit): the image must outlive wait(ticket).
@@ -255,22 +259,23 @@ class Dwt {
     check(j2k_dwt_get_info(dwt_.get(), nullptr, &d));
     return d ? d : "";
   }
-  void forward(int32_t* data, ptrdiff_t stride, const j2k_rect& rect, int levels) {
-    run(J2K_FORWARD, J2K_WAVELET_53, data, stride * 4, rect, levels);
+  // `count` coefficients at `data`, rows `stride` coefficients apart.
+  void forward(int32_t* data, size_t count, ptrdiff_t stride, const j2k_rect& rect, int levels) {
+    run(J2K_FORWARD, J2K_WAVELET_53, data, count * 4, stride * 4, rect, levels);
   }
-  void inverse(int32_t* data, ptrdiff_t stride, const j2k_rect& rect, int levels) {
-    run(J2K_INVERSE, J2K_WAVELET_53, data, stride * 4, rect, levels);
+  void inverse(int32_t* data, size_t count, ptrdiff_t stride, const j2k_rect& rect, int levels) {
+    run(J2K_INVERSE, J2K_WAVELET_53, data, count * 4, stride * 4, rect, levels);
   }
-  void forward(float* data, ptrdiff_t stride, const j2k_rect& rect, int levels) {
-    run(J2K_FORWARD, J2K_WAVELET_97, data, stride * 4, rect, levels);
+  void forward(float* data, size_t count, ptrdiff_t stride, const j2k_rect& rect, int levels) {
+    run(J2K_FORWARD, J2K_WAVELET_97, data, count * 4, stride * 4, rect, levels);
   }
-  void inverse(float* data, ptrdiff_t stride, const j2k_rect& rect, int levels) {
-    run(J2K_INVERSE, J2K_WAVELET_97, data, stride * 4, rect, levels);
+  void inverse(float* data, size_t count, ptrdiff_t stride, const j2k_rect& rect, int levels) {
+    run(J2K_INVERSE, J2K_WAVELET_97, data, count * 4, stride * 4, rect, levels);
   }
-  // Strides in bytes.
-  void run(j2k_direction direction, j2k_wavelet wavelet, void* data, ptrdiff_t row_stride,
-           const j2k_rect& rect, int levels) {
-    check(j2k_dwt_run(dwt_.get(), direction, wavelet, data, row_stride, &rect, levels));
+  // Sizes and strides in bytes.
+  void run(j2k_direction direction, j2k_wavelet wavelet, void* data, size_t bytes,
+           ptrdiff_t row_stride, const j2k_rect& rect, int levels) {
+    check(j2k_dwt_run(dwt_.get(), direction, wavelet, data, bytes, row_stride, &rect, levels));
   }
 
  private:

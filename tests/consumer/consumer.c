@@ -34,7 +34,7 @@ int main(void) {
       rgb[y][x][1] = (uint8_t)(y * 5);
       rgb[y][x][2] = (uint8_t)(x + y);
     }
-  j2k_views_interleaved(components, 3, rgb, J2K_SAMPLE_U8, 8, W * 3);
+  j2k_views_interleaved(components, 3, rgb, sizeof rgb, J2K_SAMPLE_U8, 8, W * 3);
   memset(&image, 0, sizeof image);
   image.width = W;
   image.height = H;

@@ -111,6 +111,7 @@ inline Packed pack(const Samples& s, j2k_sample_type type, bool interleaved, int
         store(type, &out.bytes[static_cast<size_t>(base + y * views[c].row_stride + x * views[c].pixel_stride)],
               k.v[static_cast<size_t>(y * k.w + x)]);
     views[c].data = out.bytes.data() + base;
+    views[c].bytes = out.bytes.size() - static_cast<size_t>(base);
   }
   out.view = j2kfront::ImageView(s.width, s.height, views);
   out.view.at_origin(s.x0, s.y0);
