@@ -42,6 +42,9 @@ cli=./build-device/tools/j2kfront
 status=0
 # NVIDIA's OpenCL: the ICD loader sees NVIDIA's driver (and only it) when told so.
 export OCL_ICD_VENDORS=libnvidia-opencl.so.1
+# The OpenCL ICD loader is opened at run time (not linked): the one in .deps/, where the
+# machine has none of its own.
+export LD_LIBRARY_PATH="$root/.deps/root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 if [[ $what == all || $what == test ]]; then
   # Eight test processes share 16 cores: OpenMP workers sleep instead of spinning while they wait.

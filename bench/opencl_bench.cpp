@@ -19,16 +19,16 @@ namespace {
 // Start of the first and end of the last of `events`, in nanoseconds; releases them.
 double span_ns(std::vector<cl_event>& events) {
   if (events.empty()) return 0;
-  ocl::check(clWaitForEvents(static_cast<cl_uint>(events.size()), events.data()),
+  ocl::check(ocl::cl().clWaitForEvents(static_cast<cl_uint>(events.size()), events.data()),
              "clWaitForEvents");
   cl_ulong start = 0, end = 0;
-  ocl::check(clGetEventProfilingInfo(events.front(), CL_PROFILING_COMMAND_START, sizeof start,
+  ocl::check(ocl::cl().clGetEventProfilingInfo(events.front(), CL_PROFILING_COMMAND_START, sizeof start,
                                      &start, nullptr),
              "clGetEventProfilingInfo");
-  ocl::check(clGetEventProfilingInfo(events.back(), CL_PROFILING_COMMAND_END, sizeof end, &end,
+  ocl::check(ocl::cl().clGetEventProfilingInfo(events.back(), CL_PROFILING_COMMAND_END, sizeof end, &end,
                                      nullptr),
              "clGetEventProfilingInfo");
-  for (cl_event e : events) clReleaseEvent(e);
+  for (cl_event e : events) ocl::cl().clReleaseEvent(e);
   events.clear();
   return static_cast<double>(end - start);
 }
@@ -81,12 +81,12 @@ int run_opencl(const Options& o) {
     const double pixels = static_cast<double>(count);
 
     auto upload = [&](const void* host) {
-      ocl::check(clEnqueueWriteBuffer(q, pristine.get(), CL_TRUE, 0, bytes, host, 0, nullptr,
+      ocl::check(ocl::cl().clEnqueueWriteBuffer(q, pristine.get(), CL_TRUE, 0, bytes, host, 0, nullptr,
                                       nullptr),
                  "clEnqueueWriteBuffer");
     };
     auto restore = [&] {
-      ocl::check(clEnqueueCopyBuffer(q, pristine.get(), a.get(), 0, 0, bytes, 0, nullptr, nullptr),
+      ocl::check(ocl::cl().clEnqueueCopyBuffer(q, pristine.get(), a.get(), 0, 0, bytes, 0, nullptr, nullptr),
                  "clEnqueueCopyBuffer");
     };
 
@@ -95,7 +95,7 @@ int run_opencl(const Options& o) {
     restore();
     const double copy = median_ms(o.repeats, nullptr, [&](std::vector<cl_event>& ev) {
       ev.emplace_back();
-      ocl::check(clEnqueueCopyBuffer(q, a.get(), b.get(), 0, 0, bytes, 0, nullptr, &ev.back()),
+      ocl::check(ocl::cl().clEnqueueCopyBuffer(q, a.get(), b.get(), 0, 0, bytes, 0, nullptr, &ev.back()),
                  "clEnqueueCopyBuffer");
     });
     auto row = [&](const std::string& variant, double ms) {

@@ -8,19 +8,32 @@
 
 namespace j2k {
 
+namespace {
+std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+}  // namespace
+
+// The reason names the case: no driver at all (no GPU), a driver too old for this build, or a
+// driver that finds no GPU.
 bool cuda_available(std::string* why) {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess) {
-    if (why) *why = std::string("no CUDA device: ") + cudaGetErrorString(err);
-    cudaGetLastError();  // clear the sticky-free error state
-    return false;
+  if (err == cudaSuccess && count > 0) return true;
+  cudaGetLastError();  // clear the sticky-free error state
+  if (why) {
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    if (driver == 0)
+      *why = "no GPU: this machine has no NVIDIA driver (libcuda.so.1 not found)";
+    else if (err == cudaErrorInsufficientDriver)
+      *why = "the NVIDIA driver supports CUDA " + version_text(driver) + ", this build needs " +
+             version_text(runtime) + ": update the driver";
+    else if (err == cudaSuccess || err == cudaErrorNoDevice)
+      *why = "no GPU: the NVIDIA driver finds no CUDA device";
+    else
+      *why = std::string("no usable CUDA device: ") + cudaGetErrorString(err);
   }
-  if (count == 0) {
-    if (why) *why = "no CUDA device: none found";
-    return false;
-  }
-  return true;
+  return false;
 }
 
 }  // namespace j2k

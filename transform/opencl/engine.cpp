@@ -93,17 +93,17 @@ std::string info_string(Object obj, Param what, Query query) {
 }
 
 std::string platform_string(cl_platform_id p, cl_platform_info what) {
-  return info_string(p, what, clGetPlatformInfo);
+  return info_string(p, what, cl().clGetPlatformInfo);
 }
 
 std::string device_string(cl_device_id d, cl_device_info what) {
-  return info_string(d, what, clGetDeviceInfo);
+  return info_string(d, what, cl().clGetDeviceInfo);
 }
 
 template <class T>
 T device_value(cl_device_id d, cl_device_info what, T fallback) {
   T v{};
-  return clGetDeviceInfo(d, what, sizeof v, &v, nullptr) == CL_SUCCESS ? v : fallback;
+  return cl().clGetDeviceInfo(d, what, sizeof v, &v, nullptr) == CL_SUCCESS ? v : fallback;
 }
 
 // "OpenCL <major>.<minor> ..." -> at least 1.2?
@@ -117,8 +117,9 @@ bool version_at_least_1_2(const std::string& version) {
 
 std::vector<DeviceInfo> list_devices(std::string* why) {
   std::vector<DeviceInfo> out;
+  if (library(why) == nullptr) return out;
   cl_uint np = 0;
-  cl_int err = clGetPlatformIDs(0, nullptr, &np);
+  cl_int err = cl().clGetPlatformIDs(0, nullptr, &np);
   if (err != CL_SUCCESS || np == 0) {
     if (why)
       *why = "no OpenCL platform found (clGetPlatformIDs: " +
@@ -127,15 +128,15 @@ std::vector<DeviceInfo> list_devices(std::string* why) {
     return out;
   }
   std::vector<cl_platform_id> platforms(np);
-  if ((err = clGetPlatformIDs(np, platforms.data(), nullptr)) != CL_SUCCESS) {
+  if ((err = cl().clGetPlatformIDs(np, platforms.data(), nullptr)) != CL_SUCCESS) {
     if (why) *why = "clGetPlatformIDs: " + error_name(err);
     return out;
   }
   for (cl_platform_id p : platforms) {
     cl_uint nd = 0;
-    if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &nd) != CL_SUCCESS || nd == 0) continue;
+    if (cl().clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &nd) != CL_SUCCESS || nd == 0) continue;
     std::vector<cl_device_id> ids(nd);
-    if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, nd, ids.data(), nullptr) != CL_SUCCESS) continue;
+    if (cl().clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, nd, ids.data(), nullptr) != CL_SUCCESS) continue;
     const std::string pname = platform_string(p, CL_PLATFORM_NAME);
     for (cl_device_id d : ids) {
       DeviceInfo info;
@@ -154,7 +155,7 @@ std::vector<DeviceInfo> list_devices(std::string* why) {
       info.max_work_group = device_value<size_t>(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, 0);
       size_t items[3] = {0, 0, 0};
       if (device_value<cl_uint>(d, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, 0) >= 2 &&
-          clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof items, items, nullptr) == CL_SUCCESS) {
+          cl().clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof items, items, nullptr) == CL_SUCCESS) {
         info.max_items[0] = items[0];
         info.max_items[1] = items[1];
       }
@@ -168,7 +169,7 @@ std::vector<DeviceInfo> list_devices(std::string* why) {
 int select_device(int requested) {
   std::string why;
   const std::vector<DeviceInfo> devs = list_devices(&why);
-  if (devs.empty()) throw Error(ErrorCode::BackendUnavailable, "OpenCL: " + why);
+  if (devs.empty()) throw Error(ErrorCode::BackendUnavailable, "backend 'opencl' is not available: " + why);
   const auto count = static_cast<int>(devs.size());
   int index = requested;
   if (index < 0) {
@@ -341,15 +342,15 @@ std::string Tuning::build_options() const {
 
 Buffer::Buffer(cl_context ctx, size_t bytes) : bytes_(bytes) {
   cl_int err = CL_SUCCESS;
-  mem_ = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, nullptr, &err);
+  mem_ = cl().clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, nullptr, &err);
   check(err, "clCreateBuffer");
 }
 Buffer::~Buffer() {
-  if (mem_) clReleaseMemObject(mem_);
+  if (mem_) cl().clReleaseMemObject(mem_);
 }
 Buffer& Buffer::operator=(Buffer&& o) noexcept {
   if (this != &o) {
-    if (mem_) clReleaseMemObject(mem_);
+    if (mem_) cl().clReleaseMemObject(mem_);
     mem_ = o.mem_;
     bytes_ = o.bytes_;
     o.mem_ = nullptr;
@@ -382,7 +383,7 @@ Compiled compiled_for(const DeviceInfo& dev, const std::string& options, bool sh
     const cl_context_properties props[] = {
         CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(dev.platform), 0};
     cl_int err = CL_SUCCESS;
-    cl_context c = clCreateContext(props, 1, &dev.id, nullptr, nullptr, &err);
+    cl_context c = cl().clCreateContext(props, 1, &dev.id, nullptr, nullptr, &err);
     check(err, "clCreateContext");
     ctx = c;
   }
@@ -390,39 +391,39 @@ Compiled compiled_for(const DeviceInfo& dev, const std::string& options, bool sh
   if (!prog) {
     cl_int err = CL_SUCCESS;
     const char* src = kDwtClSource;
-    cl_program p = clCreateProgramWithSource(ctx, 1, &src, nullptr, &err);
+    cl_program p = cl().clCreateProgramWithSource(ctx, 1, &src, nullptr, &err);
     check(err, "clCreateProgramWithSource");
     // On NVIDIA, first with explicitly rounded PTX arithmetic (see dwt.cl); should that
     // compiler refuse inline PTX, the portable source relies on FP_CONTRACT OFF alone.
     // show_log (tuning "buildlog") prints the build log (on NVIDIA with -cl-nv-verbose:
     // registers, spills and shared memory of every kernel) to stderr.
     const bool nvidia = dev.platform_name.find("NVIDIA") != std::string::npos;
-    err = nvidia ? clBuildProgram(p, 1, &dev.id,
+    err = nvidia ? cl().clBuildProgram(p, 1, &dev.id,
                                   (options + " -DJ2K_PTX_RN=1" + (show_log ? " -cl-nv-verbose" : ""))
                                       .c_str(),
                                   nullptr, nullptr)
                  : CL_BUILD_PROGRAM_FAILURE;
     if (!nvidia || err != CL_SUCCESS)
-      err = clBuildProgram(p, 1, &dev.id, options.c_str(), nullptr, nullptr);
+      err = cl().clBuildProgram(p, 1, &dev.id, options.c_str(), nullptr, nullptr);
     if (err != CL_SUCCESS) {
       std::string log;
       size_t n = 0;
-      if (clGetProgramBuildInfo(p, dev.id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n) == CL_SUCCESS &&
+      if (cl().clGetProgramBuildInfo(p, dev.id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n) == CL_SUCCESS &&
           n > 0) {
         log.resize(n);
-        clGetProgramBuildInfo(p, dev.id, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+        cl().clGetProgramBuildInfo(p, dev.id, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
         log.resize(log.find('\0') == std::string::npos ? log.size() : log.find('\0'));
       }
-      clReleaseProgram(p);
+      cl().clReleaseProgram(p);
       throw Error(ErrorCode::BackendFailure, "clBuildProgram: " + error_name(err) + " on " +
                                                  dev.name + "; build log:\n" + log);
     }
     if (show_log) {
       size_t n = 0;
-      if (clGetProgramBuildInfo(p, dev.id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n) == CL_SUCCESS &&
+      if (cl().clGetProgramBuildInfo(p, dev.id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n) == CL_SUCCESS &&
           n > 1) {
         std::string log(n, '\0');
-        clGetProgramBuildInfo(p, dev.id, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+        cl().clGetProgramBuildInfo(p, dev.id, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
         std::fprintf(stderr, "OpenCL build log (%s):\n%s\n", options.c_str(), log.c_str());
       }
     }
@@ -469,17 +470,17 @@ struct Runner::Impl {
 
   ~Impl() {
     for (cl_kernel k : kernels)
-      if (k) clReleaseKernel(k);
-    if (queue) clReleaseCommandQueue(queue);
+      if (k) cl().clReleaseKernel(k);
+    if (queue) cl().clReleaseCommandQueue(queue);
   }
 
   template <class A>
   void arg(cl_kernel k, cl_uint i, const A& v) {
-    check(clSetKernelArg(k, i, sizeof(A), &v), "clSetKernelArg");
+    check(cl().clSetKernelArg(k, i, sizeof(A), &v), "clSetKernelArg");
   }
 
   void launch(cl_kernel k, const size_t global[2], const size_t local[2], cl_event* ev) {
-    check(clEnqueueNDRangeKernel(queue, k, 2, nullptr, global, local, 0, nullptr, ev),
+    check(cl().clEnqueueNDRangeKernel(queue, k, 2, nullptr, global, local, 0, nullptr, ev),
           "clEnqueueNDRangeKernel");
   }
 };
@@ -488,7 +489,7 @@ Runner::Runner(int device_index, const std::string& tuning, bool profiling)
     : impl_(std::make_unique<Impl>()) {
   std::string why;
   std::vector<DeviceInfo> devs = list_devices(&why);
-  if (devs.empty()) throw Error(ErrorCode::BackendUnavailable, "OpenCL: " + why);
+  if (devs.empty()) throw Error(ErrorCode::BackendUnavailable, "backend 'opencl' is not available: " + why);
   if (device_index < 0 || device_index >= static_cast<int>(devs.size()))
     throw Error(ErrorCode::InvalidArgument, "OpenCL device index " + std::to_string(device_index) +
                                                 " is out of range: " + std::to_string(devs.size()) +
@@ -502,11 +503,11 @@ Runner::Runner(int device_index, const std::string& tuning, bool profiling)
   m.tuning = Tuning::for_device(m.dev, tuning);
   m.compiled = compiled_for(m.dev, m.tuning.build_options(), m.tuning.build_log);
   cl_int err = CL_SUCCESS;
-  m.queue = clCreateCommandQueue(m.compiled.context, m.dev.id,
+  m.queue = cl().clCreateCommandQueue(m.compiled.context, m.dev.id,
                                  profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
   check(err, "clCreateCommandQueue");
   for (int i = 0; i < 8; ++i) {
-    m.kernels[i] = clCreateKernel(m.compiled.program, kKernelNames[i], &err);
+    m.kernels[i] = cl().clCreateKernel(m.compiled.program, kKernelNames[i], &err);
     check(err, "clCreateKernel");
   }
 }
@@ -583,8 +584,8 @@ void Runner::horizontal(Wavelet w, bool forward, cl_mem src, cl_mem dst, size_t 
   const int64_t cpg = std::min<int64_t>(chunks, t.hcpg > 0 ? t.hcpg : m.dev.gpu ? 1 : chunks);
   const cl_int cpgv = static_cast<cl_int>(cpg);
   m.arg(k, 6, cpgv);
-  check(clSetKernelArg(k, 7, in_bytes, nullptr), "clSetKernelArg");
-  check(clSetKernelArg(k, 8, out_bytes, nullptr), "clSetKernelArg");
+  check(cl().clSetKernelArg(k, 7, in_bytes, nullptr), "clSetKernelArg");
+  check(cl().clSetKernelArg(k, 8, out_bytes, nullptr), "clSetKernelArg");
   const int64_t groups = (int64_t{h} + hy - 1) / hy;
   const int64_t xgroups = n == 1 ? 1 : (chunks + cpg - 1) / cpg;
   const size_t global[2] = {static_cast<size_t>(xgroups * hx), static_cast<size_t>(groups * hy)};

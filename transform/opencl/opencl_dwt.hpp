@@ -2,10 +2,7 @@
 // (bench/opencl_bench.cpp) and the OpenCL-specific tests (tests/opencl_test.cpp).
 // Not part of the public API.
 #pragma once
-#ifndef CL_TARGET_OPENCL_VERSION
-#define CL_TARGET_OPENCL_VERSION 120
-#endif
-#include <CL/cl.h>
+#include "transform/opencl/opencl_library.hpp"  // CL/cl.h and cl(), the loaded functions
 
 #include <cstddef>
 #include <cstdint>

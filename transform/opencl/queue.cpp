@@ -18,6 +18,7 @@ namespace j2k {
 namespace {
 
 using ocl::check;
+using ocl::cl;
 
 constexpr size_t kAlign = 256;
 size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
@@ -27,20 +28,20 @@ class Kernel {
  public:
   Kernel(cl_program program, const char* name) {
     cl_int err = CL_SUCCESS;
-    k_ = clCreateKernel(program, name, &err);
+    k_ = cl().clCreateKernel(program, name, &err);
     check(err, "clCreateKernel");
   }
-  ~Kernel() { clReleaseKernel(k_); }
+  ~Kernel() { cl().clReleaseKernel(k_); }
   Kernel(const Kernel&) = delete;
   Kernel& operator=(const Kernel&) = delete;
   template <class... A>
   void run(cl_command_queue q, int64_t width, int64_t height, const A&... args) {
     cl_uint i = 0;
-    (check(clSetKernelArg(k_, i++, sizeof(A), &args), "clSetKernelArg"), ...);
+    (check(cl().clSetKernelArg(k_, i++, sizeof(A), &args), "clSetKernelArg"), ...);
     const size_t local[2] = {16, 8};
     const size_t global[2] = {(static_cast<size_t>(width) + 15) / 16 * 16,
                               (static_cast<size_t>(height) + 7) / 8 * 8};
-    check(clEnqueueNDRangeKernel(q, k_, 2, nullptr, global, local, 0, nullptr, nullptr),
+    check(cl().clEnqueueNDRangeKernel(q, k_, 2, nullptr, global, local, 0, nullptr, nullptr),
           "clEnqueueNDRangeKernel");
   }
 
@@ -59,8 +60,8 @@ class OpenCLQueue final : public Queue {
         ict_(runner_.program(), "ict_forward"),
         narrow_(runner_.program(), "narrow_i16") {}
   ~OpenCLQueue() override {
-    clFinish(runner_.queue());
-    if (staged_) clReleaseEvent(staged_);
+    cl().clFinish(runner_.queue());
+    if (staged_) cl().clReleaseEvent(staged_);
     for (int i = 0; i <= kFrameSlots; ++i) release_mark(i);
   }
 
@@ -93,7 +94,7 @@ class OpenCLQueue final : public Queue {
     if (n.narrow_bytes > narrow_buffer_.bytes()) narrow_buffer_ = ocl::Buffer(ctx, n.narrow_bytes);
     if (!flag_.get()) flag_ = ocl::Buffer(ctx, sizeof(int));
     const int zero = 0;
-    check(clEnqueueWriteBuffer(runner_.queue(), flag_.get(), CL_TRUE, 0, sizeof zero, &zero, 0, nullptr, nullptr),
+    check(cl().clEnqueueWriteBuffer(runner_.queue(), flag_.get(), CL_TRUE, 0, sizeof zero, &zero, 0, nullptr, nullptr),
           "clEnqueueWriteBuffer");
     lvs_.reserve(kMaxLevels);
   }
@@ -128,8 +129,8 @@ class OpenCLQueue final : public Queue {
     if (row == 0 || dst.height == 0) return;
     // The host staging may still be in flight to the device from the previous upload.
     if (staged_) {
-      check(clWaitForEvents(1, &staged_), "clWaitForEvents");
-      clReleaseEvent(staged_);
+      check(cl().clWaitForEvents(1, &staged_), "clWaitForEvents");
+      cl().clReleaseEvent(staged_);
       staged_ = nullptr;
     }
     unsigned char* host = host_staging_.data() + dst.offset;
@@ -138,7 +139,7 @@ class OpenCLQueue final : public Queue {
                  [&](ptrdiff_t y) {
       pack_row(host + static_cast<size_t>(y) * row, base + y * src.row_stride, dst.width, size, src.pixel_stride);
     });
-    check(clEnqueueWriteBuffer(runner_.queue(), mem(dst), CL_FALSE, dst.offset, row * static_cast<size_t>(dst.height),
+    check(cl().clEnqueueWriteBuffer(runner_.queue(), mem(dst), CL_FALSE, dst.offset, row * static_cast<size_t>(dst.height),
                                host, 0, nullptr, &staged_),
           "clEnqueueWriteBuffer");
   }
@@ -195,7 +196,7 @@ class OpenCLQueue final : public Queue {
     if (row == 0 || src.height == 0) return;
     const size_t origin[3] = {src.offset, 0, 0}, host_origin[3] = {0, 0, 0};
     const size_t region[3] = {row, static_cast<size_t>(src.height), 1};
-    check(clEnqueueReadBufferRect(runner_.queue(), mem(src), CL_FALSE, origin, host_origin, region,
+    check(cl().clEnqueueReadBufferRect(runner_.queue(), mem(src), CL_FALSE, origin, host_origin, region,
                                   static_cast<size_t>(src.row_stride), 0, static_cast<size_t>(dst.row_stride), 0,
                                   static_cast<char*>(dst.base) + dst.offset, 0, nullptr, nullptr),
           "clEnqueueReadBufferRect");
@@ -207,9 +208,9 @@ class OpenCLQueue final : public Queue {
     cl_command_queue q = runner_.queue();
     release_mark(slot);
     if (!flag_.get()) return;
-    check(clEnqueueReadBuffer(q, flag_.get(), CL_FALSE, 0, sizeof(int), &slot_flags_[slot], 0, nullptr, nullptr),
+    check(cl().clEnqueueReadBuffer(q, flag_.get(), CL_FALSE, 0, sizeof(int), &slot_flags_[slot], 0, nullptr, nullptr),
           "clEnqueueReadBuffer");
-    check(clEnqueueWriteBuffer(q, flag_.get(), CL_FALSE, 0, sizeof kZero, &kZero, 0, nullptr, &marks_[slot]),
+    check(cl().clEnqueueWriteBuffer(q, flag_.get(), CL_FALSE, 0, sizeof kZero, &kZero, 0, nullptr, &marks_[slot]),
           "clEnqueueWriteBuffer");
   }
 
@@ -218,11 +219,11 @@ class OpenCLQueue final : public Queue {
 
   void wait(int slot) override {
     if (marks_[slot]) {
-      const cl_int err = clWaitForEvents(1, &marks_[slot]);
+      const cl_int err = cl().clWaitForEvents(1, &marks_[slot]);
       release_mark(slot);
       check(err, "clWaitForEvents");
     } else {
-      check(clFinish(runner_.queue()), "clFinish");
+      check(cl().clFinish(runner_.queue()), "clFinish");
     }
     if (slot_flags_[slot]) {
       slot_flags_[slot] = 0;
@@ -233,7 +234,7 @@ class OpenCLQueue final : public Queue {
  private:
   static constexpr int kZero = 0;
   void release_mark(int slot) {
-    if (marks_[slot]) clReleaseEvent(marks_[slot]);
+    if (marks_[slot]) cl().clReleaseEvent(marks_[slot]);
     marks_[slot] = nullptr;
   }
 
