@@ -13,8 +13,9 @@ mkdir -p "$work"
 cli=$work/prefix/bin/j2kfront
 [[ -x $cli ]] || { echo "not installed: $cli"; exit 1; }
 
-needed=$(readelf -d "$cli" | grep NEEDED || true)
+needed=$(readelf -d "$cli" | grep NEEDED)  # binutils, with the compiler
 echo "$needed"
+grep -q 'libc\.so' <<<"$needed" || { echo "FAIL: no NEEDED entries read"; exit 1; }
 if grep -E 'libcudart|libcuda\.|libOpenCL|libnvidia' <<<"$needed"; then
   echo "FAIL: the binary needs a GPU runtime to start (above)"
   exit 1
