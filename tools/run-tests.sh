@@ -12,8 +12,10 @@ tools/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build
 (cd build && ctest --output-on-failure -j2 --timeout 1200)
+tools/skipped-tests.sh build
 
 CC=clang CXX=clang++ cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Sanitize \
   -DJ2K_WITH_CUDA=OFF -DJ2K_BUILD_FUZZERS=ON -DJ2K_FUZZ_SECONDS="${J2K_FUZZ_SECONDS:-60}"
 cmake --build build-sanitize
 (cd build-sanitize && ctest --output-on-failure -j2 --timeout 1200)
+tools/skipped-tests.sh build-sanitize
