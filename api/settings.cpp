@@ -11,7 +11,7 @@ namespace j2k::api {
 BackendOptions backend_options(const j2k_settings& s) {
   BackendOptions o;
   o.backend = backend_from(s.backend);
-  // A worker per core is the default; far more only oversubscribes (and each OpenMP thread
+  // A worker per core is the default; far more only oversubscribes (and each worker thread
   // takes a stack), so counts beyond 8 per core, or 64 on small machines, are refused.
   const int cap = std::max(64, 8 * static_cast<int>(std::thread::hardware_concurrency()));
   require(s.threads >= 0 && s.threads <= cap,

@@ -12,13 +12,14 @@ struct Options {
   std::vector<int64_t> sizes{4096, 8192};  // square images, size x size samples
   int levels = 5;
   int repeats = 20;  // timed runs per row; the median is reported
-  int threads = 0;   // CPU threads (0 = OpenMP default)
+  int threads = 0;   // CPU threads (0 = one per core)
   int device = -1;   // GPU / OpenCL device
   std::string opencl_tuning;  // BackendOptions::opencl_tuning
   std::string timeline;       // --pipeline: an SVG timeline of one configuration goes here
   int streams = 0;            // --pipeline: the plans' streams (0: their default)
   std::vector<int64_t> tiles{1024, 2048, 0};    // --pipeline: tile sizes (0: untiled)
   std::vector<std::string> outputs{"i32", "i16", "f32"};  // --pipeline: 5/3 int32, 5/3 int16, 9/7 float32
+  bool busy_loop = false;     // cpu: run the 512^2 5/3 forward until killed (the busy process)
 };
 
 // Each prints a table and returns 0, or throws j2k::Error.

@@ -2,13 +2,22 @@
 // bytes in the same run (OpenJPEG's own transform is timed by bench/cpu_vs_openjpeg); then the
 // whole front stage on a plan by tile size, against the same image untiled.
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "bench/bench.hpp"
+#include "common/error.hpp"
 #include "j2kfront/j2kfront.hpp"
 
 namespace j2k::bench {
@@ -28,6 +37,71 @@ double time_ms(int repeats, Fn fn) {
   return median(t);
 }
 
+// A second process on the machine until destroyed: `spin` keeps one core busy (as a compile
+// job would); otherwise it is this program running the same CPU DWT benchmark on all cores
+// (as a second encoder would), the case where workers that spin or share work out statically
+// slow down by orders of magnitude.
+class BusyProcess {
+ public:
+  explicit BusyProcess(bool spin) {
+    if (spin) {
+      pid_ = fork();
+      if (pid_ == 0)
+        for (volatile uint64_t i = 0;; i = i + 1) {
+        }
+    } else {
+      char exe[] = "/proc/self/exe";
+      char* argv[] = {exe, const_cast<char*>("bench"), const_cast<char*>("--backend"), const_cast<char*>("cpu"),
+                      const_cast<char*>("--busy-loop"), nullptr};
+      posix_spawn_file_actions_t quiet;
+      posix_spawn_file_actions_init(&quiet);
+      posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
+      const int err = posix_spawn(&pid_, exe, &quiet, nullptr, argv, environ);
+      posix_spawn_file_actions_destroy(&quiet);
+      if (err != 0) pid_ = -1;
+    }
+    if (pid_ < 0) throw Error(ErrorCode::Io, std::string("starting a busy process: ") + std::strerror(errno));
+  }
+  ~BusyProcess() {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+  BusyProcess(const BusyProcess&) = delete;
+  BusyProcess& operator=(const BusyProcess&) = delete;
+
+ private:
+  pid_t pid_;
+};
+
+// The 5/3 forward on an idle machine and beside each BusyProcess, in the same run.
+void busy_machine(j2kfront::Dwt& dwt, const Options& o) {
+  std::printf("\nCPU DWT beside a busy process, 5/3 forward, %d levels: 'spin' keeps one core busy,\n"
+              "'dwt' is a second j2kfront running this benchmark's 512^2 DWT on every core\n", o.levels);
+  std::printf("%-7s %10s %10s %9s %10s %9s\n", "size", "idle ms", "spin ms", "x idle", "dwt ms", "x idle");
+  std::vector<int64_t> sizes{512};
+  if (!o.sizes.empty() && o.sizes[0] != 512) sizes.push_back(std::min<int64_t>(o.sizes[0], 4096));
+  for (int64_t n : sizes) {
+    const j2k_rect tc{0, 0, n, n};
+    const std::vector<int32_t> pattern = test_pattern(n, n, 8);
+    std::vector<int32_t> ints(pattern.size());
+    const size_t bytes = ints.size() * sizeof(int32_t);
+    auto run = [&] {
+      std::memcpy(ints.data(), pattern.data(), bytes);
+      dwt.forward(ints.data(), ints.size(), static_cast<ptrdiff_t>(n), tc, o.levels);
+    };
+    const int repeats = std::max(o.repeats, n <= 512 ? 50 : 5);
+    const double idle = time_ms(repeats, run);
+    double busy[2] = {0, 0};
+    for (int kind = 0; kind < 2; ++kind) {
+      const BusyProcess other(kind == 0);
+      if (kind == 1) std::this_thread::sleep_for(std::chrono::milliseconds(300));  // it starts up
+      busy[kind] = time_ms(repeats, run);
+    }
+    std::printf("%-7lld %10.2f %10.2f %9.2f %10.2f %9.2f\n", static_cast<long long>(n), idle, busy[0],
+                busy[0] / idle, busy[1], busy[1] / idle);
+  }
+}
+
 }  // namespace
 
 int run_cpu(const Options& o) {
@@ -35,6 +109,14 @@ int run_cpu(const Options& o) {
   settings.backend = J2K_BACKEND_CPU;
   settings.threads = o.threads;
   j2kfront::Dwt dwt(settings);
+  if (o.busy_loop) {
+    const std::vector<int32_t> pattern = test_pattern(512, 512, 8);
+    std::vector<int32_t> ints(pattern.size());
+    for (;;) {
+      std::memcpy(ints.data(), pattern.data(), ints.size() * sizeof(int32_t));
+      dwt.forward(ints.data(), ints.size(), 512, j2k_rect{0, 0, 512, 512}, o.levels);
+    }
+  }
   std::printf("backend: %s, %d levels, median of %d runs\n", dwt.description().c_str(), o.levels,
               o.repeats);
   std::printf("%-7s %-16s %10s %12s %9s\n", "size", "variant", "ms", "Msamples/s", "x memcpy");
@@ -73,6 +155,7 @@ int run_cpu(const Options& o) {
           dwt.inverse(floats.data(), floats.size(), s, tc, o.levels);
         }) - restore_f);
   }
+  busy_machine(dwt, o);
   // The whole front stage on a plan, by tile size: the cost of many small tiles, against the
   // same image untiled in the same run.
   const int64_t n = o.sizes.empty() ? 2048 : std::min<int64_t>(o.sizes[0], 4096);

@@ -48,13 +48,6 @@ endif()
 if(J2K_HAVE_CUDA OR J2K_HAVE_OPENCL)  # dlopen: the CUDA driver, the OpenCL ICD loader
   _j2k_pc_lib("" dl)
 endif()
-if(J2K_HAVE_OPENMP)
-  foreach(_name IN LISTS OpenMP_CXX_LIB_NAMES)
-    if(NOT _name STREQUAL "pthread")
-      _j2k_pc_lib("" ${_name})
-    endif()
-  endforeach()
-endif()
 string(APPEND _j2k_pc_private " -lpthread -lstdc++ -lm")
 string(STRIP "${_j2k_pc_private}" J2K_PC_LIBS_PRIVATE)
 # Relative to the .pc file, so that the installed tree can move.

@@ -1,7 +1,6 @@
 # Optional parts of the build. Each J2K_WITH_* is AUTO (use it if found), ON (required) or
 # OFF. The results are J2K_HAVE_* variables; the build works with every one of them off.
 
-set(J2K_WITH_OPENMP AUTO CACHE STRING "OpenMP for the CPU backend (AUTO|ON|OFF)")
 set(J2K_WITH_CUDA AUTO CACHE STRING "CUDA backend (AUTO|ON|OFF)")
 set(J2K_WITH_OPENCL AUTO CACHE STRING "OpenCL backend (AUTO|ON|OFF)")
 set(J2K_WITH_TIFF AUTO CACHE STRING "TIFF input through libtiff (AUTO|ON|OFF)")
@@ -19,11 +18,6 @@ function(j2k_resolve name found)
     set(J2K_HAVE_${name} OFF PARENT_SCOPE)
   endif()
 endfunction()
-
-if(NOT J2K_WITH_OPENMP STREQUAL "OFF")
-  find_package(OpenMP COMPONENTS CXX)
-endif()
-j2k_resolve(OPENMP OpenMP_CXX_FOUND)
 
 if(NOT J2K_WITH_CUDA STREQUAL "OFF")
   include(CheckLanguage)

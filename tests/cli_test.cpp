@@ -134,7 +134,7 @@ TEST_F(Cli, VersionNamesTheLibraryAndEachBackend) {
   auto r = cli("--version");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output.rfind("j2kfront 0.", 0), 0u) << r.output;
-  for (const char* backend : {"\n  cpu: cpu (OpenMP", "\n  cuda: ", "\n  opencl: "})
+  for (const char* backend : {"\n  cpu: cpu (", "\n  cuda: ", "\n  opencl: "})
     EXPECT_NE(r.output.find(backend), std::string::npos) << backend << " missing from: " << r.output;
   r = cli("help");
   EXPECT_EQ(r.exit_code, 0) << r.output;

@@ -15,7 +15,7 @@ namespace {
 struct BenchArgs {
   std::string backend = "auto", sizes = "4096,8192", tiles = "1024,2048,0", outputs = "i32,i16,f32";
   int levels = 5, repeats = 0, threads = 0, device = -1, streams = 0;
-  bool pipeline = false;
+  bool pipeline = false, busy_loop = false;
   std::string timeline;
 };
 
@@ -95,6 +95,7 @@ int run_bench(const BenchArgs& a) {
 #endif
     default:
       o.repeats = a.repeats ? a.repeats : 5;
+      o.busy_loop = a.busy_loop;
       return bench::run_cpu(o);
   }
   throw Error(ErrorCode::BackendUnavailable, std::string("no benchmark built for backend ") + backend_name(b));
@@ -125,6 +126,8 @@ std::function<int()> add_bench_command(CLI::App& app) {
   cmd->add_option("--outputs", args->outputs,
                   "with --pipeline: i32 (5/3 int32), i16 (5/3 int16), f32 (9/7 float32), comma-separated")
       ->capture_default_str();
+  // The CPU bench's second busy process (bench/cpu_bench.cpp): not for users, so not in --help.
+  cmd->add_flag("--busy-loop", args->busy_loop, "run the 512^2 CPU DWT until killed")->group("");
   return [args] { return run_bench(*args); };
 }
 

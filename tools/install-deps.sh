@@ -9,7 +9,7 @@ packages=(
   libgtest-dev                    # tests
   libopenjp2-7-dev                # conformance tests: OpenJPEG 2.5.0's own transform (test-only)
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd  # OpenCL backend, runnable on the CPU via PoCL
-  clang libclang-rt-14-dev libomp-14-dev  # the sanitizer build and the libFuzzer targets (tests)
+  clang libclang-rt-14-dev               # the sanitizer build and the libFuzzer targets (tests)
   help2man                        # the man page, generated from the CLI's help at build time
   python3-numpy                   # the README's example of reading the coefficients
 )

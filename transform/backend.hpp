@@ -14,7 +14,7 @@ struct BackendOptions {
   BackendOptions(Backend b, int t = 0, int d = -1) : backend(b), threads(t), device(d) {}
 
   Backend backend = Backend::Auto;
-  int threads = 0;  // CPU worker threads; 0 = OpenMP's default
+  int threads = 0;  // CPU worker threads; 0 = one per core
   int device = -1;  // GPU / OpenCL device index; -1 = the first (GPU) device
   // OpenCL kernel tuning: "" = the device's defaults; else comma-separated items, e.g.
   // "small" (tiny tiles that cross every kernel boundary, for tests) or "hp=2,hgroup=128"

@@ -24,7 +24,7 @@ class Dwt {
   Dwt& operator=(Dwt&&) noexcept;
 
   Backend backend() const;      // the backend actually in use (never Auto)
-  std::string description() const;  // e.g. "cpu (OpenMP, 2 threads)"
+  std::string description() const;  // e.g. "cpu (2 threads)"
 
   void forward53(int32_t* data, size_t stride, const Rect& tc, int levels);
   void inverse53(int32_t* data, size_t stride, const Rect& tc, int levels);

@@ -128,14 +128,10 @@ void run_strip(const Strip<T, kLanes>& s) {
 
 // Vertical pass on the top-left w x h block, one column strip per task. forward: rows at
 // parity-interleaved positions go to [0, sn) (low) and [sn, h) (high); inverse: the reverse.
-// The calling thread's slice of the scratch: worker_count(threads) slices of `per_thread`.
+// Worker `worker`'s slice of the scratch: worker_count(threads) slices of `per_thread`.
 template <class T>
-T* thread_scratch(const Scratch<T>& s) {
-#if J2KFRONT_HAVE_OPENMP
-  return s.data + static_cast<size_t>(omp_get_thread_num()) * s.per_thread;
-#else
-  return s.data;
-#endif
+T* worker_scratch(const Scratch<T>& s, int worker) {
+  return s.data + static_cast<size_t>(worker) * s.per_thread;
 }
 
 // One column strip of the vertical pass. The loop bodies of both passes are functions of their
@@ -154,7 +150,7 @@ void vertical_strip(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, ptrdiff
 
 template <class T, bool kForward>
 void vertical(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas,
-              [[maybe_unused]] int threads, const Scratch<T>& scr) {  // threads unused without OpenMP
+              int threads, const Scratch<T>& scr) {
   if (w == 0 || h == 0) return;
   if (h == 1) {
     for (ptrdiff_t x = 0; x < w; ++x)
@@ -163,19 +159,16 @@ void vertical(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas,
   }
   const ptrdiff_t sn = low_count(h, cas), dn = h - sn;
   const ptrdiff_t strips = (w + kStrip - 1) / kStrip;
-  // Small blocks on the calling thread, without entering OpenMP at all: a region costs
-  // microseconds even when it runs on one thread, which dominates small tiles.
+  // Small blocks on the calling thread, without waking a worker: that costs microseconds,
+  // which dominates small tiles.
   if (strips == 1 || w * h < kParallelMin || worker_count(threads) == 1) {
     for (ptrdiff_t s = 0; s < strips; ++s) vertical_strip<T, kForward>(data, stride, w, h, sn, dn, cas, s, scr.data);
     return;
   }
-#pragma omp parallel num_threads(worker_count(threads))
-  {
-    T* scratch = thread_scratch(scr);
-    // Dynamic: a thread that the OS delays does not hold the others up at the barrier.
-#pragma omp for schedule(dynamic, 1)
-    for (ptrdiff_t s = 0; s < strips; ++s) vertical_strip<T, kForward>(data, stride, w, h, sn, dn, cas, s, scratch);
-  }
+  // One strip an item, claimed dynamically: a worker the OS delays holds up one strip only.
+  run_on_workers(strips, worker_count(threads), [&](ptrdiff_t s, int worker) {
+    vertical_strip<T, kForward>(data, stride, w, h, sn, dn, cas, s, worker_scratch(scr, worker));
+  });
 }
 
 // Rows [y0, y1) of the horizontal pass, L (then H) the thread's scratch.
@@ -202,7 +195,7 @@ void horizontal_rows(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t sn, ptrdi
 // Horizontal pass on the top-left w x h block, one row at a time.
 template <class T, bool kForward>
 void horizontal(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas,
-                [[maybe_unused]] int threads, const Scratch<T>& scr) {
+                int threads, const Scratch<T>& scr) {
   if (w == 0 || h == 0) return;
   if (w == 1) {
     for (ptrdiff_t y = 0; y < h; ++y) {
@@ -217,13 +210,10 @@ void horizontal(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas,
     return;
   }
   constexpr ptrdiff_t kRows = 16;
-#pragma omp parallel num_threads(worker_count(threads))
-  {
-    T* L = thread_scratch(scr);
-#pragma omp for schedule(dynamic, 1)
-    for (ptrdiff_t y = 0; y < h; y += kRows)
-      horizontal_rows<T, kForward>(data, stride, w, sn, dn, cas, y, std::min(h, y + kRows), L);
-  }
+  run_on_workers((h + kRows - 1) / kRows, worker_count(threads), [&](ptrdiff_t chunk, int worker) {
+    const ptrdiff_t y = chunk * kRows;
+    horizontal_rows<T, kForward>(data, stride, w, sn, dn, cas, y, std::min(h, y + kRows), worker_scratch(scr, worker));
+  });
 }
 
 template <class T>
@@ -257,13 +247,8 @@ void run_allocating(bool fwd, T* data, size_t stride, const Rect& tc, int levels
 }  // namespace
 
 std::string describe(int threads) {
-#if J2KFRONT_HAVE_OPENMP
   const int n = worker_count(threads);
-  return "cpu (OpenMP, " + std::to_string(n) + (n == 1 ? " thread)" : " threads)");
-#else
-  (void)threads;
-  return "cpu (single thread, built without OpenMP)";
-#endif
+  return "cpu (" + std::to_string(n) + (n == 1 ? " thread)" : " threads)");
 }
 
 size_t scratch_per_thread(const Rect& tc) {

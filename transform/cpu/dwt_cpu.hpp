@@ -1,4 +1,4 @@
-// The CPU reference DWT (OpenMP over columns strips and rows). Results do not depend on the
+// The CPU reference DWT (column strips and rows dealt to the worker pool). Results do not depend on the
 // thread count: every output value is computed by exactly one thread in a fixed order.
 #pragma once
 #include <cstddef>
@@ -10,11 +10,11 @@
 
 namespace j2k::cpu {
 
-// "cpu (OpenMP, 4 threads)": what the CPU backend runs with.
+// "cpu (4 threads)": what the CPU backend runs with.
 std::string describe(int threads);
 
 // Scratch for the passes: worker_count(threads) slices of `per_thread` elements, one for each
-// thread of a pass (slice i for OpenMP thread i).
+// worker of a pass (slice i for worker i of run_on_workers).
 template <class T>
 struct Scratch {
   T* data;
@@ -28,7 +28,7 @@ void dwt(j2k_direction direction, int32_t* data, ptrdiff_t stride, const DwtLeve
 void dwt(j2k_direction direction, float* data, ptrdiff_t stride, const DwtLevel* levels,
          int count, int threads, const Scratch<float>& scratch);
 
-// The same with scratch allocated for the call. threads <= 0: OpenMP's default. Buffers as in
+// The same with scratch allocated for the call. threads <= 0: one per core. Buffers as in
 // j2k::Dwt.
 void forward53(int32_t* data, size_t stride, const Rect& tc, int levels, int threads);
 void inverse53(int32_t* data, size_t stride, const Rect& tc, int levels, int threads);

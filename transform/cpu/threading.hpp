@@ -1,28 +1,16 @@
-// CPU threading shared by the CPU DWT and the pipeline's stages (OpenMP when built with it).
+// CPU threading shared by the CPU DWT, the pipeline's stages and the readers: the worker
+// pool of worker_pool.hpp (threads that sleep while idle) behind a thread-count setting.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <exception>
-#include <mutex>
 
-#include "j2kfront/config.h"
-
-#if J2KFRONT_HAVE_OPENMP
-#include <omp.h>
-#endif
+#include "transform/cpu/worker_pool.hpp"
 
 namespace j2k {
 
-// Worker threads for a `threads` setting: 0 or less means OpenMP's default.
-inline int worker_count(int threads) {
-#if J2KFRONT_HAVE_OPENMP
-  return threads > 0 ? threads : omp_get_max_threads();
-#else
-  (void)threads;
-  return 1;
-#endif
-}
+// Worker threads for a `threads` setting: 0 or less means one per core this process may use.
+inline int worker_count(int threads) { return threads > 0 ? threads : available_cores(); }
 
 // Threads for copying `bytes` on the host: one below 256 KB, where waking a team costs more
 // than the copy (a tile-component of a small image, a 1-pixel strip).
@@ -44,29 +32,16 @@ inline void pack_row(unsigned char* dst, const unsigned char* src, int64_t n, si
   else gather(uint32_t{});
 }
 
-// A parallel loop over independent items. The first exception thrown by an item is
-// rethrown after the loop, since an exception may not leave an OpenMP region.
+// A parallel loop over independent items on worker_count(threads) workers (see
+// run_on_workers: dynamic scheduling, the first exception rethrown after the loop).
 template <class Fn>
 void parallel_for(ptrdiff_t count, int threads, Fn fn) {
-  std::exception_ptr error;
-  std::mutex error_mutex;
   const int n = worker_count(threads);
-  if (count <= 1 || n <= 1) {  // no OpenMP region at all: one costs microseconds even on one thread
+  if (count <= 1 || n <= 1) {  // no pool at all: waking a worker costs microseconds
     for (ptrdiff_t i = 0; i < count; ++i) fn(i);
     return;
   }
-#if J2KFRONT_HAVE_OPENMP
-#pragma omp parallel for schedule(dynamic) num_threads(n)
-#endif
-  for (ptrdiff_t i = 0; i < count; ++i) {
-    try {
-      fn(i);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mutex);
-      if (!error) error = std::current_exception();
-    }
-  }
-  if (error) std::rethrow_exception(error);
+  run_on_workers(count, n, [&](ptrdiff_t i, int) { fn(i); });
 }
 
 }  // namespace j2k
