@@ -4,6 +4,7 @@
 set(J2K_WITH_CUDA AUTO CACHE STRING "CUDA backend (AUTO|ON|OFF)")
 set(J2K_WITH_OPENCL AUTO CACHE STRING "OpenCL backend (AUTO|ON|OFF)")
 set(J2K_WITH_TIFF AUTO CACHE STRING "TIFF input through libtiff (AUTO|ON|OFF)")
+set(J2K_WITH_PNG AUTO CACHE STRING "PNG input through libpng (AUTO|ON|OFF)")
 option(J2K_BUILD_TOOLS "Build the j2kfront command-line tool (needs CLI11 and nlohmann_json)" ON)
 option(J2K_BUILD_TESTS "Build the unit, backend and conformance tests" ON)
 option(J2K_BUILD_FUZZERS "Build the libFuzzer targets in tests/fuzz (clang; with the Sanitize build type)" OFF)
@@ -65,6 +66,11 @@ if(NOT J2K_WITH_TIFF STREQUAL "OFF")
   find_package(TIFF)
 endif()
 j2k_resolve(TIFF TIFF_FOUND)
+
+if(NOT J2K_WITH_PNG STREQUAL "OFF")
+  find_package(PNG)
+endif()
+j2k_resolve(PNG PNG_FOUND)
 
 # Tools and tests: CLI11 and nlohmann_json (header-only Debian packages) are required for
 # the CLI and the tests that run it; GoogleTest for tests; Google Benchmark is not needed (the

@@ -10,8 +10,9 @@
 
 namespace j2k::io {
 
-// Reads TIFF (libtiff: 8/16-bit, gray/RGB/RGBA, strips or tiles, contiguous or planar),
-// binary PGM/PPM (P5/P6, 8/16-bit) and PGX, chosen by the file's signature, not its name.
+// Reads TIFF (libtiff: 8/16-bit, gray/RGB/RGBA, strips or tiles, contiguous or planar), PNG
+// (libpng: every colour type and depth; palettes expanded to RGB(A)), binary PGM/PPM (P5/P6,
+// 8/16-bit) and PGX, chosen by the file's signature, not its name.
 // The image is placed at canvas origin (0,0), one packed component per channel (interleaved
 // files are split into planes), each sample at its own width: J2K_SAMPLE_U8 for unsigned
 // samples of 1..8 bits, U16 for 9..16 bits, I8 / I16 for signed ones (PGX, signed TIFF);

@@ -115,11 +115,15 @@ std::unique_ptr<detail::FormatReader> open_by_signature(const std::string& path)
     in->rewind();
     return detail::open_pgx(std::move(in));
   }
+  if (starts("\x89PNG", 4)) {
+    in->rewind();
+    return detail::open_png(std::move(in));
+  }
   std::string seen;
   for (size_t i = 0; i < n; ++i) seen += (i ? " " : "") + detail::describe_byte(sig[i]);
   in->fail(ErrorCode::UnsupportedInput,
            "unrecognised file signature (" + seen +
-               "); expected TIFF (II*\\0 or MM\\0*), binary PGM/PPM (P5/P6) or PGX (PG)");
+               "); expected TIFF (II*\\0 or MM\\0*), PNG (\\x89PNG), binary PGM/PPM (P5/P6) or PGX (PG)");
 }
 
 }  // namespace

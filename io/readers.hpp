@@ -71,6 +71,8 @@ class FormatReader {
 // Each reader expects `in` at the first byte of the file (the signature included).
 std::unique_ptr<FormatReader> open_pnm(std::unique_ptr<InputFile> in);
 std::unique_ptr<FormatReader> open_pgx(std::unique_ptr<InputFile> in);
+// Without libpng this throws Error(UnsupportedInput).
+std::unique_ptr<FormatReader> open_png(std::unique_ptr<InputFile> in);
 // libtiff opens the file itself; without libtiff this throws Error(UnsupportedInput).
 std::unique_ptr<FormatReader> open_tiff(const std::string& path);
 

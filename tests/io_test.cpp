@@ -579,8 +579,8 @@ TEST(ReadImage, FifoIsAnIoErrorNotAHang) {
 
 TEST(ReadImage, UnknownSignatureIsUnsupported) {
   TempDir dir;
-  const std::string path = dir.file("photo.png");
-  write_file(path, "\x89PNG\r\n\x1a\n and so on");
+  const std::string path = dir.file("photo.jpg");
+  write_file(path, "\xff\xd8\xff\xe0 JFIF and so on");
   expect_error(path, ErrorCode::UnsupportedInput, "signature");
   write_file(path, "P3\n1 1\n255\n0 0 0\n");  // ASCII PPM is not read
   expect_error(path, ErrorCode::UnsupportedInput, "signature");

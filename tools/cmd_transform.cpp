@@ -398,7 +398,7 @@ std::function<int()> add_transform_command(CLI::App& app) {
                                                   "OUTDIR/layout.json and tile<T>_comp<C>.npy for each");
   // One positional list: CLI11 would give a trailing OUTDIR to the inputs; the last is split off.
   cmd->add_option("INPUT...OUTDIR", args->inputs,
-                  "TIFF, PGM/PPM or PGX images, or directories of them, then the output directory "
+                  "TIFF, PNG, PGM/PPM or PGX images, or directories of them, then the output directory "
                   "(created if missing). Several images: OUTDIR/<image file name>/ each. - reads one "
                   "image from standard input (at most --max-memory bytes)")
       ->expected(0, -1);

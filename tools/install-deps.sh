@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(
   g++ cmake ninja-build pkg-config
   libtiff-dev                     # TIFF input
+  libpng-dev                      # PNG input
   libcli11-dev nlohmann-json3-dev # the CLI's options and layout.json
   libgtest-dev                    # tests
   libopenjp2-7-dev                # conformance tests: OpenJPEG 2.5.0's own transform (test-only)

@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 bool image_extension(const fs::path& p) {
   std::string e = p.extension().string();
   std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return e == ".tif" || e == ".tiff" || e == ".pgm" || e == ".ppm" || e == ".pnm" || e == ".pgx";
+  return e == ".tif" || e == ".tiff" || e == ".png" || e == ".pgm" || e == ".ppm" || e == ".pnm" || e == ".pgx";
 }
 
 }  // namespace
@@ -39,7 +39,7 @@ std::vector<TransformJob> transform_jobs(const std::vector<std::string>& inputs,
         if (e.is_regular_file(ec) && image_extension(e.path())) found.push_back(e.path().string());
       if (ec) throw CLI::ValidationError("INPUT", in + ": cannot list the directory: " + ec.message());
       if (found.empty())
-        throw CLI::ValidationError("INPUT", in + ": no image files (.tif .tiff .pgm .ppm .pnm .pgx) in the directory");
+        throw CLI::ValidationError("INPUT", in + ": no image files (.tif .tiff .png .pgm .ppm .pnm .pgx) in the directory");
       std::sort(found.begin(), found.end());
       files.insert(files.end(), found.begin(), found.end());
     } else if (fs::is_regular_file(st)) {
