@@ -80,7 +80,7 @@ class BackendTest : public ::testing::TestWithParam<Backend> {
   void SetUp() override {
     std::string why;
     if (!j2k::backend_available(GetParam(), &why))
-      GTEST_SKIP() << "backend " << j2k::backend_name(GetParam()) << " not available: " << why;
+      GTEST_SKIP() << j2k::backend_name(GetParam()) << " backend unavailable: " << why;
     if (GetParam() == Backend::Cpu) {
       // Thread-count independence: one thread is the oracle for the default count.
       reference_ = std::make_unique<j2k::Dwt>(j2k::BackendOptions{Backend::Cpu, 1, -1});

@@ -57,7 +57,7 @@ class CudaApiTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string why;
-    if (!j2k::backend_available(j2k::Backend::Cuda, &why)) GTEST_SKIP() << "CUDA backend unavailable: " << why;
+    if (!j2k::backend_available(j2k::Backend::Cuda, &why)) GTEST_SKIP() << "cuda backend unavailable: " << why;
     cpu_ = std::make_unique<j2k::Dwt>(j2k::BackendOptions{j2k::Backend::Cpu, 0, -1});
   }
   std::unique_ptr<j2k::Dwt> cpu_;
@@ -421,7 +421,7 @@ TEST(CudaDeviceChoice, EnvironmentIgnoredAndBadIndexInvalid) {
     EXPECT_EQ(e.code(), j2k::ErrorCode::BackendUnavailable) << e.what();
   }
   ::unsetenv("J2KFRONT_DEVICE");
-  if (!gpu) GTEST_SKIP() << "CUDA backend unavailable: " << why;
+  if (!gpu) GTEST_SKIP() << "cuda backend unavailable: " << why;
   try {
     j2k::Dwt dwt(j2k::BackendOptions{j2k::Backend::Cuda, 0, 999});
     ADD_FAILURE() << "device 999 accepted";

@@ -83,7 +83,7 @@ class OpenCLTest : public ::testing::Test {
   void SetUp() override {
     std::string why;
     if (!j2k::backend_available(Backend::OpenCL, &why))
-      GTEST_SKIP() << "OpenCL not available: " << why;
+      GTEST_SKIP() << "opencl backend unavailable: " << why;
     devices_ = j2k::ocl::list_devices();
   }
   std::vector<j2k::ocl::DeviceInfo> devices_;

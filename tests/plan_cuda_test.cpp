@@ -18,7 +18,7 @@ class PlanCuda : public ::testing::Test {
  protected:
   void SetUp() override {
     const char* why = nullptr;
-    if (!j2k_backend_available(J2K_BACKEND_CUDA, &why)) GTEST_SKIP() << "CUDA backend unavailable: " << why;
+    if (!j2k_backend_available(J2K_BACKEND_CUDA, &why)) GTEST_SKIP() << "cuda backend unavailable: " << why;
   }
 };
 

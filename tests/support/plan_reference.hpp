@@ -221,7 +221,7 @@ class BackendTest : public ::testing::TestWithParam<j2k_backend> {
   void SetUp() override {
     const char* why = nullptr;
     if (!j2k_backend_available(GetParam(), &why))
-      GTEST_SKIP() << j2k_backend_name(GetParam()) << " backend not available: " << why;
+      GTEST_SKIP() << j2k_backend_name(GetParam()) << " backend unavailable: " << why;
   }
 };
 
