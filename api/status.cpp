@@ -41,9 +41,9 @@ void fill_views(j2k_component_view* out, int channels, const void* data, size_t 
                 int precision, ptrdiff_t row_stride, ptrdiff_t channel_step, ptrdiff_t pixel_stride) {
   for (int c = 0; out != nullptr && c < channels; ++c) {
     out[c] = j2k_component_view{};
-    const auto start = static_cast<size_t>(c) * static_cast<size_t>(channel_step);
+    const ptrdiff_t start = c * channel_step;
     out[c].data = data ? static_cast<const char*>(data) + start : nullptr;
-    out[c].bytes = channel_step >= 0 && start <= bytes ? bytes - start : 0;
+    out[c].bytes = start >= 0 && static_cast<size_t>(start) <= bytes ? bytes - static_cast<size_t>(start) : 0;
     out[c].type = type;
     out[c].precision = precision;
     out[c].dx = out[c].dy = 1;

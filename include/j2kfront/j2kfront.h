@@ -147,8 +147,8 @@ typedef struct j2k_settings {
   j2k_mct mct;              /* J2K_MCT_AUTO */
   j2k_backend backend;      /* J2K_BACKEND_AUTO */
   int threads;              /* CPU worker threads; 0 = one per core this process may use. The
-                               workers are one process-wide pool that sleeps while idle (no
-                               spinning) and grows to the largest count asked for */
+                               workers are one process-wide pool that sleeps while idle (after
+                               at most 50 us of spinning) and grows to the largest count asked */
   int device;               /* CUDA / OpenCL device index; -1 = the first (GPU) device */
   j2k_memory output_memory; /* where plan-owned coefficients live: HOST (pinned where the backend
                                copies from the device), or DEVICE to keep them on a CUDA GPU */

@@ -1,6 +1,7 @@
 // The CPU backend's worker threads: one process-wide pool of threads that sleep on a condition
-// variable while there is no work (they never spin, so an embedder's own threads and other
-// processes keep their cores), started on first use and grown to the largest count asked for.
+// variable while there is no work (after at most 50 us of spinning, so that back-to-back passes
+// need no wake-up; an embedder's own threads and other processes keep their cores), started on
+// first use and grown to the largest count asked for.
 //
 // A run deals `count` independent items to the calling thread and up to threads - 1 pool
 // workers, each claiming the next unclaimed item as it finishes one (dynamic scheduling): a
