@@ -17,6 +17,16 @@ BackendOptions backend_options(const j2k_settings& s) {
   require(s.threads >= 0 && s.threads <= cap,
           "threads must be 0 (one per core) to " + std::to_string(cap) + ", got " + std::to_string(s.threads));
   o.threads = s.threads;
+  if (s.thread_pool != nullptr) {
+    const j2k_thread_pool& p = *s.thread_pool;
+    require(p.run != nullptr, "thread_pool->run is null");
+    require(p.workers >= 1 && p.workers <= cap,
+            "thread_pool->workers must be 1 to " + std::to_string(cap) + ", got " + std::to_string(p.workers));
+    require(s.threads == 0, "threads must be 0 with a thread_pool (its workers are the thread count), got " +
+                                std::to_string(s.threads));
+    o.thread_pool = p;
+    o.threads = p.workers;
+  }
   require(s.device >= -1, "device must be -1 (the first) or an index, got " + std::to_string(s.device));
   o.device = s.device;
   o.opencl_tuning = s.opencl_tuning ? s.opencl_tuning : "";

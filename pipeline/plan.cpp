@@ -400,6 +400,7 @@ int Plan::frames_in_flight() const {
 }
 
 uint64_t Plan::submit(const j2k_image_view& image, bool has_after, void* after_stream) {
+  const ScopedThreadPool pool(settings_.backend.thread_pool);  // the embedder's, if it gave one
   check_image(image);
   if (has_after && queues_[0]->kind() != Backend::Cuda) no_cuda_streams();
   int slot = -1;
@@ -440,6 +441,7 @@ void Plan::signal(uint64_t ticket, void* stream) {
 }
 
 void Plan::wait(uint64_t ticket) {
+  const ScopedThreadPool pool(settings_.backend.thread_pool);
   const int slot = slot_of(ticket);
   frames_[slot] = Frame{};
   // Every queue's part of the frame is waited for, even after one reports a problem, so that

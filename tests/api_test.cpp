@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "j2kfront/j2kfront.h"
@@ -323,3 +325,113 @@ TEST(CApi, DwtAloneWorkedExampleAndErrors) {
 }
 
 }  // namespace
+
+namespace {
+
+// An embedder's pool for the tests: `threads` std::threads per run claiming items in turn
+// (worker index = thread index), or all on the calling thread; it counts its runs.
+struct TestPool {
+  int threads = 1;
+  std::atomic<int> runs{0};
+  int bad_worker = -1;      // >= 0: hands out this worker index (a broken pool)
+  bool drop_items = false;  // runs one item fewer than asked (a broken pool)
+
+  static void run(void* context, size_t count, int workers, j2k_task_fn task, void* arg) {
+    auto* self = static_cast<TestPool*>(context);
+    self->runs++;
+    const size_t n = self->drop_items ? count - 1 : count;
+    std::atomic<size_t> next{0};
+    auto work = [&](int worker) {
+      for (size_t i = next++; i < n; i = next++) task(arg, i, self->bad_worker >= 0 ? self->bad_worker : worker);
+    };
+    std::vector<std::thread> helpers;
+    for (int w = 1; w < std::min(self->threads, workers); ++w) helpers.emplace_back(work, w);
+    work(0);
+    for (auto& h : helpers) h.join();
+  }
+  j2k_thread_pool pool(int workers) { return j2k_thread_pool{&TestPool::run, this, workers}; }
+};
+
+}  // namespace
+
+// The embedder's own threads through settings.thread_pool: the same coefficients as
+// j2kfront's pool, the work really handed to it, and a broken pool reported, not obeyed.
+TEST(CApi, EmbeddersThreadPoolRunsTheCpuWork) {
+  const uint32_t w = 300, h = 200;
+  std::vector<uint8_t> rgb(size_t{w} * h * 3);
+  for (size_t i = 0; i < rgb.size(); ++i) rgb[i] = static_cast<uint8_t>((i * 37 + i / 900) & 255);
+  const auto view = j2kfront::ImageView::interleaved(rgb.data(), rgb.size(), w, h, 3, J2K_SAMPLE_U8, 8);
+  auto coefficients_with = [&](const j2k_thread_pool* pool, j2k_wavelet wavelet) {
+    j2kfront::Settings s;
+    s.backend = J2K_BACKEND_CPU;
+    s.wavelet = wavelet;
+    s.thread_pool = pool;
+    j2kfront::Plan plan(s, view);
+    plan.run(view);
+    const j2k_coefficients c = plan.tile_component(0).coefficients;
+    std::vector<char> out;
+    for (int64_t y = 0; y < c.height; ++y) {
+      const char* row = static_cast<const char*>(c.data) + y * c.row_stride;
+      out.insert(out.end(), row, row + c.width * 4);
+    }
+    return out;
+  };
+  for (j2k_wavelet wavelet : {J2K_WAVELET_53, J2K_WAVELET_97}) {
+    const std::vector<char> own = coefficients_with(nullptr, wavelet);
+    for (int threads : {1, 3}) {
+      TestPool tp;
+      tp.threads = threads;
+      const j2k_thread_pool pool = tp.pool(4);
+      EXPECT_TRUE(coefficients_with(&pool, wavelet) == own) << threads << " threads";
+      EXPECT_GT(tp.runs.load(), 0) << "the embedder's pool was not used";
+    }
+  }
+  // The C++ wrapper's pool, from a callable (here: every item on the calling thread).
+  int calls = 0;
+  auto serial = [&calls](size_t count, int, const auto& body) {
+    ++calls;
+    for (size_t i = 0; i < count; ++i) body(i, 0);
+  };
+  const j2kfront::ThreadPool cxx_pool(serial, 3);
+  EXPECT_TRUE(coefficients_with(cxx_pool.get(), J2K_WAVELET_53) == coefficients_with(nullptr, J2K_WAVELET_53));
+  EXPECT_GT(calls, 0);
+
+  // The DWT alone goes through it too.
+  TestPool tp;
+  tp.threads = 2;
+  const j2k_thread_pool pool = tp.pool(2);
+  j2kfront::Settings s;
+  s.backend = J2K_BACKEND_CPU;
+  s.thread_pool = &pool;
+  j2kfront::Dwt dwt(s);
+  std::vector<int32_t> a(512 * 512, 7);
+  dwt.forward(a.data(), a.size(), 512, j2k_rect{0, 0, 512, 512}, 3);
+  EXPECT_GT(tp.runs.load(), 0);
+
+  // Refused settings, and broken pools reported as such.
+  j2k_settings cs = cpu_settings();
+  j2k_plan* plan = nullptr;
+  j2k_thread_pool bad = tp.pool(0);
+  cs.thread_pool = &bad;
+  EXPECT_FAILS(j2k_plan_create(&cs, view.get(), &plan), J2K_INVALID_ARGUMENT, "thread_pool->workers must be 1");
+  bad = tp.pool(2);
+  bad.run = nullptr;
+  EXPECT_FAILS(j2k_plan_create(&cs, view.get(), &plan), J2K_INVALID_ARGUMENT, "thread_pool->run is null");
+  bad = tp.pool(2);
+  cs.threads = 2;
+  EXPECT_FAILS(j2k_plan_create(&cs, view.get(), &plan), J2K_INVALID_ARGUMENT, "threads must be 0 with a thread_pool");
+  cs.threads = 0;
+  TestPool broken;
+  broken.bad_worker = 9;
+  j2k_thread_pool b = broken.pool(2);
+  cs.thread_pool = &b;
+  ASSERT_EQ(j2k_plan_create(&cs, view.get(), &plan), J2K_OK) << j2k_last_error();
+  EXPECT_FAILS(j2k_plan_run(plan, view.get()), J2K_INVALID_ARGUMENT, "gave worker index 9, outside 0..1");
+  j2k_plan_destroy(plan);
+  TestPool lazy;
+  lazy.drop_items = true;
+  b = lazy.pool(2);
+  ASSERT_EQ(j2k_plan_create(&cs, view.get(), &plan), J2K_OK) << j2k_last_error();
+  EXPECT_FAILS(j2k_plan_run(plan, view.get()), J2K_INVALID_ARGUMENT, "thread pool ran");
+  j2k_plan_destroy(plan);
+}

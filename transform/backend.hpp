@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "j2kfront/j2kfront.h"
+
 namespace j2k {
 
 enum class Backend { Auto, Cpu, Cuda, OpenCL };
@@ -24,6 +26,9 @@ struct BackendOptions {
   // forward with levels 1 and 2 fused, and the inverse with levels 2 and 1 fused.
   bool cuda_fuse_97 = false;
   bool cuda_fuse_inverse = false;
+  // The embedder's pool for the CPU work (run == nullptr: j2kfront's own); threads is its
+  // worker count then.
+  j2k_thread_pool thread_pool{};
 };
 
 // "auto", "cpu", "cuda", "opencl" <-> enum; parse throws Error(InvalidArgument).

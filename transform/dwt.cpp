@@ -4,6 +4,7 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "transform/cpu/worker_pool.hpp"
 #include "transform/dwt_engine.hpp"
 
 namespace j2k {
@@ -11,6 +12,7 @@ namespace j2k {
 class Dwt::Impl {
  public:
   std::unique_ptr<DwtEngine> engine;
+  j2k_thread_pool thread_pool{};  // the embedder's, for the CPU engine's runs
 };
 
 namespace {
@@ -31,6 +33,7 @@ void check(const void* data, size_t stride, const Rect& tc, int levels) {
 
 Dwt::Dwt(const BackendOptions& options) : impl_(std::make_unique<Impl>()) {
   impl_->engine = make_engine(options);
+  impl_->thread_pool = options.thread_pool;
 }
 Dwt::~Dwt() = default;
 Dwt::Dwt(Dwt&&) noexcept = default;
@@ -40,18 +43,22 @@ Backend Dwt::backend() const { return impl_->engine->kind(); }
 std::string Dwt::description() const { return impl_->engine->description(); }
 
 void Dwt::forward53(int32_t* data, size_t stride, const Rect& tc, int levels) {
+  const ScopedThreadPool pool(impl_->thread_pool);
   check(data, stride, tc, levels);
   if (!tc.empty()) impl_->engine->forward53(data, stride, tc, levels);
 }
 void Dwt::inverse53(int32_t* data, size_t stride, const Rect& tc, int levels) {
+  const ScopedThreadPool pool(impl_->thread_pool);
   check(data, stride, tc, levels);
   if (!tc.empty()) impl_->engine->inverse53(data, stride, tc, levels);
 }
 void Dwt::forward97(float* data, size_t stride, const Rect& tc, int levels) {
+  const ScopedThreadPool pool(impl_->thread_pool);
   check(data, stride, tc, levels);
   if (!tc.empty()) impl_->engine->forward97(data, stride, tc, levels);
 }
 void Dwt::inverse97(float* data, size_t stride, const Rect& tc, int levels) {
+  const ScopedThreadPool pool(impl_->thread_pool);
   check(data, stride, tc, levels);
   if (!tc.empty()) impl_->engine->inverse97(data, stride, tc, levels);
 }

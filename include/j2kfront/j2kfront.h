@@ -139,6 +139,19 @@ void j2k_views_planar(j2k_component_view* out, int channels, const void* data, s
 
 /* ---------------------------------------------------------------- settings */
 
+/* An embedder's own threads for j2kfront's CPU work, instead of j2kfront's pool: `run` must call
+ * task(task_arg, item, worker) once for every item in [0, count), with `worker` in
+ * [0, workers) and no two calls in progress sharing a worker index (j2kfront keeps scratch per
+ * index), and return when all have returned. It may use any of its threads, the calling one
+ * included, or run the items one after another. Items never block on each other; a task may
+ * itself call `run` again (nested). */
+typedef void (*j2k_task_fn)(void* task_arg, size_t item, int worker);
+typedef struct j2k_thread_pool {
+  void (*run)(void* context, size_t count, int workers, j2k_task_fn task, void* task_arg);
+  void* context;
+  int workers;  /* worker indices run may hand out: 1..; the CPU work's thread count */
+} j2k_thread_pool;
+
 typedef struct j2k_settings {
   j2k_wavelet wavelet;      /* J2K_WAVELET_53 */
   int levels;               /* decomposition levels 0..32 (5); more than a size allows is fine */
@@ -174,6 +187,9 @@ typedef struct j2k_settings {
    * host memory) plus its queues' buffers. j2k_plan_create refuses a plan that needs more with
    * J2K_OUT_OF_MEMORY, naming both figures, before allocating its coefficients. 0 = no limit. */
   size_t max_host_memory;
+  /* The embedder's thread pool for the CPU work of plans and DWTs made with these settings
+   * (copied at creation); NULL = j2kfront's own. With a pool, `threads` must be 0. */
+  const j2k_thread_pool* thread_pool;
 } j2k_settings;
 
 /* The defaults noted above. Always start from these: fields may be added at the end. */

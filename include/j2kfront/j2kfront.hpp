@@ -45,6 +45,33 @@ struct Settings : j2k_settings {
   Settings() : j2k_settings() { j2k_settings_default(this); }
 };
 
+// An embedder's pool for j2kfront's CPU work from a C++ callable
+// parallel_for(count, workers, body) that calls body(item, worker) for every item in
+// [0, count), worker in [0, workers) (see j2k_thread_pool); it must outlive every plan and DWT
+// made with it:
+//   j2kfront::ThreadPool pool(my_parallel_for, my_thread_count);
+//   settings.thread_pool = pool.get();
+template <class ParallelFor>
+class ThreadPool {
+ public:
+  ThreadPool(ParallelFor parallel_for, int workers) : parallel_for_(std::move(parallel_for)), pool_() {
+    pool_.run = [](void* context, size_t count, int w, j2k_task_fn task, void* arg) {
+      static_cast<ThreadPool*>(context)->parallel_for_(count, w, [task, arg](size_t item, int worker) {
+        task(arg, item, worker);
+      });
+    };
+    pool_.context = this;
+    pool_.workers = workers;
+  }
+  ThreadPool(const ThreadPool&) = delete;  // pool_.context points here
+  ThreadPool& operator=(const ThreadPool&) = delete;
+  const j2k_thread_pool* get() const { return &pool_; }
+
+ private:
+  ParallelFor parallel_for_;
+  j2k_thread_pool pool_;
+};
+
 // A view of an image in the caller's memory: the C view plus the storage of its component
 // array, so that it can be passed around and copied freely.
 class ImageView {

@@ -6,9 +6,12 @@
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include <sched.h>
+
+#include "common/error.hpp"
 
 namespace j2k {
 namespace {
@@ -139,11 +142,59 @@ Pool& pool() {
   return *p;
 }
 
+
+thread_local const j2k_thread_pool* t_external = nullptr;  // ScopedThreadPool's
+
+// A run handed to an embedder's pool: its items go through on_item, which keeps exceptions
+// out of the embedder's frames and checks what the pool hands out.
+struct ExternalRun {
+  ExternalRun(const ItemFn* f, const j2k_thread_pool* p, int w) : fn(f), pool(p), workers(w) {}
+  const ItemFn* fn;
+  const j2k_thread_pool* pool;
+  int workers;
+  std::atomic<ptrdiff_t> done{0};
+  std::atomic<bool> failed{false};
+  std::mutex error_mutex;
+  std::exception_ptr error;
+
+  static void on_item(void* arg, size_t item, int worker) {
+    auto* r = static_cast<ExternalRun*>(arg);
+    if (r->failed.load(std::memory_order_relaxed)) return;  // skipped after a failure
+    try {
+      if (worker < 0 || worker >= r->workers)
+        throw Error(ErrorCode::InvalidArgument, "the embedder's thread pool gave worker index " +
+                                                    std::to_string(worker) + ", outside 0.." +
+                                                    std::to_string(r->workers - 1));
+      const ScopedThreadPool nested(*r->pool);
+      (*r->fn)(static_cast<ptrdiff_t>(item), worker);
+      r->done.fetch_add(1, std::memory_order_relaxed);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(r->error_mutex);
+      if (!r->error) r->error = std::current_exception();
+      r->failed.store(true);
+    }
+  }
+};
+
 }  // namespace
+
+ScopedThreadPool::ScopedThreadPool(const j2k_thread_pool& pool) : previous_(t_external) {
+  if (pool.run != nullptr) t_external = &pool;
+}
+ScopedThreadPool::~ScopedThreadPool() { t_external = previous_; }
 
 void run_on_workers(ptrdiff_t count, int threads, ItemFn fn) {
   if (count <= 1 || threads <= 1) {
     for (ptrdiff_t i = 0; i < count; ++i) fn(i, 0);
+    return;
+  }
+  if (t_external != nullptr) {
+    ExternalRun r(&fn, t_external, static_cast<int>(std::min<ptrdiff_t>(threads, count)));
+    t_external->run(t_external->context, static_cast<size_t>(count), r.workers, ExternalRun::on_item, &r);
+    if (r.error) std::rethrow_exception(r.error);
+    if (r.done.load() != count)
+      throw Error(ErrorCode::InvalidArgument, "the embedder's thread pool ran " + std::to_string(r.done.load()) +
+                                                  " of " + std::to_string(count) + " items");
     return;
   }
   Job job;

@@ -12,6 +12,8 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "j2kfront/j2kfront.h"
+
 namespace j2k {
 
 // fn(item, worker) for run_on_workers: a reference to the caller's callable, valid for the
@@ -35,6 +37,21 @@ class ItemFn {
 // not yet started are skipped and the first exception is rethrown once the calls in progress
 // have returned. threads <= 1 or count <= 1: all on the calling thread.
 void run_on_workers(ptrdiff_t count, int threads, ItemFn fn);
+
+// While it lives, run_on_workers on this thread hands its items to `pool`, an embedder's
+// j2k_thread_pool (and so do runs nested in those items, on whichever thread they run);
+// a pool with no run function changes nothing. The library's entry points (Plan, Dwt) open
+// one for the pool of their settings.
+class ScopedThreadPool {
+ public:
+  explicit ScopedThreadPool(const j2k_thread_pool& pool);
+  ~ScopedThreadPool();
+  ScopedThreadPool(const ScopedThreadPool&) = delete;
+  ScopedThreadPool& operator=(const ScopedThreadPool&) = delete;
+
+ private:
+  const j2k_thread_pool* previous_;
+};
 
 // The hardware threads this process may run on (its CPU affinity: taskset, cgroup cpusets),
 // at least 1: the default worker count.
