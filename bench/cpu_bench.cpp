@@ -44,11 +44,13 @@ double time_ms(int repeats, Fn fn) {
 class BusyProcess {
  public:
   explicit BusyProcess(bool spin) {
+    int err = 0;
     if (spin) {
       pid_ = fork();
       if (pid_ == 0)
         for (volatile uint64_t i = 0;; i = i + 1) {
         }
+      err = errno;
     } else {
       char exe[] = "/proc/self/exe";
       char* argv[] = {exe, const_cast<char*>("bench"), const_cast<char*>("--backend"), const_cast<char*>("cpu"),
@@ -56,11 +58,11 @@ class BusyProcess {
       posix_spawn_file_actions_t quiet;
       posix_spawn_file_actions_init(&quiet);
       posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
-      const int err = posix_spawn(&pid_, exe, &quiet, nullptr, argv, environ);
+      err = posix_spawn(&pid_, exe, &quiet, nullptr, argv, environ);  // returns the error
       posix_spawn_file_actions_destroy(&quiet);
       if (err != 0) pid_ = -1;
     }
-    if (pid_ < 0) throw Error(ErrorCode::Io, std::string("starting a busy process: ") + std::strerror(errno));
+    if (pid_ < 0) throw Error(ErrorCode::Io, std::string("starting a busy process: ") + std::strerror(err));
   }
   ~BusyProcess() {
     kill(pid_, SIGKILL);
