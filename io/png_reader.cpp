@@ -42,37 +42,50 @@ constexpr uint64_t kMaxDeflateRatio = 1032;
 // Ancillary chunks (text, ICC profiles) are not needed: none is allowed to take more.
 constexpr png_alloc_size_t kMaxChunkBytes = 8 << 20;
 
+// libpng's read and info structs, destroyed with their owner, also when its constructor throws.
+struct PngStructs {
+  png_structp png = nullptr;
+  png_infop info = nullptr;
+  PngStructs() = default;
+  PngStructs(const PngStructs&) = delete;
+  PngStructs& operator=(const PngStructs&) = delete;
+  ~PngStructs() {
+    if (png != nullptr) png_destroy_read_struct(&png, info != nullptr ? &info : nullptr, nullptr);
+  }
+};
+
 class PngReader : public FormatReader {
  public:
   explicit PngReader(std::unique_ptr<InputFile> file) : file_(std::move(file)) {
-    png_ = png_create_read_struct(PNG_LIBPNG_VER_STRING, this, on_error, on_warning);
-    if (png_ != nullptr) info_ = png_create_info_struct(png_);
-    if (png_ == nullptr || info_ == nullptr) file_->fail(ErrorCode::OutOfMemory, "libpng could not start");
-    png_set_read_fn(png_, this, on_read);
+    structs_.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, this, on_error, on_warning);
+    if (structs_.png != nullptr) structs_.info = png_create_info_struct(structs_.png);
+    if (structs_.png == nullptr || structs_.info == nullptr)
+      file_->fail(ErrorCode::OutOfMemory, "libpng could not start");
+    png_set_read_fn(structs_.png, this, on_read);
     guarded("header", [&] {
-      png_set_user_limits(png_, 0x7fffffff, 0x7fffffff);  // the PNG maximum (libpng's default is 10^6)
-      png_set_chunk_malloc_max(png_, kMaxChunkBytes);
-      png_read_info(png_, info_);
+      png_set_user_limits(structs_.png, 0x7fffffff, 0x7fffffff);  // the PNG maximum (libpng's default is 10^6)
+      png_set_chunk_malloc_max(structs_.png, kMaxChunkBytes);
+      png_read_info(structs_.png, structs_.info);
     });
     png_uint_32 width = 0, height = 0;
     int depth = 0, color = 0, interlace = 0;
-    png_get_IHDR(png_, info_, &width, &height, &depth, &color, &interlace, nullptr, nullptr);
-    check_sizes(width, height, depth, png_get_channels(png_, info_));
+    png_get_IHDR(structs_.png, structs_.info, &width, &height, &depth, &color, &interlace, nullptr, nullptr);
+    check_sizes(width, height, depth, png_get_channels(structs_.png, structs_.info));
 
     int precision = depth;
     guarded("header", [&] {
       if (color == PNG_COLOR_TYPE_PALETTE) {
-        png_set_palette_to_rgb(png_);
-        if (png_get_valid(png_, info_, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(png_);
+        png_set_palette_to_rgb(structs_.png);
+        if (png_get_valid(structs_.png, structs_.info, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(structs_.png);
       }
-      if (depth < 8) png_set_packing(png_);  // one byte a sample, values kept
-      if (depth == 16) png_set_swap(png_);   // PNG is big-endian; samples are stored native
-      passes_ = png_set_interlace_handling(png_);
-      png_read_update_info(png_, info_);
+      if (depth < 8) png_set_packing(structs_.png);  // one byte a sample, values kept
+      if (depth == 16) png_set_swap(structs_.png);   // PNG is big-endian; samples are stored native
+      passes_ = png_set_interlace_handling(structs_.png);
+      png_read_update_info(structs_.png, structs_.info);
     });
     if (color == PNG_COLOR_TYPE_PALETTE) precision = 8;
-    channels_ = png_get_channels(png_, info_);
-    row_bytes_ = png_get_rowbytes(png_, info_);
+    channels_ = png_get_channels(structs_.png, structs_.info);
+    row_bytes_ = png_get_rowbytes(structs_.png, structs_.info);
     bytes_ = depth == 16 ? 2 : 1;
     if (channels_ < 1 || channels_ > 4 || row_bytes_ != uint64_t{width} * channels_ * bytes_)
       file_->fail(ErrorCode::Internal, "libpng gives rows of " + std::to_string(row_bytes_) + " bytes for " +
@@ -89,8 +102,6 @@ class PngReader : public FormatReader {
     }
   }
 
-  ~PngReader() override { png_destroy_read_struct(&png_, &info_, nullptr); }
-
   j2kfront::Image read_rows(uint64_t first, uint64_t rows) override {
     if (passes_ > 1 && rows != shape_.height)
       file_->fail(ErrorCode::UnsupportedInput,
@@ -102,19 +113,20 @@ class PngReader : public FormatReader {
       std::vector<png_bytep> at(static_cast<size_t>(rows));
       for (uint64_t y = 0; y < rows; ++y) at[y] = pixels.data() + y * row_bytes_;
       guarded("interlaced image", [&] {
-        png_read_image(png_, at.data());
-        png_read_end(png_, nullptr);
+        png_read_image(structs_.png, at.data());
+        png_read_end(structs_.png, nullptr);
       });
       for (uint64_t y = 0; y < rows; ++y) split(band, y, pixels.data() + y * row_bytes_);
       return band;
     }
     for (uint64_t y = 0; y < rows; ++y) {
-      guarded(("row " + std::to_string(first + y)).c_str(), [&] { png_read_row(png_, pixels.data(), nullptr); });
+      guarded(("row " + std::to_string(first + y)).c_str(),
+              [&] { png_read_row(structs_.png, pixels.data(), nullptr); });
       split(band, y, pixels.data());
     }
     // After the last row, the rest of the file up to IEND, so that a file cut after its last
     // row's data (the zlib stream or a CRC incomplete) is not taken as whole.
-    if (first + rows == shape_.height) guarded("after the last row", [&] { png_read_end(png_, nullptr); });
+    if (first + rows == shape_.height) guarded("after the last row", [&] { png_read_end(structs_.png, nullptr); });
     return band;
   }
 
@@ -153,7 +165,7 @@ class PngReader : public FormatReader {
   // Runs libpng calls; a libpng error becomes Error(CorruptInput, "<path>: <where>: <message>").
   template <class Step>
   void guarded(const char* where, Step&& step) {
-    if (setjmp(png_jmpbuf(png_)) != 0)
+    if (setjmp(png_jmpbuf(structs_.png)) != 0)
       file_->fail(ErrorCode::CorruptInput, std::string(where) + ": " + error_);
     step();
   }
@@ -181,8 +193,7 @@ class PngReader : public FormatReader {
   }
 
   std::unique_ptr<InputFile> file_;
-  png_structp png_ = nullptr;
-  png_infop info_ = nullptr;
+  PngStructs structs_;
   std::string error_;
   int passes_ = 1;
   int channels_ = 0;
