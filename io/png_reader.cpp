@@ -120,8 +120,7 @@ class PngReader : public FormatReader {
       return band;
     }
     for (uint64_t y = 0; y < rows; ++y) {
-      guarded(("row " + std::to_string(first + y)).c_str(),
-              [&] { png_read_row(structs_.png, pixels.data(), nullptr); });
+      guarded("row", [&] { png_read_row(structs_.png, pixels.data(), nullptr); }, static_cast<int64_t>(first + y));
       split(band, y, pixels.data());
     }
     // After the last row, the rest of the file up to IEND, so that a file cut after its last
@@ -162,11 +161,13 @@ class PngReader : public FormatReader {
     }
   }
 
-  // Runs libpng calls; a libpng error becomes Error(CorruptInput, "<path>: <where>: <message>").
+  // Runs libpng calls; a libpng error becomes Error(CorruptInput, "<path>: <where> [<row>]:
+  // <message>"). The message is built only then: rows are decoded one call each.
   template <class Step>
-  void guarded(const char* where, Step&& step) {
+  void guarded(const char* where, Step&& step, int64_t row = -1) {
     if (setjmp(png_jmpbuf(structs_.png)) != 0)
-      file_->fail(ErrorCode::CorruptInput, std::string(where) + ": " + error_);
+      file_->fail(ErrorCode::CorruptInput,
+                  std::string(where) + (row >= 0 ? " " + std::to_string(row) : "") + ": " + error_);
     step();
   }
 
