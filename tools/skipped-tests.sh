@@ -23,6 +23,8 @@ awk '
   END {
     for (i = 1; i <= n; ++i) {
       r = order[i]
-      printf "skipped %d: %s\n    (%s%s)\n", count[r], r, names[r], (count[r] > 3 ? ", ..." : "")
+      # mawk reads a ">" among printf arguments as a redirection, even in parentheses.
+      more = count[r] <= 3 ? "" : ", ..."
+      printf "skipped %d: %s\n    (%s%s)\n", count[r], r, names[r], more
     }
   }' "$log"
