@@ -5,6 +5,7 @@ set(J2K_WITH_CUDA AUTO CACHE STRING "CUDA backend (AUTO|ON|OFF)")
 set(J2K_WITH_OPENCL AUTO CACHE STRING "OpenCL backend (AUTO|ON|OFF)")
 set(J2K_WITH_TIFF AUTO CACHE STRING "TIFF input through libtiff (AUTO|ON|OFF)")
 set(J2K_WITH_PNG AUTO CACHE STRING "PNG input through libpng (AUTO|ON|OFF)")
+set(J2K_WITH_PYTHON AUTO CACHE STRING "the Python module, through pybind11 (AUTO|ON|OFF)")
 option(J2K_BUILD_TOOLS "Build the j2kfront command-line tool (needs CLI11 and nlohmann_json)" ON)
 option(J2K_BUILD_TESTS "Build the unit, backend and conformance tests" ON)
 option(J2K_BUILD_FUZZERS "Build the libFuzzer targets in tests/fuzz (clang; with the Sanitize build type)" OFF)
@@ -71,6 +72,25 @@ if(NOT J2K_WITH_PNG STREQUAL "OFF")
   find_package(PNG)
 endif()
 j2k_resolve(PNG PNG_FOUND)
+
+# The Python module: the interpreter's headers and pybind11 (Debian: python3-dev pybind11-dev).
+# Python3 is found first so that pybind11 uses the same interpreter (CMake's FindPython).
+# By default Debian's /usr/bin/python3, the one tools/install-deps.sh gives numpy and pytest
+# (not a pyenv or conda python3 first on PATH); -DPython3_EXECUTABLE=... picks another.
+if(NOT J2K_WITH_PYTHON STREQUAL "OFF")
+  if(NOT Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
+    set(Python3_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "the Python of the j2kfront module")
+  endif()
+  find_package(Python3 COMPONENTS Interpreter Development.Module)
+  if(Python3_FOUND)
+    find_package(pybind11 CONFIG QUIET)
+  endif()
+  set(_python_found OFF)
+  if(Python3_FOUND AND pybind11_FOUND)
+    set(_python_found ON)
+  endif()
+endif()
+j2k_resolve(PYTHON _python_found)
 
 # Tools and tests: CLI11 and nlohmann_json (header-only Debian packages) are required for
 # the CLI and the tests that run it; GoogleTest for tests; Google Benchmark is not needed (the

@@ -52,4 +52,19 @@ for backend in cuda opencl; do
   cat "$work/$backend.err"
   grep -q "backend '$backend' is not" "$work/$backend.err" || { echo "FAIL: unclear message"; exit 1; }
 done
+# The Python module, where it was built: installed beside the CLI, it imports and runs the
+# CPU backend with the GPU runtimes hidden too.
+package=$(find "$work/prefix" -path '*/j2kfront/_j2kfront*.so' | head -1)
+if [[ -n $package && -n ${PYTHON:-} ]] && "$PYTHON" -c 'import numpy' 2>/dev/null; then
+  echo "== the installed Python module, GPU runtimes hidden"
+  PYTHONPATH=$(dirname "$(dirname "$package")") hide "$PYTHON" - <<'EOF'
+import numpy as np, j2kfront
+print(j2kfront.__file__, j2kfront.backends())
+assert "/prefix/" in j2kfront.__file__, "not the installed module"
+result = j2kfront.transform(np.arange(64 * 48, dtype=np.uint16).reshape(48, 64) % 4096, precision=12)
+assert result.backend == "cpu", result.backend
+EOF
+elif [[ -n $package ]]; then
+  echo "(the installed Python module not run: no python3 with numpy)"
+fi
 echo "no_gpu_runtimes: passed"

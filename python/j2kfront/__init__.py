@@ -1,0 +1,298 @@
+"""j2kfront: the front stage of a JPEG 2000 encoder (ISO/IEC 15444-1) for numpy arrays.
+
+Tiling on the canvas, DC level shift, RCT/ICT and the multi-level DWT (reversible 5/3,
+irreversible 9/7), bit for bit as OpenJPEG 2.5.0 computes them, on the CPU, CUDA or OpenCL.
+
+    import numpy as np, j2kfront
+    rgb = np.zeros((480, 640, 3), np.uint8)
+    result = j2kfront.transform(rgb, wavelet="5/3", levels=5)
+    y = result.component(0)             # tile 0, component 0 (Y after the RCT)
+    y.coefficients                      # int32, OpenJPEG's pyramid layout: LL top-left
+    for band in y.bands:                # LL, then HL, LH, HH from the coarsest level
+        print(band.type, band.level, band.coefficients.shape)   # views into y.coefficients
+
+Images are 2-D (height x width) or 3-D (height x width x components) arrays of uint8, int8,
+uint16, int16, uint32 or int32 samples; any strides (they are read in place). The work runs
+with the GIL released; plans and DWT engines may be shared between threads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import _j2kfront
+
+__all__ = ["Band", "Dwt", "Error", "Plan", "Result", "TileComponent", "backends",
+           "dwt_forward", "dwt_inverse", "transform", "__version__"]
+
+__version__ = _j2kfront.version()
+Error = _j2kfront.Error
+Error.__module__ = "j2kfront"
+Error.__doc__ = "A failure reported by the library; .status names it (e.g. 'J2K_INVALID_ARGUMENT')."
+
+_BACKENDS = {"auto": 0, "cpu": 1, "cuda": 2, "opencl": 3}
+_WAVELETS = {"5/3": 0, "9/7": 1}
+_MCT = {"auto": 0, "on": 1, "off": 2, True: 1, False: 2}
+_BAND_TYPES = ("LL", "HL", "LH", "HH")
+# numpy dtype -> (j2k_sample_type, default precision: None where it must be given)
+_SAMPLE_TYPES = {
+    np.dtype(np.uint8): (0, 8), np.dtype(np.int8): (1, 8),
+    np.dtype(np.uint16): (2, 16), np.dtype(np.int16): (3, 16),
+    np.dtype(np.uint32): (4, None), np.dtype(np.int32): (5, None),
+}
+
+
+def backends() -> dict:
+    """Each backend's name -> (available here, the reason when it is not)."""
+    return {name: _j2kfront.backend_available(code) for name, code in _BACKENDS.items()
+            if name != "auto"}
+
+
+def _choice(table: dict, value, what: str):
+    try:
+        return table[value]
+    except (KeyError, TypeError):
+        names = ", ".join(repr(k) for k in table if isinstance(k, str))
+        raise ValueError(f"{what} must be one of {names}, not {value!r}") from None
+
+
+def _pair(value, what: str) -> Tuple[int, int]:
+    try:
+        a, b = (int(v) for v in value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be a pair of integers (x, y) or (width, height), "
+                         f"not {value!r}") from None
+    if a < 0 or b < 0 or a >= 2**32 or b >= 2**32:
+        raise ValueError(f"{what} must lie in 0 .. 2^32-1, not {value!r}")
+    return a, b
+
+
+def _settings(wavelet="5/3", levels=5, tile_size=None, tile_origin=(0, 0), mct="auto",
+              backend="auto", device=None, threads=None, narrow_output=False) -> dict:
+    tile_w, tile_h = _pair(tile_size, "tile_size") if tile_size is not None else (0, 0)
+    tile_x0, tile_y0 = _pair(tile_origin, "tile_origin")
+    if not isinstance(levels, (int, np.integer)) or isinstance(levels, bool):
+        raise TypeError(f"levels must be an integer, not {levels!r}")
+    if threads is not None and (not isinstance(threads, (int, np.integer)) or threads < 1):
+        raise ValueError(f"threads must be a positive integer or None (every core), not {threads!r}")
+    if device is not None and (not isinstance(device, (int, np.integer)) or device < 0):
+        raise ValueError(f"device must be a device index (0, 1, ...) or None, not {device!r}")
+    return {
+        "wavelet": _choice(_WAVELETS, wavelet, "wavelet"), "levels": int(levels),
+        "tile_w": tile_w, "tile_h": tile_h, "tile_x0": tile_x0, "tile_y0": tile_y0,
+        "mct": _choice(_MCT, mct, "mct"), "backend": _choice(_BACKENDS, backend, "backend"),
+        "device": -1 if device is None else int(device), "threads": 0 if threads is None else int(threads),
+        "narrow_output": 1 if narrow_output else 0,
+    }
+
+
+def _image_array(image) -> np.ndarray:
+    a = np.asarray(image)
+    if a.ndim not in (2, 3):
+        raise ValueError(f"an image is a 2-D (height x width) or 3-D (height x width x components) "
+                         f"array, not {a.ndim}-D of shape {a.shape}")
+    if a.dtype.newbyteorder("=") not in _SAMPLE_TYPES:
+        raise TypeError(f"image samples must be uint8, int8, uint16, int16, uint32 or int32, not {a.dtype}")
+    if a.size == 0:
+        raise ValueError(f"the image is empty (shape {a.shape})")
+    # Read in place unless the layout is one a view cannot express: rows one after another,
+    # samples forward in a row, components side by side (any padding between them is fine).
+    row, pixel = a.strides[0], a.strides[1]
+    if (not a.dtype.isnative or any(s <= 0 or s % a.itemsize for s in a.strides)
+            or row < a.shape[1] * pixel):
+        a = np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("="))
+    return a
+
+
+def _sample_type(dtype: np.dtype, precision: Optional[int]) -> Tuple[int, int]:
+    code, default = _SAMPLE_TYPES[dtype]
+    if precision is None:
+        if default is None:
+            raise ValueError(f"{dtype} samples need precision= (their significant bits, 1..16)")
+        precision = default
+    return code, int(precision)
+
+
+@dataclasses.dataclass
+class Band:
+    """A subband: type 'LL', 'HL', 'LH' or 'HH'; level (1 = finest; for LL, the number of
+    levels); rect (x0, y0, x1, y1) on the band's own grid (ISO/IEC 15444-1 B-15);
+    coefficients, a view into its tile-component's array."""
+    type: str
+    level: int
+    rect: Tuple[int, int, int, int]
+    coefficients: np.ndarray
+
+
+@dataclasses.dataclass
+class TileComponent:
+    """One component of one tile: rect (x0, y0, x1, y1) on the component's grid; coefficients
+    (height x width, int32 for the 5/3 or int16 with narrow_output, float32 for the 9/7) in
+    OpenJPEG's pyramid layout; bands: LL first, then HL, LH, HH from the coarsest level."""
+    tile: int
+    component: int
+    rect: Tuple[int, int, int, int]
+    levels: int
+    coefficients: np.ndarray
+    bands: List[Band]
+
+
+class Result(list):
+    """The tile-components of one image, tile-major (tile 0's components, then tile 1's...)."""
+
+    def __init__(self, items, info: dict):
+        super().__init__(items)
+        self.backend: str = info["backend"]
+        self.description: str = info["description"]
+        self.mct: bool = info["mct"]
+        self.tiles: Tuple[int, int] = tuple(info["tiles"])
+
+    def component(self, component: int, tile: int = 0) -> TileComponent:
+        for tc in self:
+            if tc.tile == tile and tc.component == component:
+                return tc
+        raise IndexError(f"no component {component} in tile {tile}")
+
+
+class Plan:
+    """The front stage for images of one shape and dtype, built once (all memory allocated
+    here), then run on any number of images: plan.run(image) -> Result.
+
+    shape: (height, width) or (height, width, components); dtype: the samples' numpy dtype;
+    precision: significant bits (default: the dtype's width; must be given for 32-bit
+    samples); image_origin: (x, y) of the image on the canvas. The other keywords are those of
+    transform()."""
+
+    def __init__(self, shape: Sequence[int], dtype, *, precision: Optional[int] = None,
+                 image_origin=(0, 0), **settings):
+        shape = tuple(int(s) for s in shape)
+        if len(shape) not in (2, 3) or min(shape) < 1:
+            raise ValueError(f"shape must be (height, width) or (height, width, components), not {shape}")
+        dtype = np.dtype(dtype)
+        if dtype.newbyteorder("=") not in _SAMPLE_TYPES:
+            raise TypeError(f"image samples must be uint8, int8, uint16, int16, uint32 or int32, not {dtype}")
+        self._shape, self._dtype = shape, dtype.newbyteorder("=")
+        code, precision = _sample_type(self._dtype, precision)
+        x0, y0 = _pair(image_origin, "image_origin")
+        channels = shape[2] if len(shape) == 3 else 1
+        self._plan = _j2kfront.Plan(_settings(**settings), shape[0], shape[1], channels, code,
+                                    precision, x0, y0)
+        self._info = self._plan.info()
+        self._layout = self._plan.layout()
+
+    @property
+    def backend(self) -> str:
+        """The backend in use: 'cpu', 'cuda' or 'opencl'."""
+        return self._info["backend"]
+
+    @property
+    def description(self) -> str:
+        """The backend and device, e.g. 'cuda (device 0: NVIDIA H100, sm_90)'."""
+        return self._info["description"]
+
+    def run(self, image) -> Result:
+        a = _image_array(image)
+        if a.shape != self._shape:
+            raise ValueError(f"this plan takes images of shape {self._shape}, not {a.shape}")
+        if a.dtype.newbyteorder("=") != self._dtype:
+            raise TypeError(f"this plan takes {self._dtype} samples, not {a.dtype}")
+        arrays = self._plan.run(a)
+        items = []
+        for (tile, comp, rect, levels, bands), coefficients in zip(self._layout, arrays):
+            views = [Band(_BAND_TYPES[t], level, tuple(brect),
+                          coefficients[row:row + h, col:col + w])
+                     for t, level, brect, row, col, h, w in bands]
+            items.append(TileComponent(tile, comp, tuple(rect), levels, coefficients, views))
+        return Result(items, self._info)
+
+
+def transform(image, *, wavelet: str = "5/3", levels: int = 5,
+              tile_size: Optional[Tuple[int, int]] = None, tile_origin=(0, 0),
+              image_origin=(0, 0), mct="auto", backend: str = "auto",
+              device: Optional[int] = None, threads: Optional[int] = None,
+              precision: Optional[int] = None, narrow_output: bool = False) -> Result:
+    """The front stage of one image: tiling, DC level shift, RCT (5/3) or ICT (9/7) on
+    components 0..2, and `levels` DWT levels, as OpenJPEG computes them.
+
+    wavelet: '5/3' (reversible, int32 coefficients) or '9/7' (irreversible, float32);
+    tile_size: (width, height), None for one tile; tile_origin, image_origin: (x, y) on the
+    canvas; mct: 'auto' (on for 3 or more components), 'on' or 'off'; backend: 'auto', 'cpu',
+    'cuda' or 'opencl'; device: GPU index (None: the first); threads: CPU threads (None: every
+    core); precision: significant bits of the samples; narrow_output: int16 coefficients for
+    the 5/3 where they fit (samples up to 12 bits, 11 with the RCT).
+
+    For many images of one shape, make a Plan once and run it."""
+    a = _image_array(image)
+    plan = Plan(a.shape, a.dtype, precision=precision, image_origin=image_origin,
+                wavelet=wavelet, levels=levels, tile_size=tile_size, tile_origin=tile_origin,
+                mct=mct, backend=backend, device=device, threads=threads,
+                narrow_output=narrow_output)
+    return plan.run(a)
+
+
+class Dwt:
+    """The DWT alone, on 2-D arrays: int32 for the 5/3, float32 for the 9/7 (as OpenJPEG lays
+    out a tile-component: LL top-left after the forward transform). backend, device, threads
+    as for transform()."""
+
+    def __init__(self, *, backend: str = "auto", device: Optional[int] = None,
+                 threads: Optional[int] = None):
+        self._dwt = _j2kfront.Dwt(_settings(backend=backend, device=device, threads=threads))
+
+    @property
+    def description(self) -> str:
+        return self._dwt.description()
+
+    def _run(self, direction: int, data, levels: int, origin, wavelet: Optional[str]) -> np.ndarray:
+        if wavelet is None:
+            a = np.asarray(data)
+            if a.dtype not in (np.dtype(np.int32), np.dtype(np.float32)):
+                raise TypeError(f"give wavelet='5/3' or '9/7' for {a.dtype} data "
+                                "(int32 is taken as 5/3, float32 as 9/7)")
+            wavelet = "5/3" if a.dtype == np.dtype(np.int32) else "9/7"
+        source = np.asarray(data)
+        if _choice(_WAVELETS, wavelet, "wavelet") == 0:
+            if source.dtype.kind not in "biu":
+                raise TypeError(f"the 5/3 takes integers, not {source.dtype}")
+            if (not np.can_cast(source.dtype, np.int32) and source.size
+                    and (source.min() < -2**31 or source.max() >= 2**31)):
+                raise ValueError("the 5/3 takes values in the int32 range")
+            dtype = np.int32
+        else:
+            if source.dtype.kind not in "biuf":
+                raise TypeError(f"the 9/7 takes real numbers, not {source.dtype}")
+            dtype = np.float32
+        a = np.array(source, dtype=dtype, order="C", copy=True)  # the result; the input is kept
+        if a.ndim != 2 or a.size == 0:
+            raise ValueError(f"the DWT takes a non-empty 2-D array, not shape {a.shape}")
+        x0, y0 = _pair(origin, "origin")
+        self._dwt.run(direction, a, x0, y0, int(levels))
+        return a
+
+    def forward(self, data, levels: int = 5, *, origin=(0, 0), wavelet: Optional[str] = None) -> np.ndarray:
+        """A new array holding the forward DWT of `data` (kept unchanged); origin: (x, y) of the
+        tile-component on the canvas, which sets the parities."""
+        return self._run(0, data, levels, origin, wavelet)
+
+    def inverse(self, data, levels: int = 5, *, origin=(0, 0), wavelet: Optional[str] = None) -> np.ndarray:
+        """A new array holding the inverse DWT of `data` (kept unchanged)."""
+        return self._run(1, data, levels, origin, wavelet)
+
+
+def dwt_forward(data, levels: int = 5, *, origin=(0, 0), wavelet: Optional[str] = None,
+                backend: str = "auto", device: Optional[int] = None,
+                threads: Optional[int] = None) -> np.ndarray:
+    """Dwt(backend=..., ...).forward(data, levels, origin=..., wavelet=...)."""
+    return Dwt(backend=backend, device=device, threads=threads).forward(
+        data, levels, origin=origin, wavelet=wavelet)
+
+
+def dwt_inverse(data, levels: int = 5, *, origin=(0, 0), wavelet: Optional[str] = None,
+                backend: str = "auto", device: Optional[int] = None,
+                threads: Optional[int] = None) -> np.ndarray:
+    """Dwt(backend=..., ...).inverse(data, levels, origin=..., wavelet=...)."""
+    return Dwt(backend=backend, device=device, threads=threads).inverse(
+        data, levels, origin=origin, wavelet=wavelet)

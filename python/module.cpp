@@ -1,0 +1,257 @@
+// j2kfront._j2kfront: the Python binding's native part, over the C++ layer (j2kfront.hpp).
+// It is deliberately thin: keyword arguments, dtype checks and the result objects are in
+// j2kfront/__init__.py; here are plans and DWT engines that read numpy arrays where they lie
+// (strides and all, no copy) and write coefficients straight into numpy arrays.
+//
+// Threads: every call that works releases the GIL. A plan or DWT engine may be shared by
+// Python threads: a mutex per object serialises them (the C handles are one thread at a time);
+// different objects run side by side.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "j2kfront/j2kfront.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+// What __init__.py passes: the fields of j2k_settings it exposes, by name.
+j2kfront::Settings settings_from(const py::dict& d) {
+  j2kfront::Settings s;
+  s.wavelet = static_cast<j2k_wavelet>(d["wavelet"].cast<int>());
+  s.levels = d["levels"].cast<int>();
+  s.tile_w = d["tile_w"].cast<uint32_t>();
+  s.tile_h = d["tile_h"].cast<uint32_t>();
+  s.tile_x0 = d["tile_x0"].cast<uint32_t>();
+  s.tile_y0 = d["tile_y0"].cast<uint32_t>();
+  s.mct = static_cast<j2k_mct>(d["mct"].cast<int>());
+  s.backend = static_cast<j2k_backend>(d["backend"].cast<int>());
+  s.device = d["device"].cast<int>();
+  s.threads = d["threads"].cast<int>();
+  s.narrow_output = d["narrow_output"].cast<int>();
+  return s;
+}
+
+// Bytes from `a`'s first element to the end of its last, for non-negative strides (the Python
+// side makes arrays with negative strides contiguous first).
+size_t extent_bytes(const py::array& a) {
+  size_t end = static_cast<size_t>(a.itemsize());
+  for (py::ssize_t d = 0; d < a.ndim(); ++d) {
+    if (a.shape(d) == 0) return 0;
+    end += static_cast<size_t>(a.shape(d) - 1) * static_cast<size_t>(a.strides(d));
+  }
+  return end;
+}
+
+// A view of a 2-D (H, W) or 3-D (H, W, C) array: C interleaved components, each read in
+// place through the array's own strides.
+j2kfront::ImageView view_of(const py::array& a, j2k_sample_type type, int precision,
+                            uint32_t x0, uint32_t y0) {
+  const size_t extent = extent_bytes(a);
+  const int channels = a.ndim() == 3 ? static_cast<int>(a.shape(2)) : 1;
+  std::vector<j2k_component_view> c(static_cast<size_t>(channels));
+  const auto* base = static_cast<const unsigned char*>(a.data());
+  for (int i = 0; i < channels; ++i) {
+    const size_t offset = a.ndim() == 3 ? static_cast<size_t>(i) * static_cast<size_t>(a.strides(2)) : 0;
+    j2k_component_view& v = c[static_cast<size_t>(i)];
+    v.data = base + offset;
+    v.type = type;
+    v.precision = precision;
+    v.dx = v.dy = 1;
+    v.row_stride = a.strides(0);
+    v.pixel_stride = a.strides(1);
+    v.bytes = extent - offset;
+  }
+  j2kfront::ImageView view(static_cast<uint32_t>(a.shape(1)), static_cast<uint32_t>(a.shape(0)),
+                           std::move(c));
+  view.at_origin(x0, y0);
+  return view;
+}
+
+py::tuple rect_tuple(const j2k_rect& r) { return py::make_tuple(r.x0, r.y0, r.x1, r.y1); }
+
+py::array new_coefficients(j2k_sample_type type, int64_t height, int64_t width) {
+  const std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(height), static_cast<py::ssize_t>(width)};
+  switch (type) {
+    case J2K_SAMPLE_I16: return py::array_t<int16_t>(shape);
+    case J2K_SAMPLE_I32: return py::array_t<int32_t>(shape);
+    case J2K_SAMPLE_F32: return py::array_t<float>(shape);
+    default: throw std::logic_error("unexpected coefficient type " + std::to_string(type));
+  }
+}
+
+// One front stage for one image shape (j2k_plan): run() returns a fresh list of numpy arrays,
+// one per tile-component, written by the plan directly.
+class PyPlan {
+ public:
+  PyPlan(const py::dict& settings, py::ssize_t height, py::ssize_t width, int channels,
+         int type, int precision, uint32_t x0, uint32_t y0)
+      : type_(static_cast<j2k_sample_type>(type)), precision_(precision), x0_(x0), y0_(y0),
+        channels_(channels), height_(height), width_(width) {
+    const j2kfront::Settings s = settings_from(settings);
+    std::vector<j2k_component_view> shape(static_cast<size_t>(channels));
+    for (j2k_component_view& v : shape) {
+      v.type = type_;
+      v.precision = precision;
+      v.dx = v.dy = 1;
+    }
+    j2kfront::ImageView view(static_cast<uint32_t>(width), static_cast<uint32_t>(height), std::move(shape));
+    view.at_origin(x0, y0);
+    py::gil_scoped_release unlocked;
+    plan_ = std::make_unique<j2kfront::Plan>(s, view);
+    info_ = plan_->info();
+  }
+
+  py::dict info() const {
+    py::dict d;
+    d["backend"] = j2k_backend_name(info_.backend);
+    d["description"] = info_.description ? info_.description : "";
+    d["mct"] = info_.mct != 0;
+    d["tiles"] = py::make_tuple(info_.tiles_x, info_.tiles_y);
+    d["streams"] = info_.streams;
+    return d;
+  }
+
+  // Per tile-component: its tile, component, rectangle, levels and bands (type, level,
+  // rectangle on the band's grid, top-left in the tile-component's array, size).
+  py::list layout() const {
+    py::list out;
+    for (size_t i = 0; i < info_.tile_components; ++i) {
+      const j2k_tile_component tc = plan_->tile_component(i);
+      py::list bands;
+      for (int b = 0; b < tc.bands; ++b) {
+        const j2k_band band = plan_->band(i, b);
+        bands.append(py::make_tuple(static_cast<int>(band.type), band.level, rect_tuple(band.rect),
+                                    band.row, band.col, band.coefficients.height,
+                                    band.coefficients.width));
+      }
+      out.append(py::make_tuple(tc.tile, tc.component, rect_tuple(tc.rect), tc.levels, bands));
+    }
+    return out;
+  }
+
+  py::list run(const py::array& image) {
+    check_shape(image);
+    struct Target {
+      void* data;
+      size_t bytes;
+      ptrdiff_t row_stride;
+    };
+    std::vector<py::array> outputs;
+    std::vector<Target> targets;  // read while the GIL is held
+    for (size_t i = 0; i < info_.tile_components; ++i) {
+      const j2k_tile_component tc = plan_->tile_component(i);
+      outputs.push_back(new_coefficients(info_.coefficient_type, tc.rect.y1 - tc.rect.y0, tc.rect.x1 - tc.rect.x0));
+      py::array& a = outputs.back();
+      targets.push_back({a.mutable_data(), static_cast<size_t>(a.nbytes()), a.strides(0)});
+    }
+    const j2kfront::ImageView view = view_of(image, type_, precision_, x0_, y0_);
+    {
+      py::gil_scoped_release unlocked;  // before the lock: a thread waiting on it holds no GIL
+      std::lock_guard<std::mutex> lock(mutex_);
+      struct Restore {  // the plan's own buffers again, so that no run writes a freed array
+        j2kfront::Plan& plan;
+        size_t count;
+        ~Restore() {
+          for (size_t i = 0; i < count; ++i) j2k_plan_set_output(plan.get(), i, nullptr, 0, 0, J2K_MEMORY_HOST);
+        }
+      } restore{*plan_, targets.size()};
+      for (size_t i = 0; i < targets.size(); ++i)
+        plan_->set_output(i, targets[i].data, targets[i].bytes, targets[i].row_stride);
+      plan_->run(view);
+    }
+    py::list out;
+    for (py::array& a : outputs) out.append(std::move(a));
+    return out;
+  }
+
+ private:
+  void check_shape(const py::array& image) const {
+    const int channels = image.ndim() == 3 ? static_cast<int>(image.shape(2)) : 1;
+    if (image.ndim() < 2 || image.ndim() > 3 || image.shape(0) != height_ || image.shape(1) != width_ ||
+        channels != channels_)
+      throw py::value_error("this plan was made for images of " + std::to_string(height_) + " x " +
+                            std::to_string(width_) + " x " + std::to_string(channels_) +
+                            " samples (height x width x components)");
+  }
+
+  std::unique_ptr<j2kfront::Plan> plan_;
+  j2k_plan_info info_{};
+  j2k_sample_type type_;
+  int precision_;
+  uint32_t x0_, y0_;
+  int channels_;
+  py::ssize_t height_, width_;
+  std::mutex mutex_;
+};
+
+// The DWT alone (j2k_dwt) on a 2-D int32 (5/3) or float32 (9/7) array, in place.
+class PyDwt {
+ public:
+  explicit PyDwt(const py::dict& settings) {
+    const j2kfront::Settings s = settings_from(settings);
+    py::gil_scoped_release unlocked;
+    dwt_ = std::make_unique<j2kfront::Dwt>(s);
+  }
+  std::string description() const { return dwt_->description(); }
+  void run(int direction, py::array& data, int64_t x0, int64_t y0, int levels) {
+    const bool is53 = data.dtype().is(py::dtype::of<int32_t>());
+    if (!(is53 || data.dtype().is(py::dtype::of<float>())) || data.ndim() != 2 || data.strides(1) != data.itemsize())
+      throw py::value_error("the DWT works on a 2-D int32 (5/3) or float32 (9/7) array with contiguous rows");
+    const j2k_rect rect{x0, y0, x0 + data.shape(1), y0 + data.shape(0)};
+    void* p = data.mutable_data();
+    const size_t bytes = extent_bytes(data);
+    const ptrdiff_t stride = data.strides(0);
+    py::gil_scoped_release unlocked;
+    std::lock_guard<std::mutex> lock(mutex_);
+    dwt_->run(static_cast<j2k_direction>(direction), is53 ? J2K_WAVELET_53 : J2K_WAVELET_97, p, bytes,
+              stride, rect, levels);
+  }
+
+ private:
+  std::unique_ptr<j2kfront::Dwt> dwt_;
+  std::mutex mutex_;
+};
+
+}  // namespace
+
+PYBIND11_MODULE(_j2kfront, m) {
+  m.doc() = "j2kfront's native part; use the j2kfront package";
+  // j2kfront.Error(RuntimeError) with the library's status name in .status. Never destroyed:
+  // exception objects may outlive the module at interpreter exit.
+  static auto* error = new py::exception<j2kfront::Error>(m, "Error", PyExc_RuntimeError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const j2kfront::Error& e) {
+      py::object instance = py::reinterpret_borrow<py::object>(error->ptr())(e.what());
+      instance.attr("status") = j2k_status_name(e.status());
+      PyErr_SetObject(error->ptr(), instance.ptr());
+    }
+  });
+
+  m.def("version", [] { return std::string(j2k_version()); });
+  m.def("backend_available", [](int backend) {
+    const char* why = nullptr;
+    const bool ok = j2k_backend_available(static_cast<j2k_backend>(backend), &why) != 0;
+    return py::make_tuple(ok, ok || !why ? std::string() : std::string(why));
+  });
+
+  py::class_<PyPlan>(m, "Plan")
+      .def(py::init<const py::dict&, py::ssize_t, py::ssize_t, int, int, int, uint32_t, uint32_t>())
+      .def("info", &PyPlan::info)
+      .def("layout", &PyPlan::layout)
+      .def("run", &PyPlan::run);
+  py::class_<PyDwt>(m, "Dwt")
+      .def(py::init<const py::dict&>())
+      .def("description", &PyDwt::description)
+      .def("run", &PyDwt::run);
+}
