@@ -1,6 +1,7 @@
-// Reading images into j2kfront::Image (samples at their own width) and writing coefficient
-// arrays as NPY.
+// Reading images into j2kfront::Image (samples at their own width), writing coefficient
+// arrays as NPY and pictures as PNG.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -68,5 +69,21 @@ void write_npy(const std::string& path, const float* data, int64_t rows, int64_t
 // created or removed here.
 void write_npy(std::FILE* file, const std::string& name, const int32_t* data, int64_t rows, int64_t cols);
 void write_npy(std::FILE* file, const std::string& name, const float* data, int64_t rows, int64_t cols);
+
+// A picture to write as PNG: `channels` interleaved samples of `bit_depth` bits (8, or 16 in
+// native byte order) per pixel: 1 gray, 2 gray + alpha, 3 RGB, 4 RGBA; rows `row_stride` bytes
+// apart.
+struct PngPixels {
+  const void* pixels = nullptr;
+  uint32_t width = 0, height = 0;
+  int channels = 3, bit_depth = 8;
+  ptrdiff_t row_stride = 0;
+};
+// Writes it into a stream the caller opened and closes (`name` for messages), with a tEXt
+// "Software" chunk "j2kfront <version>". Throws Error(Io) naming `name` when the write fails,
+// Error(UnsupportedInput) in a build without libpng.
+void write_png(std::FILE* file, const std::string& name, const PngPixels& pixels);
+// Whether `path` is a PNG that write_png wrote (its Software chunk), e.g. one the CLI may replace.
+bool written_by_j2kfront(const std::string& path);
 
 }  // namespace j2k::io

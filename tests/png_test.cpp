@@ -270,4 +270,100 @@ TEST(Png, EveryTruncationThrows) {
   fs::remove(cut);
 }
 
+// PNG output: what write_png writes, read back by the reader (and so by libpng), sample for
+// sample, for every channel count and both depths, with padded rows.
+TEST(PngWriter, EveryChannelCountAndDepthReadsBackAsWritten) {
+  const std::string path = temp_path("written.png");
+  std::mt19937 rng(5);
+  for (int channels = 1; channels <= 4; ++channels)
+    for (int depth : {8, 16})
+      for (auto [w, h] : {std::pair<uint32_t, uint32_t>{1, 1}, {1, 9}, {13, 1}, {37, 21}}) {
+        const size_t bytes = static_cast<size_t>(depth / 8), stride = w * channels * bytes + 5;  // padded rows
+        std::vector<unsigned char> pixels(stride * h);
+        for (unsigned char& b : pixels) b = static_cast<unsigned char>(rng());
+        j2k::io::PngPixels p;
+        p.pixels = pixels.data();
+        p.width = w;
+        p.height = h;
+        p.channels = channels;
+        p.bit_depth = depth;
+        p.row_stride = static_cast<ptrdiff_t>(stride);
+        std::FILE* f = std::fopen(path.c_str(), "wb");
+        ASSERT_NE(f, nullptr);
+        j2k::io::write_png(f, path, p);
+        std::fclose(f);
+        const std::string what = std::to_string(channels) + " channels, " + std::to_string(depth) + " bits, " +
+                                 std::to_string(w) + "x" + std::to_string(h);
+        EXPECT_TRUE(j2k::io::written_by_j2kfront(path)) << what;
+        const j2kfront::Image im = j2k::io::read_image(path);
+        ASSERT_EQ(im.width, w) << what;
+        ASSERT_EQ(im.height, h) << what;
+        ASSERT_EQ(im.components.size(), static_cast<size_t>(channels)) << what;
+        for (int c = 0; c < channels; ++c) {
+          EXPECT_EQ(im.components[c].precision, depth) << what;
+          for (uint32_t y = 0; y < h; ++y)
+            for (uint32_t x = 0; x < w; ++x) {
+              const unsigned char* at = pixels.data() + y * stride + (x * channels + c) * bytes;
+              uint32_t want = at[0];
+              if (depth == 16) {
+                uint16_t v;
+                std::memcpy(&v, at, 2);  // native order in, native order out
+                want = v;
+              }
+              const uint32_t got = depth == 8 ? im.components[c].row<uint8_t>(y)[x] : im.components[c].row<uint16_t>(y)[x];
+              ASSERT_EQ(got, want) << what << " at " << x << "," << y << " channel " << c;
+            }
+        }
+      }
+  fs::remove(path);
+}
+
+TEST(PngWriter, BadPicturesAndFailedWritesAreErrorsNamingTheFile) {
+  std::vector<unsigned char> pixels(64);
+  j2k::io::PngPixels p;
+  p.pixels = pixels.data();
+  p.width = 4;
+  p.height = 4;
+  p.channels = 3;
+  p.row_stride = 12;
+  auto refused = [&](const j2k::io::PngPixels& bad, const char* word, std::FILE* f) {
+    try {
+      j2k::io::write_png(f, "pic.png", bad);
+      ADD_FAILURE() << "written: " << word;
+    } catch (const j2k::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("pic.png"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(word), std::string::npos) << e.what();
+    }
+  };
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  auto q = p;
+  q.width = 0;
+  refused(q, "2^31-1", f);
+  q = p;
+  q.channels = 5;
+  refused(q, "1 to 4 channels", f);
+  q = p;
+  q.bit_depth = 12;
+  refused(q, "8 or 16 bits", f);
+  q = p;
+  q.row_stride = 11;
+  refused(q, "row stride", f);
+  std::fclose(f);
+  // A write that fails (the stream is read-only): an I/O error, not a crash.
+  const std::string path = temp_path("readonly.png");
+  { std::FILE* w = std::fopen(path.c_str(), "wb"); std::fclose(w); }
+  std::FILE* ro = std::fopen(path.c_str(), "rb");
+  ASSERT_NE(ro, nullptr);
+  refused(p, "cannot write", ro);
+  std::fclose(ro);
+  // Not ours: an empty file, a PNG from elsewhere, no file at all.
+  EXPECT_FALSE(j2k::io::written_by_j2kfront(path));
+  const fs::path foreign = fs::path(J2K_TEST_DATA_DIR) / ".." / "fuzz" / "read_image" / "rgb8.png";
+  ASSERT_TRUE(fs::exists(foreign));
+  EXPECT_FALSE(j2k::io::written_by_j2kfront(foreign.string()));
+  EXPECT_FALSE(j2k::io::written_by_j2kfront(temp_path("absent.png")));
+  fs::remove(path);
+}
+
 }  // namespace

@@ -12,6 +12,7 @@
 #include <memory>
 #include <new>
 #include <exception>
+#include <filesystem>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "tools/env_options.hpp"
 #include "tools/frame_output.hpp"
 #include "tools/layout_json.hpp"
+#include "tools/mosaic.hpp"
 #include "tools/output_dir.hpp"
 #include "tools/progress.hpp"
 #include "tools/stdin_file.hpp"
@@ -62,21 +64,26 @@ struct TransformArgs {
   std::string outdir, wavelet = "5/3", mct = "auto", backend = "auto";
   std::string tile_size, tile_origin = "0,0", image_origin = "0,0";
   std::string max_memory;
+  std::string mosaic;                      // --mosaic FILE.png
   int levels = 5, threads = 0, device = -1;
-  bool force = false, quiet = false;
+  bool force = false, quiet = false, verbose = false;
 };
 
 // The output directory and the inputs: -o, or else the last positional argument; the inputs
-// are the other positional ones and every -i.
+// are the other positional ones and every -i. With --mosaic, a single positional argument is
+// the input, and no coefficient files are written.
 void split_inputs(TransformArgs& a) {
   if (!a.output.empty()) {
     a.outdir = a.output;
+  } else if (!a.mosaic.empty() && a.inputs.size() + a.more_inputs.size() == 1) {
+    // only the mosaic
   } else if (!a.inputs.empty()) {
     a.outdir = a.inputs.back();
     a.inputs.pop_back();
   }
   a.inputs.insert(a.inputs.end(), a.more_inputs.begin(), a.more_inputs.end());
-  if (a.outdir.empty()) throw CLI::ValidationError("OUTDIR", "no output directory: give INPUT... OUTDIR, or -o OUTDIR");
+  if (a.outdir.empty() && a.mosaic.empty())
+    throw CLI::ValidationError("OUTDIR", "no output directory: give INPUT... OUTDIR, or -o OUTDIR");
   if (a.inputs.empty())
     throw CLI::ValidationError("INPUT", a.output.empty() ? "no input: '" + a.outdir +
                                                                "' is the output directory; give INPUT... OUTDIR, or -i INPUT"
@@ -208,26 +215,61 @@ struct SpareOutputs {
   }
 };
 
-void write_frame(const Frame& f, const j2k_settings& s, bool force, bool quiet) {
+// -v: what the plan holds, and what was written.
+std::string plan_line(const j2kfront::Plan& plan, const j2k_plan_info& info) {
+  const j2k_memory_report m = plan.memory();
+  auto mib = [](size_t b) { return std::to_string((b + (1u << 19)) >> 20) + " MiB"; };
+  return "  plan: " + std::to_string(info.tiles_x) + " x " + std::to_string(info.tiles_y) + " tiles, " +
+         std::to_string(info.tile_components) + " tile-components, " + std::to_string(info.streams) +
+         (info.streams == 1 ? " queue" : " queues") + "; holds " + mib(m.host) + " host, " + mib(m.pinned) +
+         " pinned, " + mib(m.device) + " device memory";
+}
+std::string written_line(const std::string& dir, const std::set<std::string>& names) {
+  uint64_t bytes = 0;
+  std::error_code ec;
+  for (const std::string& n : names) bytes += std::filesystem::file_size(std::filesystem::path(dir) / n, ec);
+  return "  wrote " + std::to_string(names.size()) + " files, " + std::to_string(bytes) + " bytes, in " + dir;
+}
+
+// Writes a frame's files (and its mosaic) once it is done, and prints its summary.
+void write_frame(const Frame& f, const TransformArgs& a, const Request& req) {
+  const j2k_settings& s = req.settings;
   j2kfront::Plan& plan = *f.plan;
   const auto t0 = Clock::now();
   plan.wait(f.ticket);
   const double wait_ms = ms_since(t0);
-  OutputDir out(f.job.outdir, f.job.input, force, is_generated_name);
   const j2k_plan_info info = plan.info();
-  // Check every name before writing any, so a refused run leaves the directory as it was.
-  const std::set<std::string> names = output_names(info.tiles_x * info.tiles_y, f.image.components.size());
-  for (const std::string& n : names) out.check_writable(n);
+  std::vector<std::string> details;  // -v
   const auto t1 = Clock::now();
-  out.begin(names);
-  write_tile_components(out, plan, f.coefficients, 0);
-  // The manifest last: while it is absent, the marker says the set is incomplete.
-  out.write_text(OutputDir::kManifest, layout_json(plan, s, f.image, f.job.input).dump(1) + "\n");
-  out.finish(names);
+  if (!f.job.outdir.empty()) {
+    OutputDir out(f.job.outdir, f.job.input, a.force, is_generated_name);
+    // Check every name before writing any, so a refused run leaves the directory as it was.
+    const std::set<std::string> names = output_names(info.tiles_x * info.tiles_y, f.image.components.size());
+    for (const std::string& n : names) out.check_writable(n);
+    out.begin(names);
+    write_tile_components(out, plan, f.coefficients, 0);
+    // The manifest last: while it is absent, the marker says the set is incomplete.
+    out.write_text(OutputDir::kManifest, layout_json(plan, s, f.image, f.job.input).dump(1) + "\n");
+    out.finish(names);
+    if (a.verbose) details.push_back(written_line(f.job.outdir, names));
+  }
+  if (!a.mosaic.empty()) {
+    const uint64_t bytes = mosaic_bytes(plan);
+    if (req.budget && f.memory + bytes > req.budget)
+      throw j2kfront::Error(J2K_OUT_OF_MEMORY, "the mosaic takes " + std::to_string(bytes) + " bytes beside the " +
+                                                   std::to_string(f.memory) + " this image holds, more than the " +
+                                                   std::to_string(req.budget) + " that --max-memory allows");
+    const Mosaic m = draw_mosaic(plan, f.coefficients);
+    write_mosaic(a.mosaic, f.job.input, a.force, m);
+    if (a.verbose)
+      details.push_back("  mosaic: " + a.mosaic + ", " + std::to_string(m.width) + " x " + std::to_string(m.height) +
+                        " pixels");
+  }
+  if (a.verbose) details.insert(details.begin(), plan_line(plan, info));
 
   Summary summary;
   summary.input = f.job.input;
-  summary.outdir = f.job.outdir;
+  summary.outdir = f.job.outdir.empty() ? a.mosaic : f.job.outdir;
   summary.image = &f.image;
   summary.settings = &s;
   summary.info = info;
@@ -236,7 +278,9 @@ void write_frame(const Frame& f, const j2k_settings& s, bool force, bool quiet) 
   summary.read_ms = f.read_ms;
   summary.wait_ms = wait_ms;
   summary.write_ms = ms_since(t1);
-  if (!quiet) print_summary(summary);
+  if (!a.quiet) print_summary(summary);
+  for (const std::string& line : details) std::printf("%s\n", line.c_str());
+  std::fflush(stdout);
 }
 
 // The images one after another through one plan per shape, two in flight: image k+1 is read
@@ -247,8 +291,15 @@ int run_transform(TransformArgs a) {
   std::string tuning;
   const Request req = request_from(a, tuning);
   const j2k_settings& s = req.settings;
-  const std::vector<TransformJob> jobs = transform_jobs(a.inputs, a.outdir);
+  std::vector<std::string> skipped;  // files of input directories that are not images
+  const std::vector<TransformJob> jobs = transform_jobs(a.inputs, a.outdir, &skipped);
   const bool batch = jobs.size() > 1 || jobs[0].outdir != a.outdir;
+  if (!a.mosaic.empty() && batch)
+    throw CLI::ValidationError("--mosaic", "draws one image; it got " + std::to_string(jobs.size()) +
+                                               (jobs.size() == 1 ? " from a directory" : " images"));
+  std::sort(skipped.begin(), skipped.end());
+  if (a.verbose)
+    for (const std::string& name : skipped) std::printf("j2kfront: skipping %s: not an image file\n", name.c_str());
   Progress progress(a.quiet ? 0 : jobs.size());
   size_t failed = 0, done = 0;
   std::unique_ptr<Frame> pending;
@@ -275,7 +326,7 @@ int run_transform(TransformArgs a) {
     if (!pending) return;
     std::unique_ptr<Frame> f = std::move(pending);
     try {
-      write_frame(*f, s, a.force, a.quiet);
+      write_frame(*f, a, req);
     } catch (const std::exception& e) {
       report(f->job.input, e);
     }
@@ -311,6 +362,10 @@ int run_transform(TransformArgs a) {
       rows_job.quiet = a.quiet;
       const bool has_rows = tile_rows(s, req.x0, req.y0, header.width, header.height).size() > 1;
       auto by_rows = [&](io::ImageReader& fresh) {
+        if (!a.mosaic.empty())
+          throw j2kfront::Error(J2K_OUT_OF_MEMORY, job.input + ": --mosaic needs the whole image in memory, which takes "
+                                                  "more than the " + std::to_string(req.budget) +
+                                                  " bytes --max-memory allows; give it more");
         finish_pending();
         plan.reset();  // one plan's memory at a time
         plan_shape.reset();
@@ -423,7 +478,16 @@ std::function<int()> add_transform_command(CLI::App& app) {
                   "(default: half of the machine's memory); a larger tiled image goes a row of tiles at "
                   "a time, a larger untiled one is refused before any work");
   cmd->add_flag("--force", args->force, "replace existing files that j2kfront did not write");
-  cmd->add_flag("-q,--quiet", args->quiet, "print nothing but errors (no summary line, no progress bar)");
+  cmd->add_option("--mosaic", args->mosaic,
+                  "also draw the subband mosaic of the one input image into this PNG file: each band scaled "
+                  "for viewing, the levels framed, tiles in their grid, components side by side; with a single "
+                  "positional argument, only the mosaic is written")
+      ->type_name("FILE.png");
+  auto* quiet = cmd->add_flag("-q,--quiet", args->quiet, "print nothing but errors (no summary line, no progress bar)");
+  cmd->add_flag("-v,--verbose", args->verbose,
+                "also print each image's tiles, queues and memory, the files written, and the files of input "
+                "directories that are skipped")
+      ->excludes(quiet);
   return [args] { return run_transform(*args); };
 }
 

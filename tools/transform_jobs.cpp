@@ -21,7 +21,8 @@ bool image_extension(const fs::path& p) {
 
 }  // namespace
 
-std::vector<TransformJob> transform_jobs(const std::vector<std::string>& inputs, const std::string& outdir) {
+std::vector<TransformJob> transform_jobs(const std::vector<std::string>& inputs, const std::string& outdir,
+                                         std::vector<std::string>* skipped) {
   std::vector<std::string> files;
   bool directory = false;
   for (const std::string& in : inputs) {
@@ -37,6 +38,7 @@ std::vector<TransformJob> transform_jobs(const std::vector<std::string>& inputs,
       std::vector<std::string> found;
       for (const fs::directory_entry& e : fs::directory_iterator(in, ec))
         if (e.is_regular_file(ec) && image_extension(e.path())) found.push_back(e.path().string());
+        else if (skipped) skipped->push_back(e.path().string());
       if (ec) throw CLI::ValidationError("INPUT", in + ": cannot list the directory: " + ec.message());
       if (found.empty())
         throw CLI::ValidationError("INPUT", in + ": no image files (.tif .tiff .png .pgm .ppm .pnm .pgx) in the directory");

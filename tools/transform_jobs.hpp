@@ -15,7 +15,8 @@ struct TransformJob {
 // to `outdir` itself. Several inputs, or a directory: each image
 // to `outdir/<file name>` (a directory named like the image file). Throws CLI::ValidationError naming the problem
 // (a missing input, a directory without images, two images with one output name) before any
-// work is done.
-std::vector<TransformJob> transform_jobs(const std::vector<std::string>& inputs, const std::string& outdir);
+// work is done. `skipped` (if given) gets the other entries of input directories.
+std::vector<TransformJob> transform_jobs(const std::vector<std::string>& inputs, const std::string& outdir,
+                                         std::vector<std::string>* skipped = nullptr);
 
 }  // namespace j2k::tools
