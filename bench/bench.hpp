@@ -3,7 +3,9 @@
 // memory), because absolute times drift between machines.
 #pragma once
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace j2k::bench {
@@ -20,6 +22,7 @@ struct Options {
   std::vector<int64_t> tiles{1024, 2048, 0};    // --pipeline: tile sizes (0: untiled)
   std::vector<std::string> outputs{"i32", "i16", "f32"};  // --pipeline: 5/3 int32, 5/3 int16, 9/7 float32
   bool busy_loop = false;     // cpu: run the 512^2 5/3 forward until killed (the busy process)
+  std::string csv;            // --csv: the printed rows also as CSV here (and in csv_sibling files)
 };
 
 // Each prints a table and returns 0, or throws j2k::Error.
@@ -34,5 +37,56 @@ int run_pipeline(const Options& options);
 std::vector<int32_t> test_pattern(int64_t width, int64_t height, int bits, uint32_t seed = 1);
 
 double median(std::vector<double> values);
+
+// --- `--csv FILE`: the printed tables' rows as CSV, for bench/plot.py --------------------------
+
+// One field of a CSV row: text, quoted where it holds a comma, a quote or a line break (CUDA's
+// variants do), or a number (integers exactly, others to 6 significant digits, as C's %g).
+struct CsvField {
+  CsvField(const std::string& s);  // NOLINT: implicit, so that a row is a braced list
+  CsvField(const char* s) : CsvField(std::string(s ? s : "")) {}  // NOLINT
+  template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+  CsvField(T v) : text(std::is_integral_v<T> ? std::to_string(static_cast<long long>(v)) : number(v)) {}  // NOLINT
+  static std::string number(double v);
+  std::string text;
+};
+
+// One table as a CSV file, written whole or not at all: a temporary file beside `path` is
+// created at once, so that a path that cannot be written fails before minutes of benchmarking
+// rather than after them, and commit() renames it over `path` when every row is in; a run that
+// throws first leaves no file. With an empty `path` there is no file and every call does
+// nothing. Failures throw Error(Io) naming the path.
+class CsvFile {
+ public:
+  CsvFile(const std::string& path, std::vector<std::string> columns);
+  ~CsvFile();
+  CsvFile(const CsvFile&) = delete;
+  CsvFile& operator=(const CsvFile&) = delete;
+  void row(std::initializer_list<CsvField> fields);  // as many fields as columns
+  void commit();
+
+ private:
+  std::string path_, tmp_, text_;
+  size_t columns_;
+  int fd_ = -1;
+};
+
+// Where a benchmark with more than one table writes the others: FILE.csv -> FILE-TAG.csv.
+std::string csv_sibling(const std::string& path, const std::string& tag);
+
+// The DWT tables of every backend (cpu, cuda, opencl) in one format, so that bench/plot.py
+// puts them side by side: each row with its backend and device, the image size, the time and
+// the yardstick's time of the same run (copy_ms; on the yardstick's own row, yardstick = 1).
+class DwtCsv {
+ public:
+  DwtCsv(const Options& o, std::string backend, std::string device);
+  void row(int64_t size, const std::string& variant, double ms, double copy_ms, bool yardstick = false);
+  void commit() { file_.commit(); }
+
+ private:
+  CsvFile file_;
+  std::string backend_, device_;
+  int levels_, repeats_;
+};
 
 }  // namespace j2k::bench

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -76,7 +77,7 @@ class BusyProcess {
 };
 
 // The 5/3 forward on an idle machine and beside each BusyProcess, in the same run.
-void busy_machine(j2kfront::Dwt& dwt, const Options& o) {
+void busy_machine(j2kfront::Dwt& dwt, const Options& o, CsvFile& csv, const std::string& device) {
   std::printf("\nCPU DWT beside a busy process, 5/3 forward, %d levels: 'spin' keeps one core busy,\n"
               "'dwt' is a second j2kfront running this benchmark's 512^2 DWT on every core\n", o.levels);
   std::printf("%-7s %10s %10s %9s %10s %9s\n", "size", "idle ms", "spin ms", "x idle", "dwt ms", "x idle");
@@ -105,7 +106,18 @@ void busy_machine(j2kfront::Dwt& dwt, const Options& o) {
     }
     std::printf("%-7lld %10.2f %10.2f %9.2f %10.2f %9.2f\n", static_cast<long long>(n), idle, busy[0],
                 busy[0] / idle, busy[1], busy[1] / idle);
+    csv.row({"cpu", device, n, o.levels, repeats, idle, busy[0], busy[0] / idle, busy[1], busy[1] / idle});
   }
+}
+
+// The processor's name, which the backend's description ("cpu (2 threads)") leaves out: a CSV
+// row has to say which machine it was measured on. Empty where /proc/cpuinfo does not say.
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos)
+      return line.substr(line.find_first_not_of(" \t", line.find(':') + 1));
+  return "";
 }
 
 }  // namespace
@@ -123,6 +135,14 @@ int run_cpu(const Options& o) {
       dwt.forward(ints.data(), ints.size(), 512, j2k_rect{0, 0, 512, 512}, o.levels);
     }
   }
+  const std::string model = cpu_model();
+  const std::string device = dwt.description() + (model.empty() ? "" : " on " + model);
+  // The three tables' CSV files, created before the first measurement (see CsvFile).
+  DwtCsv csv(o, "cpu", device);
+  CsvFile busy_csv(csv_sibling(o.csv, "busy"), {"backend", "device", "size", "levels", "repeats", "idle_ms",
+                                                "spin_ms", "spin_x_idle", "dwt_ms", "dwt_x_idle"});
+  CsvFile tiles_csv(csv_sibling(o.csv, "tiles"),
+                    {"backend", "device", "image", "size", "levels", "repeats", "tile", "ms", "x_untiled"});
   std::printf("backend: %s, %d levels, median of %d runs\n", dwt.description().c_str(), o.levels,
               o.repeats);
   std::printf("%-7s %-16s %10s %12s %9s\n", "size", "variant", "ms", "Msamples/s", "x memcpy");
@@ -135,11 +155,12 @@ int run_cpu(const Options& o) {
     const size_t bytes = src.size() * sizeof(int32_t);
     // Yardstick: copying the same int32 image once (read + write of every sample).
     const double copy = time_ms(o.repeats, [&] { std::memcpy(ints.data(), src.data(), bytes); });
-    auto row = [&](const char* variant, double ms) {
+    auto row = [&](const char* variant, double ms, bool yardstick = false) {
       std::printf("%-7lld %-16s %10.2f %12.1f %9.2f\n", static_cast<long long>(n), variant, ms,
                   static_cast<double>(n * n) / ms / 1e3, ms / copy);
+      csv.row(n, variant, ms, copy, yardstick);
     };
-    row("memcpy (yard)", copy);
+    row("memcpy (yard)", copy, true);
     const auto s = static_cast<ptrdiff_t>(n);
     // Each run restores its input first; that copy is timed separately and subtracted.
     const double restore_i = time_ms(o.repeats, [&] { std::memcpy(ints.data(), src.data(), bytes); });
@@ -161,7 +182,7 @@ int run_cpu(const Options& o) {
           dwt.inverse(floats.data(), floats.size(), s, tc, o.levels);
         }) - restore_f);
   }
-  busy_machine(dwt, o);
+  busy_machine(dwt, o, busy_csv, device);
   // The whole front stage on a plan, by tile size: the cost of many small tiles, against the
   // same image untiled in the same run.
   const int64_t n = o.sizes.empty() ? 2048 : std::min<int64_t>(o.sizes[0], 4096);
@@ -182,7 +203,11 @@ int run_cpu(const Options& o) {
     const double ms = time_ms(o.repeats, [&] { plan.run(view); });
     if (tile == 0) untiled = ms;
     std::printf("%-9s %10.2f %12.2f\n", tile ? (std::to_string(tile) + "^2").c_str() : "untiled", ms, ms / untiled);
+    tiles_csv.row({"cpu", device, "RGB 8-bit", n, o.levels, o.repeats, tile, ms, ms / untiled});  // tile 0: untiled
   }
+  csv.commit();
+  busy_csv.commit();
+  tiles_csv.commit();
   return 0;
 }
 

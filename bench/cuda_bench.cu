@@ -58,9 +58,11 @@ int run_cuda(const Options& o) {
   ck(cudaSetDevice(dev), "cudaSetDevice");
   cudaDeviceProp prop{};
   ck(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties");
-  std::printf("CUDA DWT bench on %s (sm_%d%d, %d SMs, L2 %d MB); levels %d, median of %d\n",
-              prop.name, prop.major, prop.minor, prop.multiProcessorCount,
-              prop.l2CacheSize >> 20, o.levels, o.repeats);
+  char device[512];
+  std::snprintf(device, sizeof device, "%s (sm_%d%d, %d SMs, L2 %d MB)", prop.name, prop.major,
+                prop.minor, prop.multiProcessorCount, prop.l2CacheSize >> 20);
+  std::printf("CUDA DWT bench on %s; levels %d, median of %d\n", device, o.levels, o.repeats);
+  DwtCsv csv(o, "cuda", device);
   cudaStream_t s;
   ck(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
   std::printf("%7s  %-34s %10s %12s %9s\n", "size", "variant", "median ms", "Gsamples/s", "x copy");
@@ -108,12 +110,13 @@ int run_cuda(const Options& o) {
     const double copy = time_ms(
         [&] { ck(cudaMemcpyAsync(di.p, si.p, n * 4, cudaMemcpyDeviceToDevice, s), "copy"); },
         o.repeats, s);
-    auto row = [&](const char* name, double ms) {
+    auto row = [&](const char* name, double ms, bool yardstick = false) {
       std::printf("%7lld  %-34s %10.4f %12.2f %9.3f\n", static_cast<long long>(size), name, ms,
                   static_cast<double>(n) / ms * 1e-6, ms / copy);
       std::fflush(stdout);
+      csv.row(size, name, ms, copy, yardstick);
     };
-    row("copy int32 (D2D)", copy);
+    row("copy int32 (D2D)", copy, true);
     const size_t wb = ws_bytes;
     row("fwd 5/3 int32", time_ms([&] { dwt(J2K_FORWARD, Wavelet::Reversible53, si.p, J2K_SAMPLE_I32, 0, di.p, L, ws.p, wb); }, o.repeats, s));
     row("inv 5/3 int32", time_ms([&] { dwt(J2K_INVERSE, Wavelet::Reversible53, bi.p, J2K_SAMPLE_I32, 0, di.p, L, ws.p, wb); }, o.repeats, s));
@@ -147,6 +150,7 @@ int run_cuda(const Options& o) {
     row("inv 9/7 float, 2 levels, fused", time_ms([&] { dwt(J2K_INVERSE, Wavelet::Irreversible97, bf.p, J2K_SAMPLE_F32, 0, df.p, 2, ws.p, wb, fuse_inv); }, o.repeats, s));
   }
   ck(cudaStreamDestroy(s), "cudaStreamDestroy");
+  csv.commit();
   return 0;
 }
 

@@ -13,7 +13,8 @@
 # bench/README.md says how to make it. J2K_CMAKE_ARGS adds configure arguments; the backends are
 # reset to AUTO first, since a warm machine keeps build-device's cache between calls.
 # J2K_SANITIZER_TOOLS picks compute-sanitizer's tools for `sanitize` (default "memcheck racecheck").
-# Logs go to $OUT.
+# Logs go to $OUT; the benchmarks' rows also as CSV to $OUT/results/<backend>-<machine>.csv, named
+# as in bench/results/ (J2K_MACHINE, default the GPU's model: h100 for an NVIDIA H100).
 set -uo pipefail
 what=${1:-all}
 out=${OUT:-/tmp/j2k-out}
@@ -21,8 +22,18 @@ mkdir -p "$out"
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$out/gpu.txt"
+# The CSV files' machine name: the first word of the GPU's name with letters then digits.
+machine=${J2K_MACHINE:-$(head -1 "$out/gpu.txt" | cut -d, -f1 | grep -oE '\b[A-Z]+[0-9]+[A-Za-z]*\b' | head -1 | tr '[:upper:]' '[:lower:]')}
+machine=${machine:-gpu}
+mkdir -p "$out/results"
+# The Python module for the machine's own python3 (its numpy, pytest and pip's pybind11), so
+# that Python.cuda and Python.opencl run the module's tests on the GPU.
+python_args=()
+if py=$(command -v python3) && pybind=$("$py" -m pybind11 --cmakedir 2>/dev/null); then
+  python_args=(-DPython3_EXECUTABLE="$py" -Dpybind11_DIR="$pybind")
+fi
 cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DCMAKE_PREFIX_PATH="$root/.deps/root/usr;/usr/local/cuda" \
+  -DCMAKE_PREFIX_PATH="$root/.deps/root/usr;/usr/local/cuda" "${python_args[@]}" \
   -DJ2K_WITH_CUDA=AUTO -DJ2K_WITH_OPENCL=AUTO -DCMAKE_CUDA_FLAGS="--ptxas-options=-v ${J2K_CUDA_FLAGS:-}" ${J2K_CMAKE_ARGS:-} \
   >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 grep 'j2kfront:' "$out/configure.log"
@@ -105,13 +116,16 @@ if [[ $what == cuda ]]; then
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 fi
 if [[ $what == all || $what == bench || $what == cuda ]]; then
-  $cli bench --backend cuda --sizes ${J2K_BENCH_SIZES:-4096,8192,16384} 2>&1 | tee "$out/bench-cuda.txt"
+  $cli bench --backend cuda --sizes ${J2K_BENCH_SIZES:-4096,8192,16384} --csv "$out/results/cuda-$machine.csv" 2>&1 |
+    tee "$out/bench-cuda.txt"
 fi
 if [[ $what == all || $what == bench || $what == pipeline ]]; then
-  $cli bench --pipeline --backend cuda --timeline "$out/timeline.svg" 2>&1 | tee "$out/bench-pipeline.txt"
+  $cli bench --pipeline --backend cuda --timeline "$out/timeline.svg" --csv "$out/results/pipeline-$machine.csv" 2>&1 |
+    tee "$out/bench-pipeline.txt"
 fi
 if [[ $what == all || $what == bench ]]; then
-  $cli bench --backend opencl --sizes 4096,8192 2>&1 | tee "$out/bench-opencl.txt"
+  $cli bench --backend opencl --sizes 4096,8192 --csv "$out/results/opencl-$machine.csv" 2>&1 |
+    tee "$out/bench-opencl.txt"
 fi
 if [[ $what == profile ]]; then
   # Needs -lineinfo in the CUDA flags for the CUDA-line column (J2K_CMAKE_ARGS).

@@ -58,6 +58,9 @@ int run_opencl(const Options& o) {
               dev.name.c_str(), dev.platform_name.c_str(), dev.version.c_str(), o.levels,
               o.repeats);
   std::printf("tuning: %s\n", runner.tuning().describe().c_str());
+  // The tuning changes the times as much as the device does: both in every CSV row.
+  DwtCsv csv(o, "opencl", dev.name + ", " + dev.platform_name + ", " + dev.version + "; tuning " +
+                              runner.tuning().describe());
   std::printf("%-7s %-24s %10s %10s %9s\n", "size", "variant", "ms", "ps/pixel", "x copy");
   for (int64_t n : o.sizes) {
     const auto count = static_cast<size_t>(n * n);
@@ -98,11 +101,12 @@ int run_opencl(const Options& o) {
       ocl::check(ocl::cl().clEnqueueCopyBuffer(q, a.get(), b.get(), 0, 0, bytes, 0, nullptr, &ev.back()),
                  "clEnqueueCopyBuffer");
     });
-    auto row = [&](const std::string& variant, double ms) {
+    auto row = [&](const std::string& variant, double ms, bool yardstick = false) {
       std::printf("%-7lld %-24s %10.3f %10.1f %9.2f\n", static_cast<long long>(n),
                   variant.c_str(), ms, ms * 1e9 / pixels, ms / copy);
+      csv.row(n, variant, ms, copy, yardstick);
     };
-    row("copy (yardstick)", copy);
+    row("copy (yardstick)", copy, true);
 
     for (Wavelet w : {Wavelet::Reversible53, Wavelet::Irreversible97}) {
       const std::string name = w == Wavelet::Reversible53 ? "5/3 " : "9/7 ";
@@ -162,6 +166,7 @@ int run_opencl(const Options& o) {
       }
     }
   }
+  csv.commit();
   return 0;
 }
 

@@ -180,6 +180,11 @@ int run_pipeline(const Options& o) {
               "launch). Streams per plan: %s.\n",
               o.levels, o.repeats, frames, kDepth,
               o.streams ? std::to_string(o.streams).c_str() : "the plan's default (3; 2 untiled)");
+  // One row per printed row, with the link's times it is measured against; tile 0 is untiled.
+  CsvFile csv(o.csv, {"backend", "device", "size", "input", "levels", "repeats", "frames", "in_flight", "streams",
+                      "tile", "wavelet", "output", "memory", "bytes_in", "bytes_out", "link_h2d_ms", "link_d2h_ms",
+                      "link_ms", "image_ms", "image_gb_per_s", "image_link_over_t", "frame_ms", "frame_gb_per_s",
+                      "frame_link_over_t", "submit_ms_per_frame"});
   bool drawn = false;
   for (int64_t n : o.sizes) {
     for (const Input& in : inputs) {
@@ -242,12 +247,19 @@ int run_pipeline(const Options& o) {
             run_frames(plan, view, sets, kDepth);  // warm up the output sets
             double submit_ms = 0;
             const double frame_ms = run_frames(plan, view, sets, frames, &submit_ms) / frames;
-            const double bytes = static_cast<double>(bytes_in + (narrow ? bytes_out / 2 : bytes_out));
+            const size_t out_bytes = narrow ? bytes_out / 2 : bytes_out;
+            const double bytes = static_cast<double>(bytes_in + out_bytes);
+            const char* wavelet = w == J2K_WAVELET_53 ? "5/3" : "9/7";
+            const char* memory = m == J2K_MEMORY_HOST ? "pageable" : "pinned";
+            const char* out_type = narrow ? "i16" : w == J2K_WAVELET_53 ? "i32" : "f32";
             std::printf("%-8s %-5s %-9s %-5s | %10.2f %8.1f %8.3f | %10.2f %8.1f %8.3f %9.2f\n",
-                        tile ? std::to_string(tile).c_str() : "untiled", w == J2K_WAVELET_53 ? "5/3" : "9/7",
-                        m == J2K_MEMORY_HOST ? "pageable" : "pinned", narrow ? "i16" : w == J2K_WAVELET_53 ? "i32" : "f32",
+                        tile ? std::to_string(tile).c_str() : "untiled", wavelet, memory, out_type,
                         ms, bytes / ms / 1e6, l.both_ms / ms, frame_ms, bytes / frame_ms / 1e6, l.both_ms / frame_ms,
                         submit_ms / frames);
+            csv.row({"cuda", plan.info().description, n, in.name, o.levels, o.repeats, frames, kDepth,
+                     plan.info().streams, tile, wavelet, out_type, memory, bytes_in, out_bytes, l.h2d_ms, l.d2h_ms,
+                     l.both_ms, ms, bytes / ms / 1e6, l.both_ms / ms, frame_ms, bytes / frame_ms / 1e6,
+                     l.both_ms / frame_ms, submit_ms / frames});
             if (!o.timeline.empty() && !drawn && m == J2K_MEMORY_PINNED) {
               const std::string title = std::to_string(n) + "x" + std::to_string(n) + " " + in.name + ", " +
                                         (tile ? "tiles " + std::to_string(tile) + "^2" : std::string("untiled")) +
@@ -261,6 +273,7 @@ int run_pipeline(const Options& o) {
       cudaFreeHost(pinned);
     }
   }
+  csv.commit();
   return 0;
 }
 

@@ -16,7 +16,7 @@ struct BenchArgs {
   std::string backend = "auto", sizes = "4096,8192", tiles = "1024,2048,0", outputs = "i32,i16,f32";
   int levels = 5, repeats = 0, threads = 0, device = -1, streams = 0;
   bool pipeline = false, busy_loop = false;
-  std::string timeline;
+  std::string timeline, csv;
 };
 
 std::vector<std::string> split(const std::string& list) {
@@ -51,6 +51,7 @@ int run_bench(const BenchArgs& a) {
   if (b == Backend::Auto) b = resolve_auto_backend();
   o.device = device_from_env(b, a.device);
   o.opencl_tuning = opencl_tuning_from_env();
+  o.csv = a.csv;
   std::string why;
   if (!backend_available(b, &why))
     throw Error(ErrorCode::BackendUnavailable, std::string("backend '") + backend_name(b) + "' is not available: " + why);
@@ -121,6 +122,12 @@ std::function<int()> add_bench_command(CLI::App& app) {
   cmd->add_option("--streams", args->streams,
                   "with --pipeline: CUDA streams per plan (default: the plan's own choice)")
       ->check(CLI::Range(1, 16));
+  cmd->add_option("--csv", args->csv,
+                  "also write the rows as CSV into this file (replaced when the run ends); the CPU bench writes "
+                  "its busy-machine and tile-size tables beside it: X.csv gives X-busy.csv and X-tiles.csv")
+      ->type_name("FILE")
+      ->check(CLI::Validator([](std::string& s) { return s.empty() ? std::string("is empty") : std::string(); }, "",
+                             "non-empty"));
   cmd->add_option("--tiles", args->tiles, "with --pipeline: tile sizes, comma-separated (0: untiled)")
       ->capture_default_str();
   cmd->add_option("--outputs", args->outputs,
