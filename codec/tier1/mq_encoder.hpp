@@ -1,0 +1,47 @@
+// The MQ arithmetic encoder of ISO/IEC 15444-1 Annex C (C.2): binary decisions coded in
+// adaptive contexts, into a byte buffer with the standard's bit stuffing after 0xFF. What a
+// code-block's coding passes drive (Annex D); the same coder as JBIG2's (ITU-T T.88 Annex E),
+// whose test sequence (H.2) checks it.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace j2k::codec {
+
+// One adaptive context: its probability state (an index into Table C.2) and its more
+// probable symbol.
+struct MqContext {
+  uint8_t index = 0;
+  uint8_t mps = 0;
+};
+
+class MqEncoder {
+ public:
+  // An encoder at the start of an empty buffer (INITENC).
+  MqEncoder();
+
+  // Codes decision `d` (0 or 1) in context `cx` (ENCODE: CODEMPS or CODELPS).
+  void encode(MqContext& cx, int d);
+
+  // Terminates the codeword (FLUSH, C.2.9): afterwards bytes() holds every byte a decoder
+  // needs; a final 0xFF is left out, as the standard allows.
+  void flush();
+
+  // The codeword: complete after flush().
+  const uint8_t* data() const { return buf_.data() + 1; }
+  size_t size() const { return end_ - 1; }
+
+ private:
+  void renormalise();
+  void byte_out();
+
+  uint32_t a_ = 0x8000, c_ = 0;
+  int ct_ = 12;
+  // buf_[pos_] is the standard's byte B. buf_[0] is the byte before the codeword (C.2.8:
+  // BP = BPST - 1), a zero that is not output.
+  std::vector<uint8_t> buf_;
+  size_t pos_ = 0, end_ = 1;
+};
+
+}  // namespace j2k::codec

@@ -1,0 +1,55 @@
+// The MQ encoder (codec/tier1) against the standard's own worked example: the test sequence of
+// ITU-T T.88 Annex H.2 (the same coder as ISO/IEC 15444-1 Annex C), 256 decisions in one
+// context that starts at index 0 with MPS 0. T.88's FLUSH appends the marker 0xFF 0xAC to the
+// 28 bytes below; JPEG 2000's ends the codeword without it.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "codec/tier1/mq_encoder.hpp"
+
+namespace {
+
+using j2k::codec::MqContext;
+using j2k::codec::MqEncoder;
+
+const std::vector<uint8_t> kDecisions = {0x00, 0x02, 0x00, 0x51, 0x00, 0x00, 0x00, 0xC0, 0x03, 0x52, 0x87,
+                                         0x2A, 0xAA, 0xAA, 0xAA, 0xAA, 0x82, 0xC0, 0x20, 0x00, 0xFC, 0xD7,
+                                         0x9E, 0xF6, 0xBF, 0x7F, 0xED, 0x90, 0x4F, 0x46, 0xA3, 0xBF};
+const std::vector<uint8_t> kCodeword = {0x84, 0xC7, 0x3B, 0xFC, 0xE1, 0xA1, 0x43, 0x04, 0x02, 0x20,
+                                        0x00, 0x00, 0x41, 0x0D, 0xBB, 0x86, 0xF4, 0x31, 0x7F, 0xFF,
+                                        0x88, 0xFF, 0x37, 0x47, 0x1A, 0xDB, 0x6A, 0xDF};
+
+TEST(MqEncoder, StandardTestSequence) {
+  MqEncoder mq;
+  MqContext cx;
+  for (uint8_t byte : kDecisions)
+    for (int bit = 7; bit >= 0; --bit) mq.encode(cx, (byte >> bit) & 1);
+  mq.flush();
+  EXPECT_EQ(std::vector<uint8_t>(mq.data(), mq.data() + mq.size()), kCodeword);
+}
+
+// Bit stuffing: whatever the decisions, a byte after 0xFF is below 0x90 (no marker), and the
+// codeword does not end in 0xFF.
+TEST(MqEncoder, NoMarkersInsideTheCodeword) {
+  uint32_t seed = 12345;
+  for (int run = 0; run < 50; ++run) {
+    MqEncoder mq;
+    MqContext cx[19];
+    for (int k = 0; k < 20000; ++k) {
+      seed = seed * 1103515245u + 12345u;
+      // Skewed decisions in a few contexts: long MPS runs make 0xFF bytes likely.
+      mq.encode(cx[(seed >> 8) % 19], ((seed >> 16) & 63) < static_cast<uint32_t>(run % 8) ? 1 : 0);
+    }
+    mq.flush();
+    ASSERT_GT(mq.size(), 0u);
+    for (size_t i = 0; i + 1 < mq.size(); ++i) {
+      if (mq.data()[i] == 0xFF) {
+        ASSERT_LT(mq.data()[i + 1], 0x90) << "run " << run << " byte " << i;
+      }
+    }
+    EXPECT_NE(mq.data()[mq.size() - 1], 0xFF) << "run " << run;
+  }
+}
+
+}  // namespace
