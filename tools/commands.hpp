@@ -9,6 +9,7 @@ namespace j2k::tools {
 
 std::function<int()> add_transform_command(CLI::App& app);
 std::function<int()> add_bench_command(CLI::App& app);
+std::function<int()> add_compress_command(CLI::App& app);
 
 // "W,H" -> two numbers within [min, max]; throws CLI::ValidationError naming the option.
 std::pair<int64_t, int64_t> parse_pair(const std::string& option, const std::string& text,
