@@ -104,6 +104,7 @@ int run_compress(const CompressArgs& a) {
   si.tile_h = s.tile_h ? s.tile_h : si.y1 - s.tile_y0;
   si.levels = s.levels;
   si.mct = info.mct != 0;
+  si.threads = a.threads;
   for (const auto& c : image.components)
     si.components.push_back({c.precision, c.type == J2K_SAMPLE_I8 || c.type == J2K_SAMPLE_I16, c.dx, c.dy});
   const size_t ncomp = image.components.size();

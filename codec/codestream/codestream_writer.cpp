@@ -6,6 +6,7 @@
 #include "codec/tier1/block_encoder.hpp"
 #include "codec/tier2/packet_writer.hpp"
 #include "common/error.hpp"
+#include "transform/cpu/worker_pool.hpp"
 
 namespace j2k::codec {
 namespace {
@@ -33,7 +34,14 @@ struct CodedBand {
   }
 };
 
-CodedBand code_band(const TileComponentInput& tc, const TileComponentInput::Band& b) {
+// A code-block to code: its view and where its result goes.
+struct BlockJob {
+  BlockView view;
+  CodedBlock* out;
+};
+
+// Lays out a band's code-blocks (coded later, in parallel).
+CodedBand plan_band(const TileComponentInput::Band& b) {
   CodedBand out;
   const j2k_rect& r = b.rect;
   if (r.x1 <= r.x0 || r.y1 <= r.y0) return out;
@@ -41,21 +49,28 @@ CodedBand code_band(const TileComponentInput& tc, const TileComponentInput::Band
   out.first_y = r.y0 >> kBlockLog2;
   out.count_x = static_cast<int>(ceil_shift(r.x1, kBlockLog2) - out.first_x);
   out.count_y = static_cast<int>(ceil_shift(r.y1, kBlockLog2) - out.first_y);
-  for (int j = 0; j < out.count_y; ++j)
-    for (int i = 0; i < out.count_x; ++i) {
-      const int64_t x0 = std::max(r.x0, (out.first_x + i) << kBlockLog2);
-      const int64_t y0 = std::max(r.y0, (out.first_y + j) << kBlockLog2);
-      const int64_t x1 = std::min(r.x1, (out.first_x + i + 1) << kBlockLog2);
-      const int64_t y1 = std::min(r.y1, (out.first_y + j + 1) << kBlockLog2);
+  out.blocks.resize(static_cast<size_t>(out.count_x) * static_cast<size_t>(out.count_y));
+  return out;
+}
+
+// Lists a band's code-blocks as jobs.
+void list_blocks(const TileComponentInput& tc, const TileComponentInput::Band& b, CodedBand& band,
+                 std::vector<BlockJob>& jobs) {
+  const j2k_rect& r = b.rect;
+  for (int j = 0; j < band.count_y; ++j)
+    for (int i = 0; i < band.count_x; ++i) {
+      const int64_t x0 = std::max(r.x0, (band.first_x + i) << kBlockLog2);
+      const int64_t y0 = std::max(r.y0, (band.first_y + j) << kBlockLog2);
+      const int64_t x1 = std::min(r.x1, (band.first_x + i + 1) << kBlockLog2);
+      const int64_t y1 = std::min(r.y1, (band.first_y + j + 1) << kBlockLog2);
       BlockView v;
       v.data = tc.data + (b.row + y0 - r.y0) * tc.stride + (b.col + x0 - r.x0);
       v.stride = tc.stride;
       v.width = static_cast<int>(x1 - x0);
       v.height = static_cast<int>(y1 - y0);
       v.band = b.type;
-      out.blocks.push_back(encode_block(v));
+      jobs.push_back({v, &band.blocks[static_cast<size_t>(j) * static_cast<size_t>(band.count_x) + static_cast<size_t>(i)]});
     }
-  return out;
 }
 
 }  // namespace
@@ -67,24 +82,31 @@ std::vector<uint8_t> write_codestream(const StreamInfo& info,
   int max_precision = 0;
   for (const ComponentInfo& c : info.components) max_precision = std::max(max_precision, c.precision);
 
-  // Tier-1: every code-block of every band.
+  // Tier-1: every code-block of every band, the blocks shared out among the CPU's threads.
   std::vector<std::vector<std::vector<CodedBand>>> coded(tiles.size());  // [tile][component][band]
-  int guard_bits = 2;
   for (size_t t = 0; t < tiles.size(); ++t) {
     if (tiles[t].size() != ncomp) throw Error(ErrorCode::Internal, "codestream: a tile without every component");
     for (const TileComponentInput& tc : tiles[t]) {
       if (tc.levels != info.levels) throw Error(ErrorCode::Internal, "codestream: levels differ between tile-components");
-      std::vector<CodedBand> bands;
-      for (const TileComponentInput::Band& b : tc.bands) {
-        bands.push_back(code_band(tc, b));
-        // Mb = G + epsilon_b - 1 bit planes must hold every block's (E.1.1.1, E-2): more
-        // guard bits where the 5/3's growth needs them.
-        const int epsilon = max_precision + band_gain(b.type);
-        for (const CodedBlock& c : bands.back().blocks) guard_bits = std::max(guard_bits, c.bitplanes - epsilon + 1);
-      }
-      coded[t].push_back(std::move(bands));
+      coded[t].emplace_back();
+      for (const TileComponentInput::Band& b : tc.bands) coded[t].back().push_back(plan_band(b));
     }
   }
+  std::vector<BlockJob> jobs;  // listed once every band's blocks have their final place
+  for (size_t t = 0; t < tiles.size(); ++t)
+    for (size_t c = 0; c < ncomp; ++c)
+      for (size_t k = 0; k < tiles[t][c].bands.size(); ++k) list_blocks(tiles[t][c], tiles[t][c].bands[k], coded[t][c][k], jobs);
+  run_on_workers(static_cast<ptrdiff_t>(jobs.size()), info.threads > 0 ? info.threads : available_cores(),
+                 [&](ptrdiff_t i, int) { *jobs[static_cast<size_t>(i)].out = encode_block(jobs[static_cast<size_t>(i)].view); });
+  // Mb = G + epsilon_b - 1 bit planes must hold every block's (E.1.1.1, E-2): more guard bits
+  // where the 5/3's growth needs them.
+  int guard_bits = 2;
+  for (size_t t = 0; t < tiles.size(); ++t)
+    for (size_t c = 0; c < ncomp; ++c)
+      for (size_t k = 0; k < tiles[t][c].bands.size(); ++k) {
+        const int epsilon = max_precision + band_gain(tiles[t][c].bands[k].type);
+        for (const CodedBlock& b : coded[t][c][k].blocks) guard_bits = std::max(guard_bits, b.bitplanes - epsilon + 1);
+      }
   if (guard_bits > 7)
     throw Error(ErrorCode::UnsupportedInput, "the coefficients need " + std::to_string(guard_bits) +
                                                  " guard bits; a codestream holds at most 7");

@@ -23,6 +23,7 @@ struct StreamInfo {
   std::vector<ComponentInfo> components;
   int levels = 5;
   bool mct = false;  // the RCT on components 0..2
+  int threads = 0;   // CPU threads for Tier-1 (0: one per core this process may use)
 };
 
 // One tile-component's coefficients as the front stage left them (OpenJPEG's layout): int32,

@@ -95,15 +95,14 @@ class BlockCoder {
     const int v = std::clamp(contribution(x, y - 1) + contribution(x, y + 1), -1, 1);
     int context, flip;
     if (h == 0) {
-      context = v == 0 ? 9 : 10;
+      context = kSignBase + (v == 0 ? 0 : 1);
       flip = v < 0 ? 1 : 0;
     } else {
-      context = v == 0 ? 12 : v == h ? 13 : 11;
+      context = kSignBase + (v == 0 ? 3 : v == h ? 4 : 2);
       flip = h < 0 ? 1 : 0;
     }
     const int negative = (flag(x, y) & kNegative) ? 1 : 0;
     mq_.encode(cx_[context], negative ^ flip);
-    static_assert(kSignBase == 9, "the sign contexts are 9..13");
   }
 
   // Codes whether (x, y) becomes significant in plane p, and its sign if it does.
