@@ -14,6 +14,7 @@
 #include "tests/support/forged_files.hpp"
 #include "tests/support/npy_reader.hpp"
 #include "tests/support/run_command.hpp"
+#include "tests/support/temp_dir_test.hpp"
 
 // AddressSanitizer builds (CMAKE_BUILD_TYPE=Sanitize) measure memory the program does not use.
 #if defined(__SANITIZE_ADDRESS__)
@@ -36,18 +37,10 @@ namespace {
 const std::string kCli = J2K_CLI_PATH;
 const std::string kData = J2K_TEST_DATA_DIR;
 
-class Cli : public ::testing::Test {
+class Cli : public test_support::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("j2kfront_cli_test_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   test_support::CommandResult cli(const std::string& args) { return run_command(quote(kCli) + " " + args); }
-  std::string out(const std::string& sub = "out") const { return (dir_ / sub).string(); }
-  fs::path dir_;
+  std::string out(const std::string& sub = "out") const { return path(sub); }
 };
 
 std::string file_text(const std::string& path) {

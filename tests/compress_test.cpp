@@ -2,7 +2,6 @@
 // opj_decompress and Grok's grk_decompress give back exactly the input's samples) and against
 // OpenJPEG's own encoder (opj_compress, same settings: the same bytes, less its COM marker).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +14,7 @@
 
 #include "io/image_io.hpp"
 #include "tests/support/run_command.hpp"
+#include "tests/support/temp_dir_test.hpp"
 
 namespace fs = std::filesystem;
 using test_support::quote;
@@ -43,16 +43,8 @@ std::vector<uint8_t> without_comments(std::vector<uint8_t> b) {
   return b;
 }
 
-class Compress : public ::testing::Test {
+class Compress : public test_support::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("j2kfront_compress_test_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
   // Compresses `input` with `args`, decodes it with each outside decoder there is, and expects
   // the input's samples back.
@@ -92,8 +84,6 @@ class Compress : public ::testing::Test {
       GTEST_SKIP() << "no outside JPEG 2000 decoder: opj_decompress and grk_decompress not found (Debian: "
                       "apt install libopenjp2-tools grokj2k-tools)";
   }
-
-  fs::path dir_;
 };
 
 TEST_F(Compress, SampleImagesDecodeToTheirSamplesInOutsideDecoders) {

@@ -2,7 +2,6 @@
 // layout rule, its pixels from the coefficient files of the same run, and the rules about
 // existing files.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -14,6 +13,7 @@
 #include "io/image_io.hpp"
 #include "tests/support/npy_reader.hpp"
 #include "tests/support/run_command.hpp"
+#include "tests/support/temp_dir_test.hpp"
 
 namespace fs = std::filesystem;
 using test_support::quote;
@@ -23,20 +23,11 @@ namespace {
 const std::string kCli = J2K_CLI_PATH;
 const std::string kData = J2K_TEST_DATA_DIR;
 
-class Mosaic : public ::testing::Test {
+class Mosaic : public test_support::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("j2kfront_mosaic_test_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   test_support::CommandResult cli(const std::string& args) {
     return test_support::run_command(quote(kCli) + " " + args);
   }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
 };
 
 struct Rgb {
