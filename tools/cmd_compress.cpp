@@ -45,10 +45,11 @@ int run_compress(const CompressArgs& a) {
   j2kfront::Settings s;
   s.wavelet = J2K_WAVELET_53;
   s.levels = a.resolutions - 1;
-  s.backend = a.backend == "cpu" ? J2K_BACKEND_CPU : a.backend == "cuda" ? J2K_BACKEND_CUDA
-                                    : a.backend == "opencl" ? J2K_BACKEND_OPENCL : J2K_BACKEND_AUTO;
+  s.backend = backend_from_name(a.backend);
   s.threads = a.threads;
   s.device = a.device;
+  std::string tuning;  // what s.opencl_tuning points to
+  apply_env_options(s, tuning);
   const auto [ix, iy] = parse_pair("-d", a.image_origin, 0, (int64_t{1} << 31) - 1);
   const auto [tx, ty] = parse_pair("-T", a.tile_origin, 0, (int64_t{1} << 31) - 1);
   if (tx > ix || ty > iy) throw CLI::ValidationError("-T", "the tile origin must not exceed the image origin (-d)");
@@ -59,12 +60,9 @@ int run_compress(const CompressArgs& a) {
     s.tile_w = static_cast<uint32_t>(w);
     s.tile_h = static_cast<uint32_t>(h);
   }
-  // The output is checked before any work: never the input, never another program's file.
-  std::error_code ec;
-  if (fs::exists(fs::symlink_status(a.output, ec))) {
-    if (fs::equivalent(a.output, a.input, ec)) throw Error(ErrorCode::Io, a.output + ": is the input file");
-    if (!a.force) throw Error(ErrorCode::Io, a.output + ": exists; use --force to replace it");
-  }
+  // The output is checked before any work: never the input, an existing file only with --force.
+  const OutputFile output(a.output, a.input, a.force);
+  output.check();
 
   j2kfront::Image image = io::read_image(a.input);
   if (ix + image.width > UINT32_MAX || iy + image.height > UINT32_MAX)
@@ -124,10 +122,7 @@ int run_compress(const CompressArgs& a) {
   }
   const std::vector<uint8_t> stream = codec::write_codestream(si, tiles);
 
-  const fs::path out(a.output);
-  OutputDir dir(out.has_parent_path() ? out.parent_path().string() : ".", a.input, /*force=*/true,
-                [](const std::string&) { return false; });
-  dir.write(out.filename().string(), [&](std::FILE* f, const std::string& name) {
+  output.write([&](std::FILE* f, const std::string& name) {
     if (std::fwrite(stream.data(), 1, stream.size(), f) != stream.size() || std::fflush(f) != 0)
       throw Error(ErrorCode::Io, name + ": cannot write the codestream");
   });
@@ -157,7 +152,7 @@ std::function<int()> add_compress_command(CLI::App& app) {
   cmd->add_option("--backend", args->backend, "the front stage's backend: auto, cpu, cuda or opencl")
       ->check(CLI::IsMember({"auto", "cpu", "cuda", "opencl"}))->capture_default_str();
   cmd->add_option("--threads", args->threads, "CPU threads (default: all cores)")->check(CLI::Range(1, 4096));
-  cmd->add_option("--device", args->device, "GPU/OpenCL device index")->check(CLI::Range(0, 4096));
+  cmd->add_option("--device", args->device, "GPU/OpenCL device index (default: J2KFRONT_DEVICE or the first)")->check(CLI::Range(0, 4096));
   cmd->add_flag("--force", args->force, "replace an existing output file");
   cmd->add_flag("-q,--quiet", args->quiet, "print nothing but errors");
   return [args] { return run_compress(*args); };

@@ -45,6 +45,13 @@ std::pair<int64_t, int64_t> parse_pair(const std::string& option, const std::str
   return {a, b};
 }
 
+j2k_backend backend_from_name(const std::string& name) {
+  if (name == "cpu") return J2K_BACKEND_CPU;
+  if (name == "cuda") return J2K_BACKEND_CUDA;
+  if (name == "opencl") return J2K_BACKEND_OPENCL;
+  return J2K_BACKEND_AUTO;
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -118,13 +125,6 @@ uint64_t default_memory_budget() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || page <= 0) return 0;  // unknown: no limit
   return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 2;
-}
-
-j2k_backend backend_from_name(const std::string& name) {
-  if (name == "cpu") return J2K_BACKEND_CPU;
-  if (name == "cuda") return J2K_BACKEND_CUDA;
-  if (name == "opencl") return J2K_BACKEND_OPENCL;
-  return J2K_BACKEND_AUTO;
 }
 
 // The settings and the canvas origin the flags ask for, checked before any file is read.

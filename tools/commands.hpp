@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "j2kfront/j2kfront.h"
+
 namespace j2k::tools {
 
 std::function<int()> add_transform_command(CLI::App& app);
@@ -14,5 +16,8 @@ std::function<int()> add_compress_command(CLI::App& app);
 // "W,H" -> two numbers within [min, max]; throws CLI::ValidationError naming the option.
 std::pair<int64_t, int64_t> parse_pair(const std::string& option, const std::string& text,
                                        int64_t min, int64_t max);
+
+// --backend's names ("auto", "cpu", "cuda", "opencl", checked by CLI11) as the library's enum.
+j2k_backend backend_from_name(const std::string& name);
 
 }  // namespace j2k::tools

@@ -1,11 +1,8 @@
 #include "tools/mosaic.hpp"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
 
 #include "common/error.hpp"
 #include "io/image_io.hpp"
@@ -193,20 +190,6 @@ Mosaic draw_mosaic(const j2kfront::Plan& plan, const std::vector<j2k_coefficient
 }
 
 void write_mosaic(const std::string& path, const std::string& input, bool force, const Mosaic& mosaic) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  std::error_code ec;
-  const fs::file_status st = fs::symlink_status(target, ec);
-  if (fs::exists(st)) {
-    if (fs::equivalent(target, input, ec))
-      throw Error(ErrorCode::Io, path + ": is the input file; choose another name for the mosaic");
-    if (fs::is_directory(st)) throw Error(ErrorCode::Io, path + ": is a directory; --mosaic takes a file name");
-    if (!force && !(fs::is_regular_file(st) && io::written_by_j2kfront(path)))
-      throw Error(ErrorCode::Io, path + ": exists and was not written by j2kfront; use --force to replace it");
-  }
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  // force: the checks above stand for OutputDir's (the input is still never replaced).
-  OutputDir out(dir.string(), input, /*force=*/true, [](const std::string&) { return false; });
   io::PngPixels pixels;
   pixels.pixels = mosaic.rgb.data();
   pixels.width = mosaic.width;
@@ -214,7 +197,9 @@ void write_mosaic(const std::string& path, const std::string& input, bool force,
   pixels.channels = 3;
   pixels.bit_depth = 8;
   pixels.row_stride = static_cast<ptrdiff_t>(mosaic.width) * 3;
-  out.write(target.filename().string(), [&](std::FILE* f, const std::string& name) { io::write_png(f, name, pixels); });
+  OutputFile(path, input, force, io::written_by_j2kfront).write([&](std::FILE* f, const std::string& name) {
+    io::write_png(f, name, pixels);
+  });
 }
 
 }  // namespace j2k::tools

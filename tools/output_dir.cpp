@@ -66,6 +66,30 @@ OutputDir::~OutputDir() {
 
 std::string OutputDir::path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
 
+OutputFile::OutputFile(std::string path, std::string input, bool force, std::function<bool(const std::string&)> ours)
+    : path_(std::move(path)), input_(std::move(input)), force_(force), ours_(std::move(ours)) {}
+
+void OutputFile::check() const {
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(path_, ec);
+  if (!fs::exists(st)) return;
+  if (fs::equivalent(path_, input_, ec)) throw Error(ErrorCode::Io, path_ + ": is the input file; choose another name");
+  if (fs::is_directory(st)) throw Error(ErrorCode::Io, path_ + ": is a directory; give a file name");
+  if (force_) return;
+  if (!ours_) throw Error(ErrorCode::Io, path_ + ": exists; use --force to replace it");
+  if (!(fs::is_regular_file(st) && ours_(path_)))
+    throw Error(ErrorCode::Io, path_ + ": exists and was not written by j2kfront; use --force to replace it");
+}
+
+void OutputFile::write(const std::function<void(std::FILE*, const std::string&)>& write_to) const {
+  check();
+  const fs::path target(path_);
+  // Replacing is allowed by now: OutputDir still never replaces the input.
+  OutputDir dir(target.has_parent_path() ? target.parent_path().string() : ".", input_, /*force=*/true,
+                [](const std::string&) { return false; });
+  dir.write(target.filename().string(), write_to);
+}
+
 void OutputDir::check_writable(const std::string& name) const {
   const fs::path p = path(name);
   std::error_code ec;

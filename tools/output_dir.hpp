@@ -58,4 +58,22 @@ class OutputDir {
   std::set<std::string> previous_outputs_;
 };
 
+// One file the user named (a codestream, a picture), written as OutputDir writes: through a
+// temporary file renamed into place. check() refuses, before any work, the input, a directory,
+// and an existing file unless `force` or `ours(path)` says j2kfront wrote it (no `ours`: only
+// with `force`).
+class OutputFile {
+ public:
+  OutputFile(std::string path, std::string input, bool force,
+             std::function<bool(const std::string&)> ours = nullptr);
+  void check() const;
+  // check(), then writes through `write(stream, path)`.
+  void write(const std::function<void(std::FILE*, const std::string&)>& write) const;
+
+ private:
+  std::string path_, input_;
+  bool force_;
+  std::function<bool(const std::string&)> ours_;
+};
+
 }  // namespace j2k::tools
