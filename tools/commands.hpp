@@ -2,6 +2,8 @@
 // runs it after parsing (exit code; throws j2k::Error on failure).
 #pragma once
 #include <functional>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -12,6 +14,10 @@ namespace j2k::tools {
 std::function<int()> add_transform_command(CLI::App& app);
 std::function<int()> add_bench_command(CLI::App& app);
 std::function<int()> add_compress_command(CLI::App& app);
+
+// argv as CLI11 parses it: for `compress`, opj_compress's single-dash long flags (-mct, -SOP,
+// -EPH, -PLT, -TLM, -TP, -threads) in their double-dash spelling.
+std::vector<std::string> opj_style_arguments(int argc, char** argv);
 
 // "W,H" -> two numbers within [min, max]; throws CLI::ValidationError naming the option.
 std::pair<int64_t, int64_t> parse_pair(const std::string& option, const std::string& text,

@@ -1,5 +1,6 @@
 // j2kfront: the JPEG 2000 encoder front stage from the command line.
 // Exit codes: 0 success, 1 failure while running (bad input file, I/O, device), 2 bad arguments.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -67,7 +68,10 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> args = j2k::tools::opj_style_arguments(argc, argv);
+    std::reverse(args.begin() + 1, args.end());  // CLI11 takes a vector last argument first
+    args.erase(args.begin());
+    app.parse(args);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {

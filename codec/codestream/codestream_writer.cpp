@@ -1,8 +1,16 @@
 #include "codec/codestream/codestream_writer.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <queue>
 #include <string>
 
+#include "codec/codestream/markers.hpp"
+#include "codec/codestream/tile_layout.hpp"
+#include "codec/quant/quantiser.hpp"
+#include "codec/rate/pcrd.hpp"
 #include "codec/tier1/block_encoder.hpp"
 #include "codec/tier2/packet_writer.hpp"
 #include "common/error.hpp"
@@ -11,202 +19,361 @@
 namespace j2k::codec {
 namespace {
 
-constexpr int kBlockLog2 = 6;       // 64 x 64 code-blocks (COD: 6 - 2 = 4 each way)
-constexpr int kPrecinctLog2 = 15;   // the default precincts: one per resolution, short of huge images
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
-int64_t ceil_shift(int64_t a, int k) { return (a + (int64_t{1} << k) - 1) >> k; }
+[[noreturn]] void bad(const std::string& what) { throw Error(ErrorCode::InvalidArgument, what); }
 
-void put8(std::vector<uint8_t>& o, uint32_t v) { o.push_back(static_cast<uint8_t>(v)); }
-void put16(std::vector<uint8_t>& o, uint32_t v) { put8(o, v >> 8), put8(o, v); }
-void put32(std::vector<uint8_t>& o, uint32_t v) { put16(o, v >> 16), put16(o, v); }
+// A band's decomposition level (1 = finest; LL at the coarsest) from its index.
+int band_level(int levels, size_t k) { return k == 0 ? levels : levels - static_cast<int>((k - 1) / 3); }
 
-// The nominal gain of a band's filters in bits (E.1.1.1): what its exponent adds to the
-// samples' precision.
-int band_gain(j2k_band_type t) { return t == J2K_BAND_LL ? 0 : t == J2K_BAND_HH ? 2 : 1; }
-
-// A band's code-blocks, coded: the grid of 64 x 64 blocks anchored at 0 on the band's grid.
-struct CodedBand {
-  int64_t first_x = 0, first_y = 0;  // block indices of the band's first block
-  int count_x = 0, count_y = 0;
-  std::vector<CodedBlock> blocks;
-  const CodedBlock& at(int64_t bx, int64_t by) const {
-    return blocks[static_cast<size_t>((by - first_y) * count_x + (bx - first_x))];
-  }
+// Everything known about one code-block once Tier-1 has coded it.
+struct Block {
+  CodedBlock coded;
+  BlockContribution tier2;
+  std::vector<HullPoint> hull;
+  double weight = 1;  // image squared error per step^2 of this block's distortion
 };
 
-// A code-block to code: its view and where its result goes.
-struct BlockJob {
-  BlockView view;
-  CodedBlock* out;
-};
-
-// Lays out a band's code-blocks (coded later, in parallel).
-CodedBand plan_band(const TileComponentInput::Band& b) {
-  CodedBand out;
-  const j2k_rect& r = b.rect;
-  if (r.x1 <= r.x0 || r.y1 <= r.y0) return out;
-  out.first_x = r.x0 >> kBlockLog2;
-  out.first_y = r.y0 >> kBlockLog2;
-  out.count_x = static_cast<int>(ceil_shift(r.x1, kBlockLog2) - out.first_x);
-  out.count_y = static_cast<int>(ceil_shift(r.y1, kBlockLog2) - out.first_y);
-  out.blocks.resize(static_cast<size_t>(out.count_x) * static_cast<size_t>(out.count_y));
-  return out;
-}
-
-// Lists a band's code-blocks as jobs.
-void list_blocks(const TileComponentInput& tc, const TileComponentInput::Band& b, CodedBand& band,
-                 std::vector<BlockJob>& jobs) {
-  const j2k_rect& r = b.rect;
-  for (int j = 0; j < band.count_y; ++j)
-    for (int i = 0; i < band.count_x; ++i) {
-      const int64_t x0 = std::max(r.x0, (band.first_x + i) << kBlockLog2);
-      const int64_t y0 = std::max(r.y0, (band.first_y + j) << kBlockLog2);
-      const int64_t x1 = std::min(r.x1, (band.first_x + i + 1) << kBlockLog2);
-      const int64_t y1 = std::min(r.y1, (band.first_y + j + 1) << kBlockLog2);
-      BlockView v;
-      v.data = tc.data + (b.row + y0 - r.y0) * tc.stride + (b.col + x0 - r.x0);
-      v.stride = tc.stride;
-      v.width = static_cast<int>(x1 - x0);
-      v.height = static_cast<int>(y1 - y0);
-      v.band = b.type;
-      jobs.push_back({v, &band.blocks[static_cast<size_t>(j) * static_cast<size_t>(band.count_x) + static_cast<size_t>(i)]});
+// The bytes of the whole codestream for a given share of passes per layer (each block's
+// tier2.passes), with the header parts that do not change.
+class Assembler {
+ public:
+  Assembler(const StreamInfo& info, const CodingParams& params, const TileLayout& layout, std::vector<Block>& blocks,
+            std::vector<uint8_t> main_header)
+      : p_(params), layout_(layout), main_(std::move(main_header)) {
+    for (const LaidTile& t : layout.tiles) {
+      std::vector<ComponentGrid> grids;
+      for (size_t c = 0; c < t.components.size(); ++c) {
+        ComponentGrid g;
+        g.dx = info.components[c].dx;
+        g.dy = info.components[c].dy;
+        for (const LaidResolution& r : t.components[c]) g.resolutions.push_back(r.grid);
+        grids.push_back(std::move(g));
+      }
+      orders_.push_back(packet_order(p_.order, p_.layers, grids, t.x0, t.y0, t.x1, t.y1));
     }
+    // Tier-2's view of each precinct's bands, fixed for every run.
+    for (const LaidTile& t : layout.tiles) {
+      std::vector<std::vector<std::vector<std::vector<PrecinctBand>>>> tile;  // [c][r][precinct][band]
+      for (const auto& comp : t.components) {
+        std::vector<std::vector<std::vector<PrecinctBand>>> cr;
+        for (const LaidResolution& r : comp) {
+          std::vector<std::vector<PrecinctBand>> pr;
+          for (const LaidPrecinct& prec : r.precincts) {
+            std::vector<PrecinctBand> bands;
+            for (const LaidPrecinct::Band& b : prec.bands) {
+              PrecinctBand pb;
+              pb.blocks_x = b.blocks_x;
+              pb.blocks_y = b.blocks_y;
+              for (size_t i : b.blocks) pb.blocks.push_back(&blocks[i].tier2);
+              bands.push_back(std::move(pb));
+            }
+            pr.push_back(std::move(bands));
+          }
+          cr.push_back(std::move(pr));
+        }
+        tile.push_back(std::move(cr));
+      }
+      bands_.push_back(std::move(tile));
+    }
+  }
+
+  std::vector<uint8_t> run() const {
+    std::vector<std::vector<uint8_t>> parts;  // every tile-part, SOT to its last packet
+    std::vector<TilePartEntry> entries;
+    const PacketMarkers markers{p_.sop, p_.eph};
+    for (size_t t = 0; t < layout_.tiles.size(); ++t) {
+      // One coder per precinct, carrying its tag trees from layer to layer.
+      std::vector<std::vector<std::vector<std::unique_ptr<PrecinctCoder>>>> coders(bands_[t].size());
+      for (size_t c = 0; c < bands_[t].size(); ++c) {
+        coders[c].resize(bands_[t][c].size());
+        for (size_t r = 0; r < bands_[t][c].size(); ++r)
+          for (const auto& prec : bands_[t][c][r]) coders[c][r].push_back(std::make_unique<PrecinctCoder>(prec));
+      }
+      // The packets, each tile-part's together; a new tile-part where the chosen index changes.
+      std::vector<std::vector<uint8_t>> bodies;
+      std::vector<std::vector<uint32_t>> lengths;
+      int key = -1;
+      uint32_t sequence = 0;
+      for (const PacketId& id : orders_[t]) {
+        const int k = p_.tile_parts == 'R' ? id.resolution : p_.tile_parts == 'L' ? id.layer : p_.tile_parts == 'C' ? id.component : 0;
+        if (bodies.empty() || (p_.tile_parts && k != key)) bodies.emplace_back(), lengths.emplace_back();
+        key = k;
+        const size_t before = bodies.back().size();
+        coders[static_cast<size_t>(id.component)][static_cast<size_t>(id.resolution)][static_cast<size_t>(id.precinct)]
+            ->write(id.layer, markers, sequence++, bodies.back());
+        lengths.back().push_back(static_cast<uint32_t>(bodies.back().size() - before));
+      }
+      if (bodies.empty()) bodies.emplace_back(), lengths.emplace_back();  // a tile without packets still has a tile-part
+      if (bodies.size() > 255) bad("tile " + std::to_string(t) + " would have " + std::to_string(bodies.size()) + " tile-parts; a tile has at most 255");
+      for (size_t i = 0; i < bodies.size(); ++i) {
+        std::vector<uint8_t> plt;
+        if (p_.plt) write_plt(lengths[i], plt);
+        const uint64_t psot = 12 + plt.size() + 2 + bodies[i].size();
+        if (psot > UINT32_MAX) bad("a tile-part's data exceeds 4 GiB");
+        std::vector<uint8_t> part;
+        part.reserve(static_cast<size_t>(psot));
+        write_sot(static_cast<uint32_t>(t), static_cast<uint32_t>(psot), static_cast<int>(i), static_cast<int>(bodies.size()), part);
+        part.insert(part.end(), plt.begin(), plt.end());
+        put16(part, 0xFF93);  // SOD
+        part.insert(part.end(), bodies[i].begin(), bodies[i].end());
+        entries.push_back({static_cast<uint16_t>(t), static_cast<uint32_t>(psot)});
+        parts.push_back(std::move(part));
+      }
+    }
+    std::vector<uint8_t> out = main_;
+    if (p_.tlm) write_tlm(entries, out);
+    for (const auto& part : parts) out.insert(out.end(), part.begin(), part.end());
+    put16(out, 0xFFD9);  // EOC
+    return out;
+  }
+
+ private:
+  const CodingParams& p_;
+  const TileLayout& layout_;
+  std::vector<uint8_t> main_;
+  std::vector<std::vector<PacketId>> orders_;
+  std::vector<std::vector<std::vector<std::vector<std::vector<PrecinctBand>>>>> bands_;
+};
+
+// One threshold leaves part of a byte budget unspent (whole hull steps fit or do not); the
+// steepest next steps that still fit spend it, as long as the codestream stays within it.
+// Each step is counted with a few header bytes to spare, then the real size is checked.
+void fill_budget(std::vector<Block>& blocks, size_t layer, const Assembler& assembler, double budget) {
+  auto next_step = [&](size_t i) -> const HullPoint* {
+    const int now = blocks[i].tier2.passes[layer];
+    for (const HullPoint& h : blocks[i].hull)
+      if (h.passes > now) return &h;
+    return nullptr;
+  };
+  auto bytes_to = [&](size_t i, int passes) {
+    const CodedBlock& c = blocks[i].coded;
+    return passes > 0 ? static_cast<double>(c.passes[static_cast<size_t>(passes - 1)].end) : 0.0;
+  };
+  auto set_passes = [&](size_t i, int n) {
+    for (size_t m = layer; m < blocks[i].tier2.passes.size(); ++m) blocks[i].tier2.passes[m] = n;
+  };
+  std::priority_queue<std::pair<double, size_t>> steps;  // (slope, block)
+  for (size_t i = 0; i < blocks.size(); ++i)
+    if (const HullPoint* h = next_step(i)) steps.push({h->slope, i});
+  double size = static_cast<double>(assembler.run().size());
+  std::vector<std::pair<size_t, int>> taken;  // (block, passes before), to undo
+  while (!steps.empty()) {
+    const size_t i = steps.top().second;
+    steps.pop();
+    const int now = blocks[i].tier2.passes[layer];
+    const HullPoint* h = next_step(i);
+    const double grow = bytes_to(i, h->passes) - bytes_to(i, now) + (now == 0 ? 4 : 2);
+    if (size + grow > budget) continue;
+    size += grow;
+    taken.push_back({i, now});
+    set_passes(i, h->passes);
+    if (const HullPoint* n = next_step(i)) steps.push({n->slope, i});
+  }
+  while (!taken.empty() && static_cast<double>(assembler.run().size()) > budget) {
+    set_passes(taken.back().first, taken.back().second);
+    taken.pop_back();
+  }
 }
 
 }  // namespace
 
-std::vector<uint8_t> write_codestream(const StreamInfo& info,
-                                      const std::vector<std::vector<TileComponentInput>>& tiles) {
+void check_params(const CodingParams& p, size_t components) {
+  if (components == 0 || components > 16384) bad("a codestream holds 1 to 16384 components");
+  if (p.levels < 0 || p.levels > 32) bad("decomposition levels must be 0 to 32");
+  if (p.block_w_log2 < 2 || p.block_w_log2 > 10 || p.block_h_log2 < 2 || p.block_h_log2 > 10 ||
+      p.block_w_log2 + p.block_h_log2 > 12)
+    bad("code-blocks must be 4 to 1024 samples a side, powers of two, with at most 4096 samples");
+  if (!p.precincts.empty()) {
+    if (p.precincts.size() != static_cast<size_t>(p.levels + 1)) bad("precinct sizes: one per resolution");
+    for (size_t r = 0; r < p.precincts.size(); ++r) {
+      const auto [x, y] = p.precincts[r];
+      const int least = r == 0 ? 0 : 1;  // B.6: a band's precincts are half the resolution's
+      if (x < least || x > 15 || y < least || y > 15)
+        bad("precinct sizes must be powers of two from " + std::to_string(1 << least) + " to 32768 (resolution " + std::to_string(r) + ")");
+    }
+  }
+  if (p.layers < 1 || p.layers > 65535) bad("quality layers must be 1 to 65535");
+  if (!p.layer_bytes.empty() && !p.layer_psnr.empty()) bad("rate targets: either bytes (-r) or PSNR (-q), not both");
+  const std::vector<double>& targets = p.layer_bytes.empty() ? p.layer_psnr : p.layer_bytes;
+  if (!targets.empty() && targets.size() != static_cast<size_t>(p.layers)) bad("rate targets: one per quality layer");
+  if (targets.empty() && p.layers != 1) bad("several quality layers need a rate or quality target per layer");
+  for (size_t l = 0; l < targets.size(); ++l) {
+    if (!(targets[l] >= 0) || !std::isfinite(targets[l])) bad("rate targets must be finite and not negative");
+    if (targets[l] == 0 && l + 1 != targets.size()) bad("only the last quality layer may be lossless (0)");
+    if (l > 0 && targets[l] != 0 && targets[l] < targets[l - 1])
+      bad("rate targets must grow from layer to layer (each layer adds to the ones before)");
+  }
+  if (p.modes & ~0x3F) bad("mode switches are the sum of 1, 2, 4, 8, 16 and 32");
+  if (p.tile_parts != 0 && p.tile_parts != 'R' && p.tile_parts != 'L' && p.tile_parts != 'C') bad("tile-parts are divided by R, L or C");
+  if (p.guard_bits < -1 || p.guard_bits > 7) bad("guard bits must be 0 to 7");
+  if (!p.reversible && !(p.base_step > 0 && std::isfinite(p.base_step))) bad("the quantisation step must be positive");
+  if (p.mct && components < 3) bad("the component transform needs 3 components");
+}
+
+std::vector<uint8_t> write_codestream(const StreamInfo& info, const CodingParams& params,
+                                      const std::vector<std::vector<TileComponentInput>>& tiles, CodestreamStats* stats) {
   const size_t ncomp = info.components.size();
-  if (ncomp == 0 || ncomp > 16384) throw Error(ErrorCode::InvalidArgument, "a codestream holds 1 to 16384 components");
-  int max_precision = 0;
-  for (const ComponentInfo& c : info.components) max_precision = std::max(max_precision, c.precision);
+  check_params(params, ncomp);
+  for (const auto& t : tiles)
+    if (t.size() != ncomp) throw Error(ErrorCode::Internal, "codestream: a tile without every component");
+  const TileLayout layout = lay_out(info, params, tiles);
 
-  // Tier-1: every code-block of every band, the blocks shared out among the CPU's threads.
-  std::vector<std::vector<std::vector<CodedBand>>> coded(tiles.size());  // [tile][component][band]
-  for (size_t t = 0; t < tiles.size(); ++t) {
-    if (tiles[t].size() != ncomp) throw Error(ErrorCode::Internal, "codestream: a tile without every component");
-    for (const TileComponentInput& tc : tiles[t]) {
-      if (tc.levels != info.levels) throw Error(ErrorCode::Internal, "codestream: levels differ between tile-components");
-      coded[t].emplace_back();
-      for (const TileComponentInput::Band& b : tc.bands) coded[t].back().push_back(plan_band(b));
+  // Each component's band steps (QCD/QCC) and the distortion weight of a step in each band.
+  const int nbands = 3 * params.levels + 1;
+  std::vector<std::vector<BandStep>> steps(ncomp);
+  std::vector<std::vector<double>> weights(ncomp);
+  for (size_t c = 0; c < ncomp; ++c)
+    for (int k = 0; k < nbands; ++k) {
+      const j2k_band_type type = k == 0 ? J2K_BAND_LL : static_cast<j2k_band_type>(1 + (k - 1) % 3);
+      const int level = band_level(params.levels, static_cast<size_t>(k));
+      const int range = info.components[c].precision + band_gain_log2(type);
+      const double norm = synthesis_norm(params.reversible, level, type);
+      const BandStep s = params.reversible ? reversible_step(range) : expounded_step(params.base_step / norm, range);
+      const double mct = params.mct && c < 3 ? mct_norm(params.reversible, static_cast<int>(c)) : 1.0;
+      steps[c].push_back(s);
+      weights[c].push_back(norm * norm * s.delta * s.delta * mct * mct);
     }
-  }
-  std::vector<BlockJob> jobs;  // listed once every band's blocks have their final place
-  for (size_t t = 0; t < tiles.size(); ++t)
-    for (size_t c = 0; c < ncomp; ++c)
-      for (size_t k = 0; k < tiles[t][c].bands.size(); ++k) list_blocks(tiles[t][c], tiles[t][c].bands[k], coded[t][c][k], jobs);
-  run_on_workers(static_cast<ptrdiff_t>(jobs.size()), info.threads > 0 ? info.threads : available_cores(),
-                 [&](ptrdiff_t i, int) { *jobs[static_cast<size_t>(i)].out = encode_block(jobs[static_cast<size_t>(i)].view); });
-  // Mb = G + epsilon_b - 1 bit planes must hold every block's (E.1.1.1, E-2): more guard bits
-  // where the 5/3's growth needs them.
-  int guard_bits = 2;
-  for (size_t t = 0; t < tiles.size(); ++t)
-    for (size_t c = 0; c < ncomp; ++c)
-      for (size_t k = 0; k < tiles[t][c].bands.size(); ++k) {
-        const int epsilon = max_precision + band_gain(tiles[t][c].bands[k].type);
-        for (const CodedBlock& b : coded[t][c][k].blocks) guard_bits = std::max(guard_bits, b.bitplanes - epsilon + 1);
-      }
-  if (guard_bits > 7)
-    throw Error(ErrorCode::UnsupportedInput, "the coefficients need " + std::to_string(guard_bits) +
-                                                 " guard bits; a codestream holds at most 7");
 
-  std::vector<uint8_t> out;
-  put16(out, 0xFF4F);  // SOC
-  // SIZ (A.5.1)
-  put16(out, 0xFF51);
-  put16(out, static_cast<uint32_t>(38 + 3 * ncomp));
-  put16(out, 0);  // Rsiz: Part 1, no profile restriction
-  for (uint32_t v : {info.x1, info.y1, info.x0, info.y0, info.tile_w, info.tile_h, info.tile_x0, info.tile_y0})
-    put32(out, v);
-  put16(out, static_cast<uint32_t>(ncomp));
-  for (const ComponentInfo& c : info.components) {
-    put8(out, static_cast<uint32_t>(c.precision - 1) | (c.is_signed ? 0x80u : 0u));
-    put8(out, static_cast<uint32_t>(c.dx));
-    put8(out, static_cast<uint32_t>(c.dy));
-  }
-  // COD (A.6.1): no precinct sizes given (the largest), no SOP/EPH; LRCP, 1 layer, MCT;
-  // levels, 64 x 64 blocks, no mode switches, the 5/3.
-  put16(out, 0xFF52);
-  put16(out, 12);
-  put8(out, 0);
-  put8(out, 0);
-  put16(out, 1);
-  put8(out, info.mct ? 1 : 0);
-  put8(out, static_cast<uint32_t>(info.levels));
-  put8(out, kBlockLog2 - 2);
-  put8(out, kBlockLog2 - 2);
-  put8(out, 0);
-  put8(out, 1);
-  // QCD (A.6.4): no quantisation; per band its exponent epsilon_b (LL, then HL, LH, HH from
-  // the coarsest level).
-  const int nbands = 3 * info.levels + 1;
-  put16(out, 0xFF5C);
-  put16(out, static_cast<uint32_t>(3 + nbands));
-  put8(out, static_cast<uint32_t>(guard_bits << 5));
-  put8(out, static_cast<uint32_t>(max_precision << 3));
-  for (int l = 0; l < info.levels; ++l)
-    for (j2k_band_type t : {J2K_BAND_HL, J2K_BAND_LH, J2K_BAND_HH})
-      put8(out, static_cast<uint32_t>((max_precision + band_gain(t)) << 3));
-
-  for (size_t t = 0; t < tiles.size(); ++t) {
-    // The packets, layer by resolution by component by precinct (LRCP, B.12.1.1).
-    std::vector<uint8_t> body;
-    for (int r = 0; r <= info.levels; ++r) {
-      for (size_t c = 0; c < ncomp; ++c) {
-        const TileComponentInput& tc = tiles[t][c];
-        const int shift = info.levels - r;
-        const int64_t rx0 = ceil_shift(tc.rect.x0, shift), rx1 = ceil_shift(tc.rect.x1, shift);
-        const int64_t ry0 = ceil_shift(tc.rect.y0, shift), ry1 = ceil_shift(tc.rect.y1, shift);
-        if (rx1 <= rx0 || ry1 <= ry0) continue;  // an empty resolution has no precincts
-        const int64_t px0 = rx0 >> kPrecinctLog2, px1 = ceil_shift(rx1, kPrecinctLog2);
-        const int64_t py0 = ry0 >> kPrecinctLog2, py1 = ceil_shift(ry1, kPrecinctLog2);
-        // The resolution's bands: LL alone, or HL, LH, HH of level levels - r + 1; a
-        // precinct covers half as much of each of those (B.6).
-        const size_t first = r == 0 ? 0 : static_cast<size_t>(1 + 3 * (r - 1));
-        const size_t count = r == 0 ? 1 : 3;
-        const int band_log2 = kPrecinctLog2 - (r == 0 ? 0 : 1);
-        for (int64_t py = py0; py < py1; ++py)
-          for (int64_t px = px0; px < px1; ++px) {
-            std::vector<PrecinctBand> bands;
-            for (size_t k = first; k < first + count; ++k) {
-              const j2k_rect& br = tc.bands[k].rect;
-              const CodedBand& cb = coded[t][c][k];
-              PrecinctBand pb;
-              const int64_t x0 = std::max(br.x0, px << band_log2), x1 = std::min(br.x1, (px + 1) << band_log2);
-              const int64_t y0 = std::max(br.y0, py << band_log2), y1 = std::min(br.y1, (py + 1) << band_log2);
-              if (x1 > x0 && y1 > y0) {
-                const int64_t bx0 = x0 >> kBlockLog2, bx1 = ceil_shift(x1, kBlockLog2);
-                const int64_t by0 = y0 >> kBlockLog2, by1 = ceil_shift(y1, kBlockLog2);
-                pb.blocks_x = static_cast<int>(bx1 - bx0);
-                pb.blocks_y = static_cast<int>(by1 - by0);
-                const int mb = guard_bits + max_precision + band_gain(tc.bands[k].type) - 1;
-                for (int64_t by = by0; by < by1; ++by)
-                  for (int64_t bx = bx0; bx < bx1; ++bx) {
-                    const CodedBlock& block = cb.at(bx, by);
-                    pb.blocks.push_back(&block);
-                    pb.missing_bitplanes.push_back(static_cast<uint32_t>(mb - block.bitplanes));
-                  }
-              }
-              bands.push_back(std::move(pb));
-            }
-            write_packet(bands, body);
-          }
-      }
+  // Tier-1: every code-block, the blocks shared out among the CPU's threads; the 9/7's
+  // quantised first into the worker's scratch.
+  auto t0 = Clock::now();
+  std::vector<Block> blocks(layout.blocks.size());
+  const int threads = params.threads > 0 ? params.threads : available_cores();
+  std::vector<std::vector<int32_t>> scratch(static_cast<size_t>(std::max(threads, 1)), std::vector<int32_t>(4096));
+  run_on_workers(static_cast<ptrdiff_t>(blocks.size()), threads, [&](ptrdiff_t i, int worker) {
+    const LaidBlock& lb = layout.blocks[static_cast<size_t>(i)];
+    const TileComponentInput& tc = tiles[lb.tile][lb.component];
+    const TileComponentInput::Band& band = tc.bands[lb.band];
+    const ptrdiff_t offset = (band.row + lb.y0 - band.rect.y0) * tc.stride + (band.col + lb.x0 - band.rect.x0);
+    BlockView v;
+    v.width = static_cast<int>(lb.x1 - lb.x0);
+    v.height = static_cast<int>(lb.y1 - lb.y0);
+    v.band = band.type;
+    v.modes = params.modes;
+    v.reversible = params.reversible;
+    if (params.reversible) {
+      v.data = static_cast<const int32_t*>(tc.data) + offset;
+      v.stride = tc.stride;
+    } else {
+      int32_t* q = scratch[static_cast<size_t>(worker)].data();
+      if (!quantise_block(static_cast<const float*>(tc.data) + offset, tc.stride, v.width, v.height,
+                          steps[lb.component][lb.band].delta, q))
+        bad("a 9/7 coefficient is too large for its quantisation step; use a larger step");
+      v.data = q;
+      v.stride = v.width;
+      v.fraction_bits = kFractionBits;
     }
-    // SOT (A.4.2): the tile-part's length from the SOT marker to the end of its data.
-    const uint64_t psot = 12 + 2 + body.size();
-    if (psot > UINT32_MAX) throw Error(ErrorCode::UnsupportedInput, "a tile's data exceeds 4 GiB");
-    put16(out, 0xFF90);
-    put16(out, 10);
-    put16(out, static_cast<uint32_t>(t));
-    put32(out, static_cast<uint32_t>(psot));
-    put8(out, 0);
-    put8(out, 1);
-    put16(out, 0xFF93);  // SOD
-    out.insert(out.end(), body.begin(), body.end());
+    Block& b = blocks[static_cast<size_t>(i)];
+    b.coded = encode_block(v);
+    b.weight = weights[lb.component][lb.band];
+  });
+  if (stats) stats->tier1_ms = ms_since(t0);
+
+  // Mb = G + epsilon_b - 1 bit planes must hold every block's (E.1.1.1, E-2): with the
+  // default, more guard bits where the coefficients need them.
+  int needed = 0;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const LaidBlock& lb = layout.blocks[i];
+    needed = std::max(needed, blocks[i].coded.bitplanes - steps[lb.component][lb.band].exponent + 1);
   }
-  put16(out, 0xFFD9);  // EOC
+  int guard_bits = params.guard_bits >= 0 ? params.guard_bits : std::max(2, needed);
+  if (needed > guard_bits)
+    bad("the coefficients need " + std::to_string(needed) + " guard bits; " + std::to_string(guard_bits) + " were asked for");
+  if (guard_bits > 7) bad("the coefficients need " + std::to_string(guard_bits) + " guard bits; a codestream holds at most 7");
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const LaidBlock& lb = layout.blocks[i];
+    blocks[i].tier2.coded = &blocks[i].coded;
+    blocks[i].tier2.missing_bitplanes =
+        static_cast<uint32_t>(guard_bits + steps[lb.component][lb.band].exponent - 1 - blocks[i].coded.bitplanes);
+  }
+
+  // The main header.
+  std::vector<uint8_t> header;
+  put16(header, 0xFF4F);  // SOC
+  write_siz(info, header);
+  write_cod(params, header);
+  write_qcd(-1, ncomp, params.reversible, guard_bits, steps[0], header);
+  for (size_t c = 1; c < ncomp; ++c)
+    if (info.components[c].precision != info.components[0].precision)
+      write_qcd(static_cast<int>(c), ncomp, params.reversible, guard_bits, steps[c], header);
+  if (!params.comment.empty()) write_com(params.comment, header);
+
+  // Rate control: the passes of each layer.
+  t0 = Clock::now();
+  const size_t nlayers = static_cast<size_t>(params.layers);
+  for (Block& b : blocks) b.tier2.passes.assign(nlayers, static_cast<int>(b.coded.passes.size()));
+  double total_energy = 0, peak_energy = 0;
+  for (size_t i = 0; i < blocks.size(); ++i) total_energy += blocks[i].coded.energy * blocks[i].weight;
+  for (size_t c = 0; c < ncomp; ++c) {
+    uint64_t samples = 0;
+    for (const LaidTile& t : layout.tiles) {
+      const ResolutionGrid& g = t.components[c].back().grid;
+      samples += static_cast<uint64_t>((g.x1 - g.x0) * (g.y1 - g.y0));
+    }
+    const double peak = std::ldexp(1.0, info.components[c].precision) - 1;
+    peak_energy += static_cast<double>(samples) * peak * peak;
+  }
+  auto psnr_of = [&](double remaining) { return remaining > 0 ? 10 * std::log10(peak_energy / remaining) : INFINITY; };
+  // What remains of the image's squared error with the passes of layer l.
+  auto remaining_at = [&](size_t l) {
+    double removed = 0;
+    for (const Block& b : blocks)
+      for (int k = 0; k < b.tier2.passes[l]; ++k) removed += b.coded.passes[static_cast<size_t>(k)].distortion * b.weight;
+    return std::max(0.0, total_energy - removed);
+  };
+  Assembler assembler(info, params, layout, blocks, header);
+  const bool targets = !params.layer_bytes.empty() || !params.layer_psnr.empty();
+  if (targets) {
+    double steepest = 0, shallowest = INFINITY;
+    for (Block& b : blocks) {
+      b.hull = convex_hull(b.coded, b.weight);
+      for (const HullPoint& h : b.hull)
+        if (std::isfinite(h.slope)) steepest = std::max(steepest, h.slope), shallowest = std::min(shallowest, h.slope);
+    }
+    if (steepest == 0) steepest = shallowest = 1;
+    double previous = steepest * 2;
+    for (size_t l = 0; l < nlayers; ++l) {
+      const double target = params.layer_bytes.empty() ? params.layer_psnr[l] : params.layer_bytes[l];
+      if (target == 0) break;  // the last layer lossless: every pass, as set above
+      // Layer l and those after it at `lambda` (the later ones then add nothing).
+      auto set = [&](double lambda) {
+        for (Block& b : blocks) {
+          const int n = std::max(l > 0 ? b.tier2.passes[l - 1] : 0, passes_at(b.hull, lambda));
+          for (size_t m = l; m < nlayers; ++m) b.tier2.passes[m] = n;
+        }
+      };
+      double lambda;
+      if (!params.layer_bytes.empty()) {
+        lambda = smallest_where(shallowest / 4, previous, [&](double t) {
+          set(t);
+          return static_cast<double>(assembler.run().size()) <= target;
+        });
+      } else {
+        lambda = largest_where(shallowest / 4, previous, [&](double t) {
+          set(t);
+          return psnr_of(remaining_at(l)) >= target;
+        });
+      }
+      set(lambda);
+      if (!params.layer_bytes.empty()) fill_budget(blocks, l, assembler, target);
+      previous = lambda;
+    }
+    // The searches gave later layers their passes too; a lossless last layer has them all.
+    const std::vector<double>& t = params.layer_bytes.empty() ? params.layer_psnr : params.layer_bytes;
+    if (t.back() == 0)
+      for (Block& b : blocks) b.tier2.passes.back() = static_cast<int>(b.coded.passes.size());
+  }
+  if (stats) stats->rate_ms = ms_since(t0);
+
+  t0 = Clock::now();
+  std::vector<uint8_t> out = assembler.run();
+  if (stats) {
+    stats->tier2_ms = ms_since(t0);
+    stats->layer_psnr.clear();
+    for (size_t l = 0; l < nlayers; ++l) stats->layer_psnr.push_back(psnr_of(remaining_at(l)));
+  }
   return out;
 }
 

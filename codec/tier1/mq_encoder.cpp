@@ -26,6 +26,15 @@ constexpr QeState kStates[47] = {
 
 MqEncoder::MqEncoder() : buf_(1, 0) {}
 
+void MqEncoder::restart() {
+  a_ = 0x8000;
+  c_ = 0;
+  ct_ = 12;
+  buf_.assign(1, 0);
+  pos_ = 0;
+  end_ = 1;
+}
+
 void MqEncoder::encode(MqContext& cx, int d) {
   const QeState& s = kStates[cx.index];
   a_ -= s.qe;
@@ -90,6 +99,21 @@ void MqEncoder::flush() {
   byte_out();
   c_ <<= ct_;
   byte_out();
+  end_ = buf_[pos_] == 0xFF ? pos_ : pos_ + 1;
+}
+
+void MqEncoder::flush_predictable() {
+  // Byte-outs until the 12 bits above bit 15 of C have left it, with zeros below them: any
+  // continuation a decoder reads (1s) stays inside the interval, whose width A is at least
+  // 0x8000, and the decoder can predict what it reads past the last symbol. A final 0xFF is
+  // dropped, as a decoder reads 1s past the end anyway.
+  int k = 11 - ct_ + 1;
+  while (k > 0) {
+    c_ <<= ct_;
+    ct_ = 0;
+    byte_out();
+    k -= ct_;
+  }
   end_ = buf_[pos_] == 0xFF ? pos_ : pos_ + 1;
 }
 

@@ -24,9 +24,29 @@ class MqEncoder {
   // Codes decision `d` (0 or 1) in context `cx` (ENCODE: CODEMPS or CODELPS).
   void encode(MqContext& cx, int d);
 
-  // Terminates the codeword (FLUSH, C.2.9): afterwards bytes() holds every byte a decoder
+  // Terminates the codeword (FLUSH, C.2.9): afterwards data() holds every byte a decoder
   // needs; a final 0xFF is left out, as the standard allows.
   void flush();
+
+  // Terminates the codeword predictably (the ERTERM mode switch, D.4.2): the C register's
+  // pending bits are pushed out with zeros below them, so that a decoder can check that it
+  // consumed exactly the codeword (error resilience) at the cost of up to a byte.
+  void flush_predictable();
+
+  // Starts a new codeword in an empty buffer (INITENC), as after a terminated pass; the
+  // contexts are the caller's and keep their states.
+  void restart();
+
+  // The coder's position in the codeword, for the truncation points of Tier-1: bytes output
+  // so far (the last, B, may still take a carry), B's value, and the registers. The interval
+  // the decisions so far leave is [C, C + A) below B, C's bit 27 - CT adding to B.
+  struct State {
+    size_t bytes;
+    uint8_t b;
+    int ct;
+    uint32_t c, a;
+  };
+  State state() const { return {pos_, buf_[pos_], ct_, c_, a_}; }
 
   // The codeword: complete after flush().
   const uint8_t* data() const { return buf_.data() + 1; }

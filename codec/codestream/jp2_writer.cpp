@@ -1,0 +1,154 @@
+#include "codec/codestream/jp2_writer.hpp"
+
+#include <string>
+
+#include "common/error.hpp"
+
+namespace j2k::codec {
+namespace {
+
+void put8(std::vector<uint8_t>& o, uint32_t v) { o.push_back(static_cast<uint8_t>(v)); }
+void put16(std::vector<uint8_t>& o, uint32_t v) { put8(o, v >> 8), put8(o, v); }
+void put32(std::vector<uint8_t>& o, uint32_t v) { put16(o, v >> 16), put16(o, v); }
+void put64(std::vector<uint8_t>& o, uint64_t v) {
+  put32(o, static_cast<uint32_t>(v >> 32)), put32(o, static_cast<uint32_t>(v));
+}
+
+// A box type as the standard writes it, four ISO/IEC 646 characters read as a big-endian
+// integer (I.4).
+constexpr uint32_t fourcc(const char (&s)[5]) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v = v << 8 | static_cast<uint8_t>(s[i]);
+  return v;
+}
+
+// The boxes (I.5), and the signature's contents: <CR><LF><0x87><LF>, which a transfer that
+// mangles line ends or the eighth bit does not leave intact.
+constexpr uint32_t kSignatureBox = fourcc("jP  ");         // I.5.1
+constexpr uint32_t kSignature = 0x0D0A870A;
+constexpr uint32_t kFileTypeBox = fourcc("ftyp");          // I.5.2
+constexpr uint32_t kJp2Brand = fourcc("jp2 ");
+constexpr uint32_t kHeaderBox = fourcc("jp2h");            // I.5.3, a superbox
+constexpr uint32_t kImageHeaderBox = fourcc("ihdr");       // I.5.3.1
+constexpr uint32_t kBitsPerComponentBox = fourcc("bpcc");  // I.5.3.2
+constexpr uint32_t kColourBox = fourcc("colr");            // I.5.3.3
+constexpr uint32_t kCodestreamBox = fourcc("jp2c");        // I.5.4
+
+constexpr size_t kMaxComponents = 16384;  // NC's range (I.5.3.1), that of Csiz (A.5.1)
+constexpr int kMaxPrecision = 38;         // BPC and bpcc hold the depth minus one, 0..37
+
+// A component's depth byte, as BPC and the bpcc entries hold it: the depth minus one in the
+// low 7 bits, the sign in the high bit (I.5.3.1, I.5.3.2).
+uint32_t depth_byte(const Jp2Component& c) {
+  return static_cast<uint32_t>(c.precision - 1) | (c.is_signed ? 0x80u : 0u);
+}
+
+// EnumCS (I.5.3.3).
+uint32_t enum_cs(Jp2Colour colour) {
+  switch (colour) {
+    case Jp2Colour::Srgb: return 16;
+    case Jp2Colour::Greyscale: return 17;
+    case Jp2Colour::Sycc: return 18;
+  }
+  throw Error(ErrorCode::InvalidArgument,
+              "JP2: unknown colour space " + std::to_string(static_cast<int>(colour)) +
+                  " (sRGB, greyscale or sYCC)");
+}
+
+}  // namespace
+
+namespace jp2_detail {
+
+std::vector<uint8_t> box_header(uint32_t type, uint64_t content_bytes) {
+  std::vector<uint8_t> out;
+  // LBox counts the whole box, its header included. 0 ("to the end of the file") is never
+  // written: every length is known here, and a reader need not seek to the end to find it.
+  if (content_bytes <= UINT32_MAX - 8) {
+    put32(out, static_cast<uint32_t>(content_bytes + 8));
+    put32(out, type);
+  } else {
+    if (content_bytes > UINT64_MAX - 16) throw Error(ErrorCode::InvalidArgument, "JP2: a box longer than 2^64 - 1 bytes");
+    put32(out, 1);  // LBox = 1: the length is in XLBox, after TBox
+    put32(out, type);
+    put64(out, content_bytes + 16);
+  }
+  return out;
+}
+
+}  // namespace jp2_detail
+
+std::vector<uint8_t> write_jp2(const Jp2Info& info, const std::vector<uint8_t>& codestream) {
+  const size_t ncomp = info.components.size();
+  if (ncomp == 0 || ncomp > kMaxComponents)
+    throw Error(ErrorCode::InvalidArgument,
+                "JP2: " + std::to_string(ncomp) + " components; a JP2 file holds 1 to 16384 (NC, I.5.3.1)");
+  if (info.width == 0 || info.height == 0)
+    throw Error(ErrorCode::InvalidArgument, "JP2: an image of " + std::to_string(info.width) + " x " +
+                                                std::to_string(info.height) + "; width and height are at least 1");
+  for (size_t c = 0; c < ncomp; ++c) {
+    const int p = info.components[c].precision;
+    if (p < 1 || p > kMaxPrecision)
+      throw Error(ErrorCode::InvalidArgument, "JP2: component " + std::to_string(c) + " has precision " +
+                                                  std::to_string(p) + "; a JP2 file holds 1 to 38 bits");
+  }
+  const uint32_t colour = enum_cs(info.colour);
+
+  // BPC is one depth for every component, or 255 and a bpcc box with one byte each when the
+  // precisions or the signs differ (I.5.3.1, I.5.3.2).
+  bool uniform = true;
+  for (const Jp2Component& c : info.components)
+    uniform = uniform && c.precision == info.components[0].precision && c.is_signed == info.components[0].is_signed;
+  const uint32_t bpc = uniform ? depth_byte(info.components[0]) : 255;
+
+  std::vector<uint8_t> header;  // the JP2 Header box's contents
+  // Image Header box (I.5.3.1), first in the JP2 Header box. C = 7: the only compression type
+  // of JP2, a Part 1 codestream. UnkC = 0: the colour space in colr is the right one. IPR = 0:
+  // no Intellectual Property box.
+  std::vector<uint8_t> box = jp2_detail::box_header(kImageHeaderBox, 14);
+  header.insert(header.end(), box.begin(), box.end());
+  put32(header, info.height);
+  put32(header, info.width);
+  put16(header, static_cast<uint32_t>(ncomp));
+  put8(header, bpc);
+  put8(header, 7);
+  put8(header, 0);
+  put8(header, 0);
+  if (bpc == 255) {
+    box = jp2_detail::box_header(kBitsPerComponentBox, ncomp);
+    header.insert(header.end(), box.begin(), box.end());
+    for (const Jp2Component& c : info.components) put8(header, depth_byte(c));
+  }
+  // Colour Specification box (I.5.3.3): METH 1, an enumerated colour space; PREC and APPROX
+  // 0, as JP2 requires of them (readers ignore both).
+  box = jp2_detail::box_header(kColourBox, 7);
+  header.insert(header.end(), box.begin(), box.end());
+  put8(header, 1);
+  put8(header, 0);
+  put8(header, 0);
+  put32(header, colour);
+
+  std::vector<uint8_t> out;
+  const std::vector<uint8_t> jp2h = jp2_detail::box_header(kHeaderBox, header.size());
+  const std::vector<uint8_t> jp2c = jp2_detail::box_header(kCodestreamBox, codestream.size());
+  out.reserve(12 + 20 + jp2h.size() + header.size() + jp2c.size() + codestream.size());
+  // Signature box (I.5.1), first, then the File Type box (I.5.2) right after it: brand 'jp2 ',
+  // minor version 0, and 'jp2 ' in the compatibility list, where a reader looks for it.
+  box = jp2_detail::box_header(kSignatureBox, 4);
+  out.insert(out.end(), box.begin(), box.end());
+  put32(out, kSignature);
+  box = jp2_detail::box_header(kFileTypeBox, 12);
+  out.insert(out.end(), box.begin(), box.end());
+  put32(out, kJp2Brand);
+  put32(out, 0);
+  put32(out, kJp2Brand);
+  out.insert(out.end(), jp2h.begin(), jp2h.end());
+  out.insert(out.end(), header.begin(), header.end());
+  // Contiguous Codestream box (I.5.4), after the JP2 Header box: the codestream as it is.
+  out.insert(out.end(), jp2c.begin(), jp2c.end());
+  out.insert(out.end(), codestream.begin(), codestream.end());
+  return out;
+}
+
+Jp2Colour default_colour(size_t ncomp) { return ncomp >= 3 ? Jp2Colour::Srgb : Jp2Colour::Greyscale; }
+
+}  // namespace j2k::codec

@@ -1,0 +1,49 @@
+// The JP2 file format (ISO/IEC 15444-1 Annex I): a codestream wrapped in the boxes a .jp2
+// reader expects. The signature box, the File Type box, the JP2 Header box (Image Header,
+// Bits Per Component where the components differ, an enumerated Colour Specification), then
+// the codestream in one Contiguous Codestream box. No optional boxes (no palette, resolution,
+// IPR, XML or UUID boxes).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace j2k::codec {
+
+struct Jp2Component {
+  int precision = 8;  // bits, 1..38 (I.5.3.1: BPC holds the depth minus one in 7 bits)
+  bool is_signed = false;
+};
+
+// The enumerated colour spaces of the Colour Specification box (I.5.3.3): EnumCS 16 (sRGB),
+// 17 (greyscale) and 18 (sYCC).
+enum class Jp2Colour { Srgb, Greyscale, Sycc };
+
+struct Jp2Info {
+  uint32_t width = 0, height = 0;        // the image area: Xsiz - XOsiz, Ysiz - YOsiz
+  std::vector<Jp2Component> components;  // 1..16384, in the codestream's order
+  Jp2Colour colour = Jp2Colour::Srgb;
+};
+
+// The JP2 file of `codestream` (a Part 1 codestream, SOC to EOC, carried as is): the signature
+// box, the File Type box (brand 'jp2 ', minor version 0, compatible with 'jp2 '), the JP2
+// Header box (ihdr; bpcc only where the components' precisions or signedness differ; colr,
+// method 1 with the enumerated colour space), then the Contiguous Codestream box. Throws
+// j2k::Error (InvalidArgument) naming the cause for an impossible Jp2Info: no components or
+// more than 16384, a zero width or height, a precision outside 1..38, an unknown colour.
+std::vector<uint8_t> write_jp2(const Jp2Info& info, const std::vector<uint8_t>& codestream);
+
+// The colour space a reader should be told for `ncomp` components: Greyscale for 1 or 2 (grey
+// and perhaps an extra channel), Srgb for 3 or more, with or without the multiple-component
+// transform (a JP2 decoder undoes the MCT itself: the codestream's COD says it is there, and
+// the colour space is that of the samples after its inverse, I.5.3.3). 0 gives Greyscale.
+Jp2Colour default_colour(size_t ncomp);
+
+namespace jp2_detail {
+// A box's header (I.4) for `content_bytes` of contents: LBox and TBox, or LBox = 1, TBox and
+// the 64-bit XLBox where the box (header included) exceeds 2^32 - 1 bytes. Exposed for the
+// test, which cannot build a box that large to see the switch.
+std::vector<uint8_t> box_header(uint32_t type, uint64_t content_bytes);
+}  // namespace jp2_detail
+
+}  // namespace j2k::codec

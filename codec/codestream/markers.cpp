@@ -1,0 +1,132 @@
+#include "codec/codestream/markers.hpp"
+
+#include <algorithm>
+
+#include "common/error.hpp"
+
+namespace j2k::codec {
+
+void put8(std::vector<uint8_t>& o, uint32_t v) { o.push_back(static_cast<uint8_t>(v)); }
+void put16(std::vector<uint8_t>& o, uint32_t v) { put8(o, v >> 8), put8(o, v); }
+void put32(std::vector<uint8_t>& o, uint32_t v) { put16(o, v >> 16), put16(o, v); }
+
+void write_siz(const StreamInfo& info, std::vector<uint8_t>& out) {
+  const size_t n = info.components.size();
+  put16(out, 0xFF51);
+  put16(out, static_cast<uint32_t>(38 + 3 * n));
+  put16(out, 0);  // Rsiz: Part 1, no profile restriction
+  for (uint32_t v : {info.x1, info.y1, info.x0, info.y0, info.tile_w, info.tile_h, info.tile_x0, info.tile_y0}) put32(out, v);
+  put16(out, static_cast<uint32_t>(n));
+  for (const ComponentInfo& c : info.components) {
+    put8(out, static_cast<uint32_t>(c.precision - 1) | (c.is_signed ? 0x80u : 0u));
+    put8(out, static_cast<uint32_t>(c.dx));
+    put8(out, static_cast<uint32_t>(c.dy));
+  }
+}
+
+void write_cod(const CodingParams& p, std::vector<uint8_t>& out) {
+  // A.6.1: Scod (precincts given, SOP, EPH), SGcod (progression, layers, MCT), SPcod (levels,
+  // code-block size, mode switches, wavelet, then one byte per resolution with its precinct
+  // exponents when given).
+  const bool precincts = !p.precincts.empty();
+  put16(out, 0xFF52);
+  put16(out, static_cast<uint32_t>(12 + (precincts ? p.levels + 1 : 0)));
+  put8(out, (precincts ? 1u : 0u) | (p.sop ? 2u : 0u) | (p.eph ? 4u : 0u));
+  put8(out, static_cast<uint32_t>(p.order));
+  put16(out, static_cast<uint32_t>(p.layers));
+  put8(out, p.mct ? 1 : 0);
+  put8(out, static_cast<uint32_t>(p.levels));
+  put8(out, static_cast<uint32_t>(p.block_w_log2 - 2));
+  put8(out, static_cast<uint32_t>(p.block_h_log2 - 2));
+  put8(out, p.modes);
+  put8(out, p.reversible ? 1 : 0);
+  if (precincts)
+    for (const auto& [x, y] : p.precincts) put8(out, static_cast<uint32_t>(x | (y << 4)));
+}
+
+void write_qcd(int component, size_t components, bool reversible, int guard_bits, const std::vector<BandStep>& steps,
+               std::vector<uint8_t>& out) {
+  // A.6.4, A.6.5: no quantisation (an 8-bit exponent per band) or scalar expounded (16 bits:
+  // exponent and mantissa).
+  const size_t per_band = reversible ? 1 : 2;
+  const size_t index_bytes = component < 0 ? 0 : components < 257 ? 1 : 2;
+  put16(out, component < 0 ? 0xFF5C : 0xFF5D);
+  put16(out, static_cast<uint32_t>(3 + index_bytes + per_band * steps.size()));
+  if (index_bytes == 1) put8(out, static_cast<uint32_t>(component));
+  if (index_bytes == 2) put16(out, static_cast<uint32_t>(component));
+  put8(out, static_cast<uint32_t>(guard_bits << 5) | (reversible ? 0u : 2u));
+  for (const BandStep& s : steps) {
+    if (reversible) put8(out, static_cast<uint32_t>(s.exponent << 3));
+    else put16(out, static_cast<uint32_t>(s.exponent << 11 | s.mantissa));
+  }
+}
+
+void write_com(const std::string& text, std::vector<uint8_t>& out) {
+  if (text.size() > 65531) throw Error(ErrorCode::InvalidArgument, "a comment holds at most 65531 bytes");
+  put16(out, 0xFF64);
+  put16(out, static_cast<uint32_t>(4 + text.size()));
+  put16(out, 1);  // Rcom: Latin-1 text
+  out.insert(out.end(), text.begin(), text.end());
+}
+
+namespace {
+// Tile indices in 8 bits while every tile has one (as OpenJPEG writes them), else 16; lengths
+// in 32 bits. Ltlm is 16 bits, which bounds the entries per segment.
+size_t tlm_entry(bool wide_index) { return wide_index ? 6 : 5; }
+size_t tlm_per_segment(bool wide_index) { return (65535 - 4) / tlm_entry(wide_index); }
+}  // namespace
+
+void write_tlm(const std::vector<TilePartEntry>& parts, std::vector<uint8_t>& out) {
+  // A.7.1: Stlm says the sizes: ST (bits 4-5) 1 or 2 bytes of tile index, SP (bit 6) 4-byte lengths.
+  bool wide = false;
+  for (const TilePartEntry& e : parts) wide = wide || e.tile > 255;
+  const size_t per = tlm_per_segment(wide);
+  if ((parts.size() + per - 1) / per > 256) throw Error(ErrorCode::InvalidArgument, "too many tile-parts for TLM (at most 256 segments)");
+  for (size_t first = 0, z = 0; first < parts.size(); first += per, ++z) {
+    const size_t n = std::min(per, parts.size() - first);
+    put16(out, 0xFF55);
+    put16(out, static_cast<uint32_t>(4 + tlm_entry(wide) * n));
+    put8(out, static_cast<uint32_t>(z));
+    put8(out, wide ? 0x60 : 0x50);
+    for (size_t i = first; i < first + n; ++i) {
+      if (wide) put16(out, parts[i].tile);
+      else put8(out, parts[i].tile);
+      put32(out, parts[i].length);
+    }
+  }
+}
+
+void write_sot(uint32_t tile, uint32_t psot, int part, int parts, std::vector<uint8_t>& out) {
+  put16(out, 0xFF90);
+  put16(out, 10);
+  put16(out, tile);
+  put32(out, psot);
+  put8(out, static_cast<uint32_t>(part));
+  put8(out, static_cast<uint32_t>(parts));
+}
+
+void write_plt(const std::vector<uint32_t>& lengths, std::vector<uint8_t>& out) {
+  // A.7.3: each length in 7-bit groups, most significant first, all but the last with bit 7
+  // set; a segment holds whole lengths and at most 65535 - 3 bytes of them.
+  std::vector<std::vector<uint8_t>> coded;
+  for (uint32_t len : lengths) {
+    std::vector<uint8_t> g;
+    do {
+      g.insert(g.begin(), static_cast<uint8_t>((len & 0x7F) | (g.empty() ? 0 : 0x80)));
+      len >>= 7;
+    } while (len);
+    coded.push_back(std::move(g));
+  }
+  size_t i = 0;
+  for (uint32_t z = 0; i < coded.size(); ++z) {
+    if (z > 255) throw Error(ErrorCode::InvalidArgument, "too many packets in a tile-part for PLT (at most 256 segments)");
+    std::vector<uint8_t> body;
+    while (i < coded.size() && body.size() + coded[i].size() <= 65535 - 3) body.insert(body.end(), coded[i].begin(), coded[i].end()), ++i;
+    put16(out, 0xFF58);
+    put16(out, static_cast<uint32_t>(3 + body.size()));
+    put8(out, z);
+    out.insert(out.end(), body.begin(), body.end());
+  }
+}
+
+}  // namespace j2k::codec

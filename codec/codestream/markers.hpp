@@ -1,0 +1,39 @@
+// The marker segments of a codestream (ISO/IEC 15444-1 Annex A), each appended to a byte
+// vector: the main header's SIZ, COD, QCD/QCC, COM and TLM, and the tile-part header's SOT and
+// PLT. Big-endian, lengths as A.2 defines them.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "codec/codestream/codestream_writer.hpp"
+#include "codec/quant/quantiser.hpp"
+
+namespace j2k::codec {
+
+void put8(std::vector<uint8_t>& o, uint32_t v);
+void put16(std::vector<uint8_t>& o, uint32_t v);
+void put32(std::vector<uint8_t>& o, uint32_t v);
+
+void write_siz(const StreamInfo& info, std::vector<uint8_t>& out);
+void write_cod(const CodingParams& params, std::vector<uint8_t>& out);
+// QCD (component < 0) or QCC for one component: the guard bits and each band's step (LL,
+// then HL, LH, HH from the coarsest level).
+void write_qcd(int component, size_t components, bool reversible, int guard_bits,
+               const std::vector<BandStep>& steps, std::vector<uint8_t>& out);
+void write_com(const std::string& text, std::vector<uint8_t>& out);
+
+struct TilePartEntry {
+  uint16_t tile;
+  uint32_t length;  // Psot
+};
+// TLM segments listing every tile-part (8- or 16-bit tile index, 32-bit length), as many as
+// needed.
+void write_tlm(const std::vector<TilePartEntry>& parts, std::vector<uint8_t>& out);
+
+void write_sot(uint32_t tile, uint32_t psot, int part, int parts, std::vector<uint8_t>& out);
+// PLT segments listing the lengths of a tile-part's packets (7 bits per byte, B.10's
+// continuation bit), as many as needed.
+void write_plt(const std::vector<uint32_t>& packet_lengths, std::vector<uint8_t>& out);
+
+}  // namespace j2k::codec

@@ -1,0 +1,126 @@
+#include "codec/quant/quantiser.hpp"
+
+#include <cmath>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "transform/common/constants.hpp"
+
+namespace j2k::codec {
+namespace {
+
+// One level of 1-D synthesis in double precision on low (even) and high (odd) samples far
+// from any signal end: the inverse of the forward lifting (OPENJPEG.md, Annex F) without its
+// rounding.
+std::vector<double> synthesise(bool reversible, const std::vector<double>& low, const std::vector<double>& high) {
+  std::vector<double> x(low.size() + high.size(), 0.0);
+  for (size_t i = 0; i < low.size(); ++i) x[2 * i] = low[i];
+  for (size_t i = 0; i < high.size(); ++i) x[2 * i + 1] = high[i];
+  const long n = static_cast<long>(x.size());
+  auto at = [&](long i) { return i < 0 || i >= n ? 0.0 : x[static_cast<size_t>(i)]; };
+  auto lift = [&](int parity, double c) {
+    for (long i = parity; i < n; i += 2) x[static_cast<size_t>(i)] += c * (at(i - 1) + at(i + 1));
+  };
+  if (reversible) {
+    lift(0, -0.25);  // x_even = s - (d_left + d_right) / 4
+    lift(1, 0.5);    // x_odd = d + (x_left + x_right) / 2
+    return x;
+  }
+  using namespace constants;
+  for (long i = 0; i < n; ++i) x[static_cast<size_t>(i)] *= (i % 2 == 0) ? static_cast<double>(kK) : 1.0 / static_cast<double>(kK);
+  lift(0, -static_cast<double>(kDelta));
+  lift(1, -static_cast<double>(kGamma));
+  lift(0, -static_cast<double>(kBeta));
+  lift(1, -static_cast<double>(kAlpha));
+  return x;
+}
+
+// The 1-D norm of a low (or high) basis function `level` levels deep (level >= 1), computed
+// on a signal long enough that no end is reached; past kMeasured levels each level multiplies
+// the low norm by its limit ratio (the functions only dilate).
+constexpr int kMeasured = 12;
+
+double norm_1d(bool reversible, int level, bool high) {
+  static std::once_flag once;
+  static double table[2][2][kMeasured + 1];  // [reversible][high][level]
+  std::call_once(once, [] {
+    for (int rev = 0; rev < 2; ++rev)
+      for (int h = 0; h < 2; ++h)
+        for (int l = 1; l <= kMeasured; ++l) {
+          const size_t coarse = 64;  // samples at the impulse's level
+          std::vector<double> low(coarse, 0.0), hi(coarse, 0.0);
+          (h ? hi : low)[coarse / 2] = 1.0;
+          std::vector<double> x = synthesise(rev != 0, low, hi);
+          for (int k = 1; k < l; ++k) x = synthesise(rev != 0, x, std::vector<double>(x.size(), 0.0));
+          double e = 0;
+          for (double v : x) e += v * v;
+          table[rev][h][l] = std::sqrt(e);
+        }
+  });
+  const int r = reversible ? 1 : 0, h = high ? 1 : 0;
+  if (level <= kMeasured) return table[r][h][level];
+  const double ratio = table[r][0][kMeasured] / table[r][0][kMeasured - 1];
+  return table[r][h][kMeasured] * std::pow(ratio, level - kMeasured);
+}
+
+}  // namespace
+
+double synthesis_norm(bool reversible, int level, j2k_band_type band) {
+  if (level <= 0) return 1.0;  // no decomposition: the samples themselves
+  const bool hx = band == J2K_BAND_HL || band == J2K_BAND_HH;
+  const bool hy = band == J2K_BAND_LH || band == J2K_BAND_HH;
+  return norm_1d(reversible, level, hx) * norm_1d(reversible, level, hy);
+}
+
+double mct_norm(bool reversible, int component) {
+  using namespace constants;
+  // Columns of the inverse transforms (G.2, G.3): R, G, B from Y, Cb (U), Cr (V).
+  const double rct[3][3] = {{1, 1, 1}, {-0.25, -0.25, 0.75}, {0.75, -0.25, -0.25}};
+  const double ict[3][3] = {{1, 1, 1}, {0, -static_cast<double>(kIctGU), static_cast<double>(kIctBU)},
+                            {static_cast<double>(kIctRV), -static_cast<double>(kIctGV), 0}};
+  const double(*m)[3] = reversible ? rct : ict;
+  const double* c = m[component];
+  return std::sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+}
+
+int band_gain_log2(j2k_band_type band) { return band == J2K_BAND_LL ? 0 : band == J2K_BAND_HH ? 2 : 1; }
+
+BandStep expounded_step(double wanted, int range_bits) {
+  // delta = 2^e * (1 + mu / 2^11) with 2^e <= wanted < 2^(e+1); mu rounded down.
+  const int e = static_cast<int>(std::floor(std::log2(wanted)));
+  BandStep s;
+  s.exponent = range_bits - e;
+  s.mantissa = static_cast<int>(std::floor((wanted / std::ldexp(1.0, e) - 1.0) * 2048.0));
+  if (s.mantissa > 2047) s.mantissa = 2047;
+  if (s.mantissa < 0) s.mantissa = 0;
+  if (s.exponent < 0 || s.exponent > 31)
+    throw Error(ErrorCode::InvalidArgument, "a quantisation step of " + std::to_string(wanted) +
+                                                " is outside what a codestream can carry for " +
+                                                std::to_string(range_bits) + "-bit bands");
+  s.delta = std::ldexp(1.0 + s.mantissa / 2048.0, range_bits - s.exponent);
+  return s;
+}
+
+BandStep reversible_step(int range_bits) {
+  BandStep s;
+  s.exponent = range_bits;
+  if (s.exponent > 31) throw Error(ErrorCode::InvalidArgument, "a band of more than 31 bits cannot be coded");
+  return s;
+}
+
+bool quantise_block(const float* in, ptrdiff_t stride, int width, int height, double delta, int32_t* out) {
+  const double scale = std::ldexp(1.0, kFractionBits) / delta;
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      const double v = static_cast<double>(in[y * stride + x]);
+      const double m = std::floor(std::fabs(v) * scale);
+      if (!(m < 2147483648.0)) return false;
+      const int32_t q = static_cast<int32_t>(m);
+      out[y * width + x] = v < 0 ? -q : q;
+    }
+  return true;
+}
+
+}  // namespace j2k::codec

@@ -1,0 +1,76 @@
+#include "codec/rate/pcrd.hpp"
+
+#include <cmath>
+
+namespace j2k::codec {
+
+std::vector<HullPoint> convex_hull(const CodedBlock& block, double weight) {
+  struct Point {
+    int passes;
+    double bytes, removed;
+  };
+  std::vector<Point> hull{{0, 0, 0}};
+  double removed = 0;
+  for (size_t k = 0; k < block.passes.size(); ++k) {
+    removed += block.passes[k].distortion * weight;
+    const Point p{static_cast<int>(k) + 1, static_cast<double>(block.passes[k].end), removed};
+    if (p.removed <= hull.back().removed) continue;  // removes nothing more: never a stopping point
+    // Drop the points that would not be convex with p: those at least as shallow as p from
+    // their predecessor (a point at the same byte count is always replaced).
+    while (hull.size() > 1) {
+      const Point& a = hull[hull.size() - 2];
+      const Point& b = hull.back();
+      // slope(a, b) <= slope(a, p)  <=>  (b.removed - a.removed) * (p.bytes - a.bytes) <= ...
+      if ((b.removed - a.removed) * (p.bytes - a.bytes) <= (p.removed - a.removed) * (b.bytes - a.bytes)) hull.pop_back();
+      else break;
+    }
+    hull.push_back(p);
+  }
+  std::vector<HullPoint> out;
+  for (size_t i = 1; i < hull.size(); ++i) {
+    const double bytes = hull[i].bytes - hull[i - 1].bytes;
+    const double gain = hull[i].removed - hull[i - 1].removed;
+    out.push_back({hull[i].passes, bytes > 0 ? gain / bytes : INFINITY});
+  }
+  return out;
+}
+
+int passes_at(const std::vector<HullPoint>& hull, double lambda) {
+  int passes = 0;
+  for (const HullPoint& h : hull) {
+    if (h.slope <= lambda) break;
+    passes = h.passes;
+  }
+  return passes;
+}
+
+namespace {
+
+// Narrows [lo, hi] (log lambda) to where `ok` changes, ok(hi) != ok(lo) kept; 48 halvings
+// are far below any difference a byte or a pass makes.
+void narrow(double& lo, double& hi, const std::function<bool(double)>& ok, bool ok_high) {
+  for (int i = 0; i < 48 && hi - lo > 1e-9; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (ok(std::exp(mid)) == ok_high ? hi : lo) = mid;
+  }
+}
+
+}  // namespace
+
+double smallest_where(double low, double high, const std::function<bool(double)>& ok) {
+  if (!ok(high)) return high;
+  if (ok(low)) return low;
+  double lo = std::log(low), hi = std::log(high);
+  narrow(lo, hi, ok, true);
+  return std::exp(hi);
+}
+
+double largest_where(double low, double high, const std::function<bool(double)>& ok) {
+  if (ok(high)) return high;
+  if (!ok(low)) return low;
+  double lo = std::log(low), hi = std::log(high);
+  narrow(lo, hi, ok, false);
+  return std::exp(lo);
+}
+
+}  // namespace j2k::codec

@@ -1,0 +1,234 @@
+#include "codec/tier2/progression.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <functional>
+#include <queue>
+#include <utility>
+
+namespace j2k::codec {
+namespace {
+
+// Coordinates are never negative (B.2: the reference grid starts at 0).
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t ceil_shift(int64_t a, int k) { return (a + (int64_t{1} << k) - 1) >> k; }
+
+// XRsiz * 2^e on the reference grid. COD and SIZ keep e = PPx + NL - r <= 47 and XRsiz <= 255;
+// the cap only keeps nonsense from overflowing, and changes nothing: past 2^40 a step has no
+// multiple on the grid (coordinates < 2^32) but 0, whatever its exact size.
+constexpr int kMaxShift = 40;
+int64_t reference_step(int factor, int e) { return int64_t{factor} << std::min(e, kMaxShift); }
+
+// One resolution r of one component i, as the position-driven progressions see it from the
+// reference grid. Only resolutions with precincts get one: the others have no packets.
+struct Stream {
+  int component = 0, resolution = 0;
+  const ResolutionGrid* grid = nullptr;
+  int64_t sample_x = 1, sample_y = 1;  // XRsiz * 2^(NL - r): one sample of the resolution
+  int64_t step_x = 1, step_y = 1;      // XRsiz * 2^(PPx + NL - r): one precinct
+  // B.12.1.3: the tile's first column (row) also starts a precinct when trx0 * 2^(NL - r) is
+  // not a multiple of 2^(PPx + NL - r), i.e. when trx0 is not a multiple of 2^PPx: the tile
+  // then begins inside its first precinct column, whose left edge (a multiple of step_x) lies
+  // left of tx0 and is never reached by the walk.
+  bool first_column = false, first_row = false;
+};
+
+Stream make_stream(const ComponentGrid& c, int i, int r) {
+  const ResolutionGrid& g = c.resolutions[static_cast<size_t>(r)];
+  const int below = static_cast<int>(c.resolutions.size()) - 1 - r;  // NL - r
+  Stream s;
+  s.component = i;
+  s.resolution = r;
+  s.grid = &g;
+  s.sample_x = reference_step(c.dx, below);
+  s.sample_y = reference_step(c.dy, below);
+  s.step_x = reference_step(c.dx, g.ppx + below);
+  s.step_y = reference_step(c.dy, g.ppy + below);
+  s.first_column = (g.x0 & ((int64_t{1} << g.ppx) - 1)) != 0;
+  s.first_row = (g.y0 & ((int64_t{1} << g.ppy) - 1)) != 0;
+  return s;
+}
+
+// The precinct a stream starts at (x, y), from the position as B.12.1.3 gives it: the
+// resolution's first sample at or after x, ceil(x / (XRsiz * 2^(NL - r))), lies in precinct
+// column floor(. / 2^PPx) of the partition anchored at 0; counted from the resolution's first
+// column floor(trx0 / 2^PPx), raster order.
+int64_t precinct_at(const Stream& s, int64_t x, int64_t y) {
+  const ResolutionGrid& g = *s.grid;
+  const int64_t col = (ceil_div(x, s.sample_x) >> g.ppx) - (g.x0 >> g.ppx);
+  const int64_t row = (ceil_div(y, s.sample_y) >> g.ppy) - (g.y0 >> g.ppy);
+  assert(col >= 0 && col < g.precincts_x && row >= 0 && row < g.precincts_y);
+  return col + g.precincts_x * row;
+}
+
+// The standard's loops run over every t0 <= t < t1 and test, for each stream, "t divisible by
+// its step, or t = t0 with the first-row (column) case". Only the positions where some stream
+// passes that test can yield packets, so this visits exactly those: the multiples of each
+// member's step, merged in increasing order (plus t0 for those with the first-row case).
+// visit(t, firing) gets the members that pass at t in increasing order (the heap's pair order
+// breaks ties by member), which is the order of the standard's inner loop, since members are
+// stream indices and the streams are indexed in that order. Each member passes once per precinct
+// row (column) it has, so the work is about the number of precincts, not the tile's size.
+template <class StepOf, class Visit>
+void merge_positions(const std::vector<int>& members, int64_t t0, int64_t t1, StepOf step_of, Visit visit) {
+  using Entry = std::pair<int64_t, int>;  // (next position, member)
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+  for (int m : members) {
+    const auto [step, first] = step_of(m);
+    // With the first-row case t0 itself is not a multiple of the step (trx0 would then be a
+    // multiple of 2^PPx), so the member passes at t0 once, then at the multiples after it.
+    const int64_t t = first ? t0 : ceil_div(t0, step) * step;
+    if (t < t1) heap.push({t, m});
+  }
+  std::vector<int> firing;
+  while (!heap.empty()) {
+    const int64_t t = heap.top().first;
+    firing.clear();
+    while (!heap.empty() && heap.top().first == t) {
+      const int m = heap.top().second;
+      heap.pop();
+      firing.push_back(m);
+      const int64_t step = step_of(m).first;
+      const int64_t next = (t / step + 1) * step;
+      if (next < t1) heap.push({next, m});
+    }
+    visit(t, firing);
+  }
+}
+
+// B.12.1.3 to B.12.1.5's common core: for y, for x (the reference-grid positions of the tile),
+// for each stream of `group` in its order, a precinct where both tests pass. `streams` are
+// indexed in the order of the progression's innermost component / resolution loops.
+template <class Emit>
+void walk_positions(const std::vector<Stream>& streams, const std::vector<int>& group, int64_t tx0, int64_t ty0,
+                    int64_t tx1, int64_t ty1, Emit emit) {
+  const auto at = [&](int m) -> const Stream& { return streams[static_cast<size_t>(m)]; };
+  const auto rows = [&](int m) { return std::make_pair(at(m).step_y, at(m).first_row); };
+  const auto columns = [&](int m) { return std::make_pair(at(m).step_x, at(m).first_column); };
+  merge_positions(group, ty0, ty1, rows, [&](int64_t y, const std::vector<int>& at_y) {
+    // Only the streams whose row test passes at y can pass both tests on this row.
+    merge_positions(at_y, tx0, tx1, columns, [&](int64_t x, const std::vector<int>& at_xy) {
+      for (int m : at_xy) emit(at(m), x, y);
+    });
+  });
+}
+
+int64_t precinct_count(const ResolutionGrid& g) { return g.precincts_x * g.precincts_y; }
+
+}  // namespace
+
+bool parse_progression(const std::string& name, Progression& out) {
+  static const std::pair<const char*, Progression> kNames[] = {{"LRCP", Progression::LRCP},
+                                                              {"RLCP", Progression::RLCP},
+                                                              {"RPCL", Progression::RPCL},
+                                                              {"PCRL", Progression::PCRL},
+                                                              {"CPRL", Progression::CPRL}};
+  for (const auto& [text, value] : kNames)
+    if (name == text) {
+      out = value;
+      return true;
+    }
+  return false;
+}
+
+ResolutionGrid resolution_grid(int64_t tcx0, int64_t tcy0, int64_t tcx1, int64_t tcy1, int levels, int r, int ppx,
+                               int ppy) {
+  // B.5: resolution r is the LL band after NL - r levels, each halving the grid (rounding up).
+  ResolutionGrid g;
+  const int below = levels - r;
+  g.x0 = ceil_shift(tcx0, below);
+  g.y0 = ceil_shift(tcy0, below);
+  g.x1 = ceil_shift(tcx1, below);
+  g.y1 = ceil_shift(tcy1, below);
+  g.ppx = ppx;
+  g.ppy = ppy;
+  // B.6: the precincts that meet the resolution. An empty one (B.6's "numprecincts = 0" when
+  // trx0 = trx1 or try0 = try1) has none in either direction.
+  if (g.x1 > g.x0 && g.y1 > g.y0) {
+    g.precincts_x = ceil_shift(g.x1, ppx) - (g.x0 >> ppx);
+    g.precincts_y = ceil_shift(g.y1, ppy) - (g.y0 >> ppy);
+  }
+  return g;
+}
+
+std::vector<PacketId> packet_order(Progression p, int layers, const std::vector<ComponentGrid>& components,
+                                   int64_t tx0, int64_t ty0, int64_t tx1, int64_t ty1) {
+  std::vector<PacketId> out;
+  const int count = static_cast<int>(components.size());
+  int resolutions = 0;  // Nmax + 1 (B.12.1: r runs to the largest NL of the tile's components)
+  int64_t total = 0;
+  for (const ComponentGrid& c : components) {
+    resolutions = std::max(resolutions, static_cast<int>(c.resolutions.size()));
+    for (const ResolutionGrid& g : c.resolutions) total += precinct_count(g);
+  }
+  if (layers <= 0) return out;
+  out.reserve(static_cast<size_t>(total) * static_cast<size_t>(layers));
+
+  // A resolution r > NL(i) does not exist in component i: the loops skip it (B.12.1.1).
+  const auto has = [&](int i, int r) {
+    return r < static_cast<int>(components[static_cast<size_t>(i)].resolutions.size());
+  };
+  const auto grid = [&](int i, int r) -> const ResolutionGrid& {
+    return components[static_cast<size_t>(i)].resolutions[static_cast<size_t>(r)];
+  };
+
+  switch (p) {
+    case Progression::LRCP:  // B.12.1.1: layer, resolution, component, precinct
+      for (int l = 0; l < layers; ++l)
+        for (int r = 0; r < resolutions; ++r)
+          for (int i = 0; i < count; ++i)
+            if (has(i, r))
+              for (int64_t k = 0; k < precinct_count(grid(i, r)); ++k) out.push_back({l, r, i, k});
+      return out;
+    case Progression::RLCP:  // B.12.1.2: resolution, layer, component, precinct
+      for (int r = 0; r < resolutions; ++r)
+        for (int l = 0; l < layers; ++l)
+          for (int i = 0; i < count; ++i)
+            if (has(i, r))
+              for (int64_t k = 0; k < precinct_count(grid(i, r)); ++k) out.push_back({l, r, i, k});
+      return out;
+    case Progression::RPCL:
+    case Progression::PCRL:
+    case Progression::CPRL:
+      break;
+  }
+
+  // The position-driven orders. Streams indexed component-major, resolution-minor, so that
+  // increasing index is PCRL's inner "for i, for r", and, inside one resolution (RPCL) or one
+  // component (CPRL), that progression's innermost loop too.
+  std::vector<Stream> streams;
+  for (int i = 0; i < count; ++i)
+    for (int r = 0; has(i, r); ++r)
+      if (precinct_count(grid(i, r)) > 0) streams.push_back(make_stream(components[static_cast<size_t>(i)], i, r));
+  // Each precinct's packets, all layers in a row: layer is the innermost loop of all three.
+  const auto emit = [&](const Stream& s, int64_t x, int64_t y) {
+    const int64_t k = precinct_at(s, x, y);
+    for (int l = 0; l < layers; ++l) out.push_back({l, s.resolution, s.component, k});
+  };
+  std::vector<int> group;
+  const auto select = [&](auto keep) {
+    group.clear();
+    for (int m = 0; m < static_cast<int>(streams.size()); ++m)
+      if (keep(streams[static_cast<size_t>(m)])) group.push_back(m);
+  };
+  if (p == Progression::RPCL) {
+    // B.12.1.3: for r, for y, for x, for i (each component that has resolution r).
+    for (int r = 0; r < resolutions; ++r) {
+      select([r](const Stream& s) { return s.resolution == r; });
+      walk_positions(streams, group, tx0, ty0, tx1, ty1, emit);
+    }
+  } else if (p == Progression::PCRL) {
+    // B.12.1.4: for y, for x, for i, for r.
+    select([](const Stream&) { return true; });
+    walk_positions(streams, group, tx0, ty0, tx1, ty1, emit);
+  } else {
+    // B.12.1.5: for i, for y, for x, for r.
+    for (int i = 0; i < count; ++i) {
+      select([i](const Stream& s) { return s.component == i; });
+      walk_positions(streams, group, tx0, ty0, tx1, ty1, emit);
+    }
+  }
+  return out;
+}
+
+}  // namespace j2k::codec

@@ -1,0 +1,59 @@
+// The order of a tile's packets (ISO/IEC 15444-1 B.12): the five progressions of B.12.1, for
+// one tile, as the list of (layer, resolution, component, precinct) the encoder writes in turn.
+// LRCP and RLCP are nested counters (B.12.1.1, B.12.1.2); RPCL, PCRL and CPRL are driven by
+// positions on the reference grid (B.12.1.3 to B.12.1.5), so that a precinct's packets come
+// when the walk over the tile reaches the precinct's top-left corner. No POC: one progression
+// for the whole tile, all layers, resolutions and components.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace j2k::codec {
+
+// The COD / POC codes of Table A.16.
+enum class Progression { LRCP = 0, RLCP = 1, RPCL = 2, PCRL = 3, CPRL = 4 };
+
+// Parses "LRCP", "RLCP", "RPCL", "PCRL" or "CPRL" (upper case, as opj_compress's -p takes
+// them) into `out`; false, `out` untouched, for anything else.
+bool parse_progression(const std::string& name, Progression& out);
+
+// One resolution r of one tile-component (B.5, B.6): its rectangle on the resolution's own
+// grid, trx0 = ceil(tcx0 / 2^(NL - r)) and so on (x1, y1 exclusive), and its precincts:
+// 2^ppx x 2^ppy, anchored at 0 on that grid, numbered in raster order inside the resolution.
+// precincts_x = ceil(trx1 / 2^ppx) - floor(trx0 / 2^ppx), likewise y; both 0 when the
+// resolution is empty (no samples in x or in y), which then has no packets.
+struct ResolutionGrid {
+  int64_t x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  int ppx = 15, ppy = 15;
+  int64_t precincts_x = 0, precincts_y = 0;
+};
+
+struct ComponentGrid {
+  int dx = 1, dy = 1;                      // XRsiz, YRsiz
+  std::vector<ResolutionGrid> resolutions;  // r = 0 .. NL (NL may differ between components)
+};
+
+struct PacketId {
+  int layer;
+  int resolution;
+  int component;
+  int64_t precinct;  // raster index inside the resolution
+};
+
+// Every packet of the tile, in the order `p` sets, each exactly once: for each of `layers`
+// layers, each component, each resolution that component has (r <= its NL) and each of that
+// resolution's precincts. The tile is tx0..tx1 x ty0..ty1 on the reference grid (B.3; x1, y1
+// exclusive, coordinates below 2^32 as SIZ allows); `components` must describe that tile
+// (trx0 = ceil(tx0 / (XRsiz * 2^(NL - r))) and so on), which resolution_grid gives.
+// The position-driven orders visit only the reference-grid positions where some precinct
+// starts, so the work is about the number of packets, not the tile's area.
+std::vector<PacketId> packet_order(Progression p, int layers, const std::vector<ComponentGrid>& components,
+                                   int64_t tx0, int64_t ty0, int64_t tx1, int64_t ty1);
+
+// Resolution r of a tile-component tcx0..tcx1 x tcy0..tcy1 (on the component's grid, B.3)
+// with NL = `levels` decomposition levels and precincts 2^ppx x 2^ppy on the resolution's grid.
+ResolutionGrid resolution_grid(int64_t tcx0, int64_t tcy0, int64_t tcx1, int64_t tcy1, int levels, int r, int ppx,
+                               int ppy);
+
+}  // namespace j2k::codec
