@@ -26,12 +26,8 @@ namespace {
 const std::string kCli = J2K_CLI_PATH;
 const std::string kData = J2K_TEST_DATA_DIR;
 
-bool have(const char* tool) { return run_command(std::string("command -v ") + tool).exit_code == 0; }
-
-std::vector<uint8_t> file_bytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
-}
+using test_support::file_bytes;
+bool have(const char* tool) { return test_support::on_path(tool); }
 
 // A codestream without its COM marker segments (opj_compress writes one naming itself).
 std::vector<uint8_t> without_comments(std::vector<uint8_t> b) {

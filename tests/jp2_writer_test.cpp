@@ -389,12 +389,8 @@ TEST(Jp2Writer, DefaultColour) {
 
 // --- end to end: opj_dump reads the .jp2 of a real codestream -------------------------------
 
-bool have(const char* tool) { return run_command(std::string("command -v ") + tool).exit_code == 0; }
-
-Bytes file_bytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return Bytes(std::istreambuf_iterator<char>(f), {});
-}
+using test_support::file_bytes;
+bool have(const char* tool) { return test_support::on_path(tool); }
 
 // The images: 17 x 11, grey or RGB, 8 or 16 bits.
 struct Image {

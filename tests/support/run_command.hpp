@@ -5,10 +5,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 extern char** environ;
 
@@ -29,6 +31,15 @@ inline CommandResult run_command(const std::string& command) {
   const int status = pclose(p);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return r;
+}
+
+// Whether `tool` is on PATH (the outside codecs a test compares with may be missing).
+inline bool on_path(const std::string& tool) { return run_command("command -v " + tool).exit_code == 0; }
+
+// A whole file's bytes (empty when it cannot be read).
+inline std::vector<uint8_t> file_bytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
 }
 
 inline std::string quote(const std::string& s) {
