@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "api/guard.hpp"
+#include "api/plan_info.hpp"
 #include "api/settings.hpp"
 #include "pipeline/plan.hpp"
 
@@ -53,6 +54,19 @@ j2k_status submit(j2k_plan* plan, const j2k_image_view* image, bool after, void*
 
 }  // namespace
 
+j2k_plan_info j2k::api::plan_info(const Plan& p, const std::string& description) {
+  j2k_plan_info info{};
+  info.backend = static_cast<j2k_backend>(p.backend());
+  info.description = description.c_str();
+  info.mct = p.mct() ? 1 : 0;
+  info.tiles_x = p.canvas().tiles_x();
+  info.tiles_y = p.canvas().tiles_y();
+  info.tile_components = p.tile_components().size();
+  info.coefficient_type = p.coefficient_type();
+  info.streams = p.streams();
+  return info;
+}
+
 extern "C" {
 
 j2k_status j2k_plan_create(const j2k_settings* settings, const j2k_image_view* shape, j2k_plan** plan) {
@@ -74,16 +88,7 @@ j2k_status j2k_plan_get_info(const j2k_plan* plan, j2k_plan_info* info) {
   return guard([&] {
     require(plan != nullptr, "plan is null");
     require(info != nullptr, "info is null");
-    const j2k::Plan& p = *plan->plan;
-    *info = j2k_plan_info{};
-    info->backend = static_cast<j2k_backend>(p.backend());
-    info->description = plan->description.c_str();
-    info->mct = p.mct() ? 1 : 0;
-    info->tiles_x = p.canvas().tiles_x();
-    info->tiles_y = p.canvas().tiles_y();
-    info->tile_components = p.tile_components().size();
-    info->coefficient_type = p.coefficient_type();
-    info->streams = p.streams();
+    *info = j2k::api::plan_info(*plan->plan, plan->description);
   });
 }
 

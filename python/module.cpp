@@ -88,37 +88,61 @@ py::array new_coefficients(j2k_sample_type type, int64_t height, int64_t width) 
   }
 }
 
+py::dict info_dict(const j2k_plan_info& info) {
+  py::dict d;
+  d["backend"] = j2k_backend_name(info.backend);
+  d["description"] = info.description ? info.description : "";
+  d["mct"] = info.mct != 0;
+  d["tiles"] = py::make_tuple(info.tiles_x, info.tiles_y);
+  d["streams"] = info.streams;
+  return d;
+}
+
+// The shape a plan or an encoder is made for, and the checks and views of arrays of it.
+struct ImageShape {
+  j2k_sample_type type;
+  int precision;
+  uint32_t x0, y0;
+  int channels;
+  py::ssize_t height, width;
+
+  // A view with no samples (the shape alone, for creation).
+  j2kfront::ImageView empty_view() const {
+    std::vector<j2k_component_view> shape(static_cast<size_t>(channels));
+    for (j2k_component_view& v : shape) {
+      v.type = type;
+      v.precision = precision;
+      v.dx = v.dy = 1;
+    }
+    j2kfront::ImageView view(static_cast<uint32_t>(width), static_cast<uint32_t>(height), std::move(shape));
+    view.at_origin(x0, y0);
+    return view;
+  }
+  j2kfront::ImageView view(const py::array& image, const char* what) const {
+    const int c = image.ndim() == 3 ? static_cast<int>(image.shape(2)) : 1;
+    if (image.ndim() < 2 || image.ndim() > 3 || image.shape(0) != height || image.shape(1) != width || c != channels)
+      throw py::value_error(std::string("this ") + what + " was made for images of " + std::to_string(height) + " x " +
+                            std::to_string(width) + " x " + std::to_string(channels) +
+                            " samples (height x width x components)");
+    return view_of(image, type, precision, x0, y0);
+  }
+};
+
 // One front stage for one image shape (j2k_plan): run() returns a fresh list of numpy arrays,
 // one per tile-component, written by the plan directly.
 class PyPlan {
  public:
   PyPlan(const py::dict& settings, py::ssize_t height, py::ssize_t width, int channels,
          int type, int precision, uint32_t x0, uint32_t y0)
-      : type_(static_cast<j2k_sample_type>(type)), precision_(precision), x0_(x0), y0_(y0),
-        channels_(channels), height_(height), width_(width) {
+      : shape_{static_cast<j2k_sample_type>(type), precision, x0, y0, channels, height, width} {
     const j2kfront::Settings s = settings_from(settings);
-    std::vector<j2k_component_view> shape(static_cast<size_t>(channels));
-    for (j2k_component_view& v : shape) {
-      v.type = type_;
-      v.precision = precision;
-      v.dx = v.dy = 1;
-    }
-    j2kfront::ImageView view(static_cast<uint32_t>(width), static_cast<uint32_t>(height), std::move(shape));
-    view.at_origin(x0, y0);
+    const j2kfront::ImageView view = shape_.empty_view();
     py::gil_scoped_release unlocked;
     plan_ = std::make_unique<j2kfront::Plan>(s, view);
     info_ = plan_->info();
   }
 
-  py::dict info() const {
-    py::dict d;
-    d["backend"] = j2k_backend_name(info_.backend);
-    d["description"] = info_.description ? info_.description : "";
-    d["mct"] = info_.mct != 0;
-    d["tiles"] = py::make_tuple(info_.tiles_x, info_.tiles_y);
-    d["streams"] = info_.streams;
-    return d;
-  }
+  py::dict info() const { return info_dict(info_); }
 
   // Per tile-component: its tile, component, rectangle, levels and bands (type, level,
   // rectangle on the band's grid, top-left in the tile-component's array, size).
@@ -139,7 +163,7 @@ class PyPlan {
   }
 
   py::list run(const py::array& image) {
-    check_shape(image);
+    const j2kfront::ImageView view = shape_.view(image, "plan");
     struct Target {
       void* data;
       size_t bytes;
@@ -153,7 +177,6 @@ class PyPlan {
       py::array& a = outputs.back();
       targets.push_back({a.mutable_data(), static_cast<size_t>(a.nbytes()), a.strides(0)});
     }
-    const j2kfront::ImageView view = view_of(image, type_, precision_, x0_, y0_);
     {
       py::gil_scoped_release unlocked;  // before the lock: a thread waiting on it holds no GIL
       std::lock_guard<std::mutex> lock(mutex_);
@@ -174,22 +197,70 @@ class PyPlan {
   }
 
  private:
-  void check_shape(const py::array& image) const {
-    const int channels = image.ndim() == 3 ? static_cast<int>(image.shape(2)) : 1;
-    if (image.ndim() < 2 || image.ndim() > 3 || image.shape(0) != height_ || image.shape(1) != width_ ||
-        channels != channels_)
-      throw py::value_error("this plan was made for images of " + std::to_string(height_) + " x " +
-                            std::to_string(width_) + " x " + std::to_string(channels_) +
-                            " samples (height x width x components)");
-  }
-
+  ImageShape shape_;
   std::unique_ptr<j2kfront::Plan> plan_;
   j2k_plan_info info_{};
-  j2k_sample_type type_;
-  int precision_;
-  uint32_t x0_, y0_;
-  int channels_;
-  py::ssize_t height_, width_;
+  std::mutex mutex_;
+};
+
+// The whole encoder for one image shape (j2k_encoder): encode() returns the file as bytes.
+class PyEncoder {
+ public:
+  PyEncoder(const py::dict& settings, const py::dict& coding, py::ssize_t height, py::ssize_t width, int channels,
+            int type, int precision, uint32_t x0, uint32_t y0)
+      : shape_{static_cast<j2k_sample_type>(type), precision, x0, y0, channels, height, width} {
+    const j2kfront::Settings s = settings_from(settings);
+    j2kfront::Coding c;
+    c.format = static_cast<j2k_file_format>(coding["format"].cast<int>());
+    c.rates = coding["rates"].cast<std::vector<double>>();
+    c.psnr = coding["psnr"].cast<std::vector<double>>();
+    c.block_w = coding["block_w"].cast<int>();
+    c.block_h = coding["block_h"].cast<int>();
+    c.precincts = coding["precincts"].cast<std::vector<std::pair<int, int>>>();
+    c.progression = static_cast<j2k_progression>(coding["progression"].cast<int>());
+    c.modes = coding["modes"].cast<unsigned>();
+    c.sop = coding["sop"].cast<bool>();
+    c.eph = coding["eph"].cast<bool>();
+    c.plt = coding["plt"].cast<bool>();
+    c.tlm = coding["tlm"].cast<bool>();
+    c.tile_parts = coding["tile_parts"].cast<std::string>().empty() ? 0 : coding["tile_parts"].cast<std::string>()[0];
+    c.guard_bits = coding["guard_bits"].cast<int>();
+    c.comment = coding["comment"].cast<std::string>();
+    const j2kfront::ImageView view = shape_.empty_view();
+    py::gil_scoped_release unlocked;
+    encoder_ = std::make_unique<j2kfront::Encoder>(s, c, view);
+    info_ = encoder_->info();
+  }
+
+  py::dict info() const { return info_dict(info_); }
+
+  // The file, and what the run measured.
+  py::tuple encode(const py::array& image) {
+    const j2kfront::ImageView view = shape_.view(image, "encoder");
+    std::string file;
+    j2k_encode_report r{};
+    std::vector<double> psnr;
+    {
+      py::gil_scoped_release unlocked;
+      std::lock_guard<std::mutex> lock(mutex_);
+      const auto [data, size] = encoder_->encode_in_place(view);
+      file.assign(reinterpret_cast<const char*>(data), size);  // the encoder's buffer is reused by the next run
+      r = encoder_->report();
+      psnr.assign(r.layer_psnr, r.layer_psnr + r.layers);
+    }
+    py::dict report;
+    report["front_ms"] = r.front_ms;
+    report["tier1_ms"] = r.tier1_ms;
+    report["rate_ms"] = r.rate_ms;
+    report["tier2_ms"] = r.tier2_ms;
+    report["layer_psnr"] = psnr;
+    return py::make_tuple(py::bytes(file), report);
+  }
+
+ private:
+  ImageShape shape_;
+  std::unique_ptr<j2kfront::Encoder> encoder_;
+  j2k_plan_info info_{};
   std::mutex mutex_;
 };
 
@@ -250,6 +321,10 @@ PYBIND11_MODULE(_j2kfront, m) {
       .def("info", &PyPlan::info)
       .def("layout", &PyPlan::layout)
       .def("run", &PyPlan::run);
+  py::class_<PyEncoder>(m, "Encoder")
+      .def(py::init<const py::dict&, const py::dict&, py::ssize_t, py::ssize_t, int, int, int, uint32_t, uint32_t>())
+      .def("info", &PyEncoder::info)
+      .def("encode", &PyEncoder::encode);
   py::class_<PyDwt>(m, "Dwt")
       .def(py::init<const py::dict&>())
       .def("description", &PyDwt::description)

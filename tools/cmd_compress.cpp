@@ -12,8 +12,6 @@
 #include <memory>
 #include <sstream>
 
-#include "codec/codestream/codestream_writer.hpp"
-#include "codec/codestream/jp2_writer.hpp"
 #include "common/error.hpp"
 #include "io/image_io.hpp"
 #include "j2kfront/j2kfront.hpp"
@@ -60,88 +58,59 @@ std::vector<double> parse_list(const std::string& option, const std::string& tex
   return out;
 }
 
-int exact_log2(const std::string& option, int64_t v) {
-  int k = 0;
-  while ((int64_t{1} << k) < v) ++k;
-  if ((int64_t{1} << k) != v) throw CLI::ValidationError(option, std::to_string(v) + " is not a power of two");
-  return k;
-}
-
-// -c "[W,H],[W,H],...": the first for the highest resolution, each further one for the next
-// lower; the last one halved for each resolution left (as opj_compress), never below 2 (1 at
-// the lowest resolution).
-std::vector<std::pair<int, int>> parse_precincts(const std::string& text, int resolutions) {
-  std::vector<std::pair<int, int>> given;
+// -c "[W,H],[W,H],...": the sizes as given, the first for the highest resolution (the
+// library checks them and fills in the rest).
+std::vector<std::pair<int, int>> parse_precincts(const std::string& text) {
+  std::vector<std::pair<int, int>> out;
   size_t i = 0;
   while (i < text.size()) {
     const size_t close = text.find(']', i);
     if (text[i] != '[' || close == std::string::npos)
       throw CLI::ValidationError("-c", "expected [W,H],[W,H],..., got '" + text + "'");
     const auto [w, h] = parse_pair("-c", text.substr(i + 1, close - i - 1), 1, 32768);
-    given.push_back({exact_log2("-c", w), exact_log2("-c", h)});
+    out.push_back({static_cast<int>(w), static_cast<int>(h)});
     i = close + 1;
     if (i < text.size() && text[i] == ',') ++i;
   }
-  if (given.empty()) throw CLI::ValidationError("-c", "expected at least one [W,H]");
-  std::vector<std::pair<int, int>> out(static_cast<size_t>(resolutions));  // [0] the lowest
-  for (int k = 0; k < resolutions; ++k) {
-    const int r = resolutions - 1 - k;
-    std::pair<int, int> s = k < static_cast<int>(given.size()) ? given[static_cast<size_t>(k)] : given.back();
-    if (k >= static_cast<int>(given.size())) {
-      const int halvings = k - static_cast<int>(given.size()) + 1;
-      const int least = r == 0 ? 0 : 1;
-      s = {std::max(least, s.first - halvings), std::max(least, s.second - halvings)};
-    }
-    if (r > 0 && (s.first < 1 || s.second < 1))
-      throw CLI::ValidationError("-c", "precincts above the lowest resolution must be at least 2 x 2");
-    out[static_cast<size_t>(r)] = s;
-  }
+  if (out.empty()) throw CLI::ValidationError("-c", "expected at least one [W,H]");
   return out;
 }
 
-codec::CodingParams coding_params(const CompressArgs& a, size_t components) {
-  codec::CodingParams p;
-  p.reversible = !a.irreversible;
-  p.levels = a.resolutions - 1;
-  p.mct = a.mct < 0 ? components >= 3 : a.mct == 1;
-  if (p.mct && components < 3) throw CLI::ValidationError("-mct", "the component transform needs 3 or more components");
-  const auto [bw, bh] = parse_pair("-b", a.block, 4, 1024);
-  p.block_w_log2 = exact_log2("-b", bw);
-  p.block_h_log2 = exact_log2("-b", bh);
-  if (bw * bh > 4096) throw CLI::ValidationError("-b", "a code-block has at most 4096 samples (W * H)");
-  if (!a.precincts.empty()) p.precincts = parse_precincts(a.precincts, a.resolutions);
-  if (!codec::parse_progression(a.order, p.order))
-    throw CLI::ValidationError("-p", "the progression is LRCP, RLCP, RPCL, PCRL or CPRL, not '" + a.order + "'");
-  p.modes = static_cast<uint8_t>(a.modes);
-  p.sop = a.sop, p.eph = a.eph, p.plt = a.plt, p.tlm = a.tlm;
-  if (!a.tile_parts.empty()) p.tile_parts = a.tile_parts[0];
-  p.guard_bits = a.guard_bits;
-  p.comment = a.comment;
-  p.threads = a.threads;
-  if (!a.rates.empty() && !a.psnr.empty()) throw CLI::ValidationError("-q", "give -r (rates) or -q (PSNR), not both");
-  // -r: compression ratios per layer, the largest first; 0 or 1: lossless. Made into bytes
-  // once the image is read.
-  if (!a.rates.empty()) p.layer_bytes = parse_list("-r", a.rates);
-  if (!a.psnr.empty()) p.layer_psnr = parse_list("-q", a.psnr);
-  std::vector<double>& t = p.layer_bytes.empty() ? p.layer_psnr : p.layer_bytes;
-  if (!t.empty()) p.layers = static_cast<int>(t.size());
-  return p;
+j2k_progression progression_from(const std::string& name) {
+  const char* names[] = {"LRCP", "RLCP", "RPCL", "PCRL", "CPRL"};
+  for (int i = 0; i < 5; ++i)
+    if (name == names[i]) return static_cast<j2k_progression>(i);
+  throw CLI::ValidationError("-p", "the progression is LRCP, RLCP, RPCL, PCRL or CPRL, not '" + name + "'");
 }
 
-int run_compress(const CompressArgs& a) {
-  using Clock = std::chrono::steady_clock;
-  const auto t0 = Clock::now();
-  const std::string ext = lower_extension(a.output);
-  if (ext != ".j2k" && ext != ".j2c" && ext != ".jp2")
-    throw CLI::ValidationError("-o", "the output must end in .j2k or .j2c (a codestream) or .jp2 (a JP2 file), not '" + ext + "'");
+j2kfront::Coding coding_from(const CompressArgs& a) {
+  j2kfront::Coding c;
+  c.format = lower_extension(a.output) == ".jp2" ? J2K_FORMAT_JP2 : J2K_FORMAT_J2K;
+  if (!a.rates.empty() && !a.psnr.empty()) throw CLI::ValidationError("-q", "give -r (rates) or -q (PSNR), not both");
+  if (!a.rates.empty()) c.rates = parse_list("-r", a.rates);
+  if (!a.psnr.empty()) c.psnr = parse_list("-q", a.psnr);
+  const auto [bw, bh] = parse_pair("-b", a.block, 4, 1024);
+  c.block_w = static_cast<int>(bw);
+  c.block_h = static_cast<int>(bh);
+  if (!a.precincts.empty()) c.precincts = parse_precincts(a.precincts);
+  c.progression = progression_from(a.order);
+  c.modes = static_cast<unsigned>(a.modes);
+  c.sop = a.sop, c.eph = a.eph, c.plt = a.plt, c.tlm = a.tlm;
+  if (!a.tile_parts.empty()) c.tile_parts = a.tile_parts[0];
+  c.guard_bits = a.guard_bits;
+  c.comment = a.comment;
+  return c;
+}
+
+// The front stage's settings from the flags.
+j2kfront::Settings settings_from(const CompressArgs& a) {
   j2kfront::Settings s;
   s.wavelet = a.irreversible ? J2K_WAVELET_97 : J2K_WAVELET_53;
   s.levels = a.resolutions - 1;
   s.backend = backend_from_name(a.backend);
   s.threads = a.threads;
   s.device = a.device;
-  std::string tuning;  // what s.opencl_tuning points to
-  apply_env_options(s, tuning);
+  s.mct = a.mct < 0 ? J2K_MCT_AUTO : a.mct == 1 ? J2K_MCT_ON : J2K_MCT_OFF;
   const auto [ix, iy] = parse_pair("-d", a.image_origin, 0, (int64_t{1} << 31) - 1);
   const auto [tx, ty] = parse_pair("-T", a.tile_origin, 0, (int64_t{1} << 31) - 1);
   if (tx > ix || ty > iy) throw CLI::ValidationError("-T", "the tile origin must not exceed the image origin (-d)");
@@ -152,96 +121,53 @@ int run_compress(const CompressArgs& a) {
     s.tile_w = static_cast<uint32_t>(w);
     s.tile_h = static_cast<uint32_t>(h);
   }
-  // Flags first (the component count is checked once the image is read), then the output:
-  // never the input, an existing file only with --force.
-  codec::CodingParams params = coding_params(a, 3);
+  return s;
+}
+
+int run_compress(const CompressArgs& a) {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  const std::string ext = lower_extension(a.output);
+  if (ext != ".j2k" && ext != ".j2c" && ext != ".jp2")
+    throw CLI::ValidationError("-o", "the output must end in .j2k or .j2c (a codestream) or .jp2 (a JP2 file), not '" + ext + "'");
+  j2kfront::Settings s = settings_from(a);
+  std::string tuning;  // what s.opencl_tuning points to
+  apply_env_options(s, tuning);
+  const j2kfront::Coding coding = coding_from(a);
+  // Every flag before the image is read (the component count, for -mct, once it is), then
+  // the output: never the input, an existing file only with --force.
+  j2kfront::check(j2k_coding_check(&s, coding.get(), 3));
   const OutputFile output(a.output, a.input, a.force);
   output.check();
 
   j2kfront::Image image = io::read_image(a.input);
-  const size_t ncomp = image.components.size();
-  params = coding_params(a, ncomp);
+  const auto [ix, iy] = parse_pair("-d", a.image_origin, 0, (int64_t{1} << 31) - 1);
   if (ix + image.width > UINT32_MAX || iy + image.height > UINT32_MAX)
     throw CLI::ValidationError("-d", "the image does not fit on the canvas at that origin");
-  if (!a.tile_size.empty() && (tx + s.tile_w <= ix || ty + s.tile_h <= iy))
+  if (!a.tile_size.empty() && (s.tile_x0 + int64_t{s.tile_w} <= ix || s.tile_y0 + int64_t{s.tile_h} <= iy))
     throw CLI::ValidationError("-t", "the first tile must overlap the image: tile origin + tile size must exceed the image origin");
   image.x0 = static_cast<uint32_t>(ix);
   image.y0 = static_cast<uint32_t>(iy);
-  // As opj_compress: 2^(resolutions - 1) must not exceed a nominal tile's sides, so that the
-  // coarsest resolution of a whole tile is not empty (decoders differ on such streams).
-  const int64_t side = std::min<int64_t>(s.tile_w ? s.tile_w : image.width, s.tile_h ? s.tile_h : image.height);
-  if ((int64_t{1} << (a.resolutions - 1)) > side) {
-    int most = 1;
-    while ((int64_t{1} << most) <= side) ++most;
-    throw CLI::ValidationError("-n", std::to_string(a.resolutions) + " resolutions need tiles of at least " +
-                                         std::to_string(int64_t{1} << (a.resolutions - 1)) + " samples a side; " +
-                                         (s.tile_w ? "these tiles allow " : "this image allows ") + std::to_string(most));
-  }
-  for (const auto& c : image.components)
-    if (c.dx != 1 || c.dy != 1) throw Error(ErrorCode::UnsupportedInput, a.input + ": subsampled components are not compressed yet");
-  s.mct = params.mct ? J2K_MCT_ON : J2K_MCT_OFF;
-  // -r: the ratio of the samples' bytes (at their precision) to the file's.
-  double raw_bytes = 0;
-  for (const auto& c : image.components) raw_bytes += static_cast<double>(c.width) * c.height * c.precision / 8.0;
-  for (double& r : params.layer_bytes) r = r <= 1 ? 0 : raw_bytes / r;
+  const size_t ncomp = image.components.size();
 
   const j2kfront::ImageView view = image.view();
-  j2kfront::Plan plan(s, view);
-  plan.run(view);
-  const j2k_plan_info info = plan.info();
-  if (info.tiles_x * info.tiles_y > 65535)
-    throw CLI::ValidationError("-t", "a codestream holds at most 65535 tiles; these tiles make " +
-                                         std::to_string(info.tiles_x * info.tiles_y));
-
-  codec::StreamInfo si;
-  si.x0 = image.x0;
-  si.y0 = image.y0;
-  si.x1 = image.x0 + image.width;
-  si.y1 = image.y0 + image.height;
-  si.tile_x0 = s.tile_x0;
-  si.tile_y0 = s.tile_y0;
-  si.tile_w = s.tile_w ? s.tile_w : si.x1 - s.tile_x0;
-  si.tile_h = s.tile_h ? s.tile_h : si.y1 - s.tile_y0;
-  for (const auto& c : image.components)
-    si.components.push_back({c.precision, c.type == J2K_SAMPLE_I8 || c.type == J2K_SAMPLE_I16, c.dx, c.dy});
-  std::vector<std::vector<codec::TileComponentInput>> tiles(static_cast<size_t>(info.tiles_x * info.tiles_y));
-  for (size_t i = 0; i < info.tile_components; ++i) {
-    const j2k_tile_component tc = plan.tile_component(i);
-    codec::TileComponentInput in;
-    in.rect = tc.rect;
-    in.levels = tc.levels;
-    in.data = tc.coefficients.data;
-    in.stride = tc.coefficients.row_stride / 4;
-    for (int b = 0; b < tc.bands; ++b) {
-      const j2k_band band = plan.band(i, b);
-      in.bands.push_back({band.type, band.rect, band.col, band.row});
-    }
-    tiles[i / ncomp].push_back(std::move(in));
-  }
-  codec::CodestreamStats stats;
-  std::vector<uint8_t> bytes = codec::write_codestream(si, params, tiles, &stats);
-  if (ext == ".jp2") {
-    codec::Jp2Info j;
-    j.width = image.width;
-    j.height = image.height;
-    for (const auto& c : si.components) j.components.push_back({c.precision, c.is_signed});
-    j.colour = codec::default_colour(ncomp);
-    bytes = codec::write_jp2(j, bytes);
-  }
-
-  output.write([&](std::FILE* f, const std::string& name) {
-    if (std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size() || std::fflush(f) != 0)
+  j2kfront::Encoder encoder(s, coding, view);
+  const auto [data, size] = encoder.encode_in_place(view);
+  output.write([&, data = data, size = size](std::FILE* f, const std::string& name) {
+    if (std::fwrite(data, 1, size, f) != size || std::fflush(f) != 0)
       throw Error(ErrorCode::Io, name + ": cannot write the file");
   });
   if (!a.quiet) {
+    double raw_bytes = 0;
+    for (const auto& c : image.components) raw_bytes += static_cast<double>(c.width) * c.height * c.precision / 8.0;
+    const j2k_encode_report r = encoder.report();
     std::printf("j2kfront: %s %ux%u x%zu -> %s: %zu bytes (%.2f:1, %s, %d resolutions, %d layer%s, %s) in %.1f ms\n",
-                a.input.c_str(), image.width, image.height, ncomp, a.output.c_str(), bytes.size(),
-                raw_bytes / static_cast<double>(bytes.size()), a.irreversible ? "9/7" : "5/3", a.resolutions,
-                params.layers, params.layers == 1 ? "" : "s", info.description,
+                a.input.c_str(), image.width, image.height, ncomp, a.output.c_str(), size,
+                raw_bytes / static_cast<double>(size), a.irreversible ? "9/7" : "5/3", a.resolutions,
+                r.layers, r.layers == 1 ? "" : "s", encoder.info().description,
                 std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-    if (!params.layer_bytes.empty() || !params.layer_psnr.empty())
-      for (size_t l = 0; l < stats.layer_psnr.size(); ++l)
-        std::printf("  layer %zu: estimated PSNR %.2f dB\n", l, stats.layer_psnr[l]);
+    if (!coding.rates.empty() || !coding.psnr.empty())
+      for (int l = 0; l < r.layers; ++l) std::printf("  layer %d: estimated PSNR %.2f dB\n", l, r.layer_psnr[l]);
   }
   return 0;
 }

@@ -209,7 +209,8 @@ void check_params(const CodingParams& p, size_t components) {
   if (p.tile_parts != 0 && p.tile_parts != 'R' && p.tile_parts != 'L' && p.tile_parts != 'C') bad("tile-parts are divided by R, L or C");
   if (p.guard_bits < -1 || p.guard_bits > 7) bad("guard bits must be 0 to 7");
   if (!p.reversible && !(p.base_step > 0 && std::isfinite(p.base_step))) bad("the quantisation step must be positive");
-  if (p.mct && components < 3) bad("the component transform needs 3 components");
+  if (p.mct && components < 3) bad("the component transform needs 3 or more components");
+  if (p.comment.size() > 65531) bad("a comment holds at most 65531 bytes, not " + std::to_string(p.comment.size()));
 }
 
 std::vector<uint8_t> write_codestream(const StreamInfo& info, const CodingParams& params,

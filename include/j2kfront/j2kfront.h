@@ -329,6 +329,95 @@ typedef struct j2k_stage_times {
 } j2k_stage_times;
 j2k_status j2k_plan_get_times(const j2k_plan* plan, j2k_stage_times* times);
 
+/* ---------------------------------------------------------------- compress */
+
+/* A JPEG 2000 Part 1 codestream (or JP2 file) from an image: the front stage of a plan (any
+ * backend), then Tier-1 on the CPU's threads, rate control (PCRD-opt) and Tier-2. The wavelet,
+ * levels, component transform, tiles, backend and threads are those of j2k_settings; how the
+ * coefficients are coded is j2k_coding. The codestream options follow opj_compress's. */
+
+typedef enum j2k_progression {
+  J2K_LRCP = 0, J2K_RLCP = 1, J2K_RPCL = 2, J2K_PCRL = 3, J2K_CPRL = 4
+} j2k_progression;
+
+typedef enum j2k_file_format {
+  J2K_FORMAT_J2K = 0, /* a raw codestream (.j2k, .j2c) */
+  J2K_FORMAT_JP2 = 1  /* a JP2 file (.jp2): signature, ftyp, jp2h, jp2c */
+} j2k_file_format;
+
+/* Code-block mode switches (COD's SPcod, Table A.19), to be or-ed together. */
+#define J2K_MODE_BYPASS 1   /* raw (uncoded) passes from the 5th bit plane on */
+#define J2K_MODE_RESET 2    /* context probabilities reset after each pass */
+#define J2K_MODE_RESTART 4  /* the MQ coder terminated after each pass */
+#define J2K_MODE_VSC 8      /* vertically causal contexts */
+#define J2K_MODE_ERTERM 16  /* predictable termination */
+#define J2K_MODE_SEGMARK 32 /* a segmentation symbol after each cleanup pass */
+
+typedef struct j2k_coding {
+  j2k_file_format format;     /* J2K_FORMAT_J2K */
+  int layers;                 /* quality layers: 1..65535 (1) */
+  /* At most one of rates and psnr, each NULL or `layers` entries (both NULL: lossless).
+   * rates: per layer, the compression ratio of the stream up to and with that layer, as
+   *   opj_compress -r: the samples' bytes at their precision divided by the codestream's
+   *   bytes (a JP2 file adds its boxes, some 80 bytes); decreasing; 0 or 1 (only for the last
+   *   layer): every pass, lossless with the 5/3.
+   * psnr: per layer, the PSNR in dB the image decoded from the layers up to that one reaches,
+   *   as opj_compress -q; increasing; 0 (only for the last layer): every pass. */
+  const double* rates;
+  const double* psnr;
+  int block_w, block_h;       /* code-block size: powers of two 4..1024, w * h <= 4096 (64, 64) */
+  /* Precinct sizes as opj_compress -c: num_precincts (w, h) pairs in `precincts`, powers of
+   * two, the first for the highest resolution, each next one for the next lower; the last one
+   * halved for each resolution below it. 0 / NULL: one precinct per resolution (2^15). */
+  int num_precincts;
+  const int* precincts;       /* 2 * num_precincts ints: w0, h0, w1, h1, ... */
+  j2k_progression progression;/* J2K_LRCP */
+  unsigned modes;             /* J2K_MODE_* bits (0) */
+  int sop, eph;               /* SOP before each packet, EPH after each packet header (0, 0) */
+  int plt, tlm;               /* packet lengths per tile-part, tile-part lengths (0, 0) */
+  char tile_parts;            /* 0: one tile-part per tile; 'R', 'L' or 'C': a new tile-part
+                                 wherever the resolution, layer or component changes */
+  int guard_bits;             /* 0..7; -1: 2, or more where the 5/3's coefficients need them */
+  const char* comment;        /* a COM marker's Latin-1 text; NULL or "": none */
+} j2k_coding;
+
+/* The defaults noted above. Always start from these: fields may be added at the end. */
+void j2k_coding_default(j2k_coding* coding);
+/* Checks `coding` with `settings` for an image of `num_components` components, as
+ * j2k_encoder_create does, before an image is at hand (to refuse options early). */
+j2k_status j2k_coding_check(const j2k_settings* settings, const j2k_coding* coding,
+                            int num_components);
+
+/* An encoder for one image shape: a plan plus the codec's settings, checked when it is
+ * created (every setting the standard or the codec refuses is an error there, before any
+ * work). Subsampled components are not supported yet (J2K_UNSUPPORTED_INPUT). The settings'
+ * output_memory must be HOST and narrow_output 0: Tier-1 reads int32 / float on the host. */
+typedef struct j2k_encoder j2k_encoder;
+j2k_status j2k_encoder_create(const j2k_settings* settings, const j2k_coding* coding,
+                              const j2k_image_view* shape, j2k_encoder** encoder);
+void j2k_encoder_destroy(j2k_encoder* encoder); /* NULL is fine */
+
+/* Compresses `image` (the encoder's shape, as j2k_plan_run). *data and *size: the file's
+ * bytes, owned by the encoder, valid until its next run or its destruction. */
+j2k_status j2k_encoder_run(j2k_encoder* encoder, const j2k_image_view* image,
+                           const uint8_t** data, size_t* size);
+
+/* What the last run did: the time of each stage, in milliseconds, and the quality reached. */
+typedef struct j2k_encode_report {
+  double front_ms;   /* the plan's run: DC shift, RCT/ICT, DWT (and the transfers) */
+  double tier1_ms;   /* quantisation and block coding */
+  double rate_ms;    /* PCRD-opt: the layers' thresholds */
+  double tier2_ms;   /* packets, markers and the file */
+  size_t bytes;      /* the file's size */
+  int layers;
+  const double* layer_psnr; /* `layers` entries: the PSNR estimated from the distortions the
+                               passes in each layer remove (infinite where lossless); valid
+                               until the next run */
+} j2k_encode_report;
+j2k_status j2k_encoder_get_report(const j2k_encoder* encoder, j2k_encode_report* report);
+/* The encoder's plan: its backend, tiles and tile-components (j2k_plan_info). */
+j2k_status j2k_encoder_get_plan_info(const j2k_encoder* encoder, j2k_plan_info* info);
+
 /* ---------------------------------------------------------------- the DWT alone */
 
 /* A DWT engine bound to one backend (settings: backend, threads, device, opencl_tuning,

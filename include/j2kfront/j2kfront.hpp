@@ -268,6 +268,91 @@ class Plan {
   std::unique_ptr<j2k_plan, Deleter> plan_;
 };
 
+// How an encoder codes (j2k_coding), owning its lists: set the vectors and strings, not the
+// C struct's pointers (get() points them here).
+struct Coding {
+  j2k_file_format format = J2K_FORMAT_J2K;
+  std::vector<double> rates;  // compression ratio per layer (as opj_compress -r), or
+  std::vector<double> psnr;   // PSNR per layer (as -q); both empty: one lossless layer
+  int block_w = 64, block_h = 64;
+  std::vector<std::pair<int, int>> precincts;  // (w, h) from the highest resolution
+  j2k_progression progression = J2K_LRCP;
+  unsigned modes = 0;         // J2K_MODE_* bits
+  bool sop = false, eph = false, plt = false, tlm = false;
+  char tile_parts = 0;        // 0, 'R', 'L' or 'C'
+  int guard_bits = -1;
+  std::string comment;
+
+  const j2k_coding* get() const {
+    j2k_coding_default(&c_);
+    c_.format = format;
+    c_.layers = static_cast<int>(rates.empty() ? (psnr.empty() ? 1 : psnr.size()) : rates.size());
+    c_.rates = rates.empty() ? nullptr : rates.data();
+    c_.psnr = psnr.empty() ? nullptr : psnr.data();
+    c_.block_w = block_w;
+    c_.block_h = block_h;
+    flat_.clear();
+    for (const auto& p : precincts) flat_.insert(flat_.end(), {p.first, p.second});
+    c_.num_precincts = static_cast<int>(precincts.size());
+    c_.precincts = flat_.empty() ? nullptr : flat_.data();
+    c_.progression = progression;
+    c_.modes = modes;
+    c_.sop = sop, c_.eph = eph, c_.plt = plt, c_.tlm = tlm;
+    c_.tile_parts = tile_parts;
+    c_.guard_bits = guard_bits;
+    c_.comment = comment.c_str();
+    return &c_;
+  }
+
+ private:
+  mutable j2k_coding c_{};
+  mutable std::vector<int> flat_;
+};
+
+// Compress images of one shape to JPEG 2000 files in memory:
+//   j2kfront::Coding coding;
+//   coding.rates = {40, 20, 10};                   // three quality layers
+//   j2kfront::Encoder encoder(settings, coding, view);
+//   std::vector<uint8_t> file = encoder.encode(view);
+class Encoder {
+ public:
+  Encoder(const j2k_settings& settings, const Coding& coding, const ImageView& shape) {
+    j2k_encoder* e = nullptr;
+    check(j2k_encoder_create(&settings, coding.get(), shape.get(), &e));
+    encoder_.reset(e);
+  }
+  // The file's bytes, copied out.
+  std::vector<uint8_t> encode(const ImageView& image) {
+    const uint8_t* data = nullptr;
+    size_t size = 0;
+    check(j2k_encoder_run(encoder_.get(), image.get(), &data, &size));
+    return std::vector<uint8_t>(data, data + size);
+  }
+  // The same without a copy: valid until the next encode.
+  std::pair<const uint8_t*, size_t> encode_in_place(const ImageView& image) {
+    std::pair<const uint8_t*, size_t> out{nullptr, 0};
+    check(j2k_encoder_run(encoder_.get(), image.get(), &out.first, &out.second));
+    return out;
+  }
+  j2k_encode_report report() const {
+    j2k_encode_report r{};
+    check(j2k_encoder_get_report(encoder_.get(), &r));
+    return r;
+  }
+  j2k_plan_info info() const {
+    j2k_plan_info i{};
+    check(j2k_encoder_get_plan_info(encoder_.get(), &i));
+    return i;
+  }
+  j2k_encoder* get() const { return encoder_.get(); }
+
+ private:
+  struct Deleter {
+    void operator()(j2k_encoder* e) const { j2k_encoder_destroy(e); }
+  };
+  std::unique_ptr<j2k_encoder, Deleter> encoder_;
+};
+
 // The DWT alone, on host buffers, in place.
 class Dwt {
  public:

@@ -11,6 +11,9 @@ irreversible 9/7), bit for bit as OpenJPEG 2.5.0 computes them, on the CPU, CUDA
     for band in y.bands:                # LL, then HL, LH, HH from the coarsest level
         print(band.type, band.level, band.coefficients.shape)   # views into y.coefficients
 
+    data = j2kfront.compress(rgb, rates=[40, 20, 10])      # a .j2k codestream, 3 layers
+    open("out.jp2", "wb").write(j2kfront.compress(rgb, format="jp2"))   # lossless JP2
+
 Images are 2-D (height x width) or 3-D (height x width x components) arrays of uint8, int8,
 uint16, int16, uint32 or int32 samples; any strides (they are read in place). The work runs
 with the GIL released; plans and DWT engines may be shared between threads.
@@ -25,8 +28,8 @@ import numpy as np
 
 from . import _j2kfront
 
-__all__ = ["Band", "Dwt", "Error", "Plan", "Result", "TileComponent", "backends",
-           "dwt_forward", "dwt_inverse", "transform", "__version__"]
+__all__ = ["Band", "Dwt", "Encoder", "Error", "Plan", "Result", "TileComponent", "backends",
+           "compress", "dwt_forward", "dwt_inverse", "transform", "__version__"]
 
 __version__ = _j2kfront.version()
 Error = _j2kfront.Error
@@ -207,6 +210,127 @@ class Plan:
                      for t, level, brect, row, col, h, w in bands]
             items.append(TileComponent(tile, comp, tuple(rect), levels, coefficients, views))
         return Result(items, self._info)
+
+
+_FORMATS = {"j2k": 0, "j2c": 0, "jp2": 1}
+_PROGRESSIONS = {"LRCP": 0, "RLCP": 1, "RPCL": 2, "PCRL": 3, "CPRL": 4}
+_MODES = {"bypass": 1, "reset": 2, "restart": 4, "vsc": 8, "erterm": 16, "segmark": 32}
+
+
+def _numbers(value, what: str) -> List[float]:
+    if value is None:
+        return []
+    if isinstance(value, (int, float, np.number)):
+        value = [value]
+    try:
+        return [float(v) for v in value]
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be a number or a list of numbers, one per quality layer, "
+                         f"not {value!r}") from None
+
+
+def _coding(format="j2k", rates=None, psnr=None, block_size=(64, 64), precincts=None,
+            progression="LRCP", modes=0, sop=False, eph=False, plt=False, tlm=False,
+            tile_parts=None, guard_bits=None, comment=None) -> dict:
+    if isinstance(modes, str):
+        modes = [modes]
+    if not isinstance(modes, (int, np.integer)):
+        modes = sum(_choice(_MODES, m, "a mode switch") for m in modes)
+    if tile_parts not in (None, "R", "L", "C"):
+        raise ValueError(f"tile_parts must be None, 'R', 'L' or 'C', not {tile_parts!r}")
+    block_w, block_h = _pair(block_size, "block_size")
+    return {
+        "format": _choice(_FORMATS, format, "format"),
+        "rates": _numbers(rates, "rates"), "psnr": _numbers(psnr, "psnr"),
+        "block_w": block_w, "block_h": block_h,
+        "precincts": [_pair(p, "a precinct size") for p in (precincts or [])],
+        "progression": _choice(_PROGRESSIONS, progression, "progression"),
+        "modes": int(modes), "sop": bool(sop), "eph": bool(eph), "plt": bool(plt), "tlm": bool(tlm),
+        "tile_parts": tile_parts or "", "guard_bits": -1 if guard_bits is None else int(guard_bits),
+        "comment": comment or "",
+    }
+
+
+_CODING_KEYS = ("format", "rates", "psnr", "block_size", "precincts", "progression", "modes",
+                "sop", "eph", "plt", "tlm", "tile_parts", "guard_bits", "comment")
+
+
+class Encoder:
+    """A JPEG 2000 encoder for images of one shape and dtype, built once, then run on any
+    number of images: encoder.encode(image) -> bytes (the .j2k codestream or .jp2 file).
+    After each run, encoder.report holds the time of each stage (front_ms, tier1_ms, rate_ms,
+    tier2_ms) and each layer's estimated PSNR (layer_psnr; inf where lossless).
+
+    shape, dtype, precision, image_origin: as for Plan. The keywords are compress()'s."""
+
+    def __init__(self, shape: Sequence[int], dtype, *, precision: Optional[int] = None,
+                 image_origin=(0, 0), **options):
+        shape = tuple(int(s) for s in shape)
+        if len(shape) not in (2, 3) or min(shape) < 1:
+            raise ValueError(f"shape must be (height, width) or (height, width, components), not {shape}")
+        dtype = np.dtype(dtype)
+        if dtype.newbyteorder("=") not in _SAMPLE_TYPES:
+            raise TypeError(f"image samples must be uint8, int8, uint16, int16, uint32 or int32, not {dtype}")
+        self._shape, self._dtype = shape, dtype.newbyteorder("=")
+        code, precision = _sample_type(self._dtype, precision)
+        x0, y0 = _pair(image_origin, "image_origin")
+        coding = _coding(**{k: v for k, v in options.items() if k in _CODING_KEYS})
+        settings = _settings(**{k: v for k, v in options.items() if k not in _CODING_KEYS})
+        channels = shape[2] if len(shape) == 3 else 1
+        self._encoder = _j2kfront.Encoder(settings, coding, shape[0], shape[1], channels, code,
+                                          precision, x0, y0)
+        self._info = self._encoder.info()
+        self.report: dict = {}
+
+    @property
+    def backend(self) -> str:
+        """The front stage's backend: 'cpu', 'cuda' or 'opencl'."""
+        return self._info["backend"]
+
+    @property
+    def description(self) -> str:
+        return self._info["description"]
+
+    def encode(self, image) -> bytes:
+        a = _image_array(image)
+        if a.shape != self._shape:
+            raise ValueError(f"this encoder takes images of shape {self._shape}, not {a.shape}")
+        if a.dtype.newbyteorder("=") != self._dtype:
+            raise TypeError(f"this encoder takes {self._dtype} samples, not {a.dtype}")
+        data, self.report = self._encoder.encode(a)
+        return data
+
+
+def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str = "5/3",
+             levels: int = 5, block_size=(64, 64), precincts=None, progression: str = "LRCP",
+             modes=0, sop: bool = False, eph: bool = False, plt: bool = False, tlm: bool = False,
+             tile_parts: Optional[str] = None, guard_bits: Optional[int] = None,
+             comment: Optional[str] = None, tile_size: Optional[Tuple[int, int]] = None,
+             tile_origin=(0, 0), image_origin=(0, 0), mct="auto", backend: str = "auto",
+             device: Optional[int] = None, threads: Optional[int] = None,
+             precision: Optional[int] = None) -> bytes:
+    """A JPEG 2000 file of one image, as bytes, with opj_compress's options.
+
+    format: 'j2k' (a codestream) or 'jp2' (a JP2 file); rates: compression ratio per quality
+    layer, falling (e.g. [40, 20, 10]; 1 for a last lossless layer), or psnr: the PSNR in dB
+    per layer, growing; neither: lossless. wavelet: '5/3' (reversible) or '9/7' (as
+    opj_compress -I: what rates and psnr are usually given with). block_size: (width, height) of the
+    code-blocks; precincts: [(width, height), ...] from the highest resolution down;
+    progression: 'LRCP', 'RLCP', 'RPCL', 'PCRL' or 'CPRL'; modes: a list of 'bypass',
+    'reset', 'restart', 'vsc', 'erterm', 'segmark' (or their bits); sop, eph, plt, tlm:
+    those markers; tile_parts: None, 'R', 'L' or 'C'; guard_bits: 0..7 (None: automatic);
+    comment: a COM marker's text. The rest are transform()'s.
+
+    For many images of one shape, make an Encoder once and run it."""
+    a = _image_array(image)
+    encoder = Encoder(a.shape, a.dtype, precision=precision, image_origin=image_origin,
+                      format=format, rates=rates, psnr=psnr, wavelet=wavelet, levels=levels,
+                      block_size=block_size, precincts=precincts, progression=progression,
+                      modes=modes, sop=sop, eph=eph, plt=plt, tlm=tlm, tile_parts=tile_parts,
+                      guard_bits=guard_bits, comment=comment, tile_size=tile_size,
+                      tile_origin=tile_origin, mct=mct, backend=backend, device=device,
+                      threads=threads)
+    return encoder.encode(a)
 
 
 def transform(image, *, wavelet: str = "5/3", levels: int = 5,

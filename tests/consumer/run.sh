@@ -34,6 +34,15 @@ done
 # The README shows this output of examples/embed.cpp.
 expected="3 tile-components; first band 8 x 6"
 [[ $(cat "$work/embed.out") == "$expected" ]] || { echo "embed: expected '$expected'"; exit 1; }
+# examples/compress.c writes a JP2 file: its signature box, and a decoder's reading where there is one.
+echo "-- compress"
+"$work/cmake/compress" "$work/example.jp2"
+[[ $(head -c 12 "$work/example.jp2" | od -An -tx1 | tr -d ' \n') == 0000000c6a5020200d0a870a ]] ||
+  { echo "compress: $work/example.jp2 does not start with the JP2 signature box"; exit 1; }
+if command -v opj_decompress >/dev/null; then
+  opj_decompress -i "$work/example.jp2" -o "$work/example.ppm" >/dev/null ||
+    { echo "compress: opj_decompress cannot read $work/example.jp2"; exit 1; }
+fi
 
 echo "== pkg-config: cc \$(pkg-config --cflags --libs --static j2kfront)"
 if ! command -v pkg-config >/dev/null; then

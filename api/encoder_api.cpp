@@ -1,0 +1,190 @@
+// j2k_coding and j2k_encoder_*: the codec's encoder (codec/encoder.hpp) behind the C interface.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/guard.hpp"
+#include "api/plan_info.hpp"
+#include "api/settings.hpp"
+#include "codec/encoder.hpp"
+
+struct j2k_encoder {
+  std::unique_ptr<j2k::codec::Encoder> encoder;
+  std::string description;
+};
+
+namespace {
+
+using j2k::c_enum;
+using j2k::api::guard;
+using j2k::api::require;
+
+int log2_of_power_of_two(const std::string& what, int v, int least, int most) {
+  require(v >= least && v <= most, what + " must be " + std::to_string(least) + " to " + std::to_string(most) + ", got " + std::to_string(v));
+  int k = 0;
+  while ((1 << k) < v) ++k;
+  require((1 << k) == v, what + " " + std::to_string(v) + " is not a power of two");
+  return k;
+}
+
+// Sizes per resolution, [0] the lowest, from opj_compress's list (the highest first, the last
+// one halved for each resolution left, never below 2, or 1 at the lowest resolution).
+std::vector<std::pair<int, int>> precincts_per_resolution(const j2k_coding& c, int levels) {
+  require(c.num_precincts >= 0, "num_precincts must not be negative");
+  if (c.num_precincts == 0) return {};
+  require(c.precincts != nullptr, "num_precincts is " + std::to_string(c.num_precincts) + " but precincts is null");
+  const int resolutions = levels + 1;
+  const int given = std::min(c.num_precincts, resolutions);  // sizes beyond the resolutions are unused
+  std::vector<std::pair<int, int>> out(static_cast<size_t>(resolutions));
+  std::pair<int, int> last;
+  for (int k = 0; k < resolutions; ++k) {
+    const int r = resolutions - 1 - k;
+    if (k < given) {
+      last = {log2_of_power_of_two("precinct width", c.precincts[2 * k], 1, 32768),
+              log2_of_power_of_two("precinct height", c.precincts[2 * k + 1], 1, 32768)};
+      require(r == 0 || (last.first >= 1 && last.second >= 1),
+              "precincts above the lowest resolution must be at least 2 x 2 (B.6: a band's precincts are half the resolution's)");
+      out[static_cast<size_t>(r)] = last;
+    } else {
+      const int halvings = k - given + 1, least = r == 0 ? 0 : 1;
+      out[static_cast<size_t>(r)] = {std::max(least, last.first - halvings), std::max(least, last.second - halvings)};
+    }
+  }
+  return out;
+}
+
+// Everything of j2k_coding checked and turned into the encoder's settings.
+j2k::codec::EncoderSettings encoder_settings(const j2k_settings& s, const j2k_coding& c) {
+  j2k::codec::EncoderSettings e;
+  e.plan = j2k::api::plan_settings(s);
+  const int format = c_enum(c.format);
+  require(format == J2K_FORMAT_J2K || format == J2K_FORMAT_JP2, "format " + std::to_string(format) + " is not a j2k_file_format value");
+  e.jp2 = format == J2K_FORMAT_JP2;
+  j2k::codec::CodingParams& p = e.coding;
+  require(c.layers >= 1 && c.layers <= 65535, "layers must be 1 to 65535, got " + std::to_string(c.layers));
+  p.layers = c.layers;
+  require(!(c.rates && c.psnr), "give rates or psnr targets, not both");
+  if (c.rates) {
+    for (int l = 0; l < c.layers; ++l) {
+      const double r = c.rates[l];
+      require(std::isfinite(r) && r >= 0, "rates: layer " + std::to_string(l) + "'s ratio must be finite and not negative");
+      require(r > 1 || l + 1 == c.layers, "rates: only the last quality layer may be lossless (a ratio of 1 or less)");
+      require(l == 0 || r < c.rates[l - 1] || r <= 1,
+              "rates: the ratios must fall from layer to layer (each layer adds to the ones before), got " +
+                  std::to_string(c.rates[l - 1]) + " then " + std::to_string(r));
+      e.layer_rates.push_back(r);
+    }
+  }
+  if (c.psnr) p.layer_psnr.assign(c.psnr, c.psnr + c.layers);
+  p.block_w_log2 = log2_of_power_of_two("code-block width", c.block_w, 4, 1024);
+  p.block_h_log2 = log2_of_power_of_two("code-block height", c.block_h, 4, 1024);
+  require(p.block_w_log2 + p.block_h_log2 <= 12, "a code-block has at most 4096 samples, not " +
+                                                     std::to_string(c.block_w) + " x " + std::to_string(c.block_h));
+  require(s.levels >= 0 && s.levels <= 32, "levels must be 0 to 32, got " + std::to_string(s.levels));
+  p.precincts = precincts_per_resolution(c, s.levels);
+  const int order = c_enum(c.progression);
+  require(order >= J2K_LRCP && order <= J2K_CPRL, "progression " + std::to_string(order) + " is not a j2k_progression value");
+  p.order = static_cast<j2k::codec::Progression>(order);
+  require(c.modes <= 63, "modes are J2K_MODE_* bits (1 to 32), got " + std::to_string(c.modes));
+  p.modes = static_cast<uint8_t>(c.modes);
+  for (const auto& [flag, name] : {std::pair{c.sop, "sop"}, {c.eph, "eph"}, {c.plt, "plt"}, {c.tlm, "tlm"}})
+    require(flag == 0 || flag == 1, std::string(name) + " must be 0 or 1, got " + std::to_string(flag));
+  p.sop = c.sop, p.eph = c.eph, p.plt = c.plt, p.tlm = c.tlm;
+  require(c.tile_parts == 0 || c.tile_parts == 'R' || c.tile_parts == 'L' || c.tile_parts == 'C',
+          "tile_parts must be 0, 'R', 'L' or 'C'");
+  p.tile_parts = c.tile_parts;
+  require(c.guard_bits >= -1 && c.guard_bits <= 7, "guard_bits must be -1 (automatic) or 0 to 7, got " + std::to_string(c.guard_bits));
+  p.guard_bits = c.guard_bits;
+  p.comment = c.comment ? c.comment : "";
+  return e;
+}
+
+}  // namespace
+
+static_assert(static_cast<int>(j2k::codec::Progression::CPRL) == J2K_CPRL &&
+                  static_cast<int>(j2k::codec::Progression::LRCP) == J2K_LRCP,
+              "the C progression values are the codec's");
+
+extern "C" {
+
+void j2k_coding_default(j2k_coding* coding) {
+  if (!coding) return;
+  *coding = j2k_coding{};
+  coding->format = J2K_FORMAT_J2K;
+  coding->layers = 1;
+  coding->block_w = coding->block_h = 64;
+  coding->progression = J2K_LRCP;
+  coding->guard_bits = -1;
+}
+
+j2k_status j2k_coding_check(const j2k_settings* settings, const j2k_coding* coding, int num_components) {
+  return guard([&] {
+    require(settings != nullptr, "settings is null");
+    require(coding != nullptr, "coding is null");
+    j2k::codec::EncoderSettings e = encoder_settings(*settings, *coding);
+    e.coding.reversible = settings->wavelet == J2K_WAVELET_53;
+    e.coding.levels = settings->levels;
+    e.coding.mct = settings->mct == J2K_MCT_ON || (settings->mct == J2K_MCT_AUTO && num_components >= 3);
+    require(num_components >= 1, "num_components must be at least 1");
+    j2k::codec::set_layer_bytes(e.coding, e.layer_rates, 1e15);  // any size: the ratios are checked already
+    check_params(e.coding, static_cast<size_t>(num_components));
+  });
+}
+
+j2k_status j2k_encoder_create(const j2k_settings* settings, const j2k_coding* coding, const j2k_image_view* shape,
+                              j2k_encoder** encoder) {
+  if (encoder) *encoder = nullptr;
+  return guard([&] {
+    require(settings != nullptr, "settings is null");
+    require(coding != nullptr, "coding is null");
+    require(shape != nullptr, "shape is null");
+    require(encoder != nullptr, "the encoder pointer to fill is null");
+    auto e = std::make_unique<j2k_encoder>();
+    e->encoder = std::make_unique<j2k::codec::Encoder>(encoder_settings(*settings, *coding), *shape);
+    e->description = e->encoder->plan().description();
+    *encoder = e.release();
+  });
+}
+
+void j2k_encoder_destroy(j2k_encoder* encoder) { delete encoder; }
+
+j2k_status j2k_encoder_run(j2k_encoder* encoder, const j2k_image_view* image, const uint8_t** data, size_t* size) {
+  if (data) *data = nullptr;
+  if (size) *size = 0;
+  return guard([&] {
+    require(encoder != nullptr, "encoder is null");
+    require(image != nullptr, "image is null");
+    require(data != nullptr && size != nullptr, "the data and size pointers to fill must not be null");
+    const std::vector<uint8_t>& bytes = encoder->encoder->encode(*image);
+    *data = bytes.data();
+    *size = bytes.size();
+  });
+}
+
+j2k_status j2k_encoder_get_report(const j2k_encoder* encoder, j2k_encode_report* report) {
+  return guard([&] {
+    require(encoder != nullptr, "encoder is null");
+    require(report != nullptr, "report is null");
+    const j2k::codec::EncodeReport& r = encoder->encoder->report();
+    *report = j2k_encode_report{};
+    report->front_ms = r.front_ms;
+    report->tier1_ms = r.tier1_ms;
+    report->rate_ms = r.rate_ms;
+    report->tier2_ms = r.tier2_ms;
+    report->bytes = encoder->encoder->bytes().size();
+    report->layers = static_cast<int>(r.layer_psnr.size());
+    report->layer_psnr = r.layer_psnr.data();
+  });
+}
+
+j2k_status j2k_encoder_get_plan_info(const j2k_encoder* encoder, j2k_plan_info* info) {
+  return guard([&] {
+    require(encoder != nullptr, "encoder is null");
+    require(info != nullptr, "info is null");
+    *info = j2k::api::plan_info(encoder->encoder->plan(), encoder->description);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,137 @@
+#include "codec/encoder.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+
+#include "codec/codestream/jp2_writer.hpp"
+#include "common/error.hpp"
+#include "tiling/canvas.hpp"
+#include "transform/cpu/worker_pool.hpp"
+
+namespace j2k::codec {
+namespace {
+
+[[noreturn]] void bad(const std::string& what) { throw Error(ErrorCode::InvalidArgument, what); }
+
+bool is_signed(j2k_sample_type t) { return t == J2K_SAMPLE_I8 || t == J2K_SAMPLE_I16 || t == J2K_SAMPLE_I32; }
+
+// The canvas the plan will make of `shape` (checked there too), for the codec's own limits
+// before the plan allocates anything.
+Canvas canvas_of(const PlanSettings& s, const j2k_image_view& shape) {
+  CanvasSpec c;
+  c.image_x0 = shape.x0;
+  c.image_y0 = shape.y0;
+  c.image_x1 = int64_t{shape.x0} + shape.width;
+  c.image_y1 = int64_t{shape.y0} + shape.height;
+  c.tile_x0 = s.tile_x0;
+  c.tile_y0 = s.tile_y0;
+  c.tile_w = s.tile_w > 0 ? s.tile_w : c.image_x1 - s.tile_x0;
+  c.tile_h = s.tile_h > 0 ? s.tile_h : c.image_y1 - s.tile_y0;
+  for (int i = 0; i < shape.num_components; ++i) c.components.push_back({shape.components[i].dx, shape.components[i].dy});
+  return Canvas(c);
+}
+
+}  // namespace
+
+void set_layer_bytes(CodingParams& params, const std::vector<double>& rates, double raw_bytes) {
+  if (rates.empty()) return;
+  params.layer_bytes.clear();
+  for (double r : rates) params.layer_bytes.push_back(r <= 1 ? 0 : raw_bytes / r);
+}
+
+Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) : settings_(settings) {
+  if (shape.num_components < 1 || shape.components == nullptr) bad("the image has no components");
+  if (shape.memory != J2K_MEMORY_HOST && shape.memory != J2K_MEMORY_PINNED)
+    throw Error(ErrorCode::UnsupportedInput, "the encoder reads images in host memory only (HOST or PINNED)");
+  const size_t ncomp = static_cast<size_t>(shape.num_components);
+  for (size_t c = 0; c < ncomp; ++c)
+    if (shape.components[c].dx != 1 || shape.components[c].dy != 1)
+      throw Error(ErrorCode::UnsupportedInput, "component " + std::to_string(c) + " is subsampled (" +
+                                                   std::to_string(shape.components[c].dx) + " x " +
+                                                   std::to_string(shape.components[c].dy) +
+                                                   "); the encoder codes full-size components only");
+  const PlanSettings& ps = settings_.plan;
+  if (ps.output_memory == J2K_MEMORY_DEVICE) bad("the encoder's Tier-1 reads coefficients on the host: output_memory must be HOST");
+  if (ps.narrow_output) bad("the encoder's Tier-1 reads int32 coefficients: narrow_output must be 0");
+
+  CodingParams& p = settings_.coding;
+  p.reversible = ps.wavelet == Wavelet::Reversible53;
+  p.levels = ps.levels;
+  p.mct = ps.mct == Mct::On || (ps.mct == Mct::Auto && ncomp >= 3);
+  p.threads = ps.backend.threads;
+  double raw_bytes = 0;  // the samples at their precision
+  for (size_t c = 0; c < ncomp; ++c)
+    raw_bytes += static_cast<double>(shape.width) * shape.height * shape.components[c].precision / 8.0;
+  set_layer_bytes(p, settings_.layer_rates, raw_bytes);
+  check_params(p, ncomp);
+
+  // The canvas (it refuses more than 65535 tiles), and, as opj_compress, no more levels than
+  // a nominal tile's sides allow, so that the coarsest resolution of a whole tile is not empty
+  // (decoders differ on such streams).
+  const Canvas canvas = canvas_of(ps, shape);
+  const int64_t side = std::min(canvas.spec().tile_w, canvas.spec().tile_h);
+  if ((int64_t{1} << p.levels) > side) {
+    int most = 0;
+    while ((int64_t{2} << most) <= side) ++most;
+    bad(std::to_string(p.levels) + " decomposition levels (" + std::to_string(p.levels + 1) +
+        " resolutions) need tiles of at least " + std::to_string(int64_t{1} << p.levels) + " samples a side; " +
+        (ps.tile_w > 0 ? "these tiles allow " : "this image allows ") + std::to_string(most) + " levels (" +
+        std::to_string(most + 1) + " resolutions)");
+  }
+
+  plan_ = std::make_unique<Plan>(ps, shape);
+  if (plan_->mct() != p.mct) throw Error(ErrorCode::Internal, "encoder: the plan's component transform is not the codec's");
+
+  info_.x0 = shape.x0;
+  info_.y0 = shape.y0;
+  info_.x1 = static_cast<uint32_t>(canvas.spec().image_x1);
+  info_.y1 = static_cast<uint32_t>(canvas.spec().image_y1);
+  info_.tile_x0 = static_cast<uint32_t>(canvas.spec().tile_x0);
+  info_.tile_y0 = static_cast<uint32_t>(canvas.spec().tile_y0);
+  info_.tile_w = static_cast<uint32_t>(canvas.spec().tile_w);
+  info_.tile_h = static_cast<uint32_t>(canvas.spec().tile_h);
+  for (size_t c = 0; c < ncomp; ++c)
+    info_.components.push_back({shape.components[c].precision, is_signed(shape.components[c].type), 1, 1});
+  // Tier-1 reads each tile-component where the plan keeps it.
+  tiles_.resize(static_cast<size_t>(canvas.tile_count()));
+  for (const PlanTileComponent& tc : plan_->tile_components()) {
+    TileComponentInput in;
+    in.rect = j2k_rect{tc.rect.x0, tc.rect.y0, tc.rect.x1, tc.rect.y1};
+    in.levels = tc.levels;
+    in.data = static_cast<const char*>(tc.home.base) + tc.home.offset;
+    in.stride = tc.home.row_stride / 4;
+    for (const BandInfo& b : tc.bands)
+      in.bands.push_back({static_cast<j2k_band_type>(b.type), j2k_rect{b.rect.x0, b.rect.y0, b.rect.x1, b.rect.y1}, b.col, b.row});
+    tiles_[static_cast<size_t>(tc.tile)].push_back(std::move(in));
+  }
+}
+
+const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  plan_->run(image);
+  report_ = EncodeReport{};
+  report_.front_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  // Tier-1 on the embedder's pool where the settings name one (as the plan's CPU work).
+  const ScopedThreadPool pool(settings_.plan.backend.thread_pool);
+  CodestreamStats stats;
+  bytes_ = write_codestream(info_, settings_.coding, tiles_, &stats);
+  if (settings_.jp2) {
+    const auto t1 = Clock::now();
+    Jp2Info j;
+    j.width = info_.x1 - info_.x0;
+    j.height = info_.y1 - info_.y0;
+    for (const ComponentInfo& c : info_.components) j.components.push_back({c.precision, c.is_signed});
+    j.colour = default_colour(info_.components.size());
+    bytes_ = write_jp2(j, bytes_);
+    stats.tier2_ms += std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
+  }
+  report_.tier1_ms = stats.tier1_ms;
+  report_.rate_ms = stats.rate_ms;
+  report_.tier2_ms = stats.tier2_ms;
+  report_.layer_psnr = stats.layer_psnr;
+  return bytes_;
+}
+
+}  // namespace j2k::codec

@@ -1,0 +1,52 @@
+// The whole encoder for one image shape: the front stage's plan (any backend) feeding the
+// codestream writer, the coefficients handed over in host memory where the plan wrote them
+// (no copy, no file). Everything the standard or the codec refuses is refused at construction,
+// before any work; encode() then allocates only what Tier-1 and Tier-2 produce.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "codec/codestream/codestream_writer.hpp"
+#include "j2kfront/j2kfront.h"
+#include "pipeline/plan.hpp"
+
+namespace j2k::codec {
+
+struct EncoderSettings {
+  PlanSettings plan;     // wavelet, levels, MCT, tiles, backend, threads
+  CodingParams coding;   // reversible, levels and mct are set from `plan` and the shape
+  // Per layer, the compression ratio (samples' bytes at their precision / file bytes); <= 1:
+  // every pass. Turned into coding.layer_bytes for the shape. Empty: none.
+  std::vector<double> layer_rates;
+  bool jp2 = false;      // a JP2 file around the codestream
+};
+
+// params.layer_bytes from compression ratios (<= 1: every pass) of `raw_bytes` bytes of samples.
+void set_layer_bytes(CodingParams& params, const std::vector<double>& rates, double raw_bytes);
+
+struct EncodeReport {
+  double front_ms = 0, tier1_ms = 0, rate_ms = 0, tier2_ms = 0;
+  std::vector<double> layer_psnr;  // estimated, per layer
+};
+
+class Encoder {
+ public:
+  // Throws Error (InvalidArgument, UnsupportedInput) naming the first problem.
+  Encoder(const EncoderSettings& settings, const j2k_image_view& shape);
+  // The file's bytes, valid until the next encode(). `image` has the shape's geometry and types.
+  const std::vector<uint8_t>& encode(const j2k_image_view& image);
+  const std::vector<uint8_t>& bytes() const { return bytes_; }  // the last encode()'s
+  const EncodeReport& report() const { return report_; }
+  const Plan& plan() const { return *plan_; }
+
+ private:
+  EncoderSettings settings_;
+  std::unique_ptr<Plan> plan_;
+  StreamInfo info_;
+  std::vector<std::vector<TileComponentInput>> tiles_;
+  std::vector<uint8_t> bytes_;
+  EncodeReport report_;
+};
+
+}  // namespace j2k::codec

@@ -1,0 +1,104 @@
+"""j2kfront.compress and Encoder: JPEG 2000 files from numpy arrays. Lossless files decode in
+OpenJPEG's opj_decompress (when installed) to exactly the samples given; on a GPU backend the
+files are byte for byte the CPU backend's."""
+import math
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import j2kfront
+
+RNG = np.random.default_rng(20261124)
+HAVE_OPJ = shutil.which("opj_decompress") is not None
+
+
+def decode(data: bytes, tmp_path, shape, dtype) -> np.ndarray:
+    """opj_decompress's samples of `data`, as an array of `shape` (planar .rawl output)."""
+    j2k, raw = tmp_path / "in.j2k", tmp_path / "out.rawl"
+    j2k.write_bytes(data)
+    subprocess.run(["opj_decompress", "-i", str(j2k), "-o", str(raw)], check=True, capture_output=True)
+    planes = np.fromfile(raw, dtype=np.dtype(dtype).newbyteorder("<"))
+    channels = shape[2] if len(shape) == 3 else 1
+    planes = planes.reshape(channels, shape[0], shape[1])
+    return np.moveaxis(planes, 0, -1).reshape(shape)
+
+
+@pytest.mark.skipif(not HAVE_OPJ, reason="opj_decompress is not installed (Debian: libopenjp2-tools)")
+@pytest.mark.parametrize("shape,dtype,precision,options", [
+    ((45, 67, 3), np.uint8, 8, dict(tile_size=(32, 32), levels=3)),
+    ((33, 50), np.uint16, 12, dict(progression="RPCL", precincts=[(16, 16)])),
+    ((40, 40, 4), np.uint8, 8, dict(modes=["bypass", "vsc"], sop=True, eph=True, format="jp2")),
+    ((1, 37), np.uint8, 8, dict(levels=0)),
+])
+def test_lossless_files_decode_to_the_samples(tmp_path, backend, shape, dtype, precision, options):
+    image = RNG.integers(0, 1 << precision, size=shape).astype(dtype)
+    data = j2kfront.compress(image, precision=precision, backend=backend, **options)
+    assert data[:2] == b"\xff\x4f" or data[4:8] == b"jP  "
+    if options.get("format") == "jp2":
+        (tmp_path / "in.jp2").write_bytes(data)
+        subprocess.run(["opj_decompress", "-i", str(tmp_path / "in.jp2"), "-o", str(tmp_path / "out.rawl")],
+                       check=True, capture_output=True)
+        got = np.moveaxis(np.fromfile(tmp_path / "out.rawl", np.uint8).reshape(shape[2], *shape[:2]), 0, -1)
+    else:
+        got = decode(data, tmp_path, shape, dtype)
+    np.testing.assert_array_equal(got, image)
+
+
+def test_rates_bound_the_layers_and_the_report_says_so(backend):
+    y, x = np.mgrid[0:256, 0:320]
+    image = ((np.sin(x / 9.0) * np.cos(y / 13.0) + 1) * 120 + RNG.integers(0, 15, size=(256, 320))).astype(np.uint8)
+    encoder = j2kfront.Encoder(image.shape, image.dtype, wavelet="9/7", rates=[40, 20, 10], backend=backend)
+    data = encoder.encode(image)
+    assert len(data) <= image.size / 10
+    psnr = encoder.report["layer_psnr"]
+    assert len(psnr) == 3 and psnr[0] < psnr[1] < psnr[2]
+    assert all(encoder.report[k] >= 0 for k in ("front_ms", "tier1_ms", "rate_ms", "tier2_ms"))
+    lossless = j2kfront.Encoder(image.shape, image.dtype, backend=backend)
+    lossless.encode(image)
+    assert lossless.report["layer_psnr"] == [math.inf]
+
+
+def test_gpu_files_are_the_cpus(backend):
+    if backend == "cpu":
+        pytest.skip("compares a GPU backend's files with the CPU's")
+    image = RNG.integers(0, 256, size=(130, 170, 3)).astype(np.uint8)
+    for options in (dict(), dict(wavelet="9/7", rates=[30, 12]), dict(tile_size=(64, 64), levels=4)):
+        assert j2kfront.compress(image, backend=backend, **options) == \
+            j2kfront.compress(image, backend="cpu", **options), options
+
+
+def test_an_encoder_takes_its_shape_only():
+    encoder = j2kfront.Encoder((16, 16), np.uint8, levels=2, backend="cpu")
+    with pytest.raises(ValueError, match="shape"):
+        encoder.encode(np.zeros((16, 17), np.uint8))
+    with pytest.raises(TypeError, match="uint8"):
+        encoder.encode(np.zeros((16, 16), np.uint16))
+    first = encoder.encode(np.zeros((16, 16), np.uint8))
+    second = encoder.encode(np.full((16, 16), 200, np.uint8))
+    assert first != second
+
+
+@pytest.mark.parametrize("options,message", [
+    (dict(block_size=(48, 64)), "code-block width 48 is not a power of two"),
+    (dict(rates=[10, 20]), "must fall from layer to layer"),
+    (dict(rates=[20], psnr=[30]), "not both"),
+    (dict(precincts=[(48, 48)]), "precinct width 48 is not a power of two"),
+    (dict(guard_bits=9), "guard_bits must be"),
+    (dict(levels=9), "this image allows 6 levels"),
+])
+def test_bad_options_are_named(options, message):
+    with pytest.raises(j2kfront.Error, match=message) as e:
+        j2kfront.compress(np.zeros((64, 80), np.uint8), backend="cpu", **options)
+    assert e.value.status == "J2K_INVALID_ARGUMENT"
+
+
+@pytest.mark.parametrize("options,error", [
+    (dict(modes=["fast"]), ValueError), (dict(format="png"), ValueError),
+    (dict(progression="XYZ"), ValueError), (dict(tile_parts="Q"), ValueError),
+    (dict(rates="many"), ValueError),
+])
+def test_bad_option_values_are_named_in_python(options, error):
+    with pytest.raises(error):
+        j2kfront.compress(np.zeros((64, 80), np.uint8), backend="cpu", **options)
