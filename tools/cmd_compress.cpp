@@ -140,7 +140,10 @@ int run_compress(const CompressArgs& a) {
   const OutputFile output(a.output, a.input, a.force);
   output.check();
 
+  auto ms_since = [](Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); };
+  auto t = Clock::now();
   j2kfront::Image image = io::read_image(a.input);
+  const double read_ms = ms_since(t);
   const auto [ix, iy] = parse_pair("-d", a.image_origin, 0, (int64_t{1} << 31) - 1);
   if (ix + image.width > UINT32_MAX || iy + image.height > UINT32_MAX)
     throw CLI::ValidationError("-d", "the image does not fit on the canvas at that origin");
@@ -153,19 +156,22 @@ int run_compress(const CompressArgs& a) {
   const j2kfront::ImageView view = image.view();
   j2kfront::Encoder encoder(s, coding, view);
   const auto [data, size] = encoder.encode_in_place(view);
+  t = Clock::now();
   output.write([&, data = data, size = size](std::FILE* f, const std::string& name) {
     if (std::fwrite(data, 1, size, f) != size || std::fflush(f) != 0)
       throw Error(ErrorCode::Io, name + ": cannot write the file");
   });
+  const double write_ms = ms_since(t);
   if (!a.quiet) {
     double raw_bytes = 0;
     for (const auto& c : image.components) raw_bytes += static_cast<double>(c.width) * c.height * c.precision / 8.0;
     const j2k_encode_report r = encoder.report();
-    std::printf("j2kfront: %s %ux%u x%zu -> %s: %zu bytes (%.2f:1, %s, %d resolutions, %d layer%s, %s) in %.1f ms\n",
+    std::printf("j2kfront: %s %ux%u x%zu -> %s: %zu bytes (%.2f:1, %s, %d resolutions, %d layer%s, %s) in %.1f ms\n"
+                "  read %.1f ms, front stage %.1f, Tier-1 %.1f, rate control %.1f, Tier-2 %.1f, write %.1f\n",
                 a.input.c_str(), image.width, image.height, ncomp, a.output.c_str(), size,
                 raw_bytes / static_cast<double>(size), a.irreversible ? "9/7" : "5/3", a.resolutions,
-                r.layers, r.layers == 1 ? "" : "s", encoder.info().description,
-                std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+                r.layers, r.layers == 1 ? "" : "s", encoder.info().description, ms_since(t0),
+                read_ms, r.front_ms, r.tier1_ms, r.rate_ms, r.tier2_ms, write_ms);
     if (!coding.rates.empty() || !coding.psnr.empty())
       for (int l = 0; l < r.layers; ++l) std::printf("  layer %d: estimated PSNR %.2f dB\n", l, r.layer_psnr[l]);
   }

@@ -1,5 +1,6 @@
 #include "codec/quant/quantiser.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <string>
@@ -39,30 +40,36 @@ std::vector<double> synthesise(bool reversible, const std::vector<double>& low, 
 
 // The 1-D norm of a low (or high) basis function `level` levels deep (level >= 1), computed
 // on a signal long enough that no end is reached; past kMeasured levels each level multiplies
-// the low norm by its limit ratio (the functions only dilate).
+// the norm by the low norm's limit ratio (the functions only dilate).
 constexpr int kMeasured = 12;
 
+// The norm at `level` (1..kMeasured), measured as far as asked and kept for the process: each
+// level doubles the signal, so 5 levels take microseconds where 12 take tens of milliseconds.
+double measured_norm(bool reversible, bool high, int level) {
+  static std::mutex mutex;
+  static std::vector<double> table[2][2];  // [reversible][high][level - 1]
+  std::lock_guard<std::mutex> lock(mutex);
+  std::vector<double>& t = table[reversible ? 1 : 0][high ? 1 : 0];
+  if (static_cast<int>(t.size()) < level) {
+    t.clear();
+    const size_t coarse = 64;  // samples at the impulse's level
+    std::vector<double> low(coarse, 0.0), hi(coarse, 0.0);
+    (high ? hi : low)[coarse / 2] = 1.0;
+    std::vector<double> x = synthesise(reversible, low, hi);  // one level up
+    for (int l = 1; l <= level; ++l) {
+      if (l > 1) x = synthesise(reversible, x, std::vector<double>(x.size(), 0.0));
+      double e = 0;
+      for (double v : x) e += v * v;
+      t.push_back(std::sqrt(e));
+    }
+  }
+  return t[static_cast<size_t>(level - 1)];
+}
+
 double norm_1d(bool reversible, int level, bool high) {
-  static std::once_flag once;
-  static double table[2][2][kMeasured + 1];  // [reversible][high][level]
-  std::call_once(once, [] {
-    for (int rev = 0; rev < 2; ++rev)
-      for (int h = 0; h < 2; ++h)
-        for (int l = 1; l <= kMeasured; ++l) {
-          const size_t coarse = 64;  // samples at the impulse's level
-          std::vector<double> low(coarse, 0.0), hi(coarse, 0.0);
-          (h ? hi : low)[coarse / 2] = 1.0;
-          std::vector<double> x = synthesise(rev != 0, low, hi);
-          for (int k = 1; k < l; ++k) x = synthesise(rev != 0, x, std::vector<double>(x.size(), 0.0));
-          double e = 0;
-          for (double v : x) e += v * v;
-          table[rev][h][l] = std::sqrt(e);
-        }
-  });
-  const int r = reversible ? 1 : 0, h = high ? 1 : 0;
-  if (level <= kMeasured) return table[r][h][level];
-  const double ratio = table[r][0][kMeasured] / table[r][0][kMeasured - 1];
-  return table[r][h][kMeasured] * std::pow(ratio, level - kMeasured);
+  if (level <= kMeasured) return measured_norm(reversible, high, level);
+  const double ratio = measured_norm(reversible, false, kMeasured) / measured_norm(reversible, false, kMeasured - 1);
+  return measured_norm(reversible, high, kMeasured) * std::pow(ratio, level - kMeasured);
 }
 
 }  // namespace

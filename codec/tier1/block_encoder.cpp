@@ -15,7 +15,39 @@ namespace {
 constexpr int kSignBase = 9, kRefineBase = 14, kRunLength = 17, kUniform = 18;
 
 // Per coefficient flags, with a border of one all round so that neighbours need no checks.
-enum : uint8_t { kSig = 1, kVisited = 2, kRefined = 4, kNegative = 8 };
+// The low 8 bits say which of the 8 neighbours are significant, kept up to date as they
+// become so, so that a context is a table lookup rather than 8 reads.
+enum : uint16_t {
+  kNw = 1, kN = 2, kNe = 4, kW = 8, kE = 16, kSw = 32, kS = 64, kSe = 128,
+  kNeighbours = 0xFF, kBelow = kSw | kS | kSe,
+  kSig = 256, kVisited = 512, kRefined = 1024, kNegative = 2048,
+};
+
+// Table D.1 for each band kind and each set of significant neighbours.
+struct ZeroContexts {
+  uint8_t ll_lh[256], hl[256], hh[256];
+  constexpr ZeroContexts() : ll_lh(), hl(), hh() {
+    for (int m = 0; m < 256; ++m) {
+      const int h = !!(m & kW) + !!(m & kE), v = !!(m & kN) + !!(m & kS);
+      const int d = !!(m & kNw) + !!(m & kNe) + !!(m & kSw) + !!(m & kSe);
+      ll_lh[m] = context(h, v, d);
+      hl[m] = context(v, h, d);  // HL: the vertical neighbours lead
+      const int hv = h + v;
+      hh[m] = static_cast<uint8_t>(d >= 3   ? 8
+                                   : d == 2 ? (hv >= 1 ? 7 : 6)
+                                   : d == 1 ? (hv >= 2 ? 5 : hv == 1 ? 4 : 3)
+                                            : (hv >= 2 ? 2 : hv == 1 ? 1 : 0));
+    }
+  }
+  static constexpr uint8_t context(int h, int v, int d) {
+    return static_cast<uint8_t>(h == 2   ? 8
+                                : h == 1 ? (v >= 1 ? 7 : d >= 1 ? 6 : 5)
+                                : v == 2 ? 4
+                                : v == 1 ? 3
+                                         : (d >= 2 ? 2 : d == 1 ? 1 : 0));
+  }
+};
+constexpr ZeroContexts kZeroContexts;
 
 enum class PassKind { Significance, Refinement, Cleanup };
 
@@ -25,11 +57,12 @@ class BlockCoder {
       : b_(b), w_(b.width), h_(b.height), pitch_(b.width + 2),
         flags_(static_cast<size_t>((b.width + 2) * (b.height + 2)), 0),
         mag_(static_cast<size_t>(b.width * b.height)) {
+    zero_contexts_ = b.band == J2K_BAND_HH ? kZeroContexts.hh : b.band == J2K_BAND_HL ? kZeroContexts.hl : kZeroContexts.ll_lh;
     for (int y = 0; y < h_; ++y)
       for (int x = 0; x < w_; ++x) {
         const int32_t v = b.data[y * b.stride + x];
         mag_[static_cast<size_t>(y * w_ + x)] = static_cast<uint32_t>(std::abs(static_cast<int64_t>(v)));
-        if (v < 0) flag(x, y) |= kNegative;
+        if (v < 0) flags_[at(x, y)] |= kNegative;
       }
     reset_contexts();
   }
@@ -159,58 +192,34 @@ class BlockCoder {
     else mq_.encode(cx_[context], d);
   }
 
-  uint8_t& flag(int x, int y) { return flags_[static_cast<size_t>((y + 1) * pitch_ + x + 1)]; }
-  // VSC (D.7): the row below a stripe counts as insignificant for its last row.
-  bool below_hidden(int y) const { return (b_.modes & kModeCausal) && (y & 3) == 3; }
-  bool sig(int x, int y) { return (flag(x, y) & kSig) != 0; }
+  size_t at(int x, int y) const { return static_cast<size_t>((y + 1) * pitch_ + x + 1); }
+  // The significant neighbours of the coefficient at flags_[i], row y; VSC (D.7): the row
+  // below a stripe counts as insignificant for its last row.
+  int neighbours(size_t i, int y) const {
+    int m = flags_[i] & kNeighbours;
+    if ((b_.modes & kModeCausal) && (y & 3) == 3) m &= ~kBelow;
+    return m;
+  }
   uint32_t mag(int x, int y) const { return mag_[static_cast<size_t>(y * w_ + x)]; }
   bool bit(int x, int y, int p) const { return ((mag(x, y) >> (p + b_.fraction_bits)) & 1) != 0; }
 
-  // Significant neighbours: horizontal, vertical and diagonal counts.
-  void neighbours(int x, int y, int& h, int& v, int& d) {
-    h = sig(x - 1, y) + sig(x + 1, y);
-    v = sig(x, y - 1);
-    d = sig(x - 1, y - 1) + sig(x + 1, y - 1);
-    if (!below_hidden(y)) {
-      v += sig(x, y + 1);
-      d += sig(x - 1, y + 1) + sig(x + 1, y + 1);
-    }
-  }
-
-  // Table D.1.
-  int zero_context(int x, int y) {
-    int h, v, d;
-    neighbours(x, y, h, v, d);
-    if (b_.band == J2K_BAND_HH) {
-      const int hv = h + v;
-      if (d >= 3) return 8;
-      if (d == 2) return hv >= 1 ? 7 : 6;
-      if (d == 1) return hv >= 2 ? 5 : hv == 1 ? 4 : 3;
-      return hv >= 2 ? 2 : hv == 1 ? 1 : 0;
-    }
-    if (b_.band == J2K_BAND_HL) std::swap(h, v);  // HL: the vertical neighbours lead
-    if (h == 2) return 8;
-    if (h == 1) return v >= 1 ? 7 : d >= 1 ? 6 : 5;
-    if (v == 2) return 4;
-    if (v == 1) return 3;
-    return d >= 2 ? 2 : d == 1 ? 1 : 0;
-  }
-
   // A neighbour's sign contribution (Table D.2): 0 insignificant, 1 positive, -1 negative.
-  int contribution(int x, int y) {
-    const uint8_t f = flag(x, y);
+  int contribution(size_t i) const {
+    const uint16_t f = flags_[i];
     return (f & kSig) == 0 ? 0 : (f & kNegative) ? -1 : 1;
   }
 
   // Table D.3: the context and the bit that is XORed with the sign; raw passes put the sign.
-  void code_sign(int x, int y) {
-    const int negative = (flag(x, y) & kNegative) ? 1 : 0;
+  void code_sign(size_t i, int y) {
+    const int negative = (flags_[i] & kNegative) ? 1 : 0;
     if (raw_) {
       raw_coder_.put(negative);
       return;
     }
-    const int h = std::clamp(contribution(x - 1, y) + contribution(x + 1, y), -1, 1);
-    const int v = std::clamp(contribution(x, y - 1) + (below_hidden(y) ? 0 : contribution(x, y + 1)), -1, 1);
+    const bool below_hidden = (b_.modes & kModeCausal) && (y & 3) == 3;
+    const size_t pitch = static_cast<size_t>(pitch_);
+    const int h = std::clamp(contribution(i - 1) + contribution(i + 1), -1, 1);
+    const int v = std::clamp(contribution(i - pitch) + (below_hidden ? 0 : contribution(i + pitch)), -1, 1);
     int context, flip;
     if (h == 0) {
       context = kSignBase + (v == 0 ? 0 : 1);
@@ -234,47 +243,61 @@ class BlockCoder {
   }
 
   // Codes whether (x, y) becomes significant in plane p, and its sign if it does.
-  void code_significance(int x, int y, int p) {
+  void code_significance(size_t i, int x, int y, int p) {
     const int b = bit(x, y, p);
-    code(zero_context(x, y), b);
-    if (b) become_significant(x, y, p);
+    code(zero_contexts_[neighbours(i, y)], b);
+    if (b) become_significant(i, x, y, p);
   }
 
-  void become_significant(int x, int y, int p) {
-    code_sign(x, y);
-    flag(x, y) |= kSig;
+  // (x, y) at flags_[i] is significant from plane p on: its sign, its distortion, and the
+  // neighbour bits of the 8 around it.
+  void become_significant(size_t i, int x, int y, int p) {
+    code_sign(i, y);
+    flags_[i] |= kSig;
+    const size_t pitch = static_cast<size_t>(pitch_);
+    flags_[i - pitch - 1] |= kSe;
+    flags_[i - pitch] |= kS;
+    flags_[i - pitch + 1] |= kSw;
+    flags_[i - 1] |= kE;
+    flags_[i + 1] |= kW;
+    flags_[i + pitch - 1] |= kNe;
+    flags_[i + pitch] |= kN;
+    flags_[i + pitch + 1] |= kNw;
     const uint32_t m = mag(x, y);
     distortion_ += error(m, 0) - error(m, reconstruction(m, p));
   }
 
+  // visit(i, x, y) for every coefficient in the stripe order (D.3: stripes of four rows,
+  // column by column), skipping the stripe columns where no flag has a bit of `wanted`.
   template <class Visit>
-  void scan(Visit&& visit) {
-    for (int y0 = 0; y0 < h_; y0 += 4)
-      for (int x = 0; x < w_; ++x)
-        for (int y = y0; y < std::min(y0 + 4, h_); ++y) visit(x, y);
+  void scan(uint16_t wanted, Visit&& visit) {
+    const size_t pitch = static_cast<size_t>(pitch_);
+    for (int y0 = 0; y0 < h_; y0 += 4) {
+      const int y1 = std::min(y0 + 4, h_);
+      for (int x = 0; x < w_; ++x) {
+        const size_t top = at(x, y0);
+        uint16_t any = 0;
+        for (int k = 0; k < y1 - y0; ++k) any |= flags_[top + static_cast<size_t>(k) * pitch];
+        if ((any & wanted) == 0) continue;
+        size_t i = top;
+        for (int y = y0; y < y1; ++y, i += pitch) visit(i, x, y);
+      }
+    }
   }
 
   void significance_pass(int p) {
-    scan([&](int x, int y) {
-      if (sig(x, y)) return;
-      int h, v, d;
-      neighbours(x, y, h, v, d);
-      if (h + v + d == 0) return;
-      code_significance(x, y, p);
-      flag(x, y) |= kVisited;
+    scan(kNeighbours, [&](size_t i, int x, int y) {
+      if ((flags_[i] & kSig) || neighbours(i, y) == 0) return;
+      code_significance(i, x, y, p);
+      flags_[i] |= kVisited;
     });
   }
 
   void refinement_pass(int p) {
-    scan([&](int x, int y) {
-      uint8_t& f = flag(x, y);
+    scan(kSig, [&](size_t i, int x, int y) {
+      uint16_t& f = flags_[i];
       if ((f & (kSig | kVisited)) != kSig) return;
-      int context = kRefineBase + 2;
-      if ((f & kRefined) == 0) {
-        int h, v, d;
-        neighbours(x, y, h, v, d);
-        context = kRefineBase + (h + v + d > 0 ? 1 : 0);
-      }
+      const int context = (f & kRefined) ? kRefineBase + 2 : kRefineBase + (neighbours(i, y) ? 1 : 0);
       code(context, bit(x, y, p));
       f |= kRefined;
       const uint32_t m = mag(x, y);
@@ -283,45 +306,46 @@ class BlockCoder {
   }
 
   void cleanup_pass(int p) {
+    const size_t pitch = static_cast<size_t>(pitch_);
     for (int y0 = 0; y0 < h_; y0 += 4) {
       const int y1 = std::min(y0 + 4, h_);
       for (int x = 0; x < w_; ++x) {
+        const size_t top = at(x, y0);
         int y = y0;
         // Run-length coding (D.3.4): a full column of four, none significant or visited,
         // none with a significant neighbour.
-        if (y1 - y0 == 4 && run_length_column(x, y0)) {
+        if (y1 - y0 == 4 && run_length_column(top, y0)) {
           int first = 0;
           while (first < 4 && !bit(x, y0 + first, p)) ++first;
           mq_.encode(cx_[kRunLength], first < 4 ? 1 : 0);
           if (first == 4) continue;
           mq_.encode(cx_[kUniform], first >> 1);
           mq_.encode(cx_[kUniform], first & 1);
-          become_significant(x, y0 + first, p);
+          become_significant(top + static_cast<size_t>(first) * pitch, x, y0 + first, p);
           y = y0 + first + 1;
         }
-        for (; y < y1; ++y)
-          if ((flag(x, y) & (kSig | kVisited)) == 0) code_significance(x, y, p);
+        for (size_t i = top + static_cast<size_t>(y - y0) * pitch; y < y1; ++y, i += pitch) {
+          if ((flags_[i] & (kSig | kVisited)) == 0) code_significance(i, x, y, p);
+          flags_[i] &= static_cast<uint16_t>(~kVisited);  // for the next plane's passes
+        }
       }
     }
     // SEGMARK (D.5): 1010 in the uniform context, which a decoder checks.
     if (b_.modes & kModeSegmark)
       for (int d : {1, 0, 1, 0}) mq_.encode(cx_[kUniform], d);
-    for (uint8_t& f : flags_) f &= static_cast<uint8_t>(~kVisited);
   }
 
-  bool run_length_column(int x, int y0) {
-    for (int y = y0; y < y0 + 4; ++y) {
-      if (flag(x, y) & (kSig | kVisited)) return false;
-      int h, v, d;
-      neighbours(x, y, h, v, d);
-      if (h + v + d) return false;
-    }
-    return true;
+  bool run_length_column(size_t top, int y0) const {
+    const size_t pitch = static_cast<size_t>(pitch_);
+    const uint16_t any = flags_[top] | flags_[top + pitch] | flags_[top + 2 * pitch];
+    return ((any & (kSig | kVisited | kNeighbours)) | (flags_[top + 3 * pitch] & (kSig | kVisited)) |
+            neighbours(top + 3 * pitch, y0 + 3)) == 0;
   }
 
   const BlockView& b_;
   int w_, h_, pitch_;
-  std::vector<uint8_t> flags_;
+  const uint8_t* zero_contexts_;
+  std::vector<uint16_t> flags_;
   std::vector<uint32_t> mag_;
   MqContext cx_[19];
   MqEncoder mq_;
