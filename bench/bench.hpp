@@ -32,6 +32,19 @@ int run_opencl(const Options& options);  // bench/opencl_bench.cpp, built with t
 // The whole front stage host to host on CUDA against the link's copies (bench/pipeline_bench.cpp).
 int run_pipeline(const Options& options);
 
+// `j2kfront compress` file to file against opj_compress and grk_compress (bench/compress_bench.cpp).
+struct CompressOptions {
+  std::vector<std::string> inputs;  // images; empty: made from the samples below
+  std::string samples = "tests/data";  // astronaut.ppm (RGB 8-bit) and moon.pgm (made 16-bit grey)
+  int64_t size = 4096;              // the made images' side
+  int threads = 1;                  // for every tool
+  int repeats = 3;                  // timed runs per row (median), after one warm-up
+  std::string cli;                  // this j2kfront executable
+  std::string backend = "cpu";      // our front stage's
+  std::string csv;
+};
+int run_compress(const CompressOptions& options);
+
 // A deterministic, image-like test pattern (gradients plus texture plus noise) of unsigned
 // `bits`-bit samples; never zeros, which would hide unwritten outputs.
 std::vector<int32_t> test_pattern(int64_t width, int64_t height, int bits, uint32_t seed = 1);
@@ -63,6 +76,7 @@ class CsvFile {
   CsvFile(const CsvFile&) = delete;
   CsvFile& operator=(const CsvFile&) = delete;
   void row(std::initializer_list<CsvField> fields);  // as many fields as columns
+  void row(const std::vector<CsvField>& fields);
   void commit();
 
  private:

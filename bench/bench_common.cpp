@@ -79,7 +79,9 @@ CsvFile::~CsvFile() {
   ::unlink(tmp_.c_str());
 }
 
-void CsvFile::row(std::initializer_list<CsvField> fields) {
+void CsvFile::row(std::initializer_list<CsvField> fields) { row(std::vector<CsvField>(fields)); }
+
+void CsvFile::row(const std::vector<CsvField>& fields) {
   if (path_.empty()) return;
   if (fields.size() != columns_)
     throw Error(ErrorCode::Internal, "a CSV row of " + std::to_string(fields.size()) + " fields for " +

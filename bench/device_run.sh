@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One call on the GPU machine (the `device` tool): build, GPU tests, sanitizers, benchmarks.
-#   bash bench/device_run.sh [all|test|sanitize|bench|pipeline|cuda|profile]
-# all = test + sanitize + bench. cuda = only the CUDA backend's tests, sanitizers and bench.
+#   bash bench/device_run.sh [all|test|sanitize|bench|pipeline|compress|cuda|profile]
+# all = test + sanitize + bench (bench includes pipeline and compress). cuda = only the CUDA
+# backend's tests, sanitizers and bench. compress = `bench --compress` against opj_compress and
+# grk_compress (carried in .deps/codecs) on 16 threads, front stage on the CPU and on CUDA.
 # profile = Nsight Compute on the CUDA bench at 8192^2: per-kernel summary of every launch of one
 # timed row, and the SASS source view (instructions executed per line) of the kernels that match
 # J2K_NCU_KERNELS (space-separated regexes, default: the fused 5/3 and 9/7 forward kernels).
@@ -126,6 +128,17 @@ fi
 if [[ $what == all || $what == bench ]]; then
   $cli bench --backend opencl --sizes 4096,8192 --csv "$out/results/opencl-$machine.csv" 2>&1 |
     tee "$out/bench-opencl.txt"
+fi
+if [[ $what == all || $what == bench || $what == compress ]]; then
+  # `j2kfront compress` against opj_compress and grk_compress on all 16 cores, the front stage on
+  # the CPU and on CUDA. The GPU machine has neither codec: Debian 12's binaries and the
+  # libraries they need that Ubuntu lacks are carried in .deps/codecs (bench/README.md).
+  for b in cpu cuda; do
+    PATH="$root/.deps/codecs/bin:$PATH" LD_LIBRARY_PATH="$root/.deps/codecs/lib:$LD_LIBRARY_PATH" \
+      $cli bench --compress --backend $b --threads 16 --size ${J2K_COMPRESS_SIZE:-4096} --repeats ${J2K_COMPRESS_REPEATS:-3} \
+      --csv "$out/results/compress-$b-$machine.csv" 2>&1 | tee "$out/bench-compress-$b.txt"
+    [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  done
 fi
 if [[ $what == profile ]]; then
   # Needs -lineinfo in the CUDA flags for the CUDA-line column (J2K_CMAKE_ARGS).

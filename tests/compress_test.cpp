@@ -351,3 +351,27 @@ TEST_F(Compress, BadCodingOptionsAreNamed) {
 }
 
 }  // namespace
+
+namespace {
+
+// `j2kfront bench --compress` on a small image: a row per tool and mode, our time split, and
+// the CSV with the same rows.
+TEST_F(Compress, BenchComparesWithTheOtherEncoders) {
+  if (!have("opj_compress") || !have("opj_decompress")) GTEST_SKIP() << "opj_compress is not installed (Debian: libopenjp2-tools)";
+  const std::string csv = path("bench.csv");
+  const auto r = run_command(quote(kCli) + " bench --compress --repeats 1 --inputs " + quote(kData + "/camera.pgm") +
+                             " --csv " + quote(csv));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* want : {"lossless  j2kfront", "lossless  opj_compress", "-I -r 20  j2kfront", "-I -r 20  opj_compress",
+                           "j2kfront at opj's size", "read ", "Tier-1 "})
+    EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
+  std::ifstream in(csv);
+  std::string header, line;
+  std::getline(in, header);
+  EXPECT_EQ(header.rfind("image,mode,tool,threads,ms,speed_vs_opj,bytes", 0), 0u) << header;
+  int rows = 0;
+  while (std::getline(in, line)) ++rows;
+  EXPECT_GE(rows, 5) << "two modes, two tools at least, and ours at opj's size";
+}
+
+}  // namespace

@@ -1,4 +1,5 @@
 // `j2kfront bench`: the DWT benchmark of one backend (bench/).
+#include <filesystem>
 #include <memory>
 #include <sstream>
 
@@ -12,11 +13,14 @@
 namespace j2k::tools {
 namespace {
 
+namespace fs = std::filesystem;
+
 struct BenchArgs {
   std::string backend = "auto", sizes = "4096,8192", tiles = "1024,2048,0", outputs = "i32,i16,f32";
   int levels = 5, repeats = 0, threads = 0, device = -1, streams = 0;
-  bool pipeline = false, busy_loop = false;
-  std::string timeline, csv;
+  bool pipeline = false, busy_loop = false, compress = false;
+  std::string timeline, csv, inputs, samples = "tests/data";
+  int64_t size = 4096;
 };
 
 std::vector<std::string> split(const std::string& list) {
@@ -42,7 +46,26 @@ std::vector<int64_t> numbers(const std::string& flag, const std::string& list, l
   return out;
 }
 
+// --compress: the compress benchmark, with its own options.
+int run_compress_bench(const BenchArgs& a) {
+  if (a.pipeline || !a.timeline.empty() || a.streams != 0)
+    throw CLI::ValidationError("--compress", "is a benchmark of its own: leave out --pipeline, --timeline and --streams");
+  bench::CompressOptions c;
+  if (!a.inputs.empty()) c.inputs = split(a.inputs);
+  c.samples = a.samples;
+  c.size = a.size;
+  c.threads = a.threads > 0 ? a.threads : 1;
+  c.repeats = a.repeats > 0 ? a.repeats : 3;
+  c.backend = a.backend == "auto" ? "cpu" : a.backend;  // the CPU unless a GPU is asked for
+  c.csv = a.csv;
+  c.cli = fs::read_symlink("/proc/self/exe").string();
+  return bench::run_compress(c);
+}
+
 int run_bench(const BenchArgs& a) {
+  if (a.compress) return run_compress_bench(a);
+  if (!a.inputs.empty() || a.samples != BenchArgs().samples || a.size != BenchArgs().size)
+    throw CLI::ValidationError("--inputs/--samples/--size", "choose the --compress benchmark's images: add --compress");
   bench::Options o;
   o.sizes = numbers("--sizes", a.sizes, 1, 65536);
   o.levels = a.levels;
@@ -133,6 +156,15 @@ std::function<int()> add_bench_command(CLI::App& app) {
   cmd->add_option("--outputs", args->outputs,
                   "with --pipeline: i32 (5/3 int32), i16 (5/3 int16), f32 (9/7 float32), comma-separated")
       ->capture_default_str();
+  cmd->add_flag("--compress", args->compress,
+                "`j2kfront compress` file to file against opj_compress and grk_compress (same image, settings and "
+                "threads): lossless and -I -r 20, 64x64 blocks, 6 resolutions; time split, sizes, PSNR");
+  cmd->add_option("--inputs", args->inputs,
+                  "with --compress: images, comma-separated (default: astronaut.ppm, RGB 8-bit, and moon.pgm "
+                  "as 16-bit grey, of --samples, upscaled to --size)");
+  cmd->add_option("--samples", args->samples, "with --compress: the folder of the sample images")->capture_default_str();
+  cmd->add_option("--size", args->size, "with --compress: the side of the images made from the samples")
+      ->check(CLI::Range(16, 32768))->capture_default_str();
   // The CPU bench's second busy process (bench/cpu_bench.cpp): not for users, so not in --help.
   cmd->add_flag("--busy-loop", args->busy_loop, "run the 512^2 CPU DWT until killed")->group("");
   return [args] { return run_bench(*args); };

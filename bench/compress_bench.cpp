@@ -1,0 +1,276 @@
+// `j2kfront bench --compress`: `j2kfront compress` file to file against opj_compress and
+// grk_compress on the same image, same settings and threads, in one run. Each tool runs as a
+// process of its own, timed from start to exit (median of the repeats, after one untimed run
+// that warms the page cache); sizes and PSNRs are read back with opj_decompress.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/bench.hpp"
+#include "common/error.hpp"
+#include "io/image_io.hpp"
+
+extern char** environ;
+
+namespace j2k::bench {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Timed {
+  int status = -1;
+  double ms = 0;
+};
+
+// Runs argv[0] (looked up on PATH) with its output into `log`; the exit status and wall time.
+Timed run(const std::vector<std::string>& args, const std::string& log) {
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t io;
+  posix_spawn_file_actions_init(&io);
+  posix_spawn_file_actions_addopen(&io, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&io, 1, 2);
+  const auto t0 = std::chrono::steady_clock::now();
+  pid_t pid = 0;
+  const int err = posix_spawnp(&pid, argv[0], &io, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&io);
+  Timed t;
+  if (err != 0) return t;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  t.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  t.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return t;
+}
+
+bool on_path(const std::string& tool) {
+  std::stringstream path(getenv("PATH") ? getenv("PATH") : "");
+  for (std::string dir; std::getline(path, dir, ':');)
+    if (!dir.empty() && access((dir + "/" + tool).c_str(), X_OK) == 0) return true;
+  return false;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// `size` x `size` from an 8-bit sample image: bilinear upscaling plus a little deterministic
+// noise (what a camera adds), written as binary PNM; `wide`: as 16-bit samples (v * 257 before
+// the noise, big-endian in the file).
+std::string make_input(const std::string& sample, int64_t size, bool wide, const std::string& dir) {
+  const j2kfront::Image in = io::read_image(sample);
+  const size_t nc = in.components.size();
+  if (in.components[0].sample_size() != 1) throw Error(ErrorCode::InvalidArgument, sample + ": expected 8-bit samples");
+  const int maxval = wide ? 65535 : 255;
+  const std::string path = dir + "/" + fs::path(sample).stem().string() + (wide ? "16" : "") + "-" + std::to_string(size) +
+                           (nc == 1 ? ".pgm" : ".ppm");
+  std::ofstream out(path, std::ios::binary);
+  out << (nc == 1 ? "P5" : "P6") << "\n" << size << " " << size << "\n" << maxval << "\n";
+  std::mt19937 rng(7);
+  std::normal_distribution<double> noise(0, 1.5 * maxval / 255.0);  // 1.5 levels of 8 bits
+  auto sample_at = [&](size_t c, int64_t x, int64_t y) -> double {
+    const auto& k = in.components[c];
+    x = std::min<int64_t>(std::max<int64_t>(x, 0), k.width - 1);
+    y = std::min<int64_t>(std::max<int64_t>(y, 0), k.height - 1);
+    return k.row<uint8_t>(y)[x] * (wide ? 257.0 : 1.0);
+  };
+  std::vector<unsigned char> row(static_cast<size_t>(size) * nc * (wide ? 2 : 1));
+  const double sx = static_cast<double>(in.width) / static_cast<double>(size);
+  const double sy = static_cast<double>(in.height) / static_cast<double>(size);
+  for (int64_t y = 0; y < size; ++y) {
+    const double fy = (static_cast<double>(y) + 0.5) * sy - 0.5;
+    const int64_t y0 = static_cast<int64_t>(std::floor(fy));
+    const double wy = fy - static_cast<double>(y0);
+    size_t o = 0;
+    for (int64_t x = 0; x < size; ++x) {
+      const double fx = (static_cast<double>(x) + 0.5) * sx - 0.5;
+      const int64_t x0 = static_cast<int64_t>(std::floor(fx));
+      const double wx = fx - static_cast<double>(x0);
+      for (size_t c = 0; c < nc; ++c) {
+        const double v = (1 - wy) * ((1 - wx) * sample_at(c, x0, y0) + wx * sample_at(c, x0 + 1, y0)) +
+                         wy * ((1 - wx) * sample_at(c, x0, y0 + 1) + wx * sample_at(c, x0 + 1, y0 + 1)) + noise(rng);
+        const int s = static_cast<int>(std::lround(std::min<double>(std::max(v, 0.0), maxval)));
+        if (wide) row[o++] = static_cast<unsigned char>(s >> 8);
+        row[o++] = static_cast<unsigned char>(s);
+      }
+    }
+    out.write(reinterpret_cast<const char*>(row.data()), static_cast<std::streamsize>(row.size()));
+  }
+  if (!out.flush()) throw Error(ErrorCode::Io, path + ": cannot write the benchmark's input");
+  return path;
+}
+
+// PSNR of `decoded` against `original` over every sample (their precision's peak).
+double psnr(const j2kfront::Image& original, const j2kfront::Image& decoded) {
+  double se = 0, peak = 0;
+  for (size_t c = 0; c < original.components.size(); ++c) {
+    const auto& a = original.components[c];
+    const auto& b = decoded.components.at(c);
+    if (a.width != b.width || a.height != b.height || a.type != b.type) return -1;
+    const double max = std::ldexp(1.0, a.precision) - 1;
+    for (int64_t y = 0; y < a.height; ++y)
+      for (int64_t x = 0; x < a.width; ++x) {
+        const double d = a.sample_size() == 2 ? double(a.row<uint16_t>(y)[x]) - double(b.row<uint16_t>(y)[x])
+                                              : double(a.row<uint8_t>(y)[x]) - double(b.row<uint8_t>(y)[x]);
+        se += d * d;
+        peak += max * max;
+      }
+  }
+  return se == 0 ? INFINITY : 10 * std::log10(peak / se);
+}
+
+struct Tool {
+  std::string name;
+  std::vector<std::string> args;  // without the output
+};
+
+}  // namespace
+
+int run_compress(const CompressOptions& o) {
+  const std::string dir = (fs::temp_directory_path() / ("j2kfront-bench-" + std::to_string(getpid()))).string();
+  fs::create_directories(dir);
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{dir};
+
+  std::vector<std::string> inputs = o.inputs;
+  if (inputs.empty())
+    for (const auto& [sample, wide] : {std::pair{"astronaut.ppm", false}, std::pair{"moon.pgm", true}}) {
+      const std::string path = o.samples + "/" + sample;
+      if (!fs::exists(path))
+        throw Error(ErrorCode::InvalidArgument, path + " not found: run from the source tree, or give --samples DIR or --inputs FILES");
+      std::printf("making %s at %lld x %lld%s ...\n", sample, static_cast<long long>(o.size), static_cast<long long>(o.size),
+                  wide ? ", 16 bits" : "");
+      std::fflush(stdout);
+      inputs.push_back(make_input(path, o.size, wide, dir));
+    }
+  const bool have_opj = on_path("opj_compress") && on_path("opj_decompress");
+  const bool have_grk = on_path("grk_compress");
+  if (!have_opj) std::printf("opj_compress/opj_decompress not found (Debian: libopenjp2-tools): our rows only\n");
+  if (!have_grk) std::printf("grk_compress not found (Debian: grokj2k-tools): no Grok rows\n");
+  const std::string threads = std::to_string(o.threads);
+  std::printf("threads: %d for every tool; our front stage on backend %s\n", o.threads, o.backend.c_str());
+
+  CsvFile csv(o.csv, {"image", "mode", "tool", "threads", "ms", "speed_vs_opj", "bytes", "bytes_vs_opj", "psnr_db",
+                      "read_ms", "front_ms", "tier1_ms", "rate_ms", "tier2_ms", "write_ms"});
+  std::printf("\n%-22s %-9s %-24s %10s %8s %12s %9s %9s\n", "image", "mode", "tool", "ms", "vs opj", "bytes", "vs opj",
+              "PSNR dB");
+  for (const std::string& input : inputs) {
+    const j2kfront::Image original = io::read_image(input);
+    const bool grey = original.components.size() == 1;
+    double raw = 0;
+    for (const auto& c : original.components) raw += static_cast<double>(c.width * c.height) * c.precision / 8.0;
+    for (const bool lossy : {false, true}) {
+      const std::vector<std::string> mode = lossy ? std::vector<std::string>{"-I", "-r", "20"} : std::vector<std::string>{};
+      std::vector<Tool> tools;
+      Tool ours{"j2kfront",
+                {o.cli, "compress", "-i", input, "--force", "--threads", threads, "--backend", o.backend, "-n", "6", "-b", "64,64"}};
+      tools.push_back(ours);
+      if (have_opj) tools.push_back({"opj_compress", {"opj_compress", "-i", input, "-threads", threads, "-n", "6", "-b", "64,64"}});
+      if (have_grk) tools.push_back({"grk_compress", {"grk_compress", "-i", input, "-H", threads, "-n", "6", "-b", "64,64"}});
+      double opj_ms = 0, opj_bytes = 0;
+      struct Row {
+        std::string tool;
+        double ms, bytes, psnr;
+        std::string split;
+        std::vector<double> stages;
+      };
+      std::vector<Row> rows;
+      for (Tool& t : tools) {
+        const std::string out = dir + "/" + (t.name.substr(0, 3) == "j2k" ? "ours" : t.name.substr(0, 3)) + ".j2k";
+        std::vector<std::string> args = t.args;
+        args.insert(args.end(), mode.begin(), mode.end());
+        args.insert(args.end(), {"-o", out});
+        const std::string log = dir + "/log.txt";
+        std::vector<double> times;
+        for (int r = 0; r <= o.repeats; ++r) {  // run 0: untimed warm-up
+          fs::remove(out);
+          const Timed tm = run(args, log);
+          if (tm.status != 0)
+            throw Error(ErrorCode::Internal, t.name + " failed (exit " + std::to_string(tm.status) + ") on " + input + ":\n" + slurp(log));
+          if (r > 0) times.push_back(tm.ms);
+        }
+        Row row{t.name, median(times), static_cast<double>(fs::file_size(out)), NAN, "", {}};
+        if (t.name.substr(0, 3) == "j2k") {  // "  read A ms, front stage B, Tier-1 C, rate control D, Tier-2 E, write F"
+          const std::string text = slurp(log);
+          const size_t at = text.find("  read ");
+          double s[6] = {0};
+          if (at == std::string::npos ||
+              std::sscanf(text.c_str() + at, "  read %lf ms, front stage %lf, Tier-1 %lf, rate control %lf, Tier-2 %lf, write %lf",
+                          &s[0], &s[1], &s[2], &s[3], &s[4], &s[5]) != 6)
+            throw Error(ErrorCode::Internal, "j2kfront compress printed no time split:\n" + text);
+          row.stages.assign(s, s + 6);
+          char buf[160];
+          std::snprintf(buf, sizeof buf, "read %.0f, front stage %.0f, Tier-1 %.0f, rate %.0f, Tier-2 %.0f, write %.0f ms",
+                        s[0], s[1], s[2], s[3], s[4], s[5]);
+          row.split = buf;
+        }
+        if (lossy && have_opj) {
+          const std::string decoded = dir + (grey ? "/decoded.pgm" : "/decoded.ppm");
+          if (run({"opj_decompress", "-i", out, "-o", decoded}, log).status != 0)
+            throw Error(ErrorCode::Internal, "opj_decompress cannot read " + t.name + "'s file:\n" + slurp(log));
+          row.psnr = psnr(original, io::read_image(decoded));
+        }
+        if (t.name == "opj_compress") opj_ms = row.ms, opj_bytes = row.bytes;
+        rows.push_back(row);
+      }
+      // Ours at exactly opj_compress's size, for PSNR at equal size (not timed).
+      if (lossy && have_opj) {
+        char ratio[64];
+        std::snprintf(ratio, sizeof ratio, "%.9g", raw / opj_bytes);
+        const std::string out = dir + "/ours-same.j2k", log = dir + "/log.txt";
+        const std::string decoded = dir + (grey ? "/decoded.pgm" : "/decoded.ppm");
+        if (run({o.cli, "compress", "-i", input, "-o", out, "--force", "--threads", threads, "--backend", o.backend, "-n", "6",
+                 "-b", "64,64", "-I", "-r", ratio}, log).status != 0 ||
+            run({"opj_decompress", "-i", out, "-o", decoded}, log).status != 0)
+          throw Error(ErrorCode::Internal, "j2kfront at opj_compress's size failed:\n" + slurp(log));
+        rows.push_back({"j2kfront at opj's size", NAN, static_cast<double>(fs::file_size(out)),
+                        psnr(original, io::read_image(decoded)), "", {}});
+      }
+      for (const Row& r : rows) {
+        const std::string name = fs::path(input).filename().string();
+        auto cell = [](double v, const char* format) {
+          char buf[32] = "-";
+          if (!std::isnan(v)) std::snprintf(buf, sizeof buf, format, v);
+          return std::string(buf);
+        };
+        std::printf("%-22s %-9s %-24s %10s %8s %12.0f %9s %9s\n", name.c_str(), lossy ? "-I -r 20" : "lossless",
+                    r.tool.c_str(), cell(r.ms, "%.1f").c_str(), cell(opj_ms > 0 ? opj_ms / r.ms : NAN, "%.2fx").c_str(),
+                    r.bytes, cell(opj_bytes > 0 ? r.bytes / opj_bytes : NAN, "%.4fx").c_str(), cell(r.psnr, "%.3f").c_str());
+        if (!r.split.empty()) std::printf("%-22s %-9s   %s\n", "", "", r.split.c_str());
+        std::vector<CsvField> fields{name, lossy ? "r20" : "lossless", r.tool, o.threads, r.ms,
+                                     opj_ms > 0 ? opj_ms / r.ms : NAN, r.bytes, opj_bytes > 0 ? r.bytes / opj_bytes : NAN, r.psnr};
+        for (size_t k = 0; k < 6; ++k) fields.push_back(k < r.stages.size() ? r.stages[k] : NAN);
+        csv.row(fields);
+      }
+      std::fflush(stdout);
+    }
+  }
+  csv.commit();
+  std::printf("\nms: wall time of the process from start to exit, file to file, median of %d runs after one warm-up; "
+              "vs opj: opj_compress's time / this time (above 1: faster), bytes / opj_compress's bytes; PSNR from "
+              "opj_decompress's decoding against the input.\n",
+              o.repeats);
+  return 0;
+}
+
+}  // namespace j2k::bench
