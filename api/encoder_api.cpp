@@ -124,10 +124,10 @@ j2k_status j2k_coding_check(const j2k_settings* settings, const j2k_coding* codi
     require(settings != nullptr, "settings is null");
     require(coding != nullptr, "coding is null");
     j2k::codec::EncoderSettings e = encoder_settings(*settings, *coding);
-    e.coding.reversible = settings->wavelet == J2K_WAVELET_53;
-    e.coding.levels = settings->levels;
-    e.coding.mct = settings->mct == J2K_MCT_ON || (settings->mct == J2K_MCT_AUTO && num_components >= 3);
     require(num_components >= 1, "num_components must be at least 1");
+    e.coding.reversible = e.plan.wavelet == j2k::Wavelet::Reversible53;  // the settings as plan_settings read them
+    e.coding.levels = e.plan.levels;
+    e.coding.mct = e.plan.mct == j2k::Mct::On || (e.plan.mct == j2k::Mct::Auto && num_components >= 3);
     j2k::codec::set_layer_bytes(e.coding, e.layer_rates, 1e15);  // any size: the ratios are checked already
     check_params(e.coding, static_cast<size_t>(num_components));
   });

@@ -42,8 +42,6 @@ void set_layer_bytes(CodingParams& params, const std::vector<double>& rates, dou
 
 Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) : settings_(settings) {
   if (shape.num_components < 1 || shape.components == nullptr) bad("the image has no components");
-  if (shape.memory != J2K_MEMORY_HOST && shape.memory != J2K_MEMORY_PINNED)
-    throw Error(ErrorCode::UnsupportedInput, "the encoder reads images in host memory only (HOST or PINNED)");
   const size_t ncomp = static_cast<size_t>(shape.num_components);
   for (size_t c = 0; c < ncomp; ++c)
     if (shape.components[c].dx != 1 || shape.components[c].dy != 1)

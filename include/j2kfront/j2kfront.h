@@ -1,6 +1,7 @@
 /* j2kfront: the front stage of a JPEG 2000 encoder (ISO/IEC 15444-1): tiling on the canvas,
  * DC level shift, RCT/ICT and the multi-level DWT (reversible 5/3, irreversible 9/7), bit for
- * bit as OpenJPEG 2.5.0 computes them, on the CPU, CUDA or OpenCL.
+ * bit as OpenJPEG 2.5.0 computes them, on the CPU, CUDA or OpenCL; and the encoder built on it
+ * (j2k_encoder_*: Tier-1, rate control, Tier-2, .j2k codestreams and .jp2 files).
  *
  * The C interface: opaque handles, plain structs, no exceptions. Every function that can fail
  * returns a j2k_status; on failure j2k_last_error() gives a message naming the cause (kept per
