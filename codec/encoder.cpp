@@ -16,22 +16,6 @@ namespace {
 
 bool is_signed(j2k_sample_type t) { return t == J2K_SAMPLE_I8 || t == J2K_SAMPLE_I16 || t == J2K_SAMPLE_I32; }
 
-// The canvas the plan will make of `shape` (checked there too), for the codec's own limits
-// before the plan allocates anything.
-Canvas canvas_of(const PlanSettings& s, const j2k_image_view& shape) {
-  CanvasSpec c;
-  c.image_x0 = shape.x0;
-  c.image_y0 = shape.y0;
-  c.image_x1 = int64_t{shape.x0} + shape.width;
-  c.image_y1 = int64_t{shape.y0} + shape.height;
-  c.tile_x0 = s.tile_x0;
-  c.tile_y0 = s.tile_y0;
-  c.tile_w = s.tile_w > 0 ? s.tile_w : c.image_x1 - s.tile_x0;
-  c.tile_h = s.tile_h > 0 ? s.tile_h : c.image_y1 - s.tile_y0;
-  for (int i = 0; i < shape.num_components; ++i) c.components.push_back({shape.components[i].dx, shape.components[i].dy});
-  return Canvas(c);
-}
-
 }  // namespace
 
 void set_layer_bytes(CodingParams& params, const std::vector<double>& rates, double raw_bytes) {
@@ -41,7 +25,7 @@ void set_layer_bytes(CodingParams& params, const std::vector<double>& rates, dou
 }
 
 Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) : settings_(settings) {
-  if (shape.num_components < 1 || shape.components == nullptr) bad("the image has no components");
+  check_view(shape, false);  // the plan's checks of the view, before the codec's
   const size_t ncomp = static_cast<size_t>(shape.num_components);
   for (size_t c = 0; c < ncomp; ++c)
     if (shape.components[c].dx != 1 || shape.components[c].dy != 1)
@@ -67,7 +51,7 @@ Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) :
   // The canvas (it refuses more than 65535 tiles), and, as opj_compress, no more levels than
   // a nominal tile's sides allow, so that the coarsest resolution of a whole tile is not empty
   // (decoders differ on such streams).
-  const Canvas canvas = canvas_of(ps, shape);
+  const Canvas canvas(canvas_spec(ps, shape));
   const int64_t side = std::min(canvas.spec().tile_w, canvas.spec().tile_h);
   if ((int64_t{1} << p.levels) > side) {
     int most = 0;

@@ -32,27 +32,6 @@ int64_t comp_height(const j2k_image_view& v, const j2k_component_view& c) {
   return ceil_div(int64_t{v.y0} + v.height, c.dy) - ceil_div(v.y0, c.dy);
 }
 
-CanvasSpec canvas_spec(const PlanSettings& s, const j2k_image_view& shape) {
-  check_view(shape, false);
-  if (s.levels < 0 || s.levels > kMaxLevels)
-    invalid("levels must be 0.." + std::to_string(kMaxLevels) + ", got " + std::to_string(s.levels));
-  if (s.tile_w < 0 || s.tile_h < 0 || (s.tile_w == 0) != (s.tile_h == 0))
-    invalid("tile size must be two positive numbers, or 0,0 for one tile");
-  if (s.tile_x0 < 0 || s.tile_y0 < 0) invalid("tile origin must be non-negative");
-  CanvasSpec c;
-  c.image_x0 = shape.x0;
-  c.image_y0 = shape.y0;
-  c.image_x1 = int64_t{shape.x0} + shape.width;
-  c.image_y1 = int64_t{shape.y0} + shape.height;
-  c.tile_x0 = s.tile_x0;
-  c.tile_y0 = s.tile_y0;
-  // No tile size: one tile from the tile origin to the end of the image.
-  c.tile_w = s.tile_w > 0 ? s.tile_w : c.image_x1 - s.tile_x0;
-  c.tile_h = s.tile_h > 0 ? s.tile_h : c.image_y1 - s.tile_y0;
-  for (int i = 0; i < shape.num_components; ++i)
-    c.components.push_back({shape.components[i].dx, shape.components[i].dy});
-  return c;
-}
 
 // How many components from `c` on interleave whole pixels of one buffer (RGB, RGBA: component
 // i at byte i * sample size, the pixel stride their total, one row stride, type and
@@ -76,6 +55,28 @@ constexpr size_t kPlaneAlign = 256;  // every plan-owned plane starts on its own
 size_t align_up(size_t n) { return (n + kPlaneAlign - 1) / kPlaneAlign * kPlaneAlign; }
 
 }  // namespace
+
+CanvasSpec canvas_spec(const PlanSettings& s, const j2k_image_view& shape) {
+  check_view(shape, false);
+  if (s.levels < 0 || s.levels > kMaxLevels)
+    invalid("levels must be 0.." + std::to_string(kMaxLevels) + ", got " + std::to_string(s.levels));
+  if (s.tile_w < 0 || s.tile_h < 0 || (s.tile_w == 0) != (s.tile_h == 0))
+    invalid("tile size must be two positive numbers, or 0,0 for one tile");
+  if (s.tile_x0 < 0 || s.tile_y0 < 0) invalid("tile origin must be non-negative");
+  CanvasSpec c;
+  c.image_x0 = shape.x0;
+  c.image_y0 = shape.y0;
+  c.image_x1 = int64_t{shape.x0} + shape.width;
+  c.image_y1 = int64_t{shape.y0} + shape.height;
+  c.tile_x0 = s.tile_x0;
+  c.tile_y0 = s.tile_y0;
+  // No tile size: one tile from the tile origin to the end of the image.
+  c.tile_w = s.tile_w > 0 ? s.tile_w : c.image_x1 - s.tile_x0;
+  c.tile_h = s.tile_h > 0 ? s.tile_h : c.image_y1 - s.tile_y0;
+  for (int i = 0; i < shape.num_components; ++i)
+    c.components.push_back({shape.components[i].dx, shape.components[i].dy});
+  return c;
+}
 
 void check_view(const j2k_image_view& v, bool need_data) {
   if (v.width == 0 || v.height == 0) invalid("the image is empty (width and height must be positive)");

@@ -144,4 +144,8 @@ class Plan {
 // strides) against the standard's limits; throws Error(InvalidArgument) naming the problem.
 void check_view(const j2k_image_view& view, bool need_data);
 
+// The canvas a plan with `settings` makes of `shape` (the view checked first; Canvas checks
+// the rest): for a caller's own limits before a plan allocates anything.
+CanvasSpec canvas_spec(const PlanSettings& settings, const j2k_image_view& shape);
+
 }  // namespace j2k

@@ -110,6 +110,27 @@ def _image_array(image) -> np.ndarray:
     return a
 
 
+def _shape_and_dtype(shape: Sequence[int], dtype) -> Tuple[Tuple[int, ...], np.dtype]:
+    """A plan's or encoder's image shape and native sample dtype, checked."""
+    shape = tuple(int(s) for s in shape)
+    if len(shape) not in (2, 3) or min(shape) < 1:
+        raise ValueError(f"shape must be (height, width) or (height, width, components), not {shape}")
+    dtype = np.dtype(dtype)
+    if dtype.newbyteorder("=") not in _SAMPLE_TYPES:
+        raise TypeError(f"image samples must be uint8, int8, uint16, int16, uint32 or int32, not {dtype}")
+    return shape, dtype.newbyteorder("=")
+
+
+def _image_of(image, shape: Tuple[int, ...], dtype: np.dtype, what: str) -> np.ndarray:
+    """`image` as an array for a plan or encoder made for `shape` and `dtype`."""
+    a = _image_array(image)
+    if a.shape != shape:
+        raise ValueError(f"this {what} takes images of shape {shape}, not {a.shape}")
+    if a.dtype.newbyteorder("=") != dtype:
+        raise TypeError(f"this {what} takes {dtype} samples, not {a.dtype}")
+    return a
+
+
 def _sample_type(dtype: np.dtype, precision: Optional[int]) -> Tuple[int, int]:
     code, default = _SAMPLE_TYPES[dtype]
     if precision is None:
@@ -171,13 +192,8 @@ class Plan:
 
     def __init__(self, shape: Sequence[int], dtype, *, precision: Optional[int] = None,
                  image_origin=(0, 0), **settings):
-        shape = tuple(int(s) for s in shape)
-        if len(shape) not in (2, 3) or min(shape) < 1:
-            raise ValueError(f"shape must be (height, width) or (height, width, components), not {shape}")
-        dtype = np.dtype(dtype)
-        if dtype.newbyteorder("=") not in _SAMPLE_TYPES:
-            raise TypeError(f"image samples must be uint8, int8, uint16, int16, uint32 or int32, not {dtype}")
-        self._shape, self._dtype = shape, dtype.newbyteorder("=")
+        self._shape, self._dtype = _shape_and_dtype(shape, dtype)
+        shape = self._shape
         code, precision = _sample_type(self._dtype, precision)
         x0, y0 = _pair(image_origin, "image_origin")
         channels = shape[2] if len(shape) == 3 else 1
@@ -197,11 +213,7 @@ class Plan:
         return self._info["description"]
 
     def run(self, image) -> Result:
-        a = _image_array(image)
-        if a.shape != self._shape:
-            raise ValueError(f"this plan takes images of shape {self._shape}, not {a.shape}")
-        if a.dtype.newbyteorder("=") != self._dtype:
-            raise TypeError(f"this plan takes {self._dtype} samples, not {a.dtype}")
+        a = _image_of(image, self._shape, self._dtype, "plan")
         arrays = self._plan.run(a)
         items = []
         for (tile, comp, rect, levels, bands), coefficients in zip(self._layout, arrays):
@@ -265,13 +277,8 @@ class Encoder:
 
     def __init__(self, shape: Sequence[int], dtype, *, precision: Optional[int] = None,
                  image_origin=(0, 0), **options):
-        shape = tuple(int(s) for s in shape)
-        if len(shape) not in (2, 3) or min(shape) < 1:
-            raise ValueError(f"shape must be (height, width) or (height, width, components), not {shape}")
-        dtype = np.dtype(dtype)
-        if dtype.newbyteorder("=") not in _SAMPLE_TYPES:
-            raise TypeError(f"image samples must be uint8, int8, uint16, int16, uint32 or int32, not {dtype}")
-        self._shape, self._dtype = shape, dtype.newbyteorder("=")
+        self._shape, self._dtype = _shape_and_dtype(shape, dtype)
+        shape = self._shape
         code, precision = _sample_type(self._dtype, precision)
         x0, y0 = _pair(image_origin, "image_origin")
         coding = _coding(**{k: v for k, v in options.items() if k in _CODING_KEYS})
@@ -292,11 +299,7 @@ class Encoder:
         return self._info["description"]
 
     def encode(self, image) -> bytes:
-        a = _image_array(image)
-        if a.shape != self._shape:
-            raise ValueError(f"this encoder takes images of shape {self._shape}, not {a.shape}")
-        if a.dtype.newbyteorder("=") != self._dtype:
-            raise TypeError(f"this encoder takes {self._dtype} samples, not {a.dtype}")
+        a = _image_of(image, self._shape, self._dtype, "encoder")
         data, self.report = self._encoder.encode(a)
         return data
 
