@@ -71,9 +71,9 @@ j2k::codec::EncoderSettings encoder_settings(const j2k_settings& s, const j2k_co
       const double r = c.rates[l];
       require(std::isfinite(r) && r >= 0, "rates: layer " + std::to_string(l) + "'s ratio must be finite and not negative");
       require(r > 1 || l + 1 == c.layers, "rates: only the last quality layer may be lossless (a ratio of 1 or less)");
-      require(l == 0 || r < c.rates[l - 1] || r <= 1,
-              "rates: the ratios must fall from layer to layer (each layer adds to the ones before), got " +
-                  std::to_string(c.rates[l - 1]) + " then " + std::to_string(r));
+      if (l > 0 && !(r < c.rates[l - 1] || r <= 1))  // (the message reads rates[l - 1]: only for l > 0)
+        require(false, "rates: the ratios must fall from layer to layer (each layer adds to the ones before), got " +
+                           std::to_string(c.rates[l - 1]) + " then " + std::to_string(r));
       e.layer_rates.push_back(r);
     }
   }
