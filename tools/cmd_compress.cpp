@@ -102,8 +102,8 @@ j2kfront::Coding coding_from(const CompressArgs& a) {
   return c;
 }
 
-// The front stage's settings from the flags.
-j2kfront::Settings settings_from(const CompressArgs& a) {
+// The front stage's settings from the flags, and the image origin (-d) into `origin`.
+j2kfront::Settings settings_from(const CompressArgs& a, std::pair<int64_t, int64_t>& origin) {
   j2kfront::Settings s;
   s.wavelet = a.irreversible ? J2K_WAVELET_97 : J2K_WAVELET_53;
   s.levels = a.resolutions - 1;
@@ -111,9 +111,9 @@ j2kfront::Settings settings_from(const CompressArgs& a) {
   s.threads = a.threads;
   s.device = a.device;
   s.mct = a.mct < 0 ? J2K_MCT_AUTO : a.mct == 1 ? J2K_MCT_ON : J2K_MCT_OFF;
-  const auto [ix, iy] = parse_pair("-d", a.image_origin, 0, (int64_t{1} << 31) - 1);
+  origin = parse_pair("-d", a.image_origin, 0, (int64_t{1} << 31) - 1);
   const auto [tx, ty] = parse_pair("-T", a.tile_origin, 0, (int64_t{1} << 31) - 1);
-  if (tx > ix || ty > iy) throw CLI::ValidationError("-T", "the tile origin must not exceed the image origin (-d)");
+  if (tx > origin.first || ty > origin.second) throw CLI::ValidationError("-T", "the tile origin must not exceed the image origin (-d)");
   s.tile_x0 = static_cast<uint32_t>(tx);
   s.tile_y0 = static_cast<uint32_t>(ty);
   if (!a.tile_size.empty()) {
@@ -130,7 +130,9 @@ int run_compress(const CompressArgs& a) {
   const std::string ext = lower_extension(a.output);
   if (ext != ".j2k" && ext != ".j2c" && ext != ".jp2")
     throw CLI::ValidationError("-o", "the output must end in .j2k or .j2c (a codestream) or .jp2 (a JP2 file), not '" + ext + "'");
-  j2kfront::Settings s = settings_from(a);
+  std::pair<int64_t, int64_t> origin;
+  j2kfront::Settings s = settings_from(a, origin);
+  const auto [ix, iy] = origin;
   std::string tuning;  // what s.opencl_tuning points to
   apply_env_options(s, tuning);
   const j2kfront::Coding coding = coding_from(a);
@@ -144,7 +146,6 @@ int run_compress(const CompressArgs& a) {
   auto t = Clock::now();
   j2kfront::Image image = io::read_image(a.input);
   const double read_ms = ms_since(t);
-  const auto [ix, iy] = parse_pair("-d", a.image_origin, 0, (int64_t{1} << 31) - 1);
   if (ix + image.width > UINT32_MAX || iy + image.height > UINT32_MAX)
     throw CLI::ValidationError("-d", "the image does not fit on the canvas at that origin");
   if (!a.tile_size.empty() && (s.tile_x0 + int64_t{s.tile_w} <= ix || s.tile_y0 + int64_t{s.tile_h} <= iy))

@@ -181,7 +181,21 @@ class Result(list):
         raise IndexError(f"no component {component} in tile {tile}")
 
 
-class Plan:
+class _OnABackend:
+    """What Plan and Encoder say of the backend their front stage runs on (self._info)."""
+
+    @property
+    def backend(self) -> str:
+        """The backend in use: 'cpu', 'cuda' or 'opencl'."""
+        return self._info["backend"]
+
+    @property
+    def description(self) -> str:
+        """The backend and device, e.g. 'cuda (device 0: NVIDIA H100, sm_90)'."""
+        return self._info["description"]
+
+
+class Plan(_OnABackend):
     """The front stage for images of one shape and dtype, built once (all memory allocated
     here), then run on any number of images: plan.run(image) -> Result.
 
@@ -201,16 +215,6 @@ class Plan:
                                     precision, x0, y0)
         self._info = self._plan.info()
         self._layout = self._plan.layout()
-
-    @property
-    def backend(self) -> str:
-        """The backend in use: 'cpu', 'cuda' or 'opencl'."""
-        return self._info["backend"]
-
-    @property
-    def description(self) -> str:
-        """The backend and device, e.g. 'cuda (device 0: NVIDIA H100, sm_90)'."""
-        return self._info["description"]
 
     def run(self, image) -> Result:
         a = _image_of(image, self._shape, self._dtype, "plan")
@@ -267,7 +271,7 @@ _CODING_KEYS = ("format", "rates", "psnr", "block_size", "precincts", "progressi
                 "sop", "eph", "plt", "tlm", "tile_parts", "guard_bits", "comment")
 
 
-class Encoder:
+class Encoder(_OnABackend):
     """A JPEG 2000 encoder for images of one shape and dtype, built once, then run on any
     number of images: encoder.encode(image) -> bytes (the .j2k codestream or .jp2 file).
     After each run, encoder.report holds the time of each stage (front_ms, tier1_ms, rate_ms,
@@ -288,15 +292,6 @@ class Encoder:
                                           precision, x0, y0)
         self._info = self._encoder.info()
         self.report: dict = {}
-
-    @property
-    def backend(self) -> str:
-        """The front stage's backend: 'cpu', 'cuda' or 'opencl'."""
-        return self._info["backend"]
-
-    @property
-    def description(self) -> str:
-        return self._info["description"]
 
     def encode(self, image) -> bytes:
         a = _image_of(image, self._shape, self._dtype, "encoder")
