@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,13 @@ struct j2k_encoder {
 };
 
 namespace {
+
+// A ratio as a user wrote it: 20, 12.5 (std::to_string would print 20.000000).
+std::string number(double v) {
+  std::ostringstream o;
+  o << v;
+  return o.str();
+}
 
 using j2k::c_enum;
 using j2k::api::guard;
@@ -73,7 +81,7 @@ j2k::codec::EncoderSettings encoder_settings(const j2k_settings& s, const j2k_co
       require(r > 1 || l + 1 == c.layers, "rates: only the last quality layer may be lossless (a ratio of 1 or less)");
       if (l > 0 && !(r < c.rates[l - 1] || r <= 1))  // (the message reads rates[l - 1]: only for l > 0)
         require(false, "rates: the ratios must fall from layer to layer (each layer adds to the ones before), got " +
-                           std::to_string(c.rates[l - 1]) + " then " + std::to_string(r));
+                           number(c.rates[l - 1]) + " then " + number(r));
       e.layer_rates.push_back(r);
     }
   }

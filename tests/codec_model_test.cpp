@@ -103,11 +103,23 @@ TEST(ConvexHull, KeepsOnlyFallingSlopes) {
 }
 
 TEST(ThresholdSearch, FindsTheBoundary) {
-  const double b = 7.25;
-  EXPECT_NEAR(smallest_where(0.01, 100, [&](double t) { return t >= b; }), b, 1e-6);
-  EXPECT_NEAR(largest_where(0.01, 100, [&](double t) { return t <= b; }), b, 1e-6);
-  EXPECT_EQ(smallest_where(0.01, 100, [](double) { return false; }), 100);
-  EXPECT_EQ(largest_where(0.01, 100, [](double) { return false; }), 0.01);
+  // Every boundary position among 1..9 thresholds, and the ends: each test is asked no more
+  // than a bisection needs.
+  for (size_t n = 1; n <= 9; ++n) {
+    std::vector<double> t;
+    for (size_t i = 0; i < n; ++i) t.push_back(0.5 * static_cast<double>(i * i) + 1);
+    for (size_t b = 0; b <= n; ++b) {
+      const double bound = b < n ? t[b] : 1e9;  // b == n: no threshold passes
+      int asked = 0;
+      const double s = smallest_where(t, [&](double x) { return ++asked, x >= bound; });
+      EXPECT_EQ(s, b < n ? t[b] : t.back()) << n << " thresholds, boundary " << b;
+      EXPECT_LE(asked, 6);
+      const double l = largest_where(t, [&](double x) { return x < bound || b == 0; });
+      EXPECT_EQ(l, b == 0 ? t.back() : t[b - 1]) << n << " thresholds, boundary " << b;
+    }
+  }
+  EXPECT_EQ(largest_where({1, 2, 3}, [](double) { return false; }), 1);
+  EXPECT_EQ(smallest_where({1, 2, 3}, [](double) { return true; }), 1);
 }
 
 }  // namespace

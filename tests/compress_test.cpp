@@ -339,7 +339,7 @@ TEST_F(Compress, BadCodingOptionsAreNamed) {
            {"-b 2,64", "-b"},
            {"-p XYZ", "LRCP, RLCP, RPCL, PCRL or CPRL"},
            {"-r 20 -q 30", "not both"},
-           {"-r 10,20", "must fall from layer to layer"},
+           {"-r 10,20", "must fall from layer to layer (each layer adds to the ones before), got 10 then 20"},
            {"-r 0,20", "only the last quality layer may be lossless"},
            {"-r abc", "expected numbers"},
            {"-c [64,48]", "not a power of two"},

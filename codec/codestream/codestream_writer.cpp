@@ -7,6 +7,7 @@
 #include <queue>
 #include <string>
 
+#include "codec/codestream/assembler.hpp"
 #include "codec/codestream/markers.hpp"
 #include "codec/codestream/tile_layout.hpp"
 #include "codec/quant/quantiser.hpp"
@@ -35,108 +36,6 @@ struct Block {
   double weight = 1;  // image squared error per step^2 of this block's distortion
 };
 
-// The bytes of the whole codestream for a given share of passes per layer (each block's
-// tier2.passes), with the header parts that do not change.
-class Assembler {
- public:
-  Assembler(const StreamInfo& info, const CodingParams& params, const TileLayout& layout, std::vector<Block>& blocks,
-            std::vector<uint8_t> main_header)
-      : p_(params), layout_(layout), main_(std::move(main_header)) {
-    for (const LaidTile& t : layout.tiles) {
-      std::vector<ComponentGrid> grids;
-      for (size_t c = 0; c < t.components.size(); ++c) {
-        ComponentGrid g;
-        g.dx = info.components[c].dx;
-        g.dy = info.components[c].dy;
-        for (const LaidResolution& r : t.components[c]) g.resolutions.push_back(r.grid);
-        grids.push_back(std::move(g));
-      }
-      orders_.push_back(packet_order(p_.order, p_.layers, grids, t.x0, t.y0, t.x1, t.y1));
-    }
-    // Tier-2's view of each precinct's bands, fixed for every run.
-    for (const LaidTile& t : layout.tiles) {
-      std::vector<std::vector<std::vector<std::vector<PrecinctBand>>>> tile;  // [c][r][precinct][band]
-      for (const auto& comp : t.components) {
-        std::vector<std::vector<std::vector<PrecinctBand>>> cr;
-        for (const LaidResolution& r : comp) {
-          std::vector<std::vector<PrecinctBand>> pr;
-          for (const LaidPrecinct& prec : r.precincts) {
-            std::vector<PrecinctBand> bands;
-            for (const LaidPrecinct::Band& b : prec.bands) {
-              PrecinctBand pb;
-              pb.blocks_x = b.blocks_x;
-              pb.blocks_y = b.blocks_y;
-              for (size_t i : b.blocks) pb.blocks.push_back(&blocks[i].tier2);
-              bands.push_back(std::move(pb));
-            }
-            pr.push_back(std::move(bands));
-          }
-          cr.push_back(std::move(pr));
-        }
-        tile.push_back(std::move(cr));
-      }
-      bands_.push_back(std::move(tile));
-    }
-  }
-
-  std::vector<uint8_t> run() const {
-    std::vector<std::vector<uint8_t>> parts;  // every tile-part, SOT to its last packet
-    std::vector<TilePartEntry> entries;
-    const PacketMarkers markers{p_.sop, p_.eph};
-    for (size_t t = 0; t < layout_.tiles.size(); ++t) {
-      // One coder per precinct, carrying its tag trees from layer to layer.
-      std::vector<std::vector<std::vector<std::unique_ptr<PrecinctCoder>>>> coders(bands_[t].size());
-      for (size_t c = 0; c < bands_[t].size(); ++c) {
-        coders[c].resize(bands_[t][c].size());
-        for (size_t r = 0; r < bands_[t][c].size(); ++r)
-          for (const auto& prec : bands_[t][c][r]) coders[c][r].push_back(std::make_unique<PrecinctCoder>(prec));
-      }
-      // The packets, each tile-part's together; a new tile-part where the chosen index changes.
-      std::vector<std::vector<uint8_t>> bodies;
-      std::vector<std::vector<uint32_t>> lengths;
-      int key = -1;
-      uint32_t sequence = 0;
-      for (const PacketId& id : orders_[t]) {
-        const int k = p_.tile_parts == 'R' ? id.resolution : p_.tile_parts == 'L' ? id.layer : p_.tile_parts == 'C' ? id.component : 0;
-        if (bodies.empty() || (p_.tile_parts && k != key)) bodies.emplace_back(), lengths.emplace_back();
-        key = k;
-        const size_t before = bodies.back().size();
-        coders[static_cast<size_t>(id.component)][static_cast<size_t>(id.resolution)][static_cast<size_t>(id.precinct)]
-            ->write(id.layer, markers, sequence++, bodies.back());
-        lengths.back().push_back(static_cast<uint32_t>(bodies.back().size() - before));
-      }
-      if (bodies.empty()) bodies.emplace_back(), lengths.emplace_back();  // a tile without packets still has a tile-part
-      if (bodies.size() > 255) bad("tile " + std::to_string(t) + " would have " + std::to_string(bodies.size()) + " tile-parts; a tile has at most 255");
-      for (size_t i = 0; i < bodies.size(); ++i) {
-        std::vector<uint8_t> plt;
-        if (p_.plt) write_plt(lengths[i], plt);
-        const uint64_t psot = 12 + plt.size() + 2 + bodies[i].size();
-        if (psot > UINT32_MAX) bad("a tile-part's data exceeds 4 GiB");
-        std::vector<uint8_t> part;
-        part.reserve(static_cast<size_t>(psot));
-        write_sot(static_cast<uint32_t>(t), static_cast<uint32_t>(psot), static_cast<int>(i), static_cast<int>(bodies.size()), part);
-        part.insert(part.end(), plt.begin(), plt.end());
-        put16(part, 0xFF93);  // SOD
-        part.insert(part.end(), bodies[i].begin(), bodies[i].end());
-        entries.push_back({static_cast<uint16_t>(t), static_cast<uint32_t>(psot)});
-        parts.push_back(std::move(part));
-      }
-    }
-    std::vector<uint8_t> out = main_;
-    if (p_.tlm) write_tlm(entries, out);
-    for (const auto& part : parts) out.insert(out.end(), part.begin(), part.end());
-    put16(out, 0xFFD9);  // EOC
-    return out;
-  }
-
- private:
-  const CodingParams& p_;
-  const TileLayout& layout_;
-  std::vector<uint8_t> main_;
-  std::vector<std::vector<PacketId>> orders_;
-  std::vector<std::vector<std::vector<std::vector<std::vector<PrecinctBand>>>>> bands_;
-};
-
 // One threshold leaves part of a byte budget unspent (whole hull steps fit or do not); the
 // steepest next steps that still fit spend it, as long as the codestream stays within it.
 // Each step is counted with a few header bytes to spare, then the real size is checked.
@@ -157,7 +56,7 @@ void fill_budget(std::vector<Block>& blocks, size_t layer, const Assembler& asse
   std::priority_queue<std::pair<double, size_t>> steps;  // (slope, block)
   for (size_t i = 0; i < blocks.size(); ++i)
     if (const HullPoint* h = next_step(i)) steps.push({h->slope, i});
-  double size = static_cast<double>(assembler.run().size());
+  double size = static_cast<double>(assembler.size());
   std::vector<std::pair<size_t, int>> taken;  // (block, passes before), to undo
   while (!steps.empty()) {
     const size_t i = steps.top().second;
@@ -171,7 +70,7 @@ void fill_budget(std::vector<Block>& blocks, size_t layer, const Assembler& asse
     set_passes(i, h->passes);
     if (const HullPoint* n = next_step(i)) steps.push({n->slope, i});
   }
-  while (!taken.empty() && static_cast<double>(assembler.run().size()) > budget) {
+  while (!taken.empty() && static_cast<double>(assembler.size()) > budget) {
     set_passes(taken.back().first, taken.back().second);
     taken.pop_back();
   }
@@ -324,17 +223,22 @@ std::vector<uint8_t> write_codestream(const StreamInfo& info, const CodingParams
       for (int k = 0; k < b.tier2.passes[l]; ++k) removed += b.coded.passes[static_cast<size_t>(k)].distortion * b.weight;
     return std::max(0.0, total_energy - removed);
   };
-  Assembler assembler(info, params, layout, blocks, header);
+  std::vector<const BlockContribution*> contributions;
+  for (const Block& b : blocks) contributions.push_back(&b.tier2);
+  Assembler assembler(info, params, layout, contributions, header, threads);
   const bool targets = !params.layer_bytes.empty() || !params.layer_psnr.empty();
   if (targets) {
-    double steepest = 0, shallowest = INFINITY;
+    // The thresholds worth trying: every hull slope, and one below them all (every pass).
+    std::vector<double> slopes;
     for (Block& b : blocks) {
       b.hull = convex_hull(b.coded, b.weight);
       for (const HullPoint& h : b.hull)
-        if (std::isfinite(h.slope)) steepest = std::max(steepest, h.slope), shallowest = std::min(shallowest, h.slope);
+        if (std::isfinite(h.slope)) slopes.push_back(h.slope);
     }
-    if (steepest == 0) steepest = shallowest = 1;
-    double previous = steepest * 2;
+    std::sort(slopes.begin(), slopes.end());
+    slopes.erase(std::unique(slopes.begin(), slopes.end()), slopes.end());
+    slopes.insert(slopes.begin(), slopes.empty() ? 1.0 : slopes.front() / 4);
+    double previous = slopes.back() * 2;  // above every slope: no pass but those that cost nothing
     for (size_t l = 0; l < nlayers; ++l) {
       const double target = params.layer_bytes.empty() ? params.layer_psnr[l] : params.layer_bytes[l];
       if (target == 0) break;  // the last layer lossless: every pass, as set above
@@ -345,14 +249,17 @@ std::vector<uint8_t> write_codestream(const StreamInfo& info, const CodingParams
           for (size_t m = l; m < nlayers; ++m) b.tier2.passes[m] = n;
         }
       };
+      // A layer adds to the one before: its threshold is not above that one's.
+      std::vector<double> candidates(slopes.begin(), std::lower_bound(slopes.begin(), slopes.end(), previous));
+      candidates.push_back(previous);
       double lambda;
       if (!params.layer_bytes.empty()) {
-        lambda = smallest_where(shallowest / 4, previous, [&](double t) {
+        lambda = smallest_where(candidates, [&](double t) {
           set(t);
-          return static_cast<double>(assembler.run().size()) <= target;
+          return static_cast<double>(assembler.size()) <= target;
         });
       } else {
-        lambda = largest_where(shallowest / 4, previous, [&](double t) {
+        lambda = largest_where(candidates, [&](double t) {
           set(t);
           return psnr_of(remaining_at(l)) >= target;
         });

@@ -44,33 +44,28 @@ int passes_at(const std::vector<HullPoint>& hull, double lambda) {
   return passes;
 }
 
-namespace {
-
-// Narrows [lo, hi] (log lambda) to where `ok` changes, ok(hi) != ok(lo) kept; 48 halvings
-// are far below any difference a byte or a pass makes.
-void narrow(double& lo, double& hi, const std::function<bool(double)>& ok, bool ok_high) {
-  for (int i = 0; i < 48 && hi - lo > 1e-9; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    (ok(std::exp(mid)) == ok_high ? hi : lo) = mid;
+double smallest_where(const std::vector<double>& ascending, const std::function<bool(double)>& ok) {
+  // Invariant: ok fails below lo and holds at hi (the last threshold stands in if it holds nowhere).
+  size_t lo = 0, hi = ascending.size() - 1;
+  if (!ok(ascending[hi])) return ascending[hi];
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (ok(ascending[mid])) hi = mid;
+    else lo = mid + 1;
   }
+  return ascending[hi];
 }
 
-}  // namespace
-
-double smallest_where(double low, double high, const std::function<bool(double)>& ok) {
-  if (!ok(high)) return high;
-  if (ok(low)) return low;
-  double lo = std::log(low), hi = std::log(high);
-  narrow(lo, hi, ok, true);
-  return std::exp(hi);
-}
-
-double largest_where(double low, double high, const std::function<bool(double)>& ok) {
-  if (ok(high)) return high;
-  if (!ok(low)) return low;
-  double lo = std::log(low), hi = std::log(high);
-  narrow(lo, hi, ok, false);
-  return std::exp(lo);
+double largest_where(const std::vector<double>& ascending, const std::function<bool(double)>& ok) {
+  // Invariant: ok holds at lo (the first stands in if it holds nowhere) and fails above hi.
+  size_t lo = 0, hi = ascending.size() - 1;
+  if (!ok(ascending[lo])) return ascending[lo];
+  while (lo < hi) {
+    const size_t mid = hi - (hi - lo) / 2;
+    if (ok(ascending[mid])) lo = mid;
+    else hi = mid - 1;
+  }
+  return ascending[lo];
 }
 
 }  // namespace j2k::codec

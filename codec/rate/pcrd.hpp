@@ -25,11 +25,12 @@ std::vector<HullPoint> convex_hull(const CodedBlock& block, double weight);
 // The passes to include at threshold `lambda`: the last hull point steeper than it.
 int passes_at(const std::vector<HullPoint>& hull, double lambda);
 
-// Threshold searches by bisection on log lambda within [low, high], for tests that change
-// once along it. smallest_where: the smallest lambda where `ok` holds, `ok` holding for large
-// thresholds (a byte budget met), `high` if it holds nowhere. largest_where: the largest lambda
-// where `ok` holds, `ok` holding for small thresholds (a PSNR reached), `low` if nowhere.
-double smallest_where(double low, double high, const std::function<bool(double)>& ok);
-double largest_where(double low, double high, const std::function<bool(double)>& ok);
+// Threshold searches by bisection over `ascending`, the thresholds worth trying (the hull
+// slopes: the passes chosen change only there), for tests that change once along them.
+// smallest_where: the smallest threshold where `ok` holds, `ok` holding for large thresholds
+// (a byte budget met), the last one if it holds nowhere. largest_where: the largest where
+// `ok` holds, `ok` holding for small thresholds (a PSNR reached), the first if nowhere.
+double smallest_where(const std::vector<double>& ascending, const std::function<bool(double)>& ok);
+double largest_where(const std::vector<double>& ascending, const std::function<bool(double)>& ok);
 
 }  // namespace j2k::codec

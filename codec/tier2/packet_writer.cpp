@@ -33,29 +33,17 @@ int floor_log2(uint32_t v) {
 
 int bits_for(uint32_t v) { return v ? floor_log2(v) + 1 : 1; }
 
-// A run of new passes inside one codeword segment: its pass count and bytes.
-struct SegmentPart {
-  int passes;
-  uint32_t bytes;
-};
-
-// The new passes first..last-1 split where codeword segments end (B.10.7.2): a length is sent
-// for each part.
-std::vector<SegmentPart> segment_parts(const CodedBlock& c, int first, int last) {
-  std::vector<SegmentPart> parts;
+// Calls part(passes, bytes) for each run of the new passes first..last-1 that lies in one
+// codeword segment (B.10.7.2): a length is sent for each.
+template <class Part>
+void for_each_segment_part(const CodedBlock& c, int first, int last, Part&& part) {
   int start = first;
   for (int k = first; k < last; ++k)
     if (c.passes[static_cast<size_t>(k)].terminated || k == last - 1) {
       const uint32_t from = start > 0 ? c.passes[static_cast<size_t>(start - 1)].end : 0;
-      parts.push_back({k - start + 1, c.passes[static_cast<size_t>(k)].end - from});
+      part(k - start + 1, c.passes[static_cast<size_t>(k)].end - from);
       start = k + 1;
     }
-  return parts;
-}
-
-void put16(std::vector<uint8_t>& o, uint32_t v) {
-  o.push_back(static_cast<uint8_t>(v >> 8));
-  o.push_back(static_cast<uint8_t>(v));
 }
 
 }  // namespace
@@ -81,23 +69,13 @@ PrecinctCoder::PrecinctCoder(const std::vector<PrecinctBand>& bands) : bands_(ba
   }
 }
 
-void PrecinctCoder::write(int layer, const PacketMarkers& markers, uint32_t sequence, std::vector<uint8_t>& out) {
-  if (markers.sop) {
-    put16(out, 0xFF91);
-    put16(out, 4);
-    put16(out, sequence & 0xFFFF);
-  }
+uint64_t PrecinctCoder::write(int layer, bool eph, std::vector<uint8_t>& header, std::vector<BodyPart>& body) {
   bool any = false;
   for (const PrecinctBand& b : bands_)
     for (const BlockContribution* c : b.blocks) any = any || c->passes[static_cast<size_t>(layer)] > 0;
-  // What each block adds, remembered for the bodies after the header.
-  struct Body {
-    const CodedBlock* coded;
-    uint32_t from, to;
-  };
-  std::vector<Body> bodies;
+  uint64_t body_bytes = 0;
   {
-    BitWriter bits(out);
+    BitWriter bits(header);
     bits.put(any ? 1 : 0);
     if (any) {
       for (size_t k = 0; k < bands_.size(); ++k) {
@@ -119,23 +97,31 @@ void PrecinctCoder::write(int layer, const PacketMarkers& markers, uint32_t sequ
           put_passes(bits, now - before);
           // Lengths (B.10.7): Lblock raised once (a 1 per step, then 0) to what the longest
           // part needs, then each part in Lblock + floor(log2(its passes)) bits.
-          const std::vector<SegmentPart> parts = segment_parts(*c.coded, before, now);
           int raise = 0;
-          for (const SegmentPart& p : parts) raise = std::max(raise, bits_for(p.bytes) - floor_log2(static_cast<uint32_t>(p.passes)) - s.lblock[i]);
+          for_each_segment_part(*c.coded, before, now, [&](int passes, uint32_t bytes) {
+            raise = std::max(raise, bits_for(bytes) - floor_log2(static_cast<uint32_t>(passes)) - s.lblock[i]);
+          });
           for (int r = 0; r < raise; ++r) bits.put(1);
           bits.put(0);
           s.lblock[i] += raise;
-          for (const SegmentPart& p : parts) bits.put(p.bytes, s.lblock[i] + floor_log2(static_cast<uint32_t>(p.passes)));
+          for_each_segment_part(*c.coded, before, now, [&](int passes, uint32_t bytes) {
+            bits.put(bytes, s.lblock[i] + floor_log2(static_cast<uint32_t>(passes)));
+          });
           const uint32_t from = before > 0 ? c.coded->passes[static_cast<size_t>(before - 1)].end : 0;
-          bodies.push_back({c.coded, from, c.coded->passes[static_cast<size_t>(now - 1)].end});
+          const uint32_t to = c.coded->passes[static_cast<size_t>(now - 1)].end;
+          body.push_back({c.coded, from, to});
+          body_bytes += to - from;
           s.sent[i] = now;
         }
       }
     }
     bits.flush();
   }
-  if (markers.eph) put16(out, 0xFF92);
-  for (const Body& b : bodies) out.insert(out.end(), b.coded->bytes.begin() + b.from, b.coded->bytes.begin() + b.to);
+  if (eph) {
+    header.push_back(0xFF);
+    header.push_back(0x92);
+  }
+  return body_bytes;
 }
 
 }  // namespace j2k::codec

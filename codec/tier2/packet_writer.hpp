@@ -25,10 +25,10 @@ struct PrecinctBand {
   std::vector<const BlockContribution*> blocks;  // blocks_x * blocks_y
 };
 
-// Packet options of COD (Scod) that change what a packet holds.
-struct PacketMarkers {
-  bool sop = false;  // a start-of-packet marker segment before each packet (A.8.1)
-  bool eph = false;  // an end-of-packet-header marker after each header (A.8.2)
+// What a packet's body takes from one code-block: bytes [from, to) of its codeword.
+struct BodyPart {
+  const CodedBlock* coded;
+  uint32_t from, to;
 };
 
 class PrecinctCoder {
@@ -37,9 +37,10 @@ class PrecinctCoder {
   // outlive the coder.
   explicit PrecinctCoder(const std::vector<PrecinctBand>& bands);
 
-  // Appends the packet of `layer` (0, 1, ... in turn). `sequence` is the packet's index in
-  // its tile, for SOP.
-  void write(int layer, const PacketMarkers& markers, uint32_t sequence, std::vector<uint8_t>& out);
+  // The packet of `layer` (0, 1, ... in turn): appends its header to `header` (then an EPH
+  // marker when `eph`, A.8.2) and its body's parts to `body`; returns the body's bytes. A SOP
+  // marker segment before the packet (A.8.1) is the caller's: it numbers the tile's packets.
+  uint64_t write(int layer, bool eph, std::vector<uint8_t>& header, std::vector<BodyPart>& body);
 
  private:
   struct BandState {

@@ -1,0 +1,162 @@
+#include "codec/codestream/assembler.hpp"
+
+#include <string>
+
+#include "codec/codestream/markers.hpp"
+#include "common/error.hpp"
+#include "transform/cpu/worker_pool.hpp"
+
+namespace j2k::codec {
+namespace {
+
+[[noreturn]] void bad(const std::string& what) { throw Error(ErrorCode::InvalidArgument, what); }
+
+constexpr uint64_t kSopBytes = 6;  // A.8.1: marker, Lsop, Nsop
+
+}  // namespace
+
+Assembler::Assembler(const StreamInfo& info, const CodingParams& params, const TileLayout& layout,
+                     const std::vector<const BlockContribution*>& blocks, std::vector<uint8_t> main_header, int threads)
+    : p_(params), main_(std::move(main_header)), threads_(threads) {
+  for (const LaidTile& t : layout.tiles) {
+    std::vector<ComponentGrid> grids;
+    std::vector<std::vector<size_t>> first;
+    for (size_t c = 0; c < t.components.size(); ++c) {
+      ComponentGrid g;
+      g.dx = info.components[c].dx;
+      g.dy = info.components[c].dy;
+      first.emplace_back();
+      for (const LaidResolution& r : t.components[c]) {
+        g.resolutions.push_back(r.grid);
+        first.back().push_back(precincts_.size());
+        for (const LaidPrecinct& prec : r.precincts) {
+          std::vector<PrecinctBand> bands;
+          for (const LaidPrecinct::Band& b : prec.bands) {
+            PrecinctBand pb;
+            pb.blocks_x = b.blocks_x;
+            pb.blocks_y = b.blocks_y;
+            for (size_t i : b.blocks) pb.blocks.push_back(blocks[i]);
+            bands.push_back(std::move(pb));
+          }
+          precincts_.push_back(std::move(bands));
+        }
+      }
+      grids.push_back(std::move(g));
+    }
+    first_.push_back(std::move(first));
+    orders_.push_back(packet_order(p_.order, p_.layers, grids, t.x0, t.y0, t.x1, t.y1));
+  }
+}
+
+std::vector<Assembler::PrecinctPackets> Assembler::code_packets() const {
+  std::vector<PrecinctPackets> packets(precincts_.size());
+  run_on_workers(static_cast<ptrdiff_t>(precincts_.size()), threads_, [&](ptrdiff_t k, int) {
+    PrecinctPackets& pp = packets[static_cast<size_t>(k)];
+    PrecinctCoder coder(precincts_[static_cast<size_t>(k)]);  // its tag trees carry over from layer to layer
+    for (int l = 0; l < p_.layers; ++l) {
+      pp.body_bytes.push_back(coder.write(l, p_.eph, pp.headers, pp.parts));
+      pp.header_end.push_back(pp.headers.size());
+      pp.parts_end.push_back(pp.parts.size());
+    }
+  });
+  return packets;
+}
+
+uint64_t Assembler::assemble(const std::vector<PrecinctPackets>& packets, std::vector<uint8_t>* out) const {
+  // A packet: its precinct (index into packets), layer and number in its tile (for SOP).
+  struct Packet {
+    size_t precinct;
+    size_t layer;
+    uint32_t sequence;
+  };
+  struct TilePart {
+    uint16_t tile;
+    std::vector<Packet> packets;
+    std::vector<uint8_t> plt;
+    uint64_t psot = 0;
+  };
+  auto header_bytes = [&](const Packet& k) {
+    const PrecinctPackets& pp = packets[k.precinct];
+    return pp.header_end[k.layer] - (k.layer > 0 ? pp.header_end[k.layer - 1] : 0);
+  };
+  auto packet_bytes = [&](const Packet& k) {
+    return (p_.sop ? kSopBytes : 0) + header_bytes(k) + packets[k.precinct].body_bytes[k.layer];
+  };
+
+  // The tile-parts: a new one where the index that divides them changes.
+  std::vector<std::vector<TilePart>> tiles(orders_.size());
+  std::vector<TilePartEntry> entries;
+  for (size_t t = 0; t < orders_.size(); ++t) {
+    std::vector<TilePart>& parts = tiles[t];
+    int key = -1;
+    uint32_t sequence = 0;
+    for (const PacketId& id : orders_[t]) {
+      const int k = p_.tile_parts == 'R' ? id.resolution : p_.tile_parts == 'L' ? id.layer : p_.tile_parts == 'C' ? id.component : 0;
+      if (parts.empty() || (p_.tile_parts && k != key)) parts.push_back({static_cast<uint16_t>(t), {}, {}, 0});
+      key = k;
+      const size_t precinct = first_[t][static_cast<size_t>(id.component)][static_cast<size_t>(id.resolution)] + static_cast<size_t>(id.precinct);
+      parts.back().packets.push_back({precinct, static_cast<size_t>(id.layer), sequence++});
+    }
+    if (parts.empty()) parts.push_back({static_cast<uint16_t>(t), {}, {}, 0});  // a tile without packets still has a tile-part
+    if (parts.size() > 255) bad("tile " + std::to_string(t) + " would have " + std::to_string(parts.size()) + " tile-parts; a tile has at most 255");
+    for (TilePart& part : parts) {
+      uint64_t body = 0;
+      std::vector<uint32_t> lengths;
+      for (const Packet& k : part.packets) {
+        const uint64_t n = packet_bytes(k);
+        if (n > UINT32_MAX) bad("a packet exceeds 4 GiB");
+        lengths.push_back(static_cast<uint32_t>(n));
+        body += n;
+      }
+      if (p_.plt) write_plt(lengths, part.plt);
+      part.psot = 12 + part.plt.size() + 2 + body;  // SOT, PLT, SOD, packets
+      if (part.psot > UINT32_MAX) bad("a tile-part's data exceeds 4 GiB");
+      entries.push_back({part.tile, static_cast<uint32_t>(part.psot)});
+    }
+  }
+  std::vector<uint8_t> tlm;
+  if (p_.tlm) write_tlm(entries, tlm);
+  uint64_t total = main_.size() + tlm.size() + 2;  // EOC
+  for (const auto& parts : tiles)
+    for (const TilePart& part : parts) total += part.psot;
+  if (out == nullptr) return total;
+
+  std::vector<uint8_t>& o = *out;
+  o.reserve(static_cast<size_t>(total));
+  o.insert(o.end(), main_.begin(), main_.end());
+  o.insert(o.end(), tlm.begin(), tlm.end());
+  for (const auto& parts : tiles)
+    for (size_t i = 0; i < parts.size(); ++i) {
+      const TilePart& part = parts[i];
+      write_sot(part.tile, static_cast<uint32_t>(part.psot), static_cast<int>(i), static_cast<int>(parts.size()), o);
+      o.insert(o.end(), part.plt.begin(), part.plt.end());
+      put16(o, 0xFF93);  // SOD
+      for (const Packet& k : part.packets) {
+        if (p_.sop) {
+          put16(o, 0xFF91);
+          put16(o, 4);
+          put16(o, k.sequence & 0xFFFF);
+        }
+        const PrecinctPackets& pp = packets[k.precinct];
+        const size_t h0 = k.layer > 0 ? pp.header_end[k.layer - 1] : 0, p0 = k.layer > 0 ? pp.parts_end[k.layer - 1] : 0;
+        o.insert(o.end(), pp.headers.begin() + static_cast<ptrdiff_t>(h0), pp.headers.begin() + static_cast<ptrdiff_t>(pp.header_end[k.layer]));
+        for (size_t j = p0; j < pp.parts_end[k.layer]; ++j) {
+          const BodyPart& b = pp.parts[j];
+          o.insert(o.end(), b.coded->bytes.begin() + b.from, b.coded->bytes.begin() + b.to);
+        }
+      }
+    }
+  put16(o, 0xFFD9);  // EOC
+  if (o.size() != total) throw Error(ErrorCode::Internal, "codestream: assembled size differs from the count");
+  return total;
+}
+
+std::vector<uint8_t> Assembler::run() const {
+  std::vector<uint8_t> out;
+  assemble(code_packets(), &out);
+  return out;
+}
+
+uint64_t Assembler::size() const { return assemble(code_packets(), nullptr); }
+
+}  // namespace j2k::codec

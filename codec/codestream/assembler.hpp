@@ -1,0 +1,51 @@
+// Tier-2's assembly of a codestream (ISO/IEC 15444-1 A.4 to A.7, B.9, B.10): every precinct's
+// packets for the code-blocks' passes per layer as they stand, then per tile its tile-parts
+// (SOT, PLT, SOD, the packets in the progression's order, each after a SOP when asked), the
+// main header (with TLM when asked) before them and EOC after. Precincts are independent, so
+// their packet headers are coded on all threads. Rate control asks for the size at every
+// step of its search; that codes the headers but copies no byte of the code-blocks.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "codec/codestream/codestream_writer.hpp"
+#include "codec/codestream/tile_layout.hpp"
+#include "codec/tier2/packet_writer.hpp"
+
+namespace j2k::codec {
+
+class Assembler {
+ public:
+  // `blocks`: Tier-2's view of each of layout.blocks (same index), whose passes per layer
+  // the caller changes between calls; `main_header`: SOC to the last marker before TLM.
+  // Everything given must outlive the assembler.
+  Assembler(const StreamInfo& info, const CodingParams& params, const TileLayout& layout,
+            const std::vector<const BlockContribution*>& blocks, std::vector<uint8_t> main_header, int threads);
+
+  // The codestream.
+  std::vector<uint8_t> run() const;
+  // Its size in bytes, as run() would make it.
+  uint64_t size() const;
+
+ private:
+  // One precinct's packets, layer after layer: [l] ends layer l's header and body parts.
+  struct PrecinctPackets {
+    std::vector<uint8_t> headers;
+    std::vector<BodyPart> parts;
+    std::vector<size_t> header_end, parts_end;
+    std::vector<uint64_t> body_bytes;
+  };
+  std::vector<PrecinctPackets> code_packets() const;
+  // Lays the packets out in tile-parts; returns the codestream's size, and writes it to *out
+  // when given.
+  uint64_t assemble(const std::vector<PrecinctPackets>& packets, std::vector<uint8_t>* out) const;
+
+  const CodingParams& p_;
+  std::vector<uint8_t> main_;
+  int threads_;
+  std::vector<std::vector<PrecinctBand>> precincts_;          // every tile's, in tile, component, resolution order
+  std::vector<std::vector<std::vector<size_t>>> first_;      // [tile][component][resolution]: its first in precincts_
+  std::vector<std::vector<PacketId>> orders_;                // per tile, the progression
+};
+
+}  // namespace j2k::codec
