@@ -355,6 +355,68 @@ TEST_F(Compress, BadCodingOptionsAreNamed) {
   }
 }
 
+// A directory in, a directory out: every image, each decoded exactly; a broken one named
+// while the others go on; other files skipped; nothing replaced without --force; two images
+// with one output name refused before any work.
+TEST_F(Compress, DirectoryInDirectoryOut) {
+  SkipWithoutDecoders();
+  if (IsSkipped()) return;  // GTEST_SKIP in a helper returns from the helper only
+  const std::string in = path("in"), out = path("out");
+  fs::create_directories(in);
+  for (const char* name : {"camera.pgm", "astronaut.ppm", "moon_u16.tif"}) fs::copy_file(kData + "/" + name, in + "/" + name);
+  fs::copy_file(kData + "/camera.pgm", in + "/camera_again.pgm");  // the same shape: one encoder for both
+  { std::ofstream(in + "/notes.txt") << "not an image"; }
+  { std::ofstream(in + "/broken.pgm") << "P5\n64 64\n255\nshort"; }
+  const std::string base = quote(kCli) + " compress -i " + quote(in) + " -o " + quote(out);
+  auto r = run_command(base + " -OutFor jp2");
+  EXPECT_EQ(r.exit_code, 1) << "one image failed: " << r.output;
+  EXPECT_NE(r.output.find("broken.pgm: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("4 of 5 images compressed"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("1 other files skipped"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find('\r'), std::string::npos) << "no progress bar when standard error is not a terminal";
+  EXPECT_FALSE(fs::exists(out + "/broken.jp2"));
+  EXPECT_FALSE(fs::exists(out + "/notes.jp2"));
+  for (const char* name : {"camera", "camera_again", "astronaut", "moon_u16"}) {
+    const std::string jp2 = out + "/" + name + ".jp2";
+    ASSERT_TRUE(fs::exists(jp2)) << jp2;
+    const std::string original = fs::exists(in + "/" + name + ".pgm") ? in + "/" + name + ".pgm"
+                                 : fs::exists(in + "/" + name + ".ppm") ? in + "/" + name + ".ppm"
+                                                                         : in + "/" + name + ".tif";
+    const std::string tif = path(std::string(name) + ".tif");
+    const std::string decoder = have("opj_decompress") ? "opj_decompress" : "grk_decompress";
+    ASSERT_EQ(run_command(decoder + " -i " + quote(jp2) + " -o " + quote(tif)).exit_code, 0) << jp2;
+    const j2kfront::Image want = j2k::io::read_image(original), got = j2k::io::read_image(tif);
+    ASSERT_EQ(got.components.size(), want.components.size()) << name;
+    for (size_t c = 0; c < want.components.size(); ++c)
+      EXPECT_TRUE(got.components[c].bytes == want.components[c].bytes) << name << " component " << c;
+  }
+  // Again: the outputs exist, so nothing is written without --force; with it, all are.
+  const auto before = fs::last_write_time(out + "/camera.jp2");
+  fs::remove(in + "/broken.pgm");
+  r = run_command(base + " -OutFor jp2");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("exists; use --force"), std::string::npos) << r.output;
+  EXPECT_EQ(fs::last_write_time(out + "/camera.jp2"), before);
+  r = run_command(base + " -OutFor jp2 --force --quiet");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, "") << "--quiet prints nothing but errors";
+  // Two images that would write one file, a file as the output directory, a bad format.
+  fs::copy_file(kData + "/camera.tif", in + "/camera.tif");
+  r = run_command(quote(kCli) + " compress -i " + quote(in) + " -o " + quote(path("other")));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("would both write"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(path("other")));
+  fs::remove(in + "/camera.tif");
+  for (auto [args, want] : std::vector<std::pair<std::string, std::string>>{
+           {" -o " + quote(out + "/camera.jp2"), "-o must be one too"},
+           {" -o " + quote(path("other")) + " -OutFor png", "j2k, j2c or jp2"}}) {
+    r = run_command(quote(kCli) + " compress -i " + quote(in) + args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+    EXPECT_NE(r.output.find(want), std::string::npos) << args << ": " << r.output;
+  }
+  EXPECT_FALSE(fs::exists(path("other")));
+}
+
 }  // namespace
 
 namespace {

@@ -1,14 +1,15 @@
-// `j2kfront compress -i IN -o OUT.j2k|.j2c|.jp2`: a JPEG 2000 file from an image file,
-// through the front stage (any backend) and the codec (codec/), with opj_compress's flags:
-// -r / -q quality layers, -n, -b, -c, -t, -T, -d, -p, -I, -mct, -M, -SOP, -EPH, -PLT, -TLM,
-// -TP. Every flag is checked before any work; the file is written under a temporary name and
-// renamed.
+// `j2kfront compress -i IN -o OUT.j2k|.j2c|.jp2`: a JPEG 2000 file from an image file (or
+// every image of a directory into another), through the front stage (any backend) and the
+// codec (codec/), with opj_compress's flags: -r / -q quality layers, -n, -b, -c, -t, -T, -d,
+// -p, -I, -mct, -M, -SOP, -EPH, -PLT, -TLM, -TP, -OutFor. Every flag and every output name is
+// checked before any work; each file is written under a temporary name and renamed.
 #include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -17,7 +18,9 @@
 #include "j2kfront/j2kfront.hpp"
 #include "tools/commands.hpp"
 #include "tools/env_options.hpp"
+#include "tools/image_files.hpp"
 #include "tools/output_dir.hpp"
+#include "tools/progress.hpp"
 
 namespace j2k::tools {
 namespace {
@@ -26,7 +29,7 @@ namespace fs = std::filesystem;
 
 struct CompressArgs {
   std::string input, output, tile_size, tile_origin = "0,0", image_origin = "0,0", backend = "auto";
-  std::string rates, psnr, block = "64,64", precincts, order = "LRCP", tile_parts, comment = "Created by j2kfront";
+  std::string out_format, rates, psnr, block = "64,64", precincts, order = "LRCP", tile_parts, comment = "Created by j2kfront";
   int resolutions = 6, device = -1, threads = 0, mct = -1, modes = 0, guard_bits = -1;
   bool irreversible = false, sop = false, eph = false, plt = false, tlm = false, force = false, quiet = false;
 };
@@ -85,7 +88,6 @@ j2k_progression progression_from(const std::string& name) {
 
 j2kfront::Coding coding_from(const CompressArgs& a) {
   j2kfront::Coding c;
-  c.format = lower_extension(a.output) == ".jp2" ? J2K_FORMAT_JP2 : J2K_FORMAT_J2K;
   if (!a.rates.empty() && !a.psnr.empty()) throw CLI::ValidationError("-q", "give -r (rates) or -q (PSNR), not both");
   if (!a.rates.empty()) c.rates = parse_list("-r", a.rates);
   if (!a.psnr.empty()) c.psnr = parse_list("-q", a.psnr);
@@ -124,59 +126,149 @@ j2kfront::Settings settings_from(const CompressArgs& a, std::pair<int64_t, int64
   return s;
 }
 
-int run_compress(const CompressArgs& a) {
-  using Clock = std::chrono::steady_clock;
-  const auto t0 = Clock::now();
-  const std::string ext = lower_extension(a.output);
-  if (ext != ".j2k" && ext != ".j2c" && ext != ".jp2")
-    throw CLI::ValidationError("-o", "the output must end in .j2k or .j2c (a codestream) or .jp2 (a JP2 file), not '" + ext + "'");
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+struct CompressJob {
+  std::string input, output;
+};
+
+// One image to the file -o names, or every image file of the directory -i names to the
+// directory -o names (created if missing), each as <its name without extension>.<--OutFor>.
+// Every output is checked before any is written: a run that would replace a file without
+// --force, or write two images to one name, stops before any work.
+std::vector<CompressJob> compress_jobs(const CompressArgs& a, std::vector<std::string>* skipped) {
+  std::error_code ec;
+  if (!fs::is_directory(a.input, ec)) {
+    if (!a.out_format.empty()) throw CLI::ValidationError("--OutFor", "names the outputs' format for a directory of images; for one image, -o's extension does");
+    const std::string ext = lower_extension(a.output);
+    if (ext != ".j2k" && ext != ".j2c" && ext != ".jp2")
+      throw CLI::ValidationError("-o", "the output must end in .j2k or .j2c (a codestream) or .jp2 (a JP2 file), not '" + ext + "'");
+    return {{a.input, a.output}};
+  }
+  if (fs::exists(a.output, ec) && !fs::is_directory(a.output, ec))
+    throw CLI::ValidationError("-o", a.output + ": -i is a directory, so -o must be one too (it is created if missing)");
+  std::string format = a.out_format.empty() ? "j2k" : a.out_format;
+  std::transform(format.begin(), format.end(), format.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (format != "j2k" && format != "j2c" && format != "jp2")
+    throw CLI::ValidationError("--OutFor", "the outputs' format is j2k, j2c or jp2, not '" + a.out_format + "'");
+  std::vector<CompressJob> jobs;
+  std::map<std::string, std::string> seen;  // output -> the input that claimed it
+  for (const std::string& in : image_files_in(a.input, skipped)) {
+    const std::string out = (fs::path(a.output) / fs::path(in).stem()).string() + "." + format;
+    const auto [it, fresh] = seen.emplace(out, in);
+    if (!fresh) throw CLI::ValidationError("-i", in + " and " + it->second + " would both write " + out);
+    jobs.push_back({in, out});
+  }
+  return jobs;
+}
+
+// What decides whether an encoder made for one image can code the next.
+std::string shape_key(const j2kfront::Image& image) {
+  std::ostringstream key;
+  key << image.x0 << ',' << image.y0 << ',' << image.width << ',' << image.height;
+  for (const auto& c : image.components) key << ';' << c.type << ',' << c.precision << ',' << c.dx << ',' << c.dy;
+  return key.str();
+}
+
+// Compresses the jobs' images in turn, one encoder per image shape (a GPU's start-up and
+// buffers are paid once per shape). A single image's failure is thrown; in a batch each is
+// reported and the others go on, and the exit status says whether all succeeded.
+int run_compress(CompressArgs a) {
+  const auto t_start = Clock::now();
+  std::vector<std::string> skipped;
+  const std::vector<CompressJob> jobs = compress_jobs(a, &skipped);
+  const bool batch = fs::is_directory(a.input);
+  // auto: for one image the CPU, which has the front stage done before a GPU would have
+  // started; for a batch a GPU where there is one.
+  if (a.backend == "auto" && !batch) a.backend = "cpu";
   std::pair<int64_t, int64_t> origin;
   j2kfront::Settings s = settings_from(a, origin);
   const auto [ix, iy] = origin;
   std::string tuning;  // what s.opencl_tuning points to
   apply_env_options(s, tuning);
-  const j2kfront::Coding coding = coding_from(a);
-  // Every flag before the image is read (the component count, for -mct, once it is), then
-  // the output: never the input, an existing file only with --force.
+  j2kfront::Coding coding = coding_from(a);
+  coding.format = lower_extension(jobs[0].output) == ".jp2" ? J2K_FORMAT_JP2 : J2K_FORMAT_J2K;
+  // Every flag before an image is read (the component count, for -mct, once it is), then the
+  // outputs: never an input, an existing file only with --force.
   j2kfront::check(j2k_coding_check(&s, coding.get(), 3));
-  const OutputFile output(a.output, a.input, a.force);
-  output.check();
-
-  auto ms_since = [](Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); };
-  auto t = Clock::now();
-  j2kfront::Image image = io::read_image(a.input);
-  const double read_ms = ms_since(t);
-  if (ix + image.width > UINT32_MAX || iy + image.height > UINT32_MAX)
-    throw CLI::ValidationError("-d", "the image does not fit on the canvas at that origin");
-  if (!a.tile_size.empty() && (s.tile_x0 + int64_t{s.tile_w} <= ix || s.tile_y0 + int64_t{s.tile_h} <= iy))
-    throw CLI::ValidationError("-t", "the first tile must overlap the image: tile origin + tile size must exceed the image origin");
-  image.x0 = static_cast<uint32_t>(ix);
-  image.y0 = static_cast<uint32_t>(iy);
-  const size_t ncomp = image.components.size();
-
-  const j2kfront::ImageView view = image.view();
-  j2kfront::Encoder encoder(s, coding, view);
-  const auto [data, size] = encoder.encode_in_place(view);
-  t = Clock::now();
-  output.write([&, data = data, size = size](std::FILE* f, const std::string& name) {
-    if (std::fwrite(data, 1, size, f) != size || std::fflush(f) != 0)
-      throw Error(ErrorCode::Io, name + ": cannot write the file");
-  });
-  const double write_ms = ms_since(t);
-  if (!a.quiet) {
-    double raw_bytes = 0;
-    for (const auto& c : image.components) raw_bytes += static_cast<double>(c.width) * c.height * c.precision / 8.0;
-    const j2k_encode_report r = encoder.report();
-    std::printf("j2kfront: %s %ux%u x%zu -> %s: %zu bytes (%.2f:1, %s, %d resolutions, %d layer%s, %s) in %.1f ms\n"
-                "  read %.1f ms, front stage %.1f, Tier-1 %.1f, rate control %.1f, Tier-2 %.1f, write %.1f\n",
-                a.input.c_str(), image.width, image.height, ncomp, a.output.c_str(), size,
-                raw_bytes / static_cast<double>(size), a.irreversible ? "9/7" : "5/3", a.resolutions,
-                r.layers, r.layers == 1 ? "" : "s", encoder.info().description, ms_since(t0),
-                read_ms, r.front_ms, r.tier1_ms, r.rate_ms, r.tier2_ms, write_ms);
-    if (!coding.rates.empty() || !coding.psnr.empty())
-      for (int l = 0; l < r.layers; ++l) std::printf("  layer %d: estimated PSNR %.2f dB\n", l, r.layer_psnr[l]);
+  std::vector<OutputFile> outputs;
+  for (const CompressJob& job : jobs) outputs.emplace_back(job.output, job.input, a.force);
+  for (const OutputFile& o : outputs) o.check();
+  if (batch) {
+    std::error_code ec;
+    fs::create_directories(a.output, ec);
+    if (ec) throw Error(ErrorCode::Io, a.output + ": cannot create the directory: " + ec.message());
   }
-  return 0;
+
+  Progress progress(a.quiet ? 0 : jobs.size());
+  std::unique_ptr<j2kfront::Encoder> encoder;
+  std::string encoder_key;
+  size_t failed = 0;
+  uint64_t bytes_in = 0, bytes_out = 0;
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    const CompressJob& job = jobs[k];
+    try {
+      const auto t0 = Clock::now();
+      auto t = Clock::now();
+      j2kfront::Image image = io::read_image(job.input);
+      const double read_ms = ms_since(t);
+      if (ix + image.width > UINT32_MAX || iy + image.height > UINT32_MAX)
+        throw CLI::ValidationError("-d", "the image does not fit on the canvas at that origin");
+      if (!a.tile_size.empty() && (s.tile_x0 + int64_t{s.tile_w} <= ix || s.tile_y0 + int64_t{s.tile_h} <= iy))
+        throw CLI::ValidationError("-t", "the first tile must overlap the image: tile origin + tile size must exceed the image origin");
+      image.x0 = static_cast<uint32_t>(ix);
+      image.y0 = static_cast<uint32_t>(iy);
+      const j2kfront::ImageView view = image.view();
+      const std::string key = shape_key(image);
+      if (!encoder || key != encoder_key) {
+        encoder.reset();
+        encoder = std::make_unique<j2kfront::Encoder>(s, coding, view);
+        encoder_key = key;
+      }
+      const auto [data, size] = encoder->encode_in_place(view);
+      t = Clock::now();
+      outputs[k].write([&, data = data, size = size](std::FILE* f, const std::string& name) {
+        if (std::fwrite(data, 1, size, f) != size || std::fflush(f) != 0)
+          throw Error(ErrorCode::Io, name + ": cannot write the file");
+      });
+      const double write_ms = ms_since(t);
+      double raw_bytes = 0;
+      for (const auto& c : image.components) raw_bytes += static_cast<double>(c.width) * c.height * c.precision / 8.0;
+      bytes_in += static_cast<uint64_t>(raw_bytes);
+      bytes_out += size;
+      if (!a.quiet) {
+        progress.clear();
+        const j2k_encode_report r = encoder->report();
+        std::printf("j2kfront: %s %ux%u x%zu -> %s: %zu bytes (%.2f:1, %s, %d resolutions, %d layer%s, %s) in %.1f ms\n",
+                    job.input.c_str(), image.width, image.height, image.components.size(), job.output.c_str(), size,
+                    raw_bytes / static_cast<double>(size), a.irreversible ? "9/7" : "5/3", a.resolutions, r.layers,
+                    r.layers == 1 ? "" : "s", encoder->info().description, ms_since(t0));
+        if (!batch) {
+          std::printf("  read %.1f ms, front stage %.1f, Tier-1 %.1f, rate control %.1f, Tier-2 %.1f, write %.1f\n", read_ms,
+                      r.front_ms, r.tier1_ms, r.rate_ms, r.tier2_ms, write_ms);
+          if (!coding.rates.empty() || !coding.psnr.empty())
+            for (int l = 0; l < r.layers; ++l) std::printf("  layer %d: estimated PSNR %.2f dB\n", l, r.layer_psnr[l]);
+        }
+        std::fflush(stdout);
+      }
+    } catch (const std::exception& e) {
+      if (!batch) throw;  // main() reports it
+      progress.clear();
+      const std::string what = e.what();  // readers' messages start with the file already
+      if (what.rfind(job.input, 0) == 0) std::fprintf(stderr, "j2kfront: error: %s\n", what.c_str());
+      else std::fprintf(stderr, "j2kfront: error: %s: %s\n", job.input.c_str(), what.c_str());
+      ++failed;
+    }
+    progress.show(k + 1, job.input);
+  }
+  progress.clear();
+  if (batch && !a.quiet)
+    std::printf("j2kfront: %zu of %zu images compressed (%.2f:1 in all) in %.1f ms%s\n", jobs.size() - failed, jobs.size(),
+                bytes_out ? static_cast<double>(bytes_in) / static_cast<double>(bytes_out) : 0.0, ms_since(t_start),
+                skipped.empty() ? "" : (", " + std::to_string(skipped.size()) + " other files skipped").c_str());
+  if (failed) std::fprintf(stderr, "j2kfront: %zu of %zu images failed\n", failed, jobs.size());
+  return failed ? 1 : 0;
 }
 
 }  // namespace
@@ -184,8 +276,9 @@ int run_compress(const CompressArgs& a) {
 std::function<int()> add_compress_command(CLI::App& app) {
   auto args = std::make_shared<CompressArgs>();
   CLI::App* cmd = app.add_subcommand("compress", "Write a JPEG 2000 file (.j2k/.j2c codestream or .jp2) with opj_compress's options");
-  cmd->add_option("-i,--input", args->input, "the image: TIFF, PNG, PGM/PPM or PGX")->required();
-  cmd->add_option("-o,--output", args->output, "OUT.j2k or OUT.j2c (a codestream), OUT.jp2 (a JP2 file)")->required();
+  cmd->add_option("-i,--input", args->input, "the image (TIFF, PNG, PGM/PPM or PGX), or a directory of them")->required();
+  cmd->add_option("-o,--output", args->output, "OUT.j2k or OUT.j2c (a codestream), OUT.jp2 (a JP2 file); for a directory -i, a directory")->required();
+  cmd->add_option("--OutFor", args->out_format, "with a directory -i: the outputs' format, j2k (default), j2c or jp2");
   cmd->add_option("-r", args->rates, "compression ratio per quality layer, e.g. 40,20,10 (1 or 0: lossless); default lossless");
   cmd->add_option("-q", args->psnr, "PSNR in dB per quality layer, e.g. 30,40 (0: lossless)");
   cmd->add_option("-n", args->resolutions, "resolutions: decomposition levels + 1")
@@ -210,13 +303,13 @@ std::function<int()> add_compress_command(CLI::App& app) {
   cmd->add_option("--guard-bits", args->guard_bits, "guard bits 0..7 (default 2, more where the 5/3 needs them)")
       ->check(CLI::Range(0, 7));
   cmd->add_option("-C,--comment", args->comment, "the COM marker's text (empty: none)")->capture_default_str();
-  cmd->add_option("--backend", args->backend, "the front stage's backend: auto, cpu, cuda or opencl")
+  cmd->add_option("--backend", args->backend, "the front stage's backend: cpu, cuda, opencl or auto (one image: the CPU; a directory: a GPU where there is one)")
       ->check(CLI::IsMember({"auto", "cpu", "cuda", "opencl"}))->capture_default_str();
   cmd->add_option("--threads", args->threads, "CPU threads (default: all cores)")->check(CLI::Range(1, 4096));
   cmd->add_option("--device", args->device, "GPU/OpenCL device index (default: J2KFRONT_DEVICE or the first)")->check(CLI::Range(0, 4096));
   cmd->add_flag("--force", args->force, "replace an existing output file");
   cmd->add_flag("--quiet", args->quiet, "print nothing but errors");
-  cmd->footer("opj_compress's spellings -mct, -SOP, -EPH, -PLT, -TLM, -TP and -threads are accepted too.");
+  cmd->footer("opj_compress's spellings -mct, -SOP, -EPH, -PLT, -TLM, -TP, -threads and -OutFor are accepted too.");
   return [args] { return run_compress(*args); };
 }
 
@@ -224,7 +317,7 @@ std::vector<std::string> opj_style_arguments(int argc, char** argv) {
   std::vector<std::string> out(argv, argv + argc);
   if (argc < 2 || out[1] != "compress") return out;
   for (std::string& a : out)
-    for (const char* name : {"-mct", "-SOP", "-EPH", "-PLT", "-TLM", "-TP", "-threads"})
+    for (const char* name : {"-mct", "-SOP", "-EPH", "-PLT", "-TLM", "-TP", "-threads", "-OutFor"})
       if (a == name) a = std::string("-") + name;
   return out;
 }

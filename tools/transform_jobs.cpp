@@ -2,24 +2,14 @@
 
 #include <CLI/CLI.hpp>
 
-#include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <map>
 
+#include "tools/image_files.hpp"
+
 namespace j2k::tools {
-namespace {
 
 namespace fs = std::filesystem;
-
-// The image files the readers take (io/read_image.cpp picks the reader by signature).
-bool image_extension(const fs::path& p) {
-  std::string e = p.extension().string();
-  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return e == ".tif" || e == ".tiff" || e == ".png" || e == ".pgm" || e == ".ppm" || e == ".pnm" || e == ".pgx";
-}
-
-}  // namespace
 
 std::vector<TransformJob> transform_jobs(const std::vector<std::string>& inputs, const std::string& outdir,
                                          std::vector<std::string>* skipped) {
@@ -35,14 +25,7 @@ std::vector<TransformJob> transform_jobs(const std::vector<std::string>& inputs,
     const fs::file_status st = fs::status(in, ec);
     if (fs::is_directory(st)) {
       directory = true;
-      std::vector<std::string> found;
-      for (const fs::directory_entry& e : fs::directory_iterator(in, ec))
-        if (e.is_regular_file(ec) && image_extension(e.path())) found.push_back(e.path().string());
-        else if (skipped) skipped->push_back(e.path().string());
-      if (ec) throw CLI::ValidationError("INPUT", in + ": cannot list the directory: " + ec.message());
-      if (found.empty())
-        throw CLI::ValidationError("INPUT", in + ": no image files (.tif .tiff .png .pgm .ppm .pnm .pgx) in the directory");
-      std::sort(found.begin(), found.end());
+      const std::vector<std::string> found = image_files_in(in, skipped);
       files.insert(files.end(), found.begin(), found.end());
     } else if (fs::is_regular_file(st)) {
       files.push_back(in);

@@ -1,0 +1,32 @@
+#include "tools/image_files.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+namespace j2k::tools {
+
+namespace fs = std::filesystem;
+
+bool is_image_file_name(const std::string& path) {
+  std::string e = fs::path(path).extension().string();
+  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return e == ".tif" || e == ".tiff" || e == ".png" || e == ".pgm" || e == ".ppm" || e == ".pnm" || e == ".pgx";
+}
+
+std::vector<std::string> image_files_in(const std::string& dir, std::vector<std::string>* skipped) {
+  std::error_code ec;
+  std::vector<std::string> found;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec))
+    if (e.is_regular_file(ec) && is_image_file_name(e.path().string())) found.push_back(e.path().string());
+    else if (skipped) skipped->push_back(e.path().string());
+  if (ec) throw CLI::ValidationError("INPUT", dir + ": cannot list the directory: " + ec.message());
+  if (found.empty())
+    throw CLI::ValidationError("INPUT", dir + ": no image files (.tif .tiff .png .pgm .ppm .pnm .pgx) in the directory");
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+}  // namespace j2k::tools
