@@ -49,6 +49,9 @@ TEST(WorkerPool, TheFirstExceptionIsRethrownAndLaterItemsAreSkipped) {
     run_on_workers(100000, 4, [&](ptrdiff_t i, int) {
       ran++;
       if (i == 10) throw std::runtime_error("item 10");
+      // Items that take a while: on a loaded machine the thread with item 10 may be held up,
+      // and instant items would all be done by the others before it throws.
+      if (i > 10) std::this_thread::sleep_for(std::chrono::microseconds(20));
     });
     FAIL() << "no exception";
   } catch (const std::runtime_error& e) {

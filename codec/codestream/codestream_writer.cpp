@@ -136,6 +136,11 @@ std::vector<uint8_t> write_codestream(const StreamInfo& info, const CodingParams
       weights[c].push_back(norm * norm * s.delta * s.delta * mct * mct);
     }
 
+  // Rate control and the PSNR report need each pass's distortion; a lossless codestream
+  // (the 5/3, every pass) has none left.
+  const bool targets = !params.layer_bytes.empty() || !params.layer_psnr.empty();
+  const bool estimate = targets || !params.reversible;
+
   // Tier-1: every code-block, the blocks shared out among the CPU's threads; the 9/7's
   // quantised first into the worker's scratch.
   auto t0 = Clock::now();
@@ -153,6 +158,7 @@ std::vector<uint8_t> write_codestream(const StreamInfo& info, const CodingParams
     v.band = band.type;
     v.modes = params.modes;
     v.reversible = params.reversible;
+    v.estimate_distortion = estimate;
     if (params.reversible) {
       v.data = static_cast<const int32_t*>(tc.data) + offset;
       v.stride = tc.stride;
@@ -226,7 +232,6 @@ std::vector<uint8_t> write_codestream(const StreamInfo& info, const CodingParams
   std::vector<const BlockContribution*> contributions;
   for (const Block& b : blocks) contributions.push_back(&b.tier2);
   Assembler assembler(info, params, layout, contributions, header, threads);
-  const bool targets = !params.layer_bytes.empty() || !params.layer_psnr.empty();
   if (targets) {
     // The thresholds worth trying: every hull slope, and one below them all (every pass).
     std::vector<double> slopes;
@@ -280,7 +285,7 @@ std::vector<uint8_t> write_codestream(const StreamInfo& info, const CodingParams
   if (stats) {
     stats->tier2_ms = ms_since(t0);
     stats->layer_psnr.clear();
-    for (size_t l = 0; l < nlayers; ++l) stats->layer_psnr.push_back(psnr_of(remaining_at(l)));
+    for (size_t l = 0; l < nlayers; ++l) stats->layer_psnr.push_back(estimate ? psnr_of(remaining_at(l)) : INFINITY);
   }
   return out;
 }

@@ -51,29 +51,43 @@ constexpr ZeroContexts kZeroContexts;
 
 enum class PassKind { Significance, Refinement, Cleanup };
 
+// The buffers of a thread's blocks, reused from block to block: allocating and clearing them
+// for each costs as much as coding a sparse block.
+struct Scratch {
+  std::vector<uint16_t> flags;
+  std::vector<uint32_t> mag;
+  MqEncoder mq;
+  RawEncoder raw;
+};
+
 class BlockCoder {
  public:
-  explicit BlockCoder(const BlockView& b)
-      : b_(b), w_(b.width), h_(b.height), pitch_(b.width + 2),
-        flags_(static_cast<size_t>((b.width + 2) * (b.height + 2)), 0),
-        mag_(static_cast<size_t>(b.width * b.height)) {
+  BlockCoder(const BlockView& b, Scratch& scratch)
+      : b_(b), w_(b.width), h_(b.height), pitch_(b.width + 2), flags_(scratch.flags), mag_(scratch.mag),
+        mq_(scratch.mq), raw_coder_(scratch.raw) {
     zero_contexts_ = b.band == J2K_BAND_HH ? kZeroContexts.hh : b.band == J2K_BAND_HL ? kZeroContexts.hl : kZeroContexts.ll_lh;
+    flags_.assign(static_cast<size_t>(pitch_ * (h_ + 2)), 0);
+    mag_.resize(flags_.size());  // the same layout as the flags; the border is never read
     for (int y = 0; y < h_; ++y)
       for (int x = 0; x < w_; ++x) {
         const int32_t v = b.data[y * b.stride + x];
-        mag_[static_cast<size_t>(y * w_ + x)] = static_cast<uint32_t>(std::abs(static_cast<int64_t>(v)));
+        mag_[at(x, y)] = static_cast<uint32_t>(std::abs(static_cast<int64_t>(v)));
         if (v < 0) flags_[at(x, y)] |= kNegative;
       }
+    mq_.restart();
+    raw_coder_.restart();
     reset_contexts();
   }
 
   CodedBlock run() {
     CodedBlock out;
     uint32_t all = 0;
-    for (uint32_t m : mag_) {
-      all |= m;
-      out.energy += static_cast<double>(m) * static_cast<double>(m);
-    }
+    for (int y = 0; y < h_; ++y)
+      for (int x = 0; x < w_; ++x) {
+        const uint32_t m = mag_[at(x, y)];
+        all |= m;
+        out.energy += static_cast<double>(m) * static_cast<double>(m);
+      }
     out.energy /= static_cast<double>(uint64_t{1} << (2 * b_.fraction_bits));
     all >>= b_.fraction_bits;
     while (all >> out.bitplanes) ++out.bitplanes;
@@ -187,9 +201,16 @@ class BlockCoder {
     cx_[kUniform].index = 46;
   }
 
-  void code(int context, int d) {
+  void code(MqRegisters& r, int context, int d) {
     if (raw_) raw_coder_.put(d);
-    else mq_.encode(cx_[context], d);
+    else mq_encode(r, cx_[context], d);
+  }
+
+  // A pass codes through a local copy of the MQ registers, with room for its decisions (at
+  // most 10 per stripe column of 4, and SEGMARK's 4).
+  MqRegisters begin_pass() {
+    mq_.reserve(static_cast<size_t>(3 * w_ * h_ + 4));
+    return mq_.registers();
   }
 
   size_t at(int x, int y) const { return static_cast<size_t>((y + 1) * pitch_ + x + 1); }
@@ -200,8 +221,8 @@ class BlockCoder {
     if ((b_.modes & kModeCausal) && (y & 3) == 3) m &= ~kBelow;
     return m;
   }
-  uint32_t mag(int x, int y) const { return mag_[static_cast<size_t>(y * w_ + x)]; }
-  bool bit(int x, int y, int p) const { return ((mag(x, y) >> (p + b_.fraction_bits)) & 1) != 0; }
+  // Whether the magnitude at mag_[i] has a 1 in plane p.
+  bool bit(size_t i, int p) const { return ((mag_[i] >> (p + b_.fraction_bits)) & 1) != 0; }
 
   // A neighbour's sign contribution (Table D.2): 0 insignificant, 1 positive, -1 negative.
   int contribution(size_t i) const {
@@ -210,7 +231,7 @@ class BlockCoder {
   }
 
   // Table D.3: the context and the bit that is XORed with the sign; raw passes put the sign.
-  void code_sign(size_t i, int y) {
+  void code_sign(MqRegisters& r, size_t i, int y) {
     const int negative = (flags_[i] & kNegative) ? 1 : 0;
     if (raw_) {
       raw_coder_.put(negative);
@@ -228,31 +249,33 @@ class BlockCoder {
       context = kSignBase + (v == 0 ? 3 : v == h ? 4 : 2);
       flip = h < 0 ? 1 : 0;
     }
-    mq_.encode(cx_[context], negative ^ flip);
+    mq_encode(r, cx_[context], negative ^ flip);
   }
 
-  // Squared error of magnitude m (with its fraction bits) against r, in fraction units.
-  static double error(uint32_t m, double r) { return (static_cast<double>(m) - r) * (static_cast<double>(m) - r); }
-  // What a decoder reconstructs for m once plane p is decoded (E.1.1.2): the middle of the
-  // interval the planes leave, or m itself once the last plane of a reversible block is.
-  double reconstruction(uint32_t m, int p) const {
-    const int s = p + b_.fraction_bits;
-    if (p == 0 && b_.reversible) return static_cast<double>(m >> s << s);
-    const double base = static_cast<double>(m >> s << s);
-    return base + (s > 0 ? static_cast<double>(uint32_t{1} << (s - 1)) : 0.5);
+  // The squared error, in fraction units, of magnitude m (with its fraction bits) as a
+  // decoder reconstructs it once plane p is decoded (E.1.1.2): at the middle of the interval
+  // the planes leave, or at its bottom once the last plane of a reversible block is. Only the
+  // bits below the plane count.
+  double error_after(uint32_t m, int p) const {
+    const int s = p + b_.fraction_bits;  // at most 30: m < 2^31
+    const double below = static_cast<double>(m & ((uint32_t{1} << s) - 1));
+    if (p == 0 && b_.reversible) return below * below;
+    const double e = below - (s > 0 ? static_cast<double>(uint32_t{1} << (s - 1)) : 0.5);
+    return e * e;
   }
 
-  // Codes whether (x, y) becomes significant in plane p, and its sign if it does.
-  void code_significance(size_t i, int x, int y, int p) {
-    const int b = bit(x, y, p);
-    code(zero_contexts_[neighbours(i, y)], b);
-    if (b) become_significant(i, x, y, p);
+  // Codes whether the coefficient at flags_[i], row y, becomes significant in plane p, and
+  // its sign if it does.
+  void code_significance(MqRegisters& r, size_t i, int y, int p) {
+    const int b = bit(i, p);
+    code(r, zero_contexts_[neighbours(i, y)], b);
+    if (b) become_significant(r, i, y, p);
   }
 
-  // (x, y) at flags_[i] is significant from plane p on: its sign, its distortion, and the
-  // neighbour bits of the 8 around it.
-  void become_significant(size_t i, int x, int y, int p) {
-    code_sign(i, y);
+  // The coefficient at flags_[i], row y, is significant from plane p on: its sign, its
+  // distortion, and the neighbour bits of the 8 around it.
+  void become_significant(MqRegisters& r, size_t i, int y, int p) {
+    code_sign(r, i, y);
     flags_[i] |= kSig;
     const size_t pitch = static_cast<size_t>(pitch_);
     flags_[i - pitch - 1] |= kSe;
@@ -263,11 +286,11 @@ class BlockCoder {
     flags_[i + pitch - 1] |= kNe;
     flags_[i + pitch] |= kN;
     flags_[i + pitch + 1] |= kNw;
-    const uint32_t m = mag(x, y);
-    distortion_ += error(m, 0) - error(m, reconstruction(m, p));
+    const uint32_t m = mag_[i];
+    if (b_.estimate_distortion) distortion_ += static_cast<double>(m) * static_cast<double>(m) - error_after(m, p);
   }
 
-  // visit(i, x, y) for every coefficient in the stripe order (D.3: stripes of four rows,
+  // visit(i, y) for every coefficient in the stripe order (D.3: stripes of four rows,
   // column by column), skipping the stripe columns where no flag has a bit of `wanted`.
   template <class Visit>
   void scan(uint16_t wanted, Visit&& visit) {
@@ -280,32 +303,36 @@ class BlockCoder {
         for (int k = 0; k < y1 - y0; ++k) any |= flags_[top + static_cast<size_t>(k) * pitch];
         if ((any & wanted) == 0) continue;
         size_t i = top;
-        for (int y = y0; y < y1; ++y, i += pitch) visit(i, x, y);
+        for (int y = y0; y < y1; ++y, i += pitch) visit(i, y);
       }
     }
   }
 
   void significance_pass(int p) {
-    scan(kNeighbours, [&](size_t i, int x, int y) {
+    MqRegisters r = begin_pass();
+    scan(kNeighbours, [&](size_t i, int y) {
       if ((flags_[i] & kSig) || neighbours(i, y) == 0) return;
-      code_significance(i, x, y, p);
+      code_significance(r, i, y, p);
       flags_[i] |= kVisited;
     });
+    mq_.set_registers(r);
   }
 
   void refinement_pass(int p) {
-    scan(kSig, [&](size_t i, int x, int y) {
+    MqRegisters r = begin_pass();
+    scan(kSig, [&](size_t i, int y) {
       uint16_t& f = flags_[i];
       if ((f & (kSig | kVisited)) != kSig) return;
       const int context = (f & kRefined) ? kRefineBase + 2 : kRefineBase + (neighbours(i, y) ? 1 : 0);
-      code(context, bit(x, y, p));
+      code(r, context, bit(i, p));
       f |= kRefined;
-      const uint32_t m = mag(x, y);
-      distortion_ += error(m, reconstruction(m, p + 1)) - error(m, reconstruction(m, p));
+      if (b_.estimate_distortion) distortion_ += error_after(mag_[i], p + 1) - error_after(mag_[i], p);
     });
+    mq_.set_registers(r);
   }
 
   void cleanup_pass(int p) {
+    MqRegisters r = begin_pass();
     const size_t pitch = static_cast<size_t>(pitch_);
     for (int y0 = 0; y0 < h_; y0 += 4) {
       const int y1 = std::min(y0 + 4, h_);
@@ -316,23 +343,24 @@ class BlockCoder {
         // none with a significant neighbour.
         if (y1 - y0 == 4 && run_length_column(top, y0)) {
           int first = 0;
-          while (first < 4 && !bit(x, y0 + first, p)) ++first;
-          mq_.encode(cx_[kRunLength], first < 4 ? 1 : 0);
+          while (first < 4 && !bit(top + static_cast<size_t>(first) * pitch, p)) ++first;
+          mq_encode(r, cx_[kRunLength], first < 4 ? 1 : 0);
           if (first == 4) continue;
-          mq_.encode(cx_[kUniform], first >> 1);
-          mq_.encode(cx_[kUniform], first & 1);
-          become_significant(top + static_cast<size_t>(first) * pitch, x, y0 + first, p);
+          mq_encode(r, cx_[kUniform], first >> 1);
+          mq_encode(r, cx_[kUniform], first & 1);
+          become_significant(r, top + static_cast<size_t>(first) * pitch, y0 + first, p);
           y = y0 + first + 1;
         }
         for (size_t i = top + static_cast<size_t>(y - y0) * pitch; y < y1; ++y, i += pitch) {
-          if ((flags_[i] & (kSig | kVisited)) == 0) code_significance(i, x, y, p);
+          if ((flags_[i] & (kSig | kVisited)) == 0) code_significance(r, i, y, p);
           flags_[i] &= static_cast<uint16_t>(~kVisited);  // for the next plane's passes
         }
       }
     }
     // SEGMARK (D.5): 1010 in the uniform context, which a decoder checks.
     if (b_.modes & kModeSegmark)
-      for (int d : {1, 0, 1, 0}) mq_.encode(cx_[kUniform], d);
+      for (int d : {1, 0, 1, 0}) mq_encode(r, cx_[kUniform], d);
+    mq_.set_registers(r);
   }
 
   bool run_length_column(size_t top, int y0) const {
@@ -345,11 +373,11 @@ class BlockCoder {
   const BlockView& b_;
   int w_, h_, pitch_;
   const uint8_t* zero_contexts_;
-  std::vector<uint16_t> flags_;
-  std::vector<uint32_t> mag_;
+  std::vector<uint16_t>& flags_;
+  std::vector<uint32_t>& mag_;
   MqContext cx_[19];
-  MqEncoder mq_;
-  RawEncoder raw_coder_;
+  MqEncoder& mq_;
+  RawEncoder& raw_coder_;
   bool raw_ = false;
   double distortion_ = 0;
   int segment_first_ = 0;
@@ -358,6 +386,9 @@ class BlockCoder {
 
 }  // namespace
 
-CodedBlock encode_block(const BlockView& block) { return BlockCoder(block).run(); }
+CodedBlock encode_block(const BlockView& block) {
+  thread_local Scratch scratch;
+  return BlockCoder(block, scratch).run();
+}
 
 }  // namespace j2k::codec

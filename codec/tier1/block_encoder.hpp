@@ -39,11 +39,15 @@ struct BlockView {
   // Whether a decoder reconstructs a fully decoded coefficient exactly (the 5/3) rather than
   // at the middle of its quantisation interval (the 9/7): what the last pass's distortion is.
   bool reversible = true;
+  // Whether to estimate each pass's distortion (CodedPass::distortion), which rate control
+  // needs; a lossless codestream keeps every pass and needs none.
+  bool estimate_distortion = true;
 };
 
 struct CodedPass {
   uint32_t end = 0;         // bytes of the block's data a decoder needs to decode this pass
   double distortion = 0;    // what the pass removes from the block's squared error, in steps^2
+                            // (0 without BlockView::estimate_distortion)
   bool terminated = false;  // the pass ends a codeword segment (its `end` is exact)
 };
 

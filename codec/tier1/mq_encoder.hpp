@@ -38,37 +38,91 @@ inline constexpr QeState kStates[47] = {
 
 }  // namespace mq_detail
 
+// The coder's registers (C.2): the interval A, the code register C, the count CT of shifts
+// before the next byte-out, and B, the last byte put (or the one before the codeword). A
+// coding pass copies them into a local and back, so that they stay in CPU registers while it
+// codes: as members they would be reloaded after every byte stored anywhere.
+struct MqRegisters {
+  uint32_t a = 0x8000, c = 0;
+  int ct = 12;
+  uint8_t* bp = nullptr;
+};
+
+// BYTEOUT (C.2.8): a byte after 0xFF carries 7 bits (bit stuffing), so that no two bytes of
+// the codeword read as a marker (0xFF90 and above). The buffer after B must have room.
+inline void mq_byte_out(MqRegisters& r) {
+  if (*r.bp != 0xFF && (r.c & 0x8000000) != 0) {  // the carry
+    ++*r.bp;
+    if (*r.bp == 0xFF) r.c &= 0x7FFFFFF;
+  }
+  if (*r.bp == 0xFF) {
+    *++r.bp = static_cast<uint8_t>(r.c >> 20);
+    r.c &= 0xFFFFF;
+    r.ct = 7;
+  } else {
+    *++r.bp = static_cast<uint8_t>(r.c >> 19);
+    r.c &= 0x7FFFF;
+    r.ct = 8;
+  }
+}
+
+// Codes decision `d` (0 or 1) in context `cx` (ENCODE: CODEMPS or CODELPS). At most 3 bytes
+// are put (15 shifts, a byte-out at most every 7).
+inline void mq_encode(MqRegisters& r, MqContext& cx, int d) {
+  const mq_detail::QeState& s = mq_detail::kStates[cx.index];
+  const uint32_t qe = s.qe;
+  r.a -= qe;
+  if (d == cx.mps) {  // CODEMPS (C.2.6)
+    if ((r.a & 0x8000) != 0) {
+      r.c += qe;
+      return;
+    }
+    if (r.a < qe) r.a = qe;
+    else r.c += qe;
+    cx.index = s.nmps;
+  } else {  // CODELPS (C.2.5)
+    if (r.a < qe) r.c += qe;
+    else r.a = qe;
+    if (s.swap) cx.mps = static_cast<uint8_t>(1 - cx.mps);
+    cx.index = s.nlps;
+  }
+  // RENORME (C.2.7): the shifts that bring A to 0x8000 or above, all at once where no
+  // byte-out falls among them.
+  int shifts = __builtin_clz(r.a) - 16;
+  while (shifts >= r.ct) {
+    r.a <<= r.ct;
+    r.c <<= r.ct;
+    shifts -= r.ct;
+    mq_byte_out(r);
+  }
+  r.a <<= shifts;
+  r.c <<= shifts;
+  r.ct -= shifts;
+}
+
 class MqEncoder {
  public:
   // An encoder at the start of an empty buffer (INITENC).
   MqEncoder();
 
-  // Codes decision `d` (0 or 1) in context `cx` (ENCODE: CODEMPS or CODELPS). Inline: it
-  // runs for every decision of Tier-1.
+  // Codes decision `d` (0 or 1) in context `cx`.
   void encode(MqContext& cx, int d) {
-    const mq_detail::QeState& s = mq_detail::kStates[cx.index];
-    a_ -= s.qe;
-    if (d == cx.mps) {  // CODEMPS (C.2.6)
-      if ((a_ & 0x8000) != 0) {
-        c_ += s.qe;
-        return;
-      }
-      if (a_ < s.qe) a_ = s.qe;
-      else c_ += s.qe;
-      cx.index = s.nmps;
-    } else {  // CODELPS (C.2.5)
-      if (a_ < s.qe) c_ += s.qe;
-      else a_ = s.qe;
-      if (s.swap) cx.mps = static_cast<uint8_t>(1 - cx.mps);
-      cx.index = s.nlps;
-    }
-    // RENORME (C.2.7)
-    do {
-      a_ <<= 1;
-      c_ <<= 1;
-      if (--ct_ == 0) byte_out();
-    } while ((a_ & 0x8000) == 0);
+    reserve(1);
+    mq_encode(r_, cx, d);
   }
+
+  // Makes room for `decisions` more decisions (and a termination) after B; a pass that
+  // codes through registers() reserves first.
+  void reserve(size_t decisions) {
+    const size_t pos = static_cast<size_t>(r_.bp - buf_.data());
+    if (buf_.size() - pos < 3 * decisions + 8) {
+      buf_.resize(pos + 3 * decisions + 8 + buf_.size());
+      r_.bp = buf_.data() + pos;
+    }
+  }
+  // The registers, for a pass to code with mq_encode in a local copy and hand back.
+  const MqRegisters& registers() const { return r_; }
+  void set_registers(const MqRegisters& r) { r_ = r; }
 
   // Terminates the codeword (FLUSH, C.2.9): afterwards data() holds every byte a decoder
   // needs; a final 0xFF is left out, as the standard allows.
@@ -92,21 +146,18 @@ class MqEncoder {
     int ct;
     uint32_t c, a;
   };
-  State state() const { return {pos_, buf_[pos_], ct_, c_, a_}; }
+  State state() const { return {static_cast<size_t>(r_.bp - buf_.data()), *r_.bp, r_.ct, r_.c, r_.a}; }
 
   // The codeword: complete after flush().
   const uint8_t* data() const { return buf_.data() + 1; }
   size_t size() const { return end_ - 1; }
 
  private:
-  void byte_out();
-
-  uint32_t a_ = 0x8000, c_ = 0;
-  int ct_ = 12;
-  // buf_[pos_] is the standard's byte B. buf_[0] is the byte before the codeword (C.2.8:
-  // BP = BPST - 1), a zero that is not output.
+  // buf_[0] is the byte before the codeword (C.2.8: BP = BPST - 1), a zero that is not
+  // output; B is at r_.bp; the bytes after it are room.
   std::vector<uint8_t> buf_;
-  size_t pos_ = 0, end_ = 1;
+  MqRegisters r_;
+  size_t end_ = 1;
 };
 
 }  // namespace j2k::codec
