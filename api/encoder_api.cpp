@@ -1,8 +1,8 @@
 // j2k_coding and j2k_encoder_*: the codec's encoder (codec/encoder.hpp) behind the C interface.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -20,9 +20,9 @@ namespace {
 
 // A ratio as a user wrote it: 20, 12.5 (std::to_string would print 20.000000).
 std::string number(double v) {
-  std::ostringstream o;
-  o << v;
-  return o.str();
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", v);
+  return text;
 }
 
 using j2k::c_enum;
