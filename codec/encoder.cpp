@@ -27,12 +27,6 @@ void set_layer_bytes(CodingParams& params, const std::vector<double>& rates, dou
 Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) : settings_(settings) {
   check_view(shape, false);  // the plan's checks of the view, before the codec's
   const size_t ncomp = static_cast<size_t>(shape.num_components);
-  for (size_t c = 0; c < ncomp; ++c)
-    if (shape.components[c].dx != 1 || shape.components[c].dy != 1)
-      throw Error(ErrorCode::UnsupportedInput, "component " + std::to_string(c) + " is subsampled (" +
-                                                   std::to_string(shape.components[c].dx) + " x " +
-                                                   std::to_string(shape.components[c].dy) +
-                                                   "); the encoder codes full-size components only");
   const PlanSettings& ps = settings_.plan;
   if (ps.output_memory == J2K_MEMORY_DEVICE) bad("the encoder's Tier-1 reads coefficients on the host: output_memory must be HOST");
   if (ps.narrow_output) bad("the encoder's Tier-1 reads int32 coefficients: narrow_output must be 0");
@@ -42,17 +36,26 @@ Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) :
   p.levels = ps.levels;
   p.mct = ps.mct == Mct::On || (ps.mct == Mct::Auto && ncomp >= 3);
   p.threads = ps.backend.threads;
-  double raw_bytes = 0;  // the samples at their precision
-  for (size_t c = 0; c < ncomp; ++c)
-    raw_bytes += static_cast<double>(shape.width) * shape.height * shape.components[c].precision / 8.0;
+  // The samples at their precision; a subsampled component has ceil(x1 / dx) - ceil(x0 / dx)
+  // columns (B-12), and as many rows likewise.
+  auto samples = [](int64_t x0, int64_t x1, int64_t d) { return (x1 + d - 1) / d - (x0 + d - 1) / d; };
+  double raw_bytes = 0;
+  for (size_t c = 0; c < ncomp; ++c) {
+    const j2k_component_view& v = shape.components[c];
+    raw_bytes += static_cast<double>(samples(shape.x0, int64_t{shape.x0} + shape.width, v.dx)) *
+                 static_cast<double>(samples(shape.y0, int64_t{shape.y0} + shape.height, v.dy)) * v.precision / 8.0;
+  }
   set_layer_bytes(p, settings_.layer_rates, raw_bytes);
   check_params(p, ncomp);
 
   // The canvas (it refuses more than 65535 tiles), and, as opj_compress, no more levels than
-  // a nominal tile's sides allow, so that the coarsest resolution of a whole tile is not empty
-  // (decoders differ on such streams).
+  // a nominal tile's sides allow in every component (a subsampled one has 1/dx of the
+  // columns), so that the coarsest resolution of a whole tile is not empty (decoders differ
+  // on such streams).
   const Canvas canvas(canvas_spec(ps, shape));
-  const int64_t side = std::min(canvas.spec().tile_w, canvas.spec().tile_h);
+  int64_t side = std::min(canvas.spec().tile_w, canvas.spec().tile_h);
+  for (size_t c = 0; c < ncomp; ++c)
+    side = std::min({side, canvas.spec().tile_w / shape.components[c].dx, canvas.spec().tile_h / shape.components[c].dy});
   if ((int64_t{1} << p.levels) > side) {
     int most = 0;
     while ((int64_t{2} << most) <= side) ++most;
@@ -63,7 +66,7 @@ Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) :
   }
 
   plan_ = std::make_unique<Plan>(ps, shape);
-  if (plan_->mct() != p.mct) throw Error(ErrorCode::Internal, "encoder: the plan's component transform is not the codec's");
+  p.mct = plan_->mct();  // auto: off where components 0..2 differ in subsampling
 
   info_.x0 = shape.x0;
   info_.y0 = shape.y0;
@@ -74,7 +77,8 @@ Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) :
   info_.tile_w = static_cast<uint32_t>(canvas.spec().tile_w);
   info_.tile_h = static_cast<uint32_t>(canvas.spec().tile_h);
   for (size_t c = 0; c < ncomp; ++c)
-    info_.components.push_back({shape.components[c].precision, is_signed(shape.components[c].type), 1, 1});
+    info_.components.push_back({shape.components[c].precision, is_signed(shape.components[c].type),
+                                shape.components[c].dx, shape.components[c].dy});
   // Tier-1 reads each tile-component where the plan keeps it.
   tiles_.resize(static_cast<size_t>(canvas.tile_count()));
   for (const PlanTileComponent& tc : plan_->tile_components()) {

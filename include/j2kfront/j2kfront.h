@@ -391,8 +391,9 @@ j2k_status j2k_coding_check(const j2k_settings* settings, const j2k_coding* codi
 
 /* An encoder for one image shape: a plan plus the codec's settings, checked when it is
  * created (every setting the standard or the codec refuses is an error there, before any
- * work). Subsampled components are not supported yet (J2K_UNSUPPORTED_INPUT). The settings'
- * output_memory must be HOST and narrow_output 0: Tier-1 reads int32 / float on the host. */
+ * work). Components may be subsampled (their dx, dy go to SIZ); with auto MCT, the component
+ * transform is off unless components 0..2 share one. The settings' output_memory must be
+ * HOST and narrow_output 0: Tier-1 reads int32 / float on the host. */
 typedef struct j2k_encoder j2k_encoder;
 j2k_status j2k_encoder_create(const j2k_settings* settings, const j2k_coding* coding,
                               const j2k_image_view* shape, j2k_encoder** encoder);
