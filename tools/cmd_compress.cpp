@@ -133,13 +133,13 @@ struct CompressJob {
   std::string input, output;
 };
 
-// One image to the file -o names, or every image file of the directory -i names to the
+// One image to the file -o names, or (batch: -i is a directory) every image file in it to the
 // directory -o names (created if missing), each as <its name without extension>.<--OutFor>.
 // Every output is checked before any is written: a run that would replace a file without
 // --force, or write two images to one name, stops before any work.
-std::vector<CompressJob> compress_jobs(const CompressArgs& a, std::vector<std::string>* skipped) {
+std::vector<CompressJob> compress_jobs(const CompressArgs& a, bool batch, std::vector<std::string>* skipped) {
   std::error_code ec;
-  if (!fs::is_directory(a.input, ec)) {
+  if (!batch) {
     if (!a.out_format.empty()) throw CLI::ValidationError("--OutFor", "names the outputs' format for a directory of images; for one image, -o's extension does");
     const std::string ext = lower_extension(a.output);
     if (ext != ".j2k" && ext != ".j2c" && ext != ".jp2")
@@ -177,8 +177,9 @@ std::string shape_key(const j2kfront::Image& image) {
 int run_compress(CompressArgs a) {
   const auto t_start = Clock::now();
   std::vector<std::string> skipped;
-  const std::vector<CompressJob> jobs = compress_jobs(a, &skipped);
-  const bool batch = fs::is_directory(a.input);
+  std::error_code ec;
+  const bool batch = fs::is_directory(a.input, ec);
+  const std::vector<CompressJob> jobs = compress_jobs(a, batch, &skipped);
   // auto: for one image the CPU, which has the front stage done before a GPU would have
   // started; for a batch a GPU where there is one.
   if (a.backend == "auto" && !batch) a.backend = "cpu";
@@ -196,7 +197,6 @@ int run_compress(CompressArgs a) {
   for (const CompressJob& job : jobs) outputs.emplace_back(job.output, job.input, a.force);
   for (const OutputFile& o : outputs) o.check();
   if (batch) {
-    std::error_code ec;
     fs::create_directories(a.output, ec);
     if (ec) throw Error(ErrorCode::Io, a.output + ": cannot create the directory: " + ec.message());
   }
