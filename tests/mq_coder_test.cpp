@@ -1,16 +1,18 @@
-// The MQ encoder (codec/tier1) against the standard's own worked example: the test sequence of
-// ITU-T T.88 Annex H.2 (the same coder as ISO/IEC 15444-1 Annex C), 256 decisions in one
-// context that starts at index 0 with MPS 0. T.88's FLUSH appends the marker 0xFF 0xAC to the
-// 28 bytes below; JPEG 2000's ends the codeword without it.
+// The MQ encoder and decoder (codec/tier1) against the standard's own worked example: the test
+// sequence of ITU-T T.88 Annex H.2 (the same coder as ISO/IEC 15444-1 Annex C), 256 decisions
+// in one context that starts at index 0 with MPS 0. T.88's FLUSH appends the marker 0xFF 0xAC
+// to the 28 bytes below; JPEG 2000's ends the codeword without it.
 #include <gtest/gtest.h>
 
 #include <vector>
 
+#include "codec/tier1/mq_decoder.hpp"
 #include "codec/tier1/mq_encoder.hpp"
 
 namespace {
 
 using j2k::codec::MqContext;
+using j2k::codec::MqDecoder;
 using j2k::codec::MqEncoder;
 
 const std::vector<uint8_t> kDecisions = {0x00, 0x02, 0x00, 0x51, 0x00, 0x00, 0x00, 0xC0, 0x03, 0x52, 0x87,
@@ -29,13 +31,24 @@ TEST(MqEncoder, StandardTestSequence) {
   EXPECT_EQ(std::vector<uint8_t>(mq.data(), mq.data() + mq.size()), kCodeword);
 }
 
+TEST(MqDecoder, StandardTestSequence) {
+  MqDecoder mq(kCodeword.data(), kCodeword.size());
+  MqContext cx;
+  for (size_t k = 0; k < kDecisions.size(); ++k) {
+    uint8_t byte = 0;
+    for (int bit = 7; bit >= 0; --bit) byte = static_cast<uint8_t>(byte | mq.decode(cx) << bit);
+    ASSERT_EQ(byte, kDecisions[k]) << "decision byte " << k;
+  }
+}
+
 // Bit stuffing: whatever the decisions, a byte after 0xFF is below 0x90 (no marker), and the
-// codeword does not end in 0xFF.
-TEST(MqEncoder, NoMarkersInsideTheCodeword) {
+// codeword does not end in 0xFF; the decoder reads every decision back.
+TEST(MqCoder, NoMarkersInsideTheCodewordAndRoundTrip) {
   uint32_t seed = 12345;
   for (int run = 0; run < 50; ++run) {
     MqEncoder mq;
     MqContext cx[19];
+    const uint32_t start = seed;
     for (int k = 0; k < 20000; ++k) {
       seed = seed * 1103515245u + 12345u;
       // Skewed decisions in a few contexts: long MPS runs make 0xFF bytes likely.
@@ -43,6 +56,15 @@ TEST(MqEncoder, NoMarkersInsideTheCodeword) {
     }
     mq.flush();
     ASSERT_GT(mq.size(), 0u);
+    // The decoder reads back every decision (the same seed replays them).
+    MqDecoder dec(mq.data(), mq.size());
+    MqContext dx[19];
+    uint32_t replay = start;
+    for (int k = 0; k < 20000; ++k) {
+      replay = replay * 1103515245u + 12345u;
+      const int d = ((replay >> 16) & 63) < static_cast<uint32_t>(run % 8) ? 1 : 0;
+      ASSERT_EQ(dec.decode(dx[(replay >> 8) % 19]), d) << "run " << run << " decision " << k;
+    }
     for (size_t i = 0; i + 1 < mq.size(); ++i) {
       if (mq.data()[i] == 0xFF) {
         ASSERT_LT(mq.data()[i + 1], 0x90) << "run " << run << " byte " << i;
