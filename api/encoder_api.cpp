@@ -63,10 +63,11 @@ std::vector<std::pair<int, int>> precincts_per_resolution(const j2k_coding& c, i
   return out;
 }
 
-// Everything of j2k_coding checked and turned into the encoder's settings.
-j2k::codec::EncoderSettings encoder_settings(const j2k_settings& s, const j2k_coding& c) {
+// Everything of j2k_coding checked and turned into the encoder's settings for an image of
+// `num_components` components.
+j2k::codec::EncoderSettings encoder_settings(const j2k_settings& s, const j2k_coding& c, int num_components) {
   j2k::codec::EncoderSettings e;
-  e.plan = j2k::api::plan_settings(s);
+  e.plan = j2k::api::plan_settings(s, num_components);
   const int format = c_enum(c.format);
   require(format == J2K_FORMAT_J2K || format == J2K_FORMAT_JP2, "format " + std::to_string(format) + " is not a j2k_file_format value");
   e.jp2 = format == J2K_FORMAT_JP2;
@@ -91,7 +92,14 @@ j2k::codec::EncoderSettings encoder_settings(const j2k_settings& s, const j2k_co
   require(p.block_w_log2 + p.block_h_log2 <= 12, "a code-block has at most 4096 samples, not " +
                                                      std::to_string(c.block_w) + " x " + std::to_string(c.block_h));
   require(s.levels >= 0 && s.levels <= 32, "levels must be 0 to 32, got " + std::to_string(s.levels));
-  p.precincts = precincts_per_resolution(c, s.levels);
+  // Each component's levels and precincts (COD: component 0's; COC where another differs).
+  const std::vector<int>& levels = e.plan.component_levels;
+  for (size_t k = 0; k < levels.size(); ++k) {
+    require(levels[k] >= 0 && levels[k] <= 32, "component " + std::to_string(k) + "'s levels must be 0 to 32, got " + std::to_string(levels[k]));
+    p.components.push_back({levels[k], precincts_per_resolution(c, levels[k])});
+  }
+  p.levels = j2k::component_levels(e.plan, 0);
+  p.precincts = precincts_per_resolution(c, p.levels);
   const int order = c_enum(c.progression);
   require(order >= J2K_LRCP && order <= J2K_CPRL, "progression " + std::to_string(order) + " is not a j2k_progression value");
   p.order = static_cast<j2k::codec::Progression>(order);
@@ -131,10 +139,9 @@ j2k_status j2k_coding_check(const j2k_settings* settings, const j2k_coding* codi
   return guard([&] {
     require(settings != nullptr, "settings is null");
     require(coding != nullptr, "coding is null");
-    j2k::codec::EncoderSettings e = encoder_settings(*settings, *coding);
     require(num_components >= 1, "num_components must be at least 1");
+    j2k::codec::EncoderSettings e = encoder_settings(*settings, *coding, num_components);
     e.coding.reversible = e.plan.wavelet == j2k::Wavelet::Reversible53;  // the settings as plan_settings read them
-    e.coding.levels = e.plan.levels;
     e.coding.mct = e.plan.mct == j2k::Mct::On || (e.plan.mct == j2k::Mct::Auto && num_components >= 3);
     j2k::codec::set_layer_bytes(e.coding, e.layer_rates, 1e15);  // any size: the ratios are checked already
     check_params(e.coding, static_cast<size_t>(num_components));
@@ -150,7 +157,7 @@ j2k_status j2k_encoder_create(const j2k_settings* settings, const j2k_coding* co
     require(shape != nullptr, "shape is null");
     require(encoder != nullptr, "the encoder pointer to fill is null");
     auto e = std::make_unique<j2k_encoder>();
-    e->encoder = std::make_unique<j2k::codec::Encoder>(encoder_settings(*settings, *coding), *shape);
+    e->encoder = std::make_unique<j2k::codec::Encoder>(encoder_settings(*settings, *coding, shape->num_components), *shape);
     e->description = e->encoder->plan().description();
     *encoder = e.release();
   });

@@ -76,7 +76,7 @@ j2k_status j2k_plan_create(const j2k_settings* settings, const j2k_image_view* s
     require(shape != nullptr, "shape is null");
     require(plan != nullptr, "the plan pointer to fill is null");
     auto p = std::make_unique<j2k_plan>();
-    p->plan = std::make_unique<j2k::Plan>(j2k::api::plan_settings(*settings), *shape);
+    p->plan = std::make_unique<j2k::Plan>(j2k::api::plan_settings(*settings, shape->num_components), *shape);
     p->description = p->plan->description();
     *plan = p.release();
   });

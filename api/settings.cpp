@@ -35,8 +35,13 @@ BackendOptions backend_options(const j2k_settings& s) {
   return o;
 }
 
-PlanSettings plan_settings(const j2k_settings& s) {
+PlanSettings plan_settings(const j2k_settings& s, int num_components) {
   PlanSettings p;
+  if (s.component_levels != nullptr) {
+    require(num_components >= 1 && num_components <= 16384,
+            "component_levels needs an image of 1 to 16384 components, not " + std::to_string(num_components));
+    p.component_levels.assign(s.component_levels, s.component_levels + num_components);
+  }
   const int wavelet = c_enum(s.wavelet);
   require(wavelet == J2K_WAVELET_53 || wavelet == J2K_WAVELET_97,
           "wavelet " + std::to_string(wavelet) + " is not J2K_WAVELET_53 or J2K_WAVELET_97");

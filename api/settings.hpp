@@ -7,6 +7,7 @@
 namespace j2k::api {
 
 BackendOptions backend_options(const j2k_settings& s);  // backend, threads, device, tuning
-PlanSettings plan_settings(const j2k_settings& s);      // everything
+// Everything; component_levels (when not NULL) read for `num_components` components.
+PlanSettings plan_settings(const j2k_settings& s, int num_components);
 
 }  // namespace j2k::api

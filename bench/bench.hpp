@@ -42,6 +42,8 @@ struct CompressOptions {
   std::string cli;                  // this j2kfront executable
   std::string backend = "cpu";      // our front stage's
   std::string csv;
+  int directory = 0;                // > 0: each input copied this many times into a folder, and
+                                    // each tool compresses the folder in one process
 };
 int run_compress(const CompressOptions& options);
 

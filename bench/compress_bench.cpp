@@ -1,7 +1,10 @@
 // `j2kfront bench --compress`: `j2kfront compress` file to file against opj_compress and
 // grk_compress on the same image, same settings and threads, in one run. Each tool runs as a
 // process of its own, timed from start to exit (median of the repeats, after one untimed run
-// that warms the page cache); sizes and PSNRs are read back with opj_decompress.
+// that warms the page cache); sizes and PSNRs are read back with opj_decompress. With
+// --directory N, each tool compresses a folder of N copies of each image in one process
+// (opj_compress -ImgDir, grk_compress -in_dir, ours -i DIR -o DIR): a batch job, where start-up
+// (a GPU's above all) is paid once per folder.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -16,6 +19,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "bench/bench.hpp"
@@ -139,6 +143,86 @@ struct Tool {
   std::vector<std::string> args;  // without the output
 };
 
+// The folder benchmark: per input, N copies in a folder; per tool and mode one process over
+// the folder, timed as the single files are; the bytes are the folder's outputs together.
+void run_directories(const CompressOptions& o, const std::vector<std::string>& inputs, const std::string& dir,
+                     bool have_opj, bool have_grk, CsvFile& csv) {
+  const std::string threads = std::to_string(o.threads);
+  std::printf("\n%-22s %-9s %-24s %10s %8s %10s %12s %9s\n", "folder", "mode", "tool", "ms", "vs opj", "ms/image",
+              "bytes", "vs opj");
+  for (const std::string& input : inputs) {
+    const std::string name = fs::path(input).filename().string();
+    const std::string folder = dir + "/in-" + fs::path(input).stem().string();
+    const std::string opj_folder = folder + "-opj";  // opj_compress writes beside its inputs
+    for (const std::string& f : {folder, opj_folder}) {
+      fs::create_directories(f);
+      for (int k = 0; k < o.directory; ++k)
+        fs::copy_file(input, f + "/" + std::to_string(k) + fs::path(input).extension().string(),
+                      fs::copy_options::overwrite_existing);
+    }
+    const std::string label = name + " x" + std::to_string(o.directory);
+    for (const bool lossy : {false, true}) {
+      const std::vector<std::string> mode = lossy ? std::vector<std::string>{"-I", "-r", "20"} : std::vector<std::string>{};
+      const std::string out = dir + "/out";
+      std::vector<Tool> tools;
+      tools.push_back({"j2kfront", {o.cli, "compress", "-i", folder, "-o", out, "--force", "--quiet", "--threads", threads,
+                                    "--backend", o.backend, "-n", "6", "-b", "64,64"}});
+      if (have_opj)
+        tools.push_back({"opj_compress", {"opj_compress", "-ImgDir", opj_folder, "-OutFor", "J2K", "-threads", threads, "-n",
+                                          "6", "-b", "64,64"}});
+      if (have_grk)
+        tools.push_back({"grk_compress", {"grk_compress", "-in_dir", folder, "-out_fmt", "J2K", "-out_dir", out, "-H",
+                                          threads, "-n", "6", "-b", "64,64"}});
+      double opj_ms = 0, opj_bytes = 0;
+      std::vector<std::tuple<std::string, double, double>> rows;  // tool, ms, bytes
+      for (Tool& t : tools) {
+        std::vector<std::string> args = t.args;
+        args.insert(args.end(), mode.begin(), mode.end());
+        const std::string outputs = t.name == "opj_compress" ? opj_folder : out;
+        auto clear = [&] {  // the outputs only: opj_compress's lie beside its inputs
+          std::error_code ec;
+          if (t.name != "opj_compress") fs::remove_all(out, ec);
+          for (const auto& e : fs::directory_iterator(opj_folder))
+            if (e.path().extension() == ".J2K") fs::remove(e.path(), ec);
+          if (t.name == "grk_compress") fs::create_directories(out);
+        };
+        const std::string log = dir + "/log.txt";
+        std::vector<double> times;
+        for (int r = 0; r <= o.repeats; ++r) {
+          clear();
+          const Timed tm = run(args, log);
+          if (tm.status != 0)
+            throw Error(ErrorCode::Internal, t.name + " failed (exit " + std::to_string(tm.status) + ") on " + folder + ":\n" + slurp(log));
+          if (r > 0) times.push_back(tm.ms);
+        }
+        double bytes = 0;
+        int files = 0;
+        for (const auto& e : fs::directory_iterator(outputs))
+          if (e.path().extension() == ".j2k" || e.path().extension() == ".J2K") bytes += static_cast<double>(fs::file_size(e.path())), ++files;
+        if (files != o.directory)
+          throw Error(ErrorCode::Internal, t.name + " wrote " + std::to_string(files) + " files for " + std::to_string(o.directory) + " images");
+        const double ms = median(times);
+        if (t.name == "opj_compress") opj_ms = ms, opj_bytes = bytes;
+        rows.push_back({t.name, ms, bytes});
+      }
+      for (const auto& [tool, ms, bytes] : rows) {
+        auto cell = [](double v, const char* format) {
+          char buf[32] = "-";
+          if (!std::isnan(v)) std::snprintf(buf, sizeof buf, format, v);
+          return std::string(buf);
+        };
+        const double speed = opj_ms > 0 ? opj_ms / ms : NAN, size = opj_bytes > 0 ? bytes / opj_bytes : NAN;
+        std::printf("%-22s %-9s %-24s %10.1f %8s %10.1f %12.0f %9s\n", label.c_str(), lossy ? "-I -r 20" : "lossless",
+                    tool.c_str(), ms, cell(speed, "%.2fx").c_str(), ms / o.directory, bytes, cell(size, "%.4fx").c_str());
+        std::vector<CsvField> fields{label, lossy ? "r20" : "lossless", tool, o.threads, ms, speed, bytes, size, NAN};
+        for (int k = 0; k < 6; ++k) fields.push_back(NAN);
+        csv.row(fields);
+      }
+      std::fflush(stdout);
+    }
+  }
+}
+
 }  // namespace
 
 int run_compress(const CompressOptions& o) {
@@ -172,6 +256,15 @@ int run_compress(const CompressOptions& o) {
 
   CsvFile csv(o.csv, {"image", "mode", "tool", "threads", "ms", "speed_vs_opj", "bytes", "bytes_vs_opj", "psnr_db",
                       "read_ms", "front_ms", "tier1_ms", "rate_ms", "tier2_ms", "write_ms"});
+  if (o.directory > 0) {
+    run_directories(o, inputs, dir, have_opj, have_grk, csv);
+    csv.commit();
+    std::printf("\nms: wall time of one process compressing the folder, from start to exit, median of %d runs after "
+                "one warm-up; vs opj: opj_compress's time / this time (above 1: faster); bytes: the folder's outputs, "
+                "/ opj_compress's.\n",
+                o.repeats);
+    return 0;
+  }
   std::printf("\n%-22s %-9s %-24s %10s %8s %12s %9s %9s\n", "image", "mode", "tool", "ms", "vs opj", "bytes", "vs opj",
               "PSNR dB");
   for (const std::string& input : inputs) {

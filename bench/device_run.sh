@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # One call on the GPU machine (the `device` tool): build, GPU tests, sanitizers, benchmarks.
-#   bash bench/device_run.sh [all|test|sanitize|bench|pipeline|compress|cuda|profile]
+#   bash bench/device_run.sh [all|test|sanitize|bench|pipeline|compress|compress-dir|cuda|profile]
 # all = test + sanitize + bench (bench includes pipeline and compress). cuda = only the CUDA
 # backend's tests, sanitizers and bench. compress = `bench --compress` against opj_compress and
-# grk_compress (carried in .deps/codecs) on 16 threads, front stage on the CPU and on CUDA.
+# grk_compress (carried in .deps/codecs) on 16 threads, front stage on the CPU and on CUDA;
+# compress-dir = the same over folders of J2K_COMPRESS_FILES (8) copies at J2K_COMPRESS_SIZE (2048).
 # profile = Nsight Compute on the CUDA bench at 8192^2: per-kernel summary of every launch of one
 # timed row, and the SASS source view (instructions executed per line) of the kernels that match
 # J2K_NCU_KERNELS (space-separated regexes, default: the fused 5/3 and 9/7 forward kernels).
@@ -137,6 +138,17 @@ if [[ $what == all || $what == bench || $what == compress ]]; then
     PATH="$root/.deps/codecs/bin:$PATH" LD_LIBRARY_PATH="$root/.deps/codecs/lib:$LD_LIBRARY_PATH" \
       $cli bench --compress --backend $b --threads 16 --size ${J2K_COMPRESS_SIZE:-4096} --repeats ${J2K_COMPRESS_REPEATS:-3} \
       --csv "$out/results/compress-$b-$machine.csv" 2>&1 | tee "$out/bench-compress-$b.txt"
+    [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  done
+fi
+if [[ $what == compress-dir ]]; then
+  # The same encoders over a folder of N copies of each image, one process per folder (a batch
+  # job: CUDA's start-up is paid once), front stage on the CPU and on CUDA.
+  for b in cpu cuda; do
+    PATH="$root/.deps/codecs/bin:$PATH" LD_LIBRARY_PATH="$root/.deps/codecs/lib:$LD_LIBRARY_PATH" \
+      $cli bench --compress --directory ${J2K_COMPRESS_FILES:-8} --backend $b --threads 16 \
+      --size ${J2K_COMPRESS_SIZE:-2048} --repeats ${J2K_COMPRESS_REPEATS:-3} \
+      --csv "$out/results/compress-dir-$b-$machine.csv" 2>&1 | tee "$out/bench-compress-dir-$b.txt"
     [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
   done
 fi

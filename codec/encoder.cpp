@@ -33,7 +33,6 @@ Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) :
 
   CodingParams& p = settings_.coding;
   p.reversible = ps.wavelet == Wavelet::Reversible53;
-  p.levels = ps.levels;
   p.mct = ps.mct == Mct::On || (ps.mct == Mct::Auto && ncomp >= 3);
   p.threads = ps.backend.threads;
   // The samples at their precision; a subsampled component has ceil(x1 / dx) - ceil(x0 / dx)
@@ -49,18 +48,18 @@ Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) :
   check_params(p, ncomp);
 
   // The canvas (it refuses more than 65535 tiles), and, as opj_compress, no more levels than
-  // a nominal tile's sides allow in every component (a subsampled one has 1/dx of the
+  // a nominal tile's sides allow in each component (a subsampled one has 1/dx of the
   // columns), so that the coarsest resolution of a whole tile is not empty (decoders differ
   // on such streams).
   const Canvas canvas(canvas_spec(ps, shape));
-  int64_t side = std::min(canvas.spec().tile_w, canvas.spec().tile_h);
-  for (size_t c = 0; c < ncomp; ++c)
-    side = std::min({side, canvas.spec().tile_w / shape.components[c].dx, canvas.spec().tile_h / shape.components[c].dy});
-  if ((int64_t{1} << p.levels) > side) {
+  for (size_t c = 0; c < ncomp; ++c) {
+    const int levels = component_style(p, c).levels;
+    const int64_t side = std::min(canvas.spec().tile_w / shape.components[c].dx, canvas.spec().tile_h / shape.components[c].dy);
+    if ((int64_t{1} << levels) <= side) continue;
     int most = 0;
     while ((int64_t{2} << most) <= side) ++most;
-    bad(std::to_string(p.levels) + " decomposition levels (" + std::to_string(p.levels + 1) +
-        " resolutions) need tiles of at least " + std::to_string(int64_t{1} << p.levels) + " samples a side; " +
+    bad(std::to_string(levels) + " decomposition levels (" + std::to_string(levels + 1) + " resolutions) need tiles of at least " + std::to_string(int64_t{1} << levels) +
+        " samples a side" + (ncomp > 1 ? " in component " + std::to_string(c) : std::string()) + "; " +
         (ps.tile_w > 0 ? "these tiles allow " : "this image allows ") + std::to_string(most) + " levels (" +
         std::to_string(most + 1) + " resolutions)");
   }

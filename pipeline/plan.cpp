@@ -60,6 +60,13 @@ CanvasSpec canvas_spec(const PlanSettings& s, const j2k_image_view& shape) {
   check_view(shape, false);
   if (s.levels < 0 || s.levels > kMaxLevels)
     invalid("levels must be 0.." + std::to_string(kMaxLevels) + ", got " + std::to_string(s.levels));
+  if (!s.component_levels.empty() && s.component_levels.size() != static_cast<size_t>(shape.num_components))
+    invalid("component levels: " + std::to_string(s.component_levels.size()) + " given for " +
+            std::to_string(shape.num_components) + " components");
+  for (size_t c = 0; c < s.component_levels.size(); ++c)
+    if (s.component_levels[c] < 0 || s.component_levels[c] > kMaxLevels)
+      invalid("component " + std::to_string(c) + "'s levels must be 0.." + std::to_string(kMaxLevels) + ", got " +
+              std::to_string(s.component_levels[c]));
   if (s.tile_w < 0 || s.tile_h < 0 || (s.tile_w == 0) != (s.tile_h == 0))
     invalid("tile size must be two positive numbers, or 0,0 for one tile");
   if (s.tile_x0 < 0 || s.tile_y0 < 0) invalid("tile origin must be non-negative");
@@ -140,17 +147,22 @@ Plan::Plan(const PlanSettings& settings, const j2k_image_view& shape)
   const int nc = shape.num_components;
 
   // MCT on components 0..2 when asked (or, with Auto, when possible): they must share one
-  // subsampling so that their samples line up.
+  // subsampling so that their samples line up, and one number of levels (the standard allows
+  // others, but OpenJPEG refuses to decode them).
   mct_ = settings.mct == Mct::On || (settings.mct == Mct::Auto && nc >= 3);
   if (mct_) {
     if (nc < 3)
       invalid("MCT needs at least 3 components, the image has " + std::to_string(nc));
-    for (int c = 1; c < 3; ++c)
-      if (shape_components_[c].dx != shape_components_[0].dx ||
-          shape_components_[c].dy != shape_components_[0].dy) {
+    for (size_t c = 1; c < 3; ++c) {
+      if (shape_components_[c].dx != shape_components_[0].dx || shape_components_[c].dy != shape_components_[0].dy) {
         if (settings.mct == Mct::On) invalid("MCT needs components 0..2 with the same subsampling");
         mct_ = false;
       }
+      if (component_levels(settings, c) != component_levels(settings, 0)) {
+        if (settings.mct == Mct::On) invalid("MCT needs components 0..2 with the same levels (OpenJPEG decodes no others)");
+        mct_ = false;
+      }
+    }
   }
 
   if (settings.narrow_output) check_narrow_output();
@@ -186,8 +198,8 @@ Plan::Plan(const PlanSettings& settings, const j2k_image_view& shape)
       tc.tile = t;
       tc.component = c;
       tc.rect = canvas_.tile_component(t, c);
-      tc.levels = settings.levels;
-      tc.bands = band_layout(tc.rect, settings.levels);
+      tc.levels = component_levels(settings, static_cast<size_t>(c));
+      tc.bands = band_layout(tc.rect, tc.levels);
       const auto n = static_cast<size_t>(tc.rect.width() * tc.rect.height());
       staging += align_up(n * j2k_sample_size(shape_components_[c].type));
       work += align_up(n * coeff);
@@ -301,11 +313,12 @@ void Plan::check_narrow_output() const {
   for (int c = 0; c < shape_.num_components; ++c) {
     const int p = shape_components_[static_cast<size_t>(c)].precision;
     const bool chroma = mct_ && (c == 1 || c == 2);
-    const double bound = max_53_coefficient(max_shifted_sample(p, chroma), settings_.levels);
+    const int levels = component_levels(settings_, static_cast<size_t>(c));
+    const double bound = max_53_coefficient(max_shifted_sample(p, chroma), levels);
     if (bound > 32767)
       invalid("int16 coefficients cannot hold the 5/3 of component " + std::to_string(c) + " (" +
               std::to_string(p) + "-bit" + (chroma ? ", after the RCT" : "") + ", " +
-              std::to_string(settings_.levels) + " levels: up to " + std::to_string(static_cast<int64_t>(bound)) +
+              std::to_string(levels) + " levels: up to " + std::to_string(static_cast<int64_t>(bound)) +
               "); they fit up to 12-bit samples, 11-bit with the RCT");
   }
 }

@@ -29,6 +29,7 @@ enum class Mct { Auto, On, Off };  // Auto: on when components 0..2 exist with o
 struct PlanSettings {
   Wavelet wavelet = Wavelet::Reversible53;
   int levels = 5;                    // 0..32
+  std::vector<int> component_levels; // per component (replacing `levels`), or empty
   int64_t tile_w = 0, tile_h = 0;    // 0,0 = one tile covering the image
   int64_t tile_x0 = 0, tile_y0 = 0;  // tile grid origin, at most the image origin
   Mct mct = Mct::Auto;
@@ -39,6 +40,11 @@ struct PlanSettings {
   int streams = 0;  // queues with tiles in flight; 0 = 3 on asynchronous backends (2 for one tile), on
                     // the CPU one per worker thread with at least twice as many tiles, else 1
 };
+
+// Component c's decomposition levels.
+inline int component_levels(const PlanSettings& s, size_t c) {
+  return s.component_levels.empty() ? s.levels : s.component_levels[c];
+}
 
 struct PlanTileComponent {
   int64_t tile = 0;

@@ -23,8 +23,9 @@ namespace py = pybind11;
 
 namespace {
 
-// What __init__.py passes: the fields of j2k_settings it exposes, by name.
-j2kfront::Settings settings_from(const py::dict& d) {
+// What __init__.py passes: the fields of j2k_settings it exposes, by name. Per-component
+// levels go to `levels` (which must outlive the settings' use), checked against `channels`.
+j2kfront::Settings settings_from(const py::dict& d, int channels, std::vector<int>& levels) {
   j2kfront::Settings s;
   s.wavelet = static_cast<j2k_wavelet>(d["wavelet"].cast<int>());
   s.levels = d["levels"].cast<int>();
@@ -37,6 +38,12 @@ j2kfront::Settings settings_from(const py::dict& d) {
   s.device = d["device"].cast<int>();
   s.threads = d["threads"].cast<int>();
   s.narrow_output = d["narrow_output"].cast<int>();
+  if (d.contains("component_levels") && !d["component_levels"].is_none()) {
+    levels = d["component_levels"].cast<std::vector<int>>();
+    if (levels.size() != static_cast<size_t>(channels))
+      throw py::value_error("levels: " + std::to_string(levels.size()) + " given for " + std::to_string(channels) + " components");
+    s.component_levels = levels.data();
+  }
   return s;
 }
 
@@ -135,7 +142,8 @@ class PyPlan {
   PyPlan(const py::dict& settings, py::ssize_t height, py::ssize_t width, int channels,
          int type, int precision, uint32_t x0, uint32_t y0)
       : shape_{static_cast<j2k_sample_type>(type), precision, x0, y0, channels, height, width} {
-    const j2kfront::Settings s = settings_from(settings);
+    std::vector<int> levels;
+    const j2kfront::Settings s = settings_from(settings, channels, levels);
     const j2kfront::ImageView view = shape_.empty_view();
     py::gil_scoped_release unlocked;
     plan_ = std::make_unique<j2kfront::Plan>(s, view);
@@ -209,7 +217,8 @@ class PyEncoder {
   PyEncoder(const py::dict& settings, const py::dict& coding, py::ssize_t height, py::ssize_t width, int channels,
             int type, int precision, uint32_t x0, uint32_t y0)
       : shape_{static_cast<j2k_sample_type>(type), precision, x0, y0, channels, height, width} {
-    const j2kfront::Settings s = settings_from(settings);
+    std::vector<int> levels;
+    const j2kfront::Settings s = settings_from(settings, channels, levels);
     j2kfront::Coding c;
     c.format = static_cast<j2k_file_format>(coding["format"].cast<int>());
     c.rates = coding["rates"].cast<std::vector<double>>();
@@ -268,7 +277,8 @@ class PyEncoder {
 class PyDwt {
  public:
   explicit PyDwt(const py::dict& settings) {
-    const j2kfront::Settings s = settings_from(settings);
+    std::vector<int> levels;  // a DWT's levels come with each run
+    const j2kfront::Settings s = settings_from(settings, 1, levels);
     py::gil_scoped_release unlocked;
     dwt_ = std::make_unique<j2kfront::Dwt>(s);
   }

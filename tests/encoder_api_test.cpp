@@ -122,8 +122,8 @@ TEST_F(EncoderApi, LosslessImagesDecodeToTheirSamples) {
 TEST_F(EncoderApi, SameBytesAsTheCommandLine) {
   for (const std::string& flags : {std::string(""), std::string("-I -r 40,20 -b 32,32 -p RPCL -c [128,128]"),
                                    std::string("-q 30,40 -I -M 9 --SOP --EPH"), std::string("-n 4 -t 100,90 --TP R --TLM --PLT")}) {
-    for (const std::string& ext : {".j2k", ".jp2"}) {
-      const std::string file = path("cli" + ext);
+    for (const char* ext : {".j2k", ".jp2"}) {
+      const std::string file = path(std::string("cli") + ext);
       const auto r = run_command(quote(kCli) + " compress --backend cpu --quiet --force -i " + quote(kData + "/astronaut.ppm") +
                                  " -o " + quote(file) + " " + flags);
       ASSERT_EQ(r.exit_code, 0) << flags << ": " << r.output;
@@ -132,7 +132,7 @@ TEST_F(EncoderApi, SameBytesAsTheCommandLine) {
       s.backend = J2K_BACKEND_CPU;
       j2kfront::Coding c;
       c.comment = "Created by j2kfront";  // the CLI's default
-      c.format = ext == ".jp2" ? J2K_FORMAT_JP2 : J2K_FORMAT_J2K;
+      c.format = std::string(ext) == ".jp2" ? J2K_FORMAT_JP2 : J2K_FORMAT_J2K;
       if (flags.find("-I") != std::string::npos) s.wavelet = J2K_WAVELET_97;
       if (flags.find("-r 40,20") != std::string::npos) {
         c.rates = {40, 20};
@@ -325,7 +325,9 @@ TEST_F(EncoderApi, SubsampledComponentsDecodeToTheirSamples) {
     j2kfront::Encoder small(lossy, coding, view);
     size_t samples = 0;
     for (const auto& c : image.components) samples += c.bytes.size();
-    if (samples / 8 > 1000) EXPECT_LE(small.encode(view).size(), samples / 8) << k.what;
+    if (samples / 8 > 1000) {
+      EXPECT_LE(small.encode(view).size(), samples / 8) << k.what;
+    }
   }
   // The component transform needs components 0..2 of one size: auto leaves it off, on is refused.
   j2kfront::Image yuv;
@@ -341,6 +343,92 @@ TEST_F(EncoderApi, SubsampledComponentsDecodeToTheirSamples) {
   EXPECT_EQ(j2k_encoder_create(&s, j2kfront::Coding().get(), yuv.view().get(), &e), J2K_INVALID_ARGUMENT);
   EXPECT_NE(std::string(j2k_last_error()).find("same subsampling"), std::string::npos) << j2k_last_error();
   EXPECT_EQ(e, nullptr);
+}
+
+// Levels per component (j2k_settings.component_levels): COD carries component 0's, a COC (and
+// a QCC, whose bands differ) each other component's. opj_decompress decodes every progression
+// exactly, with precincts (each component's list from the same sizes), tiles and odd origins,
+// subsampled chroma with fewer levels, and the component transform where components 0..2 share
+// their levels (OpenJPEG decodes no others: auto MCT is off, MCT on refused); opj_dump reads
+// back each component's resolutions.
+TEST_F(EncoderApi, ComponentLevelsWriteCocAndDecode) {
+  if (!have_opj_) GTEST_SKIP() << "opj_decompress is not installed (Debian: libopenjp2-tools)";
+  struct Case {
+    const char* what;
+    std::vector<std::pair<int, int>> factors;
+    std::vector<int> levels;
+    uint32_t tile_w, tile_h;
+  };
+  for (const Case& k : std::vector<Case>{
+           {"RGB, levels 5, 2, 0 (auto MCT: off)", {{1, 1}, {1, 1}, {1, 1}}, {5, 2, 0}, 0, 0},
+           {"RGBA, alpha fewer levels (with the RCT)", {{1, 1}, {1, 1}, {1, 1}, {1, 1}}, {4, 4, 4, 1}, 0, 0},
+           {"4:2:0 and alpha, chroma one level less, tiles", {{1, 1}, {2, 2}, {2, 2}, {1, 1}}, {3, 2, 2, 1}, 40, 24},
+           {"two components, the second deeper", {{1, 1}, {1, 1}}, {1, 4}, 0, 0}}) {
+    j2kfront::Image image;
+    image.x0 = 3, image.y0 = 5, image.width = 83, image.height = 61;
+    std::mt19937 rng(11);
+    for (auto [dx, dy] : k.factors) {
+      auto& c = image.add_component(J2K_SAMPLE_U8, 8, dx, dy);
+      for (auto& b : c.bytes) b = static_cast<unsigned char>(rng());
+    }
+    j2kfront::Settings s;
+    s.backend = J2K_BACKEND_CPU;
+    s.component_levels = k.levels.data();
+    s.tile_w = k.tile_w, s.tile_h = k.tile_h;
+    const j2kfront::ImageView view = image.view();
+    for (j2k_progression order : {J2K_LRCP, J2K_RLCP, J2K_RPCL, J2K_PCRL, J2K_CPRL}) {
+      j2kfront::Coding coding;
+      coding.progression = order;
+      coding.precincts = {{16, 16}, {8, 8}};
+      j2kfront::Encoder encoder(s, coding, view);
+      const std::string what = std::string(k.what) + ", progression " + std::to_string(order);
+      const std::vector<uint8_t> bytes = encoder.encode(view);
+      expect_decodes_to(bytes, image, what);
+      // opj_dump: each component's resolutions, as asked.
+      const auto dump = run_command("opj_dump -i " + quote(path("api.j2k")));
+      ASSERT_EQ(dump.exit_code, 0) << dump.output;
+      size_t at = 0;
+      for (size_t c = 0; c < k.levels.size(); ++c) {
+        at = dump.output.find("numresolutions=", at);
+        ASSERT_NE(at, std::string::npos) << what << ": " << dump.output;
+        at += 15;
+        EXPECT_EQ(std::atoi(dump.output.c_str() + at), k.levels[c] + 1) << what << ", component " << c;
+      }
+    }
+    // The 9/7 with its own steps per component (QCC), decoded by opj_decompress close to the image.
+    j2kfront::Settings lossy = s;
+    lossy.wavelet = J2K_WAVELET_97;
+    j2kfront::Encoder encoder(lossy, j2kfront::Coding(), view);
+    const std::vector<uint8_t> bytes = encoder.encode(view);
+    const std::string j2k = path("lossy.j2k");
+    std::ofstream(j2k, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    const auto r = run_command("opj_decompress -i " + quote(j2k) + " -o " + quote(path("lossy.pgx")));
+    ASSERT_EQ(r.exit_code, 0) << k.what << ": " << r.output;
+    for (size_t c = 0; c < image.components.size(); ++c) {
+      const j2kfront::Image got = j2k::io::read_image(path("lossy_" + std::to_string(c) + ".pgx"));
+      const size_t n = image.components[c].bytes.size();
+      ASSERT_EQ(got.components[0].bytes.size(), n) << k.what;
+      int worst = 0;
+      for (size_t i = 0; i < n; ++i) worst = std::max(worst, std::abs(static_cast<int>(sample_at(got, 0, i)) - static_cast<int>(sample_at(image, c, i))));
+      EXPECT_LE(worst, 2) << k.what << ", component " << c << " (lossless-rate 9/7)";
+    }
+  }
+  // Refused: a component's levels out of range, or more than its (subsampled) size allows,
+  // each naming the component.
+  const j2kfront::Image image = random_image(0, 0, 64, 64, 3, J2K_SAMPLE_U8, 8, 3);
+  for (const auto& [levels, message] : std::vector<std::pair<std::vector<int>, std::string>>{
+           {{5, 40, 5}, "component 1's levels must be 0 to 32, got 40"},
+           {{5, 5, 7}, "in component 2; this image allows 6 levels"},
+           {{5, 4, 5}, "MCT needs components 0..2 with the same levels"}}) {
+    j2kfront::Settings s;
+    s.backend = J2K_BACKEND_CPU;
+    s.mct = J2K_MCT_ON;
+    s.component_levels = levels.data();
+    j2k_encoder* e = nullptr;
+    EXPECT_EQ(j2k_encoder_create(&s, j2kfront::Coding().get(), image.view().get(), &e), J2K_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(j2k_last_error()).find(message), std::string::npos) << j2k_last_error();
+    EXPECT_EQ(e, nullptr);
+  }
 }
 
 TEST_F(EncoderApi, NullPointersAndTheCheckBeforeAnImage) {

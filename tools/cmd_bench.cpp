@@ -21,6 +21,7 @@ struct BenchArgs {
   bool pipeline = false, busy_loop = false, compress = false;
   std::string timeline, csv, inputs, samples = "tests/data";
   int64_t size = 4096;
+  int directory = 0;
 };
 
 std::vector<std::string> split(const std::string& list) {
@@ -58,14 +59,15 @@ int run_compress_bench(const BenchArgs& a) {
   c.repeats = a.repeats > 0 ? a.repeats : 3;
   c.backend = a.backend == "auto" ? "cpu" : a.backend;  // the CPU unless a GPU is asked for
   c.csv = a.csv;
+  c.directory = a.directory;
   c.cli = fs::read_symlink("/proc/self/exe").string();
   return bench::run_compress(c);
 }
 
 int run_bench(const BenchArgs& a) {
   if (a.compress) return run_compress_bench(a);
-  if (!a.inputs.empty() || a.samples != BenchArgs().samples || a.size != BenchArgs().size)
-    throw CLI::ValidationError("--inputs/--samples/--size", "choose the --compress benchmark's images: add --compress");
+  if (!a.inputs.empty() || a.samples != BenchArgs().samples || a.size != BenchArgs().size || a.directory != 0)
+    throw CLI::ValidationError("--inputs/--samples/--size/--directory", "choose the --compress benchmark's images: add --compress");
   bench::Options o;
   o.sizes = numbers("--sizes", a.sizes, 1, 65536);
   o.levels = a.levels;
@@ -165,6 +167,10 @@ std::function<int()> add_bench_command(CLI::App& app) {
   cmd->add_option("--samples", args->samples, "with --compress: the folder of the sample images")->capture_default_str();
   cmd->add_option("--size", args->size, "with --compress: the side of the images made from the samples")
       ->check(CLI::Range(16, 32768))->capture_default_str();
+  cmd->add_option("--directory", args->directory,
+                  "with --compress: a folder of N copies of each image, compressed by each tool in one process "
+                  "(a batch job: start-up paid once)")
+      ->check(CLI::Range(1, 1000));
   // The CPU bench's second busy process (bench/cpu_bench.cpp): not for users, so not in --help.
   cmd->add_flag("--busy-loop", args->busy_loop, "run the 512^2 CPU DWT until killed")->group("");
   return [args] { return run_bench(*args); };

@@ -78,21 +78,38 @@ void fill_budget(std::vector<Block>& blocks, size_t layer, const Assembler& asse
 
 }  // namespace
 
+ComponentStyle component_style(const CodingParams& p, size_t c) {
+  return p.components.empty() ? ComponentStyle{p.levels, p.precincts} : p.components[c];
+}
+
+namespace {
+
+void check_style(const ComponentStyle& s, const std::string& whose) {
+  if (s.levels < 0 || s.levels > 32) bad(whose + "decomposition levels must be 0 to 32, not " + std::to_string(s.levels));
+  if (!s.precincts.empty()) {
+    if (s.precincts.size() != static_cast<size_t>(s.levels + 1)) bad(whose + "precinct sizes: one per resolution");
+    for (size_t r = 0; r < s.precincts.size(); ++r) {
+      const auto [x, y] = s.precincts[r];
+      const int least = r == 0 ? 0 : 1;  // B.6: a band's precincts are half the resolution's
+      if (x < least || x > 15 || y < least || y > 15)
+        bad(whose + "precinct sizes must be powers of two from " + std::to_string(1 << least) + " to 32768 (resolution " + std::to_string(r) + ")");
+    }
+  }
+}
+
+}  // namespace
+
 void check_params(const CodingParams& p, size_t components) {
   if (components == 0 || components > 16384) bad("a codestream holds 1 to 16384 components");
-  if (p.levels < 0 || p.levels > 32) bad("decomposition levels must be 0 to 32");
+  check_style(ComponentStyle{p.levels, p.precincts}, "");
+  if (!p.components.empty()) {
+    if (p.components.size() != components) bad("component styles: one per component");
+    if (!(p.components[0] == ComponentStyle{p.levels, p.precincts})) throw Error(ErrorCode::Internal, "codestream: component 0's style is not COD's");
+    for (size_t c = 1; c < components; ++c) check_style(p.components[c], "component " + std::to_string(c) + ": ");
+  }
   if (p.block_w_log2 < 2 || p.block_w_log2 > 10 || p.block_h_log2 < 2 || p.block_h_log2 > 10 ||
       p.block_w_log2 + p.block_h_log2 > 12)
     bad("code-blocks must be 4 to 1024 samples a side, powers of two, with at most 4096 samples");
-  if (!p.precincts.empty()) {
-    if (p.precincts.size() != static_cast<size_t>(p.levels + 1)) bad("precinct sizes: one per resolution");
-    for (size_t r = 0; r < p.precincts.size(); ++r) {
-      const auto [x, y] = p.precincts[r];
-      const int least = r == 0 ? 0 : 1;  // B.6: a band's precincts are half the resolution's
-      if (x < least || x > 15 || y < least || y > 15)
-        bad("precinct sizes must be powers of two from " + std::to_string(1 << least) + " to 32768 (resolution " + std::to_string(r) + ")");
-    }
-  }
   if (p.layers < 1 || p.layers > 65535) bad("quality layers must be 1 to 65535");
   if (!p.layer_bytes.empty() && !p.layer_psnr.empty()) bad("rate targets: either bytes (-r) or PSNR (-q), not both");
   const std::vector<double>& targets = p.layer_bytes.empty() ? p.layer_psnr : p.layer_bytes;
@@ -121,13 +138,13 @@ std::vector<uint8_t> write_codestream(const StreamInfo& info, const CodingParams
   const TileLayout layout = lay_out(info, params, tiles);
 
   // Each component's band steps (QCD/QCC) and the distortion weight of a step in each band.
-  const int nbands = 3 * params.levels + 1;
   std::vector<std::vector<BandStep>> steps(ncomp);
   std::vector<std::vector<double>> weights(ncomp);
-  for (size_t c = 0; c < ncomp; ++c)
-    for (int k = 0; k < nbands; ++k) {
+  for (size_t c = 0; c < ncomp; ++c) {
+    const int levels = component_style(params, c).levels;
+    for (int k = 0; k < 3 * levels + 1; ++k) {
       const j2k_band_type type = k == 0 ? J2K_BAND_LL : static_cast<j2k_band_type>(1 + (k - 1) % 3);
-      const int level = band_level(params.levels, static_cast<size_t>(k));
+      const int level = band_level(levels, static_cast<size_t>(k));
       const int range = info.components[c].precision + band_gain_log2(type);
       const double norm = synthesis_norm(params.reversible, level, type);
       const BandStep s = params.reversible ? reversible_step(range) : expounded_step(params.base_step / norm, range);
@@ -135,6 +152,7 @@ std::vector<uint8_t> write_codestream(const StreamInfo& info, const CodingParams
       steps[c].push_back(s);
       weights[c].push_back(norm * norm * s.delta * s.delta * mct * mct);
     }
+  }
 
   // Rate control and the PSNR report need each pass's distortion; a lossless codestream
   // (the 5/3, every pass) has none left.
@@ -199,11 +217,20 @@ std::vector<uint8_t> write_codestream(const StreamInfo& info, const CodingParams
   std::vector<uint8_t> header;
   put16(header, 0xFF4F);  // SOC
   write_siz(info, header);
+  // COD and QCD say component 0's; COC and QCC each other component's that differ (A.6.2,
+  // A.6.5: a COC or QCC overrides the main header's for its component).
   write_cod(params, header);
-  write_qcd(-1, ncomp, params.reversible, guard_bits, steps[0], header);
+  const ComponentStyle first = component_style(params, 0);
   for (size_t c = 1; c < ncomp; ++c)
-    if (info.components[c].precision != info.components[0].precision)
-      write_qcd(static_cast<int>(c), ncomp, params.reversible, guard_bits, steps[c], header);
+    if (!(component_style(params, c) == first)) write_coc(c, ncomp, params, component_style(params, c), header);
+  write_qcd(-1, ncomp, params.reversible, guard_bits, steps[0], header);
+  auto same_steps = [](const std::vector<BandStep>& a, const std::vector<BandStep>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const BandStep& x, const BandStep& y) {
+      return x.exponent == y.exponent && x.mantissa == y.mantissa;
+    });
+  };
+  for (size_t c = 1; c < ncomp; ++c)
+    if (!same_steps(steps[c], steps[0])) write_qcd(static_cast<int>(c), ncomp, params.reversible, guard_bits, steps[c], header);
   if (!params.comment.empty()) write_com(params.comment, header);
 
   // Rate control: the passes of each layer.

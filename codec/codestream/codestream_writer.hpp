@@ -1,5 +1,6 @@
 // A JPEG 2000 Part 1 codestream (ISO/IEC 15444-1 Annex A) from the front stage's output: the
-// main header (SOC, SIZ, COD, QCD, QCC where a component's precision differs, COM, TLM), then
+// main header (SOC, SIZ, COD, COC and QCC for components that differ from component 0, QCD,
+// COM, TLM), then
 // per tile its tile-parts (SOT, PLT, SOD, packets in the chosen progression), then EOC. The
 // code-blocks are coded (Tier-1) in parallel, quantised first for the 9/7; rate control
 // (PCRD-opt) shares their passes out among the quality layers; Tier-2 writes the packets.
@@ -19,15 +20,28 @@ struct ComponentInfo {
   int dx = 1, dy = 1;
 };
 
-// What the codestream says and how it is coded (COD, QCD and the rate targets).
+// What a component's tile-components are cut into: its decomposition levels and precinct
+// sizes (COC where they differ from COD's).
+struct ComponentStyle {
+  int levels = 5;
+  // Precinct sizes (log2, 0..15) per resolution, [0] the lowest; empty: the largest (2^15)
+  // everywhere and none signalled.
+  std::vector<std::pair<int, int>> precincts;
+  bool operator==(const ComponentStyle& o) const { return levels == o.levels && precincts == o.precincts; }
+};
+
+// What the codestream says and how it is coded (COD, COC, QCD and the rate targets).
 struct CodingParams {
   bool reversible = true;  // the 5/3, no quantisation; else the 9/7, quantised
-  int levels = 5;
+  int levels = 5;          // COD's (component 0's)
   bool mct = false;        // the RCT or ICT on components 0..2
   int block_w_log2 = 6, block_h_log2 = 6;  // code-blocks 2^2..2^10 a side, area <= 4096
   // Precinct sizes (log2, 0..15) per resolution, [0] the lowest; empty: the largest (2^15)
   // everywhere and none signalled in COD.
   std::vector<std::pair<int, int>> precincts;
+  // Per component, its levels and precincts; empty: every component as COD (levels,
+  // precincts). Component 0's must be COD's.
+  std::vector<ComponentStyle> components;
   Progression order = Progression::LRCP;
   int layers = 1;
   uint8_t modes = 0;       // BlockMode bits
@@ -77,6 +91,9 @@ struct CodestreamStats {
 std::vector<uint8_t> write_codestream(const StreamInfo& info, const CodingParams& params,
                                       const std::vector<std::vector<TileComponentInput>>& tiles,
                                       CodestreamStats* stats = nullptr);
+
+// Component c's levels and precincts.
+ComponentStyle component_style(const CodingParams& params, size_t c);
 
 // Checks `params` against the standard's limits before any work; throws j2k::Error naming the
 // first problem. write_codestream calls it too.

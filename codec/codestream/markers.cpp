@@ -44,6 +44,26 @@ void write_cod(const CodingParams& p, std::vector<uint8_t>& out) {
     for (const auto& [x, y] : p.precincts) put8(out, static_cast<uint32_t>(x | (y << 4)));
 }
 
+void write_coc(size_t component, size_t components, const CodingParams& p, const ComponentStyle& style,
+               std::vector<uint8_t>& out) {
+  // A.6.2: Ccoc (8 bits below 257 components, else 16), Scoc (precincts given), SPcoc as COD's
+  // SPcod.
+  const bool precincts = !style.precincts.empty();
+  const size_t index_bytes = components < 257 ? 1 : 2;
+  put16(out, 0xFF53);
+  put16(out, static_cast<uint32_t>(8 + index_bytes + (precincts ? style.levels + 1 : 0)));
+  if (index_bytes == 1) put8(out, static_cast<uint32_t>(component));
+  else put16(out, static_cast<uint32_t>(component));
+  put8(out, precincts ? 1u : 0u);
+  put8(out, static_cast<uint32_t>(style.levels));
+  put8(out, static_cast<uint32_t>(p.block_w_log2 - 2));
+  put8(out, static_cast<uint32_t>(p.block_h_log2 - 2));
+  put8(out, p.modes);
+  put8(out, p.reversible ? 1 : 0);
+  if (precincts)
+    for (const auto& [x, y] : style.precincts) put8(out, static_cast<uint32_t>(x | (y << 4)));
+}
+
 void write_qcd(int component, size_t components, bool reversible, int guard_bits, const std::vector<BandStep>& steps,
                std::vector<uint8_t>& out) {
   // A.6.4, A.6.5: no quantisation (an 8-bit exponent per band) or scalar expounded (16 bits:

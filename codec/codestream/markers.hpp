@@ -1,5 +1,5 @@
 // The marker segments of a codestream (ISO/IEC 15444-1 Annex A), each appended to a byte
-// vector: the main header's SIZ, COD, QCD/QCC, COM and TLM, and the tile-part header's SOT and
+// vector: the main header's SIZ, COD/COC, QCD/QCC, COM and TLM, and the tile-part header's SOT and
 // PLT. Big-endian, lengths as A.2 defines them.
 #pragma once
 #include <cstdint>
@@ -17,6 +17,9 @@ void put32(std::vector<uint8_t>& o, uint32_t v);
 
 void write_siz(const StreamInfo& info, std::vector<uint8_t>& out);
 void write_cod(const CodingParams& params, std::vector<uint8_t>& out);
+// COC for component c: its levels and precincts, with COD's code-blocks, modes and wavelet.
+void write_coc(size_t component, size_t components, const CodingParams& params, const ComponentStyle& style,
+               std::vector<uint8_t>& out);
 // QCD (component < 0) or QCC for one component: the guard bits and each band's step (LL,
 // then HL, LH, HH from the coarsest level).
 void write_qcd(int component, size_t components, bool reversible, int guard_bits,

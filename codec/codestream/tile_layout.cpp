@@ -11,9 +11,9 @@ int64_t ceil_shift(int64_t a, int k) { return (a + (int64_t{1} << k) - 1) >> k; 
 
 }  // namespace
 
-std::pair<int, int> precinct_log2(const CodingParams& params, int r) {
-  if (params.precincts.empty()) return {15, 15};
-  return params.precincts[static_cast<size_t>(r)];
+std::pair<int, int> precinct_log2(const ComponentStyle& style, int r) {
+  if (style.precincts.empty()) return {15, 15};
+  return style.precincts[static_cast<size_t>(r)];
 }
 
 TileLayout lay_out(const StreamInfo& info, const CodingParams& params,
@@ -30,11 +30,12 @@ TileLayout lay_out(const StreamInfo& info, const CodingParams& params,
     tile.y1 = std::min<int64_t>(info.tile_y0 + (q + 1) * info.tile_h, info.y1);
     for (size_t c = 0; c < tiles[t].size(); ++c) {
       const TileComponentInput& tc = tiles[t][c];
-      if (tc.levels != params.levels) throw Error(ErrorCode::Internal, "codestream: levels differ between tile-components");
+      const ComponentStyle style = component_style(params, c);
+      if (tc.levels != style.levels) throw Error(ErrorCode::Internal, "codestream: a tile-component's levels are not its component's");
       if (tc.bands.size() != static_cast<size_t>(3 * tc.levels + 1)) throw Error(ErrorCode::Internal, "codestream: a tile-component without every band");
       std::vector<LaidResolution> resolutions;
       for (int r = 0; r <= tc.levels; ++r) {
-        const auto [ppx, ppy] = precinct_log2(params, r);
+        const auto [ppx, ppy] = precinct_log2(style, r);
         LaidResolution res;
         res.grid = resolution_grid(tc.rect.x0, tc.rect.y0, tc.rect.x1, tc.rect.y1, tc.levels, r, ppx, ppy);
         // The resolution's bands and their share of a precinct (B.6: half the resolution's

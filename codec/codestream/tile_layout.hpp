@@ -41,8 +41,9 @@ struct TileLayout {
   std::vector<LaidBlock> blocks;
 };
 
-// The precinct exponents of resolution r (the default 15 x 15 when none are given).
-std::pair<int, int> precinct_log2(const CodingParams& params, int r);
+// The precinct exponents of resolution r of a component (the default 15 x 15 when none are
+// given).
+std::pair<int, int> precinct_log2(const ComponentStyle& style, int r);
 
 TileLayout lay_out(const StreamInfo& info, const CodingParams& params,
                    const std::vector<std::vector<TileComponentInput>>& tiles);

@@ -191,6 +191,11 @@ typedef struct j2k_settings {
   /* The embedder's thread pool for the CPU work of plans and DWTs made with these settings
    * (copied at creation); NULL = j2kfront's own. With a pool, `threads` must be 0. */
   const j2k_thread_pool* thread_pool;
+  /* Decomposition levels per component, 0..32 each: NULL = `levels` for every component; else
+   * one entry per component of the image (read when a plan or encoder is created), which
+   * replace `levels`. An encoder writes COD with component 0's, and COC (with QCC) for each
+   * other component whose levels differ, e.g. fewer levels for subsampled chroma. */
+  const int* component_levels;
 } j2k_settings;
 
 /* The defaults noted above. Always start from these: fields may be added at the end. */

@@ -77,14 +77,22 @@ def _settings(wavelet="5/3", levels=5, tile_size=None, tile_origin=(0, 0), mct="
               backend="auto", device=None, threads=None, narrow_output=False) -> dict:
     tile_w, tile_h = _pair(tile_size, "tile_size") if tile_size is not None else (0, 0)
     tile_x0, tile_y0 = _pair(tile_origin, "tile_origin")
-    if not isinstance(levels, (int, np.integer)) or isinstance(levels, bool):
-        raise TypeError(f"levels must be an integer, not {levels!r}")
+    # An int, or one per component (a COC for each component whose levels differ from the first's).
+    per_component = None
+    if isinstance(levels, (list, tuple)):
+        if not levels or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in levels):
+            raise TypeError(f"levels must be an integer or a list of integers, one per component, not {levels!r}")
+        per_component = [int(v) for v in levels]
+        levels = per_component[0]
+    elif not isinstance(levels, (int, np.integer)) or isinstance(levels, bool):
+        raise TypeError(f"levels must be an integer or a list of integers, one per component, not {levels!r}")
     if threads is not None and (not isinstance(threads, (int, np.integer)) or threads < 1):
         raise ValueError(f"threads must be a positive integer or None (every core), not {threads!r}")
     if device is not None and (not isinstance(device, (int, np.integer)) or device < 0):
         raise ValueError(f"device must be a device index (0, 1, ...) or None, not {device!r}")
     return {
         "wavelet": _choice(_WAVELETS, wavelet, "wavelet"), "levels": int(levels),
+        "component_levels": per_component,
         "tile_w": tile_w, "tile_h": tile_h, "tile_x0": tile_x0, "tile_y0": tile_y0,
         "mct": _choice(_MCT, mct, "mct"), "backend": _choice(_BACKENDS, backend, "backend"),
         "device": -1 if device is None else int(device), "threads": 0 if threads is None else int(threads),
@@ -317,7 +325,8 @@ def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str 
     progression: 'LRCP', 'RLCP', 'RPCL', 'PCRL' or 'CPRL'; modes: a list of 'bypass',
     'reset', 'restart', 'vsc', 'erterm', 'segmark' (or their bits); sop, eph, plt, tlm:
     those markers; tile_parts: None, 'R', 'L' or 'C'; guard_bits: 0..7 (None: automatic);
-    comment: a COM marker's text. The rest are transform()'s.
+    comment: a COM marker's text; levels: an int, or one per component (e.g. [5, 4, 4]). The
+    rest are transform()'s.
 
     For many images of one shape, make an Encoder once and run it."""
     a = _image_array(image)

@@ -31,6 +31,7 @@ def decode(data: bytes, tmp_path, shape, dtype) -> np.ndarray:
     ((33, 50), np.uint16, 12, dict(progression="RPCL", precincts=[(16, 16)])),
     ((40, 40, 4), np.uint8, 8, dict(modes=["bypass", "vsc"], sop=True, eph=True, format="jp2")),
     ((1, 37), np.uint8, 8, dict(levels=0)),
+    ((61, 83, 4), np.uint8, 8, dict(levels=[4, 4, 4, 1], progression="CPRL", precincts=[(16, 16)])),
 ])
 def test_lossless_files_decode_to_the_samples(tmp_path, backend, shape, dtype, precision, options):
     image = RNG.integers(0, 1 << precision, size=shape).astype(dtype)
@@ -64,9 +65,18 @@ def test_gpu_files_are_the_cpus(backend):
     if backend == "cpu":
         pytest.skip("compares a GPU backend's files with the CPU's")
     image = RNG.integers(0, 256, size=(130, 170, 3)).astype(np.uint8)
-    for options in (dict(), dict(wavelet="9/7", rates=[30, 12]), dict(tile_size=(64, 64), levels=4)):
+    for options in (dict(), dict(wavelet="9/7", rates=[30, 12]), dict(tile_size=(64, 64), levels=4),
+                    dict(levels=[4, 2, 3], wavelet="9/7")):
         assert j2kfront.compress(image, backend=backend, **options) == \
             j2kfront.compress(image, backend="cpu", **options), options
+
+
+def test_levels_per_component_are_one_per_component():
+    image = np.zeros((32, 32, 3), np.uint8)
+    with pytest.raises(ValueError, match="2 given for 3 components"):
+        j2kfront.compress(image, levels=[3, 2], backend="cpu")
+    with pytest.raises(TypeError, match="one per component"):
+        j2kfront.compress(image, levels=[3, 2.5, 1], backend="cpu")
 
 
 def test_an_encoder_takes_its_shape_only():
