@@ -1,0 +1,51 @@
+// Reads the JP2 file format (ISO/IEC 15444-1 Annex I): the signature and File Type boxes, the
+// JP2 Header box (Image Header, Bits Per Component, Colour Specification, Palette, Component
+// Mapping, Channel Definition; Resolution is skipped) and where the first Contiguous Codestream
+// box's codestream lies. Each box's length is checked against the bytes there and each field
+// against Annex I's ranges before anything is sized from it; a bad file is an error naming the
+// box and the cause. What to do with the palette, mapping and channels is the decoder's.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "codec/codestream/jp2_writer.hpp"
+
+namespace j2k::codec {
+
+struct Jp2Palette {
+  std::vector<Jp2Component> columns;          // NPC columns: depth and signedness (B)
+  std::vector<std::vector<int32_t>> entries;  // NE entries, each with a value per column
+};
+
+struct Jp2Mapping {  // cmap (I.5.3.5): where one output channel comes from
+  int component = 0;   // CMP: the codestream component
+  bool palette = false;  // MTYP 1: through the palette's column `column`
+  int column = 0;      // PCOL
+};
+
+struct Jp2Channel {  // cdef (I.5.3.6)
+  int channel = 0;      // Cn
+  int type = 0;         // Typ: 0 colour, 1 opacity, 2 premultiplied opacity, 65535 unspecified
+  int association = 0;  // Asoc: 0 the whole image, 1.. a colour, 65535 none
+};
+
+struct Jp2File {
+  uint32_t width = 0, height = 0;        // ihdr
+  std::vector<Jp2Component> components;  // ihdr's BPC, or bpcc's per component
+  int enum_cs = 0;                       // colr method 1's EnumCS; 0 with an ICC profile
+  std::vector<uint8_t> icc;              // colr method 2's profile (empty: none)
+  Jp2Palette palette;                    // empty columns: no pclr
+  std::vector<Jp2Mapping> mapping;       // empty: no cmap
+  std::vector<Jp2Channel> channels;      // empty: no cdef
+  size_t codestream = 0, codestream_length = 0;  // the first jp2c's contents in the file
+};
+
+// Whether `data` starts with the JP2 signature box.
+bool is_jp2(const uint8_t* data, size_t size);
+
+// Throws j2k::Error (CorruptInput, or UnsupportedInput for a file that is not JP2-compatible)
+// naming the box and the cause.
+Jp2File read_jp2(const uint8_t* data, size_t size);
+
+}  // namespace j2k::codec
