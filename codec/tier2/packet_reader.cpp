@@ -1,0 +1,192 @@
+#include "codec/tier2/packet_reader.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "codec/tier1/block_encoder.hpp"
+#include "common/error.hpp"
+
+namespace j2k::codec {
+namespace {
+
+[[noreturn]] void corrupt(const std::string& what) { throw Error(ErrorCode::CorruptInput, "packet: " + what); }
+
+int floor_log2(uint32_t v) {
+  int k = -1;
+  while (v) ++k, v >>= 1;
+  return k;
+}
+
+// Table B.4: the number of new coding passes, 1 to 164.
+int read_pass_count(BitReader& in) {
+  if (!in.bit()) return 1;
+  if (!in.bit()) return 2;
+  const uint32_t two = in.bits(2);
+  if (two < 3) return 3 + static_cast<int>(two);
+  const uint32_t five = in.bits(5);
+  if (five < 31) return 6 + static_cast<int>(five);
+  return 37 + static_cast<int>(in.bits(7));
+}
+
+}  // namespace
+
+int BitReader::bit() {
+  if (left_ == 0) {
+    if (pos_ >= n_) corrupt("a header runs past the end of its data");
+    left_ = pos_ > 0 && p_[pos_ - 1] == 0xFF ? 7 : 8;
+    cur_ = p_[pos_++];
+  }
+  return (cur_ >> --left_) & 1;
+}
+
+uint32_t BitReader::bits(int count) {
+  uint32_t v = 0;
+  for (int i = 0; i < count; ++i) v = v << 1 | static_cast<uint32_t>(bit());
+  return v;
+}
+
+size_t BitReader::finish() {
+  left_ = 0;
+  if (pos_ > 0 && p_[pos_ - 1] == 0xFF) {
+    if (pos_ >= n_) corrupt("a header ends in 0xFF without the byte after it");
+    ++pos_;
+  }
+  return pos_;
+}
+
+bool pass_ends_segment(int k, uint8_t modes) {
+  if (modes & kModeTermAll) return true;
+  return (modes & kModeBypass) && (k == 9 || (k >= 10 && (k - 10) % 3 != 0));
+}
+
+PrecinctReader::TagTreeReader::TagTreeReader(int w, int h) : width(w) {
+  // Level by level from the leaves up, each node's parent in the next level (as the writer's).
+  int level_start = 0;
+  nodes.resize(static_cast<size_t>(w) * static_cast<size_t>(h));
+  while (w > 1 || h > 1) {
+    const int next_w = (w + 1) / 2, next_h = (h + 1) / 2;
+    const int next_start = static_cast<int>(nodes.size());
+    nodes.resize(nodes.size() + static_cast<size_t>(next_w) * static_cast<size_t>(next_h));
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x)
+        nodes[static_cast<size_t>(level_start + y * w + x)].parent = next_start + (y / 2) * next_w + x / 2;
+    level_start = next_start;
+    w = next_w, h = next_h;
+  }
+}
+
+bool PrecinctReader::TagTreeReader::below(int x, int y, uint32_t threshold, BitReader& in, uint32_t* value) {
+  int path[40], depth = 0;
+  for (int n = y * width + x; n >= 0; n = nodes[static_cast<size_t>(n)].parent) path[depth++] = n;
+  uint32_t low = 0;
+  while (depth > 0) {
+    Node& node = nodes[static_cast<size_t>(path[--depth])];
+    if (low > node.low) node.low = low;
+    else low = node.low;
+    // B.10.2: 0 bits raise the node's lower bound, a 1 bit says the value is the bound.
+    while (!node.known && low < threshold) {
+      if (in.bit()) {
+        node.known = true;
+        node.value = low;
+      } else {
+        ++low;
+      }
+    }
+    if (node.known) low = node.value;
+    node.low = low;
+  }
+  const Node& leaf = nodes[static_cast<size_t>(y * width + x)];
+  if (value) *value = leaf.value;
+  return leaf.known && leaf.value < threshold;
+}
+
+PrecinctReader::PrecinctReader(const std::vector<std::pair<int, int>>& band_grids, uint8_t modes) : modes_(modes) {
+  for (const auto& [w, h] : band_grids) {
+    if (w < 0 || h < 0 || (w == 0) != (h == 0)) throw Error(ErrorCode::Internal, "packet reader: a band grid of " + std::to_string(w) + " x " + std::to_string(h));
+    const auto n = static_cast<size_t>(w) * static_cast<size_t>(h);
+    bands_.push_back(Band{w, h, TagTreeReader(std::max(w, 1), std::max(h, 1)), TagTreeReader(std::max(w, 1), std::max(h, 1)),
+                          std::vector<BlockData>(n), std::vector<int>(n, 3)});
+  }
+}
+
+size_t PrecinctReader::read_header(const uint8_t* data, size_t size, bool eph) {
+  pending_.clear();
+  size_t at = 0;
+  if (size >= 6 && data[0] == 0xFF && data[1] == 0x91) at = 6;  // SOP (A.8.1): Lsop 4, Nsop
+  BitReader in(data + at, size - at);
+  const uint32_t layer = static_cast<uint32_t>(layer_++);
+  if (in.bit()) {  // not an empty packet (B.10.3)
+    for (Band& b : bands_) {
+      for (size_t i = 0; i < b.blocks.size(); ++i) {
+        BlockData& blk = b.blocks[i];
+        const int x = static_cast<int>(i) % b.blocks_x, y = static_cast<int>(i) / b.blocks_x;
+        // Inclusion (B.10.4): the tag tree until the block is first included, then one bit.
+        if (!blk.included) {
+          if (!b.inclusion.below(x, y, layer + 1, in, nullptr)) continue;
+          // Its missing bit planes (B.10.5), at most what a 38-bit sample's bands can lack.
+          uint32_t missing = 0;
+          b.missing.below(x, y, 75, in, &missing);
+          if (!b.missing.nodes[i].known) corrupt("a code-block's missing bit planes exceed 74");
+          blk.included = true;
+          blk.missing_bitplanes = missing;
+        } else if (!in.bit()) {
+          continue;
+        }
+        const int added = read_pass_count(in);
+        if (blk.passes + added > 164) corrupt("a code-block with more than 164 coding passes");
+        // Lblock (B.10.7.1), then a length per segment part in Lblock + floor(log2(passes)) bits.
+        while (in.bit())
+          if (++b.lblock[i] > 32) corrupt("a code-block's Lblock beyond 32 bits");
+        Pending p{&blk, blk.passes, {}, {}};
+        int start = blk.passes;
+        const int last = blk.passes + added;
+        for (int k = blk.passes; k < last; ++k)
+          if (pass_ends_segment(k, modes_) || k == last - 1) {
+            const int passes = k - start + 1;
+            const int width = b.lblock[i] + floor_log2(static_cast<uint32_t>(passes));
+            if (width > 32) corrupt("a segment length of " + std::to_string(width) + " bits");
+            p.parts.push_back(in.bits(width));
+            p.passes.push_back(passes);
+            start = k + 1;
+          }
+        blk.passes = last;
+        pending_.push_back(std::move(p));
+      }
+    }
+  }
+  at += in.finish();
+  if (eph) {
+    if (at + 2 > size || data[at] != 0xFF || data[at + 1] != 0x92) corrupt("no EPH marker after a packet header (COD says one follows each)");
+    at += 2;
+  }
+  return at;
+}
+
+size_t PrecinctReader::read_body(const uint8_t* data, size_t size, bool partial) {
+  size_t at = 0;
+  for (Pending& p : pending_) {
+    BlockData& blk = *p.block;
+    // The first part continues the block's open segment, unless its last pass ended one.
+    const bool open = p.before > 0 && !pass_ends_segment(p.before - 1, modes_);
+    for (size_t k = 0; k < p.parts.size(); ++k) {
+      uint32_t take = p.parts[k];
+      if (take > size - at) {
+        if (!partial) corrupt("a packet's body runs past the end of its data");
+        take = static_cast<uint32_t>(size - at);
+      }
+      blk.bytes.insert(blk.bytes.end(), data + at, data + at + take);
+      at += take;
+      if (k == 0 && open) {
+        blk.segments.back() += take;
+        blk.segment_passes.back() += p.passes[k];
+      } else {
+        blk.segments.push_back(take);
+        blk.segment_passes.push_back(p.passes[k]);
+      }
+    }
+  }
+  pending_.clear();
+  return at;
+}
+
+}  // namespace j2k::codec

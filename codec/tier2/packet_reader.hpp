@@ -1,0 +1,96 @@
+// Reading packets (ISO/IEC 15444-1 B.9, B.10), the inverse of packet_writer: one precinct's
+// packets, layer after layer, each a header (which code-blocks contribute, how many new coding
+// passes, the length of each codeword segment part) and a body (those bytes). Each code-block
+// gathers its bytes and the lengths of its codeword segments across layers, which is what the
+// Tier-1 block decoder reads. Every count and length is checked against the bytes there; a
+// corrupt header is an error, never a crash or an allocation it does not justify.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace j2k::codec {
+
+// Header bits (B.10.1): most significant first, 7 bits in a byte after 0xFF.
+class BitReader {
+ public:
+  BitReader(const uint8_t* data, size_t size) : p_(data), n_(size) {}
+  int bit();
+  uint32_t bits(int count);  // count <= 32
+  // Ends the header: the rest of the current byte, and after a final 0xFF the byte that
+  // carries its stuffed bit (B.10.1). Returns the header's bytes.
+  size_t finish();
+
+ private:
+  const uint8_t* p_;
+  size_t n_, pos_ = 0;
+  uint8_t cur_ = 0;
+  int left_ = 0;
+};
+
+// A code-block's share of the packets read so far.
+struct BlockData {
+  bool included = false;
+  uint32_t missing_bitplanes = 0;     // from its first inclusion (B.10.5)
+  int passes = 0;                     // coding passes so far
+  std::vector<uint8_t> bytes;         // its codeword segments back to back
+  std::vector<uint32_t> segments;     // each segment's bytes so far (the last may continue)
+  std::vector<int> segment_passes;    // passes in each segment so far
+};
+
+// Whether pass k (0-based) of a code-block ends a codeword segment under the mode switches
+// (D.4, D.6): every pass with RESTART; with BYPASS the 10th, then each raw pair and each
+// cleanup pass after it. (The block's last pass ends one as well, whichever it is.)
+bool pass_ends_segment(int k, uint8_t modes);
+
+class PrecinctReader {
+ public:
+  // One entry per band of the resolution in the precinct (LL alone, or HL, LH, HH): its
+  // grid of code-blocks (0 x 0 where the band has none here).
+  PrecinctReader(const std::vector<std::pair<int, int>>& band_grids, uint8_t modes);
+
+  // The header of the next layer's packet from `data` (after any SOP marker segment, which is
+  // skipped, and before its EPH marker when `eph`, which is checked): returns the bytes
+  // read. The body's byte counts wait in the reader for read_body. Throws j2k::Error
+  // (CorruptInput) for a header that runs past `size` or says impossible counts.
+  size_t read_header(const uint8_t* data, size_t size, bool eph);
+  // The body of the packet whose header was read last: returns its bytes. With `partial`,
+  // a body cut short keeps what is there (each block's bytes to the cut) instead of an error.
+  size_t read_body(const uint8_t* data, size_t size, bool partial = false);
+
+  // Band b's blocks in raster order.
+  const std::vector<BlockData>& blocks(size_t band) const { return bands_[band].blocks; }
+
+ private:
+  struct TagTreeReader {
+    struct Node {
+      uint32_t low = 0, value = 0;
+      bool known = false;
+      int parent = -1;
+    };
+    std::vector<Node> nodes;
+    int width = 0;
+    explicit TagTreeReader(int w, int h);
+    // Whether leaf (x, y)'s value is below `threshold` (reading the bits that tell), and the
+    // value once it is known.
+    bool below(int x, int y, uint32_t threshold, BitReader& in, uint32_t* value);
+  };
+  struct Band {
+    int blocks_x = 0, blocks_y = 0;
+    TagTreeReader inclusion, missing;
+    std::vector<BlockData> blocks;
+    std::vector<int> lblock;
+  };
+  struct Pending {  // what the last header said a block's body part holds
+    BlockData* block;
+    int before;                   // its passes before this packet
+    std::vector<uint32_t> parts;  // bytes per segment part
+    std::vector<int> passes;      // passes per segment part
+  };
+  std::vector<Band> bands_;
+  uint8_t modes_;
+  int layer_ = 0;
+  std::vector<Pending> pending_;
+};
+
+}  // namespace j2k::codec

@@ -1,0 +1,210 @@
+// Reading packets (codec/tier2/packet_reader) against writing them (packet_writer): random
+// precincts of one to three bands, blocks with random passes, segment ends under every mode
+// switch, missing bit planes and layer shares, written layer by layer and read back to the
+// same inclusion, passes, missing bit planes, bytes and codeword segments; the header bits'
+// stuffing after 0xFF; and cut or flipped packets are errors, never crashes (CI runs this
+// under ASan/UBSan).
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "codec/tier1/block_encoder.hpp"
+#include "codec/tier2/packet_reader.hpp"
+#include "codec/tier2/packet_writer.hpp"
+#include "common/error.hpp"
+
+namespace {
+
+using namespace j2k::codec;
+
+TEST(BitReader, StuffedBitAfter0xFFAndTheByteAfterAFinal0xFF) {
+  const uint8_t data[] = {0xFF, 0x7F, 0x80, 0xFF, 0x00, 0x12};
+  BitReader in(data, sizeof data);
+  EXPECT_EQ(in.bits(8), 0xFFu);
+  EXPECT_EQ(in.bits(7), 0x7Fu);  // 7 bits after 0xFF
+  EXPECT_EQ(in.bits(8), 0x80u);
+  EXPECT_EQ(in.bits(8), 0xFFu);
+  EXPECT_EQ(in.finish(), 5u);  // the header ends in 0xFF: the byte after it is the header's too
+  BitReader cut(data, 1);
+  cut.bits(8);
+  EXPECT_THROW(cut.finish(), j2k::Error);
+  EXPECT_THROW(cut.bit(), j2k::Error);
+}
+
+// Where codeword segments end, from D.4 and D.6 as read here (not from the code under test):
+// RESTART ends one after every pass; BYPASS after the 10th pass (index 9), then after each raw
+// pair (indices 11, 14, ...) and each cleanup pass (12, 15, ...); otherwise only the block's
+// last pass ends its one segment.
+bool ends_segment(int k, uint8_t modes) {
+  if (modes & kModeTermAll) return true;
+  if (!(modes & kModeBypass) || k < 9) return false;
+  return k == 9 || (k - 10) % 3 == 1 || (k - 10) % 3 == 2;
+}
+
+TEST(PacketReader, SegmentEndsFollowTheModes) {
+  for (int modes = 0; modes < 64; ++modes)
+    for (int k = 0; k < 164; ++k)
+      EXPECT_EQ(pass_ends_segment(k, static_cast<uint8_t>(modes)), ends_segment(k, static_cast<uint8_t>(modes)))
+          << "modes " << modes << ", pass " << k;
+}
+
+struct Precinct {
+  uint8_t modes = 0;
+  int layers = 1;
+  std::vector<std::unique_ptr<CodedBlock>> coded;
+  std::vector<std::unique_ptr<BlockContribution>> blocks;
+  std::vector<PrecinctBand> bands;
+};
+
+Precinct random_precinct(std::mt19937& rng) {
+  Precinct p;
+  p.modes = static_cast<uint8_t>(rng() % 64);
+  p.layers = 1 + static_cast<int>(rng() % 5);
+  const int nbands = rng() % 2 ? 1 : 3;
+  for (int b = 0; b < nbands; ++b) {
+    PrecinctBand band;
+    const bool empty = rng() % 6 == 0;
+    band.blocks_x = empty ? 0 : 1 + static_cast<int>(rng() % 5);
+    band.blocks_y = empty ? 0 : 1 + static_cast<int>(rng() % 4);
+    for (int i = 0; i < band.blocks_x * band.blocks_y; ++i) {
+      auto c = std::make_unique<CodedBlock>();
+      const int passes = rng() % 5 == 0 ? 0 : 1 + static_cast<int>(rng() % 40);
+      uint32_t end = 0;
+      for (int k = 0; k < passes; ++k) {
+        end += rng() % 4 == 0 ? 0 : static_cast<uint32_t>(rng() % 300);
+        c->passes.push_back({end, 0, ends_segment(k, p.modes) || k == passes - 1});
+      }
+      for (uint32_t k = 0; k < end; ++k) c->bytes.push_back(static_cast<uint8_t>(rng()));
+      auto contribution = std::make_unique<BlockContribution>();
+      contribution->coded = c.get();
+      contribution->missing_bitplanes = static_cast<uint32_t>(rng() % 20);
+      int now = 0;
+      for (int l = 0; l < p.layers; ++l) {
+        if (rng() % 2) now = std::min(passes, now + static_cast<int>(rng() % 20));
+        if (l == p.layers - 1 && rng() % 2) now = passes;
+        contribution->passes.push_back(now);
+      }
+      band.blocks.push_back(contribution.get());
+      p.coded.push_back(std::move(c));
+      p.blocks.push_back(std::move(contribution));
+    }
+    p.bands.push_back(band);
+  }
+  return p;
+}
+
+// Each layer's packet as the writer makes it: [SOP] header [EPH] body.
+std::vector<std::vector<uint8_t>> packets(const Precinct& p, bool sop, bool eph) {
+  PrecinctCoder coder(p.bands);
+  std::vector<std::vector<uint8_t>> out;
+  for (int l = 0; l < p.layers; ++l) {
+    std::vector<uint8_t> bytes;
+    if (sop) bytes.insert(bytes.end(), {0xFF, 0x91, 0, 4, 0, static_cast<uint8_t>(l)});
+    std::vector<BodyPart> body;
+    coder.write(l, eph, bytes, body);
+    for (const BodyPart& b : body) bytes.insert(bytes.end(), b.coded->bytes.begin() + b.from, b.coded->bytes.begin() + b.to);
+    out.push_back(std::move(bytes));
+  }
+  return out;
+}
+
+std::vector<std::pair<int, int>> grids(const Precinct& p) {
+  std::vector<std::pair<int, int>> g;
+  for (const PrecinctBand& b : p.bands) g.emplace_back(b.blocks_x, b.blocks_y);
+  return g;
+}
+
+TEST(PacketReader, ReadsWhatTheWriterWrote) {
+  std::mt19937 rng(2026);
+  for (int trial = 0; trial < 400; ++trial) {
+    const Precinct p = random_precinct(rng);
+    const bool sop = rng() % 2, eph = rng() % 2;
+    SCOPED_TRACE("trial " + std::to_string(trial) + ", modes " + std::to_string(p.modes));
+    const auto written = packets(p, sop, eph);
+    PrecinctReader reader(grids(p), p.modes);
+    for (int l = 0; l < p.layers; ++l) {
+      const std::vector<uint8_t>& packet = written[static_cast<size_t>(l)];
+      const size_t header = reader.read_header(packet.data(), packet.size(), eph);
+      const size_t body = reader.read_body(packet.data() + header, packet.size() - header);
+      ASSERT_EQ(header + body, packet.size()) << "layer " << l;
+      for (size_t b = 0; b < p.bands.size(); ++b)
+        for (size_t i = 0; i < p.bands[b].blocks.size(); ++i) {
+          const BlockContribution& want = *p.bands[b].blocks[i];
+          const BlockData& got = reader.blocks(b)[i];
+          const int n = want.passes[static_cast<size_t>(l)];
+          ASSERT_EQ(got.included, n > 0) << "layer " << l << ", band " << b << ", block " << i;
+          ASSERT_EQ(got.passes, n);
+          if (n == 0) continue;
+          EXPECT_EQ(got.missing_bitplanes, want.missing_bitplanes);
+          const CodedBlock& c = *want.coded;
+          const uint32_t end = c.passes[static_cast<size_t>(n - 1)].end;
+          ASSERT_EQ(got.bytes, std::vector<uint8_t>(c.bytes.begin(), c.bytes.begin() + end));
+          // The segments: split after each pass the modes terminate, the last one open.
+          std::vector<uint32_t> lengths;
+          std::vector<int> counts;
+          int first = 0;
+          for (int k = 0; k < n; ++k)
+            if (ends_segment(k, p.modes) || k == n - 1) {
+              lengths.push_back(c.passes[static_cast<size_t>(k)].end - (first > 0 ? c.passes[static_cast<size_t>(first - 1)].end : 0));
+              counts.push_back(k - first + 1);
+              first = k + 1;
+            }
+          EXPECT_EQ(got.segments, lengths);
+          EXPECT_EQ(got.segment_passes, counts);
+        }
+    }
+  }
+}
+
+TEST(PacketReader, CutAndFlippedPacketsAreErrors) {
+  std::mt19937 rng(7);
+  int errors = 0, runs = 0;
+  for (int trial = 0; trial < 25; ++trial) {
+    const Precinct p = random_precinct(rng);
+    const bool eph = rng() % 2;
+    const auto written = packets(p, false, eph);
+    const std::vector<uint8_t>& packet = written[0];
+    // Cut anywhere: the header or the body runs past the end (or, partial, the body keeps
+    // what is there).
+    for (size_t n = 0; n < packet.size(); ++n) {
+      PrecinctReader reader(grids(p), p.modes);
+      try {
+        const size_t h = reader.read_header(packet.data(), n, eph);
+        reader.read_body(packet.data() + h, n - h);
+        // Only a packet whose body is empty reads whole from fewer bytes than it has: none here.
+        ADD_FAILURE() << "a packet cut to " << n << " of " << packet.size() << " bytes was read whole";
+      } catch (const j2k::Error& e) {
+        EXPECT_EQ(e.code(), j2k::ErrorCode::CorruptInput) << e.what();
+      }
+      PrecinctReader partial(grids(p), p.modes);
+      try {
+        const size_t h = partial.read_header(packet.data(), n, eph);
+        EXPECT_EQ(partial.read_body(packet.data() + h, n - h, true), n - h);
+      } catch (const j2k::Error& e) {
+        EXPECT_EQ(e.code(), j2k::ErrorCode::CorruptInput) << e.what();
+      }
+    }
+    // Flipped bytes: an error or some reading, never a crash.
+    for (int k = 0; k < 200; ++k) {
+      std::vector<uint8_t> b = packet;
+      b[rng() % b.size()] ^= static_cast<uint8_t>(1 + rng() % 255);
+      PrecinctReader reader(grids(p), p.modes);
+      ++runs;
+      try {
+        for (int l = 0; l < p.layers; ++l) {
+          const std::vector<uint8_t>& next = l == 0 ? b : written[static_cast<size_t>(l)];
+          const size_t h = reader.read_header(next.data(), next.size(), eph);
+          reader.read_body(next.data() + h, next.size() - h);
+        }
+      } catch (const j2k::Error& e) {
+        ++errors;
+        EXPECT_EQ(e.code(), j2k::ErrorCode::CorruptInput) << e.what();
+      }
+    }
+  }
+  EXPECT_GT(errors, runs / 20);
+}
+
+}  // namespace
