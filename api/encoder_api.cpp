@@ -96,7 +96,7 @@ j2k::codec::EncoderSettings encoder_settings(const j2k_settings& s, const j2k_co
   const std::vector<int>& levels = e.plan.component_levels;
   for (size_t k = 0; k < levels.size(); ++k) {
     require(levels[k] >= 0 && levels[k] <= 32, "component " + std::to_string(k) + "'s levels must be 0 to 32, got " + std::to_string(levels[k]));
-    p.components.push_back({levels[k], precincts_per_resolution(c, levels[k])});
+    p.components.push_back({levels[k], precincts_per_resolution(c, levels[k]), p.block_w_log2, p.block_h_log2});
   }
   p.levels = j2k::component_levels(e.plan, 0);
   p.precincts = precincts_per_resolution(c, p.levels);

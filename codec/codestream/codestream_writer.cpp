@@ -79,7 +79,7 @@ void fill_budget(std::vector<Block>& blocks, size_t layer, const Assembler& asse
 }  // namespace
 
 ComponentStyle component_style(const CodingParams& p, size_t c) {
-  return p.components.empty() ? ComponentStyle{p.levels, p.precincts} : p.components[c];
+  return p.components.empty() ? ComponentStyle{p.levels, p.precincts, p.block_w_log2, p.block_h_log2} : p.components[c];
 }
 
 namespace {
@@ -95,21 +95,21 @@ void check_style(const ComponentStyle& s, const std::string& whose) {
         bad(whose + "precinct sizes must be powers of two from " + std::to_string(1 << least) + " to 32768 (resolution " + std::to_string(r) + ")");
     }
   }
+  if (s.block_w_log2 < 2 || s.block_w_log2 > 10 || s.block_h_log2 < 2 || s.block_h_log2 > 10 || s.block_w_log2 + s.block_h_log2 > 12)
+    bad(whose + "code-blocks must be 4 to 1024 samples a side, powers of two, with at most 4096 samples");
 }
 
 }  // namespace
 
 void check_params(const CodingParams& p, size_t components) {
   if (components == 0 || components > 16384) bad("a codestream holds 1 to 16384 components");
-  check_style(ComponentStyle{p.levels, p.precincts}, "");
+  const ComponentStyle cod{p.levels, p.precincts, p.block_w_log2, p.block_h_log2};
+  check_style(cod, "");
   if (!p.components.empty()) {
     if (p.components.size() != components) bad("component styles: one per component");
-    if (!(p.components[0] == ComponentStyle{p.levels, p.precincts})) throw Error(ErrorCode::Internal, "codestream: component 0's style is not COD's");
+    if (!(p.components[0] == cod)) throw Error(ErrorCode::Internal, "codestream: component 0's style is not COD's");
     for (size_t c = 1; c < components; ++c) check_style(p.components[c], "component " + std::to_string(c) + ": ");
   }
-  if (p.block_w_log2 < 2 || p.block_w_log2 > 10 || p.block_h_log2 < 2 || p.block_h_log2 > 10 ||
-      p.block_w_log2 + p.block_h_log2 > 12)
-    bad("code-blocks must be 4 to 1024 samples a side, powers of two, with at most 4096 samples");
   if (p.layers < 1 || p.layers > 65535) bad("quality layers must be 1 to 65535");
   if (!p.layer_bytes.empty() && !p.layer_psnr.empty()) bad("rate targets: either bytes (-r) or PSNR (-q), not both");
   const std::vector<double>& targets = p.layer_bytes.empty() ? p.layer_psnr : p.layer_bytes;

@@ -20,14 +20,17 @@ struct ComponentInfo {
   int dx = 1, dy = 1;
 };
 
-// What a component's tile-components are cut into: its decomposition levels and precinct
-// sizes (COC where they differ from COD's).
+// What a component's tile-components are cut into: its decomposition levels, precinct sizes
+// and code-blocks (COC where they differ from COD's).
 struct ComponentStyle {
   int levels = 5;
   // Precinct sizes (log2, 0..15) per resolution, [0] the lowest; empty: the largest (2^15)
   // everywhere and none signalled.
   std::vector<std::pair<int, int>> precincts;
-  bool operator==(const ComponentStyle& o) const { return levels == o.levels && precincts == o.precincts; }
+  int block_w_log2 = 6, block_h_log2 = 6;
+  bool operator==(const ComponentStyle& o) const {
+    return levels == o.levels && precincts == o.precincts && block_w_log2 == o.block_w_log2 && block_h_log2 == o.block_h_log2;
+  }
 };
 
 // What the codestream says and how it is coded (COD, COC, QCD and the rate targets).
@@ -39,8 +42,8 @@ struct CodingParams {
   // Precinct sizes (log2, 0..15) per resolution, [0] the lowest; empty: the largest (2^15)
   // everywhere and none signalled in COD.
   std::vector<std::pair<int, int>> precincts;
-  // Per component, its levels and precincts; empty: every component as COD (levels,
-  // precincts). Component 0's must be COD's.
+  // Per component, its levels, precincts and code-blocks; empty: every component as COD's
+  // fields. Component 0's must be COD's.
   std::vector<ComponentStyle> components;
   Progression order = Progression::LRCP;
   int layers = 1;

@@ -56,8 +56,8 @@ void write_coc(size_t component, size_t components, const CodingParams& p, const
   else put16(out, static_cast<uint32_t>(component));
   put8(out, precincts ? 1u : 0u);
   put8(out, static_cast<uint32_t>(style.levels));
-  put8(out, static_cast<uint32_t>(p.block_w_log2 - 2));
-  put8(out, static_cast<uint32_t>(p.block_h_log2 - 2));
+  put8(out, static_cast<uint32_t>(style.block_w_log2 - 2));
+  put8(out, static_cast<uint32_t>(style.block_h_log2 - 2));
   put8(out, p.modes);
   put8(out, p.reversible ? 1 : 0);
   if (precincts)

@@ -17,7 +17,7 @@ void put32(std::vector<uint8_t>& o, uint32_t v);
 
 void write_siz(const StreamInfo& info, std::vector<uint8_t>& out);
 void write_cod(const CodingParams& params, std::vector<uint8_t>& out);
-// COC for component c: its levels and precincts, with COD's code-blocks, modes and wavelet.
+// COC for component c: its levels, precincts and code-blocks, with COD's modes and wavelet.
 void write_coc(size_t component, size_t components, const CodingParams& params, const ComponentStyle& style,
                std::vector<uint8_t>& out);
 // QCD (component < 0) or QCC for one component: the guard bits and each band's step (LL,

@@ -16,68 +16,71 @@ std::pair<int, int> precinct_log2(const ComponentStyle& style, int r) {
   return style.precincts[static_cast<size_t>(r)];
 }
 
+void lay_out_tile(const StreamInfo& info, const CodingParams& params, size_t t, const std::vector<TileComponentInput>& components,
+                  TileLayout& out) {
+  LaidTile tile;
+  const int64_t tiles_x = (static_cast<int64_t>(info.x1) - info.tile_x0 + info.tile_w - 1) / info.tile_w;  // B-5
+  const int64_t p = static_cast<int64_t>(t) % tiles_x, q = static_cast<int64_t>(t) / tiles_x;
+  // B.3: the tile's area on the reference grid, clipped to the image.
+  tile.x0 = std::max<int64_t>(info.tile_x0 + p * info.tile_w, info.x0);
+  tile.y0 = std::max<int64_t>(info.tile_y0 + q * info.tile_h, info.y0);
+  tile.x1 = std::min<int64_t>(info.tile_x0 + (p + 1) * info.tile_w, info.x1);
+  tile.y1 = std::min<int64_t>(info.tile_y0 + (q + 1) * info.tile_h, info.y1);
+  for (size_t c = 0; c < components.size(); ++c) {
+    const TileComponentInput& tc = components[c];
+    const ComponentStyle style = component_style(params, c);
+    if (tc.levels != style.levels) throw Error(ErrorCode::Internal, "codestream: a tile-component's levels are not its component's");
+    if (tc.bands.size() != static_cast<size_t>(3 * tc.levels + 1)) throw Error(ErrorCode::Internal, "codestream: a tile-component without every band");
+    std::vector<LaidResolution> resolutions;
+    for (int r = 0; r <= tc.levels; ++r) {
+      const auto [ppx, ppy] = precinct_log2(style, r);
+      LaidResolution res;
+      res.grid = resolution_grid(tc.rect.x0, tc.rect.y0, tc.rect.x1, tc.rect.y1, tc.levels, r, ppx, ppy);
+      // The resolution's bands and their share of a precinct (B.6: half the resolution's
+      // precinct size, except for LL at r = 0); code-blocks no larger than that (B.7).
+      const size_t first = r == 0 ? 0 : static_cast<size_t>(1 + 3 * (r - 1));
+      const size_t count = r == 0 ? 1 : 3;
+      const int bpx = ppx - (r == 0 ? 0 : 1), bpy = ppy - (r == 0 ? 0 : 1);
+      const int cbx = std::min(style.block_w_log2, bpx), cby = std::min(style.block_h_log2, bpy);
+      const int64_t px0 = res.grid.x0 >> ppx, py0 = res.grid.y0 >> ppy;
+      for (int64_t j = 0; j < res.grid.precincts_y; ++j)
+        for (int64_t i = 0; i < res.grid.precincts_x; ++i) {
+          LaidPrecinct prec;
+          for (size_t k = first; k < first + count; ++k) {
+            const j2k_rect& br = tc.bands[k].rect;
+            LaidPrecinct::Band pb;
+            const int64_t x0 = std::max(br.x0, (px0 + i) << bpx), x1 = std::min(br.x1, (px0 + i + 1) << bpx);
+            const int64_t y0 = std::max(br.y0, (py0 + j) << bpy), y1 = std::min(br.y1, (py0 + j + 1) << bpy);
+            if (x1 > x0 && y1 > y0) {
+              const int64_t bx0 = x0 >> cbx, bx1 = ceil_shift(x1, cbx);
+              const int64_t by0 = y0 >> cby, by1 = ceil_shift(y1, cby);
+              pb.blocks_x = static_cast<int>(bx1 - bx0);
+              pb.blocks_y = static_cast<int>(by1 - by0);
+              for (int64_t by = by0; by < by1; ++by)
+                for (int64_t bx = bx0; bx < bx1; ++bx) {
+                  LaidBlock b;
+                  b.tile = t, b.component = c, b.band = k;
+                  b.x0 = std::max(x0, bx << cbx), b.x1 = std::min(x1, (bx + 1) << cbx);
+                  b.y0 = std::max(y0, by << cby), b.y1 = std::min(y1, (by + 1) << cby);
+                  pb.blocks.push_back(out.blocks.size());
+                  out.blocks.push_back(b);
+                }
+            }
+            prec.bands.push_back(std::move(pb));
+          }
+          res.precincts.push_back(std::move(prec));
+        }
+      resolutions.push_back(std::move(res));
+    }
+    tile.components.push_back(std::move(resolutions));
+  }
+  out.tiles.push_back(std::move(tile));
+}
+
 TileLayout lay_out(const StreamInfo& info, const CodingParams& params,
                    const std::vector<std::vector<TileComponentInput>>& tiles) {
   TileLayout out;
-  const int64_t tiles_x = (static_cast<int64_t>(info.x1) - info.tile_x0 + info.tile_w - 1) / info.tile_w;  // B-5
-  for (size_t t = 0; t < tiles.size(); ++t) {
-    LaidTile tile;
-    const int64_t p = static_cast<int64_t>(t) % tiles_x, q = static_cast<int64_t>(t) / tiles_x;
-    // B.3: the tile's area on the reference grid, clipped to the image.
-    tile.x0 = std::max<int64_t>(info.tile_x0 + p * info.tile_w, info.x0);
-    tile.y0 = std::max<int64_t>(info.tile_y0 + q * info.tile_h, info.y0);
-    tile.x1 = std::min<int64_t>(info.tile_x0 + (p + 1) * info.tile_w, info.x1);
-    tile.y1 = std::min<int64_t>(info.tile_y0 + (q + 1) * info.tile_h, info.y1);
-    for (size_t c = 0; c < tiles[t].size(); ++c) {
-      const TileComponentInput& tc = tiles[t][c];
-      const ComponentStyle style = component_style(params, c);
-      if (tc.levels != style.levels) throw Error(ErrorCode::Internal, "codestream: a tile-component's levels are not its component's");
-      if (tc.bands.size() != static_cast<size_t>(3 * tc.levels + 1)) throw Error(ErrorCode::Internal, "codestream: a tile-component without every band");
-      std::vector<LaidResolution> resolutions;
-      for (int r = 0; r <= tc.levels; ++r) {
-        const auto [ppx, ppy] = precinct_log2(style, r);
-        LaidResolution res;
-        res.grid = resolution_grid(tc.rect.x0, tc.rect.y0, tc.rect.x1, tc.rect.y1, tc.levels, r, ppx, ppy);
-        // The resolution's bands and their share of a precinct (B.6: half the resolution's
-        // precinct size, except for LL at r = 0); code-blocks no larger than that (B.7).
-        const size_t first = r == 0 ? 0 : static_cast<size_t>(1 + 3 * (r - 1));
-        const size_t count = r == 0 ? 1 : 3;
-        const int bpx = ppx - (r == 0 ? 0 : 1), bpy = ppy - (r == 0 ? 0 : 1);
-        const int cbx = std::min(params.block_w_log2, bpx), cby = std::min(params.block_h_log2, bpy);
-        const int64_t px0 = res.grid.x0 >> ppx, py0 = res.grid.y0 >> ppy;
-        for (int64_t j = 0; j < res.grid.precincts_y; ++j)
-          for (int64_t i = 0; i < res.grid.precincts_x; ++i) {
-            LaidPrecinct prec;
-            for (size_t k = first; k < first + count; ++k) {
-              const j2k_rect& br = tc.bands[k].rect;
-              LaidPrecinct::Band pb;
-              const int64_t x0 = std::max(br.x0, (px0 + i) << bpx), x1 = std::min(br.x1, (px0 + i + 1) << bpx);
-              const int64_t y0 = std::max(br.y0, (py0 + j) << bpy), y1 = std::min(br.y1, (py0 + j + 1) << bpy);
-              if (x1 > x0 && y1 > y0) {
-                const int64_t bx0 = x0 >> cbx, bx1 = ceil_shift(x1, cbx);
-                const int64_t by0 = y0 >> cby, by1 = ceil_shift(y1, cby);
-                pb.blocks_x = static_cast<int>(bx1 - bx0);
-                pb.blocks_y = static_cast<int>(by1 - by0);
-                for (int64_t by = by0; by < by1; ++by)
-                  for (int64_t bx = bx0; bx < bx1; ++bx) {
-                    LaidBlock b;
-                    b.tile = t, b.component = c, b.band = k;
-                    b.x0 = std::max(x0, bx << cbx), b.x1 = std::min(x1, (bx + 1) << cbx);
-                    b.y0 = std::max(y0, by << cby), b.y1 = std::min(y1, (by + 1) << cby);
-                    pb.blocks.push_back(out.blocks.size());
-                    out.blocks.push_back(b);
-                  }
-              }
-              prec.bands.push_back(std::move(pb));
-            }
-            res.precincts.push_back(std::move(prec));
-          }
-        resolutions.push_back(std::move(res));
-      }
-      tile.components.push_back(std::move(resolutions));
-    }
-    out.tiles.push_back(std::move(tile));
-  }
+  for (size_t t = 0; t < tiles.size(); ++t) lay_out_tile(info, params, t, tiles[t], out);
   return out;
 }
 

@@ -48,4 +48,8 @@ std::pair<int, int> precinct_log2(const ComponentStyle& style, int r);
 TileLayout lay_out(const StreamInfo& info, const CodingParams& params,
                    const std::vector<std::vector<TileComponentInput>>& tiles);
 
+// Tile t alone (raster index in the image's grid), appended to `out` (its tiles and blocks).
+void lay_out_tile(const StreamInfo& info, const CodingParams& params, size_t t, const std::vector<TileComponentInput>& components,
+                  TileLayout& out);
+
 }  // namespace j2k::codec
