@@ -162,7 +162,7 @@ size_t PrecinctReader::read_header(const uint8_t* data, size_t size, bool eph) {
   return at;
 }
 
-size_t PrecinctReader::read_body(const uint8_t* data, size_t size, bool partial) {
+size_t PrecinctReader::read_body(const uint8_t* data, size_t size, bool partial, bool* cut) {
   size_t at = 0;
   for (Pending& p : pending_) {
     BlockData& blk = *p.block;
@@ -173,6 +173,7 @@ size_t PrecinctReader::read_body(const uint8_t* data, size_t size, bool partial)
       if (take > size - at) {
         if (!partial) corrupt("a packet's body runs past the end of its data");
         take = static_cast<uint32_t>(size - at);
+        if (cut) *cut = true;
       }
       blk.bytes.insert(blk.bytes.end(), data + at, data + at + take);
       at += take;

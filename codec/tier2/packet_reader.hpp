@@ -55,8 +55,9 @@ class PrecinctReader {
   // (CorruptInput) for a header that runs past `size` or says impossible counts.
   size_t read_header(const uint8_t* data, size_t size, bool eph);
   // The body of the packet whose header was read last: returns its bytes. With `partial`,
-  // a body cut short keeps what is there (each block's bytes to the cut) instead of an error.
-  size_t read_body(const uint8_t* data, size_t size, bool partial = false);
+  // a body cut short keeps what is there (each block's bytes to the cut) instead of an error,
+  // and sets *cut where given.
+  size_t read_body(const uint8_t* data, size_t size, bool partial = false, bool* cut = nullptr);
 
   // Band b's blocks in raster order.
   const std::vector<BlockData>& blocks(size_t band) const { return bands_[band].blocks; }

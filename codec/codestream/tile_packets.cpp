@@ -1,0 +1,197 @@
+#include "codec/codestream/tile_packets.hpp"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+
+#include "common/error.hpp"
+#include "tiling/canvas.hpp"
+
+namespace j2k::codec {
+namespace {
+
+[[noreturn]] void corrupt(const std::string& what) { throw Error(ErrorCode::CorruptInput, what); }
+
+// Samples one tile may have before its layout is refused: what a decoder of this size would
+// allocate for the tile's coefficients anyway, so a header cannot make it allocate more.
+constexpr uint64_t kMaxTileSamples = uint64_t{1} << 30;
+
+// Packed packet headers (A.7.4, A.7.5) of tile t: its PPT segments in order, or its share
+// of PPM (Nppm bytes per tile-part, the tile-parts in stream order); empty: in the packets.
+std::vector<uint8_t> packed_headers(const Codestream& cs, size_t t) {
+  std::vector<uint8_t> out;
+  if (!cs.ppm.empty()) {
+    size_t at = 0;
+    for (const TilePart& p : cs.parts) {
+      if (at + 4 > cs.ppm.size()) corrupt("PPM holds headers for fewer tile-parts than the codestream has");
+      const size_t n = static_cast<size_t>(cs.ppm[at]) << 24 | static_cast<size_t>(cs.ppm[at + 1]) << 16 |
+                       static_cast<size_t>(cs.ppm[at + 2]) << 8 | cs.ppm[at + 3];
+      at += 4;
+      if (n > cs.ppm.size() - at) corrupt("PPM's Nppm runs past its data");
+      if (static_cast<size_t>(p.tile) == t) out.insert(out.end(), cs.ppm.begin() + static_cast<ptrdiff_t>(at), cs.ppm.begin() + static_cast<ptrdiff_t>(at + n));
+      at += n;
+    }
+    return out;
+  }
+  for (const TilePart& p : cs.parts)
+    if (static_cast<size_t>(p.tile) == t) out.insert(out.end(), p.packet_headers.begin(), p.packet_headers.end());
+  return out;
+}
+
+// The packets of the tile in the order B.12 says: COD's progression, or POC's changes in turn
+// (B.12.2), each over its layers, resolutions and components and only the packets not yet
+// sent; packets no change covers follow in COD's order.
+std::vector<PacketId> tile_order(const TileCoding& tc, int layers, const std::vector<ComponentGrid>& grids, const LaidTile& tile) {
+  if (tc.poc.empty()) return packet_order(tc.order, layers, grids, tile.x0, tile.y0, tile.x1, tile.y1);
+  std::vector<PacketId> out;
+  std::map<std::tuple<int, int, int, int64_t>, bool> sent;
+  auto add = [&](Progression order, int layer_end, int rs, int re, int cs_, int ce) {
+    for (const PacketId& id : packet_order(order, std::min(layer_end, layers), grids, tile.x0, tile.y0, tile.x1, tile.y1)) {
+      if (id.resolution < rs || id.resolution >= re || id.component < cs_ || id.component >= ce) continue;
+      bool& s = sent[{id.layer, id.resolution, id.component, id.precinct}];
+      if (!s) s = true, out.push_back(id);
+    }
+  };
+  for (const PocEntry& e : tc.poc) add(e.order, e.layer_end, e.res_start, e.res_end, e.comp_start, e.comp_end);
+  add(tc.order, layers, 0, 33, 0, static_cast<int>(grids.size()));
+  return out;
+}
+
+}  // namespace
+
+std::vector<TileComponentInput> tile_components(const Codestream& cs, size_t t) {
+  CanvasSpec spec;
+  spec.image_x0 = cs.info.x0, spec.image_y0 = cs.info.y0, spec.image_x1 = cs.info.x1, spec.image_y1 = cs.info.y1;
+  spec.tile_x0 = cs.info.tile_x0, spec.tile_y0 = cs.info.tile_y0, spec.tile_w = cs.info.tile_w, spec.tile_h = cs.info.tile_h;
+  for (const ComponentInfo& c : cs.info.components) spec.components.push_back({c.dx, c.dy});
+  const Canvas canvas(spec);
+  std::vector<TileComponentInput> out;
+  for (size_t c = 0; c < cs.info.components.size(); ++c) {
+    const Rect r = canvas.tile_component(static_cast<int64_t>(t), static_cast<int>(c));
+    TileComponentInput in;
+    in.rect = j2k_rect{r.x0, r.y0, r.x1, r.y1};
+    in.levels = cs.tiles[t].components[c].levels;
+    for (const BandInfo& b : band_layout(r, in.levels))
+      in.bands.push_back({static_cast<j2k_band_type>(b.type), j2k_rect{b.rect.x0, b.rect.y0, b.rect.x1, b.rect.y1}, b.col, b.row});
+    out.push_back(std::move(in));
+  }
+  return out;
+}
+
+TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t t, bool partial) {
+  const std::string name = "tile " + std::to_string(t);
+  const TileCoding& tc = cs.tiles.at(t);
+  const std::vector<TileComponentInput> components = tile_components(cs, t);
+  uint64_t samples = 0;
+  for (const TileComponentInput& c : components)
+    samples += static_cast<uint64_t>(c.rect.x1 - c.rect.x0) * static_cast<uint64_t>(c.rect.y1 - c.rect.y0);
+  if (samples > kMaxTileSamples)
+    throw Error(ErrorCode::UnsupportedInput, name + " has " + std::to_string(samples) + " samples, more than this decoder's limit of " +
+                                                 std::to_string(kMaxTileSamples) + " a tile");
+
+  // The tile's data: its tile-parts' packet data back to back (no packet spans two, A.4.2).
+  std::vector<uint8_t> body;
+  for (const TilePart& p : cs.parts)
+    if (static_cast<size_t>(p.tile) == t) body.insert(body.end(), data + p.data, data + p.data + p.length);
+  const std::vector<uint8_t> headers = packed_headers(cs, t);
+  const bool packed = !cs.ppm.empty() || !headers.empty();
+
+  CodingParams params;
+  for (const ComponentCoding& k : tc.components) params.components.push_back({k.levels, k.precincts, k.block_w_log2, k.block_h_log2});
+  const ComponentStyle& first = params.components[0];
+  params.levels = first.levels, params.precincts = first.precincts;
+  params.block_w_log2 = first.block_w_log2, params.block_h_log2 = first.block_h_log2;
+
+  TilePackets out;
+  // Each packet takes at least a byte (a header of one bit, in the data or packed), so a tile
+  // cannot have more packets than bytes: a header saying otherwise is refused before the
+  // layout is allocated (or, partial, the layers no byte can reach are left out).
+  int64_t precincts = 0;
+  for (size_t c = 0; c < components.size(); ++c) {
+    const TileComponentInput& k = components[c];
+    for (int r = 0; r <= k.levels; ++r) {
+      const auto [ppx, ppy] = precinct_log2(params.components[c], r);
+      const ResolutionGrid g = resolution_grid(k.rect.x0, k.rect.y0, k.rect.x1, k.rect.y1, k.levels, r, ppx, ppy);
+      precincts += g.precincts_x * g.precincts_y;
+    }
+  }
+  const int64_t bytes = static_cast<int64_t>(body.size() + headers.size());
+  int layers = tc.layers;
+  if (precincts > 0 && precincts * layers > bytes) {
+    if (!partial)
+      corrupt(name + ": " + std::to_string(precincts * layers) + " packets (" + std::to_string(precincts) + " precincts, " +
+              std::to_string(layers) + " layers) in " + std::to_string(bytes) + " bytes");
+    layers = static_cast<int>(std::clamp<int64_t>(bytes / precincts + 1, 1, layers));
+  }
+
+  lay_out_tile(cs.info, params, t, components, out.layout);
+  const LaidTile& tile = out.layout.tiles[0];
+  std::vector<ComponentGrid> grids;
+  for (size_t c = 0; c < components.size(); ++c) {
+    ComponentGrid g;
+    g.dx = cs.info.components[c].dx, g.dy = cs.info.components[c].dy;
+    for (const LaidResolution& r : tile.components[c]) g.resolutions.push_back(r.grid);
+    grids.push_back(std::move(g));
+  }
+  // One reader per precinct, made when its first packet comes.
+  std::vector<std::vector<std::vector<std::unique_ptr<PrecinctReader>>>> readers(components.size());
+  for (size_t c = 0; c < components.size(); ++c) readers[c].resize(tile.components[c].size());
+
+  size_t at = 0, hat = 0;
+  for (const PacketId& id : tile_order(tc, layers, grids, tile)) {
+    const auto c = static_cast<size_t>(id.component), r = static_cast<size_t>(id.resolution);
+    const LaidPrecinct& prec = tile.components[c][r].precincts[static_cast<size_t>(id.precinct)];
+    auto& slots = readers[c][r];
+    if (slots.empty()) slots.resize(tile.components[c][r].precincts.size());
+    auto& reader = slots[static_cast<size_t>(id.precinct)];
+    if (!reader) {
+      std::vector<std::pair<int, int>> bands;
+      for (const LaidPrecinct::Band& b : prec.bands) bands.emplace_back(b.blocks_x, b.blocks_y);
+      reader = std::make_unique<PrecinctReader>(bands, tc.components[c].modes);
+    }
+    const size_t start = at;
+    try {
+      if (at >= body.size() && !(packed && hat < headers.size())) {
+        if (!partial) corrupt("its data ends before its last packet");
+        out.truncated = true;
+        break;
+      }
+      if (packed) {
+        if (at + 6 <= body.size() && body[at] == 0xFF && body[at + 1] == 0x91) at += 6;  // SOP stays with the body
+        hat += reader->read_header(headers.data() + hat, headers.size() - hat, tc.eph);
+      } else {
+        at += reader->read_header(body.data() + at, body.size() - at, tc.eph);
+      }
+      bool cut = false;
+      at += reader->read_body(body.data() + at, body.size() - at, partial, &cut);
+      if (cut) out.truncated = true;
+    } catch (const Error& e) {
+      if (partial) {
+        out.truncated = true;
+        break;
+      }
+      throw Error(e.code(), name + ", layer " + std::to_string(id.layer) + ", resolution " + std::to_string(id.resolution) +
+                                ", component " + std::to_string(id.component) + ", precinct " + std::to_string(id.precinct) + ": " + e.what());
+    }
+    out.packet_bytes.push_back(static_cast<uint32_t>(at - start));
+  }
+  if (!out.truncated && at != body.size() && !partial)
+    corrupt(name + ": its packets take " + std::to_string(at) + " of its " + std::to_string(body.size()) + " bytes");
+
+  // Each laid block's data, from its precinct's reader.
+  out.blocks.resize(out.layout.blocks.size());
+  for (size_t c = 0; c < components.size(); ++c)
+    for (size_t r = 0; r < readers[c].size(); ++r)
+      for (size_t k = 0; k < readers[c][r].size(); ++k) {
+        if (!readers[c][r][k]) continue;
+        const LaidPrecinct& prec = tile.components[c][r].precincts[k];
+        for (size_t b = 0; b < prec.bands.size(); ++b)
+          for (size_t i = 0; i < prec.bands[b].blocks.size(); ++i)
+            out.blocks[prec.bands[b].blocks[i]] = readers[c][r][k]->blocks(b)[i];
+      }
+  return out;
+}
+
+}  // namespace j2k::codec

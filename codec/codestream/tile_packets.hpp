@@ -1,0 +1,32 @@
+// The packets of one tile, read (ISO/IEC 15444-1 B.9 to B.12): the tile laid out from the
+// codestream's geometry and the tile's coding style, its packets walked in its progression
+// (with POC's changes, B.12.2), each read by its precinct's PrecinctReader from the tile's
+// tile-parts (or with the headers from PPM or PPT), so that every code-block of the tile ends
+// with its bytes and codeword segments for the Tier-1 decoder.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "codec/codestream/codestream_reader.hpp"
+#include "codec/codestream/tile_layout.hpp"
+#include "codec/tier2/packet_reader.hpp"
+
+namespace j2k::codec {
+
+struct TilePackets {
+  TileLayout layout;                   // the tile alone: tiles[0] and its blocks
+  std::vector<BlockData> blocks;       // per layout block
+  std::vector<uint32_t> packet_bytes;  // each packet's bytes in the tile data (SOP, header
+                                       // unless packed elsewhere, EPH, body), in order
+  bool truncated = false;              // the tile's data ended before its last packet
+};
+
+// Reads tile `t` of `cs` (whose bytes are `data`); with `partial`, a tile whose data ends
+// early keeps what is there. Throws j2k::Error (CorruptInput) naming the tile and the cause.
+TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t t, bool partial = false);
+
+// The tile's tile-components as the layout needs them: rectangles (B-12), levels and bands.
+std::vector<TileComponentInput> tile_components(const Codestream& cs, size_t t);
+
+}  // namespace j2k::codec

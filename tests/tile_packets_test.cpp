@@ -1,0 +1,128 @@
+// A tile's packets read in its progression (codec/codestream/tile_packets): every tile of every
+// ISO/IEC 15444-4 conformance codestream reads to exactly its bytes (POC, PPM, PPT, SOP, EPH,
+// tile-parts, precincts and mode switches among them); our streams' packets have the lengths
+// their PLT segments say, in every progression, with precincts, tile-parts, layers and levels
+// per component; a cut stream reads partially or is an error, never a crash.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "codec/codestream/codestream_reader.hpp"
+#include "codec/codestream/tile_packets.hpp"
+#include "common/error.hpp"
+#include "j2kfront/j2kfront.hpp"
+#include "tests/support/run_command.hpp"
+
+namespace {
+
+using namespace j2k::codec;
+namespace fs = std::filesystem;
+
+std::string conformance_dir() {
+  if (const char* env = std::getenv("J2K_CONFORMANCE_DATA")) return env;
+  return std::string(J2K_SOURCE_DIR) + "/../shared/conformance";
+}
+
+TEST(TilePackets, ConformanceTilesReadToTheirLastByte) {
+  const std::string dir = conformance_dir() + "/codestreams";
+  if (!fs::is_directory(dir)) GTEST_SKIP() << "no conformance codestreams at " << dir << " (set J2K_CONFORMANCE_DATA)";
+  int tiles = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    SCOPED_TRACE(entry.path().filename().string());
+    const std::vector<uint8_t> bytes = test_support::file_bytes(entry.path().string());
+    const Codestream cs = read_codestream(bytes.data(), bytes.size());
+    for (size_t t = 0; t < cs.tiles.size(); ++t) {
+      try {
+        const TilePackets p = read_tile_packets(cs, bytes.data(), t);  // throws unless every byte is read
+        EXPECT_FALSE(p.truncated);
+        size_t included = 0;
+        for (const BlockData& b : p.blocks) included += b.included;
+        EXPECT_GT(included, 0u) << "tile " << t;
+        ++tiles;
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << e.what();
+      }
+    }
+  }
+  EXPECT_GT(tiles, 0);
+}
+
+TEST(TilePackets, OurPacketsHaveTheirPltLengths) {
+  j2kfront::Image image;
+  image.x0 = 3, image.y0 = 5, image.width = 83, image.height = 61;
+  std::mt19937 rng(4);
+  for (int c = 0; c < 3; ++c) {
+    auto& k = image.add_component(J2K_SAMPLE_U8, 8);
+    for (auto& b : k.bytes) b = static_cast<unsigned char>(rng() % 256);
+  }
+  const std::vector<int> levels = {3, 1, 2};
+  for (j2k_progression order : {J2K_LRCP, J2K_RLCP, J2K_RPCL, J2K_PCRL, J2K_CPRL})
+    for (int variant = 0; variant < 3; ++variant) {
+      j2kfront::Settings s;
+      s.backend = J2K_BACKEND_CPU;
+      s.tile_w = 40, s.tile_h = 32, s.tile_x0 = 1, s.tile_y0 = 2;
+      if (variant > 0) s.component_levels = levels.data();
+      j2kfront::Coding c;
+      c.progression = order;
+      c.plt = true;
+      c.sop = variant == 1;
+      c.eph = variant == 2;
+      c.precincts = {{16, 16}, {8, 8}};
+      c.tile_parts = variant == 2 ? 'R' : 0;
+      c.modes = variant == 1 ? (J2K_MODE_BYPASS | J2K_MODE_RESTART) : 0;
+      if (variant > 0) s.wavelet = J2K_WAVELET_97, c.rates = {40, 10, 3};
+      const j2kfront::ImageView view = image.view();
+      j2kfront::Encoder encoder(s, c, view);
+      const std::vector<uint8_t> bytes = encoder.encode(view);
+      const Codestream cs = read_codestream(bytes.data(), bytes.size());
+      for (size_t t = 0; t < cs.tiles.size(); ++t) {
+        SCOPED_TRACE("progression " + std::to_string(order) + ", variant " + std::to_string(variant) + ", tile " + std::to_string(t));
+        std::vector<uint32_t> plt;
+        for (const TilePart& p : cs.parts)
+          if (static_cast<size_t>(p.tile) == t) plt.insert(plt.end(), p.packet_lengths.begin(), p.packet_lengths.end());
+        const TilePackets p = read_tile_packets(cs, bytes.data(), t);
+        EXPECT_EQ(p.packet_bytes, plt);
+      }
+    }
+}
+
+TEST(TilePackets, CutStreamsReadPartiallyOrAreErrors) {
+  j2kfront::Image image;
+  image.width = 40, image.height = 30;
+  std::mt19937 rng(8);
+  auto& k = image.add_component(J2K_SAMPLE_U8, 8);
+  for (auto& b : k.bytes) b = static_cast<unsigned char>(rng() % 256);
+  j2kfront::Settings s;
+  s.backend = J2K_BACKEND_CPU;
+  s.levels = 2;
+  j2kfront::Coding c;
+  c.rates = {20, 5};
+  s.wavelet = J2K_WAVELET_97;
+  const j2kfront::ImageView view = image.view();
+  j2kfront::Encoder encoder(s, c, view);
+  const std::vector<uint8_t> bytes = encoder.encode(view);
+  ReadOptions partial;
+  partial.allow_partial = true;
+  const TilePart whole = read_codestream(bytes.data(), bytes.size()).parts.at(0);
+  for (size_t n = whole.data; n < bytes.size(); ++n) {
+    const Codestream cs = read_codestream(bytes.data(), n, partial);
+    const bool cut = n < whole.data + whole.length;  // else only EOC is missing
+    try {
+      const TilePackets p = read_tile_packets(cs, bytes.data(), 0, true);
+      EXPECT_EQ(p.truncated, cut) << "cut at " << n;
+    } catch (const j2k::Error& e) {
+      ADD_FAILURE() << "cut at " << n << ": " << e.what();
+    }
+    if (cut) {
+      EXPECT_THROW(read_tile_packets(cs, bytes.data(), 0, false), j2k::Error) << "cut at " << n;
+    } else {
+      EXPECT_NO_THROW(read_tile_packets(cs, bytes.data(), 0, false)) << "cut at " << n;
+    }
+  }
+}
+
+}  // namespace
