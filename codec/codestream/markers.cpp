@@ -24,10 +24,21 @@ void write_siz(const StreamInfo& info, std::vector<uint8_t>& out) {
   }
 }
 
+namespace {
+// SPcod / SPcoc (Table A.15): levels, code-block size, mode switches, wavelet, then one byte
+// per resolution with its precinct exponents when given.
+void write_spcod(const CodingParams& p, const ComponentStyle& style, std::vector<uint8_t>& out) {
+  put8(out, static_cast<uint32_t>(style.levels));
+  put8(out, static_cast<uint32_t>(style.block_w_log2 - 2));
+  put8(out, static_cast<uint32_t>(style.block_h_log2 - 2));
+  put8(out, p.modes);
+  put8(out, p.reversible ? 1 : 0);
+  for (const auto& [x, y] : style.precincts) put8(out, static_cast<uint32_t>(x | (y << 4)));
+}
+}  // namespace
+
 void write_cod(const CodingParams& p, std::vector<uint8_t>& out) {
-  // A.6.1: Scod (precincts given, SOP, EPH), SGcod (progression, layers, MCT), SPcod (levels,
-  // code-block size, mode switches, wavelet, then one byte per resolution with its precinct
-  // exponents when given).
+  // A.6.1: Scod (precincts given, SOP, EPH), SGcod (progression, layers, MCT), SPcod.
   const bool precincts = !p.precincts.empty();
   put16(out, 0xFF52);
   put16(out, static_cast<uint32_t>(12 + (precincts ? p.levels + 1 : 0)));
@@ -35,19 +46,12 @@ void write_cod(const CodingParams& p, std::vector<uint8_t>& out) {
   put8(out, static_cast<uint32_t>(p.order));
   put16(out, static_cast<uint32_t>(p.layers));
   put8(out, p.mct ? 1 : 0);
-  put8(out, static_cast<uint32_t>(p.levels));
-  put8(out, static_cast<uint32_t>(p.block_w_log2 - 2));
-  put8(out, static_cast<uint32_t>(p.block_h_log2 - 2));
-  put8(out, p.modes);
-  put8(out, p.reversible ? 1 : 0);
-  if (precincts)
-    for (const auto& [x, y] : p.precincts) put8(out, static_cast<uint32_t>(x | (y << 4)));
+  write_spcod(p, ComponentStyle{p.levels, p.precincts, p.block_w_log2, p.block_h_log2}, out);
 }
 
 void write_coc(size_t component, size_t components, const CodingParams& p, const ComponentStyle& style,
                std::vector<uint8_t>& out) {
-  // A.6.2: Ccoc (8 bits below 257 components, else 16), Scoc (precincts given), SPcoc as COD's
-  // SPcod.
+  // A.6.2: Ccoc (8 bits below 257 components, else 16), Scoc (precincts given), SPcoc.
   const bool precincts = !style.precincts.empty();
   const size_t index_bytes = components < 257 ? 1 : 2;
   put16(out, 0xFF53);
@@ -55,13 +59,7 @@ void write_coc(size_t component, size_t components, const CodingParams& p, const
   if (index_bytes == 1) put8(out, static_cast<uint32_t>(component));
   else put16(out, static_cast<uint32_t>(component));
   put8(out, precincts ? 1u : 0u);
-  put8(out, static_cast<uint32_t>(style.levels));
-  put8(out, static_cast<uint32_t>(style.block_w_log2 - 2));
-  put8(out, static_cast<uint32_t>(style.block_h_log2 - 2));
-  put8(out, p.modes);
-  put8(out, p.reversible ? 1 : 0);
-  if (precincts)
-    for (const auto& [x, y] : style.precincts) put8(out, static_cast<uint32_t>(x | (y << 4)));
+  write_spcod(p, style, out);
 }
 
 void write_qcd(int component, size_t components, bool reversible, int guard_bits, const std::vector<BandStep>& steps,
