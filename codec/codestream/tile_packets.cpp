@@ -1,8 +1,8 @@
 #include "codec/codestream/tile_packets.hpp"
 
 #include <algorithm>
-#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <tuple>
 
@@ -46,12 +46,11 @@ std::vector<uint8_t> packed_headers(const Codestream& cs, size_t t) {
 std::vector<PacketId> tile_order(const TileCoding& tc, int layers, const std::vector<ComponentGrid>& grids, const LaidTile& tile) {
   if (tc.poc.empty()) return packet_order(tc.order, layers, grids, tile.x0, tile.y0, tile.x1, tile.y1);
   std::vector<PacketId> out;
-  std::map<std::tuple<int, int, int, int64_t>, bool> sent;
+  std::set<std::tuple<int, int, int, int64_t>> sent;
   auto add = [&](Progression order, int layer_end, int rs, int re, int cs_, int ce) {
     for (const PacketId& id : packet_order(order, std::min(layer_end, layers), grids, tile.x0, tile.y0, tile.x1, tile.y1)) {
       if (id.resolution < rs || id.resolution >= re || id.component < cs_ || id.component >= ce) continue;
-      bool& s = sent[{id.layer, id.resolution, id.component, id.precinct}];
-      if (!s) s = true, out.push_back(id);
+      if (sent.insert({id.layer, id.resolution, id.component, id.precinct}).second) out.push_back(id);
     }
   };
   for (const PocEntry& e : tc.poc) add(e.order, e.layer_end, e.res_start, e.res_end, e.comp_start, e.comp_end);
