@@ -3,51 +3,14 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "codec/tier1/contexts.hpp"
 #include "codec/tier1/mq_encoder.hpp"
 #include "codec/tier1/raw_encoder.hpp"
 
 namespace j2k::codec {
 namespace {
 
-// The 19 contexts: 0..8 significance (zero coding), 9..13 sign, 14..16 refinement, 17 the
-// run-length context, 18 the uniform one. Initial states (Table D.7): all index 0, MPS 0,
-// except zero-coding context 0 (index 4), run-length (3) and uniform (46).
-constexpr int kSignBase = 9, kRefineBase = 14, kRunLength = 17, kUniform = 18;
-
-// Per coefficient flags, with a border of one all round so that neighbours need no checks.
-// The low 8 bits say which of the 8 neighbours are significant, kept up to date as they
-// become so, so that a context is a table lookup rather than 8 reads.
-enum : uint16_t {
-  kNw = 1, kN = 2, kNe = 4, kW = 8, kE = 16, kSw = 32, kS = 64, kSe = 128,
-  kNeighbours = 0xFF, kBelow = kSw | kS | kSe,
-  kSig = 256, kVisited = 512, kRefined = 1024, kNegative = 2048,
-};
-
-// Table D.1 for each band kind and each set of significant neighbours.
-struct ZeroContexts {
-  uint8_t ll_lh[256], hl[256], hh[256];
-  constexpr ZeroContexts() : ll_lh(), hl(), hh() {
-    for (int m = 0; m < 256; ++m) {
-      const int h = !!(m & kW) + !!(m & kE), v = !!(m & kN) + !!(m & kS);
-      const int d = !!(m & kNw) + !!(m & kNe) + !!(m & kSw) + !!(m & kSe);
-      ll_lh[m] = context(h, v, d);
-      hl[m] = context(v, h, d);  // HL: the vertical neighbours lead
-      const int hv = h + v;
-      hh[m] = static_cast<uint8_t>(d >= 3   ? 8
-                                   : d == 2 ? (hv >= 1 ? 7 : 6)
-                                   : d == 1 ? (hv >= 2 ? 5 : hv == 1 ? 4 : 3)
-                                            : (hv >= 2 ? 2 : hv == 1 ? 1 : 0));
-    }
-  }
-  static constexpr uint8_t context(int h, int v, int d) {
-    return static_cast<uint8_t>(h == 2   ? 8
-                                : h == 1 ? (v >= 1 ? 7 : d >= 1 ? 6 : 5)
-                                : v == 2 ? 4
-                                : v == 1 ? 3
-                                         : (d >= 2 ? 2 : d == 1 ? 1 : 0));
-  }
-};
-constexpr ZeroContexts kZeroContexts;
+using namespace t1;
 
 enum class PassKind { Significance, Refinement, Cleanup };
 
@@ -65,7 +28,7 @@ class BlockCoder {
   BlockCoder(const BlockView& b, Scratch& scratch)
       : b_(b), w_(b.width), h_(b.height), pitch_(b.width + 2), flags_(scratch.flags), mag_(scratch.mag),
         mq_(scratch.mq), raw_coder_(scratch.raw) {
-    zero_contexts_ = b.band == J2K_BAND_HH ? kZeroContexts.hh : b.band == J2K_BAND_HL ? kZeroContexts.hl : kZeroContexts.ll_lh;
+    zero_contexts_ = kZeroContexts.of(b.band);
     flags_.assign(static_cast<size_t>(pitch_ * (h_ + 2)), 0);
     mag_.resize(flags_.size());  // the same layout as the flags; the border is never read
     for (int y = 0; y < h_; ++y)
@@ -171,35 +134,32 @@ class BlockCoder {
   }
 
   // The fewest bytes of codeword `seg` that decode every decision made up to state `e`:
-  // with the bits of the bytes after B placed below B (7 after a 0xFF), 27 - CT of them down
-  // to C's bit 0, and 1s below what the bytes cover, the value must stay under the interval's
-  // top, B * 2^(27 - CT) + C + A (64-bit: B's 8 bits above C's 27).
+  // with the bytes after B placed below B, 27 - CT bits of them down to C's bit 0, and 1s
+  // below what the bytes cover, the value must lie in the interval the decisions left,
+  // [B * 2^(27 - CT) + C, that + A) (64-bit: B's 8 bits above C's 27). A byte after 0xFF
+  // sits 7 bits below it, not 8: its top bit is the stuffed one, which a carry sets and which
+  // adds to the 0xFF's lowest bit (as the decoder's BYTEIN adds it, C.3.4); so the bytes
+  // must reach past a carry still pending in C, or the value falls below the interval.
   static size_t mq_truncation(const PendingEnd& e, const uint8_t* seg, size_t size) {
     // Byte j of the codeword; byte -1 is the zero before it (C.2.8), B before any byte-out.
     auto byte = [&](size_t j) -> uint64_t { return j == 0 ? 0 : seg[j - 1]; };  // j: 1-based
     const int top = 27 - e.ct;
-    const uint64_t high = (uint64_t{e.b} << top) + e.c + e.a;
+    const uint64_t low = (uint64_t{e.b} << top) + e.c, high = low + e.a;
     for (size_t length = e.bytes; length < size; ++length) {
       uint64_t v = byte(e.bytes) << top;
       int pos = top;
       for (size_t j = e.bytes + 1; j <= length && pos > 0; ++j) {
-        const int width = byte(j - 1) == 0xFF ? 7 : 8;
-        pos -= width;
-        const uint64_t bits = byte(j) & ((1u << width) - 1);
+        pos -= byte(j - 1) == 0xFF ? 7 : 8;
+        const uint64_t bits = byte(j);
         v += pos >= 0 ? bits << pos : bits >> -pos;
       }
       if (pos > 0) v += (uint64_t{1} << pos) - 1;
-      if (v < high) return length;
+      if (v >= low && v < high) return length;
     }
     return size;
   }
 
-  void reset_contexts() {
-    for (MqContext& c : cx_) c = MqContext{};
-    cx_[0].index = 4;
-    cx_[kRunLength].index = 3;
-    cx_[kUniform].index = 46;
-  }
+  void reset_contexts() { t1::reset_contexts(cx_); }
 
   void code(MqRegisters& r, int context, int d) {
     if (raw_) raw_coder_.put(d);
@@ -224,12 +184,6 @@ class BlockCoder {
   // Whether the magnitude at mag_[i] has a 1 in plane p.
   bool bit(size_t i, int p) const { return ((mag_[i] >> (p + b_.fraction_bits)) & 1) != 0; }
 
-  // A neighbour's sign contribution (Table D.2): 0 insignificant, 1 positive, -1 negative.
-  int contribution(size_t i) const {
-    const uint16_t f = flags_[i];
-    return (f & kSig) == 0 ? 0 : (f & kNegative) ? -1 : 1;
-  }
-
   // Table D.3: the context and the bit that is XORed with the sign; raw passes put the sign.
   void code_sign(MqRegisters& r, size_t i, int y) {
     const int negative = (flags_[i] & kNegative) ? 1 : 0;
@@ -239,16 +193,9 @@ class BlockCoder {
     }
     const bool below_hidden = (b_.modes & kModeCausal) && (y & 3) == 3;
     const size_t pitch = static_cast<size_t>(pitch_);
-    const int h = std::clamp(contribution(i - 1) + contribution(i + 1), -1, 1);
-    const int v = std::clamp(contribution(i - pitch) + (below_hidden ? 0 : contribution(i + pitch)), -1, 1);
-    int context, flip;
-    if (h == 0) {
-      context = kSignBase + (v == 0 ? 0 : 1);
-      flip = v < 0 ? 1 : 0;
-    } else {
-      context = kSignBase + (v == 0 ? 3 : v == h ? 4 : 2);
-      flip = h < 0 ? 1 : 0;
-    }
+    const auto [context, flip] = sign_context(contribution(flags_[i - 1]), contribution(flags_[i + 1]),
+                                              contribution(flags_[i - pitch]),
+                                              below_hidden ? 0 : contribution(flags_[i + pitch]));
     mq_encode(r, cx_[context], negative ^ flip);
   }
 
@@ -375,7 +322,7 @@ class BlockCoder {
   const uint8_t* zero_contexts_;
   std::vector<uint16_t>& flags_;
   std::vector<uint32_t>& mag_;
-  MqContext cx_[19];
+  MqContext cx_[kContexts];
   MqEncoder& mq_;
   RawEncoder& raw_coder_;
   bool raw_ = false;

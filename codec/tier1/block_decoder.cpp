@@ -1,0 +1,232 @@
+#include "codec/tier1/block_decoder.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "codec/tier1/contexts.hpp"
+#include "codec/tier1/mq_decoder.hpp"
+#include "codec/tier1/raw_decoder.hpp"
+#include "common/error.hpp"
+
+namespace j2k::codec {
+namespace {
+
+using namespace t1;
+
+enum class PassKind { Significance, Refinement, Cleanup };
+
+// The buffers of a thread's blocks, reused from block to block.
+struct Scratch {
+  std::vector<uint16_t> flags;
+  std::vector<int32_t> value;
+};
+
+class BlockDecoder {
+ public:
+  BlockDecoder(const BlockCode& c, Scratch& scratch)
+      : c_(c), w_(c.width), h_(c.height), pitch_(c.width + 2), flags_(scratch.flags), value_(scratch.value) {
+    zero_contexts_ = kZeroContexts.of(c.band);
+    flags_.assign(static_cast<size_t>(pitch_ * (h_ + 2)), 0);
+    value_.assign(flags_.size(), 0);
+    reset_contexts(cx_);
+  }
+
+  BlockDecodeReport run() {
+    BlockDecodeReport report;
+    const int total = c_.bitplanes > 0 ? 3 * c_.bitplanes - 2 : 0;
+    size_t offset = 0;
+    int n = 0;
+    for (size_t s = 0; s < c_.segments && n < total; ++s) {
+      const size_t bytes = c_.segment_bytes[s];
+      raw_ = (c_.modes & kModeBypass) && n >= 10 && kind(n) != PassKind::Cleanup;
+      if (raw_) raw_decoder_ = RawDecoder(c_.bytes + offset, bytes);
+      else mq_ = MqDecoder(c_.bytes + offset, bytes);
+      offset += bytes;
+      for (int k = 0; k < c_.segment_passes[s] && n < total; ++k, ++n) {
+        const int p = plane(n);
+        switch (kind(n)) {
+          case PassKind::Significance: significance_pass(p); break;
+          case PassKind::Refinement: refinement_pass(p); break;
+          case PassKind::Cleanup:
+            cleanup_pass(p);
+            if ((c_.modes & kModeSegmark) && !segmark_read()) report.segmark_error = true;
+            break;
+        }
+        if ((c_.modes & kModeReset) && !raw_) reset_contexts(cx_);
+      }
+    }
+    report.passes = n;
+    return report;
+  }
+
+  void copy_out(int32_t* out, ptrdiff_t stride) const {
+    for (int y = 0; y < h_; ++y) std::copy_n(&value_[at(0, y)], w_, out + y * stride);
+  }
+
+ private:
+  // Pass n of the block: the cleanup of the top plane, then significance, refinement and
+  // cleanup of each plane below.
+  static PassKind kind(int n) {
+    if (n == 0) return PassKind::Cleanup;
+    const int k = (n - 1) % 3;
+    return k == 0 ? PassKind::Significance : k == 1 ? PassKind::Refinement : PassKind::Cleanup;
+  }
+  int plane(int n) const { return n == 0 ? c_.bitplanes - 1 : c_.bitplanes - 2 - (n - 1) / 3; }
+
+  int decode(int context) { return raw_ ? raw_decoder_.bit() : mq_.decode(cx_[context]); }
+
+  size_t at(int x, int y) const { return static_cast<size_t>((y + 1) * pitch_ + x + 1); }
+  // The significant neighbours of the coefficient at flags_[i], row y; VSC (D.7): the row
+  // below a stripe counts as insignificant for its last row.
+  int neighbours(size_t i, int y) const {
+    int m = flags_[i] & kNeighbours;
+    if ((c_.modes & kModeCausal) && (y & 3) == 3) m &= ~kBelow;
+    return m;
+  }
+
+  // The coefficient at flags_[i], row y, becomes significant in plane p: its sign, its value
+  // (twice the plane's bit plus half the interval below, 3 * 2^p), and the neighbour bits
+  // of the 8 around it.
+  void become_significant(size_t i, int y, int p) {
+    int negative;
+    if (raw_) {
+      negative = raw_decoder_.bit();
+    } else {
+      const bool below_hidden = (c_.modes & kModeCausal) && (y & 3) == 3;
+      const size_t pitch = static_cast<size_t>(pitch_);
+      const auto [context, flip] = sign_context(contribution(flags_[i - 1]), contribution(flags_[i + 1]),
+                                                contribution(flags_[i - pitch]),
+                                                below_hidden ? 0 : contribution(flags_[i + pitch]));
+      negative = mq_.decode(cx_[context]) ^ flip;
+    }
+    const int32_t magnitude = static_cast<int32_t>(3u << p);
+    value_[i] = negative ? -magnitude : magnitude;
+    flags_[i] |= static_cast<uint16_t>(kSig | (negative ? kNegative : 0));
+    const size_t pitch = static_cast<size_t>(pitch_);
+    flags_[i - pitch - 1] |= kSe;
+    flags_[i - pitch] |= kS;
+    flags_[i - pitch + 1] |= kSw;
+    flags_[i - 1] |= kE;
+    flags_[i + 1] |= kW;
+    flags_[i + pitch - 1] |= kNe;
+    flags_[i + pitch] |= kN;
+    flags_[i + pitch + 1] |= kNw;
+  }
+
+  void decode_significance(size_t i, int y, int p) {
+    if (decode(zero_contexts_[neighbours(i, y)])) become_significant(i, y, p);
+  }
+
+  // visit(i, y) for every coefficient in the stripe order (D.3), skipping the stripe columns
+  // where no flag has a bit of `wanted`.
+  template <class Visit>
+  void scan(uint16_t wanted, Visit&& visit) {
+    const size_t pitch = static_cast<size_t>(pitch_);
+    for (int y0 = 0; y0 < h_; y0 += 4) {
+      const int y1 = std::min(y0 + 4, h_);
+      for (int x = 0; x < w_; ++x) {
+        const size_t top = at(x, y0);
+        uint16_t any = 0;
+        for (int k = 0; k < y1 - y0; ++k) any |= flags_[top + static_cast<size_t>(k) * pitch];
+        if ((any & wanted) == 0) continue;
+        size_t i = top;
+        for (int y = y0; y < y1; ++y, i += pitch) visit(i, y);
+      }
+    }
+  }
+
+  void significance_pass(int p) {
+    scan(kNeighbours, [&](size_t i, int y) {
+      if ((flags_[i] & kSig) || neighbours(i, y) == 0) return;
+      decode_significance(i, y, p);
+      flags_[i] |= kVisited;
+    });
+  }
+
+  // A refinement bit moves the value half the interval up or down (the interval halves).
+  void refinement_pass(int p) {
+    const int32_t half = int32_t{1} << p;
+    scan(kSig, [&](size_t i, int y) {
+      uint16_t& f = flags_[i];
+      if ((f & (kSig | kVisited)) != kSig) return;
+      const int context = (f & kRefined) ? kRefineBase + 2 : kRefineBase + (neighbours(i, y) ? 1 : 0);
+      const int bit = decode(context);
+      int32_t& v = value_[i];
+      v += (bit ^ (v < 0 ? 1 : 0)) ? half : -half;
+      f |= kRefined;
+    });
+  }
+
+  void cleanup_pass(int p) {
+    const size_t pitch = static_cast<size_t>(pitch_);
+    for (int y0 = 0; y0 < h_; y0 += 4) {
+      const int y1 = std::min(y0 + 4, h_);
+      for (int x = 0; x < w_; ++x) {
+        const size_t top = at(x, y0);
+        int y = y0;
+        // Run-length coding (D.3.4): a full column of four, none significant or visited,
+        // none with a significant neighbour.
+        if (y1 - y0 == 4 && run_length_column(top, y0)) {
+          if (!mq_.decode(cx_[kRunLength])) continue;
+          int first = mq_.decode(cx_[kUniform]) << 1;
+          first |= mq_.decode(cx_[kUniform]);
+          become_significant(top + static_cast<size_t>(first) * pitch, y0 + first, p);
+          y = y0 + first + 1;
+        }
+        for (size_t i = top + static_cast<size_t>(y - y0) * pitch; y < y1; ++y, i += pitch) {
+          if ((flags_[i] & (kSig | kVisited)) == 0) decode_significance(i, y, p);
+          flags_[i] &= static_cast<uint16_t>(~kVisited);
+        }
+      }
+    }
+  }
+
+  // SEGMARK (D.5): the four uniform decisions after a cleanup pass must be 1010.
+  bool segmark_read() {
+    int v = 0;
+    for (int k = 0; k < 4; ++k) v = (v << 1) | mq_.decode(cx_[kUniform]);
+    return v == 0xA;
+  }
+
+  bool run_length_column(size_t top, int y0) const {
+    const size_t pitch = static_cast<size_t>(pitch_);
+    const uint16_t any = flags_[top] | flags_[top + pitch] | flags_[top + 2 * pitch];
+    return ((any & (kSig | kVisited | kNeighbours)) | (flags_[top + 3 * pitch] & (kSig | kVisited)) |
+            neighbours(top + 3 * pitch, y0 + 3)) == 0;
+  }
+
+  const BlockCode& c_;
+  int w_, h_, pitch_;
+  const uint8_t* zero_contexts_;
+  std::vector<uint16_t>& flags_;
+  std::vector<int32_t>& value_;
+  MqContext cx_[kContexts];
+  MqDecoder mq_{nullptr, 0};
+  RawDecoder raw_decoder_;
+  bool raw_ = false;
+};
+
+}  // namespace
+
+BlockDecodeReport decode_block(const BlockCode& code, int32_t* out, ptrdiff_t stride) {
+  if (code.width < 1 || code.height < 1 || code.width > 1024 || code.height > 1024 || code.width * code.height > 4096)
+    throw Error(ErrorCode::InvalidArgument, "a code-block of " + std::to_string(code.width) + "x" +
+                                                std::to_string(code.height) + " samples (at most 1024 a side, 4096 in all)");
+  if (code.bitplanes > kMaxDecodedBitplanes)
+    throw Error(ErrorCode::UnsupportedInput, "a code-block with " + std::to_string(code.bitplanes) +
+                                                 " bit planes (at most " + std::to_string(kMaxDecodedBitplanes) +
+                                                 " are decoded)");
+  uint64_t bytes = 0;
+  for (size_t s = 0; s < code.segments; ++s) bytes += code.segment_bytes[s];
+  if (bytes > code.size)
+    throw Error(ErrorCode::CorruptInput, "a code-block's segments hold " + std::to_string(bytes) + " bytes, " +
+                                             std::to_string(code.size) + " are there");
+  thread_local Scratch scratch;
+  BlockDecoder decoder(code, scratch);
+  const BlockDecodeReport report = decoder.run();
+  decoder.copy_out(out, stride);
+  return report;
+}
+
+}  // namespace j2k::codec

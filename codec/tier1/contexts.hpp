@@ -1,0 +1,76 @@
+// What the Tier-1 encoder and decoder share (ISO/IEC 15444-1 D.3): the 19 contexts and their
+// initial states, the per-coefficient flags that their context choices read, and the tables
+// of zero coding (Table D.1) and sign coding (Tables D.2, D.3).
+#pragma once
+#include <algorithm>
+#include <cstdint>
+
+#include "codec/tier1/mq_encoder.hpp"
+#include "j2kfront/j2kfront.h"
+
+namespace j2k::codec::t1 {
+
+// The 19 contexts: 0..8 significance (zero coding), 9..13 sign, 14..16 refinement, 17 the
+// run-length context, 18 the uniform one.
+constexpr int kSignBase = 9, kRefineBase = 14, kRunLength = 17, kUniform = 18, kContexts = 19;
+
+// Table D.7: all at index 0, MPS 0, except zero-coding context 0 (index 4), run-length (3)
+// and uniform (46).
+inline void reset_contexts(MqContext* cx) {
+  for (int k = 0; k < kContexts; ++k) cx[k] = MqContext{};
+  cx[0].index = 4;
+  cx[kRunLength].index = 3;
+  cx[kUniform].index = 46;
+}
+
+// Per coefficient flags, with a border of one all round so that neighbours need no checks.
+// The low 8 bits say which of the 8 neighbours are significant, kept up to date as they
+// become so, so that a context is a table lookup rather than 8 reads.
+enum : uint16_t {
+  kNw = 1, kN = 2, kNe = 4, kW = 8, kE = 16, kSw = 32, kS = 64, kSe = 128,
+  kNeighbours = 0xFF, kBelow = kSw | kS | kSe,
+  kSig = 256, kVisited = 512, kRefined = 1024, kNegative = 2048,
+};
+
+// Table D.1 for each band kind and each set of significant neighbours.
+struct ZeroContexts {
+  uint8_t ll_lh[256], hl[256], hh[256];
+  constexpr ZeroContexts() : ll_lh(), hl(), hh() {
+    for (int m = 0; m < 256; ++m) {
+      const int h = !!(m & kW) + !!(m & kE), v = !!(m & kN) + !!(m & kS);
+      const int d = !!(m & kNw) + !!(m & kNe) + !!(m & kSw) + !!(m & kSe);
+      ll_lh[m] = context(h, v, d);
+      hl[m] = context(v, h, d);  // HL: the vertical neighbours lead
+      const int hv = h + v;
+      hh[m] = static_cast<uint8_t>(d >= 3   ? 8
+                                   : d == 2 ? (hv >= 1 ? 7 : 6)
+                                   : d == 1 ? (hv >= 2 ? 5 : hv == 1 ? 4 : 3)
+                                            : (hv >= 2 ? 2 : hv == 1 ? 1 : 0));
+    }
+  }
+  static constexpr uint8_t context(int h, int v, int d) {
+    return static_cast<uint8_t>(h == 2   ? 8
+                                : h == 1 ? (v >= 1 ? 7 : d >= 1 ? 6 : 5)
+                                : v == 2 ? 4
+                                : v == 1 ? 3
+                                         : (d >= 2 ? 2 : d == 1 ? 1 : 0));
+  }
+  const uint8_t* of(j2k_band_type band) const { return band == J2K_BAND_HH ? hh : band == J2K_BAND_HL ? hl : ll_lh; }
+};
+inline constexpr ZeroContexts kZeroContexts;
+
+// A neighbour's sign contribution (Table D.2): 0 insignificant, 1 positive, -1 negative.
+inline int contribution(uint16_t f) { return (f & kSig) == 0 ? 0 : (f & kNegative) ? -1 : 1; }
+
+// Table D.3 from the contributions of the west and east (w, e) and north and south (n, s)
+// neighbours: the context, and the bit XORed with the sign.
+struct SignContext {
+  int context, flip;
+};
+inline SignContext sign_context(int w, int e, int n, int s) {
+  const int h = std::clamp(w + e, -1, 1), v = std::clamp(n + s, -1, 1);
+  if (h == 0) return {kSignBase + (v == 0 ? 0 : 1), v < 0 ? 1 : 0};
+  return {kSignBase + (v == 0 ? 3 : v == h ? 4 : 2), h < 0 ? 1 : 0};
+}
+
+}  // namespace j2k::codec::t1

@@ -1,0 +1,40 @@
+// The raw (bypass) decoder of ISO/IEC 15444-1 D.6, the inverse of raw_encoder.hpp: with the
+// BYPASS mode switch, the significance and refinement passes of the lower bit planes read
+// their decisions straight from bytes, most significant bit first, skipping the 0 bit stuffed
+// after each 0xFF. Past the end of the segment it reads 1s (a segment may leave its last bytes
+// out, as an MQ codeword may); so does a 0xFF followed by a byte above 0x8F (a marker).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace j2k::codec {
+
+class RawDecoder {
+ public:
+  RawDecoder() = default;
+  RawDecoder(const uint8_t* data, size_t size) : p_(data), end_(data + size) {}
+
+  int bit() {
+    if (left_ == 0) {
+      if (cur_ == 0xFF && byte(0) > 0x8F) {
+        left_ = 8;  // a marker or the end: 1s from here on
+      } else {
+        left_ = cur_ == 0xFF ? 7 : 8;
+        cur_ = byte(0);
+        if (p_ < end_) ++p_;
+      }
+    }
+    --left_;
+    return (cur_ >> left_) & 1;
+  }
+
+ private:
+  uint8_t byte(size_t k) const { return p_ + k < end_ ? p_[k] : 0xFF; }
+
+  const uint8_t* p_ = nullptr;
+  const uint8_t* end_ = nullptr;
+  uint8_t cur_ = 0;
+  int left_ = 0;
+};
+
+}  // namespace j2k::codec
