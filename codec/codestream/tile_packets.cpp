@@ -79,7 +79,7 @@ std::vector<TileComponentInput> tile_components(const Codestream& cs, size_t t) 
   return out;
 }
 
-TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t t, bool partial) {
+TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t t, bool partial, int kept_layers) {
   const std::string name = "tile " + std::to_string(t);
   const TileCoding& tc = cs.tiles.at(t);
   const std::vector<TileComponentInput> components = tile_components(cs, t);
@@ -137,6 +137,16 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
   // One reader per precinct, made when its first packet comes.
   std::vector<std::vector<std::vector<std::unique_ptr<PrecinctReader>>>> readers(components.size());
   for (size_t c = 0; c < components.size(); ++c) readers[c].resize(tile.components[c].size());
+  // Each laid block's data, from its precinct's reader: when the last kept layer is read,
+  // or at the end.
+  out.blocks.resize(out.layout.blocks.size());
+  std::set<const PrecinctReader*> taken;
+  auto take_blocks = [&](const LaidPrecinct& prec, const PrecinctReader& reader) {
+    taken.insert(&reader);
+    for (size_t b = 0; b < prec.bands.size(); ++b)
+      for (size_t i = 0; i < prec.bands[b].blocks.size(); ++i) out.blocks[prec.bands[b].blocks[i]] = reader.blocks(b)[i];
+  };
+  const bool keep_all = kept_layers <= 0 || kept_layers >= layers;
 
   size_t at = 0, hat = 0;
   for (const PacketId& id : tile_order(tc, layers, grids, tile)) {
@@ -166,6 +176,7 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
       bool cut = false;
       at += reader->read_body(body.data() + at, body.size() - at, partial, &cut);
       if (cut) out.truncated = true;
+      if (!keep_all && id.layer == kept_layers - 1) take_blocks(prec, *reader);
     } catch (const Error& e) {
       if (partial) {
         out.truncated = true;
@@ -179,16 +190,13 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
   if (!out.truncated && at != body.size() && !partial)
     corrupt(name + ": its packets take " + std::to_string(at) + " of its " + std::to_string(body.size()) + " bytes");
 
-  // Each laid block's data, from its precinct's reader.
-  out.blocks.resize(out.layout.blocks.size());
+  // The precincts whose data ended before the last kept layer (or all of them) keep what
+  // they have.
   for (size_t c = 0; c < components.size(); ++c)
     for (size_t r = 0; r < readers[c].size(); ++r)
       for (size_t k = 0; k < readers[c][r].size(); ++k) {
-        if (!readers[c][r][k]) continue;
-        const LaidPrecinct& prec = tile.components[c][r].precincts[k];
-        for (size_t b = 0; b < prec.bands.size(); ++b)
-          for (size_t i = 0; i < prec.bands[b].blocks.size(); ++i)
-            out.blocks[prec.bands[b].blocks[i]] = readers[c][r][k]->blocks(b)[i];
+        const PrecinctReader* reader = readers[c][r][k].get();
+        if (reader && !taken.count(reader)) take_blocks(tile.components[c][r].precincts[k], *reader);
       }
   return out;
 }

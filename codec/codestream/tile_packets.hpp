@@ -23,8 +23,10 @@ struct TilePackets {
 };
 
 // Reads tile `t` of `cs` (whose bytes are `data`); with `partial`, a tile whose data ends
-// early keeps what is there. Throws j2k::Error (CorruptInput) naming the tile and the cause.
-TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t t, bool partial = false);
+// early keeps what is there. With `layers` > 0 the blocks keep only what the first `layers`
+// layers bring (the packets after them are still read, to check them and find the next).
+// Throws j2k::Error (CorruptInput) naming the tile and the cause.
+TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t t, bool partial = false, int layers = 0);
 
 // The tile's tile-components as the layout needs them: rectangles (B-12), levels and bands.
 std::vector<TileComponentInput> tile_components(const Codestream& cs, size_t t);

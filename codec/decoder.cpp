@@ -1,0 +1,243 @@
+#include "codec/decoder.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <cmath>
+#include <string>
+
+#include "codec/codestream/codestream_reader.hpp"
+#include "codec/codestream/jp2_reader.hpp"
+#include "codec/codestream/tile_packets.hpp"
+#include "codec/quant/dequantiser.hpp"
+#include "codec/quant/quantiser.hpp"
+#include "codec/tier1/block_decoder.hpp"
+#include "common/error.hpp"
+#include "tiling/canvas.hpp"
+#include "transform/cpu/component_transform.hpp"
+#include "transform/cpu/threading.hpp"
+#include "transform/dwt.hpp"
+
+namespace j2k::codec {
+namespace {
+
+// The resolution a band of a tile-component belongs to (bands: LL, then HL, LH, HH from the
+// coarsest level).
+int band_resolution(size_t band) { return band == 0 ? 0 : static_cast<int>((band - 1) / 3) + 1; }
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// One tile-component's coefficients at the resolution decoded, in OpenJPEG's pyramid layout:
+// int32 for the 5/3, float for the 9/7.
+struct TileComponent {
+  Rect rect;  // the decoded resolution's rectangle on the component's grid
+  int levels = 0;  // inverse DWT levels to run
+  bool reversible = true;
+  std::vector<int32_t> ints;
+  std::vector<float> floats;
+};
+
+class TileDecoder {
+ public:
+  TileDecoder(const Codestream& cs, const uint8_t* data, const DecodeSettings& settings, Dwt& dwt)
+      : cs_(cs), data_(data), settings_(settings), dwt_(dwt) {}
+
+  // Decodes tile t into `image` (its components already sized).
+  void run(size_t t, DecodedImage& image) {
+    const TileCoding& tc = cs_.tiles[t];
+    const std::vector<TileComponentInput> inputs = tile_components(cs_, t);
+    TilePackets packets = read_tile_packets(cs_, data_, t, settings_.allow_partial, settings_.layers);
+    if (packets.truncated) image.truncated = true;
+
+    std::vector<TileComponent> comps(inputs.size());
+    for (size_t c = 0; c < inputs.size(); ++c) {
+      const TileComponentInput& in = inputs[c];
+      TileComponent& k = comps[c];
+      if (settings_.reduce > in.levels)
+        throw Error(ErrorCode::InvalidArgument, "reduce " + std::to_string(settings_.reduce) + " is more than the " +
+                                                    std::to_string(in.levels) + " decomposition levels of component " +
+                                                    std::to_string(c) + " in tile " + std::to_string(t));
+      k.levels = in.levels - settings_.reduce;
+      k.rect = resolution_rect(Rect{in.rect.x0, in.rect.y0, in.rect.x1, in.rect.y1}, in.levels, k.levels);
+      k.reversible = tc.components[c].reversible;
+      const auto n = static_cast<size_t>(k.rect.width() * k.rect.height());
+      if (k.reversible) k.ints.assign(n, 0);
+      else k.floats.assign(n, 0.0f);
+    }
+
+    decode_blocks(t, tc, inputs, packets, comps);
+    for (TileComponent& k : comps) {
+      if (k.rect.empty()) continue;
+      const auto stride = static_cast<size_t>(k.rect.width());
+      if (k.reversible) dwt_.inverse53(k.ints.data(), stride, k.rect, k.levels);
+      else dwt_.inverse97(k.floats.data(), stride, k.rect, k.levels);
+    }
+    if (tc.mct && comps.size() >= 3) inverse_mct(t, comps);
+    for (size_t c = 0; c < comps.size(); ++c) put(comps[c], cs_.info.components[c], image.components[c]);
+  }
+
+ private:
+  // Tier-1 and dequantisation of every block of the decoded resolutions, in parallel (each
+  // block writes its own rectangle of its tile-component).
+  void decode_blocks(size_t t, const TileCoding& tc, const std::vector<TileComponentInput>& inputs, const TilePackets& packets,
+                     std::vector<TileComponent>& comps) {
+    std::vector<size_t> todo;
+    for (size_t i = 0; i < packets.layout.blocks.size(); ++i) {
+      const LaidBlock& lb = packets.layout.blocks[i];
+      if (packets.blocks[i].passes > 0 && band_resolution(lb.band) <= comps[lb.component].levels) todo.push_back(i);
+    }
+    std::atomic<int> segmark_errors{0};
+    parallel_for(static_cast<ptrdiff_t>(todo.size()), settings_.backend.threads, [&](ptrdiff_t j) {
+      const size_t i = todo[static_cast<size_t>(j)];
+      const LaidBlock& lb = packets.layout.blocks[i];
+      const BlockData& bd = packets.blocks[i];
+      const size_t c = lb.component;
+      const TileComponentInput::Band& band = inputs[c].bands[lb.band];
+      const ComponentQuant& q = tc.quant[c];
+      const BandQuant bq = band_quant(q, lb.band);
+      // With ROI's max-shift (Annex H) the band has `roi` more bit planes, which the packet
+      // headers' missing bit planes count in.
+      const int roi = c < tc.roi_shift.size() ? tc.roi_shift[c] : 0;
+      const int planes = band_bitplanes(q, bq) + roi;
+      if (static_cast<int64_t>(bd.missing_bitplanes) > planes)
+        throw Error(ErrorCode::CorruptInput, "tile " + std::to_string(t) + ", component " + std::to_string(c) + ": a code-block misses " +
+                                                 std::to_string(bd.missing_bitplanes) + " of its band's " + std::to_string(planes) +
+                                                 " bit planes");
+      BlockCode code;
+      code.bytes = bd.bytes.data();
+      code.size = bd.bytes.size();
+      code.segment_bytes = bd.segments.data();
+      code.segment_passes = bd.segment_passes.data();
+      code.segments = bd.segments.size();
+      code.width = static_cast<int>(lb.x1 - lb.x0);
+      code.height = static_cast<int>(lb.y1 - lb.y0);
+      code.band = band.type;
+      code.modes = tc.components[c].modes;
+      code.bitplanes = planes - static_cast<int>(bd.missing_bitplanes);
+      thread_local std::vector<int32_t> values;
+      values.resize(static_cast<size_t>(code.width) * static_cast<size_t>(code.height));
+      if (decode_block(code, values.data(), code.width).segmark_error) ++segmark_errors;
+      undo_roi_shift(values.data(), values.size(), roi);
+
+      TileComponent& k = comps[c];
+      const auto stride = static_cast<ptrdiff_t>(k.rect.width());
+      const ptrdiff_t at = (band.row + (lb.y0 - band.rect.y0)) * stride + band.col + (lb.x0 - band.rect.x0);
+      if (k.reversible) {
+        dequantise_reversible(values.data(), code.width, code.width, code.height, k.ints.data() + at, stride);
+      } else {
+        const int precision = cs_.info.components[c].precision;
+        const float step = band_step(precision, band_gain_log2(band.type), bq);
+        dequantise_irreversible(values.data(), code.width, code.width, code.height, step, k.floats.data() + at, stride);
+      }
+    });
+    if (segmark_errors > 0)
+      warnings_.push_back("tile " + std::to_string(t) + ": " + std::to_string(segmark_errors.load()) +
+                          " code-blocks failed their SEGMARK check (decoded anyway)");
+  }
+
+  // The inverse RCT or ICT on components 0..2 (G.2, G.3), which must share a size and wavelet.
+  void inverse_mct(size_t t, std::vector<TileComponent>& comps) {
+    for (int c = 1; c < 3; ++c)
+      if (comps[c].rect.width() != comps[0].rect.width() || comps[c].rect.height() != comps[0].rect.height() ||
+          comps[c].reversible != comps[0].reversible)
+        throw Error(ErrorCode::CorruptInput, "tile " + std::to_string(t) +
+                                                 " has the component transform on, but its components 0 to 2 differ in size or wavelet");
+    const auto n = static_cast<size_t>(comps[0].rect.width() * comps[0].rect.height());
+    if (comps[0].reversible) rct_inverse(comps[0].ints.data(), comps[1].ints.data(), comps[2].ints.data(), n);
+    else ict_inverse(comps[0].floats.data(), comps[1].floats.data(), comps[2].floats.data(), n);
+  }
+
+  // The DC level shift and the clamp to the component's range (OpenJPEG's: the 9/7's floats
+  // rounded to nearest, even on ties), into the image.
+  static void put(const TileComponent& k, const ComponentInfo& info, DecodedComponent& out) {
+    const int64_t lo = info.is_signed ? -(int64_t{1} << (info.precision - 1)) : 0;
+    const int64_t hi = info.is_signed ? (int64_t{1} << (info.precision - 1)) - 1 : (int64_t{1} << info.precision) - 1;
+    const int64_t shift = info.is_signed ? 0 : int64_t{1} << (info.precision - 1);
+    const int64_t w = k.rect.width(), h = k.rect.height();
+    for (int64_t y = 0; y < h; ++y) {
+      int32_t* dst = out.samples.data() + (k.rect.y0 - out.y0 + y) * out.width + (k.rect.x0 - out.x0);
+      for (int64_t x = 0; x < w; ++x) {
+        const size_t i = static_cast<size_t>(y * w + x);
+        int64_t v;
+        if (k.reversible) {
+          v = int64_t{k.ints[i]} + shift;
+        } else {
+          const float f = k.floats[i];
+          if (!(f <= static_cast<float>(INT_MAX))) {  // also NaN
+            dst[x] = static_cast<int32_t>(hi);
+            continue;
+          }
+          if (f < static_cast<float>(INT_MIN)) {
+            dst[x] = static_cast<int32_t>(lo);
+            continue;
+          }
+          v = static_cast<int64_t>(std::lrintf(f)) + shift;
+        }
+        dst[x] = static_cast<int32_t>(std::clamp(v, lo, hi));
+      }
+    }
+  }
+
+ public:
+  std::vector<std::string> warnings_;
+
+ private:
+  const Codestream& cs_;
+  const uint8_t* data_;
+  const DecodeSettings& settings_;
+  Dwt& dwt_;
+};
+
+}  // namespace
+
+DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& settings) {
+  if (settings.reduce < 0) throw Error(ErrorCode::InvalidArgument, "reduce must be 0 or more, not " + std::to_string(settings.reduce));
+  if (settings.layers < 0) throw Error(ErrorCode::InvalidArgument, "layers must be 0 (all) or more, not " + std::to_string(settings.layers));
+  DecodedImage image;
+  const uint8_t* stream = data;
+  size_t stream_size = size;
+  if (is_jp2(data, size)) {
+    const Jp2File jp2 = read_jp2(data, size);
+    stream = data + jp2.codestream;
+    stream_size = jp2.codestream_length;
+    image.jp2 = true;
+  }
+  ReadOptions options;
+  options.allow_partial = settings.allow_partial;
+  const Codestream cs = read_codestream(stream, stream_size, options);
+  image.truncated = cs.truncated;
+
+  for (const ComponentInfo& c : cs.info.components) {
+    DecodedComponent out;
+    const int64_t x0 = ceil_div(cs.info.x0, c.dx), y0 = ceil_div(cs.info.y0, c.dy);
+    const int64_t x1 = ceil_div(cs.info.x1, c.dx), y1 = ceil_div(cs.info.y1, c.dy);
+    out.x0 = ceil_div_pow2(x0, settings.reduce);
+    out.y0 = ceil_div_pow2(y0, settings.reduce);
+    out.width = ceil_div_pow2(x1, settings.reduce) - out.x0;
+    out.height = ceil_div_pow2(y1, settings.reduce) - out.y0;
+    out.precision = c.precision;
+    out.is_signed = c.is_signed;
+    out.dx = c.dx;
+    out.dy = c.dy;
+    // Unsigned samples start at the middle of their range, what a tile with no data decodes to.
+    out.samples.assign(static_cast<size_t>(out.width * out.height), c.is_signed ? 0 : int32_t{1} << (c.precision - 1));
+    image.components.push_back(std::move(out));
+  }
+
+  Dwt dwt(settings.backend);
+  TileDecoder tiles(cs, stream, settings, dwt);
+  std::vector<bool> has_data(cs.tiles.size(), false);
+  for (const TilePart& p : cs.parts) has_data[static_cast<size_t>(p.tile)] = true;
+  for (size_t t = 0; t < cs.tiles.size(); ++t) {
+    if (!has_data[t]) {
+      if (!settings.allow_partial) throw Error(ErrorCode::CorruptInput, "tile " + std::to_string(t) + " has no tile-part");
+      image.truncated = true;
+      continue;
+    }
+    tiles.run(t, image);
+  }
+  image.warnings = tiles.warnings_;
+  return image;
+}
+
+}  // namespace j2k::codec

@@ -1,0 +1,44 @@
+// The whole decoder: a JPEG 2000 codestream (or JP2 file) to the image's components, the
+// encoder's mirror image. Tile by tile: Tier-2 reads the tile's packets (tile_packets),
+// Tier-1 decodes each code-block (block_decoder, blocks in parallel), dequantisation puts
+// the coefficients in OpenJPEG's pyramid layout (dequantiser), then the inverse DWT (on the
+// chosen backend), the inverse RCT or ICT, the DC level shift and the clamp to each
+// component's precision, as OpenJPEG 2.5 does each step, so that the output is its output.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "transform/backend.hpp"
+
+namespace j2k::codec {
+
+struct DecodeSettings {
+  int reduce = 0;           // resolutions left out: the image at 1 / 2^reduce of its size
+  int layers = 0;           // quality layers decoded; 0: all
+  bool allow_partial = false;  // a cut stream gives what it holds instead of an error
+  BackendOptions backend;   // the inverse DWT's backend; threads: Tier-1 and the DWT's
+};
+
+struct DecodedComponent {
+  int64_t x0 = 0, y0 = 0;          // its origin on its own grid (reduced)
+  int64_t width = 0, height = 0;
+  int precision = 8;
+  bool is_signed = false;
+  int dx = 1, dy = 1;
+  std::vector<int32_t> samples;    // height rows of width samples
+};
+
+struct DecodedImage {
+  std::vector<DecodedComponent> components;
+  bool truncated = false;          // (allow_partial) the stream ended early
+  bool jp2 = false;
+  std::vector<std::string> warnings;  // e.g. SEGMARK errors (the blocks are decoded anyway)
+};
+
+// Throws j2k::Error: CorruptInput naming where and why, UnsupportedInput for what this decoder
+// does not read, InvalidArgument for settings the stream cannot meet (reduce beyond its levels).
+DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& settings);
+
+}  // namespace j2k::codec
