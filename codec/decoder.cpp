@@ -10,13 +10,12 @@
 #include "codec/codestream/jp2_reader.hpp"
 #include "codec/codestream/tile_packets.hpp"
 #include "codec/quant/dequantiser.hpp"
-#include "codec/quant/quantiser.hpp"
 #include "codec/tier1/block_decoder.hpp"
 #include "common/error.hpp"
 #include "tiling/canvas.hpp"
 #include "transform/cpu/component_transform.hpp"
 #include "transform/cpu/threading.hpp"
-#include "transform/dwt.hpp"
+#include "transform/cpu/dwt_cpu.hpp"
 
 namespace j2k::codec {
 namespace {
@@ -39,8 +38,8 @@ struct TileComponent {
 
 class TileDecoder {
  public:
-  TileDecoder(const Codestream& cs, const uint8_t* data, const DecodeSettings& settings, Dwt& dwt)
-      : cs_(cs), data_(data), settings_(settings), dwt_(dwt) {}
+  TileDecoder(const Codestream& cs, const uint8_t* data, const DecodeSettings& settings)
+      : cs_(cs), data_(data), settings_(settings) {}
 
   // Decodes tile t into `image` (its components already sized).
   void run(size_t t, DecodedImage& image) {
@@ -69,8 +68,9 @@ class TileDecoder {
     for (TileComponent& k : comps) {
       if (k.rect.empty()) continue;
       const auto stride = static_cast<size_t>(k.rect.width());
-      if (k.reversible) dwt_.inverse53(k.ints.data(), stride, k.rect, k.levels);
-      else dwt_.inverse97(k.floats.data(), stride, k.rect, k.levels);
+      const int threads = settings_.backend.threads;
+      if (k.reversible) cpu::inverse53(k.ints.data(), stride, k.rect, k.levels, threads);
+      else cpu::inverse97(k.floats.data(), stride, k.rect, k.levels, threads, cpu::kInverse97OpenJpeg);
     }
     if (tc.mct && comps.size() >= 3) inverse_mct(t, comps);
     for (size_t c = 0; c < comps.size(); ++c) put(comps[c], cs_.info.components[c], image.components[c]);
@@ -126,7 +126,9 @@ class TileDecoder {
         dequantise_reversible(values.data(), code.width, code.width, code.height, k.ints.data() + at, stride);
       } else {
         const int precision = cs_.info.components[c].precision;
-        const float step = band_step(precision, band_gain_log2(band.type), bq);
+        // OpenJPEG's convention: the step without the band's gain, which its inverse 9/7's
+        // scaling of the high-pass samples makes up for (kInverse97OpenJpeg).
+        const float step = band_step(precision, 0, bq);
         dequantise_irreversible(values.data(), code.width, code.width, code.height, step, k.floats.data() + at, stride);
       }
     });
@@ -185,8 +187,30 @@ class TileDecoder {
   const Codestream& cs_;
   const uint8_t* data_;
   const DecodeSettings& settings_;
-  Dwt& dwt_;
 };
+
+// The output's samples and the largest tile's coefficients against settings.max_bytes.
+void check_memory(const Codestream& cs, const DecodeSettings& settings) {
+  if (settings.max_bytes == 0) return;
+  uint64_t samples = 0;
+  for (const ComponentInfo& c : cs.info.components) {
+    const int r = settings.reduce;
+    const uint64_t w = static_cast<uint64_t>(ceil_div_pow2(ceil_div(cs.info.x1, c.dx), r) - ceil_div_pow2(ceil_div(cs.info.x0, c.dx), r));
+    const uint64_t h = static_cast<uint64_t>(ceil_div_pow2(ceil_div(cs.info.y1, c.dy), r) - ceil_div_pow2(ceil_div(cs.info.y0, c.dy), r));
+    samples += w * h;  // each below 2^32: no overflow
+  }
+  // A tile-component spans at most its nominal size's share, plus one for the grid's offset.
+  uint64_t tile = 0;
+  const int64_t tw = std::min<int64_t>(cs.info.tile_w, cs.info.x1), th = std::min<int64_t>(cs.info.tile_h, cs.info.y1);
+  for (const ComponentInfo& c : cs.info.components)
+    tile += static_cast<uint64_t>(ceil_div_pow2(ceil_div(tw, c.dx) + 1, settings.reduce)) *
+            static_cast<uint64_t>(ceil_div_pow2(ceil_div(th, c.dy) + 1, settings.reduce));
+  const uint64_t bytes = 4 * (samples + tile);
+  if (bytes > settings.max_bytes)
+    throw Error(ErrorCode::OutOfMemory, "the image needs " + std::to_string(bytes >> 20) + " MiB to decode (" +
+                                            std::to_string(samples) + " samples and a tile's coefficients), more than the " +
+                                            std::to_string(settings.max_bytes >> 20) + " MiB allowed");
+}
 
 }  // namespace
 
@@ -207,6 +231,7 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
   const Codestream cs = read_codestream(stream, stream_size, options);
   image.truncated = cs.truncated;
 
+  check_memory(cs, settings);
   for (const ComponentInfo& c : cs.info.components) {
     DecodedComponent out;
     const int64_t x0 = ceil_div(cs.info.x0, c.dx), y0 = ceil_div(cs.info.y0, c.dy);
@@ -224,8 +249,7 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     image.components.push_back(std::move(out));
   }
 
-  Dwt dwt(settings.backend);
-  TileDecoder tiles(cs, stream, settings, dwt);
+  TileDecoder tiles(cs, stream, settings);
   std::vector<bool> has_data(cs.tiles.size(), false);
   for (const TilePart& p : cs.parts) has_data[static_cast<size_t>(p.tile)] = true;
   for (size_t t = 0; t < cs.tiles.size(); ++t) {

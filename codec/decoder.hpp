@@ -1,8 +1,8 @@
 // The whole decoder: a JPEG 2000 codestream (or JP2 file) to the image's components, the
 // encoder's mirror image. Tile by tile: Tier-2 reads the tile's packets (tile_packets),
 // Tier-1 decodes each code-block (block_decoder, blocks in parallel), dequantisation puts
-// the coefficients in OpenJPEG's pyramid layout (dequantiser), then the inverse DWT (on the
-// chosen backend), the inverse RCT or ICT, the DC level shift and the clamp to each
+// the coefficients in OpenJPEG's pyramid layout (dequantiser), then the inverse DWT, the
+// inverse RCT or ICT, the DC level shift and the clamp to each
 // component's precision, as OpenJPEG 2.5 does each step, so that the output is its output.
 #pragma once
 #include <cstddef>
@@ -18,7 +18,13 @@ struct DecodeSettings {
   int reduce = 0;           // resolutions left out: the image at 1 / 2^reduce of its size
   int layers = 0;           // quality layers decoded; 0: all
   bool allow_partial = false;  // a cut stream gives what it holds instead of an error
-  BackendOptions backend;   // the inverse DWT's backend; threads: Tier-1 and the DWT's
+  // Host memory the decode may take: the output's samples and one tile's coefficients
+  // (4 bytes each). A stream whose image needs more is refused (OutOfMemory) before anything
+  // is allocated: a few bytes of header can describe a gigapixel image. 0: no limit.
+  uint64_t max_bytes = 0;
+  // threads: Tier-1's and the inverse DWT's. The back stage runs on the CPU; the GPU
+  // backends' inverse 9/7 does not yet scale as OpenJPEG's decoder does.
+  BackendOptions backend;
 };
 
 struct DecodedComponent {

@@ -61,7 +61,9 @@ void opj_thread_pool_destroy(void* tp);
 OPJ_BOOL opj_dwt_encode(opj_mirror::Tcd* tcd, opj_mirror::TileComp* tilec);
 OPJ_BOOL opj_dwt_encode_real(opj_mirror::Tcd* tcd, opj_mirror::TileComp* tilec);
 OPJ_BOOL opj_dwt_decode(opj_mirror::Tcd* tcd, opj_mirror::TileComp* tilec, uint32_t numres);
+OPJ_BOOL opj_dwt_decode_real(opj_mirror::Tcd* tcd, opj_mirror::TileComp* tilec, uint32_t numres);
 void opj_mct_encode(int32_t* c0, int32_t* c1, int32_t* c2, size_t n);
 void opj_mct_encode_real(float* c0, float* c1, float* c2, size_t n);
 void opj_mct_decode(int32_t* c0, int32_t* c1, int32_t* c2, size_t n);
+void opj_mct_decode_real(float* c0, float* c1, float* c2, size_t n);
 }

@@ -94,6 +94,12 @@ void inverse53(std::vector<int32_t>& data, const j2k::Rect& tc, int levels) {
   call.copy_out(data.data());
 }
 
+void inverse97(std::vector<float>& data, const j2k::Rect& tc, int levels) {
+  Call call(tc, levels, data.data());
+  check(opj_dwt_decode_real(&call.tcd, &call.tilec, static_cast<uint32_t>(levels) + 1), "opj_dwt_decode_real");
+  call.copy_out(data.data());
+}
+
 namespace {
 template <class T, class Fn>
 double timed(std::vector<T>& data, const j2k::Rect& tc, int levels, int threads, Fn fn,

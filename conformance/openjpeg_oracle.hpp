@@ -16,6 +16,9 @@ std::string version_problem();
 void forward53(std::vector<int32_t>& data, const j2k::Rect& tc, int levels);
 void forward97(std::vector<float>& data, const j2k::Rect& tc, int levels);
 void inverse53(std::vector<int32_t>& data, const j2k::Rect& tc, int levels);
+// OpenJPEG's decoder's 9/7: high-pass samples scaled by its "two_invK" (constants.hpp,
+// kInverse97OpenJpeg), not the forward transform's inverse.
+void inverse97(std::vector<float>& data, const j2k::Rect& tc, int levels);
 
 // opj_mct_encode / opj_mct_encode_real on three equal-sized planes (copied through the
 // 16-byte-aligned buffers OpenJPEG asserts).

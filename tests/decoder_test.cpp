@@ -2,13 +2,15 @@
 // component of every Part 1 profile 0 and 1 codestream within its Class 1 limits (peak error
 // and MSE against the reference decodes, Tables C.6 and C.7; see the data's README), found
 // through J2K_CONFORMANCE_DATA or ../shared/conformance and skipped with a message when
-// absent. Cut and flipped streams are errors or partial images, never crashes (CI runs this
+// absent; and equal, sample for sample, to what Debian's opj_decompress makes of them. Cut and flipped streams are errors or partial images, never crashes (CI runs this
 // under ASan/UBSan).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -18,57 +20,19 @@
 
 #include "codec/decoder.hpp"
 #include "common/error.hpp"
+#include "tests/support/pgx_reader.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace j2k::codec;
+using test_support::Pgx;
+using test_support::read_pgx;
+using test_support::file_bytes;
 
 std::string conformance_dir() {
   if (const char* env = std::getenv("J2K_CONFORMANCE_DATA")) return env;
   return std::string(J2K_SOURCE_DIR) + "/../shared/conformance";
-}
-
-std::vector<uint8_t> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
-}
-
-// A PGX file (the conformance references): "PG ML|LM [+|-]depth width height\n" then the
-// samples, big-endian (ML) or little-endian (LM), 1, 2 or 4 bytes each by depth.
-struct Pgx {
-  int64_t width = 0, height = 0;
-  std::vector<int32_t> samples;
-};
-Pgx read_pgx(const std::string& path) {
-  const std::vector<uint8_t> bytes = read_file(path);
-  const auto eol = std::find(bytes.begin(), bytes.end(), '\n');
-  if (eol == bytes.end()) throw std::runtime_error(path + ": no PGX header");
-  std::istringstream h(std::string(bytes.begin(), eol));
-  std::string pg, order;
-  h >> pg >> order >> std::ws;
-  bool is_signed = false;
-  if (h.peek() == '+' || h.peek() == '-') is_signed = h.get() == '-';
-  int depth = 0;
-  Pgx p;
-  h >> depth >> p.width >> p.height;
-  if (!h || pg != "PG" || depth < 1 || depth > 32) throw std::runtime_error(path + ": bad PGX header");
-  const int size = depth <= 8 ? 1 : depth <= 16 ? 2 : 4;
-  const size_t n = static_cast<size_t>(p.width * p.height);
-  const uint8_t* d = &*eol + 1;
-  if (static_cast<size_t>(bytes.end() - (eol + 1)) < n * size) throw std::runtime_error(path + ": PGX data cut short");
-  p.samples.resize(n);
-  for (size_t i = 0; i < n; ++i) {
-    uint32_t v = 0;
-    for (int k = 0; k < size; ++k) {
-      const uint8_t b = d[i * size + (order == "ML" ? k : size - 1 - k)];
-      v = (v << 8) | b;
-    }
-    int64_t s = v;
-    if (is_signed && size < 4 && (v >> (8 * size - 1))) s -= int64_t{1} << (8 * size);
-    p.samples[i] = static_cast<int32_t>(s);
-  }
-  return p;
 }
 
 struct Limits {
@@ -111,13 +75,34 @@ TEST_P(Conformance, WithinClass1Limits) {
   const std::string dir = conformance_dir();
   const std::string path = dir + "/codestreams/" + l.name + ".j2k";
   if (!fs::exists(path)) GTEST_SKIP() << "no conformance codestream " << path << " (set J2K_CONFORMANCE_DATA)";
-  const std::vector<uint8_t> bytes = read_file(path);
+  const std::vector<uint8_t> bytes = file_bytes(path);
   DecodeSettings s;
   s.reduce = l.reduce;
   s.backend = j2k::BackendOptions(j2k::Backend::Cpu);
   const DecodedImage image = decode(bytes.data(), bytes.size(), s);
   EXPECT_FALSE(image.truncated);
+  // Debian's opj_decompress, the second reference: its output, bit for bit.
+  const bool opj = test_support::on_path("opj_decompress");
+  const fs::path out = fs::temp_directory_path() / ("j2kfront_decoder_test_" + std::to_string(::getpid()) + "_" + l.name);
+  if (opj) {
+    fs::remove_all(out);
+    fs::create_directories(out);
+    const auto r = test_support::run_command("opj_decompress -i " + test_support::quote(path) + " -o " +
+                                             test_support::quote((out / "opj.pgx").string()) + " -r " + std::to_string(l.reduce));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  } else {
+    std::printf("[conformance] opj_decompress not found: its output is not compared\n");
+  }
   for (size_t c = 0; c < image.components.size(); ++c) {
+    if (opj) {
+      const Pgx theirs = read_pgx((out / ("opj_" + std::to_string(c) + ".pgx")).string());
+      const DecodedComponent& ours = image.components[c];
+      ASSERT_EQ(ours.width, theirs.width);
+      ASSERT_EQ(ours.height, theirs.height);
+      size_t differ = 0;
+      for (size_t i = 0; i < theirs.samples.size(); ++i) differ += ours.samples[i] != theirs.samples[i];
+      EXPECT_EQ(differ, 0u) << l.name << " component " << c << ": samples that differ from opj_decompress's";
+    }
     const std::string ref_path = dir + "/reference/c1" + l.name + "_" + std::to_string(c) + ".pgx";
     if (!fs::exists(ref_path)) continue;  // a component without a reference
     const Pgx ref = read_pgx(ref_path);
@@ -139,9 +124,68 @@ TEST_P(Conformance, WithinClass1Limits) {
     std::printf("[conformance] %s component %zu: peak %lld (limit %d), mse %.4f (limit %g)\n", l.name, c,
                 static_cast<long long>(peak), max_peak, mse, max_mse);
   }
+  fs::remove_all(out);
 }
 
 INSTANTIATE_TEST_SUITE_P(Part4, Conformance, ::testing::ValuesIn(kClass1),
                          [](const auto& p) { return std::string(p.param.name); });
+
+// Cut at many points and with bytes flipped, the conformance streams decode to a partial
+// image (allow_partial) or fail with a j2k::Error; nothing else (ASan/UBSan in CI). A flipped
+// size is held to max_bytes.
+TEST(DecoderRobustness, CutAndFlippedStreams) {
+  const std::string dir = conformance_dir() + "/codestreams";
+  if (!fs::is_directory(dir)) GTEST_SKIP() << "no conformance codestreams at " << dir << " (set J2K_CONFORMANCE_DATA)";
+  std::mt19937 rng(17);
+  int decoded = 0, partial = 0, refused = 0;
+  for (const char* name : {"p0_03", "p0_04", "p0_09", "p0_12", "p0_14", "p1_01", "p1_06"}) {
+    const std::vector<uint8_t> whole = file_bytes(dir + "/" + name + ".j2k");
+    ASSERT_FALSE(whole.empty()) << name;
+    DecodeSettings s;
+    s.backend = j2k::BackendOptions(j2k::Backend::Cpu, 1);
+    s.max_bytes = uint64_t{64} << 20;
+    auto attempt = [&](const std::vector<uint8_t>& bytes, bool allow_partial) {
+      s.allow_partial = allow_partial;
+      try {
+        const DecodedImage image = decode(bytes.data(), bytes.size(), s);
+        ++(image.truncated ? partial : decoded);
+      } catch (const j2k::Error&) {
+        ++refused;
+      }
+    };
+    for (int k = 1; k <= 40; ++k) {
+      const size_t cut = whole.size() * static_cast<size_t>(k) / 41;
+      const std::vector<uint8_t> head(whole.begin(), whole.begin() + static_cast<ptrdiff_t>(cut));
+      attempt(head, true);
+      const int before = refused;
+      attempt(head, false);
+      EXPECT_EQ(refused, before + 1) << name << " cut to " << cut << " bytes decoded without allow_partial";
+    }
+    for (int k = 0; k < 60; ++k) {
+      std::vector<uint8_t> bad = whole;
+      for (int f = 0; f < 1 + k % 3; ++f) bad[rng() % bad.size()] ^= static_cast<uint8_t>(1 + rng() % 255);
+      attempt(bad, k % 2 == 0);
+    }
+  }
+  std::printf("[robustness] %d decoded whole, %d partial, %d refused\n", decoded, partial, refused);
+  EXPECT_GT(partial, 0);
+  EXPECT_GT(refused, 0);
+}
+
+TEST(DecoderRobustness, MemoryLimitRefusesBeforeAllocating) {
+  const std::string path = conformance_dir() + "/codestreams/p0_05.j2k";
+  if (!fs::exists(path)) GTEST_SKIP() << "no conformance codestream " << path << " (set J2K_CONFORMANCE_DATA)";
+  const std::vector<uint8_t> bytes = file_bytes(path);
+  DecodeSettings s;
+  s.max_bytes = uint64_t{1} << 20;  // p0_05 is 1024 x 1024, 4 components
+  try {
+    decode(bytes.data(), bytes.size(), s);
+    FAIL() << "decoded in 1 MiB";
+  } catch (const j2k::Error& e) {
+    EXPECT_EQ(e.code(), j2k::ErrorCode::OutOfMemory) << e.what();
+  }
+  s.reduce = 3;  // 128 x 128: fits
+  EXPECT_NO_THROW(decode(bytes.data(), bytes.size(), s));
+}
 
 }  // namespace

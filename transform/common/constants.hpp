@@ -13,6 +13,19 @@ constexpr float kDelta = 0.443506852f;
 constexpr float kK = 1.230174105f;
 constexpr float kInvK = static_cast<float>(1.0 / 1.230174105);
 
+// How the inverse 9/7 scales a signal before lifting: low-pass samples by K, high-pass ones
+// by `high`, and a lone sample at an odd coordinate (high-pass; F.3.7, 1D_SR) by `lone`.
+struct Inverse97Scale {
+  float high, lone;
+};
+// The standard's: the inverse of the forward transform.
+constexpr Inverse97Scale kInverse97Standard{kInvK, 0.5f};
+// OpenJPEG's decoder (its dwt.c "two_invK"): high-pass samples times 1.625732422f, 2/K as it
+// was once rounded, made up for by taking every band's coefficients at 2^-gain of the
+// standard's scale (the step without the band's gain of Table E.1; LL's gain is 0), so that a
+// lone high-pass sample stays as it is. Decoding with it gives OpenJPEG's images bit for bit.
+constexpr Inverse97Scale kInverse97OpenJpeg{1.625732422f, 1.0f};
+
 // Irreversible component transform, forward (Annex G.3): Y, Cb, Cr from R, G, B.
 constexpr float kIctYR = 0.299f, kIctYG = 0.587f, kIctYB = 0.114f;
 constexpr float kIctUR = -0.16875f, kIctUG = 0.33126f, kIctUB = 0.5f;  // U = (UR*R - UG*G) + UB*B

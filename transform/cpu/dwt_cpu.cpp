@@ -32,13 +32,17 @@ struct RowLifting;
 template <>
 struct RowLifting<int32_t> {
   static void forward(int32_t* L, ptrdiff_t sn, int32_t* H, ptrdiff_t dn, int cas) { forward53(L, sn, H, dn, cas, 1); }
-  static void inverse(int32_t* L, ptrdiff_t sn, int32_t* H, ptrdiff_t dn, int cas) { inverse53(L, sn, H, dn, cas, 1); }
+  static void inverse(int32_t* L, ptrdiff_t sn, int32_t* H, ptrdiff_t dn, int cas, const Inverse97Scale&) {
+    inverse53(L, sn, H, dn, cas, 1);
+  }
 };
 
 template <>
 struct RowLifting<float> {
   static void forward(float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas) { forward97(L, sn, H, dn, cas, 1); }
-  static void inverse(float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas) { inverse97(L, sn, H, dn, cas, 1); }
+  static void inverse(float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas, const Inverse97Scale& k) {
+    inverse97(L, sn, H, dn, cas, 1, k.high);
+  }
 };
 
 // One column strip of the vertical pass. The image rows of the strip are addressed in their
@@ -53,6 +57,7 @@ struct Strip {
   ptrdiff_t h, sn, dn;
   int cas;
   T* scratch;
+  Inverse97Scale scale;  // the inverse 9/7's
 
   T* row(ptrdiff_t y) const { return data + y * stride + x0; }
   auto imgL() const { return [this](ptrdiff_t j) { return row(2 * j + cas); }; }
@@ -114,7 +119,7 @@ void strip_forward(const Strip<float, kLanes>& s) {
 }
 template <size_t kLanes>
 void strip_inverse(const Strip<float, kLanes>& s) {
-  s.load(kK, kInvK);
+  s.load(kK, s.scale.high);
   s.inverse_pair(s.sL(), s.sL(), s.sH(), s.sH(), Lift97{-kDelta}, Lift97{-kGamma});
   s.inverse_pair(s.sL(), s.imgL(), s.sH(), s.imgH(), Lift97{-kBeta}, Lift97{-kAlpha});
 }
@@ -139,22 +144,22 @@ T* worker_scratch(const Scratch<T>& s, int worker) {
 // (captured by a lambda, `cas` would be reloaded after every int32 store).
 template <class T, bool kForward>
 void vertical_strip(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, ptrdiff_t sn, ptrdiff_t dn, int cas,
-                    ptrdiff_t s, T* scratch) {
+                    ptrdiff_t s, T* scratch, const Inverse97Scale& k) {
   const ptrdiff_t x0 = s * kStrip;
   const auto lanes = static_cast<size_t>(std::min(kStrip, w - x0));
   if (lanes == static_cast<size_t>(kStrip))
-    run_strip<kForward>(Strip<T, kStripLanes>{data, stride, x0, lanes, h, sn, dn, cas, scratch});
+    run_strip<kForward>(Strip<T, kStripLanes>{data, stride, x0, lanes, h, sn, dn, cas, scratch, k});
   else
-    run_strip<kForward>(Strip<T, 0>{data, stride, x0, lanes, h, sn, dn, cas, scratch});
+    run_strip<kForward>(Strip<T, 0>{data, stride, x0, lanes, h, sn, dn, cas, scratch, k});
 }
 
 template <class T, bool kForward>
 void vertical(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas,
-              int threads, const Scratch<T>& scr) {
+              int threads, const Scratch<T>& scr, const Inverse97Scale& k) {
   if (w == 0 || h == 0) return;
   if (h == 1) {
     for (ptrdiff_t x = 0; x < w; ++x)
-      data[x] = kForward ? forward_single(data[x], cas) : inverse_single(data[x], cas);
+      data[x] = kForward ? forward_single(data[x], cas) : inverse_single(data[x], cas, k.lone);
     return;
   }
   const ptrdiff_t sn = low_count(h, cas), dn = h - sn;
@@ -162,19 +167,19 @@ void vertical(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas,
   // Small blocks on the calling thread, without waking a worker: that costs microseconds,
   // which dominates small tiles.
   if (strips == 1 || w * h < kParallelMin || worker_count(threads) == 1) {
-    for (ptrdiff_t s = 0; s < strips; ++s) vertical_strip<T, kForward>(data, stride, w, h, sn, dn, cas, s, scr.data);
+    for (ptrdiff_t s = 0; s < strips; ++s) vertical_strip<T, kForward>(data, stride, w, h, sn, dn, cas, s, scr.data, k);
     return;
   }
   // One strip an item, claimed dynamically: a worker the OS delays holds up one strip only.
   run_on_workers(strips, worker_count(threads), [&](ptrdiff_t s, int worker) {
-    vertical_strip<T, kForward>(data, stride, w, h, sn, dn, cas, s, worker_scratch(scr, worker));
+    vertical_strip<T, kForward>(data, stride, w, h, sn, dn, cas, s, worker_scratch(scr, worker), k);
   });
 }
 
 // Rows [y0, y1) of the horizontal pass, L (then H) the thread's scratch.
 template <class T, bool kForward>
 void horizontal_rows(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t sn, ptrdiff_t dn, int cas, ptrdiff_t y0,
-                     ptrdiff_t y1, T* L) {
+                     ptrdiff_t y1, T* L, const Inverse97Scale& k) {
   T* H = L + sn;
   for (ptrdiff_t y = y0; y < y1; ++y) {
     T* row = data + y * stride;
@@ -185,7 +190,7 @@ void horizontal_rows(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t sn, ptrdi
       std::memcpy(row, L, static_cast<size_t>(w) * sizeof(T));
     } else {
       std::memcpy(L, row, static_cast<size_t>(w) * sizeof(T));
-      RowLifting<T>::inverse(L, sn, H, dn, cas);
+      RowLifting<T>::inverse(L, sn, H, dn, cas, k);
       for (ptrdiff_t j = 0; j < sn; ++j) row[2 * j + cas] = L[j];
       for (ptrdiff_t i = 0; i < dn; ++i) row[2 * i + 1 - cas] = H[i];
     }
@@ -195,53 +200,55 @@ void horizontal_rows(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t sn, ptrdi
 // Horizontal pass on the top-left w x h block, one row at a time.
 template <class T, bool kForward>
 void horizontal(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas,
-                int threads, const Scratch<T>& scr) {
+                int threads, const Scratch<T>& scr, const Inverse97Scale& k) {
   if (w == 0 || h == 0) return;
   if (w == 1) {
     for (ptrdiff_t y = 0; y < h; ++y) {
       T& x = data[y * stride];
-      x = kForward ? forward_single(x, cas) : inverse_single(x, cas);
+      x = kForward ? forward_single(x, cas) : inverse_single(x, cas, k.lone);
     }
     return;
   }
   const ptrdiff_t sn = low_count(w, cas), dn = w - sn;
   if (h == 1 || w * h < kParallelMin || worker_count(threads) == 1) {  // see vertical()
-    horizontal_rows<T, kForward>(data, stride, w, sn, dn, cas, 0, h, scr.data);
+    horizontal_rows<T, kForward>(data, stride, w, sn, dn, cas, 0, h, scr.data, k);
     return;
   }
   constexpr ptrdiff_t kRows = 16;
   run_on_workers((h + kRows - 1) / kRows, worker_count(threads), [&](ptrdiff_t chunk, int worker) {
     const ptrdiff_t y = chunk * kRows;
-    horizontal_rows<T, kForward>(data, stride, w, sn, dn, cas, y, std::min(h, y + kRows), worker_scratch(scr, worker));
+    horizontal_rows<T, kForward>(data, stride, w, sn, dn, cas, y, std::min(h, y + kRows), worker_scratch(scr, worker), k);
   });
 }
 
 template <class T>
 void forward(T* data, ptrdiff_t s, const DwtLevel* lv, int count, int threads, const Scratch<T>& scr) {
   for (int i = 0; i < count; ++i) {
-    vertical<T, true>(data, s, lv[i].width, lv[i].height, lv[i].cas_y, threads, scr);
-    horizontal<T, true>(data, s, lv[i].width, lv[i].height, lv[i].cas_x, threads, scr);
+    vertical<T, true>(data, s, lv[i].width, lv[i].height, lv[i].cas_y, threads, scr, kInverse97Standard);
+    horizontal<T, true>(data, s, lv[i].width, lv[i].height, lv[i].cas_x, threads, scr, kInverse97Standard);
   }
 }
 
 template <class T>
-void inverse(T* data, ptrdiff_t s, const DwtLevel* lv, int count, int threads, const Scratch<T>& scr) {
+void inverse(T* data, ptrdiff_t s, const DwtLevel* lv, int count, int threads, const Scratch<T>& scr,
+             const Inverse97Scale& k = kInverse97Standard) {
   for (int i = count - 1; i >= 0; --i) {
-    horizontal<T, false>(data, s, lv[i].width, lv[i].height, lv[i].cas_x, threads, scr);
-    vertical<T, false>(data, s, lv[i].width, lv[i].height, lv[i].cas_y, threads, scr);
+    horizontal<T, false>(data, s, lv[i].width, lv[i].height, lv[i].cas_x, threads, scr, k);
+    vertical<T, false>(data, s, lv[i].width, lv[i].height, lv[i].cas_y, threads, scr, k);
   }
 }
 
 // The allocating entry points: scratch for this call only.
 template <class T>
-void run_allocating(bool fwd, T* data, size_t stride, const Rect& tc, int levels, int threads) {
+void run_allocating(bool fwd, T* data, size_t stride, const Rect& tc, int levels, int threads,
+                    const Inverse97Scale& k = kInverse97Standard) {
   const std::vector<DwtLevel> lvs = dwt_levels(tc, levels);
   const size_t per_thread = scratch_per_thread(tc);
   std::vector<T> buffer(per_thread * static_cast<size_t>(worker_count(threads)));
   const Scratch<T> scr{buffer.data(), per_thread};
   const auto s = static_cast<ptrdiff_t>(stride);
   if (fwd) forward(data, s, lvs.data(), static_cast<int>(lvs.size()), threads, scr);
-  else inverse(data, s, lvs.data(), static_cast<int>(lvs.size()), threads, scr);
+  else inverse(data, s, lvs.data(), static_cast<int>(lvs.size()), threads, scr, k);
 }
 
 }  // namespace
@@ -276,8 +283,8 @@ void inverse53(int32_t* d, size_t stride, const Rect& tc, int levels, int thread
 void forward97(float* d, size_t stride, const Rect& tc, int levels, int threads) {
   run_allocating(true, d, stride, tc, levels, threads);
 }
-void inverse97(float* d, size_t stride, const Rect& tc, int levels, int threads) {
-  run_allocating(false, d, stride, tc, levels, threads);
+void inverse97(float* d, size_t stride, const Rect& tc, int levels, int threads, const Inverse97Scale& scale) {
+  run_allocating(false, d, stride, tc, levels, threads, scale);
 }
 
 }  // namespace j2k::cpu

@@ -6,9 +6,14 @@
 #include <string>
 
 #include "j2kfront/j2kfront.h"
+#include "transform/common/constants.hpp"
 #include "tiling/canvas.hpp"
 
 namespace j2k::cpu {
+
+using constants::Inverse97Scale;
+using constants::kInverse97Standard;
+using constants::kInverse97OpenJpeg;
 
 // "cpu (4 threads)": what the CPU backend runs with.
 std::string describe(int threads);
@@ -33,6 +38,8 @@ void dwt(j2k_direction direction, float* data, ptrdiff_t stride, const DwtLevel*
 void forward53(int32_t* data, size_t stride, const Rect& tc, int levels, int threads);
 void inverse53(int32_t* data, size_t stride, const Rect& tc, int levels, int threads);
 void forward97(float* data, size_t stride, const Rect& tc, int levels, int threads);
-void inverse97(float* data, size_t stride, const Rect& tc, int levels, int threads);
+// `scale`: the standard's inverse, or OpenJPEG's decoder's (transform/common/constants.hpp).
+void inverse97(float* data, size_t stride, const Rect& tc, int levels, int threads,
+               const Inverse97Scale& scale = kInverse97Standard);
 
 }  // namespace j2k::cpu

@@ -117,9 +117,9 @@ inline void forward97(float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas, s
 }
 
 template <size_t kLanes = 0>
-inline void inverse97(float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas, size_t lanes) {
+inline void inverse97(float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas, size_t lanes, float high = kInvK) {
   scale(L, sn, lanes, kK);
-  scale(H, dn, lanes, kInvK);
+  scale(H, dn, lanes, high);
   lift<kLanes>(L, sn, H, dn, cas - 1, lanes, Lift97{-kDelta});
   lift<kLanes>(H, dn, L, sn, -cas, lanes, Lift97{-kGamma});
   lift<kLanes>(L, sn, H, dn, cas - 1, lanes, Lift97{-kBeta});
@@ -127,12 +127,13 @@ inline void inverse97(float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas, s
 }
 
 // A signal of one sample (Annex F, 1D_SD / 1D_SR): unchanged at an even coordinate,
-// doubled at an odd one (a lone high-pass sample). The inverse halves it; for the 5/3 with
-// C's truncating division, as OpenJPEG's decoder does.
+// doubled at an odd one (a lone high-pass sample). The inverse halves it (the 9/7's: scales
+// it by Inverse97Scale::lone); for the 5/3 with C's truncating division, as OpenJPEG's
+// decoder does.
 inline int32_t forward_single(int32_t x, int cas) { return cas ? x * 2 : x; }
 inline float forward_single(float x, int cas) { return cas ? x * 2.0f : x; }
-inline int32_t inverse_single(int32_t x, int cas) { return cas ? x / 2 : x; }
-inline float inverse_single(float x, int cas) { return cas ? x * 0.5f : x; }
+inline int32_t inverse_single(int32_t x, int cas, float /*lone*/) { return cas ? x / 2 : x; }
+inline float inverse_single(float x, int cas, float lone) { return cas ? x * lone : x; }
 
 // Low and high counts of a signal of n samples starting at parity cas.
 inline ptrdiff_t low_count(ptrdiff_t n, int cas) { return (n + (cas == 0 ? 1 : 0)) >> 1; }
