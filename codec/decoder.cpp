@@ -155,11 +155,14 @@ class TileDecoder {
     const int64_t lo = info.is_signed ? -(int64_t{1} << (info.precision - 1)) : 0;
     const int64_t hi = info.is_signed ? (int64_t{1} << (info.precision - 1)) - 1 : (int64_t{1} << info.precision) - 1;
     const int64_t shift = info.is_signed ? 0 : int64_t{1} << (info.precision - 1);
-    const int64_t w = k.rect.width(), h = k.rect.height();
-    for (int64_t y = 0; y < h; ++y) {
-      int32_t* dst = out.samples.data() + (k.rect.y0 - out.y0 + y) * out.width + (k.rect.x0 - out.x0);
-      for (int64_t x = 0; x < w; ++x) {
-        const size_t i = static_cast<size_t>(y * w + x);
+    const int64_t w = k.rect.width();
+    // The part of the tile-component inside the output (all of it, without a region or tile).
+    const int64_t x0 = std::max(k.rect.x0, out.x0), x1 = std::min(k.rect.x1, out.x0 + out.width);
+    const int64_t y0 = std::max(k.rect.y0, out.y0), y1 = std::min(k.rect.y1, out.y0 + out.height);
+    for (int64_t y = y0; y < y1; ++y) {
+      int32_t* dst = out.samples.data() + (y - out.y0) * out.width - out.x0;
+      for (int64_t x = x0; x < x1; ++x) {
+        const size_t i = static_cast<size_t>((y - k.rect.y0) * w + (x - k.rect.x0));
         int64_t v;
         if (k.reversible) {
           v = int64_t{k.ints[i]} + shift;
@@ -189,14 +192,15 @@ class TileDecoder {
   const DecodeSettings& settings_;
 };
 
-// The output's samples and the largest tile's coefficients against settings.max_bytes.
-void check_memory(const Codestream& cs, const DecodeSettings& settings) {
+// The output's samples and the largest tile's coefficients against settings.max_bytes;
+// `area`: the output's on the reference grid.
+void check_memory(const Codestream& cs, const Rect& area, const DecodeSettings& settings) {
   if (settings.max_bytes == 0) return;
   uint64_t samples = 0;
   for (const ComponentInfo& c : cs.info.components) {
     const int r = settings.reduce;
-    const uint64_t w = static_cast<uint64_t>(ceil_div_pow2(ceil_div(cs.info.x1, c.dx), r) - ceil_div_pow2(ceil_div(cs.info.x0, c.dx), r));
-    const uint64_t h = static_cast<uint64_t>(ceil_div_pow2(ceil_div(cs.info.y1, c.dy), r) - ceil_div_pow2(ceil_div(cs.info.y0, c.dy), r));
+    const uint64_t w = static_cast<uint64_t>(ceil_div_pow2(ceil_div(area.x1, c.dx), r) - ceil_div_pow2(ceil_div(area.x0, c.dx), r));
+    const uint64_t h = static_cast<uint64_t>(ceil_div_pow2(ceil_div(area.y1, c.dy), r) - ceil_div_pow2(ceil_div(area.y0, c.dy), r));
     samples += w * h;  // each below 2^32: no overflow
   }
   // A tile-component spans at most its nominal size's share, plus one for the grid's offset.
@@ -231,15 +235,52 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
   const Codestream cs = read_codestream(stream, stream_size, options);
   image.truncated = cs.truncated;
 
-  check_memory(cs, settings);
+  for (size_t c = 0; c < cs.info.components.size(); ++c)
+    if (cs.info.components[c].precision > 16)
+      throw Error(ErrorCode::UnsupportedInput, "component " + std::to_string(c) + " has " +
+                                                   std::to_string(cs.info.components[c].precision) +
+                                                   "-bit samples (this decoder reads up to 16)");
+  // The output's area on the reference grid: the image, or the part of it that -t or -d ask.
+  const Canvas canvas = canvas_of(cs);
+  Rect area{cs.info.x0, cs.info.y0, cs.info.x1, cs.info.y1};
+  auto intersect = [](const Rect& a, const Rect& b) {
+    return Rect{std::max(a.x0, b.x0), std::max(a.y0, b.y0), std::min(a.x1, b.x1), std::min(a.y1, b.y1)};
+  };
+  if (settings.tile >= 0) {
+    if (settings.tile >= canvas.tile_count())
+      throw Error(ErrorCode::InvalidArgument, "tile " + std::to_string(settings.tile) + ": the image has " +
+                                                  std::to_string(canvas.tile_count()) + " tiles (0 to " +
+                                                  std::to_string(canvas.tile_count() - 1) + ")");
+    area = intersect(area, canvas.tile(settings.tile));
+  }
+  if (!(settings.region == Rect{})) {
+    const Rect& g = settings.region;
+    area = intersect(area, g);
+    if (g.x1 <= g.x0 || g.y1 <= g.y0 || area.empty())
+      throw Error(ErrorCode::InvalidArgument, "the region " + std::to_string(g.x0) + "," + std::to_string(g.y0) + "," +
+                                                  std::to_string(g.x1) + "," + std::to_string(g.y1) + " holds none of the image [" +
+                                                  std::to_string(cs.info.x0) + "," + std::to_string(cs.info.x1) + ") x [" +
+                                                  std::to_string(cs.info.y0) + "," + std::to_string(cs.info.y1) + ")");
+  }
+  for (int c : settings.components)
+    if (c < 0 || static_cast<size_t>(c) >= cs.info.components.size())
+      throw Error(ErrorCode::InvalidArgument, "component " + std::to_string(c) + ": the image has " +
+                                                  std::to_string(cs.info.components.size()) + " (0 to " +
+                                                  std::to_string(cs.info.components.size() - 1) + ")");
+  check_memory(cs, area, settings);
+  const int r = settings.reduce;
+  image.x0 = ceil_div_pow2(area.x0, r);
+  image.y0 = ceil_div_pow2(area.y0, r);
+  image.width = ceil_div_pow2(area.x1, r) - image.x0;
+  image.height = ceil_div_pow2(area.y1, r) - image.y0;
   for (const ComponentInfo& c : cs.info.components) {
     DecodedComponent out;
-    const int64_t x0 = ceil_div(cs.info.x0, c.dx), y0 = ceil_div(cs.info.y0, c.dy);
-    const int64_t x1 = ceil_div(cs.info.x1, c.dx), y1 = ceil_div(cs.info.y1, c.dy);
-    out.x0 = ceil_div_pow2(x0, settings.reduce);
-    out.y0 = ceil_div_pow2(y0, settings.reduce);
-    out.width = ceil_div_pow2(x1, settings.reduce) - out.x0;
-    out.height = ceil_div_pow2(y1, settings.reduce) - out.y0;
+    const int64_t x0 = ceil_div(area.x0, c.dx), y0 = ceil_div(area.y0, c.dy);
+    const int64_t x1 = ceil_div(area.x1, c.dx), y1 = ceil_div(area.y1, c.dy);
+    out.x0 = ceil_div_pow2(x0, r);
+    out.y0 = ceil_div_pow2(y0, r);
+    out.width = ceil_div_pow2(x1, r) - out.x0;
+    out.height = ceil_div_pow2(y1, r) - out.y0;
     out.precision = c.precision;
     out.is_signed = c.is_signed;
     out.dx = c.dx;
@@ -253,6 +294,7 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
   std::vector<bool> has_data(cs.tiles.size(), false);
   for (const TilePart& p : cs.parts) has_data[static_cast<size_t>(p.tile)] = true;
   for (size_t t = 0; t < cs.tiles.size(); ++t) {
+    if (intersect(canvas.tile(static_cast<int64_t>(t)), area).empty()) continue;
     if (!has_data[t]) {
       if (!settings.allow_partial) throw Error(ErrorCode::CorruptInput, "tile " + std::to_string(t) + " has no tile-part");
       image.truncated = true;
@@ -261,6 +303,11 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     tiles.run(t, image);
   }
   image.warnings = tiles.warnings_;
+  if (!settings.components.empty()) {
+    std::vector<DecodedComponent> chosen;
+    for (int c : settings.components) chosen.push_back(image.components[static_cast<size_t>(c)]);
+    image.components = std::move(chosen);
+  }
   return image;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "tiling/geometry.hpp"
 #include "transform/backend.hpp"
 
 namespace j2k::codec {
@@ -17,6 +18,11 @@ namespace j2k::codec {
 struct DecodeSettings {
   int reduce = 0;           // resolutions left out: the image at 1 / 2^reduce of its size
   int layers = 0;           // quality layers decoded; 0: all
+  int tile = -1;            // only this tile (raster index) and its area; -1: every tile
+  // Only this area of the reference grid (full resolution, as opj_decompress -d takes it);
+  // empty: the whole image. The tiles outside it are not decoded.
+  Rect region;
+  std::vector<int> components;  // only these components, in this order; empty: all
   bool allow_partial = false;  // a cut stream gives what it holds instead of an error
   // Host memory the decode may take: the output's samples and one tile's coefficients
   // (4 bytes each). A stream whose image needs more is refused (OutOfMemory) before anything
@@ -37,6 +43,7 @@ struct DecodedComponent {
 };
 
 struct DecodedImage {
+  int64_t x0 = 0, y0 = 0, width = 0, height = 0;  // the image area on the reduced canvas
   std::vector<DecodedComponent> components;
   bool truncated = false;          // (allow_partial) the stream ended early
   bool jp2 = false;
@@ -44,7 +51,7 @@ struct DecodedImage {
 };
 
 // Throws j2k::Error: CorruptInput naming where and why, UnsupportedInput for what this decoder
-// does not read, InvalidArgument for settings the stream cannot meet (reduce beyond its levels).
+// does not read (samples of more than 16 bits), InvalidArgument for settings the stream cannot meet (reduce beyond its levels).
 DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& settings);
 
 }  // namespace j2k::codec

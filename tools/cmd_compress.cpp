@@ -315,7 +315,7 @@ std::function<int()> add_compress_command(CLI::App& app) {
 
 std::vector<std::string> opj_style_arguments(int argc, char** argv) {
   std::vector<std::string> out(argv, argv + argc);
-  if (argc < 2 || out[1] != "compress") return out;
+  if (argc < 2 || (out[1] != "compress" && out[1] != "decompress")) return out;
   for (std::string& a : out)
     for (const char* name : {"-mct", "-SOP", "-EPH", "-PLT", "-TLM", "-TP", "-threads", "-OutFor"})
       if (a == name) a = std::string("-") + name;

@@ -14,9 +14,11 @@ namespace j2k::tools {
 std::function<int()> add_transform_command(CLI::App& app);
 std::function<int()> add_bench_command(CLI::App& app);
 std::function<int()> add_compress_command(CLI::App& app);
+std::function<int()> add_decompress_command(CLI::App& app);
 
-// argv as CLI11 parses it: for `compress`, opj_compress's single-dash long flags (-mct, -SOP,
-// -EPH, -PLT, -TLM, -TP, -threads) in their double-dash spelling.
+// argv as CLI11 parses it: for `compress` and `decompress`, opj_compress's and
+// opj_decompress's single-dash long flags (-mct, -SOP, -EPH, -PLT, -TLM, -TP, -threads,
+// -OutFor) in their double-dash spelling.
 std::vector<std::string> opj_style_arguments(int argc, char** argv);
 
 // "W,H" -> two numbers within [min, max]; throws CLI::ValidationError naming the option.

@@ -43,13 +43,14 @@ int main(int argc, char** argv) {
   auto transform = j2k::tools::add_transform_command(app);
   auto bench = j2k::tools::add_bench_command(app);
   auto compress = j2k::tools::add_compress_command(app);
+  auto decompress = j2k::tools::add_decompress_command(app);
   // A usage error in two lines: what is wrong (CLI11 names the flag), and where the options
   // are; the whole help page only on --help.
   auto usage_error = [&](const CLI::ParseError& e) {
     const CLI::App* sub = app.get_subcommands().empty() ? nullptr : app.get_subcommands().front();
     const std::string name = sub ? "j2kfront " + sub->get_name() : std::string("j2kfront");
     std::cerr << "j2kfront: " << e.what() << "\n"
-              << "Usage: " << name << (sub ? " [OPTIONS] ..." : " transform|compress|bench [OPTIONS] ...") << "; see '" << name
+              << "Usage: " << name << (sub ? " [OPTIONS] ..." : " transform|compress|decompress|bench [OPTIONS] ...") << "; see '" << name
               << " --help'\n";
     return 2;
   };
@@ -61,9 +62,9 @@ int main(int argc, char** argv) {
       std::cout << app.help();
       return 0;
     }
-    if (command != "transform" && command != "bench" && command != "compress") {
+    if (command != "transform" && command != "bench" && command != "compress" && command != "decompress") {
       std::cerr << "j2kfront: unknown command '" << command << "'\n"
-                << "Usage: j2kfront transform|compress|bench [OPTIONS] ...; see 'j2kfront --help'\n";
+                << "Usage: j2kfront transform|compress|decompress|bench [OPTIONS] ...; see 'j2kfront --help'\n";
       return 2;
     }
   }
@@ -82,6 +83,7 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("transform")) return transform();
     if (app.got_subcommand("compress")) return compress();
+    if (app.got_subcommand("decompress")) return decompress();
     return bench();
   } catch (const CLI::ParseError& e) {  // option values checked after parsing (e.g. X,Y pairs)
     return usage_error(e);

@@ -60,12 +60,16 @@ std::vector<PacketId> tile_order(const TileCoding& tc, int layers, const std::ve
 
 }  // namespace
 
-std::vector<TileComponentInput> tile_components(const Codestream& cs, size_t t) {
+Canvas canvas_of(const Codestream& cs) {
   CanvasSpec spec;
   spec.image_x0 = cs.info.x0, spec.image_y0 = cs.info.y0, spec.image_x1 = cs.info.x1, spec.image_y1 = cs.info.y1;
   spec.tile_x0 = cs.info.tile_x0, spec.tile_y0 = cs.info.tile_y0, spec.tile_w = cs.info.tile_w, spec.tile_h = cs.info.tile_h;
   for (const ComponentInfo& c : cs.info.components) spec.components.push_back({c.dx, c.dy});
-  const Canvas canvas(spec);
+  return Canvas(spec);
+}
+
+std::vector<TileComponentInput> tile_components(const Codestream& cs, size_t t) {
+  const Canvas canvas = canvas_of(cs);
   std::vector<TileComponentInput> out;
   for (size_t c = 0; c < cs.info.components.size(); ++c) {
     const Rect r = canvas.tile_component(static_cast<int64_t>(t), static_cast<int>(c));

@@ -11,6 +11,7 @@
 #include "codec/codestream/codestream_reader.hpp"
 #include "codec/codestream/tile_layout.hpp"
 #include "codec/tier2/packet_reader.hpp"
+#include "tiling/canvas.hpp"
 
 namespace j2k::codec {
 
@@ -27,6 +28,9 @@ struct TilePackets {
 // layers bring (the packets after them are still read, to check them and find the next).
 // Throws j2k::Error (CorruptInput) naming the tile and the cause.
 TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t t, bool partial = false, int layers = 0);
+
+// The codestream's canvas: image area, tile grid and subsampling (SIZ).
+Canvas canvas_of(const Codestream& cs);
 
 // The tile's tile-components as the layout needs them: rectangles (B-12), levels and bands.
 std::vector<TileComponentInput> tile_components(const Codestream& cs, size_t t);

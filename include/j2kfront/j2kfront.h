@@ -425,6 +425,56 @@ j2k_status j2k_encoder_get_report(const j2k_encoder* encoder, j2k_encode_report*
 /* The encoder's plan: its backend, tiles and tile-components (j2k_plan_info). */
 j2k_status j2k_encoder_get_plan_info(const j2k_encoder* encoder, j2k_plan_info* info);
 
+/* ---------------------------------------------------------------- the decoder */
+
+/* A JPEG 2000 Part 1 codestream (.j2k, .j2c) or JP2 file (.jp2) back to its image, sample for
+ * sample as OpenJPEG 2.5's opj_decompress decodes it: Tier-2 (every progression, POC, PPM,
+ * PPT, SOP, EPH), Tier-1 (every mode switch) on the CPU's threads, dequantisation, ROI
+ * max-shift, the inverse DWT, RCT/ICT, DC level shift and the clamp to each component's
+ * precision. The back stage runs on the CPU (the GPU's is not built yet). */
+typedef struct j2k_decode_settings {
+  int reduce;          /* resolutions left out: the image at 1 / 2^reduce of its size (0) */
+  int layers;          /* quality layers decoded; 0: all (0) */
+  int tile;            /* only this tile (raster index), the image cut to its area; -1: all (-1) */
+  j2k_rect region;     /* only this area of the reference grid, at full resolution (as
+                          opj_decompress -d); the tiles outside it are not decoded; all zero:
+                          the whole image (0) */
+  int num_components;  /* only these components, in this order; 0: all (0) */
+  const int* components;
+  int allow_partial;   /* a cut stream decodes to what it holds (the rest of the image at the
+                          middle of its range) instead of failing (0) */
+  int threads;         /* CPU threads; 0: one per core (0) */
+  uint64_t max_bytes;  /* host memory the image and a tile's coefficients may take (4 bytes a
+                          sample each): a stream needing more is refused with
+                          J2K_OUT_OF_MEMORY before anything is allocated; 0: no limit (0) */
+} j2k_decode_settings;
+
+/* The defaults noted above. Always start from these: fields may be added at the end. */
+void j2k_decode_settings_default(j2k_decode_settings* settings);
+
+typedef struct j2k_decoder j2k_decoder;
+j2k_status j2k_decoder_create(const j2k_decode_settings* settings, j2k_decoder** decoder);
+void j2k_decoder_destroy(j2k_decoder* decoder); /* NULL is fine */
+
+/* Decodes the `size` bytes at `data` (which the decoder only reads). *image: views of the
+ * decoder's own host buffers, valid until its next run or its destruction. Its area is the
+ * image's on the reduced canvas (x0 = ceil(XOsiz / 2^reduce), width = ceil(Xsiz / 2^reduce) -
+ * x0, likewise y), each component packed at its own size (j2k_component_view), as U8 or I8
+ * for precisions up to 8 bits and U16 or I16 up to 16 (signed components: the signed types).
+ * A corrupt stream is J2K_CORRUPT_INPUT naming where and why; one this decoder does not read
+ * (Part 2, precision above 16 bits) J2K_UNSUPPORTED_INPUT; a reduce beyond the stream's levels
+ * J2K_INVALID_ARGUMENT. */
+j2k_status j2k_decoder_run(j2k_decoder* decoder, const void* data, size_t size, j2k_image_view* image);
+
+typedef struct j2k_decode_report {
+  int truncated;         /* (allow_partial) the stream ended early: parts of the image are missing */
+  int jp2;               /* the input was a JP2 file */
+  const char* warnings;  /* "" or lines naming damage decoded anyway (a failed SEGMARK check);
+                            valid until the next run */
+  double ms;             /* the whole decode */
+} j2k_decode_report;
+j2k_status j2k_decoder_get_report(const j2k_decoder* decoder, j2k_decode_report* report);
+
 /* ---------------------------------------------------------------- the DWT alone */
 
 /* A DWT engine bound to one backend (settings: backend, threads, device, opencl_tuning,

@@ -353,6 +353,56 @@ class Encoder {
   std::unique_ptr<j2k_encoder, Deleter> encoder_;
 };
 
+// Decode settings with the defaults of j2k_decode_settings_default.
+struct DecodeSettings : j2k_decode_settings {
+  DecodeSettings() : j2k_decode_settings() { j2k_decode_settings_default(this); }
+};
+
+// A codestream or JP2 file back to its image (j2k_decoder_run).
+class Decoder {
+ public:
+  explicit Decoder(const j2k_decode_settings& settings = DecodeSettings()) {
+    j2k_decoder* d = nullptr;
+    check(j2k_decoder_create(&settings, &d));
+    decoder_.reset(d);
+  }
+  // Views of the decoder's buffers: valid until the next decode or the decoder's end.
+  j2k_image_view decode(const void* data, size_t size) {
+    j2k_image_view image{};
+    check(j2k_decoder_run(decoder_.get(), data, size, &image));
+    return image;
+  }
+  // The same copied into an Image of its own.
+  Image decode_image(const void* data, size_t size) {
+    const j2k_image_view v = decode(data, size);
+    Image out;
+    out.x0 = v.x0, out.y0 = v.y0, out.width = v.width, out.height = v.height;
+    for (int i = 0; i < v.num_components; ++i) {
+      const j2k_component_view& k = v.components[i];
+      Image::Component c;
+      c.type = k.type, c.precision = k.precision, c.dx = k.dx, c.dy = k.dy;
+      c.width = k.row_stride / k.pixel_stride;
+      c.height = k.row_stride > 0 ? static_cast<int64_t>(k.bytes) / k.row_stride : 0;
+      const auto* p = static_cast<const unsigned char*>(k.data);
+      c.bytes.assign(p, p + k.bytes);
+      out.components.push_back(std::move(c));
+    }
+    return out;
+  }
+  j2k_decode_report report() const {
+    j2k_decode_report r{};
+    check(j2k_decoder_get_report(decoder_.get(), &r));
+    return r;
+  }
+  j2k_decoder* get() const { return decoder_.get(); }
+
+ private:
+  struct Deleter {
+    void operator()(j2k_decoder* d) const { j2k_decoder_destroy(d); }
+  };
+  std::unique_ptr<j2k_decoder, Deleter> decoder_;
+};
+
 // The DWT alone, on host buffers, in place.
 class Dwt {
  public:

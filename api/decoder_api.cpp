@@ -1,0 +1,124 @@
+// j2k_decode_settings and j2k_decoder_*: the codec's decoder (codec/decoder.hpp) behind the C
+// interface, its samples narrowed to the component's own width in buffers the decoder owns.
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "api/guard.hpp"
+#include "codec/decoder.hpp"
+
+struct j2k_decoder {
+  j2k_decode_settings settings;
+  std::vector<int> components;  // the settings' array, copied
+  std::vector<std::vector<unsigned char>> buffers;  // per component
+  std::vector<j2k_component_view> views;
+  j2k_decode_report report{};
+  std::string warnings;
+};
+
+namespace {
+
+using j2k::api::guard;
+using j2k::api::require;
+
+template <class T>
+void narrow(const std::vector<int32_t>& in, std::vector<unsigned char>& out) {
+  out.resize(in.size() * sizeof(T));
+  T* d = reinterpret_cast<T*>(out.data());
+  for (size_t i = 0; i < in.size(); ++i) d[i] = static_cast<T>(in[i]);  // clamped to the precision already
+}
+
+}  // namespace
+
+extern "C" {
+
+void j2k_decode_settings_default(j2k_decode_settings* settings) {
+  if (!settings) return;
+  *settings = j2k_decode_settings{};
+  settings->tile = -1;
+}
+
+j2k_status j2k_decoder_create(const j2k_decode_settings* settings, j2k_decoder** decoder) {
+  return guard([&] {
+    require(settings != nullptr && decoder != nullptr, "j2k_decoder_create: settings and decoder must not be null");
+    require(settings->reduce >= 0 && settings->reduce <= 32, "reduce must be 0 to 32, got " + std::to_string(settings->reduce));
+    require(settings->layers >= 0 && settings->layers <= 65535, "layers must be 0 (all) to 65535, got " + std::to_string(settings->layers));
+    require(settings->threads >= 0, "threads must not be negative, got " + std::to_string(settings->threads));
+    require(settings->tile >= -1, "tile must be -1 (all) or a tile's index, got " + std::to_string(settings->tile));
+    require(settings->num_components >= 0 && (settings->num_components == 0 || settings->components != nullptr),
+            "num_components must be 0 (all) or the count of the `components` array");
+    *decoder = new j2k_decoder{*settings, {}, {}, {}, {}, {}};
+    (*decoder)->components.assign(settings->components, settings->components + settings->num_components);
+  });
+}
+
+void j2k_decoder_destroy(j2k_decoder* decoder) { delete decoder; }
+
+j2k_status j2k_decoder_run(j2k_decoder* decoder, const void* data, size_t size, j2k_image_view* image) {
+  return guard([&] {
+    require(decoder != nullptr && image != nullptr, "j2k_decoder_run: decoder and image must not be null");
+    require(data != nullptr || size == 0, "j2k_decoder_run: data is null");
+    const auto start = std::chrono::steady_clock::now();
+    j2k::codec::DecodeSettings s;
+    s.reduce = decoder->settings.reduce;
+    s.layers = decoder->settings.layers;
+    s.allow_partial = decoder->settings.allow_partial != 0;
+    s.max_bytes = decoder->settings.max_bytes;
+    s.tile = decoder->settings.tile;
+    const j2k_rect& g = decoder->settings.region;
+    s.region = j2k::Rect{g.x0, g.y0, g.x1, g.y1};
+    s.components = decoder->components;
+    s.backend = j2k::BackendOptions(j2k::Backend::Cpu, decoder->settings.threads);
+    const j2k::codec::DecodedImage decoded = j2k::codec::decode(static_cast<const uint8_t*>(data), size, s);
+
+    const size_t n = decoded.components.size();
+    decoder->buffers.resize(n);
+    decoder->views.assign(n, j2k_component_view{});
+    for (size_t c = 0; c < n; ++c) {
+      const j2k::codec::DecodedComponent& k = decoded.components[c];
+      const bool wide = k.precision > 8;
+      const j2k_sample_type type = k.is_signed ? (wide ? J2K_SAMPLE_I16 : J2K_SAMPLE_I8) : (wide ? J2K_SAMPLE_U16 : J2K_SAMPLE_U8);
+      switch (type) {
+        case J2K_SAMPLE_U8: narrow<uint8_t>(k.samples, decoder->buffers[c]); break;
+        case J2K_SAMPLE_I8: narrow<int8_t>(k.samples, decoder->buffers[c]); break;
+        case J2K_SAMPLE_U16: narrow<uint16_t>(k.samples, decoder->buffers[c]); break;
+        default: narrow<int16_t>(k.samples, decoder->buffers[c]); break;
+      }
+      j2k_component_view& v = decoder->views[c];
+      v.data = decoder->buffers[c].data();
+      v.type = type;
+      v.precision = k.precision;
+      v.dx = k.dx;
+      v.dy = k.dy;
+      v.pixel_stride = static_cast<ptrdiff_t>(j2k_sample_size(type));
+      v.row_stride = v.pixel_stride * static_cast<ptrdiff_t>(k.width);
+      v.bytes = decoder->buffers[c].size();
+    }
+    *image = j2k_image_view{};
+    image->x0 = static_cast<uint32_t>(decoded.x0);
+    image->y0 = static_cast<uint32_t>(decoded.y0);
+    image->width = static_cast<uint32_t>(decoded.width);
+    image->height = static_cast<uint32_t>(decoded.height);
+    image->num_components = static_cast<int>(n);
+    image->components = decoder->views.data();
+    image->memory = J2K_MEMORY_HOST;
+    image->device = -1;
+
+    decoder->warnings.clear();
+    for (const std::string& w : decoded.warnings) decoder->warnings += w + "\n";
+    decoder->report = j2k_decode_report{};
+    decoder->report.truncated = decoded.truncated ? 1 : 0;
+    decoder->report.jp2 = decoded.jp2 ? 1 : 0;
+    decoder->report.warnings = decoder->warnings.c_str();
+    decoder->report.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  });
+}
+
+j2k_status j2k_decoder_get_report(const j2k_decoder* decoder, j2k_decode_report* report) {
+  return guard([&] {
+    require(decoder != nullptr && report != nullptr, "j2k_decoder_get_report: decoder and report must not be null");
+    *report = decoder->report;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,132 @@
+#include "io/image_writers.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+#include "common/error.hpp"
+#include "io/image_io.hpp"
+
+namespace j2k::io {
+namespace {
+
+bool is_signed_type(j2k_sample_type t) { return t == J2K_SAMPLE_I8 || t == J2K_SAMPLE_I16 || t == J2K_SAMPLE_I32; }
+
+// Sample i of a component as an unsigned value (U8 or U16 components).
+uint32_t sample(const j2kfront::Image::Component& c, size_t i) {
+  return c.type == J2K_SAMPLE_U16 ? reinterpret_cast<const uint16_t*>(c.bytes.data())[i] : c.bytes[i];
+}
+
+void put(std::FILE* file, const std::string& name, const void* data, size_t size) {
+  if (size > 0 && std::fwrite(data, 1, size, file) != size) throw Error(ErrorCode::Io, name + ": cannot write: " + std::strerror(errno));
+}
+
+// The components interleaved, 8-bit or (wide) 16-bit in native or big-endian order.
+std::vector<unsigned char> interleave(const j2kfront::Image& image, bool wide, bool big_endian) {
+  const size_t n = static_cast<size_t>(image.components[0].width * image.components[0].height);
+  const size_t channels = image.components.size(), size = wide ? 2 : 1;
+  std::vector<unsigned char> out(n * channels * size);
+  for (size_t c = 0; c < channels; ++c)
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t v = sample(image.components[c], i);
+      unsigned char* d = out.data() + (i * channels + c) * size;
+      if (!wide) {
+        d[0] = static_cast<unsigned char>(v);
+      } else if (big_endian) {
+        d[0] = static_cast<unsigned char>(v >> 8);
+        d[1] = static_cast<unsigned char>(v);
+      } else {
+        const auto v16 = static_cast<uint16_t>(v);
+        std::memcpy(d, &v16, 2);
+      }
+    }
+  return out;
+}
+
+int max_precision(const j2kfront::Image& image) {
+  int p = 0;
+  for (const auto& c : image.components) p = std::max(p, c.precision);
+  return p;
+}
+
+}  // namespace
+
+ImageFormat image_format_for(const std::string& path) {
+  std::string e = std::filesystem::path(path).extension().string();
+  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (e == ".pgm" || e == ".ppm" || e == ".pnm") return ImageFormat::Pnm;
+  if (e == ".pgx") return ImageFormat::Pgx;
+  if (e == ".tif" || e == ".tiff") return ImageFormat::Tiff;
+  if (e == ".png") return ImageFormat::Png;
+  throw Error(ErrorCode::InvalidArgument, path + ": the output's extension names its format: .pgm, .ppm, .pnm, .pgx, .tif, .tiff or .png, not '" + e + "'");
+}
+
+std::string cannot_write(const j2kfront::Image& image, ImageFormat format) {
+  if (format == ImageFormat::Pgx) return "";
+  const size_t n = image.components.size();
+  const char* what = format == ImageFormat::Pnm ? "PGM/PPM" : format == ImageFormat::Tiff ? "TIFF" : "PNG";
+  if (format == ImageFormat::Pnm ? (n != 1 && n != 3) : (n < 1 || n > 4))
+    return std::string(what) + " holds " + (format == ImageFormat::Pnm ? "1 or 3" : "1 to 4") + " components, the image has " +
+           std::to_string(n) + "; write .pgx (one file per component)";
+  for (size_t c = 0; c < n; ++c) {
+    const auto& k = image.components[c];
+    if (k.width != image.components[0].width || k.height != image.components[0].height)
+      return std::string(what) + " needs components of one size, and component " + std::to_string(c) +
+             " is subsampled; write .pgx (one file per component)";
+    if (is_signed_type(k.type)) return std::string(what) + " holds unsigned samples, and component " + std::to_string(c) + " is signed; write .pgx";
+    if (k.precision > 16) return std::string(what) + " holds at most 16 bits a sample; write .pgx";
+  }
+  return "";
+}
+
+std::string pgx_component_path(const std::string& path, size_t component) {
+  const std::filesystem::path p(path);
+  return (p.parent_path() / (p.stem().string() + "_" + std::to_string(component) + p.extension().string())).string();
+}
+
+void write_pnm(std::FILE* file, const std::string& name, const j2kfront::Image& image) {
+  const auto& c0 = image.components[0];
+  const int precision = max_precision(image);
+  const std::string header = std::string(image.components.size() == 1 ? "P5" : "P6") + "\n" + std::to_string(c0.width) + " " +
+                             std::to_string(c0.height) + "\n" + std::to_string((1u << precision) - 1) + "\n";
+  put(file, name, header.data(), header.size());
+  const std::vector<unsigned char> pixels = interleave(image, precision > 8, /*big_endian=*/true);  // PNM: most significant byte first
+  put(file, name, pixels.data(), pixels.size());
+  if (std::fflush(file) != 0) throw Error(ErrorCode::Io, name + ": cannot write: " + std::strerror(errno));
+}
+
+void write_pgx(std::FILE* file, const std::string& name, const j2kfront::Image::Component& c, bool is_signed) {
+  const std::string header = "PG ML " + std::string(is_signed ? "-" : "+") + std::to_string(c.precision) + " " +
+                             std::to_string(c.width) + " " + std::to_string(c.height) + "\n";
+  put(file, name, header.data(), header.size());
+  const size_t n = static_cast<size_t>(c.width * c.height), size = c.sample_size();
+  std::vector<unsigned char> out(n * size);  // big-endian (ML)
+  for (size_t i = 0; i < n; ++i)
+    for (size_t k = 0; k < size; ++k) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+      out[i * size + k] = c.bytes[i * size + size - 1 - k];
+#else
+      out[i * size + k] = c.bytes[i * size + k];
+#endif
+    }
+  put(file, name, out.data(), out.size());
+  if (std::fflush(file) != 0) throw Error(ErrorCode::Io, name + ": cannot write: " + std::strerror(errno));
+}
+
+void write_png_image(std::FILE* file, const std::string& name, const j2kfront::Image& image) {
+  const bool wide = max_precision(image) > 8;
+  const std::vector<unsigned char> pixels = interleave(image, wide, /*big_endian=*/false);  // write_png swaps
+  PngPixels p;
+  p.pixels = pixels.data();
+  p.width = static_cast<uint32_t>(image.components[0].width);
+  p.height = static_cast<uint32_t>(image.components[0].height);
+  p.channels = static_cast<int>(image.components.size());
+  p.bit_depth = wide ? 16 : 8;
+  p.row_stride = static_cast<ptrdiff_t>(p.width) * p.channels * (wide ? 2 : 1);
+  write_png(file, name, p);
+}
+
+}  // namespace j2k::io

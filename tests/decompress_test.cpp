@@ -1,0 +1,241 @@
+// `j2kfront decompress` against Debian's opj_decompress: the streams our compress writes and
+// those opj_compress writes, with every progression, precincts, code-block sizes, mode
+// switches, tiles, origins, layers and both wavelets, decoded by both to PGX and compared
+// sample for sample (lossless ones also against the original image); opj_decompress's -r,
+// -l, -d, -t and -c the same way; the other output formats (PGM/PPM, TIFF, PNG) read back;
+// and bad requests, existing outputs and cut files refused with a message.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "io/image_io.hpp"
+#include "tests/support/pgx_reader.hpp"
+#include "tests/support/run_command.hpp"
+#include "tests/support/temp_dir_test.hpp"
+
+namespace fs = std::filesystem;
+using test_support::quote;
+using test_support::run_command;
+
+namespace {
+
+const std::string kCli = J2K_CLI_PATH;
+const std::string kData = J2K_TEST_DATA_DIR;
+
+class Decompress : public test_support::TempDirTest {
+ protected:
+  void SetUp() override {
+    TempDirTest::SetUp();
+    if (!test_support::on_path("opj_decompress") || !test_support::on_path("opj_compress"))
+      GTEST_SKIP() << "opj_compress / opj_decompress not found (Debian: apt install libopenjp2-tools)";
+  }
+
+  // Decodes `stream` with `flags` by both decoders into PGX and expects the same components,
+  // sample for sample. Returns ours.
+  std::vector<test_support::Pgx> same_as_openjpeg(const std::string& stream, const std::string& flags, const std::string& tag) {
+    const std::string ours = path(tag + "_ours.pgx"), theirs = path(tag + "_opj.pgx");
+    auto r = run_command(quote(kCli) + " decompress -i " + quote(stream) + " -o " + quote(ours) + " " + flags + " --quiet");
+    EXPECT_EQ(r.exit_code, 0) << tag << ": " << r.output;
+    r = run_command("opj_decompress -i " + quote(stream) + " -o " + quote(theirs) + " " + flags);
+    EXPECT_EQ(r.exit_code, 0) << tag << ": " << r.output;
+    std::vector<test_support::Pgx> out;
+    for (size_t c = 0;; ++c) {
+      const std::string a = path(tag + "_ours_" + std::to_string(c) + ".pgx"), b = path(tag + "_opj_" + std::to_string(c) + ".pgx");
+      if (!fs::exists(b)) {
+        EXPECT_FALSE(fs::exists(a)) << tag << ": we wrote more components than opj_decompress";
+        break;
+      }
+      if (!fs::exists(a)) {
+        ADD_FAILURE() << tag << ": component " << c << " missing";
+        break;
+      }
+      test_support::Pgx x = test_support::read_pgx(a), y = test_support::read_pgx(b);
+      EXPECT_EQ(x.width, y.width) << tag << " component " << c;
+      EXPECT_EQ(x.height, y.height) << tag << " component " << c;
+      size_t differ = 0;
+      for (size_t i = 0; i < std::min(x.samples.size(), y.samples.size()); ++i) differ += x.samples[i] != y.samples[i];
+      EXPECT_EQ(differ, 0u) << tag << " component " << c << ": samples that differ from opj_decompress's";
+      out.push_back(std::move(x));
+    }
+    EXPECT_FALSE(out.empty()) << tag;
+    return out;
+  }
+
+  // The original image's samples against decoded components.
+  static void expect_lossless(const std::string& image_path, const std::vector<test_support::Pgx>& got, const std::string& tag) {
+    const j2kfront::Image image = j2k::io::read_image(image_path);
+    ASSERT_EQ(image.components.size(), got.size()) << tag;
+    for (size_t c = 0; c < got.size(); ++c) {
+      const auto& k = image.components[c];
+      const bool wide = k.sample_size() == 2;
+      size_t differ = 0;
+      for (size_t i = 0; i < got[c].samples.size(); ++i) {
+        const int32_t v = wide ? reinterpret_cast<const uint16_t*>(k.bytes.data())[i] : k.bytes[i];
+        differ += v != got[c].samples[i];
+      }
+      EXPECT_EQ(differ, 0u) << tag << " component " << c << ": not the original";
+    }
+  }
+};
+
+struct Case {
+  const char* image;
+  const char* flags;  // for both encoders
+  bool lossless;
+};
+
+const Case kCases[] = {
+    {"camera.pgm", "", true},
+    {"astronaut.ppm", "", true},
+    {"astronaut.ppm", "-I -r 20", false},
+    {"astronaut.ppm", "-I -r 80,40,20 -n 4", false},
+    {"coffee.ppm", "-r 40,10,1 -p RLCP", true},
+    {"coffee.ppm", "-p RPCL -c [64,64],[32,32] -b 32,32", true},
+    {"coffee.ppm", "-I -q 30,40 -p PCRL -c [128,128],[64,64]", false},
+    {"camera.pgm", "-p CPRL -t 200,150 -d 7,3 -n 3", true},
+    {"camera.pgm", "-M 63", true},
+    {"camera.pgm", "-M 1 -I -r 10", false},
+    {"camera.pgm", "-M 12 -r 8,2", false},
+    {"astronaut.ppm", "-SOP -EPH -b 16,64", true},
+    {"moon_u16.tif", "", true},
+    {"moon_u16.tif", "-I -r 30", false},
+};
+
+TEST_F(Decompress, OurStreamsAsOpenJpegDecodesThem) {
+  int k = 0;
+  for (const Case& c : kCases) {
+    const std::string tag = "ours" + std::to_string(k++), stream = path(tag + ".j2k"), image = kData + "/" + c.image;
+    auto r = run_command(quote(kCli) + " compress -i " + quote(image) + " -o " + quote(stream) + " " + c.flags + " --quiet");
+    ASSERT_EQ(r.exit_code, 0) << c.flags << ": " << r.output;
+    const auto got = same_as_openjpeg(stream, "", tag);
+    if (c.lossless) expect_lossless(image, got, tag + " (" + c.flags + ")");
+  }
+}
+
+TEST_F(Decompress, OpenJpegsStreamsAsOpenJpegDecodesThem) {
+  int k = 0;
+  for (const Case& c : kCases) {
+    const std::string tag = "opj" + std::to_string(k++), image = kData + "/" + c.image;
+    if (fs::path(image).extension() == ".tif") continue;  // opj_compress's TIFF reader is not what is tested here
+    const std::string stream = path(tag + ".j2k");
+    auto r = run_command("opj_compress -i " + quote(image) + " -o " + quote(stream) + " " + c.flags);
+    ASSERT_EQ(r.exit_code, 0) << c.flags << ": " << r.output;
+    const auto got = same_as_openjpeg(stream, "", tag);
+    if (c.lossless) expect_lossless(image, got, tag + " (" + c.flags + ")");
+  }
+}
+
+TEST_F(Decompress, ReduceLayersRegionTileAndComponentsAsOpenJpeg) {
+  const std::string stream = path("s.j2k");
+  auto r = run_command("opj_compress -i " + quote(kData + "/astronaut.ppm") + " -o " + quote(stream) +
+                       " -I -r 60,20,5 -t 200,160 -n 5 -p RPCL");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  int k = 0;
+  for (const char* flags : {"-r 1", "-r 2", "-r 4", "-l 1", "-l 2", "-r 1 -l 2", "-d 10,20,300,333", "-d 199,159,201,161",
+                            "-r 2 -d 33,17,400,500", "-t 0", "-t 4", "-t 8", "-r 1 -t 5"})
+    same_as_openjpeg(stream, flags, "f" + std::to_string(k++));
+  // -c: the components asked, in order (opj_decompress skips the inverse RCT/ICT then; we
+  // apply it, so compare a stream without one).
+  const std::string plain = path("plain.j2k");
+  r = run_command("opj_compress -i " + quote(kData + "/astronaut.ppm") + " -o " + quote(plain) + " -mct 0");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  same_as_openjpeg(plain, "-c 2", "c2");
+  same_as_openjpeg(plain, "-c 0,2", "c02");
+}
+
+TEST_F(Decompress, EveryFormatHoldsTheSamples) {
+  const std::string stream = path("s.jp2");
+  auto r = run_command(quote(kCli) + " compress -i " + quote(kData + "/astronaut.ppm") + " -o " + quote(stream) + " --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const j2kfront::Image original = j2k::io::read_image(kData + "/astronaut.ppm");
+  for (const char* ext : {".ppm", ".pnm", ".tif", ".png"}) {
+    const std::string out = path(std::string("out") + ext);
+    r = run_command(quote(kCli) + " decompress -i " + quote(stream) + " -o " + quote(out) + " --quiet");
+    ASSERT_EQ(r.exit_code, 0) << ext << ": " << r.output;
+    const j2kfront::Image back = j2k::io::read_image(out);
+    ASSERT_EQ(back.components.size(), 3u) << ext;
+    for (size_t c = 0; c < 3; ++c) EXPECT_EQ(back.components[c].bytes, original.components[c].bytes) << ext << " component " << c;
+  }
+  // 16-bit samples through PGM, TIFF and PNG.
+  const std::string wide = path("w.j2k");
+  r = run_command(quote(kCli) + " compress -i " + quote(kData + "/moon_u16.tif") + " -o " + quote(wide) + " --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const j2kfront::Image moon = j2k::io::read_image(kData + "/moon_u16.tif");
+  for (const char* ext : {".pgm", ".tif", ".png"}) {
+    const std::string out = path(std::string("w") + ext);
+    r = run_command(quote(kCli) + " decompress -i " + quote(wide) + " -o " + quote(out) + " --quiet");
+    ASSERT_EQ(r.exit_code, 0) << ext << ": " << r.output;
+    const j2kfront::Image back = j2k::io::read_image(out);
+    ASSERT_EQ(back.components.size(), 1u) << ext;
+    EXPECT_EQ(back.components[0].bytes, moon.components[0].bytes) << ext;
+  }
+}
+
+TEST_F(Decompress, BadRequestsAndCutFilesAreRefused) {
+  const std::string stream = path("s.j2k");
+  auto r = run_command(quote(kCli) + " compress -i " + quote(kData + "/camera.pgm") + " -o " + quote(stream) + " -n 4 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  struct Bad {
+    std::string flags;
+    int code;
+    const char* says;
+  };
+  const std::vector<Bad> bad = {
+      {"-o " + quote(path("x.bmp")), 2, "extension"},
+      {"-o " + quote(path("x.pgm")) + " -r 4", 2, "reduce 4"},
+      {"-o " + quote(path("x.pgm")) + " -t 1", 2, "tile 1"},
+      {"-o " + quote(path("x.pgm")) + " -d 600,0,700,10", 2, "region"},
+      {"-o " + quote(path("x.pgm")) + " -d 5,5,5,9", 2, "x0 < x1"},
+      {"-o " + quote(path("x.pgm")) + " -c 1", 2, "component 1"},
+      {"-o " + quote(path("x.pgm")) + " -l 0", 2, "-l"},
+      {"-o " + quote(path("x.ppm")) + " --OutFor png", 2, "--OutFor"},
+  };
+  for (const Bad& b : bad) {
+    r = run_command(quote(kCli) + " decompress -i " + quote(stream) + " " + b.flags);
+    EXPECT_EQ(r.exit_code, b.code) << b.flags << ": " << r.output;
+    EXPECT_NE(r.output.find(b.says), std::string::npos) << b.flags << ": " << r.output;
+  }
+  EXPECT_FALSE(fs::exists(path("x.pgm")));
+  EXPECT_FALSE(fs::exists(path("x.bmp")));
+  // An existing output is kept without --force.
+  const std::string out = path("keep.pgm");
+  { std::ofstream(out) << "mine"; }
+  r = run_command(quote(kCli) + " decompress -i " + quote(stream) + " -o " + quote(out));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_EQ(test_support::file_bytes(out).size(), 4u);
+  // A cut file: an error, or with --allow-partial the image and a warning.
+  std::vector<uint8_t> bytes = test_support::file_bytes(stream);
+  const std::string cut = path("cut.j2k");
+  {
+    std::ofstream f(cut, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size() * 2 / 3));
+  }
+  r = run_command(quote(kCli) + " decompress -i " + quote(cut) + " -o " + quote(path("cut.pgm")));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_FALSE(fs::exists(path("cut.pgm")));
+  r = run_command(quote(kCli) + " decompress -i " + quote(cut) + " -o " + quote(path("cut.pgm")) + " --allow-partial");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("cut short"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::exists(path("cut.pgm")));
+}
+
+TEST_F(Decompress, DirectoryToDirectory) {
+  const std::string in = path("in"), out = path("out");
+  fs::create_directories(in);
+  for (const char* name : {"camera.pgm", "astronaut.ppm"}) {
+    auto r = run_command(quote(kCli) + " compress -i " + quote(kData + "/" + name) + " -o " +
+                         quote(in + "/" + fs::path(name).stem().string() + ".jp2") + " --quiet");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  { std::ofstream(in + "/notes.txt") << "not a codestream"; }
+  auto r = run_command(quote(kCli) + " decompress -i " + quote(in) + " -o " + quote(out) + " -OutFor tif");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("2 of 2 files decompressed"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::exists(out + "/camera.tif"));
+  EXPECT_TRUE(fs::exists(out + "/astronaut.tif"));
+}
+
+}  // namespace

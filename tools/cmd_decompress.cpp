@@ -1,0 +1,265 @@
+// `j2kfront decompress -i IN.j2k|.j2c|.jp2 -o OUT.pgm|.ppm|.pnm|.pgx|.tif|.png`: a JPEG 2000
+// file back to an image (or every JPEG 2000 file of a directory into another), through the
+// library's decoder, with opj_decompress's flags: -r (reduce), -l (layers), -d (region), -t
+// (tile), -c (components), -threads, -OutFor. Every flag and every output name is checked
+// before any work; each file is written under a temporary name and renamed.
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "common/error.hpp"
+#include "io/image_io.hpp"
+#include "io/image_writers.hpp"
+#include "j2kfront/j2kfront.hpp"
+#include "tools/commands.hpp"
+#include "tools/memory_size.hpp"
+#include "tools/output_dir.hpp"
+#include "tools/progress.hpp"
+
+namespace j2k::tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct DecompressArgs {
+  std::string input, output, out_format, region, components, max_memory;
+  int reduce = 0, layers = 0, tile = -1, threads = 0;
+  bool allow_partial = false, force = false, quiet = false;
+};
+
+std::string lower_extension(const std::string& path) {
+  std::string e = fs::path(path).extension().string();
+  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return e;
+}
+
+bool is_jpeg2000_name(const std::string& path) {
+  const std::string e = lower_extension(path);
+  return e == ".j2k" || e == ".j2c" || e == ".jpc" || e == ".jp2";
+}
+
+// "a,b,..." -> integers within [min, max].
+std::vector<int64_t> parse_integers(const std::string& option, const std::string& text, int64_t min, int64_t max) {
+  std::vector<int64_t> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    size_t used = 0;
+    long long v = 0;
+    try {
+      if (!item.empty() && (std::isdigit(static_cast<unsigned char>(item[0])) || item[0] == '-')) v = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size() || v < min || v > max)
+      throw CLI::ValidationError(option, "expected integers " + std::to_string(min) + " to " + std::to_string(max) +
+                                             " separated by commas, got '" + text + "'");
+    out.push_back(v);
+  }
+  if (out.empty()) throw CLI::ValidationError(option, "expected at least one number");
+  return out;
+}
+
+struct DecompressJob {
+  std::string input, output;
+};
+
+// One file to the image -o names, or (batch: -i is a directory) every JPEG 2000 file in it to
+// the directory -o names, each as <its name without extension>.<--OutFor>.
+std::vector<DecompressJob> decompress_jobs(const DecompressArgs& a, bool batch, size_t* skipped) {
+  std::error_code ec;
+  if (!batch) {
+    if (!a.out_format.empty())
+      throw CLI::ValidationError("--OutFor", "names the outputs' format for a directory of files; for one file, -o's extension does");
+    try {
+      io::image_format_for(a.output);
+    } catch (const Error& e) {
+      throw CLI::ValidationError("-o", e.what());
+    }
+    return {{a.input, a.output}};
+  }
+  if (fs::exists(a.output, ec) && !fs::is_directory(a.output, ec))
+    throw CLI::ValidationError("-o", a.output + ": -i is a directory, so -o must be one too (it is created if missing)");
+  std::string format = a.out_format.empty() ? "png" : a.out_format;
+  std::transform(format.begin(), format.end(), format.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  try {
+    io::image_format_for("x." + format);
+  } catch (const Error&) {
+    throw CLI::ValidationError("--OutFor", "the outputs' format is pgm, ppm, pnm, pgx, tif, tiff or png, not '" + a.out_format + "'");
+  }
+  std::vector<std::string> inputs;
+  for (const auto& entry : fs::directory_iterator(a.input, ec)) {
+    if (entry.is_regular_file(ec) && is_jpeg2000_name(entry.path().string())) inputs.push_back(entry.path().string());
+    else ++*skipped;
+  }
+  if (ec) throw CLI::ValidationError("-i", a.input + ": cannot list the directory: " + ec.message());
+  if (inputs.empty()) throw CLI::ValidationError("-i", a.input + " holds no .j2k, .j2c, .jpc or .jp2 file");
+  std::sort(inputs.begin(), inputs.end());
+  std::vector<DecompressJob> jobs;
+  std::map<std::string, std::string> seen;
+  for (const std::string& in : inputs) {
+    const std::string out = (fs::path(a.output) / fs::path(in).stem()).string() + "." + format;
+    const auto [it, fresh] = seen.emplace(out, in);
+    if (!fresh) throw CLI::ValidationError("-i", in + " and " + it->second + " would both write " + out);
+    jobs.push_back({in, out});
+  }
+  return jobs;
+}
+
+// The file's bytes, refused beyond `limit` (0: none) before they are read.
+std::vector<uint8_t> read_file(const std::string& path, uint64_t limit) {
+  std::error_code ec;
+  const uintmax_t size = fs::file_size(path, ec);
+  if (ec) throw Error(ErrorCode::Io, path + ": cannot read: " + ec.message());
+  if (limit && size > limit)
+    throw Error(ErrorCode::OutOfMemory, path + ": " + std::to_string(size) + " bytes, more than the " + std::to_string(limit) +
+                                            " bytes --max-memory allows");
+  std::vector<uint8_t> bytes(static_cast<size_t>(size));
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw Error(ErrorCode::Io, path + ": cannot open");
+  const size_t got = bytes.empty() ? 0 : std::fread(bytes.data(), 1, bytes.size(), f);
+  std::fclose(f);
+  if (got != bytes.size()) throw Error(ErrorCode::Io, path + ": cannot read all of it");
+  return bytes;
+}
+
+// The outputs one image makes: one file, or (PGX) one per component.
+std::vector<std::string> output_names(const std::string& output, size_t components) {
+  if (io::image_format_for(output) != io::ImageFormat::Pgx) return {output};
+  std::vector<std::string> names;
+  for (size_t c = 0; c < components; ++c) names.push_back(io::pgx_component_path(output, c));
+  return names;
+}
+
+void write_image(const j2kfront::Image& image, const std::string& output, const std::string& input, bool force) {
+  const io::ImageFormat format = io::image_format_for(output);
+  const std::string why = io::cannot_write(image, format);
+  if (!why.empty()) throw Error(ErrorCode::InvalidArgument, output + ": " + why);
+  const std::vector<std::string> names = output_names(output, image.components.size());
+  std::vector<OutputFile> files;
+  for (const std::string& n : names)
+    files.emplace_back(n, input, force, format == io::ImageFormat::Png ? std::function<bool(const std::string&)>(io::written_by_j2kfront) : nullptr);
+  for (const OutputFile& f : files) f.check();
+  for (size_t k = 0; k < files.size(); ++k)
+    files[k].write([&](std::FILE* f, const std::string& name) {
+      switch (format) {
+        case io::ImageFormat::Pnm: io::write_pnm(f, name, image); break;
+        case io::ImageFormat::Tiff: io::write_tiff(f, name, image); break;
+        case io::ImageFormat::Png: io::write_png_image(f, name, image); break;
+        case io::ImageFormat::Pgx: {
+          const auto& c = image.components[k];
+          io::write_pgx(f, name, c, c.type == J2K_SAMPLE_I8 || c.type == J2K_SAMPLE_I16);
+          break;
+        }
+      }
+    });
+}
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+int run_decompress(const DecompressArgs& a) {
+  const auto t_start = Clock::now();
+  std::error_code ec;
+  const bool batch = fs::is_directory(a.input, ec);
+  size_t skipped = 0;
+  const std::vector<DecompressJob> jobs = decompress_jobs(a, batch, &skipped);
+
+  j2kfront::DecodeSettings s;
+  s.reduce = a.reduce;
+  s.layers = a.layers;
+  s.tile = a.tile;
+  s.threads = a.threads;
+  s.allow_partial = a.allow_partial ? 1 : 0;
+  s.max_bytes = a.max_memory.empty() ? default_memory_budget() : parse_memory_size(a.max_memory);
+  if (!a.region.empty()) {
+    const std::vector<int64_t> r = parse_integers("-d", a.region, 0, (int64_t{1} << 32) - 1);
+    if (r.size() != 4 || r[2] <= r[0] || r[3] <= r[1])
+      throw CLI::ValidationError("-d", "expected x0,y0,x1,y1 with x0 < x1 and y0 < y1, got '" + a.region + "'");
+    s.region = j2k_rect{r[0], r[1], r[2], r[3]};
+  }
+  std::vector<int> components;
+  if (!a.components.empty())
+    for (int64_t c : parse_integers("-c", a.components, 0, 16383)) components.push_back(static_cast<int>(c));
+  s.num_components = static_cast<int>(components.size());
+  s.components = components.data();
+  j2kfront::Decoder decoder(s);
+  if (batch) {
+    fs::create_directories(a.output, ec);
+    if (ec) throw Error(ErrorCode::Io, a.output + ": cannot create the directory: " + ec.message());
+  } else {
+    // The output name is refused (an existing file without --force, the input) before any work.
+    for (const std::string& n : output_names(a.output, 1)) OutputFile(n, a.input, a.force).check();
+  }
+
+  Progress progress(a.quiet ? 0 : jobs.size());
+  size_t failed = 0;
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    const DecompressJob& job = jobs[k];
+    try {
+      const auto t0 = Clock::now();
+      const std::vector<uint8_t> bytes = read_file(job.input, s.max_bytes);
+      j2kfront::Image image;
+      try {
+        image = decoder.decode_image(bytes.data(), bytes.size());
+      } catch (const j2kfront::Error& e) {
+        throw j2kfront::Error(e.status(), job.input + ": " + e.what());
+      }
+      const j2k_decode_report report = decoder.report();
+      const double decode_ms = ms_since(t0);
+      write_image(image, job.output, job.input, a.force);
+      progress.clear();
+      if (report.warnings && *report.warnings) std::fprintf(stderr, "j2kfront: warning: %s: %s", job.input.c_str(), report.warnings);
+      if (report.truncated) std::fprintf(stderr, "j2kfront: warning: %s is cut short: the image holds what it had\n", job.input.c_str());
+      if (!a.quiet) {
+        int precision = 0;
+        for (const auto& c : image.components) precision = std::max(precision, c.precision);
+        std::printf("j2kfront: %s -> %s: %ux%u x%zu, %d-bit, decoded in %.1f ms, %.1f ms in all\n", job.input.c_str(),
+                    job.output.c_str(), image.width, image.height, image.components.size(), precision, report.ms, ms_since(t0));
+        (void)decode_ms;
+        std::fflush(stdout);
+      }
+    } catch (const std::exception& e) {
+      if (!batch) throw;  // main() reports it
+      progress.clear();
+      std::fprintf(stderr, "j2kfront: error: %s\n", e.what());
+      ++failed;
+    }
+    progress.show(k + 1, job.input);
+  }
+  progress.clear();
+  if (batch && !a.quiet)
+    std::printf("j2kfront: %zu of %zu files decompressed in %.1f ms%s\n", jobs.size() - failed, jobs.size(), ms_since(t_start),
+                skipped ? (", " + std::to_string(skipped) + " other entries skipped").c_str() : "");
+  if (failed) std::fprintf(stderr, "j2kfront: %zu of %zu files failed\n", failed, jobs.size());
+  return failed ? 1 : 0;
+}
+
+}  // namespace
+
+std::function<int()> add_decompress_command(CLI::App& app) {
+  auto args = std::make_shared<DecompressArgs>();
+  CLI::App* cmd = app.add_subcommand("decompress", "Decode a JPEG 2000 file (.j2k/.j2c/.jpc codestream or .jp2) with opj_decompress's options");
+  cmd->add_option("-i,--input", args->input, "the JPEG 2000 file, or a directory of them")->required();
+  cmd->add_option("-o,--output", args->output, "OUT.pgm, .ppm, .pnm, .pgx (one file per component: OUT_0.pgx ...), .tif or .png; for a directory -i, a directory")->required();
+  cmd->add_option("--OutFor", args->out_format, "with a directory -i: the outputs' format, png (default), pgm, ppm, pnm, pgx, tif");
+  cmd->add_option("-r", args->reduce, "resolutions to leave out: the image at 1/2^r of its size")->check(CLI::Range(0, 32));
+  cmd->add_option("-l", args->layers, "quality layers to decode (default: all)")->check(CLI::Range(1, 65535));
+  cmd->add_option("-d", args->region, "decode only the area x0,y0,x1,y1 of the reference grid (full resolution)");
+  cmd->add_option("-t", args->tile, "decode only this tile (raster index)")->check(CLI::Range(0, 65534));
+  cmd->add_option("-c", args->components, "output only these components, e.g. 0,2");
+  cmd->add_option("--threads", args->threads, "CPU threads (default: all cores)")->check(CLI::Range(1, 4096));
+  cmd->add_flag("--allow-partial", args->allow_partial, "decode a cut stream to what it holds (a warning says so) instead of failing");
+  cmd->add_option("--max-memory", args->max_memory, "host memory one image may take, e.g. 800M, 4G (default: half the RAM)");
+  cmd->add_flag("--force", args->force, "replace an existing output file");
+  cmd->add_flag("--quiet", args->quiet, "print nothing but errors and warnings");
+  cmd->footer("opj_decompress's spellings -threads and -OutFor are accepted too. The back stage runs on the CPU.");
+  return [args] { return run_decompress(*args); };
+}
+
+}  // namespace j2k::tools
