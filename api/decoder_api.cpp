@@ -1,5 +1,5 @@
 // j2k_decode_settings and j2k_decoder_*: the codec's decoder (codec/decoder.hpp) behind the C
-// interface, its samples narrowed to the component's own width in buffers the decoder owns.
+// interface; the images it returns are views of the decoder's buffers.
 #include <chrono>
 #include <string>
 #include <vector>
@@ -20,13 +20,6 @@ namespace {
 
 using j2k::api::guard;
 using j2k::api::require;
-
-template <class T>
-void narrow(const std::vector<int32_t>& in, std::vector<unsigned char>& out) {
-  out.resize(in.size() * sizeof(T));
-  T* d = reinterpret_cast<T*>(out.data());
-  for (size_t i = 0; i < in.size(); ++i) d[i] = static_cast<T>(in[i]);  // clamped to the precision already
-}
 
 }  // namespace
 
@@ -69,28 +62,21 @@ j2k_status j2k_decoder_run(j2k_decoder* decoder, const void* data, size_t size, 
     s.region = j2k::Rect{g.x0, g.y0, g.x1, g.y1};
     s.components = decoder->components;
     s.backend = j2k::BackendOptions(j2k::Backend::Cpu, decoder->settings.threads);
-    const j2k::codec::DecodedImage decoded = j2k::codec::decode(static_cast<const uint8_t*>(data), size, s);
+    j2k::codec::DecodedImage decoded = j2k::codec::decode(static_cast<const uint8_t*>(data), size, s);
 
     const size_t n = decoded.components.size();
     decoder->buffers.resize(n);
     decoder->views.assign(n, j2k_component_view{});
     for (size_t c = 0; c < n; ++c) {
-      const j2k::codec::DecodedComponent& k = decoded.components[c];
-      const bool wide = k.precision > 8;
-      const j2k_sample_type type = k.is_signed ? (wide ? J2K_SAMPLE_I16 : J2K_SAMPLE_I8) : (wide ? J2K_SAMPLE_U16 : J2K_SAMPLE_U8);
-      switch (type) {
-        case J2K_SAMPLE_U8: narrow<uint8_t>(k.samples, decoder->buffers[c]); break;
-        case J2K_SAMPLE_I8: narrow<int8_t>(k.samples, decoder->buffers[c]); break;
-        case J2K_SAMPLE_U16: narrow<uint16_t>(k.samples, decoder->buffers[c]); break;
-        default: narrow<int16_t>(k.samples, decoder->buffers[c]); break;
-      }
+      j2k::codec::DecodedComponent& k = decoded.components[c];
+      decoder->buffers[c] = std::move(k.bytes);
       j2k_component_view& v = decoder->views[c];
       v.data = decoder->buffers[c].data();
-      v.type = type;
+      v.type = k.type;
       v.precision = k.precision;
       v.dx = k.dx;
       v.dy = k.dy;
-      v.pixel_stride = static_cast<ptrdiff_t>(j2k_sample_size(type));
+      v.pixel_stride = static_cast<ptrdiff_t>(j2k_sample_size(k.type));
       v.row_stride = v.pixel_stride * static_cast<ptrdiff_t>(k.width);
       v.bytes = decoder->buffers[c].size();
     }

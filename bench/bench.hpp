@@ -46,6 +46,22 @@ struct CompressOptions {
                                     // each tool compresses the folder in one process
 };
 int run_compress(const CompressOptions& options);
+// `j2kfront bench --decompress`: `j2kfront decompress` against opj_decompress and
+// grk_decompress on the same streams (opj_compress's, lossless and -I -r 20), same threads.
+int run_decompress(const CompressOptions& options);
+
+// What the compress and decompress benchmarks share (compress_bench.cpp).
+struct Timed {
+  int status = -1;
+  double ms = 0;
+};
+// Runs args[0] (looked up on PATH) with its output into `log`; the exit status and wall time.
+Timed run_process(const std::vector<std::string>& args, const std::string& log);
+bool tool_on_path(const std::string& tool);
+std::string slurp(const std::string& path);
+// `size` x `size` from an 8-bit sample image (bilinear upscaling plus a little deterministic
+// noise) as binary PNM in `dir`; `wide`: 16-bit samples.
+std::string make_input(const std::string& sample, int64_t size, bool wide, const std::string& dir);
 
 // A deterministic, image-like test pattern (gradients plus texture plus noise) of unsigned
 // `bits`-bit samples; never zeros, which would hide unwritten outputs.

@@ -29,17 +29,10 @@
 extern char** environ;
 
 namespace j2k::bench {
-namespace {
-
 namespace fs = std::filesystem;
 
-struct Timed {
-  int status = -1;
-  double ms = 0;
-};
-
 // Runs argv[0] (looked up on PATH) with its output into `log`; the exit status and wall time.
-Timed run(const std::vector<std::string>& args, const std::string& log) {
+Timed run_process(const std::vector<std::string>& args, const std::string& log) {
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -61,7 +54,7 @@ Timed run(const std::vector<std::string>& args, const std::string& log) {
   return t;
 }
 
-bool on_path(const std::string& tool) {
+bool tool_on_path(const std::string& tool) {
   std::stringstream path(getenv("PATH") ? getenv("PATH") : "");
   for (std::string dir; std::getline(path, dir, ':');)
     if (!dir.empty() && access((dir + "/" + tool).c_str(), X_OK) == 0) return true;
@@ -118,6 +111,8 @@ std::string make_input(const std::string& sample, int64_t size, bool wide, const
   if (!out.flush()) throw Error(ErrorCode::Io, path + ": cannot write the benchmark's input");
   return path;
 }
+
+namespace {
 
 // PSNR of `decoded` against `original` over every sample (their precision's peak).
 double psnr(const j2kfront::Image& original, const j2kfront::Image& decoded) {
@@ -190,7 +185,7 @@ void run_directories(const CompressOptions& o, const std::vector<std::string>& i
         std::vector<double> times;
         for (int r = 0; r <= o.repeats; ++r) {
           clear();
-          const Timed tm = run(args, log);
+          const Timed tm = run_process(args, log);
           if (tm.status != 0)
             throw Error(ErrorCode::Internal, t.name + " failed (exit " + std::to_string(tm.status) + ") on " + folder + ":\n" + slurp(log));
           if (r > 0) times.push_back(tm.ms);
@@ -247,8 +242,8 @@ int run_compress(const CompressOptions& o) {
       std::fflush(stdout);
       inputs.push_back(make_input(path, o.size, wide, dir));
     }
-  const bool have_opj = on_path("opj_compress") && on_path("opj_decompress");
-  const bool have_grk = on_path("grk_compress");
+  const bool have_opj = tool_on_path("opj_compress") && tool_on_path("opj_decompress");
+  const bool have_grk = tool_on_path("grk_compress");
   if (!have_opj) std::printf("opj_compress/opj_decompress not found (Debian: libopenjp2-tools): our rows only\n");
   if (!have_grk) std::printf("grk_compress not found (Debian: grokj2k-tools): no Grok rows\n");
   const std::string threads = std::to_string(o.threads);
@@ -297,7 +292,7 @@ int run_compress(const CompressOptions& o) {
         std::vector<double> times;
         for (int r = 0; r <= o.repeats; ++r) {  // run 0: untimed warm-up
           fs::remove(out);
-          const Timed tm = run(args, log);
+          const Timed tm = run_process(args, log);
           if (tm.status != 0)
             throw Error(ErrorCode::Internal, t.name + " failed (exit " + std::to_string(tm.status) + ") on " + input + ":\n" + slurp(log));
           if (r > 0) times.push_back(tm.ms);
@@ -319,7 +314,7 @@ int run_compress(const CompressOptions& o) {
         }
         if (lossy && have_opj) {
           const std::string decoded = dir + (grey ? "/decoded.pgm" : "/decoded.ppm");
-          if (run({"opj_decompress", "-i", out, "-o", decoded}, log).status != 0)
+          if (run_process({"opj_decompress", "-i", out, "-o", decoded}, log).status != 0)
             throw Error(ErrorCode::Internal, "opj_decompress cannot read " + t.name + "'s file:\n" + slurp(log));
           row.psnr = psnr(original, io::read_image(decoded));
         }
@@ -332,9 +327,9 @@ int run_compress(const CompressOptions& o) {
         std::snprintf(ratio, sizeof ratio, "%.9g", raw / opj_bytes);
         const std::string out = dir + "/ours-same.j2k", log = dir + "/log.txt";
         const std::string decoded = dir + (grey ? "/decoded.pgm" : "/decoded.ppm");
-        if (run({o.cli, "compress", "-i", input, "-o", out, "--force", "--threads", threads, "--backend", o.backend, "-n", "6",
+        if (run_process({o.cli, "compress", "-i", input, "-o", out, "--force", "--threads", threads, "--backend", o.backend, "-n", "6",
                  "-b", "64,64", "-I", "-r", ratio}, log).status != 0 ||
-            run({"opj_decompress", "-i", out, "-o", decoded}, log).status != 0)
+            run_process({"opj_decompress", "-i", out, "-o", decoded}, log).status != 0)
           throw Error(ErrorCode::Internal, "j2kfront at opj_compress's size failed:\n" + slurp(log));
         rows.push_back({"j2kfront at opj's size", NAN, static_cast<double>(fs::file_size(out)),
                         psnr(original, io::read_image(decoded)), "", {}});

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <memory>
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "codec/codestream/codestream_reader.hpp"
@@ -32,8 +34,10 @@ struct TileComponent {
   Rect rect;  // the decoded resolution's rectangle on the component's grid
   int levels = 0;  // inverse DWT levels to run
   bool reversible = true;
-  std::vector<int32_t> ints;
-  std::vector<float> floats;
+  // Not zeroed when made: every block of the decoded resolutions writes its rectangle, those
+  // without data zeros (so the first touch of these pages runs in parallel, not here).
+  std::unique_ptr<int32_t[]> ints;
+  std::unique_ptr<float[]> floats;
 };
 
 class TileDecoder {
@@ -60,8 +64,8 @@ class TileDecoder {
       k.rect = resolution_rect(Rect{in.rect.x0, in.rect.y0, in.rect.x1, in.rect.y1}, in.levels, k.levels);
       k.reversible = tc.components[c].reversible;
       const auto n = static_cast<size_t>(k.rect.width() * k.rect.height());
-      if (k.reversible) k.ints.assign(n, 0);
-      else k.floats.assign(n, 0.0f);
+      if (k.reversible) k.ints.reset(new int32_t[n]);
+      else k.floats.reset(new float[n]);
     }
 
     decode_blocks(t, tc, inputs, packets, comps);
@@ -69,8 +73,8 @@ class TileDecoder {
       if (k.rect.empty()) continue;
       const auto stride = static_cast<size_t>(k.rect.width());
       const int threads = settings_.backend.threads;
-      if (k.reversible) cpu::inverse53(k.ints.data(), stride, k.rect, k.levels, threads);
-      else cpu::inverse97(k.floats.data(), stride, k.rect, k.levels, threads, cpu::kInverse97OpenJpeg);
+      if (k.reversible) cpu::inverse53(k.ints.get(), stride, k.rect, k.levels, threads);
+      else cpu::inverse97(k.floats.get(), stride, k.rect, k.levels, threads, cpu::kInverse97OpenJpeg);
     }
     if (tc.mct && comps.size() >= 3) inverse_mct(t, comps);
     for (size_t c = 0; c < comps.size(); ++c) put(comps[c], cs_.info.components[c], image.components[c]);
@@ -84,7 +88,7 @@ class TileDecoder {
     std::vector<size_t> todo;
     for (size_t i = 0; i < packets.layout.blocks.size(); ++i) {
       const LaidBlock& lb = packets.layout.blocks[i];
-      if (packets.blocks[i].passes > 0 && band_resolution(lb.band) <= comps[lb.component].levels) todo.push_back(i);
+      if (band_resolution(lb.band) <= comps[lb.component].levels) todo.push_back(i);
     }
     std::atomic<int> segmark_errors{0};
     parallel_for(static_cast<ptrdiff_t>(todo.size()), settings_.backend.threads, [&](ptrdiff_t j) {
@@ -93,6 +97,17 @@ class TileDecoder {
       const BlockData& bd = packets.blocks[i];
       const size_t c = lb.component;
       const TileComponentInput::Band& band = inputs[c].bands[lb.band];
+      TileComponent& k = comps[c];
+      const auto stride = static_cast<ptrdiff_t>(k.rect.width());
+      const ptrdiff_t at = (band.row + (lb.y0 - band.rect.y0)) * stride + band.col + (lb.x0 - band.rect.x0);
+      if (bd.passes == 0) {  // no data: zeros
+        for (int64_t y = 0; y < lb.y1 - lb.y0; ++y)
+          for (int64_t x = 0; x < lb.x1 - lb.x0; ++x) {
+            if (k.reversible) k.ints[static_cast<size_t>(at + y * stride + x)] = 0;
+            else k.floats[static_cast<size_t>(at + y * stride + x)] = 0.0f;
+          }
+        return;
+      }
       const ComponentQuant& q = tc.quant[c];
       const BandQuant bq = band_quant(q, lb.band);
       // With ROI's max-shift (Annex H) the band has `roi` more bit planes, which the packet
@@ -119,17 +134,14 @@ class TileDecoder {
       if (decode_block(code, values.data(), code.width).segmark_error) ++segmark_errors;
       undo_roi_shift(values.data(), values.size(), roi);
 
-      TileComponent& k = comps[c];
-      const auto stride = static_cast<ptrdiff_t>(k.rect.width());
-      const ptrdiff_t at = (band.row + (lb.y0 - band.rect.y0)) * stride + band.col + (lb.x0 - band.rect.x0);
       if (k.reversible) {
-        dequantise_reversible(values.data(), code.width, code.width, code.height, k.ints.data() + at, stride);
+        dequantise_reversible(values.data(), code.width, code.width, code.height, k.ints.get() + at, stride);
       } else {
         const int precision = cs_.info.components[c].precision;
         // OpenJPEG's convention: the step without the band's gain, which its inverse 9/7's
         // scaling of the high-pass samples makes up for (kInverse97OpenJpeg).
         const float step = band_step(precision, 0, bq);
-        dequantise_irreversible(values.data(), code.width, code.width, code.height, step, k.floats.data() + at, stride);
+        dequantise_irreversible(values.data(), code.width, code.width, code.height, step, k.floats.get() + at, stride);
       }
     });
     if (segmark_errors > 0)
@@ -145,41 +157,52 @@ class TileDecoder {
         throw Error(ErrorCode::CorruptInput, "tile " + std::to_string(t) +
                                                  " has the component transform on, but its components 0 to 2 differ in size or wavelet");
     const auto n = static_cast<size_t>(comps[0].rect.width() * comps[0].rect.height());
-    if (comps[0].reversible) rct_inverse(comps[0].ints.data(), comps[1].ints.data(), comps[2].ints.data(), n);
-    else ict_inverse(comps[0].floats.data(), comps[1].floats.data(), comps[2].floats.data(), n);
+    if (comps[0].reversible) rct_inverse(comps[0].ints.get(), comps[1].ints.get(), comps[2].ints.get(), n);
+    else ict_inverse(comps[0].floats.get(), comps[1].floats.get(), comps[2].floats.get(), n);
   }
 
   // The DC level shift and the clamp to the component's range (OpenJPEG's: the 9/7's floats
-  // rounded to nearest, even on ties), into the image.
-  static void put(const TileComponent& k, const ComponentInfo& info, DecodedComponent& out) {
+  // rounded to nearest, even on ties), into the image's samples of type T; rows in parallel.
+  template <class T>
+  void put_as(const TileComponent& k, const ComponentInfo& info, DecodedComponent& out) const {
     const int64_t lo = info.is_signed ? -(int64_t{1} << (info.precision - 1)) : 0;
     const int64_t hi = info.is_signed ? (int64_t{1} << (info.precision - 1)) - 1 : (int64_t{1} << info.precision) - 1;
-    const int64_t shift = info.is_signed ? 0 : int64_t{1} << (info.precision - 1);
+    const int32_t shift = info.is_signed ? 0 : int32_t{1} << (info.precision - 1);
     const int64_t w = k.rect.width();
     // The part of the tile-component inside the output (all of it, without a region or tile).
     const int64_t x0 = std::max(k.rect.x0, out.x0), x1 = std::min(k.rect.x1, out.x0 + out.width);
     const int64_t y0 = std::max(k.rect.y0, out.y0), y1 = std::min(k.rect.y1, out.y0 + out.height);
-    for (int64_t y = y0; y < y1; ++y) {
-      int32_t* dst = out.samples.data() + (y - out.y0) * out.width - out.x0;
-      for (int64_t x = x0; x < x1; ++x) {
-        const size_t i = static_cast<size_t>((y - k.rect.y0) * w + (x - k.rect.x0));
-        int64_t v;
+    if (x1 <= x0 || y1 <= y0) return;
+    T* samples = reinterpret_cast<T*>(out.bytes.data());
+    constexpr ptrdiff_t kRows = 16;
+    const int threads = copy_threads(static_cast<size_t>((x1 - x0) * (y1 - y0)) * 4, settings_.backend.threads);
+    parallel_for((y1 - y0 + kRows - 1) / kRows, threads, [&](ptrdiff_t chunk) {
+      for (int64_t y = y0 + chunk * kRows; y < std::min(y1, y0 + (chunk + 1) * kRows); ++y) {
+        T* dst = samples + (y - out.y0) * out.width - out.x0;
+        const size_t row = static_cast<size_t>((y - k.rect.y0) * w - k.rect.x0);
         if (k.reversible) {
-          v = int64_t{k.ints[i]} + shift;
+          const int32_t* src = k.ints.get() + row;
+          for (int64_t x = x0; x < x1; ++x) dst[x] = static_cast<T>(std::clamp<int64_t>(int64_t{src[x]} + shift, lo, hi));
         } else {
-          const float f = k.floats[i];
-          if (!(f <= static_cast<float>(INT_MAX))) {  // also NaN
-            dst[x] = static_cast<int32_t>(hi);
-            continue;
+          const float* src = k.floats.get() + row;
+          for (int64_t x = x0; x < x1; ++x) {
+            const float f = src[x];
+            int64_t v;
+            if (!(f <= static_cast<float>(INT_MAX))) v = hi;  // also NaN
+            else if (f < static_cast<float>(INT_MIN)) v = lo;
+            else v = std::clamp<int64_t>(static_cast<int64_t>(std::lrintf(f)) + shift, lo, hi);
+            dst[x] = static_cast<T>(v);
           }
-          if (f < static_cast<float>(INT_MIN)) {
-            dst[x] = static_cast<int32_t>(lo);
-            continue;
-          }
-          v = static_cast<int64_t>(std::lrintf(f)) + shift;
         }
-        dst[x] = static_cast<int32_t>(std::clamp(v, lo, hi));
       }
+    });
+  }
+  void put(const TileComponent& k, const ComponentInfo& info, DecodedComponent& out) const {
+    switch (out.type) {
+      case J2K_SAMPLE_U8: put_as<uint8_t>(k, info, out); break;
+      case J2K_SAMPLE_I8: put_as<int8_t>(k, info, out); break;
+      case J2K_SAMPLE_U16: put_as<uint16_t>(k, info, out); break;
+      default: put_as<int16_t>(k, info, out); break;
     }
   }
 
@@ -209,7 +232,7 @@ void check_memory(const Codestream& cs, const Rect& area, const DecodeSettings& 
   for (const ComponentInfo& c : cs.info.components)
     tile += static_cast<uint64_t>(ceil_div_pow2(ceil_div(tw, c.dx) + 1, settings.reduce)) *
             static_cast<uint64_t>(ceil_div_pow2(ceil_div(th, c.dy) + 1, settings.reduce));
-  const uint64_t bytes = 4 * (samples + tile);
+  const uint64_t bytes = 2 * samples + 4 * tile;
   if (bytes > settings.max_bytes)
     throw Error(ErrorCode::OutOfMemory, "the image needs " + std::to_string(bytes >> 20) + " MiB to decode (" +
                                             std::to_string(samples) + " samples and a tile's coefficients), more than the " +
@@ -286,7 +309,16 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     out.dx = c.dx;
     out.dy = c.dy;
     // Unsigned samples start at the middle of their range, what a tile with no data decodes to.
-    out.samples.assign(static_cast<size_t>(out.width * out.height), c.is_signed ? 0 : int32_t{1} << (c.precision - 1));
+    const bool wide = c.precision > 8;
+    out.type = c.is_signed ? (wide ? J2K_SAMPLE_I16 : J2K_SAMPLE_I8) : (wide ? J2K_SAMPLE_U16 : J2K_SAMPLE_U8);
+    const auto n = static_cast<size_t>(out.width * out.height);
+    if (wide) {
+      std::vector<uint16_t> mid(n, static_cast<uint16_t>(c.is_signed ? 0 : 1u << (c.precision - 1)));
+      out.bytes.resize(2 * n);
+      std::memcpy(out.bytes.data(), mid.data(), 2 * n);
+    } else {
+      out.bytes.assign(n, static_cast<unsigned char>(c.is_signed ? 0 : 1u << (c.precision - 1)));
+    }
     image.components.push_back(std::move(out));
   }
 

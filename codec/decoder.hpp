@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "j2kfront/j2kfront.h"
 #include "tiling/geometry.hpp"
 #include "transform/backend.hpp"
 
@@ -24,8 +25,8 @@ struct DecodeSettings {
   Rect region;
   std::vector<int> components;  // only these components, in this order; empty: all
   bool allow_partial = false;  // a cut stream gives what it holds instead of an error
-  // Host memory the decode may take: the output's samples and one tile's coefficients
-  // (4 bytes each). A stream whose image needs more is refused (OutOfMemory) before anything
+  // Host memory the decode may take: the output's samples (up to 2 bytes each) and one
+  // tile's coefficients (4 bytes each). A stream whose image needs more is refused (OutOfMemory) before anything
   // is allocated: a few bytes of header can describe a gigapixel image. 0: no limit.
   uint64_t max_bytes = 0;
   // threads: Tier-1's and the inverse DWT's. The back stage runs on the CPU; the GPU
@@ -39,7 +40,19 @@ struct DecodedComponent {
   int precision = 8;
   bool is_signed = false;
   int dx = 1, dy = 1;
-  std::vector<int32_t> samples;    // height rows of width samples
+  // height rows of width samples at the narrowest width that holds them: U8 / I8 up to 8
+  // bits, U16 / I16 up to 16 (is_signed: the signed types).
+  j2k_sample_type type = J2K_SAMPLE_U8;
+  std::vector<unsigned char> bytes;
+
+  int32_t at(size_t i) const {  // sample i in row order
+    switch (type) {
+      case J2K_SAMPLE_U8: return bytes[i];
+      case J2K_SAMPLE_I8: return static_cast<int8_t>(bytes[i]);
+      case J2K_SAMPLE_U16: return reinterpret_cast<const uint16_t*>(bytes.data())[i];
+      default: return reinterpret_cast<const int16_t*>(bytes.data())[i];
+    }
+  }
 };
 
 struct DecodedImage {

@@ -100,7 +100,7 @@ TEST_P(Conformance, WithinClass1Limits) {
       ASSERT_EQ(ours.width, theirs.width);
       ASSERT_EQ(ours.height, theirs.height);
       size_t differ = 0;
-      for (size_t i = 0; i < theirs.samples.size(); ++i) differ += ours.samples[i] != theirs.samples[i];
+      for (size_t i = 0; i < theirs.samples.size(); ++i) differ += ours.at(i) != theirs.samples[i];
       EXPECT_EQ(differ, 0u) << l.name << " component " << c << ": samples that differ from opj_decompress's";
     }
     const std::string ref_path = dir + "/reference/c1" + l.name + "_" + std::to_string(c) + ".pgx";
@@ -112,7 +112,7 @@ TEST_P(Conformance, WithinClass1Limits) {
     int64_t peak = 0;
     double sq = 0;
     for (size_t i = 0; i < ref.samples.size(); ++i) {
-      const int64_t d = std::llabs(int64_t{got.samples[i]} - ref.samples[i]);
+      const int64_t d = std::llabs(int64_t{got.at(i)} - ref.samples[i]);
       peak = std::max(peak, d);
       sq += static_cast<double>(d * d);
     }

@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 struct BenchArgs {
   std::string backend = "auto", sizes = "4096,8192", tiles = "1024,2048,0", outputs = "i32,i16,f32";
   int levels = 5, repeats = 0, threads = 0, device = -1, streams = 0;
-  bool pipeline = false, busy_loop = false, compress = false;
+  bool pipeline = false, busy_loop = false, compress = false, decompress = false;
   std::string timeline, csv, inputs, samples = "tests/data";
   int64_t size = 4096;
   int directory = 0;
@@ -50,7 +50,8 @@ std::vector<int64_t> numbers(const std::string& flag, const std::string& list, l
 // --compress: the compress benchmark, with its own options.
 int run_compress_bench(const BenchArgs& a) {
   if (a.pipeline || !a.timeline.empty() || a.streams != 0)
-    throw CLI::ValidationError("--compress", "is a benchmark of its own: leave out --pipeline, --timeline and --streams");
+    throw CLI::ValidationError(a.decompress ? "--decompress" : "--compress",
+                               "is a benchmark of its own: leave out --pipeline, --timeline and --streams");
   bench::CompressOptions c;
   if (!a.inputs.empty()) c.inputs = split(a.inputs);
   c.samples = a.samples;
@@ -61,13 +62,15 @@ int run_compress_bench(const BenchArgs& a) {
   c.csv = a.csv;
   c.directory = a.directory;
   c.cli = fs::read_symlink("/proc/self/exe").string();
-  return bench::run_compress(c);
+  return a.decompress ? bench::run_decompress(c) : bench::run_compress(c);
 }
 
 int run_bench(const BenchArgs& a) {
-  if (a.compress) return run_compress_bench(a);
+  if (a.compress && a.decompress) throw CLI::ValidationError("--decompress", "choose --compress or --decompress");
+  if (a.decompress && a.directory != 0) throw CLI::ValidationError("--directory", "is for --compress only");
+  if (a.compress || a.decompress) return run_compress_bench(a);
   if (!a.inputs.empty() || a.samples != BenchArgs().samples || a.size != BenchArgs().size || a.directory != 0)
-    throw CLI::ValidationError("--inputs/--samples/--size/--directory", "choose the --compress benchmark's images: add --compress");
+    throw CLI::ValidationError("--inputs/--samples/--size/--directory", "choose the --compress or --decompress benchmark's images: add one");
   bench::Options o;
   o.sizes = numbers("--sizes", a.sizes, 1, 65536);
   o.levels = a.levels;
@@ -161,6 +164,10 @@ std::function<int()> add_bench_command(CLI::App& app) {
   cmd->add_flag("--compress", args->compress,
                 "`j2kfront compress` file to file against opj_compress and grk_compress (same image, settings and "
                 "threads): lossless and -I -r 20, 64x64 blocks, 6 resolutions; time split, sizes, PSNR");
+  cmd->add_flag("--decompress", args->decompress,
+                "`j2kfront decompress` file to file against opj_decompress and grk_decompress (same streams, made by "
+                "opj_compress: lossless and -I -r 20; same threads); our output checked against opj_decompress's. "
+                "Takes --compress's --inputs, --samples, --size");
   cmd->add_option("--inputs", args->inputs,
                   "with --compress: images, comma-separated (default: astronaut.ppm, RGB 8-bit, and moon.pgm "
                   "as 16-bit grey, of --samples, upscaled to --size)");

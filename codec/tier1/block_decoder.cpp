@@ -48,10 +48,12 @@ class BlockDecoder {
         switch (kind(n)) {
           case PassKind::Significance: significance_pass(p); break;
           case PassKind::Refinement: refinement_pass(p); break;
-          case PassKind::Cleanup:
-            cleanup_pass(p);
-            if ((c_.modes & kModeSegmark) && !segmark_read()) report.segmark_error = true;
+          case PassKind::Cleanup: {
+            bool ok = true;
+            cleanup_pass(p, (c_.modes & kModeSegmark) != 0, &ok);
+            if (!ok) report.segmark_error = true;
             break;
+          }
         }
         if ((c_.modes & kModeReset) && !raw_) reset_contexts(cx_);
       }
@@ -74,7 +76,14 @@ class BlockDecoder {
   }
   int plane(int n) const { return n == 0 ? c_.bitplanes - 1 : c_.bitplanes - 2 - (n - 1) / 3; }
 
-  int decode(int context) { return raw_ ? raw_decoder_.bit() : mq_.decode(cx_[context]); }
+  // The decoders' state travels through the passes as locals (Coders, copied in and out of
+  // the members once a pass): as members, their registers would be reloaded after every
+  // store into the int32 values, which may alias them.
+  struct Coders {
+    MqDecoder mq;
+    RawDecoder raw;
+  };
+  int decode(Coders& k, int context) { return raw_ ? k.raw.bit() : k.mq.decode(cx_[context]); }
 
   size_t at(int x, int y) const { return static_cast<size_t>((y + 1) * pitch_ + x + 1); }
   // The significant neighbours of the coefficient at flags_[i], row y; VSC (D.7): the row
@@ -88,17 +97,17 @@ class BlockDecoder {
   // The coefficient at flags_[i], row y, becomes significant in plane p: its sign, its value
   // (twice the plane's bit plus half the interval below, 3 * 2^p), and the neighbour bits
   // of the 8 around it.
-  void become_significant(size_t i, int y, int p) {
+  void become_significant(Coders& k, size_t i, int y, int p) {
     int negative;
     if (raw_) {
-      negative = raw_decoder_.bit();
+      negative = k.raw.bit();
     } else {
       const bool below_hidden = (c_.modes & kModeCausal) && (y & 3) == 3;
       const size_t pitch = static_cast<size_t>(pitch_);
       const auto [context, flip] = sign_context(contribution(flags_[i - 1]), contribution(flags_[i + 1]),
                                                 contribution(flags_[i - pitch]),
                                                 below_hidden ? 0 : contribution(flags_[i + pitch]));
-      negative = mq_.decode(cx_[context]) ^ flip;
+      negative = k.mq.decode(cx_[context]) ^ flip;
     }
     const int32_t magnitude = static_cast<int32_t>(3u << p);
     value_[i] = negative ? -magnitude : magnitude;
@@ -114,8 +123,8 @@ class BlockDecoder {
     flags_[i + pitch + 1] |= kNw;
   }
 
-  void decode_significance(size_t i, int y, int p) {
-    if (decode(zero_contexts_[neighbours(i, y)])) become_significant(i, y, p);
+  void decode_significance(Coders& k, size_t i, int y, int p) {
+    if (decode(k, zero_contexts_[neighbours(i, y)])) become_significant(k, i, y, p);
   }
 
   // visit(i, y) for every coefficient in the stripe order (D.3), skipping the stripe columns
@@ -137,28 +146,33 @@ class BlockDecoder {
   }
 
   void significance_pass(int p) {
+    Coders k{mq_, raw_decoder_};
     scan(kNeighbours, [&](size_t i, int y) {
       if ((flags_[i] & kSig) || neighbours(i, y) == 0) return;
-      decode_significance(i, y, p);
+      decode_significance(k, i, y, p);
       flags_[i] |= kVisited;
     });
+    mq_ = k.mq, raw_decoder_ = k.raw;
   }
 
   // A refinement bit moves the value half the interval up or down (the interval halves).
   void refinement_pass(int p) {
     const int32_t half = int32_t{1} << p;
+    Coders k{mq_, raw_decoder_};
     scan(kSig, [&](size_t i, int y) {
       uint16_t& f = flags_[i];
       if ((f & (kSig | kVisited)) != kSig) return;
       const int context = (f & kRefined) ? kRefineBase + 2 : kRefineBase + (neighbours(i, y) ? 1 : 0);
-      const int bit = decode(context);
+      const int bit = decode(k, context);
       int32_t& v = value_[i];
       v += (bit ^ (v < 0 ? 1 : 0)) ? half : -half;
       f |= kRefined;
     });
+    mq_ = k.mq, raw_decoder_ = k.raw;
   }
 
-  void cleanup_pass(int p) {
+  void cleanup_pass(int p, bool segmark, bool* segmark_ok) {
+    Coders k{mq_, raw_decoder_};
     const size_t pitch = static_cast<size_t>(pitch_);
     for (int y0 = 0; y0 < h_; y0 += 4) {
       const int y1 = std::min(y0 + 4, h_);
@@ -168,25 +182,25 @@ class BlockDecoder {
         // Run-length coding (D.3.4): a full column of four, none significant or visited,
         // none with a significant neighbour.
         if (y1 - y0 == 4 && run_length_column(top, y0)) {
-          if (!mq_.decode(cx_[kRunLength])) continue;
-          int first = mq_.decode(cx_[kUniform]) << 1;
-          first |= mq_.decode(cx_[kUniform]);
-          become_significant(top + static_cast<size_t>(first) * pitch, y0 + first, p);
+          if (!k.mq.decode(cx_[kRunLength])) continue;
+          int first = k.mq.decode(cx_[kUniform]) << 1;
+          first |= k.mq.decode(cx_[kUniform]);
+          become_significant(k, top + static_cast<size_t>(first) * pitch, y0 + first, p);
           y = y0 + first + 1;
         }
         for (size_t i = top + static_cast<size_t>(y - y0) * pitch; y < y1; ++y, i += pitch) {
-          if ((flags_[i] & (kSig | kVisited)) == 0) decode_significance(i, y, p);
+          if ((flags_[i] & (kSig | kVisited)) == 0) decode_significance(k, i, y, p);
           flags_[i] &= static_cast<uint16_t>(~kVisited);
         }
       }
     }
-  }
-
-  // SEGMARK (D.5): the four uniform decisions after a cleanup pass must be 1010.
-  bool segmark_read() {
-    int v = 0;
-    for (int k = 0; k < 4; ++k) v = (v << 1) | mq_.decode(cx_[kUniform]);
-    return v == 0xA;
+    // SEGMARK (D.5): the four uniform decisions after a cleanup pass must be 1010.
+    if (segmark) {
+      int v = 0;
+      for (int n = 0; n < 4; ++n) v = (v << 1) | k.mq.decode(cx_[kUniform]);
+      *segmark_ok = v == 0xA;
+    }
+    mq_ = k.mq, raw_decoder_ = k.raw;
   }
 
   bool run_length_column(size_t top, int y0) const {

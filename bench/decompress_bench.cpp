@@ -1,0 +1,118 @@
+// `j2kfront bench --decompress`: `j2kfront decompress` file to file against opj_decompress and
+// grk_decompress on the same streams, same threads, in one run. The streams are
+// opj_compress's (6 resolutions, 64x64 blocks), lossless and -I -r 20, of images made from the
+// samples as the compress benchmark makes them. Each tool runs as a process of its own, timed
+// from start to exit (median of the repeats, after one untimed run that warms the page
+// cache), writing PPM/PGM; our output is compared with opj_decompress's, sample for sample.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "bench/bench.hpp"
+#include "common/error.hpp"
+
+namespace j2k::bench {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The last `count` bytes of a file: a binary PNM's pixels without its header (opj_decompress
+// writes a comment in it; ours has none: magic, size and maxval on three lines).
+std::string tail(const std::string& path, size_t count) {
+  const std::string all = slurp(path);
+  return all.size() >= count ? all.substr(all.size() - count) : std::string();
+}
+size_t pixel_bytes(const std::string& our_pnm) {
+  const std::string all = slurp(our_pnm);
+  size_t at = 0;
+  for (int line = 0; line < 3 && at != std::string::npos; ++line) at = all.find('\n', at == 0 && line == 0 ? 0 : at + 1);
+  return at == std::string::npos ? 0 : all.size() - at - 1;
+}
+
+}  // namespace
+
+int run_decompress(const CompressOptions& o) {
+  const std::string dir = (fs::temp_directory_path() / ("j2kfront-bench-" + std::to_string(getpid()))).string();
+  fs::create_directories(dir);
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{dir};
+  if (!tool_on_path("opj_compress") || !tool_on_path("opj_decompress"))
+    throw Error(ErrorCode::InvalidArgument, "the decompress benchmark needs opj_compress and opj_decompress (Debian: libopenjp2-tools)");
+  const bool have_grk = tool_on_path("grk_decompress");
+  if (!have_grk) std::printf("grk_decompress not found (Debian: grokj2k-tools): no Grok rows\n");
+
+  std::vector<std::string> inputs = o.inputs;
+  if (inputs.empty())
+    for (const auto& [sample, wide] : {std::pair{"astronaut.ppm", false}, std::pair{"moon.pgm", true}}) {
+      const std::string path = o.samples + "/" + sample;
+      if (!fs::exists(path))
+        throw Error(ErrorCode::InvalidArgument, path + " not found: run from the source tree, or give --samples DIR or --inputs FILES");
+      std::printf("making %s at %lld x %lld%s ...\n", sample, static_cast<long long>(o.size), static_cast<long long>(o.size),
+                  wide ? ", 16 bits" : "");
+      std::fflush(stdout);
+      inputs.push_back(make_input(path, o.size, wide, dir));
+    }
+  const std::string threads = std::to_string(o.threads);
+  std::printf("threads: %d for every tool\n\n%-22s %-9s %-16s %10s %8s %12s %s\n", o.threads, "image", "mode", "tool", "ms", "vs opj",
+              "stream bytes", "output");
+  CsvFile csv(o.csv, {"image", "mode", "tool", "threads", "ms", "speed_vs_opj", "stream_bytes", "same_as_opj"});
+  const std::string log = dir + "/log.txt";
+  for (const std::string& input : inputs) {
+    const std::string name = fs::path(input).filename().string();
+    const std::string ext = fs::path(input).extension().string();  // .ppm or .pgm
+    for (const bool lossy : {false, true}) {
+      const std::string stream = dir + "/stream.j2k";
+      std::vector<std::string> enc{"opj_compress", "-i", input, "-o", stream, "-threads", threads, "-n", "6", "-b", "64,64"};
+      if (lossy) enc.insert(enc.end(), {"-I", "-r", "20"});
+      if (run_process(enc, log).status != 0) throw Error(ErrorCode::Internal, "opj_compress failed on " + input + ":\n" + slurp(log));
+      const auto bytes = static_cast<double>(fs::file_size(stream));
+      struct Tool {
+        std::string name, out;
+        std::vector<std::string> args;
+      };
+      const std::string ours = dir + "/ours" + ext, opj = dir + "/opj" + ext, grk = dir + "/grk" + ext;
+      std::vector<Tool> tools{{"j2kfront", ours, {o.cli, "decompress", "-i", stream, "-o", ours, "--force", "--quiet", "--threads", threads}},
+                              {"opj_decompress", opj, {"opj_decompress", "-i", stream, "-o", opj, "-threads", threads}}};
+      if (have_grk) tools.push_back({"grk_decompress", grk, {"grk_decompress", "-i", stream, "-o", grk, "-H", threads}});
+      std::vector<double> ms;
+      for (const Tool& t : tools) {
+        std::vector<double> times;
+        for (int r = 0; r <= o.repeats; ++r) {
+          std::error_code ec;
+          fs::remove(t.out, ec);
+          const Timed tm = run_process(t.args, log);
+          if (tm.status != 0) throw Error(ErrorCode::Internal, t.name + " failed (exit " + std::to_string(tm.status) + "):\n" + slurp(log));
+          if (r > 0) times.push_back(tm.ms);
+        }
+        ms.push_back(median(times));
+      }
+      // Our pixels against opj_decompress's (the PNM headers differ: opj writes a comment).
+      const size_t n = pixel_bytes(ours);
+      const bool same = n > 0 && tail(ours, n) == tail(opj, n);
+      for (size_t k = 0; k < tools.size(); ++k) {
+        const double speed = ms[1] / ms[k];
+        std::printf("%-22s %-9s %-16s %10.1f %7.2fx %12.0f %s\n", name.c_str(), lossy ? "-I -r 20" : "lossless", tools[k].name.c_str(),
+                    ms[k], speed, bytes, k == 0 ? (same ? "= opj_decompress's" : "DIFFERS from opj_decompress's") : "");
+        csv.row({name, lossy ? "r20" : "lossless", tools[k].name, o.threads, ms[k], speed, bytes, k == 0 ? (same ? 1 : 0) : -1});
+      }
+      std::fflush(stdout);
+      if (!same) throw Error(ErrorCode::Internal, "j2kfront decompress's output differs from opj_decompress's on " + name);
+    }
+  }
+  csv.commit();
+  std::printf("\nms: wall time of the process from start to exit, file to file (PPM/PGM out), median of %d runs after one "
+              "warm-up; vs opj: opj_decompress's time / this time (above 1: faster).\n",
+              o.repeats);
+  return 0;
+}
+
+}  // namespace j2k::bench
