@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # One call on the GPU machine (the `device` tool): build, GPU tests, sanitizers, benchmarks.
-#   bash bench/device_run.sh [all|test|sanitize|bench|pipeline|compress|compress-dir|cuda|profile]
+#   bash bench/device_run.sh [all|test|sanitize|bench|pipeline|compress|decompress|compress-dir|cuda|profile]
 # all = test + sanitize + bench (bench includes pipeline and compress). cuda = only the CUDA
 # backend's tests, sanitizers and bench. compress = `bench --compress` against opj_compress and
 # grk_compress (carried in .deps/codecs) on 16 threads, front stage on the CPU and on CUDA;
+# decompress = `bench --decompress` against opj_decompress and grk_decompress, 16 threads;
 # compress-dir = the same over folders of J2K_COMPRESS_FILES (8) copies at J2K_COMPRESS_SIZE (2048).
 # profile = Nsight Compute on the CUDA bench at 8192^2: per-kernel summary of every launch of one
 # timed row, and the SASS source view (instructions executed per line) of the kernels that match
@@ -140,6 +141,14 @@ if [[ $what == all || $what == bench || $what == compress ]]; then
       --csv "$out/results/compress-$b-$machine.csv" 2>&1 | tee "$out/bench-compress-$b.txt"
     [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
   done
+fi
+if [[ $what == all || $what == bench || $what == decompress ]]; then
+  # `j2kfront decompress` against opj_decompress and grk_decompress on all 16 cores, on
+  # opj_compress's streams (the codecs carried in .deps/codecs, as above).
+  PATH="$root/.deps/codecs/bin:$PATH" LD_LIBRARY_PATH="$root/.deps/codecs/lib:$LD_LIBRARY_PATH" \
+    $cli bench --decompress --threads 16 --size ${J2K_COMPRESS_SIZE:-4096} --repeats ${J2K_COMPRESS_REPEATS:-3} \
+    --csv "$out/results/decompress-$machine.csv" 2>&1 | tee "$out/bench-decompress.txt"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 fi
 if [[ $what == compress-dir ]]; then
   # The same encoders over a folder of N copies of each image, one process per folder (a batch

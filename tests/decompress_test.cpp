@@ -108,6 +108,7 @@ TEST_F(Decompress, OurStreamsAsOpenJpegDecodesThem) {
   int k = 0;
   for (const Case& c : kCases) {
     const std::string tag = "ours" + std::to_string(k++), stream = path(tag + ".j2k"), image = kData + "/" + c.image;
+    if (!J2K_TESTS_HAVE_TIFF && fs::path(image).extension() == ".tif") continue;  // this build reads no TIFF
     auto r = run_command(quote(kCli) + " compress -i " + quote(image) + " -o " + quote(stream) + " " + c.flags + " --quiet");
     ASSERT_EQ(r.exit_code, 0) << c.flags << ": " << r.output;
     const auto got = same_as_openjpeg(stream, "", tag);
@@ -152,6 +153,7 @@ TEST_F(Decompress, EveryFormatHoldsTheSamples) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const j2kfront::Image original = j2k::io::read_image(kData + "/astronaut.ppm");
   for (const char* ext : {".ppm", ".pnm", ".tif", ".png"}) {
+    if (!J2K_TESTS_HAVE_TIFF && std::string(ext) == ".tif") continue;  // this build writes no TIFF
     const std::string out = path(std::string("out") + ext);
     r = run_command(quote(kCli) + " decompress -i " + quote(stream) + " -o " + quote(out) + " --quiet");
     ASSERT_EQ(r.exit_code, 0) << ext << ": " << r.output;
@@ -160,6 +162,7 @@ TEST_F(Decompress, EveryFormatHoldsTheSamples) {
     for (size_t c = 0; c < 3; ++c) EXPECT_EQ(back.components[c].bytes, original.components[c].bytes) << ext << " component " << c;
   }
   // 16-bit samples through PGM, TIFF and PNG.
+  if (!J2K_TESTS_HAVE_TIFF) GTEST_SKIP() << "the 16-bit sample is a TIFF, and this build reads no TIFF (libtiff not found)";
   const std::string wide = path("w.j2k");
   r = run_command(quote(kCli) + " compress -i " + quote(kData + "/moon_u16.tif") + " -o " + quote(wide) + " --quiet");
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -231,11 +234,11 @@ TEST_F(Decompress, DirectoryToDirectory) {
     ASSERT_EQ(r.exit_code, 0) << r.output;
   }
   { std::ofstream(in + "/notes.txt") << "not a codestream"; }
-  auto r = run_command(quote(kCli) + " decompress -i " + quote(in) + " -o " + quote(out) + " -OutFor tif");
+  auto r = run_command(quote(kCli) + " decompress -i " + quote(in) + " -o " + quote(out) + " -OutFor png");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("2 of 2 files decompressed"), std::string::npos) << r.output;
-  EXPECT_TRUE(fs::exists(out + "/camera.tif"));
-  EXPECT_TRUE(fs::exists(out + "/astronaut.tif"));
+  EXPECT_TRUE(fs::exists(out + "/camera.png"));
+  EXPECT_TRUE(fs::exists(out + "/astronaut.png"));
 }
 
 }  // namespace
