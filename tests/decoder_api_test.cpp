@@ -1,0 +1,192 @@
+// The embedding API's decoder (j2k_decoder_*, j2kfront::Decoder), through the public headers
+// only: images encoded by the API's encoder come back as views of the decoder's buffers with
+// the image's area, types and samples (lossless: the original, unsigned and signed, 8 and 12
+// bits, subsampled components, at an origin); reduce, tile and region; the report of a cut
+// stream; and every bad argument or stream a status naming the cause.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "j2kfront/j2kfront.hpp"
+
+namespace {
+
+// An image of `nc` planes with `type` samples of `precision` bits at an origin, deterministic.
+j2kfront::Image make_image(uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, int nc, j2k_sample_type type, int precision,
+                           int dx = 1, int dy = 1) {
+  j2kfront::Image img;
+  img.x0 = x0, img.y0 = y0, img.width = w, img.height = h;
+  for (int c = 0; c < nc; ++c) {
+    auto& k = img.add_component(type, precision, c == 0 ? 1 : dx, c == 0 ? 1 : dy);
+    const bool is_signed = type == J2K_SAMPLE_I8 || type == J2K_SAMPLE_I16;
+    const int64_t lo = is_signed ? -(int64_t{1} << (precision - 1)) : 0, range = int64_t{1} << precision;
+    for (int64_t y = 0; y < k.height; ++y)
+      for (int64_t x = 0; x < k.width; ++x) {
+        const int64_t v = lo + ((x * 7 + y * 13 + c * 29 + (x * y) % 17) % range);
+        if (k.sample_size() == 1) k.row<uint8_t>(y)[x] = static_cast<uint8_t>(v);
+        else k.row<uint16_t>(y)[x] = static_cast<uint16_t>(v);
+      }
+  }
+  return img;
+}
+
+std::vector<uint8_t> encode(const j2kfront::Image& img, int levels = 4) {
+  j2kfront::Settings s;
+  s.backend = J2K_BACKEND_CPU;
+  s.levels = levels;
+  j2kfront::Encoder encoder(s, j2kfront::Coding(), img.view());
+  return encoder.encode(img.view());
+}
+
+TEST(DecoderApi, LosslessImagesComeBackAsTheyWere) {
+  struct Case {
+    uint32_t x0, y0, w, h;
+    int nc;
+    j2k_sample_type type;
+    int precision, dx, dy;
+  };
+  for (const Case& k : {Case{0, 0, 64, 48, 3, J2K_SAMPLE_U8, 8, 1, 1}, Case{5, 3, 37, 29, 1, J2K_SAMPLE_U16, 12, 1, 1},
+                        Case{0, 0, 40, 30, 2, J2K_SAMPLE_I16, 12, 1, 1}, Case{0, 0, 33, 17, 1, J2K_SAMPLE_I8, 7, 1, 1},
+                        Case{1, 1, 50, 40, 3, J2K_SAMPLE_U8, 8, 2, 2}}) {
+    const j2kfront::Image img = make_image(k.x0, k.y0, k.w, k.h, k.nc, k.type, k.precision, k.dx, k.dy);
+    const std::vector<uint8_t> bytes = encode(img);
+    j2kfront::Decoder decoder;
+    const j2k_image_view v = decoder.decode(bytes.data(), bytes.size());
+    const std::string what = "type " + std::to_string(k.type) + ", " + std::to_string(k.nc) + " components";
+    EXPECT_EQ(v.x0, k.x0) << what;
+    EXPECT_EQ(v.y0, k.y0) << what;
+    EXPECT_EQ(v.width, k.w) << what;
+    EXPECT_EQ(v.height, k.h) << what;
+    EXPECT_EQ(v.memory, J2K_MEMORY_HOST);
+    ASSERT_EQ(v.num_components, k.nc) << what;
+    for (int c = 0; c < k.nc; ++c) {
+      const j2k_component_view& got = v.components[c];
+      const auto& want = img.components[static_cast<size_t>(c)];
+      EXPECT_EQ(got.type, want.type) << what;
+      EXPECT_EQ(got.precision, want.precision) << what;
+      EXPECT_EQ(got.dx, want.dx) << what;
+      EXPECT_EQ(got.dy, want.dy) << what;
+      ASSERT_EQ(got.bytes, want.bytes.size()) << what << ", component " << c;
+      EXPECT_EQ(std::memcmp(got.data, want.bytes.data(), got.bytes), 0) << what << ", component " << c;
+    }
+    const j2k_decode_report r = decoder.report();
+    EXPECT_EQ(r.truncated, 0);
+    EXPECT_EQ(r.jp2, 0);
+    EXPECT_STREQ(r.warnings, "");
+    // The copy into an Image holds the same.
+    const j2kfront::Image again = decoder.decode_image(bytes.data(), bytes.size());
+    ASSERT_EQ(again.components.size(), img.components.size());
+    for (size_t c = 0; c < img.components.size(); ++c) EXPECT_EQ(again.components[c].bytes, img.components[c].bytes) << what;
+  }
+}
+
+TEST(DecoderApi, ReduceTileAndRegionGiveTheirAreas) {
+  const j2kfront::Image img = make_image(3, 2, 100, 70, 1, J2K_SAMPLE_U8, 8);
+  j2kfront::Settings s;
+  s.backend = J2K_BACKEND_CPU;
+  s.tile_w = 32, s.tile_h = 32;
+  j2kfront::Encoder encoder(s, j2kfront::Coding(), img.view());
+  const std::vector<uint8_t> bytes = encoder.encode(img.view());
+
+  j2kfront::DecodeSettings d;
+  d.reduce = 1;  // [2, 52) x [1, 36): ceil(3/2) .. ceil(103/2), ceil(2/2) .. ceil(72/2)
+  j2k_image_view v = j2kfront::Decoder(d).decode(bytes.data(), bytes.size());
+  EXPECT_EQ(v.x0, 2u);
+  EXPECT_EQ(v.y0, 1u);
+  EXPECT_EQ(v.width, 50u);
+  EXPECT_EQ(v.height, 35u);
+
+  // A region: the same samples as the whole image's there.
+  j2kfront::DecodeSettings r;
+  r.region = j2k_rect{10, 20, 45, 31};
+  j2kfront::Decoder region(r);
+  v = region.decode(bytes.data(), bytes.size());
+  ASSERT_EQ(v.width, 35u);
+  ASSERT_EQ(v.height, 11u);
+  const auto* got = static_cast<const uint8_t*>(v.components[0].data);
+  for (uint32_t y = 0; y < v.height; ++y)
+    for (uint32_t x = 0; x < v.width; ++x)
+      ASSERT_EQ(got[y * v.width + x], img.components[0].row<uint8_t>(20 - 2 + y)[10 - 3 + x]) << x << "," << y;
+
+  // Tile 5 of the 4 x 3 grid from (0,0): [32, 64) x [32, 64).
+  j2kfront::DecodeSettings t;
+  t.tile = 5;
+  v = j2kfront::Decoder(t).decode(bytes.data(), bytes.size());
+  EXPECT_EQ(v.x0, 32u);
+  EXPECT_EQ(v.y0, 32u);
+  EXPECT_EQ(v.width, 32u);
+  EXPECT_EQ(v.height, 32u);
+}
+
+j2k_status decode_status(const j2k_decode_settings& s, const std::vector<uint8_t>& bytes, std::string* message) {
+  j2k_decoder* d = nullptr;
+  j2k_status st = j2k_decoder_create(&s, &d);
+  if (st == J2K_OK) {
+    j2k_image_view v{};
+    st = j2k_decoder_run(d, bytes.data(), bytes.size(), &v);
+  }
+  *message = j2k_last_error();
+  j2k_decoder_destroy(d);
+  return st;
+}
+
+TEST(DecoderApi, BadArgumentsAndStreamsAreStatusesWithTheCause) {
+  const std::vector<uint8_t> bytes = encode(make_image(0, 0, 40, 30, 1, J2K_SAMPLE_U8, 8), 3);
+  std::string why;
+  struct Bad {
+    j2k_decode_settings s;
+    j2k_status status;
+    const char* says;
+  };
+  std::vector<Bad> bad;
+  auto with = [](auto change) {
+    j2k_decode_settings s;
+    j2k_decode_settings_default(&s);
+    change(s);
+    return s;
+  };
+  static const int kComponent5[] = {5};
+  bad.push_back({with([](j2k_decode_settings& s) { s.reduce = -1; }), J2K_INVALID_ARGUMENT, "reduce"});
+  bad.push_back({with([](j2k_decode_settings& s) { s.reduce = 4; }), J2K_INVALID_ARGUMENT, "decomposition levels"});
+  bad.push_back({with([](j2k_decode_settings& s) { s.layers = -1; }), J2K_INVALID_ARGUMENT, "layers"});
+  bad.push_back({with([](j2k_decode_settings& s) { s.tile = 1; }), J2K_INVALID_ARGUMENT, "tile 1"});
+  bad.push_back({with([](j2k_decode_settings& s) { s.tile = -2; }), J2K_INVALID_ARGUMENT, "tile"});
+  bad.push_back({with([](j2k_decode_settings& s) { s.num_components = 1; }), J2K_INVALID_ARGUMENT, "num_components"});
+  bad.push_back({with([](j2k_decode_settings& s) { s.num_components = 1, s.components = kComponent5; }), J2K_INVALID_ARGUMENT,
+                 "component 5"});
+  bad.push_back({with([](j2k_decode_settings& s) { s.region = j2k_rect{50, 0, 60, 10}; }), J2K_INVALID_ARGUMENT, "region"});
+  bad.push_back({with([](j2k_decode_settings& s) { s.max_bytes = 1000; }), J2K_OUT_OF_MEMORY, "MiB"});
+  for (const Bad& b : bad) {
+    EXPECT_EQ(decode_status(b.s, bytes, &why), b.status) << b.says << ": " << why;
+    EXPECT_NE(why.find(b.says), std::string::npos) << why;
+  }
+  j2k_decode_settings s;
+  j2k_decode_settings_default(&s);
+  // Not a codestream, an empty one, a cut one.
+  EXPECT_EQ(decode_status(s, std::vector<uint8_t>{1, 2, 3, 4}, &why), J2K_CORRUPT_INPUT) << why;
+  EXPECT_EQ(decode_status(s, std::vector<uint8_t>{}, &why), J2K_CORRUPT_INPUT) << why;
+  const std::vector<uint8_t> cut(bytes.begin(), bytes.begin() + static_cast<ptrdiff_t>(bytes.size() / 2));
+  EXPECT_EQ(decode_status(s, cut, &why), J2K_CORRUPT_INPUT) << why;
+  // ... which allow_partial decodes, saying so.
+  s.allow_partial = 1;
+  j2k_decoder* d = nullptr;
+  ASSERT_EQ(j2k_decoder_create(&s, &d), J2K_OK);
+  j2k_image_view v{};
+  EXPECT_EQ(j2k_decoder_run(d, cut.data(), cut.size(), &v), J2K_OK) << j2k_last_error();
+  j2k_decode_report r{};
+  EXPECT_EQ(j2k_decoder_get_report(d, &r), J2K_OK);
+  EXPECT_EQ(r.truncated, 1);
+  EXPECT_EQ(v.width, 40u);
+  // Null arguments.
+  EXPECT_EQ(j2k_decoder_run(d, cut.data(), cut.size(), nullptr), J2K_INVALID_ARGUMENT);
+  EXPECT_EQ(j2k_decoder_run(nullptr, cut.data(), cut.size(), &v), J2K_INVALID_ARGUMENT);
+  EXPECT_EQ(j2k_decoder_run(d, nullptr, 10, &v), J2K_INVALID_ARGUMENT);
+  EXPECT_EQ(j2k_decoder_get_report(d, nullptr), J2K_INVALID_ARGUMENT);
+  EXPECT_EQ(j2k_decoder_create(nullptr, &d), J2K_INVALID_ARGUMENT);
+  j2k_decoder_destroy(d);
+  j2k_decoder_destroy(nullptr);
+}
+
+}  // namespace
