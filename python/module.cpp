@@ -11,6 +11,7 @@
 #include <pybind11/stl.h>
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -302,6 +303,61 @@ class PyDwt {
   std::mutex mutex_;
 };
 
+// decompress(data, settings): the components as numpy arrays (the decoder's samples copied
+// out, at their own type), and the report.
+py::tuple decompress(const py::bytes& data, const py::dict& d) {
+  j2kfront::DecodeSettings s;
+  s.reduce = d["reduce"].cast<int>();
+  s.layers = d["layers"].cast<int>();
+  s.tile = d["tile"].cast<int>();
+  s.allow_partial = d["allow_partial"].cast<bool>() ? 1 : 0;
+  s.threads = d["threads"].cast<int>();
+  s.max_bytes = d["max_bytes"].cast<uint64_t>();
+  if (!d["region"].is_none()) {
+    const auto r = d["region"].cast<std::vector<int64_t>>();
+    if (r.size() != 4) throw py::value_error("region: (x0, y0, x1, y1)");
+    s.region = j2k_rect{r[0], r[1], r[2], r[3]};
+  }
+  const std::vector<int> components = d["components"].is_none() ? std::vector<int>{} : d["components"].cast<std::vector<int>>();
+  s.num_components = static_cast<int>(components.size());
+  s.components = components.data();
+  char* bytes = nullptr;
+  py::ssize_t size = 0;
+  if (PyBytes_AsStringAndSize(data.ptr(), &bytes, &size) != 0) throw py::error_already_set();
+  j2kfront::Decoder decoder(s);
+  j2k_image_view v{};
+  j2k_decode_report r{};
+  {
+    py::gil_scoped_release unlocked;
+    v = decoder.decode(bytes, static_cast<size_t>(size));
+    r = decoder.report();
+  }
+  py::list planes;
+  for (int c = 0; c < v.num_components; ++c) {
+    const j2k_component_view& k = v.components[c];
+    const py::ssize_t w = k.row_stride / k.pixel_stride, h = k.row_stride > 0 ? static_cast<py::ssize_t>(k.bytes) / k.row_stride : 0;
+    py::dtype dtype = k.type == J2K_SAMPLE_U8    ? py::dtype::of<uint8_t>()
+                      : k.type == J2K_SAMPLE_I8  ? py::dtype::of<int8_t>()
+                      : k.type == J2K_SAMPLE_U16 ? py::dtype::of<uint16_t>()
+                                                 : py::dtype::of<int16_t>();
+    py::array a(dtype, {h, w});
+    std::memcpy(a.mutable_data(), k.data, k.bytes);
+    planes.append(a);
+  }
+  py::dict report;
+  report["truncated"] = r.truncated != 0;
+  report["jp2"] = r.jp2 != 0;
+  report["warnings"] = std::string(r.warnings ? r.warnings : "");
+  report["ms"] = r.ms;
+  report["origin"] = py::make_tuple(v.x0, v.y0);
+  report["precision"] = [&] {
+    py::list p;
+    for (int c = 0; c < v.num_components; ++c) p.append(v.components[c].precision);
+    return p;
+  }();
+  return py::make_tuple(planes, report);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_j2kfront, m) {
@@ -320,6 +376,7 @@ PYBIND11_MODULE(_j2kfront, m) {
   });
 
   m.def("version", [] { return std::string(j2k_version()); });
+  m.def("decompress", &decompress);
   m.def("backend_available", [](int backend) {
     const char* why = nullptr;
     const bool ok = j2k_backend_available(static_cast<j2k_backend>(backend), &why) != 0;

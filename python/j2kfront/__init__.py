@@ -28,7 +28,7 @@ import numpy as np
 
 from . import _j2kfront
 
-__all__ = ["Band", "Dwt", "Encoder", "Error", "Plan", "Result", "TileComponent", "backends",
+__all__ = ["Band", "Dwt", "Encoder", "Error", "Plan", "Result", "TileComponent", "backends", "decompress",
            "compress", "dwt_forward", "dwt_inverse", "transform", "__version__"]
 
 __version__ = _j2kfront.version()
@@ -338,6 +338,35 @@ def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str 
                       tile_origin=tile_origin, mct=mct, backend=backend, device=device,
                       threads=threads)
     return encoder.encode(a)
+
+
+def decompress(data, *, reduce: int = 0, layers: int = 0, tile: Optional[int] = None,
+               region: Optional[Tuple[int, int, int, int]] = None,
+               components: Optional[Sequence[int]] = None, allow_partial: bool = False,
+               threads: Optional[int] = None, max_bytes: int = 0, report: Optional[dict] = None):
+    """The image of a JPEG 2000 codestream or JP2 file (bytes), as opj_decompress decodes it.
+
+    Returns an array (height, width) for one component, (height, width, components) for
+    several of one size, else a list of 2-D arrays (subsampled components); uint8 / int8 up to
+    8 bits, uint16 / int16 up to 16. reduce: resolutions left out; layers: quality layers
+    decoded (0: all); tile: one tile's area; region: (x0, y0, x1, y1) of the reference grid at
+    full resolution; components: which ones, in order; allow_partial: a cut stream gives what
+    it holds (report["truncated"]) instead of raising; max_bytes: memory the image may take
+    (0: no limit). report, a dict if given, receives truncated, jp2, warnings, ms, origin and
+    precision (per component). Raises j2kfront.Error naming the cause."""
+    settings = dict(reduce=reduce, layers=layers, tile=-1 if tile is None else tile,
+                    region=None if region is None else [int(v) for v in region],
+                    components=None if components is None else [int(c) for c in components],
+                    allow_partial=bool(allow_partial), threads=threads or 0, max_bytes=max_bytes)
+    planes, info = _j2kfront.decompress(bytes(data), settings)
+    if report is not None:
+        report.clear()
+        report.update(info)
+    if len(planes) == 1:
+        return planes[0]
+    if all(p.shape == planes[0].shape and p.dtype == planes[0].dtype for p in planes):
+        return np.stack(planes, axis=-1)
+    return planes
 
 
 def transform(image, *, wavelet: str = "5/3", levels: int = 5,
