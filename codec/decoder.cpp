@@ -11,6 +11,7 @@
 #include "codec/codestream/codestream_reader.hpp"
 #include "codec/codestream/jp2_reader.hpp"
 #include "codec/codestream/tile_packets.hpp"
+#include "codec/jp2_channels.hpp"
 #include "codec/quant/dequantiser.hpp"
 #include "codec/tier1/block_decoder.hpp"
 #include "common/error.hpp"
@@ -247,8 +248,9 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
   DecodedImage image;
   const uint8_t* stream = data;
   size_t stream_size = size;
+  Jp2File jp2;
   if (is_jp2(data, size)) {
-    const Jp2File jp2 = read_jp2(data, size);
+    jp2 = read_jp2(data, size);
     stream = data + jp2.codestream;
     stream_size = jp2.codestream_length;
     image.jp2 = true;
@@ -285,11 +287,12 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
                                                   std::to_string(cs.info.x0) + "," + std::to_string(cs.info.x1) + ") x [" +
                                                   std::to_string(cs.info.y0) + "," + std::to_string(cs.info.y1) + ")");
   }
+  // -c picks the image's channels: a JP2 file's (its palette and mapping), else the components.
+  const size_t channels = image.jp2 ? jp2_channel_count(jp2, cs.info.components.size()) : cs.info.components.size();
   for (int c : settings.components)
-    if (c < 0 || static_cast<size_t>(c) >= cs.info.components.size())
-      throw Error(ErrorCode::InvalidArgument, "component " + std::to_string(c) + ": the image has " +
-                                                  std::to_string(cs.info.components.size()) + " (0 to " +
-                                                  std::to_string(cs.info.components.size() - 1) + ")");
+    if (c < 0 || static_cast<size_t>(c) >= channels)
+      throw Error(ErrorCode::InvalidArgument, "component " + std::to_string(c) + ": the image has " + std::to_string(channels) +
+                                                  " (0 to " + std::to_string(channels - 1) + ")");
   check_memory(cs, area, settings);
   const int r = settings.reduce;
   image.x0 = ceil_div_pow2(area.x0, r);
@@ -335,6 +338,7 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     tiles.run(t, image);
   }
   image.warnings = tiles.warnings_;
+  if (image.jp2) apply_jp2_channels(jp2, image);
   if (!settings.components.empty()) {
     std::vector<DecodedComponent> chosen;
     for (int c : settings.components) chosen.push_back(image.components[static_cast<size_t>(c)]);

@@ -6,6 +6,7 @@
 // and bad requests, existing outputs and cut files refused with a message.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -175,6 +176,62 @@ TEST_F(Decompress, EveryFormatHoldsTheSamples) {
     ASSERT_EQ(back.components.size(), 1u) << ext;
     EXPECT_EQ(back.components[0].bytes, moon.components[0].bytes) << ext;
   }
+}
+
+// A JP2 file whose one component indexes a palette of 3 colour columns (cmap), with the red
+// and blue channels defined in each other's places (cdef): decoded to the palette's colours in
+// the colours' order, as opj_decompress decodes it, indices beyond the palette clamped.
+TEST_F(Decompress, Jp2PaletteAndChannelDefinitions) {
+  const int w = 40, h = 30, entries = 20;
+  {
+    std::ofstream pgm(path("idx.pgm"), std::ios::binary);
+    pgm << "P5\n" << w << " " << h << "\n255\n";
+    for (int i = 0; i < w * h; ++i) pgm.put(static_cast<char>((i * 7) % (entries + 5)));  // some beyond the palette
+  }
+  auto r = run_command(quote(kCli) + " compress -i " + quote(path("idx.pgm")) + " -o " + quote(path("idx.j2k")) + " -n 3 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::vector<uint8_t> cs = test_support::file_bytes(path("idx.j2k"));
+  auto put = [](std::vector<uint8_t>& o, uint64_t v, int bytes) {
+    for (int i = bytes - 1; i >= 0; --i) o.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  };
+  auto box = [&](const char* type, const std::vector<uint8_t>& body) {
+    std::vector<uint8_t> b(8 + body.size());
+    for (int i = 0; i < 4; ++i) b[static_cast<size_t>(i)] = static_cast<uint8_t>(b.size() >> (24 - 8 * i));
+    std::copy(type, type + 4, b.begin() + 4);
+    std::copy(body.begin(), body.end(), b.begin() + 8);
+    return b;
+  };
+  auto palette = [](int k, int column) { return (k * 37 + column * 85) % 256; };
+  std::vector<uint8_t> ihdr, colr = {1, 0, 0, 0, 0, 0, 16}, pclr, cmap, cdef;
+  put(ihdr, h, 4), put(ihdr, w, 4), put(ihdr, 1, 2), put(ihdr, 7, 1), put(ihdr, 7, 1), put(ihdr, 0, 1), put(ihdr, 0, 1);
+  put(pclr, entries, 2), put(pclr, 3, 1);
+  for (int c = 0; c < 3; ++c) put(pclr, 7, 1);
+  for (int k = 0; k < entries; ++k)
+    for (int c = 0; c < 3; ++c) put(pclr, static_cast<uint64_t>(palette(k, c)), 1);
+  for (int c = 0; c < 3; ++c) put(cmap, 0, 2), put(cmap, 1, 1), put(cmap, static_cast<uint64_t>(c), 1);
+  put(cdef, 3, 2);
+  for (auto [cn, asoc] : {std::pair{0, 3}, {1, 2}, {2, 1}}) put(cdef, static_cast<uint64_t>(cn), 2), put(cdef, 0, 2), put(cdef, static_cast<uint64_t>(asoc), 2);
+  std::vector<uint8_t> header, file = {0, 0, 0, 12, 'j', 'P', ' ', ' ', 0x0D, 0x0A, 0x87, 0x0A}, ftyp = {'j', 'p', '2', ' ', 0, 0, 0, 0, 'j', 'p', '2', ' '};
+  for (const auto& b : {box("ihdr", ihdr), box("colr", colr), box("pclr", pclr), box("cmap", cmap), box("cdef", cdef)})
+    header.insert(header.end(), b.begin(), b.end());
+  for (const auto& b : {box("ftyp", ftyp), box("jp2h", header), box("jp2c", cs)}) file.insert(file.end(), b.begin(), b.end());
+  const std::string jp2 = path("palette.jp2");
+  {
+    std::ofstream f(jp2, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
+  }
+  const auto got = same_as_openjpeg(jp2, "", "pal");
+  ASSERT_EQ(got.size(), 3u);
+  for (int c = 0; c < 3; ++c)
+    for (int i = 0; i < w * h; ++i) {
+      const int index = std::min((i * 7) % (entries + 5), entries - 1);
+      ASSERT_EQ(got[static_cast<size_t>(c)].samples[static_cast<size_t>(i)], palette(index, 2 - c)) << "channel " << c << ", sample " << i;
+    }
+  // -c picks the channels.
+  r = run_command(quote(kCli) + " decompress -i " + quote(jp2) + " -o " + quote(path("c.pgx")) + " -c 2 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto blue = test_support::read_pgx(path("c_0.pgx"));
+  EXPECT_EQ(blue.samples, got[2].samples);
 }
 
 TEST_F(Decompress, BadRequestsAndCutFilesAreRefused) {
