@@ -28,6 +28,7 @@ class BlockDecoder {
       : c_(c), w_(c.width), h_(c.height), pitch_(c.width + 2), flags_(scratch.flags), value_(scratch.value) {
     zero_contexts_ = kZeroContexts.of(c.band);
     flags_.assign(static_cast<size_t>(pitch_ * (h_ + 2)), 0);
+    grid_ = FlagGrid{flags_.data(), w_, h_, static_cast<size_t>(pitch_), (c.modes & kModeCausal) != 0};
     value_.assign(flags_.size(), 0);
     reset_contexts(cx_);
   }
@@ -63,7 +64,7 @@ class BlockDecoder {
   }
 
   void copy_out(int32_t* out, ptrdiff_t stride) const {
-    for (int y = 0; y < h_; ++y) std::copy_n(&value_[at(0, y)], w_, out + y * stride);
+    for (int y = 0; y < h_; ++y) std::copy_n(&value_[grid_.at(0, y)], w_, out + y * stride);
   }
 
  private:
@@ -85,15 +86,6 @@ class BlockDecoder {
   };
   int decode(Coders& k, int context) { return raw_ ? k.raw.bit() : k.mq.decode(cx_[context]); }
 
-  size_t at(int x, int y) const { return static_cast<size_t>((y + 1) * pitch_ + x + 1); }
-  // The significant neighbours of the coefficient at flags_[i], row y; VSC (D.7): the row
-  // below a stripe counts as insignificant for its last row.
-  int neighbours(size_t i, int y) const {
-    int m = flags_[i] & kNeighbours;
-    if ((c_.modes & kModeCausal) && (y & 3) == 3) m &= ~kBelow;
-    return m;
-  }
-
   // The coefficient at flags_[i], row y, becomes significant in plane p: its sign, its value
   // (twice the plane's bit plus half the interval below, 3 * 2^p), and the neighbour bits
   // of the 8 around it.
@@ -102,53 +94,22 @@ class BlockDecoder {
     if (raw_) {
       negative = k.raw.bit();
     } else {
-      const bool below_hidden = (c_.modes & kModeCausal) && (y & 3) == 3;
-      const size_t pitch = static_cast<size_t>(pitch_);
-      const auto [context, flip] = sign_context(contribution(flags_[i - 1]), contribution(flags_[i + 1]),
-                                                contribution(flags_[i - pitch]),
-                                                below_hidden ? 0 : contribution(flags_[i + pitch]));
+      const auto [context, flip] = grid_.sign(i, y);
       negative = k.mq.decode(cx_[context]) ^ flip;
     }
     const int32_t magnitude = static_cast<int32_t>(3u << p);
     value_[i] = negative ? -magnitude : magnitude;
-    flags_[i] |= static_cast<uint16_t>(kSig | (negative ? kNegative : 0));
-    const size_t pitch = static_cast<size_t>(pitch_);
-    flags_[i - pitch - 1] |= kSe;
-    flags_[i - pitch] |= kS;
-    flags_[i - pitch + 1] |= kSw;
-    flags_[i - 1] |= kE;
-    flags_[i + 1] |= kW;
-    flags_[i + pitch - 1] |= kNe;
-    flags_[i + pitch] |= kN;
-    flags_[i + pitch + 1] |= kNw;
+    grid_.mark_significant(i, negative != 0);
   }
 
   void decode_significance(Coders& k, size_t i, int y, int p) {
-    if (decode(k, zero_contexts_[neighbours(i, y)])) become_significant(k, i, y, p);
-  }
-
-  // visit(i, y) for every coefficient in the stripe order (D.3), skipping the stripe columns
-  // where no flag has a bit of `wanted`.
-  template <class Visit>
-  void scan(uint16_t wanted, Visit&& visit) {
-    const size_t pitch = static_cast<size_t>(pitch_);
-    for (int y0 = 0; y0 < h_; y0 += 4) {
-      const int y1 = std::min(y0 + 4, h_);
-      for (int x = 0; x < w_; ++x) {
-        const size_t top = at(x, y0);
-        uint16_t any = 0;
-        for (int k = 0; k < y1 - y0; ++k) any |= flags_[top + static_cast<size_t>(k) * pitch];
-        if ((any & wanted) == 0) continue;
-        size_t i = top;
-        for (int y = y0; y < y1; ++y, i += pitch) visit(i, y);
-      }
-    }
+    if (decode(k, zero_contexts_[grid_.neighbours(i, y)])) become_significant(k, i, y, p);
   }
 
   void significance_pass(int p) {
     Coders k{mq_, raw_decoder_};
-    scan(kNeighbours, [&](size_t i, int y) {
-      if ((flags_[i] & kSig) || neighbours(i, y) == 0) return;
+    grid_.scan(kNeighbours, [&](size_t i, int y) {
+      if ((flags_[i] & kSig) || grid_.neighbours(i, y) == 0) return;
       decode_significance(k, i, y, p);
       flags_[i] |= kVisited;
     });
@@ -159,10 +120,10 @@ class BlockDecoder {
   void refinement_pass(int p) {
     const int32_t half = int32_t{1} << p;
     Coders k{mq_, raw_decoder_};
-    scan(kSig, [&](size_t i, int y) {
+    grid_.scan(kSig, [&](size_t i, int y) {
       uint16_t& f = flags_[i];
       if ((f & (kSig | kVisited)) != kSig) return;
-      const int context = (f & kRefined) ? kRefineBase + 2 : kRefineBase + (neighbours(i, y) ? 1 : 0);
+      const int context = (f & kRefined) ? kRefineBase + 2 : kRefineBase + (grid_.neighbours(i, y) ? 1 : 0);
       const int bit = decode(k, context);
       int32_t& v = value_[i];
       v += (bit ^ (v < 0 ? 1 : 0)) ? half : -half;
@@ -177,11 +138,11 @@ class BlockDecoder {
     for (int y0 = 0; y0 < h_; y0 += 4) {
       const int y1 = std::min(y0 + 4, h_);
       for (int x = 0; x < w_; ++x) {
-        const size_t top = at(x, y0);
+        const size_t top = grid_.at(x, y0);
         int y = y0;
         // Run-length coding (D.3.4): a full column of four, none significant or visited,
         // none with a significant neighbour.
-        if (y1 - y0 == 4 && run_length_column(top, y0)) {
+        if (y1 - y0 == 4 && grid_.run_length_column(top, y0)) {
           if (!k.mq.decode(cx_[kRunLength])) continue;
           int first = k.mq.decode(cx_[kUniform]) << 1;
           first |= k.mq.decode(cx_[kUniform]);
@@ -203,13 +164,6 @@ class BlockDecoder {
     mq_ = k.mq, raw_decoder_ = k.raw;
   }
 
-  bool run_length_column(size_t top, int y0) const {
-    const size_t pitch = static_cast<size_t>(pitch_);
-    const uint16_t any = flags_[top] | flags_[top + pitch] | flags_[top + 2 * pitch];
-    return ((any & (kSig | kVisited | kNeighbours)) | (flags_[top + 3 * pitch] & (kSig | kVisited)) |
-            neighbours(top + 3 * pitch, y0 + 3)) == 0;
-  }
-
   const BlockCode& c_;
   int w_, h_, pitch_;
   const uint8_t* zero_contexts_;
@@ -218,6 +172,7 @@ class BlockDecoder {
   MqContext cx_[kContexts];
   MqDecoder mq_{nullptr, 0};
   RawDecoder raw_decoder_;
+  FlagGrid grid_;
   bool raw_ = false;
 };
 

@@ -30,12 +30,13 @@ class BlockCoder {
         mq_(scratch.mq), raw_coder_(scratch.raw) {
     zero_contexts_ = kZeroContexts.of(b.band);
     flags_.assign(static_cast<size_t>(pitch_ * (h_ + 2)), 0);
+    grid_ = FlagGrid{flags_.data(), w_, h_, static_cast<size_t>(pitch_), (b.modes & kModeCausal) != 0};
     mag_.resize(flags_.size());  // the same layout as the flags; the border is never read
     for (int y = 0; y < h_; ++y)
       for (int x = 0; x < w_; ++x) {
         const int32_t v = b.data[y * b.stride + x];
-        mag_[at(x, y)] = static_cast<uint32_t>(std::abs(static_cast<int64_t>(v)));
-        if (v < 0) flags_[at(x, y)] |= kNegative;
+        mag_[grid_.at(x, y)] = static_cast<uint32_t>(std::abs(static_cast<int64_t>(v)));
+        if (v < 0) flags_[grid_.at(x, y)] |= kNegative;
       }
     mq_.restart();
     raw_coder_.restart();
@@ -47,7 +48,7 @@ class BlockCoder {
     uint32_t all = 0;
     for (int y = 0; y < h_; ++y)
       for (int x = 0; x < w_; ++x) {
-        const uint32_t m = mag_[at(x, y)];
+        const uint32_t m = mag_[grid_.at(x, y)];
         all |= m;
         out.energy += static_cast<double>(m) * static_cast<double>(m);
       }
@@ -173,14 +174,6 @@ class BlockCoder {
     return mq_.registers();
   }
 
-  size_t at(int x, int y) const { return static_cast<size_t>((y + 1) * pitch_ + x + 1); }
-  // The significant neighbours of the coefficient at flags_[i], row y; VSC (D.7): the row
-  // below a stripe counts as insignificant for its last row.
-  int neighbours(size_t i, int y) const {
-    int m = flags_[i] & kNeighbours;
-    if ((b_.modes & kModeCausal) && (y & 3) == 3) m &= ~kBelow;
-    return m;
-  }
   // Whether the magnitude at mag_[i] has a 1 in plane p.
   bool bit(size_t i, int p) const { return ((mag_[i] >> (p + b_.fraction_bits)) & 1) != 0; }
 
@@ -191,11 +184,7 @@ class BlockCoder {
       raw_coder_.put(negative);
       return;
     }
-    const bool below_hidden = (b_.modes & kModeCausal) && (y & 3) == 3;
-    const size_t pitch = static_cast<size_t>(pitch_);
-    const auto [context, flip] = sign_context(contribution(flags_[i - 1]), contribution(flags_[i + 1]),
-                                              contribution(flags_[i - pitch]),
-                                              below_hidden ? 0 : contribution(flags_[i + pitch]));
+    const auto [context, flip] = grid_.sign(i, y);
     mq_encode(r, cx_[context], negative ^ flip);
   }
 
@@ -215,7 +204,7 @@ class BlockCoder {
   // its sign if it does.
   void code_significance(MqRegisters& r, size_t i, int y, int p) {
     const int b = bit(i, p);
-    code(r, zero_contexts_[neighbours(i, y)], b);
+    code(r, zero_contexts_[grid_.neighbours(i, y)], b);
     if (b) become_significant(r, i, y, p);
   }
 
@@ -223,42 +212,15 @@ class BlockCoder {
   // distortion, and the neighbour bits of the 8 around it.
   void become_significant(MqRegisters& r, size_t i, int y, int p) {
     code_sign(r, i, y);
-    flags_[i] |= kSig;
-    const size_t pitch = static_cast<size_t>(pitch_);
-    flags_[i - pitch - 1] |= kSe;
-    flags_[i - pitch] |= kS;
-    flags_[i - pitch + 1] |= kSw;
-    flags_[i - 1] |= kE;
-    flags_[i + 1] |= kW;
-    flags_[i + pitch - 1] |= kNe;
-    flags_[i + pitch] |= kN;
-    flags_[i + pitch + 1] |= kNw;
+    grid_.mark_significant(i, false);  // kNegative is set from the start
     const uint32_t m = mag_[i];
     if (b_.estimate_distortion) distortion_ += static_cast<double>(m) * static_cast<double>(m) - error_after(m, p);
   }
 
-  // visit(i, y) for every coefficient in the stripe order (D.3: stripes of four rows,
-  // column by column), skipping the stripe columns where no flag has a bit of `wanted`.
-  template <class Visit>
-  void scan(uint16_t wanted, Visit&& visit) {
-    const size_t pitch = static_cast<size_t>(pitch_);
-    for (int y0 = 0; y0 < h_; y0 += 4) {
-      const int y1 = std::min(y0 + 4, h_);
-      for (int x = 0; x < w_; ++x) {
-        const size_t top = at(x, y0);
-        uint16_t any = 0;
-        for (int k = 0; k < y1 - y0; ++k) any |= flags_[top + static_cast<size_t>(k) * pitch];
-        if ((any & wanted) == 0) continue;
-        size_t i = top;
-        for (int y = y0; y < y1; ++y, i += pitch) visit(i, y);
-      }
-    }
-  }
-
   void significance_pass(int p) {
     MqRegisters r = begin_pass();
-    scan(kNeighbours, [&](size_t i, int y) {
-      if ((flags_[i] & kSig) || neighbours(i, y) == 0) return;
+    grid_.scan(kNeighbours, [&](size_t i, int y) {
+      if ((flags_[i] & kSig) || grid_.neighbours(i, y) == 0) return;
       code_significance(r, i, y, p);
       flags_[i] |= kVisited;
     });
@@ -267,10 +229,10 @@ class BlockCoder {
 
   void refinement_pass(int p) {
     MqRegisters r = begin_pass();
-    scan(kSig, [&](size_t i, int y) {
+    grid_.scan(kSig, [&](size_t i, int y) {
       uint16_t& f = flags_[i];
       if ((f & (kSig | kVisited)) != kSig) return;
-      const int context = (f & kRefined) ? kRefineBase + 2 : kRefineBase + (neighbours(i, y) ? 1 : 0);
+      const int context = (f & kRefined) ? kRefineBase + 2 : kRefineBase + (grid_.neighbours(i, y) ? 1 : 0);
       code(r, context, bit(i, p));
       f |= kRefined;
       if (b_.estimate_distortion) distortion_ += error_after(mag_[i], p + 1) - error_after(mag_[i], p);
@@ -284,11 +246,11 @@ class BlockCoder {
     for (int y0 = 0; y0 < h_; y0 += 4) {
       const int y1 = std::min(y0 + 4, h_);
       for (int x = 0; x < w_; ++x) {
-        const size_t top = at(x, y0);
+        const size_t top = grid_.at(x, y0);
         int y = y0;
         // Run-length coding (D.3.4): a full column of four, none significant or visited,
         // none with a significant neighbour.
-        if (y1 - y0 == 4 && run_length_column(top, y0)) {
+        if (y1 - y0 == 4 && grid_.run_length_column(top, y0)) {
           int first = 0;
           while (first < 4 && !bit(top + static_cast<size_t>(first) * pitch, p)) ++first;
           mq_encode(r, cx_[kRunLength], first < 4 ? 1 : 0);
@@ -310,13 +272,6 @@ class BlockCoder {
     mq_.set_registers(r);
   }
 
-  bool run_length_column(size_t top, int y0) const {
-    const size_t pitch = static_cast<size_t>(pitch_);
-    const uint16_t any = flags_[top] | flags_[top + pitch] | flags_[top + 2 * pitch];
-    return ((any & (kSig | kVisited | kNeighbours)) | (flags_[top + 3 * pitch] & (kSig | kVisited)) |
-            neighbours(top + 3 * pitch, y0 + 3)) == 0;
-  }
-
   const BlockView& b_;
   int w_, h_, pitch_;
   const uint8_t* zero_contexts_;
@@ -325,6 +280,7 @@ class BlockCoder {
   MqContext cx_[kContexts];
   MqEncoder& mq_;
   RawEncoder& raw_coder_;
+  FlagGrid grid_;
   bool raw_ = false;
   double distortion_ = 0;
   int segment_first_ = 0;

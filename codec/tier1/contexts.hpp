@@ -3,6 +3,7 @@
 // of zero coding (Table D.1) and sign coding (Tables D.2, D.3).
 #pragma once
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 
 #include "codec/tier1/mq_encoder.hpp"
@@ -72,5 +73,69 @@ inline SignContext sign_context(int w, int e, int n, int s) {
   if (h == 0) return {kSignBase + (v == 0 ? 0 : 1), v < 0 ? 1 : 0};
   return {kSignBase + (v == 0 ? 3 : v == h ? 4 : 2), h < 0 ? 1 : 0};
 }
+
+// A block's flags, rows `pitch` apart with the border of one, and what the coding passes of
+// both coders ask of them.
+struct FlagGrid {
+  uint16_t* f = nullptr;
+  int w = 0, h = 0;
+  size_t pitch = 0;
+  bool causal = false;  // VSC (D.7)
+
+  size_t at(int x, int y) const { return static_cast<size_t>(y + 1) * pitch + static_cast<size_t>(x) + 1; }
+
+  // The significant neighbours of the coefficient at f[i], row y; VSC: the row below a
+  // stripe counts as insignificant for its last row.
+  int neighbours(size_t i, int y) const {
+    int m = f[i] & kNeighbours;
+    if (causal && (y & 3) == 3) m &= ~kBelow;
+    return m;
+  }
+
+  // Table D.3's context and XOR bit for the sign of the coefficient at f[i], row y.
+  SignContext sign(size_t i, int y) const {
+    const bool below_hidden = causal && (y & 3) == 3;
+    return sign_context(contribution(f[i - 1]), contribution(f[i + 1]), contribution(f[i - pitch]),
+                        below_hidden ? 0 : contribution(f[i + pitch]));
+  }
+
+  // The coefficient at f[i] is significant: its flag, and the neighbour bits of the 8 around it.
+  void mark_significant(size_t i, bool negative) {
+    f[i] |= static_cast<uint16_t>(kSig | (negative ? kNegative : 0));
+    f[i - pitch - 1] |= kSe;
+    f[i - pitch] |= kS;
+    f[i - pitch + 1] |= kSw;
+    f[i - 1] |= kE;
+    f[i + 1] |= kW;
+    f[i + pitch - 1] |= kNe;
+    f[i + pitch] |= kN;
+    f[i + pitch + 1] |= kNw;
+  }
+
+  // visit(i, y) for every coefficient in the stripe order (D.3: stripes of four rows, column
+  // by column), skipping the stripe columns where no flag has a bit of `wanted`.
+  template <class Visit>
+  void scan(uint16_t wanted, Visit&& visit) const {
+    for (int y0 = 0; y0 < h; y0 += 4) {
+      const int y1 = std::min(y0 + 4, h);
+      for (int x = 0; x < w; ++x) {
+        const size_t top = at(x, y0);
+        uint16_t any = 0;
+        for (int k = 0; k < y1 - y0; ++k) any |= f[top + static_cast<size_t>(k) * pitch];
+        if ((any & wanted) == 0) continue;
+        size_t i = top;
+        for (int y = y0; y < y1; ++y, i += pitch) visit(i, y);
+      }
+    }
+  }
+
+  // Whether the full stripe column from f[top] (row y0) is run-length coded (D.3.4): none
+  // significant or visited, none with a significant neighbour.
+  bool run_length_column(size_t top, int y0) const {
+    const uint16_t any = f[top] | f[top + pitch] | f[top + 2 * pitch];
+    return ((any & (kSig | kVisited | kNeighbours)) | (f[top + 3 * pitch] & (kSig | kVisited)) |
+            neighbours(top + 3 * pitch, y0 + 3)) == 0;
+  }
+};
 
 }  // namespace j2k::codec::t1
