@@ -112,6 +112,29 @@ std::string make_input(const std::string& sample, int64_t size, bool wide, const
   return path;
 }
 
+ScratchDir::ScratchDir() : path((fs::temp_directory_path() / ("j2kfront-bench-" + std::to_string(getpid()))).string()) {
+  fs::create_directories(path);
+}
+ScratchDir::~ScratchDir() {
+  std::error_code ec;
+  fs::remove_all(path, ec);
+}
+
+std::vector<std::string> bench_inputs(const CompressOptions& o, const std::string& dir) {
+  if (!o.inputs.empty()) return o.inputs;
+  std::vector<std::string> inputs;
+  for (const auto& [sample, wide] : {std::pair{"astronaut.ppm", false}, std::pair{"moon.pgm", true}}) {
+    const std::string path = o.samples + "/" + sample;
+    if (!fs::exists(path))
+      throw Error(ErrorCode::InvalidArgument, path + " not found: run from the source tree, or give --samples DIR or --inputs FILES");
+    std::printf("making %s at %lld x %lld%s ...\n", sample, static_cast<long long>(o.size), static_cast<long long>(o.size),
+                wide ? ", 16 bits" : "");
+    std::fflush(stdout);
+    inputs.push_back(make_input(path, o.size, wide, dir));
+  }
+  return inputs;
+}
+
 namespace {
 
 // PSNR of `decoded` against `original` over every sample (their precision's peak).
@@ -221,27 +244,9 @@ void run_directories(const CompressOptions& o, const std::vector<std::string>& i
 }  // namespace
 
 int run_compress(const CompressOptions& o) {
-  const std::string dir = (fs::temp_directory_path() / ("j2kfront-bench-" + std::to_string(getpid()))).string();
-  fs::create_directories(dir);
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-    }
-  } cleanup{dir};
-
-  std::vector<std::string> inputs = o.inputs;
-  if (inputs.empty())
-    for (const auto& [sample, wide] : {std::pair{"astronaut.ppm", false}, std::pair{"moon.pgm", true}}) {
-      const std::string path = o.samples + "/" + sample;
-      if (!fs::exists(path))
-        throw Error(ErrorCode::InvalidArgument, path + " not found: run from the source tree, or give --samples DIR or --inputs FILES");
-      std::printf("making %s at %lld x %lld%s ...\n", sample, static_cast<long long>(o.size), static_cast<long long>(o.size),
-                  wide ? ", 16 bits" : "");
-      std::fflush(stdout);
-      inputs.push_back(make_input(path, o.size, wide, dir));
-    }
+  const ScratchDir scratch;
+  const std::string& dir = scratch.path;
+  const std::vector<std::string> inputs = bench_inputs(o, dir);
   const bool have_opj = tool_on_path("opj_compress") && tool_on_path("opj_decompress");
   const bool have_grk = tool_on_path("grk_compress");
   if (!have_opj) std::printf("opj_compress/opj_decompress not found (Debian: libopenjp2-tools): our rows only\n");

@@ -4,8 +4,6 @@
 // samples as the compress benchmark makes them. Each tool runs as a process of its own, timed
 // from start to exit (median of the repeats, after one untimed run that warms the page
 // cache), writing PPM/PGM; our output is compared with opj_decompress's, sample for sample.
-#include <unistd.h>
-
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -36,31 +34,14 @@ size_t pixel_bytes(const std::string& our_pnm) {
 }  // namespace
 
 int run_decompress(const CompressOptions& o) {
-  const std::string dir = (fs::temp_directory_path() / ("j2kfront-bench-" + std::to_string(getpid()))).string();
-  fs::create_directories(dir);
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-    }
-  } cleanup{dir};
+  const ScratchDir scratch;
+  const std::string& dir = scratch.path;
   if (!tool_on_path("opj_compress") || !tool_on_path("opj_decompress"))
     throw Error(ErrorCode::InvalidArgument, "the decompress benchmark needs opj_compress and opj_decompress (Debian: libopenjp2-tools)");
   const bool have_grk = tool_on_path("grk_decompress");
   if (!have_grk) std::printf("grk_decompress not found (Debian: grokj2k-tools): no Grok rows\n");
 
-  std::vector<std::string> inputs = o.inputs;
-  if (inputs.empty())
-    for (const auto& [sample, wide] : {std::pair{"astronaut.ppm", false}, std::pair{"moon.pgm", true}}) {
-      const std::string path = o.samples + "/" + sample;
-      if (!fs::exists(path))
-        throw Error(ErrorCode::InvalidArgument, path + " not found: run from the source tree, or give --samples DIR or --inputs FILES");
-      std::printf("making %s at %lld x %lld%s ...\n", sample, static_cast<long long>(o.size), static_cast<long long>(o.size),
-                  wide ? ", 16 bits" : "");
-      std::fflush(stdout);
-      inputs.push_back(make_input(path, o.size, wide, dir));
-    }
+  const std::vector<std::string> inputs = bench_inputs(o, dir);
   const std::string threads = std::to_string(o.threads);
   std::printf("threads: %d for every tool\n\n%-22s %-9s %-16s %10s %8s %12s %s\n", o.threads, "image", "mode", "tool", "ms", "vs opj",
               "stream bytes", "output");
