@@ -2,8 +2,9 @@
 // component of every Part 1 profile 0 and 1 codestream within its Class 1 limits (peak error
 // and MSE against the reference decodes, Tables C.6 and C.7; see the data's README), found
 // through J2K_CONFORMANCE_DATA or ../shared/conformance and skipped with a message when
-// absent; and equal, sample for sample, to what Debian's opj_decompress makes of them. Cut and flipped streams are errors or partial images, never crashes (CI runs this
-// under ASan/UBSan).
+// absent; and equal, sample for sample, to what Debian's opj_decompress makes of them. Streams
+// cut at packet boundaries and elsewhere, and flipped ones, are errors or partial images, never
+// crashes (CI runs this under ASan/UBSan).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "codec/codestream/codestream_reader.hpp"
+#include "codec/codestream/tile_packets.hpp"
 #include "codec/decoder.hpp"
 #include "common/error.hpp"
 #include "tests/support/pgx_reader.hpp"
@@ -170,6 +173,53 @@ TEST(DecoderRobustness, CutAndFlippedStreams) {
   std::printf("[robustness] %d decoded whole, %d partial, %d refused\n", decoded, partial, refused);
   EXPECT_GT(partial, 0);
   EXPECT_GT(refused, 0);
+}
+
+// Cut at packet boundaries (each tile's packets found by Tier-2 itself, their places in the
+// file from the tile-parts): allow_partial decodes every cut to a partial image, a decode
+// without it refuses every one.
+TEST(DecoderRobustness, CutAtPacketBoundaries) {
+  const std::string dir = conformance_dir() + "/codestreams";
+  if (!fs::is_directory(dir)) GTEST_SKIP() << "no conformance codestreams at " << dir << " (set J2K_CONFORMANCE_DATA)";
+  size_t cuts = 0;
+  // The small streams (every cut decodes the rest of the image too): POC, PPT, SOP/EPH, ROI,
+  // 9/7 and 5/3, one and several tiles.
+  for (const char* name : {"p0_01", "p0_02", "p0_03", "p0_09", "p0_11", "p0_12", "p0_13", "p0_14", "p0_16", "p1_01", "p1_06", "p1_07"}) {
+    const std::vector<uint8_t> whole = file_bytes(dir + "/" + name + ".j2k");
+    ASSERT_FALSE(whole.empty()) << name;
+    const Codestream cs = read_codestream(whole.data(), whole.size());
+    if (!cs.ppm.empty()) continue;  // headers elsewhere: the boundaries are not in the tile data alone
+    std::vector<size_t> boundaries;
+    for (size_t t = 0; t < cs.tiles.size(); ++t) {
+      const TilePackets tp = read_tile_packets(cs, whole.data(), t);
+      std::vector<const TilePart*> parts;
+      for (const TilePart& p : cs.parts)
+        if (static_cast<size_t>(p.tile) == t) parts.push_back(&p);
+      size_t part = 0, in_part = 0;
+      for (uint32_t bytes : tp.packet_bytes) {
+        while (part < parts.size() && in_part == parts[part]->length) ++part, in_part = 0;  // the next tile-part
+        if (part == parts.size()) break;
+        in_part += bytes;
+        if (in_part < parts[part]->length) boundaries.push_back(parts[part]->data + in_part);
+      }
+    }
+    std::sort(boundaries.begin(), boundaries.end());
+    const size_t step = std::max<size_t>(1, boundaries.size() / 40);  // at most ~40 cuts a stream
+    DecodeSettings s;
+    s.backend = j2k::BackendOptions(j2k::Backend::Cpu, 1);
+    for (size_t k = 0; k < boundaries.size(); k += step) {
+      const std::vector<uint8_t> head(whole.begin(), whole.begin() + static_cast<ptrdiff_t>(boundaries[k]));
+      s.allow_partial = true;
+      DecodedImage image;
+      ASSERT_NO_THROW(image = decode(head.data(), head.size(), s)) << name << " cut at " << boundaries[k];
+      EXPECT_TRUE(image.truncated) << name << " cut at " << boundaries[k];
+      s.allow_partial = false;
+      EXPECT_THROW(decode(head.data(), head.size(), s), j2k::Error) << name << " cut at " << boundaries[k];
+      ++cuts;
+    }
+  }
+  std::printf("[robustness] %zu cuts at packet boundaries decoded partially\n", cuts);
+  EXPECT_GT(cuts, 100u);
 }
 
 TEST(DecoderRobustness, MemoryLimitRefusesBeforeAllocating) {
