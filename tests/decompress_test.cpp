@@ -251,6 +251,7 @@ TEST_F(Decompress, BadRequestsAndCutFilesAreRefused) {
       {"-o " + quote(path("x.pgm")) + " -d 5,5,5,9", 2, "x0 < x1"},
       {"-o " + quote(path("x.pgm")) + " -c 1", 2, "component 1"},
       {"-o " + quote(path("x.pgm")) + " -l 0", 2, "-l"},
+      {"-o " + quote(path("x.pgm")) + " --backend cuda", 2, "not available yet"},
       {"-o " + quote(path("x.ppm")) + " --OutFor png", 2, "--OutFor"},
   };
   for (const Bad& b : bad) {

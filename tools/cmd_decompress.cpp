@@ -27,7 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct DecompressArgs {
-  std::string input, output, out_format, region, components, max_memory;
+  std::string input, output, out_format, region, components, max_memory, backend = "auto";
   int reduce = 0, layers = 0, tile = -1, threads = 0;
   bool allow_partial = false, force = false, quiet = false;
 };
@@ -170,6 +170,9 @@ int run_decompress(const DecompressArgs& a) {
   size_t skipped = 0;
   const std::vector<DecompressJob> jobs = decompress_jobs(a, batch, &skipped);
 
+  if (a.backend == "cuda" || a.backend == "opencl")
+    throw CLI::ValidationError("--backend", "decompress runs its back stage on the CPU; the " + a.backend +
+                                                " back stage is not available yet (auto and cpu are)");
   j2kfront::DecodeSettings s;
   s.reduce = a.reduce;
   s.layers = a.layers;
@@ -254,6 +257,8 @@ std::function<int()> add_decompress_command(CLI::App& app) {
   cmd->add_option("-t", args->tile, "decode only this tile (raster index)")->check(CLI::Range(0, 65534));
   cmd->add_option("-c", args->components, "output only these components, e.g. 0,2");
   cmd->add_option("--threads", args->threads, "CPU threads (default: all cores)")->check(CLI::Range(1, 4096));
+  cmd->add_option("--backend", args->backend, "the back stage's backend: auto or cpu (the GPU back stage is not available yet)")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda", "opencl"}))->capture_default_str();
   cmd->add_flag("--allow-partial", args->allow_partial, "decode a cut stream to what it holds (a warning says so) instead of failing");
   cmd->add_option("--max-memory", args->max_memory, "host memory one image may take, e.g. 800M, 4G (default: half the RAM)");
   cmd->add_flag("--force", args->force, "replace an existing output file");
