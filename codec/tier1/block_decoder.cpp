@@ -14,8 +14,6 @@ namespace {
 
 using namespace t1;
 
-enum class PassKind { Significance, Refinement, Cleanup };
-
 // The buffers of a thread's blocks, reused from block to block.
 struct Scratch {
   std::vector<uint16_t> flags;

@@ -12,8 +12,6 @@ namespace {
 
 using namespace t1;
 
-enum class PassKind { Significance, Refinement, Cleanup };
-
 // The buffers of a thread's blocks, reused from block to block: allocating and clearing them
 // for each costs as much as coding a sparse block.
 struct Scratch {

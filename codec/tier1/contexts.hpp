@@ -15,6 +15,9 @@ namespace j2k::codec::t1 {
 // run-length context, 18 the uniform one.
 constexpr int kSignBase = 9, kRefineBase = 14, kRunLength = 17, kUniform = 18, kContexts = 19;
 
+// The three coding passes of a bit plane (D.3), in their order.
+enum class PassKind { Significance, Refinement, Cleanup };
+
 // Table D.7: all at index 0, MPS 0, except zero-coding context 0 (index 4), run-length (3)
 // and uniform (46).
 inline void reset_contexts(MqContext* cx) {
