@@ -214,7 +214,6 @@ int run_decompress(const DecompressArgs& a) {
         throw j2kfront::Error(e.status(), job.input + ": " + e.what());
       }
       const j2k_decode_report report = decoder.report();
-      const double decode_ms = ms_since(t0);
       write_image(image, job.output, job.input, a.force);
       progress.clear();
       if (report.warnings && *report.warnings) std::fprintf(stderr, "j2kfront: warning: %s: %s", job.input.c_str(), report.warnings);
@@ -224,7 +223,6 @@ int run_decompress(const DecompressArgs& a) {
         for (const auto& c : image.components) precision = std::max(precision, c.precision);
         std::printf("j2kfront: %s -> %s: %ux%u x%zu, %d-bit, decoded in %.1f ms, %.1f ms in all\n", job.input.c_str(),
                     job.output.c_str(), image.width, image.height, image.components.size(), precision, report.ms, ms_since(t0));
-        (void)decode_ms;
         std::fflush(stdout);
       }
     } catch (const std::exception& e) {
