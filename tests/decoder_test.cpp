@@ -22,6 +22,7 @@
 #include "codec/codestream/codestream_reader.hpp"
 #include "codec/codestream/tile_packets.hpp"
 #include "codec/decoder.hpp"
+#include "j2kfront/j2kfront.hpp"
 #include "common/error.hpp"
 #include "tests/support/pgx_reader.hpp"
 
@@ -133,16 +134,67 @@ TEST_P(Conformance, WithinClass1Limits) {
 INSTANTIATE_TEST_SUITE_P(Part4, Conformance, ::testing::ValuesIn(kClass1),
                          [](const auto& p) { return std::string(p.param.name); });
 
-// Cut at many points and with bytes flipped, the conformance streams decode to a partial
-// image (allow_partial) or fail with a j2k::Error; nothing else (ASan/UBSan in CI). A flipped
-// size is held to max_bytes.
-TEST(DecoderRobustness, CutAndFlippedStreams) {
+// Cut at many points and with bytes flipped, the streams decode to a partial image
+// (allow_partial) or fail with a j2k::Error; nothing else (ASan/UBSan in CI). A flipped size
+// is held to max_bytes.
+// The streams the robustness tests cut and flip: our encoder's, with tiles, layers,
+// precincts, every progression and mode switch, SOP/EPH, PLT and tile-parts, both wavelets
+// (always, so that CI runs them under ASan/UBSan); and the small conformance streams where the
+// data is there.
+std::vector<std::pair<std::string, std::vector<uint8_t>>> robustness_streams() {
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> out;
+  struct Made {
+    const char* name;
+    int width, height, channels, precision;
+    bool irreversible;
+    std::vector<double> rates;
+    j2k_progression order;
+    unsigned modes;
+    uint32_t tile;
+  };
+  const Made made[] = {
+      {"ours RGB 9/7 3 layers RPCL SOP/EPH tiles", 96, 80, 3, 8, true, {40, 20, 10}, J2K_RPCL, 0, 48},
+      {"ours grey 12-bit lossless CPRL all modes PLT tile-parts", 70, 50, 1, 12, false, {}, J2K_CPRL, 63, 0},
+      {"ours RGB 2 layers LRCP BYPASS|VSC", 64, 64, 3, 8, false, {20, 1}, J2K_LRCP, J2K_MODE_BYPASS | J2K_MODE_VSC, 0},
+      {"ours grey PCRL RESET|RESTART|ERTERM 4 layers", 57, 43, 1, 8, true, {60, 30, 15, 8}, J2K_PCRL, 22, 32},
+  };
+  for (const Made& m : made) {
+    j2kfront::Image img;
+    img.width = static_cast<uint32_t>(m.width), img.height = static_cast<uint32_t>(m.height);
+    for (int c = 0; c < m.channels; ++c) {
+      auto& k = img.add_component(m.precision > 8 ? J2K_SAMPLE_U16 : J2K_SAMPLE_U8, m.precision);
+      for (int64_t y = 0; y < k.height; ++y)
+        for (int64_t x = 0; x < k.width; ++x) {
+          const int v = static_cast<int>((x * 5 + y * 3 + c * 50 + (x * y) % 23) % (1 << m.precision));
+          if (m.precision > 8) k.row<uint16_t>(y)[x] = static_cast<uint16_t>(v);
+          else k.row<uint8_t>(y)[x] = static_cast<uint8_t>(v);
+        }
+    }
+    j2kfront::Settings s;
+    s.backend = J2K_BACKEND_CPU;
+    s.levels = 3;
+    s.wavelet = m.irreversible ? J2K_WAVELET_97 : J2K_WAVELET_53;
+    s.tile_w = s.tile_h = m.tile;
+    j2kfront::Coding c;
+    c.rates = m.rates;
+    c.progression = m.order;
+    c.modes = m.modes;
+    c.precincts = {{32, 32}, {16, 16}};
+    c.sop = c.eph = m.order == J2K_RPCL;
+    c.plt = m.order == J2K_CPRL;
+    if (m.order == J2K_CPRL) c.tile_parts = 'R';
+    out.emplace_back(m.name, j2kfront::Encoder(s, c, img.view()).encode(img.view()));
+  }
   const std::string dir = conformance_dir() + "/codestreams";
-  if (!fs::is_directory(dir)) GTEST_SKIP() << "no conformance codestreams at " << dir << " (set J2K_CONFORMANCE_DATA)";
+  for (const char* name : {"p0_01", "p0_02", "p0_03", "p0_09", "p0_11", "p0_12", "p0_13", "p0_14", "p0_16", "p1_01", "p1_06", "p1_07"})
+    if (fs::exists(dir + "/" + name + ".j2k")) out.emplace_back(name, file_bytes(dir + "/" + name + ".j2k"));
+  return out;
+}
+
+TEST(DecoderRobustness, CutAndFlippedStreams) {
   std::mt19937 rng(17);
   int decoded = 0, partial = 0, refused = 0;
-  for (const char* name : {"p0_03", "p0_04", "p0_09", "p0_12", "p0_14", "p1_01", "p1_06"}) {
-    const std::vector<uint8_t> whole = file_bytes(dir + "/" + name + ".j2k");
+  for (const auto& [name, whole] : robustness_streams()) {
     ASSERT_FALSE(whole.empty()) << name;
     DecodeSettings s;
     s.backend = j2k::BackendOptions(j2k::Backend::Cpu, 1);
@@ -179,13 +231,8 @@ TEST(DecoderRobustness, CutAndFlippedStreams) {
 // file from the tile-parts): allow_partial decodes every cut to a partial image, a decode
 // without it refuses every one.
 TEST(DecoderRobustness, CutAtPacketBoundaries) {
-  const std::string dir = conformance_dir() + "/codestreams";
-  if (!fs::is_directory(dir)) GTEST_SKIP() << "no conformance codestreams at " << dir << " (set J2K_CONFORMANCE_DATA)";
   size_t cuts = 0;
-  // The small streams (every cut decodes the rest of the image too): POC, PPT, SOP/EPH, ROI,
-  // 9/7 and 5/3, one and several tiles.
-  for (const char* name : {"p0_01", "p0_02", "p0_03", "p0_09", "p0_11", "p0_12", "p0_13", "p0_14", "p0_16", "p1_01", "p1_06", "p1_07"}) {
-    const std::vector<uint8_t> whole = file_bytes(dir + "/" + name + ".j2k");
+  for (const auto& [name, whole] : robustness_streams()) {
     ASSERT_FALSE(whole.empty()) << name;
     const Codestream cs = read_codestream(whole.data(), whole.size());
     if (!cs.ppm.empty()) continue;  // headers elsewhere: the boundaries are not in the tile data alone
@@ -223,18 +270,16 @@ TEST(DecoderRobustness, CutAtPacketBoundaries) {
 }
 
 TEST(DecoderRobustness, MemoryLimitRefusesBeforeAllocating) {
-  const std::string path = conformance_dir() + "/codestreams/p0_05.j2k";
-  if (!fs::exists(path)) GTEST_SKIP() << "no conformance codestream " << path << " (set J2K_CONFORMANCE_DATA)";
-  const std::vector<uint8_t> bytes = file_bytes(path);
+  const std::vector<uint8_t> bytes = robustness_streams().front().second;  // 96 x 80 RGB, 48 x 40 tiles
   DecodeSettings s;
-  s.max_bytes = uint64_t{1} << 20;  // p0_05 is 1024 x 1024, 4 components
+  s.max_bytes = 20000;  // the output (2 bytes a sample) and a tile's coefficients (4) need ~70 KB
   try {
     decode(bytes.data(), bytes.size(), s);
-    FAIL() << "decoded in 1 MiB";
+    FAIL() << "decoded in 20000 bytes";
   } catch (const j2k::Error& e) {
     EXPECT_EQ(e.code(), j2k::ErrorCode::OutOfMemory) << e.what();
   }
-  s.reduce = 3;  // 128 x 128: fits
+  s.reduce = 2;  // 24 x 20: fits
   EXPECT_NO_THROW(decode(bytes.data(), bytes.size(), s));
 }
 
