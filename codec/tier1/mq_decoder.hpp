@@ -13,7 +13,7 @@ namespace j2k::codec {
 class MqDecoder {
  public:
   // INITDEC (C.3.5) over the codeword data[0..size).
-  MqDecoder(const uint8_t* data, size_t size) : p_(data), end_(data + size) {
+  MqDecoder(const uint8_t* data, size_t size) : data_(data), size_(data ? size : 0) {
     c_ = static_cast<uint32_t>(byte(0)) << 16;
     byte_in();
     c_ <<= 7;
@@ -61,7 +61,9 @@ class MqDecoder {
   }
 
  private:
-  uint8_t byte(size_t k) const { return p_ + k < end_ ? p_[k] : 0xFF; }
+  // Byte k after B; positions are indices, so that reading past the end (or an empty
+  // codeword with no buffer) forms no pointer outside the data.
+  uint8_t byte(size_t k) const { return pos_ + k < size_ ? data_[pos_ + k] : 0xFF; }
 
   // BYTEIN (C.3.4): after 0xFF a byte carries 7 bits; 0xFF followed by more than 0x8F is a
   // marker (or the end), where the decoder feeds itself 1 bits and stays.
@@ -71,19 +73,20 @@ class MqDecoder {
         c_ += 0xFF00;
         ct_ = 8;
       } else {
-        ++p_;
+        ++pos_;
         c_ += static_cast<uint32_t>(byte(0)) << 9;
         ct_ = 7;
       }
     } else {
-      ++p_;
+      ++pos_;
       c_ += static_cast<uint32_t>(byte(0)) << 8;
       ct_ = 8;
     }
   }
 
-  const uint8_t* p_;  // B: the byte last read in
-  const uint8_t* end_;
+  const uint8_t* data_;
+  size_t size_;
+  size_t pos_ = 0;  // B: the byte last read in
   uint32_t a_ = 0, c_ = 0;
   int ct_ = 0;
 };

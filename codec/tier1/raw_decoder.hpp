@@ -12,7 +12,7 @@ namespace j2k::codec {
 class RawDecoder {
  public:
   RawDecoder() = default;
-  RawDecoder(const uint8_t* data, size_t size) : p_(data), end_(data + size) {}
+  RawDecoder(const uint8_t* data, size_t size) : data_(data), size_(data ? size : 0) {}
 
   int bit() {
     if (left_ == 0) {
@@ -21,7 +21,7 @@ class RawDecoder {
       } else {
         left_ = cur_ == 0xFF ? 7 : 8;
         cur_ = byte(0);
-        if (p_ < end_) ++p_;
+        if (pos_ < size_) ++pos_;
       }
     }
     --left_;
@@ -29,10 +29,10 @@ class RawDecoder {
   }
 
  private:
-  uint8_t byte(size_t k) const { return p_ + k < end_ ? p_[k] : 0xFF; }
+  uint8_t byte(size_t k) const { return pos_ + k < size_ ? data_[pos_ + k] : 0xFF; }  // indices: no pointer past the data
 
-  const uint8_t* p_ = nullptr;
-  const uint8_t* end_ = nullptr;
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0, pos_ = 0;
   uint8_t cur_ = 0;
   int left_ = 0;
 };
