@@ -179,14 +179,15 @@ class TileDecoder {
     const int threads = copy_threads(static_cast<size_t>((x1 - x0) * (y1 - y0)) * 4, settings_.backend.threads);
     parallel_for((y1 - y0 + kRows - 1) / kRows, threads, [&](ptrdiff_t chunk) {
       for (int64_t y = y0 + chunk * kRows; y < std::min(y1, y0 + (chunk + 1) * kRows); ++y) {
-        T* dst = samples + (y - out.y0) * out.width - out.x0;
-        const size_t row = static_cast<size_t>((y - k.rect.y0) * w - k.rect.x0);
+        // Row y from column x0 on, in the output and in the tile-component.
+        T* dst = samples + (y - out.y0) * out.width + (x0 - out.x0);
+        const int64_t from = (y - k.rect.y0) * w + (x0 - k.rect.x0), n = x1 - x0;
         if (k.reversible) {
-          const int32_t* src = k.ints.get() + row;
-          for (int64_t x = x0; x < x1; ++x) dst[x] = static_cast<T>(std::clamp<int64_t>(int64_t{src[x]} + shift, lo, hi));
+          const int32_t* src = k.ints.get() + from;
+          for (int64_t x = 0; x < n; ++x) dst[x] = static_cast<T>(std::clamp<int64_t>(int64_t{src[x]} + shift, lo, hi));
         } else {
-          const float* src = k.floats.get() + row;
-          for (int64_t x = x0; x < x1; ++x) {
+          const float* src = k.floats.get() + from;
+          for (int64_t x = 0; x < n; ++x) {
             const float f = src[x];
             int64_t v;
             if (!(f <= static_cast<float>(INT_MAX))) v = hi;  // also NaN
