@@ -439,14 +439,16 @@ typedef struct j2k_decode_settings {
   j2k_rect region;     /* only this area of the reference grid, at full resolution (as
                           opj_decompress -d); the tiles outside it are not decoded; all zero:
                           the whole image (0) */
-  int num_components;  /* only these components, in this order; 0: all (0) */
+  int num_components;  /* only these components (a JP2 file's channels, after its palette),
+                          in this order; 0: all (0) */
   const int* components;
   int allow_partial;   /* a cut stream decodes to what it holds (the rest of the image at the
                           middle of its range) instead of failing (0) */
   int threads;         /* CPU threads; 0: one per core (0) */
-  uint64_t max_bytes;  /* host memory the image and a tile's coefficients may take (4 bytes a
-                          sample each): a stream needing more is refused with
-                          J2K_OUT_OF_MEMORY before anything is allocated; 0: no limit (0) */
+  uint64_t max_bytes;  /* host memory the image (up to 2 bytes a sample) and a tile's
+                          coefficients (4 bytes each) may take: a stream needing more is
+                          refused with J2K_OUT_OF_MEMORY before anything is allocated; 0: no
+                          limit (0) */
 } j2k_decode_settings;
 
 /* The defaults noted above. Always start from these: fields may be added at the end. */
@@ -458,8 +460,8 @@ void j2k_decoder_destroy(j2k_decoder* decoder); /* NULL is fine */
 
 /* Decodes the `size` bytes at `data` (which the decoder only reads). *image: views of the
  * decoder's own host buffers, valid until its next run or its destruction. Its area is the
- * image's on the reduced canvas (x0 = ceil(XOsiz / 2^reduce), width = ceil(Xsiz / 2^reduce) -
- * x0, likewise y), each component packed at its own size (j2k_component_view), as U8 or I8
+ * image's (or the tile's or region's part of it) on the reduced canvas (x0 = ceil(XOsiz /
+ * 2^reduce), width = ceil(Xsiz / 2^reduce) - x0, likewise y), each component packed at its own size (j2k_component_view), as U8 or I8
  * for precisions up to 8 bits and U16 or I16 up to 16 (signed components: the signed types).
  * A corrupt stream is J2K_CORRUPT_INPUT naming where and why; one this decoder does not read
  * (Part 2, precision above 16 bits) J2K_UNSUPPORTED_INPUT; a reduce beyond the stream's levels
