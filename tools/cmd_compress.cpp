@@ -34,12 +34,6 @@ struct CompressArgs {
   bool irreversible = false, sop = false, eph = false, plt = false, tlm = false, force = false, quiet = false;
 };
 
-std::string lower_extension(const std::string& path) {
-  std::string e = fs::path(path).extension().string();
-  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return e;
-}
-
 // "a,b,c" -> numbers, each checked.
 std::vector<double> parse_list(const std::string& option, const std::string& text) {
   std::vector<double> out;

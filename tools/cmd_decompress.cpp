@@ -17,6 +17,7 @@
 #include "io/image_writers.hpp"
 #include "j2kfront/j2kfront.hpp"
 #include "tools/commands.hpp"
+#include "tools/image_files.hpp"
 #include "tools/memory_size.hpp"
 #include "tools/output_dir.hpp"
 #include "tools/progress.hpp"
@@ -31,12 +32,6 @@ struct DecompressArgs {
   int reduce = 0, layers = 0, tile = -1, threads = 0;
   bool allow_partial = false, force = false, quiet = false;
 };
-
-std::string lower_extension(const std::string& path) {
-  std::string e = fs::path(path).extension().string();
-  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return e;
-}
 
 bool is_jpeg2000_name(const std::string& path) {
   const std::string e = lower_extension(path);

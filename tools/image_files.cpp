@@ -10,9 +10,14 @@ namespace j2k::tools {
 
 namespace fs = std::filesystem;
 
-bool is_image_file_name(const std::string& path) {
+std::string lower_extension(const std::string& path) {
   std::string e = fs::path(path).extension().string();
   std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return e;
+}
+
+bool is_image_file_name(const std::string& path) {
+  const std::string e = lower_extension(path);
   return e == ".tif" || e == ".tiff" || e == ".png" || e == ".pgm" || e == ".ppm" || e == ".pnm" || e == ".pgx";
 }
 

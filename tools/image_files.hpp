@@ -6,6 +6,9 @@
 
 namespace j2k::tools {
 
+// `path`'s extension in lower case, with its dot (".tif"; "" without one).
+std::string lower_extension(const std::string& path);
+
 // The file extensions the image readers take (io/read_image.cpp then reads the signature).
 bool is_image_file_name(const std::string& path);
 
