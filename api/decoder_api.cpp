@@ -29,6 +29,8 @@ void j2k_decode_settings_default(j2k_decode_settings* settings) {
   if (!settings) return;
   *settings = j2k_decode_settings{};
   settings->tile = -1;
+  settings->backend = J2K_BACKEND_AUTO;
+  settings->device = -1;
 }
 
 j2k_status j2k_decoder_create(const j2k_decode_settings* settings, j2k_decoder** decoder) {
@@ -38,6 +40,10 @@ j2k_status j2k_decoder_create(const j2k_decode_settings* settings, j2k_decoder**
     require(settings->layers >= 0 && settings->layers <= 65535, "layers must be 0 (all) to 65535, got " + std::to_string(settings->layers));
     require(settings->threads >= 0, "threads must not be negative, got " + std::to_string(settings->threads));
     require(settings->tile >= -1, "tile must be -1 (all) or a tile's index, got " + std::to_string(settings->tile));
+    require(settings->backend == J2K_BACKEND_AUTO || settings->backend == J2K_BACKEND_CPU ||
+                settings->backend == J2K_BACKEND_CUDA || settings->backend == J2K_BACKEND_OPENCL,
+            "backend must be AUTO, CPU, CUDA or OPENCL, got " + std::to_string(static_cast<int>(settings->backend)));
+    require(settings->device >= -1, "device must be -1 (the default) or a device index, got " + std::to_string(settings->device));
     require(settings->num_components >= 0 && (settings->num_components == 0 || settings->components != nullptr),
             "num_components must be 0 (all) or the count of the `components` array");
     *decoder = new j2k_decoder{*settings, {}, {}, {}, {}, {}};
@@ -61,7 +67,11 @@ j2k_status j2k_decoder_run(j2k_decoder* decoder, const void* data, size_t size, 
     const j2k_rect& g = decoder->settings.region;
     s.region = j2k::Rect{g.x0, g.y0, g.x1, g.y1};
     s.components = decoder->components;
-    s.backend = j2k::BackendOptions(j2k::Backend::Cpu, decoder->settings.threads);
+    const j2k_backend b = decoder->settings.backend;
+    s.backend = j2k::BackendOptions(b == J2K_BACKEND_CUDA     ? j2k::Backend::Cuda
+                                    : b == J2K_BACKEND_OPENCL ? j2k::Backend::OpenCL
+                                                              : j2k::Backend::Cpu,
+                                    decoder->settings.threads, decoder->settings.device);
     j2k::codec::DecodedImage decoded = j2k::codec::decode(static_cast<const uint8_t*>(data), size, s);
 
     const size_t n = decoded.components.size();

@@ -16,9 +16,8 @@
 #include "codec/tier1/block_decoder.hpp"
 #include "common/error.hpp"
 #include "tiling/canvas.hpp"
-#include "transform/cpu/component_transform.hpp"
+#include "pipeline/back_stage.hpp"
 #include "transform/cpu/threading.hpp"
-#include "transform/cpu/dwt_cpu.hpp"
 
 namespace j2k::codec {
 namespace {
@@ -30,33 +29,34 @@ int band_resolution(size_t band) { return band == 0 ? 0 : static_cast<int>((band
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // One tile-component's coefficients at the resolution decoded, in OpenJPEG's pyramid layout:
-// int32 for the 5/3, float for the 9/7.
+// int32 for the 5/3, float for the 9/7, in the back stage's buffer. Not zeroed: every block of
+// the decoded resolutions writes its rectangle, those without data zeros (so the first touch
+// of these pages runs in parallel).
 struct TileComponent {
   Rect rect;  // the decoded resolution's rectangle on the component's grid
-  int levels = 0;  // inverse DWT levels to run
+  int levels = 0;  // inverse DWT levels: the resolutions decoded
   bool reversible = true;
-  // Not zeroed when made: every block of the decoded resolutions writes its rectangle, those
-  // without data zeros (so the first touch of these pages runs in parallel, not here).
-  std::unique_ptr<int32_t[]> ints;
-  std::unique_ptr<float[]> floats;
+  int32_t* ints = nullptr;
+  float* floats = nullptr;
 };
 
 class TileDecoder {
  public:
-  TileDecoder(const Codestream& cs, const uint8_t* data, const DecodeSettings& settings)
-      : cs_(cs), data_(data), settings_(settings) {}
+  TileDecoder(const Codestream& cs, const uint8_t* data, const DecodeSettings& settings, BackStage& stage)
+      : cs_(cs), data_(data), settings_(settings), stage_(stage) {}
 
-  // Decodes tile t into `image` (its components already sized).
+  // Decodes tile t into `image` (its components already sized): Tier-2 and Tier-1 here, the
+  // rest in the back stage (on a GPU, while the next tile's blocks are decoded).
   void run(size_t t, DecodedImage& image) {
     const TileCoding& tc = cs_.tiles[t];
     const std::vector<TileComponentInput> inputs = tile_components(cs_, t);
     TilePackets packets = read_tile_packets(cs_, data_, t, settings_.allow_partial, settings_.layers);
     if (packets.truncated) image.truncated = true;
 
-    std::vector<TileComponent> comps(inputs.size());
+    std::vector<BackStage::Component> stage(inputs.size());
     for (size_t c = 0; c < inputs.size(); ++c) {
       const TileComponentInput& in = inputs[c];
-      TileComponent& k = comps[c];
+      BackStage::Component& k = stage[c];
       if (settings_.reduce > in.levels)
         throw Error(ErrorCode::InvalidArgument, "reduce " + std::to_string(settings_.reduce) + " is more than the " +
                                                     std::to_string(in.levels) + " decomposition levels of component " +
@@ -64,21 +64,21 @@ class TileDecoder {
       k.levels = in.levels - settings_.reduce;
       k.rect = resolution_rect(Rect{in.rect.x0, in.rect.y0, in.rect.x1, in.rect.y1}, in.levels, k.levels);
       k.reversible = tc.components[c].reversible;
-      const auto n = static_cast<size_t>(k.rect.width() * k.rect.height());
-      if (k.reversible) k.ints.reset(new int32_t[n]);
-      else k.floats.reset(new float[n]);
+      goes_to(k, cs_.info.components[c], image.components[c]);
     }
-
+    const bool mct = tc.mct && stage.size() >= 3;
+    if (mct) check_mct(t, stage);
+    const std::vector<void*>& buffers = stage_.begin(stage, mct);
+    std::vector<TileComponent> comps(inputs.size());
+    for (size_t c = 0; c < comps.size(); ++c) {
+      comps[c].rect = stage[c].rect;
+      comps[c].levels = stage[c].levels;
+      comps[c].reversible = stage[c].reversible;
+      if (comps[c].reversible) comps[c].ints = static_cast<int32_t*>(buffers[c]);
+      else comps[c].floats = static_cast<float*>(buffers[c]);
+    }
     decode_blocks(t, tc, inputs, packets, comps);
-    for (TileComponent& k : comps) {
-      if (k.rect.empty()) continue;
-      const auto stride = static_cast<size_t>(k.rect.width());
-      const int threads = settings_.backend.threads;
-      if (k.reversible) cpu::inverse53(k.ints.get(), stride, k.rect, k.levels, threads);
-      else cpu::inverse97(k.floats.get(), stride, k.rect, k.levels, threads, cpu::kInverse97OpenJpeg);
-    }
-    if (tc.mct && comps.size() >= 3) inverse_mct(t, comps);
-    for (size_t c = 0; c < comps.size(); ++c) put(comps[c], cs_.info.components[c], image.components[c]);
+    stage_.end();
   }
 
  private:
@@ -136,13 +136,13 @@ class TileDecoder {
       undo_roi_shift(values.data(), values.size(), roi);
 
       if (k.reversible) {
-        dequantise_reversible(values.data(), code.width, code.width, code.height, k.ints.get() + at, stride);
+        dequantise_reversible(values.data(), code.width, code.width, code.height, k.ints + at, stride);
       } else {
         const int precision = cs_.info.components[c].precision;
         // OpenJPEG's convention: the step without the band's gain, which its inverse 9/7's
         // scaling of the high-pass samples makes up for (kInverse97OpenJpeg).
         const float step = band_step(precision, 0, bq);
-        dequantise_irreversible(values.data(), code.width, code.width, code.height, step, k.floats.get() + at, stride);
+        dequantise_irreversible(values.data(), code.width, code.width, code.height, step, k.floats + at, stride);
       }
     });
     if (segmark_errors > 0)
@@ -150,62 +150,35 @@ class TileDecoder {
                           " code-blocks failed their SEGMARK check (decoded anyway)");
   }
 
-  // The inverse RCT or ICT on components 0..2 (G.2, G.3), which must share a size and wavelet.
-  void inverse_mct(size_t t, std::vector<TileComponent>& comps) {
+  // The inverse RCT or ICT (G.2, G.3) needs components 0..2 of one size and wavelet.
+  static void check_mct(size_t t, const std::vector<BackStage::Component>& comps) {
     for (int c = 1; c < 3; ++c)
       if (comps[c].rect.width() != comps[0].rect.width() || comps[c].rect.height() != comps[0].rect.height() ||
           comps[c].reversible != comps[0].reversible)
         throw Error(ErrorCode::CorruptInput, "tile " + std::to_string(t) +
                                                  " has the component transform on, but its components 0 to 2 differ in size or wavelet");
-    const auto n = static_cast<size_t>(comps[0].rect.width() * comps[0].rect.height());
-    if (comps[0].reversible) rct_inverse(comps[0].ints.get(), comps[1].ints.get(), comps[2].ints.get(), n);
-    else ict_inverse(comps[0].floats.get(), comps[1].floats.get(), comps[2].floats.get(), n);
   }
 
-  // The DC level shift and the clamp to the component's range (OpenJPEG's: the 9/7's floats
-  // rounded to nearest, even on ties), into the image's samples of type T; rows in parallel.
-  template <class T>
-  void put_as(const TileComponent& k, const ComponentInfo& info, DecodedComponent& out) const {
-    const int64_t lo = info.is_signed ? -(int64_t{1} << (info.precision - 1)) : 0;
-    const int64_t hi = info.is_signed ? (int64_t{1} << (info.precision - 1)) - 1 : (int64_t{1} << info.precision) - 1;
-    const int32_t shift = info.is_signed ? 0 : int32_t{1} << (info.precision - 1);
-    const int64_t w = k.rect.width();
-    // The part of the tile-component inside the output (all of it, without a region or tile).
+  // Where the part of tile-component k inside the output goes (all of it, without a region or
+  // tile), and the range its samples are clamped to: the DC level shift and the clamp of
+  // OpenJPEG (the 9/7's floats rounded to nearest, even on ties), in the back stage.
+  static void goes_to(BackStage::Component& k, const ComponentInfo& info, DecodedComponent& out) {
+    k.offset = info.is_signed ? 0 : int32_t{1} << (info.precision - 1);
+    k.lo = info.is_signed ? -(int32_t{1} << (info.precision - 1)) : 0;
+    k.hi = info.is_signed ? (int32_t{1} << (info.precision - 1)) - 1 : static_cast<int32_t>((int64_t{1} << info.precision) - 1);
     const int64_t x0 = std::max(k.rect.x0, out.x0), x1 = std::min(k.rect.x1, out.x0 + out.width);
     const int64_t y0 = std::max(k.rect.y0, out.y0), y1 = std::min(k.rect.y1, out.y0 + out.height);
-    if (x1 <= x0 || y1 <= y0) return;
-    T* samples = reinterpret_cast<T*>(out.bytes.data());
-    constexpr ptrdiff_t kRows = 16;
-    const int threads = copy_threads(static_cast<size_t>((x1 - x0) * (y1 - y0)) * 4, settings_.backend.threads);
-    parallel_for((y1 - y0 + kRows - 1) / kRows, threads, [&](ptrdiff_t chunk) {
-      for (int64_t y = y0 + chunk * kRows; y < std::min(y1, y0 + (chunk + 1) * kRows); ++y) {
-        // Row y from column x0 on, in the output and in the tile-component.
-        T* dst = samples + (y - out.y0) * out.width + (x0 - out.x0);
-        const int64_t from = (y - k.rect.y0) * w + (x0 - k.rect.x0), n = x1 - x0;
-        if (k.reversible) {
-          const int32_t* src = k.ints.get() + from;
-          for (int64_t x = 0; x < n; ++x) dst[x] = static_cast<T>(std::clamp<int64_t>(int64_t{src[x]} + shift, lo, hi));
-        } else {
-          const float* src = k.floats.get() + from;
-          for (int64_t x = 0; x < n; ++x) {
-            const float f = src[x];
-            int64_t v;
-            if (!(f <= static_cast<float>(INT_MAX))) v = hi;  // also NaN
-            else if (f < static_cast<float>(INT_MIN)) v = lo;
-            else v = std::clamp<int64_t>(static_cast<int64_t>(std::lrintf(f)) + shift, lo, hi);
-            dst[x] = static_cast<T>(v);
-          }
-        }
-      }
-    });
-  }
-  void put(const TileComponent& k, const ComponentInfo& info, DecodedComponent& out) const {
-    switch (out.type) {
-      case J2K_SAMPLE_U8: put_as<uint8_t>(k, info, out); break;
-      case J2K_SAMPLE_I8: put_as<int8_t>(k, info, out); break;
-      case J2K_SAMPLE_U16: put_as<uint16_t>(k, info, out); break;
-      default: put_as<int16_t>(k, info, out); break;
-    }
+    const auto size = static_cast<ptrdiff_t>(j2k_sample_size(out.type));
+    k.home.base = out.bytes.data();
+    k.home.type = out.type;
+    k.home.pixel_stride = size;
+    k.home.row_stride = size * out.width;
+    k.home.memory = J2K_MEMORY_HOST;
+    if (x1 <= x0 || y1 <= y0) return;  // an empty window: nothing of it goes out
+    k.window = Rect{x0, y0, x1, y1};
+    k.home.offset = static_cast<size_t>((y0 - out.y0) * k.home.row_stride + (x0 - out.x0) * size);
+    k.home.width = x1 - x0;
+    k.home.height = y1 - y0;
   }
 
  public:
@@ -215,6 +188,7 @@ class TileDecoder {
   const Codestream& cs_;
   const uint8_t* data_;
   const DecodeSettings& settings_;
+  BackStage& stage_;
 };
 
 // The output's samples and the largest tile's coefficients against settings.max_bytes;
@@ -234,7 +208,9 @@ void check_memory(const Codestream& cs, const Rect& area, const DecodeSettings& 
   for (const ComponentInfo& c : cs.info.components)
     tile += static_cast<uint64_t>(ceil_div_pow2(ceil_div(tw, c.dx) + 1, settings.reduce)) *
             static_cast<uint64_t>(ceil_div_pow2(ceil_div(th, c.dy) + 1, settings.reduce));
-  const uint64_t bytes = 2 * samples + 4 * tile;
+  // A GPU back stage holds two tiles' coefficients on the host (one decoded, one in flight).
+  const bool gpu = settings.backend.backend == Backend::Cuda || settings.backend.backend == Backend::OpenCL;
+  const uint64_t bytes = 2 * samples + 4 * tile * (gpu ? 2 : 1);
   if (bytes > settings.max_bytes)
     throw Error(ErrorCode::OutOfMemory, "the image needs " + std::to_string(bytes >> 20) + " MiB to decode (" +
                                             std::to_string(samples) + " samples and a tile's coefficients), more than the " +
@@ -326,7 +302,8 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     image.components.push_back(std::move(out));
   }
 
-  TileDecoder tiles(cs, stream, settings);
+  BackStage stage(settings.backend);
+  TileDecoder tiles(cs, stream, settings, stage);
   std::vector<bool> has_data(cs.tiles.size(), false);
   for (const TilePart& p : cs.parts) has_data[static_cast<size_t>(p.tile)] = true;
   for (size_t t = 0; t < cs.tiles.size(); ++t) {
@@ -338,6 +315,7 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     }
     tiles.run(t, image);
   }
+  stage.finish();
   image.warnings = tiles.warnings_;
   if (image.jp2) apply_jp2_channels(jp2, image);
   if (!settings.components.empty()) {

@@ -26,11 +26,12 @@ struct DecodeSettings {
   std::vector<int> components;  // only these components, in this order; empty: all
   bool allow_partial = false;  // a cut stream gives what it holds instead of an error
   // Host memory the decode may take: the output's samples (up to 2 bytes each) and one
-  // tile's coefficients (4 bytes each). A stream whose image needs more is refused (OutOfMemory) before anything
-  // is allocated: a few bytes of header can describe a gigapixel image. 0: no limit.
+  // tile's coefficients (4 bytes each; two tiles' on a GPU back stage). A stream whose image
+  // needs more is refused (OutOfMemory) before anything is allocated: a few bytes of header can describe a gigapixel image. 0: no limit.
   uint64_t max_bytes = 0;
-  // threads: Tier-1's and the inverse DWT's. The back stage runs on the CPU; the GPU
-  // backends' inverse 9/7 does not yet scale as OpenJPEG's decoder does.
+  // Where the back stage (inverse DWT, inverse RCT/ICT, DC shift, clamp) runs: cpu (and
+  // Auto), cuda or opencl, each giving the same samples (pipeline/back_stage.hpp); threads:
+  // Tier-1's, which runs on the CPU, and the CPU back stage's.
   BackendOptions backend;
 };
 

@@ -670,7 +670,7 @@ void Plan::enqueue_tile(const j2k_image_view& image, int64_t t, Queue& q, Lane& 
   for (int c = 0; c < nc; ++c) {
     const auto i = static_cast<size_t>(c);
     if (lane.samples.fused[i]) q.dwt_from_samples(w, lane.samples, c, lane.out[c], tc[c].rect, tc[c].levels);
-    else q.dwt(J2K_FORWARD, w, lane.work[c], lane.out[c], tc[c].rect, tc[c].levels);
+    else q.dwt(J2K_FORWARD, w, lane.work[c], lane.out[c], tc[c].rect, tc[c].levels, constants::kInverse97Standard);
     if (!narrow) continue;
     const Plane& home = tc[c].home;
     const Plane to = q.reads(home.memory) ? home : q.narrow_plane(c, home.width, home.height);

@@ -17,6 +17,7 @@
 #include "io/image_writers.hpp"
 #include "j2kfront/j2kfront.hpp"
 #include "tools/commands.hpp"
+#include "tools/env_options.hpp"
 #include "tools/image_files.hpp"
 #include "tools/memory_size.hpp"
 #include "tools/output_dir.hpp"
@@ -29,7 +30,7 @@ namespace fs = std::filesystem;
 
 struct DecompressArgs {
   std::string input, output, out_format, region, components, max_memory, backend = "auto";
-  int reduce = 0, layers = 0, tile = -1, threads = 0;
+  int reduce = 0, layers = 0, tile = -1, threads = 0, device = -1;
   bool allow_partial = false, force = false, quiet = false;
 };
 
@@ -165,10 +166,13 @@ int run_decompress(const DecompressArgs& a) {
   size_t skipped = 0;
   const std::vector<DecompressJob> jobs = decompress_jobs(a, batch, &skipped);
 
-  if (a.backend == "cuda" || a.backend == "opencl")
-    throw CLI::ValidationError("--backend", "decompress runs its back stage on the CPU; the " + a.backend +
-                                                " back stage is not available yet (auto and cpu are)");
   j2kfront::DecodeSettings s;
+  s.backend = backend_from_name(a.backend);
+  s.device = a.device >= 0 ? a.device
+                           : device_from_env(s.backend == J2K_BACKEND_CUDA     ? Backend::Cuda
+                                             : s.backend == J2K_BACKEND_OPENCL ? Backend::OpenCL
+                                                                               : Backend::Cpu,
+                                             -1);
   s.reduce = a.reduce;
   s.layers = a.layers;
   s.tile = a.tile;
@@ -250,13 +254,16 @@ std::function<int()> add_decompress_command(CLI::App& app) {
   cmd->add_option("-t", args->tile, "decode only this tile (raster index)")->check(CLI::Range(0, 65534));
   cmd->add_option("-c", args->components, "output only these components, e.g. 0,2");
   cmd->add_option("--threads", args->threads, "CPU threads (default: all cores)")->check(CLI::Range(1, 4096));
-  cmd->add_option("--backend", args->backend, "the back stage's backend: auto or cpu (the GPU back stage is not available yet)")
+  cmd->add_option("--backend", args->backend,
+                  "where the back stage (inverse DWT, inverse RCT/ICT, DC shift) runs: cpu, cuda or opencl, the same "
+                  "samples on each; auto: the CPU. Tier-1 runs on the CPU's threads")
       ->check(CLI::IsMember({"auto", "cpu", "cuda", "opencl"}))->capture_default_str();
+  cmd->add_option("--device", args->device, "GPU/OpenCL device index (default: J2KFRONT_DEVICE or the first)")->check(CLI::Range(0, 4096));
   cmd->add_flag("--allow-partial", args->allow_partial, "decode a cut stream to what it holds (a warning says so) instead of failing");
   cmd->add_option("--max-memory", args->max_memory, "host memory one image may take, e.g. 800M, 4G (default: half the RAM)");
   cmd->add_flag("--force", args->force, "replace an existing output file");
   cmd->add_flag("--quiet", args->quiet, "print nothing but errors and warnings");
-  cmd->footer("opj_decompress's spellings -threads and -OutFor are accepted too. The back stage runs on the CPU.");
+  cmd->footer("opj_decompress's spellings -threads and -OutFor are accepted too.");
   return [args] { return run_decompress(*args); };
 }
 

@@ -7,6 +7,9 @@
 //   dwt        the multi-level DWT of one tile-component, plane -> plane
 //   download   coefficients, queue memory -> host
 //
+// The decoder's back stage runs the same queue the other way: upload of coefficients, the
+// inverse dwt, to_samples (inverse RCT/ICT, DC shift, clamp, at the samples' width), download.
+//
 // Operations are asynchronous on GPU queues and run in order. Frames in flight are told apart
 // by marks: mark(slot) closes what has been enqueued since the previous mark as frame slot
 // `slot`, wait(slot) blocks until that work is done and reports a sample outside its declared
@@ -23,6 +26,7 @@
 #include "common/error.hpp"
 #include "j2kfront/j2kfront.h"
 #include "tiling/canvas.hpp"
+#include "transform/common/constants.hpp"
 #include "transform/backend.hpp"
 
 namespace j2k {
@@ -60,6 +64,15 @@ struct TileSamples {
   bool mct = false;             // RCT (5/3) / ICT (9/7) on components 0..2
 };
 
+// One tile's components for to_samples, the decoder's mirror of TileSamples: where each
+// component's samples go and the range of its precision and signedness.
+struct TileOutput {
+  std::vector<Plane> out;       // per component: U8 / I8 / U16 / I16 samples, in queue memory
+  std::vector<int32_t> offset;  // per component: the DC offset added back (0 when signed)
+  std::vector<int32_t> lo, hi;  // per component: samples are clamped into [lo, hi]
+  bool mct = false;             // inverse RCT (I32 planes) / ICT (F32) on components 0..2
+};
+
 class Queue {
  public:
   virtual ~Queue() = default;
@@ -89,9 +102,17 @@ class Queue {
   virtual void upload(const Plane& host, const Plane& dst) = 0;
   virtual void shift_mct(const TileSamples& tile, Wavelet wavelet, const std::vector<Plane>& out) = 0;
   // src and dst may be the same plane (in place) on backends that allow it (in_place()).
+  // `scale`: how the inverse 9/7 scales, the standard's or OpenJPEG's decoder's (the
+  // decoder's, for OpenJPEG's images bit for bit); ignored by the other transforms.
   virtual void dwt(j2k_direction direction, Wavelet wavelet, const Plane& src, const Plane& dst,
-                   const Rect& tc, int levels) = 0;
+                   const Rect& tc, int levels, const constants::Inverse97Scale& scale) = 0;
   virtual bool in_place() const = 0;
+  // The decoder's last step: for each component, in[c] (the inverse DWT's I32 / F32 plane,
+  // the size of out.out[c]) through the inverse RCT / ICT when out.mct (components 0..2),
+  // plus the DC offset, clamped to [lo, hi] (F32: rounded to nearest, ties to even, first),
+  // written at the output's type. `in` is left as it is. The same arithmetic as OpenJPEG's
+  // decoder on every backend (transform/cpu/to_samples.hpp).
+  virtual void to_samples(const std::vector<Plane>& in, const TileOutput& out) = 0;
   // Backends whose forward DWT can read unsigned 8/16-bit samples where they lie (packed or
   // interleaved) and do the front stage's per-sample work as it loads them (the first level's
   // read): subtract the DC offset and, for components 0..2 of an MCT tile, apply the RCT/ICT.

@@ -51,7 +51,7 @@ class QueueEngine final : public DwtEngine {
     const Plane in = queue_->in_place() ? out : queue_->staging(0, type, host.width, host.height);
     try {
       queue_->upload(host, in);
-      queue_->dwt(dir, w, in, out, tc, levels);
+      queue_->dwt(dir, w, in, out, tc, levels, constants::kInverse97Standard);
       queue_->download(out, host);
       queue_->finish();
     } catch (...) {

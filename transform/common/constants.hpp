@@ -25,6 +25,10 @@ constexpr Inverse97Scale kInverse97Standard{kInvK, 0.5f};
 // standard's scale (the step without the band's gain of Table E.1; LL's gain is 0), so that a
 // lone high-pass sample stays as it is. Decoding with it gives OpenJPEG's images bit for bit.
 constexpr Inverse97Scale kInverse97OpenJpeg{1.625732422f, 1.0f};
+constexpr bool operator==(const Inverse97Scale& a, const Inverse97Scale& b) {
+  return a.high == b.high && a.lone == b.lone;
+}
+constexpr bool operator!=(const Inverse97Scale& a, const Inverse97Scale& b) { return !(a == b); }
 
 // Irreversible component transform, forward (Annex G.3): Y, Cb, Cr from R, G, B.
 constexpr float kIctYR = 0.299f, kIctYG = 0.587f, kIctYB = 0.114f;

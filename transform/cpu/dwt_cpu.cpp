@@ -269,9 +269,9 @@ void dwt(j2k_direction direction, int32_t* data, ptrdiff_t stride, const DwtLeve
   else inverse(data, stride, levels, count, threads, scratch);
 }
 void dwt(j2k_direction direction, float* data, ptrdiff_t stride, const DwtLevel* levels,
-         int count, int threads, const Scratch<float>& scratch) {
+         int count, int threads, const Scratch<float>& scratch, const Inverse97Scale& scale) {
   if (direction == J2K_FORWARD) forward(data, stride, levels, count, threads, scratch);
-  else inverse(data, stride, levels, count, threads, scratch);
+  else inverse(data, stride, levels, count, threads, scratch, scale);
 }
 
 void forward53(int32_t* d, size_t stride, const Rect& tc, int levels, int threads) {

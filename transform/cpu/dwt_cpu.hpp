@@ -31,7 +31,8 @@ size_t scratch_per_thread(const Rect& tc);  // elements, for any level count
 void dwt(j2k_direction direction, int32_t* data, ptrdiff_t stride, const DwtLevel* levels,
          int count, int threads, const Scratch<int32_t>& scratch);
 void dwt(j2k_direction direction, float* data, ptrdiff_t stride, const DwtLevel* levels,
-         int count, int threads, const Scratch<float>& scratch);
+         int count, int threads, const Scratch<float>& scratch,
+         const Inverse97Scale& scale = kInverse97Standard);
 
 // The same with scratch allocated for the call. threads <= 0: one per core. Buffers as in
 // j2k::Dwt.

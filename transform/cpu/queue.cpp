@@ -9,6 +9,7 @@
 #include "common/error.hpp"
 #include "transform/cpu/dwt_cpu.hpp"
 #include "transform/cpu/shift_mct.hpp"
+#include "transform/cpu/to_samples.hpp"
 #include "transform/cpu/threading.hpp"
 #include "transform/queue.hpp"
 
@@ -33,8 +34,9 @@ class CpuQueue final : public Queue {
   void upload(const Plane& host, const Plane& dst) override;
   void shift_mct(const TileSamples& tile, Wavelet wavelet, const std::vector<Plane>& out) override;
   void dwt(j2k_direction direction, Wavelet wavelet, const Plane& src, const Plane& dst,
-           const Rect& tc, int levels) override;
+           const Rect& tc, int levels, const constants::Inverse97Scale& scale) override;
   bool in_place() const override { return true; }
+  void to_samples(const std::vector<Plane>& in, const TileOutput& out) override { cpu::to_samples(in, out, threads_); }
   Plane narrow_plane(int, int64_t, int64_t) override;
   void narrow(const Plane& src, const Plane& dst) override;
   void download(const Plane& src, const Plane& host) override;
@@ -127,7 +129,7 @@ void CpuQueue::shift_mct(const TileSamples& tile, Wavelet wavelet, const std::ve
 }
 
 void CpuQueue::dwt(j2k_direction direction, Wavelet wavelet, const Plane& src, const Plane& dst,
-                    const Rect& tc, int levels) {
+                   const Rect& tc, int levels, const constants::Inverse97Scale& scale) {
   if (src.base != dst.base || src.offset != dst.offset)
     throw Error(ErrorCode::Internal, "cpu queue: the DWT runs in place");
   if (tc.empty()) return;
@@ -143,7 +145,7 @@ void CpuQueue::dwt(j2k_direction direction, Wavelet wavelet, const Plane& src, c
              cpu::Scratch<int32_t>{reinterpret_cast<int32_t*>(scratch_.data()), per_thread});
   else
     cpu::dwt(direction, reinterpret_cast<float*>(data), stride, lv, n, threads_,
-             cpu::Scratch<float>{scratch_.data(), per_thread});
+             cpu::Scratch<float>{scratch_.data(), per_thread}, scale);
 }
 
 // Work runs when called: a mark only files the range check under the frame's slot.

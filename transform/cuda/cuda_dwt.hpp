@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "j2kfront/j2kfront.h"
+#include "transform/common/constants.hpp"
 #include "tiling/geometry.hpp"
 
 struct CUstream_st;
@@ -30,7 +31,8 @@ typedef struct CUstream_st* cudaStream_t;  // as in CUDA's driver_types.h
 namespace j2k {
 
 // Which kernels run where the geometry allows (tile-component origin a multiple of 4, the
-// level-2 resolution at least 2 x 2); every choice gives the same bits.
+// level-2 resolution at least 2 x 2), every choice giving the same bits; and the inverse 9/7's
+// scaling.
 struct CudaDwtOptions {
   // Forward 5/3: levels 1 and 2 in one kernel (dwt_fused.cuh). Off: one kernel per level, for
   // A/B measurements.
@@ -42,6 +44,10 @@ struct CudaDwtOptions {
   // Inverse, both wavelets: levels 2 and 1 in one kernel (dwt_fused_inverse.cuh). Exact, but
   // slower on the H100 (5/3, 8192^2, 2 levels: 0.264 against 0.239 ms).
   bool fuse_inverse = false;
+  // How the inverse 9/7 scales (transform/common/constants.hpp): the standard's, or
+  // OpenJPEG's decoder's (its images bit for bit); any other is refused. Unlike the choices
+  // above, this one changes the result.
+  constants::Inverse97Scale inverse97 = constants::kInverse97Standard;
 };
 
 // Device workspace (bytes) that the forward and the inverse need for this geometry; 0 when

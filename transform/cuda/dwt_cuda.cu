@@ -581,8 +581,14 @@ void cuda_dwt(j2k_direction direction, Wavelet wavelet, const DevicePlane& src, 
   const size_t src_elem = src.type == J2K_SAMPLE_U8 ? 1 : src.type == J2K_SAMPLE_U16 ? 2 : 4;
   const size_t ss = element_stride(src, "src", src_elem, tc);
   const size_t ds = element_stride(dst, "dst", 4, tc);
+  const bool openjpeg = o.inverse97 == constants::kInverse97OpenJpeg;
+  if (!openjpeg && o.inverse97 != constants::kInverse97Standard)
+    invalid("an inverse 9/7 scaling other than the standard's or OpenJPEG's");
   if (w53)
     dispatch<kW53>(direction, src, ss, dc_shift, dst, ds, tc, levels, ws, wsb, s, o);
+  else if (direction == J2K_INVERSE && openjpeg)
+    inverse<cudadwt::kW97OpenJpeg>(static_cast<const float*>(src.data), ss, static_cast<float*>(dst.data), ds, tc,
+                                   levels, ws, wsb, s, o);
   else
     dispatch<kW97>(direction, src, ss, dc_shift, dst, ds, tc, levels, ws, wsb, s, o);
 }

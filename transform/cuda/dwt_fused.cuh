@@ -249,7 +249,7 @@ __global__ void __launch_bounds__(kFusedThreads, FusedDims<W>::kMinBlocks)
   __syncthreads();
 
   // 2. Level-1 horizontal pass on rows [H, NY1 - H), in registers, QH chunks per row.
-  reg_pass<W, D::NV, D::NH, D::QH, P, 1, W == kW97>(S + H * P);
+  reg_pass<W, D::NV, D::NH, D::QH, P, 1, W != kW53>(S + H * P);
 
   // 3. Level-1 details of the owned region: HL, LH and HH. Owned LL1 (i, j) = (Y0 + il, X0 + jl)
   // sits at S row 2 * il + 3H, column 2 * jl + 3H; its HL, LH and HH partners are one column,
@@ -294,8 +294,8 @@ __global__ void __launch_bounds__(kFusedThreads, FusedDims<W>::kMinBlocks)
 
   // 5. Level 2 on the lattice.
   // Vertical: one line per lattice column; horizontal: one per output row of the lattice.
-  reg_pass<W, NX2, BY, 2, LCP, LRP, W == kW97>(L);
-  reg_pass<W, BY, BX, 2, LRP, LCP, W == kW97>(L + H * LRP);
+  reg_pass<W, NX2, BY, 2, LCP, LRP, W != kW53>(L);
+  reg_pass<W, BY, BX, 2, LRP, LCP, W != kW53>(L + H * LRP);
 
   // Level-2 subbands: band b = 0 (LL), 1 (HL), 2 (LH), 3 (HH), 128 threads each. Owned LL1
   // (Y0 + il, X0 + jl) sits at lattice (il + H, jl + H); level-2 band row ii holds

@@ -154,8 +154,8 @@ __global__ void __launch_bounds__(kFusedThreads, FusedInvDims<W>::kMinBlocks)
   __syncthreads();
 
   // 2. Level 2: rows of S2, then the columns [H, BX + 3H) that level 1 needs.
-  reg_pass<W, NY2, BX + 2 * H, 2, P2, 1, W == kW97, false>(S2);
-  reg_pass<W, BX + 2 * H, BY + 2 * H, 2, 1, P2, W == kW97, false>(S2 + H);
+  reg_pass<W, NY2, BX + 2 * H, 2, P2, 1, W != kW53, false>(S2);
+  reg_pass<W, BX + 2 * H, BY + 2 * H, 2, 1, P2, W != kW53, false>(S2 + H);
 
   // 3. LL1 cells of S: S(2i, 2j) is level-1 position (gy1 + 2i, gx1 + 2j); after the level-1
   // mirror (which keeps parity) its LL1 index is half of it, at S2 (index - gy2, - gx2).
@@ -171,8 +171,8 @@ __global__ void __launch_bounds__(kFusedThreads, FusedInvDims<W>::kMinBlocks)
   __syncthreads();
 
   // 4. Level 1: every row of S, then the owned columns; then the owned samples to dst.
-  reg_pass<W, NY1, 2 * BX, 4, P1, 1, W == kW97, false>(S);
-  reg_pass<W, 2 * BX, 2 * BY, 4, 1, P1, W == kW97, false>(S + H);
+  reg_pass<W, NY1, 2 * BX, 4, P1, 1, W != kW53, false>(S);
+  reg_pass<W, 2 * BX, 2 * BY, 4, 1, P1, W != kW53, false>(S + H);
   as_each_thread([&](int tid) {
     constexpr int QPR = 2 * BX / 4, RS = cuda_tuning::kFusedThreads / QPR;
     const int q = tid % QPR, r = tid / QPR;

@@ -23,7 +23,8 @@
 namespace j2k::cudadwt {
 
 constexpr unsigned kFull = 0xffffffffu;
-constexpr int kW53 = 0, kW97 = 1;
+// kW97OpenJpeg: the 9/7 whose inverse scales as OpenJPEG's decoder (kInverse97OpenJpeg).
+constexpr int kW53 = 0, kW97 = 1, kW97OpenJpeg = 2;
 
 template <int W>
 struct Wv;
@@ -76,6 +77,13 @@ struct Wv<kW97> {
   __device__ static T scale_inv(T x, int cls) { return __fmul_rn(x, cls ? kInvK : kK); }
   __device__ static T single_fwd(T x) { return __fmul_rn(x, 2.0f); }
   __device__ static T single_inv(T x) { return __fmul_rn(x, 0.5f); }
+};
+
+// Inverse only: highs times OpenJPEG's "two_invK", a lone high sample left as it is.
+template <>
+struct Wv<kW97OpenJpeg> : Wv<kW97> {
+  __device__ static T scale_inv(T x, int cls) { return __fmul_rn(x, cls ? constants::kInverse97OpenJpeg.high : kK); }
+  __device__ static T single_inv(T x) { return x; }
 };
 
 // Index of position p after whole-sample symmetric extension of a signal of n >= 1 samples.
@@ -271,7 +279,7 @@ __global__ void __launch_bounds__(kThreads, cuda_tuning::kMinBlocksFwd) forward_
     }
   } else {
     vsteps<W, true, CAS_Y, R>(v);
-    if (W == kW97) {
+    if (W != kW53) {
 #pragma unroll
       for (int k = H; k < H + TY; ++k) {
         v[k][0] = Wt::scale_fwd(v[k][0], (k + CAS_Y) & 1);
@@ -290,7 +298,7 @@ __global__ void __launch_bounds__(kThreads, cuda_tuning::kMinBlocksFwd) forward_
       }
     } else {
       hsteps<W, true, CAS_X>(v[k][0], v[k][1]);
-      if (W == kW97) {
+      if (W != kW53) {
         v[k][0] = Wt::scale_fwd(v[k][0], CAS_X);
         v[k][1] = Wt::scale_fwd(v[k][1], 1 - CAS_X);
       }
@@ -388,7 +396,7 @@ __global__ void __launch_bounds__(kThreads, cuda_tuning::kMinBlocksInv) inverse_
         v[k][1] = Wt::single_inv(v[k][1]);
       }
     } else {
-      if (W == kW97) {
+      if (W != kW53) {
         v[k][0] = Wt::scale_inv(v[k][0], CAS_X);
         v[k][1] = Wt::scale_inv(v[k][1], 1 - CAS_X);
       }
@@ -406,7 +414,7 @@ __global__ void __launch_bounds__(kThreads, cuda_tuning::kMinBlocksInv) inverse_
       }
     }
   } else {
-    if (W == kW97) {
+    if (W != kW53) {
 #pragma unroll
       for (int k = 0; k < R; ++k) {
         v[k][0] = Wt::scale_inv(v[k][0], (k + CAS_Y) & 1);

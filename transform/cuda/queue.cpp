@@ -20,6 +20,7 @@
 #include "transform/cuda/cuda_dwt.hpp"
 #include "transform/cuda/narrow.hpp"
 #include "transform/cuda/shift_mct.hpp"
+#include "transform/cuda/to_samples.hpp"
 #include "transform/dwt_engine.hpp"
 #include "transform/queue.hpp"
 
@@ -96,6 +97,10 @@ class CudaQueue final : public Queue {
   bool asynchronous() const override { return true; }
   bool reads(j2k_memory where) const override { return where == J2K_MEMORY_DEVICE; }
   bool in_place() const override { return false; }
+  void to_samples(const std::vector<Plane>& in, const TileOutput& out) override {
+    after_downloads();
+    cuda::to_samples(in, out, stream_);
+  }
 
   void reserve(const QueueNeeds& n) override {
     cuda_check(cudaSetDevice(device_), "cudaSetDevice");
@@ -161,8 +166,11 @@ class CudaQueue final : public Queue {
     const size_t row = static_cast<size_t>(dst.width) * j2k_sample_size(dst.type);
     if (row == 0 || dst.height == 0) return;
     send_held();  // a held download joins only downloads that follow it directly
-    if (src.memory == J2K_MEMORY_PINNED && src.pixel_stride == dst.pixel_stride) {
-      // Page-locked rows of packed samples: the copy engine reads them directly.
+    // Page-locked rows of packed samples: the copy engine reads them directly. So do packed
+    // rows for a plane outside the staging buffer (the decoder's coefficients), which has no
+    // pinned mirror; from pageable memory CUDA stages them itself.
+    const bool outside = dst.base != staging_d_.data();
+    if ((src.memory == J2K_MEMORY_PINNED || outside) && src.pixel_stride == dst.pixel_stride) {
       cuda_check(cudaMemcpy2DAsync(at(dst), static_cast<size_t>(dst.row_stride), at(src),
                                    static_cast<size_t>(src.row_stride), row,
                                    static_cast<size_t>(dst.height), cudaMemcpyHostToDevice, stream_),
@@ -171,6 +179,7 @@ class CudaQueue final : public Queue {
     }
     // Pageable (or interleaved) samples: host threads pack them into the pinned mirror of the
     // staging buffer, once the previous upload from it has left.
+    if (outside) throw Error(ErrorCode::Internal, "cuda queue: interleaved samples go up into staging planes only");
     cuda_check(cudaEventSynchronize(staged_), "cudaEventSynchronize");
     char* pinned = static_cast<char*>(staging_h_.data()) + dst.offset;
     const size_t size = j2k_sample_size(dst.type);
@@ -192,12 +201,14 @@ class CudaQueue final : public Queue {
   }
 
   void dwt(j2k_direction direction, Wavelet wavelet, const Plane& src, const Plane& dst,
-           const Rect& tc, int levels) override {
+           const Rect& tc, int levels, const constants::Inverse97Scale& scale) override {
     if (tc.empty()) return;
     after_downloads();
+    CudaDwtOptions kernels = kernels_;
+    kernels.inverse97 = scale;
     cuda_dwt(direction, wavelet, DevicePlane{at(src), src.type, src.row_stride}, 0,
              DevicePlane{at(dst), dst.type, dst.row_stride}, tc, levels, workspace_.data(),
-             workspace_.size(), stream_, kernels_);
+             workspace_.size(), stream_, kernels);
   }
 
   // Int16 planes go where the component's work plane was: consumed by its (out-of-place)

@@ -80,6 +80,9 @@ inline float lift97(float x, float a, float b, float c) {
 #define IHI53(v) (v)
 #define ILO97(v) mul_rn((v), K97_K)
 #define IHI97(v) mul_rn((v), K97_INVK)
+// OpenJPEG's decoder (transform/common/constants.hpp, kInverse97OpenJpeg): highs times
+// K97_OJP_HIGH, a lone sample at an odd coordinate left as it is.
+#define IHI97O(v) mul_rn((v), K97_OJP_HIGH)
 
 // A signal of one sample (Annex F): doubled at an odd coordinate; the inverse halves it
 // (C's truncating division for the 5/3).
@@ -87,6 +90,7 @@ inline float lift97(float x, float a, float b, float c) {
 #define ISINGLE53(v) (cas ? (v) / 2 : (v))
 #define FSINGLE97(v) (cas ? mul_rn((v), 2.0f) : (v))
 #define ISINGLE97(v) (cas ? mul_rn((v), 0.5f) : (v))
+#define ISINGLE97O(v) (v)
 
 // Periodic whole-sample reflection of any position into [0, n), n >= 2.
 inline int reflect(int q, int n) {
@@ -197,6 +201,7 @@ DEFINE_VERTICAL(vertical_f53, int, 2, 1, F53, FLO53, FHI53, FSINGLE53)
 DEFINE_VERTICAL(vertical_i53, int, 2, 0, I53, ILO53, IHI53, ISINGLE53)
 DEFINE_VERTICAL(vertical_f97, float, 4, 1, F97, FLO97, FHI97, FSINGLE97)
 DEFINE_VERTICAL(vertical_i97, float, 4, 0, I97, ILO97, IHI97, ISINGLE97)
+DEFINE_VERTICAL(vertical_i97o, float, 4, 0, I97, ILO97, IHI97O, ISINGLE97O)
 
 // ============================= horizontal pass =============================
 // Work-group = HX x HY work-items on HY rows; each work-item computes HP consecutive output
@@ -333,6 +338,7 @@ DEFINE_HORIZONTAL(horizontal_f53, int, 2, 1, F53, FLO53, FHI53, FSINGLE53)
 DEFINE_HORIZONTAL(horizontal_i53, int, 2, 0, I53, ILO53, IHI53, ISINGLE53)
 DEFINE_HORIZONTAL(horizontal_f97, float, 4, 1, F97, FLO97, FHI97, FSINGLE97)
 DEFINE_HORIZONTAL(horizontal_i97, float, 4, 0, I97, ILO97, IHI97, ISINGLE97)
+DEFINE_HORIZONTAL(horizontal_i97o, float, 4, 0, I97, ILO97, IHI97O, ISINGLE97O)
 
 // ---- DC level shift and component transforms (transform/opencl/queue.cpp) ----
 // The mirror of transform/cpu/shift_mct.cpp: a sample of its own width (type: the
@@ -394,4 +400,62 @@ __kernel void narrow_i16(__global const int* src, int width, int height, int src
   const int x = get_global_id(0), y = get_global_id(1);
   if (x >= width || y >= height) return;
   dst[dst_offset + (long)y * dst_stride + x] = (short)src[(long)y * src_stride + x];
+}
+
+// ---- The decoder's last step (transform/opencl/queue.cpp, to_samples) ----
+// The mirror of transform/cpu/to_samples.cpp: the inverse RCT / ICT on components 0..2, the
+// DC offset added back, the clamp to [lo, hi] (a float rounded to nearest, ties to even,
+// first), stored at the output's type (0 U8, 1 I8, 2 U16, 3 I16). Offsets in bytes, strides
+// in elements of each plane.
+
+void store_sample(__global uchar* p, int type, long i, int v) {
+  switch (type) {
+    case 0: p[i] = (uchar)v; break;
+    case 1: ((__global char*)p)[i] = (char)v; break;
+    case 2: ((__global ushort*)p)[i] = (ushort)v; break;
+    default: ((__global short*)p)[i] = (short)v; break;
+  }
+}
+
+int clamp_i(long s, int lo, int hi) { return (int)(s < lo ? lo : s > hi ? hi : s); }
+int sample_i32(int v, int dc, int lo, int hi) { return clamp_i((long)v + dc, lo, hi); }
+int sample_f32(float f, int dc, int lo, int hi) {
+  if (!(f <= 2147483648.0f)) return hi;  // also NaN
+  if (f < -2147483648.0f) return lo;
+  return clamp_i(convert_long_rte(f) + dc, lo, hi);
+}
+
+#define PLANE_ARGS(n) __global const uchar* in##n, ulong in_offset##n, int in_stride##n,     \
+                      __global uchar* out##n, ulong out_offset##n, int out_stride##n, int type##n, \
+                      int dc##n, int lo##n, int hi##n
+#define IN(n, T) ((__global const T*)(in##n + in_offset##n))[(long)y * in_stride##n + x]
+#define OUT(n, v) store_sample(out##n + out_offset##n, type##n, (long)y * out_stride##n + x, (v))
+
+#define DEFINE_TO_SAMPLES(name, T, SAMPLE)                                                    \
+  __kernel void name(PLANE_ARGS(0), int width, int height) {                         \
+    const int x = get_global_id(0), y = get_global_id(1);                                     \
+    if (x >= width || y >= height) return;                                                    \
+    OUT(0, SAMPLE(IN(0, T), dc0, lo0, hi0));                                                  \
+  }
+DEFINE_TO_SAMPLES(to_samples_i32, int, sample_i32)
+DEFINE_TO_SAMPLES(to_samples_f32, float, sample_f32)
+
+__kernel void to_samples_rct(PLANE_ARGS(0), PLANE_ARGS(1), PLANE_ARGS(2), int width, int height) {
+  const int x = get_global_id(0), y = get_global_id(1);
+  if (x >= width || y >= height) return;
+  const int yy = IN(0, int), u = IN(1, int), v = IN(2, int);
+  const int g = yy - ((u + v) >> 2);
+  OUT(0, sample_i32(v + g, dc0, lo0, hi0));
+  OUT(1, sample_i32(g, dc1, lo1, hi1));
+  OUT(2, sample_i32(u + g, dc2, lo2, hi2));
+}
+
+__kernel void to_samples_ict(PLANE_ARGS(0), PLANE_ARGS(1), PLANE_ARGS(2), int width, int height) {
+  const int x = get_global_id(0), y = get_global_id(1);
+  if (x >= width || y >= height) return;
+  const float yy = IN(0, float), u = IN(1, float), v = IN(2, float);
+  // Each product rounded, left to right (a - b is a + (-b), exactly).
+  OUT(0, sample_f32(add_rn(yy, mul_rn(ICT_RV, v)), dc0, lo0, hi0));
+  OUT(1, sample_f32(add_rn(add_rn(yy, -mul_rn(ICT_GU, u)), -mul_rn(ICT_GV, v)), dc1, lo1, hi1));
+  OUT(2, sample_f32(add_rn(yy, mul_rn(ICT_BU, u)), dc2, lo2, hi2));
 }

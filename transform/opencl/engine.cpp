@@ -330,11 +330,13 @@ std::string Tuning::build_options() const {
        " -DHP=" + std::to_string(hp);
   o += " -DK97_A=" + hex(constants::kAlpha) + " -DK97_B=" + hex(constants::kBeta) +
        " -DK97_G=" + hex(constants::kGamma) + " -DK97_D=" + hex(constants::kDelta) +
-       " -DK97_K=" + hex(constants::kK) + " -DK97_INVK=" + hex(constants::kInvK);
+       " -DK97_K=" + hex(constants::kK) + " -DK97_INVK=" + hex(constants::kInvK) +
+       " -DK97_OJP_HIGH=" + hex(constants::kInverse97OpenJpeg.high);
   using namespace constants;
   o += " -DICT_YR=" + hex(kIctYR) + " -DICT_YG=" + hex(kIctYG) + " -DICT_YB=" + hex(kIctYB) +
        " -DICT_UR=" + hex(kIctUR) + " -DICT_UG=" + hex(kIctUG) + " -DICT_UB=" + hex(kIctUB) +
-       " -DICT_VR=" + hex(kIctVR) + " -DICT_VG=" + hex(kIctVG) + " -DICT_VB=" + hex(kIctVB);
+       " -DICT_VR=" + hex(kIctVR) + " -DICT_VG=" + hex(kIctVG) + " -DICT_VB=" + hex(kIctVB) +
+       " -DICT_RV=" + hex(kIctRV) + " -DICT_GU=" + hex(kIctGU) + " -DICT_GV=" + hex(kIctGV) + " -DICT_BU=" + hex(kIctBU);
   return o;
 }
 
@@ -444,12 +446,19 @@ uint64_t program_builds() {
 
 namespace {
 constexpr int kVertical = 0, kHorizontal = 1;
-int kernel_slot(int pass, Wavelet w, bool forward) {
+constexpr int kKernels = 10;
+const char* const kKernelNames[kKernels] = {"vertical_f53",   "vertical_i53",   "vertical_f97",   "vertical_i97",
+                                            "horizontal_f53", "horizontal_i53", "horizontal_f97", "horizontal_i97",
+                                            "vertical_i97o",  "horizontal_i97o"};
+// The kernel of a pass: slots 8 and 9 are the inverse 9/7 with OpenJPEG's decoder's scaling.
+int kernel_slot(int pass, Wavelet w, bool forward, const constants::Inverse97Scale& scale) {
+  if (!forward && w == Wavelet::Irreversible97 && scale != constants::kInverse97Standard) {
+    if (scale != constants::kInverse97OpenJpeg)
+      throw Error(ErrorCode::InvalidArgument, "OpenCL DWT: an inverse 9/7 scaling other than the standard's or OpenJPEG's");
+    return 8 + pass;
+  }
   return pass * 4 + (w == Wavelet::Irreversible97 ? 2 : 0) + (forward ? 0 : 1);
 }
-const char* const kKernelNames[8] = {"vertical_f53",   "vertical_i53",   "vertical_f97",
-                                     "vertical_i97",   "horizontal_f53", "horizontal_i53",
-                                     "horizontal_f97", "horizontal_i97"};
 
 int lifting_steps(Wavelet w) { return w == Wavelet::Irreversible97 ? 4 : 2; }
 
@@ -466,7 +475,7 @@ struct Runner::Impl {
   Tuning tuning;
   Compiled compiled;
   cl_command_queue queue = nullptr;
-  cl_kernel kernels[8] = {};
+  cl_kernel kernels[kKernels] = {};
 
   ~Impl() {
     for (cl_kernel k : kernels)
@@ -506,7 +515,7 @@ Runner::Runner(int device_index, const std::string& tuning, bool profiling)
   m.queue = cl().clCreateCommandQueue(m.compiled.context, m.dev.id,
                                  profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
   check(err, "clCreateCommandQueue");
-  for (int i = 0; i < 8; ++i) {
+  for (int i = 0; i < kKernels; ++i) {
     m.kernels[i] = cl().clCreateKernel(m.compiled.program, kKernelNames[i], &err);
     check(err, "clCreateKernel");
   }
@@ -521,7 +530,8 @@ cl_command_queue Runner::queue() const { return impl_->queue; }
 cl_program Runner::program() const { return impl_->compiled.program; }
 
 void Runner::vertical(Wavelet w, bool forward, cl_mem src, cl_mem dst, size_t stride,
-                      int64_t width, int64_t height, int cas, cl_event* event) {
+                      int64_t width, int64_t height, int cas, cl_event* event,
+                      const constants::Inverse97Scale& scale) {
   if (width <= 0 || height <= 0) return;
   Impl& m = *impl_;
   const Tuning& t = m.tuning;
@@ -539,7 +549,7 @@ void Runner::vertical(Wavelet w, bool forward, cl_mem src, cl_mem dst, size_t st
     seg = static_cast<int>((n + segs - 1) / segs);
   }
   const int64_t segs = n == 1 ? 1 : (n + seg - 1) / seg;
-  cl_kernel k = m.kernels[kernel_slot(kVertical, w, forward)];
+  cl_kernel k = m.kernels[kernel_slot(kVertical, w, forward, scale)];
   const cl_long s = static_cast<cl_long>(stride);
   const cl_int casv = cas, wv = wi, nv = n, segv = seg;
   m.arg(k, 0, src);
@@ -556,7 +566,8 @@ void Runner::vertical(Wavelet w, bool forward, cl_mem src, cl_mem dst, size_t st
 }
 
 void Runner::horizontal(Wavelet w, bool forward, cl_mem src, cl_mem dst, size_t stride,
-                        int64_t width, int64_t height, int cas, cl_event* event) {
+                        int64_t width, int64_t height, int cas, cl_event* event,
+                        const constants::Inverse97Scale& scale) {
   if (width <= 0 || height <= 0) return;
   Impl& m = *impl_;
   const Tuning& t = m.tuning;
@@ -569,7 +580,7 @@ void Runner::horizontal(Wavelet w, bool forward, cl_mem src, cl_mem dst, size_t 
   const size_t chunk = static_cast<size_t>(hx) * 2 * static_cast<size_t>(t.hp);
   const auto in_bytes = static_cast<size_t>(Tuning::horizontal_in_bytes(hx, hy, t.hp, S));
   const auto out_bytes = static_cast<size_t>(Tuning::horizontal_out_bytes(hx, hy, t.hp));
-  cl_kernel k = m.kernels[kernel_slot(kHorizontal, w, forward)];
+  cl_kernel k = m.kernels[kernel_slot(kHorizontal, w, forward, scale)];
   const cl_long s = static_cast<cl_long>(stride);
   const cl_int nv = n, hv = h, casv = cas;
   m.arg(k, 0, src);
@@ -594,7 +605,7 @@ void Runner::horizontal(Wavelet w, bool forward, cl_mem src, cl_mem dst, size_t 
 }
 
 void Runner::transform(Wavelet w, bool forward, cl_mem a, cl_mem b, size_t stride,
-                       const std::vector<DwtLevel>& levels) {
+                       const std::vector<DwtLevel>& levels, const constants::Inverse97Scale& scale) {
   // Each pass reads one buffer and writes the other over the level's whole block, so two
   // passes per level leave the result in `a`; outside the block `a` already holds the finer
   // levels' subbands, which no later pass touches.
@@ -607,8 +618,8 @@ void Runner::transform(Wavelet w, bool forward, cl_mem a, cl_mem b, size_t strid
   } else {
     for (auto lv = levels.rbegin(); lv != levels.rend(); ++lv) {
       if (lv->width == 0 || lv->height == 0) continue;
-      horizontal(w, false, a, b, stride, lv->width, lv->height, lv->cas_x);
-      vertical(w, false, b, a, stride, lv->width, lv->height, lv->cas_y);
+      horizontal(w, false, a, b, stride, lv->width, lv->height, lv->cas_x, nullptr, scale);
+      vertical(w, false, b, a, stride, lv->width, lv->height, lv->cas_y, nullptr, scale);
     }
   }
 }

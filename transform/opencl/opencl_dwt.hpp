@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "transform/common/constants.hpp"
 #include "transform/dwt.hpp"
 #include "tiling/geometry.hpp"
 
@@ -121,14 +122,19 @@ class Runner {
   // One pass of one level on the top-left width x height block; src and dst are different
   // buffers with the same stride (in elements). Asynchronous; `event` (if given) receives
   // the kernel's event, which the caller releases.
+  // `scale`: how the inverse 9/7 scales, the standard's or OpenJPEG's decoder's (a kernel of
+  // its own each; any other is refused).
   void vertical(Wavelet w, bool forward, cl_mem src, cl_mem dst, size_t stride, int64_t width,
-                int64_t height, int cas, cl_event* event = nullptr);
+                int64_t height, int cas, cl_event* event = nullptr,
+                const constants::Inverse97Scale& scale = constants::kInverse97Standard);
   void horizontal(Wavelet w, bool forward, cl_mem src, cl_mem dst, size_t stride,
-                  int64_t width, int64_t height, int cas, cl_event* event = nullptr);
+                  int64_t width, int64_t height, int cas, cl_event* event = nullptr,
+                  const constants::Inverse97Scale& scale = constants::kInverse97Standard);
   // Every level (as dwt_levels returns them, largest first): data in `a`, `b` is scratch of
   // the same size; the result is back in `a`. Asynchronous.
   void transform(Wavelet w, bool forward, cl_mem a, cl_mem b, size_t stride,
-                 const std::vector<DwtLevel>& levels);
+                 const std::vector<DwtLevel>& levels,
+                 const constants::Inverse97Scale& scale = constants::kInverse97Standard);
 
   struct Impl;
 

@@ -58,7 +58,11 @@ class OpenCLQueue final : public Queue {
         shift_f32_(runner_.program(), "shift_f32"),
         rct_(runner_.program(), "rct_forward"),
         ict_(runner_.program(), "ict_forward"),
-        narrow_(runner_.program(), "narrow_i16") {}
+        narrow_(runner_.program(), "narrow_i16"),
+        to_i32_(runner_.program(), "to_samples_i32"),
+        to_f32_(runner_.program(), "to_samples_f32"),
+        to_rct_(runner_.program(), "to_samples_rct"),
+        to_ict_(runner_.program(), "to_samples_ict") {}
   ~OpenCLQueue() override {
     cl().clFinish(runner_.queue());
     if (staged_) cl().clReleaseEvent(staged_);
@@ -73,6 +77,56 @@ class OpenCLQueue final : public Queue {
   bool asynchronous() const override { return true; }
   bool reads(j2k_memory) const override { return false; }
   bool in_place() const override { return true; }
+  void to_samples(const std::vector<Plane>& in, const TileOutput& out) override {
+    const size_t n = out.out.size();
+    const bool mct = out.mct && n >= 3;
+    if (mct && (in[1].type != in[0].type || in[2].type != in[0].type))
+      throw Error(ErrorCode::Internal, "to_samples: components 0..2 of an MCT tile differ in wavelet");
+    // The kernels' PLANE_ARGS of component c: its planes, offsets in bytes, strides in
+    // elements, the output's type (dwt.cl's numbering), the DC offset and the range.
+    struct Args {
+      cl_mem in;
+      cl_ulong in_offset;
+      cl_int in_stride;
+      cl_mem out;
+      cl_ulong out_offset;
+      cl_int out_stride, type, dc, lo, hi;
+    };
+    auto args = [&](size_t c) {
+      const Plane& o = out.out[c];
+      cl_int type = 0;
+      switch (o.type) {
+        case J2K_SAMPLE_U8: type = 0; break;
+        case J2K_SAMPLE_I8: type = 1; break;
+        case J2K_SAMPLE_U16: type = 2; break;
+        case J2K_SAMPLE_I16: type = 3; break;
+        default: throw Error(ErrorCode::Internal, "to_samples: output samples must be U8, I8, U16 or I16");
+      }
+      return Args{mem(in[c]), in[c].offset, static_cast<cl_int>(in[c].row_stride / 4), mem(o), o.offset,
+                  static_cast<cl_int>(o.row_stride / static_cast<ptrdiff_t>(j2k_sample_size(o.type))), type,
+                  out.offset[c], out.lo[c], out.hi[c]};
+    };
+    cl_command_queue q = runner_.queue();
+    for (size_t c = mct ? 2 : 0; c < n; ++c) {
+      const size_t first = mct && c == 2 ? 0 : c;  // components 0..2 in one launch
+      const Plane& o = out.out[first];
+      if (o.width == 0 || o.height == 0) continue;
+      const cl_int w = static_cast<cl_int>(o.width), h = static_cast<cl_int>(o.height);
+      const bool f32 = in[first].type == J2K_SAMPLE_F32;
+      const Args a = args(first);
+      if (first != c) {
+        const Args b = args(1), d = args(2);
+        (f32 ? to_ict_ : to_rct_)
+            .run(q, o.width, o.height, a.in, a.in_offset, a.in_stride, a.out, a.out_offset, a.out_stride, a.type, a.dc,
+                 a.lo, a.hi, b.in, b.in_offset, b.in_stride, b.out, b.out_offset, b.out_stride, b.type, b.dc, b.lo, b.hi,
+                 d.in, d.in_offset, d.in_stride, d.out, d.out_offset, d.out_stride, d.type, d.dc, d.lo, d.hi, w, h);
+      } else {
+        (f32 ? to_f32_ : to_i32_)
+            .run(q, o.width, o.height, a.in, a.in_offset, a.in_stride, a.out, a.out_offset, a.out_stride, a.type, a.dc,
+                 a.lo, a.hi, w, h);
+      }
+    }
+  }
 
   void reserve(const QueueNeeds& n) override {
     const uint64_t max_alloc = runner_.device().max_alloc;
@@ -133,6 +187,10 @@ class OpenCLQueue final : public Queue {
       cl().clReleaseEvent(staged_);
       staged_ = nullptr;
     }
+    // Packed through the host staging at the plane's offset (the decoder's coefficient planes,
+    // each in a buffer of its own, at offset 0: the plan reserves staging for the largest).
+    if (dst.offset + row * static_cast<size_t>(dst.height) > host_staging_.size())
+      throw Error(ErrorCode::Internal, "opencl queue: an upload larger than the reserved staging");
     unsigned char* host = host_staging_.data() + dst.offset;
     const auto* base = static_cast<const unsigned char*>(src.base) + src.offset;
     parallel_for(static_cast<ptrdiff_t>(dst.height), copy_threads(row * static_cast<size_t>(dst.height), threads_),
@@ -168,14 +226,14 @@ class OpenCLQueue final : public Queue {
   }
 
   void dwt(j2k_direction direction, Wavelet wavelet, const Plane& src, const Plane& dst,
-           const Rect& tc, int levels) override {
+           const Rect& tc, int levels, const constants::Inverse97Scale& scale) override {
     if (src.base != dst.base || src.offset != 0 || dst.offset != 0)
       throw Error(ErrorCode::Internal, "opencl queue: the DWT runs in place on a whole buffer");
     if (tc.empty()) return;
     lvs_.resize(static_cast<size_t>(levels));  // keeps its capacity: no allocation per call
     dwt_levels(tc, levels, lvs_.data());
     runner_.transform(wavelet, direction == J2K_FORWARD, mem(dst), scratch_.get(),
-                      static_cast<size_t>(dst.row_stride / 4), lvs_);
+                      static_cast<size_t>(dst.row_stride / 4), lvs_, scale);
   }
 
   // Int16 planes of one tile, side by side in their own buffer (a tile's downloads follow
@@ -265,7 +323,7 @@ class OpenCLQueue final : public Queue {
 
   ocl::Runner runner_;
   int threads_;
-  Kernel shift_i32_, shift_f32_, rct_, ict_, narrow_;
+  Kernel shift_i32_, shift_f32_, rct_, ict_, narrow_, to_i32_, to_f32_, to_rct_, to_ict_;
   ocl::Buffer staging_, scratch_, flag_, narrow_buffer_;
   std::vector<ocl::Buffer> planes_;        // one per component: coefficients, DWT in place
   std::vector<unsigned char> host_staging_;

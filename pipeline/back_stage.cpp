@@ -1,0 +1,227 @@
+#include "pipeline/back_stage.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "common/error.hpp"
+#include "transform/common/constants.hpp"
+
+namespace j2k {
+namespace {
+
+constexpr size_t kAlign = 256;  // what the queues align each plane of a tile to
+size_t aligned(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+size_t plane_bytes(const Rect& r, size_t size) { return static_cast<size_t>(r.width() * r.height()) * size; }
+
+j2k_sample_type coefficient_type(const BackStage::Component& c) {
+  return c.reversible ? J2K_SAMPLE_I32 : J2K_SAMPLE_F32;
+}
+
+// The window of `all` (a plane of c.rect) that goes out.
+Plane window_of(const Plane& all, const BackStage::Component& c) {
+  Plane p = all;
+  if (c.window.empty()) {
+    p.width = p.height = 0;
+    return p;
+  }
+  p.offset += static_cast<size_t>((c.window.y0 - c.rect.y0) * all.row_stride + (c.window.x0 - c.rect.x0) * all.pixel_stride);
+  p.width = c.window.width();
+  p.height = c.window.height();
+  return p;
+}
+
+QueueNeeds& grow(QueueNeeds& a, const QueueNeeds& b) {
+  a.staging_bytes = std::max(a.staging_bytes, b.staging_bytes);
+  a.work_bytes = std::max(a.work_bytes, b.work_bytes);
+  a.output_bytes = std::max(a.output_bytes, b.output_bytes);
+  a.dwt_workspace = std::max(a.dwt_workspace, b.dwt_workspace);
+  a.max_plane_bytes = std::max(a.max_plane_bytes, b.max_plane_bytes);
+  a.components = std::max(a.components, b.components);
+  return a;
+}
+
+bool covers(const QueueNeeds& a, const QueueNeeds& b) {
+  return a.staging_bytes >= b.staging_bytes && a.work_bytes >= b.work_bytes && a.output_bytes >= b.output_bytes &&
+         a.dwt_workspace >= b.dwt_workspace && a.max_plane_bytes >= b.max_plane_bytes && a.components >= b.components;
+}
+
+}  // namespace
+
+struct BackStage::Impl {
+  // One set of host buffers for a tile's coefficients.
+  struct Slot {
+    std::vector<void*> buffers;
+    std::vector<size_t> bytes;
+    std::vector<j2k_memory> where;
+    bool in_flight = false;
+  };
+
+  std::unique_ptr<Queue> queue;
+  bool device = false;  // a GPU queue: upload, download, two slots
+  Slot slots[2];
+  int current = 0;
+  bool open = false;
+  std::vector<Component> comps;
+  bool mct = false;
+  QueueNeeds reserved;
+
+  ~Impl() {
+    if (!queue) return;
+    try {
+      queue->finish();  // no copy may still use the buffers
+    } catch (...) {
+    }
+    for (Slot& s : slots)
+      for (size_t c = 0; c < s.buffers.size(); ++c) queue->release(s.buffers[c], s.where[c]);
+  }
+
+  void wait(int slot) {
+    if (!slots[slot].in_flight) return;
+    slots[slot].in_flight = false;
+    queue->wait(slot);
+  }
+
+  // The queue's buffers for this tile, reserved anew (once the queue is idle) when it is
+  // larger than every tile before it.
+  void reserve_for(const std::vector<Component>& cs) {
+    QueueNeeds n;
+    n.components = static_cast<int>(cs.size());
+    for (const Component& c : cs) {
+      n.dwt_workspace = std::max(n.dwt_workspace, queue->dwt_workspace_bytes(c.reversible ? Wavelet::Reversible53
+                                                                                         : Wavelet::Irreversible97,
+                                                                           c.rect, c.levels));
+      if (!device) continue;
+      const size_t plane = plane_bytes(c.rect, 4);
+      n.work_bytes += aligned(plane);
+      n.output_bytes += aligned(plane);
+      n.max_plane_bytes = std::max(n.max_plane_bytes, plane);
+      n.staging_bytes += aligned(plane_bytes(c.window, j2k_sample_size(c.home.type)));
+    }
+    // OpenCL packs uploads through its host staging, at the plane's offset (0).
+    n.staging_bytes = std::max(n.staging_bytes, n.max_plane_bytes);
+    if (covers(reserved, n)) return;
+    for (int s = 0; s < 2; ++s) wait(s);
+    queue->reserve(grow(reserved, n));
+  }
+
+  const std::vector<void*>& begin(const std::vector<Component>& cs, bool with_mct) {
+    if (open) throw Error(ErrorCode::Internal, "back stage: begin() twice without end()");
+    if (with_mct && cs.size() >= 3)
+      for (size_t c = 1; c < 3; ++c)
+        if (cs[c].rect.width() != cs[0].rect.width() || cs[c].rect.height() != cs[0].rect.height() ||
+            cs[c].window.width() != cs[0].window.width() || cs[c].window.height() != cs[0].window.height() ||
+            cs[c].reversible != cs[0].reversible)
+          throw Error(ErrorCode::Internal, "back stage: components 0 to 2 of an MCT tile differ");
+    Slot& slot = slots[current];
+    wait(current);
+    reserve_for(cs);
+    slot.buffers.resize(std::max(slot.buffers.size(), cs.size()), nullptr);
+    slot.bytes.resize(slot.buffers.size(), 0);
+    slot.where.resize(slot.buffers.size(), J2K_MEMORY_HOST);
+    for (size_t c = 0; c < cs.size(); ++c) {
+      const size_t bytes = std::max<size_t>(plane_bytes(cs[c].rect, 4), 4);
+      if (slot.bytes[c] >= bytes) continue;
+      if (slot.buffers[c]) queue->release(slot.buffers[c], slot.where[c]);
+      slot.buffers[c] = nullptr;
+      slot.bytes[c] = 0;
+      slot.where[c] = J2K_MEMORY_HOST;
+      slot.buffers[c] = queue->allocate(bytes, slot.where[c]);
+      slot.bytes[c] = bytes;
+    }
+    comps = cs;
+    mct = with_mct && cs.size() >= 3;
+    open = true;
+    // The caller sees exactly one pointer per component.
+    handed.assign(slot.buffers.begin(), slot.buffers.begin() + static_cast<ptrdiff_t>(cs.size()));
+    return handed;
+  }
+  std::vector<void*> handed;
+
+  Plane host_plane(size_t c) const {
+    const Slot& slot = slots[current];
+    Plane p;
+    p.base = slot.buffers[c];
+    p.type = coefficient_type(comps[c]);
+    p.pixel_stride = 4;
+    p.row_stride = 4 * comps[c].rect.width();
+    p.width = comps[c].rect.width();
+    p.height = comps[c].rect.height();
+    p.memory = slot.where[c];
+    return p;
+  }
+
+  TileOutput output_to(std::vector<Plane> planes) const {
+    TileOutput out;
+    out.out = std::move(planes);
+    out.mct = mct;
+    for (const Component& c : comps) {
+      out.offset.push_back(c.offset);
+      out.lo.push_back(c.lo);
+      out.hi.push_back(c.hi);
+    }
+    return out;
+  }
+
+  void end() {
+    if (!open) throw Error(ErrorCode::Internal, "back stage: end() without begin()");
+    open = false;
+    Queue& q = *queue;
+    const size_t n = comps.size();
+    std::vector<Plane> dwt_out(n), in(n), samples(n), homes(n);
+    for (size_t c = 0; c < n; ++c) {
+      const Component& k = comps[c];
+      const Wavelet w = k.reversible ? Wavelet::Reversible53 : Wavelet::Irreversible97;
+      const Plane host = host_plane(c);
+      const auto ci = static_cast<int>(c);
+      Plane src = host;
+      if (device) {
+        dwt_out[c] = q.output(ci, host.type, host.width, host.height);
+        src = q.in_place() ? dwt_out[c] : q.work(ci, host.type, host.width, host.height);
+        q.upload(host, src);
+      } else {
+        dwt_out[c] = host;
+      }
+      // OpenJPEG's decoder's 9/7 scaling, so that the samples are OpenJPEG's.
+      q.dwt(J2K_INVERSE, w, src, dwt_out[c], k.rect, k.levels, constants::kInverse97OpenJpeg);
+      in[c] = window_of(dwt_out[c], k);
+      homes[c] = k.home;
+      samples[c] = device ? q.staging(ci, k.home.type, k.window.width(), k.window.height()) : k.home;
+    }
+    q.to_samples(in, output_to(samples));
+    if (device) {
+      for (size_t c = 0; c < n; ++c) q.download(samples[c], homes[c]);
+      q.mark(current);
+      slots[current].in_flight = true;
+      current ^= 1;
+    }
+  }
+
+  void finish() {
+    if (open) throw Error(ErrorCode::Internal, "back stage: finish() inside a tile");
+    // The older slot first: its work was enqueued first.
+    const int older = current;
+    wait(older);
+    wait(older ^ 1);
+  }
+};
+
+BackStage::BackStage(const BackendOptions& options) : impl_(std::make_unique<Impl>()) {
+  BackendOptions o = options;
+  if (o.backend == Backend::Auto) o.backend = Backend::Cpu;
+  impl_->queue = make_queue(o);
+  impl_->device = impl_->queue->kind() != Backend::Cpu;
+}
+
+BackStage::~BackStage() = default;
+
+Backend BackStage::backend() const { return impl_->queue->kind(); }
+std::string BackStage::description() const { return impl_->queue->description(); }
+
+const std::vector<void*>& BackStage::begin(const std::vector<Component>& components, bool mct) {
+  return impl_->begin(components, mct);
+}
+void BackStage::end() { impl_->end(); }
+void BackStage::finish() { impl_->finish(); }
+
+}  // namespace j2k

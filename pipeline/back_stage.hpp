@@ -1,0 +1,70 @@
+// The decoder's back stage on a backend's queue (transform/queue.hpp), tile after tile: the
+// tile's dequantised coefficients, written by Tier-1 into host buffers that this stage hands
+// out, go through the inverse DWT (OpenJPEG's 9/7 scaling), the inverse RCT / ICT, the DC
+// level shift and the clamp, and land as samples in the caller's image.
+//
+// On the CPU each tile runs when it is handed in, in place. On a GPU the coefficients go up,
+// the samples come home, and the work of a tile runs while the caller decodes the next one's
+// code-blocks: two sets of host buffers (page-locked where the backend has it) take turns,
+// and begin() waits only for the tile that used its set two tiles before. Every backend gives
+// the same samples, bit for bit (tests/back_stage_test.cpp).
+//
+//   BackStage stage(options);
+//   for each tile:
+//     std::vector<BackStage::Component> comps = ...;      // geometry, range, where samples go
+//     const std::vector<void*>& coef = stage.begin(comps); // Tier-1 writes these
+//     ...
+//     stage.end();                                          // enqueued (GPU) or done (CPU)
+//   stage.finish();                                          // every sample is home
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "tiling/geometry.hpp"
+#include "transform/backend.hpp"
+#include "transform/queue.hpp"
+
+namespace j2k {
+
+class BackStage {
+ public:
+  // One tile-component.
+  struct Component {
+    Rect rect;              // the decoded resolution's rectangle on the component's grid
+    int levels = 0;         // inverse DWT levels
+    bool reversible = true; // 5/3 on int32, else 9/7 on float
+    // The part of `rect` that goes out (may be empty: nothing of it is wanted) and where its
+    // samples go: a host plane of U8 / I8 / U16 / I16 samples of window's size.
+    Rect window;
+    Plane home;
+    int32_t offset = 0;  // the DC offset (0 when signed)
+    int32_t lo = 0, hi = 0;  // the range of the component's precision
+  };
+
+  // Builds the backend's queue (Auto: the CPU; the caller picks a GPU by name); throws
+  // naming why it cannot.
+  explicit BackStage(const BackendOptions& options);
+  ~BackStage();
+  BackStage(const BackStage&) = delete;
+  BackStage& operator=(const BackStage&) = delete;
+
+  Backend backend() const;
+  std::string description() const;
+
+  // Host buffers for the tile's coefficients, one per component: rect.height() rows of
+  // rect.width() int32 (reversible) or float values, packed, not zeroed. `mct`: the inverse
+  // RCT / ICT on components 0..2 (which must then share size, window and wavelet).
+  const std::vector<void*>& begin(const std::vector<Component>& components, bool mct);
+  // Runs (CPU) or enqueues (GPU) the tile handed out by begin().
+  void end();
+  // Waits until every tile's samples are home; throws what the device reported.
+  void finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace j2k

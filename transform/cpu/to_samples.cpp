@@ -1,0 +1,132 @@
+#include "transform/cpu/to_samples.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+#include "common/error.hpp"
+#include "transform/common/constants.hpp"
+#include "transform/cpu/threading.hpp"
+
+namespace j2k::cpu {
+namespace {
+
+template <class T>
+T* row_of(const Plane& p, int64_t y) {
+  return reinterpret_cast<T*>(static_cast<char*>(p.base) + p.offset + y * p.row_stride);
+}
+
+// A coefficient plus the DC offset, clamped to [lo, hi]. A float is rounded first; one
+// beyond int32 (or NaN) clamps to the end it lies towards, as OpenJPEG's decoder does.
+inline int32_t sample(int32_t v, int32_t offset, int32_t lo, int32_t hi) {
+  return static_cast<int32_t>(std::clamp<int64_t>(int64_t{v} + offset, lo, hi));
+}
+inline int32_t sample(float f, int32_t offset, int32_t lo, int32_t hi) {
+  if (!(f <= static_cast<float>(INT_MAX))) return hi;
+  if (f < static_cast<float>(INT_MIN)) return lo;
+  return static_cast<int32_t>(std::clamp<int64_t>(static_cast<int64_t>(std::lrintf(f)) + offset, lo, hi));
+}
+
+// The inverse RCT (G.2) and ICT (G.3) of one pixel.
+inline void inverse_mct(int32_t y, int32_t u, int32_t v, int32_t& r, int32_t& g, int32_t& b) {
+  g = y - ((u + v) >> 2);
+  r = v + g;
+  b = u + g;
+}
+inline void inverse_mct(float y, float u, float v, float& r, float& g, float& b) {
+  using namespace constants;
+  r = y + kIctRV * v;
+  g = y - kIctGU * u - kIctGV * v;
+  b = y + kIctBU * u;
+}
+
+// Sample x of row y of p, at p's type (components 0..2 of an MCT tile of differing precision).
+void store(const Plane& p, int64_t y, int64_t x, int32_t v) {
+  switch (p.type) {
+    case J2K_SAMPLE_U8: row_of<uint8_t>(p, y)[x] = static_cast<uint8_t>(v); break;
+    case J2K_SAMPLE_I8: row_of<int8_t>(p, y)[x] = static_cast<int8_t>(v); break;
+    case J2K_SAMPLE_U16: row_of<uint16_t>(p, y)[x] = static_cast<uint16_t>(v); break;
+    default: row_of<int16_t>(p, y)[x] = static_cast<int16_t>(v); break;
+  }
+}
+
+template <class T>
+void row_mct_mixed(const std::vector<Plane>& in, const TileOutput& out, int64_t y) {
+  const T *c0 = row_of<const T>(in[0], y), *c1 = row_of<const T>(in[1], y), *c2 = row_of<const T>(in[2], y);
+  for (int64_t x = 0; x < out.out[0].width; ++x) {
+    T r, g, b;
+    inverse_mct(c0[x], c1[x], c2[x], r, g, b);
+    store(out.out[0], y, x, sample(r, out.offset[0], out.lo[0], out.hi[0]));
+    store(out.out[1], y, x, sample(g, out.offset[1], out.lo[1], out.hi[1]));
+    store(out.out[2], y, x, sample(b, out.offset[2], out.lo[2], out.hi[2]));
+  }
+}
+
+// Row y of component c (or, with mct, of components 0..2 together) into its samples.
+template <class T, class S>
+void row(const std::vector<Plane>& in, const TileOutput& out, size_t c, bool mct, int64_t y) {
+  const int64_t w = out.out[c].width;
+  if (!mct) {
+    const T* src = row_of<const T>(in[c], y);
+    S* dst = row_of<S>(out.out[c], y);
+    for (int64_t x = 0; x < w; ++x) dst[x] = static_cast<S>(sample(src[x], out.offset[c], out.lo[c], out.hi[c]));
+    return;
+  }
+  const T *c0 = row_of<const T>(in[0], y), *c1 = row_of<const T>(in[1], y), *c2 = row_of<const T>(in[2], y);
+  S *d0 = row_of<S>(out.out[0], y), *d1 = row_of<S>(out.out[1], y), *d2 = row_of<S>(out.out[2], y);
+  for (int64_t x = 0; x < w; ++x) {
+    T r, g, b;
+    inverse_mct(c0[x], c1[x], c2[x], r, g, b);
+    d0[x] = static_cast<S>(sample(r, out.offset[0], out.lo[0], out.hi[0]));
+    d1[x] = static_cast<S>(sample(g, out.offset[1], out.lo[1], out.hi[1]));
+    d2[x] = static_cast<S>(sample(b, out.offset[2], out.lo[2], out.hi[2]));
+  }
+}
+
+template <class T>
+void row_as(const std::vector<Plane>& in, const TileOutput& out, size_t c, bool mct, int64_t y) {
+  if (mct && (out.out[1].type != out.out[0].type || out.out[2].type != out.out[0].type))
+    return row_mct_mixed<T>(in, out, y);
+  switch (out.out[c].type) {
+    case J2K_SAMPLE_U8: return row<T, uint8_t>(in, out, c, mct, y);
+    case J2K_SAMPLE_I8: return row<T, int8_t>(in, out, c, mct, y);
+    case J2K_SAMPLE_U16: return row<T, uint16_t>(in, out, c, mct, y);
+    default: return row<T, int16_t>(in, out, c, mct, y);
+  }
+}
+
+}  // namespace
+
+void to_samples(const std::vector<Plane>& in, const TileOutput& out, int threads) {
+  const size_t n = out.out.size();
+  const bool mct = out.mct && n >= 3;
+  if (mct && (in[1].type != in[0].type || in[2].type != in[0].type))
+    throw Error(ErrorCode::Internal, "to_samples: components 0..2 of an MCT tile differ in wavelet");
+  for (const Plane& p : out.out)
+    if (p.type != J2K_SAMPLE_U8 && p.type != J2K_SAMPLE_I8 && p.type != J2K_SAMPLE_U16 && p.type != J2K_SAMPLE_I16)
+      throw Error(ErrorCode::Internal, "to_samples: output samples must be U8, I8, U16 or I16");
+  // Jobs: (component, first row) in chunks of rows; components 0..2 as one with the MCT.
+  constexpr int64_t kRows = 16;
+  struct Job {
+    size_t c;
+    int64_t y0;
+  };
+  std::vector<Job> jobs;
+  size_t bytes = 0;
+  auto add = [&](size_t c, size_t planes) {
+    for (int64_t y = 0; y < out.out[c].height; y += kRows) jobs.push_back({c, y});
+    bytes += static_cast<size_t>(out.out[c].width * out.out[c].height) * 4 * planes;
+  };
+  if (mct) add(0, 3);
+  for (size_t c = mct ? 3 : 0; c < n; ++c) add(c, 1);
+  parallel_for(static_cast<ptrdiff_t>(jobs.size()), copy_threads(bytes, threads), [&](ptrdiff_t j) {
+    const Job& job = jobs[static_cast<size_t>(j)];
+    const bool with_mct = mct && job.c == 0;
+    for (int64_t y = job.y0; y < std::min(out.out[job.c].height, job.y0 + kRows); ++y) {
+      if (in[job.c].type == J2K_SAMPLE_F32) row_as<float>(in, out, job.c, with_mct, y);
+      else row_as<int32_t>(in, out, job.c, with_mct, y);
+    }
+  });
+}
+
+}  // namespace j2k::cpu
