@@ -4,6 +4,8 @@
 // samples as the compress benchmark makes them. Each tool runs as a process of its own, timed
 // from start to exit (median of the repeats, after one untimed run that warms the page
 // cache), writing PPM/PGM; our output is compared with opj_decompress's, sample for sample.
+// Where a GPU back stage can run here (CUDA; OpenCL on a GPU), `j2kfront decompress --backend`
+// with it is one more row: Tier-1 on the same CPU threads, the rest on the device.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +14,8 @@
 
 #include "bench/bench.hpp"
 #include "common/error.hpp"
+#include "j2kfront/config.h"
+#include "transform/dwt_engine.hpp"
 
 namespace j2k::bench {
 namespace {
@@ -41,6 +45,13 @@ int run_decompress(const CompressOptions& o) {
   const bool have_grk = tool_on_path("grk_decompress");
   if (!have_grk) std::printf("grk_decompress not found (Debian: grokj2k-tools): no Grok rows\n");
 
+  // Our decoder once per back stage that runs here.
+  std::vector<std::string> backends{"cpu"};
+  if (backend_available(Backend::Cuda)) backends.push_back("cuda");
+#if J2KFRONT_HAVE_OPENCL
+  if (opencl_gpu_available()) backends.push_back("opencl");
+#endif
+
   const std::vector<std::string> inputs = bench_inputs(o, dir);
   const std::string threads = std::to_string(o.threads);
   std::printf("threads: %d for every tool\n\n%-22s %-9s %-16s %10s %8s %12s %s\n", o.threads, "image", "mode", "tool", "ms", "vs opj",
@@ -60,9 +71,15 @@ int run_decompress(const CompressOptions& o) {
         std::string name, out;
         std::vector<std::string> args;
       };
-      const std::string ours = dir + "/ours" + ext, opj = dir + "/opj" + ext, grk = dir + "/grk" + ext;
-      std::vector<Tool> tools{{"j2kfront", ours, {o.cli, "decompress", "-i", stream, "-o", ours, "--force", "--quiet", "--threads", threads}},
-                              {"opj_decompress", opj, {"opj_decompress", "-i", stream, "-o", opj, "-threads", threads}}};
+      const std::string opj = dir + "/opj" + ext, grk = dir + "/grk" + ext;
+      std::vector<Tool> tools;
+      for (const std::string& b : backends) {
+        const std::string ours = dir + "/ours_" + b + ext;
+        tools.push_back({b == "cpu" ? "j2kfront" : "j2kfront " + b, ours,
+                         {o.cli, "decompress", "-i", stream, "-o", ours, "--force", "--quiet", "--threads", threads, "--backend", b}});
+      }
+      const size_t ours_count = tools.size(), at_opj = tools.size();
+      tools.push_back({"opj_decompress", opj, {"opj_decompress", "-i", stream, "-o", opj, "-threads", threads}});
       if (have_grk) tools.push_back({"grk_decompress", grk, {"grk_decompress", "-i", stream, "-o", grk, "-H", threads}});
       std::vector<double> ms;
       for (const Tool& t : tools) {
@@ -77,16 +94,20 @@ int run_decompress(const CompressOptions& o) {
         ms.push_back(median(times));
       }
       // Our pixels against opj_decompress's (the PNM headers differ: opj writes a comment).
-      const size_t n = pixel_bytes(ours);
-      const bool same = n > 0 && tail(ours, n) == tail(opj, n);
+      std::vector<int> same(tools.size(), -1);
+      for (size_t k = 0; k < ours_count; ++k) {
+        const size_t n = pixel_bytes(tools[k].out);
+        same[k] = n > 0 && tail(tools[k].out, n) == tail(opj, n) ? 1 : 0;
+      }
       for (size_t k = 0; k < tools.size(); ++k) {
-        const double speed = ms[1] / ms[k];
+        const double speed = ms[at_opj] / ms[k];
         std::printf("%-22s %-9s %-16s %10.1f %7.2fx %12.0f %s\n", name.c_str(), lossy ? "-I -r 20" : "lossless", tools[k].name.c_str(),
-                    ms[k], speed, bytes, k == 0 ? (same ? "= opj_decompress's" : "DIFFERS from opj_decompress's") : "");
-        csv.row({name, lossy ? "r20" : "lossless", tools[k].name, o.threads, ms[k], speed, bytes, k == 0 ? (same ? 1 : 0) : -1});
+                    ms[k], speed, bytes, same[k] < 0 ? "" : same[k] ? "= opj_decompress's" : "DIFFERS from opj_decompress's");
+        csv.row({name, lossy ? "r20" : "lossless", tools[k].name, o.threads, ms[k], speed, bytes, same[k]});
       }
       std::fflush(stdout);
-      if (!same) throw Error(ErrorCode::Internal, "j2kfront decompress's output differs from opj_decompress's on " + name);
+      for (size_t k = 0; k < ours_count; ++k)
+        if (!same[k]) throw Error(ErrorCode::Internal, tools[k].name + " decompress's output differs from opj_decompress's on " + name);
     }
   }
   csv.commit();
