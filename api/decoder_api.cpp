@@ -1,6 +1,7 @@
 // j2k_decode_settings and j2k_decoder_*: the codec's decoder (codec/decoder.hpp) behind the C
 // interface; the images it returns are views of the decoder's buffers.
 #include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,9 @@ struct j2k_decoder {
   std::vector<j2k_component_view> views;
   j2k_decode_report report{};
   std::string warnings;
+  // The back stage, made by the first run and kept: a GPU's queue and buffers serve every
+  // image this decoder decodes.
+  std::unique_ptr<j2k::BackStage> stage;
 };
 
 namespace {
@@ -72,7 +76,8 @@ j2k_status j2k_decoder_run(j2k_decoder* decoder, const void* data, size_t size, 
                                     : b == J2K_BACKEND_OPENCL ? j2k::Backend::OpenCL
                                                               : j2k::Backend::Cpu,
                                     decoder->settings.threads, decoder->settings.device);
-    j2k::codec::DecodedImage decoded = j2k::codec::decode(static_cast<const uint8_t*>(data), size, s);
+    if (!decoder->stage) decoder->stage = std::make_unique<j2k::BackStage>(s.backend);
+    j2k::codec::DecodedImage decoded = j2k::codec::decode(static_cast<const uint8_t*>(data), size, s, decoder->stage.get());
 
     const size_t n = decoded.components.size();
     decoder->buffers.resize(n);

@@ -219,7 +219,7 @@ void check_memory(const Codestream& cs, const Rect& area, const DecodeSettings& 
 
 }  // namespace
 
-DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& settings) {
+DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& settings, BackStage* reused) {
   if (settings.reduce < 0) throw Error(ErrorCode::InvalidArgument, "reduce must be 0 or more, not " + std::to_string(settings.reduce));
   if (settings.layers < 0) throw Error(ErrorCode::InvalidArgument, "layers must be 0 (all) or more, not " + std::to_string(settings.layers));
   DecodedImage image;
@@ -302,20 +302,27 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     image.components.push_back(std::move(out));
   }
 
-  BackStage stage(settings.backend);
+  std::unique_ptr<BackStage> own;
+  if (!reused) own = std::make_unique<BackStage>(settings.backend);
+  BackStage& stage = reused ? *reused : *own;
   TileDecoder tiles(cs, stream, settings, stage);
   std::vector<bool> has_data(cs.tiles.size(), false);
   for (const TilePart& p : cs.parts) has_data[static_cast<size_t>(p.tile)] = true;
-  for (size_t t = 0; t < cs.tiles.size(); ++t) {
-    if (intersect(canvas.tile(static_cast<int64_t>(t)), area).empty()) continue;
-    if (!has_data[t]) {
-      if (!settings.allow_partial) throw Error(ErrorCode::CorruptInput, "tile " + std::to_string(t) + " has no tile-part");
-      image.truncated = true;
-      continue;
+  try {
+    for (size_t t = 0; t < cs.tiles.size(); ++t) {
+      if (intersect(canvas.tile(static_cast<int64_t>(t)), area).empty()) continue;
+      if (!has_data[t]) {
+        if (!settings.allow_partial) throw Error(ErrorCode::CorruptInput, "tile " + std::to_string(t) + " has no tile-part");
+        image.truncated = true;
+        continue;
+      }
+      tiles.run(t, image);
     }
-    tiles.run(t, image);
+    stage.finish();
+  } catch (...) {
+    stage.cancel();  // no copy may still be on its way into `image` when it goes
+    throw;
   }
-  stage.finish();
   image.warnings = tiles.warnings_;
   if (image.jp2) apply_jp2_channels(jp2, image);
   if (!settings.components.empty()) {

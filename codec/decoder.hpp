@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "j2kfront/j2kfront.h"
+#include "pipeline/back_stage.hpp"
 #include "tiling/geometry.hpp"
 #include "transform/backend.hpp"
 
@@ -65,7 +66,10 @@ struct DecodedImage {
 };
 
 // Throws j2k::Error: CorruptInput naming where and why, UnsupportedInput for what this decoder
-// does not read (samples of more than 16 bits), InvalidArgument for settings the stream cannot meet (reduce beyond its levels).
-DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& settings);
+// does not read (samples of more than 16 bits), InvalidArgument for settings the stream cannot
+// meet (reduce beyond its levels). `stage`: a back stage to use (and keep, with its queue and
+// buffers, for the next image: a GPU's start-up and page-locked buffers are paid once), built
+// for settings.backend; null: one for this call.
+DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& settings, BackStage* stage = nullptr);
 
 }  // namespace j2k::codec

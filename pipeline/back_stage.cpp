@@ -197,6 +197,16 @@ struct BackStage::Impl {
     }
   }
 
+  void cancel() noexcept {
+    open = false;
+    for (int s = 0; s < 2; ++s) {
+      try {
+        wait(s);
+      } catch (...) {
+      }
+    }
+  }
+
   void finish() {
     if (open) throw Error(ErrorCode::Internal, "back stage: finish() inside a tile");
     // The older slot first: its work was enqueued first.
@@ -223,5 +233,6 @@ const std::vector<void*>& BackStage::begin(const std::vector<Component>& compone
 }
 void BackStage::end() { impl_->end(); }
 void BackStage::finish() { impl_->finish(); }
+void BackStage::cancel() noexcept { impl_->cancel(); }
 
 }  // namespace j2k

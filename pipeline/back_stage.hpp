@@ -61,6 +61,9 @@ class BackStage {
   void end();
   // Waits until every tile's samples are home; throws what the device reported.
   void finish();
+  // After an error: waits for whatever is in flight (its errors dropped) and forgets the open
+  // tile, so that the stage can serve the next image. The samples of the image are undefined.
+  void cancel() noexcept;
 
  private:
   struct Impl;
