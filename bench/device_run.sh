@@ -111,6 +111,8 @@ if [[ $what == all || $what == sanitize || $what == cuda ]]; then
     sanitized $tool plan_cuda_test ./build-device/tests/plan_cuda_test --gtest_filter='-*FreeDeviceMemory*'
     sanitized $tool plan_test ./build-device/tests/plan_test --gtest_filter='*/cuda'
     sanitized $tool frames_test ./build-device/tests/frames_test --gtest_filter='*/cuda'
+    # The decoder's back stage: inverse DWT, to_samples, uploads and downloads, two slots.
+    sanitized $tool back_stage_test ./build-device/tests/back_stage_test --gtest_filter='*/cuda'
   done
 fi
 if [[ $what == cuda ]]; then
