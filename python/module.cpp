@@ -313,6 +313,8 @@ py::tuple decompress(const py::bytes& data, const py::dict& d) {
   s.allow_partial = d["allow_partial"].cast<bool>() ? 1 : 0;
   s.threads = d["threads"].cast<int>();
   s.max_bytes = d["max_bytes"].cast<uint64_t>();
+  s.backend = static_cast<j2k_backend>(d["backend"].cast<int>());
+  s.device = d["device"].cast<int>();
   if (!d["region"].is_none()) {
     const auto r = d["region"].cast<std::vector<int64_t>>();
     if (r.size() != 4) throw py::value_error("region: (x0, y0, x1, y1)");

@@ -20,12 +20,12 @@ HAVE_OPJ = shutil.which("opj_decompress") is not None
     ((1, 37), np.uint8, 8, dict(levels=0)),
     ((20, 30), np.int16, 10, dict(levels=3)),
 ])
-def test_lossless_files_come_back_as_the_image(shape, dtype, precision, options):
+def test_lossless_files_come_back_as_the_image(shape, dtype, precision, options, backend):
     lo = -(1 << (precision - 1)) if np.issubdtype(dtype, np.signedinteger) else 0
     image = RNG.integers(lo, lo + (1 << precision), size=shape).astype(dtype)
     data = j2kfront.compress(image, precision=precision, backend="cpu", **options)
     report = {}
-    back = j2kfront.decompress(data, report=report)
+    back = j2kfront.decompress(data, backend=backend, report=report)
     assert back.dtype == image.dtype and back.shape == image.shape
     np.testing.assert_array_equal(back, image)
     assert report["truncated"] is False and report["precision"][0] == precision
@@ -33,14 +33,14 @@ def test_lossless_files_come_back_as_the_image(shape, dtype, precision, options)
 
 
 @pytest.mark.skipif(not HAVE_OPJ, reason="opj_decompress is not installed (Debian: libopenjp2-tools)")
-def test_lossy_files_decode_as_opj_decompress_does(tmp_path):
+def test_lossy_files_decode_as_opj_decompress_does(tmp_path, backend):
     image = RNG.integers(0, 256, size=(70, 90, 3)).astype(np.uint8)
     data = j2kfront.compress(image, wavelet="9/7", rates=[30, 10], backend="cpu")
     j2k, raw = tmp_path / "in.j2k", tmp_path / "out.rawl"
     j2k.write_bytes(data)
     for flags, kwargs in [([], {}), (["-r", "1"], dict(reduce=1)), (["-l", "1"], dict(layers=1))]:
         subprocess.run(["opj_decompress", "-i", str(j2k), "-o", str(raw)] + flags, check=True, capture_output=True)
-        ours = j2kfront.decompress(data, **kwargs)
+        ours = j2kfront.decompress(data, backend=backend, **kwargs)
         theirs = np.moveaxis(np.fromfile(raw, dtype=np.uint8).reshape(3, ours.shape[0], ours.shape[1]), 0, -1)
         np.testing.assert_array_equal(ours, theirs)
 
@@ -58,6 +58,8 @@ def test_areas_components_and_errors():
         j2kfront.decompress(data, components=[3])
     with pytest.raises(j2kfront.Error):
         j2kfront.decompress(b"not a codestream")
+    with pytest.raises(ValueError, match="backend"):
+        j2kfront.decompress(data, backend="metal")
     cut = data[:len(data) // 2]
     with pytest.raises(j2kfront.Error):
         j2kfront.decompress(cut)
