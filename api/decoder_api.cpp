@@ -50,7 +50,7 @@ j2k_status j2k_decoder_create(const j2k_decode_settings* settings, j2k_decoder**
     require(settings->device >= -1, "device must be -1 (the default) or a device index, got " + std::to_string(settings->device));
     require(settings->num_components >= 0 && (settings->num_components == 0 || settings->components != nullptr),
             "num_components must be 0 (all) or the count of the `components` array");
-    *decoder = new j2k_decoder{*settings, {}, {}, {}, {}, {}};
+    *decoder = new j2k_decoder{*settings, {}, {}, {}, {}, {}, {}};
     (*decoder)->components.assign(settings->components, settings->components + settings->num_components);
   });
 }

@@ -59,15 +59,6 @@ int32_t expected_sample(double v, bool reversible, int32_t offset, int32_t lo, i
   return static_cast<int32_t>(std::clamp<int64_t>(static_cast<int64_t>(std::lrintf(f)) + offset, lo, hi));
 }
 
-int32_t read_sample(const std::vector<unsigned char>& bytes, j2k_sample_type t, size_t i) {
-  switch (t) {
-    case J2K_SAMPLE_U8: return bytes[i];
-    case J2K_SAMPLE_I8: return static_cast<int8_t>(bytes[i]);
-    case J2K_SAMPLE_U16: { uint16_t v; std::memcpy(&v, &bytes[2 * i], 2); return v; }
-    default: { int16_t v; std::memcpy(&v, &bytes[2 * i], 2); return v; }
-  }
-}
-
 class BackStageTest : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
@@ -312,6 +303,6 @@ TEST_P(BackStageTest, BeginTwiceIsAnInternalError) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllBackends, BackStageTest, ::testing::Values(Backend::Cpu, Backend::Cuda, Backend::OpenCL),
-                         [](const auto& info) { return std::string(j2k::backend_name(info.param)); });
+                         [](const auto& p) { return std::string(j2k::backend_name(p.param)); });
 
 }  // namespace

@@ -229,7 +229,9 @@ TEST(DecoderApi, OneDecoderManyImagesOnEveryBackend) {
         } catch (const j2kfront::Error&) {
           failed = true;
         }
-        if (&bytes == &cut) EXPECT_TRUE(failed) << what;
+        if (&bytes == &cut) {
+          EXPECT_TRUE(failed) << what;
+        }
         continue;
       }
       const j2kfront::Image got = decoder.decode_image(bytes.data(), bytes.size());
