@@ -1,7 +1,6 @@
 #include "codec/tier1/block_decoder.hpp"
 
 #include <algorithm>
-#include <array>
 #include <string>
 #include <vector>
 
@@ -29,7 +28,7 @@ class BlockDecoder {
     flags_.assign(static_cast<size_t>(pitch_ * (h_ + 2)), 0);
     grid_ = FlagGrid{flags_.data(), w_, h_, static_cast<size_t>(pitch_), (c.modes & kModeCausal) != 0};
     value_.assign(flags_.size(), 0);
-    reset(cx_);
+    reset_contexts(cx_);
   }
 
   BlockDecodeReport run() {
@@ -46,18 +45,16 @@ class BlockDecoder {
       for (int k = 0; k < c_.segment_passes[s] && n < total; ++k, ++n) {
         const int p = plane(n);
         switch (kind(n)) {
-          case PassKind::Significance: with_bits([&](auto& b) { significance_pass(b, p); }); break;
-          case PassKind::Refinement: with_bits([&](auto& b) { refinement_pass(b, p); }); break;
+          case PassKind::Significance: significance_pass(p); break;
+          case PassKind::Refinement: refinement_pass(p); break;
           case PassKind::Cleanup: {
             bool ok = true;
-            MqBits b{mq_, cx_};
-            cleanup_pass(b, p, (c_.modes & kModeSegmark) != 0, &ok);
-            mq_ = b.mq;
+            cleanup_pass(p, (c_.modes & kModeSegmark) != 0, &ok);
             if (!ok) report.segmark_error = true;
             break;
           }
         }
-        if ((c_.modes & kModeReset) && !raw_) reset(cx_);
+        if ((c_.modes & kModeReset) && !raw_) reset_contexts(cx_);
       }
     }
     report.passes = n;
@@ -69,18 +66,6 @@ class BlockDecoder {
   }
 
  private:
-  // Table D.7's initial states (contexts.hpp) in the decoder's form.
-  static void reset(MqDecoderContext* cx) {
-    static const std::array<MqDecoderContext, kContexts> initial = [] {
-      MqContext standard[kContexts];
-      reset_contexts(standard);
-      std::array<MqDecoderContext, kContexts> a;
-      for (int k = 0; k < kContexts; ++k) a[static_cast<size_t>(k)] = MqDecoderContext(standard[k]);
-      return a;
-    }();
-    std::copy(initial.begin(), initial.end(), cx);
-  }
-
   // Pass n of the block: the cleanup of the top plane, then significance, refinement and
   // cleanup of each plane below.
   static PassKind kind(int n) {
@@ -90,83 +75,63 @@ class BlockDecoder {
   }
   int plane(int n) const { return n == 0 ? c_.bitplanes - 1 : c_.bitplanes - 2 - (n - 1) / 3; }
 
-  // How a pass reads its decisions: through the MQ decoder in a context, or raw (the lazy
-  // passes of the BYPASS mode, D.6), where no context applies. The passes are instantiated for
-  // each, so that no decision asks which it is. The decoder's state travels through a pass as
-  // a local (copied in and out of the members once a pass): as a member, its registers would
-  // be reloaded after every store into the int32 values, which may alias it.
-  struct MqBits {
+  // The decoders' state travels through the passes as locals (Coders, copied in and out of
+  // the members once a pass): as members, their registers would be reloaded after every
+  // store into the int32 values, which may alias them.
+  struct Coders {
     MqDecoder mq;
-    MqDecoderContext* cx;
-    static constexpr bool kRaw = false;
-    int bit(int context) { return mq.decode(cx[context]); }
-  };
-  struct RawBits {
     RawDecoder raw;
-    static constexpr bool kRaw = true;
-    int bit(int) { return raw.bit(); }
   };
-  template <class Pass>
-  void with_bits(Pass&& pass) {
-    if (raw_) {
-      RawBits b{raw_decoder_};
-      pass(b);
-      raw_decoder_ = b.raw;
-    } else {
-      MqBits b{mq_, cx_};
-      pass(b);
-      mq_ = b.mq;
-    }
-  }
+  int decode(Coders& k, int context) { return raw_ ? k.raw.bit() : k.mq.decode(cx_[context]); }
 
   // The coefficient at flags_[i], row y, becomes significant in plane p: its sign, its value
   // (twice the plane's bit plus half the interval below, 3 * 2^p), and the neighbour bits
   // of the 8 around it.
-  template <class Bits>
-  void become_significant(Bits& b, size_t i, int y, int p) {
+  void become_significant(Coders& k, size_t i, int y, int p) {
     int negative;
-    if constexpr (Bits::kRaw) {
-      negative = b.bit(0);
+    if (raw_) {
+      negative = k.raw.bit();
     } else {
       const auto [context, flip] = grid_.sign(i, y);
-      negative = b.bit(context) ^ flip;
+      negative = k.mq.decode(cx_[context]) ^ flip;
     }
     const int32_t magnitude = static_cast<int32_t>(3u << p);
     value_[i] = negative ? -magnitude : magnitude;
     grid_.mark_significant(i, negative != 0);
   }
 
-  template <class Bits>
-  void decode_significance(Bits& b, size_t i, int y, int p) {
-    if (b.bit(zero_contexts_[grid_.neighbours(i, y)])) become_significant(b, i, y, p);
+  void decode_significance(Coders& k, size_t i, int y, int p) {
+    if (decode(k, zero_contexts_[grid_.neighbours(i, y)])) become_significant(k, i, y, p);
   }
 
-  template <class Bits>
-  void significance_pass(Bits& b, int p) {
+  void significance_pass(int p) {
+    Coders k{mq_, raw_decoder_};
     grid_.scan(kNeighbours, [&](size_t i, int y) {
       if ((flags_[i] & kSig) || grid_.neighbours(i, y) == 0) return;
-      decode_significance(b, i, y, p);
+      decode_significance(k, i, y, p);
       flags_[i] |= kVisited;
     });
+    mq_ = k.mq, raw_decoder_ = k.raw;
   }
 
   // A refinement bit moves the value half the interval up or down (the interval halves).
-  template <class Bits>
-  void refinement_pass(Bits& b, int p) {
+  void refinement_pass(int p) {
     const int32_t half = int32_t{1} << p;
+    Coders k{mq_, raw_decoder_};
     grid_.scan(kSig, [&](size_t i, int y) {
       uint16_t& f = flags_[i];
       if ((f & (kSig | kVisited)) != kSig) return;
       const int context = (f & kRefined) ? kRefineBase + 2 : kRefineBase + (grid_.neighbours(i, y) ? 1 : 0);
-      const int bit = b.bit(context);
+      const int bit = decode(k, context);
       int32_t& v = value_[i];
       v += (bit ^ (v < 0 ? 1 : 0)) ? half : -half;
       f |= kRefined;
     });
+    mq_ = k.mq, raw_decoder_ = k.raw;
   }
 
-  // Always through the MQ decoder (the BYPASS mode leaves cleanup passes coded).
-  void cleanup_pass(MqBits& b, int p, bool segmark, bool* segmark_ok) {
+  void cleanup_pass(int p, bool segmark, bool* segmark_ok) {
+    Coders k{mq_, raw_decoder_};
     const size_t pitch = static_cast<size_t>(pitch_);
     for (int y0 = 0; y0 < h_; y0 += 4) {
       const int y1 = std::min(y0 + 4, h_);
@@ -176,14 +141,14 @@ class BlockDecoder {
         // Run-length coding (D.3.4): a full column of four, none significant or visited,
         // none with a significant neighbour.
         if (y1 - y0 == 4 && grid_.run_length_column(top, y0)) {
-          if (!b.bit(kRunLength)) continue;
-          int first = b.bit(kUniform) << 1;
-          first |= b.bit(kUniform);
-          become_significant(b, top + static_cast<size_t>(first) * pitch, y0 + first, p);
+          if (!k.mq.decode(cx_[kRunLength])) continue;
+          int first = k.mq.decode(cx_[kUniform]) << 1;
+          first |= k.mq.decode(cx_[kUniform]);
+          become_significant(k, top + static_cast<size_t>(first) * pitch, y0 + first, p);
           y = y0 + first + 1;
         }
         for (size_t i = top + static_cast<size_t>(y - y0) * pitch; y < y1; ++y, i += pitch) {
-          if ((flags_[i] & (kSig | kVisited)) == 0) decode_significance(b, i, y, p);
+          if ((flags_[i] & (kSig | kVisited)) == 0) decode_significance(k, i, y, p);
           flags_[i] &= static_cast<uint16_t>(~kVisited);
         }
       }
@@ -191,9 +156,10 @@ class BlockDecoder {
     // SEGMARK (D.5): the four uniform decisions after a cleanup pass must be 1010.
     if (segmark) {
       int v = 0;
-      for (int n = 0; n < 4; ++n) v = (v << 1) | b.bit(kUniform);
+      for (int n = 0; n < 4; ++n) v = (v << 1) | k.mq.decode(cx_[kUniform]);
       *segmark_ok = v == 0xA;
     }
+    mq_ = k.mq, raw_decoder_ = k.raw;
   }
 
   const BlockCode& c_;
@@ -201,7 +167,7 @@ class BlockDecoder {
   const uint8_t* zero_contexts_;
   std::vector<uint16_t>& flags_;
   std::vector<int32_t>& value_;
-  MqDecoderContext cx_[kContexts];
+  MqContext cx_[kContexts];
   MqDecoder mq_{nullptr, 0};
   RawDecoder raw_decoder_;
   FlagGrid grid_;

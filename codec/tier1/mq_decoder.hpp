@@ -10,34 +10,6 @@
 
 namespace j2k::codec {
 
-// A decoding context: one of the 94 states that Table C.2's 47 make with the MPS of each, so
-// that a decision reads and writes one byte and no "switch the MPS" step remains.
-struct MqDecoderContext {
-  uint8_t state = 0;  // 2 * index + mps
-  MqDecoderContext() = default;
-  explicit MqDecoderContext(const MqContext& cx) : state(static_cast<uint8_t>(2 * cx.index + cx.mps)) {}
-};
-
-namespace mq_detail {
-struct DecoderState {
-  uint16_t qe;
-  uint8_t mps;
-  uint8_t nmps, nlps;  // the next states after an MPS, after an LPS (with their MPS)
-};
-struct DecoderStates {
-  DecoderState s[94];
-  constexpr DecoderStates() : s() {
-    for (int i = 0; i < 47; ++i)
-      for (int m = 0; m < 2; ++m) {
-        const QeState& q = kStates[i];
-        s[2 * i + m] = DecoderState{q.qe, static_cast<uint8_t>(m), static_cast<uint8_t>(2 * q.nmps + m),
-                                    static_cast<uint8_t>(2 * q.nlps + (q.swap ? 1 - m : m))};
-      }
-  }
-};
-inline constexpr DecoderStates kDecoderStates;
-}  // namespace mq_detail
-
 class MqDecoder {
  public:
   // INITDEC (C.3.5) over the codeword data[0..size).
@@ -50,30 +22,32 @@ class MqDecoder {
   }
 
   // DECODE (C.3.2): the next decision in context `cx`, which adapts as the encoder's did.
-  int decode(MqDecoderContext& cx) {
-    const mq_detail::DecoderState& s = mq_detail::kDecoderStates.s[cx.state];
+  int decode(MqContext& cx) {
+    const mq_detail::QeState& s = mq_detail::kStates[cx.index];
     const uint32_t qe = s.qe;
     a_ -= qe;
     int d;
     if ((c_ >> 16) < qe) {  // the lower sub-interval: LPS_EXCHANGE (C.3.2, Figure C.17)
       if (a_ < qe) {
-        d = s.mps;
-        cx.state = s.nmps;
+        d = cx.mps;
+        cx.index = s.nmps;
       } else {
-        d = 1 - s.mps;
-        cx.state = s.nlps;
+        d = 1 - cx.mps;
+        if (s.swap) cx.mps = static_cast<uint8_t>(1 - cx.mps);
+        cx.index = s.nlps;
       }
       a_ = qe;
     } else {
       c_ -= qe << 16;
-      if (a_ & 0x8000) return s.mps;  // no renormalisation
+      if (a_ & 0x8000) return cx.mps;  // no renormalisation
       // MPS_EXCHANGE (Figure C.16)
       if (a_ < qe) {
-        d = 1 - s.mps;
-        cx.state = s.nlps;
+        d = 1 - cx.mps;
+        if (s.swap) cx.mps = static_cast<uint8_t>(1 - cx.mps);
+        cx.index = s.nlps;
       } else {
-        d = s.mps;
-        cx.state = s.nmps;
+        d = cx.mps;
+        cx.index = s.nmps;
       }
     }
     // RENORMD (C.3.3)
