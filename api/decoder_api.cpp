@@ -66,6 +66,7 @@ j2k_status j2k_decoder_run(j2k_decoder* decoder, const void* data, size_t size, 
     s.reduce = decoder->settings.reduce;
     s.layers = decoder->settings.layers;
     s.allow_partial = decoder->settings.allow_partial != 0;
+    s.convert_colour = decoder->settings.convert_colour != 0;
     s.max_bytes = decoder->settings.max_bytes;
     s.tile = decoder->settings.tile;
     const j2k_rect& g = decoder->settings.region;

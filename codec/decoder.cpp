@@ -12,6 +12,7 @@
 #include "codec/codestream/jp2_reader.hpp"
 #include "codec/codestream/tile_packets.hpp"
 #include "codec/jp2_channels.hpp"
+#include "codec/opj_colour.hpp"
 #include "codec/quant/dequantiser.hpp"
 #include "codec/tier1/block_decoder.hpp"
 #include "common/error.hpp"
@@ -330,6 +331,7 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     for (int c : settings.components) chosen.push_back(image.components[static_cast<size_t>(c)]);
     image.components = std::move(chosen);
   }
+  if (settings.convert_colour) apply_opj_colour(image, image.jp2 ? jp2.enum_cs : 0, area.x0, area.y0);
   return image;
 }
 

@@ -315,6 +315,7 @@ py::tuple decompress(const py::bytes& data, const py::dict& d) {
   s.max_bytes = d["max_bytes"].cast<uint64_t>();
   s.backend = static_cast<j2k_backend>(d["backend"].cast<int>());
   s.device = d["device"].cast<int>();
+  s.convert_colour = d["convert_colour"].cast<bool>() ? 1 : 0;
   if (!d["region"].is_none()) {
     const auto r = d["region"].cast<std::vector<int64_t>>();
     if (r.size() != 4) throw py::value_error("region: (x0, y0, x1, y1)");

@@ -14,6 +14,7 @@
 
 #include "io/image_io.hpp"
 #include "j2kfront/j2kfront.h"
+#include "j2kfront/j2kfront.hpp"
 #include "tests/support/pgx_reader.hpp"
 #include "tests/support/run_command.hpp"
 #include "tests/support/temp_dir_test.hpp"
@@ -196,6 +197,66 @@ TEST_F(Decompress, GpuBackStagesAsOpenJpeg) {
     }
   }
   if (tested == 0) GTEST_SKIP() << "no GPU back stage here:" << missing;
+}
+
+// Colour as opj_decompress converts it before writing: three components with the second
+// subsampled (4:2:0, 4:2:2; from even and odd origins, at odd sizes, with -r and a region
+// from an odd column) from sYCC to RGB, and JP2 files whose colour specification says sYCC
+// (4:4:4) or e-sYCC. Streams from the library's encoder (the CLI reads full-size images only).
+TEST_F(Decompress, ColourConversionsAsOpenJpeg) {
+  struct Case {
+    uint32_t x0, y0, w, h;
+    int dx, dy;
+    j2k_file_format format;
+    int enum_cs;  // written into the JP2 file's colr box; 0: as the encoder wrote it
+    const char* flags;
+  };
+  const Case cases[] = {
+      {0, 0, 64, 48, 2, 2, J2K_FORMAT_J2K, 0, ""},         {1, 1, 63, 47, 2, 2, J2K_FORMAT_J2K, 0, ""},
+      {0, 1, 37, 29, 2, 2, J2K_FORMAT_J2K, 0, ""},         {3, 0, 50, 31, 2, 1, J2K_FORMAT_J2K, 0, ""},
+      {0, 0, 64, 48, 2, 2, J2K_FORMAT_J2K, 0, "-r 1"},     {0, 0, 64, 48, 2, 2, J2K_FORMAT_J2K, 0, "-d 5,3,41,40"},
+      {2, 2, 45, 33, 1, 1, J2K_FORMAT_JP2, 18, ""},       {0, 0, 40, 30, 1, 1, J2K_FORMAT_JP2, 24, ""},
+      {1, 0, 40, 31, 2, 2, J2K_FORMAT_JP2, 18, ""},       {1, 1, 40, 32, 2, 2, J2K_FORMAT_J2K, 0, ""},
+      {0, 0, 33, 20, 2, 1, J2K_FORMAT_J2K, 0, "-r 1"},
+  };
+  int k = 0;
+  for (const Case& c : cases) {
+    j2kfront::Image img;
+    img.x0 = c.x0, img.y0 = c.y0, img.width = c.w, img.height = c.h;
+    for (int comp = 0; comp < 3; ++comp) {
+      auto& plane = img.add_component(J2K_SAMPLE_U8, 8, comp == 0 ? 1 : c.dx, comp == 0 ? 1 : c.dy);
+      for (int64_t y = 0; y < plane.height; ++y)
+        for (int64_t x = 0; x < plane.width; ++x)
+          plane.row<uint8_t>(y)[x] = static_cast<uint8_t>((x * 37 + y * 11 + comp * 71 + (x * y) % 23) & 255);
+    }
+    j2kfront::Settings settings;
+    settings.backend = J2K_BACKEND_CPU;
+    settings.levels = 3;
+    settings.mct = J2K_MCT_OFF;
+    j2kfront::Coding coding;
+    coding.format = c.format;
+    j2kfront::Encoder encoder(settings, coding, img.view());
+    std::vector<uint8_t> bytes = encoder.encode(img.view());
+    if (c.enum_cs != 0) {  // colr, method 1: its EnumCS is the 4 bytes after METH, PREC, APPROX
+      const uint8_t colr[] = {'c', 'o', 'l', 'r'};
+      auto at = std::search(bytes.begin(), bytes.end(), std::begin(colr), std::end(colr));
+      ASSERT_NE(at, bytes.end());
+      ASSERT_EQ(at[4], 1) << "a colour specification by EnumCS";
+      at[7] = at[8] = at[9] = 0;
+      at[10] = static_cast<uint8_t>(c.enum_cs);
+    }
+    const std::string tag = "colour" + std::to_string(k++);
+    const std::string stream = path(tag + (c.format == J2K_FORMAT_JP2 ? ".jp2" : ".j2k"));
+    {
+      std::ofstream f(stream, std::ios::binary);
+      f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    }
+    const auto got = same_as_openjpeg(stream, c.flags, tag);
+    ASSERT_EQ(got.size(), 3u) << tag;
+    // Converted: all three planes at the first one's size.
+    EXPECT_EQ(got[1].width, got[0].width) << tag;
+    EXPECT_EQ(got[2].height, got[0].height) << tag;
+  }
 }
 
 TEST_F(Decompress, EveryFormatHoldsTheSamples) {

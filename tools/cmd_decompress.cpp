@@ -178,6 +178,7 @@ int run_decompress(const DecompressArgs& a) {
   s.tile = a.tile;
   s.threads = a.threads;
   s.allow_partial = a.allow_partial ? 1 : 0;
+  s.convert_colour = 1;  // as opj_decompress: sYCC and e-sYCC images come out as RGB
   s.max_bytes = a.max_memory.empty() ? default_memory_budget() : parse_memory_size(a.max_memory);
   if (!a.region.empty()) {
     const std::vector<int64_t> r = parse_integers("-d", a.region, 0, (int64_t{1} << 32) - 1);

@@ -453,6 +453,9 @@ typedef struct j2k_decode_settings {
                           clamp): CPU, CUDA or OPENCL, the same samples on each; AUTO: the
                           CPU. Tier-1 and Tier-2 run on the CPU's threads (AUTO) */
   int device;          /* the GPU backend's device index; -1: its default (-1) */
+  int convert_colour;  /* opj_decompress's colour conversions after decoding: sYCC to RGB (a
+                          JP2 file's sYCC, or 3 components whose second is subsampled
+                          horizontally), e-sYCC to RGB; 0: the components as coded (0) */
 } j2k_decode_settings;
 
 /* The defaults noted above. Always start from these: fields may be added at the end. */

@@ -344,7 +344,7 @@ def decompress(data, *, reduce: int = 0, layers: int = 0, tile: Optional[int] = 
                region: Optional[Tuple[int, int, int, int]] = None,
                components: Optional[Sequence[int]] = None, allow_partial: bool = False,
                threads: Optional[int] = None, max_bytes: int = 0, backend: str = "auto",
-               device: Optional[int] = None, report: Optional[dict] = None):
+               device: Optional[int] = None, convert_colour: bool = False, report: Optional[dict] = None):
     """The image of a JPEG 2000 codestream or JP2 file (bytes), as opj_decompress decodes it.
 
     Returns an array (height, width) for one component, (height, width, components) for
@@ -355,13 +355,15 @@ def decompress(data, *, reduce: int = 0, layers: int = 0, tile: Optional[int] = 
     it holds (report["truncated"]) instead of raising; max_bytes: memory the image may take
     (0: no limit); backend: where the inverse DWT, inverse RCT/ICT and DC shift run, 'cpu'
     ('auto'), 'cuda' or 'opencl', the same samples on each (Tier-1 runs on the CPU's threads),
-    device: the GPU's index. report, a dict if given, receives truncated, jp2, warnings, ms,
+    device: the GPU's index; convert_colour: sYCC and e-sYCC to RGB as opj_decompress converts
+    them (off: the components as coded). report, a dict if given, receives truncated, jp2, warnings, ms,
     origin and precision (per component). Raises j2kfront.Error naming the cause."""
     settings = dict(reduce=reduce, layers=layers, tile=-1 if tile is None else tile,
                     region=None if region is None else [int(v) for v in region],
                     components=None if components is None else [int(c) for c in components],
                     allow_partial=bool(allow_partial), threads=threads or 0, max_bytes=max_bytes,
-                    backend=_choice(_BACKENDS, backend, "backend"), device=-1 if device is None else device)
+                    backend=_choice(_BACKENDS, backend, "backend"), device=-1 if device is None else device,
+                    convert_colour=bool(convert_colour))
     planes, info = _j2kfront.decompress(bytes(data), settings)
     if report is not None:
         report.clear()

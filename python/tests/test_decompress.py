@@ -66,3 +66,9 @@ def test_areas_components_and_errors():
     report = {}
     assert j2kfront.decompress(cut, allow_partial=True, report=report).shape == image.shape
     assert report["truncated"] is True
+
+
+def test_subsampled_chroma_converts_to_rgb_when_asked():
+    data = j2kfront.compress(RNG.integers(0, 256, size=(32, 48, 3)).astype(np.uint8), backend="cpu", mct="off")
+    plain = j2kfront.decompress(data, convert_colour=True)  # nothing subsampled: as coded
+    np.testing.assert_array_equal(plain, j2kfront.decompress(data))

@@ -1,0 +1,25 @@
+// The colour conversions that Debian's opj_decompress (OpenJPEG 2.5) applies to a decoded
+// image before it writes any file, so that `j2kfront decompress` writes what it writes:
+//  - sYCC to RGB, for a JP2 file whose colour specification says sYCC (EnumCS 18) and for any
+//    image of three components whose first has dx == dy and whose second is subsampled
+//    horizontally (a raw codestream too): 4:4:4, 4:2:2 and 4:2:0 as its color.c does them,
+//    chroma taken from the samples as they are (no filter), each product in double precision
+//    truncated towards zero, and, where the area starts at an odd column or row, that first
+//    column or row converted with Cb = Cr = 0 (not the middle of their range: OpenJPEG's own
+//    choice, kept here for the same output), as is a last odd column past the chroma planes'
+//    width (Debian 12's OpenJPEG 2.5.0 carries that bound, which later releases have too);
+//  - e-sYCC (EnumCS 24) to RGB, in single precision, rounded half up.
+// Not applied: CMYK (EnumCS 12) and ICC profiles, which opj_decompress converts with Little CMS.
+#pragma once
+#include <cstdint>
+
+#include "codec/decoder.hpp"
+
+namespace j2k::codec {
+
+// `enum_cs`: the JP2 file's EnumCS (0 for a raw codestream or an ICC profile); `grid_x0`,
+// `grid_y0`: the decoded area's origin on the reference grid at full resolution (the image's,
+// or the tile's or region's), whose parity OpenJPEG reads. Returns whether it converted.
+bool apply_opj_colour(DecodedImage& image, int enum_cs, int64_t grid_x0, int64_t grid_y0);
+
+}  // namespace j2k::codec
