@@ -1,9 +1,10 @@
 // Test helper: a fixture with a fresh directory of its own per test (named by the process and
-// the test), removed afterwards.
+// the test), removed afterwards (kept when J2K_KEEP_TEMP is set, for looking at a failure).
 #pragma once
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
