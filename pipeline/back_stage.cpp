@@ -205,6 +205,10 @@ struct BackStage::Impl {
       } catch (...) {
       }
     }
+    try {
+      queue->finish();  // and whatever a failed end() enqueued before it threw
+    } catch (...) {
+    }
   }
 
   void finish() {
