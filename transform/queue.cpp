@@ -9,6 +9,23 @@
 
 namespace j2k {
 
+bool check_to_samples(const std::vector<Plane>& in, const TileOutput& out) {
+  const size_t n = out.out.size();
+  if (in.size() != n || out.offset.size() != n || out.lo.size() != n || out.hi.size() != n)
+    throw Error(ErrorCode::Internal, "to_samples: a plane, offset and range per component");
+  for (size_t c = 0; c < n; ++c) {
+    if (in[c].type != J2K_SAMPLE_I32 && in[c].type != J2K_SAMPLE_F32)
+      throw Error(ErrorCode::Internal, "to_samples: coefficients must be I32 or F32");
+    const j2k_sample_type t = out.out[c].type;
+    if (t != J2K_SAMPLE_U8 && t != J2K_SAMPLE_I8 && t != J2K_SAMPLE_U16 && t != J2K_SAMPLE_I16)
+      throw Error(ErrorCode::Internal, "to_samples: output samples must be U8, I8, U16 or I16");
+  }
+  const bool mct = out.mct && n >= 3;
+  if (mct && (in[1].type != in[0].type || in[2].type != in[0].type))
+    throw Error(ErrorCode::Internal, "to_samples: components 0..2 of an MCT tile differ in wavelet");
+  return mct;
+}
+
 void* allocate_host_coefficients(size_t bytes, j2k_memory& where, const char* backend) {
   if (where == J2K_MEMORY_DEVICE)
     throw Error(ErrorCode::InvalidArgument, std::string("the ") + backend +

@@ -193,6 +193,11 @@ inline Error sample_out_of_range() {
                "a sample lies outside the range of its component's precision and signedness");
 }
 
+// What every backend's to_samples checks first: one plane in and one out per component, I32 or
+// F32 in (one of them for components 0..2 of an MCT tile), U8 / I8 / U16 / I16 out. Returns
+// whether the MCT applies (out.mct and at least three components); throws Error(Internal).
+bool check_to_samples(const std::vector<Plane>& in, const TileOutput& out);
+
 // The plan's own coefficients in pageable host memory (64-byte aligned), for the backends that
 // keep them there: `where` DEVICE is refused naming `backend`; release with std::free.
 void* allocate_host_coefficients(size_t bytes, j2k_memory& where, const char* backend);

@@ -99,12 +99,7 @@ void row_as(const std::vector<Plane>& in, const TileOutput& out, size_t c, bool 
 
 void to_samples(const std::vector<Plane>& in, const TileOutput& out, int threads) {
   const size_t n = out.out.size();
-  const bool mct = out.mct && n >= 3;
-  if (mct && (in[1].type != in[0].type || in[2].type != in[0].type))
-    throw Error(ErrorCode::Internal, "to_samples: components 0..2 of an MCT tile differ in wavelet");
-  for (const Plane& p : out.out)
-    if (p.type != J2K_SAMPLE_U8 && p.type != J2K_SAMPLE_I8 && p.type != J2K_SAMPLE_U16 && p.type != J2K_SAMPLE_I16)
-      throw Error(ErrorCode::Internal, "to_samples: output samples must be U8, I8, U16 or I16");
+  const bool mct = check_to_samples(in, out);
   // Jobs: (component, first row) in chunks of rows; components 0..2 as one with the MCT.
   constexpr int64_t kRows = 16;
   struct Job {

@@ -95,12 +95,7 @@ void launch_any(const std::vector<Plane>& in, const TileOutput& out, size_t c, c
 
 void to_samples(const std::vector<Plane>& in, const TileOutput& out, cudaStream_t stream) {
   const size_t n = out.out.size();
-  const bool mct = out.mct && n >= 3;
-  if (mct && (in[1].type != in[0].type || in[2].type != in[0].type))
-    throw Error(ErrorCode::Internal, "to_samples: components 0..2 of an MCT tile differ in wavelet");
-  for (const Plane& p : out.out)
-    if (p.type != J2K_SAMPLE_U8 && p.type != J2K_SAMPLE_I8 && p.type != J2K_SAMPLE_U16 && p.type != J2K_SAMPLE_I16)
-      throw Error(ErrorCode::Internal, "cuda to_samples: output samples must be U8, I8, U16 or I16");
+  const bool mct = check_to_samples(in, out);
   if (mct) launch_any<3>(in, out, 0, stream);
   for (size_t c = mct ? 3 : 0; c < n; ++c) launch_any<1>(in, out, c, stream);
 }

@@ -79,9 +79,7 @@ class OpenCLQueue final : public Queue {
   bool in_place() const override { return true; }
   void to_samples(const std::vector<Plane>& in, const TileOutput& out) override {
     const size_t n = out.out.size();
-    const bool mct = out.mct && n >= 3;
-    if (mct && (in[1].type != in[0].type || in[2].type != in[0].type))
-      throw Error(ErrorCode::Internal, "to_samples: components 0..2 of an MCT tile differ in wavelet");
+    const bool mct = check_to_samples(in, out);
     // The kernels' PLANE_ARGS of component c: its planes, offsets in bytes, strides in
     // elements, the output's type (dwt.cl's numbering), the DC offset and the range.
     struct Args {
