@@ -27,7 +27,9 @@ inline int32_t sample(float f, int32_t offset, int32_t lo, int32_t hi) {
   return static_cast<int32_t>(std::clamp<int64_t>(static_cast<int64_t>(std::lrintf(f)) + offset, lo, hi));
 }
 
-// The inverse RCT (G.2) and ICT (G.3) of one pixel.
+// The inverse RCT (G.2) and ICT (G.3) of one pixel, written out here rather than shared with
+// component_transform's plane-wide rct_inverse / ict_inverse: those stay an independent oracle
+// for every backend's to_samples (tests/back_stage_test.cpp).
 inline void inverse_mct(int32_t y, int32_t u, int32_t v, int32_t& r, int32_t& g, int32_t& b) {
   g = y - ((u + v) >> 2);
   r = v + g;
