@@ -209,9 +209,10 @@ void check_memory(const Codestream& cs, const Rect& area, const DecodeSettings& 
   for (const ComponentInfo& c : cs.info.components)
     tile += static_cast<uint64_t>(ceil_div_pow2(ceil_div(tw, c.dx) + 1, settings.reduce)) *
             static_cast<uint64_t>(ceil_div_pow2(ceil_div(th, c.dy) + 1, settings.reduce));
-  // A GPU back stage holds two tiles' coefficients on the host (one decoded, one in flight).
+  // A GPU back stage holds two tiles on the host (one decoded, one in flight), each with its
+  // coefficients and its samples on their way home.
   const bool gpu = settings.backend.backend == Backend::Cuda || settings.backend.backend == Backend::OpenCL;
-  const uint64_t bytes = 2 * samples + 4 * tile * (gpu ? 2 : 1);
+  const uint64_t bytes = 2 * samples + tile * (gpu ? 2 * (4 + 2) : 4);
   if (bytes > settings.max_bytes)
     throw Error(ErrorCode::OutOfMemory, "the image needs " + std::to_string(bytes >> 20) + " MiB to decode (" +
                                             std::to_string(samples) + " samples and a tile's coefficients), more than the " +

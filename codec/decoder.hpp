@@ -30,8 +30,9 @@ struct DecodeSettings {
   // RGB), as the command line applies them; off: the components as coded.
   bool convert_colour = false;
   // Host memory the decode may take: the output's samples (up to 2 bytes each) and one
-  // tile's coefficients (4 bytes each; two tiles' on a GPU back stage). A stream whose image
-  // needs more is refused (OutOfMemory) before anything is allocated: a few bytes of header can describe a gigapixel image. 0: no limit.
+  // tile's coefficients (4 bytes each; on a GPU back stage, two tiles' and their samples). A
+  // stream whose image needs more is refused (OutOfMemory) before anything is allocated: a
+  // few bytes of header can describe a gigapixel image. 0: no limit.
   uint64_t max_bytes = 0;
   // Where the back stage (inverse DWT, inverse RCT/ICT, DC shift, clamp) runs: cpu (and
   // Auto), cuda or opencl, each giving the same samples (pipeline/back_stage.hpp); threads:

@@ -1,10 +1,13 @@
 #include "pipeline/back_stage.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
+#include <utility>
 
 #include "common/error.hpp"
 #include "transform/common/constants.hpp"
+#include "transform/cpu/threading.hpp"
 
 namespace j2k {
 namespace {
@@ -55,9 +58,17 @@ struct BackStage::Impl {
     std::vector<size_t> bytes;
     std::vector<j2k_memory> where;
     bool in_flight = false;
+    // GPU: the tile's samples on their way home, downloaded into `samples` (page-locked where
+    // the backend has it: a download into pageable memory would hold the host until the
+    // tile's work is done) and copied into their homes once the slot's work is.
+    void* samples = nullptr;
+    size_t samples_bytes = 0;
+    j2k_memory samples_where = J2K_MEMORY_HOST;
+    std::vector<std::pair<Plane, Plane>> pending;  // (in `samples`, home)
   };
 
   std::unique_ptr<Queue> queue;
+  int threads = 0;
   bool device = false;  // a GPU queue: upload, download, two slots
   Slot slots[2];
   int current = 0;
@@ -72,14 +83,41 @@ struct BackStage::Impl {
       queue->finish();  // no copy may still use the buffers
     } catch (...) {
     }
-    for (Slot& s : slots)
+    for (Slot& s : slots) {
       for (size_t c = 0; c < s.buffers.size(); ++c) queue->release(s.buffers[c], s.where[c]);
+      if (s.samples) queue->release(s.samples, s.samples_where);
+    }
   }
 
+  // Waits for the slot's work, then copies its samples home.
   void wait(int slot) {
-    if (!slots[slot].in_flight) return;
-    slots[slot].in_flight = false;
+    Slot& s = slots[slot];
+    if (!s.in_flight) return;
+    s.in_flight = false;
+    std::vector<std::pair<Plane, Plane>> copies;
+    copies.swap(s.pending);
     queue->wait(slot);
+    for (const auto& [from, to] : copies) copy_rows(from, to);
+  }
+
+  void copy_rows(const Plane& from, const Plane& to) const {
+    const auto row = static_cast<size_t>(from.width) * j2k_sample_size(from.type);
+    const auto* src = static_cast<const char*>(from.base) + from.offset;
+    auto* dst = static_cast<char*>(to.base) + to.offset;
+    parallel_for(static_cast<ptrdiff_t>(from.height), copy_threads(row * static_cast<size_t>(from.height), threads),
+                 [&](ptrdiff_t y) { std::memcpy(dst + y * to.row_stride, src + y * from.row_stride, row); });
+  }
+
+  // The slot's sample buffer, at least `bytes` (once the slot is idle).
+  void* samples_buffer(Slot& s, size_t bytes) {
+    if (s.samples_bytes >= bytes) return s.samples;
+    if (s.samples) queue->release(s.samples, s.samples_where);
+    s.samples = nullptr;
+    s.samples_bytes = 0;
+    s.samples_where = J2K_MEMORY_HOST;
+    s.samples = queue->allocate(bytes, s.samples_where);
+    s.samples_bytes = bytes;
+    return s.samples;
   }
 
   // The queue's buffers for this tile, reserved anew (once the queue is idle) when it is
@@ -190,7 +228,21 @@ struct BackStage::Impl {
     }
     q.to_samples(in, output_to(samples));
     if (device) {
-      for (size_t c = 0; c < n; ++c) q.download(samples[c], homes[c]);
+      Slot& slot = slots[current];
+      size_t total = 0;
+      for (size_t c = 0; c < n; ++c) total += aligned(plane_bytes(comps[c].window, j2k_sample_size(homes[c].type)));
+      void* base = samples_buffer(slot, std::max<size_t>(total, 4));
+      size_t at = 0;
+      for (size_t c = 0; c < n; ++c) {
+        Plane staged = homes[c];  // packed rows in the slot's buffer
+        staged.base = base;
+        staged.offset = at;
+        staged.row_stride = staged.pixel_stride * staged.width;
+        staged.memory = slot.samples_where;
+        q.download(samples[c], staged);
+        slot.pending.emplace_back(staged, homes[c]);
+        at += aligned(plane_bytes(comps[c].window, j2k_sample_size(homes[c].type)));
+      }
       q.mark(current);
       slots[current].in_flight = true;
       current ^= 1;
@@ -224,6 +276,7 @@ BackStage::BackStage(const BackendOptions& options) : impl_(std::make_unique<Imp
   BackendOptions o = options;
   if (o.backend == Backend::Auto) o.backend = Backend::Cpu;
   impl_->queue = make_queue(o);
+  impl_->threads = o.threads;
   impl_->device = impl_->queue->kind() != Backend::Cpu;
 }
 

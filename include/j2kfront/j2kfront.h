@@ -446,9 +446,9 @@ typedef struct j2k_decode_settings {
                           middle of its range) instead of failing (0) */
   int threads;         /* CPU threads; 0: one per core (0) */
   uint64_t max_bytes;  /* host memory the image (up to 2 bytes a sample) and a tile's
-                          coefficients (4 bytes each; two tiles' with a GPU back stage) may
-                          take: a stream needing more is refused with J2K_OUT_OF_MEMORY before
-                          anything is allocated; 0: no limit (0) */
+                          coefficients (4 bytes each; with a GPU back stage, two tiles' and
+                          their samples) may take: a stream needing more is refused with
+                          J2K_OUT_OF_MEMORY before anything is allocated; 0: no limit (0) */
   j2k_backend backend; /* where the back stage runs (inverse DWT, inverse RCT/ICT, DC shift,
                           clamp): CPU, CUDA or OPENCL, the same samples on each; AUTO: the
                           CPU. Tier-1 and Tier-2 run on the CPU's threads (AUTO) */
