@@ -5,9 +5,10 @@
 //
 // On the CPU each tile runs when it is handed in, in place. On a GPU the coefficients go up,
 // the samples come home, and the work of a tile runs while the caller decodes the next one's
-// code-blocks: two sets of host buffers (page-locked where the backend has it) take turns,
-// and begin() waits only for the tile that used its set two tiles before. Every backend gives
-// the same samples, bit for bit (tests/back_stage_test.cpp).
+// code-blocks: two sets of host buffers (coefficients going up, samples coming home;
+// page-locked where the backend has it) take turns, and begin() waits only for the tile that
+// used its set two tiles before, then copies that tile's samples into the image. Every
+// backend gives the same samples, bit for bit (tests/back_stage_test.cpp).
 //
 //   BackStage stage(options);
 //   for each tile:
@@ -16,6 +17,8 @@
 //     ...
 //     stage.end();                                          // enqueued (GPU) or done (CPU)
 //   stage.finish();                                          // every sample is home
+// A home must stay valid until the tile's samples are there: finish(), cancel(), or the
+// begin() two tiles later.
 #pragma once
 #include <cstddef>
 #include <cstdint>
