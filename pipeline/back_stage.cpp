@@ -282,9 +282,6 @@ BackStage::BackStage(const BackendOptions& options) : impl_(std::make_unique<Imp
 
 BackStage::~BackStage() = default;
 
-Backend BackStage::backend() const { return impl_->queue->kind(); }
-std::string BackStage::description() const { return impl_->queue->description(); }
-
 const std::vector<void*>& BackStage::begin(const std::vector<Component>& components, bool mct) {
   return impl_->begin(components, mct);
 }

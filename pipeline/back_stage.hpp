@@ -53,9 +53,6 @@ class BackStage {
   BackStage(const BackStage&) = delete;
   BackStage& operator=(const BackStage&) = delete;
 
-  Backend backend() const;
-  std::string description() const;
-
   // Host buffers for the tile's coefficients, one per component: rect.height() rows of
   // rect.width() int32 (reversible) or float values, packed, not zeroed. `mct`: the inverse
   // RCT / ICT on components 0..2 (which must then share size, window and wavelet).
