@@ -2,11 +2,12 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 #include <vector>
 
-#include "codec/tier1/contexts.hpp"
 #include "codec/tier1/mq_decoder.hpp"
 #include "codec/tier1/raw_decoder.hpp"
+#include "codec/tier1/stripe_flags.hpp"
 #include "common/error.hpp"
 
 namespace j2k::codec {
@@ -14,20 +15,33 @@ namespace {
 
 using namespace t1;
 
-// The buffers of a thread's blocks, reused from block to block.
-struct Scratch {
-  std::vector<uint16_t> flags;
-  std::vector<int32_t> value;
+// How a pass reads its decisions: through the MQ decoder in a context, or raw (BYPASS). A
+// pass copies its reader into a local and back, so that the decoder's registers stay in CPU
+// registers: as members they would be reloaded after every store of a flag or coefficient.
+struct MqBits {
+  MqDecoder mq;
+  MqContext* cx;
+  int decide(int context) { return mq.decode(cx[context]); }
+  int sign(unsigned entry) { return mq.decode(cx[entry & 31]) ^ static_cast<int>(entry >> 7); }  // a kSignTable entry
+};
+struct RawBits {
+  RawDecoder raw;
+  int decide(int) { return raw.bit(); }
+  int sign(unsigned) { return raw.bit(); }
 };
 
 class BlockDecoder {
  public:
-  BlockDecoder(const BlockCode& c, Scratch& scratch)
-      : c_(c), w_(c.width), h_(c.height), pitch_(c.width + 2), flags_(scratch.flags), value_(scratch.value) {
-    zero_contexts_ = kZeroContexts.of(c.band);
-    flags_.assign(static_cast<size_t>(pitch_ * (h_ + 2)), 0);
-    grid_ = FlagGrid{flags_.data(), w_, h_, static_cast<size_t>(pitch_), (c.modes & kModeCausal) != 0};
-    value_.assign(flags_.size(), 0);
+  BlockDecoder(const BlockCode& c, std::vector<uint32_t>& words, int32_t* out, ptrdiff_t stride)
+      : c_(c), w_(c.width), h_(c.height), stripes_((c.height + 3) / 4), pitch_(static_cast<ptrdiff_t>(c.width) + 2),
+        out_(out), stride_(stride) {
+    zc_ = kWindowZeroContexts.of(c.band);
+    last_row_window_ = (c.modes & kModeCausal) ? kWindowAbove : kWindow;
+    // A border of one word all round (a stripe above and below, a column left and right), so
+    // that the neighbours of an edge column need no checks.
+    words.assign(static_cast<size_t>(pitch_) * static_cast<size_t>(stripes_ + 2), 0);
+    words_ = words.data();
+    for (int y = 0; y < h_; ++y) std::fill_n(out + y * stride, w_, 0);
     reset_contexts(cx_);
   }
 
@@ -37,32 +51,34 @@ class BlockDecoder {
     size_t offset = 0;
     int n = 0;
     for (size_t s = 0; s < c_.segments && n < total; ++s) {
-      const size_t bytes = c_.segment_bytes[s];
-      raw_ = (c_.modes & kModeBypass) && n >= 10 && kind(n) != PassKind::Cleanup;
-      if (raw_) raw_decoder_ = RawDecoder(c_.bytes + offset, bytes);
-      else mq_ = MqDecoder(c_.bytes + offset, bytes);
-      offset += bytes;
+      const uint8_t* bytes = c_.bytes + offset;
+      const size_t size = c_.segment_bytes[s];
+      offset += size;
+      // With BYPASS a segment is raw when its first pass is a significance or refinement pass
+      // of the fifth plane or below; a cleanup pass is MQ coded whatever the segment claims.
+      const bool raw = (c_.modes & kModeBypass) && n >= 10 && kind(n) != PassKind::Cleanup;
+      MqBits mq{MqDecoder(bytes, size), cx_};
+      RawBits bits{raw ? RawDecoder(bytes, size) : RawDecoder()};
       for (int k = 0; k < c_.segment_passes[s] && n < total; ++k, ++n) {
         const int p = plane(n);
         switch (kind(n)) {
-          case PassKind::Significance: significance_pass(p); break;
-          case PassKind::Refinement: refinement_pass(p); break;
-          case PassKind::Cleanup: {
-            bool ok = true;
-            cleanup_pass(p, (c_.modes & kModeSegmark) != 0, &ok);
-            if (!ok) report.segmark_error = true;
+          case PassKind::Significance:
+            if (raw) significance_pass(p, bits);
+            else significance_pass(p, mq);
             break;
-          }
+          case PassKind::Refinement:
+            if (raw) refinement_pass(p, bits);
+            else refinement_pass(p, mq);
+            break;
+          case PassKind::Cleanup:
+            if (!cleanup_pass(p, mq, (c_.modes & kModeSegmark) != 0)) report.segmark_error = true;
+            break;
         }
-        if ((c_.modes & kModeReset) && !raw_) reset_contexts(cx_);
+        if ((c_.modes & kModeReset) && !raw) reset_contexts(cx_);
       }
     }
     report.passes = n;
     return report;
-  }
-
-  void copy_out(int32_t* out, ptrdiff_t stride) const {
-    for (int y = 0; y < h_; ++y) std::copy_n(&value_[grid_.at(0, y)], w_, out + y * stride);
   }
 
  private:
@@ -75,103 +91,164 @@ class BlockDecoder {
   }
   int plane(int n) const { return n == 0 ? c_.bitplanes - 1 : c_.bitplanes - 2 - (n - 1) / 3; }
 
-  // The decoders' state travels through the passes as locals (Coders, copied in and out of
-  // the members once a pass): as members, their registers would be reloaded after every
-  // store into the int32 values, which may alias them.
-  struct Coders {
-    MqDecoder mq;
-    RawDecoder raw;
-  };
-  int decode(Coders& k, int context) { return raw_ ? k.raw.bit() : k.mq.decode(cx_[context]); }
+  uint32_t* stripe_words(int s) const { return words_ + (s + 1) * pitch_ + 1; }
+  int32_t* stripe_values(int s) const { return out_ + 4 * s * stride_; }
+  int stripe_rows(int s) const { return std::min(4, h_ - 4 * s); }
 
-  // The coefficient at flags_[i], row y, becomes significant in plane p: its sign, its value
-  // (twice the plane's bit plus half the interval below, 3 * 2^p), and the neighbour bits
-  // of the 8 around it.
-  void become_significant(Coders& k, size_t i, int y, int p) {
-    int negative;
-    if (raw_) {
-      negative = k.raw.bit();
-    } else {
-      const auto [context, flip] = grid_.sign(i, y);
-      negative = k.mq.decode(cx_[context]) ^ flip;
+  // fn(row) for the rows of a stripe column, each row a compile-time constant so that its
+  // shifts and its edge cases fold away (a stripe has four rows but at the block's foot).
+  template <class Fn>
+  static void each_row(int rows, Fn&& fn) {
+    fn(std::integral_constant<int, 0>{});
+    if (rows > 1) fn(std::integral_constant<int, 1>{});
+    if (rows > 2) fn(std::integral_constant<int, 2>{});
+    if (rows > 3) fn(std::integral_constant<int, 3>{});
+  }
+
+  // Row I's neighbourhood in the column word f; with VSC the last row does not see the
+  // stripe below (D.7).
+  template <int I>
+  uint32_t window(uint32_t f) const {
+    return (f >> (3 * I)) & (I == 3 ? last_row_window_ : kWindow);
+  }
+
+  // Row I of column x (word f, a local the caller stores back) becomes significant in plane
+  // p: its sign (Table D.3 from the four neighbours), its value (twice the plane's bit plus
+  // half the interval below: `magnitude`, 3 * 2^p), and its significance in the words that
+  // see it: its column's, the two beside, and for the first or last row the stripe's above
+  // or below.
+  template <int I, class Bits>
+  void become_significant(Bits& b, uint32_t* col, int x, uint32_t& f, int32_t* value, int32_t magnitude) {
+    const uint32_t n = window<I>(f);
+    const unsigned index = ((n >> 3) & 1) | ((col[x - 1] >> (19 + I)) & 1) << 1 | ((n >> 5) & 1) << 2 |
+                           ((col[x + 1] >> (19 + I)) & 1) << 3 | ((n >> 1) & 1) << 4 | ((f >> (18 + I)) & 1) << 5 |
+                           ((n >> 7) & 1) << 6 | ((n >> 7) & (f >> (20 + I)) & 1) << 7;
+    const uint32_t negative = static_cast<uint32_t>(b.sign(kSignTable.entry[index]));
+    *value = negative ? -magnitude : magnitude;
+    f |= own_sig(I) | negative << (19 + I);
+    col[x - 1] |= sig_bit(I + 1, 2);
+    col[x + 1] |= sig_bit(I + 1, 0);
+    if constexpr (I == 0) {
+      uint32_t* up = col - pitch_;
+      up[x - 1] |= sig_bit(5, 2);
+      up[x] |= sig_bit(5, 1) | negative << 23;
+      up[x + 1] |= sig_bit(5, 0);
+    } else if constexpr (I == 3) {
+      uint32_t* down = col + pitch_;
+      down[x - 1] |= sig_bit(0, 2);
+      down[x] |= sig_bit(0, 1) | negative << 18;
+      down[x + 1] |= sig_bit(0, 0);
     }
-    const int32_t magnitude = static_cast<int32_t>(3u << p);
-    value_[i] = negative ? -magnitude : magnitude;
-    grid_.mark_significant(i, negative != 0);
   }
 
-  void decode_significance(Coders& k, size_t i, int y, int p) {
-    if (decode(k, zero_contexts_[grid_.neighbours(i, y)])) become_significant(k, i, y, p);
-  }
-
-  void significance_pass(int p) {
-    Coders k{mq_, raw_decoder_};
-    grid_.scan(kNeighbours, [&](size_t i, int y) {
-      if ((flags_[i] & kSig) || grid_.neighbours(i, y) == 0) return;
-      decode_significance(k, i, y, p);
-      flags_[i] |= kVisited;
-    });
-    mq_ = k.mq, raw_decoder_ = k.raw;
-  }
-
-  // A refinement bit moves the value half the interval up or down (the interval halves).
-  void refinement_pass(int p) {
-    const int32_t half = int32_t{1} << p;
-    Coders k{mq_, raw_decoder_};
-    grid_.scan(kSig, [&](size_t i, int y) {
-      uint16_t& f = flags_[i];
-      if ((f & (kSig | kVisited)) != kSig) return;
-      const int context = (f & kRefined) ? kRefineBase + 2 : kRefineBase + (grid_.neighbours(i, y) ? 1 : 0);
-      const int bit = decode(k, context);
-      int32_t& v = value_[i];
-      v += (bit ^ (v < 0 ? 1 : 0)) ? half : -half;
-      f |= kRefined;
-    });
-    mq_ = k.mq, raw_decoder_ = k.raw;
-  }
-
-  void cleanup_pass(int p, bool segmark, bool* segmark_ok) {
-    Coders k{mq_, raw_decoder_};
-    const size_t pitch = static_cast<size_t>(pitch_);
-    for (int y0 = 0; y0 < h_; y0 += 4) {
-      const int y1 = std::min(y0 + 4, h_);
+  // D.3.1: the insignificant samples with a significant neighbour.
+  template <class Bits>
+  void significance_pass(int p, Bits& bits) {
+    Bits b = bits;
+    const auto magnitude = static_cast<int32_t>(3u << p);
+    for (int s = 0; s < stripes_; ++s) {
+      uint32_t* col = stripe_words(s);
+      int32_t* values = stripe_values(s);
+      const int rows = stripe_rows(s);
       for (int x = 0; x < w_; ++x) {
-        const size_t top = grid_.at(x, y0);
-        int y = y0;
-        // Run-length coding (D.3.4): a full column of four, none significant or visited,
-        // none with a significant neighbour.
-        if (y1 - y0 == 4 && grid_.run_length_column(top, y0)) {
-          if (!k.mq.decode(cx_[kRunLength])) continue;
-          int first = k.mq.decode(cx_[kUniform]) << 1;
-          first |= k.mq.decode(cx_[kUniform]);
-          become_significant(k, top + static_cast<size_t>(first) * pitch, y0 + first, p);
-          y = y0 + first + 1;
-        }
-        for (size_t i = top + static_cast<size_t>(y - y0) * pitch; y < y1; ++y, i += pitch) {
-          if ((flags_[i] & (kSig | kVisited)) == 0) decode_significance(k, i, y, p);
-          flags_[i] &= static_cast<uint16_t>(~kVisited);
-        }
+        uint32_t f = col[x];
+        if ((f & kSigAround) == 0) continue;
+        each_row(rows, [&](auto row) {
+          constexpr int I = decltype(row)::value;
+          if (f & own_sig(I)) return;
+          const uint32_t n = window<I>(f);
+          if (n == 0) return;
+          if (b.decide(zc_[n])) become_significant<I>(b, col, x, f, values + I * stride_ + x, magnitude);
+          f |= visited(I);
+        });
+        col[x] = f;
       }
     }
-    // SEGMARK (D.5): the four uniform decisions after a cleanup pass must be 1010.
+    bits = b;
+  }
+
+  // D.3.3: a bit of each sample significant before this plane; it moves the value half the
+  // interval up or down (the interval halves).
+  template <class Bits>
+  void refinement_pass(int p, Bits& bits) {
+    Bits b = bits;
+    const int32_t half = int32_t{1} << p;
+    for (int s = 0; s < stripes_; ++s) {
+      uint32_t* col = stripe_words(s);
+      int32_t* values = stripe_values(s);
+      const int rows = stripe_rows(s);
+      for (int x = 0; x < w_; ++x) {
+        uint32_t f = col[x];
+        if ((f & kOwnSig) == 0) continue;
+        each_row(rows, [&](auto row) {
+          constexpr int I = decltype(row)::value;
+          if ((f & (own_sig(I) | visited(I))) != own_sig(I)) return;
+          const int context = (f & refined(I)) ? kRefineBase + 2 : kRefineBase + ((window<I>(f) & ~kCentre) ? 1 : 0);
+          const int bit = b.decide(context);
+          int32_t& v = values[I * stride_ + x];
+          v += (bit ^ (v < 0 ? 1 : 0)) ? half : -half;
+          f |= refined(I);
+        });
+        col[x] = f;
+      }
+    }
+    bits = b;
+  }
+
+  // D.3.4: the samples the significance pass left, a column of four with no significant
+  // sample around run-length coded. Returns false where SEGMARK's four decisions after the
+  // pass (D.5) are not 1010.
+  bool cleanup_pass(int p, MqBits& bits, bool segmark) {
+    MqBits b = bits;
+    const auto magnitude = static_cast<int32_t>(3u << p);
+    const uint32_t quiet = kVisitedAll | (last_row_window_ == kWindow ? kSigAround : kSigAround & ~kRowBelow);
+    for (int s = 0; s < stripes_; ++s) {
+      uint32_t* col = stripe_words(s);
+      int32_t* values = stripe_values(s);
+      const int rows = stripe_rows(s);
+      for (int x = 0; x < w_; ++x) {
+        uint32_t f = col[x];
+        int from = 0;  // the first row coded one by one
+        if (rows == 4 && (f & quiet) == 0) {
+          if (!b.decide(kRunLength)) continue;
+          from = b.decide(kUniform) << 1;
+          from |= b.decide(kUniform);
+          // The first significant sample of the column: its sign, coded as in any row.
+          switch (from) {
+            case 0: become_significant<0>(b, col, x, f, values + x, magnitude); break;
+            case 1: become_significant<1>(b, col, x, f, values + stride_ + x, magnitude); break;
+            case 2: become_significant<2>(b, col, x, f, values + 2 * stride_ + x, magnitude); break;
+            default: become_significant<3>(b, col, x, f, values + 3 * stride_ + x, magnitude); break;
+          }
+          ++from;
+        }
+        each_row(rows, [&](auto row) {
+          constexpr int I = decltype(row)::value;
+          if (I < from || (f & (own_sig(I) | visited(I)))) return;
+          if (b.decide(zc_[window<I>(f)])) become_significant<I>(b, col, x, f, values + I * stride_ + x, magnitude);
+        });
+        col[x] = f & ~kVisitedAll;
+      }
+    }
+    bool ok = true;
     if (segmark) {
       int v = 0;
-      for (int n = 0; n < 4; ++n) v = (v << 1) | k.mq.decode(cx_[kUniform]);
-      *segmark_ok = v == 0xA;
+      for (int n = 0; n < 4; ++n) v = (v << 1) | b.decide(kUniform);
+      ok = v == 0xA;
     }
-    mq_ = k.mq, raw_decoder_ = k.raw;
+    bits = b;
+    return ok;
   }
 
   const BlockCode& c_;
-  int w_, h_, pitch_;
-  const uint8_t* zero_contexts_;
-  std::vector<uint16_t>& flags_;
-  std::vector<int32_t>& value_;
+  int w_, h_, stripes_;
+  ptrdiff_t pitch_;
+  int32_t* out_;
+  ptrdiff_t stride_;
+  const uint8_t* zc_ = nullptr;
+  uint32_t last_row_window_ = kWindow;
+  uint32_t* words_ = nullptr;
   MqContext cx_[kContexts];
-  MqDecoder mq_{nullptr, 0};
-  RawDecoder raw_decoder_;
-  FlagGrid grid_;
-  bool raw_ = false;
 };
 
 }  // namespace
@@ -189,11 +266,8 @@ BlockDecodeReport decode_block(const BlockCode& code, int32_t* out, ptrdiff_t st
   if (bytes > code.size)
     throw Error(ErrorCode::CorruptInput, "a code-block's segments hold " + std::to_string(bytes) + " bytes, " +
                                              std::to_string(code.size) + " are there");
-  thread_local Scratch scratch;
-  BlockDecoder decoder(code, scratch);
-  const BlockDecodeReport report = decoder.run();
-  decoder.copy_out(out, stride);
-  return report;
+  thread_local std::vector<uint32_t> words;  // reused from block to block
+  return BlockDecoder(code, words, out, stride).run();
 }
 
 }  // namespace j2k::codec

@@ -1,0 +1,76 @@
+// The Tier-1 decoder's flags: one 32-bit word per column of a stripe (D.3: four rows), which
+// holds everything a coding pass asks about that column and its neighbours. A pass reads one
+// word per column and skips most columns on one test, where flags per sample cost four reads
+// and eight writes per new significant sample (the layout of Taubman and Marcellin's book,
+// 17.1.2, and of OpenJPEG's decoder).
+//
+//   bits  0..17  significance of the 6 x 3 samples around the column: row r (0 the row above
+//                the stripe, 1..4 the stripe's own, 5 the row below) and column j (0 west, 1
+//                the column, 2 east) at bit 3r + j, so that row i of the stripe finds its 3 x 3
+//                neighbourhood at bits 3i .. 3i + 8, itself at 3i + 4;
+//   bits 18..23  the sign (1: negative) of the column's own samples in rows r = 0..5;
+//   bits 24..27  row i was visited by this bit plane's significance pass;
+//   bits 28..31  row i has been refined before.
+#pragma once
+#include <cstdint>
+
+#include "codec/tier1/contexts.hpp"
+#include "j2kfront/j2kfront.h"
+
+namespace j2k::codec::t1 {
+
+constexpr uint32_t sig_bit(int r, int j) { return 1u << (3 * r + j); }
+constexpr uint32_t own_sig(int i) { return sig_bit(i + 1, 1); }
+constexpr uint32_t own_sign(int r) { return 1u << (18 + r); }
+constexpr uint32_t visited(int i) { return 1u << (24 + i); }
+constexpr uint32_t refined(int i) { return 1u << (28 + i); }
+
+constexpr uint32_t kSigAround = 0x3FFFF;                        // bits 0..17
+constexpr uint32_t kOwnSig = own_sig(0) | own_sig(1) | own_sig(2) | own_sig(3);
+constexpr uint32_t kVisitedAll = 0xFu << 24;
+constexpr uint32_t kWindow = 0x1FF;                             // a row's 3 x 3 neighbourhood
+constexpr uint32_t kCentre = 0x10;                              // the row's own sample in it
+constexpr uint32_t kWindowAbove = 0x3F;                         // less the row below (VSC)
+constexpr uint32_t kRowBelow = sig_bit(5, 0) | sig_bit(5, 1) | sig_bit(5, 2);
+
+// Table D.1 indexed by a row's 9-bit window (the centre bit ignored), for each band kind.
+struct WindowZeroContexts {
+  uint8_t ll_lh[512], hl[512], hh[512];
+  constexpr WindowZeroContexts() : ll_lh(), hl(), hh() {
+    for (int b = 0; b < 512; ++b) {
+      const int m = ((b & 1) ? kNw : 0) | ((b & 2) ? kN : 0) | ((b & 4) ? kNe : 0) | ((b & 8) ? kW : 0) |
+                    ((b & 32) ? kE : 0) | ((b & 64) ? kSw : 0) | ((b & 128) ? kS : 0) | ((b & 256) ? kSe : 0);
+      ll_lh[b] = kZeroContexts.ll_lh[m];
+      hl[b] = kZeroContexts.hl[m];
+      hh[b] = kZeroContexts.hh[m];
+    }
+  }
+  const uint8_t* of(j2k_band_type band) const { return band == J2K_BAND_HH ? hh : band == J2K_BAND_HL ? hl : ll_lh; }
+};
+inline constexpr WindowZeroContexts kWindowZeroContexts;
+
+// Table D.3 indexed by the four neighbours' significance and signs: bit 0 west significant,
+// 1 west negative, 2 and 3 east, 4 and 5 north, 6 and 7 south. Each entry: the context in
+// bits 0..4, the bit XORed with the decision in bit 7.
+struct SignTable {
+  uint8_t entry[256];
+  constexpr SignTable() : entry() {
+    for (int b = 0; b < 256; ++b) {
+      const auto c = [b](int k) { return (b >> (2 * k) & 1) == 0 ? 0 : (b >> (2 * k + 1) & 1) ? -1 : 1; };
+      const int h = clamp1(c(0) + c(1)), v = clamp1(c(2) + c(3));
+      int context = 0, flip = 0;
+      if (h == 0) {
+        context = kSignBase + (v == 0 ? 0 : 1);
+        flip = v < 0 ? 1 : 0;
+      } else {
+        context = kSignBase + (v == 0 ? 3 : v == h ? 4 : 2);
+        flip = h < 0 ? 1 : 0;
+      }
+      entry[b] = static_cast<uint8_t>(context | flip << 7);
+    }
+  }
+  static constexpr int clamp1(int v) { return v < -1 ? -1 : v > 1 ? 1 : v; }
+};
+inline constexpr SignTable kSignTable;
+
+}  // namespace j2k::codec::t1
