@@ -42,6 +42,13 @@ std::array<MqContext, 19> initial_contexts() {
   cx[UNI].index = 46;
   return cx;
 }
+std::array<MqDecoderContext, 19> initial_decoder_contexts() {
+  std::array<MqDecoderContext, 19> cx{};
+  cx[0] = MqDecoderContext(4);
+  cx[RL] = MqDecoderContext(3);
+  cx[UNI] = MqDecoderContext(46);
+  return cx;
+}
 
 bool is_cleanup(size_t pass) { return pass % 3 == 0; }  // passes: C, then S, R, C per plane
 
@@ -105,7 +112,7 @@ void expect_passes(const std::vector<int32_t>& samples, int width, int height, j
   if (modes & kModeTermAll) return;  // every end is exact, checked above
   for (size_t upto = 0; upto < passes.size(); ++upto) {
     MqDecoder dec(block.bytes.data(), block.passes[upto].end);
-    auto cx = initial_contexts();
+    auto cx = initial_decoder_contexts();
     for (size_t k = 0; k <= upto; ++k) {
       for (size_t i = 0; i < passes[k].size(); ++i) {
         ASSERT_EQ(dec.decode(cx[static_cast<size_t>(passes[k][i].cx)]), passes[k][i].d)
@@ -114,7 +121,7 @@ void expect_passes(const std::vector<int32_t>& samples, int width, int height, j
       if ((modes & kModeSegmark) && is_cleanup(k)) {
         for (int d : {1, 0, 1, 0}) ASSERT_EQ(dec.decode(cx[UNI]), d) << "segmentation symbol, pass " << k;
       }
-      if (modes & kModeReset) cx = initial_contexts();
+      if (modes & kModeReset) cx = initial_decoder_contexts();
     }
   }
 }
@@ -300,11 +307,11 @@ TEST(CodingPasses, BypassSegments) {
     auto at = [&](size_t pass) { return static_cast<size_t>(block.passes[pass].end); };
     // The first segment: passes 0..9 through the MQ coder.
     MqDecoder mq(block.bytes.data(), at(9));
-    auto cx = initial_contexts();
+    auto cx = initial_decoder_contexts();
     const Pass mq_passes[10] = {{{0, 1}, {9, 0}}, {}, {{14, 0}}, {}, {}, {{16, 1}}, {}, {}, {{16, 1}}, {}};
     for (const Pass& pass : mq_passes) {
       for (const Decision& s : pass) EXPECT_EQ(mq.decode(cx[static_cast<size_t>(s.cx)]), s.d);
-      if (modes & kModeReset) cx = initial_contexts();
+      if (modes & kModeReset) cx = initial_decoder_contexts();
     }
     // Raw: plane 1's refinement bit (0), plane 0's (1); each segment a byte at most.
     EXPECT_EQ(read_raw(block.bytes.data() + at(9), at(11) - at(9), 1), std::vector<int>{0});

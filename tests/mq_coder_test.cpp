@@ -13,6 +13,7 @@ namespace {
 
 using j2k::codec::MqContext;
 using j2k::codec::MqDecoder;
+using j2k::codec::MqDecoderContext;
 using j2k::codec::MqEncoder;
 
 const std::vector<uint8_t> kDecisions = {0x00, 0x02, 0x00, 0x51, 0x00, 0x00, 0x00, 0xC0, 0x03, 0x52, 0x87,
@@ -33,7 +34,7 @@ TEST(MqEncoder, StandardTestSequence) {
 
 TEST(MqDecoder, StandardTestSequence) {
   MqDecoder mq(kCodeword.data(), kCodeword.size());
-  MqContext cx;
+  MqDecoderContext cx;
   for (size_t k = 0; k < kDecisions.size(); ++k) {
     uint8_t byte = 0;
     for (int bit = 7; bit >= 0; --bit) byte = static_cast<uint8_t>(byte | mq.decode(cx) << bit);
@@ -58,7 +59,7 @@ TEST(MqCoder, NoMarkersInsideTheCodewordAndRoundTrip) {
     ASSERT_GT(mq.size(), 0u);
     // The decoder reads back every decision (the same seed replays them).
     MqDecoder dec(mq.data(), mq.size());
-    MqContext dx[19];
+    MqDecoderContext dx[19];
     uint32_t replay = start;
     for (int k = 0; k < 20000; ++k) {
       replay = replay * 1103515245u + 12345u;

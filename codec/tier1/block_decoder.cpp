@@ -20,7 +20,7 @@ using namespace t1;
 // registers: as members they would be reloaded after every store of a flag or coefficient.
 struct MqBits {
   MqDecoder mq;
-  MqContext* cx;
+  MqDecoderContext* cx;
   int decide(int context) { return mq.decode(cx[context]); }
   int sign(unsigned entry) { return mq.decode(cx[entry & 31]) ^ static_cast<int>(entry >> 7); }  // a kSignTable entry
 };
@@ -32,16 +32,21 @@ struct RawBits {
 
 class BlockDecoder {
  public:
-  BlockDecoder(const BlockCode& c, std::vector<uint32_t>& words, int32_t* out, ptrdiff_t stride)
-      : c_(c), w_(c.width), h_(c.height), stripes_((c.height + 3) / 4), pitch_(static_cast<ptrdiff_t>(c.width) + 2),
-        out_(out), stride_(stride) {
-    zc_ = kWindowZeroContexts.of(c.band);
-    last_row_window_ = (c.modes & kModeCausal) ? kWindowAbove : kWindow;
+  BlockDecoder(const BlockCode& c, std::vector<uint32_t>& words, int32_t* out, ptrdiff_t stride) : c_(c) {
+    Shape& g = shape_;
+    g.w = c.width;
+    g.h = c.height;
+    g.stripes = (c.height + 3) / 4;
+    g.pitch = static_cast<ptrdiff_t>(c.width) + 2;
+    g.stride = stride;
+    g.out = out;
+    g.zc = kWindowZeroContexts.of(c.band);
+    g.last_row_window = (c.modes & kModeCausal) ? kWindowAbove : kWindow;
     // A border of one word all round (a stripe above and below, a column left and right), so
     // that the neighbours of an edge column need no checks.
-    words.assign(static_cast<size_t>(pitch_) * static_cast<size_t>(stripes_ + 2), 0);
-    words_ = words.data();
-    for (int y = 0; y < h_; ++y) std::fill_n(out + y * stride, w_, 0);
+    words.assign(static_cast<size_t>(g.pitch) * static_cast<size_t>(g.stripes + 2), 0);
+    g.words = words.data();
+    for (int y = 0; y < g.h; ++y) std::fill_n(out + y * stride, g.w, 0);
     reset_contexts(cx_);
   }
 
@@ -91,9 +96,27 @@ class BlockDecoder {
   }
   int plane(int n) const { return n == 0 ? c_.bitplanes - 1 : c_.bitplanes - 2 - (n - 1) / 3; }
 
-  uint32_t* stripe_words(int s) const { return words_ + (s + 1) * pitch_ + 1; }
-  int32_t* stripe_values(int s) const { return out_ + 4 * s * stride_; }
-  int stripe_rows(int s) const { return std::min(4, h_ - 4 * s); }
+  // The block's geometry and where its flags and coefficients are. A pass copies it into a
+  // local, so that the compiler knows that no store of a coefficient changes it (an int32
+  // store may alias an int member) and keeps it in registers.
+  struct Shape {
+    int w = 0, h = 0, stripes = 0;
+    ptrdiff_t pitch = 0, stride = 0;  // of the words, of the coefficients
+    uint32_t* words = nullptr;        // stripe -1's first word, before column -1's
+    int32_t* out = nullptr;
+    const uint8_t* zc = nullptr;      // Table D.1 for the band (kWindowZeroContexts)
+    uint32_t last_row_window = kWindow;
+
+    uint32_t* stripe_words(int s) const { return words + (s + 1) * pitch + 1; }
+    int32_t* stripe_values(int s) const { return out + 4 * s * stride; }
+    int stripe_rows(int s) const { return std::min(4, h - 4 * s); }
+    // Row I's neighbourhood in the column word f; with VSC the last row does not see the
+    // stripe below (D.7).
+    template <int I>
+    uint32_t window(uint32_t f) const {
+      return (f >> (3 * I)) & (I == 3 ? last_row_window : kWindow);
+    }
+  };
 
   // fn(row) for the rows of a stripe column, each row a compile-time constant so that its
   // shifts and its edge cases fold away (a stripe has four rows but at the block's foot).
@@ -105,21 +128,14 @@ class BlockDecoder {
     if (rows > 3) fn(std::integral_constant<int, 3>{});
   }
 
-  // Row I's neighbourhood in the column word f; with VSC the last row does not see the
-  // stripe below (D.7).
-  template <int I>
-  uint32_t window(uint32_t f) const {
-    return (f >> (3 * I)) & (I == 3 ? last_row_window_ : kWindow);
-  }
-
   // Row I of column x (word f, a local the caller stores back) becomes significant in plane
   // p: its sign (Table D.3 from the four neighbours), its value (twice the plane's bit plus
   // half the interval below: `magnitude`, 3 * 2^p), and its significance in the words that
   // see it: its column's, the two beside, and for the first or last row the stripe's above
   // or below.
   template <int I, class Bits>
-  void become_significant(Bits& b, uint32_t* col, int x, uint32_t& f, int32_t* value, int32_t magnitude) {
-    const uint32_t n = window<I>(f);
+  static void become_significant(const Shape& g, Bits& b, uint32_t* col, int x, uint32_t& f, int32_t* value, int32_t magnitude) {
+    const uint32_t n = g.template window<I>(f);
     const unsigned index = ((n >> 3) & 1) | ((col[x - 1] >> (19 + I)) & 1) << 1 | ((n >> 5) & 1) << 2 |
                            ((col[x + 1] >> (19 + I)) & 1) << 3 | ((n >> 1) & 1) << 4 | ((f >> (18 + I)) & 1) << 5 |
                            ((n >> 7) & 1) << 6 | ((n >> 7) & (f >> (20 + I)) & 1) << 7;
@@ -129,12 +145,12 @@ class BlockDecoder {
     col[x - 1] |= sig_bit(I + 1, 2);
     col[x + 1] |= sig_bit(I + 1, 0);
     if constexpr (I == 0) {
-      uint32_t* up = col - pitch_;
+      uint32_t* up = col - g.pitch;
       up[x - 1] |= sig_bit(5, 2);
       up[x] |= sig_bit(5, 1) | negative << 23;
       up[x + 1] |= sig_bit(5, 0);
     } else if constexpr (I == 3) {
-      uint32_t* down = col + pitch_;
+      uint32_t* down = col + g.pitch;
       down[x - 1] |= sig_bit(0, 2);
       down[x] |= sig_bit(0, 1) | negative << 18;
       down[x + 1] |= sig_bit(0, 0);
@@ -145,20 +161,21 @@ class BlockDecoder {
   template <class Bits>
   void significance_pass(int p, Bits& bits) {
     Bits b = bits;
+    const Shape g = shape_;
     const auto magnitude = static_cast<int32_t>(3u << p);
-    for (int s = 0; s < stripes_; ++s) {
-      uint32_t* col = stripe_words(s);
-      int32_t* values = stripe_values(s);
-      const int rows = stripe_rows(s);
-      for (int x = 0; x < w_; ++x) {
+    for (int s = 0; s < g.stripes; ++s) {
+      uint32_t* col = g.stripe_words(s);
+      int32_t* values = g.stripe_values(s);
+      const int rows = g.stripe_rows(s);
+      for (int x = 0; x < g.w; ++x) {
         uint32_t f = col[x];
         if ((f & kSigAround) == 0) continue;
         each_row(rows, [&](auto row) {
           constexpr int I = decltype(row)::value;
           if (f & own_sig(I)) return;
-          const uint32_t n = window<I>(f);
+          const uint32_t n = g.template window<I>(f);
           if (n == 0) return;
-          if (b.decide(zc_[n])) become_significant<I>(b, col, x, f, values + I * stride_ + x, magnitude);
+          if (b.decide(g.zc[n])) become_significant<I>(g, b, col, x, f, values + I * g.stride + x, magnitude);
           f |= visited(I);
         });
         col[x] = f;
@@ -172,20 +189,21 @@ class BlockDecoder {
   template <class Bits>
   void refinement_pass(int p, Bits& bits) {
     Bits b = bits;
+    const Shape g = shape_;
     const int32_t half = int32_t{1} << p;
-    for (int s = 0; s < stripes_; ++s) {
-      uint32_t* col = stripe_words(s);
-      int32_t* values = stripe_values(s);
-      const int rows = stripe_rows(s);
-      for (int x = 0; x < w_; ++x) {
+    for (int s = 0; s < g.stripes; ++s) {
+      uint32_t* col = g.stripe_words(s);
+      int32_t* values = g.stripe_values(s);
+      const int rows = g.stripe_rows(s);
+      for (int x = 0; x < g.w; ++x) {
         uint32_t f = col[x];
         if ((f & kOwnSig) == 0) continue;
         each_row(rows, [&](auto row) {
           constexpr int I = decltype(row)::value;
           if ((f & (own_sig(I) | visited(I))) != own_sig(I)) return;
-          const int context = (f & refined(I)) ? kRefineBase + 2 : kRefineBase + ((window<I>(f) & ~kCentre) ? 1 : 0);
+          const int context = (f & refined(I)) ? kRefineBase + 2 : kRefineBase + ((g.template window<I>(f) & ~kCentre) ? 1 : 0);
           const int bit = b.decide(context);
-          int32_t& v = values[I * stride_ + x];
+          int32_t& v = values[I * g.stride + x];
           v += (bit ^ (v < 0 ? 1 : 0)) ? half : -half;
           f |= refined(I);
         });
@@ -200,13 +218,14 @@ class BlockDecoder {
   // pass (D.5) are not 1010.
   bool cleanup_pass(int p, MqBits& bits, bool segmark) {
     MqBits b = bits;
+    const Shape g = shape_;
     const auto magnitude = static_cast<int32_t>(3u << p);
-    const uint32_t quiet = kVisitedAll | (last_row_window_ == kWindow ? kSigAround : kSigAround & ~kRowBelow);
-    for (int s = 0; s < stripes_; ++s) {
-      uint32_t* col = stripe_words(s);
-      int32_t* values = stripe_values(s);
-      const int rows = stripe_rows(s);
-      for (int x = 0; x < w_; ++x) {
+    const uint32_t quiet = kVisitedAll | (g.last_row_window == kWindow ? kSigAround : kSigAround & ~kRowBelow);
+    for (int s = 0; s < g.stripes; ++s) {
+      uint32_t* col = g.stripe_words(s);
+      int32_t* values = g.stripe_values(s);
+      const int rows = g.stripe_rows(s);
+      for (int x = 0; x < g.w; ++x) {
         uint32_t f = col[x];
         int from = 0;  // the first row coded one by one
         if (rows == 4 && (f & quiet) == 0) {
@@ -215,17 +234,17 @@ class BlockDecoder {
           from |= b.decide(kUniform);
           // The first significant sample of the column: its sign, coded as in any row.
           switch (from) {
-            case 0: become_significant<0>(b, col, x, f, values + x, magnitude); break;
-            case 1: become_significant<1>(b, col, x, f, values + stride_ + x, magnitude); break;
-            case 2: become_significant<2>(b, col, x, f, values + 2 * stride_ + x, magnitude); break;
-            default: become_significant<3>(b, col, x, f, values + 3 * stride_ + x, magnitude); break;
+            case 0: become_significant<0>(g, b, col, x, f, values + x, magnitude); break;
+            case 1: become_significant<1>(g, b, col, x, f, values + g.stride + x, magnitude); break;
+            case 2: become_significant<2>(g, b, col, x, f, values + 2 * g.stride + x, magnitude); break;
+            default: become_significant<3>(g, b, col, x, f, values + 3 * g.stride + x, magnitude); break;
           }
           ++from;
         }
         each_row(rows, [&](auto row) {
           constexpr int I = decltype(row)::value;
           if (I < from || (f & (own_sig(I) | visited(I)))) return;
-          if (b.decide(zc_[window<I>(f)])) become_significant<I>(b, col, x, f, values + I * stride_ + x, magnitude);
+          if (b.decide(g.zc[g.template window<I>(f)])) become_significant<I>(g, b, col, x, f, values + I * g.stride + x, magnitude);
         });
         col[x] = f & ~kVisitedAll;
       }
@@ -241,14 +260,8 @@ class BlockDecoder {
   }
 
   const BlockCode& c_;
-  int w_, h_, stripes_;
-  ptrdiff_t pitch_;
-  int32_t* out_;
-  ptrdiff_t stride_;
-  const uint8_t* zc_ = nullptr;
-  uint32_t last_row_window_ = kWindow;
-  uint32_t* words_ = nullptr;
-  MqContext cx_[kContexts];
+  Shape shape_;
+  MqDecoderContext cx_[kContexts];
 };
 
 }  // namespace

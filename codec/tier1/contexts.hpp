@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "codec/tier1/mq_decoder.hpp"
 #include "codec/tier1/mq_encoder.hpp"
 #include "j2kfront/j2kfront.h"
 
@@ -18,13 +19,14 @@ constexpr int kSignBase = 9, kRefineBase = 14, kRunLength = 17, kUniform = 18, k
 // The three coding passes of a bit plane (D.3), in their order.
 enum class PassKind { Significance, Refinement, Cleanup };
 
-// Table D.7: all at index 0, MPS 0, except zero-coding context 0 (index 4), run-length (3)
-// and uniform (46).
+// Table D.7: the state each context starts from (and returns to under RESET): index 0, MPS
+// 0, except zero-coding context 0 (index 4), run-length (3) and uniform (46).
+constexpr int initial_state(int k) { return k == 0 ? 4 : k == kRunLength ? 3 : k == kUniform ? 46 : 0; }
 inline void reset_contexts(MqContext* cx) {
-  for (int k = 0; k < kContexts; ++k) cx[k] = MqContext{};
-  cx[0].index = 4;
-  cx[kRunLength].index = 3;
-  cx[kUniform].index = 46;
+  for (int k = 0; k < kContexts; ++k) cx[k] = MqContext{static_cast<uint8_t>(initial_state(k)), 0};
+}
+inline void reset_contexts(MqDecoderContext* cx) {
+  for (int k = 0; k < kContexts; ++k) cx[k] = MqDecoderContext(initial_state(k));
 }
 
 // Per coefficient flags, with a border of one all round so that neighbours need no checks.

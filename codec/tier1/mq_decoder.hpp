@@ -10,6 +10,22 @@
 
 namespace j2k::codec {
 
+// A context as the decoder holds it: its state (an index into Table C.2) and more probable
+// symbol, with the state's Qe beside them, so that a decision starts from one load rather than
+// the context's and then the table's.
+struct MqDecoderContext {
+  uint16_t qe = mq_detail::kStates[0].qe;
+  uint8_t index = 0;
+  uint8_t mps = 0;
+
+  MqDecoderContext() = default;
+  explicit MqDecoderContext(int state) { to(state); }
+  void to(int state) {
+    index = static_cast<uint8_t>(state);
+    qe = mq_detail::kStates[state].qe;
+  }
+};
+
 class MqDecoder {
  public:
   // INITDEC (C.3.5) over the codeword data[0..size).
@@ -22,45 +38,55 @@ class MqDecoder {
   }
 
   // DECODE (C.3.2): the next decision in context `cx`, which adapts as the encoder's did.
-  int decode(MqContext& cx) {
-    const mq_detail::QeState& s = mq_detail::kStates[cx.index];
-    const uint32_t qe = s.qe;
+  int decode(MqDecoderContext& cx) {
+    const uint32_t qe = cx.qe;
     a_ -= qe;
     int d;
     if ((c_ >> 16) < qe) {  // the lower sub-interval: LPS_EXCHANGE (C.3.2, Figure C.17)
+      const mq_detail::QeState& s = mq_detail::kStates[cx.index];
       if (a_ < qe) {
         d = cx.mps;
-        cx.index = s.nmps;
+        cx.to(s.nmps);
       } else {
         d = 1 - cx.mps;
         if (s.swap) cx.mps = static_cast<uint8_t>(1 - cx.mps);
-        cx.index = s.nlps;
+        cx.to(s.nlps);
       }
       a_ = qe;
     } else {
       c_ -= qe << 16;
       if (a_ & 0x8000) return cx.mps;  // no renormalisation
       // MPS_EXCHANGE (Figure C.16)
+      const mq_detail::QeState& s = mq_detail::kStates[cx.index];
       if (a_ < qe) {
         d = 1 - cx.mps;
         if (s.swap) cx.mps = static_cast<uint8_t>(1 - cx.mps);
-        cx.index = s.nlps;
+        cx.to(s.nlps);
       } else {
         d = cx.mps;
-        cx.index = s.nmps;
+        cx.to(s.nmps);
       }
     }
-    // RENORMD (C.3.3)
-    do {
-      if (ct_ == 0) byte_in();
-      a_ <<= 1;
-      c_ <<= 1;
-      --ct_;
-    } while ((a_ & 0x8000) == 0);
+    renormalise();
     return d;
   }
 
  private:
+  // RENORMD (C.3.3): A and C shift left until A is 0x8000 or more, a byte in whenever CT runs
+  // out; the shifts counted at once rather than one at a time (A is below 0x8000, above 0).
+  void renormalise() {
+    int shift = __builtin_clz(a_) - 16;
+    while (shift > ct_) {
+      a_ <<= ct_;
+      c_ <<= ct_;
+      shift -= ct_;
+      byte_in();
+    }
+    a_ <<= shift;
+    c_ <<= shift;
+    ct_ -= shift;
+  }
+
   // Byte k after B; positions are indices, so that reading past the end (or an empty
   // codeword with no buffer) forms no pointer outside the data.
   uint8_t byte(size_t k) const { return pos_ + k < size_ ? data_[pos_ + k] : 0xFF; }
