@@ -7,6 +7,10 @@
 #include "common/error.hpp"
 #include "j2kfront/config.h"
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 namespace j2k {
 
 bool check_to_samples(const std::vector<Plane>& in, const TileOutput& out) {
@@ -31,11 +35,21 @@ void* allocate_host_coefficients(size_t bytes, j2k_memory& where, const char* ba
     throw Error(ErrorCode::InvalidArgument, std::string("the ") + backend +
                                                 " backend keeps coefficients in host memory; device memory needs the cuda backend");
   where = J2K_MEMORY_HOST;
-  // Rows of 64-byte aligned buffers start on a cache line (the plan aligns each plane).
-  void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+  // Rows of 64-byte aligned buffers start on a cache line (the plan aligns each plane). A
+  // buffer of 2 MiB or more is aligned to 2 MiB and asks Linux for transparent huge pages:
+  // its pages are first touched when the coefficients are written, and a fault per 4 KiB
+  // page costs as much as the writing (48 MB: 19 ms of faults against 4 ms with huge pages
+  // on the GPU machine, 300 ms against 15 ms on a development VM).
+  constexpr size_t kHugePage = size_t{2} << 20;
+  const size_t align = bytes >= kHugePage ? kHugePage : 64;
+  const size_t size = (bytes + align - 1) / align * align;
+  void* p = std::aligned_alloc(align, size);
   if (!p && bytes)
     throw Error(ErrorCode::OutOfMemory,
                 "cannot allocate " + std::to_string(bytes) + " bytes of host memory for the coefficients");
+#if defined(MADV_HUGEPAGE)
+  if (p && align == kHugePage) madvise(p, size, MADV_HUGEPAGE);  // a hint: where refused, 4 KiB pages
+#endif
   return p;
 }
 
