@@ -42,6 +42,44 @@ TEST(MqDecoder, StandardTestSequence) {
   }
 }
 
+// decode_even() computes the same decision without branches: the standard's sequence read
+// with it alone, and codewords of skewed and even decisions read with the two mixed at random.
+TEST(MqDecoder, EvenDecodeReadsWhatDecodeReads) {
+  {
+    MqDecoder mq(kCodeword.data(), kCodeword.size());
+    MqDecoderContext cx;
+    for (size_t k = 0; k < kDecisions.size(); ++k) {
+      uint8_t byte = 0;
+      for (int bit = 7; bit >= 0; --bit) byte = static_cast<uint8_t>(byte | mq.decode_even(cx) << bit);
+      ASSERT_EQ(byte, kDecisions[k]) << "decision byte " << k;
+    }
+  }
+  uint32_t seed = 777;
+  for (int run = 0; run < 40; ++run) {
+    MqEncoder enc;
+    MqContext cx[19];
+    std::vector<std::pair<int, int>> coded;  // (context, decision)
+    for (int k = 0; k < 20000; ++k) {
+      seed = seed * 1103515245u + 12345u;
+      const int context = static_cast<int>((seed >> 8) % 19);
+      // Contexts 0..9 skewed by the run, the others even.
+      const uint32_t odds = context < 10 ? static_cast<uint32_t>(run % 8) : 32u;
+      const int d = ((seed >> 16) & 63) < odds ? 1 : 0;
+      enc.encode(cx[context], d);
+      coded.emplace_back(context, d);
+    }
+    enc.flush();
+    MqDecoder dec(enc.data(), enc.size());
+    MqDecoderContext dx[19];
+    for (size_t k = 0; k < coded.size(); ++k) {
+      seed = seed * 1103515245u + 12345u;
+      MqDecoderContext& c = dx[coded[k].first];
+      const int d = (seed >> 20) & 1 ? dec.decode_even(c) : dec.decode(c);
+      ASSERT_EQ(d, coded[k].second) << "run " << run << " decision " << k;
+    }
+  }
+}
+
 // Bit stuffing: whatever the decisions, a byte after 0xFF is below 0x90 (no marker), and the
 // codeword does not end in 0xFF; the decoder reads every decision back.
 TEST(MqCoder, NoMarkersInsideTheCodewordAndRoundTrip) {

@@ -22,11 +22,13 @@ struct MqBits {
   MqDecoder mq;
   MqDecoderContext* cx;
   int decide(int context) { return mq.decode(cx[context]); }
+  int decide_even(int context) { return mq.decode_even(cx[context]); }  // a refinement bit
   int sign(unsigned entry) { return mq.decode(cx[entry & 31]) ^ static_cast<int>(entry >> 7); }  // a kSignTable entry
 };
 struct RawBits {
   RawDecoder raw;
   int decide(int) { return raw.bit(); }
+  int decide_even(int) { return raw.bit(); }
   int sign(unsigned) { return raw.bit(); }
 };
 
@@ -202,7 +204,7 @@ class BlockDecoder {
           constexpr int I = decltype(row)::value;
           if ((f & (own_sig(I) | visited(I))) != own_sig(I)) return;
           const int context = (f & refined(I)) ? kRefineBase + 2 : kRefineBase + ((g.template window<I>(f) & ~kCentre) ? 1 : 0);
-          const int bit = b.decide(context);
+          const int bit = b.decide_even(context);
           int32_t& v = values[I * g.stride + x];
           v += (bit ^ (v < 0 ? 1 : 0)) ? half : -half;
           f |= refined(I);
