@@ -159,7 +159,9 @@ class BlockDecoder {
     }
   }
 
-  // D.3.1: the insignificant samples with a significant neighbour.
+  // D.3.1: the insignificant samples with a significant neighbour. (Each pass writes out its
+  // loops over stripes and columns: with a shared helper taking the pass's body, GCC did not
+  // inline the helper, and the MQ decoder's registers went to memory.)
   template <class Bits>
   void significance_pass(int p, Bits& bits) {
     Bits b = bits;
