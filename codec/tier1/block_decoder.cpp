@@ -35,7 +35,7 @@ struct RawBits {
 class BlockDecoder {
  public:
   BlockDecoder(const BlockCode& c, std::vector<uint32_t>& words, int32_t* out, ptrdiff_t stride) : c_(c) {
-    Shape& g = shape_;
+    Geometry& g = geometry_;
     g.w = c.width;
     g.h = c.height;
     g.stripes = (c.height + 3) / 4;
@@ -52,7 +52,12 @@ class BlockDecoder {
     reset_contexts(cx_);
   }
 
-  BlockDecodeReport run() {
+  BlockDecodeReport run() { return fixed64() ? run_as<64>() : run_as<0>(); }
+
+ private:
+  // The block's passes, as far as its segments go, with its geometry as Shape<N>.
+  template <int N>
+  BlockDecodeReport run_as() {
     BlockDecodeReport report;
     const int total = c_.bitplanes > 0 ? 3 * c_.bitplanes - 2 : 0;
     size_t offset = 0;
@@ -70,15 +75,15 @@ class BlockDecoder {
         const int p = plane(n);
         switch (kind(n)) {
           case PassKind::Significance:
-            if (raw) significance_pass(p, bits);
-            else significance_pass(p, mq);
+            if (raw) significance_pass<N>(p, bits);
+            else significance_pass<N>(p, mq);
             break;
           case PassKind::Refinement:
-            if (raw) refinement_pass(p, bits);
-            else refinement_pass(p, mq);
+            if (raw) refinement_pass<N>(p, bits);
+            else refinement_pass<N>(p, mq);
             break;
           case PassKind::Cleanup:
-            if (!cleanup_pass(p, mq, (c_.modes & kModeSegmark) != 0)) report.segmark_error = true;
+            if (!cleanup_pass<N>(p, mq, (c_.modes & kModeSegmark) != 0)) report.segmark_error = true;
             break;
         }
         if ((c_.modes & kModeReset) && !raw) reset_contexts(cx_);
@@ -88,7 +93,6 @@ class BlockDecoder {
     return report;
   }
 
- private:
   // Pass n of the block: the cleanup of the top plane, then significance, refinement and
   // cleanup of each plane below.
   static PassKind kind(int n) {
@@ -98,20 +102,30 @@ class BlockDecoder {
   }
   int plane(int n) const { return n == 0 ? c_.bitplanes - 1 : c_.bitplanes - 2 - (n - 1) / 3; }
 
-  // The block's geometry and where its flags and coefficients are. A pass copies it into a
-  // local, so that the compiler knows that no store of a coefficient changes it (an int32
-  // store may alias an int member) and keeps it in registers.
-  struct Shape {
+  // The block's geometry and where its flags and coefficients are.
+  struct Geometry {
     int w = 0, h = 0, stripes = 0;
     ptrdiff_t pitch = 0, stride = 0;  // of the words, of the coefficients
     uint32_t* words = nullptr;        // stripe -1's first word, before column -1's
     int32_t* out = nullptr;
     const uint8_t* zc = nullptr;      // Table D.1 for the band (kWindowZeroContexts)
     uint32_t last_row_window = kWindow;
+  };
 
-    uint32_t* stripe_words(int s) const { return words + (s + 1) * pitch + 1; }
-    int32_t* stripe_values(int s) const { return out + 4 * s * stride; }
-    int stripe_rows(int s) const { return std::min(4, h - 4 * s); }
+  // The geometry as a pass reads it: a local copy, so that the compiler knows that no store
+  // of a coefficient changes it (an int32 store may alias an int member) and keeps it in
+  // registers. Shape<64> is a 64 x 64 block written at stride 64, the size almost every
+  // stream uses: its sizes are constants, which frees the registers they would hold and
+  // folds away the short stripe at the foot (OpenJPEG specialises its passes so too).
+  template <int N>
+  struct Shape : Geometry {
+    int width() const { return N ? N : w; }
+    int stripe_count() const { return N ? N / 4 : stripes; }
+    ptrdiff_t word_pitch() const { return N ? N + 2 : pitch; }
+    ptrdiff_t value_stride() const { return N ? N : stride; }
+    uint32_t* stripe_words(int s) const { return words + (s + 1) * word_pitch() + 1; }
+    int32_t* stripe_values(int s) const { return out + 4 * s * value_stride(); }
+    int stripe_rows(int s) const { return N ? 4 : std::min(4, h - 4 * s); }
     // Row I's neighbourhood in the column word f; with VSC the last row does not see the
     // stripe below (D.7).
     template <int I>
@@ -119,6 +133,9 @@ class BlockDecoder {
       return (f >> (3 * I)) & (I == 3 ? last_row_window : kWindow);
     }
   };
+  bool fixed64() const {  // Shape<64> applies
+    return geometry_.w == 64 && geometry_.h == 64 && geometry_.stride == 64;
+  }
 
   // fn(row) for the rows of a stripe column, each row a compile-time constant so that its
   // shifts and its edge cases fold away (a stripe has four rows but at the block's foot).
@@ -135,8 +152,8 @@ class BlockDecoder {
   // half the interval below: `magnitude`, 3 * 2^p), and its significance in the words that
   // see it: its column's, the two beside, and for the first or last row the stripe's above
   // or below.
-  template <int I, class Bits>
-  static void become_significant(const Shape& g, Bits& b, uint32_t* col, int x, uint32_t& f, int32_t* value, int32_t magnitude) {
+  template <int I, int N, class Bits>
+  static void become_significant(const Shape<N>& g, Bits& b, uint32_t* col, int x, uint32_t& f, int32_t* value, int32_t magnitude) {
     const uint32_t n = g.template window<I>(f);
     const unsigned index = ((n >> 3) & 1) | ((col[x - 1] >> (19 + I)) & 1) << 1 | ((n >> 5) & 1) << 2 |
                            ((col[x + 1] >> (19 + I)) & 1) << 3 | ((n >> 1) & 1) << 4 | ((f >> (18 + I)) & 1) << 5 |
@@ -147,12 +164,12 @@ class BlockDecoder {
     col[x - 1] |= sig_bit(I + 1, 2);
     col[x + 1] |= sig_bit(I + 1, 0);
     if constexpr (I == 0) {
-      uint32_t* up = col - g.pitch;
+      uint32_t* up = col - g.word_pitch();
       up[x - 1] |= sig_bit(5, 2);
       up[x] |= sig_bit(5, 1) | negative << 23;
       up[x + 1] |= sig_bit(5, 0);
     } else if constexpr (I == 3) {
-      uint32_t* down = col + g.pitch;
+      uint32_t* down = col + g.word_pitch();
       down[x - 1] |= sig_bit(0, 2);
       down[x] |= sig_bit(0, 1) | negative << 18;
       down[x + 1] |= sig_bit(0, 0);
@@ -162,16 +179,16 @@ class BlockDecoder {
   // D.3.1: the insignificant samples with a significant neighbour. (Each pass writes out its
   // loops over stripes and columns: with a shared helper taking the pass's body, GCC did not
   // inline the helper, and the MQ decoder's registers went to memory.)
-  template <class Bits>
+  template <int N, class Bits>
   void significance_pass(int p, Bits& bits) {
     Bits b = bits;
-    const Shape g = shape_;
+    const Shape<N> g{geometry_};
     const auto magnitude = static_cast<int32_t>(3u << p);
-    for (int s = 0; s < g.stripes; ++s) {
+    for (int s = 0; s < g.stripe_count(); ++s) {
       uint32_t* col = g.stripe_words(s);
       int32_t* values = g.stripe_values(s);
       const int rows = g.stripe_rows(s);
-      for (int x = 0; x < g.w; ++x) {
+      for (int x = 0; x < g.width(); ++x) {
         uint32_t f = col[x];
         if ((f & kSigAround) == 0) continue;
         each_row(rows, [&](auto row) {
@@ -179,7 +196,7 @@ class BlockDecoder {
           if (f & own_sig(I)) return;
           const uint32_t n = g.template window<I>(f);
           if (n == 0) return;
-          if (b.decide(g.zc[n])) become_significant<I>(g, b, col, x, f, values + I * g.stride + x, magnitude);
+          if (b.decide(g.zc[n])) become_significant<I>(g, b, col, x, f, values + I * g.value_stride() + x, magnitude);
           f |= visited(I);
         });
         col[x] = f;
@@ -190,16 +207,16 @@ class BlockDecoder {
 
   // D.3.3: a bit of each sample significant before this plane; it moves the value half the
   // interval up or down (the interval halves).
-  template <class Bits>
+  template <int N, class Bits>
   void refinement_pass(int p, Bits& bits) {
     Bits b = bits;
-    const Shape g = shape_;
+    const Shape<N> g{geometry_};
     const int32_t half = int32_t{1} << p;
-    for (int s = 0; s < g.stripes; ++s) {
+    for (int s = 0; s < g.stripe_count(); ++s) {
       uint32_t* col = g.stripe_words(s);
       int32_t* values = g.stripe_values(s);
       const int rows = g.stripe_rows(s);
-      for (int x = 0; x < g.w; ++x) {
+      for (int x = 0; x < g.width(); ++x) {
         uint32_t f = col[x];
         if ((f & kOwnSig) == 0) continue;
         each_row(rows, [&](auto row) {
@@ -207,7 +224,7 @@ class BlockDecoder {
           if ((f & (own_sig(I) | visited(I))) != own_sig(I)) return;
           const int context = (f & refined(I)) ? kRefineBase + 2 : kRefineBase + ((g.template window<I>(f) & ~kCentre) ? 1 : 0);
           const int bit = b.decide_even(context);
-          int32_t& v = values[I * g.stride + x];
+          int32_t& v = values[I * g.value_stride() + x];
           v += (bit ^ (v < 0 ? 1 : 0)) ? half : -half;
           f |= refined(I);
         });
@@ -220,16 +237,17 @@ class BlockDecoder {
   // D.3.4: the samples the significance pass left, a column of four with no significant
   // sample around run-length coded. Returns false where SEGMARK's four decisions after the
   // pass (D.5) are not 1010.
+  template <int N>
   bool cleanup_pass(int p, MqBits& bits, bool segmark) {
     MqBits b = bits;
-    const Shape g = shape_;
+    const Shape<N> g{geometry_};
     const auto magnitude = static_cast<int32_t>(3u << p);
     const uint32_t quiet = kVisitedAll | (g.last_row_window == kWindow ? kSigAround : kSigAround & ~kRowBelow);
-    for (int s = 0; s < g.stripes; ++s) {
+    for (int s = 0; s < g.stripe_count(); ++s) {
       uint32_t* col = g.stripe_words(s);
       int32_t* values = g.stripe_values(s);
       const int rows = g.stripe_rows(s);
-      for (int x = 0; x < g.w; ++x) {
+      for (int x = 0; x < g.width(); ++x) {
         uint32_t f = col[x];
         int from = 0;  // the first row coded one by one
         if (rows == 4 && (f & quiet) == 0) {
@@ -239,16 +257,16 @@ class BlockDecoder {
           // The first significant sample of the column: its sign, coded as in any row.
           switch (from) {
             case 0: become_significant<0>(g, b, col, x, f, values + x, magnitude); break;
-            case 1: become_significant<1>(g, b, col, x, f, values + g.stride + x, magnitude); break;
-            case 2: become_significant<2>(g, b, col, x, f, values + 2 * g.stride + x, magnitude); break;
-            default: become_significant<3>(g, b, col, x, f, values + 3 * g.stride + x, magnitude); break;
+            case 1: become_significant<1>(g, b, col, x, f, values + g.value_stride() + x, magnitude); break;
+            case 2: become_significant<2>(g, b, col, x, f, values + 2 * g.value_stride() + x, magnitude); break;
+            default: become_significant<3>(g, b, col, x, f, values + 3 * g.value_stride() + x, magnitude); break;
           }
           ++from;
         }
         each_row(rows, [&](auto row) {
           constexpr int I = decltype(row)::value;
           if (I < from || (f & (own_sig(I) | visited(I)))) return;
-          if (b.decide(g.zc[g.template window<I>(f)])) become_significant<I>(g, b, col, x, f, values + I * g.stride + x, magnitude);
+          if (b.decide(g.zc[g.template window<I>(f)])) become_significant<I>(g, b, col, x, f, values + I * g.value_stride() + x, magnitude);
         });
         col[x] = f & ~kVisitedAll;
       }
@@ -264,7 +282,7 @@ class BlockDecoder {
   }
 
   const BlockCode& c_;
-  Shape shape_;
+  Geometry geometry_;
   MqDecoderContext cx_[kContexts];
 };
 
