@@ -41,32 +41,24 @@ class MqDecoder {
   int decode(MqDecoderContext& cx) {
     const uint32_t qe = cx.qe;
     a_ -= qe;
-    int d;
+    const mq_detail::QeState* s;
+    uint32_t lps;
     if ((c_ >> 16) < qe) {  // the lower sub-interval: LPS_EXCHANGE (C.3.2, Figure C.17)
-      const mq_detail::QeState& s = mq_detail::kStates[cx.index];
-      if (a_ < qe) {
-        d = cx.mps;
-        cx.to(s.nmps);
-      } else {
-        d = 1 - cx.mps;
-        if (s.swap) cx.mps = static_cast<uint8_t>(1 - cx.mps);
-        cx.to(s.nlps);
-      }
+      s = &mq_detail::kStates[cx.index];
+      lps = a_ >= qe;
       a_ = qe;
     } else {
       c_ -= qe << 16;
       if (a_ & 0x8000) return cx.mps;  // no renormalisation
       // MPS_EXCHANGE (Figure C.16)
-      const mq_detail::QeState& s = mq_detail::kStates[cx.index];
-      if (a_ < qe) {
-        d = 1 - cx.mps;
-        if (s.swap) cx.mps = static_cast<uint8_t>(1 - cx.mps);
-        cx.to(s.nlps);
-      } else {
-        d = cx.mps;
-        cx.to(s.nmps);
-      }
+      s = &mq_detail::kStates[cx.index];
+      lps = a_ < qe;
     }
+    // Whether the decision is the LPS (the sub-intervals exchanged or not) and the next state
+    // by selects, not branches: where Qe is near half, the exchange is a coin toss.
+    const int d = cx.mps ^ static_cast<int>(lps);
+    cx.mps = static_cast<uint8_t>(cx.mps ^ (lps & s->swap));
+    cx.to(lps ? s->nlps : s->nmps);
     renormalise();
     return d;
   }
