@@ -10,21 +10,39 @@
 
 namespace j2k::codec {
 
-// A context as the decoder holds it: its state (an index into Table C.2) and more probable
-// symbol, with the state's Qe beside them, so that a decision starts from one load rather than
-// the context's and then the table's.
+// A context as the decoder holds it, in one word: its state's Qe in bits 0..15 and, in bits
+// 16..23, its key: the state (an index into Table C.2) times two plus its more probable
+// symbol. A decision starts from this one load, and the word that follows a renormalising
+// decision comes from one more, kNextWords[key], loaded while the decision is worked out.
 struct MqDecoderContext {
-  uint16_t qe = mq_detail::kStates[0].qe;
-  uint8_t index = 0;
-  uint8_t mps = 0;
+  uint32_t word = pack(0, 0);
 
   MqDecoderContext() = default;
-  explicit MqDecoderContext(int state) { to(state); }
-  void to(int state) {
-    index = static_cast<uint8_t>(state);
-    qe = mq_detail::kStates[state].qe;
+  explicit MqDecoderContext(int state, int mps = 0) : word(pack(state, mps)) {}
+  int mps() const { return static_cast<int>(word >> 16 & 1); }
+
+  static constexpr uint32_t pack(int state, int mps) {
+    return mq_detail::kStates[state].qe | static_cast<uint32_t>(2 * state + mps) << 16;
   }
 };
+
+namespace mq_detail {
+// For each key: the context's word after an MPS that renormalises (the state's NMPS, the
+// same MPS) in the low half, after an LPS (NLPS, the MPS switched where SWITCH says) in the
+// high half.
+struct NextWords {
+  uint64_t after[2 * 47] = {};
+  constexpr NextWords() {
+    for (int state = 0; state < 47; ++state)
+      for (int mps = 0; mps < 2; ++mps) {
+        const QeState& s = kStates[state];
+        after[2 * state + mps] = MqDecoderContext::pack(s.nmps, mps) |
+                                 uint64_t{MqDecoderContext::pack(s.nlps, mps ^ s.swap)} << 32;
+      }
+  }
+};
+inline constexpr NextWords kNextWords;
+}  // namespace mq_detail
 
 class MqDecoder {
  public:
@@ -39,28 +57,22 @@ class MqDecoder {
 
   // DECODE (C.3.2): the next decision in context `cx`, which adapts as the encoder's did.
   int decode(MqDecoderContext& cx) {
-    const uint32_t qe = cx.qe;
+    const uint32_t word = cx.word, qe = word & 0xFFFF;
     a_ -= qe;
-    const mq_detail::QeState* s;
     uint32_t lps;
     if ((c_ >> 16) < qe) {  // the lower sub-interval: LPS_EXCHANGE (C.3.2, Figure C.17)
-      s = &mq_detail::kStates[cx.index];
       lps = a_ >= qe;
       a_ = qe;
     } else {
       c_ -= qe << 16;
-      if (a_ & 0x8000) return cx.mps;  // no renormalisation
-      // MPS_EXCHANGE (Figure C.16)
-      s = &mq_detail::kStates[cx.index];
-      lps = a_ < qe;
+      if (a_ & 0x8000) return cx.mps();  // no renormalisation
+      lps = a_ < qe;                     // MPS_EXCHANGE (Figure C.16)
     }
     // Whether the decision is the LPS (the sub-intervals exchanged or not) and the next state
     // by selects, not branches: where Qe is near half, the exchange is a coin toss.
-    const int d = cx.mps ^ static_cast<int>(lps);
-    cx.mps = static_cast<uint8_t>(cx.mps ^ (lps & s->swap));
-    cx.to(lps ? s->nlps : s->nmps);
+    cx.word = static_cast<uint32_t>(mq_detail::kNextWords.after[word >> 16] >> (32 * lps));
     renormalise();
-    return d;
+    return static_cast<int>((word >> 16 & 1) ^ lps);
   }
 
   // The same decision as decode(), reached without a branch on where C falls: the sub-interval
@@ -68,8 +80,8 @@ class MqDecoder {
   // selects. Faster where the outcome is a coin toss (refinement bits of the lower planes,
   // whose branches mispredict half the time), slower where it is predictable.
   int decode_even(MqDecoderContext& cx) {
-    const mq_detail::QeState& s = mq_detail::kStates[cx.index];
-    const uint32_t qe = cx.qe;
+    const uint32_t word = cx.word, qe = word & 0xFFFF;
+    const uint64_t next = mq_detail::kNextWords.after[word >> 16];
     const uint32_t a = a_ - qe;
     const uint32_t lower = (c_ >> 16) < qe;   // LPS_EXCHANGE's sub-interval (Figure C.17)
     const uint32_t exchange = a < qe;         // the sub-intervals exchange
@@ -78,10 +90,7 @@ class MqDecoder {
     const uint32_t a2 = (qe & ~keep) | (a & keep);
     c_ -= (qe << 16) & keep;
     const int shift = __builtin_clz(a2) - 16;  // 0: no renormalisation, the state stays
-    const int d = cx.mps ^ static_cast<int>(lps);
-    const int state = shift == 0 ? cx.index : lps ? s.nlps : s.nmps;
-    cx.mps = static_cast<uint8_t>(cx.mps ^ (lps & s.swap));  // an LPS always renormalises
-    cx.to(state);
+    cx.word = shift == 0 ? word : static_cast<uint32_t>(next >> (32 * lps));  // an LPS always renormalises
     a_ = a2;
     if (shift > ct_) {
       renormalise();
@@ -90,7 +99,7 @@ class MqDecoder {
       c_ <<= shift;
       ct_ -= shift;
     }
-    return d;
+    return static_cast<int>((word >> 16 & 1) ^ lps);
   }
 
  private:
