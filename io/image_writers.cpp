@@ -15,34 +15,44 @@ namespace {
 
 bool is_signed_type(j2k_sample_type t) { return t == J2K_SAMPLE_I8 || t == J2K_SAMPLE_I16 || t == J2K_SAMPLE_I32; }
 
-// Sample i of a component as an unsigned value (U8 or U16 components).
-uint32_t sample(const j2kfront::Image::Component& c, size_t i) {
-  return c.type == J2K_SAMPLE_U16 ? reinterpret_cast<const uint16_t*>(c.bytes.data())[i] : c.bytes[i];
-}
-
 void put(std::FILE* file, const std::string& name, const void* data, size_t size) {
   if (size > 0 && std::fwrite(data, 1, size, file) != size) throw Error(ErrorCode::Io, name + ": cannot write: " + std::strerror(errno));
 }
 
-// The components interleaved, 8-bit or (wide) 16-bit in native or big-endian order.
+// Rows y0 .. y0 + rows - 1 of the components (U8 or U16, one size) interleaved into `out`,
+// 8-bit or (wide) 16-bit in native or big-endian order. One loop per component, its sample
+// type fixed, so that the compiler sees a plain strided copy.
+void interleave_rows(const j2kfront::Image& image, int64_t y0, int64_t rows, bool wide, bool big_endian, unsigned char* out) {
+  const size_t channels = image.components.size(), size = wide ? 2 : 1;
+  const size_t n = static_cast<size_t>(image.components[0].width * rows), step = channels * size;
+  for (size_t c = 0; c < channels; ++c) {
+    const j2kfront::Image::Component& k = image.components[c];
+    unsigned char* d = out + c * size;
+    auto copy = [&](const auto* src) {
+      if (!wide) {
+        for (size_t i = 0; i < n; ++i) d[i * step] = static_cast<unsigned char>(src[i]);
+      } else if (big_endian) {
+        for (size_t i = 0; i < n; ++i) {
+          d[i * step] = static_cast<unsigned char>(src[i] >> 8);
+          d[i * step + 1] = static_cast<unsigned char>(src[i]);
+        }
+      } else {
+        for (size_t i = 0; i < n; ++i) {
+          const auto v = static_cast<uint16_t>(src[i]);
+          std::memcpy(d + i * step, &v, 2);
+        }
+      }
+    };
+    if (k.type == J2K_SAMPLE_U16) copy(k.row<uint16_t>(y0));
+    else copy(k.row<uint8_t>(y0));
+  }
+}
+
+// The whole image interleaved (interleave_rows).
 std::vector<unsigned char> interleave(const j2kfront::Image& image, bool wide, bool big_endian) {
   const size_t n = static_cast<size_t>(image.components[0].width * image.components[0].height);
-  const size_t channels = image.components.size(), size = wide ? 2 : 1;
-  std::vector<unsigned char> out(n * channels * size);
-  for (size_t c = 0; c < channels; ++c)
-    for (size_t i = 0; i < n; ++i) {
-      const uint32_t v = sample(image.components[c], i);
-      unsigned char* d = out.data() + (i * channels + c) * size;
-      if (!wide) {
-        d[0] = static_cast<unsigned char>(v);
-      } else if (big_endian) {
-        d[0] = static_cast<unsigned char>(v >> 8);
-        d[1] = static_cast<unsigned char>(v);
-      } else {
-        const auto v16 = static_cast<uint16_t>(v);
-        std::memcpy(d, &v16, 2);
-      }
-    }
+  std::vector<unsigned char> out(n * image.components.size() * (wide ? 2 : 1));
+  interleave_rows(image, 0, image.components[0].height, wide, big_endian, out.data());
   return out;
 }
 
@@ -93,8 +103,18 @@ void write_pnm(std::FILE* file, const std::string& name, const j2kfront::Image& 
   const std::string header = std::string(image.components.size() == 1 ? "P5" : "P6") + "\n" + std::to_string(c0.width) + " " +
                              std::to_string(c0.height) + "\n" + std::to_string((1u << precision) - 1) + "\n";
   put(file, name, header.data(), header.size());
-  const std::vector<unsigned char> pixels = interleave(image, precision > 8, /*big_endian=*/true);  // PNM: most significant byte first
-  put(file, name, pixels.data(), pixels.size());
+  // The samples go out a band of rows at a time through one buffer of about 1 MiB, most
+  // significant byte first: no copy of the whole image.
+  const bool wide = precision > 8;
+  const int64_t height = c0.height;
+  const auto row_bytes = static_cast<size_t>(c0.width) * image.components.size() * (wide ? 2 : 1);
+  const int64_t band = std::max<int64_t>(1, static_cast<int64_t>((size_t{1} << 20) / std::max<size_t>(row_bytes, 1)));
+  std::vector<unsigned char> buffer(static_cast<size_t>(std::min(band, height)) * row_bytes);
+  for (int64_t y = 0; y < height; y += band) {
+    const int64_t rows = std::min(band, height - y);
+    interleave_rows(image, y, rows, wide, /*big_endian=*/true, buffer.data());
+    put(file, name, buffer.data(), static_cast<size_t>(rows) * row_bytes);
+  }
   if (std::fflush(file) != 0) throw Error(ErrorCode::Io, name + ": cannot write: " + std::strerror(errno));
 }
 

@@ -25,6 +25,7 @@
 
 #include "common/error.hpp"
 #include "io/image_io.hpp"
+#include "io/image_writers.hpp"
 #include "j2kfront/j2kfront.hpp"
 #include "tests/support/forged_files.hpp"
 
@@ -1547,6 +1548,64 @@ std::string expected_dict_start(const char* descr, int64_t rows, int64_t cols) {
 
 void expect_padding(const std::string& dict, size_t from) {
   for (size_t i = from; i + 1 < dict.size(); ++i) ASSERT_EQ(dict[i], ' ') << "byte " << i;
+}
+
+// ---------------------------------------------------------------------------------------
+// Writers: what write_pnm writes, read back (it writes a band of rows at a time).
+
+// `ref` as a decoder gives it: U8 up to 8 bits, U16 above.
+j2kfront::Image image_of(const RefImage& ref) {
+  j2kfront::Image im;
+  im.width = static_cast<uint32_t>(ref.width);
+  im.height = static_cast<uint32_t>(ref.height);
+  for (const RefComponent& r : ref.components) {
+    ReadComponent k;
+    k.type = expected_type(r.precision, false);
+    k.precision = r.precision;
+    k.width = r.width;
+    k.height = r.height;
+    k.bytes.resize(r.samples.size() * k.sample_size());
+    for (size_t i = 0; i < r.samples.size(); ++i) {
+      if (k.type == J2K_SAMPLE_U8) k.bytes[i] = static_cast<unsigned char>(r.samples[i]);
+      else reinterpret_cast<uint16_t*>(k.bytes.data())[i] = static_cast<uint16_t>(r.samples[i]);
+    }
+    im.components.push_back(std::move(k));
+  }
+  return im;
+}
+
+void write_pnm_file(const std::string& path, const j2kfront::Image& image) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr) << path;
+  j2k::io::write_pnm(f, path, image);
+  ASSERT_EQ(std::fclose(f), 0);
+}
+
+TEST(PnmWriter, ImagesOfManyBandsComeBackSampleForSample) {
+  TempDir dir;
+  // Rows of 2100 to 6000 bytes: bands of 174 to 499 rows, the last one short; one row;
+  // one column.
+  struct Case { int64_t w, h; int comps, bits; };
+  for (const Case& k : {Case{700, 1200, 3, 8}, Case{1000, 450, 3, 16}, Case{2000, 300, 1, 12}, Case{1, 1, 3, 8},
+                        Case{1, 5000, 1, 16}, Case{5000, 1, 3, 10}}) {
+    SCOPED_TRACE(std::to_string(k.w) + "x" + std::to_string(k.h) + " x" + std::to_string(k.comps) + " " +
+                 std::to_string(k.bits) + "-bit");
+    const RefImage ref = make_image(k.w, k.h, k.comps, k.bits, false);
+    const std::string path = dir.file(k.comps == 1 ? "a.pgm" : "a.ppm");
+    write_pnm_file(path, image_of(ref));
+    expect_same(read_image(path), ref);
+  }
+}
+
+TEST(PnmWriter, NarrowComponentsBesideWideOnesAreWrittenWide) {
+  TempDir dir;
+  RefImage ref = make_image(900, 700, 3, 12, false);
+  const RefImage narrow = make_image(900, 700, 1, 8, false);
+  ref.components[1] = narrow.components[0];  // U8 between two U16 components
+  const std::string path = dir.file("mixed.ppm");
+  write_pnm_file(path, image_of(ref));
+  ref.components[1].precision = 12;  // the file has one maxval: every sample comes back 12-bit
+  expect_same(read_image(path), ref);
 }
 
 TEST(Npy, Int32HeaderAlignmentAndData) {
