@@ -11,7 +11,7 @@
 struct j2k_decoder {
   j2k_decode_settings settings;
   std::vector<int> components;  // the settings' array, copied
-  std::vector<std::vector<unsigned char>> buffers;  // per component
+  std::vector<j2k::SampleBytes> buffers;  // per component
   std::vector<j2k_component_view> views;
   j2k_decode_report report{};
   std::string warnings;

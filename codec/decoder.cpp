@@ -192,6 +192,21 @@ class TileDecoder {
   BackStage& stage_;
 };
 
+// The component's samples, allocated and set to `mid` on `threads` threads (a band of rows
+// each), so that the pages' first touch is spread too.
+void fill_mid(DecodedComponent& out, uint32_t mid, int threads) {
+  const size_t size = j2k_sample_size(out.type), row = static_cast<size_t>(out.width) * size;
+  out.bytes.resize(row * static_cast<size_t>(out.height));
+  constexpr int64_t kRows = 64;
+  parallel_for((out.height + kRows - 1) / kRows, threads, [&](ptrdiff_t band) {
+    const int64_t y0 = band * kRows, rows = std::min(kRows, out.height - y0);
+    unsigned char* p = out.bytes.data() + static_cast<size_t>(y0) * row;
+    const auto n = static_cast<size_t>(rows) * static_cast<size_t>(out.width);
+    if (size == 1) std::memset(p, static_cast<int>(mid), n);
+    else std::fill_n(reinterpret_cast<uint16_t*>(p), n, static_cast<uint16_t>(mid));
+  });
+}
+
 // The output's samples and the largest tile's coefficients against settings.max_bytes;
 // `area`: the output's on the reference grid.
 void check_memory(const Codestream& cs, const Rect& area, const DecodeSettings& settings) {
@@ -293,14 +308,7 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     // Unsigned samples start at the middle of their range, what a tile with no data decodes to.
     const bool wide = c.precision > 8;
     out.type = c.is_signed ? (wide ? J2K_SAMPLE_I16 : J2K_SAMPLE_I8) : (wide ? J2K_SAMPLE_U16 : J2K_SAMPLE_U8);
-    const auto n = static_cast<size_t>(out.width * out.height);
-    if (wide) {
-      std::vector<uint16_t> mid(n, static_cast<uint16_t>(c.is_signed ? 0 : 1u << (c.precision - 1)));
-      out.bytes.resize(2 * n);
-      std::memcpy(out.bytes.data(), mid.data(), 2 * n);
-    } else {
-      out.bytes.assign(n, static_cast<unsigned char>(c.is_signed ? 0 : 1u << (c.precision - 1)));
-    }
+    fill_mid(out, c.is_signed ? 0 : 1u << (c.precision - 1), settings.backend.threads);
     image.components.push_back(std::move(out));
   }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/sample_bytes.hpp"
 #include "j2kfront/j2kfront.h"
 #include "pipeline/back_stage.hpp"
 #include "tiling/geometry.hpp"
@@ -49,7 +50,7 @@ struct DecodedComponent {
   // height rows of width samples at the narrowest width that holds them: U8 / I8 up to 8
   // bits, U16 / I16 up to 16 (is_signed: the signed types).
   j2k_sample_type type = J2K_SAMPLE_U8;
-  std::vector<unsigned char> bytes;
+  SampleBytes bytes;
 
   int32_t at(size_t i) const {  // sample i in row order
     switch (type) {

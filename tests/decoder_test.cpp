@@ -157,6 +157,7 @@ std::vector<std::pair<std::string, std::vector<uint8_t>>> robustness_streams() {
       {"ours grey 12-bit lossless CPRL all modes PLT tile-parts", 70, 50, 1, 12, false, {}, J2K_CPRL, 63, 0},
       {"ours RGB 2 layers LRCP BYPASS|VSC", 64, 64, 3, 8, false, {20, 1}, J2K_LRCP, J2K_MODE_BYPASS | J2K_MODE_VSC, 0},
       {"ours grey PCRL RESET|RESTART|ERTERM 4 layers", 57, 43, 1, 8, true, {60, 30, 15, 8}, J2K_PCRL, 22, 32},
+      {"ours grey 12-bit lossless LRCP tiles", 150, 70, 1, 12, false, {}, J2K_LRCP, 0, 32},
   };
   for (const Made& m : made) {
     j2kfront::Image img;
@@ -267,6 +268,51 @@ TEST(DecoderRobustness, CutAtPacketBoundaries) {
   }
   std::printf("[robustness] %zu cuts at packet boundaries decoded partially\n", cuts);
   EXPECT_GT(cuts, 100u);
+}
+
+// A stream cut before its later tiles' tile-parts (allow_partial): each tile that never got
+// data is the middle of the sample range (what OpenJPEG gives), 8-bit and 12-bit, on one
+// thread and on several; the tiles before the cut are what the whole stream gives.
+TEST(DecoderRobustness, TilesWithoutDataAreTheMiddleOfTheRange) {
+  size_t checked = 0;
+  for (const auto& [name, whole] : robustness_streams()) {
+    const Codestream cs = read_codestream(whole.data(), whole.size());
+    if (cs.tiles.size() < 2 || cs.info.components[0].is_signed) continue;
+    size_t cut = 0;  // the SOT of the first tile-part that is not tile 0's
+    for (const TilePart& p : cs.parts)
+      if (p.tile != 0) {
+        cut = p.sot;
+        break;
+      }
+    ASSERT_GT(cut, 0u) << name;
+    const std::vector<uint8_t> head(whole.begin(), whole.begin() + static_cast<ptrdiff_t>(cut));
+    const j2k::Canvas canvas = canvas_of(cs);
+    for (int threads : {1, 3}) {
+      SCOPED_TRACE(name + ", " + std::to_string(threads) + " threads");
+      DecodeSettings s;
+      s.backend = j2k::BackendOptions(j2k::Backend::Cpu, threads);
+      const DecodedImage full = decode(whole.data(), whole.size(), s);
+      s.allow_partial = true;
+      const DecodedImage image = decode(head.data(), head.size(), s);
+      EXPECT_TRUE(image.truncated);
+      ASSERT_EQ(image.components.size(), full.components.size());
+      const j2k::Rect first = canvas.tile(0);
+      for (size_t c = 0; c < image.components.size(); ++c) {
+        const DecodedComponent& k = image.components[c];
+        const int32_t mid = 1 << (k.precision - 1);
+        size_t bad = 0;
+        for (int64_t y = 0; y < k.height; ++y)
+          for (int64_t x = 0; x < k.width; ++x) {
+            const bool in_first = (k.x0 + x) * k.dx < first.x1 && (k.y0 + y) * k.dy < first.y1;
+            const size_t i = static_cast<size_t>(y * k.width + x);
+            if (k.at(i) != (in_first ? full.components[c].at(i) : mid)) ++bad;
+          }
+        EXPECT_EQ(bad, 0u) << "component " << c << ": samples neither the whole stream's (tile 0) nor " << mid;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GE(checked, 6u);
 }
 
 TEST(DecoderRobustness, MemoryLimitRefusesBeforeAllocating) {
