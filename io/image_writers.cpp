@@ -22,11 +22,11 @@ void put(std::FILE* file, const std::string& name, const void* data, size_t size
 // Rows y0 .. y0 + rows - 1 of the components (U8 or U16, one size) interleaved into `out`,
 // 8-bit or (wide) 16-bit in native or big-endian order. One loop per component, its sample
 // type fixed, so that the compiler sees a plain strided copy.
-void interleave_rows(const j2kfront::Image& image, int64_t y0, int64_t rows, bool wide, bool big_endian, unsigned char* out) {
+void interleave_rows(const ImageSamples& image, int64_t y0, int64_t rows, bool wide, bool big_endian, unsigned char* out) {
   const size_t channels = image.components.size(), size = wide ? 2 : 1;
   const size_t n = static_cast<size_t>(image.components[0].width * rows), step = channels * size;
   for (size_t c = 0; c < channels; ++c) {
-    const j2kfront::Image::Component& k = image.components[c];
+    const ComponentSamples& k = image.components[c];
     unsigned char* d = out + c * size;
     auto copy = [&](const auto* src) {
       if (!wide) {
@@ -49,20 +49,42 @@ void interleave_rows(const j2kfront::Image& image, int64_t y0, int64_t rows, boo
 }
 
 // The whole image interleaved (interleave_rows).
-std::vector<unsigned char> interleave(const j2kfront::Image& image, bool wide, bool big_endian) {
+std::vector<unsigned char> interleave(const ImageSamples& image, bool wide, bool big_endian) {
   const size_t n = static_cast<size_t>(image.components[0].width * image.components[0].height);
   std::vector<unsigned char> out(n * image.components.size() * (wide ? 2 : 1));
   interleave_rows(image, 0, image.components[0].height, wide, big_endian, out.data());
   return out;
 }
 
-int max_precision(const j2kfront::Image& image) {
+int max_precision(const ImageSamples& image) {
   int p = 0;
   for (const auto& c : image.components) p = std::max(p, c.precision);
   return p;
 }
 
 }  // namespace
+
+ImageSamples samples_of(const j2kfront::Image& image) {
+  ImageSamples out;
+  for (const j2kfront::Image::Component& k : image.components)
+    out.components.push_back(ComponentSamples{k.type, k.precision, k.width, k.height, k.bytes.data()});
+  return out;
+}
+
+ImageSamples samples_of(const j2k_image_view& view) {
+  if (view.memory == J2K_MEMORY_DEVICE) throw Error(ErrorCode::InvalidArgument, "the image to write is in GPU memory");
+  ImageSamples out;
+  for (int c = 0; c < view.num_components; ++c) {
+    const j2k_component_view& k = view.components[c];
+    const auto size = static_cast<ptrdiff_t>(j2k_sample_size(k.type));
+    if (k.pixel_stride != size || k.row_stride < size || k.row_stride % size != 0)
+      throw Error(ErrorCode::InvalidArgument, "component " + std::to_string(c) + " of the image to write has no packed rows");
+    ComponentSamples s{k.type, k.precision, k.row_stride / size, static_cast<int64_t>(k.bytes / static_cast<size_t>(k.row_stride)),
+                       static_cast<const unsigned char*>(k.data)};
+    out.components.push_back(s);
+  }
+  return out;
+}
 
 ImageFormat image_format_for(const std::string& path) {
   std::string e = std::filesystem::path(path).extension().string();
@@ -74,7 +96,7 @@ ImageFormat image_format_for(const std::string& path) {
   throw Error(ErrorCode::InvalidArgument, path + ": the output's extension names its format: .pgm, .ppm, .pnm, .pgx, .tif, .tiff or .png, not '" + e + "'");
 }
 
-std::string cannot_write(const j2kfront::Image& image, ImageFormat format) {
+std::string cannot_write(const ImageSamples& image, ImageFormat format) {
   if (format == ImageFormat::Pgx) return "";
   const size_t n = image.components.size();
   const char* what = format == ImageFormat::Pnm ? "PGM/PPM" : format == ImageFormat::Tiff ? "TIFF" : "PNG";
@@ -97,7 +119,7 @@ std::string pgx_component_path(const std::string& path, size_t component) {
   return (p.parent_path() / (p.stem().string() + "_" + std::to_string(component) + p.extension().string())).string();
 }
 
-void write_pnm(std::FILE* file, const std::string& name, const j2kfront::Image& image) {
+void write_pnm(std::FILE* file, const std::string& name, const ImageSamples& image) {
   const auto& c0 = image.components[0];
   const int precision = max_precision(image);
   const std::string header = std::string(image.components.size() == 1 ? "P5" : "P6") + "\n" + std::to_string(c0.width) + " " +
@@ -118,7 +140,7 @@ void write_pnm(std::FILE* file, const std::string& name, const j2kfront::Image& 
   if (std::fflush(file) != 0) throw Error(ErrorCode::Io, name + ": cannot write: " + std::strerror(errno));
 }
 
-void write_pgx(std::FILE* file, const std::string& name, const j2kfront::Image::Component& c, bool is_signed) {
+void write_pgx(std::FILE* file, const std::string& name, const ComponentSamples& c, bool is_signed) {
   const std::string header = "PG ML " + std::string(is_signed ? "-" : "+") + std::to_string(c.precision) + " " +
                              std::to_string(c.width) + " " + std::to_string(c.height) + "\n";
   put(file, name, header.data(), header.size());
@@ -127,16 +149,16 @@ void write_pgx(std::FILE* file, const std::string& name, const j2kfront::Image::
   for (size_t i = 0; i < n; ++i)
     for (size_t k = 0; k < size; ++k) {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-      out[i * size + k] = c.bytes[i * size + size - 1 - k];
+      out[i * size + k] = c.data[i * size + size - 1 - k];
 #else
-      out[i * size + k] = c.bytes[i * size + k];
+      out[i * size + k] = c.data[i * size + k];
 #endif
     }
   put(file, name, out.data(), out.size());
   if (std::fflush(file) != 0) throw Error(ErrorCode::Io, name + ": cannot write: " + std::strerror(errno));
 }
 
-void write_png_image(std::FILE* file, const std::string& name, const j2kfront::Image& image) {
+void write_png_image(std::FILE* file, const std::string& name, const ImageSamples& image) {
   const bool wide = max_precision(image) > 8;
   const std::vector<unsigned char> pixels = interleave(image, wide, /*big_endian=*/false);  // write_png swaps
   PngPixels p;

@@ -2,12 +2,36 @@
 // extension (as opj_decompress chooses). Samples are written as they are, at the narrowest
 // width the format has for the component's precision (8 or 16 bits; PGX: its own).
 #pragma once
+#include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "j2kfront/j2kfront.hpp"
 
 namespace j2k::io {
+
+// What the writers read of an image: each component's samples where they already are (an
+// Image's buffers, or the views a decoder returns), rows packed; nothing is copied.
+struct ComponentSamples {
+  j2k_sample_type type = J2K_SAMPLE_U8;
+  int precision = 8;
+  int64_t width = 0, height = 0;
+  const unsigned char* data = nullptr;  // height rows of width samples
+
+  size_t sample_size() const { return j2k_sample_size(type); }
+  template <class T>
+  const T* row(int64_t y) const {
+    return reinterpret_cast<const T*>(data + static_cast<size_t>(y * width) * sizeof(T));
+  }
+};
+struct ImageSamples {
+  std::vector<ComponentSamples> components;
+};
+ImageSamples samples_of(const j2kfront::Image& image);
+// A decoded image as j2k_decoder_run returns it (host or pinned memory, packed rows); Error
+// (InvalidArgument) for any other layout.
+ImageSamples samples_of(const j2k_image_view& view);
 
 enum class ImageFormat { Pnm, Pgx, Tiff, Png };
 
@@ -18,7 +42,7 @@ ImageFormat image_format_for(const std::string& path);
 // Why `image` cannot be written as `format` ("" when it can): PGM/PPM, TIFF and PNG need
 // unsigned components of one size (1 gray, 2 gray + alpha, 3 RGB, 4 RGBA; PGM/PPM: 1 or 3)
 // of at most 16 bits; PGX takes anything, one file per component.
-std::string cannot_write(const j2kfront::Image& image, ImageFormat format);
+std::string cannot_write(const ImageSamples& image, ImageFormat format);
 
 // PGX writes one file per component: where component c of `path` goes
 // ("out.pgx" -> "out_0.pgx", as opj_decompress names them).
@@ -26,9 +50,9 @@ std::string pgx_component_path(const std::string& path, size_t component);
 
 // Each into a stream the caller opened and closes (`name` for messages); Error(Io) when a
 // write fails.
-void write_pnm(std::FILE* file, const std::string& name, const j2kfront::Image& image);
-void write_pgx(std::FILE* file, const std::string& name, const j2kfront::Image::Component& component, bool is_signed);
-void write_tiff(std::FILE* file, const std::string& name, const j2kfront::Image& image);
-void write_png_image(std::FILE* file, const std::string& name, const j2kfront::Image& image);
+void write_pnm(std::FILE* file, const std::string& name, const ImageSamples& image);
+void write_pgx(std::FILE* file, const std::string& name, const ComponentSamples& component, bool is_signed);
+void write_tiff(std::FILE* file, const std::string& name, const ImageSamples& image);
+void write_png_image(std::FILE* file, const std::string& name, const ImageSamples& image);
 
 }  // namespace j2k::io

@@ -7,7 +7,7 @@
 #ifndef J2K_HAVE_TIFF
 
 namespace j2k::io {
-void write_tiff(std::FILE*, const std::string& name, const j2kfront::Image&) {
+void write_tiff(std::FILE*, const std::string& name, const ImageSamples&) {
   throw Error(ErrorCode::UnsupportedInput, name + ": TIFF output was not built in (libtiff not found)");
 }
 }  // namespace j2k::io
@@ -23,7 +23,7 @@ void write_tiff(std::FILE*, const std::string& name, const j2kfront::Image&) {
 
 namespace j2k::io {
 
-void write_tiff(std::FILE* file, const std::string& name, const j2kfront::Image& image) {
+void write_tiff(std::FILE* file, const std::string& name, const ImageSamples& image) {
   if (std::fflush(file) != 0) throw Error(ErrorCode::Io, name + ": cannot write");
   // libtiff closes the descriptor it is given: give it its own.
   const int fd = ::dup(::fileno(file));
@@ -61,7 +61,7 @@ void write_tiff(std::FILE* file, const std::string& name, const j2kfront::Image&
       const auto& k = image.components[c];
       for (uint32_t x = 0; x < width; ++x) {
         const size_t i = static_cast<size_t>(y) * width + x;
-        const uint32_t v = k.type == J2K_SAMPLE_U16 ? reinterpret_cast<const uint16_t*>(k.bytes.data())[i] : k.bytes[i];
+        const uint32_t v = k.type == J2K_SAMPLE_U16 ? reinterpret_cast<const uint16_t*>(k.data)[i] : k.data[i];
         unsigned char* d = row.data() + (static_cast<size_t>(x) * channels + c) * size;
         if (size == 1) {
           d[0] = static_cast<unsigned char>(v);

@@ -1577,7 +1577,7 @@ j2kfront::Image image_of(const RefImage& ref) {
 void write_pnm_file(const std::string& path, const j2kfront::Image& image) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
   ASSERT_NE(f, nullptr) << path;
-  j2k::io::write_pnm(f, path, image);
+  j2k::io::write_pnm(f, path, j2k::io::samples_of(image));
   ASSERT_EQ(std::fclose(f), 0);
 }
 
@@ -1606,6 +1606,43 @@ TEST(PnmWriter, NarrowComponentsBesideWideOnesAreWrittenWide) {
   write_pnm_file(path, image_of(ref));
   ref.components[1].precision = 12;  // the file has one maxval: every sample comes back 12-bit
   expect_same(read_image(path), ref);
+}
+
+TEST(PnmWriter, WritesADecodersViewsAndRefusesOtherLayouts) {
+  TempDir dir;
+  const RefImage ref = make_image(300, 200, 3, 16, false);
+  const j2kfront::Image image = image_of(ref);
+  // Packed planes, as j2k_decoder_run returns them.
+  std::vector<j2k_component_view> views;
+  for (const ReadComponent& k : image.components) {
+    j2k_component_view v{};
+    v.data = k.bytes.data();
+    v.type = k.type;
+    v.precision = k.precision;
+    v.dx = v.dy = 1;
+    v.pixel_stride = 2;
+    v.row_stride = 2 * k.width;
+    v.bytes = k.bytes.size();
+    views.push_back(v);
+  }
+  j2k_image_view view{};
+  view.width = 300;
+  view.height = 200;
+  view.num_components = 3;
+  view.components = views.data();
+  view.memory = J2K_MEMORY_HOST;
+  const std::string path = dir.file("view.ppm");
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  j2k::io::write_pnm(f, path, j2k::io::samples_of(view));
+  ASSERT_EQ(std::fclose(f), 0);
+  expect_same(read_image(path), ref);
+
+  views[1].pixel_stride = 6;  // interleaved: not what a decoder returns
+  EXPECT_THROW(j2k::io::samples_of(view), Error);
+  views[1].pixel_stride = 2;
+  view.memory = J2K_MEMORY_DEVICE;
+  EXPECT_THROW(j2k::io::samples_of(view), Error);
 }
 
 TEST(Npy, Int32HeaderAlignmentAndData) {

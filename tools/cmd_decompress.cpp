@@ -132,7 +132,7 @@ std::vector<std::string> output_names(const std::string& output, size_t componen
   return names;
 }
 
-void write_image(const j2kfront::Image& image, const std::string& output, const std::string& input, bool force) {
+void write_image(const io::ImageSamples& image, const std::string& output, const std::string& input, bool force) {
   const io::ImageFormat format = io::image_format_for(output);
   const std::string why = io::cannot_write(image, format);
   if (!why.empty()) throw Error(ErrorCode::InvalidArgument, output + ": " + why);
@@ -207,13 +207,14 @@ int run_decompress(const DecompressArgs& a) {
     try {
       const auto t0 = Clock::now();
       const std::vector<uint8_t> bytes = read_file(job.input, s.max_bytes);
-      j2kfront::Image image;
+      j2k_image_view view{};
       try {
-        image = decoder.decode_image(bytes.data(), bytes.size());
+        view = decoder.decode(bytes.data(), bytes.size());  // the decoder's buffers, written from where they are
       } catch (const j2kfront::Error& e) {
         throw j2kfront::Error(e.status(), job.input + ": " + e.what());
       }
       const j2k_decode_report report = decoder.report();
+      const io::ImageSamples image = io::samples_of(view);
       write_image(image, job.output, job.input, a.force);
       progress.clear();
       if (report.warnings && *report.warnings) std::fprintf(stderr, "j2kfront: warning: %s: %s", job.input.c_str(), report.warnings);
@@ -222,7 +223,7 @@ int run_decompress(const DecompressArgs& a) {
         int precision = 0;
         for (const auto& c : image.components) precision = std::max(precision, c.precision);
         std::printf("j2kfront: %s -> %s: %ux%u x%zu, %d-bit, decoded in %.1f ms, %.1f ms in all\n", job.input.c_str(),
-                    job.output.c_str(), image.width, image.height, image.components.size(), precision, report.ms, ms_since(t0));
+                    job.output.c_str(), view.width, view.height, image.components.size(), precision, report.ms, ms_since(t0));
         std::fflush(stdout);
       }
     } catch (const std::exception& e) {
