@@ -203,7 +203,8 @@ void fill_mid(DecodedComponent& out, uint32_t mid, int threads) {
     unsigned char* p = out.bytes.data() + static_cast<size_t>(y0) * row;
     const auto n = static_cast<size_t>(rows) * static_cast<size_t>(out.width);
     if (size == 1) std::memset(p, static_cast<int>(mid), n);
-    else std::fill_n(reinterpret_cast<uint16_t*>(p), n, static_cast<uint16_t>(mid));
+    else if (size == 2) std::fill_n(reinterpret_cast<uint16_t*>(p), n, static_cast<uint16_t>(mid));
+    else std::fill_n(reinterpret_cast<uint32_t*>(p), n, mid);
   });
 }
 
@@ -255,10 +256,11 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
   image.truncated = cs.truncated;
 
   for (size_t c = 0; c < cs.info.components.size(); ++c)
-    if (cs.info.components[c].precision > 16)
+    if (cs.info.components[c].precision > kMaxDecodedPrecision)
       throw Error(ErrorCode::UnsupportedInput, "component " + std::to_string(c) + " has " +
                                                    std::to_string(cs.info.components[c].precision) +
-                                                   "-bit samples (this decoder reads up to 16)");
+                                                   "-bit samples (this decoder reads up to " +
+                                                   std::to_string(kMaxDecodedPrecision) + ")");
   // The output's area on the reference grid: the image, or the part of it that -t or -d ask.
   const Canvas canvas = canvas_of(cs);
   Rect area{cs.info.x0, cs.info.y0, cs.info.x1, cs.info.y1};
@@ -306,8 +308,7 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     out.dx = c.dx;
     out.dy = c.dy;
     // Unsigned samples start at the middle of their range, what a tile with no data decodes to.
-    const bool wide = c.precision > 8;
-    out.type = c.is_signed ? (wide ? J2K_SAMPLE_I16 : J2K_SAMPLE_I8) : (wide ? J2K_SAMPLE_U16 : J2K_SAMPLE_U8);
+    out.type = decoded_type(c.precision, c.is_signed);
     fill_mid(out, c.is_signed ? 0 : 1u << (c.precision - 1), settings.backend.threads);
     image.components.push_back(std::move(out));
   }

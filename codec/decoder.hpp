@@ -47,8 +47,7 @@ struct DecodedComponent {
   int precision = 8;
   bool is_signed = false;
   int dx = 1, dy = 1;
-  // height rows of width samples at the narrowest width that holds them: U8 / I8 up to 8
-  // bits, U16 / I16 up to 16 (is_signed: the signed types).
+  // height rows of width samples at the narrowest width that holds them (decoded_type).
   j2k_sample_type type = J2K_SAMPLE_U8;
   SampleBytes bytes;
 
@@ -57,10 +56,34 @@ struct DecodedComponent {
       case J2K_SAMPLE_U8: return bytes[i];
       case J2K_SAMPLE_I8: return static_cast<int8_t>(bytes[i]);
       case J2K_SAMPLE_U16: return reinterpret_cast<const uint16_t*>(bytes.data())[i];
-      default: return reinterpret_cast<const int16_t*>(bytes.data())[i];
+      case J2K_SAMPLE_I16: return reinterpret_cast<const int16_t*>(bytes.data())[i];
+      case J2K_SAMPLE_U32: return static_cast<int32_t>(reinterpret_cast<const uint32_t*>(bytes.data())[i]);
+      default: return reinterpret_cast<const int32_t*>(bytes.data())[i];
+    }
+  }
+  void set(size_t i, int32_t v) {  // sample i in row order, v in the component's range
+    switch (type) {
+      case J2K_SAMPLE_U8: bytes[i] = static_cast<uint8_t>(v); break;
+      case J2K_SAMPLE_I8: bytes[i] = static_cast<uint8_t>(static_cast<int8_t>(v)); break;
+      case J2K_SAMPLE_U16: reinterpret_cast<uint16_t*>(bytes.data())[i] = static_cast<uint16_t>(v); break;
+      case J2K_SAMPLE_I16: reinterpret_cast<int16_t*>(bytes.data())[i] = static_cast<int16_t>(v); break;
+      case J2K_SAMPLE_U32: reinterpret_cast<uint32_t*>(bytes.data())[i] = static_cast<uint32_t>(v); break;
+      default: reinterpret_cast<int32_t*>(bytes.data())[i] = v; break;
     }
   }
 };
+
+// The most bits a decoded sample has here: SIZ allows 38, OpenJPEG decodes up to 31 (into
+// int32, as we do).
+constexpr int kMaxDecodedPrecision = 31;
+
+// The type a decoded component of `precision` bits comes out as: U8 / I8 up to 8 bits, U16 /
+// I16 up to 16, U32 / I32 above (is_signed: the signed types).
+inline j2k_sample_type decoded_type(int precision, bool is_signed) {
+  if (precision <= 8) return is_signed ? J2K_SAMPLE_I8 : J2K_SAMPLE_U8;
+  if (precision <= 16) return is_signed ? J2K_SAMPLE_I16 : J2K_SAMPLE_U16;
+  return is_signed ? J2K_SAMPLE_I32 : J2K_SAMPLE_U32;
+}
 
 struct DecodedImage {
   int64_t x0 = 0, y0 = 0, width = 0, height = 0;  // the image area on the reduced canvas
@@ -71,7 +94,7 @@ struct DecodedImage {
 };
 
 // Throws j2k::Error: CorruptInput naming where and why, UnsupportedInput for what this decoder
-// does not read (samples of more than 16 bits), InvalidArgument for settings the stream cannot
+// does not read (samples of more than kMaxDecodedPrecision bits), InvalidArgument for settings the stream cannot
 // meet (reduce beyond its levels). `stage`: a back stage to use (and keep, with its queue and
 // buffers, for the next image: a GPU's start-up and page-locked buffers are paid once), built
 // for settings.backend; null: one for this call.

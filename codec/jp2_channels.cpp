@@ -10,20 +10,6 @@
 namespace j2k::codec {
 namespace {
 
-j2k_sample_type type_for(int precision, bool is_signed) {
-  const bool wide = precision > 8;
-  return is_signed ? (wide ? J2K_SAMPLE_I16 : J2K_SAMPLE_I8) : (wide ? J2K_SAMPLE_U16 : J2K_SAMPLE_U8);
-}
-
-void store(DecodedComponent& c, size_t i, int32_t v) {
-  switch (c.type) {
-    case J2K_SAMPLE_U8: c.bytes[i] = static_cast<uint8_t>(v); break;
-    case J2K_SAMPLE_I8: c.bytes[i] = static_cast<uint8_t>(static_cast<int8_t>(v)); break;
-    case J2K_SAMPLE_U16: reinterpret_cast<uint16_t*>(c.bytes.data())[i] = static_cast<uint16_t>(v); break;
-    default: reinterpret_cast<int16_t*>(c.bytes.data())[i] = static_cast<int16_t>(v); break;
-  }
-}
-
 }  // namespace
 
 size_t jp2_channel_count(const Jp2File& file, size_t components) {
@@ -53,13 +39,13 @@ void apply_jp2_channels(const Jp2File& file, DecodedImage& image) {
       DecodedComponent out = src;  // geometry
       out.precision = col.precision;
       out.is_signed = col.is_signed;
-      out.type = type_for(col.precision, col.is_signed);
+      out.type = decoded_type(col.precision, col.is_signed);
       const auto n = static_cast<size_t>(out.width * out.height);
       out.bytes.assign(n * j2k_sample_size(out.type), 0);
       const auto top = static_cast<int64_t>(entries.size()) - 1;
       for (size_t k = 0; k < n; ++k) {
         const int64_t index = std::clamp<int64_t>(src.at(k), 0, top);
-        store(out, k, entries[static_cast<size_t>(index)][static_cast<size_t>(m.column)]);
+        out.set(k, entries[static_cast<size_t>(index)][static_cast<size_t>(m.column)]);
       }
       channels.push_back(std::move(out));
     }

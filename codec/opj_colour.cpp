@@ -39,16 +39,8 @@ struct Rgb {
 };
 
 void store(DecodedComponent& c, const std::vector<int32_t>& v) {
-  const size_t size = j2k_sample_size(c.type);
-  c.bytes.assign(v.size() * size, 0);
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (size == 1) {
-      c.bytes[i] = static_cast<unsigned char>(v[i]);
-    } else {
-      const auto s = static_cast<uint16_t>(v[i]);
-      std::memcpy(&c.bytes[2 * i], &s, 2);
-    }
-  }
+  c.bytes.assign(v.size() * j2k_sample_size(c.type), 0);
+  for (size_t i = 0; i < v.size(); ++i) c.set(i, v[i]);
 }
 
 // Components 1 and 2 take component 0's size, place and sample format, and the new samples.

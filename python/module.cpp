@@ -342,7 +342,9 @@ py::tuple decompress(const py::bytes& data, const py::dict& d) {
     py::dtype dtype = k.type == J2K_SAMPLE_U8    ? py::dtype::of<uint8_t>()
                       : k.type == J2K_SAMPLE_I8  ? py::dtype::of<int8_t>()
                       : k.type == J2K_SAMPLE_U16 ? py::dtype::of<uint16_t>()
-                                                 : py::dtype::of<int16_t>();
+                      : k.type == J2K_SAMPLE_I16 ? py::dtype::of<int16_t>()
+                      : k.type == J2K_SAMPLE_U32 ? py::dtype::of<uint32_t>()
+                                                 : py::dtype::of<int32_t>();
     py::array a(dtype, {h, w});
     std::memcpy(a.mutable_data(), k.data, k.bytes);
     planes.append(a);

@@ -48,7 +48,7 @@ struct Tile {
   bool mct = false;
 };
 
-bool is_signed(j2k_sample_type t) { return t == J2K_SAMPLE_I8 || t == J2K_SAMPLE_I16; }
+bool is_signed(j2k_sample_type t) { return t == J2K_SAMPLE_I8 || t == J2K_SAMPLE_I16 || t == J2K_SAMPLE_I32; }
 
 // The oracle's sample: as OpenJPEG's decoder (opj_tcd_dc_level_shift_decode).
 int32_t expected_sample(double v, bool reversible, int32_t offset, int32_t lo, int32_t hi) {
@@ -122,7 +122,7 @@ class BackStageTest : public ::testing::TestWithParam<Backend> {
         const bool sgn = is_signed(k.type);
         b.offset = sgn ? 0 : int32_t{1} << (k.precision - 1);
         b.lo = sgn ? -(int32_t{1} << (k.precision - 1)) : 0;
-        b.hi = sgn ? (int32_t{1} << (k.precision - 1)) - 1 : (int32_t{1} << k.precision) - 1;
+        b.hi = static_cast<int32_t>(sgn ? (int64_t{1} << (k.precision - 1)) - 1 : (int64_t{1} << k.precision) - 1);
         Out& o = outs[t][c];
         o.type = k.type;
         const size_t size = j2k_sample_size(k.type);
@@ -201,10 +201,13 @@ class BackStageTest : public ::testing::TestWithParam<Backend> {
           const double v = k.reversible ? ints[c][i] : floats[c][i];
           const int32_t s = expected_sample(v, k.reversible, k.offset, k.lo, k.hi);
           unsigned char* at = o.want.data() + k.home.offset + static_cast<size_t>(y * k.home.row_stride) + static_cast<size_t>(x) * size;
-          if (size == 1) *at = static_cast<unsigned char>(s);
-          else {
+          if (size == 1) {
+            *at = static_cast<unsigned char>(s);
+          } else if (size == 2) {
             const auto u = static_cast<uint16_t>(s);
             std::memcpy(at, &u, 2);
+          } else {
+            std::memcpy(at, &s, 4);
           }
         }
     }
@@ -214,8 +217,8 @@ class BackStageTest : public ::testing::TestWithParam<Backend> {
 };
 
 j2k_sample_type type_for(int i) {
-  const j2k_sample_type types[] = {J2K_SAMPLE_U8, J2K_SAMPLE_I8, J2K_SAMPLE_U16, J2K_SAMPLE_I16};
-  return types[i & 3];
+  const j2k_sample_type types[] = {J2K_SAMPLE_U8, J2K_SAMPLE_I8, J2K_SAMPLE_U16, J2K_SAMPLE_I16, J2K_SAMPLE_U32, J2K_SAMPLE_I32};
+  return types[i % 6];
 }
 
 // A window of r: all of it, a part, or nothing.
@@ -239,7 +242,8 @@ std::vector<Tile> small_tiles() {
       const bool rev = i % 2 == 0;
       t.mct = i % 3 != 0;
       const j2k_sample_type type = type_for(i / 2);
-      const int precision = (type == J2K_SAMPLE_U8 || type == J2K_SAMPLE_I8) ? 5 + i % 4 : 9 + i % 8;
+      const size_t size = j2k_sample_size(type);
+      const int precision = size == 1 ? 5 + i % 4 : size == 2 ? 9 + i % 8 : 17 + i % 15;  // 32-bit: 17..31
       for (int c = 0; c < 3; ++c) t.comps.push_back({r, levels, rev, type, precision, window_in(r, i % 4 == 1 ? 1 : 0)});
       // A fourth component of its own wavelet, size, type and window.
       const Rect r4{o[1], o[0], o[1] + s[1], o[0] + s[0]};

@@ -152,6 +152,54 @@ TEST_F(Decompress, ReduceLayersRegionTileAndComponentsAsOpenJpeg) {
   same_as_openjpeg(plain, "-c 0,2", "c02");
 }
 
+// Samples of more than 16 bits (PGX in and out, U32 / I32 in the library): opj_compress's
+// streams of 20- and 23-bit unsigned and 18-bit signed images, lossless and 9/7, decoded as
+// opj_decompress decodes them on every backend this machine has; the lossless unsigned ones
+// give the original samples back. (OpenJPEG reads a signed 18-bit PGX as 17 bits: the signed
+// streams are compared with opj_decompress only.)
+TEST_F(Decompress, SamplesWiderThan16BitsAsOpenJpeg) {
+  auto write_pgx = [&](const std::string& file, int bits, bool is_signed, int64_t w, int64_t h) {
+    test_support::Pgx p;
+    p.width = w, p.height = h;
+    std::string bytes = "PG ML " + std::string(is_signed ? "-" : "+") + std::to_string(bits) + " " + std::to_string(w) + " " +
+                        std::to_string(h) + "\n";
+    for (int64_t y = 0; y < h; ++y)
+      for (int64_t x = 0; x < w; ++x) {
+        // Smooth rows with noise in the low bits and the range's ends here and there.
+        int64_t v = (x * 40503 + y * 7919 + ((x * 2654435761u ^ y * 97u) % 4093)) % (int64_t{1} << bits);
+        if ((x + 3 * y) % 97 == 0) v = (int64_t{1} << bits) - 1;
+        if ((x + 5 * y) % 89 == 0) v = 0;
+        if (is_signed) v -= int64_t{1} << (bits - 1);
+        p.samples.push_back(static_cast<int32_t>(v));
+        for (int k = 3; k >= 0; --k) bytes.push_back(static_cast<char>(static_cast<uint32_t>(v) >> (8 * k)));
+      }
+    std::ofstream(file, std::ios::binary) << bytes;
+    return p;
+  };
+  std::vector<std::string> backends = {""};
+  for (auto [name, b] : {std::pair{"cuda", J2K_BACKEND_CUDA}, std::pair{"opencl", J2K_BACKEND_OPENCL}})
+    if (j2k_backend_available(b, nullptr)) backends.push_back(std::string("--backend ") + name);
+  const struct {
+    int bits;
+    bool is_signed;
+    const char* encode;
+  } cases[] = {{20, false, ""}, {20, false, "-I -r 10"}, {23, false, "-n 4"}, {18, true, ""}, {18, true, "-I -r 10"}};
+  int k = 0;
+  for (const auto& c : cases) {
+    const std::string tag = "wide" + std::to_string(k++), image = path(tag + ".pgx"), stream = path(tag + ".j2k");
+    const test_support::Pgx original = write_pgx(image, c.bits, c.is_signed, 131, 75);
+    auto r = run_command("opj_compress -i " + quote(image) + " -o " + quote(stream) + " " + c.encode);
+    ASSERT_EQ(r.exit_code, 0) << c.encode << ": " << r.output;
+    for (const std::string& backend : backends) {
+      const auto got = same_as_openjpeg(stream, "", tag + (backend.empty() ? "" : "_" + backend.substr(10)), backend);
+      ASSERT_EQ(got.size(), 1u) << tag;
+      if (!c.is_signed && *c.encode != '-') {
+        EXPECT_EQ(got[0].samples, original.samples) << tag << " " << backend << ": not the original";
+      }
+    }
+  }
+}
+
 // The GPU back stages (inverse DWT, inverse RCT/ICT, DC shift and clamp on the device) give
 // opj_decompress's samples too: both wavelets, with and without the MCT, 8 and 16 bits, many
 // tiles (the device's work overlapping the next tile's Tier-1), reduce and region. Where a

@@ -149,7 +149,7 @@ void write_image(const io::ImageSamples& image, const std::string& output, const
         case io::ImageFormat::Png: io::write_png_image(f, name, image); break;
         case io::ImageFormat::Pgx: {
           const auto& c = image.components[k];
-          io::write_pgx(f, name, c, c.type == J2K_SAMPLE_I8 || c.type == J2K_SAMPLE_I16);
+          io::write_pgx(f, name, c, c.type == J2K_SAMPLE_I8 || c.type == J2K_SAMPLE_I16 || c.type == J2K_SAMPLE_I32);
           break;
         }
       }

@@ -21,8 +21,9 @@ bool check_to_samples(const std::vector<Plane>& in, const TileOutput& out) {
     if (in[c].type != J2K_SAMPLE_I32 && in[c].type != J2K_SAMPLE_F32)
       throw Error(ErrorCode::Internal, "to_samples: coefficients must be I32 or F32");
     const j2k_sample_type t = out.out[c].type;
-    if (t != J2K_SAMPLE_U8 && t != J2K_SAMPLE_I8 && t != J2K_SAMPLE_U16 && t != J2K_SAMPLE_I16)
-      throw Error(ErrorCode::Internal, "to_samples: output samples must be U8, I8, U16 or I16");
+    if (t != J2K_SAMPLE_U8 && t != J2K_SAMPLE_I8 && t != J2K_SAMPLE_U16 && t != J2K_SAMPLE_I16 && t != J2K_SAMPLE_U32 &&
+        t != J2K_SAMPLE_I32)
+      throw Error(ErrorCode::Internal, "to_samples: output samples must be U8, I8, U16, I16, U32 or I32");
   }
   const bool mct = out.mct && n >= 3;
   if (mct && (in[1].type != in[0].type || in[2].type != in[0].type))

@@ -67,7 +67,7 @@ struct TileSamples {
 // One tile's components for to_samples, the decoder's mirror of TileSamples: where each
 // component's samples go and the range of its precision and signedness.
 struct TileOutput {
-  std::vector<Plane> out;       // per component: U8 / I8 / U16 / I16 samples, in queue memory
+  std::vector<Plane> out;       // per component: U8 / I8 / U16 / I16 / U32 / I32 samples, in queue memory
   std::vector<int32_t> offset;  // per component: the DC offset added back (0 when signed)
   std::vector<int32_t> lo, hi;  // per component: samples are clamped into [lo, hi]
   bool mct = false;             // inverse RCT (I32 planes) / ICT (F32) on components 0..2
@@ -194,7 +194,7 @@ inline Error sample_out_of_range() {
 }
 
 // What every backend's to_samples checks first: one plane in and one out per component, I32 or
-// F32 in (one of them for components 0..2 of an MCT tile), U8 / I8 / U16 / I16 out. Returns
+// F32 in (one of them for components 0..2 of an MCT tile), U8 / I8 / U16 / I16 / U32 / I32 out. Returns
 // whether the MCT applies (out.mct and at least three components); throws Error(Internal).
 bool check_to_samples(const std::vector<Plane>& in, const TileOutput& out);
 

@@ -109,7 +109,7 @@ size_t j2k_sample_size(j2k_sample_type type);
 typedef struct j2k_component_view {
   const void* data;
   j2k_sample_type type;  /* U8..I32; signed types hold signed samples */
-  int precision;         /* significant bits: 1..16, at most the type's width */
+  int precision;         /* significant bits: 1..16 (a decoder's views: 1..31), at most the type's width */
   int dx, dy;            /* subsampling XRsiz, YRsiz: 1..255 */
   ptrdiff_t row_stride;  /* bytes from a row to the next */
   ptrdiff_t pixel_stride;/* bytes from a sample to the next in a row (1 component of 3 interleaved u8: 3) */
@@ -469,9 +469,10 @@ void j2k_decoder_destroy(j2k_decoder* decoder); /* NULL is fine */
  * decoder's own host buffers, valid until its next run or its destruction. Its area is the
  * image's (or the tile's or region's part of it) on the reduced canvas (x0 = ceil(XOsiz /
  * 2^reduce), width = ceil(Xsiz / 2^reduce) - x0, likewise y), each component packed at its own size (j2k_component_view), as U8 or I8
- * for precisions up to 8 bits and U16 or I16 up to 16 (signed components: the signed types).
- * A corrupt stream is J2K_CORRUPT_INPUT naming where and why; one this decoder does not read
- * (Part 2, precision above 16 bits) J2K_UNSUPPORTED_INPUT; a reduce beyond the stream's levels
+ * for precisions up to 8 bits, U16 or I16 up to 16 and U32 or I32 up to 31 (signed components:
+ * the signed types). A corrupt stream is J2K_CORRUPT_INPUT naming where and why; one this
+ * decoder does not read (Part 2, precision above 31 bits, more than 30 bit planes in a
+ * code-block) J2K_UNSUPPORTED_INPUT; a reduce beyond the stream's levels
  * J2K_INVALID_ARGUMENT. */
 j2k_status j2k_decoder_run(j2k_decoder* decoder, const void* data, size_t size, j2k_image_view* image);
 

@@ -349,8 +349,8 @@ def decompress(data, *, reduce: int = 0, layers: int = 0, tile: Optional[int] = 
 
     Returns an array (height, width) for one component, (height, width, components) for
     several of one size, else a list of 2-D arrays (subsampled components); uint8 / int8 up to
-    8 bits, uint16 / int16 up to 16. reduce: resolutions left out; layers: quality layers
-    decoded (0: all); tile: one tile's area; region: (x0, y0, x1, y1) of the reference grid at
+    8 bits, uint16 / int16 up to 16, uint32 / int32 up to 31. reduce: resolutions left out;
+    layers: quality layers decoded (0: all); tile: one tile's area; region: (x0, y0, x1, y1) of the reference grid at
     full resolution; components: which ones, in order; allow_partial: a cut stream gives what
     it holds (report["truncated"]) instead of raising; max_bytes: memory the image may take
     (0: no limit); backend: where the inverse DWT, inverse RCT/ICT and DC shift run, 'cpu'

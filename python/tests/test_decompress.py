@@ -11,6 +11,7 @@ import j2kfront
 
 RNG = np.random.default_rng(20261125)
 HAVE_OPJ = shutil.which("opj_decompress") is not None
+HAVE_OPJ_COMPRESS = shutil.which("opj_compress") is not None
 
 
 @pytest.mark.parametrize("shape,dtype,precision,options", [
@@ -43,6 +44,18 @@ def test_lossy_files_decode_as_opj_decompress_does(tmp_path, backend):
         ours = j2kfront.decompress(data, backend=backend, **kwargs)
         theirs = np.moveaxis(np.fromfile(raw, dtype=np.uint8).reshape(3, ours.shape[0], ours.shape[1]), 0, -1)
         np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.skipif(not HAVE_OPJ_COMPRESS, reason="opj_compress is not installed (Debian: libopenjp2-tools)")
+def test_samples_of_more_than_16_bits_come_back_as_uint32(tmp_path, backend):
+    image = RNG.integers(0, 1 << 20, size=(37, 53)).astype(np.uint32)
+    pgx, j2k = tmp_path / "in.pgx", tmp_path / "in.j2k"
+    pgx.write_bytes(b"PG ML + 20 53 37\n" + image.astype(">u4").tobytes())
+    subprocess.run(["opj_compress", "-i", str(pgx), "-o", str(j2k)], check=True, capture_output=True)
+    report = {}
+    back = j2kfront.decompress(j2k.read_bytes(), backend=backend, report=report)
+    assert back.dtype == np.uint32 and report["precision"][0] == 20
+    np.testing.assert_array_equal(back, image)
 
 
 def test_areas_components_and_errors():

@@ -48,7 +48,9 @@ void store(const Plane& p, int64_t y, int64_t x, int32_t v) {
     case J2K_SAMPLE_U8: row_of<uint8_t>(p, y)[x] = static_cast<uint8_t>(v); break;
     case J2K_SAMPLE_I8: row_of<int8_t>(p, y)[x] = static_cast<int8_t>(v); break;
     case J2K_SAMPLE_U16: row_of<uint16_t>(p, y)[x] = static_cast<uint16_t>(v); break;
-    default: row_of<int16_t>(p, y)[x] = static_cast<int16_t>(v); break;
+    case J2K_SAMPLE_I16: row_of<int16_t>(p, y)[x] = static_cast<int16_t>(v); break;
+    case J2K_SAMPLE_U32: row_of<uint32_t>(p, y)[x] = static_cast<uint32_t>(v); break;
+    default: row_of<int32_t>(p, y)[x] = v; break;
   }
 }
 
@@ -93,7 +95,9 @@ void row_as(const std::vector<Plane>& in, const TileOutput& out, size_t c, bool 
     case J2K_SAMPLE_U8: return row<T, uint8_t>(in, out, c, mct, y);
     case J2K_SAMPLE_I8: return row<T, int8_t>(in, out, c, mct, y);
     case J2K_SAMPLE_U16: return row<T, uint16_t>(in, out, c, mct, y);
-    default: return row<T, int16_t>(in, out, c, mct, y);
+    case J2K_SAMPLE_I16: return row<T, int16_t>(in, out, c, mct, y);
+    case J2K_SAMPLE_U32: return row<T, uint32_t>(in, out, c, mct, y);
+    default: return row<T, int32_t>(in, out, c, mct, y);
   }
 }
 

@@ -20,7 +20,7 @@ struct Comp {
   char* out;
   long long in_stride, out_stride;
   int offset, lo, hi;
-  int type;  // j2k_sample_type of out: U8, I8, U16 or I16
+  int type;  // j2k_sample_type of out: U8, I8, U16, I16, U32 or I32
 };
 
 __device__ __forceinline__ int sample(int v, const Comp& c) {
@@ -46,7 +46,9 @@ __device__ __forceinline__ void store(const Comp& c, long long y, int x, int v) 
     case J2K_SAMPLE_U8: reinterpret_cast<uint8_t*>(row)[x] = static_cast<uint8_t>(v); break;
     case J2K_SAMPLE_I8: reinterpret_cast<int8_t*>(row)[x] = static_cast<int8_t>(v); break;
     case J2K_SAMPLE_U16: reinterpret_cast<uint16_t*>(row)[x] = static_cast<uint16_t>(v); break;
-    default: reinterpret_cast<int16_t*>(row)[x] = static_cast<int16_t>(v); break;
+    case J2K_SAMPLE_I16: reinterpret_cast<int16_t*>(row)[x] = static_cast<int16_t>(v); break;
+    case J2K_SAMPLE_U32: reinterpret_cast<uint32_t*>(row)[x] = static_cast<uint32_t>(v); break;
+    default: reinterpret_cast<int32_t*>(row)[x] = v; break;
   }
 }
 

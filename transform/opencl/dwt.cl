@@ -405,7 +405,7 @@ __kernel void narrow_i16(__global const int* src, int width, int height, int src
 // ---- The decoder's last step (transform/opencl/queue.cpp, to_samples) ----
 // The mirror of transform/cpu/to_samples.cpp: the inverse RCT / ICT on components 0..2, the
 // DC offset added back, the clamp to [lo, hi] (a float rounded to nearest, ties to even,
-// first), stored at the output's type (0 U8, 1 I8, 2 U16, 3 I16). Offsets in bytes, strides
+// first), stored at the output's type (0 U8, 1 I8, 2 U16, 3 I16, 4 U32, 5 I32). Offsets in bytes, strides
 // in elements of each plane.
 
 void store_sample(__global uchar* p, int type, long i, int v) {
@@ -413,7 +413,9 @@ void store_sample(__global uchar* p, int type, long i, int v) {
     case 0: p[i] = (uchar)v; break;
     case 1: ((__global char*)p)[i] = (char)v; break;
     case 2: ((__global ushort*)p)[i] = (ushort)v; break;
-    default: ((__global short*)p)[i] = (short)v; break;
+    case 3: ((__global short*)p)[i] = (short)v; break;
+    case 4: ((__global uint*)p)[i] = (uint)v; break;
+    default: ((__global int*)p)[i] = v; break;
   }
 }
 

@@ -98,7 +98,9 @@ class OpenCLQueue final : public Queue {
         case J2K_SAMPLE_I8: type = 1; break;
         case J2K_SAMPLE_U16: type = 2; break;
         case J2K_SAMPLE_I16: type = 3; break;
-        default: throw Error(ErrorCode::Internal, "to_samples: output samples must be U8, I8, U16 or I16");
+        case J2K_SAMPLE_U32: type = 4; break;
+        case J2K_SAMPLE_I32: type = 5; break;
+        default: throw Error(ErrorCode::Internal, "to_samples: output samples must be U8, I8, U16, I16, U32 or I32");
       }
       return Args{mem(in[c]), in[c].offset, static_cast<cl_int>(in[c].row_stride / 4), mem(o), o.offset,
                   static_cast<cl_int>(o.row_stride / static_cast<ptrdiff_t>(j2k_sample_size(o.type))), type,
