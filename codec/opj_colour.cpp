@@ -163,6 +163,37 @@ void esycc_to_rgb(DecodedImage& image) {
   replace(image, out);
 }
 
+// CMYK (EnumCS 12) to RGB as opj_decompress's color.c does it: C, M, Y and K each scaled to
+// 0..1 by 1 / (2^precision - 1) and inverted, in single precision; R = 255 (1 - C)(1 - K)
+// truncated, G and B likewise. The first three components become 8-bit R, G and B; K's goes,
+// the ones after it move up. Unsigned components of one subsampling only.
+bool cmyk_to_rgb(DecodedImage& image) {
+  auto& c = image.components;
+  if (c.size() < 4) return false;
+  for (size_t k = 0; k < 4; ++k)
+    if (c[k].dx != c[0].dx || c[k].dy != c[0].dy || c[k].is_signed || c[k].width != c[0].width || c[k].height != c[0].height)
+      return false;
+  const size_t n = static_cast<size_t>(c[0].width * c[0].height);
+  float scale[4];
+  for (size_t k = 0; k < 4; ++k) scale[k] = 1.0f / static_cast<float>((int64_t{1} << c[k].precision) - 1);
+  std::vector<int32_t> rgb[3];
+  for (auto& v : rgb) v.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const float black = 1.0f - static_cast<float>(c[3].at(i)) * scale[3];
+    for (size_t k = 0; k < 3; ++k) {
+      const float ink = 1.0f - static_cast<float>(c[k].at(i)) * scale[k];
+      rgb[k][i] = static_cast<int32_t>(255.0f * ink * black);
+    }
+  }
+  for (size_t k = 0; k < 3; ++k) {
+    c[k].precision = 8;
+    c[k].type = J2K_SAMPLE_U8;
+    store(c[k], rgb[k]);
+  }
+  c.erase(c.begin() + 3);
+  return true;
+}
+
 }  // namespace
 
 bool apply_opj_colour(DecodedImage& image, int enum_cs, int64_t grid_x0, int64_t grid_y0) {
@@ -179,6 +210,7 @@ bool apply_opj_colour(DecodedImage& image, int enum_cs, int64_t grid_x0, int64_t
     else return false;
     return true;
   }
+  if (enum_cs == 12) return cmyk_to_rgb(image);
   if (enum_cs == 24) {
     if (c.size() < 3 || c[1].dx != c[0].dx || c[2].dx != c[0].dx || c[1].dy != c[0].dy || c[2].dy != c[0].dy)
       return false;

@@ -8,8 +8,10 @@
 //    column or row converted with Cb = Cr = 0 (not the middle of their range: OpenJPEG's own
 //    choice, kept here for the same output), as is a last odd column past the chroma planes'
 //    width (Debian 12's OpenJPEG 2.5.0 carries that bound, which later releases have too);
-//  - e-sYCC (EnumCS 24) to RGB, in single precision, rounded half up.
-// Not applied: CMYK (EnumCS 12) and ICC profiles, which opj_decompress converts with Little CMS.
+//  - e-sYCC (EnumCS 24) to RGB, in single precision, rounded half up;
+//  - CMYK (EnumCS 12) to 8-bit RGB, in single precision, truncated (opj_decompress does it for
+//    every output but TIFF; here for every output).
+// Not applied: ICC profiles, which opj_decompress applies with Little CMS.
 #pragma once
 #include <cstdint>
 

@@ -258,6 +258,8 @@ TEST_F(Decompress, ColourConversionsAsOpenJpeg) {
     j2k_file_format format;
     int enum_cs;  // written into the JP2 file's colr box; 0: as the encoder wrote it
     const char* flags;
+    int comps = 3;      // CMYK: 4, or 5 with a channel after K
+    int precision = 8;
   };
   const Case cases[] = {
       {0, 0, 64, 48, 2, 2, J2K_FORMAT_J2K, 0, ""},         {1, 1, 63, 47, 2, 2, J2K_FORMAT_J2K, 0, ""},
@@ -266,16 +268,26 @@ TEST_F(Decompress, ColourConversionsAsOpenJpeg) {
       {2, 2, 45, 33, 1, 1, J2K_FORMAT_JP2, 18, ""},       {0, 0, 40, 30, 1, 1, J2K_FORMAT_JP2, 24, ""},
       {1, 0, 40, 31, 2, 2, J2K_FORMAT_JP2, 18, ""},       {1, 1, 40, 32, 2, 2, J2K_FORMAT_J2K, 0, ""},
       {0, 0, 33, 20, 2, 1, J2K_FORMAT_J2K, 0, "-r 1"},
+      // CMYK to 8-bit RGB; a fifth component moves up to the fourth place.
+      {0, 0, 40, 30, 1, 1, J2K_FORMAT_JP2, 12, "", 4, 8},  {1, 1, 33, 21, 1, 1, J2K_FORMAT_JP2, 12, "-r 1", 5, 12},
+      {0, 0, 17, 9, 1, 1, J2K_FORMAT_JP2, 12, "", 4, 16},
   };
   int k = 0;
   for (const Case& c : cases) {
     j2kfront::Image img;
     img.x0 = c.x0, img.y0 = c.y0, img.width = c.w, img.height = c.h;
-    for (int comp = 0; comp < 3; ++comp) {
-      auto& plane = img.add_component(J2K_SAMPLE_U8, 8, comp == 0 ? 1 : c.dx, comp == 0 ? 1 : c.dy);
+    const bool wide = c.precision > 8;
+    for (int comp = 0; comp < c.comps; ++comp) {
+      auto& plane = img.add_component(wide ? J2K_SAMPLE_U16 : J2K_SAMPLE_U8, c.precision, comp == 0 ? 1 : c.dx, comp == 0 ? 1 : c.dy);
       for (int64_t y = 0; y < plane.height; ++y)
-        for (int64_t x = 0; x < plane.width; ++x)
-          plane.row<uint8_t>(y)[x] = static_cast<uint8_t>((x * 37 + y * 11 + comp * 71 + (x * y) % 23) & 255);
+        for (int64_t x = 0; x < plane.width; ++x) {
+          // The range's ends too (no ink, full ink).
+          const int64_t v = (x + y) % 13 == 0 ? 0 : (x + 2 * y) % 11 == 0 ? (int64_t{1} << c.precision) - 1
+                                                                          : (x * 37 + y * 11 + comp * 71 + (x * y) % 23) * 257;
+          const auto s = static_cast<uint32_t>(v & ((int64_t{1} << c.precision) - 1));
+          if (wide) plane.row<uint16_t>(y)[x] = static_cast<uint16_t>(s);
+          else plane.row<uint8_t>(y)[x] = static_cast<uint8_t>(s);
+        }
     }
     j2kfront::Settings settings;
     settings.backend = J2K_BACKEND_CPU;
@@ -300,7 +312,7 @@ TEST_F(Decompress, ColourConversionsAsOpenJpeg) {
       f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
     }
     const auto got = same_as_openjpeg(stream, c.flags, tag);
-    ASSERT_EQ(got.size(), 3u) << tag;
+    ASSERT_EQ(got.size(), c.enum_cs == 12 ? static_cast<size_t>(c.comps - 1) : 3u) << tag;
     // Converted: all three planes at the first one's size.
     EXPECT_EQ(got[1].width, got[0].width) << tag;
     EXPECT_EQ(got[2].height, got[0].height) << tag;

@@ -455,7 +455,8 @@ typedef struct j2k_decode_settings {
   int device;          /* the GPU backend's device index; -1: its default (-1) */
   int convert_colour;  /* opj_decompress's colour conversions after decoding: sYCC to RGB (a
                           JP2 file's sYCC, or 3 components whose second is subsampled
-                          horizontally), e-sYCC to RGB; 0: the components as coded (0) */
+                          horizontally), e-sYCC to RGB, a JP2 file's CMYK to 8-bit RGB; 0: the
+                          components as coded (0) */
 } j2k_decode_settings;
 
 /* The defaults noted above. Always start from these: fields may be added at the end. */
