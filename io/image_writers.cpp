@@ -8,12 +8,11 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/sample_type.hpp"
 #include "io/image_io.hpp"
 
 namespace j2k::io {
 namespace {
-
-bool is_signed_type(j2k_sample_type t) { return t == J2K_SAMPLE_I8 || t == J2K_SAMPLE_I16 || t == J2K_SAMPLE_I32; }
 
 void put(std::FILE* file, const std::string& name, const void* data, size_t size) {
   if (size > 0 && std::fwrite(data, 1, size, file) != size) throw Error(ErrorCode::Io, name + ": cannot write: " + std::strerror(errno));
@@ -108,7 +107,7 @@ std::string cannot_write(const ImageSamples& image, ImageFormat format) {
     if (k.width != image.components[0].width || k.height != image.components[0].height)
       return std::string(what) + " needs components of one size, and component " + std::to_string(c) +
              " is subsampled; write .pgx (one file per component)";
-    if (is_signed_type(k.type)) return std::string(what) + " holds unsigned samples, and component " + std::to_string(c) + " is signed; write .pgx";
+    if (sample_is_signed(k.type)) return std::string(what) + " holds unsigned samples, and component " + std::to_string(c) + " is signed; write .pgx";
     if (k.precision > 16) return std::string(what) + " holds at most 16 bits a sample; write .pgx";
   }
   return "";

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/sample_type.hpp"
 #include "io/image_io.hpp"
 #include "io/image_writers.hpp"
 #include "j2kfront/j2kfront.hpp"
@@ -149,7 +150,7 @@ void write_image(const io::ImageSamples& image, const std::string& output, const
         case io::ImageFormat::Png: io::write_png_image(f, name, image); break;
         case io::ImageFormat::Pgx: {
           const auto& c = image.components[k];
-          io::write_pgx(f, name, c, c.type == J2K_SAMPLE_I8 || c.type == J2K_SAMPLE_I16 || c.type == J2K_SAMPLE_I32);
+          io::write_pgx(f, name, c, sample_is_signed(c.type));
           break;
         }
       }
