@@ -18,9 +18,10 @@ void put(std::FILE* file, const std::string& name, const void* data, size_t size
   if (size > 0 && std::fwrite(data, 1, size, file) != size) throw Error(ErrorCode::Io, name + ": cannot write: " + std::strerror(errno));
 }
 
-// Rows y0 .. y0 + rows - 1 of the components (U8 or U16, one size) interleaved into `out`,
-// 8-bit or (wide) 16-bit in native or big-endian order. One loop per component, its sample
-// type fixed, so that the compiler sees a plain strided copy.
+}  // namespace
+
+// One loop per component, its sample type fixed, so that the compiler sees a plain strided
+// copy.
 void interleave_rows(const ImageSamples& image, int64_t y0, int64_t rows, bool wide, bool big_endian, unsigned char* out) {
   const size_t channels = image.components.size(), size = wide ? 2 : 1;
   const size_t n = static_cast<size_t>(image.components[0].width * rows), step = channels * size;
@@ -46,6 +47,8 @@ void interleave_rows(const ImageSamples& image, int64_t y0, int64_t rows, bool w
     else copy(k.row<uint8_t>(y0));
   }
 }
+
+namespace {
 
 // The whole image interleaved (interleave_rows).
 std::vector<unsigned char> interleave(const ImageSamples& image, bool wide, bool big_endian) {

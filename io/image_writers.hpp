@@ -48,6 +48,11 @@ std::string cannot_write(const ImageSamples& image, ImageFormat format);
 // ("out.pgx" -> "out_0.pgx", as opj_decompress names them).
 std::string pgx_component_path(const std::string& path, size_t component);
 
+// Rows y0 .. y0 + rows - 1 of the components (U8 or U16, one size) interleaved into `out`,
+// 8-bit or (wide) 16-bit in native or big-endian order: what the PGM/PPM, PNG and TIFF
+// writers write.
+void interleave_rows(const ImageSamples& image, int64_t y0, int64_t rows, bool wide, bool big_endian, unsigned char* out);
+
 // Each into a stream the caller opened and closes (`name` for messages); Error(Io) when a
 // write fails.
 void write_pnm(std::FILE* file, const std::string& name, const ImageSamples& image);

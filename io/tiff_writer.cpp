@@ -18,7 +18,6 @@ void write_tiff(std::FILE*, const std::string& name, const ImageSamples&) {
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstring>
 #include <vector>
 
 namespace j2k::io {
@@ -57,20 +56,7 @@ void write_tiff(std::FILE* file, const std::string& name, const ImageSamples& im
   std::vector<unsigned char> row(static_cast<size_t>(width) * channels * size);
   bool ok = true;
   for (uint32_t y = 0; y < height && ok; ++y) {
-    for (uint16_t c = 0; c < channels; ++c) {
-      const auto& k = image.components[c];
-      for (uint32_t x = 0; x < width; ++x) {
-        const size_t i = static_cast<size_t>(y) * width + x;
-        const uint32_t v = k.type == J2K_SAMPLE_U16 ? reinterpret_cast<const uint16_t*>(k.data)[i] : k.data[i];
-        unsigned char* d = row.data() + (static_cast<size_t>(x) * channels + c) * size;
-        if (size == 1) {
-          d[0] = static_cast<unsigned char>(v);
-        } else {
-          const auto v16 = static_cast<uint16_t>(v);
-          std::memcpy(d, &v16, 2);  // native order: libtiff records it
-        }
-      }
-    }
+    interleave_rows(image, y, 1, size == 2, /*big_endian=*/false, row.data());  // native order: libtiff records it
     ok = TIFFWriteScanline(tif, row.data(), y, 0) == 1;
   }
   ok = ok && TIFFWriteDirectory(tif) == 1;
