@@ -23,6 +23,11 @@ else()
   set(J2K_PACKAGE_STATIC 0)
 endif()
 
+if(J2K_HAVE_LCMS2)
+  set(J2K_PACKAGE_LCMS2 1)
+else()
+  set(J2K_PACKAGE_LCMS2 0)
+endif()
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/j2kfrontConfig.cmake.in
   ${PROJECT_BINARY_DIR}/j2kfrontConfig.cmake INSTALL_DESTINATION ${J2K_INSTALL_CMAKEDIR})
 # 0.x: a new minor version may change the interface.
@@ -47,6 +52,9 @@ if(J2K_HAVE_CUDA)  # the static runtime and what it needs
 endif()
 if(J2K_HAVE_CUDA OR J2K_HAVE_OPENCL)  # dlopen: the CUDA driver, the OpenCL ICD loader
   _j2k_pc_lib("" dl)
+endif()
+if(J2K_HAVE_LCMS2)
+  _j2k_pc_lib("" lcms2)
 endif()
 string(APPEND _j2k_pc_private " -lpthread -lstdc++ -lm")
 string(STRIP "${_j2k_pc_private}" J2K_PC_LIBS_PRIVATE)

@@ -5,6 +5,7 @@ set(J2K_WITH_CUDA AUTO CACHE STRING "CUDA backend (AUTO|ON|OFF)")
 set(J2K_WITH_OPENCL AUTO CACHE STRING "OpenCL backend (AUTO|ON|OFF)")
 set(J2K_WITH_TIFF AUTO CACHE STRING "TIFF input through libtiff (AUTO|ON|OFF)")
 set(J2K_WITH_PNG AUTO CACHE STRING "PNG input through libpng (AUTO|ON|OFF)")
+set(J2K_WITH_LCMS2 AUTO CACHE STRING "ICC profiles and CIELab applied after decoding, through Little CMS (AUTO|ON|OFF)")
 set(J2K_WITH_PYTHON AUTO CACHE STRING "the Python module, through pybind11 (AUTO|ON|OFF)")
 option(J2K_BUILD_TOOLS "Build the j2kfront command-line tool (needs CLI11 and nlohmann_json)" ON)
 option(J2K_BUILD_TESTS "Build the unit, backend and conformance tests" ON)
@@ -72,6 +73,15 @@ if(NOT J2K_WITH_PNG STREQUAL "OFF")
   find_package(PNG)
 endif()
 j2k_resolve(PNG PNG_FOUND)
+
+# Little CMS 2 (Debian: liblcms2-dev), through pkg-config: it has no CMake package.
+if(NOT J2K_WITH_LCMS2 STREQUAL "OFF")
+  find_package(PkgConfig)
+  if(PkgConfig_FOUND)
+    pkg_check_modules(LCMS2 IMPORTED_TARGET lcms2)
+  endif()
+endif()
+j2k_resolve(LCMS2 LCMS2_FOUND)
 
 # The Python module: the interpreter's headers and pybind11 (Debian: python3-dev pybind11-dev).
 # Python3 is found first so that pybind11 uses the same interpreter (CMake's FindPython).

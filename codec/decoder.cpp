@@ -11,6 +11,7 @@
 #include "codec/codestream/codestream_reader.hpp"
 #include "codec/codestream/jp2_reader.hpp"
 #include "codec/codestream/tile_packets.hpp"
+#include "codec/icc_colour.hpp"
 #include "codec/jp2_channels.hpp"
 #include "codec/opj_colour.hpp"
 #include "codec/quant/dequantiser.hpp"
@@ -341,7 +342,12 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     for (int c : settings.components) chosen.push_back(image.components[static_cast<size_t>(c)]);
     image.components = std::move(chosen);
   }
-  if (settings.convert_colour) apply_opj_colour(image, image.jp2 ? jp2.enum_cs : 0, area.x0, area.y0);
+  if (settings.convert_colour) {
+    apply_opj_colour(image, image.jp2 ? jp2.enum_cs : 0, area.x0, area.y0);
+    // Then, as opj_decompress, the JP2 file's ICC profile or CIELab through Little CMS.
+    if (image.jp2 && !jp2.icc.empty()) apply_icc_profile(image, jp2.icc);
+    else if (image.jp2 && jp2.enum_cs == 14) apply_cielab(image, jp2.lab);
+  }
   return image;
 }
 

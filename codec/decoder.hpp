@@ -27,8 +27,9 @@ struct DecodeSettings {
   Rect region;
   std::vector<int> components;  // only these components, in this order; empty: all
   bool allow_partial = false;  // a cut stream gives what it holds instead of an error
-  // opj_decompress's colour conversions after decoding (opj_colour.hpp: sYCC and e-sYCC to
-  // RGB), as the command line applies them; off: the components as coded.
+  // opj_decompress's colour conversions after decoding (opj_colour.hpp: sYCC, e-sYCC and
+  // CMYK to RGB; icc_colour.hpp: a JP2 file's ICC profile or CIELab to sRGB), as the command
+  // line applies them; off: the components as coded.
   bool convert_colour = false;
   // Host memory the decode may take: the output's samples (up to 2 bytes each) and one
   // tile's coefficients (4 bytes each; on a GPU back stage, two tiles' and their samples). A

@@ -11,7 +11,8 @@
 //  - e-sYCC (EnumCS 24) to RGB, in single precision, rounded half up;
 //  - CMYK (EnumCS 12) to 8-bit RGB, in single precision, truncated (opj_decompress does it for
 //    every output but TIFF; here for every output).
-// Not applied: ICC profiles, which opj_decompress applies with Little CMS.
+// ICC profiles and CIELab, which opj_decompress converts with Little CMS after these, are
+// icc_colour.hpp's.
 #pragma once
 #include <cstdint>
 

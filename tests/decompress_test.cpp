@@ -19,6 +19,10 @@
 #include "tests/support/run_command.hpp"
 #include "tests/support/temp_dir_test.hpp"
 
+#if J2K_TESTS_HAVE_LCMS2
+#include <lcms2.h>
+#endif
+
 namespace fs = std::filesystem;
 using test_support::quote;
 using test_support::run_command;
@@ -252,7 +256,7 @@ TEST_F(Decompress, GpuBackStagesAsOpenJpeg) {
 // from an odd column) from sYCC to RGB, and JP2 files whose colour specification says sYCC
 // (4:4:4) or e-sYCC. Streams from the library's encoder (the CLI reads full-size images only).
 TEST_F(Decompress, ColourConversionsAsOpenJpeg) {
-  struct Case {
+  struct ColourCase {
     uint32_t x0, y0, w, h;
     int dx, dy;
     j2k_file_format format;
@@ -261,7 +265,7 @@ TEST_F(Decompress, ColourConversionsAsOpenJpeg) {
     int comps = 3;      // CMYK: 4, or 5 with a channel after K
     int precision = 8;
   };
-  const Case cases[] = {
+  const ColourCase cases[] = {
       {0, 0, 64, 48, 2, 2, J2K_FORMAT_J2K, 0, ""},         {1, 1, 63, 47, 2, 2, J2K_FORMAT_J2K, 0, ""},
       {0, 1, 37, 29, 2, 2, J2K_FORMAT_J2K, 0, ""},         {3, 0, 50, 31, 2, 1, J2K_FORMAT_J2K, 0, ""},
       {0, 0, 64, 48, 2, 2, J2K_FORMAT_J2K, 0, "-r 1"},     {0, 0, 64, 48, 2, 2, J2K_FORMAT_J2K, 0, "-d 5,3,41,40"},
@@ -273,7 +277,7 @@ TEST_F(Decompress, ColourConversionsAsOpenJpeg) {
       {0, 0, 17, 9, 1, 1, J2K_FORMAT_JP2, 12, "", 4, 16},
   };
   int k = 0;
-  for (const Case& c : cases) {
+  for (const ColourCase& c : cases) {
     j2kfront::Image img;
     img.x0 = c.x0, img.y0 = c.y0, img.width = c.w, img.height = c.h;
     const bool wide = c.precision > 8;
@@ -317,6 +321,183 @@ TEST_F(Decompress, ColourConversionsAsOpenJpeg) {
     EXPECT_EQ(got[1].width, got[0].width) << tag;
     EXPECT_EQ(got[2].height, got[0].height) << tag;
   }
+}
+
+#if J2K_TESTS_HAVE_LCMS2
+namespace {
+
+// An image of `comps` components of `precision` bits whose samples cover the range and its
+// ends; `scale`: each sample from a 12-bit one scaled to `precision` bits (0: none).
+j2kfront::Image profile_test_image(int comps, int precision, int scale_from = 0) {
+  j2kfront::Image img;
+  img.width = 37, img.height = 23;
+  const bool wide = precision > 8;
+  const int64_t top = (int64_t{1} << precision) - 1;
+  for (int comp = 0; comp < comps; ++comp) {
+    auto& plane = img.add_component(wide ? J2K_SAMPLE_U16 : J2K_SAMPLE_U8, precision, 1, 1);
+    for (int64_t y = 0; y < plane.height; ++y)
+      for (int64_t x = 0; x < plane.width; ++x) {
+        const int bits = scale_from ? scale_from : precision;
+        const int64_t from_top = (int64_t{1} << bits) - 1;
+        int64_t v = (x + y) % 13 == 0 ? 0 : (x + 2 * y) % 11 == 0 ? from_top : (x * 37 + y * 11 + comp * 71 + (x * y) % 23) * 257 & from_top;
+        if (scale_from) v = (v * top + from_top / 2) / from_top;
+        if (wide) plane.row<uint16_t>(y)[x] = static_cast<uint16_t>(v);
+        else plane.row<uint8_t>(y)[x] = static_cast<uint8_t>(v);
+      }
+  }
+  return img;
+}
+
+// The image as a JP2 file by the library's encoder (lossless), its Colour Specification box
+// holding `colr` instead (the JP2 Header box's length follows).
+std::vector<uint8_t> jp2_with_colr(const j2kfront::Image& img, const std::vector<uint8_t>& colr) {
+  j2kfront::Settings settings;
+  settings.backend = J2K_BACKEND_CPU;
+  settings.levels = 3;
+  settings.mct = J2K_MCT_OFF;
+  j2kfront::Coding coding;
+  coding.format = J2K_FORMAT_JP2;
+  j2kfront::Encoder encoder(settings, coding, img.view());
+  std::vector<uint8_t> bytes = encoder.encode(img.view());
+  auto find = [&](const char* type) {
+    auto at = std::search(bytes.begin(), bytes.end(), type, type + 4);
+    EXPECT_NE(at, bytes.end()) << type;
+    return static_cast<size_t>(at - bytes.begin()) - 4;  // the box's start
+  };
+  auto be32 = [&](size_t at) { return uint32_t{bytes[at]} << 24 | uint32_t{bytes[at + 1]} << 16 | uint32_t{bytes[at + 2]} << 8 | bytes[at + 3]; };
+  auto put32 = [&](size_t at, uint32_t v) {
+    for (int k = 0; k < 4; ++k) bytes[at + k] = static_cast<uint8_t>(v >> (24 - 8 * k));
+  };
+  const size_t box = find("colr"), old_length = be32(box);
+  std::vector<uint8_t> replacement(8, 0);
+  replacement.insert(replacement.end(), colr.begin(), colr.end());
+  replacement[4] = 'c', replacement[5] = 'o', replacement[6] = 'l', replacement[7] = 'r';
+  for (int k = 0; k < 4; ++k) replacement[k] = static_cast<uint8_t>((8 + colr.size()) >> (24 - 8 * k));
+  bytes.erase(bytes.begin() + static_cast<ptrdiff_t>(box), bytes.begin() + static_cast<ptrdiff_t>(box + old_length));
+  bytes.insert(bytes.begin() + static_cast<ptrdiff_t>(box), replacement.begin(), replacement.end());
+  const size_t header = find("jp2h");
+  put32(header, be32(header) + static_cast<uint32_t>(8 + colr.size()) - static_cast<uint32_t>(old_length));
+  return bytes;
+}
+
+// colr contents: method 2 and the profile's bytes.
+std::vector<uint8_t> icc_colr(cmsHPROFILE profile) {
+  cmsUInt32Number size = 0;
+  cmsSaveProfileToMem(profile, nullptr, &size);
+  std::vector<uint8_t> colr{2, 0, 0};
+  colr.resize(3 + size);
+  cmsSaveProfileToMem(profile, colr.data() + 3, &size);
+  cmsCloseProfile(profile);
+  return colr;
+}
+
+// An RGB profile unlike sRGB (Adobe RGB's primaries, gamma 1.8) and a grey one (gamma 1.5).
+std::vector<uint8_t> rgb_profile_colr() {
+  cmsCIExyY white;
+  cmsWhitePointFromTemp(&white, 6504);
+  const cmsCIExyYTRIPLE primaries = {{0.64, 0.33, 1}, {0.21, 0.71, 1}, {0.15, 0.06, 1}};
+  cmsToneCurve* gamma = cmsBuildGamma(nullptr, 1.8);
+  cmsToneCurve* curves[3] = {gamma, gamma, gamma};
+  cmsHPROFILE p = cmsCreateRGBProfile(&white, &primaries, curves);
+  cmsFreeToneCurve(gamma);
+  return icc_colr(p);
+}
+std::vector<uint8_t> grey_profile_colr() {
+  cmsToneCurve* gamma = cmsBuildGamma(nullptr, 1.5);
+  cmsHPROFILE p = cmsCreateGrayProfile(cmsD50_xyY(), gamma);
+  cmsFreeToneCurve(gamma);
+  return icc_colr(p);
+}
+
+// colr contents for CIELab (EnumCS 14): the defaults, or with ranges and offsets.
+std::vector<uint8_t> lab_colr(const std::vector<uint32_t>& fields = {}) {
+  std::vector<uint8_t> colr{1, 0, 0, 0, 0, 0, 14};
+  for (uint32_t v : fields)
+    for (int k = 0; k < 4; ++k) colr.push_back(static_cast<uint8_t>(v >> (24 - 8 * k)));
+  return colr;
+}
+
+}  // namespace
+#endif
+
+// A JP2 file's ICC profile or CIELab, converted to sRGB as opj_decompress converts them with
+// Little CMS: RGB profiles at 8 and 16 bits (an alpha kept), grey ones at 8 bits (with and
+// without alpha: the image becomes RGB), CIELab with the default and with given ranges.
+// Where opj_decompress has no colour-managed result (12-bit samples, which it hands over as
+// if 16-bit), a 12-bit image comes out as the same image at 16 bits does, scaled; and a
+// profile that does not fit the image is not applied, with a warning.
+TEST_F(Decompress, IccProfilesAndCieLabAsOpenJpeg) {
+#if !J2K_TESTS_HAVE_LCMS2
+  GTEST_SKIP() << "this build has no Little CMS (Debian: liblcms2-dev): ICC profiles are not applied";
+#else
+  struct ProfileCase {
+    const char* tag;
+    int comps, precision;
+    std::vector<uint8_t> colr;
+    size_t comps_out;
+  };
+  const ProfileCase cases[] = {
+      {"rgb8", 3, 8, rgb_profile_colr(), 3},
+      {"rgba8", 4, 8, rgb_profile_colr(), 4},
+      {"rgb16", 3, 16, rgb_profile_colr(), 3},
+      {"grey8", 1, 8, grey_profile_colr(), 3},
+      {"greya8", 2, 8, grey_profile_colr(), 4},
+      {"lab8", 3, 8, lab_colr(), 3},
+      {"lab16", 3, 16, lab_colr({100, 0, 255, 128, 200, 96, 0x00443530}), 3},
+      {"lab12", 3, 12, lab_colr({100, 7, 170, 2048, 200, 1536, 0x00443635}), 3},
+  };
+  for (const ProfileCase& c : cases) {
+    const j2kfront::Image img = profile_test_image(c.comps, c.precision);
+    const std::vector<uint8_t> bytes = jp2_with_colr(img, c.colr);
+    const std::string stream = path(std::string(c.tag) + ".jp2");
+    std::ofstream(stream, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    const auto got = same_as_openjpeg(stream, "", c.tag);
+    ASSERT_EQ(got.size(), c.comps_out) << c.tag;
+    // Converted: the colour samples are not the image's (the profiles are not sRGB's), an
+    // alpha is.
+    const auto& first = img.components[0];
+    size_t same = 0;
+    for (size_t i = 0; i < got[0].samples.size(); ++i)
+      same += got[0].samples[i] == (c.precision > 8 ? reinterpret_cast<const uint16_t*>(first.bytes.data())[i] : first.bytes[i]);
+    EXPECT_LT(same, got[0].samples.size() / 2) << c.tag << ": the samples look unconverted";
+    if (c.comps_out == 4) {
+      const auto& alpha = img.components.back();
+      for (size_t i = 0; i < got[3].samples.size(); ++i) ASSERT_EQ(got[3].samples[i], alpha.bytes[i]) << c.tag << ": the alpha at " << i;
+    }
+  }
+
+  // 12-bit samples: as the 16-bit image of the same colours comes out, scaled back to 12 bits.
+  auto ours = [&](const j2kfront::Image& img, const std::string& tag) {
+    const std::vector<uint8_t> bytes = jp2_with_colr(img, rgb_profile_colr());
+    const std::string stream = path(tag + ".jp2"), out = path(tag + ".pgx");
+    std::ofstream(stream, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    auto r = run_command(quote(kCli) + " decompress -i " + quote(stream) + " -o " + quote(out) + " --quiet");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    std::vector<test_support::Pgx> planes;
+    for (int k = 0; k < 3; ++k) planes.push_back(test_support::read_pgx(path(tag + "_" + std::to_string(k) + ".pgx")));
+    return planes;
+  };
+  const auto at12 = ours(profile_test_image(3, 12), "rgb12"), at16 = ours(profile_test_image(3, 16, 12), "rgb12as16");
+  for (int k = 0; k < 3; ++k) {
+    ASSERT_EQ(at12[k].samples.size(), at16[k].samples.size());
+    size_t differ = 0;
+    for (size_t i = 0; i < at12[k].samples.size(); ++i) differ += at12[k].samples[i] != (at16[k].samples[i] * 4095 + 32767) / 65535;
+    EXPECT_EQ(differ, 0u) << "component " << k << ": 12-bit samples unlike the 16-bit image's";
+  }
+
+  // A grey profile on three components: not applied, said so, the samples as decoded.
+  const j2kfront::Image rgb = profile_test_image(3, 8);
+  const std::vector<uint8_t> bytes = jp2_with_colr(rgb, grey_profile_colr());
+  const std::string stream = path("misfit.jp2"), out = path("misfit.pgx");
+  std::ofstream(stream, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  auto r = run_command(quote(kCli) + " decompress -i " + quote(stream) + " -o " + quote(out));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("ICC profile is not applied: a grey profile for 3 components"), std::string::npos) << r.output;
+  for (int k = 0; k < 3; ++k) {
+    const auto plane = test_support::read_pgx(path("misfit_" + std::to_string(k) + ".pgx"));
+    for (size_t i = 0; i < plane.samples.size(); ++i) ASSERT_EQ(plane.samples[i], rgb.components[static_cast<size_t>(k)].bytes[i]) << "component " << k;
+  }
+#endif
 }
 
 TEST_F(Decompress, EveryFormatHoldsTheSamples) {

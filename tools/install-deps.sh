@@ -6,6 +6,7 @@ packages=(
   g++ cmake ninja-build pkg-config
   libtiff-dev                     # TIFF input
   libpng-dev                      # PNG input
+  liblcms2-dev                    # decompress: a JP2 file's ICC profile or CIELab to sRGB, as opj_decompress
   libcli11-dev nlohmann-json3-dev # the CLI's options and layout.json
   libgtest-dev                    # tests
   libopenjp2-7-dev                # conformance tests: OpenJPEG 2.5.0's own transform (test-only)

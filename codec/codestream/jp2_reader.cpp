@@ -112,6 +112,12 @@ void read_header_box(const uint8_t* data, const Box& jp2h, Jp2File& f) {
       c.u8(), c.u8();  // PREC, APPROX
       if (method == 1) {
         f.enum_cs = static_cast<int>(c.u32());
+        // CIELab with its parameters: seven more fields (OpenJPEG reads them at this size
+        // only, and uses its defaults otherwise).
+        if (f.enum_cs == 14 && b.length == 35) {
+          f.lab.defaults = false;
+          for (uint32_t* v : {&f.lab.rl, &f.lab.ol, &f.lab.ra, &f.lab.oa, &f.lab.rb, &f.lab.ob, &f.lab.il}) *v = c.u32();
+        }
       } else if (method == 2) {
         f.icc.assign(data + b.contents + c.offset(), data + b.contents + b.length);
       } else {

@@ -30,11 +30,19 @@ struct Jp2Channel {  // cdef (I.5.3.6)
   int association = 0;  // Asoc: 0 the whole image, 1.. a colour, 65535 none
 };
 
+// A CIELab colour specification's (EnumCS 14) range and offset of L*, a* and b* and its
+// illuminant (I.5.3.3 and Part 2's Table M.26); `defaults`: the box gave only EnumCS.
+struct Jp2CieLab {
+  bool defaults = true;
+  uint32_t rl = 0, ol = 0, ra = 0, oa = 0, rb = 0, ob = 0, il = 0x00443530;  // il: "D50"
+};
+
 struct Jp2File {
   uint32_t width = 0, height = 0;        // ihdr
   std::vector<Jp2Component> components;  // ihdr's BPC, or bpcc's per component
   int enum_cs = 0;                       // colr method 1's EnumCS; 0 with an ICC profile
   std::vector<uint8_t> icc;              // colr method 2's profile (empty: none)
+  Jp2CieLab lab;                         // with EnumCS 14
   Jp2Palette palette;                    // empty columns: no pclr
   std::vector<Jp2Mapping> mapping;       // empty: no cmap
   std::vector<Jp2Channel> channels;      // empty: no cdef

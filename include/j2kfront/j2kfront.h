@@ -431,7 +431,7 @@ j2k_status j2k_encoder_get_plan_info(const j2k_encoder* encoder, j2k_plan_info* 
  * sample as OpenJPEG 2.5's opj_decompress decodes it: Tier-2 (every progression, POC, PPM,
  * PPT, SOP, EPH), Tier-1 (every mode switch) on the CPU's threads, dequantisation, ROI
  * max-shift, the inverse DWT, RCT/ICT, DC level shift and the clamp to each component's
- * precision. The back stage runs on the CPU (the GPU's is not built yet). */
+ * precision. The back stage runs on the CPU, CUDA or OpenCL (`backend`). */
 typedef struct j2k_decode_settings {
   int reduce;          /* resolutions left out: the image at 1 / 2^reduce of its size (0) */
   int layers;          /* quality layers decoded; 0: all (0) */
@@ -455,8 +455,11 @@ typedef struct j2k_decode_settings {
   int device;          /* the GPU backend's device index; -1: its default (-1) */
   int convert_colour;  /* opj_decompress's colour conversions after decoding: sYCC to RGB (a
                           JP2 file's sYCC, or 3 components whose second is subsampled
-                          horizontally), e-sYCC to RGB, a JP2 file's CMYK to 8-bit RGB; 0: the
-                          components as coded (0) */
+                          horizontally), e-sYCC to RGB, a JP2 file's CMYK to 8-bit RGB, its ICC
+                          profile (RGB, YCbCr or grey) or CIELab to sRGB through Little CMS
+                          where the build has it (a grey image becomes RGB); what is not
+                          converted is said in the report's warnings; 0: the components as
+                          coded (0) */
 } j2k_decode_settings;
 
 /* The defaults noted above. Always start from these: fields may be added at the end. */
