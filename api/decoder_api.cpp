@@ -67,6 +67,7 @@ j2k_status j2k_decoder_run(j2k_decoder* decoder, const void* data, size_t size, 
     s.layers = decoder->settings.layers;
     s.allow_partial = decoder->settings.allow_partial != 0;
     s.convert_colour = decoder->settings.convert_colour != 0;
+    s.keep_cmyk = decoder->settings.keep_cmyk != 0;
     s.max_bytes = decoder->settings.max_bytes;
     s.tile = decoder->settings.tile;
     const j2k_rect& g = decoder->settings.region;
@@ -111,6 +112,7 @@ j2k_status j2k_decoder_run(j2k_decoder* decoder, const void* data, size_t size, 
     decoder->report = j2k_decode_report{};
     decoder->report.truncated = decoded.truncated ? 1 : 0;
     decoder->report.jp2 = decoded.jp2 ? 1 : 0;
+    decoder->report.enum_cs = decoded.enum_cs;
     decoder->report.warnings = decoder->warnings.c_str();
     decoder->report.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   });

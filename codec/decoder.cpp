@@ -250,6 +250,7 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     stream = data + jp2.codestream;
     stream_size = jp2.codestream_length;
     image.jp2 = true;
+    image.enum_cs = jp2.enum_cs;
   }
   ReadOptions options;
   options.allow_partial = settings.allow_partial;
@@ -343,7 +344,7 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     image.components = std::move(chosen);
   }
   if (settings.convert_colour) {
-    apply_opj_colour(image, image.jp2 ? jp2.enum_cs : 0, area.x0, area.y0);
+    apply_opj_colour(image, image.jp2 ? jp2.enum_cs : 0, area.x0, area.y0, settings.keep_cmyk);
     // Then, as opj_decompress, the JP2 file's ICC profile or CIELab through Little CMS.
     if (image.jp2 && !jp2.icc.empty()) apply_icc_profile(image, jp2.icc);
     else if (image.jp2 && jp2.enum_cs == 14) apply_cielab(image, jp2.lab);

@@ -31,6 +31,7 @@ struct DecodeSettings {
   // CMYK to RGB; icc_colour.hpp: a JP2 file's ICC profile or CIELab to sRGB), as the command
   // line applies them; off: the components as coded.
   bool convert_colour = false;
+  bool keep_cmyk = false;  // with convert_colour: CMYK stays as it is (opj_decompress's TIFF)
   // Host memory the decode may take: the output's samples (up to 2 bytes each) and one
   // tile's coefficients (4 bytes each; on a GPU back stage, two tiles' and their samples). A
   // stream whose image needs more is refused (OutOfMemory) before anything is allocated: a
@@ -91,6 +92,7 @@ struct DecodedImage {
   std::vector<DecodedComponent> components;
   bool truncated = false;          // (allow_partial) the stream ended early
   bool jp2 = false;
+  int enum_cs = 0;                 // the JP2 file's colr EnumCS (0: none, or an ICC profile)
   std::vector<std::string> warnings;  // e.g. SEGMARK errors (the blocks are decoded anyway)
 };
 

@@ -196,7 +196,7 @@ bool cmyk_to_rgb(DecodedImage& image) {
 
 }  // namespace
 
-bool apply_opj_colour(DecodedImage& image, int enum_cs, int64_t grid_x0, int64_t grid_y0) {
+bool apply_opj_colour(DecodedImage& image, int enum_cs, int64_t grid_x0, int64_t grid_y0, bool keep_cmyk) {
   auto& c = image.components;
   const bool sycc = enum_cs == 18 || (c.size() == 3 && c[0].dx == c[0].dy && c[1].dx != 1);
   if (sycc) {
@@ -210,7 +210,7 @@ bool apply_opj_colour(DecodedImage& image, int enum_cs, int64_t grid_x0, int64_t
     else return false;
     return true;
   }
-  if (enum_cs == 12) return cmyk_to_rgb(image);
+  if (enum_cs == 12) return !keep_cmyk && cmyk_to_rgb(image);
   if (enum_cs == 24) {
     if (c.size() < 3 || c[1].dx != c[0].dx || c[2].dx != c[0].dx || c[1].dy != c[0].dy || c[2].dy != c[0].dy)
       return false;

@@ -10,7 +10,7 @@
 //    width (Debian 12's OpenJPEG 2.5.0 carries that bound, which later releases have too);
 //  - e-sYCC (EnumCS 24) to RGB, in single precision, rounded half up;
 //  - CMYK (EnumCS 12) to 8-bit RGB, in single precision, truncated (opj_decompress does it for
-//    every output but TIFF; here for every output).
+//    every output but TIFF, which keeps CMYK: keep_cmyk).
 // ICC profiles and CIELab, which opj_decompress converts with Little CMS after these, are
 // icc_colour.hpp's.
 #pragma once
@@ -22,7 +22,8 @@ namespace j2k::codec {
 
 // `enum_cs`: the JP2 file's EnumCS (0 for a raw codestream or an ICC profile); `grid_x0`,
 // `grid_y0`: the decoded area's origin on the reference grid at full resolution (the image's,
-// or the tile's or region's), whose parity OpenJPEG reads. Returns whether it converted.
-bool apply_opj_colour(DecodedImage& image, int enum_cs, int64_t grid_x0, int64_t grid_y0);
+// or the tile's or region's), whose parity OpenJPEG reads; `keep_cmyk`: CMYK is left as it is
+// (opj_decompress's TIFF output). Returns whether it converted.
+bool apply_opj_colour(DecodedImage& image, int enum_cs, int64_t grid_x0, int64_t grid_y0, bool keep_cmyk = false);
 
 }  // namespace j2k::codec

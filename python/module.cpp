@@ -352,6 +352,7 @@ py::tuple decompress(const py::bytes& data, const py::dict& d) {
   py::dict report;
   report["truncated"] = r.truncated != 0;
   report["jp2"] = r.jp2 != 0;
+  report["enum_cs"] = r.enum_cs;
   report["warnings"] = std::string(r.warnings ? r.warnings : "");
   report["ms"] = r.ms;
   report["origin"] = py::make_tuple(v.x0, v.y0);

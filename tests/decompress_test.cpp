@@ -22,6 +22,9 @@
 #if J2K_TESTS_HAVE_LCMS2
 #include <lcms2.h>
 #endif
+#if J2K_TESTS_HAVE_TIFF
+#include <tiffio.h>
+#endif
 
 namespace fs = std::filesystem;
 using test_support::quote;
@@ -323,7 +326,6 @@ TEST_F(Decompress, ColourConversionsAsOpenJpeg) {
   }
 }
 
-#if J2K_TESTS_HAVE_LCMS2
 namespace {
 
 // An image of `comps` components of `precision` bits whose samples cover the range and its
@@ -380,6 +382,44 @@ std::vector<uint8_t> jp2_with_colr(const j2kfront::Image& img, const std::vector
   return bytes;
 }
 
+// colr contents for CIELab (EnumCS 14): the defaults, or with ranges and offsets; for any
+// other EnumCS (fields empty).
+std::vector<uint8_t> enum_cs_colr(uint8_t enum_cs, const std::vector<uint32_t>& fields = {}) {
+  std::vector<uint8_t> colr{1, 0, 0, 0, 0, 0, enum_cs};
+  for (uint32_t v : fields)
+    for (int k = 0; k < 4; ++k) colr.push_back(static_cast<uint8_t>(v >> (24 - 8 * k)));
+  return colr;
+}
+
+#if J2K_TESTS_HAVE_TIFF
+// A TIFF's tags that matter here and its samples in order, through libtiff.
+struct TiffSamples {
+  uint16_t photometric = 0, channels = 0, bits = 0;
+  uint32_t width = 0, height = 0;
+  std::vector<uint32_t> samples;
+};
+TiffSamples read_tiff_samples(const std::string& name) {
+  TiffSamples t;
+  TIFF* tif = TIFFOpen(name.c_str(), "r");
+  EXPECT_NE(tif, nullptr) << name;
+  if (tif == nullptr) return t;
+  TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &t.photometric);
+  TIFFGetField(tif, TIFFTAG_SAMPLESPERPIXEL, &t.channels);
+  TIFFGetField(tif, TIFFTAG_BITSPERSAMPLE, &t.bits);
+  TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &t.width);
+  TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &t.height);
+  std::vector<uint8_t> row(static_cast<size_t>(TIFFScanlineSize(tif)));
+  for (uint32_t y = 0; y < t.height; ++y) {
+    EXPECT_EQ(TIFFReadScanline(tif, row.data(), y, 0), 1) << name;
+    for (size_t i = 0; i < static_cast<size_t>(t.width) * t.channels; ++i)
+      t.samples.push_back(t.bits == 16 ? reinterpret_cast<const uint16_t*>(row.data())[i] : row[i]);
+  }
+  TIFFClose(tif);
+  return t;
+}
+#endif
+
+#if J2K_TESTS_HAVE_LCMS2
 // colr contents: method 2 and the profile's bytes.
 std::vector<uint8_t> icc_colr(cmsHPROFILE profile) {
   cmsUInt32Number size = 0;
@@ -409,16 +449,9 @@ std::vector<uint8_t> grey_profile_colr() {
   return icc_colr(p);
 }
 
-// colr contents for CIELab (EnumCS 14): the defaults, or with ranges and offsets.
-std::vector<uint8_t> lab_colr(const std::vector<uint32_t>& fields = {}) {
-  std::vector<uint8_t> colr{1, 0, 0, 0, 0, 0, 14};
-  for (uint32_t v : fields)
-    for (int k = 0; k < 4; ++k) colr.push_back(static_cast<uint8_t>(v >> (24 - 8 * k)));
-  return colr;
-}
+#endif
 
 }  // namespace
-#endif
 
 // A JP2 file's ICC profile or CIELab, converted to sRGB as opj_decompress converts them with
 // Little CMS: RGB profiles at 8 and 16 bits (an alpha kept), grey ones at 8 bits (with and
@@ -442,9 +475,9 @@ TEST_F(Decompress, IccProfilesAndCieLabAsOpenJpeg) {
       {"rgb16", 3, 16, rgb_profile_colr(), 3},
       {"grey8", 1, 8, grey_profile_colr(), 3},
       {"greya8", 2, 8, grey_profile_colr(), 4},
-      {"lab8", 3, 8, lab_colr(), 3},
-      {"lab16", 3, 16, lab_colr({100, 0, 255, 128, 200, 96, 0x00443530}), 3},
-      {"lab12", 3, 12, lab_colr({100, 7, 170, 2048, 200, 1536, 0x00443635}), 3},
+      {"lab8", 3, 8, enum_cs_colr(14), 3},
+      {"lab16", 3, 16, enum_cs_colr(14, {100, 0, 255, 128, 200, 96, 0x00443530}), 3},
+      {"lab12", 3, 12, enum_cs_colr(14, {100, 7, 170, 2048, 200, 1536, 0x00443635}), 3},
   };
   for (const ProfileCase& c : cases) {
     const j2kfront::Image img = profile_test_image(c.comps, c.precision);
@@ -496,6 +529,40 @@ TEST_F(Decompress, IccProfilesAndCieLabAsOpenJpeg) {
   for (int k = 0; k < 3; ++k) {
     const auto plane = test_support::read_pgx(path("misfit_" + std::to_string(k) + ".pgx"));
     for (size_t i = 0; i < plane.samples.size(); ++i) ASSERT_EQ(plane.samples[i], rgb.components[static_cast<size_t>(k)].bytes[i]) << "component " << k;
+  }
+#endif
+}
+
+// CMYK written as TIFF stays CMYK (four separated inks; a fifth channel left out), as
+// opj_decompress writes it, where every other format gets RGB.
+TEST_F(Decompress, CmykStaysCmykInTiffAsOpenJpeg) {
+#if !J2K_TESTS_HAVE_TIFF
+  GTEST_SKIP() << "this build writes no TIFF (libtiff not found)";
+#else
+  for (const auto& [comps, precision] : {std::pair{4, 8}, std::pair{5, 8}, std::pair{4, 16}}) {
+    const std::string tag = "cmyk" + std::to_string(comps) + "_" + std::to_string(precision);
+    const j2kfront::Image img = profile_test_image(comps, precision);
+    const std::vector<uint8_t> bytes = jp2_with_colr(img, enum_cs_colr(12));
+    const std::string stream = path(tag + ".jp2"), ours = path(tag + "_ours.tif"), theirs = path(tag + "_opj.tif");
+    std::ofstream(stream, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    auto r = run_command(quote(kCli) + " decompress -i " + quote(stream) + " -o " + quote(ours) + " --quiet");
+    ASSERT_EQ(r.exit_code, 0) << tag << ": " << r.output;
+    r = run_command("opj_decompress -i " + quote(stream) + " -o " + quote(theirs));
+    ASSERT_EQ(r.exit_code, 0) << tag << ": " << r.output;
+    const TiffSamples a = read_tiff_samples(ours), b = read_tiff_samples(theirs);
+    EXPECT_EQ(a.photometric, PHOTOMETRIC_SEPARATED) << tag;
+    EXPECT_EQ(a.photometric, b.photometric) << tag;
+    EXPECT_EQ(a.channels, 4) << tag;
+    EXPECT_EQ(a.channels, b.channels) << tag;
+    EXPECT_EQ(a.bits, b.bits) << tag;
+    EXPECT_EQ(a.samples, b.samples) << tag;
+    // The inks as coded (lossless).
+    ASSERT_EQ(a.samples.size(), static_cast<size_t>(img.width * img.height * 4)) << tag;
+    for (size_t i = 0; i < a.samples.size(); ++i) {
+      const auto& k = img.components[i % 4];
+      const uint32_t v = precision > 8 ? reinterpret_cast<const uint16_t*>(k.bytes.data())[i / 4] : k.bytes[i / 4];
+      ASSERT_EQ(a.samples[i], v) << tag << " sample " << i;
+    }
   }
 #endif
 }

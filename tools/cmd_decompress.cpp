@@ -179,7 +179,10 @@ int run_decompress(const DecompressArgs& a) {
   s.tile = a.tile;
   s.threads = a.threads;
   s.allow_partial = a.allow_partial ? 1 : 0;
-  s.convert_colour = 1;  // as opj_decompress: sYCC and e-sYCC images come out as RGB
+  s.convert_colour = 1;  // as opj_decompress: sYCC, e-sYCC, CMYK, ICC and CIELab come out as RGB
+  // ... but CMYK stays CMYK in a TIFF (all outputs share the format of the first).
+  const bool tiff_out = !jobs.empty() && io::image_format_for(jobs[0].output) == io::ImageFormat::Tiff;
+  s.keep_cmyk = tiff_out ? 1 : 0;
   s.max_bytes = a.max_memory.empty() ? default_memory_budget() : parse_memory_size(a.max_memory);
   if (!a.region.empty()) {
     const std::vector<int64_t> r = parse_integers("-d", a.region, 0, (int64_t{1} << 32) - 1);
@@ -215,7 +218,8 @@ int run_decompress(const DecompressArgs& a) {
         throw j2kfront::Error(e.status(), job.input + ": " + e.what());
       }
       const j2k_decode_report report = decoder.report();
-      const io::ImageSamples image = io::samples_of(view);
+      io::ImageSamples image = io::samples_of(view);
+      image.cmyk = tiff_out && report.enum_cs == 12 && image.components.size() >= 4;
       write_image(image, job.output, job.input, a.force);
       progress.clear();
       if (report.warnings && *report.warnings) std::fprintf(stderr, "j2kfront: warning: %s: %s", job.input.c_str(), report.warnings);

@@ -460,6 +460,8 @@ typedef struct j2k_decode_settings {
                           where the build has it (a grey image becomes RGB); what is not
                           converted is said in the report's warnings; 0: the components as
                           coded (0) */
+  int keep_cmyk;       /* with convert_colour: a JP2 file's CMYK stays four components C, M,
+                          Y, K (opj_decompress keeps it so for a TIFF) (0) */
 } j2k_decode_settings;
 
 /* The defaults noted above. Always start from these: fields may be added at the end. */
@@ -486,6 +488,8 @@ typedef struct j2k_decode_report {
   const char* warnings;  /* "" or lines naming damage decoded anyway (a failed SEGMARK check);
                             valid until the next run */
   double ms;             /* the whole decode */
+  int enum_cs;           /* the JP2 file's colour space (EnumCS: 16 sRGB, 17 grey, 18 sYCC,
+                            12 CMYK, 14 CIELab, ...); 0 for a codestream or an ICC profile */
 } j2k_decode_report;
 j2k_status j2k_decoder_get_report(const j2k_decoder* decoder, j2k_decode_report* report);
 

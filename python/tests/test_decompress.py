@@ -31,6 +31,7 @@ def test_lossless_files_come_back_as_the_image(shape, dtype, precision, options,
     np.testing.assert_array_equal(back, image)
     assert report["truncated"] is False and report["precision"][0] == precision
     assert report["jp2"] == (options.get("format") == "jp2")
+    assert report["enum_cs"] == (16 if options.get("format") == "jp2" else 0)  # sRGB
 
 
 @pytest.mark.skipif(not HAVE_OPJ, reason="opj_decompress is not installed (Debian: libopenjp2-tools)")
