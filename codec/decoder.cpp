@@ -297,6 +297,14 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
   image.y0 = ceil_div_pow2(area.y0, r);
   image.width = ceil_div_pow2(area.x1, r) - image.x0;
   image.height = ceil_div_pow2(area.y1, r) - image.y0;
+  // A tile the output needs but the stream has no part of (allowed with allow_partial) leaves
+  // its samples at the middle of the range; every other sample is written by its tile's back
+  // stage, so without such a tile the outputs need no first value.
+  std::vector<bool> has_data(cs.tiles.size(), false);
+  for (const TilePart& p : cs.parts) has_data[static_cast<size_t>(p.tile)] = true;
+  bool gaps = false;
+  for (size_t t = 0; t < cs.tiles.size(); ++t)
+    gaps = gaps || (!has_data[t] && !intersect(canvas.tile(static_cast<int64_t>(t)), area).empty());
   for (const ComponentInfo& c : cs.info.components) {
     DecodedComponent out;
     const int64_t x0 = ceil_div(area.x0, c.dx), y0 = ceil_div(area.y0, c.dy);
@@ -309,9 +317,11 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     out.is_signed = c.is_signed;
     out.dx = c.dx;
     out.dy = c.dy;
-    // Unsigned samples start at the middle of their range, what a tile with no data decodes to.
     out.type = decoded_type(c.precision, c.is_signed);
-    fill_mid(out, c.is_signed ? 0 : 1u << (c.precision - 1), settings.backend.threads);
+    if (gaps)  // unsigned samples at the middle of their range, signed ones at 0
+      fill_mid(out, c.is_signed ? 0 : 1u << (c.precision - 1), settings.backend.threads);
+    else
+      out.bytes.resize(static_cast<size_t>(out.width) * static_cast<size_t>(out.height) * j2k_sample_size(out.type));
     image.components.push_back(std::move(out));
   }
 
@@ -319,8 +329,6 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
   if (!reused) own = std::make_unique<BackStage>(settings.backend);
   BackStage& stage = reused ? *reused : *own;
   TileDecoder tiles(cs, stream, settings, stage);
-  std::vector<bool> has_data(cs.tiles.size(), false);
-  for (const TilePart& p : cs.parts) has_data[static_cast<size_t>(p.tile)] = true;
   try {
     for (size_t t = 0; t < cs.tiles.size(); ++t) {
       if (intersect(canvas.tile(static_cast<int64_t>(t)), area).empty()) continue;
