@@ -83,8 +83,6 @@ std::string mismatch(const std::vector<DecodedComponent>& c, size_t n) {
 
 }  // namespace
 
-bool have_colour_management() { return true; }
-
 bool apply_icc_profile(DecodedImage& image, const std::vector<uint8_t>& profile) {
   auto& c = image.components;
   if (c.empty()) return false;
@@ -197,8 +195,6 @@ bool apply_cielab(DecodedImage& image, const Jp2CieLab& lab) {
 }
 
 #else  // no Little CMS in this build
-
-bool have_colour_management() { return false; }
 
 bool apply_icc_profile(DecodedImage& image, const std::vector<uint8_t>&) {
   not_applied(image, "this build has no Little CMS (liblcms2-dev)");

@@ -26,9 +26,6 @@
 
 namespace j2k::codec {
 
-// Whether this build converts colour through Little CMS.
-bool have_colour_management();
-
 // Each returns whether it converted; where not, it says why in image.warnings.
 bool apply_icc_profile(DecodedImage& image, const std::vector<uint8_t>& profile);
 bool apply_cielab(DecodedImage& image, const Jp2CieLab& lab);
