@@ -38,6 +38,7 @@ struct CompressOptions {
   std::string samples = "tests/data";  // astronaut.ppm (RGB 8-bit) and moon.pgm (made 16-bit grey)
   int64_t size = 4096;              // the made images' side
   int threads = 1;                  // for every tool
+  std::string cpus;                 // the CPUs every tool is confined to (said in the output); empty: any
   int repeats = 3;                  // timed runs per row (median), after one warm-up
   std::string cli;                  // this j2kfront executable
   std::string backend = "cpu";      // our front stage's
@@ -46,6 +47,8 @@ struct CompressOptions {
                                     // each tool compresses the folder in one process
 };
 int run_compress(const CompressOptions& options);
+// ", on CPUs 4,5" where the tools are confined to CPUs, else "".
+inline std::string on_cpus(const CompressOptions& o) { return o.cpus.empty() ? "" : ", on CPUs " + o.cpus; }
 // `j2kfront bench --decompress`: `j2kfront decompress` against opj_decompress and
 // grk_decompress on the same streams (opj_compress's, lossless and -I -r 20), same threads.
 int run_decompress(const CompressOptions& options);

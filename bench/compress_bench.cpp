@@ -252,7 +252,7 @@ int run_compress(const CompressOptions& o) {
   if (!have_opj) std::printf("opj_compress/opj_decompress not found (Debian: libopenjp2-tools): our rows only\n");
   if (!have_grk) std::printf("grk_compress not found (Debian: grokj2k-tools): no Grok rows\n");
   const std::string threads = std::to_string(o.threads);
-  std::printf("threads: %d for every tool; our front stage on backend %s\n", o.threads, o.backend.c_str());
+  std::printf("threads: %d for every tool%s; our front stage on backend %s\n", o.threads, on_cpus(o).c_str(), o.backend.c_str());
 
   CsvFile csv(o.csv, {"image", "mode", "tool", "threads", "ms", "speed_vs_opj", "bytes", "bytes_vs_opj", "psnr_db",
                       "read_ms", "front_ms", "tier1_ms", "rate_ms", "tier2_ms", "write_ms"});

@@ -54,7 +54,7 @@ int run_decompress(const CompressOptions& o) {
 
   const std::vector<std::string> inputs = bench_inputs(o, dir);
   const std::string threads = std::to_string(o.threads);
-  std::printf("threads: %d for every tool\n\n%-22s %-9s %-16s %10s %8s %12s %s\n", o.threads, "image", "mode", "tool", "ms", "vs opj",
+  std::printf("threads: %d for every tool%s\n\n%-22s %-9s %-16s %10s %8s %12s %s\n", o.threads, on_cpus(o).c_str(), "image", "mode", "tool", "ms", "vs opj",
               "stream bytes", "output");
   CsvFile csv(o.csv, {"image", "mode", "tool", "threads", "ms", "speed_vs_opj", "stream_bytes", "same_as_opj"});
   const std::string log = dir + "/log.txt";

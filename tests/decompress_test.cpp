@@ -5,6 +5,7 @@
 // -l, -d, -t and -c the same way; the other output formats (PGM/PPM, TIFF, PNG) read back;
 // and bad requests, existing outputs and cut files refused with a message.
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -565,6 +566,45 @@ TEST_F(Decompress, CmykStaysCmykInTiffAsOpenJpeg) {
     }
   }
 #endif
+}
+
+// `j2kfront bench --decompress` on a small image: a row per tool and mode, ours checked
+// against opj_decompress's, the CSV with the same rows; with --cpus every tool confined to
+// those CPUs and as many threads; CPUs this process may not use are refused.
+TEST_F(Decompress, BenchComparesWithTheOtherDecoders) {
+  cpu_set_t mine;
+  ASSERT_EQ(sched_getaffinity(0, sizeof mine, &mine), 0);
+  std::string cpus;  // up to two CPUs this process may use
+  for (int c = 0, n = 0; c < CPU_SETSIZE && n < 2; ++c)
+    if (CPU_ISSET(c, &mine)) cpus += (n++ ? "," : "") + std::to_string(c);
+  const std::string csv = path("bench.csv");
+  auto r = run_command(quote(kCli) + " bench --decompress --repeats 1 --inputs " + quote(kData + "/camera.pgm") + " --cpus " +
+                       cpus + " --csv " + quote(csv));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string threads = std::to_string(std::count(cpus.begin(), cpus.end(), ',') + 1);
+  EXPECT_NE(r.output.find("threads: " + threads + " for every tool, on CPUs " + cpus), std::string::npos) << r.output;
+  for (const char* want : {"lossless  j2kfront", "lossless  opj_decompress", "-I -r 20  j2kfront", "-I -r 20  opj_decompress",
+                           "= opj_decompress's"})
+    EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
+  std::ifstream in(csv);
+  std::string header, line;
+  std::getline(in, header);
+  EXPECT_EQ(header, "image,mode,tool,threads,ms,speed_vs_opj,stream_bytes,same_as_opj");
+  int rows = 0;
+  while (std::getline(in, line)) {
+    ++rows;
+    if (line.find(",j2kfront,") == std::string::npos) continue;
+    EXPECT_NE(line.find("," + threads + ","), std::string::npos) << line;
+    EXPECT_EQ(line.back(), '1') << "ours differs from opj_decompress's: " << line;
+  }
+  EXPECT_GE(rows, 4) << "two modes, two tools at least";
+
+  int unusable = -1;  // a CPU this process may not run on, if the machine has one
+  for (int c = 0; c < CPU_SETSIZE && unusable < 0; ++c)
+    if (!CPU_ISSET(c, &mine)) unusable = c;
+  r = run_command(quote(kCli) + " bench --decompress --inputs " + quote(kData + "/camera.pgm") + " --cpus " + std::to_string(unusable));
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("--cpus"), std::string::npos) << r.output;
 }
 
 TEST_F(Decompress, EveryFormatHoldsTheSamples) {

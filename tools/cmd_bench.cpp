@@ -1,4 +1,8 @@
 // `j2kfront bench`: the DWT benchmark of one backend (bench/).
+#include <sched.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <sstream>
@@ -19,7 +23,7 @@ struct BenchArgs {
   std::string backend = "auto", sizes = "4096,8192", tiles = "1024,2048,0", outputs = "i32,i16,f32";
   int levels = 5, repeats = 0, threads = 0, device = -1, streams = 0;
   bool pipeline = false, busy_loop = false, compress = false, decompress = false;
-  std::string timeline, csv, inputs, samples = "tests/data";
+  std::string timeline, csv, inputs, samples = "tests/data", cpus;
   int64_t size = 4096;
   int directory = 0;
 };
@@ -47,16 +51,28 @@ std::vector<int64_t> numbers(const std::string& flag, const std::string& list, l
   return out;
 }
 
+// --cpus: this process, and so every tool it starts, on these CPUs only. Returns how many.
+int pin_to_cpus(const std::string& list) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int64_t cpu : numbers("--cpus", list, 0, CPU_SETSIZE - 1)) CPU_SET(static_cast<int>(cpu), &set);
+  if (sched_setaffinity(0, sizeof set, &set) != 0)
+    throw CLI::ValidationError("--cpus", "cannot run on CPUs " + list + ": " + std::strerror(errno));
+  return CPU_COUNT(&set);
+}
+
 // --compress: the compress benchmark, with its own options.
 int run_compress_bench(const BenchArgs& a) {
   if (a.pipeline || !a.timeline.empty() || a.streams != 0)
     throw CLI::ValidationError(a.decompress ? "--decompress" : "--compress",
                                "is a benchmark of its own: leave out --pipeline, --timeline and --streams");
+  const int cpus = a.cpus.empty() ? 0 : pin_to_cpus(a.cpus);
   bench::CompressOptions c;
   if (!a.inputs.empty()) c.inputs = split(a.inputs);
   c.samples = a.samples;
   c.size = a.size;
-  c.threads = a.threads > 0 ? a.threads : 1;
+  c.threads = a.threads > 0 ? a.threads : cpus > 0 ? cpus : 1;
+  c.cpus = a.cpus;
   c.repeats = a.repeats > 0 ? a.repeats : 3;
   c.backend = a.backend == "auto" ? "cpu" : a.backend;  // the CPU unless a GPU is asked for
   c.csv = a.csv;
@@ -69,6 +85,7 @@ int run_bench(const BenchArgs& a) {
   if (a.compress && a.decompress) throw CLI::ValidationError("--decompress", "choose --compress or --decompress");
   if (a.decompress && a.directory != 0) throw CLI::ValidationError("--directory", "is for --compress only");
   if (a.compress || a.decompress) return run_compress_bench(a);
+  if (!a.cpus.empty()) throw CLI::ValidationError("--cpus", "is for --compress and --decompress");
   if (!a.inputs.empty() || a.samples != BenchArgs().samples || a.size != BenchArgs().size || a.directory != 0)
     throw CLI::ValidationError("--inputs/--samples/--size/--directory", "choose the --compress or --decompress benchmark's images: add one");
   bench::Options o;
@@ -174,6 +191,9 @@ std::function<int()> add_bench_command(CLI::App& app) {
   cmd->add_option("--samples", args->samples, "with --compress: the folder of the sample images")->capture_default_str();
   cmd->add_option("--size", args->size, "with --compress: the side of the images made from the samples")
       ->check(CLI::Range(16, 32768))->capture_default_str();
+  cmd->add_option("--cpus", args->cpus,
+                  "with --compress or --decompress: every tool on these CPUs only, e.g. 4,5 (threads: as many, "
+                  "unless --threads), so that each runs on the same cores");
   cmd->add_option("--directory", args->directory,
                   "with --compress: a folder of N copies of each image, compressed by each tool in one process "
                   "(a batch job: start-up paid once)")
