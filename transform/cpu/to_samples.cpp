@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdint>
+#include <type_traits>
 
 #include "common/error.hpp"
 #include "transform/common/constants.hpp"
@@ -21,6 +23,17 @@ T* row_of(const Plane& p, int64_t y) {
 inline int32_t sample(int32_t v, int32_t offset, int32_t lo, int32_t hi) {
   return static_cast<int32_t>(std::clamp<int64_t>(int64_t{v} + offset, lo, hi));
 }
+// The same for an int32 coefficient, in int32 so that a row's loop vectorises: the coefficient
+// clamped to [lo, hi] less the offset (both within int32: an unsigned component's lo is 0 and
+// its offset at most 2^30, a signed one's offset 0), then offset.
+struct IntRange {
+  int32_t lo, hi, offset;
+  IntRange(int32_t offset_, int32_t lo_, int32_t hi_)
+      : lo(static_cast<int32_t>(std::max<int64_t>(int64_t{lo_} - offset_, INT32_MIN))),
+        hi(static_cast<int32_t>(std::min<int64_t>(int64_t{hi_} - offset_, INT32_MAX))),
+        offset(offset_) {}
+  int32_t operator()(int32_t v) const { return std::clamp(v, lo, hi) + offset; }
+};
 inline int32_t sample(float f, int32_t offset, int32_t lo, int32_t hi) {
   if (!(f <= static_cast<float>(INT_MAX))) return hi;
   if (f < static_cast<float>(INT_MIN)) return lo;
@@ -73,11 +86,28 @@ void row(const std::vector<Plane>& in, const TileOutput& out, size_t c, bool mct
   if (!mct) {
     const T* src = row_of<const T>(in[c], y);
     S* dst = row_of<S>(out.out[c], y);
-    for (int64_t x = 0; x < w; ++x) dst[x] = static_cast<S>(sample(src[x], out.offset[c], out.lo[c], out.hi[c]));
+    if constexpr (std::is_same_v<T, int32_t>) {
+      const IntRange range(out.offset[c], out.lo[c], out.hi[c]);
+      for (int64_t x = 0; x < w; ++x) dst[x] = static_cast<S>(range(src[x]));
+    } else {
+      for (int64_t x = 0; x < w; ++x) dst[x] = static_cast<S>(sample(src[x], out.offset[c], out.lo[c], out.hi[c]));
+    }
     return;
   }
   const T *c0 = row_of<const T>(in[0], y), *c1 = row_of<const T>(in[1], y), *c2 = row_of<const T>(in[2], y);
   S *d0 = row_of<S>(out.out[0], y), *d1 = row_of<S>(out.out[1], y), *d2 = row_of<S>(out.out[2], y);
+  if constexpr (std::is_same_v<T, int32_t>) {
+    const IntRange r0(out.offset[0], out.lo[0], out.hi[0]), r1(out.offset[1], out.lo[1], out.hi[1]),
+        r2(out.offset[2], out.lo[2], out.hi[2]);
+    for (int64_t x = 0; x < w; ++x) {
+      int32_t r, g, b;
+      inverse_mct(c0[x], c1[x], c2[x], r, g, b);
+      d0[x] = static_cast<S>(r0(r));
+      d1[x] = static_cast<S>(r1(g));
+      d2[x] = static_cast<S>(r2(b));
+    }
+    return;
+  }
   for (int64_t x = 0; x < w; ++x) {
     T r, g, b;
     inverse_mct(c0[x], c1[x], c2[x], r, g, b);
