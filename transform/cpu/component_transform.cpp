@@ -3,6 +3,7 @@
 #include "transform/cpu/component_transform.hpp"
 
 #include "transform/common/constants.hpp"
+#include "transform/common/int_wrap.hpp"
 
 namespace j2k {
 
@@ -19,19 +20,19 @@ void dc_shift_forward(const int32_t* v, float* out, size_t n, int32_t offset) {
 void rct_forward(int32_t* c0, int32_t* c1, int32_t* c2, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     const int32_t r = c0[i], g = c1[i], b = c2[i];
-    c0[i] = (r + 2 * g + b) >> 2;
-    c1[i] = b - g;
-    c2[i] = r - g;
+    c0[i] = wrap_add(wrap_add(r, wrap_add(g, g)), b) >> 2;  // sums wrap (int_wrap.hpp)
+    c1[i] = wrap_sub(b, g);
+    c2[i] = wrap_sub(r, g);
   }
 }
 
 void rct_inverse(int32_t* c0, int32_t* c1, int32_t* c2, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     const int32_t y = c0[i], u = c1[i], v = c2[i];
-    const int32_t g = y - ((u + v) >> 2);
-    c0[i] = v + g;
+    const int32_t g = wrap_sub(y, wrap_add(u, v) >> 2);
+    c0[i] = wrap_add(v, g);
     c1[i] = g;
-    c2[i] = u + g;
+    c2[i] = wrap_add(u, g);
   }
 }
 

@@ -13,6 +13,7 @@
 // width for the vertical pass, where one element is a row segment of a column strip.
 #pragma once
 #include "transform/common/constants.hpp"
+#include "transform/common/int_wrap.hpp"
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -57,19 +58,20 @@ inline void scale(T* x, ptrdiff_t n, size_t lanes, T factor) {
   for (ptrdiff_t k = 0; k < total; ++k) x[k] = x[k] * factor;
 }
 
-// ---- reversible 5/3 (ISO/IEC 15444-1 F.3.8.2, F.4.8.2); >> is floor on int32 ----
+// ---- reversible 5/3 (ISO/IEC 15444-1 F.3.8.2, F.4.8.2); >> is floor on int32; sums wrap
+// (int_wrap.hpp) ----
 
 struct Predict53 {
-  int32_t operator()(int32_t d, int32_t a, int32_t b) const { return d - ((a + b) >> 1); }
+  int32_t operator()(int32_t d, int32_t a, int32_t b) const { return wrap_sub(d, wrap_add(a, b) >> 1); }
 };
 struct Update53 {
-  int32_t operator()(int32_t s, int32_t a, int32_t b) const { return s + ((a + b + 2) >> 2); }
+  int32_t operator()(int32_t s, int32_t a, int32_t b) const { return wrap_add(s, wrap_add(wrap_add(a, b), 2) >> 2); }
 };
 struct UnPredict53 {
-  int32_t operator()(int32_t d, int32_t a, int32_t b) const { return d + ((a + b) >> 1); }
+  int32_t operator()(int32_t d, int32_t a, int32_t b) const { return wrap_add(d, wrap_add(a, b) >> 1); }
 };
 struct UnUpdate53 {
-  int32_t operator()(int32_t s, int32_t a, int32_t b) const { return s - ((a + b + 2) >> 2); }
+  int32_t operator()(int32_t s, int32_t a, int32_t b) const { return wrap_sub(s, wrap_add(wrap_add(a, b), 2) >> 2); }
 };
 
 template <size_t kLanes = 0>

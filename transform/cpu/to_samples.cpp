@@ -8,6 +8,7 @@
 
 #include "common/error.hpp"
 #include "transform/common/constants.hpp"
+#include "transform/common/int_wrap.hpp"
 #include "transform/cpu/threading.hpp"
 
 namespace j2k::cpu {
@@ -44,9 +45,9 @@ inline int32_t sample(float f, int32_t offset, int32_t lo, int32_t hi) {
 // component_transform's plane-wide rct_inverse / ict_inverse: those stay an independent oracle
 // for every backend's to_samples (tests/back_stage_test.cpp).
 inline void inverse_mct(int32_t y, int32_t u, int32_t v, int32_t& r, int32_t& g, int32_t& b) {
-  g = y - ((u + v) >> 2);
-  r = v + g;
-  b = u + g;
+  g = wrap_sub(y, wrap_add(u, v) >> 2);  // sums wrap (int_wrap.hpp)
+  r = wrap_add(v, g);
+  b = wrap_add(u, g);
 }
 inline void inverse_mct(float y, float u, float v, float& r, float& g, float& b) {
   using namespace constants;
