@@ -15,6 +15,7 @@
 // the reference's order t = a + b; t = t * c; x = x + t.
 #pragma once
 #include "transform/common/constants.hpp"
+#include "transform/common/int_wrap.hpp"
 #include <cstdint>
 
 #include "transform/cuda/sample_source.cuh"
@@ -38,14 +39,14 @@ struct Wv<kW53> {
   // Forward step S acts on highs when S is even, lows when odd.
   template <int S>
   __device__ static T fwd(T x, T a, T b) {
-    if constexpr (S == 0) return x - ((a + b) >> 1);
-    else return x + ((a + b + 2) >> 2);
+    if constexpr (S == 0) return wrap_sub(x, wrap_add(a, b) >> 1);  // sums wrap (int_wrap.hpp)
+    else return wrap_add(x, wrap_add(wrap_add(a, b), 2) >> 2);
   }
   // Inverse step S acts on lows when S is even, highs when odd.
   template <int S>
   __device__ static T inv(T x, T a, T b) {
-    if constexpr (S == 0) return x - ((a + b + 2) >> 2);
-    else return x + ((a + b) >> 1);
+    if constexpr (S == 0) return wrap_sub(x, wrap_add(wrap_add(a, b), 2) >> 2);
+    else return wrap_add(x, wrap_add(a, b) >> 1);
   }
   __device__ static T scale_fwd(T x, int) { return x; }
   __device__ static T scale_inv(T x, int) { return x; }

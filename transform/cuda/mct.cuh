@@ -7,13 +7,14 @@
 #include <cstdint>
 
 #include "transform/common/constants.hpp"
+#include "transform/common/int_wrap.hpp"
 
 namespace j2k::cudamct {
 
 __device__ __forceinline__ void forward(int32_t r, int32_t g, int32_t b, int32_t& y, int32_t& u, int32_t& v) {
-  y = (r + 2 * g + b) >> 2;
-  u = b - g;
-  v = r - g;
+  y = wrap_add(wrap_add(r, wrap_add(g, g)), b) >> 2;  // sums wrap (int_wrap.hpp)
+  u = wrap_sub(b, g);
+  v = wrap_sub(r, g);
 }
 
 __device__ __forceinline__ void forward(float r, float g, float b, float& y, float& u, float& v) {
@@ -25,9 +26,9 @@ __device__ __forceinline__ void forward(float r, float g, float b, float& y, flo
 
 // The inverse RCT and ICT (the decoder's to_samples.cu), as transform/cpu/to_samples.cpp.
 __device__ __forceinline__ void inverse(int32_t y, int32_t u, int32_t v, int32_t& r, int32_t& g, int32_t& b) {
-  g = y - ((u + v) >> 2);
-  r = v + g;
-  b = u + g;
+  g = wrap_sub(y, wrap_add(u, v) >> 2);  // sums wrap (int_wrap.hpp)
+  r = wrap_add(v, g);
+  b = wrap_add(u, g);
 }
 
 __device__ __forceinline__ void inverse(float y, float u, float v, float& r, float& g, float& b) {

@@ -38,8 +38,12 @@
 // ---- lifting steps: s = 1..S in execution order ----
 // Forward: odd steps update highs, even steps lows. Inverse: odd steps lows, even steps highs.
 
-#define F53(s, x, a, b) ((s) == 1 ? (x) - (((a) + (b)) >> 1) : (x) + (((a) + (b) + 2) >> 2))
-#define I53(s, x, a, b) ((s) == 1 ? (x) - (((a) + (b) + 2) >> 2) : (x) + (((a) + (b)) >> 1))
+// int sums wrap (two's complement), as transform/common/int_wrap.hpp: signed overflow is
+// undefined, and a corrupt stream's coefficients can pass int32.
+#define WADD(a, b) as_int(as_uint((int)(a)) + as_uint((int)(b)))
+#define WSUB(a, b) as_int(as_uint((int)(a)) - as_uint((int)(b)))
+#define F53(s, x, a, b) ((s) == 1 ? WSUB(x, WADD(a, b) >> 1) : WADD(x, WADD(WADD(a, b), 2) >> 2))
+#define I53(s, x, a, b) ((s) == 1 ? WSUB(x, WADD(WADD(a, b), 2) >> 2) : WADD(x, WADD(a, b) >> 1))
 
 // The pragma stops the OpenCL C front end from contracting; NVIDIA's PTX assembler may still
 // fuse a plain mul.f32 into a following add.f32, so there (the host defines J2K_PTX_RN for
@@ -377,9 +381,9 @@ __kernel void rct_forward(__global int* c0, __global int* c1, __global int* c2, 
   if (x >= width || y >= height) return;
   const long i = (long)y * stride + x;
   const int r = c0[i], g = c1[i], b = c2[i];
-  c0[i] = (r + 2 * g + b) >> 2;
-  c1[i] = b - g;
-  c2[i] = r - g;
+  c0[i] = WADD(WADD(r, WADD(g, g)), b) >> 2;
+  c1[i] = WSUB(b, g);
+  c2[i] = WSUB(r, g);
 }
 
 __kernel void ict_forward(__global float* c0, __global float* c1, __global float* c2, int width,
@@ -446,10 +450,10 @@ __kernel void to_samples_rct(PLANE_ARGS(0), PLANE_ARGS(1), PLANE_ARGS(2), int wi
   const int x = get_global_id(0), y = get_global_id(1);
   if (x >= width || y >= height) return;
   const int yy = IN(0, int), u = IN(1, int), v = IN(2, int);
-  const int g = yy - ((u + v) >> 2);
-  OUT(0, sample_i32(v + g, dc0, lo0, hi0));
+  const int g = WSUB(yy, WADD(u, v) >> 2);
+  OUT(0, sample_i32(WADD(v, g), dc0, lo0, hi0));
   OUT(1, sample_i32(g, dc1, lo1, hi1));
-  OUT(2, sample_i32(u + g, dc2, lo2, hi2));
+  OUT(2, sample_i32(WADD(u, g), dc2, lo2, hi2));
 }
 
 __kernel void to_samples_ict(PLANE_ARGS(0), PLANE_ARGS(1), PLANE_ARGS(2), int width, int height) {
