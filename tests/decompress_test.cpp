@@ -2,8 +2,10 @@
 // those opj_compress writes, with every progression, precincts, code-block sizes, mode
 // switches, tiles, origins, layers and both wavelets, decoded by both to PGX and compared
 // sample for sample (lossless ones also against the original image); opj_decompress's -r,
-// -l, -d, -t and -c the same way; the other output formats (PGM/PPM, TIFF, PNG) read back;
-// and bad requests, existing outputs and cut files refused with a message.
+// -l, -d, -t and -c the same way; its colour conversions (sYCC, e-sYCC, CMYK, ICC profiles,
+// CIELab) and CMYK kept in a TIFF; the other output formats (PGM/PPM, TIFF, PNG) read back;
+// `bench --decompress`; and bad requests, existing outputs and cut files refused with a
+// message.
 #include <gtest/gtest.h>
 #include <sched.h>
 
@@ -330,8 +332,9 @@ TEST_F(Decompress, ColourConversionsAsOpenJpeg) {
 namespace {
 
 // An image of `comps` components of `precision` bits whose samples cover the range and its
-// ends; `scale`: each sample from a 12-bit one scaled to `precision` bits (0: none).
-j2kfront::Image profile_test_image(int comps, int precision, int scale_from = 0) {
+// ends; `scale_from`: the samples made at that many bits, then scaled to `precision` (0: made
+// at `precision`).
+j2kfront::Image colour_test_image(int comps, int precision, int scale_from = 0) {
   j2kfront::Image img;
   img.width = 37, img.height = 23;
   const bool wide = precision > 8;
@@ -481,7 +484,7 @@ TEST_F(Decompress, IccProfilesAndCieLabAsOpenJpeg) {
       {"lab12", 3, 12, enum_cs_colr(14, {100, 7, 170, 2048, 200, 1536, 0x00443635}), 3},
   };
   for (const ProfileCase& c : cases) {
-    const j2kfront::Image img = profile_test_image(c.comps, c.precision);
+    const j2kfront::Image img = colour_test_image(c.comps, c.precision);
     const std::vector<uint8_t> bytes = jp2_with_colr(img, c.colr);
     const std::string stream = path(std::string(c.tag) + ".jp2");
     std::ofstream(stream, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
@@ -511,7 +514,7 @@ TEST_F(Decompress, IccProfilesAndCieLabAsOpenJpeg) {
     for (int k = 0; k < 3; ++k) planes.push_back(test_support::read_pgx(path(tag + "_" + std::to_string(k) + ".pgx")));
     return planes;
   };
-  const auto at12 = ours(profile_test_image(3, 12), "rgb12"), at16 = ours(profile_test_image(3, 16, 12), "rgb12as16");
+  const auto at12 = ours(colour_test_image(3, 12), "rgb12"), at16 = ours(colour_test_image(3, 16, 12), "rgb12as16");
   for (int k = 0; k < 3; ++k) {
     ASSERT_EQ(at12[k].samples.size(), at16[k].samples.size());
     size_t differ = 0;
@@ -520,7 +523,7 @@ TEST_F(Decompress, IccProfilesAndCieLabAsOpenJpeg) {
   }
 
   // A grey profile on three components: not applied, said so, the samples as decoded.
-  const j2kfront::Image rgb = profile_test_image(3, 8);
+  const j2kfront::Image rgb = colour_test_image(3, 8);
   const std::vector<uint8_t> bytes = jp2_with_colr(rgb, grey_profile_colr());
   const std::string stream = path("misfit.jp2"), out = path("misfit.pgx");
   std::ofstream(stream, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
@@ -542,7 +545,7 @@ TEST_F(Decompress, CmykStaysCmykInTiffAsOpenJpeg) {
 #else
   for (const auto& [comps, precision] : {std::pair{4, 8}, std::pair{5, 8}, std::pair{4, 16}}) {
     const std::string tag = "cmyk" + std::to_string(comps) + "_" + std::to_string(precision);
-    const j2kfront::Image img = profile_test_image(comps, precision);
+    const j2kfront::Image img = colour_test_image(comps, precision);
     const std::vector<uint8_t> bytes = jp2_with_colr(img, enum_cs_colr(12));
     const std::string stream = path(tag + ".jp2"), ours = path(tag + "_ours.tif"), theirs = path(tag + "_opj.tif");
     std::ofstream(stream, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
