@@ -100,8 +100,7 @@ ImageFormat image_format_for(const std::string& path) {
 
 std::string cannot_write(const ImageSamples& image, ImageFormat format) {
   if (format == ImageFormat::Pgx) return "";
-  // A CMYK TIFF holds the four inks (write_tiff leaves out what follows K).
-  const size_t n = format == ImageFormat::Tiff && image.cmyk ? std::min<size_t>(image.components.size(), 4) : image.components.size();
+  const size_t n = image.components.size();
   const char* what = format == ImageFormat::Pnm ? "PGM/PPM" : format == ImageFormat::Tiff ? "TIFF" : "PNG";
   if (format == ImageFormat::Pnm ? (n != 1 && n != 3) : (n < 1 || n > 4))
     return std::string(what) + " holds " + (format == ImageFormat::Pnm ? "1 or 3" : "1 to 4") + " components, the image has " +

@@ -27,7 +27,7 @@ struct ComponentSamples {
 };
 struct ImageSamples {
   std::vector<ComponentSamples> components;
-  bool cmyk = false;  // components 0..3 are C, M, Y and K: TIFF writes them as separated inks
+  bool cmyk = false;  // the four components are C, M, Y and K: TIFF writes them as separated inks
 };
 ImageSamples samples_of(const j2kfront::Image& image);
 // A decoded image as j2k_decoder_run returns it (host or pinned memory, packed rows); Error

@@ -32,14 +32,11 @@ void write_tiff(std::FILE* file, const std::string& name, const ImageSamples& im
     ::close(fd);
     throw Error(ErrorCode::Io, name + ": libtiff cannot open it for writing");
   }
-  // CMYK: the four inks (a channel after K is left out, as opj_decompress leaves it).
-  ImageSamples written = image;
-  if (image.cmyk && written.components.size() > 4) written.components.resize(4);
-  const auto& c0 = written.components[0];
+  const auto& c0 = image.components[0];
   const auto width = static_cast<uint32_t>(c0.width), height = static_cast<uint32_t>(c0.height);
-  const auto channels = static_cast<uint16_t>(written.components.size());
+  const auto channels = static_cast<uint16_t>(image.components.size());
   int precision = 0;
-  for (const auto& c : written.components) precision = std::max(precision, c.precision);
+  for (const auto& c : image.components) precision = std::max(precision, c.precision);
   const uint16_t bits = precision > 8 ? 16 : 8;
   TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, width);
   TIFFSetField(tif, TIFFTAG_IMAGELENGTH, height);
@@ -60,7 +57,7 @@ void write_tiff(std::FILE* file, const std::string& name, const ImageSamples& im
   std::vector<unsigned char> row(static_cast<size_t>(width) * channels * size);
   bool ok = true;
   for (uint32_t y = 0; y < height && ok; ++y) {
-    interleave_rows(written, y, 1, size == 2, /*big_endian=*/false, row.data());  // native order: libtiff records it
+    interleave_rows(image, y, 1, size == 2, /*big_endian=*/false, row.data());  // native order: libtiff records it
     ok = TIFFWriteScanline(tif, row.data(), y, 0) == 1;
   }
   ok = ok && TIFFWriteDirectory(tif) == 1;

@@ -220,6 +220,7 @@ int run_decompress(const DecompressArgs& a) {
       const j2k_decode_report report = decoder.report();
       io::ImageSamples image = io::samples_of(view);
       image.cmyk = tiff_out && report.enum_cs == 12 && image.components.size() >= 4;
+      if (image.cmyk) image.components.resize(4);  // the inks; a channel after K is left out, as opj_decompress does
       write_image(image, job.output, job.input, a.force);
       progress.clear();
       if (report.warnings && *report.warnings) std::fprintf(stderr, "j2kfront: warning: %s: %s", job.input.c_str(), report.warnings);
