@@ -198,6 +198,7 @@ class TileDecoder {
 void fill_mid(DecodedComponent& out, uint32_t mid, int threads) {
   const size_t size = j2k_sample_size(out.type), row = static_cast<size_t>(out.width) * size;
   out.bytes.resize(row * static_cast<size_t>(out.height));
+  if (out.bytes.empty()) return;  // an empty component (0 columns): no data() to write to
   constexpr int64_t kRows = 64;
   parallel_for((out.height + kRows - 1) / kRows, threads, [&](ptrdiff_t band) {
     const int64_t y0 = band * kRows, rows = std::min(kRows, out.height - y0);

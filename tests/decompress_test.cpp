@@ -723,6 +723,12 @@ TEST_F(Decompress, BadRequestsAndCutFilesAreRefused) {
   }
   EXPECT_FALSE(fs::exists(path("x.pgm")));
   EXPECT_FALSE(fs::exists(path("x.bmp")));
+  // A component subsampled 29 times, one column wide, has none at -r 2: nothing to write.
+  r = run_command(quote(kCli) + " decompress -i " + quote(kData + "/../fuzz/decode/empty_component_at_reduce2.j2k") +
+                  " -o " + quote(path("x.pgm")) + " -r 2 --allow-partial");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("component 0 of the image to write has no samples"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(path("x.pgm")));
   // An existing output is kept without --force.
   const std::string out = path("keep.pgm");
   { std::ofstream(out) << "mine"; }
