@@ -144,8 +144,10 @@ void write_pnm(std::FILE* file, const std::string& name, const ImageSamples& ima
   if (std::fflush(file) != 0) throw Error(ErrorCode::Io, name + ": cannot write: " + std::strerror(errno));
 }
 
+// The header as opj_decompress writes it ("PG ML + 8 W H", the sign apart from the depth), so
+// that the files are the same byte for byte; readers take either spelling.
 void write_pgx(std::FILE* file, const std::string& name, const ComponentSamples& c, bool is_signed) {
-  const std::string header = "PG ML " + std::string(is_signed ? "-" : "+") + std::to_string(c.precision) + " " +
+  const std::string header = "PG ML " + std::string(is_signed ? "- " : "+ ") + std::to_string(c.precision) + " " +
                              std::to_string(c.width) + " " + std::to_string(c.height) + "\n";
   put(file, name, header.data(), header.size());
   const size_t n = static_cast<size_t>(c.width * c.height), size = c.sample_size();

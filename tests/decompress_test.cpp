@@ -47,7 +47,7 @@ class Decompress : public test_support::TempDirTest {
   }
 
   // Decodes `stream` with `flags` by both decoders into PGX and expects the same components,
-  // sample for sample. Returns ours. `ours_only`: flags for our decoder alone (--backend).
+  // sample for sample, in the same files, byte for byte. Returns ours. `ours_only`: flags for our decoder alone (--backend).
   std::vector<test_support::Pgx> same_as_openjpeg(const std::string& stream, const std::string& flags, const std::string& tag,
                                                   const std::string& ours_only = "") {
     const std::string ours = path(tag + "_ours.pgx"), theirs = path(tag + "_opj.pgx");
@@ -73,6 +73,7 @@ class Decompress : public test_support::TempDirTest {
       size_t differ = 0;
       for (size_t i = 0; i < std::min(x.samples.size(), y.samples.size()); ++i) differ += x.samples[i] != y.samples[i];
       EXPECT_EQ(differ, 0u) << tag << " component " << c << ": samples that differ from opj_decompress's";
+      EXPECT_TRUE(test_support::file_bytes(a) == test_support::file_bytes(b)) << tag << " component " << c << ": the files differ";
       out.push_back(std::move(x));
     }
     EXPECT_FALSE(out.empty()) << tag;
