@@ -23,7 +23,9 @@ struct MqBits {
   MqDecoderContext* cx;
   int decide(int context) { return mq.decode(cx[context]); }
   int decide_even(int context) { return mq.decode_even(cx[context]); }  // a refinement bit
-  int sign(unsigned entry) { return mq.decode(cx[entry & 31]) ^ static_cast<int>(entry >> 7); }  // a kSignTable entry
+  // A sign (a kSignTable entry's context and flip): close to a coin toss, so without branches
+  // on the outcome (4% less time for a block than with decode(), on 8- and 16-bit ones).
+  int sign(unsigned entry) { return mq.decode_even(cx[entry & 31]) ^ static_cast<int>(entry >> 7); }
 };
 struct RawBits {
   RawDecoder raw;
