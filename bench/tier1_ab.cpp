@@ -1,0 +1,166 @@
+// tier1_ab: two builds of the Tier-1 block decoder (shared objects made by bench/tier1_ab.sh
+// from two revisions) decode the same code-blocks in one process, in turns, and each set of
+// blocks is timed for both: the ratio B/A is the change in block decoding alone, free of
+// Tier-2, the DWT and file I/O, and of the drift between runs. The two must also decode every
+// block to the same coefficients (else exit 1, naming the block).
+//
+// The blocks: this build's encoder codes the 64x64 code-blocks of each sample image's
+// components after a 5-level 5/3 DWT (DC-shifted, no MCT), every pass kept (lossless), or
+// with the last three bit planes' passes dropped (as a lossy stream's layers leave them).
+//
+//   tier1_ab A.so B.so [--samples DIR] [--rounds N]
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "codec/tier1/block_encoder.hpp"
+#include "common/error.hpp"
+#include "io/image_io.hpp"
+#include "transform/dwt.hpp"
+
+namespace {
+
+using DecodeFn = int (*)(const uint8_t*, size_t, const uint32_t*, const int*, size_t, int, int, int, int, int, int32_t*,
+                         ptrdiff_t);
+
+DecodeFn load(const std::string& path) {
+  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) throw j2k::Error(j2k::ErrorCode::InvalidArgument, path + ": " + dlerror());
+  void* fn = dlsym(lib, "tier1_variant_decode");
+  if (fn == nullptr) throw j2k::Error(j2k::ErrorCode::InvalidArgument, path + ": no tier1_variant_decode (made by bench/tier1_ab.sh?)");
+  return reinterpret_cast<DecodeFn>(fn);
+}
+
+struct Block {
+  std::vector<uint8_t> bytes;
+  uint32_t segment_bytes = 0;
+  int passes = 0, width = 0, height = 0, bitplanes = 0;
+  j2k_band_type band = J2K_BAND_LL;
+  std::string where;  // image, component, band origin
+};
+
+int decode(DecodeFn fn, const Block& b, int32_t* out) {
+  return fn(b.bytes.data(), b.bytes.size(), &b.segment_bytes, &b.passes, 1, b.width, b.height, b.band, 0, b.bitplanes, out,
+            b.width);
+}
+
+// The 64x64 blocks of one band [x0, x1) x [y0, y1) of a transformed component.
+void cut_band(const std::vector<int32_t>& v, int64_t stride, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
+              j2k_band_type band, int drop_planes, const std::string& name, std::vector<Block>& out) {
+  for (int64_t by = y0; by < y1; by += 64)
+    for (int64_t bx = x0; bx < x1; bx += 64) {
+      j2k::codec::BlockView view;
+      view.data = v.data() + by * stride + bx;
+      view.stride = stride;
+      view.width = static_cast<int>(std::min<int64_t>(64, x1 - bx));
+      view.height = static_cast<int>(std::min<int64_t>(64, y1 - by));
+      view.band = band;
+      view.estimate_distortion = false;
+      const j2k::codec::CodedBlock coded = j2k::codec::encode_block(view);
+      const int keep = static_cast<int>(coded.passes.size()) - 3 * drop_planes;
+      if (keep < 1) continue;  // all zero, or no pass left
+      Block b;
+      b.passes = keep;
+      b.segment_bytes = coded.passes[static_cast<size_t>(keep - 1)].end;
+      b.bytes = std::vector<uint8_t>(coded.bytes.begin(), coded.bytes.begin() + b.segment_bytes);
+      b.width = view.width;
+      b.height = view.height;
+      b.bitplanes = coded.bitplanes;
+      b.band = band;
+      b.where = name + " at " + std::to_string(bx) + "," + std::to_string(by);
+      out.push_back(std::move(b));
+    }
+}
+
+std::vector<Block> blocks_of(const std::vector<std::string>& images, int drop_planes) {
+  constexpr int kLevels = 5;
+  std::vector<Block> out;
+  j2k::Dwt dwt(j2k::BackendOptions(j2k::Backend::Cpu, 1));
+  for (const std::string& path : images) {
+    const j2kfront::Image image = j2k::io::read_image(path);
+    const auto w = static_cast<int64_t>(image.width), h = static_cast<int64_t>(image.height);
+    for (size_t c = 0; c < image.components.size(); ++c) {
+      const auto& k = image.components[c];
+      std::vector<int32_t> v(static_cast<size_t>(w * h));
+      const int32_t shift = int32_t{1} << (k.precision - 1);
+      for (size_t i = 0; i < v.size(); ++i)
+        v[i] = (k.sample_size() == 2 ? int32_t{reinterpret_cast<const uint16_t*>(k.bytes.data())[i]} : int32_t{k.bytes[i]}) - shift;
+      dwt.forward53(v.data(), static_cast<size_t>(w), j2k::Rect{0, 0, w, h}, kLevels);
+      // The pyramid: level l's low part is the first ceil(size / 2^l) columns and rows.
+      const std::string name = path.substr(path.find_last_of('/') + 1) + " component " + std::to_string(c);
+      int64_t lw = w, lh = h;
+      for (int l = 1; l <= kLevels; ++l) {
+        const int64_t nw = (lw + 1) / 2, nh = (lh + 1) / 2;
+        cut_band(v, w, nw, 0, lw, nh, J2K_BAND_HL, drop_planes, name, out);
+        cut_band(v, w, 0, nh, nw, lh, J2K_BAND_LH, drop_planes, name, out);
+        cut_band(v, w, nw, nh, lw, lh, J2K_BAND_HH, drop_planes, name, out);
+        lw = nw;
+        lh = nh;
+      }
+      cut_band(v, w, 0, 0, lw, lh, J2K_BAND_LL, drop_planes, name, out);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    std::vector<std::string> libs;
+    std::string samples = "tests/data";
+    int rounds = 15;
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      if (a == "--samples" && i + 1 < argc) samples = argv[++i];
+      else if (a == "--rounds" && i + 1 < argc) rounds = std::max(1, std::atoi(argv[++i]));
+      else libs.push_back(a);
+    }
+    if (libs.size() != 2) {
+      std::fprintf(stderr, "usage: tier1_ab A.so B.so [--samples DIR] [--rounds N]   (bench/tier1_ab.sh makes the objects)\n");
+      return 2;
+    }
+    const DecodeFn fn[2] = {load(libs[0]), load(libs[1])};
+    struct Set {
+      const char* name;
+      std::vector<std::string> images;
+      int drop_planes;
+    };
+    const std::vector<std::string> eight = {samples + "/astronaut.ppm", samples + "/coffee.ppm", samples + "/camera.pgm"};
+    const std::vector<Set> sets = {{"8-bit, lossless", eight, 0},
+                                   {"16-bit, lossless", {samples + "/moon_u16.tif"}, 0},
+                                   {"8-bit, 3 planes dropped", eight, 3}};
+    std::printf("%-26s %7s %10s %10s %7s\n", "blocks", "count", "A ms", "B ms", "B/A");
+    std::vector<int32_t> out[2] = {std::vector<int32_t>(4096), std::vector<int32_t>(4096)};
+    for (const Set& set : sets) {
+      const std::vector<Block> blocks = blocks_of(set.images, set.drop_planes);
+      for (const Block& b : blocks) {
+        const int passes_a = decode(fn[0], b, out[0].data()), passes_b = decode(fn[1], b, out[1].data());
+        if (passes_a != b.passes || passes_b != b.passes ||
+            std::memcmp(out[0].data(), out[1].data(), sizeof(int32_t) * static_cast<size_t>(b.width * b.height)) != 0) {
+          std::fprintf(stderr, "tier1_ab: A and B decode the block of %s differently (passes %d and %d of %d)\n",
+                       b.where.c_str(), passes_a, passes_b, b.passes);
+          return 1;
+        }
+      }
+      double best[2] = {1e30, 1e30};
+      for (int r = 0; r < rounds; ++r)
+        for (int v = 0; v < 2; ++v) {
+          const auto t0 = std::chrono::steady_clock::now();
+          for (const Block& b : blocks) decode(fn[v], b, out[v].data());
+          best[v] = std::min(best[v], std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        }
+      std::printf("%-26s %7zu %10.1f %10.1f %7.3f\n", set.name, blocks.size(), best[0], best[1], best[1] / best[0]);
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tier1_ab: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# bench/tier1_ab.sh runs: HEAD against the working tree, one round: three sets of blocks, each
+# with its times and ratio, and the two decoders agreeing on every block (exit 0). Skipped (77)
+# outside a git checkout or without a C++ compiler.
+# tier1_ab.sh SOURCE_DIR TIER1_AB BUILD_DIR
+set -uo pipefail
+src=$1 ab=$2 build=$3
+git -C "$src" rev-parse --verify -q HEAD >/dev/null || { echo "SKIP: $src is not a git checkout"; exit 77; }
+command -v "${CXX:-c++}" >/dev/null || { echo "SKIP: no C++ compiler (${CXX:-c++})"; exit 77; }
+out=$(J2K_TIER1_AB=$ab J2K_BUILD_DIR=$build J2K_TIER1_ROUNDS=1 bash "$src/bench/tier1_ab.sh" HEAD 2>&1)
+rc=$?
+echo "$out"
+[[ $rc -eq 0 ]] || { echo "FAIL: exit $rc"; exit 1; }
+for set in "8-bit, lossless" "16-bit, lossless" "8-bit, 3 planes dropped"; do
+  grep -qE "^$set +[1-9][0-9]* +[0-9.]+ +[0-9.]+ +[0-9.]+$" <<<"$out" || { echo "FAIL: no row for '$set'"; exit 1; }
+done
