@@ -2,10 +2,11 @@
 # Tier-1 block decoding, two revisions in one process (bench/tier1_ab.cpp says how):
 #   bench/tier1_ab.sh BASE [OTHER]
 # BASE, OTHER: git revisions; OTHER left out: the working tree, uncommitted changes included.
-# Builds tier1_ab in $J2K_BUILD_DIR (default build/; J2K_TIER1_AB: a tier1_ab built already), compiles each revision's codec/tier1/,
-# common/ and include/ into a shared object with $CXX (default c++) at -O3, and runs
-# tier1_ab A=BASE B=OTHER with J2K_TIER1_ROUNDS rounds (default 15; each set's fastest round
-# counts). B/A below 1: OTHER decodes the blocks faster.
+# Builds tier1_ab in $J2K_BUILD_DIR (default build/; or J2K_TIER1_AB names one built already),
+# compiles each revision's codec/tier1/, common/ and include/ into a shared object with $CXX
+# (default c++) and the library's Release flags, and runs tier1_ab A=BASE B=OTHER with
+# J2K_TIER1_ROUNDS rounds (default 15; each set's fastest round counts). B/A below 1: OTHER
+# decodes the blocks faster.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 base=${1:?usage: bench/tier1_ab.sh BASE [OTHER]   (git revisions; OTHER left out: the working tree)}
@@ -28,7 +29,7 @@ variant() {
   else
     tar -c -C "$root" codec/tier1 common include | tar -x -C "$dir"
   fi
-  "${CXX:-c++}" -std=c++17 -O3 -DNDEBUG -fPIC -shared -fvisibility=hidden -I"$dir" -I"$dir/include" \
+  "${CXX:-c++}" -std=c++17 -O3 -DNDEBUG -fPIC -ffp-contract=off -fopenmp-simd -shared -fvisibility=hidden -I"$dir" -I"$dir/include" \
     -I"$build/include" "$root/bench/tier1_variant.cpp" -o "$dir/t1.so"
 }
 variant "$base" "$tmp/a"
