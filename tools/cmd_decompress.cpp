@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/sample_bytes.hpp"
 #include "common/sample_type.hpp"
 #include "io/image_io.hpp"
 #include "io/image_writers.hpp"
@@ -108,15 +109,16 @@ std::vector<DecompressJob> decompress_jobs(const DecompressArgs& a, bool batch, 
   return jobs;
 }
 
-// The file's bytes, refused beyond `limit` (0: none) before they are read.
-std::vector<uint8_t> read_file(const std::string& path, uint64_t limit) {
+// The file's bytes, refused beyond `limit` (0: none) before they are read (into a buffer that
+// is not zeroed first).
+SampleBytes read_file(const std::string& path, uint64_t limit) {
   std::error_code ec;
   const uintmax_t size = fs::file_size(path, ec);
   if (ec) throw Error(ErrorCode::Io, path + ": cannot read: " + ec.message());
   if (limit && size > limit)
     throw Error(ErrorCode::OutOfMemory, path + ": " + std::to_string(size) + " bytes, more than the " + std::to_string(limit) +
                                             " bytes --max-memory allows");
-  std::vector<uint8_t> bytes(static_cast<size_t>(size));
+  SampleBytes bytes(static_cast<size_t>(size));
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw Error(ErrorCode::Io, path + ": cannot open");
   const size_t got = bytes.empty() ? 0 : std::fread(bytes.data(), 1, bytes.size(), f);
@@ -210,7 +212,7 @@ int run_decompress(const DecompressArgs& a) {
     const DecompressJob& job = jobs[k];
     try {
       const auto t0 = Clock::now();
-      const std::vector<uint8_t> bytes = read_file(job.input, s.max_bytes);
+      const SampleBytes bytes = read_file(job.input, s.max_bytes);
       j2k_image_view view{};
       try {
         view = decoder.decode(bytes.data(), bytes.size());  // the decoder's buffers, written from where they are
