@@ -80,7 +80,8 @@ ImageSamples samples_of(const j2k_image_view& view) {
     const j2k_component_view& k = view.components[c];
     const auto size = static_cast<ptrdiff_t>(j2k_sample_size(k.type));
     if (k.bytes == 0)  // a subsampled component that a reduction leaves without a column or row
-      throw Error(ErrorCode::InvalidArgument, "component " + std::to_string(c) + " of the image to write has no samples: no image file holds an empty component");
+      throw Error(ErrorCode::InvalidArgument, "component " + std::to_string(c) +
+                                                  " of the image to write has no samples: no image file holds an empty component");
     if (k.pixel_stride != size || k.row_stride < size || k.row_stride % size != 0)
       throw Error(ErrorCode::InvalidArgument, "component " + std::to_string(c) + " of the image to write has no packed rows");
     ComponentSamples s{k.type, k.precision, k.row_stride / size, static_cast<int64_t>(k.bytes / static_cast<size_t>(k.row_stride)),
