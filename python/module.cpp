@@ -346,7 +346,7 @@ py::tuple decompress(const py::bytes& data, const py::dict& d) {
                       : k.type == J2K_SAMPLE_U32 ? py::dtype::of<uint32_t>()
                                                  : py::dtype::of<int32_t>();
     py::array a(dtype, {h, w});
-    std::memcpy(a.mutable_data(), k.data, k.bytes);
+    if (k.bytes > 0) std::memcpy(a.mutable_data(), k.data, k.bytes);  // an empty component has no data
     planes.append(a);
   }
   py::dict report;
