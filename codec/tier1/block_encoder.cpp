@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <type_traits>
 
 #include "codec/tier1/contexts.hpp"
 #include "codec/tier1/mq_encoder.hpp"
 #include "codec/tier1/raw_encoder.hpp"
+#include "codec/tier1/stripe_flags.hpp"
 
 namespace j2k::codec {
 namespace {
@@ -15,27 +17,29 @@ using namespace t1;
 // The buffers of a thread's blocks, reused from block to block: allocating and clearing them
 // for each costs as much as coding a sparse block.
 struct Scratch {
-  std::vector<uint16_t> flags;
-  std::vector<uint32_t> mag;
+  std::vector<uint32_t> words;  // the stripe columns' flags (stripe_flags.hpp)
+  std::vector<uint32_t> mag;    // the magnitudes, row by row
   MqEncoder mq;
   RawEncoder raw;
 };
 
+// The passes keep their flags as the decoder does (stripe_flags.hpp): one word per column of a
+// stripe of four rows, which holds the significance of the 6 x 3 samples around it, the signs
+// of its own, and what the passes visited and refined; a pass skips most columns on one test
+// and finds a context in one shift of the word.
 class BlockCoder {
  public:
   BlockCoder(const BlockView& b, Scratch& scratch)
-      : b_(b), w_(b.width), h_(b.height), pitch_(b.width + 2), flags_(scratch.flags), mag_(scratch.mag),
-        mq_(scratch.mq), raw_coder_(scratch.raw) {
-    zero_contexts_ = kZeroContexts.of(b.band);
-    flags_.assign(static_cast<size_t>(pitch_ * (h_ + 2)), 0);
-    grid_ = FlagGrid{flags_.data(), w_, h_, static_cast<size_t>(pitch_), (b.modes & kModeCausal) != 0};
-    mag_.resize(flags_.size());  // the same layout as the flags; the border is never read
+      : b_(b), w_(b.width), h_(b.height), stripes_((b.height + 3) / 4), pitch_(static_cast<ptrdiff_t>(b.width) + 2),
+        words_(scratch.words), mag_(scratch.mag), mq_(scratch.mq), raw_coder_(scratch.raw) {
+    zc_ = kWindowZeroContexts.of(b.band);
+    last_row_window_ = (b.modes & kModeCausal) ? kWindowAbove : kWindow;
+    // A border of one word all round (a stripe above and below, a column left and right).
+    words_.assign(static_cast<size_t>(pitch_) * static_cast<size_t>(stripes_ + 2), 0);
+    mag_.resize(static_cast<size_t>(w_) * static_cast<size_t>(h_));
     for (int y = 0; y < h_; ++y)
-      for (int x = 0; x < w_; ++x) {
-        const int32_t v = b.data[y * b.stride + x];
-        mag_[grid_.at(x, y)] = static_cast<uint32_t>(std::abs(static_cast<int64_t>(v)));
-        if (v < 0) flags_[grid_.at(x, y)] |= kNegative;
-      }
+      for (int x = 0; x < w_; ++x)
+        mag_[static_cast<size_t>(y * w_ + x)] = static_cast<uint32_t>(std::abs(static_cast<int64_t>(b.data[y * b.stride + x])));
     mq_.restart();
     raw_coder_.restart();
     reset_contexts();
@@ -44,12 +48,10 @@ class BlockCoder {
   CodedBlock run() {
     CodedBlock out;
     uint32_t all = 0;
-    for (int y = 0; y < h_; ++y)
-      for (int x = 0; x < w_; ++x) {
-        const uint32_t m = mag_[grid_.at(x, y)];
-        all |= m;
-        out.energy += static_cast<double>(m) * static_cast<double>(m);
-      }
+    for (const uint32_t m : mag_) {  // row by row
+      all |= m;
+      out.energy += static_cast<double>(m) * static_cast<double>(m);
+    }
     out.energy /= static_cast<double>(uint64_t{1} << (2 * b_.fraction_bits));
     all >>= b_.fraction_bits;
     while (all >> out.bitplanes) ++out.bitplanes;
@@ -172,19 +174,15 @@ class BlockCoder {
     return mq_.registers();
   }
 
+  // Row I's neighbourhood in the column word f (stripe_flags.hpp); with VSC the last row does
+  // not see the stripe below (D.7).
+  template <int I>
+  uint32_t window(uint32_t f) const { return (f >> (3 * I)) & (I == 3 ? last_row_window_ : kWindow); }
+  uint32_t* stripe_words(int s) const { return words_.data() + (s + 1) * pitch_ + 1; }
+  size_t at(int x, int y) const { return static_cast<size_t>(y * w_ + x); }
+
   // Whether the magnitude at mag_[i] has a 1 in plane p.
   bool bit(size_t i, int p) const { return ((mag_[i] >> (p + b_.fraction_bits)) & 1) != 0; }
-
-  // Table D.3: the context and the bit that is XORed with the sign; raw passes put the sign.
-  void code_sign(MqRegisters& r, size_t i, int y) {
-    const int negative = (flags_[i] & kNegative) ? 1 : 0;
-    if (raw_) {
-      raw_coder_.put(negative);
-      return;
-    }
-    const auto [context, flip] = grid_.sign(i, y);
-    mq_encode(r, cx_[context], negative ^ flip);
-  }
 
   // The squared error, in fraction units, of magnitude m (with its fraction bits) as a
   // decoder reconstructs it once plane p is decoded (E.1.1.2): at the middle of the interval
@@ -198,70 +196,139 @@ class BlockCoder {
     return e * e;
   }
 
-  // Codes whether the coefficient at flags_[i], row y, becomes significant in plane p, and
-  // its sign if it does.
-  void code_significance(MqRegisters& r, size_t i, int y, int p) {
-    const int b = bit(i, p);
-    code(r, zero_contexts_[grid_.neighbours(i, y)], b);
-    if (b) become_significant(r, i, y, p);
-  }
-
-  // The coefficient at flags_[i], row y, is significant from plane p on: its sign, its
-  // distortion, and the neighbour bits of the 8 around it.
-  void become_significant(MqRegisters& r, size_t i, int y, int p) {
-    code_sign(r, i, y);
-    grid_.mark_significant(i, false);  // kNegative is set from the start
-    const uint32_t m = mag_[i];
+  // Row I of column x (word f, a local the caller stores back), sample (x, y), is significant
+  // from plane p on: its sign (Table D.3 from the four neighbours; raw passes put it as it
+  // is), its distortion, and its significance in the words that see it: its column's, the
+  // two beside, and for the first or last row the stripe's above or below.
+  template <int I>
+  void become_significant(MqRegisters& r, uint32_t* col, int x, uint32_t& f, int y, int p) {
+    const uint32_t negative = b_.data[y * b_.stride + x] < 0 ? 1 : 0;
+    if (raw_) {
+      raw_coder_.put(static_cast<int>(negative));
+    } else {
+      const uint32_t n = window<I>(f);
+      const unsigned index = ((n >> 3) & 1) | ((col[x - 1] >> (19 + I)) & 1) << 1 | ((n >> 5) & 1) << 2 |
+                             ((col[x + 1] >> (19 + I)) & 1) << 3 | ((n >> 1) & 1) << 4 | ((f >> (18 + I)) & 1) << 5 |
+                             ((n >> 7) & 1) << 6 | ((n >> 7) & (f >> (20 + I)) & 1) << 7;
+      const unsigned entry = kSignTable.entry[index];
+      mq_encode(r, cx_[entry & 31], static_cast<int>(negative ^ (entry >> 7)));
+    }
+    f |= own_sig(I) | negative << (19 + I);
+    col[x - 1] |= sig_bit(I + 1, 2);
+    col[x + 1] |= sig_bit(I + 1, 0);
+    if constexpr (I == 0) {
+      uint32_t* up = col - pitch_;
+      up[x - 1] |= sig_bit(5, 2);
+      up[x] |= sig_bit(5, 1) | negative << 23;
+      up[x + 1] |= sig_bit(5, 0);
+    } else if constexpr (I == 3) {
+      uint32_t* down = col + pitch_;
+      down[x - 1] |= sig_bit(0, 2);
+      down[x] |= sig_bit(0, 1) | negative << 18;
+      down[x + 1] |= sig_bit(0, 0);
+    }
+    const uint32_t m = mag_[at(x, y)];
     if (b_.estimate_distortion) distortion_ += static_cast<double>(m) * static_cast<double>(m) - error_after(m, p);
   }
 
+  // Codes whether row I of column x (sample (x, y)), with neighbourhood n, becomes significant
+  // in plane p, and its sign if it does.
+  template <int I>
+  void code_significance(MqRegisters& r, uint32_t* col, int x, uint32_t& f, uint32_t n, int y, int p) {
+    const int b = bit(at(x, y), p);
+    code(r, zc_[n], b);
+    if (b) become_significant<I>(r, col, x, f, y, p);
+  }
+
+  // fn(row) for the rows of a stripe column, each row a compile-time constant so that its
+  // shifts and its edge cases fold away (a stripe has four rows but at the block's foot).
+  template <class Fn>
+  static void each_row(int rows, Fn&& fn) {
+    fn(std::integral_constant<int, 0>{});
+    if (rows > 1) fn(std::integral_constant<int, 1>{});
+    if (rows > 2) fn(std::integral_constant<int, 2>{});
+    if (rows > 3) fn(std::integral_constant<int, 3>{});
+  }
+
+  // D.3.1: the insignificant samples with a significant neighbour.
   void significance_pass(int p) {
     MqRegisters r = begin_pass();
-    grid_.scan(kNeighbours, [&](size_t i, int y) {
-      if ((flags_[i] & kSig) || grid_.neighbours(i, y) == 0) return;
-      code_significance(r, i, y, p);
-      flags_[i] |= kVisited;
-    });
+    for (int s = 0; s < stripes_; ++s) {
+      uint32_t* col = stripe_words(s);
+      const int rows = std::min(4, h_ - 4 * s);
+      for (int x = 0; x < w_; ++x) {
+        uint32_t f = col[x];
+        if ((f & kSigAround) == 0) continue;
+        each_row(rows, [&](auto row) {
+          constexpr int I = decltype(row)::value;
+          if (f & own_sig(I)) return;
+          const uint32_t n = window<I>(f);
+          if (n == 0) return;
+          code_significance<I>(r, col, x, f, n, 4 * s + I, p);
+          f |= visited(I);
+        });
+        col[x] = f;
+      }
+    }
     mq_.set_registers(r);
   }
 
+  // D.3.3: a bit of each sample significant before this plane.
   void refinement_pass(int p) {
     MqRegisters r = begin_pass();
-    grid_.scan(kSig, [&](size_t i, int y) {
-      uint16_t& f = flags_[i];
-      if ((f & (kSig | kVisited)) != kSig) return;
-      const int context = (f & kRefined) ? kRefineBase + 2 : kRefineBase + (grid_.neighbours(i, y) ? 1 : 0);
-      code(r, context, bit(i, p));
-      f |= kRefined;
-      if (b_.estimate_distortion) distortion_ += error_after(mag_[i], p + 1) - error_after(mag_[i], p);
-    });
+    for (int s = 0; s < stripes_; ++s) {
+      uint32_t* col = stripe_words(s);
+      const int rows = std::min(4, h_ - 4 * s);
+      for (int x = 0; x < w_; ++x) {
+        uint32_t f = col[x];
+        if ((f & kOwnSig) == 0) continue;
+        each_row(rows, [&](auto row) {
+          constexpr int I = decltype(row)::value;
+          if ((f & (own_sig(I) | visited(I))) != own_sig(I)) return;
+          const int context = (f & refined(I)) ? kRefineBase + 2 : kRefineBase + ((window<I>(f) & ~kCentre) ? 1 : 0);
+          const size_t i = at(x, 4 * s + I);
+          code(r, context, bit(i, p));
+          f |= refined(I);
+          if (b_.estimate_distortion) distortion_ += error_after(mag_[i], p + 1) - error_after(mag_[i], p);
+        });
+        col[x] = f;
+      }
+    }
     mq_.set_registers(r);
   }
 
+  // D.3.4: the samples the significance pass left, a column of four with no significant
+  // sample around run-length coded.
   void cleanup_pass(int p) {
     MqRegisters r = begin_pass();
-    const size_t pitch = static_cast<size_t>(pitch_);
-    for (int y0 = 0; y0 < h_; y0 += 4) {
-      const int y1 = std::min(y0 + 4, h_);
+    const uint32_t quiet = kVisitedAll | (last_row_window_ == kWindow ? kSigAround : kSigAround & ~kRowBelow);
+    for (int s = 0; s < stripes_; ++s) {
+      uint32_t* col = stripe_words(s);
+      const int rows = std::min(4, h_ - 4 * s), y0 = 4 * s;
       for (int x = 0; x < w_; ++x) {
-        const size_t top = grid_.at(x, y0);
-        int y = y0;
-        // Run-length coding (D.3.4): a full column of four, none significant or visited,
-        // none with a significant neighbour.
-        if (y1 - y0 == 4 && grid_.run_length_column(top, y0)) {
+        uint32_t f = col[x];
+        int from = 0;  // the first row coded one by one
+        if (rows == 4 && (f & quiet) == 0) {
           int first = 0;
-          while (first < 4 && !bit(top + static_cast<size_t>(first) * pitch, p)) ++first;
+          while (first < 4 && !bit(at(x, y0 + first), p)) ++first;
           mq_encode(r, cx_[kRunLength], first < 4 ? 1 : 0);
           if (first == 4) continue;
           mq_encode(r, cx_[kUniform], first >> 1);
           mq_encode(r, cx_[kUniform], first & 1);
-          become_significant(r, top + static_cast<size_t>(first) * pitch, y0 + first, p);
-          y = y0 + first + 1;
+          switch (first) {  // the column's first significant sample: its sign, coded as in any row
+            case 0: become_significant<0>(r, col, x, f, y0, p); break;
+            case 1: become_significant<1>(r, col, x, f, y0 + 1, p); break;
+            case 2: become_significant<2>(r, col, x, f, y0 + 2, p); break;
+            default: become_significant<3>(r, col, x, f, y0 + 3, p); break;
+          }
+          from = first + 1;
         }
-        for (size_t i = top + static_cast<size_t>(y - y0) * pitch; y < y1; ++y, i += pitch) {
-          if ((flags_[i] & (kSig | kVisited)) == 0) code_significance(r, i, y, p);
-          flags_[i] &= static_cast<uint16_t>(~kVisited);  // for the next plane's passes
-        }
+        each_row(rows, [&](auto row) {
+          constexpr int I = decltype(row)::value;
+          if (I < from || (f & (own_sig(I) | visited(I)))) return;
+          code_significance<I>(r, col, x, f, window<I>(f), y0 + I, p);
+        });
+        col[x] = f & ~kVisitedAll;  // for the next plane's passes
       }
     }
     // SEGMARK (D.5): 1010 in the uniform context, which a decoder checks.
@@ -271,14 +338,15 @@ class BlockCoder {
   }
 
   const BlockView& b_;
-  int w_, h_, pitch_;
-  const uint8_t* zero_contexts_;
-  std::vector<uint16_t>& flags_;
+  int w_, h_, stripes_;
+  ptrdiff_t pitch_;  // words from a stripe's column to the next stripe's
+  const uint8_t* zc_ = nullptr;        // Table D.1 for the band (kWindowZeroContexts)
+  uint32_t last_row_window_ = kWindow;
+  std::vector<uint32_t>& words_;
   std::vector<uint32_t>& mag_;
   MqContext cx_[kContexts];
   MqEncoder& mq_;
   RawEncoder& raw_coder_;
-  FlagGrid grid_;
   bool raw_ = false;
   double distortion_ = 0;
   int segment_first_ = 0;

@@ -1,8 +1,7 @@
 // What the Tier-1 encoder and decoder share (ISO/IEC 15444-1 D.3): the 19 contexts and their
-// initial states, the per-coefficient flags that their context choices read, and the tables
-// of zero coding (Table D.1) and sign coding (Tables D.2, D.3).
+// initial states and Table D.1 of zero coding; their flags and the tables read through them
+// (Table D.1 by window, Tables D.2 and D.3) are in stripe_flags.hpp.
 #pragma once
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -29,16 +28,10 @@ inline void reset_contexts(MqDecoderContext* cx) {
   for (int k = 0; k < kContexts; ++k) cx[k] = MqDecoderContext(initial_state(k));
 }
 
-// Per coefficient flags, with a border of one all round so that neighbours need no checks.
-// The low 8 bits say which of the 8 neighbours are significant, kept up to date as they
-// become so, so that a context is a table lookup rather than 8 reads.
-enum : uint16_t {
-  kNw = 1, kN = 2, kNe = 4, kW = 8, kE = 16, kSw = 32, kS = 64, kSe = 128,
-  kNeighbours = 0xFF, kBelow = kSw | kS | kSe,
-  kSig = 256, kVisited = 512, kRefined = 1024, kNegative = 2048,
-};
+// The 8 neighbours of a sample, as bits of a mask of those that are significant.
+enum : uint16_t { kNw = 1, kN = 2, kNe = 4, kW = 8, kE = 16, kSw = 32, kS = 64, kSe = 128 };
 
-// Table D.1 for each band kind and each set of significant neighbours.
+// Table D.1 for each band kind and each set of significant neighbours (the mask above).
 struct ZeroContexts {
   uint8_t ll_lh[256], hl[256], hh[256];
   constexpr ZeroContexts() : ll_lh(), hl(), hh() {
@@ -64,83 +57,5 @@ struct ZeroContexts {
   const uint8_t* of(j2k_band_type band) const { return band == J2K_BAND_HH ? hh : band == J2K_BAND_HL ? hl : ll_lh; }
 };
 inline constexpr ZeroContexts kZeroContexts;
-
-// A neighbour's sign contribution (Table D.2): 0 insignificant, 1 positive, -1 negative.
-inline int contribution(uint16_t f) { return (f & kSig) == 0 ? 0 : (f & kNegative) ? -1 : 1; }
-
-// Table D.3 from the contributions of the west and east (w, e) and north and south (n, s)
-// neighbours: the context, and the bit XORed with the sign.
-struct SignContext {
-  int context, flip;
-};
-inline SignContext sign_context(int w, int e, int n, int s) {
-  const int h = std::clamp(w + e, -1, 1), v = std::clamp(n + s, -1, 1);
-  if (h == 0) return {kSignBase + (v == 0 ? 0 : 1), v < 0 ? 1 : 0};
-  return {kSignBase + (v == 0 ? 3 : v == h ? 4 : 2), h < 0 ? 1 : 0};
-}
-
-// A block's flags, rows `pitch` apart with the border of one, and what the coding passes of
-// both coders ask of them.
-struct FlagGrid {
-  uint16_t* f = nullptr;
-  int w = 0, h = 0;
-  size_t pitch = 0;
-  bool causal = false;  // VSC (D.7)
-
-  size_t at(int x, int y) const { return static_cast<size_t>(y + 1) * pitch + static_cast<size_t>(x) + 1; }
-
-  // The significant neighbours of the coefficient at f[i], row y; VSC: the row below a
-  // stripe counts as insignificant for its last row.
-  int neighbours(size_t i, int y) const {
-    int m = f[i] & kNeighbours;
-    if (causal && (y & 3) == 3) m &= ~kBelow;
-    return m;
-  }
-
-  // Table D.3's context and XOR bit for the sign of the coefficient at f[i], row y.
-  SignContext sign(size_t i, int y) const {
-    const bool below_hidden = causal && (y & 3) == 3;
-    return sign_context(contribution(f[i - 1]), contribution(f[i + 1]), contribution(f[i - pitch]),
-                        below_hidden ? 0 : contribution(f[i + pitch]));
-  }
-
-  // The coefficient at f[i] is significant: its flag, and the neighbour bits of the 8 around it.
-  void mark_significant(size_t i, bool negative) {
-    f[i] |= static_cast<uint16_t>(kSig | (negative ? kNegative : 0));
-    f[i - pitch - 1] |= kSe;
-    f[i - pitch] |= kS;
-    f[i - pitch + 1] |= kSw;
-    f[i - 1] |= kE;
-    f[i + 1] |= kW;
-    f[i + pitch - 1] |= kNe;
-    f[i + pitch] |= kN;
-    f[i + pitch + 1] |= kNw;
-  }
-
-  // visit(i, y) for every coefficient in the stripe order (D.3: stripes of four rows, column
-  // by column), skipping the stripe columns where no flag has a bit of `wanted`.
-  template <class Visit>
-  void scan(uint16_t wanted, Visit&& visit) const {
-    for (int y0 = 0; y0 < h; y0 += 4) {
-      const int y1 = std::min(y0 + 4, h);
-      for (int x = 0; x < w; ++x) {
-        const size_t top = at(x, y0);
-        uint16_t any = 0;
-        for (int k = 0; k < y1 - y0; ++k) any |= f[top + static_cast<size_t>(k) * pitch];
-        if ((any & wanted) == 0) continue;
-        size_t i = top;
-        for (int y = y0; y < y1; ++y, i += pitch) visit(i, y);
-      }
-    }
-  }
-
-  // Whether the full stripe column from f[top] (row y0) is run-length coded (D.3.4): none
-  // significant or visited, none with a significant neighbour.
-  bool run_length_column(size_t top, int y0) const {
-    const uint16_t any = f[top] | f[top + pitch] | f[top + 2 * pitch];
-    return ((any & (kSig | kVisited | kNeighbours)) | (f[top + 3 * pitch] & (kSig | kVisited)) |
-            neighbours(top + 3 * pitch, y0 + 3)) == 0;
-  }
-};
 
 }  // namespace j2k::codec::t1
