@@ -1,12 +1,15 @@
-// tier1_ab: two builds of the Tier-1 block decoder (shared objects made by bench/tier1_ab.sh
-// from two revisions) decode the same code-blocks in one process, in turns, and each set of
-// blocks is timed for both: the ratio B/A is the change in block decoding alone, free of
-// Tier-2, the DWT and file I/O, and of the drift between runs. The two must also decode every
-// block to the same coefficients (else exit 1, naming the block).
+// tier1_ab: two builds of the Tier-1 block coders (shared objects made by bench/tier1_ab.sh
+// from two revisions) code and decode the same code-blocks in one process, in turns, and each
+// set of blocks is timed for both: the ratio B/A is the change in block coding or decoding
+// alone, free of Tier-2, the DWT, rate control and file I/O, and of the drift between runs.
+// The two must also code every block to the same bytes and pass ends, and decode it to the
+// same coefficients (else exit 1, naming the block).
 //
-// The blocks: this build's encoder codes the 64x64 code-blocks of each sample image's
-// components after a 5-level 5/3 DWT (DC-shifted, no MCT), every pass kept (lossless), or
-// with the last three bit planes' passes dropped (as a lossy stream's layers leave them).
+// The blocks: the 64x64 code-blocks of each sample image's components after a 5-level 5/3
+// DWT (DC-shifted, no MCT). Encoding codes every pass of each block, and in the lossy set
+// estimates each pass's distortion, as rate control needs. Decoding reads this build's
+// encoder's codewords, every pass (lossless), or all but the last three bit planes' passes
+// (lossy: as a lossy stream's layers leave them).
 //
 //   tier1_ab A.so B.so [--samples DIR] [--rounds N]
 #include <dlfcn.h>
@@ -28,27 +31,32 @@ namespace {
 
 using DecodeFn = int (*)(const uint8_t*, size_t, const uint32_t*, const int*, size_t, int, int, int, int, int, int32_t*,
                          ptrdiff_t);
+using EncodeFn = long (*)(const int32_t*, ptrdiff_t, int, int, int, int, int, uint8_t*, size_t, uint32_t*, int*);
 
-DecodeFn load(const std::string& path) {
+struct Variant {
+  DecodeFn decode;
+  EncodeFn encode;
+};
+
+Variant load(const std::string& path) {
   void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) throw j2k::Error(j2k::ErrorCode::InvalidArgument, path + ": " + dlerror());
-  void* fn = dlsym(lib, "tier1_variant_decode");
-  if (fn == nullptr) throw j2k::Error(j2k::ErrorCode::InvalidArgument, path + ": no tier1_variant_decode (made by bench/tier1_ab.sh?)");
-  return reinterpret_cast<DecodeFn>(fn);
+  Variant v{reinterpret_cast<DecodeFn>(dlsym(lib, "tier1_variant_decode")),
+            reinterpret_cast<EncodeFn>(dlsym(lib, "tier1_variant_encode"))};
+  if (v.decode == nullptr || v.encode == nullptr)
+    throw j2k::Error(j2k::ErrorCode::InvalidArgument, path + ": no tier1_variant_decode/encode (made by bench/tier1_ab.sh?)");
+  return v;
 }
 
 struct Block {
+  const int32_t* source = nullptr;  // the coefficients it was coded from
+  ptrdiff_t stride = 0;
   std::vector<uint8_t> bytes;
   uint32_t segment_bytes = 0;
   int passes = 0, width = 0, height = 0, bitplanes = 0;
   j2k_band_type band = J2K_BAND_LL;
   std::string where;  // image, component, band origin
 };
-
-int decode(DecodeFn fn, const Block& b, int32_t* out) {
-  return fn(b.bytes.data(), b.bytes.size(), &b.segment_bytes, &b.passes, 1, b.width, b.height, b.band, 0, b.bitplanes, out,
-            b.width);
-}
 
 // The 64x64 blocks of one band [x0, x1) x [y0, y1) of a transformed component.
 void cut_band(const std::vector<int32_t>& v, int64_t stride, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
@@ -66,6 +74,8 @@ void cut_band(const std::vector<int32_t>& v, int64_t stride, int64_t x0, int64_t
       const int keep = static_cast<int>(coded.passes.size()) - 3 * drop_planes;
       if (keep < 1) continue;  // all zero, or no pass left
       Block b;
+      b.source = view.data;
+      b.stride = view.stride;
       b.passes = keep;
       b.segment_bytes = coded.passes[static_cast<size_t>(keep - 1)].end;
       b.bytes = std::vector<uint8_t>(coded.bytes.begin(), coded.bytes.begin() + b.segment_bytes);
@@ -78,7 +88,8 @@ void cut_band(const std::vector<int32_t>& v, int64_t stride, int64_t x0, int64_t
     }
 }
 
-std::vector<Block> blocks_of(const std::vector<std::string>& images, int drop_planes) {
+// The blocks of the images' transformed components, which `planes` keeps.
+std::vector<Block> blocks_of(const std::vector<std::string>& images, int drop_planes, std::vector<std::vector<int32_t>>& planes) {
   constexpr int kLevels = 5;
   std::vector<Block> out;
   j2k::Dwt dwt(j2k::BackendOptions(j2k::Backend::Cpu, 1));
@@ -87,7 +98,8 @@ std::vector<Block> blocks_of(const std::vector<std::string>& images, int drop_pl
     const auto w = static_cast<int64_t>(image.width), h = static_cast<int64_t>(image.height);
     for (size_t c = 0; c < image.components.size(); ++c) {
       const auto& k = image.components[c];
-      std::vector<int32_t> v(static_cast<size_t>(w * h));
+      planes.emplace_back(static_cast<size_t>(w * h));
+      std::vector<int32_t>& v = planes.back();
       const int32_t shift = int32_t{1} << (k.precision - 1);
       for (size_t i = 0; i < v.size(); ++i)
         v[i] = (k.sample_size() == 2 ? int32_t{reinterpret_cast<const uint16_t*>(k.bytes.data())[i]} : int32_t{k.bytes[i]}) - shift;
@@ -126,7 +138,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "usage: tier1_ab A.so B.so [--samples DIR] [--rounds N]   (bench/tier1_ab.sh makes the objects)\n");
       return 2;
     }
-    const DecodeFn fn[2] = {load(libs[0]), load(libs[1])};
+    const Variant fn[2] = {load(libs[0]), load(libs[1])};
     struct Set {
       const char* name;
       std::vector<std::string> images;
@@ -135,13 +147,42 @@ int main(int argc, char** argv) {
     const std::vector<std::string> eight = {samples + "/astronaut.ppm", samples + "/coffee.ppm", samples + "/camera.pgm"};
     const std::vector<Set> sets = {{"8-bit, lossless", eight, 0},
                                    {"16-bit, lossless", {samples + "/moon_u16.tif"}, 0},
-                                   {"8-bit, 3 planes dropped", eight, 3}};
-    std::printf("%-26s %7s %10s %10s %7s\n", "blocks", "count", "A ms", "B ms", "B/A");
+                                   {"8-bit, lossy", eight, 3}};
+    std::printf("%-34s %7s %10s %10s %7s\n", "blocks", "count", "A ms", "B ms", "B/A");
     std::vector<int32_t> out[2] = {std::vector<int32_t>(4096), std::vector<int32_t>(4096)};
+    std::vector<uint8_t> coded[2] = {std::vector<uint8_t>(1 << 20), std::vector<uint8_t>(1 << 20)};
+    std::vector<uint32_t> ends[2] = {std::vector<uint32_t>(96), std::vector<uint32_t>(96)};
+    auto timed = [&](const char* what, const Set& set, size_t count, auto&& run) {
+      double best[2] = {1e30, 1e30};
+      for (int r = 0; r < rounds; ++r)
+        for (int v = 0; v < 2; ++v) {
+          const auto t0 = std::chrono::steady_clock::now();
+          run(v);
+          best[v] = std::min(best[v], std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        }
+      std::printf("%-34s %7zu %10.1f %10.1f %7.3f\n", (std::string(what) + set.name).c_str(), count, best[0], best[1],
+                  best[1] / best[0]);
+    };
     for (const Set& set : sets) {
-      const std::vector<Block> blocks = blocks_of(set.images, set.drop_planes);
+      std::vector<std::vector<int32_t>> planes;
+      const std::vector<Block> blocks = blocks_of(set.images, set.drop_planes, planes);
+      const int estimate = set.drop_planes > 0 ? 1 : 0;  // rate control estimates distortion
+      auto encode = [&](int v, const Block& b, int& passes) {
+        return fn[v].encode(b.source, b.stride, b.width, b.height, b.band, 0, estimate, coded[v].data(), coded[v].size(),
+                            ends[v].data(), &passes);
+      };
       for (const Block& b : blocks) {
-        const int passes_a = decode(fn[0], b, out[0].data()), passes_b = decode(fn[1], b, out[1].data());
+        int passes[2] = {0, 0};
+        const long size_a = encode(0, b, passes[0]), size_b = encode(1, b, passes[1]);
+        if (size_a != size_b || passes[0] != passes[1] || std::memcmp(coded[0].data(), coded[1].data(), static_cast<size_t>(std::max(0L, size_a))) != 0 ||
+            !std::equal(ends[0].begin(), ends[0].begin() + passes[0], ends[1].begin())) {
+          std::fprintf(stderr, "tier1_ab: A and B code the block of %s differently (%ld and %ld bytes)\n", b.where.c_str(), size_a, size_b);
+          return 1;
+        }
+        const int passes_a = fn[0].decode(b.bytes.data(), b.bytes.size(), &b.segment_bytes, &b.passes, 1, b.width, b.height, b.band, 0,
+                                          b.bitplanes, out[0].data(), b.width);
+        const int passes_b = fn[1].decode(b.bytes.data(), b.bytes.size(), &b.segment_bytes, &b.passes, 1, b.width, b.height, b.band, 0,
+                                          b.bitplanes, out[1].data(), b.width);
         if (passes_a != b.passes || passes_b != b.passes ||
             std::memcmp(out[0].data(), out[1].data(), sizeof(int32_t) * static_cast<size_t>(b.width * b.height)) != 0) {
           std::fprintf(stderr, "tier1_ab: A and B decode the block of %s differently (passes %d and %d of %d)\n",
@@ -149,14 +190,15 @@ int main(int argc, char** argv) {
           return 1;
         }
       }
-      double best[2] = {1e30, 1e30};
-      for (int r = 0; r < rounds; ++r)
-        for (int v = 0; v < 2; ++v) {
-          const auto t0 = std::chrono::steady_clock::now();
-          for (const Block& b : blocks) decode(fn[v], b, out[v].data());
-          best[v] = std::min(best[v], std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-        }
-      std::printf("%-26s %7zu %10.1f %10.1f %7.3f\n", set.name, blocks.size(), best[0], best[1], best[1] / best[0]);
+      timed("encode ", set, blocks.size(), [&](int v) {
+        int passes = 0;
+        for (const Block& b : blocks) encode(v, b, passes);
+      });
+      timed("decode ", set, blocks.size(), [&](int v) {
+        for (const Block& b : blocks)
+          fn[v].decode(b.bytes.data(), b.bytes.size(), &b.segment_bytes, &b.passes, 1, b.width, b.height, b.band, 0, b.bitplanes,
+                       out[v].data(), b.width);
+      });
     }
     return 0;
   } catch (const std::exception& e) {

@@ -1,9 +1,13 @@
-// One revision's Tier-1 block decoder as a shared object for tier1_ab (bench/tier1_ab.sh
-// compiles this file against that revision's codec/tier1/ and common/). The C entry point
-// takes the block as plain values, so that revisions whose BlockCode differ in layout still
-// compare; everything else in the object stays hidden (-fvisibility=hidden), so that two
-// revisions' decoders live side by side in one process.
+// One revision's Tier-1 block decoder and encoder as a shared object for tier1_ab
+// (bench/tier1_ab.sh compiles this file against that revision's codec/tier1/ and common/).
+// The C entry points take the block as plain values, so that revisions whose BlockCode or
+// BlockView differ in layout still compare; everything else in the object stays hidden
+// (-fvisibility=hidden), so that two revisions' coders live side by side in one process.
+#include <cstring>
+
 #include "codec/tier1/block_decoder.cpp"
+#include "codec/tier1/block_encoder.cpp"
+#include "codec/tier1/mq_encoder.cpp"
 
 extern "C" __attribute__((visibility("default"))) int tier1_variant_decode(
     const uint8_t* bytes, size_t size, const uint32_t* segment_bytes, const int* segment_passes, size_t segments,
@@ -24,4 +28,25 @@ extern "C" __attribute__((visibility("default"))) int tier1_variant_decode(
   } catch (...) {
     return -1;
   }
+}
+
+// Codes the block; its bytes into bytes[0..capacity) and each pass's end into pass_ends (at
+// most 3 * 32 - 2 passes). Returns the byte count, or -1 where capacity is too small.
+extern "C" __attribute__((visibility("default"))) long tier1_variant_encode(
+    const int32_t* data, ptrdiff_t stride, int width, int height, int band, int modes, int estimate_distortion,
+    uint8_t* bytes, size_t capacity, uint32_t* pass_ends, int* passes) {
+  j2k::codec::BlockView view;
+  view.data = data;
+  view.stride = stride;
+  view.width = width;
+  view.height = height;
+  view.band = static_cast<j2k_band_type>(band);
+  view.modes = static_cast<uint8_t>(modes);
+  view.estimate_distortion = estimate_distortion != 0;
+  const j2k::codec::CodedBlock coded = j2k::codec::encode_block(view);
+  if (coded.bytes.size() > capacity) return -1;
+  if (!coded.bytes.empty()) std::memcpy(bytes, coded.bytes.data(), coded.bytes.size());
+  *passes = static_cast<int>(coded.passes.size());
+  for (size_t k = 0; k < coded.passes.size(); ++k) pass_ends[k] = coded.passes[k].end;
+  return static_cast<long>(coded.bytes.size());
 }
