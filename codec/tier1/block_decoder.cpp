@@ -157,25 +157,9 @@ class BlockDecoder {
   template <int I, int N, class Bits>
   static void become_significant(const Shape<N>& g, Bits& b, uint32_t* col, int x, uint32_t& f, int32_t* value, int32_t magnitude) {
     const uint32_t n = g.template window<I>(f);
-    const unsigned index = ((n >> 3) & 1) | ((col[x - 1] >> (19 + I)) & 1) << 1 | ((n >> 5) & 1) << 2 |
-                           ((col[x + 1] >> (19 + I)) & 1) << 3 | ((n >> 1) & 1) << 4 | ((f >> (18 + I)) & 1) << 5 |
-                           ((n >> 7) & 1) << 6 | ((n >> 7) & (f >> (20 + I)) & 1) << 7;
-    const uint32_t negative = static_cast<uint32_t>(b.sign(kSignTable.entry[index]));
+    const auto negative = static_cast<uint32_t>(b.sign(sign_entry<I>(n, f, col[x - 1], col[x + 1])));
     *value = negative ? -magnitude : magnitude;
-    f |= own_sig(I) | negative << (19 + I);
-    col[x - 1] |= sig_bit(I + 1, 2);
-    col[x + 1] |= sig_bit(I + 1, 0);
-    if constexpr (I == 0) {
-      uint32_t* up = col - g.word_pitch();
-      up[x - 1] |= sig_bit(5, 2);
-      up[x] |= sig_bit(5, 1) | negative << 23;
-      up[x + 1] |= sig_bit(5, 0);
-    } else if constexpr (I == 3) {
-      uint32_t* down = col + g.word_pitch();
-      down[x - 1] |= sig_bit(0, 2);
-      down[x] |= sig_bit(0, 1) | negative << 18;
-      down[x + 1] |= sig_bit(0, 0);
-    }
+    mark_significant<I>(col, x, g.word_pitch(), f, negative);
   }
 
   // D.3.1: the insignificant samples with a significant neighbour. (Each pass writes out its

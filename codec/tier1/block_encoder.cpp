@@ -206,27 +206,10 @@ class BlockCoder {
     if (raw_) {
       raw_coder_.put(static_cast<int>(negative));
     } else {
-      const uint32_t n = window<I>(f);
-      const unsigned index = ((n >> 3) & 1) | ((col[x - 1] >> (19 + I)) & 1) << 1 | ((n >> 5) & 1) << 2 |
-                             ((col[x + 1] >> (19 + I)) & 1) << 3 | ((n >> 1) & 1) << 4 | ((f >> (18 + I)) & 1) << 5 |
-                             ((n >> 7) & 1) << 6 | ((n >> 7) & (f >> (20 + I)) & 1) << 7;
-      const unsigned entry = kSignTable.entry[index];
+      const unsigned entry = sign_entry<I>(window<I>(f), f, col[x - 1], col[x + 1]);
       mq_encode(r, cx_[entry & 31], static_cast<int>(negative ^ (entry >> 7)));
     }
-    f |= own_sig(I) | negative << (19 + I);
-    col[x - 1] |= sig_bit(I + 1, 2);
-    col[x + 1] |= sig_bit(I + 1, 0);
-    if constexpr (I == 0) {
-      uint32_t* up = col - pitch_;
-      up[x - 1] |= sig_bit(5, 2);
-      up[x] |= sig_bit(5, 1) | negative << 23;
-      up[x + 1] |= sig_bit(5, 0);
-    } else if constexpr (I == 3) {
-      uint32_t* down = col + pitch_;
-      down[x - 1] |= sig_bit(0, 2);
-      down[x] |= sig_bit(0, 1) | negative << 18;
-      down[x + 1] |= sig_bit(0, 0);
-    }
+    mark_significant<I>(col, x, pitch_, f, negative);
     const uint32_t m = mag_[at(x, y)];
     if (b_.estimate_distortion) distortion_ += static_cast<double>(m) * static_cast<double>(m) - error_after(m, p);
   }

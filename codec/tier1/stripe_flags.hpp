@@ -12,6 +12,7 @@
 //   bits 24..27  row i was visited by this bit plane's significance pass;
 //   bits 28..31  row i has been refined before.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 #include "codec/tier1/contexts.hpp"
@@ -72,5 +73,37 @@ struct SignTable {
   static constexpr int clamp1(int v) { return v < -1 ? -1 : v > 1 ? 1 : v; }
 };
 inline constexpr SignTable kSignTable;
+
+// Row I's kSignTable entry: from its window n in its column's word f (VSC applied) and the
+// words of the columns west and east of it.
+template <int I>
+inline unsigned sign_entry(uint32_t n, uint32_t f, uint32_t west, uint32_t east) {
+  const unsigned index = ((n >> 3) & 1) | ((west >> (19 + I)) & 1) << 1 | ((n >> 5) & 1) << 2 |
+                         ((east >> (19 + I)) & 1) << 3 | ((n >> 1) & 1) << 4 | ((f >> (18 + I)) & 1) << 5 |
+                         ((n >> 7) & 1) << 6 | ((n >> 7) & (f >> (20 + I)) & 1) << 7;
+  return kSignTable.entry[index];
+}
+
+// Row I of the stripe column col[x] becomes significant, `negative` (0 or 1) its sign: its own
+// bits in f (the caller's copy of col[x], which it stores back), and its significance in the
+// words that see it: the two beside, and for the first or last row those of the stripe above
+// or below, `pitch` words away.
+template <int I>
+inline void mark_significant(uint32_t* col, int x, ptrdiff_t pitch, uint32_t& f, uint32_t negative) {
+  f |= own_sig(I) | negative << (19 + I);
+  col[x - 1] |= sig_bit(I + 1, 2);
+  col[x + 1] |= sig_bit(I + 1, 0);
+  if constexpr (I == 0) {
+    uint32_t* up = col - pitch;
+    up[x - 1] |= sig_bit(5, 2);
+    up[x] |= sig_bit(5, 1) | negative << 23;
+    up[x + 1] |= sig_bit(5, 0);
+  } else if constexpr (I == 3) {
+    uint32_t* down = col + pitch;
+    down[x - 1] |= sig_bit(0, 2);
+    down[x] |= sig_bit(0, 1) | negative << 18;
+    down[x + 1] |= sig_bit(0, 0);
+  }
+}
 
 }  // namespace j2k::codec::t1
