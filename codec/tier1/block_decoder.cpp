@@ -139,16 +139,6 @@ class BlockDecoder {
     return geometry_.w == 64 && geometry_.h == 64 && geometry_.stride == 64;
   }
 
-  // fn(row) for the rows of a stripe column, each row a compile-time constant so that its
-  // shifts and its edge cases fold away (a stripe has four rows but at the block's foot).
-  template <class Fn>
-  static void each_row(int rows, Fn&& fn) {
-    fn(std::integral_constant<int, 0>{});
-    if (rows > 1) fn(std::integral_constant<int, 1>{});
-    if (rows > 2) fn(std::integral_constant<int, 2>{});
-    if (rows > 3) fn(std::integral_constant<int, 3>{});
-  }
-
   // Row I of column x (word f, a local the caller stores back) becomes significant in plane
   // p: its sign (Table D.3 from the four neighbours), its value (twice the plane's bit plus
   // half the interval below: `magnitude`, 3 * 2^p), and its significance in the words that

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <type_traits>
 
 #include "codec/tier1/contexts.hpp"
 #include "codec/tier1/mq_encoder.hpp"
@@ -221,16 +220,6 @@ class BlockCoder {
     const int b = bit(at(x, y), p);
     code(r, zc_[n], b);
     if (b) become_significant<I>(r, col, x, f, y, p);
-  }
-
-  // fn(row) for the rows of a stripe column, each row a compile-time constant so that its
-  // shifts and its edge cases fold away (a stripe has four rows but at the block's foot).
-  template <class Fn>
-  static void each_row(int rows, Fn&& fn) {
-    fn(std::integral_constant<int, 0>{});
-    if (rows > 1) fn(std::integral_constant<int, 1>{});
-    if (rows > 2) fn(std::integral_constant<int, 2>{});
-    if (rows > 3) fn(std::integral_constant<int, 3>{});
   }
 
   // D.3.1: the insignificant samples with a significant neighbour.

@@ -14,6 +14,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "codec/tier1/contexts.hpp"
 #include "j2kfront/j2kfront.h"
@@ -73,6 +74,17 @@ struct SignTable {
   static constexpr int clamp1(int v) { return v < -1 ? -1 : v > 1 ? 1 : v; }
 };
 inline constexpr SignTable kSignTable;
+
+// fn(row) for the rows of a stripe column, each row a compile-time constant
+// (std::integral_constant) so that its shifts and its edge cases fold away (a stripe has four
+// rows but at the block's foot).
+template <class Fn>
+inline void each_row(int rows, Fn&& fn) {
+  fn(std::integral_constant<int, 0>{});
+  if (rows > 1) fn(std::integral_constant<int, 1>{});
+  if (rows > 2) fn(std::integral_constant<int, 2>{});
+  if (rows > 3) fn(std::integral_constant<int, 3>{});
+}
 
 // Row I's kSignTable entry: from its window n in its column's word f (VSC applied) and the
 // words of the columns west and east of it.
