@@ -167,6 +167,10 @@ int main(int argc, char** argv) {
       std::vector<std::vector<int32_t>> planes;
       const std::vector<Block> blocks = blocks_of(set.images, set.drop_planes, planes);
       const int estimate = set.drop_planes > 0 ? 1 : 0;  // rate control estimates distortion
+      auto decode = [&](int v, const Block& b) {
+        return fn[v].decode(b.bytes.data(), b.bytes.size(), &b.segment_bytes, &b.passes, 1, b.width, b.height, b.band, 0,
+                            b.bitplanes, out[v].data(), b.width);
+      };
       auto encode = [&](int v, const Block& b, int& passes) {
         return fn[v].encode(b.source, b.stride, b.width, b.height, b.band, 0, estimate, coded[v].data(), coded[v].size(),
                             ends[v].data(), &passes);
@@ -174,15 +178,14 @@ int main(int argc, char** argv) {
       for (const Block& b : blocks) {
         int passes[2] = {0, 0};
         const long size_a = encode(0, b, passes[0]), size_b = encode(1, b, passes[1]);
-        if (size_a != size_b || passes[0] != passes[1] || std::memcmp(coded[0].data(), coded[1].data(), static_cast<size_t>(std::max(0L, size_a))) != 0 ||
-            !std::equal(ends[0].begin(), ends[0].begin() + passes[0], ends[1].begin())) {
-          std::fprintf(stderr, "tier1_ab: A and B code the block of %s differently (%ld and %ld bytes)\n", b.where.c_str(), size_a, size_b);
+        const bool same_bytes =
+            size_a == size_b && std::memcmp(coded[0].data(), coded[1].data(), static_cast<size_t>(std::max(0L, size_a))) == 0;
+        if (!same_bytes || passes[0] != passes[1] || !std::equal(ends[0].begin(), ends[0].begin() + passes[0], ends[1].begin())) {
+          std::fprintf(stderr, "tier1_ab: A and B code the block of %s differently (%ld and %ld bytes)\n", b.where.c_str(),
+                       size_a, size_b);
           return 1;
         }
-        const int passes_a = fn[0].decode(b.bytes.data(), b.bytes.size(), &b.segment_bytes, &b.passes, 1, b.width, b.height, b.band, 0,
-                                          b.bitplanes, out[0].data(), b.width);
-        const int passes_b = fn[1].decode(b.bytes.data(), b.bytes.size(), &b.segment_bytes, &b.passes, 1, b.width, b.height, b.band, 0,
-                                          b.bitplanes, out[1].data(), b.width);
+        const int passes_a = decode(0, b), passes_b = decode(1, b);
         if (passes_a != b.passes || passes_b != b.passes ||
             std::memcmp(out[0].data(), out[1].data(), sizeof(int32_t) * static_cast<size_t>(b.width * b.height)) != 0) {
           std::fprintf(stderr, "tier1_ab: A and B decode the block of %s differently (passes %d and %d of %d)\n",
@@ -195,9 +198,7 @@ int main(int argc, char** argv) {
         for (const Block& b : blocks) encode(v, b, passes);
       });
       timed("decode ", set, blocks.size(), [&](int v) {
-        for (const Block& b : blocks)
-          fn[v].decode(b.bytes.data(), b.bytes.size(), &b.segment_bytes, &b.passes, 1, b.width, b.height, b.band, 0, b.bitplanes,
-                       out[v].data(), b.width);
+        for (const Block& b : blocks) decode(v, b);
       });
     }
     return 0;

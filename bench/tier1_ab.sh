@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Tier-1 block decoding, two revisions in one process (bench/tier1_ab.cpp says how):
+# Tier-1 block coding and decoding, two revisions in one process (bench/tier1_ab.cpp says how):
 #   bench/tier1_ab.sh BASE [OTHER]
 # BASE, OTHER: git revisions; OTHER left out: the working tree, uncommitted changes included.
 # Builds tier1_ab in $J2K_BUILD_DIR (default build/; or J2K_TIER1_AB names one built already),
 # compiles each revision's codec/tier1/, common/ and include/ into a shared object with $CXX
 # (default c++) and the library's Release flags, and runs tier1_ab A=BASE B=OTHER with
 # J2K_TIER1_ROUNDS rounds (default 15; each set's fastest round counts). B/A below 1: OTHER
-# decodes the blocks faster.
+# codes or decodes the blocks faster.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 base=${1:?usage: bench/tier1_ab.sh BASE [OTHER]   (git revisions; OTHER left out: the working tree)}
@@ -19,8 +19,8 @@ if [[ -z $ab ]]; then
   cmake --build "$build" --target tier1_ab >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; exit 1; }
   ab=$build/bench/tier1_ab
 fi
-# variant REV DIR: the revision's sources (REV empty: the working tree's) into DIR, its decoder
-# into DIR/t1.so.
+# variant REV DIR: the revision's sources (REV empty: the working tree's) into DIR, its block
+# coders into DIR/t1.so.
 variant() {
   local rev=$1 dir=$2
   mkdir -p "$dir"
@@ -29,8 +29,8 @@ variant() {
   else
     tar -c -C "$root" codec/tier1 common include | tar -x -C "$dir"
   fi
-  "${CXX:-c++}" -std=c++17 -O3 -DNDEBUG -fPIC -ffp-contract=off -fopenmp-simd -shared -fvisibility=hidden -I"$dir" -I"$dir/include" \
-    -I"$build/include" "$root/bench/tier1_variant.cpp" -o "$dir/t1.so"
+  "${CXX:-c++}" -std=c++17 -O3 -DNDEBUG -fPIC -ffp-contract=off -fopenmp-simd -shared -fvisibility=hidden \
+    -I"$dir" -I"$dir/include" -I"$build/include" "$root/bench/tier1_variant.cpp" -o "$dir/t1.so"
 }
 variant "$base" "$tmp/a"
 variant "$other" "$tmp/b"
