@@ -164,6 +164,13 @@ int main(int argc, char** argv) {
                   best[1] / best[0]);
     };
     for (const Set& set : sets) {
+      const bool needs_tiff = std::any_of(set.images.begin(), set.images.end(), [](const std::string& path) {
+        return path.size() > 4 && path.compare(path.size() - 4, 4, ".tif") == 0;
+      });
+      if (needs_tiff && !J2K_TIER1_AB_HAVE_TIFF) {
+        std::printf("%-34s skipped: this build reads no TIFF (libtiff not found)\n", set.name);
+        continue;
+      }
       std::vector<std::vector<int32_t>> planes;
       const std::vector<Block> blocks = blocks_of(set.images, set.drop_planes, planes);
       const int estimate = set.drop_planes > 0 ? 1 : 0;  // rate control estimates distortion

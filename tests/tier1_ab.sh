@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/tier1_ab.sh runs: HEAD against the working tree, one round: three sets of blocks coded
-# and decoded, each with its times and ratio, the two revisions agreeing on every block (exit 0). Skipped (77)
-# outside a git checkout or without a C++ compiler.
+# and decoded, each with its times and ratio, the two revisions agreeing on every block (exit 0);
+# without libtiff the 16-bit set must say it is skipped. Skipped (77) outside a git checkout or
+# without a C++ compiler.
 # tier1_ab.sh SOURCE_DIR TIER1_AB BUILD_DIR
 set -uo pipefail
 src=$1 ab=$2 build=$3
@@ -13,6 +14,8 @@ echo "$out"
 [[ $rc -eq 0 ]] || { echo "FAIL: exit $rc"; exit 1; }
 for what in encode decode; do
   for set in "8-bit, lossless" "16-bit, lossless" "8-bit, lossy"; do
+    # A build without libtiff has no 16-bit sample: that set says it is skipped, once.
+    [[ $set == 16-bit* ]] && grep -qE "^$set +skipped: this build reads no TIFF" <<<"$out" && continue
     grep -qE "^$what $set +[1-9][0-9]* +[0-9.]+ +[0-9.]+ +[0-9.]+$" <<<"$out" || { echo "FAIL: no row for '$what $set'"; exit 1; }
   done
 done
