@@ -1,7 +1,10 @@
 #include "pipeline/back_stage.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <future>
 #include <string>
 #include <utility>
 
@@ -57,6 +60,7 @@ struct BackStage::Impl {
     std::vector<void*> buffers;
     std::vector<size_t> bytes;
     std::vector<j2k_memory> where;
+    std::vector<char> own;  // allocated here while the queue started, not by it
     bool in_flight = false;
     // GPU: the tile's samples on their way home, downloaded into `samples` (page-locked where
     // the backend has it: a download into pageable memory would hold the host until the
@@ -67,7 +71,11 @@ struct BackStage::Impl {
     std::vector<std::pair<Plane, Plane>> pending;  // (in `samples`, home)
   };
 
-  std::unique_ptr<Queue> queue;
+  // A GPU's queue is made on a thread of its own (starting): the driver's start-up (a CUDA
+  // context, an OpenCL program) takes a few hundred milliseconds, which the first tile's
+  // Tier-2 and Tier-1 hide. Until it is there, begin() hands out host memory of its own.
+  std::shared_ptr<Queue> queue;
+  std::shared_future<std::shared_ptr<Queue>> starting;  // get() rethrows a failed start each time
   int threads = 0;
   bool device = false;  // a GPU queue: upload, download, two slots
   Slot slots[2];
@@ -78,15 +86,41 @@ struct BackStage::Impl {
   QueueNeeds reserved;
 
   ~Impl() {
-    if (!queue) return;
     try {
-      queue->finish();  // no copy may still use the buffers
-    } catch (...) {
+      ready();
+    } catch (...) {  // a queue that failed to start: nothing of it to release
+    }
+    if (queue) {
+      try {
+        queue->finish();  // no copy may still use the buffers
+      } catch (...) {
+      }
     }
     for (Slot& s : slots) {
-      for (size_t c = 0; c < s.buffers.size(); ++c) queue->release(s.buffers[c], s.where[c]);
-      if (s.samples) queue->release(s.samples, s.samples_where);
+      for (size_t c = 0; c < s.buffers.size(); ++c) release(s.buffers[c], s.where[c], s.own[c] != 0);
+      release(s.samples, s.samples_where, false);
     }
+  }
+
+  // The queue, once it has started; throws why it could not.
+  Queue& ready() {
+    if (!queue) queue = starting.get();
+    return *queue;
+  }
+  bool started() const {
+    return queue || starting.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  }
+  // A slot's coefficient buffer: from the queue, or while it starts host memory of our own
+  // (`own`).
+  void* allocate(size_t bytes, j2k_memory& where, bool& own) {
+    own = !started();
+    if (!own) return ready().allocate(bytes, where);
+    return allocate_host_coefficients(bytes, where, "back stage");
+  }
+  void release(void* p, j2k_memory where, bool own) noexcept {
+    if (!p) return;
+    if (own) std::free(p);
+    else if (queue) queue->release(p, where);
   }
 
   // Waits for the slot's work, then copies its samples home.
@@ -96,7 +130,7 @@ struct BackStage::Impl {
     s.in_flight = false;
     std::vector<std::pair<Plane, Plane>> copies;
     copies.swap(s.pending);
-    queue->wait(slot);
+    ready().wait(slot);
     for (const auto& [from, to] : copies) copy_rows(from, to);
   }
 
@@ -111,11 +145,11 @@ struct BackStage::Impl {
   // The slot's sample buffer, at least `bytes` (once the slot is idle).
   void* samples_buffer(Slot& s, size_t bytes) {
     if (s.samples_bytes >= bytes) return s.samples;
-    if (s.samples) queue->release(s.samples, s.samples_where);
+    release(s.samples, s.samples_where, false);
     s.samples = nullptr;
     s.samples_bytes = 0;
     s.samples_where = J2K_MEMORY_HOST;
-    s.samples = queue->allocate(bytes, s.samples_where);
+    s.samples = ready().allocate(bytes, s.samples_where);
     s.samples_bytes = bytes;
     return s.samples;
   }
@@ -123,10 +157,11 @@ struct BackStage::Impl {
   // The queue's buffers for this tile, reserved anew (once the queue is idle) when it is
   // larger than every tile before it.
   void reserve_for(const std::vector<Component>& cs) {
+    Queue& q = ready();
     QueueNeeds n;
     n.components = static_cast<int>(cs.size());
     for (const Component& c : cs) {
-      n.dwt_workspace = std::max(n.dwt_workspace, queue->dwt_workspace_bytes(c.reversible ? Wavelet::Reversible53
+      n.dwt_workspace = std::max(n.dwt_workspace, q.dwt_workspace_bytes(c.reversible ? Wavelet::Reversible53
                                                                                          : Wavelet::Irreversible97,
                                                                            c.rect, c.levels));
       if (!device) continue;
@@ -140,7 +175,7 @@ struct BackStage::Impl {
     n.staging_bytes = std::max(n.staging_bytes, n.max_plane_bytes);
     if (covers(reserved, n)) return;
     for (int s = 0; s < 2; ++s) wait(s);
-    queue->reserve(grow(reserved, n));
+    q.reserve(grow(reserved, n));
   }
 
   const std::vector<void*>& begin(const std::vector<Component>& cs, bool with_mct) {
@@ -153,18 +188,25 @@ struct BackStage::Impl {
           throw Error(ErrorCode::Internal, "back stage: components 0 to 2 of an MCT tile differ");
     Slot& slot = slots[current];
     wait(current);
-    reserve_for(cs);
+    // While a GPU's queue starts, its reservation waits for end().
+    reserved_tile = started();
+    if (reserved_tile) reserve_for(cs);
     slot.buffers.resize(std::max(slot.buffers.size(), cs.size()), nullptr);
     slot.bytes.resize(slot.buffers.size(), 0);
     slot.where.resize(slot.buffers.size(), J2K_MEMORY_HOST);
+    slot.own.resize(slot.buffers.size(), 0);
     for (size_t c = 0; c < cs.size(); ++c) {
       const size_t bytes = std::max<size_t>(plane_bytes(cs[c].rect, 4), 4);
-      if (slot.bytes[c] >= bytes) continue;
-      if (slot.buffers[c]) queue->release(slot.buffers[c], slot.where[c]);
+      // A buffer of our own makes way for the queue's (page-locked, faster to upload) once it
+      // has started.
+      if (slot.bytes[c] >= bytes && !(slot.own[c] && started())) continue;
+      release(slot.buffers[c], slot.where[c], slot.own[c] != 0);
       slot.buffers[c] = nullptr;
       slot.bytes[c] = 0;
       slot.where[c] = J2K_MEMORY_HOST;
-      slot.buffers[c] = queue->allocate(bytes, slot.where[c]);
+      bool own = false;
+      slot.buffers[c] = allocate(bytes, slot.where[c], own);
+      slot.own[c] = own ? 1 : 0;
       slot.bytes[c] = bytes;
     }
     comps = cs;
@@ -175,6 +217,7 @@ struct BackStage::Impl {
     return handed;
   }
   std::vector<void*> handed;
+  bool reserved_tile = false;  // begin() reserved the queue's buffers for the open tile
 
   Plane host_plane(size_t c) const {
     const Slot& slot = slots[current];
@@ -204,7 +247,8 @@ struct BackStage::Impl {
   void end() {
     if (!open) throw Error(ErrorCode::Internal, "back stage: end() without begin()");
     open = false;
-    Queue& q = *queue;
+    Queue& q = ready();
+    if (!reserved_tile) reserve_for(comps);
     const size_t n = comps.size();
     std::vector<Plane> dwt_out(n), in(n), samples(n), homes(n);
     for (size_t c = 0; c < n; ++c) {
@@ -258,7 +302,7 @@ struct BackStage::Impl {
       }
     }
     try {
-      queue->finish();  // and whatever a failed end() enqueued before it threw
+      ready().finish();  // and whatever a failed end() enqueued before it threw
     } catch (...) {
     }
   }
@@ -275,9 +319,12 @@ struct BackStage::Impl {
 BackStage::BackStage(const BackendOptions& options) : impl_(std::make_unique<Impl>()) {
   BackendOptions o = options;
   if (o.backend == Backend::Auto) o.backend = Backend::Cpu;
-  impl_->queue = make_queue(o);
   impl_->threads = o.threads;
-  impl_->device = impl_->queue->kind() != Backend::Cpu;
+  impl_->device = o.backend != Backend::Cpu;
+  if (impl_->device)
+    impl_->starting = std::async(std::launch::async, [o] { return std::shared_ptr<Queue>(make_queue(o)); }).share();
+  else
+    impl_->queue = make_queue(o);
 }
 
 BackStage::~BackStage() = default;
