@@ -60,7 +60,7 @@ struct BackStage::Impl {
     std::vector<void*> buffers;
     std::vector<size_t> bytes;
     std::vector<j2k_memory> where;
-    std::vector<char> own;  // allocated here while the queue started, not by it
+    std::vector<char> own;  // allocated here while the queue was starting, not by it
     bool in_flight = false;
     // GPU: the tile's samples on their way home, downloaded into `samples` (page-locked where
     // the backend has it: a download into pageable memory would hold the host until the
