@@ -71,9 +71,12 @@ struct BackStage::Impl {
     std::vector<std::pair<Plane, Plane>> pending;  // (in `samples`, home)
   };
 
-  // A GPU's queue is made on a thread of its own (starting): the driver's start-up (a CUDA
-  // context, an OpenCL program) takes a few hundred milliseconds, which the first tile's
-  // Tier-2 and Tier-1 hide. Until it is there, begin() hands out host memory of its own.
+  // CUDA's queue is made on a thread of its own (starting): the driver's start-up (its
+  // context) takes a few hundred milliseconds, which the first tile's Tier-2 and Tier-1 hide.
+  // Until it is there, begin() hands out host memory of its own. OpenCL's starts at once:
+  // an OpenCL runtime may leave state of its own on the thread that first calls it (pocl
+  // sets that thread a signal stack, which AddressSanitizer then fails to unmap as the
+  // thread ends), so it is called from the caller's thread only.
   std::shared_ptr<Queue> queue;
   std::shared_future<std::shared_ptr<Queue>> starting;  // get() rethrows a failed start each time
   int threads = 0;
@@ -321,7 +324,7 @@ BackStage::BackStage(const BackendOptions& options) : impl_(std::make_unique<Imp
   if (o.backend == Backend::Auto) o.backend = Backend::Cpu;
   impl_->threads = o.threads;
   impl_->device = o.backend != Backend::Cpu;
-  if (impl_->device)
+  if (o.backend == Backend::Cuda)
     impl_->starting = std::async(std::launch::async, [o] { return std::shared_ptr<Queue>(make_queue(o)); }).share();
   else
     impl_->queue = make_queue(o);

@@ -46,10 +46,11 @@ class BackStage {
     int32_t lo = 0, hi = 0;  // the range of the component's precision
   };
 
-  // Builds the backend's queue (Auto: the CPU; the caller picks a GPU by name). A GPU's
-  // queue starts on a thread of its own while the caller decodes the first tile's code-blocks
-  // (into host memory of the stage's own until it is there); where it cannot start, the first
-  // begin() or end() after its attempt throws naming why, and so does every later call.
+  // Builds the backend's queue (Auto: the CPU; the caller picks a GPU by name); throws naming
+  // why it cannot. CUDA's queue starts on a thread of its own while the caller decodes the
+  // first tile's code-blocks (into host memory of the stage's own until it is there); where
+  // it cannot start, the first begin() or end() after its attempt throws naming why, and so
+  // does every later call.
   explicit BackStage(const BackendOptions& options);
   ~BackStage();
   BackStage(const BackStage&) = delete;
