@@ -122,8 +122,8 @@ class TileDecoder {
                                                  std::to_string(bd.missing_bitplanes) + " of its band's " + std::to_string(planes) +
                                                  " bit planes");
       BlockCode code;
-      code.bytes = bd.bytes.data();
-      code.size = bd.bytes.size();
+      code.bytes = bd.data();
+      code.size = bd.size();
       code.segment_bytes = bd.segments.data();
       code.segment_passes = bd.segment_passes.data();
       code.segments = bd.segments.size();

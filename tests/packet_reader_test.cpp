@@ -140,7 +140,7 @@ TEST(PacketReader, ReadsWhatTheWriterWrote) {
           EXPECT_EQ(got.missing_bitplanes, want.missing_bitplanes);
           const CodedBlock& c = *want.coded;
           const uint32_t end = c.passes[static_cast<size_t>(n - 1)].end;
-          ASSERT_EQ(got.bytes, std::vector<uint8_t>(c.bytes.begin(), c.bytes.begin() + end));
+          ASSERT_EQ(std::vector<uint8_t>(got.data(), got.data() + got.size()), std::vector<uint8_t>(c.bytes.begin(), c.bytes.begin() + end));
           // The segments: split after each pass the modes terminate, the last one open.
           std::vector<uint32_t> lengths;
           std::vector<int> counts;

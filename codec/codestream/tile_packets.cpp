@@ -95,7 +95,9 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
                                                  std::to_string(kMaxTileSamples) + " a tile");
 
   // The tile's data: its tile-parts' packet data back to back (no packet spans two, A.4.2).
-  std::vector<uint8_t> body;
+  // The blocks' bytes stay in it (BlockData::piece), so the result holds it.
+  auto tile_data = std::make_shared<std::vector<uint8_t>>();
+  std::vector<uint8_t>& body = *tile_data;
   for (const TilePart& p : cs.parts)
     if (static_cast<size_t>(p.tile) == t) body.insert(body.end(), data + p.data, data + p.data + p.length);
   const std::vector<uint8_t> headers = packed_headers(cs, t);
@@ -108,6 +110,7 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
   params.block_w_log2 = first.block_w_log2, params.block_h_log2 = first.block_h_log2;
 
   TilePackets out;
+  out.data = tile_data;
   // Each packet takes at least a byte (a header of one bit, in the data or packed), so a tile
   // cannot have more packets than bytes: a header saying otherwise is refused before the
   // layout is allocated (or, partial, the layers no byte can reach are left out).

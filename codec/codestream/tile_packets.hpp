@@ -6,6 +6,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "codec/codestream/codestream_reader.hpp"
@@ -17,7 +18,8 @@ namespace j2k::codec {
 
 struct TilePackets {
   TileLayout layout;                   // the tile alone: tiles[0] and its blocks
-  std::vector<BlockData> blocks;       // per layout block
+  std::vector<BlockData> blocks;       // per layout block, whose bytes may lie in `data`
+  std::shared_ptr<const std::vector<uint8_t>> data;  // the tile's packet data
   std::vector<uint32_t> packet_bytes;  // each packet's bytes in the tile data (SOP, header
                                        // unless packed elsewhere, EPH, body), in order
   bool truncated = false;              // the tile's data ended before its last packet

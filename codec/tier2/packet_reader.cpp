@@ -162,6 +162,21 @@ size_t PrecinctReader::read_header(const uint8_t* data, size_t size, bool eph) {
   return at;
 }
 
+void BlockData::append(const uint8_t* from, size_t n) {
+  if (n == 0) return;
+  if (!piece && bytes.empty()) {
+    piece = from;
+    piece_bytes = n;
+    return;
+  }
+  if (piece) {
+    bytes.assign(piece, piece + piece_bytes);
+    piece = nullptr;
+    piece_bytes = 0;
+  }
+  bytes.insert(bytes.end(), from, from + n);
+}
+
 size_t PrecinctReader::read_body(const uint8_t* data, size_t size, bool partial, bool* cut) {
   size_t at = 0;
   for (Pending& p : pending_) {
@@ -175,7 +190,7 @@ size_t PrecinctReader::read_body(const uint8_t* data, size_t size, bool partial,
         take = static_cast<uint32_t>(size - at);
         if (cut) *cut = true;
       }
-      blk.bytes.insert(blk.bytes.end(), data + at, data + at + take);
+      blk.append(data + at, take);
       at += take;
       if (k == 0 && open) {
         blk.segments.back() += take;

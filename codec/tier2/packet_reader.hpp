@@ -33,9 +33,19 @@ struct BlockData {
   bool included = false;
   uint32_t missing_bitplanes = 0;     // from its first inclusion (B.10.5)
   int passes = 0;                     // coding passes so far
-  std::vector<uint8_t> bytes;         // its codeword segments back to back
   std::vector<uint32_t> segments;     // each segment's bytes so far (the last may continue)
   std::vector<int> segment_passes;    // passes in each segment so far
+
+  // Its codeword segments back to back. While they are one piece of the packet data read
+  // (the usual case: one layer) they stay where they are (`piece`), valid as long as that
+  // data; from a second piece on they are copied into `bytes`.
+  const uint8_t* data() const { return piece ? piece : bytes.data(); }
+  size_t size() const { return piece ? piece_bytes : bytes.size(); }
+  void append(const uint8_t* from, size_t n);
+
+  const uint8_t* piece = nullptr;
+  size_t piece_bytes = 0;
+  std::vector<uint8_t> bytes;
 };
 
 // Whether pass k (0-based) of a code-block ends a codeword segment under the mode switches
