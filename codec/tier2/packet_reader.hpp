@@ -66,7 +66,8 @@ class PrecinctReader {
   size_t read_header(const uint8_t* data, size_t size, bool eph);
   // The body of the packet whose header was read last: returns its bytes. With `partial`,
   // a body cut short keeps what is there (each block's bytes to the cut) instead of an error,
-  // and sets *cut where given.
+  // and sets *cut where given. The blocks' bytes may stay in `data` (BlockData::piece): it
+  // must outlive them.
   size_t read_body(const uint8_t* data, size_t size, bool partial = false, bool* cut = nullptr);
 
   // Band b's blocks in raster order.
