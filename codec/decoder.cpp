@@ -16,6 +16,9 @@
 #include "codec/opj_colour.hpp"
 #include "codec/quant/dequantiser.hpp"
 #include "codec/tier1/block_decoder.hpp"
+#if J2KFRONT_HAVE_CUDA
+#include "codec/tier1/cuda/block_decoder.hpp"
+#endif
 #include "common/error.hpp"
 #include "tiling/canvas.hpp"
 #include "pipeline/back_stage.hpp"
@@ -70,12 +73,28 @@ class TileDecoder {
     }
     const bool mct = tc.mct && stage.size() >= 3;
     if (mct) check_mct(t, stage);
-    const std::vector<void*>& buffers = stage_.begin(stage, mct);
     std::vector<TileComponent> comps(inputs.size());
     for (size_t c = 0; c < comps.size(); ++c) {
       comps[c].rect = stage[c].rect;
       comps[c].levels = stage[c].levels;
       comps[c].reversible = stage[c].reversible;
+    }
+#if J2KFRONT_HAVE_CUDA
+    if (stage_.on_device()) {  // Tier-1 on the GPU, into the back stage's device planes
+      stage_.begin_on_device(stage, mct);
+      gpu_blocks_.clear();
+      each_block(t, tc, inputs, packets, comps, [&](const Block& b) {
+        check_block(b.code);
+        gpu_blocks_.add(b.code, b.roi, b.component, b.at, b.stride, comps[b.component].reversible ? 0.0f : b.step);
+      });
+      stage_.end_on_device([&](const std::vector<void*>& planes, void* stream) {
+        gpu_blocks_.decode(planes, stream, static_cast<int64_t>(t));
+      });
+      return;
+    }
+#endif
+    const std::vector<void*>& buffers = stage_.begin(stage, mct);
+    for (size_t c = 0; c < comps.size(); ++c) {
       if (comps[c].reversible) comps[c].ints = static_cast<int32_t*>(buffers[c]);
       else comps[c].floats = static_cast<float*>(buffers[c]);
     }
@@ -83,73 +102,105 @@ class TileDecoder {
     stage_.end();
   }
 
+  // The warnings of blocks that failed their SEGMARK check on the GPU, once its work is done.
+  void gpu_warnings() {
+#if J2KFRONT_HAVE_CUDA
+    for (const auto& [t, n] : gpu_blocks_.segmark_errors()) segmark_warning(static_cast<size_t>(t), n);
+#endif
+  }
+
  private:
-  // Tier-1 and dequantisation of every block of the decoded resolutions, in parallel (each
-  // block writes its own rectangle of its tile-component).
-  void decode_blocks(size_t t, const TileCoding& tc, const std::vector<TileComponentInput>& inputs, const TilePackets& packets,
-                     std::vector<TileComponent>& comps) {
+  // A block of the decoded resolutions as Tier-1 takes it, and where its coefficients go:
+  // component's plane [at + y * stride + x]; `step`: the 9/7's (band_step()).
+  struct Block {
+    BlockCode code;
+    int roi = 0;
+    size_t component = 0;
+    ptrdiff_t at = 0, stride = 0;
+    float step = 0.0f;
+  };
+
+  // fn(Block) for each block of the decoded resolutions (in parallel on `threads` > 1), a
+  // block without coding passes as one of no segments and no bit planes (zeros).
+  template <class Fn>
+  void each_block(size_t t, const TileCoding& tc, const std::vector<TileComponentInput>& inputs, const TilePackets& packets,
+                  const std::vector<TileComponent>& comps, Fn&& fn, int threads = 1) {
     std::vector<size_t> todo;
     for (size_t i = 0; i < packets.layout.blocks.size(); ++i) {
       const LaidBlock& lb = packets.layout.blocks[i];
       if (band_resolution(lb.band) <= comps[lb.component].levels) todo.push_back(i);
     }
-    std::atomic<int> segmark_errors{0};
-    parallel_for(static_cast<ptrdiff_t>(todo.size()), settings_.backend.threads, [&](ptrdiff_t j) {
+    parallel_for(static_cast<ptrdiff_t>(todo.size()), threads, [&](ptrdiff_t j) {
       const size_t i = todo[static_cast<size_t>(j)];
       const LaidBlock& lb = packets.layout.blocks[i];
       const BlockData& bd = packets.blocks[i];
       const size_t c = lb.component;
       const TileComponentInput::Band& band = inputs[c].bands[lb.band];
-      TileComponent& k = comps[c];
-      const auto stride = static_cast<ptrdiff_t>(k.rect.width());
-      const ptrdiff_t at = (band.row + (lb.y0 - band.rect.y0)) * stride + band.col + (lb.x0 - band.rect.x0);
-      if (bd.passes == 0) {  // no data: zeros
-        for (int64_t y = 0; y < lb.y1 - lb.y0; ++y)
-          for (int64_t x = 0; x < lb.x1 - lb.x0; ++x) {
-            if (k.reversible) k.ints[static_cast<size_t>(at + y * stride + x)] = 0;
-            else k.floats[static_cast<size_t>(at + y * stride + x)] = 0.0f;
-          }
-        return;
-      }
-      const ComponentQuant& q = tc.quant[c];
-      const BandQuant bq = band_quant(q, lb.band);
-      // With ROI's max-shift (Annex H) the band has `roi` more bit planes, which the packet
-      // headers' missing bit planes count in.
-      const int roi = c < tc.roi_shift.size() ? tc.roi_shift[c] : 0;
-      const int planes = band_bitplanes(q, bq) + roi;
-      if (static_cast<int64_t>(bd.missing_bitplanes) > planes)
-        throw Error(ErrorCode::CorruptInput, "tile " + std::to_string(t) + ", component " + std::to_string(c) + ": a code-block misses " +
-                                                 std::to_string(bd.missing_bitplanes) + " of its band's " + std::to_string(planes) +
-                                                 " bit planes");
-      BlockCode code;
-      code.bytes = bd.data();
-      code.size = bd.size();
-      code.segment_bytes = bd.segments.data();
-      code.segment_passes = bd.segment_passes.data();
-      code.segments = bd.segments.size();
+      Block b;
+      b.component = c;
+      b.stride = static_cast<ptrdiff_t>(comps[c].rect.width());
+      b.at = (band.row + (lb.y0 - band.rect.y0)) * b.stride + band.col + (lb.x0 - band.rect.x0);
+      BlockCode& code = b.code;
       code.width = static_cast<int>(lb.x1 - lb.x0);
       code.height = static_cast<int>(lb.y1 - lb.y0);
       code.band = band.type;
       code.modes = tc.components[c].modes;
-      code.bitplanes = planes - static_cast<int>(bd.missing_bitplanes);
+      if (bd.passes > 0) {
+        const ComponentQuant& q = tc.quant[c];
+        const BandQuant bq = band_quant(q, lb.band);
+        // With ROI's max-shift (Annex H) the band has `roi` more bit planes, which the packet
+        // headers' missing bit planes count in.
+        b.roi = c < tc.roi_shift.size() ? tc.roi_shift[c] : 0;
+        const int planes = band_bitplanes(q, bq) + b.roi;
+        if (static_cast<int64_t>(bd.missing_bitplanes) > planes)
+          throw Error(ErrorCode::CorruptInput, "tile " + std::to_string(t) + ", component " + std::to_string(c) +
+                                                   ": a code-block misses " + std::to_string(bd.missing_bitplanes) +
+                                                   " of its band's " + std::to_string(planes) + " bit planes");
+        code.bytes = bd.data();
+        code.size = bd.size();
+        code.segment_bytes = bd.segments.data();
+        code.segment_passes = bd.segment_passes.data();
+        code.segments = bd.segments.size();
+        code.bitplanes = planes - static_cast<int>(bd.missing_bitplanes);
+        // OpenJPEG's convention: the step without the band's gain, which its inverse 9/7's
+        // scaling of the high-pass samples makes up for (kInverse97OpenJpeg).
+        if (!comps[c].reversible) b.step = band_step(cs_.info.components[c].precision, 0, bq);
+      }
+      fn(b);
+    });
+  }
+
+  // Tier-1 and dequantisation of every block of the decoded resolutions, in parallel (each
+  // block writes its own rectangle of its tile-component).
+  void decode_blocks(size_t t, const TileCoding& tc, const std::vector<TileComponentInput>& inputs, const TilePackets& packets,
+                     std::vector<TileComponent>& comps) {
+    std::atomic<int> segmark_errors{0};
+    each_block(t, tc, inputs, packets, comps, [&](const Block& b) {
+      const TileComponent& k = comps[b.component];
+      const BlockCode& code = b.code;
+      if (code.segments == 0) {  // no data: zeros
+        for (int y = 0; y < code.height; ++y)
+          for (int x = 0; x < code.width; ++x) {
+            if (k.reversible) k.ints[b.at + y * b.stride + x] = 0;
+            else k.floats[b.at + y * b.stride + x] = 0.0f;
+          }
+        return;
+      }
       thread_local std::vector<int32_t> values;
       values.resize(static_cast<size_t>(code.width) * static_cast<size_t>(code.height));
       if (decode_block(code, values.data(), code.width).segmark_error) ++segmark_errors;
-      undo_roi_shift(values.data(), values.size(), roi);
+      undo_roi_shift(values.data(), values.size(), b.roi);
+      if (k.reversible)
+        dequantise_reversible(values.data(), code.width, code.width, code.height, k.ints + b.at, b.stride);
+      else
+        dequantise_irreversible(values.data(), code.width, code.width, code.height, b.step, k.floats + b.at, b.stride);
+    }, settings_.backend.threads);
+    if (segmark_errors > 0) segmark_warning(t, segmark_errors.load());
+  }
 
-      if (k.reversible) {
-        dequantise_reversible(values.data(), code.width, code.width, code.height, k.ints + at, stride);
-      } else {
-        const int precision = cs_.info.components[c].precision;
-        // OpenJPEG's convention: the step without the band's gain, which its inverse 9/7's
-        // scaling of the high-pass samples makes up for (kInverse97OpenJpeg).
-        const float step = band_step(precision, 0, bq);
-        dequantise_irreversible(values.data(), code.width, code.width, code.height, step, k.floats + at, stride);
-      }
-    });
-    if (segmark_errors > 0)
-      warnings_.push_back("tile " + std::to_string(t) + ": " + std::to_string(segmark_errors.load()) +
-                          " code-blocks failed their SEGMARK check (decoded anyway)");
+  void segmark_warning(size_t t, int blocks) {
+    warnings_.push_back("tile " + std::to_string(t) + ": " + std::to_string(blocks) +
+                        " code-blocks failed their SEGMARK check (decoded anyway)");
   }
 
   // The inverse RCT or ICT (G.2, G.3) needs components 0..2 of one size and wavelet.
@@ -191,6 +242,9 @@ class TileDecoder {
   const uint8_t* data_;
   const DecodeSettings& settings_;
   BackStage& stage_;
+#if J2KFRONT_HAVE_CUDA
+  cuda::BlockBatch gpu_blocks_;  // the tile's blocks for the GPU, gathered here
+#endif
 };
 
 // The component's samples, allocated and set to `mid` on `threads` threads (a band of rows
@@ -341,6 +395,7 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
       tiles.run(t, image);
     }
     stage.finish();
+    tiles.gpu_warnings();
   } catch (...) {
     stage.cancel();  // no copy may still be on its way into `image` when it goes
     throw;

@@ -81,6 +81,7 @@ struct BackStage::Impl {
   std::shared_future<std::shared_ptr<Queue>> starting;  // get() rethrows a failed start each time
   int threads = 0;
   bool device = false;  // a GPU queue: upload, download, two slots
+  bool cuda = false;    // CUDA's: coefficients may be written on the device (on_stream)
   Slot slots[2];
   int current = 0;
   bool open = false;
@@ -181,7 +182,9 @@ struct BackStage::Impl {
     q.reserve(grow(reserved, n));
   }
 
-  const std::vector<void*>& begin(const std::vector<Component>& cs, bool with_mct) {
+  // What begin() and begin_on_device() share: the checks, the slot's previous tile home,
+  // the queue's buffers reserved (once it has started; `wait_for_queue`: now).
+  void open_tile(const std::vector<Component>& cs, bool with_mct, bool wait_for_queue) {
     if (open) throw Error(ErrorCode::Internal, "back stage: begin() twice without end()");
     if (with_mct && cs.size() >= 3)
       for (size_t c = 1; c < 3; ++c)
@@ -189,11 +192,19 @@ struct BackStage::Impl {
             cs[c].window.width() != cs[0].window.width() || cs[c].window.height() != cs[0].window.height() ||
             cs[c].reversible != cs[0].reversible)
           throw Error(ErrorCode::Internal, "back stage: components 0 to 2 of an MCT tile differ");
-    Slot& slot = slots[current];
     wait(current);
     // While a GPU's queue starts, its reservation waits for end().
-    reserved_tile = started();
+    reserved_tile = wait_for_queue || started();
     if (reserved_tile) reserve_for(cs);
+    comps = cs;
+    mct = with_mct && cs.size() >= 3;
+    open = true;
+    writes_on_device = wait_for_queue;
+  }
+
+  const std::vector<void*>& begin(const std::vector<Component>& cs, bool with_mct) {
+    open_tile(cs, with_mct, false);
+    Slot& slot = slots[current];
     slot.buffers.resize(std::max(slot.buffers.size(), cs.size()), nullptr);
     slot.bytes.resize(slot.buffers.size(), 0);
     slot.where.resize(slot.buffers.size(), J2K_MEMORY_HOST);
@@ -212,26 +223,25 @@ struct BackStage::Impl {
       slot.own[c] = own ? 1 : 0;
       slot.bytes[c] = bytes;
     }
-    comps = cs;
-    mct = with_mct && cs.size() >= 3;
-    open = true;
     // The caller sees exactly one pointer per component.
     handed.assign(slot.buffers.begin(), slot.buffers.begin() + static_cast<ptrdiff_t>(cs.size()));
     return handed;
   }
   std::vector<void*> handed;
   bool reserved_tile = false;  // begin() reserved the queue's buffers for the open tile
+  bool writes_on_device = false;  // the open tile came from begin_on_device()
 
+  // Component c's coefficients in the slot's host buffer (none for a tile on the device).
   Plane host_plane(size_t c) const {
     const Slot& slot = slots[current];
     Plane p;
-    p.base = slot.buffers[c];
+    p.base = writes_on_device ? nullptr : slot.buffers[c];
     p.type = coefficient_type(comps[c]);
     p.pixel_stride = 4;
     p.row_stride = 4 * comps[c].rect.width();
     p.width = comps[c].rect.width();
     p.height = comps[c].rect.height();
-    p.memory = slot.where[c];
+    p.memory = writes_on_device ? J2K_MEMORY_DEVICE : slot.where[c];
     return p;
   }
 
@@ -247,28 +257,37 @@ struct BackStage::Impl {
     return out;
   }
 
-  void end() {
+  void end(const BackStage::DeviceWriter* write) {
     if (!open) throw Error(ErrorCode::Internal, "back stage: end() without begin()");
+    if ((write != nullptr) != writes_on_device)
+      throw Error(ErrorCode::Internal, "back stage: a tile ends as it began, on the device or not");
     open = false;
     Queue& q = ready();
     if (!reserved_tile) reserve_for(comps);
     const size_t n = comps.size();
-    std::vector<Plane> dwt_out(n), in(n), samples(n), homes(n);
+    std::vector<Plane> dwt_out(n), src(n), in(n), samples(n), homes(n);
+    for (size_t c = 0; c < n; ++c) {
+      const Plane host = host_plane(c);
+      const auto ci = static_cast<int>(c);
+      if (device) {
+        dwt_out[c] = q.output(ci, host.type, host.width, host.height);
+        src[c] = q.in_place() ? dwt_out[c] : q.work(ci, host.type, host.width, host.height);
+        if (!write) q.upload(host, src[c]);
+      } else {
+        dwt_out[c] = src[c] = host;
+      }
+    }
+    if (write) {
+      std::vector<void*> planes(n);
+      for (size_t c = 0; c < n; ++c) planes[c] = static_cast<char*>(src[c].base) + src[c].offset;
+      q.on_stream([&](void* stream) { (*write)(planes, stream); });
+    }
     for (size_t c = 0; c < n; ++c) {
       const Component& k = comps[c];
       const Wavelet w = k.reversible ? Wavelet::Reversible53 : Wavelet::Irreversible97;
-      const Plane host = host_plane(c);
       const auto ci = static_cast<int>(c);
-      Plane src = host;
-      if (device) {
-        dwt_out[c] = q.output(ci, host.type, host.width, host.height);
-        src = q.in_place() ? dwt_out[c] : q.work(ci, host.type, host.width, host.height);
-        q.upload(host, src);
-      } else {
-        dwt_out[c] = host;
-      }
       // OpenJPEG's decoder's 9/7 scaling, so that the samples are OpenJPEG's.
-      q.dwt(J2K_INVERSE, w, src, dwt_out[c], k.rect, k.levels, constants::kInverse97OpenJpeg);
+      q.dwt(J2K_INVERSE, w, src[c], dwt_out[c], k.rect, k.levels, constants::kInverse97OpenJpeg);
       in[c] = window_of(dwt_out[c], k);
       homes[c] = k.home;
       samples[c] = device ? q.staging(ci, k.home.type, k.window.width(), k.window.height()) : k.home;
@@ -324,6 +343,7 @@ BackStage::BackStage(const BackendOptions& options) : impl_(std::make_unique<Imp
   if (o.backend == Backend::Auto) o.backend = Backend::Cpu;
   impl_->threads = o.threads;
   impl_->device = o.backend != Backend::Cpu;
+  impl_->cuda = o.backend == Backend::Cuda;
   if (o.backend == Backend::Cuda)
     impl_->starting = std::async(std::launch::async, [o] { return std::shared_ptr<Queue>(make_queue(o)); }).share();
   else
@@ -335,7 +355,13 @@ BackStage::~BackStage() = default;
 const std::vector<void*>& BackStage::begin(const std::vector<Component>& components, bool mct) {
   return impl_->begin(components, mct);
 }
-void BackStage::end() { impl_->end(); }
+void BackStage::end() { impl_->end(nullptr); }
+bool BackStage::on_device() const { return impl_->cuda; }
+void BackStage::begin_on_device(const std::vector<Component>& components, bool mct) {
+  if (!impl_->cuda) throw Error(ErrorCode::Internal, "back stage: coefficients are written on the device with CUDA only");
+  impl_->open_tile(components, mct, true);
+}
+void BackStage::end_on_device(const DeviceWriter& write) { impl_->end(&write); }
 void BackStage::finish() { impl_->finish(); }
 void BackStage::cancel() noexcept { impl_->cancel(); }
 

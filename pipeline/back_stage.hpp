@@ -22,6 +22,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -62,6 +63,17 @@ class BackStage {
   const std::vector<void*>& begin(const std::vector<Component>& components, bool mct);
   // Runs (CPU) or enqueues (GPU) the tile handed out by begin().
   void end();
+
+  // Whether a tile's coefficients can be written on the device instead (the CUDA backend):
+  // then begin_on_device() and end_on_device() may take the place of begin() and end().
+  bool on_device() const;
+  // begin() without host buffers; waits for the queue to start.
+  void begin_on_device(const std::vector<Component>& components, bool mct);
+  // end() for a tile opened by begin_on_device(): write(planes, stream) enqueues on `stream`
+  // (a cudaStream_t; its device is current) the work that writes component c's coefficients
+  // into planes[c] (device memory, laid out as begin()'s buffers), ahead of the inverse DWT.
+  using DeviceWriter = std::function<void(const std::vector<void*>& planes, void* stream)>;
+  void end_on_device(const DeviceWriter& write);
   // Waits until every tile's samples are home; throws what the device reported.
   void finish();
   // After an error: waits for whatever is in flight (its errors dropped) and forgets the open

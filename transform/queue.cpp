@@ -13,6 +13,8 @@
 
 namespace j2k {
 
+void Queue::on_stream(const std::function<void(void*)>&) { no_cuda_streams(); }
+
 bool check_to_samples(const std::vector<Plane>& in, const TileOutput& out) {
   const size_t n = out.out.size();
   if (in.size() != n || out.offset.size() != n || out.lo.size() != n || out.hi.size() != n)

@@ -19,6 +19,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -171,6 +172,12 @@ class Queue {
   // Backends without CUDA streams throw Error(InvalidArgument).
   virtual void after(void* stream) = 0;
   virtual void signal(int slot, void* stream) = 0;
+  // Work of the caller's own in the queue's order (CUDA): runs `work` at once with the queue's
+  // device current, passing the queue's stream (a cudaStream_t), so that the kernels and copies
+  // `work` enqueues there run after the operations enqueued before and before those after
+  // (the decoder's Tier-1 on the GPU writes a tile's coefficients so). Backends without CUDA
+  // streams throw Error(InvalidArgument).
+  virtual void on_stream(const std::function<void(void* stream)>& work);
 
   // Tracing, for benchmarks (it allocates events as it goes): trace(true) on an idle queue
   // starts the clock and forgets earlier spans; span_begin/span_end bracket the operations of

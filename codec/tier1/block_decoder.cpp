@@ -1,270 +1,14 @@
 #include "codec/tier1/block_decoder.hpp"
 
-#include <algorithm>
 #include <string>
-#include <type_traits>
 #include <vector>
 
-#include "codec/tier1/mq_decoder.hpp"
-#include "codec/tier1/raw_decoder.hpp"
-#include "codec/tier1/stripe_flags.hpp"
+#include "codec/tier1/block_passes.hpp"
 #include "common/error.hpp"
 
 namespace j2k::codec {
-namespace {
 
-using namespace t1;
-
-// How a pass reads its decisions: through the MQ decoder in a context, or raw (BYPASS). A
-// pass copies its reader into a local and back, so that the decoder's registers stay in CPU
-// registers: as members they would be reloaded after every store of a flag or coefficient.
-struct MqBits {
-  MqDecoder mq;
-  MqDecoderContext* cx;
-  int decide(int context) { return mq.decode(cx[context]); }
-  int decide_even(int context) { return mq.decode_even(cx[context]); }  // a refinement bit
-  // A sign (a kSignTable entry's context and flip): close to a coin toss, so without branches
-  // on the outcome (8-bit blocks about 2% faster than with decode(): bench/tier1_ab.sh).
-  int sign(unsigned entry) { return mq.decode_even(cx[entry & 31]) ^ static_cast<int>(entry >> 7); }
-};
-struct RawBits {
-  RawDecoder raw;
-  int decide(int) { return raw.bit(); }
-  int decide_even(int) { return raw.bit(); }
-  int sign(unsigned) { return raw.bit(); }
-};
-
-class BlockDecoder {
- public:
-  BlockDecoder(const BlockCode& c, std::vector<uint32_t>& words, int32_t* out, ptrdiff_t stride) : c_(c) {
-    Geometry& g = geometry_;
-    g.w = c.width;
-    g.h = c.height;
-    g.stripes = (c.height + 3) / 4;
-    g.pitch = static_cast<ptrdiff_t>(c.width) + 2;
-    g.stride = stride;
-    g.out = out;
-    g.zc = kWindowZeroContexts.of(c.band);
-    g.last_row_window = (c.modes & kModeCausal) ? kWindowAbove : kWindow;
-    // A border of one word all round (a stripe above and below, a column left and right), so
-    // that the neighbours of an edge column need no checks.
-    words.assign(static_cast<size_t>(g.pitch) * static_cast<size_t>(g.stripes + 2), 0);
-    g.words = words.data();
-    for (int y = 0; y < g.h; ++y) std::fill_n(out + y * stride, g.w, 0);
-    reset_contexts(cx_);
-  }
-
-  BlockDecodeReport run() { return fixed64() ? run_as<64>() : run_as<0>(); }
-
- private:
-  // The block's passes, as far as its segments go, with its geometry as Shape<N>.
-  template <int N>
-  BlockDecodeReport run_as() {
-    BlockDecodeReport report;
-    const int total = c_.bitplanes > 0 ? 3 * c_.bitplanes - 2 : 0;
-    size_t offset = 0;
-    int n = 0;
-    for (size_t s = 0; s < c_.segments && n < total; ++s) {
-      const uint8_t* bytes = c_.bytes + offset;
-      const size_t size = c_.segment_bytes[s];
-      offset += size;
-      // With BYPASS a segment is raw when its first pass is a significance or refinement pass
-      // of the fifth plane or below; a cleanup pass is MQ coded whatever the segment claims.
-      const bool raw = (c_.modes & kModeBypass) && n >= 10 && kind(n) != PassKind::Cleanup;
-      MqBits mq{MqDecoder(bytes, size), cx_};
-      RawBits bits{raw ? RawDecoder(bytes, size) : RawDecoder()};
-      for (int k = 0; k < c_.segment_passes[s] && n < total; ++k, ++n) {
-        const int p = plane(n);
-        switch (kind(n)) {
-          case PassKind::Significance:
-            if (raw) significance_pass<N>(p, bits);
-            else significance_pass<N>(p, mq);
-            break;
-          case PassKind::Refinement:
-            if (raw) refinement_pass<N>(p, bits);
-            else refinement_pass<N>(p, mq);
-            break;
-          case PassKind::Cleanup:
-            if (!cleanup_pass<N>(p, mq, (c_.modes & kModeSegmark) != 0)) report.segmark_error = true;
-            break;
-        }
-        if ((c_.modes & kModeReset) && !raw) reset_contexts(cx_);
-      }
-    }
-    report.passes = n;
-    return report;
-  }
-
-  // Pass n of the block: the cleanup of the top plane, then significance, refinement and
-  // cleanup of each plane below.
-  static PassKind kind(int n) {
-    if (n == 0) return PassKind::Cleanup;
-    const int k = (n - 1) % 3;
-    return k == 0 ? PassKind::Significance : k == 1 ? PassKind::Refinement : PassKind::Cleanup;
-  }
-  int plane(int n) const { return n == 0 ? c_.bitplanes - 1 : c_.bitplanes - 2 - (n - 1) / 3; }
-
-  // The block's geometry and where its flags and coefficients are.
-  struct Geometry {
-    int w = 0, h = 0, stripes = 0;
-    ptrdiff_t pitch = 0, stride = 0;  // of the words, of the coefficients
-    uint32_t* words = nullptr;        // stripe -1's first word, before column -1's
-    int32_t* out = nullptr;
-    const uint8_t* zc = nullptr;      // Table D.1 for the band (kWindowZeroContexts)
-    uint32_t last_row_window = kWindow;
-  };
-
-  // The geometry as a pass reads it: a local copy, so that the compiler knows that no store
-  // of a coefficient changes it (an int32 store may alias an int member) and keeps it in
-  // registers. Shape<64> is a 64 x 64 block written at stride 64, the size almost every
-  // stream uses: its sizes are constants, which frees the registers they would hold and
-  // folds away the short stripe at the foot (OpenJPEG specialises its passes so too).
-  template <int N>
-  struct Shape : Geometry {
-    int width() const { return N ? N : w; }
-    int stripe_count() const { return N ? N / 4 : stripes; }
-    ptrdiff_t word_pitch() const { return N ? N + 2 : pitch; }
-    ptrdiff_t value_stride() const { return N ? N : stride; }
-    uint32_t* stripe_words(int s) const { return words + (s + 1) * word_pitch() + 1; }
-    int32_t* stripe_values(int s) const { return out + 4 * s * value_stride(); }
-    int stripe_rows(int s) const { return N ? 4 : std::min(4, h - 4 * s); }
-    // Row I's neighbourhood in the column word f; with VSC the last row does not see the
-    // stripe below (D.7).
-    template <int I>
-    uint32_t window(uint32_t f) const {
-      return (f >> (3 * I)) & (I == 3 ? last_row_window : kWindow);
-    }
-  };
-  bool fixed64() const {  // Shape<64> applies
-    return geometry_.w == 64 && geometry_.h == 64 && geometry_.stride == 64;
-  }
-
-  // Row I of column x (word f, a local the caller stores back) becomes significant in plane
-  // p: its sign (Table D.3 from the four neighbours), its value (twice the plane's bit plus
-  // half the interval below: `magnitude`, 3 * 2^p), and its significance in the words that
-  // see it: its column's, the two beside, and for the first or last row the stripe's above
-  // or below.
-  template <int I, int N, class Bits>
-  static void become_significant(const Shape<N>& g, Bits& b, uint32_t* col, int x, uint32_t& f, int32_t* value, int32_t magnitude) {
-    const uint32_t n = g.template window<I>(f);
-    const auto negative = static_cast<uint32_t>(b.sign(sign_entry<I>(n, f, col[x - 1], col[x + 1])));
-    *value = negative ? -magnitude : magnitude;
-    mark_significant<I>(col, x, g.word_pitch(), f, negative);
-  }
-
-  // D.3.1: the insignificant samples with a significant neighbour. (Each pass writes out its
-  // loops over stripes and columns: with a shared helper taking the pass's body, GCC did not
-  // inline the helper, and the MQ decoder's registers went to memory.)
-  template <int N, class Bits>
-  void significance_pass(int p, Bits& bits) {
-    Bits b = bits;
-    const Shape<N> g{geometry_};
-    const auto magnitude = static_cast<int32_t>(3u << p);
-    for (int s = 0; s < g.stripe_count(); ++s) {
-      uint32_t* col = g.stripe_words(s);
-      int32_t* values = g.stripe_values(s);
-      const int rows = g.stripe_rows(s);
-      for (int x = 0; x < g.width(); ++x) {
-        uint32_t f = col[x];
-        if ((f & kSigAround) == 0) continue;
-        each_row(rows, [&](auto row) {
-          constexpr int I = decltype(row)::value;
-          if (f & own_sig(I)) return;
-          const uint32_t n = g.template window<I>(f);
-          if (n == 0) return;
-          if (b.decide(g.zc[n])) become_significant<I>(g, b, col, x, f, values + I * g.value_stride() + x, magnitude);
-          f |= visited(I);
-        });
-        col[x] = f;
-      }
-    }
-    bits = b;
-  }
-
-  // D.3.3: a bit of each sample significant before this plane; it moves the value half the
-  // interval up or down (the interval halves).
-  template <int N, class Bits>
-  void refinement_pass(int p, Bits& bits) {
-    Bits b = bits;
-    const Shape<N> g{geometry_};
-    const int32_t half = int32_t{1} << p;
-    for (int s = 0; s < g.stripe_count(); ++s) {
-      uint32_t* col = g.stripe_words(s);
-      int32_t* values = g.stripe_values(s);
-      const int rows = g.stripe_rows(s);
-      for (int x = 0; x < g.width(); ++x) {
-        uint32_t f = col[x];
-        if ((f & kOwnSig) == 0) continue;
-        each_row(rows, [&](auto row) {
-          constexpr int I = decltype(row)::value;
-          if ((f & (own_sig(I) | visited(I))) != own_sig(I)) return;
-          const int context = (f & refined(I)) ? kRefineBase + 2 : kRefineBase + ((g.template window<I>(f) & ~kCentre) ? 1 : 0);
-          const int bit = b.decide_even(context);
-          int32_t& v = values[I * g.value_stride() + x];
-          v += (bit ^ (v < 0 ? 1 : 0)) ? half : -half;
-          f |= refined(I);
-        });
-        col[x] = f;
-      }
-    }
-    bits = b;
-  }
-
-  // D.3.4: the samples the significance pass left, a column of four with no significant
-  // sample around run-length coded. Returns false where SEGMARK's four decisions after the
-  // pass (D.5) are not 1010.
-  template <int N>
-  bool cleanup_pass(int p, MqBits& bits, bool segmark) {
-    MqBits b = bits;
-    const Shape<N> g{geometry_};
-    const auto magnitude = static_cast<int32_t>(3u << p);
-    const uint32_t quiet = kVisitedAll | (g.last_row_window == kWindow ? kSigAround : kSigAround & ~kRowBelow);
-    for (int s = 0; s < g.stripe_count(); ++s) {
-      uint32_t* col = g.stripe_words(s);
-      int32_t* values = g.stripe_values(s);
-      const int rows = g.stripe_rows(s);
-      for (int x = 0; x < g.width(); ++x) {
-        uint32_t f = col[x];
-        int from = 0;  // the first row coded one by one
-        if (rows == 4 && (f & quiet) == 0) {
-          if (!b.decide(kRunLength)) continue;
-          from = b.decide(kUniform) << 1;
-          from |= b.decide(kUniform);
-          // The first significant sample of the column: its sign, coded as in any row.
-          switch (from) {
-            case 0: become_significant<0>(g, b, col, x, f, values + x, magnitude); break;
-            case 1: become_significant<1>(g, b, col, x, f, values + g.value_stride() + x, magnitude); break;
-            case 2: become_significant<2>(g, b, col, x, f, values + 2 * g.value_stride() + x, magnitude); break;
-            default: become_significant<3>(g, b, col, x, f, values + 3 * g.value_stride() + x, magnitude); break;
-          }
-          ++from;
-        }
-        each_row(rows, [&](auto row) {
-          constexpr int I = decltype(row)::value;
-          if (I < from || (f & (own_sig(I) | visited(I)))) return;
-          if (b.decide(g.zc[g.template window<I>(f)])) become_significant<I>(g, b, col, x, f, values + I * g.value_stride() + x, magnitude);
-        });
-        col[x] = f & ~kVisitedAll;
-      }
-    }
-    bool ok = true;
-    if (segmark) {
-      int v = 0;
-      for (int n = 0; n < 4; ++n) v = (v << 1) | b.decide(kUniform);
-      ok = v == 0xA;
-    }
-    bits = b;
-    return ok;
-  }
-
-  const BlockCode& c_;
-  Geometry geometry_;
-  MqDecoderContext cx_[kContexts];
-};
-
-}  // namespace
-
-BlockDecodeReport decode_block(const BlockCode& code, int32_t* out, ptrdiff_t stride) {
+void check_block(const BlockCode& code) {
   if (code.width < 1 || code.height < 1 || code.width > 1024 || code.height > 1024 || code.width * code.height > 4096)
     throw Error(ErrorCode::InvalidArgument, "a code-block of " + std::to_string(code.width) + "x" +
                                                 std::to_string(code.height) + " samples (at most 1024 a side, 4096 in all)");
@@ -277,8 +21,13 @@ BlockDecodeReport decode_block(const BlockCode& code, int32_t* out, ptrdiff_t st
   if (bytes > code.size)
     throw Error(ErrorCode::CorruptInput, "a code-block's segments hold " + std::to_string(bytes) + " bytes, " +
                                              std::to_string(code.size) + " are there");
+}
+
+BlockDecodeReport decode_block(const BlockCode& code, int32_t* out, ptrdiff_t stride) {
+  check_block(code);
   thread_local std::vector<uint32_t> words;  // reused from block to block
-  return BlockDecoder(code, words, out, stride).run();
+  words.resize(t1::BlockPasses<t1::HostTables>::words_for(code));
+  return t1::BlockPasses<t1::HostTables>(code, words.data(), out, stride).run();
 }
 
 }  // namespace j2k::codec

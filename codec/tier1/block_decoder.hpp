@@ -37,6 +37,10 @@ struct BlockDecodeReport {
   bool segmark_error = false;   // a cleanup pass did not end in SEGMARK's 1010 (D.5)
 };
 
+// Throws as decode_block() does for a block it cannot decode (the checks the GPU's decoder,
+// cuda/block_decoder.hpp, has its caller make on the host).
+void check_block(const BlockCode& code);
+
 // Decodes the block into out[y * stride + x]. Each coefficient is held as OpenJPEG holds it,
 // so that the dequantisation after it matches OpenJPEG bit for bit: sign and twice the
 // magnitude, with the planes decoded so far and half the width of the interval they leave

@@ -20,12 +20,17 @@ enum class PassKind { Significance, Refinement, Cleanup };
 
 // Table D.7: the state each context starts from (and returns to under RESET): index 0, MPS
 // 0, except zero-coding context 0 (index 4), run-length (3) and uniform (46).
-constexpr int initial_state(int k) { return k == 0 ? 4 : k == kRunLength ? 3 : k == kUniform ? 46 : 0; }
+J2K_T1_HD constexpr int initial_state(int k) { return k == 0 ? 4 : k == kRunLength ? 3 : k == kUniform ? 46 : 0; }
 inline void reset_contexts(MqContext* cx) {
   for (int k = 0; k < kContexts; ++k) cx[k] = MqContext{static_cast<uint8_t>(initial_state(k)), 0};
 }
-inline void reset_contexts(MqDecoderContext* cx) {
-  for (int k = 0; k < kContexts; ++k) cx[k] = MqDecoderContext(initial_state(k));
+// The decoder's words of those states, as scalar constants (which CUDA device code may read).
+inline constexpr uint32_t kFirstWord = MqDecoderContext::pack(0, 0), kZeroWord = MqDecoderContext::pack(initial_state(0), 0),
+                          kRunWord = MqDecoderContext::pack(initial_state(kRunLength), 0),
+                          kUniformWord = MqDecoderContext::pack(initial_state(kUniform), 0);
+J2K_T1_HD inline void reset_contexts(MqDecoderContext* cx) {
+  for (int k = 0; k < kContexts; ++k)
+    cx[k].word = k == 0 ? kZeroWord : k == kRunLength ? kRunWord : k == kUniform ? kUniformWord : kFirstWord;
 }
 
 // The 8 neighbours of a sample, as bits of a mask of those that are significant.

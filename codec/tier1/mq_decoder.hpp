@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "codec/tier1/host_device.hpp"
 #include "codec/tier1/mq_encoder.hpp"
 
 namespace j2k::codec {
@@ -15,16 +16,20 @@ namespace j2k::codec {
 // symbol. A decision starts from this one load, and the word that follows a renormalising
 // decision comes from one more, kNextWords[key], loaded while the decision is worked out.
 struct MqDecoderContext {
-  uint32_t word = pack(0, 0);
+  uint32_t word = kStateZero;  // state 0, MPS 0
 
   MqDecoderContext() = default;
   explicit MqDecoderContext(int state, int mps = 0) : word(pack(state, mps)) {}
-  int mps() const { return static_cast<int>(word >> 16 & 1); }
+  J2K_T1_HD int mps() const { return static_cast<int>(word >> 16 & 1); }
 
   static constexpr uint32_t pack(int state, int mps) {
     return mq_detail::kStates[state].qe | static_cast<uint32_t>(2 * state + mps) << 16;
   }
+  // pack(0, 0) as a literal, which CUDA device code may use where kStates is not there.
+  static constexpr uint32_t kStateZero = 0x5601;
 };
+
+static_assert(MqDecoderContext::pack(0, 0) == MqDecoderContext::kStateZero);
 
 namespace mq_detail {
 // For each key: the context's word after an MPS that renormalises (the state's NMPS, the
@@ -42,12 +47,19 @@ struct NextWords {
   }
 };
 inline constexpr NextWords kNextWords;
+
+// Where the decoder finds kNextWords: on the CPU the constant itself; the CUDA kernel passes
+// a copy in device memory (cuda/block_decoder.cu).
+struct HostNextWords {
+  static uint64_t next_words(unsigned key) { return kNextWords.after[key]; }
+};
 }  // namespace mq_detail
 
-class MqDecoder {
+template <class Tables>
+class MqDecoderOf {
  public:
   // INITDEC (C.3.5) over the codeword data[0..size).
-  MqDecoder(const uint8_t* data, size_t size) : data_(data), size_(data ? size : 0) {
+  J2K_T1_HD MqDecoderOf(const uint8_t* data, size_t size) : data_(data), size_(data ? size : 0) {
     c_ = static_cast<uint32_t>(byte(0)) << 16;
     byte_in();
     c_ <<= 7;
@@ -56,7 +68,7 @@ class MqDecoder {
   }
 
   // DECODE (C.3.2): the next decision in context `cx`, which adapts as the encoder's did.
-  int decode(MqDecoderContext& cx) {
+  J2K_T1_HD int decode(MqDecoderContext& cx) {
     const uint32_t word = cx.word, qe = word & 0xFFFF;
     a_ -= qe;
     uint32_t lps;
@@ -70,7 +82,7 @@ class MqDecoder {
     }
     // Whether the decision is the LPS (the sub-intervals exchanged or not) and the next state
     // by selects, not branches: where Qe is near half, the exchange is a coin toss.
-    cx.word = static_cast<uint32_t>(mq_detail::kNextWords.after[word >> 16] >> (32 * lps));
+    cx.word = static_cast<uint32_t>(Tables::next_words(word >> 16) >> (32 * lps));
     renormalise();
     return static_cast<int>((word >> 16 & 1) ^ lps);
   }
@@ -79,9 +91,9 @@ class MqDecoder {
   // (lower), whether the intervals exchange, the decision and the next state are computed with
   // selects. Faster where the outcome is a coin toss (refinement bits of the lower planes,
   // whose branches mispredict half the time), slower where it is predictable.
-  int decode_even(MqDecoderContext& cx) {
+  J2K_T1_HD int decode_even(MqDecoderContext& cx) {
     const uint32_t word = cx.word, qe = word & 0xFFFF;
-    const uint64_t next = mq_detail::kNextWords.after[word >> 16];
+    const uint64_t next = Tables::next_words(word >> 16);
     const uint32_t a = a_ - qe;
     const uint32_t lower = (c_ >> 16) < qe;   // LPS_EXCHANGE's sub-interval (Figure C.17)
     const uint32_t exchange = a < qe;         // the sub-intervals exchange
@@ -89,7 +101,7 @@ class MqDecoder {
     const uint32_t keep = lower - 1;          // all ones in the upper sub-interval
     const uint32_t a2 = (qe & ~keep) | (a & keep);
     c_ -= (qe << 16) & keep;
-    const int shift = __builtin_clz(a2) - 16;  // 0: no renormalisation, the state stays
+    const int shift = t1::clz32(a2) - 16;  // 0: no renormalisation, the state stays
     cx.word = shift == 0 ? word : static_cast<uint32_t>(next >> (32 * lps));  // an LPS always renormalises
     a_ = a2;
     if (__builtin_expect(shift > ct_, 0)) {
@@ -107,8 +119,8 @@ class MqDecoder {
   // out; the shifts counted at once rather than one at a time (A is above 0). A byte comes in
   // once in several decisions, and 0xFF is rare: the compiler is told so (__builtin_expect),
   // which keeps those paths out of the decisions' straight line (bench/tier1_ab.sh: 1% to 3%).
-  void renormalise() {
-    int shift = __builtin_clz(a_) - 16;
+  J2K_T1_HD void renormalise() {
+    int shift = t1::clz32(a_) - 16;
     while (__builtin_expect(shift > ct_, 0)) {
       a_ <<= ct_;
       c_ <<= ct_;
@@ -122,11 +134,11 @@ class MqDecoder {
 
   // Byte k after B; positions are indices, so that reading past the end (or an empty
   // codeword with no buffer) forms no pointer outside the data.
-  uint8_t byte(size_t k) const { return pos_ + k < size_ ? data_[pos_ + k] : 0xFF; }
+  J2K_T1_HD uint8_t byte(size_t k) const { return pos_ + k < size_ ? data_[pos_ + k] : 0xFF; }
 
   // BYTEIN (C.3.4): after 0xFF a byte carries 7 bits; 0xFF followed by more than 0x8F is a
   // marker (or the end), where the decoder feeds itself 1 bits and stays.
-  void byte_in() {
+  J2K_T1_HD void byte_in() {
     if (__builtin_expect(byte(0) == 0xFF, 0)) {
       if (byte(1) > 0x8F) {
         c_ += 0xFF00;
@@ -149,5 +161,7 @@ class MqDecoder {
   uint32_t a_ = 0, c_ = 0;
   int ct_ = 0;
 };
+
+using MqDecoder = MqDecoderOf<mq_detail::HostNextWords>;
 
 }  // namespace j2k::codec

@@ -7,14 +7,16 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "codec/tier1/host_device.hpp"
+
 namespace j2k::codec {
 
 class RawDecoder {
  public:
-  RawDecoder() = default;
-  RawDecoder(const uint8_t* data, size_t size) : data_(data), size_(data ? size : 0) {}
+  J2K_T1_HD RawDecoder() {}
+  J2K_T1_HD RawDecoder(const uint8_t* data, size_t size) : data_(data), size_(data ? size : 0) {}
 
-  int bit() {
+  J2K_T1_HD int bit() {
     if (left_ == 0) {
       if (cur_ == 0xFF && byte(0) > 0x8F) {
         left_ = 8;  // a marker or the end: 1s from here on
@@ -29,7 +31,7 @@ class RawDecoder {
   }
 
  private:
-  uint8_t byte(size_t k) const { return pos_ + k < size_ ? data_[pos_ + k] : 0xFF; }  // indices: no pointer past the data
+  J2K_T1_HD uint8_t byte(size_t k) const { return pos_ + k < size_ ? data_[pos_ + k] : 0xFF; }  // indices: no pointer past the data
 
   const uint8_t* data_ = nullptr;
   size_t size_ = 0, pos_ = 0;

@@ -17,15 +17,16 @@
 #include <type_traits>
 
 #include "codec/tier1/contexts.hpp"
+#include "codec/tier1/host_device.hpp"
 #include "j2kfront/j2kfront.h"
 
 namespace j2k::codec::t1 {
 
-constexpr uint32_t sig_bit(int r, int j) { return 1u << (3 * r + j); }
-constexpr uint32_t own_sig(int i) { return sig_bit(i + 1, 1); }
-constexpr uint32_t own_sign(int r) { return 1u << (18 + r); }
-constexpr uint32_t visited(int i) { return 1u << (24 + i); }
-constexpr uint32_t refined(int i) { return 1u << (28 + i); }
+J2K_T1_HD constexpr uint32_t sig_bit(int r, int j) { return 1u << (3 * r + j); }
+J2K_T1_HD constexpr uint32_t own_sig(int i) { return sig_bit(i + 1, 1); }
+J2K_T1_HD constexpr uint32_t own_sign(int r) { return 1u << (18 + r); }
+J2K_T1_HD constexpr uint32_t visited(int i) { return 1u << (24 + i); }
+J2K_T1_HD constexpr uint32_t refined(int i) { return 1u << (28 + i); }
 
 constexpr uint32_t kSigAround = 0x3FFFF;                        // bits 0..17
 constexpr uint32_t kOwnSig = own_sig(0) | own_sig(1) | own_sig(2) | own_sig(3);
@@ -79,21 +80,24 @@ inline constexpr SignTable kSignTable;
 // (std::integral_constant) so that its shifts and its edge cases fold away (a stripe has four
 // rows but at the block's foot).
 template <class Fn>
-inline void each_row(int rows, Fn&& fn) {
+J2K_T1_HD inline void each_row(int rows, Fn&& fn) {
   fn(std::integral_constant<int, 0>{});
   if (rows > 1) fn(std::integral_constant<int, 1>{});
   if (rows > 2) fn(std::integral_constant<int, 2>{});
   if (rows > 3) fn(std::integral_constant<int, 3>{});
 }
 
-// Row I's kSignTable entry: from its window n in its column's word f (VSC applied) and the
-// words of the columns west and east of it.
+// Row I's index into kSignTable: from its window n in its column's word f (VSC applied) and
+// the words of the columns west and east of it.
+template <int I>
+J2K_T1_HD inline unsigned sign_index(uint32_t n, uint32_t f, uint32_t west, uint32_t east) {
+  return ((n >> 3) & 1) | ((west >> (19 + I)) & 1) << 1 | ((n >> 5) & 1) << 2 | ((east >> (19 + I)) & 1) << 3 |
+         ((n >> 1) & 1) << 4 | ((f >> (18 + I)) & 1) << 5 | ((n >> 7) & 1) << 6 | ((n >> 7) & (f >> (20 + I)) & 1) << 7;
+}
+// Its kSignTable entry.
 template <int I>
 inline unsigned sign_entry(uint32_t n, uint32_t f, uint32_t west, uint32_t east) {
-  const unsigned index = ((n >> 3) & 1) | ((west >> (19 + I)) & 1) << 1 | ((n >> 5) & 1) << 2 |
-                         ((east >> (19 + I)) & 1) << 3 | ((n >> 1) & 1) << 4 | ((f >> (18 + I)) & 1) << 5 |
-                         ((n >> 7) & 1) << 6 | ((n >> 7) & (f >> (20 + I)) & 1) << 7;
-  return kSignTable.entry[index];
+  return kSignTable.entry[sign_index<I>(n, f, west, east)];
 }
 
 // Row I of the stripe column col[x] becomes significant, `negative` (0 or 1) its sign: its own
@@ -101,7 +105,7 @@ inline unsigned sign_entry(uint32_t n, uint32_t f, uint32_t west, uint32_t east)
 // words that see it: the two beside, and for the first or last row those of the stripe above
 // or below, `pitch` words away.
 template <int I>
-inline void mark_significant(uint32_t* col, int x, ptrdiff_t pitch, uint32_t& f, uint32_t negative) {
+J2K_T1_HD inline void mark_significant(uint32_t* col, int x, ptrdiff_t pitch, uint32_t& f, uint32_t negative) {
   f |= own_sig(I) | negative << (19 + I);
   col[x - 1] |= sig_bit(I + 1, 2);
   col[x + 1] |= sig_bit(I + 1, 0);

@@ -311,6 +311,11 @@ class CudaQueue final : public Queue {
     cuda_check(cudaSetDevice(device_), "cudaSetDevice");
     cuda_check(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), marks_[slot], 0), "cudaStreamWaitEvent");
   }
+  void on_stream(const std::function<void(void*)>& work) override {
+    cuda_check(cudaSetDevice(device_), "cudaSetDevice");
+    send_held();  // as upload(): a held download joins only downloads that follow it directly
+    work(stream_);
+  }
 
   void wait(int slot) override {
     cuda_check(cudaSetDevice(device_), "cudaSetDevice");

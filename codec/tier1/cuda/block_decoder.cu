@@ -1,0 +1,228 @@
+// One thread decodes one code-block: block_passes.hpp's passes on device-memory copies of
+// their tables, then the ROI shift undone and the dequantisation, as dequantiser.cpp does
+// them. Threads run in blocks of 32 (a tile of 64x64 code-blocks has a few thousand, which
+// spread over every SM), the code-blocks sorted by their bytes, most first, so that a warp's
+// threads decode blocks of about the same work and the longest start first.
+#include "codec/tier1/cuda/block_decoder.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "codec/tier1/block_passes.hpp"
+#include "transform/cuda/buffers.hpp"
+#include "transform/cuda/cuda_check.hpp"
+
+namespace j2k::codec::cuda {
+namespace {
+
+__device__ const mq_detail::NextWords kDeviceNextWords = mq_detail::NextWords();
+__device__ const t1::WindowZeroContexts kDeviceZeroContexts = t1::WindowZeroContexts();
+__device__ const t1::SignTable kDeviceSignTable = t1::SignTable();
+
+struct DeviceTables {
+  __device__ static uint64_t next_words(unsigned key) { return kDeviceNextWords.after[key]; }
+  __device__ static const uint8_t* zero_contexts(j2k_band_type band) {
+    return band == J2K_BAND_HH ? kDeviceZeroContexts.hh : band == J2K_BAND_HL ? kDeviceZeroContexts.hl : kDeviceZeroContexts.ll_lh;
+  }
+  __device__ static unsigned sign_entry(unsigned index) { return kDeviceSignTable.entry[index]; }
+};
+
+// A block as the kernel reads it: offsets into the batch's upload.
+struct DeviceBlock {
+  uint64_t bytes;        // its segments, in the upload's bytes
+  uint64_t words;        // its flag words, in the scratch
+  int64_t at, stride;    // its coefficients: planes[plane][at + y * stride + x]
+  uint32_t size;         // its bytes
+  uint32_t segments_at;  // its first segment in segment_bytes / segment_passes
+  uint32_t segments;
+  float step;            // 0: the 5/3's int32; else the 9/7's step, float
+  int16_t width, height;
+  uint8_t band, modes, bitplanes, roi;
+  uint16_t plane;
+};
+
+// Where each part of the upload starts, bytes from its base.
+struct Layout {
+  size_t blocks, planes, segment_bytes, segment_passes, bytes, total;
+};
+
+__global__ void __launch_bounds__(32) decode_blocks_kernel(const DeviceBlock* blocks, int count, void* const* planes,
+                                                           const uint32_t* segment_bytes, const int* segment_passes,
+                                                           const uint8_t* bytes, uint32_t* words, int* segmark_errors) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i >= count) return;
+  const DeviceBlock b = blocks[i];
+  BlockCode code;
+  code.bytes = bytes + b.bytes;
+  code.size = b.size;
+  code.segment_bytes = segment_bytes + b.segments_at;
+  code.segment_passes = segment_passes + b.segments_at;
+  code.segments = b.segments;
+  code.width = b.width;
+  code.height = b.height;
+  code.band = static_cast<j2k_band_type>(b.band);
+  code.modes = b.modes;
+  code.bitplanes = b.bitplanes;
+  int32_t* out = static_cast<int32_t*>(planes[b.plane]) + b.at;
+  if (t1::BlockPasses<DeviceTables>(code, words + b.words, out, b.stride).run().segmark_error) atomicAdd(segmark_errors, 1);
+  // undo_roi_shift and dequantise_reversible / _irreversible (dequantiser.cpp), in place.
+  const int shift = b.roi;
+  const float half = 0.5f * b.step;
+  for (int y = 0; y < b.height; ++y) {
+    int32_t* row = out + y * b.stride;
+    for (int x = 0; x < b.width; ++x) {
+      int32_t v = row[x];
+      if (shift >= 31) {
+        v = 0;
+      } else if (shift > 0) {
+        int32_t m = v < 0 ? -v : v;
+        if (m >= (int32_t{1} << shift)) {
+          m >>= shift;
+          v = v < 0 ? -m : m;
+        }
+      }
+      if (b.step == 0.0f) row[x] = v / 2;
+      else reinterpret_cast<float*>(row)[x] = __fmul_rn(static_cast<float>(v), half);
+    }
+  }
+}
+
+size_t align16(size_t n) { return (n + 15) / 16 * 16; }
+
+}  // namespace
+
+struct BlockBatch::Impl {
+  std::vector<DeviceBlock> blocks;
+  std::vector<uint32_t> segment_bytes;
+  std::vector<int> segment_passes;
+  std::vector<uint8_t> bytes;
+  std::vector<uint8_t> upload;  // what goes up, laid out as Layout says
+  uint64_t words = 0;           // the scratch words the blocks need
+
+  DeviceBuffer upload_d, words_d;
+  // SEGMARK failures: a counter per batch in flight, read back into page-locked memory.
+  static constexpr int kCounters = 64;
+  DeviceBuffer counts_d;
+  PinnedBuffer counts_h;
+  cudaEvent_t done[kCounters] = {};
+  int64_t tile_of[kCounters] = {};
+  bool pending[kCounters] = {};
+  int next = 0;
+  std::map<int64_t, int> errors;
+
+  ~Impl() {
+    for (cudaEvent_t e : done)
+      if (e) cudaEventDestroy(e);
+  }
+
+  void harvest(int slot) {
+    if (!pending[slot]) return;
+    cuda_check(cudaEventSynchronize(done[slot]), "cudaEventSynchronize");
+    pending[slot] = false;
+    const int n = static_cast<int*>(counts_h.data())[slot];
+    if (n > 0) errors[tile_of[slot]] += n;
+  }
+};
+
+BlockBatch::BlockBatch() : impl_(std::make_unique<Impl>()) {}
+BlockBatch::~BlockBatch() = default;
+
+void BlockBatch::clear() {
+  impl_->blocks.clear();
+  impl_->segment_bytes.clear();
+  impl_->segment_passes.clear();
+  impl_->bytes.clear();
+  impl_->words = 0;
+}
+
+size_t BlockBatch::size() const { return impl_->blocks.size(); }
+
+void BlockBatch::add(const BlockCode& code, int roi, size_t plane, int64_t at, int64_t stride, float step) {
+  Impl& m = *impl_;
+  DeviceBlock b{};
+  uint64_t size = 0;
+  for (size_t s = 0; s < code.segments; ++s) size += code.segment_bytes[s];  // within code.size: check_block()
+  b.bytes = m.bytes.size();
+  b.size = static_cast<uint32_t>(size);
+  b.segments_at = static_cast<uint32_t>(m.segment_bytes.size());
+  b.segments = static_cast<uint32_t>(code.segments);
+  b.words = m.words;
+  b.at = at;
+  b.stride = stride;
+  b.step = step;
+  b.width = static_cast<int16_t>(code.width);
+  b.height = static_cast<int16_t>(code.height);
+  b.band = static_cast<uint8_t>(code.band);
+  b.modes = code.modes;
+  b.bitplanes = static_cast<uint8_t>(code.bitplanes < 0 ? 0 : code.bitplanes);
+  b.roi = static_cast<uint8_t>(roi < 0 ? 0 : roi > 31 ? 31 : roi);
+  b.plane = static_cast<uint16_t>(plane);
+  m.bytes.insert(m.bytes.end(), code.bytes, code.bytes + size);
+  m.segment_bytes.insert(m.segment_bytes.end(), code.segment_bytes, code.segment_bytes + code.segments);
+  m.segment_passes.insert(m.segment_passes.end(), code.segment_passes, code.segment_passes + code.segments);
+  m.words += t1::BlockPasses<t1::HostTables>::words_for(code);
+  m.blocks.push_back(b);
+}
+
+void BlockBatch::decode(const std::vector<void*>& planes, void* stream_handle, int64_t tile) {
+  Impl& m = *impl_;
+  if (m.blocks.empty()) return;
+  auto stream = static_cast<cudaStream_t>(stream_handle);
+  // The blocks with the most bytes first: a warp's threads then decode blocks of about the
+  // same work, and the longest start first.
+  std::stable_sort(m.blocks.begin(), m.blocks.end(), [](const DeviceBlock& a, const DeviceBlock& b) { return a.size > b.size; });
+  Layout l{};
+  l.blocks = 0;
+  l.planes = align16(l.blocks + m.blocks.size() * sizeof(DeviceBlock));
+  l.segment_bytes = align16(l.planes + planes.size() * sizeof(void*));
+  l.segment_passes = align16(l.segment_bytes + m.segment_bytes.size() * sizeof(uint32_t));
+  l.bytes = align16(l.segment_passes + m.segment_passes.size() * sizeof(int));
+  l.total = align16(l.bytes + m.bytes.size() + 1);
+  m.upload.resize(l.total);
+  uint8_t* u = m.upload.data();
+  std::memcpy(u + l.blocks, m.blocks.data(), m.blocks.size() * sizeof(DeviceBlock));
+  std::memcpy(u + l.planes, planes.data(), planes.size() * sizeof(void*));
+  std::memcpy(u + l.segment_bytes, m.segment_bytes.data(), m.segment_bytes.size() * sizeof(uint32_t));
+  std::memcpy(u + l.segment_passes, m.segment_passes.data(), m.segment_passes.size() * sizeof(int));
+  if (!m.bytes.empty()) std::memcpy(u + l.bytes, m.bytes.data(), m.bytes.size());
+
+  // The device buffers are reused by the next batch on the same stream, after this one's work.
+  auto* up = static_cast<uint8_t*>(m.upload_d.get(l.total));
+  auto* words = static_cast<uint32_t*>(m.words_d.get(std::max<uint64_t>(m.words, 1) * sizeof(uint32_t)));
+  if (!m.counts_h.data()) {
+    m.counts_d.get(Impl::kCounters * sizeof(int));
+    m.counts_h.get(Impl::kCounters * sizeof(int));
+    for (cudaEvent_t& e : m.done) cuda_check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
+  }
+  const int slot = m.next;
+  m.next = (m.next + 1) % Impl::kCounters;
+  m.harvest(slot);  // its counter's last batch, long done
+  int* count_d = static_cast<int*>(m.counts_d.data()) + slot;
+  // From pageable memory: the copy is staged before it returns, so `upload` may be reused.
+  cuda_check(cudaMemcpyAsync(up, u, l.total, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
+  cuda_check(cudaMemsetAsync(count_d, 0, sizeof(int), stream), "cudaMemsetAsync");
+  const int count = static_cast<int>(m.blocks.size());
+  decode_blocks_kernel<<<(count + 31) / 32, 32, 0, stream>>>(
+      reinterpret_cast<const DeviceBlock*>(up + l.blocks), count, reinterpret_cast<void* const*>(up + l.planes),
+      reinterpret_cast<const uint32_t*>(up + l.segment_bytes), reinterpret_cast<const int*>(up + l.segment_passes),
+      up + l.bytes, words, count_d);
+  cuda_check(cudaGetLastError(), "decode_blocks_kernel");
+  cuda_check(cudaMemcpyAsync(static_cast<int*>(m.counts_h.data()) + slot, count_d, sizeof(int), cudaMemcpyDeviceToHost, stream),
+             "cudaMemcpyAsync");
+  cuda_check(cudaEventRecord(m.done[slot], stream), "cudaEventRecord");
+  m.tile_of[slot] = tile;
+  m.pending[slot] = true;
+}
+
+std::map<int64_t, int> BlockBatch::segmark_errors() {
+  Impl& m = *impl_;
+  for (int s = 0; s < Impl::kCounters; ++s) m.harvest(s);
+  std::map<int64_t, int> out;
+  out.swap(m.errors);
+  return out;
+}
+
+}  // namespace j2k::codec::cuda
