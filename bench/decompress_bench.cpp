@@ -5,7 +5,8 @@
 // from start to exit (median of the repeats, after one untimed run that warms the page
 // cache), writing PPM/PGM; our output is compared with opj_decompress's, sample for sample.
 // Where a GPU back stage can run here (CUDA; OpenCL on a GPU), `j2kfront decompress --backend`
-// with it is one more row: Tier-1 on the same CPU threads, the rest on the device.
+// with it is one more row: with OpenCL Tier-1 on the same CPU threads and the rest on the
+// device, with CUDA Tier-1 on the device too.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>

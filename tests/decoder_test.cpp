@@ -131,6 +131,38 @@ TEST_P(Conformance, WithinClass1Limits) {
   fs::remove_all(out);
 }
 
+// The GPU back stages (with CUDA, Tier-1 on the GPU as well) give the CPU's samples, bit
+// for bit, on every conformance stream, whole and at each reduce its levels allow.
+TEST_P(Conformance, GpuBackendsDecodeAsTheCpu) {
+  const Limits& l = GetParam();
+  const std::string path = conformance_dir() + "/codestreams/" + l.name + ".j2k";
+  if (!fs::exists(path)) GTEST_SKIP() << "no conformance codestream " << path << " (set J2K_CONFORMANCE_DATA)";
+  std::vector<j2k::Backend> gpus;
+  for (j2k::Backend b : {j2k::Backend::Cuda, j2k::Backend::OpenCL})
+    if (j2k::backend_available(b)) gpus.push_back(b);
+  if (gpus.empty()) GTEST_SKIP() << "no GPU backend here";
+  const std::vector<uint8_t> bytes = file_bytes(path);
+  for (int reduce : {0, 1, 3}) {
+    DecodeSettings s;
+    s.reduce = reduce;
+    s.backend = j2k::BackendOptions(j2k::Backend::Cpu);
+    DecodedImage want;
+    try {
+      want = decode(bytes.data(), bytes.size(), s);
+    } catch (const j2k::Error&) {
+      continue;  // more levels than the stream has
+    }
+    for (j2k::Backend b : gpus) {
+      s.backend = j2k::BackendOptions(b);
+      const DecodedImage got = decode(bytes.data(), bytes.size(), s);
+      ASSERT_EQ(got.components.size(), want.components.size());
+      for (size_t c = 0; c < got.components.size(); ++c)
+        EXPECT_TRUE(got.components[c].bytes == want.components[c].bytes)
+            << l.name << " reduce " << reduce << " component " << c << " on " << j2k::backend_name(b);
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Part4, Conformance, ::testing::ValuesIn(kClass1),
                          [](const auto& p) { return std::string(p.param.name); });
 
