@@ -7,6 +7,10 @@
 // Where a GPU back stage can run here (CUDA; OpenCL on a GPU), `j2kfront decompress --backend`
 // with it is one more row: with OpenCL Tier-1 on the same CPU threads and the rest on the
 // device, with CUDA Tier-1 on the device too.
+// --directory N: each tool decodes a folder of N copies of each stream in one process
+// (opj_decompress -ImgDir, which writes beside its inputs; Grok is left out), every output
+// compared with opj_decompress's.
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -36,6 +40,84 @@ size_t pixel_bytes(const std::string& our_pnm) {
   return at == std::string::npos ? 0 : all.size() - at - 1;
 }
 
+struct Tool {
+  std::string name, out;  // out: the output file, or the folder of outputs
+  std::vector<std::string> args;
+};
+
+// Median of the timed runs of `t` (after one untimed), `clear` run before each.
+template <class Clear>
+double time_tool(const Tool& t, int repeats, const std::string& log, Clear&& clear) {
+  std::vector<double> times;
+  for (int r = 0; r <= repeats; ++r) {
+    clear();
+    const Timed tm = run_process(t.args, log);
+    if (tm.status != 0) throw Error(ErrorCode::Internal, t.name + " failed (exit " + std::to_string(tm.status) + "):\n" + slurp(log));
+    if (r > 0) times.push_back(tm.ms);
+  }
+  return median(times);
+}
+
+// Whether two PNM files hold the same pixels (the headers differ: opj writes a comment).
+bool same_pixels(const std::string& ours, const std::string& theirs) {
+  const size_t n = pixel_bytes(ours);
+  return n > 0 && tail(ours, n) == tail(theirs, n);
+}
+
+// The folder benchmark of one stream: N copies in a folder, one process per tool and folder.
+void run_folder(const CompressOptions& o, const std::string& dir, const std::string& stream, const std::string& label, bool lossy,
+                const std::string& ext, const std::vector<std::string>& backends, CsvFile& csv) {
+  const std::string threads = std::to_string(o.threads), log = dir + "/log.txt";
+  const std::string folder = dir + "/streams", opj_folder = dir + "/streams-opj";  // opj writes beside its inputs
+  for (const std::string& f : {folder, opj_folder}) {
+    fs::remove_all(f);
+    fs::create_directories(f);
+    for (int k = 0; k < o.directory; ++k) fs::copy_file(stream, f + "/" + std::to_string(k) + ".j2k");
+  }
+  const std::string format = ext.substr(1);  // ppm or pgm
+  std::vector<Tool> tools;
+  for (const std::string& b : backends) {
+    const std::string out = dir + "/out-" + b;
+    tools.push_back({b == "cpu" ? "j2kfront" : "j2kfront " + b, out,
+                     {o.cli, "decompress", "-i", folder, "-o", out, "--OutFor", format, "--force", "--quiet", "--threads", threads,
+                      "--backend", b}});
+  }
+  const size_t at_opj = tools.size();
+  std::string upper = format;
+  for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  tools.push_back({"opj_decompress", opj_folder, {"opj_decompress", "-ImgDir", opj_folder, "-OutFor", upper, "-threads", threads}});
+  std::vector<double> ms;
+  for (const Tool& t : tools)
+    ms.push_back(time_tool(t, o.repeats, log, [&] {
+      std::error_code ec;
+      if (t.out != opj_folder) fs::remove_all(t.out, ec);
+      for (const auto& e : fs::directory_iterator(opj_folder))
+        if (e.path().extension() != ".j2k") fs::remove(e.path(), ec);
+    }));
+  // Each of our outputs against opj_decompress's of the same copy (it names them .ppm for a
+  // grey image too; its last run's are there).
+  auto opj_output = [&](int k) {
+    for (const char* e : {".ppm", ".pgm", ".PPM", ".PGM"}) {
+      const std::string p = opj_folder + "/" + std::to_string(k) + e;
+      if (fs::exists(p)) return p;
+    }
+    throw Error(ErrorCode::Internal, "opj_decompress wrote no output for " + std::to_string(k) + ".j2k in " + opj_folder);
+  };
+  for (size_t t = 0; t < at_opj; ++t) {
+    bool same = true;
+    for (int k = 0; k < o.directory; ++k) same = same && same_pixels(tools[t].out + "/" + std::to_string(k) + ext, opj_output(k));
+    const double speed = ms[at_opj] / ms[t];
+    std::printf("%-22s %-9s %-16s %10.1f %7.2fx %10.1f %s\n", label.c_str(), lossy ? "-I -r 20" : "lossless", tools[t].name.c_str(),
+                ms[t], speed, ms[t] / o.directory, same ? "= opj_decompress's" : "DIFFERS from opj_decompress's");
+    csv.row({label, lossy ? "r20" : "lossless", tools[t].name, o.threads, ms[t], speed, NAN, same ? 1 : 0});
+    if (!same) throw Error(ErrorCode::Internal, tools[t].name + " decompress's output differs from opj_decompress's on " + label);
+  }
+  std::printf("%-22s %-9s %-16s %10.1f %7.2fx %10.1f\n", label.c_str(), lossy ? "-I -r 20" : "lossless", "opj_decompress",
+              ms[at_opj], 1.0, ms[at_opj] / o.directory);
+  csv.row({label, lossy ? "r20" : "lossless", "opj_decompress", o.threads, ms[at_opj], 1.0, NAN, -1});
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int run_decompress(const CompressOptions& o) {
@@ -55,8 +137,12 @@ int run_decompress(const CompressOptions& o) {
 
   const std::vector<std::string> inputs = bench_inputs(o, dir);
   const std::string threads = std::to_string(o.threads);
-  std::printf("threads: %d for every tool%s\n\n%-22s %-9s %-16s %10s %8s %12s %s\n", o.threads, on_cpus(o).c_str(), "image", "mode", "tool", "ms", "vs opj",
-              "stream bytes", "output");
+  if (o.directory > 0)
+    std::printf("threads: %d for every tool%s\n\n%-22s %-9s %-16s %10s %8s %10s %s\n", o.threads, on_cpus(o).c_str(), "folder", "mode",
+                "tool", "ms", "vs opj", "ms/image", "outputs");
+  else
+    std::printf("threads: %d for every tool%s\n\n%-22s %-9s %-16s %10s %8s %12s %s\n", o.threads, on_cpus(o).c_str(), "image", "mode",
+                "tool", "ms", "vs opj", "stream bytes", "output");
   CsvFile csv(o.csv, {"image", "mode", "tool", "threads", "ms", "speed_vs_opj", "stream_bytes", "same_as_opj"});
   const std::string log = dir + "/log.txt";
   for (const std::string& input : inputs) {
@@ -68,10 +154,10 @@ int run_decompress(const CompressOptions& o) {
       if (lossy) enc.insert(enc.end(), {"-I", "-r", "20"});
       if (run_process(enc, log).status != 0) throw Error(ErrorCode::Internal, "opj_compress failed on " + input + ":\n" + slurp(log));
       const auto bytes = static_cast<double>(fs::file_size(stream));
-      struct Tool {
-        std::string name, out;
-        std::vector<std::string> args;
-      };
+      if (o.directory > 0) {
+        run_folder(o, dir, stream, name + " x" + std::to_string(o.directory), lossy, ext, backends, csv);
+        continue;
+      }
       const std::string opj = dir + "/opj" + ext, grk = dir + "/grk" + ext;
       std::vector<Tool> tools;
       for (const std::string& b : backends) {
@@ -83,23 +169,14 @@ int run_decompress(const CompressOptions& o) {
       tools.push_back({"opj_decompress", opj, {"opj_decompress", "-i", stream, "-o", opj, "-threads", threads}});
       if (have_grk) tools.push_back({"grk_decompress", grk, {"grk_decompress", "-i", stream, "-o", grk, "-H", threads}});
       std::vector<double> ms;
-      for (const Tool& t : tools) {
-        std::vector<double> times;
-        for (int r = 0; r <= o.repeats; ++r) {
+      for (const Tool& t : tools)
+        ms.push_back(time_tool(t, o.repeats, log, [&] {
           std::error_code ec;
           fs::remove(t.out, ec);
-          const Timed tm = run_process(t.args, log);
-          if (tm.status != 0) throw Error(ErrorCode::Internal, t.name + " failed (exit " + std::to_string(tm.status) + "):\n" + slurp(log));
-          if (r > 0) times.push_back(tm.ms);
-        }
-        ms.push_back(median(times));
-      }
-      // Our pixels against opj_decompress's (the PNM headers differ: opj writes a comment).
+        }));
+      // Our pixels against opj_decompress's.
       std::vector<int> same(tools.size(), -1);
-      for (size_t k = 0; k < ours_count; ++k) {
-        const size_t n = pixel_bytes(tools[k].out);
-        same[k] = n > 0 && tail(tools[k].out, n) == tail(opj, n) ? 1 : 0;
-      }
+      for (size_t k = 0; k < ours_count; ++k) same[k] = same_pixels(tools[k].out, opj) ? 1 : 0;
       for (size_t k = 0; k < tools.size(); ++k) {
         const double speed = ms[at_opj] / ms[k];
         std::printf("%-22s %-9s %-16s %10.1f %7.2fx %12.0f %s\n", name.c_str(), lossy ? "-I -r 20" : "lossless", tools[k].name.c_str(),
@@ -112,9 +189,9 @@ int run_decompress(const CompressOptions& o) {
     }
   }
   csv.commit();
-  std::printf("\nms: wall time of the process from start to exit, file to file (PPM/PGM out), median of %d runs after one "
+  std::printf("\nms: wall time of the process from start to exit, file to file (PPM/PGM out)%s, median of %d runs after one "
               "warm-up; vs opj: opj_decompress's time / this time (above 1: faster).\n",
-              o.repeats);
+              o.directory > 0 ? ", a folder of streams in one process" : "", o.repeats);
   return 0;
 }
 

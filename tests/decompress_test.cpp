@@ -603,6 +603,14 @@ TEST_F(Decompress, BenchComparesWithTheOtherDecoders) {
   }
   EXPECT_GE(rows, 4) << "two modes, two tools at least";
 
+  // A folder of copies of each stream, each tool over the folder in one process.
+  r = run_command(quote(kCli) + " bench --decompress --repeats 1 --directory 2 --inputs " + quote(kData + "/camera.pgm") + " --cpus " +
+                  cpus + " --csv " + quote(csv));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* want : {"camera.pgm x2", "lossless  j2kfront", "-I -r 20  opj_decompress", "= opj_decompress's"})
+    EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
+  EXPECT_EQ(r.output.find("DIFFERS"), std::string::npos) << r.output;
+
   int unusable = -1;  // a CPU this process may not run on, if the machine has one
   for (int c = 0; c < CPU_SETSIZE && unusable < 0; ++c)
     if (!CPU_ISSET(c, &mine)) unusable = c;

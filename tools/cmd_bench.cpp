@@ -83,7 +83,6 @@ int run_compress_bench(const BenchArgs& a) {
 
 int run_bench(const BenchArgs& a) {
   if (a.compress && a.decompress) throw CLI::ValidationError("--decompress", "choose --compress or --decompress");
-  if (a.decompress && a.directory != 0) throw CLI::ValidationError("--directory", "is for --compress only");
   if (a.compress || a.decompress) return run_compress_bench(a);
   if (!a.cpus.empty()) throw CLI::ValidationError("--cpus", "is for --compress and --decompress");
   if (!a.inputs.empty() || a.samples != BenchArgs().samples || a.size != BenchArgs().size || a.directory != 0)
@@ -195,8 +194,8 @@ std::function<int()> add_bench_command(CLI::App& app) {
                   "with --compress or --decompress: every tool on these CPUs only, e.g. 4,5 (threads: as many, "
                   "unless --threads), so that each runs on the same cores");
   cmd->add_option("--directory", args->directory,
-                  "with --compress: a folder of N copies of each image, compressed by each tool in one process "
-                  "(a batch job: start-up paid once)")
+                  "with --compress or --decompress: a folder of N copies of each image (of each stream), "
+                  "compressed (decompressed) by each tool in one process (a batch job: start-up paid once)")
       ->check(CLI::Range(1, 1000));
   // The CPU bench's second busy process (bench/cpu_bench.cpp): not for users, so not in --help.
   cmd->add_flag("--busy-loop", args->busy_loop, "run the 512^2 CPU DWT until killed")->group("");
