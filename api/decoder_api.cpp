@@ -18,6 +18,7 @@ struct j2k_decoder {
   // The back stage, made by the first run and kept: a GPU's queue and buffers serve every
   // image this decoder decodes.
   std::unique_ptr<j2k::BackStage> stage;
+  j2k::Backend backend = j2k::Backend::Cpu;  // the stage's
 };
 
 namespace {
@@ -76,9 +77,18 @@ j2k_status j2k_decoder_run(j2k_decoder* decoder, const void* data, size_t size, 
     const j2k_backend b = decoder->settings.backend;
     s.backend = j2k::BackendOptions(b == J2K_BACKEND_CUDA     ? j2k::Backend::Cuda
                                     : b == J2K_BACKEND_OPENCL ? j2k::Backend::OpenCL
-                                                              : j2k::Backend::Cpu,
+                                    : b == J2K_BACKEND_CPU    ? j2k::Backend::Cpu
+                                                              : j2k::Backend::Auto,
                                     decoder->settings.threads, decoder->settings.device);
-    if (!decoder->stage) decoder->stage = std::make_unique<j2k::BackStage>(s.backend);
+    // AUTO is decided at the first image, by its size, and kept with the stage.
+    if (!decoder->stage) {
+      if (s.backend.backend == j2k::Backend::Auto)
+        s.backend.backend = j2k::codec::auto_decode_backend(size, s.backend.threads,
+                                                            [] { return j2k::backend_available(j2k::Backend::Cuda); });
+      decoder->backend = s.backend.backend;
+      decoder->stage = std::make_unique<j2k::BackStage>(s.backend);
+    }
+    s.backend.backend = decoder->backend;
     j2k::codec::DecodedImage decoded = j2k::codec::decode(static_cast<const uint8_t*>(data), size, s, decoder->stage.get());
 
     const size_t n = decoded.components.size();

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "codec/codestream/codestream_reader.hpp"
 #include "codec/codestream/jp2_reader.hpp"
@@ -293,7 +294,17 @@ void check_memory(const Codestream& cs, const Rect& area, const DecodeSettings& 
 
 }  // namespace
 
+Backend auto_decode_backend(size_t stream_bytes, int threads, bool (*cuda_available)()) {
+  const unsigned n = threads > 0 ? static_cast<unsigned>(threads) : std::max(1u, std::thread::hardware_concurrency());
+  return stream_bytes > n * kAutoCudaBytesPerThread && cuda_available() ? Backend::Cuda : Backend::Cpu;
+}
+
 DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& settings, BackStage* reused) {
+  if (!reused && settings.backend.backend == Backend::Auto) {
+    DecodeSettings chosen = settings;
+    chosen.backend.backend = auto_decode_backend(size, settings.backend.threads, [] { return backend_available(Backend::Cuda); });
+    return decode(data, size, chosen, nullptr);
+  }
   if (settings.reduce < 0) throw Error(ErrorCode::InvalidArgument, "reduce must be 0 or more, not " + std::to_string(settings.reduce));
   if (settings.layers < 0) throw Error(ErrorCode::InvalidArgument, "layers must be 0 (all) or more, not " + std::to_string(settings.layers));
   DecodedImage image;

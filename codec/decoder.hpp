@@ -37,9 +37,9 @@ struct DecodeSettings {
   // stream whose image needs more is refused (OutOfMemory) before anything is allocated: a
   // few bytes of header can describe a gigapixel image. 0: no limit.
   uint64_t max_bytes = 0;
-  // Where the back stage (inverse DWT, inverse RCT/ICT, DC shift, clamp) runs: cpu (and
-  // Auto), cuda or opencl, each giving the same samples (pipeline/back_stage.hpp); threads:
-  // Tier-1's, which runs on the CPU, and the CPU back stage's.
+  // Where the back stage (inverse DWT, inverse RCT/ICT, DC shift, clamp) runs: cpu, cuda or
+  // opencl, each giving the same samples (pipeline/back_stage.hpp). With cuda Tier-1 runs on
+  // the GPU too, else on the CPU's `threads`. Auto: auto_decode_backend().
   BackendOptions backend;
 };
 
@@ -96,11 +96,20 @@ struct DecodedImage {
   std::vector<std::string> warnings;  // e.g. SEGMARK errors (the blocks are decoded anyway)
 };
 
+// What Auto means for decode() with a stage of its own: CUDA where the CPU's Tier-1 would take
+// longer than CUDA takes to start, that is where the codestream holds more than
+// kAutoCudaBytesPerThread bytes for each CPU thread (`threads`, 0: every core) and
+// `cuda_available()` says a CUDA GPU is there (asked only then); else the CPU. On the GPU
+// machine a one-shot CUDA decode of a 4096^2 image takes 0.3 to 0.45 s, about what one CPU
+// thread's Tier-1 takes for 1.5 MB of codestream (bench/RESULTS.md).
+constexpr uint64_t kAutoCudaBytesPerThread = uint64_t{3} << 19;  // 1.5 MiB
+Backend auto_decode_backend(size_t stream_bytes, int threads, bool (*cuda_available)());
+
 // Throws j2k::Error: CorruptInput naming where and why, UnsupportedInput for what this decoder
 // does not read (samples of more than kMaxDecodedPrecision bits), InvalidArgument for settings the stream cannot
 // meet (reduce beyond its levels). `stage`: a back stage to use (and keep, with its queue and
 // buffers, for the next image: a GPU's start-up and page-locked buffers are paid once), built
-// for settings.backend; null: one for this call.
+// for settings.backend; null: one for this call (Auto: auto_decode_backend()).
 DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& settings, BackStage* stage = nullptr);
 
 }  // namespace j2k::codec

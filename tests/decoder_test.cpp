@@ -17,6 +17,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "codec/codestream/codestream_reader.hpp"
@@ -359,6 +360,32 @@ TEST(DecoderRobustness, MemoryLimitRefusesBeforeAllocating) {
   }
   s.reduce = 2;  // 24 x 20: fits
   EXPECT_NO_THROW(decode(bytes.data(), bytes.size(), s));
+}
+
+}  // namespace
+
+namespace {
+
+// Auto's choice: CUDA only where the stream holds more than kAutoCudaBytesPerThread bytes a
+// CPU thread, and only then is CUDA asked about.
+int asked = 0;
+bool cuda_there() { return ++asked, true; }
+bool cuda_missing() { return ++asked, false; }
+
+TEST(DecoderAuto, CudaWhereTheCpuWouldTakeLongerThanItsStartUp) {
+  const uint64_t per = kAutoCudaBytesPerThread;
+  asked = 0;
+  EXPECT_EQ(auto_decode_backend(per, 1, cuda_there), j2k::Backend::Cpu);
+  EXPECT_EQ(asked, 0) << "a small stream does not start the CUDA driver to ask";
+  EXPECT_EQ(auto_decode_backend(per + 1, 1, cuda_there), j2k::Backend::Cuda);
+  EXPECT_EQ(auto_decode_backend(per + 1, 1, cuda_missing), j2k::Backend::Cpu);
+  EXPECT_EQ(auto_decode_backend(2 * per, 2, cuda_there), j2k::Backend::Cpu);
+  EXPECT_EQ(auto_decode_backend(16 * per + 1, 16, cuda_there), j2k::Backend::Cuda);
+  EXPECT_EQ(asked, 3);
+  // 0 threads: one per core.
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  EXPECT_EQ(auto_decode_backend(cores * per, 0, cuda_there), j2k::Backend::Cpu);
+  EXPECT_EQ(auto_decode_backend(cores * per + 1, 0, cuda_there), j2k::Backend::Cuda);
 }
 
 }  // namespace

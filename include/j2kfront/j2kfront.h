@@ -450,9 +450,11 @@ typedef struct j2k_decode_settings {
                           their samples) may take: a stream needing more is refused with
                           J2K_OUT_OF_MEMORY before anything is allocated; 0: no limit (0) */
   j2k_backend backend; /* where the back stage runs (inverse DWT, inverse RCT/ICT, DC shift,
-                          clamp): CPU, CUDA or OPENCL, the same samples on each; AUTO: the
-                          CPU. Tier-2 runs on the CPU, Tier-1 on the CPU's threads, or with
-                          CUDA on the GPU (AUTO) */
+                          clamp): CPU, CUDA or OPENCL, the same samples on each. Tier-2 runs
+                          on the CPU, Tier-1 on the CPU's threads, or with CUDA on the GPU.
+                          AUTO, decided at the decoder's first image: CUDA where a CUDA GPU
+                          is there and the stream holds more than 1.5 MiB for each thread,
+                          else the CPU (AUTO) */
   int device;          /* the GPU backend's device index; -1: its default (-1) */
   int convert_colour;  /* opj_decompress's colour conversions after decoding: sYCC to RGB (a
                           JP2 file's sYCC, or 3 components whose second is subsampled

@@ -353,9 +353,10 @@ def decompress(data, *, reduce: int = 0, layers: int = 0, tile: Optional[int] = 
     layers: quality layers decoded (0: all); tile: one tile's area; region: (x0, y0, x1, y1) of the reference grid at
     full resolution; components: which ones, in order; allow_partial: a cut stream gives what
     it holds (report["truncated"]) instead of raising; max_bytes: memory the image may take
-    (0: no limit); backend: where the inverse DWT, inverse RCT/ICT and DC shift run, 'cpu'
-    ('auto'), 'cuda' or 'opencl', the same samples on each (Tier-1 runs on the CPU's threads,
-    with 'cuda' on the GPU),
+    (0: no limit); backend: where the inverse DWT, inverse RCT/ICT and DC shift run, 'cpu',
+    'cuda' or 'opencl', the same samples on each (Tier-1 runs on the CPU's threads, with 'cuda'
+    on the GPU); 'auto': 'cuda' where a CUDA GPU is there and the stream holds more than 1.5 MiB
+    a thread, else 'cpu',
     device: the GPU's index; convert_colour: sYCC, e-sYCC and CMYK to RGB, a JP2 file's ICC
     profile or CIELab to sRGB, as opj_decompress converts them (off: the components as coded). report, a dict if given, receives truncated, jp2, enum_cs (the JP2 file's colour space), warnings, ms,
     origin and precision (per component). Raises j2kfront.Error naming the cause."""
