@@ -100,9 +100,9 @@ struct DecodedImage {
 // longer than CUDA takes to start, that is where the codestream holds more than
 // kAutoCudaBytesPerThread bytes for each CPU thread (`threads`, 0: every core) and
 // `cuda_available()` says a CUDA GPU is there (asked only then); else the CPU. On the GPU
-// machine a one-shot CUDA decode of a 4096^2 image takes 0.3 to 0.45 s, about what one CPU
-// thread's Tier-1 takes for 1.5 MB of codestream (bench/RESULTS.md).
-constexpr uint64_t kAutoCudaBytesPerThread = uint64_t{3} << 19;  // 1.5 MiB
+// machine a one-shot CUDA decode of a 4096^2 image takes 0.3 to 0.7 s, and one CPU thread
+// decodes about 5 MB of codestream a second; 16 threads about 50 (bench/RESULTS.md).
+constexpr uint64_t kAutoCudaBytesPerThread = uint64_t{2} << 20;  // 2 MiB
 Backend auto_decode_backend(size_t stream_bytes, int threads, bool (*cuda_available)());
 
 // Throws j2k::Error: CorruptInput naming where and why, UnsupportedInput for what this decoder

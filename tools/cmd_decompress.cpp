@@ -267,7 +267,7 @@ std::function<int()> add_decompress_command(CLI::App& app) {
   cmd->add_option("--backend", args->backend,
                   "where the back stage (inverse DWT, inverse RCT/ICT, DC shift) runs: cpu, cuda or opencl, the same "
                   "samples on each; Tier-1 runs on the CPU's threads, with cuda on the GPU. auto: cuda where a CUDA "
-                  "GPU is there and the stream holds more than 1.5 MiB a thread (the first image of a directory "
+                  "GPU is there and the stream holds more than 2 MiB a thread (the first image of a directory "
                   "decides), else the CPU")
       ->check(CLI::IsMember({"auto", "cpu", "cuda", "opencl"}))->capture_default_str();
   cmd->add_option("--device", args->device, "GPU/OpenCL device index (default: J2KFRONT_DEVICE or the first)")->check(CLI::Range(0, 4096));

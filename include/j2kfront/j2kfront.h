@@ -453,7 +453,7 @@ typedef struct j2k_decode_settings {
                           clamp): CPU, CUDA or OPENCL, the same samples on each. Tier-2 runs
                           on the CPU, Tier-1 on the CPU's threads, or with CUDA on the GPU.
                           AUTO, decided at the decoder's first image: CUDA where a CUDA GPU
-                          is there and the stream holds more than 1.5 MiB for each thread,
+                          is there and the stream holds more than 2 MiB for each thread,
                           else the CPU (AUTO) */
   int device;          /* the GPU backend's device index; -1: its default (-1) */
   int convert_colour;  /* opj_decompress's colour conversions after decoding: sYCC to RGB (a
