@@ -10,12 +10,14 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codec/quant/dequantiser.hpp"
 #include "codec/tier1/block_decoder.hpp"
 #include "codec/tier1/block_encoder.hpp"
 #include "codec/tier1/cuda/block_decoder.hpp"
+#include "tests/support/coded_blocks.hpp"
 #include "transform/backend.hpp"
 
 namespace {
@@ -33,23 +35,12 @@ struct Case {
   int64_t at = 0;
 };
 
-std::vector<int32_t> random_data(std::mt19937& rng, int n, int bits, double zeros) {
-  std::vector<int32_t> v(static_cast<size_t>(n));
-  std::uniform_real_distribution<double> u(0, 1);
-  for (int32_t& x : v) {
-    if (u(rng) < zeros) continue;
-    const int b = std::uniform_int_distribution<int>(1, bits)(rng);
-    x = static_cast<int32_t>(rng() & ((1u << b) - 1));
-    if (rng() & 1) x = -x;
-  }
-  return v;
-}
-
 // A random block, encoded, then delivered up to a random pass (its segments as Tier-2 would
 // hand them over), its bytes flipped now and then.
 Case make_case(std::mt19937& rng, int w, int h, int modes, int band) {
   const int bits = std::uniform_int_distribution<int>(1, 20)(rng);
-  const std::vector<int32_t> data = random_data(rng, w * h, bits, std::uniform_real_distribution<double>(0, 0.95)(rng));
+  const std::vector<int32_t> data =
+      test_support::random_coefficients(rng, w * h, bits, std::uniform_real_distribution<double>(0, 0.95)(rng));
   BlockView view;
   view.data = data.data();
   view.stride = w;
@@ -63,16 +54,9 @@ Case make_case(std::mt19937& rng, int w, int h, int modes, int band) {
   c.bytes = cb.bytes;
   const int total = static_cast<int>(cb.passes.size());
   const int passes = total == 0 ? 0 : std::uniform_int_distribution<int>(total / 2, total)(rng);
-  uint32_t start = 0;
-  int first = 0;
-  for (int k = 0; k < passes; ++k) {
-    const CodedPass& pass = cb.passes[static_cast<size_t>(k)];
-    if (!pass.terminated && k != passes - 1) continue;
-    c.segment_bytes.push_back(pass.end - start);
-    c.segment_passes.push_back(k + 1 - first);
-    start = pass.end;
-    first = k + 1;
-  }
+  test_support::Delivered d = test_support::deliver(cb, passes);
+  c.segment_bytes = std::move(d.bytes);
+  c.segment_passes = std::move(d.passes);
   if (!c.bytes.empty() && rng() % 4 == 0) c.bytes[rng() % c.bytes.size()] ^= static_cast<uint8_t>(1 + rng() % 255);
   c.code.size = c.bytes.size();
   c.code.segments = c.segment_bytes.size();

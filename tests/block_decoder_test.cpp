@@ -18,6 +18,7 @@
 #include "codec/tier1/block_encoder.hpp"
 #include "codec/tier2/packet_reader.hpp"
 #include "common/error.hpp"
+#include "tests/support/coded_blocks.hpp"
 
 namespace {
 
@@ -31,26 +32,9 @@ int32_t known_down_to(int32_t v, int p) {
   return v < 0 ? -r : r;
 }
 
-// What Tier-2 delivers of a coded block when the layers stop after `passes` passes: the
-// segments' bytes (the last one cut at the pass's truncation point) and passes.
-struct Delivered {
-  std::vector<uint32_t> bytes;
-  std::vector<int> passes;
-};
-Delivered deliver(const CodedBlock& cb, int passes) {
-  Delivered d;
-  uint32_t start = 0;
-  int first = 0;
-  for (int k = 0; k < passes; ++k) {
-    const CodedPass& pass = cb.passes[static_cast<size_t>(k)];
-    if (!pass.terminated && k != passes - 1) continue;
-    d.bytes.push_back(pass.end - start);
-    d.passes.push_back(k + 1 - first);
-    start = pass.end;
-    first = k + 1;
-  }
-  return d;
-}
+using test_support::deliver;
+using test_support::random_coefficients;
+using test_support::Delivered;
 
 struct Block {
   int width, height;
@@ -87,19 +71,6 @@ CodedBlock encode(const Block& b) {
   view.modes = b.modes;
   view.estimate_distortion = false;
   return encode_block(view);
-}
-
-// Random coefficients up to `bits` bits, a share `zeros` of them 0, signs random.
-std::vector<int32_t> random_data(std::mt19937& rng, int n, int bits, double zeros) {
-  std::vector<int32_t> v(static_cast<size_t>(n));
-  std::uniform_real_distribution<double> u(0, 1);
-  for (int32_t& x : v) {
-    if (u(rng) < zeros) continue;
-    const int b = std::uniform_int_distribution<int>(1, bits)(rng);  // magnitudes of every size
-    x = static_cast<int32_t>(rng() & ((1u << b) - 1));
-    if (rng() & 1) x = -x;
-  }
-  return v;
 }
 
 // Decodes the block from every truncation point and checks each against the original.
@@ -148,7 +119,7 @@ TEST(BlockDecoder, EveryModeBandAndShapeFromEveryTruncationPoint) {
         Block b{w, h, static_cast<j2k_band_type>(band), static_cast<uint8_t>(modes), {}};
         const int bits = std::uniform_int_distribution<int>(1, 16)(rng);
         const double zeros = std::uniform_real_distribution<double>(0, 0.95)(rng);
-        b.data = random_data(rng, w * h, bits, zeros);
+        b.data = random_coefficients(rng, w * h, bits, zeros);
         check_every_truncation(b, "modes " + std::to_string(modes) + ", band " + std::to_string(band) + ", " +
                                       std::to_string(w) + "x" + std::to_string(h) + ", " + std::to_string(bits) + " bits");
         if (HasFatalFailure()) return;
@@ -158,7 +129,7 @@ TEST(BlockDecoder, EveryModeBandAndShapeFromEveryTruncationPoint) {
 TEST(BlockDecoder, ThirtyBitPlanesSparseAndAllZero) {
   std::mt19937 rng(11);
   for (uint8_t modes : {uint8_t{0}, uint8_t{kModeBypass | kModeTermAll}, uint8_t{0x3F}}) {
-    Block b{16, 16, J2K_BAND_HH, modes, random_data(rng, 256, 30, 0.5)};
+    Block b{16, 16, J2K_BAND_HH, modes, random_coefficients(rng, 256, 30, 0.5)};
     b.data[3] = (1 << 29) + 5;  // 30 planes for sure
     check_every_truncation(b, "30 planes, modes " + std::to_string(modes));
     Block lone{64, 64, J2K_BAND_LH, modes, std::vector<int32_t>(4096, 0)};
@@ -176,7 +147,7 @@ TEST(BlockDecoder, ThirtyBitPlanesSparseAndAllZero) {
 TEST(BlockDecoder, TruncationPointsHoldEnoughBytes) {
   std::mt19937 rng(3);
   for (int modes = 0; modes < 64; modes += 3) {
-    Block b{32, 32, J2K_BAND_HL, static_cast<uint8_t>(modes), random_data(rng, 1024, 12, 0.3)};
+    Block b{32, 32, J2K_BAND_HL, static_cast<uint8_t>(modes), random_coefficients(rng, 1024, 12, 0.3)};
     const CodedBlock cb = encode(b);
     for (int passes = 1; passes < static_cast<int>(cb.passes.size()); ++passes) {
       Delivered cut = deliver(cb, passes), whole = deliver(cb, static_cast<int>(cb.passes.size()));
@@ -195,7 +166,7 @@ TEST(BlockDecoder, TruncationPointsHoldEnoughBytes) {
 
 TEST(BlockDecoder, SegmarkErrorsAreReported) {
   std::mt19937 rng(5);
-  Block b{32, 32, J2K_BAND_LL, kModeSegmark, random_data(rng, 1024, 10, 0.2)};
+  Block b{32, 32, J2K_BAND_LL, kModeSegmark, random_coefficients(rng, 1024, 10, 0.2)};
   const CodedBlock cb = encode(b);
   int errors = 0;
   for (int trial = 0; trial < 50; ++trial) {
