@@ -8,7 +8,9 @@
 // code-blocks: two sets of host buffers (coefficients going up, samples coming home;
 // page-locked where the backend has it) take turns, and begin() waits only for the tile that
 // used its set two tiles before, then copies that tile's samples into the image. Every
-// backend gives the same samples, bit for bit (tests/back_stage_test.cpp).
+// backend gives the same samples, bit for bit (tests/back_stage_test.cpp). On CUDA the caller
+// may instead write the coefficients on the device (begin_on_device(), end_on_device(): the
+// decoder's Tier-1 on the GPU), and only the samples cross the bus.
 //
 //   BackStage stage(options);
 //   for each tile:

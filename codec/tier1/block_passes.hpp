@@ -19,8 +19,7 @@
 
 namespace j2k::codec::t1 {
 
-struct HostTables {
-  static uint64_t next_words(unsigned key) { return mq_detail::kNextWords.after[key]; }
+struct HostTables : mq_detail::HostNextWords {
   static const uint8_t* zero_contexts(j2k_band_type band) { return kWindowZeroContexts.of(band); }
   static unsigned sign_entry(unsigned index) { return kSignTable.entry[index]; }
 };
