@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # One call on the GPU machine (the `device` tool): build, GPU tests, sanitizers, benchmarks.
-#   bash bench/device_run.sh [all|test|sanitize|bench|pipeline|compress|decompress|compress-dir|cuda|profile]
+#   bash bench/device_run.sh [all|test|sanitize|bench|pipeline|compress|decompress|compress-dir|decompress-dir|cuda|profile]
 # all = test + sanitize + bench (bench includes pipeline and compress). cuda = only the CUDA
 # backend's tests, sanitizers and bench. compress = `bench --compress` against opj_compress and
 # grk_compress (carried in .deps/codecs) on 16 threads, front stage on the CPU and on CUDA;
 # decompress = `bench --decompress` against opj_decompress and grk_decompress, 16 threads;
-# compress-dir = the same over folders of J2K_COMPRESS_FILES (8) copies at J2K_COMPRESS_SIZE (2048).
+# compress-dir = the same over folders of J2K_COMPRESS_FILES (8) copies at J2K_COMPRESS_SIZE (2048);
+# decompress-dir = `bench --decompress --directory` over J2K_DECOMPRESS_FILES (8) copies, 16 threads.
 # profile = Nsight Compute on the CUDA bench at 8192^2: per-kernel summary of every launch of one
 # timed row, and the SASS source view (instructions executed per line) of the kernels that match
 # J2K_NCU_KERNELS (space-separated regexes, default: the fused 5/3 and 9/7 forward kernels).
@@ -150,6 +151,14 @@ if [[ $what == all || $what == bench || $what == decompress ]]; then
   PATH="$root/.deps/codecs/bin:$PATH" LD_LIBRARY_PATH="$root/.deps/codecs/lib:$LD_LIBRARY_PATH" \
     $cli bench --decompress --threads 16 --size ${J2K_COMPRESS_SIZE:-4096} --repeats ${J2K_COMPRESS_REPEATS:-3} \
     --csv "$out/results/decompress-$machine.csv" 2>&1 | tee "$out/bench-decompress.txt"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+fi
+if [[ $what == decompress-dir ]]; then
+  # The same decoders over a folder of J2K_DECOMPRESS_FILES (8) copies of each stream, one
+  # process per folder: the CPU, CUDA (Tier-1 on the GPU) and OpenCL against opj_decompress.
+  PATH="$root/.deps/codecs/bin:$PATH" LD_LIBRARY_PATH="$root/.deps/codecs/lib:$LD_LIBRARY_PATH" \
+    $cli bench --decompress --directory ${J2K_DECOMPRESS_FILES:-8} --threads 16 --size ${J2K_COMPRESS_SIZE:-4096} \
+    --repeats ${J2K_COMPRESS_REPEATS:-2} --csv "$out/results/decompress-dir-$machine.csv" 2>&1 | tee "$out/bench-decompress-dir.txt"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 fi
 if [[ $what == compress-dir ]]; then
