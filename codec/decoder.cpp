@@ -86,7 +86,7 @@ class TileDecoder {
       gpu_blocks_.clear();
       each_block(t, tc, inputs, packets, comps, [&](const Block& b) {
         check_block(b.code);
-        gpu_blocks_.add(b.code, b.roi, b.component, b.at, b.stride, comps[b.component].reversible ? 0.0f : b.step);
+        gpu_blocks_.add(b.code, b.roi, b.component, b.at, b.stride, b.step);  // step 0: the 5/3
       });
       stage_.end_on_device([&](const std::vector<void*>& planes, void* stream) {
         gpu_blocks_.decode(planes, stream, static_cast<int64_t>(t));

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <numeric>
 
 #include "codec/tier1/block_passes.hpp"
 #include "transform/cuda/buffers.hpp"
