@@ -112,7 +112,7 @@ class TileDecoder {
 
  private:
   // A block of the decoded resolutions as Tier-1 takes it, and where its coefficients go:
-  // component's plane [at + y * stride + x]; `step`: the 9/7's (band_step()).
+  // component's plane [at + y * stride + x]; `step`: the 9/7's (band_step()), 0 for the 5/3.
   struct Block {
     BlockCode code;
     int roi = 0;
