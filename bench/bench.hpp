@@ -45,6 +45,7 @@ struct CompressOptions {
   std::string csv;
   int directory = 0;                // > 0: each input copied this many times into a folder, and
                                     // each tool compresses the folder in one process
+  int64_t tile = 0;                 // > 0: the decompress benchmark's streams in tile x tile tiles
 };
 int run_compress(const CompressOptions& options);
 // ", on CPUs 4,5" where the tools are confined to CPUs, else "".

@@ -7,6 +7,7 @@
 // Where a GPU back stage can run here (CUDA; OpenCL on a GPU), `j2kfront decompress --backend`
 // with it is one more row: with OpenCL Tier-1 on the same CPU threads and the rest on the
 // device, with CUDA Tier-1 on the device too.
+// --tile-size N: the streams in N x N tiles (opj_compress -t N,N).
 // --directory N: each tool decodes a folder of N copies of each stream in one process
 // (opj_decompress -ImgDir, which writes beside its inputs; Grok is left out), every output
 // compared with opj_decompress's.
@@ -137,6 +138,7 @@ int run_decompress(const CompressOptions& o) {
 
   const std::vector<std::string> inputs = bench_inputs(o, dir);
   const std::string threads = std::to_string(o.threads);
+  if (o.tile > 0) std::printf("streams in tiles of %lld x %lld\n", static_cast<long long>(o.tile), static_cast<long long>(o.tile));
   if (o.directory > 0)
     std::printf("threads: %d for every tool%s\n\n%-22s %-9s %-16s %10s %8s %10s %s\n", o.threads, on_cpus(o).c_str(), "folder", "mode",
                 "tool", "ms", "vs opj", "ms/image", "outputs");
@@ -146,12 +148,13 @@ int run_decompress(const CompressOptions& o) {
   CsvFile csv(o.csv, {"image", "mode", "tool", "threads", "ms", "speed_vs_opj", "stream_bytes", "same_as_opj"});
   const std::string log = dir + "/log.txt";
   for (const std::string& input : inputs) {
-    const std::string name = fs::path(input).filename().string();
+    const std::string name = fs::path(input).filename().string() + (o.tile > 0 ? " t" + std::to_string(o.tile) : "");
     const std::string ext = fs::path(input).extension().string();  // .ppm or .pgm
     for (const bool lossy : {false, true}) {
       const std::string stream = dir + "/stream.j2k";
       std::vector<std::string> enc{"opj_compress", "-i", input, "-o", stream, "-threads", threads, "-n", "6", "-b", "64,64"};
       if (lossy) enc.insert(enc.end(), {"-I", "-r", "20"});
+      if (o.tile > 0) enc.insert(enc.end(), {"-t", std::to_string(o.tile) + "," + std::to_string(o.tile)});
       if (run_process(enc, log).status != 0) throw Error(ErrorCode::Internal, "opj_compress failed on " + input + ":\n" + slurp(log));
       const auto bytes = static_cast<double>(fs::file_size(stream));
       if (o.directory > 0) {

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # One call on the GPU machine (the `device` tool): build, GPU tests, sanitizers, benchmarks.
-#   bash bench/device_run.sh [all|test|sanitize|bench|pipeline|compress|decompress|compress-dir|decompress-dir|cuda|profile]
+#   bash bench/device_run.sh [all|test|sanitize|bench|pipeline|compress|decompress|compress-dir|decompress-dir|decompress-tiled|cuda|profile]
 # all = test + sanitize + bench (bench includes pipeline and compress). cuda = only the CUDA
 # backend's tests, sanitizers and bench. compress = `bench --compress` against opj_compress and
 # grk_compress (carried in .deps/codecs) on 16 threads, front stage on the CPU and on CUDA;
 # decompress = `bench --decompress` against opj_decompress and grk_decompress, 16 threads;
 # compress-dir = the same over folders of J2K_COMPRESS_FILES (8) copies at J2K_COMPRESS_SIZE (2048);
 # decompress-dir = `bench --decompress --directory` over J2K_DECOMPRESS_FILES (8) copies, 16 threads.
+# decompress-tiled = `bench --decompress --tile-size` J2K_DECOMPRESS_TILE (1024), 16 threads and 1.
 # profile = Nsight Compute on the CUDA bench at 8192^2: per-kernel summary of every launch of one
 # timed row, and the SASS source view (instructions executed per line) of the kernels that match
 # J2K_NCU_KERNELS (space-separated regexes, default: the fused 5/3 and 9/7 forward kernels).
@@ -160,6 +161,17 @@ if [[ $what == decompress-dir ]]; then
     $cli bench --decompress --directory ${J2K_DECOMPRESS_FILES:-8} --threads 16 --size ${J2K_COMPRESS_SIZE:-4096} \
     --repeats ${J2K_COMPRESS_REPEATS:-2} --csv "$out/results/decompress-dir-$machine.csv" 2>&1 | tee "$out/bench-decompress-dir.txt"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+fi
+if [[ $what == decompress-tiled ]]; then
+  # The same on streams in tiles of J2K_DECOMPRESS_TILE (1024), 16 threads, then one thread on
+  # CPU 6 (the GPU's Tier-1 takes the blocks of many tiles in one launch).
+  for run in "16threads:--threads 16" "1cpu:--cpus 6"; do
+    PATH="$root/.deps/codecs/bin:$PATH" LD_LIBRARY_PATH="$root/.deps/codecs/lib:$LD_LIBRARY_PATH" \
+      $cli bench --decompress --tile-size ${J2K_DECOMPRESS_TILE:-1024} ${run#*:} --size ${J2K_COMPRESS_SIZE:-4096} \
+      --repeats ${J2K_COMPRESS_REPEATS:-3} --csv "$out/results/decompress-tiled-${run%%:*}-$machine.csv" 2>&1 |
+      tee -a "$out/bench-decompress-tiled.txt"
+    [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  done
 fi
 if [[ $what == compress-dir ]]; then
   # The same encoders over a folder of N copies of each image, one process per folder (a batch

@@ -34,6 +34,7 @@ int band_resolution(size_t band) { return band == 0 ? 0 : static_cast<int>((band
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+
 // One tile-component's coefficients at the resolution decoded, in OpenJPEG's pyramid layout:
 // int32 for the 5/3, float for the 9/7, in the back stage's buffer. Not zeroed: every block of
 // the decoded resolutions writes its rectangle, those without data zeros (so the first touch
@@ -52,14 +53,63 @@ class TileDecoder {
       : cs_(cs), data_(data), settings_(settings), stage_(stage) {}
 
   // Decodes tile t into `image` (its components already sized): Tier-2 and Tier-1 here, the
-  // rest in the back stage (on a GPU, while the next tile's blocks are decoded).
+  // rest in the back stage (on a GPU, while the next tile's blocks are decoded). With Tier-1
+  // on the GPU, the tile's blocks join those of the tiles before it, decoded together once
+  // they fill a launch (or at finish()).
   void run(size_t t, DecodedImage& image) {
-    const TileCoding& tc = cs_.tiles[t];
-    const std::vector<TileComponentInput> inputs = tile_components(cs_, t);
-    TilePackets packets = read_tile_packets(cs_, data_, t, settings_.allow_partial, settings_.layers);
-    if (packets.truncated) image.truncated = true;
+    Prepared p = prepare(t, image);
+#if J2KFRONT_HAVE_CUDA
+    if (stage_.on_device()) {
+      gather(p);
+      return;
+    }
+#endif
+    const std::vector<void*>& buffers = stage_.begin(p.stage, p.mct);
+    for (size_t c = 0; c < p.comps.size(); ++c) {
+      if (p.comps[c].reversible) p.comps[c].ints = static_cast<int32_t*>(buffers[c]);
+      else p.comps[c].floats = static_cast<float*>(buffers[c]);
+    }
+    decode_blocks(t, cs_.tiles[t], p.inputs, p.packets, p.comps);
+    stage_.end();
+  }
 
-    std::vector<BackStage::Component> stage(inputs.size());
+  // Hands the back stage the tiles still gathered for the GPU. Then, once the stage's work
+  // is done (BackStage::finish()), gpu_warnings().
+  void finish() {
+#if J2KFRONT_HAVE_CUDA
+    flush();
+#endif
+  }
+
+  // The warnings of blocks that failed their SEGMARK check on the GPU, once its work is done.
+  void gpu_warnings() {
+#if J2KFRONT_HAVE_CUDA
+    for (const auto& [t, n] : gpu_blocks_.segmark_errors()) segmark_warning(static_cast<size_t>(t), n);
+#endif
+  }
+
+ private:
+  // A tile after Tier-2: its blocks' data, and what the back stage and Tier-1 need.
+  struct Prepared {
+    size_t t = 0;
+    std::vector<TileComponentInput> inputs;
+    TilePackets packets;
+    std::vector<BackStage::Component> stage;
+    std::vector<TileComponent> comps;
+    bool mct = false;
+  };
+
+  Prepared prepare(size_t t, DecodedImage& image) {
+    Prepared p;
+    p.t = t;
+    const TileCoding& tc = cs_.tiles[t];
+    p.inputs = tile_components(cs_, t);
+    const std::vector<TileComponentInput>& inputs = p.inputs;
+    p.packets = read_tile_packets(cs_, data_, t, settings_.allow_partial, settings_.layers);
+    if (p.packets.truncated) image.truncated = true;
+
+    std::vector<BackStage::Component>& stage = p.stage;
+    stage.resize(inputs.size());
     for (size_t c = 0; c < inputs.size(); ++c) {
       const TileComponentInput& in = inputs[c];
       BackStage::Component& k = stage[c];
@@ -72,45 +122,75 @@ class TileDecoder {
       k.reversible = tc.components[c].reversible;
       goes_to(k, cs_.info.components[c], image.components[c]);
     }
-    const bool mct = tc.mct && stage.size() >= 3;
-    if (mct) check_mct(t, stage);
-    std::vector<TileComponent> comps(inputs.size());
-    for (size_t c = 0; c < comps.size(); ++c) {
-      comps[c].rect = stage[c].rect;
-      comps[c].levels = stage[c].levels;
-      comps[c].reversible = stage[c].reversible;
+    p.mct = tc.mct && stage.size() >= 3;
+    if (p.mct) check_mct(t, stage);
+    p.comps.resize(inputs.size());
+    for (size_t c = 0; c < p.comps.size(); ++c) {
+      p.comps[c].rect = stage[c].rect;
+      p.comps[c].levels = stage[c].levels;
+      p.comps[c].reversible = stage[c].reversible;
     }
+    return p;
+  }
+
 #if J2KFRONT_HAVE_CUDA
-    if (stage_.on_device()) {  // Tier-1 on the GPU, into the back stage's device planes
-      stage_.begin_on_device(stage, mct);
-      gpu_blocks_.clear();
-      each_block(t, tc, inputs, packets, comps, [&](const Block& b) {
-        check_block(b.code);
-        gpu_blocks_.add(b.code, b.roi, b.component, b.at, b.stride, b.step);  // step 0: the 5/3
-      });
+  // The tile's blocks into the batch for the GPU, their coefficients to planes of the batch's
+  // own (first_plane + component); the launch waits until the tiles gathered hold
+  // kGpuGroupBytes of coefficients (a launch lasts as long as its heaviest block takes one
+  // GPU thread, however few blocks it holds: a tile of 1024^2 alone leaves most of the GPU
+  // idle for as long as the whole image would take).
+  void gather(Prepared& p) {
+    size_t bytes = 0;
+    for (const TileComponent& k : p.comps) bytes += plane_bytes(k);
+    if (!group_.empty() && group_bytes_ + bytes > kGpuGroupBytes) flush();
+    const size_t first = plane_bytes_.size();
+    each_block(p.t, cs_.tiles[p.t], p.inputs, p.packets, p.comps, [&](const Block& b) {
+      check_block(b.code);
+      gpu_blocks_.add(b.code, b.roi, first + b.component, b.at, b.stride, b.step);  // step 0: the 5/3
+    });
+    for (const TileComponent& k : p.comps) {
+      plane_bytes_.push_back(plane_bytes(k));
+      plane_tiles_.push_back(static_cast<int64_t>(p.t));
+    }
+    group_.push_back(GroupTile{std::move(p.stage), p.mct, first});
+    group_bytes_ += bytes;
+  }
+
+  // The gathered tiles to the back stage. The first one's writer launches the decoding of
+  // every gathered block (on the stage's stream, ahead of its inverse DWT); each tile's writer
+  // then copies its planes into the stage's. A tile alone is decoded into the stage's planes.
+  void flush() {
+    if (group_.empty()) return;
+    const bool alone = group_.size() == 1;
+    std::vector<void*> own;
+    for (size_t i = 0; i < group_.size(); ++i) {
+      const GroupTile& g = group_[i];
+      stage_.begin_on_device(g.stage, g.mct);
       stage_.end_on_device([&](const std::vector<void*>& planes, void* stream) {
-        gpu_blocks_.decode(planes, stream, static_cast<int64_t>(t));
+        if (alone) {
+          gpu_blocks_.decode(planes, stream, plane_tiles_);
+          return;
+        }
+        if (i == 0) {
+          own = gpu_blocks_.own_planes(plane_bytes_);
+          gpu_blocks_.decode(own, stream, plane_tiles_);
+        }
+        for (size_t c = 0; c < planes.size(); ++c)
+          cuda::BlockBatch::copy(own[g.first_plane + c], planes[c], plane_bytes_[g.first_plane + c], stream);
       });
-      return;
     }
-#endif
-    const std::vector<void*>& buffers = stage_.begin(stage, mct);
-    for (size_t c = 0; c < comps.size(); ++c) {
-      if (comps[c].reversible) comps[c].ints = static_cast<int32_t*>(buffers[c]);
-      else comps[c].floats = static_cast<float*>(buffers[c]);
-    }
-    decode_blocks(t, tc, inputs, packets, comps);
-    stage_.end();
+    group_.clear();
+    plane_bytes_.clear();
+    plane_tiles_.clear();
+    group_bytes_ = 0;
+    gpu_blocks_.clear();
   }
 
-  // The warnings of blocks that failed their SEGMARK check on the GPU, once its work is done.
-  void gpu_warnings() {
-#if J2KFRONT_HAVE_CUDA
-    for (const auto& [t, n] : gpu_blocks_.segmark_errors()) segmark_warning(static_cast<size_t>(t), n);
-#endif
+  static size_t plane_bytes(const TileComponent& k) {
+    return static_cast<size_t>(k.rect.width()) * static_cast<size_t>(k.rect.height()) * 4;
   }
+#endif
 
- private:
   // A block of the decoded resolutions as Tier-1 takes it, and where its coefficients go:
   // component's plane [at + y * stride + x]; `step`: the 9/7's (band_step()), 0 for the 5/3.
   struct Block {
@@ -244,7 +324,17 @@ class TileDecoder {
   const DecodeSettings& settings_;
   BackStage& stage_;
 #if J2KFRONT_HAVE_CUDA
-  cuda::BlockBatch gpu_blocks_;  // the tile's blocks for the GPU, gathered here
+  // The blocks of the tiles gathered for the GPU (group_), and the planes they go to.
+  struct GroupTile {
+    std::vector<BackStage::Component> stage;
+    bool mct = false;
+    size_t first_plane = 0;  // its component 0's plane
+  };
+  cuda::BlockBatch gpu_blocks_;
+  std::vector<GroupTile> group_;
+  std::vector<size_t> plane_bytes_;
+  std::vector<int64_t> plane_tiles_;
+  size_t group_bytes_ = 0;
 #endif
 };
 
@@ -405,6 +495,7 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
       }
       tiles.run(t, image);
     }
+    tiles.finish();
     stage.finish();
     tiles.gpu_warnings();
   } catch (...) {

@@ -105,6 +105,12 @@ struct DecodedImage {
 constexpr uint64_t kAutoCudaBytesPerThread = uint64_t{2} << 20;  // 2 MiB
 Backend auto_decode_backend(size_t stream_bytes, int threads, bool (*cuda_available)());
 
+// With Tier-1 on a CUDA GPU, the code-blocks of consecutive tiles are decoded in one launch
+// until the tiles hold this many bytes of coefficients (16 tiles of 1024^2 RGB, 12 MiB each),
+// in device memory of the decoder's own beside the back stage's planes: a launch lasts as long
+// as its heaviest block takes one GPU thread, however few blocks it holds.
+constexpr size_t kGpuGroupBytes = size_t{256} << 20;
+
 // Throws j2k::Error: CorruptInput naming where and why, UnsupportedInput for what this decoder
 // does not read (samples of more than kMaxDecodedPrecision bits), InvalidArgument for settings the stream cannot
 // meet (reduce beyond its levels). `stage`: a back stage to use (and keep, with its queue and

@@ -121,29 +121,40 @@ TEST(BlockDecoderCuda, EqualsTheCpuBitForBit) {
   std::vector<int32_t> got(static_cast<size_t>(total));
   {
     cuda::BlockBatch batch;
-    // Two batches, the second over half the blocks again: a batch is reused as the decoder
-    // reuses it tile after tile.
-    for (int round = 0; round < 2; ++round) {
-      batch.clear();
-      for (size_t i = round == 0 ? 0 : cases.size() / 2; i < cases.size(); ++i) {
-        const Case& c = cases[i];
-        check_block(c.code);
-        batch.add(c.code, c.roi, 0, c.at, c.code.width, c.step);
-      }
-      batch.decode({plane}, stream, round);
+    // Two batches, as the decoder reuses one batch after the other. The first decodes every
+    // block into one plane (tile 0). The second decodes the second half again, as blocks of
+    // two tiles gathered into one launch: the even ones into the same plane (tile 1), the odd
+    // ones into a plane of the batch's own (tile 2), copied out afterwards.
+    batch.clear();
+    for (const Case& c : cases) {
+      check_block(c.code);
+      batch.add(c.code, c.roi, 0, c.at, c.code.width, c.step);
+    }
+    batch.decode({plane}, stream, {0});
+    batch.clear();
+    for (size_t i = cases.size() / 2; i < cases.size(); ++i)
+      batch.add(cases[i].code, cases[i].roi, i % 2, cases[i].at, cases[i].code.width, cases[i].step);
+    const std::vector<void*> own = batch.own_planes({static_cast<size_t>(total) * 4});
+    ASSERT_EQ(cudaMemset(own[0], 0x5A, static_cast<size_t>(total) * 4), cudaSuccess);
+    batch.decode({plane, own[0]}, stream, {1, 2});
+    for (size_t i = cases.size() / 2; i < cases.size(); ++i) {
+      if (i % 2 == 0) continue;
+      const size_t at = static_cast<size_t>(cases[i].at) * 4;
+      cuda::BlockBatch::copy(static_cast<char*>(own[0]) + at, static_cast<char*>(plane) + at,
+                             static_cast<size_t>(cases[i].code.width * cases[i].code.height) * 4, stream);
     }
     ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
     const auto errors = batch.segmark_errors();
-    int second = 0;
+    int second[2] = {0, 0};
     for (size_t i = cases.size() / 2; i < cases.size(); ++i) {
-      int n = 0;
       std::vector<int32_t> scratch(static_cast<size_t>(cases[i].code.width * cases[i].code.height));
-      decode_on_cpu(cases[i], scratch.data(), n);
-      second += n;
+      decode_on_cpu(cases[i], scratch.data(), second[i % 2]);
     }
     EXPECT_EQ(errors.count(0) ? errors.at(0) : 0, want_segmark) << "SEGMARK failures of the first batch";
-    EXPECT_EQ(errors.count(1) ? errors.at(1) : 0, second) << "SEGMARK failures of the second batch";
+    EXPECT_EQ(errors.count(1) ? errors.at(1) : 0, second[0]) << "SEGMARK failures of the second batch's tile 1";
+    EXPECT_EQ(errors.count(2) ? errors.at(2) : 0, second[1]) << "SEGMARK failures of the second batch's tile 2";
     EXPECT_GT(want_segmark, 0) << "the flipped bytes should have broken some SEGMARK blocks";
+    EXPECT_GT(second[0] * second[1], 0) << "both tiles of the second batch should hold broken SEGMARK blocks";
   }
   ASSERT_EQ(cudaMemcpy(got.data(), plane, static_cast<size_t>(total) * 4, cudaMemcpyDeviceToHost), cudaSuccess);
   cudaStreamDestroy(stream);

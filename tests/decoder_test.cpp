@@ -362,6 +362,47 @@ TEST(DecoderRobustness, MemoryLimitRefusesBeforeAllocating) {
   EXPECT_NO_THROW(decode(bytes.data(), bytes.size(), s));
 }
 
+// With Tier-1 on CUDA the code-blocks of consecutive tiles are decoded in one launch, until
+// they hold kGpuGroupBytes of coefficients. A row of 2048^2 RGB tiles (48 MiB each) one more
+// than a launch takes, the last one narrower: a launch of several tiles (planes of the
+// decoder's own, copied into the back stage's), then the last tile alone (into the back
+// stage's planes). Both wavelets, SEGMARK on (its counters per tile), every sample the CPU's.
+TEST(DecoderCuda, TilesGatheredIntoLaunchesDecodeAsTheCpu) {
+  std::string why;
+  if (!j2k::backend_available(j2k::Backend::Cuda, &why)) GTEST_SKIP() << "CUDA unavailable: " << why;
+  constexpr uint32_t kTile = 2048;
+  const size_t gathered = kGpuGroupBytes / (size_t{3} * kTile * kTile * 4);
+  ASSERT_GE(gathered, 2u) << "a launch should take more than one of these tiles";
+  j2kfront::Image img;
+  img.width = static_cast<uint32_t>(kTile * gathered + 777);
+  img.height = kTile;
+  for (int c = 0; c < 3; ++c) {
+    auto& k = img.add_component(J2K_SAMPLE_U8, 8);
+    for (int64_t y = 0; y < k.height; ++y)
+      for (int64_t x = 0; x < k.width; ++x)
+        k.row<uint8_t>(y)[x] = static_cast<uint8_t>((x * 3 + y * 5 + c * 70 + ((x * 2654435761u) >> 7 ^ y * 40503u) % 29) & 255);
+  }
+  for (bool irreversible : {false, true}) {
+    j2kfront::Settings s;
+    s.backend = J2K_BACKEND_CPU;
+    s.wavelet = irreversible ? J2K_WAVELET_97 : J2K_WAVELET_53;
+    s.tile_w = s.tile_h = kTile;
+    j2kfront::Coding c;
+    c.modes = J2K_MODE_SEGMARK;
+    if (irreversible) c.rates = {20};
+    const std::vector<uint8_t> bytes = j2kfront::Encoder(s, c, img.view()).encode(img.view());
+    DecodeSettings d;
+    d.backend = j2k::BackendOptions(j2k::Backend::Cpu);
+    const DecodedImage want = decode(bytes.data(), bytes.size(), d);
+    d.backend = j2k::BackendOptions(j2k::Backend::Cuda);
+    const DecodedImage got = decode(bytes.data(), bytes.size(), d);
+    EXPECT_TRUE(got.warnings.empty()) << got.warnings.front();
+    ASSERT_EQ(got.components.size(), 3u);
+    for (size_t k = 0; k < 3; ++k)
+      EXPECT_TRUE(got.components[k].bytes == want.components[k].bytes) << (irreversible ? "9/7" : "5/3") << ", component " << k;
+  }
+}
+
 }  // namespace
 
 namespace {

@@ -26,6 +26,7 @@ struct BenchArgs {
   std::string timeline, csv, inputs, samples = "tests/data", cpus;
   int64_t size = 4096;
   int directory = 0;
+  int64_t tile_size = 0;
 };
 
 std::vector<std::string> split(const std::string& list) {
@@ -77,6 +78,8 @@ int run_compress_bench(const BenchArgs& a) {
   c.backend = a.backend == "auto" ? "cpu" : a.backend;  // the CPU unless a GPU is asked for
   c.csv = a.csv;
   c.directory = a.directory;
+  if (a.tile_size > 0 && !a.decompress) throw CLI::ValidationError("--tile-size", "is for --decompress");
+  c.tile = a.tile_size;
   c.cli = fs::read_symlink("/proc/self/exe").string();
   return a.decompress ? bench::run_decompress(c) : bench::run_compress(c);
 }
@@ -85,8 +88,8 @@ int run_bench(const BenchArgs& a) {
   if (a.compress && a.decompress) throw CLI::ValidationError("--decompress", "choose --compress or --decompress");
   if (a.compress || a.decompress) return run_compress_bench(a);
   if (!a.cpus.empty()) throw CLI::ValidationError("--cpus", "is for --compress and --decompress");
-  if (!a.inputs.empty() || a.samples != BenchArgs().samples || a.size != BenchArgs().size || a.directory != 0)
-    throw CLI::ValidationError("--inputs/--samples/--size/--directory", "choose the --compress or --decompress benchmark's images: add one");
+  if (!a.inputs.empty() || a.samples != BenchArgs().samples || a.size != BenchArgs().size || a.directory != 0 || a.tile_size != 0)
+    throw CLI::ValidationError("--inputs/--samples/--size/--directory/--tile-size", "choose the --compress or --decompress benchmark's images: add one");
   bench::Options o;
   o.sizes = numbers("--sizes", a.sizes, 1, 65536);
   o.levels = a.levels;
@@ -197,6 +200,9 @@ std::function<int()> add_bench_command(CLI::App& app) {
                   "with --compress or --decompress: a folder of N copies of each image (of each stream), "
                   "compressed (decompressed) by each tool in one process (a batch job: start-up paid once)")
       ->check(CLI::Range(1, 1000));
+  cmd->add_option("--tile-size", args->tile_size,
+                  "with --decompress: the streams in N x N tiles (opj_compress -t N,N; default: one tile)")
+      ->check(CLI::Range(64, 32768));
   // The CPU bench's second busy process (bench/cpu_bench.cpp): not for users, so not in --help.
   cmd->add_flag("--busy-loop", args->busy_loop, "run the 512^2 CPU DWT until killed")->group("");
   return [args] { return run_bench(*args); };

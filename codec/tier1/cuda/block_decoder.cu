@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "codec/tier1/block_passes.hpp"
+#include "common/error.hpp"
 #include "transform/cuda/buffers.hpp"
 #include "transform/cuda/cuda_check.hpp"
 
@@ -43,9 +44,10 @@ struct DeviceBlock {
   uint16_t plane;
 };
 
-// Where each part of the upload starts, bytes from its base.
+// Where each part of the upload starts, bytes from its base. `counts`: each plane's SEGMARK
+// failures, zeros going up.
 struct Layout {
-  size_t blocks, planes, segment_bytes, segment_passes, bytes, total;
+  size_t blocks, planes, counts, segment_bytes, segment_passes, bytes, total;
 };
 
 __global__ void __launch_bounds__(32) decode_blocks_kernel(const DeviceBlock* blocks, int count, void* const* planes,
@@ -66,7 +68,8 @@ __global__ void __launch_bounds__(32) decode_blocks_kernel(const DeviceBlock* bl
   code.modes = b.modes;
   code.bitplanes = b.bitplanes;
   int32_t* out = static_cast<int32_t*>(planes[b.plane]) + b.at;
-  if (t1::BlockPasses<DeviceTables>(code, words + b.words, out, b.stride).run().segmark_error) atomicAdd(segmark_errors, 1);
+  if (t1::BlockPasses<DeviceTables>(code, words + b.words, out, b.stride).run().segmark_error)
+    atomicAdd(segmark_errors + b.plane, 1);
   // undo_roi_shift and dequantise_reversible / _irreversible (dequantiser.cpp), in place.
   const int shift = b.roi;
   const float half = 0.5f * b.step;
@@ -101,13 +104,13 @@ struct BlockBatch::Impl {
   std::vector<uint8_t> upload;  // what goes up, laid out as Layout says
   uint64_t words = 0;           // the scratch words the blocks need
 
-  DeviceBuffer upload_d, words_d;
-  // SEGMARK failures: a counter per batch in flight, read back into page-locked memory.
+  DeviceBuffer upload_d, words_d, planes_d;
+  // SEGMARK failures: a counter per plane of each batch in flight, read back into page-locked
+  // memory.
   static constexpr int kCounters = 64;
-  DeviceBuffer counts_d;
-  PinnedBuffer counts_h;
+  PinnedBuffer counts_h[kCounters];
   cudaEvent_t done[kCounters] = {};
-  int64_t tile_of[kCounters] = {};
+  std::vector<int64_t> tiles_of[kCounters];
   bool pending[kCounters] = {};
   int next = 0;
   std::map<int64_t, int> errors;
@@ -121,8 +124,9 @@ struct BlockBatch::Impl {
     if (!pending[slot]) return;
     cuda_check(cudaEventSynchronize(done[slot]), "cudaEventSynchronize");
     pending[slot] = false;
-    const int n = static_cast<int*>(counts_h.data())[slot];
-    if (n > 0) errors[tile_of[slot]] += n;
+    const int* n = static_cast<const int*>(counts_h[slot].data());
+    for (size_t p = 0; p < tiles_of[slot].size(); ++p)
+      if (n[p] > 0) errors[tiles_of[slot][p]] += n[p];
   }
 };
 
@@ -166,9 +170,10 @@ void BlockBatch::add(const BlockCode& code, int roi, size_t plane, int64_t at, i
   m.blocks.push_back(b);
 }
 
-void BlockBatch::decode(const std::vector<void*>& planes, void* stream_handle, int64_t tile) {
+void BlockBatch::decode(const std::vector<void*>& planes, void* stream_handle, const std::vector<int64_t>& tiles) {
   Impl& m = *impl_;
   if (m.blocks.empty()) return;
+  if (tiles.size() != planes.size()) throw Error(ErrorCode::Internal, "BlockBatch::decode: a tile for each plane");
   auto stream = static_cast<cudaStream_t>(stream_handle);
   // The blocks with the most bytes first: a warp's threads then decode blocks of about the
   // same work, and the longest start first.
@@ -176,7 +181,8 @@ void BlockBatch::decode(const std::vector<void*>& planes, void* stream_handle, i
   Layout l{};
   l.blocks = 0;
   l.planes = align16(l.blocks + m.blocks.size() * sizeof(DeviceBlock));
-  l.segment_bytes = align16(l.planes + planes.size() * sizeof(void*));
+  l.counts = align16(l.planes + planes.size() * sizeof(void*));
+  l.segment_bytes = align16(l.counts + planes.size() * sizeof(int));
   l.segment_passes = align16(l.segment_bytes + m.segment_bytes.size() * sizeof(uint32_t));
   l.bytes = align16(l.segment_passes + m.segment_passes.size() * sizeof(int));
   l.total = align16(l.bytes + m.bytes.size() + 1);
@@ -184,6 +190,7 @@ void BlockBatch::decode(const std::vector<void*>& planes, void* stream_handle, i
   uint8_t* u = m.upload.data();
   std::memcpy(u + l.blocks, m.blocks.data(), m.blocks.size() * sizeof(DeviceBlock));
   std::memcpy(u + l.planes, planes.data(), planes.size() * sizeof(void*));
+  std::memset(u + l.counts, 0, planes.size() * sizeof(int));
   std::memcpy(u + l.segment_bytes, m.segment_bytes.data(), m.segment_bytes.size() * sizeof(uint32_t));
   std::memcpy(u + l.segment_passes, m.segment_passes.data(), m.segment_passes.size() * sizeof(int));
   if (!m.bytes.empty()) std::memcpy(u + l.bytes, m.bytes.data(), m.bytes.size());
@@ -191,29 +198,43 @@ void BlockBatch::decode(const std::vector<void*>& planes, void* stream_handle, i
   // The device buffers are reused by the next batch on the same stream, after this one's work.
   auto* up = static_cast<uint8_t*>(m.upload_d.get(l.total));
   auto* words = static_cast<uint32_t*>(m.words_d.get(std::max<uint64_t>(m.words, 1) * sizeof(uint32_t)));
-  if (!m.counts_h.data()) {
-    m.counts_d.get(Impl::kCounters * sizeof(int));
-    m.counts_h.get(Impl::kCounters * sizeof(int));
+  if (!m.done[0])
     for (cudaEvent_t& e : m.done) cuda_check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
-  }
   const int slot = m.next;
   m.next = (m.next + 1) % Impl::kCounters;
-  m.harvest(slot);  // its counter's last batch, long done
-  int* count_d = static_cast<int*>(m.counts_d.data()) + slot;
+  m.harvest(slot);  // its counters' last batch, long done
+  void* counts_h = m.counts_h[slot].get(planes.size() * sizeof(int));
+  int* counts_d = reinterpret_cast<int*>(up + l.counts);
   // From pageable memory: the copy is staged before it returns, so `upload` may be reused.
   cuda_check(cudaMemcpyAsync(up, u, l.total, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
-  cuda_check(cudaMemsetAsync(count_d, 0, sizeof(int), stream), "cudaMemsetAsync");
   const int count = static_cast<int>(m.blocks.size());
   decode_blocks_kernel<<<(count + 31) / 32, 32, 0, stream>>>(
       reinterpret_cast<const DeviceBlock*>(up + l.blocks), count, reinterpret_cast<void* const*>(up + l.planes),
       reinterpret_cast<const uint32_t*>(up + l.segment_bytes), reinterpret_cast<const int*>(up + l.segment_passes),
-      up + l.bytes, words, count_d);
+      up + l.bytes, words, counts_d);
   cuda_check(cudaGetLastError(), "decode_blocks_kernel");
-  cuda_check(cudaMemcpyAsync(static_cast<int*>(m.counts_h.data()) + slot, count_d, sizeof(int), cudaMemcpyDeviceToHost, stream),
+  cuda_check(cudaMemcpyAsync(counts_h, counts_d, planes.size() * sizeof(int), cudaMemcpyDeviceToHost, stream),
              "cudaMemcpyAsync");
   cuda_check(cudaEventRecord(m.done[slot], stream), "cudaEventRecord");
-  m.tile_of[slot] = tile;
+  m.tiles_of[slot] = tiles;
   m.pending[slot] = true;
+}
+
+std::vector<void*> BlockBatch::own_planes(const std::vector<size_t>& bytes) {
+  std::vector<size_t> at(bytes.size());
+  size_t total = 0;
+  for (size_t p = 0; p < bytes.size(); ++p) {
+    at[p] = total;
+    total += (bytes[p] + 255) / 256 * 256;
+  }
+  auto* base = static_cast<uint8_t*>(impl_->planes_d.get(std::max<size_t>(total, 1)));
+  std::vector<void*> planes(bytes.size());
+  for (size_t p = 0; p < bytes.size(); ++p) planes[p] = base + at[p];
+  return planes;
+}
+
+void BlockBatch::copy(const void* from, void* to, size_t bytes, void* stream) {
+  cuda_check(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, static_cast<cudaStream_t>(stream)), "cudaMemcpyAsync");
 }
 
 std::map<int64_t, int> BlockBatch::segmark_errors() {

@@ -6,11 +6,15 @@
 // that the GPU back stage's inverse DWT reads: the coefficients never cross the bus, only the
 // codestream's bytes do.
 //
-//   BlockBatch batch;                       // one per decoder, reused tile after tile
+//   BlockBatch batch;                       // one per decoder, reused batch after batch
 //   batch.clear();
-//   for each block: check_block(code); batch.add(code, roi, component, at, stride, step);
-//   batch.decode(planes, stream);           // asynchronous on `stream`
-//   ... once the stream's work is done: batch.segmark_errors(tile)
+//   for each block: check_block(code); batch.add(code, roi, plane, at, stride, step);
+//   batch.decode(planes, stream, tiles);    // asynchronous on `stream`
+//   ... once the stream's work is done: batch.segmark_errors()
+//
+// A launch lasts as long as its heaviest code-block takes one thread, however few blocks it
+// holds: the decoder gathers the blocks of several tiles into one batch (into planes of the
+// batch's own, own_planes(), which copy() then moves tile by tile into the back stage's).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -38,11 +42,18 @@ class BlockBatch {
 
   // Uploads the blocks and decodes them on `stream` (a cudaStream_t, the current device's)
   // into `planes` (device pointers). Returns once the host's copies of the blocks may be
-  // reused; the work itself is asynchronous. `tile` names the batch for segmark_errors().
-  void decode(const std::vector<void*>& planes, void* stream, int64_t tile);
+  // reused; the work itself is asynchronous. tiles[p]: the tile of planes[p], for
+  // segmark_errors().
+  void decode(const std::vector<void*>& planes, void* stream, const std::vector<int64_t>& tiles);
   // Once the work of the batches decoded so far is done: the tiles whose blocks failed
   // their SEGMARK check, and how many in each; forgets them.
   std::map<int64_t, int> segmark_errors();
+
+  // Device planes of the batch's own, bytes[p] each, for decode(); kept (and reused) until
+  // the next call, which must come after the work that reads them (the same stream).
+  std::vector<void*> own_planes(const std::vector<size_t>& bytes);
+  // Enqueues a device-to-device copy of `bytes` on `stream`.
+  static void copy(const void* from, void* to, size_t bytes, void* stream);
 
  private:
   struct Impl;
