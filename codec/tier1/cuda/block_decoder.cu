@@ -1,8 +1,8 @@
 // One thread decodes one code-block: block_passes.hpp's passes on device-memory copies of
 // their tables, then the ROI shift undone and the dequantisation, as dequantiser.cpp does
-// them. Threads run in blocks of 32 (a tile of 64x64 code-blocks has a few thousand, which
-// spread over every SM), the code-blocks sorted by their bytes, most first, so that a warp's
-// threads decode blocks of about the same work and the longest start first.
+// them. The code-blocks are sorted by their bytes, most first, so that a warp's threads decode
+// blocks of about the same work and the longest start first. A CUDA block is one warp with
+// lanes_for() of its 32 lanes busy (see there).
 #include "codec/tier1/cuda/block_decoder.hpp"
 
 #include <cuda_runtime_api.h>
@@ -115,6 +115,34 @@ struct BlockBatch::Impl {
   int next = 0;
   std::map<int64_t, int> errors;
 
+  // The threads of a CUDA block (one warp): how many of a warp's lanes decode a code-block.
+  // The threads of a warp take different branches, decision after decision, so a warp's
+  // time is about the sum of its busy lanes' paths, and a warp waits on memory between most
+  // of its instructions (Nsight Compute: 9 cycles an instruction, one warp a scheduler with
+  // 32 lanes). Light blocks (under kLightBlockBytes on average) decode fastest one a warp,
+  // as many warps as blocks; heavy ones (lossless) keep the schedulers issuing, and then
+  // the fewest lanes that put every block's warp on the GPU at once are fastest. H200,
+  // kernel times of 4096^2 streams for 32, 16, 8, 4, 2, 1 lanes: RGB lossless, 3.1 KB a block,
+  // 55.8, 46.3, 42.1, 52.8, 62.2, 79.0 ms (this rule: 8); 16-bit grey lossless, 5.9 KB,
+  // 68.8, 56.8, 45.5, 37.7, 34.0, 47.0 (2); RGB -I -r 20, 205 bytes, 47.8, 41.7, 32.3, 24.5,
+  // 18.9, 15.9 (1); bench/RESULTS.md.
+  static constexpr uint64_t kLightBlockBytes = 1024;
+  int resident_warps = 0;  // one-warp CUDA blocks of the kernel the device holds at once
+  int lanes_for(int count, uint64_t bytes) {
+    if (bytes < kLightBlockBytes * static_cast<uint64_t>(count)) return 1;
+    if (resident_warps == 0) {
+      int device = 0, sms = 0, per_sm = 0;
+      cuda_check(cudaGetDevice(&device), "cudaGetDevice");
+      cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+      cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, decode_blocks_kernel, 1, 0),
+                 "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+      resident_warps = std::max(1, sms * per_sm);
+    }
+    int lanes = 1;
+    while (lanes < 32 && count > lanes * resident_warps) lanes *= 2;
+    return lanes;
+  }
+
   ~Impl() {
     for (cudaEvent_t e : done)
       if (e) cudaEventDestroy(e);
@@ -208,7 +236,8 @@ void BlockBatch::decode(const std::vector<void*>& planes, void* stream_handle, c
   // From pageable memory: the copy is staged before it returns, so `upload` may be reused.
   cuda_check(cudaMemcpyAsync(up, u, l.total, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
   const int count = static_cast<int>(m.blocks.size());
-  decode_blocks_kernel<<<(count + 31) / 32, 32, 0, stream>>>(
+  const int lanes = m.lanes_for(count, m.bytes.size());
+  decode_blocks_kernel<<<(count + lanes - 1) / lanes, lanes, 0, stream>>>(
       reinterpret_cast<const DeviceBlock*>(up + l.blocks), count, reinterpret_cast<void* const*>(up + l.planes),
       reinterpret_cast<const uint32_t*>(up + l.segment_bytes), reinterpret_cast<const int*>(up + l.segment_passes),
       up + l.bytes, words, counts_d);
