@@ -611,6 +611,14 @@ TEST_F(Decompress, BenchComparesWithTheOtherDecoders) {
     EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
   EXPECT_EQ(r.output.find("DIFFERS"), std::string::npos) << r.output;
 
+  // Streams in tiles (camera.pgm, 512^2: 16 of them).
+  r = run_command(quote(kCli) + " bench --decompress --repeats 1 --tile-size 128 --inputs " + quote(kData + "/camera.pgm") +
+                  " --cpus " + cpus);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* want : {"streams in tiles of 128 x 128", "camera.pgm t128", "= opj_decompress's"})
+    EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
+  EXPECT_EQ(r.output.find("DIFFERS"), std::string::npos) << r.output;
+
   int unusable = -1;  // a CPU this process may not run on, if the machine has one
   for (int c = 0; c < CPU_SETSIZE && unusable < 0; ++c)
     if (!CPU_ISSET(c, &mine)) unusable = c;
