@@ -115,6 +115,10 @@ if [[ $what == all || $what == sanitize || $what == cuda ]]; then
     sanitized $tool frames_test ./build-device/tests/frames_test --gtest_filter='*/cuda'
     # The decoder's back stage: inverse DWT, to_samples, uploads and downloads, two slots.
     sanitized $tool back_stage_test ./build-device/tests/back_stage_test --gtest_filter='*/cuda'
+    # Tier-1 on the GPU: the batch's kernel, its own planes and their copies, the blocks of
+    # several tiles in one launch.
+    sanitized $tool block_decoder_cuda_test ./build-device/tests/block_decoder_cuda_test
+    sanitized $tool decoder_test ./build-device/tests/decoder_test --gtest_filter='DecoderCuda.*'
   done
 fi
 if [[ $what == cuda ]]; then
