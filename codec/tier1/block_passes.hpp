@@ -32,7 +32,9 @@ struct MqBits {
   MqDecoderOf<Tables> mq;
   MqDecoderContext* cx;
   J2K_T1_HD int decide(int context) { return mq.decode(cx[context]); }
-  J2K_T1_HD int decide_even(int context) { return mq.decode_even(cx[context]); }  // a refinement bit
+  // A refinement or significance bit: close to a coin toss in the lower planes, where most
+  // decisions are (decode_even(); the cleanup pass's, more skewed, gain nothing from it).
+  J2K_T1_HD int decide_even(int context) { return mq.decode_even(cx[context]); }
   // A sign (a kSignTable entry's context and flip): close to a coin toss, so without branches
   // on the outcome (8-bit blocks about 2% faster than with decode(): bench/tier1_ab.sh).
   J2K_T1_HD int sign(unsigned entry) { return mq.decode_even(cx[entry & 31]) ^ static_cast<int>(entry >> 7); }
@@ -192,7 +194,7 @@ class BlockPasses {
           if (f & own_sig(I)) return;
           const uint32_t n = g.template window<I>(f);
           if (n == 0) return;
-          if (b.decide(g.zc[n])) become_significant<I>(g, b, col, x, f, values + I * g.value_stride() + x, magnitude);
+          if (b.decide_even(g.zc[n])) become_significant<I>(g, b, col, x, f, values + I * g.value_stride() + x, magnitude);
           f |= visited(I);
         });
         col[x] = f;
