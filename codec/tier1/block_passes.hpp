@@ -220,7 +220,11 @@ class BlockPasses {
         each_row(rows, [&](auto row) {
           constexpr int I = decltype(row)::value;
           if ((f & (own_sig(I) | visited(I))) != own_sig(I)) return;
-          const int context = (f & refined(I)) ? kRefineBase + 2 : kRefineBase + ((g.template window<I>(f) & ~kCentre) ? 1 : 0);
+          // Refined before: context 2, else 1 where a neighbour is significant (Table D.4);
+          // by bits, not a branch on whether the sample was refined before.
+          const uint32_t before = (f >> (28 + I)) & 1;
+          const uint32_t around = (g.template window<I>(f) & ~kCentre) != 0 ? 1u : 0u;
+          const int context = kRefineBase + static_cast<int>((before << 1) | (around & (before ^ 1)));
           const int bit = b.decide_even(context);
           int32_t& v = values[I * g.value_stride() + x];
           v += (bit ^ (v < 0 ? 1 : 0)) ? half : -half;
