@@ -52,15 +52,18 @@ struct WindowZeroContexts {
 };
 inline constexpr WindowZeroContexts kWindowZeroContexts;
 
-// Table D.3 indexed by the four neighbours' significance and signs: bit 0 west significant,
-// 1 west negative, 2 and 3 east, 4 and 5 north, 6 and 7 south. Each entry: the context in
-// bits 0..4, the bit XORed with the decision in bit 7.
+// Table D.3 indexed by the four neighbours' significance and signs, laid out so that
+// sign_index() gathers them in a few operations: the significance bits where a row's window
+// has them (bit 1 north, 3 west, 5 east, 7 south), the signs (1: negative) in the even bits
+// between (0 west, 2 north, 4 south, 6 east). A sign counts only where its neighbour is
+// significant (with VSC the window leaves the south out). Each entry: the context in bits
+// 0..4, the bit XORed with the decision in bit 7.
 struct SignTable {
   uint8_t entry[256];
   constexpr SignTable() : entry() {
     for (int b = 0; b < 256; ++b) {
-      const auto c = [b](int k) { return (b >> (2 * k) & 1) == 0 ? 0 : (b >> (2 * k + 1) & 1) ? -1 : 1; };
-      const int h = clamp1(c(0) + c(1)), v = clamp1(c(2) + c(3));
+      const auto c = [b](int sig, int sign) { return (b >> sig & 1) == 0 ? 0 : (b >> sign & 1) ? -1 : 1; };
+      const int h = clamp1(c(3, 0) + c(5, 6)), v = clamp1(c(1, 2) + c(7, 4));
       int context = 0, flip = 0;
       if (h == 0) {
         context = kSignBase + (v == 0 ? 0 : 1);
@@ -89,10 +92,11 @@ J2K_T1_HD inline void each_row(int rows, Fn&& fn) {
 
 // Row I's index into kSignTable: from its window n in its column's word f (VSC applied) and
 // the words of the columns west and east of it.
+// The north and south signs are the column's own rows I and I + 2 (bits 18 + I, 20 + I of f),
+// one shift apart from bits 2 and 4; the west and east ones row I + 1 of their words.
 template <int I>
 J2K_T1_HD inline unsigned sign_index(uint32_t n, uint32_t f, uint32_t west, uint32_t east) {
-  return ((n >> 3) & 1) | ((west >> (19 + I)) & 1) << 1 | ((n >> 5) & 1) << 2 | ((east >> (19 + I)) & 1) << 3 |
-         ((n >> 1) & 1) << 4 | ((f >> (18 + I)) & 1) << 5 | ((n >> 7) & 1) << 6 | ((n >> 7) & (f >> (20 + I)) & 1) << 7;
+  return (n & 0xAA) | ((f >> (16 + I)) & 0x14) | ((west >> (19 + I)) & 1) | ((east >> (13 + I)) & 0x40);
 }
 // Its kSignTable entry.
 template <int I>
