@@ -34,7 +34,6 @@ int band_resolution(size_t band) { return band == 0 ? 0 : static_cast<int>((band
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-
 // One tile-component's coefficients at the resolution decoded, in OpenJPEG's pyramid layout:
 // int32 for the 5/3, float for the 9/7, in the back stage's buffer. Not zeroed: every block of
 // the decoded resolutions writes its rectangle, those without data zeros (so the first touch
@@ -136,13 +135,14 @@ class TileDecoder {
 #if J2KFRONT_HAVE_CUDA
   // The tile's blocks into the batch for the GPU, their coefficients to planes of the batch's
   // own (first_plane + component); the launch waits until the tiles gathered hold
-  // kGpuGroupBytes of coefficients (a launch lasts as long as its heaviest block takes one
-  // GPU thread, however few blocks it holds: a tile of 1024^2 alone leaves most of the GPU
-  // idle for as long as the whole image would take).
+  // kGpuGroupBytes of coefficients or a batch's most planes (a launch lasts as long as its
+  // heaviest block takes one GPU thread, however few blocks it holds: a tile of 1024^2 alone
+  // leaves most of the GPU idle for as long as the whole image would take).
   void gather(Prepared& p) {
     size_t bytes = 0;
     for (const TileComponent& k : p.comps) bytes += plane_bytes(k);
-    if (!group_.empty() && group_bytes_ + bytes > kGpuGroupBytes) flush();
+    if (!group_.empty() && (group_bytes_ + bytes > kGpuGroupBytes || plane_bytes_.size() + p.comps.size() > cuda::BlockBatch::kMaxPlanes))
+      flush();
     const size_t first = plane_bytes_.size();
     each_block(p.t, cs_.tiles[p.t], p.inputs, p.packets, p.comps, [&](const Block& b) {
       check_block(b.code);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 #include "codec/tier1/block_passes.hpp"
 #include "common/error.hpp"
@@ -41,7 +42,7 @@ struct DeviceBlock {
   float step;            // 0: the 5/3's int32; else the 9/7's step, float
   int16_t width, height;
   uint8_t band, modes, bitplanes, roi;
-  uint16_t plane;
+  uint16_t plane;        // below kMaxPlanes
 };
 
 // Where each part of the upload starts, bytes from its base. `counts`: each plane's SEGMARK
@@ -173,6 +174,7 @@ size_t BlockBatch::size() const { return impl_->blocks.size(); }
 
 void BlockBatch::add(const BlockCode& code, int roi, size_t plane, int64_t at, int64_t stride, float step) {
   Impl& m = *impl_;
+  if (plane >= kMaxPlanes) throw Error(ErrorCode::Internal, "BlockBatch::add: plane " + std::to_string(plane) + " of a batch");
   DeviceBlock b{};
   uint64_t size = 0;
   for (size_t s = 0; s < code.segments; ++s) size += code.segment_bytes[s];  // within code.size: check_block()
@@ -201,7 +203,8 @@ void BlockBatch::add(const BlockCode& code, int roi, size_t plane, int64_t at, i
 void BlockBatch::decode(const std::vector<void*>& planes, void* stream_handle, const std::vector<int64_t>& tiles) {
   Impl& m = *impl_;
   if (m.blocks.empty()) return;
-  if (tiles.size() != planes.size()) throw Error(ErrorCode::Internal, "BlockBatch::decode: a tile for each plane");
+  if (tiles.size() != planes.size() || planes.size() > kMaxPlanes)
+    throw Error(ErrorCode::Internal, "BlockBatch::decode: a tile for each plane, at most kMaxPlanes");
   auto stream = static_cast<cudaStream_t>(stream_handle);
   // The blocks with the most bytes first: a warp's threads then decode blocks of about the
   // same work, and the longest start first.

@@ -34,8 +34,10 @@ class BlockBatch {
   BlockBatch& operator=(const BlockBatch&) = delete;
 
   void clear();
+  // How many planes a batch's blocks may go to.
+  static constexpr size_t kMaxPlanes = 65536;
   // A block (checked with check_block() by the caller) whose coefficients go to
-  // planes[plane][at + y * stride + x]: int32 for the 5/3 (step 0), else float, dequantised
+  // planes[plane][at + y * stride + x] (plane below kMaxPlanes): int32 for the 5/3 (step 0), else float, dequantised
   // with `step` (band_step()); `roi`: its component's max-shift.
   void add(const BlockCode& code, int roi, size_t plane, int64_t at, int64_t stride, float step);
   size_t size() const;
