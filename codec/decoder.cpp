@@ -139,19 +139,20 @@ class TileDecoder {
   // heaviest block takes one GPU thread, however few blocks it holds: a tile of 1024^2 alone
   // leaves most of the GPU idle for as long as the whole image would take).
   void gather(Prepared& p) {
+    std::vector<size_t> planes;
+    for (const TileComponent& k : p.comps)
+      planes.push_back(static_cast<size_t>(k.rect.width()) * static_cast<size_t>(k.rect.height()) * 4);
     size_t bytes = 0;
-    for (const TileComponent& k : p.comps) bytes += plane_bytes(k);
-    if (!group_.empty() && (group_bytes_ + bytes > kGpuGroupBytes || plane_bytes_.size() + p.comps.size() > cuda::BlockBatch::kMaxPlanes))
+    for (size_t b : planes) bytes += b;
+    if (!group_.empty() && (group_bytes_ + bytes > kGpuGroupBytes || plane_bytes_.size() + planes.size() > cuda::BlockBatch::kMaxPlanes))
       flush();
     const size_t first = plane_bytes_.size();
     each_block(p.t, cs_.tiles[p.t], p.inputs, p.packets, p.comps, [&](const Block& b) {
       check_block(b.code);
       gpu_blocks_.add(b.code, b.roi, first + b.component, b.at, b.stride, b.step);  // step 0: the 5/3
     });
-    for (const TileComponent& k : p.comps) {
-      plane_bytes_.push_back(plane_bytes(k));
-      plane_tiles_.push_back(static_cast<int64_t>(p.t));
-    }
+    plane_bytes_.insert(plane_bytes_.end(), planes.begin(), planes.end());
+    plane_tiles_.insert(plane_tiles_.end(), planes.size(), static_cast<int64_t>(p.t));
     group_.push_back(GroupTile{std::move(p.stage), p.mct, first});
     group_bytes_ += bytes;
   }
@@ -184,10 +185,6 @@ class TileDecoder {
     plane_tiles_.clear();
     group_bytes_ = 0;
     gpu_blocks_.clear();
-  }
-
-  static size_t plane_bytes(const TileComponent& k) {
-    return static_cast<size_t>(k.rect.width()) * static_cast<size_t>(k.rect.height()) * 4;
   }
 #endif
 
@@ -386,13 +383,14 @@ void check_memory(const Codestream& cs, const Rect& area, const DecodeSettings& 
 
 Backend auto_decode_backend(size_t stream_bytes, int threads, bool (*cuda_available)()) {
   const unsigned n = threads > 0 ? static_cast<unsigned>(threads) : std::max(1u, std::thread::hardware_concurrency());
-  return stream_bytes > n * kAutoCudaBytesPerThread && cuda_available() ? Backend::Cuda : Backend::Cpu;
+  if (stream_bytes <= n * kAutoCudaBytesPerThread) return Backend::Cpu;
+  return (cuda_available ? cuda_available() : backend_available(Backend::Cuda)) ? Backend::Cuda : Backend::Cpu;
 }
 
 DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& settings, BackStage* reused) {
   if (!reused && settings.backend.backend == Backend::Auto) {
     DecodeSettings chosen = settings;
-    chosen.backend.backend = auto_decode_backend(size, settings.backend.threads, [] { return backend_available(Backend::Cuda); });
+    chosen.backend.backend = auto_decode_backend(size, settings.backend.threads);
     return decode(data, size, chosen, nullptr);
   }
   if (settings.reduce < 0) throw Error(ErrorCode::InvalidArgument, "reduce must be 0 or more, not " + std::to_string(settings.reduce));

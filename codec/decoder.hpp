@@ -99,11 +99,12 @@ struct DecodedImage {
 // What Auto means for decode() with a stage of its own: CUDA where the CPU's Tier-1 would take
 // longer than CUDA takes to start, that is where the codestream holds more than
 // kAutoCudaBytesPerThread bytes for each CPU thread (`threads`, 0: every core) and
-// `cuda_available()` says a CUDA GPU is there (asked only then); else the CPU. On the GPU
+// `cuda_available()` says a CUDA GPU is there (asked only then; null: backend_available());
+// else the CPU. On the GPU
 // machine a one-shot CUDA decode of a 4096^2 image takes 0.3 to 0.7 s, and one CPU thread
 // decodes about 5 MB of codestream a second; 16 threads about 50 (bench/RESULTS.md).
 constexpr uint64_t kAutoCudaBytesPerThread = uint64_t{2} << 20;  // 2 MiB
-Backend auto_decode_backend(size_t stream_bytes, int threads, bool (*cuda_available)());
+Backend auto_decode_backend(size_t stream_bytes, int threads, bool (*cuda_available)() = nullptr);
 
 // With Tier-1 on a CUDA GPU, the code-blocks of consecutive tiles are decoded in one launch
 // until the tiles hold this many bytes of coefficients (16 tiles of 1024^2 RGB, 12 MiB each),
