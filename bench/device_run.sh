@@ -118,7 +118,7 @@ if [[ $what == all || $what == sanitize || $what == cuda ]]; then
     # Tier-1 on the GPU: the batch's kernel, its own planes and their copies, the blocks of
     # several tiles in one launch.
     sanitized $tool block_decoder_cuda_test ./build-device/tests/block_decoder_cuda_test
-    sanitized $tool decoder_test ./build-device/tests/decoder_test --gtest_filter='DecoderCuda.*'
+    sanitized $tool decoder_test ./build-device/tests/decoder_test --gtest_filter='DecoderGpu.*'
   done
 fi
 if [[ $what == cuda ]]; then

@@ -17,9 +17,7 @@
 #include "codec/opj_colour.hpp"
 #include "codec/quant/dequantiser.hpp"
 #include "codec/tier1/block_decoder.hpp"
-#if J2KFRONT_HAVE_CUDA
-#include "codec/tier1/cuda/block_decoder.hpp"
-#endif
+#include "codec/tier1/gpu_block_batch.hpp"
 #include "common/error.hpp"
 #include "tiling/canvas.hpp"
 #include "pipeline/back_stage.hpp"
@@ -57,12 +55,10 @@ class TileDecoder {
   // they fill a launch (or at finish()).
   void run(size_t t, DecodedImage& image) {
     Prepared p = prepare(t, image);
-#if J2KFRONT_HAVE_CUDA
     if (stage_.on_device()) {
       gather(p);
       return;
     }
-#endif
     const std::vector<void*>& buffers = stage_.begin(p.stage, p.mct);
     for (size_t c = 0; c < p.comps.size(); ++c) {
       if (p.comps[c].reversible) p.comps[c].ints = static_cast<int32_t*>(buffers[c]);
@@ -74,17 +70,12 @@ class TileDecoder {
 
   // Hands the back stage the tiles still gathered for the GPU. Then, once the stage's work
   // is done (BackStage::finish()), gpu_warnings().
-  void finish() {
-#if J2KFRONT_HAVE_CUDA
-    flush();
-#endif
-  }
+  void finish() { flush(); }
 
   // The warnings of blocks that failed their SEGMARK check on the GPU, once its work is done.
   void gpu_warnings() {
-#if J2KFRONT_HAVE_CUDA
-    for (const auto& [t, n] : gpu_blocks_.segmark_errors()) segmark_warning(static_cast<size_t>(t), n);
-#endif
+    if (!gpu_blocks_) return;
+    for (const auto& [t, n] : gpu_blocks_->segmark_errors()) segmark_warning(static_cast<size_t>(t), n);
   }
 
  private:
@@ -132,7 +123,6 @@ class TileDecoder {
     return p;
   }
 
-#if J2KFRONT_HAVE_CUDA
   // The tile's blocks into the batch for the GPU, their coefficients to planes of the batch's
   // own (first_plane + component); the launch waits until the tiles gathered hold
   // kGpuGroupBytes of coefficients or a batch's most planes (a launch lasts as long as its
@@ -144,12 +134,13 @@ class TileDecoder {
       planes.push_back(static_cast<size_t>(k.rect.width()) * static_cast<size_t>(k.rect.height()) * 4);
     size_t bytes = 0;
     for (size_t b : planes) bytes += b;
-    if (!group_.empty() && (group_bytes_ + bytes > kGpuGroupBytes || plane_bytes_.size() + planes.size() > cuda::BlockBatch::kMaxPlanes))
+    if (!group_.empty() && (group_bytes_ + bytes > kGpuGroupBytes || plane_bytes_.size() + planes.size() > GpuBlockBatch::kMaxPlanes))
       flush();
+    if (!gpu_blocks_) gpu_blocks_ = make_gpu_block_batch(settings_.backend.backend);
     const size_t first = plane_bytes_.size();
     each_block(p.t, cs_.tiles[p.t], p.inputs, p.packets, p.comps, [&](const Block& b) {
       check_block(b.code);
-      gpu_blocks_.add(b.code, b.roi, first + b.component, b.at, b.stride, b.step);  // step 0: the 5/3
+      gpu_blocks_->add(b.code, b.roi, first + b.component, b.at, b.stride, b.step);  // step 0: the 5/3
     });
     plane_bytes_.insert(plane_bytes_.end(), planes.begin(), planes.end());
     plane_tiles_.insert(plane_tiles_.end(), planes.size(), static_cast<int64_t>(p.t));
@@ -163,30 +154,29 @@ class TileDecoder {
   void flush() {
     if (group_.empty()) return;
     const bool alone = group_.size() == 1;
-    std::vector<void*> own;
+    std::vector<Plane> own;
     for (size_t i = 0; i < group_.size(); ++i) {
       const GroupTile& g = group_[i];
       stage_.begin_on_device(g.stage, g.mct);
-      stage_.end_on_device([&](const std::vector<void*>& planes, void* stream) {
+      stage_.end_on_device([&](const std::vector<Plane>& planes, void* stream) {
         if (alone) {
-          gpu_blocks_.decode(planes, stream, plane_tiles_);
+          gpu_blocks_->decode(planes, plane_bytes_, stream, plane_tiles_);
           return;
         }
         if (i == 0) {
-          own = gpu_blocks_.own_planes(plane_bytes_);
-          gpu_blocks_.decode(own, stream, plane_tiles_);
+          own = gpu_blocks_->own_planes(plane_bytes_, stream);
+          gpu_blocks_->decode(own, plane_bytes_, stream, plane_tiles_);
         }
         for (size_t c = 0; c < planes.size(); ++c)
-          cuda::BlockBatch::copy(own[g.first_plane + c], planes[c], plane_bytes_[g.first_plane + c], stream);
+          gpu_blocks_->copy(own[g.first_plane + c], planes[c], plane_bytes_[g.first_plane + c], stream);
       });
     }
     group_.clear();
     plane_bytes_.clear();
     plane_tiles_.clear();
     group_bytes_ = 0;
-    gpu_blocks_.clear();
+    gpu_blocks_->clear();
   }
-#endif
 
   // A block of the decoded resolutions as Tier-1 takes it, and where its coefficients go:
   // component's plane [at + y * stride + x]; `step`: the 9/7's (band_step()), 0 for the 5/3.
@@ -320,19 +310,17 @@ class TileDecoder {
   const uint8_t* data_;
   const DecodeSettings& settings_;
   BackStage& stage_;
-#if J2KFRONT_HAVE_CUDA
   // The blocks of the tiles gathered for the GPU (group_), and the planes they go to.
   struct GroupTile {
     std::vector<BackStage::Component> stage;
     bool mct = false;
     size_t first_plane = 0;  // its component 0's plane
   };
-  cuda::BlockBatch gpu_blocks_;
+  std::unique_ptr<GpuBlockBatch> gpu_blocks_;  // made by the first tile on the GPU
   std::vector<GroupTile> group_;
   std::vector<size_t> plane_bytes_;
   std::vector<int64_t> plane_tiles_;
   size_t group_bytes_ = 0;
-#endif
 };
 
 // The component's samples, allocated and set to `mid` on `threads` threads (a band of rows

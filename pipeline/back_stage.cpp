@@ -81,7 +81,7 @@ struct BackStage::Impl {
   std::shared_future<std::shared_ptr<Queue>> starting;  // get() rethrows a failed start each time
   int threads = 0;
   bool device = false;  // a GPU queue: upload, download, two slots
-  bool cuda = false;    // CUDA's: coefficients may be written on the device (on_stream)
+  bool gpu_writes = false;  // CUDA's or OpenCL's: coefficients may be written on the device (on_stream)
   Slot slots[2];
   int current = 0;
   bool open = false;
@@ -277,11 +277,7 @@ struct BackStage::Impl {
         dwt_out[c] = src[c] = host;
       }
     }
-    if (write) {
-      std::vector<void*> planes(n);
-      for (size_t c = 0; c < n; ++c) planes[c] = static_cast<char*>(src[c].base) + src[c].offset;
-      q.on_stream([&](void* stream) { (*write)(planes, stream); });
-    }
+    if (write) q.on_stream([&](void* stream) { (*write)(src, stream); });
     for (size_t c = 0; c < n; ++c) {
       const Component& k = comps[c];
       const Wavelet w = k.reversible ? Wavelet::Reversible53 : Wavelet::Irreversible97;
@@ -343,7 +339,7 @@ BackStage::BackStage(const BackendOptions& options) : impl_(std::make_unique<Imp
   if (o.backend == Backend::Auto) o.backend = Backend::Cpu;
   impl_->threads = o.threads;
   impl_->device = o.backend != Backend::Cpu;
-  impl_->cuda = o.backend == Backend::Cuda;
+  impl_->gpu_writes = o.backend == Backend::Cuda || o.backend == Backend::OpenCL;
   if (o.backend == Backend::Cuda)
     impl_->starting = std::async(std::launch::async, [o] { return std::shared_ptr<Queue>(make_queue(o)); }).share();
   else
@@ -356,9 +352,10 @@ const std::vector<void*>& BackStage::begin(const std::vector<Component>& compone
   return impl_->begin(components, mct);
 }
 void BackStage::end() { impl_->end(nullptr); }
-bool BackStage::on_device() const { return impl_->cuda; }
+bool BackStage::on_device() const { return impl_->gpu_writes; }
 void BackStage::begin_on_device(const std::vector<Component>& components, bool mct) {
-  if (!impl_->cuda) throw Error(ErrorCode::Internal, "back stage: coefficients are written on the device with CUDA only");
+  if (!impl_->gpu_writes)
+    throw Error(ErrorCode::Internal, "back stage: coefficients are written on the device with CUDA or OpenCL only");
   impl_->open_tile(components, mct, true);
 }
 void BackStage::end_on_device(const DeviceWriter& write) { impl_->end(&write); }

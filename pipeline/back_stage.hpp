@@ -8,9 +8,9 @@
 // code-blocks: two sets of host buffers (coefficients going up, samples coming home;
 // page-locked where the backend has it) take turns, and begin() waits only for the tile that
 // used its set two tiles before, then copies that tile's samples into the image. Every
-// backend gives the same samples, bit for bit (tests/back_stage_test.cpp). On CUDA the caller
-// may instead write the coefficients on the device (begin_on_device(), end_on_device(): the
-// decoder's Tier-1 on the GPU), and only the samples cross the bus.
+// backend gives the same samples, bit for bit (tests/back_stage_test.cpp). On CUDA and OpenCL
+// the caller may instead write the coefficients on the device (begin_on_device(),
+// end_on_device(): the decoder's Tier-1 on the GPU), and only the samples cross the bus.
 //
 //   BackStage stage(options);
 //   for each tile:
@@ -66,15 +66,17 @@ class BackStage {
   // Runs (CPU) or enqueues (GPU) the tile handed out by begin().
   void end();
 
-  // Whether a tile's coefficients can be written on the device instead (the CUDA backend):
-  // then begin_on_device() and end_on_device() may take the place of begin() and end().
+  // Whether a tile's coefficients can be written on the device instead (the CUDA and OpenCL
+  // backends): then begin_on_device() and end_on_device() may take the place of begin() and
+  // end().
   bool on_device() const;
   // begin() without host buffers; waits for the queue to start.
   void begin_on_device(const std::vector<Component>& components, bool mct);
   // end() for a tile opened by begin_on_device(): write(planes, stream) enqueues on `stream`
-  // (a cudaStream_t; its device is current) the work that writes component c's coefficients
-  // into planes[c] (device memory, laid out as begin()'s buffers), ahead of the inverse DWT.
-  using DeviceWriter = std::function<void(const std::vector<void*>& planes, void* stream)>;
+  // (a cudaStream_t whose device is current, or a cl_command_queue) the work that writes
+  // component c's coefficients into planes[c] (the queue's device memory, transform/queue.hpp,
+  // laid out as begin()'s buffers), ahead of the inverse DWT.
+  using DeviceWriter = std::function<void(const std::vector<Plane>& planes, void* stream)>;
   void end_on_device(const DeviceWriter& write);
   // Waits until every tile's samples are home; throws what the device reported.
   void finish();

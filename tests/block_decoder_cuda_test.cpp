@@ -13,100 +13,30 @@
 #include <utility>
 #include <vector>
 
-#include "codec/quant/dequantiser.hpp"
-#include "codec/tier1/block_decoder.hpp"
-#include "codec/tier1/block_encoder.hpp"
 #include "codec/tier1/cuda/block_decoder.hpp"
-#include "tests/support/coded_blocks.hpp"
+#include "tests/support/decoder_cases.hpp"
 #include "transform/backend.hpp"
 
 namespace {
 
 using namespace j2k::codec;
+using test_support::Case;
+using test_support::all_cases;
+using test_support::decode_on_cpu;
 
-// One block as a test case: its code (bytes and segments of its own), where it goes.
-struct Case {
-  std::vector<uint8_t> bytes;
-  std::vector<uint32_t> segment_bytes;
-  std::vector<int> segment_passes;
-  BlockCode code;
-  int roi = 0;
-  float step = 0.0f;
-  int64_t at = 0;
-};
-
-// A random block, encoded, then delivered up to a random pass (its segments as Tier-2 would
-// hand them over), its bytes flipped now and then.
-Case make_case(std::mt19937& rng, int w, int h, int modes, int band) {
-  const int bits = std::uniform_int_distribution<int>(1, 20)(rng);
-  const std::vector<int32_t> data =
-      test_support::random_coefficients(rng, w * h, bits, std::uniform_real_distribution<double>(0, 0.95)(rng));
-  BlockView view;
-  view.data = data.data();
-  view.stride = w;
-  view.width = w;
-  view.height = h;
-  view.band = static_cast<j2k_band_type>(band);
-  view.modes = static_cast<uint8_t>(modes);
-  view.estimate_distortion = false;
-  const CodedBlock cb = encode_block(view);
-  Case c;
-  c.bytes = cb.bytes;
-  const int total = static_cast<int>(cb.passes.size());
-  const int passes = total == 0 ? 0 : std::uniform_int_distribution<int>(total / 2, total)(rng);
-  test_support::Delivered d = test_support::deliver(cb, passes);
-  c.segment_bytes = std::move(d.bytes);
-  c.segment_passes = std::move(d.passes);
-  if (!c.bytes.empty() && rng() % 4 == 0) c.bytes[rng() % c.bytes.size()] ^= static_cast<uint8_t>(1 + rng() % 255);
-  c.code.size = c.bytes.size();
-  c.code.segments = c.segment_bytes.size();
-  c.code.width = w;
-  c.code.height = h;
-  c.code.band = static_cast<j2k_band_type>(band);
-  c.code.modes = static_cast<uint8_t>(modes);
-  c.code.bitplanes = cb.bitplanes + (rng() % 3 == 0 ? 2 : 0);  // planes the block skips at the top, now and then
-  c.roi = rng() % 5 == 0 ? std::uniform_int_distribution<int>(1, 12)(rng) : 0;
-  c.code.bitplanes += c.roi;
-  if (c.code.bitplanes > kMaxDecodedBitplanes) c.code.bitplanes = kMaxDecodedBitplanes;
-  c.step = rng() % 2 ? 0.0f : std::uniform_real_distribution<float>(0.01f, 8.0f)(rng);
-  return c;
-}
-
-void point(Case& c) {  // the code's pointers into the case's own vectors (after copies)
-  c.code.bytes = c.bytes.data();
-  c.code.segment_bytes = c.segment_bytes.data();
-  c.code.segment_passes = c.segment_passes.data();
-}
-
-// What the decoder's CPU path writes for the block (codec/decoder.cpp).
-void decode_on_cpu(const Case& c, int32_t* out, int& segmark_errors) {
-  std::vector<int32_t> values(static_cast<size_t>(c.code.width * c.code.height));
-  if (decode_block(c.code, values.data(), c.code.width).segmark_error) ++segmark_errors;
-  undo_roi_shift(values.data(), values.size(), c.roi);
-  if (c.step == 0.0f)
-    dequantise_reversible(values.data(), c.code.width, c.code.width, c.code.height, out, c.code.width);
-  else
-    dequantise_irreversible(values.data(), c.code.width, c.code.width, c.code.height, c.step, reinterpret_cast<float*>(out),
-                            c.code.width);
+j2k::Plane device_plane(void* base, size_t offset = 0) {
+  j2k::Plane p;
+  p.base = base;
+  p.offset = offset;
+  p.memory = J2K_MEMORY_DEVICE;
+  return p;
 }
 
 TEST(BlockDecoderCuda, EqualsTheCpuBitForBit) {
   std::string why;
   if (!j2k::backend_available(j2k::Backend::Cuda, &why)) GTEST_SKIP() << "CUDA unavailable: " << why;
-  const std::pair<int, int> shapes[] = {{1, 1}, {1, 7}, {7, 1}, {3, 5}, {5, 9}, {17, 13}, {32, 32},
-                                        {64, 64}, {64, 64}, {1024, 4}, {4, 1024}, {2, 1024}, {64, 63}};
-  std::mt19937 rng(17);
-  std::vector<Case> cases;
   int64_t total = 0;
-  for (int modes = 0; modes < 64; ++modes)
-    for (int band = 0; band < 4; ++band)
-      for (const auto& [w, h] : shapes) {
-        if (w * h > 1100 && (modes + band) % 4 != 0) continue;
-        cases.push_back(make_case(rng, w, h, modes, band));
-        cases.back().at = total;
-        total += w * h;
-      }
-  for (Case& c : cases) point(c);
+  std::vector<Case> cases = all_cases(total);
 
   std::vector<int32_t> want(static_cast<size_t>(total));
   int want_segmark = 0;
@@ -130,18 +60,20 @@ TEST(BlockDecoderCuda, EqualsTheCpuBitForBit) {
       check_block(c.code);
       batch.add(c.code, c.roi, 0, c.at, c.code.width, c.step);
     }
-    batch.decode({plane}, stream, {0});
+    const size_t bytes = static_cast<size_t>(total) * 4;
+    batch.decode({device_plane(plane)}, {bytes}, stream, {0});
     batch.clear();
     for (size_t i = cases.size() / 2; i < cases.size(); ++i)
       batch.add(cases[i].code, cases[i].roi, i % 2, cases[i].at, cases[i].code.width, cases[i].step);
-    const std::vector<void*> own = batch.own_planes({static_cast<size_t>(total) * 4});
-    ASSERT_EQ(cudaMemset(own[0], 0x5A, static_cast<size_t>(total) * 4), cudaSuccess);
-    batch.decode({plane, own[0]}, stream, {1, 2});
+    const std::vector<j2k::Plane> own = batch.own_planes({bytes}, stream);
+    ASSERT_EQ(cudaMemset(static_cast<char*>(own[0].base) + own[0].offset, 0x5A, bytes), cudaSuccess);
+    batch.decode({device_plane(plane), own[0]}, {bytes, bytes}, stream, {1, 2});
     for (size_t i = cases.size() / 2; i < cases.size(); ++i) {
       if (i % 2 == 0) continue;
       const size_t at = static_cast<size_t>(cases[i].at) * 4;
-      cuda::BlockBatch::copy(static_cast<char*>(own[0]) + at, static_cast<char*>(plane) + at,
-                             static_cast<size_t>(cases[i].code.width * cases[i].code.height) * 4, stream);
+      j2k::Plane from = own[0];
+      from.offset += at;
+      batch.copy(from, device_plane(plane, at), static_cast<size_t>(cases[i].code.width * cases[i].code.height) * 4, stream);
     }
     ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
     const auto errors = batch.segmark_errors();

@@ -26,6 +26,9 @@
 #include "j2kfront/j2kfront.hpp"
 #include "common/error.hpp"
 #include "tests/support/pgx_reader.hpp"
+#if J2KFRONT_HAVE_OPENCL
+#include "transform/opencl/opencl_dwt.hpp"
+#endif
 
 namespace {
 
@@ -367,9 +370,25 @@ TEST(DecoderRobustness, MemoryLimitRefusesBeforeAllocating) {
 // than a launch takes, the last one narrower: a launch of several tiles (planes of the
 // decoder's own, copied into the back stage's), then the last tile alone (into the back
 // stage's planes). Both wavelets, SEGMARK on (its counters per tile), every sample the CPU's.
-TEST(DecoderCuda, TilesGatheredIntoLaunchesDecodeAsTheCpu) {
+// The GPU backends that run this test: CUDA, and OpenCL on a GPU (on PoCL, the CPU, it
+// would take minutes; the conformance streams cover its gathered launches there).
+std::vector<j2k::Backend> gathering_gpus(std::string& why) {
+  std::vector<j2k::Backend> gpus;
+  if (j2k::backend_available(j2k::Backend::Cuda, &why)) gpus.push_back(j2k::Backend::Cuda);
+#if J2KFRONT_HAVE_OPENCL
+  std::string ocl_why;
+  if (j2k::backend_available(j2k::Backend::OpenCL, &ocl_why) && j2k::ocl::list_devices()[static_cast<size_t>(j2k::ocl::select_device(-1))].gpu)
+    gpus.push_back(j2k::Backend::OpenCL);
+  else
+    why += "; OpenCL: " + (ocl_why.empty() ? std::string("its device is not a GPU") : ocl_why);
+#endif
+  return gpus;
+}
+
+TEST(DecoderGpu, TilesGatheredIntoLaunchesDecodeAsTheCpu) {
   std::string why;
-  if (!j2k::backend_available(j2k::Backend::Cuda, &why)) GTEST_SKIP() << "CUDA unavailable: " << why;
+  const std::vector<j2k::Backend> gpus = gathering_gpus(why);
+  if (gpus.empty()) GTEST_SKIP() << "CUDA: " << why;
   constexpr uint32_t kTile = 2048;
   const size_t gathered = kGpuGroupBytes / (size_t{3} * kTile * kTile * 4);
   ASSERT_GE(gathered, 2u) << "a launch should take more than one of these tiles";
@@ -394,12 +413,15 @@ TEST(DecoderCuda, TilesGatheredIntoLaunchesDecodeAsTheCpu) {
     DecodeSettings d;
     d.backend = j2k::BackendOptions(j2k::Backend::Cpu);
     const DecodedImage want = decode(bytes.data(), bytes.size(), d);
-    d.backend = j2k::BackendOptions(j2k::Backend::Cuda);
-    const DecodedImage got = decode(bytes.data(), bytes.size(), d);
-    EXPECT_TRUE(got.warnings.empty()) << got.warnings.front();
-    ASSERT_EQ(got.components.size(), 3u);
-    for (size_t k = 0; k < 3; ++k)
-      EXPECT_TRUE(got.components[k].bytes == want.components[k].bytes) << (irreversible ? "9/7" : "5/3") << ", component " << k;
+    for (j2k::Backend b : gpus) {
+      d.backend = j2k::BackendOptions(b);
+      const DecodedImage got = decode(bytes.data(), bytes.size(), d);
+      EXPECT_TRUE(got.warnings.empty()) << got.warnings.front();
+      ASSERT_EQ(got.components.size(), 3u);
+      for (size_t k = 0; k < 3; ++k)
+        EXPECT_TRUE(got.components[k].bytes == want.components[k].bytes)
+            << (irreversible ? "9/7" : "5/3") << ", component " << k << " on " << j2k::backend_name(b);
+    }
   }
 }
 

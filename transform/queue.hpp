@@ -172,11 +172,11 @@ class Queue {
   // Backends without CUDA streams throw Error(InvalidArgument).
   virtual void after(void* stream) = 0;
   virtual void signal(int slot, void* stream) = 0;
-  // Work of the caller's own in the queue's order (CUDA): runs `work` at once with the queue's
-  // device current, passing the queue's stream (a cudaStream_t), so that the kernels and copies
-  // `work` enqueues there run after the operations enqueued before and before those after
-  // (the decoder's Tier-1 on the GPU writes a tile's coefficients so). Backends without CUDA
-  // streams throw Error(InvalidArgument).
+  // Work of the caller's own in the queue's order (CUDA, OpenCL): runs `work` at once, passing
+  // the queue's stream (CUDA: a cudaStream_t, with the queue's device current; OpenCL: its
+  // in-order cl_command_queue), so that the kernels and copies `work` enqueues there run after
+  // the operations enqueued before and before those after (the decoder's Tier-1 on the GPU
+  // writes a tile's coefficients so). The CPU's queue throws Error(InvalidArgument).
   virtual void on_stream(const std::function<void(void* stream)>& work);
 
   // Tracing, for benchmarks (it allocates events as it goes): trace(true) on an idle queue

@@ -18,7 +18,7 @@
   X(clSetKernelArg) X(clCreateBuffer) X(clReleaseMemObject) X(clEnqueueWriteBuffer)                 \
   X(clEnqueueReadBuffer) X(clEnqueueReadBufferRect) X(clEnqueueCopyBuffer)                          \
   X(clEnqueueNDRangeKernel) X(clFinish) X(clWaitForEvents) X(clReleaseEvent)                        \
-  X(clGetEventProfilingInfo)
+  X(clGetEventProfilingInfo) X(clGetCommandQueueInfo)
 
 namespace j2k::ocl {
 

@@ -174,6 +174,8 @@ class OpenCLQueue final : public Queue {
   void* allocate(size_t bytes, j2k_memory& where) override {
     return allocate_host_coefficients(bytes, where, "opencl");
   }
+  // The decoder's Tier-1 writes a tile's coefficients on this (in-order) queue.
+  void on_stream(const std::function<void(void*)>& work) override { work(runner_.queue()); }
   void release(void* p, j2k_memory) noexcept override { std::free(p); }
   size_t dwt_workspace_bytes(Wavelet, const Rect&, int) const override { return 0; }
 

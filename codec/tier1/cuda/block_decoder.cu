@@ -12,6 +12,7 @@
 #include <string>
 
 #include "codec/tier1/block_passes.hpp"
+#include "codec/tier1/gpu_block_records.hpp"
 #include "common/error.hpp"
 #include "transform/cuda/buffers.hpp"
 #include "transform/cuda/cuda_check.hpp"
@@ -31,19 +32,8 @@ struct DeviceTables {
   __device__ static unsigned sign_entry(unsigned index) { return kDeviceSignTable.entry[index]; }
 };
 
-// A block as the kernel reads it: offsets into the batch's upload.
-struct DeviceBlock {
-  uint64_t bytes;        // its segments, in the upload's bytes
-  uint64_t words;        // its flag words, in the scratch
-  int64_t at, stride;    // its coefficients: planes[plane][at + y * stride + x]
-  uint32_t size;         // its bytes
-  uint32_t segments_at;  // its first segment in segment_bytes / segment_passes
-  uint32_t segments;
-  float step;            // 0: the 5/3's int32; else the 9/7's step, float
-  int16_t width, height;
-  uint8_t band, modes, bitplanes, roi;
-  uint16_t plane;        // below kMaxPlanes
-};
+// A block as the kernel reads it (gpu_block_records.hpp).
+using DeviceBlock = GpuBlockRecord;
 
 // Where each part of the upload starts, bytes from its base. `counts`: each plane's SEGMARK
 // failures, zeros going up.
@@ -98,12 +88,8 @@ size_t align16(size_t n) { return (n + 15) / 16 * 16; }
 }  // namespace
 
 struct BlockBatch::Impl {
-  std::vector<DeviceBlock> blocks;
-  std::vector<uint32_t> segment_bytes;
-  std::vector<int> segment_passes;
-  std::vector<uint8_t> bytes;
+  GpuBlockRecords records;
   std::vector<uint8_t> upload;  // what goes up, laid out as Layout says
-  uint64_t words = 0;           // the scratch words the blocks need
 
   DeviceBuffer upload_d, words_d, planes_d;
   // SEGMARK failures: a counter per plane of each batch in flight, read back into page-locked
@@ -162,73 +148,45 @@ struct BlockBatch::Impl {
 BlockBatch::BlockBatch() : impl_(std::make_unique<Impl>()) {}
 BlockBatch::~BlockBatch() = default;
 
-void BlockBatch::clear() {
-  impl_->blocks.clear();
-  impl_->segment_bytes.clear();
-  impl_->segment_passes.clear();
-  impl_->bytes.clear();
-  impl_->words = 0;
-}
+void BlockBatch::clear() { impl_->records.clear(); }
 
-size_t BlockBatch::size() const { return impl_->blocks.size(); }
+size_t BlockBatch::size() const { return impl_->records.blocks.size(); }
 
 void BlockBatch::add(const BlockCode& code, int roi, size_t plane, int64_t at, int64_t stride, float step) {
-  Impl& m = *impl_;
-  if (plane >= kMaxPlanes) throw Error(ErrorCode::Internal, "BlockBatch::add: plane " + std::to_string(plane) + " of a batch");
-  DeviceBlock b{};
-  uint64_t size = 0;
-  for (size_t s = 0; s < code.segments; ++s) size += code.segment_bytes[s];  // within code.size: check_block()
-  b.bytes = m.bytes.size();
-  b.size = static_cast<uint32_t>(size);
-  b.segments_at = static_cast<uint32_t>(m.segment_bytes.size());
-  b.segments = static_cast<uint32_t>(code.segments);
-  b.words = m.words;
-  b.at = at;
-  b.stride = stride;
-  b.step = step;
-  b.width = static_cast<int16_t>(code.width);
-  b.height = static_cast<int16_t>(code.height);
-  b.band = static_cast<uint8_t>(code.band);
-  b.modes = code.modes;
-  b.bitplanes = static_cast<uint8_t>(code.bitplanes < 0 ? 0 : code.bitplanes);
-  b.roi = static_cast<uint8_t>(roi < 0 ? 0 : roi > 31 ? 31 : roi);
-  b.plane = static_cast<uint16_t>(plane);
-  m.bytes.insert(m.bytes.end(), code.bytes, code.bytes + size);
-  m.segment_bytes.insert(m.segment_bytes.end(), code.segment_bytes, code.segment_bytes + code.segments);
-  m.segment_passes.insert(m.segment_passes.end(), code.segment_passes, code.segment_passes + code.segments);
-  m.words += t1::BlockPasses<t1::HostTables>::words_for(code);
-  m.blocks.push_back(b);
+  impl_->records.add(code, roi, plane, at, stride, step);
 }
 
-void BlockBatch::decode(const std::vector<void*>& planes, void* stream_handle, const std::vector<int64_t>& tiles) {
+void BlockBatch::decode(const std::vector<Plane>& plane_list, const std::vector<size_t>& bytes, void* stream_handle,
+                        const std::vector<int64_t>& tiles) {
   Impl& m = *impl_;
-  if (m.blocks.empty()) return;
-  if (tiles.size() != planes.size() || planes.size() > kMaxPlanes)
-    throw Error(ErrorCode::Internal, "BlockBatch::decode: a tile for each plane, at most kMaxPlanes");
+  GpuBlockRecords& r = m.records;
+  if (r.blocks.empty()) return;
+  if (tiles.size() != plane_list.size() || bytes.size() != plane_list.size() || plane_list.size() > kMaxPlanes)
+    throw Error(ErrorCode::Internal, "BlockBatch::decode: bytes and a tile for each plane, at most kMaxPlanes");
+  std::vector<void*> planes(plane_list.size());
+  for (size_t p = 0; p < planes.size(); ++p) planes[p] = static_cast<char*>(plane_list[p].base) + plane_list[p].offset;
   auto stream = static_cast<cudaStream_t>(stream_handle);
-  // The blocks with the most bytes first: a warp's threads then decode blocks of about the
-  // same work, and the longest start first.
-  std::stable_sort(m.blocks.begin(), m.blocks.end(), [](const DeviceBlock& a, const DeviceBlock& b) { return a.size > b.size; });
+  r.sort_by_bytes();
   Layout l{};
   l.blocks = 0;
-  l.planes = align16(l.blocks + m.blocks.size() * sizeof(DeviceBlock));
+  l.planes = align16(l.blocks + r.blocks.size() * sizeof(DeviceBlock));
   l.counts = align16(l.planes + planes.size() * sizeof(void*));
   l.segment_bytes = align16(l.counts + planes.size() * sizeof(int));
-  l.segment_passes = align16(l.segment_bytes + m.segment_bytes.size() * sizeof(uint32_t));
-  l.bytes = align16(l.segment_passes + m.segment_passes.size() * sizeof(int));
-  l.total = align16(l.bytes + m.bytes.size() + 1);
+  l.segment_passes = align16(l.segment_bytes + r.segment_bytes.size() * sizeof(uint32_t));
+  l.bytes = align16(l.segment_passes + r.segment_passes.size() * sizeof(int));
+  l.total = align16(l.bytes + r.bytes.size() + 1);
   m.upload.resize(l.total);
   uint8_t* u = m.upload.data();
-  std::memcpy(u + l.blocks, m.blocks.data(), m.blocks.size() * sizeof(DeviceBlock));
+  std::memcpy(u + l.blocks, r.blocks.data(), r.blocks.size() * sizeof(DeviceBlock));
   std::memcpy(u + l.planes, planes.data(), planes.size() * sizeof(void*));
   std::memset(u + l.counts, 0, planes.size() * sizeof(int));
-  std::memcpy(u + l.segment_bytes, m.segment_bytes.data(), m.segment_bytes.size() * sizeof(uint32_t));
-  std::memcpy(u + l.segment_passes, m.segment_passes.data(), m.segment_passes.size() * sizeof(int));
-  if (!m.bytes.empty()) std::memcpy(u + l.bytes, m.bytes.data(), m.bytes.size());
+  std::memcpy(u + l.segment_bytes, r.segment_bytes.data(), r.segment_bytes.size() * sizeof(uint32_t));
+  std::memcpy(u + l.segment_passes, r.segment_passes.data(), r.segment_passes.size() * sizeof(int));
+  if (!r.bytes.empty()) std::memcpy(u + l.bytes, r.bytes.data(), r.bytes.size());
 
   // The device buffers are reused by the next batch on the same stream, after this one's work.
   auto* up = static_cast<uint8_t*>(m.upload_d.get(l.total));
-  auto* words = static_cast<uint32_t*>(m.words_d.get(std::max<uint64_t>(m.words, 1) * sizeof(uint32_t)));
+  auto* words = static_cast<uint32_t*>(m.words_d.get(std::max<uint64_t>(r.words, 1) * sizeof(uint32_t)));
   if (!m.done[0])
     for (cudaEvent_t& e : m.done) cuda_check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
   const int slot = m.next;
@@ -238,8 +196,8 @@ void BlockBatch::decode(const std::vector<void*>& planes, void* stream_handle, c
   int* counts_d = reinterpret_cast<int*>(up + l.counts);
   // From pageable memory: the copy is staged before it returns, so `upload` may be reused.
   cuda_check(cudaMemcpyAsync(up, u, l.total, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
-  const int count = static_cast<int>(m.blocks.size());
-  const int lanes = m.lanes_for(count, m.bytes.size());
+  const int count = static_cast<int>(r.blocks.size());
+  const int lanes = m.lanes_for(count, r.bytes.size());
   decode_blocks_kernel<<<(count + lanes - 1) / lanes, lanes, 0, stream>>>(
       reinterpret_cast<const DeviceBlock*>(up + l.blocks), count, reinterpret_cast<void* const*>(up + l.planes),
       reinterpret_cast<const uint32_t*>(up + l.segment_bytes), reinterpret_cast<const int*>(up + l.segment_passes),
@@ -252,21 +210,27 @@ void BlockBatch::decode(const std::vector<void*>& planes, void* stream_handle, c
   m.pending[slot] = true;
 }
 
-std::vector<void*> BlockBatch::own_planes(const std::vector<size_t>& bytes) {
+std::vector<Plane> BlockBatch::own_planes(const std::vector<size_t>& bytes, void*) {
   std::vector<size_t> at(bytes.size());
   size_t total = 0;
   for (size_t p = 0; p < bytes.size(); ++p) {
     at[p] = total;
     total += (bytes[p] + 255) / 256 * 256;
   }
-  auto* base = static_cast<uint8_t*>(impl_->planes_d.get(std::max<size_t>(total, 1)));
-  std::vector<void*> planes(bytes.size());
-  for (size_t p = 0; p < bytes.size(); ++p) planes[p] = base + at[p];
+  void* base = impl_->planes_d.get(std::max<size_t>(total, 1));
+  std::vector<Plane> planes(bytes.size());
+  for (size_t p = 0; p < bytes.size(); ++p) {
+    planes[p].base = base;
+    planes[p].offset = at[p];
+    planes[p].memory = J2K_MEMORY_DEVICE;
+  }
   return planes;
 }
 
-void BlockBatch::copy(const void* from, void* to, size_t bytes, void* stream) {
-  cuda_check(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, static_cast<cudaStream_t>(stream)), "cudaMemcpyAsync");
+void BlockBatch::copy(const Plane& from, const Plane& to, size_t bytes, void* stream) {
+  cuda_check(cudaMemcpyAsync(static_cast<char*>(to.base) + to.offset, static_cast<const char*>(from.base) + from.offset, bytes,
+                             cudaMemcpyDeviceToDevice, static_cast<cudaStream_t>(stream)),
+             "cudaMemcpyAsync");
 }
 
 std::map<int64_t, int> BlockBatch::segmark_errors() {

@@ -1,0 +1,28 @@
+#include "codec/tier1/gpu_block_batch.hpp"
+
+#include <string>
+
+#include "common/error.hpp"
+#if J2KFRONT_HAVE_CUDA
+#include "codec/tier1/cuda/block_decoder.hpp"
+#endif
+#if J2KFRONT_HAVE_OPENCL
+#include "codec/tier1/opencl/block_decoder.hpp"
+#endif
+
+namespace j2k::codec {
+
+std::unique_ptr<GpuBlockBatch> make_gpu_block_batch(Backend backend) {
+  switch (backend) {
+#if J2KFRONT_HAVE_CUDA
+    case Backend::Cuda: return std::make_unique<cuda::BlockBatch>();
+#endif
+#if J2KFRONT_HAVE_OPENCL
+    case Backend::OpenCL: return std::make_unique<opencl::BlockBatch>();
+#endif
+    default: break;
+  }
+  throw Error(ErrorCode::BackendUnavailable, std::string("Tier-1 on the GPU: no ") + backend_name(backend) + " batch in this build");
+}
+
+}  // namespace j2k::codec

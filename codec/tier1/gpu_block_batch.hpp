@@ -1,0 +1,70 @@
+// Tier-1 decoding of many code-blocks on a GPU, straight into the coefficient planes of the
+// GPU back stage, one code-block a GPU thread: what the CUDA batch (cuda/block_decoder) and
+// the OpenCL batch (opencl/block_decoder) both offer the decoder. The coefficients are
+// decode_block()'s and dequantiser.cpp's bit for bit (tests/block_decoder_*_test.cpp); only
+// the codestream's bytes cross the bus.
+//
+//   std::unique_ptr<GpuBlockBatch> batch = make_gpu_block_batch(backend);  // one per decoder
+//   batch->clear();
+//   for each block: check_block(code); batch->add(code, roi, plane, at, stride, step);
+//   batch->decode(planes, bytes, stream, tiles);   // asynchronous on `stream`
+//   ... once the stream's work is done: batch->segmark_errors()
+//
+// A plane is a Plane of the backend's device memory (transform/queue.hpp: a CUDA pointer, or
+// an OpenCL cl_mem, with an offset in bytes); a stream is the back stage's (BackStage::
+// end_on_device(): a cudaStream_t, or a cl_command_queue).
+//
+// A launch lasts as long as its heaviest code-block takes one thread, however few blocks it
+// holds: the decoder gathers the blocks of several tiles into one batch, decoded into planes
+// of the batch's own (own_planes()), which copy() then moves tile by tile into the back
+// stage's.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "codec/tier1/block_decoder.hpp"
+#include "transform/backend.hpp"
+#include "transform/queue.hpp"
+
+namespace j2k::codec {
+
+class GpuBlockBatch {
+ public:
+  virtual ~GpuBlockBatch() = default;
+
+  virtual void clear() = 0;
+  // How many planes a batch's blocks may go to (the kernels' block records hold 16 bits).
+  static constexpr size_t kMaxPlanes = 65536;
+  // A block (checked with check_block() by the caller) whose coefficients go to planes[plane]
+  // at [at + y * stride + x] (in 4-byte values; plane below kMaxPlanes): int32 for the 5/3
+  // (step 0), else float, dequantised with `step` (band_step()); `roi`: its component's
+  // max-shift.
+  virtual void add(const BlockCode& code, int roi, size_t plane, int64_t at, int64_t stride, float step) = 0;
+  virtual size_t size() const = 0;
+
+  // Uploads the blocks and decodes them on `stream` into `planes`, of bytes[p] bytes each:
+  // each block writes its rectangle, and a backend may write the rest of a plane too (the
+  // OpenCL batch, for planes in several buffers), so the blocks must cover their planes, as
+  // the decoder's do. Returns once the host's copies of the blocks may be reused; the work
+  // itself is asynchronous. tiles[p]: the tile of planes[p], for segmark_errors().
+  virtual void decode(const std::vector<Plane>& planes, const std::vector<size_t>& bytes, void* stream,
+                      const std::vector<int64_t>& tiles) = 0;
+  // Once the work of the batches decoded so far is done: the tiles whose blocks failed their
+  // SEGMARK check, and how many in each; forgets them.
+  virtual std::map<int64_t, int> segmark_errors() = 0;
+
+  // Device planes of the batch's own, bytes[p] each, for decode(); kept (and reused) until
+  // the next call, which must come after the work that reads them (the same stream).
+  virtual std::vector<Plane> own_planes(const std::vector<size_t>& bytes, void* stream) = 0;
+  // Enqueues a device-to-device copy of `bytes` on `stream`.
+  virtual void copy(const Plane& from, const Plane& to, size_t bytes, void* stream) = 0;
+};
+
+// The batch of `backend` (Cuda or OpenCL, where built); throws Error(BackendUnavailable) for
+// a backend without one.
+std::unique_ptr<GpuBlockBatch> make_gpu_block_batch(Backend backend);
+
+}  // namespace j2k::codec

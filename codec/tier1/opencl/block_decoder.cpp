@@ -1,0 +1,298 @@
+// The host side of block_decoder.cl: the blocks packed into one upload (their descriptions,
+// segment tables and bytes), the program and its tables once per OpenCL context, the launch,
+// and the SEGMARK counters read back per batch.
+#include "codec/tier1/opencl/block_decoder.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "codec/tier1/block_decoder_cl_source.hpp"  // kBlockDecoderClSource, generated from block_decoder.cl
+#include "codec/tier1/block_passes.hpp"
+#include "codec/tier1/gpu_block_records.hpp"
+#include "common/error.hpp"
+#include "transform/opencl/opencl_dwt.hpp"
+
+namespace j2k::codec::opencl {
+namespace {
+
+using ocl::check;
+using ocl::cl;
+
+// A block as the kernel reads it (gpu_block_records.hpp: block_decoder.cl's DeviceBlock).
+using DeviceBlock = GpuBlockRecord;
+
+// The program and the constant tables of a context, built once per context for the process
+// (never released, as the DWT's programs: engine.cpp says why).
+struct Program {
+  cl_program program = nullptr;
+  cl_mem next_words = nullptr, zero_contexts = nullptr, sign_table = nullptr;
+};
+
+cl_mem constant_buffer(cl_context ctx, const void* data, size_t bytes) {
+  cl_int err = CL_SUCCESS;
+  cl_mem m = cl().clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, const_cast<void*>(data), &err);
+  check(err, "clCreateBuffer");
+  return m;
+}
+
+const Program& program_for(cl_context ctx, cl_device_id device) {
+  static std::mutex mutex;
+  static std::map<cl_context, Program> programs;
+  std::lock_guard<std::mutex> lock(mutex);
+  Program& p = programs[ctx];
+  if (p.program) return p;
+  cl_int err = CL_SUCCESS;
+  const char* src = kBlockDecoderClSource;
+  cl_program prog = cl().clCreateProgramWithSource(ctx, 1, &src, nullptr, &err);
+  check(err, "clCreateProgramWithSource");
+  err = cl().clBuildProgram(prog, 1, &device, "-cl-std=CL1.2", nullptr, nullptr);
+  if (err != CL_SUCCESS) {
+    std::string log;
+    size_t n = 0;
+    if (cl().clGetProgramBuildInfo(prog, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n) == CL_SUCCESS && n > 0) {
+      log.resize(n);
+      cl().clGetProgramBuildInfo(prog, device, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+    }
+    cl().clReleaseProgram(prog);
+    throw Error(ErrorCode::BackendFailure, "clBuildProgram (Tier-1 decoder): " + ocl::error_name(err) + "; build log:\n" + log);
+  }
+  // The CPU's own tables, so that both decode with the same ones.
+  p.next_words = constant_buffer(ctx, mq_detail::kNextWords.after, sizeof mq_detail::kNextWords.after);
+  p.zero_contexts = constant_buffer(ctx, &t1::kWindowZeroContexts, sizeof t1::kWindowZeroContexts);
+  p.sign_table = constant_buffer(ctx, t1::kSignTable.entry, sizeof t1::kSignTable.entry);
+  p.program = prog;
+  return p;
+}
+static_assert(sizeof(t1::WindowZeroContexts) == 3 * 512, "ll_lh, hl, hh back to back, as block_decoder.cl reads them");
+
+template <class T>
+T queue_info(cl_command_queue q, cl_command_queue_info what) {
+  T v{};
+  check(cl().clGetCommandQueueInfo(q, what, sizeof v, &v, nullptr), "clGetCommandQueueInfo");
+  return v;
+}
+
+size_t align16(size_t n) { return (n + 15) / 16 * 16; }
+size_t align256(size_t n) { return (n + 255) / 256 * 256; }
+
+// Where each part of the host's upload starts, bytes from its base (each goes to a buffer
+// of its own).
+struct Layout {
+  size_t blocks, plane_at, counts, segment_bytes, segment_passes, bytes, total;
+};
+
+// Grows `buffer` to `bytes` in `ctx` (a new buffer: the old one is released once the work
+// queued on it is done, as OpenCL defers it).
+cl_mem grown(ocl::Buffer& buffer, cl_context ctx, size_t bytes) {
+  if (buffer.bytes() < bytes) buffer = ocl::Buffer(ctx, bytes);
+  return buffer.get();
+}
+
+}  // namespace
+
+struct BlockBatch::Impl {
+  GpuBlockRecords records;
+
+  ocl::Buffer blocks_d, plane_at_d, counts_d, segment_bytes_d, segment_passes_d, bytes_d, words_d, out_d, own_d;
+  cl_kernel kernel = nullptr;
+  cl_context kernel_context = nullptr;
+
+  // Each batch's upload from a host buffer of its own, reused once the batch's counters (a
+  // SEGMARK counter per plane) are read back: the queue is in order, so its writes are done.
+  static constexpr int kSlots = 4;
+  struct Slot {
+    std::vector<uint8_t> upload;
+    std::vector<int> counts;
+    std::vector<int64_t> tiles;
+    cl_event counted = nullptr;  // the counters' read, after the writes and the kernel
+  };
+  Slot slots[kSlots];
+  int next = 0;
+  std::map<int64_t, int> errors;
+
+  ~Impl() {
+    for (Slot& s : slots) harvest(s, /*throwing=*/false);
+    if (kernel) cl().clReleaseKernel(kernel);
+  }
+
+  // Waits for the slot's last batch and adds its counters to `errors`.
+  void harvest(Slot& s, bool throwing = true) {
+    if (s.counted) {
+      const cl_int err = cl().clWaitForEvents(1, &s.counted);
+      cl().clReleaseEvent(s.counted);
+      s.counted = nullptr;
+      if (throwing) check(err, "clWaitForEvents");
+      for (size_t p = 0; p < s.tiles.size(); ++p)
+        if (s.counts[p] > 0) errors[s.tiles[p]] += s.counts[p];
+    }
+  }
+
+  cl_kernel kernel_for(cl_context ctx, cl_device_id device) {
+    if (kernel && kernel_context == ctx) return kernel;
+    const Program& p = program_for(ctx, device);
+    cl_int err = CL_SUCCESS;
+    cl_kernel k = cl().clCreateKernel(p.program, "decode_blocks", &err);
+    check(err, "clCreateKernel");
+    if (kernel) cl().clReleaseKernel(kernel);
+    kernel = k;
+    kernel_context = ctx;
+    return k;
+  }
+
+  // Work-items a group: a light block (lossy streams) one a group, so that as many groups as
+  // blocks spread over the compute units; heavy ones in groups of up to 8 (the CUDA batch's
+  // choice on the H200 for RGB lossless; cuda/block_decoder.cu says why).
+  static size_t group_size(size_t count, uint64_t bytes) {
+    constexpr uint64_t kLightBlockBytes = 1024;
+    if (bytes < kLightBlockBytes * count) return 1;
+    return 8;
+  }
+};
+
+BlockBatch::BlockBatch() : impl_(std::make_unique<Impl>()) {}
+BlockBatch::~BlockBatch() = default;
+
+void BlockBatch::clear() { impl_->records.clear(); }
+
+size_t BlockBatch::size() const { return impl_->records.blocks.size(); }
+
+void BlockBatch::add(const BlockCode& code, int roi, size_t plane, int64_t at, int64_t stride, float step) {
+  impl_->records.add(code, roi, plane, at, stride, step);
+}
+
+void BlockBatch::decode(const std::vector<Plane>& planes, const std::vector<size_t>& plane_bytes, void* queue_handle,
+                        const std::vector<int64_t>& tiles) {
+  Impl& m = *impl_;
+  GpuBlockRecords& r = m.records;
+  if (r.blocks.empty()) return;
+  if (tiles.size() != planes.size() || plane_bytes.size() != planes.size() || planes.size() > kMaxPlanes)
+    throw Error(ErrorCode::Internal, "BlockBatch::decode: bytes and a tile for each plane, at most kMaxPlanes");
+  auto queue = static_cast<cl_command_queue>(queue_handle);
+  const auto ctx = queue_info<cl_context>(queue, CL_QUEUE_CONTEXT);
+  const auto device = queue_info<cl_device_id>(queue, CL_QUEUE_DEVICE);
+  cl_kernel kernel = m.kernel_for(ctx, device);
+  const Program& prog = program_for(ctx, device);
+
+  // The kernel writes one buffer: the planes' own when they all share one (own_planes()),
+  // else the batch's, copied out plane by plane after.
+  bool direct = true;
+  for (const Plane& p : planes) direct = direct && p.base == planes[0].base && p.offset % 4 == 0;
+  std::vector<int64_t> plane_at(planes.size());
+  size_t out_bytes = 0;
+  for (size_t p = 0; p < planes.size(); ++p) {
+    plane_at[p] = static_cast<int64_t>(direct ? planes[p].offset / 4 : out_bytes / 4);
+    out_bytes += align256(plane_bytes[p]);
+  }
+  cl_mem out = direct ? static_cast<cl_mem>(planes[0].base) : grown(m.out_d, ctx, std::max<size_t>(out_bytes, 4));
+
+  r.sort_by_bytes();
+  Layout l{};
+  l.blocks = 0;
+  l.plane_at = align16(r.blocks.size() * sizeof(DeviceBlock));
+  l.counts = align16(l.plane_at + planes.size() * sizeof(int64_t));
+  l.segment_bytes = align16(l.counts + planes.size() * sizeof(int));
+  l.segment_passes = align16(l.segment_bytes + r.segment_bytes.size() * sizeof(uint32_t));
+  l.bytes = align16(l.segment_passes + r.segment_passes.size() * sizeof(int));
+  l.total = align16(l.bytes + r.bytes.size() + 1);
+
+  Impl::Slot& slot = m.slots[m.next];
+  m.next = (m.next + 1) % Impl::kSlots;
+  m.harvest(slot);  // its last batch, long done
+  slot.upload.resize(l.total);
+  uint8_t* u = slot.upload.data();
+  std::memcpy(u + l.blocks, r.blocks.data(), r.blocks.size() * sizeof(DeviceBlock));
+  std::memcpy(u + l.plane_at, plane_at.data(), plane_at.size() * sizeof(int64_t));
+  std::memset(u + l.counts, 0, planes.size() * sizeof(int));
+  std::memcpy(u + l.segment_bytes, r.segment_bytes.data(), r.segment_bytes.size() * sizeof(uint32_t));
+  std::memcpy(u + l.segment_passes, r.segment_passes.data(), r.segment_passes.size() * sizeof(int));
+  if (!r.bytes.empty()) std::memcpy(u + l.bytes, r.bytes.data(), r.bytes.size());
+
+  // The device buffers are reused by the next batch on the same (in-order) queue, after this
+  // one's work.
+  struct Part {
+    ocl::Buffer& buffer;
+    size_t at, bytes;
+  };
+  const Part parts[] = {{m.blocks_d, l.blocks, r.blocks.size() * sizeof(DeviceBlock)},
+                        {m.plane_at_d, l.plane_at, planes.size() * sizeof(int64_t)},
+                        {m.counts_d, l.counts, planes.size() * sizeof(int)},
+                        {m.segment_bytes_d, l.segment_bytes, r.segment_bytes.size() * sizeof(uint32_t)},
+                        {m.segment_passes_d, l.segment_passes, r.segment_passes.size() * sizeof(int)},
+                        {m.bytes_d, l.bytes, r.bytes.size()}};
+  cl_mem mems[6];
+  for (size_t i = 0; i < 6; ++i) {
+    const Part& part = parts[i];
+    mems[i] = grown(part.buffer, ctx, std::max<size_t>(part.bytes, 16));
+    if (part.bytes > 0)
+      check(cl().clEnqueueWriteBuffer(queue, mems[i], CL_FALSE, 0, part.bytes, u + part.at, 0, nullptr, nullptr),
+            "clEnqueueWriteBuffer");
+  }
+  cl_mem words = grown(m.words_d, ctx, std::max<uint64_t>(r.words, 1) * sizeof(uint32_t));
+
+  const cl_int count = static_cast<cl_int>(r.blocks.size());
+  cl_uint a = 0;
+  auto arg = [&](size_t size, const void* value) { check(cl().clSetKernelArg(kernel, a++, size, value), "clSetKernelArg"); };
+  arg(sizeof(cl_mem), &mems[0]);  // blocks
+  arg(sizeof count, &count);
+  arg(sizeof(cl_mem), &mems[3]);  // segment_bytes
+  arg(sizeof(cl_mem), &mems[4]);  // segment_passes
+  arg(sizeof(cl_mem), &mems[5]);  // bytes
+  arg(sizeof(cl_mem), &words);
+  arg(sizeof(cl_mem), &out);
+  arg(sizeof(cl_mem), &mems[1]);  // plane_at
+  arg(sizeof(cl_mem), &mems[2]);  // segmark_errors
+  arg(sizeof(cl_mem), &prog.next_words);
+  arg(sizeof(cl_mem), &prog.zero_contexts);
+  arg(sizeof(cl_mem), &prog.sign_table);
+  const size_t local = Impl::group_size(r.blocks.size(), r.bytes.size());
+  const size_t global = (r.blocks.size() + local - 1) / local * local;
+  check(cl().clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr), "clEnqueueNDRangeKernel");
+  slot.counts.assign(planes.size(), 0);
+  slot.tiles = tiles;
+  check(cl().clEnqueueReadBuffer(queue, mems[2], CL_FALSE, 0, planes.size() * sizeof(int), slot.counts.data(), 0, nullptr,
+                                 &slot.counted),
+        "clEnqueueReadBuffer");
+  if (!direct)
+    for (size_t p = 0; p < planes.size(); ++p)
+      if (plane_bytes[p] > 0)
+        check(cl().clEnqueueCopyBuffer(queue, out, static_cast<cl_mem>(planes[p].base), static_cast<size_t>(plane_at[p]) * 4,
+                                       planes[p].offset, plane_bytes[p], 0, nullptr, nullptr),
+              "clEnqueueCopyBuffer");
+}
+
+std::vector<Plane> BlockBatch::own_planes(const std::vector<size_t>& bytes, void* queue_handle) {
+  auto queue = static_cast<cl_command_queue>(queue_handle);
+  std::vector<size_t> at(bytes.size());
+  size_t total = 0;
+  for (size_t p = 0; p < bytes.size(); ++p) {
+    at[p] = total;
+    total += align256(bytes[p]);
+  }
+  cl_mem base = grown(impl_->own_d, queue_info<cl_context>(queue, CL_QUEUE_CONTEXT), std::max<size_t>(total, 4));
+  std::vector<Plane> planes(bytes.size());
+  for (size_t p = 0; p < bytes.size(); ++p) {
+    planes[p].base = base;
+    planes[p].offset = at[p];
+    planes[p].memory = J2K_MEMORY_DEVICE;
+  }
+  return planes;
+}
+
+void BlockBatch::copy(const Plane& from, const Plane& to, size_t bytes, void* queue) {
+  if (bytes == 0) return;
+  check(cl().clEnqueueCopyBuffer(static_cast<cl_command_queue>(queue), static_cast<cl_mem>(from.base),
+                                 static_cast<cl_mem>(to.base), from.offset, to.offset, bytes, 0, nullptr, nullptr),
+        "clEnqueueCopyBuffer");
+}
+
+std::map<int64_t, int> BlockBatch::segmark_errors() {
+  Impl& m = *impl_;
+  for (Impl::Slot& s : m.slots) m.harvest(s);
+  std::map<int64_t, int> out;
+  out.swap(m.errors);
+  return out;
+}
+
+}  // namespace j2k::codec::opencl

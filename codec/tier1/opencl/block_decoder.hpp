@@ -1,0 +1,40 @@
+// Tier-1 decoding and dequantisation of code-blocks on an OpenCL device, one code-block a
+// work-item (block_decoder.cl): the CPU's passes (block_passes.hpp) written again in OpenCL C,
+// so that the coefficients are decode_block()'s and dequantiser.cpp's bit for bit (the tests
+// compare them). The GpuBlockBatch of the OpenCL backend (gpu_block_batch.hpp says how the
+// decoder uses it): planes are cl_mem buffers with offsets in bytes, the stream a
+// cl_command_queue (in order).
+//
+// The kernel writes one buffer: planes that share one (own_planes()'s) are decoded into in
+// place, each block its rectangle; planes in several buffers (the back stage's, a buffer a
+// component) through a buffer of the batch's, then copied out whole: what no block writes
+// of such a plane is undefined (the decoder's blocks cover their planes).
+#pragma once
+#include <memory>
+
+#include "codec/tier1/gpu_block_batch.hpp"
+
+namespace j2k::codec::opencl {
+
+class BlockBatch final : public GpuBlockBatch {
+ public:
+  BlockBatch();
+  ~BlockBatch() override;
+  BlockBatch(const BlockBatch&) = delete;
+  BlockBatch& operator=(const BlockBatch&) = delete;
+
+  void clear() override;
+  void add(const BlockCode& code, int roi, size_t plane, int64_t at, int64_t stride, float step) override;
+  size_t size() const override;
+  void decode(const std::vector<Plane>& planes, const std::vector<size_t>& bytes, void* stream,
+              const std::vector<int64_t>& tiles) override;
+  std::map<int64_t, int> segmark_errors() override;
+  std::vector<Plane> own_planes(const std::vector<size_t>& bytes, void* stream) override;
+  void copy(const Plane& from, const Plane& to, size_t bytes, void* stream) override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace j2k::codec::opencl
