@@ -59,8 +59,17 @@ struct Timed {
   int status = -1;
   double ms = 0;
 };
-// Runs args[0] (looked up on PATH) with its output into `log`; the exit status and wall time.
+// Runs args[0] (looked up on PATH) with its output into `log`, in the environment the
+// benchmark started with (start_environment()); the exit status and wall time.
 Timed run_process(const std::vector<std::string>& args, const std::string& log);
+
+// The environment as it was when this process started, for the processes a benchmark starts.
+// The OpenCL runtimes may change the process's own once they are loaded: on the GPU machine,
+// after the benchmark had listed the OpenCL devices, OCL_ICD_FILENAMES
+// ("libpocl.so.2:libnvidia-opencl.so.1") had lost its second library and HWLOC_PLUGINS_PATH
+// had appeared, and `j2kfront decompress --backend opencl` started with that environment ran
+// on PoCL, the CPU, instead of the GPU.
+char* const* start_environment();
 bool tool_on_path(const std::string& tool);
 std::string slurp(const std::string& path);
 // `size` x `size` from an 8-bit sample image (bilinear upscaling plus a little deterministic

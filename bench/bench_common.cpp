@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -13,7 +15,27 @@
 #include "bench/bench.hpp"
 #include "common/error.hpp"
 
+extern char** environ;
+
 namespace j2k::bench {
+
+namespace {
+
+// A copy of the environment, made before main() (before any OpenCL runtime is loaded).
+struct Snapshot {
+  std::vector<std::string> strings;
+  std::vector<char*> pointers;
+  Snapshot() {
+    for (char** e = environ; e && *e; ++e) strings.emplace_back(*e);
+    for (std::string& s : strings) pointers.push_back(s.data());
+    pointers.push_back(nullptr);
+  }
+};
+const Snapshot g_start_environment;
+
+}  // namespace
+
+char* const* start_environment() { return g_start_environment.pointers.data(); }
 
 std::vector<int32_t> test_pattern(int64_t w, int64_t h, int bits, uint32_t seed) {
   std::vector<int32_t> v(static_cast<size_t>(w * h));

@@ -26,12 +26,12 @@
 #include "common/error.hpp"
 #include "io/image_io.hpp"
 
-extern char** environ;
 
 namespace j2k::bench {
 namespace fs = std::filesystem;
 
-// Runs argv[0] (looked up on PATH) with its output into `log`; the exit status and wall time.
+// Runs argv[0] (looked up on PATH) with its output into `log`, in the environment the benchmark
+// started with; the exit status and wall time.
 Timed run_process(const std::vector<std::string>& args, const std::string& log) {
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -42,7 +42,7 @@ Timed run_process(const std::vector<std::string>& args, const std::string& log) 
   posix_spawn_file_actions_adddup2(&io, 1, 2);
   const auto t0 = std::chrono::steady_clock::now();
   pid_t pid = 0;
-  const int err = posix_spawnp(&pid, argv[0], &io, nullptr, argv.data(), environ);
+  const int err = posix_spawnp(&pid, argv[0], &io, nullptr, argv.data(), start_environment());
   posix_spawn_file_actions_destroy(&io);
   Timed t;
   if (err != 0) return t;

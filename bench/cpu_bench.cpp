@@ -59,7 +59,7 @@ class BusyProcess {
       posix_spawn_file_actions_t quiet;
       posix_spawn_file_actions_init(&quiet);
       posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
-      err = posix_spawn(&pid_, exe, &quiet, nullptr, argv, environ);  // returns the error
+      err = posix_spawn(&pid_, exe, &quiet, nullptr, argv, start_environment());  // returns the error
       posix_spawn_file_actions_destroy(&quiet);
       if (err != 0) pid_ = -1;
     }
