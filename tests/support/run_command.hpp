@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -16,6 +17,21 @@ extern char** environ;
 
 namespace test_support {
 
+// The environment as this process started with it, copied before main(): the commands below
+// run in it. The OpenCL runtimes may change the process's own once they are loaded (on the GPU
+// machine OCL_ICD_FILENAMES lost NVIDIA's library once a test had listed the OpenCL devices),
+// and a `j2kfront --backend opencl` started then would run on PoCL, not the GPU.
+inline std::vector<std::string> environment_now() {
+  std::vector<std::string> e;
+  for (char** p = environ; p && *p; ++p) e.emplace_back(*p);
+  return e;
+}
+inline const std::vector<std::string> g_start_environment = environment_now();
+inline void restore_start_environment() {
+  clearenv();
+  for (const std::string& v : g_start_environment) putenv(const_cast<char*>(v.c_str()));
+}
+
 struct CommandResult {
   int exit_code = -1;
   std::string output;
@@ -23,6 +39,7 @@ struct CommandResult {
 
 inline CommandResult run_command(const std::string& command) {
   CommandResult r;
+  restore_start_environment();
   FILE* p = popen((command + " 2>&1").c_str(), "r");
   if (!p) return r;
   char buf[4096];
@@ -59,6 +76,7 @@ struct MeasuredResult : CommandResult {
 // that program's) with its output in `log_path`.
 inline MeasuredResult run_measured(const std::string& command, const std::string& log_path) {
   MeasuredResult r;
+  restore_start_environment();
   const std::string line = "exec " + command + " >" + quote(log_path) + " 2>&1";
   const char* argv[] = {"sh", "-c", line.c_str(), nullptr};
   pid_t pid = 0;
