@@ -5,8 +5,7 @@
 // from start to exit (median of the repeats, after one untimed run that warms the page
 // cache), writing PPM/PGM; our output is compared with opj_decompress's, sample for sample.
 // Where a GPU back stage can run here (CUDA; OpenCL on a GPU), `j2kfront decompress --backend`
-// with it is one more row: with OpenCL Tier-1 on the same CPU threads and the rest on the
-// device, with CUDA Tier-1 on the device too.
+// with it is one more row, Tier-1 on the GPU too.
 // --tile-size N: the streams in N x N tiles (opj_compress -t N,N).
 // --directory N: each tool decodes a folder of N copies of each stream in one process
 // (opj_decompress -ImgDir, which writes beside its inputs; Grok is left out), every output

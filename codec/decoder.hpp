@@ -38,8 +38,8 @@ struct DecodeSettings {
   // few bytes of header can describe a gigapixel image. 0: no limit.
   uint64_t max_bytes = 0;
   // Where the back stage (inverse DWT, inverse RCT/ICT, DC shift, clamp) runs: cpu, cuda or
-  // opencl, each giving the same samples (pipeline/back_stage.hpp). With cuda Tier-1 runs on
-  // the GPU too, else on the CPU's `threads`. Auto: auto_decode_backend().
+  // opencl, each giving the same samples (pipeline/back_stage.hpp). With cuda or opencl Tier-1
+  // runs on the GPU too, else on the CPU's `threads`. Auto: auto_decode_backend().
   BackendOptions backend;
 };
 
@@ -106,7 +106,7 @@ struct DecodedImage {
 constexpr uint64_t kAutoCudaBytesPerThread = uint64_t{2} << 20;  // 2 MiB
 Backend auto_decode_backend(size_t stream_bytes, int threads, bool (*cuda_available)() = nullptr);
 
-// With Tier-1 on a CUDA GPU, the code-blocks of consecutive tiles are decoded in one launch
+// With Tier-1 on a GPU, the code-blocks of consecutive tiles are decoded in one launch
 // until the tiles hold this many bytes of coefficients (16 tiles of 1024^2 RGB, 12 MiB each),
 // in device memory of the decoder's own beside the back stage's planes: a launch lasts as long
 // as its heaviest block takes one GPU thread, however few blocks it holds.

@@ -266,7 +266,7 @@ std::function<int()> add_decompress_command(CLI::App& app) {
   cmd->add_option("--threads", args->threads, "CPU threads (default: all cores)")->check(CLI::Range(1, 4096));
   cmd->add_option("--backend", args->backend,
                   "where the back stage (inverse DWT, inverse RCT/ICT, DC shift) runs: cpu, cuda or opencl, the same "
-                  "samples on each; Tier-1 runs on the CPU's threads, with cuda on the GPU. auto: cuda where a CUDA "
+                  "samples on each; Tier-1 runs on the CPU's threads, with cuda or opencl on the GPU. auto: cuda where a CUDA "
                   "GPU is there and the stream holds more than 2 MiB a thread (the first image of a directory "
                   "decides), else the CPU")
       ->check(CLI::IsMember({"auto", "cpu", "cuda", "opencl"}))->capture_default_str();

@@ -429,8 +429,8 @@ j2k_status j2k_encoder_get_plan_info(const j2k_encoder* encoder, j2k_plan_info* 
 
 /* A JPEG 2000 Part 1 codestream (.j2k, .j2c) or JP2 file (.jp2) back to its image, sample for
  * sample as OpenJPEG 2.5's opj_decompress decodes it: Tier-2 (every progression, POC, PPM,
- * PPT, SOP, EPH), Tier-1 (every mode switch) on the CPU's threads, dequantisation, ROI
- * max-shift, the inverse DWT, RCT/ICT, DC level shift and the clamp to each component's
+ * PPT, SOP, EPH), Tier-1 (every mode switch) on the CPU's threads or the GPU, dequantisation,
+ * ROI max-shift, the inverse DWT, RCT/ICT, DC level shift and the clamp to each component's
  * precision. The back stage runs on the CPU, CUDA or OpenCL (`backend`). */
 typedef struct j2k_decode_settings {
   int reduce;          /* resolutions left out: the image at 1 / 2^reduce of its size (0) */
@@ -451,7 +451,7 @@ typedef struct j2k_decode_settings {
                           J2K_OUT_OF_MEMORY before anything is allocated; 0: no limit (0) */
   j2k_backend backend; /* where the back stage runs (inverse DWT, inverse RCT/ICT, DC shift,
                           clamp): CPU, CUDA or OPENCL, the same samples on each. Tier-2 runs
-                          on the CPU, Tier-1 on the CPU's threads, or with CUDA on the GPU.
+                          on the CPU, Tier-1 on the CPU's threads, or with CUDA or OpenCL on the GPU.
                           AUTO, decided at the decoder's first image: CUDA where a CUDA GPU
                           is there and the stream holds more than 2 MiB for each thread,
                           else the CPU (AUTO) */

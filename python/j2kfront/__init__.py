@@ -355,7 +355,7 @@ def decompress(data, *, reduce: int = 0, layers: int = 0, tile: Optional[int] = 
     it holds (report["truncated"]) instead of raising; max_bytes: memory the image may take
     (0: no limit); backend: where the inverse DWT, inverse RCT/ICT and DC shift run, 'cpu',
     'cuda' or 'opencl', the same samples on each (Tier-1 runs on the CPU's threads, with 'cuda'
-    on the GPU); 'auto': 'cuda' where a CUDA GPU is there and the stream holds more than 2 MiB
+    or 'opencl' on the GPU); 'auto': 'cuda' where a CUDA GPU is there and the stream holds more than 2 MiB
     a thread, else 'cpu',
     device: the GPU's index; convert_colour: sYCC, e-sYCC and CMYK to RGB, a JP2 file's ICC
     profile or CIELab to sRGB, as opj_decompress converts them (off: the components as coded). report, a dict if given, receives truncated, jp2, enum_cs (the JP2 file's colour space), warnings, ms,
