@@ -221,39 +221,46 @@ void BlockBatch::decode(const std::vector<Plane>& planes, const std::vector<size
                         {m.segment_bytes_d, l.segment_bytes, r.segment_bytes.size() * sizeof(uint32_t)},
                         {m.segment_passes_d, l.segment_passes, r.segment_passes.size() * sizeof(int)},
                         {m.bytes_d, l.bytes, r.bytes.size()}};
-  cl_mem mems[6];
-  for (size_t i = 0; i < 6; ++i) {
-    const Part& part = parts[i];
-    mems[i] = grown(part.buffer, ctx, std::max<size_t>(part.bytes, 16));
-    if (part.bytes > 0)
-      check(cl().clEnqueueWriteBuffer(queue, mems[i], CL_FALSE, 0, part.bytes, u + part.at, 0, nullptr, nullptr),
-            "clEnqueueWriteBuffer");
-  }
-  cl_mem words = grown(m.words_d, ctx, std::max<uint64_t>(r.words, 1) * sizeof(uint32_t));
+  // The writes read the slot's host buffer until they are done: should an enqueue fail part
+  // way, the queue is drained before the error leaves, so that no write outlives the buffer.
+  try {
+    cl_mem mems[6];
+    for (size_t i = 0; i < 6; ++i) {
+      const Part& part = parts[i];
+      mems[i] = grown(part.buffer, ctx, std::max<size_t>(part.bytes, 16));
+      if (part.bytes > 0)
+        check(cl().clEnqueueWriteBuffer(queue, mems[i], CL_FALSE, 0, part.bytes, u + part.at, 0, nullptr, nullptr),
+              "clEnqueueWriteBuffer");
+    }
+    cl_mem words = grown(m.words_d, ctx, std::max<uint64_t>(r.words, 1) * sizeof(uint32_t));
 
-  const cl_int count = static_cast<cl_int>(r.blocks.size());
-  cl_uint a = 0;
-  auto arg = [&](size_t size, const void* value) { check(cl().clSetKernelArg(kernel, a++, size, value), "clSetKernelArg"); };
-  arg(sizeof(cl_mem), &mems[0]);  // blocks
-  arg(sizeof count, &count);
-  arg(sizeof(cl_mem), &mems[3]);  // segment_bytes
-  arg(sizeof(cl_mem), &mems[4]);  // segment_passes
-  arg(sizeof(cl_mem), &mems[5]);  // bytes
-  arg(sizeof(cl_mem), &words);
-  arg(sizeof(cl_mem), &out);
-  arg(sizeof(cl_mem), &mems[1]);  // plane_at
-  arg(sizeof(cl_mem), &mems[2]);  // segmark_errors
-  arg(sizeof(cl_mem), &prog.next_words);
-  arg(sizeof(cl_mem), &prog.zero_contexts);
-  arg(sizeof(cl_mem), &prog.sign_table);
-  const size_t local = Impl::group_size(r.blocks.size(), r.bytes.size());
-  const size_t global = (r.blocks.size() + local - 1) / local * local;
-  check(cl().clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr), "clEnqueueNDRangeKernel");
-  slot.counts.assign(planes.size(), 0);
-  slot.tiles = tiles;
-  check(cl().clEnqueueReadBuffer(queue, mems[2], CL_FALSE, 0, planes.size() * sizeof(int), slot.counts.data(), 0, nullptr,
-                                 &slot.counted),
-        "clEnqueueReadBuffer");
+    const cl_int count = static_cast<cl_int>(r.blocks.size());
+    cl_uint a = 0;
+    auto arg = [&](size_t size, const void* value) { check(cl().clSetKernelArg(kernel, a++, size, value), "clSetKernelArg"); };
+    arg(sizeof(cl_mem), &mems[0]);  // blocks
+    arg(sizeof count, &count);
+    arg(sizeof(cl_mem), &mems[3]);  // segment_bytes
+    arg(sizeof(cl_mem), &mems[4]);  // segment_passes
+    arg(sizeof(cl_mem), &mems[5]);  // bytes
+    arg(sizeof(cl_mem), &words);
+    arg(sizeof(cl_mem), &out);
+    arg(sizeof(cl_mem), &mems[1]);  // plane_at
+    arg(sizeof(cl_mem), &mems[2]);  // segmark_errors
+    arg(sizeof(cl_mem), &prog.next_words);
+    arg(sizeof(cl_mem), &prog.zero_contexts);
+    arg(sizeof(cl_mem), &prog.sign_table);
+    const size_t local = Impl::group_size(r.blocks.size(), r.bytes.size());
+    const size_t global = (r.blocks.size() + local - 1) / local * local;
+    check(cl().clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr), "clEnqueueNDRangeKernel");
+    slot.counts.assign(planes.size(), 0);
+    slot.tiles = tiles;
+    check(cl().clEnqueueReadBuffer(queue, mems[2], CL_FALSE, 0, planes.size() * sizeof(int), slot.counts.data(), 0, nullptr,
+                                   &slot.counted),
+          "clEnqueueReadBuffer");
+  } catch (...) {
+    cl().clFinish(queue);
+    throw;
+  }
   if (!direct)
     for (size_t p = 0; p < planes.size(); ++p)
       if (plane_bytes[p] > 0)
