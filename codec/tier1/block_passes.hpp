@@ -31,19 +31,19 @@ template <class Tables>
 struct MqBits {
   MqDecoderOf<Tables> mq;
   MqDecoderContext* cx;
-  J2K_T1_HD int decide(int context) { return mq.decode(cx[context]); }
+  J2K_T1_HD J2K_T1_INLINE int decide(int context) { return mq.decode(cx[context]); }
   // A refinement or significance bit: close to a coin toss in the lower planes, where most
   // decisions are (decode_even(); the cleanup pass's, more skewed, gain nothing from it).
-  J2K_T1_HD int decide_even(int context) { return mq.decode_even(cx[context]); }
+  J2K_T1_HD J2K_T1_INLINE int decide_even(int context) { return mq.decode_even(cx[context]); }
   // A sign (a kSignTable entry's context and flip): close to a coin toss, so without branches
   // on the outcome (8-bit blocks about 2% faster than with decode(): bench/tier1_ab.sh).
-  J2K_T1_HD int sign(unsigned entry) { return mq.decode_even(cx[entry & 31]) ^ static_cast<int>(entry >> 7); }
+  J2K_T1_HD J2K_T1_INLINE int sign(unsigned entry) { return mq.decode_even(cx[entry & 31]) ^ static_cast<int>(entry >> 7); }
 };
 struct RawBits {
   RawDecoder raw;
-  J2K_T1_HD int decide(int) { return raw.bit(); }
-  J2K_T1_HD int decide_even(int) { return raw.bit(); }
-  J2K_T1_HD int sign(unsigned) { return raw.bit(); }
+  J2K_T1_HD J2K_T1_INLINE int decide(int) { return raw.bit(); }
+  J2K_T1_HD J2K_T1_INLINE int decide_even(int) { return raw.bit(); }
+  J2K_T1_HD J2K_T1_INLINE int sign(unsigned) { return raw.bit(); }
 };
 
 // The block's geometry and where its flags and coefficients are.
@@ -167,7 +167,7 @@ class BlockPasses {
   // see it: its column's, the two beside, and for the first or last row the stripe's above
   // or below.
   template <int I, int N, class Bits>
-  J2K_T1_HD static void become_significant(const Shape<N>& g, Bits& b, uint32_t* col, int x, uint32_t& f, int32_t* value, int32_t magnitude) {
+  J2K_T1_HD J2K_T1_INLINE static void become_significant(const Shape<N>& g, Bits& b, uint32_t* col, int x, uint32_t& f, int32_t* value, int32_t magnitude) {
     const uint32_t n = g.template window<I>(f);
     const auto negative = static_cast<uint32_t>(b.sign(Tables::sign_entry(sign_index<I>(n, f, col[x - 1], col[x + 1]))));
     *value = negative ? -magnitude : magnitude;

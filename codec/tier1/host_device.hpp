@@ -10,6 +10,19 @@
 #define J2K_T1_HD
 #endif
 
+// Inlined on the CPU whatever the compiler's budget: the decoders' steps, so that a pass keeps
+// the MQ decoder's registers in CPU registers. One call left out of line takes the decoder's
+// address, and then every decision of the pass loaded and stored them through memory (GCC did
+// so in the significance pass; forced, 8-bit blocks decode 3% faster, lossy ones 4%:
+// bench/tier1_ab.sh). The CUDA kernel's device code is left to nvcc, which inlines them.
+#if defined(__CUDA_ARCH__)
+#define J2K_T1_INLINE
+#elif defined(__GNUC__)
+#define J2K_T1_INLINE inline __attribute__((always_inline))
+#else
+#define J2K_T1_INLINE inline
+#endif
+
 namespace j2k::codec::t1 {
 
 // Leading zeros of a non-zero 32-bit word.

@@ -68,7 +68,7 @@ class MqDecoderOf {
   }
 
   // DECODE (C.3.2): the next decision in context `cx`, which adapts as the encoder's did.
-  J2K_T1_HD int decode(MqDecoderContext& cx) {
+  J2K_T1_HD J2K_T1_INLINE int decode(MqDecoderContext& cx) {
     const uint32_t word = cx.word, qe = word & 0xFFFF;
     a_ -= qe;
     uint32_t lps;
@@ -91,7 +91,7 @@ class MqDecoderOf {
   // (lower), whether the intervals exchange, the decision and the next state are computed with
   // selects. Faster where the outcome is a coin toss (refinement and significance bits of the
   // lower planes, whose branches mispredict half the time), slower where it is predictable.
-  J2K_T1_HD int decode_even(MqDecoderContext& cx) {
+  J2K_T1_HD J2K_T1_INLINE int decode_even(MqDecoderContext& cx) {
     const uint32_t word = cx.word, qe = word & 0xFFFF;
     const uint64_t next = Tables::next_words(word >> 16);
     const uint32_t a = a_ - qe;
@@ -124,7 +124,7 @@ class MqDecoderOf {
   // out; the shifts counted at once rather than one at a time (A is above 0). A byte comes in
   // once in several decisions, and 0xFF is rare: the compiler is told so (__builtin_expect),
   // which keeps those paths out of the decisions' straight line (bench/tier1_ab.sh: 1% to 3%).
-  J2K_T1_HD void renormalise() {
+  J2K_T1_HD J2K_T1_INLINE void renormalise() {
     int shift = t1::clz32(a_) - 16;
     while (__builtin_expect(shift > ct_, 0)) {
       a_ <<= ct_;
@@ -143,7 +143,7 @@ class MqDecoderOf {
 
   // BYTEIN (C.3.4): after 0xFF a byte carries 7 bits; 0xFF followed by more than 0x8F is a
   // marker (or the end), where the decoder feeds itself 1 bits and stays.
-  J2K_T1_HD void byte_in() {
+  J2K_T1_HD J2K_T1_INLINE void byte_in() {
     if (__builtin_expect(byte(0) == 0xFF, 0)) {
       if (byte(1) > 0x8F) {
         c_ += 0xFF00;

@@ -16,7 +16,7 @@ class RawDecoder {
   J2K_T1_HD RawDecoder() {}
   J2K_T1_HD RawDecoder(const uint8_t* data, size_t size) : data_(data), size_(data ? size : 0) {}
 
-  J2K_T1_HD int bit() {
+  J2K_T1_HD J2K_T1_INLINE int bit() {
     if (left_ == 0) {
       if (cur_ == 0xFF && byte(0) > 0x8F) {
         left_ = 8;  // a marker or the end: 1s from here on
