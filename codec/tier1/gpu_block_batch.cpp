@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "codec/tier1/gpu_block_records.hpp"
 #include "common/error.hpp"
 #if J2KFRONT_HAVE_CUDA
 #include "codec/tier1/cuda/block_decoder.hpp"
@@ -11,6 +12,15 @@
 #endif
 
 namespace j2k::codec {
+
+GpuBlockBatch::GpuBlockBatch() : records_(std::make_unique<GpuBlockRecords>()) {}
+GpuBlockBatch::~GpuBlockBatch() = default;
+
+void GpuBlockBatch::clear() { records_->clear(); }
+size_t GpuBlockBatch::size() const { return records_->blocks.size(); }
+void GpuBlockBatch::add(const BlockCode& code, int roi, size_t plane, int64_t at, int64_t stride, float step) {
+  records_->add(code, roi, plane, at, stride, step);
+}
 
 std::unique_ptr<GpuBlockBatch> make_gpu_block_batch(Backend backend) {
   switch (backend) {

@@ -31,19 +31,24 @@
 
 namespace j2k::codec {
 
+struct GpuBlockRecords;  // gpu_block_records.hpp: the blocks as the host gathers them
+
 class GpuBlockBatch {
  public:
-  virtual ~GpuBlockBatch() = default;
+  GpuBlockBatch();
+  virtual ~GpuBlockBatch();
+  GpuBlockBatch(const GpuBlockBatch&) = delete;
+  GpuBlockBatch& operator=(const GpuBlockBatch&) = delete;
 
-  virtual void clear() = 0;
-  // How many planes a batch's blocks may go to (the kernels' block records hold 16 bits).
+  void clear();
+  // How many planes a batch's blocks may go to.
   static constexpr size_t kMaxPlanes = 65536;
   // A block (checked with check_block() by the caller) whose coefficients go to planes[plane]
   // at [at + y * stride + x] (in 4-byte values; plane below kMaxPlanes): int32 for the 5/3
   // (step 0), else float, dequantised with `step` (band_step()); `roi`: its component's
   // max-shift.
-  virtual void add(const BlockCode& code, int roi, size_t plane, int64_t at, int64_t stride, float step) = 0;
-  virtual size_t size() const = 0;
+  void add(const BlockCode& code, int roi, size_t plane, int64_t at, int64_t stride, float step);
+  size_t size() const;
 
   // Uploads the blocks and decodes them on `stream` into `planes`, of bytes[p] bytes each:
   // each block writes its rectangle, and a backend may write the rest of a plane too (the
@@ -61,6 +66,12 @@ class GpuBlockBatch {
   virtual std::vector<Plane> own_planes(const std::vector<size_t>& bytes, void* stream) = 0;
   // Enqueues a device-to-device copy of `bytes` on `stream`.
   virtual void copy(const Plane& from, const Plane& to, size_t bytes, void* stream) = 0;
+
+ protected:
+  GpuBlockRecords& records() { return *records_; }
+
+ private:
+  std::unique_ptr<GpuBlockRecords> records_;
 };
 
 // The batch of `backend` (Cuda or OpenCL, where built); throws Error(BackendUnavailable) for

@@ -88,7 +88,6 @@ size_t align16(size_t n) { return (n + 15) / 16 * 16; }
 }  // namespace
 
 struct BlockBatch::Impl {
-  GpuBlockRecords records;
   std::vector<uint8_t> upload;  // what goes up, laid out as Layout says
 
   DeviceBuffer upload_d, words_d, planes_d;
@@ -148,18 +147,10 @@ struct BlockBatch::Impl {
 BlockBatch::BlockBatch() : impl_(std::make_unique<Impl>()) {}
 BlockBatch::~BlockBatch() = default;
 
-void BlockBatch::clear() { impl_->records.clear(); }
-
-size_t BlockBatch::size() const { return impl_->records.blocks.size(); }
-
-void BlockBatch::add(const BlockCode& code, int roi, size_t plane, int64_t at, int64_t stride, float step) {
-  impl_->records.add(code, roi, plane, at, stride, step);
-}
-
 void BlockBatch::decode(const std::vector<Plane>& plane_list, const std::vector<size_t>& bytes, void* stream_handle,
                         const std::vector<int64_t>& tiles) {
   Impl& m = *impl_;
-  GpuBlockRecords& r = m.records;
+  GpuBlockRecords& r = records();
   if (r.blocks.empty()) return;
   if (tiles.size() != plane_list.size() || bytes.size() != plane_list.size() || plane_list.size() > kMaxPlanes)
     throw Error(ErrorCode::Internal, "BlockBatch::decode: bytes and a tile for each plane, at most kMaxPlanes");

@@ -14,12 +14,7 @@ class BlockBatch final : public GpuBlockBatch {
  public:
   BlockBatch();
   ~BlockBatch() override;
-  BlockBatch(const BlockBatch&) = delete;
-  BlockBatch& operator=(const BlockBatch&) = delete;
 
-  void clear() override;
-  void add(const BlockCode& code, int roi, size_t plane, int64_t at, int64_t stride, float step) override;
-  size_t size() const override;
   void decode(const std::vector<Plane>& planes, const std::vector<size_t>& bytes, void* stream,
               const std::vector<int64_t>& tiles) override;
   std::map<int64_t, int> segmark_errors() override;

@@ -93,7 +93,6 @@ cl_mem grown(ocl::Buffer& buffer, cl_context ctx, size_t bytes) {
 }  // namespace
 
 struct BlockBatch::Impl {
-  GpuBlockRecords records;
 
   ocl::Buffer blocks_d, plane_at_d, counts_d, segment_bytes_d, segment_passes_d, bytes_d, words_d, out_d, own_d;
   cl_kernel kernel = nullptr;
@@ -154,18 +153,10 @@ struct BlockBatch::Impl {
 BlockBatch::BlockBatch() : impl_(std::make_unique<Impl>()) {}
 BlockBatch::~BlockBatch() = default;
 
-void BlockBatch::clear() { impl_->records.clear(); }
-
-size_t BlockBatch::size() const { return impl_->records.blocks.size(); }
-
-void BlockBatch::add(const BlockCode& code, int roi, size_t plane, int64_t at, int64_t stride, float step) {
-  impl_->records.add(code, roi, plane, at, stride, step);
-}
-
 void BlockBatch::decode(const std::vector<Plane>& planes, const std::vector<size_t>& plane_bytes, void* queue_handle,
                         const std::vector<int64_t>& tiles) {
   Impl& m = *impl_;
-  GpuBlockRecords& r = m.records;
+  GpuBlockRecords& r = records();
   if (r.blocks.empty()) return;
   if (tiles.size() != planes.size() || plane_bytes.size() != planes.size() || planes.size() > kMaxPlanes)
     throw Error(ErrorCode::Internal, "BlockBatch::decode: bytes and a tile for each plane, at most kMaxPlanes");
