@@ -1,5 +1,6 @@
 #include "codec/tier1/gpu_block_batch.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "codec/tier1/gpu_block_records.hpp"
@@ -20,6 +21,19 @@ void GpuBlockBatch::clear() { records_->clear(); }
 size_t GpuBlockBatch::size() const { return records_->blocks.size(); }
 void GpuBlockBatch::add(const BlockCode& code, int roi, size_t plane, int64_t at, int64_t stride, float step) {
   records_->add(code, roi, plane, at, stride, step);
+}
+
+std::vector<Plane> GpuBlockBatch::own_planes(const std::vector<size_t>& bytes, void* stream) {
+  std::vector<Plane> planes(bytes.size());
+  size_t total = 0;
+  for (size_t p = 0; p < bytes.size(); ++p) {
+    planes[p].offset = total;
+    planes[p].memory = J2K_MEMORY_DEVICE;
+    total += (bytes[p] + 255) / 256 * 256;
+  }
+  void* base = own_buffer(std::max<size_t>(total, 4), stream);
+  for (Plane& p : planes) p.base = base;
+  return planes;
 }
 
 std::unique_ptr<GpuBlockBatch> make_gpu_block_batch(Backend backend) {

@@ -61,14 +61,17 @@ class GpuBlockBatch {
   // SEGMARK check, and how many in each; forgets them.
   virtual std::map<int64_t, int> segmark_errors() = 0;
 
-  // Device planes of the batch's own, bytes[p] each, for decode(); kept (and reused) until
-  // the next call, which must come after the work that reads them (the same stream).
-  virtual std::vector<Plane> own_planes(const std::vector<size_t>& bytes, void* stream) = 0;
+  // Device planes of the batch's own, bytes[p] each (each from a 256-byte boundary of one
+  // buffer), for decode(); kept (and reused) until the next call, which must come after the
+  // work that reads them (the same stream).
+  std::vector<Plane> own_planes(const std::vector<size_t>& bytes, void* stream);
   // Enqueues a device-to-device copy of `bytes` on `stream`.
   virtual void copy(const Plane& from, const Plane& to, size_t bytes, void* stream) = 0;
 
  protected:
   GpuBlockRecords& records() { return *records_; }
+  // own_planes()'s buffer of `bytes` on `stream`'s device (a CUDA pointer or a cl_mem).
+  virtual void* own_buffer(size_t bytes, void* stream) = 0;
 
  private:
   std::unique_ptr<GpuBlockRecords> records_;

@@ -201,22 +201,7 @@ void BlockBatch::decode(const std::vector<Plane>& plane_list, const std::vector<
   m.pending[slot] = true;
 }
 
-std::vector<Plane> BlockBatch::own_planes(const std::vector<size_t>& bytes, void*) {
-  std::vector<size_t> at(bytes.size());
-  size_t total = 0;
-  for (size_t p = 0; p < bytes.size(); ++p) {
-    at[p] = total;
-    total += (bytes[p] + 255) / 256 * 256;
-  }
-  void* base = impl_->planes_d.get(std::max<size_t>(total, 1));
-  std::vector<Plane> planes(bytes.size());
-  for (size_t p = 0; p < bytes.size(); ++p) {
-    planes[p].base = base;
-    planes[p].offset = at[p];
-    planes[p].memory = J2K_MEMORY_DEVICE;
-  }
-  return planes;
-}
+void* BlockBatch::own_buffer(size_t bytes, void*) { return impl_->planes_d.get(bytes); }
 
 void BlockBatch::copy(const Plane& from, const Plane& to, size_t bytes, void* stream) {
   cuda_check(cudaMemcpyAsync(static_cast<char*>(to.base) + to.offset, static_cast<const char*>(from.base) + from.offset, bytes,

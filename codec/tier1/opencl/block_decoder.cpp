@@ -260,22 +260,8 @@ void BlockBatch::decode(const std::vector<Plane>& planes, const std::vector<size
               "clEnqueueCopyBuffer");
 }
 
-std::vector<Plane> BlockBatch::own_planes(const std::vector<size_t>& bytes, void* queue_handle) {
-  auto queue = static_cast<cl_command_queue>(queue_handle);
-  std::vector<size_t> at(bytes.size());
-  size_t total = 0;
-  for (size_t p = 0; p < bytes.size(); ++p) {
-    at[p] = total;
-    total += align256(bytes[p]);
-  }
-  cl_mem base = grown(impl_->own_d, queue_info<cl_context>(queue, CL_QUEUE_CONTEXT), std::max<size_t>(total, 4));
-  std::vector<Plane> planes(bytes.size());
-  for (size_t p = 0; p < bytes.size(); ++p) {
-    planes[p].base = base;
-    planes[p].offset = at[p];
-    planes[p].memory = J2K_MEMORY_DEVICE;
-  }
-  return planes;
+void* BlockBatch::own_buffer(size_t bytes, void* queue) {
+  return grown(impl_->own_d, queue_info<cl_context>(static_cast<cl_command_queue>(queue), CL_QUEUE_CONTEXT), bytes);
 }
 
 void BlockBatch::copy(const Plane& from, const Plane& to, size_t bytes, void* queue) {

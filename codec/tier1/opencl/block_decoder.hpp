@@ -24,10 +24,10 @@ class BlockBatch final : public GpuBlockBatch {
   void decode(const std::vector<Plane>& planes, const std::vector<size_t>& bytes, void* stream,
               const std::vector<int64_t>& tiles) override;
   std::map<int64_t, int> segmark_errors() override;
-  std::vector<Plane> own_planes(const std::vector<size_t>& bytes, void* stream) override;
   void copy(const Plane& from, const Plane& to, size_t bytes, void* stream) override;
 
  private:
+  void* own_buffer(size_t bytes, void* stream) override;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
