@@ -83,10 +83,20 @@ struct Layout {
   size_t blocks, plane_at, counts, segment_bytes, segment_passes, bytes, total;
 };
 
-// Grows `buffer` to `bytes` in `ctx` (a new buffer: the old one is released once the work
-// queued on it is done, as OpenCL defers it).
-cl_mem grown(ocl::Buffer& buffer, cl_context ctx, size_t bytes) {
-  if (buffer.bytes() < bytes) buffer = ocl::Buffer(ctx, bytes);
+// Grows `buffer` to `bytes` on `queue`'s device (a new buffer: the old one is released once
+// the work queued on it is done, as OpenCL defers it). A device allocates at most
+// CL_DEVICE_MAX_MEM_ALLOC_SIZE in one buffer: asked for more, this says so (the kernel writes
+// a batch's coefficients, all of a tile's components, into one).
+cl_mem grown(ocl::Buffer& buffer, cl_command_queue queue, size_t bytes, const char* what) {
+  if (buffer.bytes() >= bytes) return buffer.get();
+  const auto device = queue_info<cl_device_id>(queue, CL_QUEUE_DEVICE);
+  cl_ulong max_alloc = 0;
+  check(cl().clGetDeviceInfo(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, nullptr), "clGetDeviceInfo");
+  if (max_alloc > 0 && bytes > max_alloc)
+    throw Error(ErrorCode::OutOfMemory, std::string("OpenCL: Tier-1 needs a buffer of ") + std::to_string(bytes) + " bytes for " +
+                                            what + "; the device allows at most " + std::to_string(max_alloc) +
+                                            " (choose smaller tiles, or the cuda or cpu backend)");
+  buffer = ocl::Buffer(queue_info<cl_context>(queue, CL_QUEUE_CONTEXT), bytes);
   return buffer.get();
 }
 
@@ -176,7 +186,7 @@ void BlockBatch::decode(const std::vector<Plane>& planes, const std::vector<size
     plane_at[p] = static_cast<int64_t>(direct ? planes[p].offset / 4 : out_bytes / 4);
     out_bytes += align256(plane_bytes[p]);
   }
-  cl_mem out = direct ? static_cast<cl_mem>(planes[0].base) : grown(m.out_d, ctx, std::max<size_t>(out_bytes, 4));
+  cl_mem out = direct ? static_cast<cl_mem>(planes[0].base) : grown(m.out_d, queue, std::max<size_t>(out_bytes, 4), "a tile's coefficients");
 
   r.sort_by_bytes();
   Layout l{};
@@ -218,12 +228,12 @@ void BlockBatch::decode(const std::vector<Plane>& planes, const std::vector<size
     cl_mem mems[6];
     for (size_t i = 0; i < 6; ++i) {
       const Part& part = parts[i];
-      mems[i] = grown(part.buffer, ctx, std::max<size_t>(part.bytes, 16));
+      mems[i] = grown(part.buffer, queue, std::max<size_t>(part.bytes, 16), "the code-blocks' bytes");
       if (part.bytes > 0)
         check(cl().clEnqueueWriteBuffer(queue, mems[i], CL_FALSE, 0, part.bytes, u + part.at, 0, nullptr, nullptr),
               "clEnqueueWriteBuffer");
     }
-    cl_mem words = grown(m.words_d, ctx, std::max<uint64_t>(r.words, 1) * sizeof(uint32_t));
+    cl_mem words = grown(m.words_d, queue, std::max<uint64_t>(r.words, 1) * sizeof(uint32_t), "the code-blocks' flags");
 
     const cl_int count = static_cast<cl_int>(r.blocks.size());
     cl_uint a = 0;
@@ -261,7 +271,7 @@ void BlockBatch::decode(const std::vector<Plane>& planes, const std::vector<size
 }
 
 void* BlockBatch::own_buffer(size_t bytes, void* queue) {
-  return grown(impl_->own_d, queue_info<cl_context>(static_cast<cl_command_queue>(queue), CL_QUEUE_CONTEXT), bytes);
+  return grown(impl_->own_d, static_cast<cl_command_queue>(queue), bytes, "the coefficients of the tiles gathered");
 }
 
 void BlockBatch::copy(const Plane& from, const Plane& to, size_t bytes, void* queue) {
