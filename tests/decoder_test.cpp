@@ -365,26 +365,27 @@ TEST(DecoderRobustness, MemoryLimitRefusesBeforeAllocating) {
   EXPECT_NO_THROW(decode(bytes.data(), bytes.size(), s));
 }
 
-// With Tier-1 on CUDA the code-blocks of consecutive tiles are decoded in one launch, until
-// they hold kGpuGroupBytes of coefficients. A row of 2048^2 RGB tiles (48 MiB each) one more
-// than a launch takes, the last one narrower: a launch of several tiles (planes of the
-// decoder's own, copied into the back stage's), then the last tile alone (into the back
-// stage's planes). Both wavelets, SEGMARK on (its counters per tile), every sample the CPU's.
-// The GPU backends that run this test: CUDA, and OpenCL on a GPU (on PoCL, the CPU, it
-// would take minutes; the conformance streams cover its gathered launches there).
+// The GPU backends that run DecoderGpu's test: CUDA, and OpenCL on a GPU (on PoCL, the CPU,
+// it would take minutes; the conformance streams cover its gathered launches there).
 std::vector<j2k::Backend> gathering_gpus(std::string& why) {
   std::vector<j2k::Backend> gpus;
   if (j2k::backend_available(j2k::Backend::Cuda, &why)) gpus.push_back(j2k::Backend::Cuda);
 #if J2KFRONT_HAVE_OPENCL
   std::string ocl_why;
-  if (j2k::backend_available(j2k::Backend::OpenCL, &ocl_why) && j2k::ocl::list_devices()[static_cast<size_t>(j2k::ocl::select_device(-1))].gpu)
+  const bool opencl = j2k::backend_available(j2k::Backend::OpenCL, &ocl_why);
+  if (opencl && j2k::ocl::list_devices()[static_cast<size_t>(j2k::ocl::select_device(-1))].gpu)
     gpus.push_back(j2k::Backend::OpenCL);
   else
-    why += "; OpenCL: " + (ocl_why.empty() ? std::string("its device is not a GPU") : ocl_why);
+    why += "; OpenCL: " + (opencl ? std::string("its device is not a GPU") : ocl_why);
 #endif
   return gpus;
 }
 
+// With Tier-1 on a GPU the code-blocks of consecutive tiles are decoded in one launch, until
+// they hold kGpuGroupBytes of coefficients. A row of 2048^2 RGB tiles (48 MiB each) one more
+// than a launch takes, the last one narrower: a launch of several tiles (planes of the
+// decoder's own, copied into the back stage's), then the last tile alone (into the back
+// stage's planes). Both wavelets, SEGMARK on (its counters per tile), every sample the CPU's.
 TEST(DecoderGpu, TilesGatheredIntoLaunchesDecodeAsTheCpu) {
   std::string why;
   const std::vector<j2k::Backend> gpus = gathering_gpus(why);
