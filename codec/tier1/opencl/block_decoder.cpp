@@ -138,12 +138,20 @@ struct BlockBatch::Impl {
     }
   }
 
+  static constexpr cl_uint kTableArgs = 9;  // next_words, zero_contexts, sign_table (block_decoder.cl)
   cl_kernel kernel_for(cl_context ctx, cl_device_id device) {
     if (kernel && kernel_context == ctx) return kernel;
     const Program& p = program_for(ctx, device);
     cl_int err = CL_SUCCESS;
     cl_kernel k = cl().clCreateKernel(p.program, "decode_blocks", &err);
     check(err, "clCreateKernel");
+    // The constant tables, the kernel's last three arguments, once for the kernel's life.
+    const cl_mem tables[3] = {p.next_words, p.zero_contexts, p.sign_table};
+    for (cl_uint i = 0; i < 3; ++i)
+      if ((err = cl().clSetKernelArg(k, kTableArgs + i, sizeof(cl_mem), &tables[i])) != CL_SUCCESS) {
+        cl().clReleaseKernel(k);
+        check(err, "clSetKernelArg");
+      }
     if (kernel) cl().clReleaseKernel(kernel);
     kernel = k;
     kernel_context = ctx;
@@ -174,7 +182,6 @@ void BlockBatch::decode(const std::vector<Plane>& planes, const std::vector<size
   const auto ctx = queue_info<cl_context>(queue, CL_QUEUE_CONTEXT);
   const auto device = queue_info<cl_device_id>(queue, CL_QUEUE_DEVICE);
   cl_kernel kernel = m.kernel_for(ctx, device);
-  const Program& prog = program_for(ctx, device);
 
   // The kernel writes one buffer: the planes' own when they all share one (own_planes()),
   // else the batch's, copied out plane by plane after.
@@ -247,9 +254,6 @@ void BlockBatch::decode(const std::vector<Plane>& planes, const std::vector<size
     arg(sizeof(cl_mem), &out);
     arg(sizeof(cl_mem), &mems[1]);  // plane_at
     arg(sizeof(cl_mem), &mems[2]);  // segmark_errors
-    arg(sizeof(cl_mem), &prog.next_words);
-    arg(sizeof(cl_mem), &prog.zero_contexts);
-    arg(sizeof(cl_mem), &prog.sign_table);
     const size_t local = Impl::group_size(r.blocks.size(), r.bytes.size());
     const size_t global = (r.blocks.size() + local - 1) / local * local;
     check(cl().clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr), "clEnqueueNDRangeKernel");
