@@ -76,6 +76,116 @@ TEST(MqDecoder, EvenDecodeReadsWhatDecodeReads) {
   }
 }
 
+// Annex C's decoder as the standard draws it (Figures C.15 to C.20): a 32-bit C, one byte in
+// each time CT runs out, one shift at a time. The oracle for the decoder's 64-bit register and
+// its reading ahead.
+class AnnexCDecoder {
+ public:
+  AnnexCDecoder(const uint8_t* data, size_t size) : data_(data), size_(size) {
+    c_ = static_cast<uint32_t>(byte(0)) << 16;
+    byte_in();
+    c_ <<= 7;
+    ct_ -= 7;
+    a_ = 0x8000;
+  }
+  // DECODE with Table C.2's states: `state` and `mps` are the context's.
+  int decode(int& state, int& mps) {
+    const uint32_t qe = j2k::codec::mq_detail::kStates[state].qe;
+    int d;
+    a_ -= qe;
+    if ((c_ >> 16) < qe) {  // LPS_EXCHANGE
+      if (a_ < qe) {
+        d = mps;
+        state = j2k::codec::mq_detail::kStates[state].nmps;
+      } else {
+        d = 1 - mps;
+        if (j2k::codec::mq_detail::kStates[state].swap) mps = 1 - mps;
+        state = j2k::codec::mq_detail::kStates[state].nlps;
+      }
+      a_ = qe;
+      renormalise();
+    } else {
+      c_ -= qe << 16;
+      if (a_ & 0x8000) return mps;
+      if (a_ < qe) {  // MPS_EXCHANGE
+        d = 1 - mps;
+        if (j2k::codec::mq_detail::kStates[state].swap) mps = 1 - mps;
+        state = j2k::codec::mq_detail::kStates[state].nlps;
+      } else {
+        d = mps;
+        state = j2k::codec::mq_detail::kStates[state].nmps;
+      }
+      renormalise();
+    }
+    return d;
+  }
+
+ private:
+  uint8_t byte(size_t k) const { return pos_ + k < size_ ? data_[pos_ + k] : 0xFF; }
+  void byte_in() {
+    if (byte(0) == 0xFF) {
+      if (byte(1) > 0x8F) {
+        c_ += 0xFF00;
+        ct_ = 8;
+      } else {
+        ++pos_;
+        c_ += static_cast<uint32_t>(byte(0)) << 9;
+        ct_ = 7;
+      }
+    } else {
+      ++pos_;
+      c_ += static_cast<uint32_t>(byte(0)) << 8;
+      ct_ = 8;
+    }
+  }
+  void renormalise() {
+    do {
+      if (ct_ == 0) byte_in();
+      a_ <<= 1;
+      c_ <<= 1;
+      --ct_;
+    } while ((a_ & 0x8000) == 0);
+  }
+  const uint8_t* data_;
+  size_t size_, pos_ = 0;
+  uint32_t a_ = 0, c_ = 0;
+  int ct_ = 0;
+};
+
+// Any bytes, not only an encoder's: runs of 0xFF, 0xFF before a carry (0x80 to 0x8F), before
+// a marker (0x90 and above) and before an ordinary byte, codewords of 0 to 60 bytes read far
+// past their end, every context state and MPS at the start; decode() and decode_even() mixed.
+// Each decision must be Annex C's.
+TEST(MqDecoder, EveryDecisionAsAnnexCWhateverTheBytes) {
+  uint32_t seed = 2026;
+  auto next = [&seed] {
+    seed = seed * 1103515245u + 12345u;
+    return seed >> 8;
+  };
+  for (int run = 0; run < 4000; ++run) {
+    std::vector<uint8_t> bytes(next() % 61);
+    for (uint8_t& b : bytes) {
+      const uint32_t kind = next() % 8;
+      b = kind < 2 ? 0xFF : kind == 2 ? static_cast<uint8_t>(0x80 + next() % 16) : kind == 3 ? static_cast<uint8_t>(0x90 + next() % 0x6F) : static_cast<uint8_t>(next());
+    }
+    AnnexCDecoder reference(bytes.data(), bytes.size());
+    MqDecoder mq(bytes.data(), bytes.size());
+    int state[19], mps[19];
+    MqDecoderContext cx[19];
+    for (int k = 0; k < 19; ++k) {
+      state[k] = static_cast<int>(next() % 47);
+      mps[k] = static_cast<int>(next() & 1);
+      cx[k] = MqDecoderContext(state[k], mps[k]);
+    }
+    for (int k = 0; k < 800; ++k) {
+      const auto context = static_cast<size_t>(next() % 19);
+      const int expected = reference.decode(state[context], mps[context]);
+      const int got = next() & 1 ? mq.decode_even(cx[context]) : mq.decode(cx[context]);
+      ASSERT_EQ(got, expected) << "run " << run << ", " << bytes.size() << " bytes, decision " << k;
+    }
+  }
+}
+
 // Bit stuffing: whatever the decisions, a byte after 0xFF is below 0x90 (no marker), and the
 // codeword does not end in 0xFF; the decoder reads every decision back.
 TEST(MqCoder, NoMarkersInsideTheCodewordAndRoundTrip) {

@@ -60,8 +60,8 @@ class MqDecoderOf {
  public:
   // INITDEC (C.3.5) over the codeword data[0..size).
   J2K_T1_HD MqDecoderOf(const uint8_t* data, size_t size) : data_(data), size_(data ? size : 0) {
-    c_ = static_cast<uint32_t>(byte(0)) << 16;
-    byte_in();
+    c_ = static_cast<Code>(byte(0)) << kLow;
+    fill();
     c_ <<= 7;
     ct_ -= 7;
     a_ = 0x8000;
@@ -72,11 +72,11 @@ class MqDecoderOf {
     const uint32_t word = cx.word, qe = word & 0xFFFF;
     a_ -= qe;
     uint32_t lps;
-    if ((c_ >> 16) < qe) {  // the lower sub-interval: LPS_EXCHANGE (C.3.2, Figure C.17)
+    if ((c_ >> kLow) < qe) {  // the lower sub-interval: LPS_EXCHANGE (C.3.2, Figure C.17)
       lps = a_ >= qe;
       a_ = qe;
     } else {
-      c_ -= qe << 16;
+      c_ -= static_cast<Code>(qe) << kLow;
       if (a_ & 0x8000) return cx.mps();  // no renormalisation
       lps = a_ < qe;                     // MPS_EXCHANGE (Figure C.16)
     }
@@ -95,12 +95,12 @@ class MqDecoderOf {
     const uint32_t word = cx.word, qe = word & 0xFFFF;
     const uint64_t next = Tables::next_words(word >> 16);
     const uint32_t a = a_ - qe;
-    const uint32_t lower = (c_ >> 16) < qe;   // LPS_EXCHANGE's sub-interval (Figure C.17)
+    const uint32_t lower = (c_ >> kLow) < qe;  // LPS_EXCHANGE's sub-interval (Figure C.17)
     const uint32_t exchange = a < qe;         // the sub-intervals exchange
     const uint32_t lps = lower ^ exchange;    // the decision is the LPS
     const uint32_t keep = lower - 1;          // all ones in the upper sub-interval
     const uint32_t a2 = (qe & ~keep) | (a & keep);
-    c_ -= (qe << 16) & keep;
+    c_ -= static_cast<Code>(qe & keep) << kLow;
     const int shift = t1::clz32(a2) - 16;  // 0: no renormalisation, the state stays
     // The context's next word where A renormalises (an LPS always does), else the word it had,
     // through a mask: GCC made a branch of `shift == 0 ? word : next` (no store where the word
@@ -120,8 +120,22 @@ class MqDecoderOf {
   }
 
  private:
-  // RENORMD (C.3.3): A and C shift left until A is 0x8000 or more, a byte in whenever CT runs
-  // out; the shifts counted at once rather than one at a time (A is above 0). A byte comes in
+  // C (Figure C.15's register) on the CPU in 64 bits: Chigh, the 16 bits compared with Qe, at
+  // the top (kLow up), and below it up to 48 bits of the codeword read ahead, of which CT counts
+  // those left. Annex C's 32-bit C holds at most 8 bits ahead and takes a byte in every 8
+  // shifts; with 48, RENORMD leaves its straight line (shift > CT) once in about 40 shifts
+  // rather than 8, and reads up to six bytes at once. The decisions are Annex C's bit for bit
+  // whatever the bytes (fill() says why). The GPU keeps Annex C's 32 bits and byte at a time
+  // (its 64-bit shifts take two instructions).
+#if defined(__CUDA_ARCH__)
+  using Code = uint32_t;
+#else
+  using Code = uint64_t;
+#endif
+  static constexpr int kLow = 8 * static_cast<int>(sizeof(Code)) - 16;  // Chigh's lowest bit
+
+  // RENORMD (C.3.3): A and C shift left until A is 0x8000 or more, bytes in whenever CT runs
+  // out; the shifts counted at once rather than one at a time (A is above 0). Bytes come in
   // once in several decisions, and 0xFF is rare: the compiler is told so (__builtin_expect),
   // which keeps those paths out of the decisions' straight line (bench/tier1_ab.sh: 1% to 3%).
   J2K_T1_HD J2K_T1_INLINE void renormalise() {
@@ -130,7 +144,7 @@ class MqDecoderOf {
       a_ <<= ct_;
       c_ <<= ct_;
       shift -= ct_;
-      byte_in();
+      fill();
     }
     a_ <<= shift;
     c_ <<= shift;
@@ -141,29 +155,69 @@ class MqDecoderOf {
   // codeword with no buffer) forms no pointer outside the data.
   J2K_T1_HD uint8_t byte(size_t k) const { return pos_ + k < size_ ? data_[pos_ + k] : 0xFF; }
 
-  // BYTEIN (C.3.4): after 0xFF a byte carries 7 bits; 0xFF followed by more than 0x8F is a
-  // marker (or the end), where the decoder feeds itself 1 bits and stays.
-  J2K_T1_HD J2K_T1_INLINE void byte_in() {
+  // BYTEIN (C.3.4) where CT is 0: after 0xFF a byte carries 7 bits; 0xFF followed by more
+  // than 0x8F is a marker (or the end), where the decoder feeds itself 1 bits and stays. On the
+  // CPU, bytes come in again while C has room for one below the bits it holds. Such a byte goes
+  // in below the bits already there, which are 0, so reading it early changes no decision; but
+  // the first bit of a byte after 0xFF is a carry into the 0xFF's last bit, and that byte comes
+  // in only where CT is 0, as in Annex C, so that the carry reaches Chigh when Annex C's does.
+  J2K_T1_HD J2K_T1_INLINE void fill() {
+#if defined(__CUDA_ARCH__)
     if (__builtin_expect(byte(0) == 0xFF, 0)) {
       if (byte(1) > 0x8F) {
         c_ += 0xFF00;
         ct_ = 8;
       } else {
         ++pos_;
-        c_ += static_cast<uint32_t>(byte(0)) << 9;
+        c_ += static_cast<Code>(byte(0)) << 9;
         ct_ = 7;
       }
     } else {
       ++pos_;
-      c_ += static_cast<uint32_t>(byte(0)) << 8;
+      c_ += static_cast<Code>(byte(0)) << 8;
       ct_ = 8;
     }
+#else
+    ct_ = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    // Six bytes from one load, where neither B nor one of the five after it is 0xFF.
+    if (__builtin_expect(pos_ + 8 <= size_, 1)) {
+      uint64_t x;
+      __builtin_memcpy(&x, data_ + pos_, 8);  // B and the seven bytes after it
+      const uint64_t ones = ~x;               // 0xFF bytes are 0 bytes here
+      if (((ones - 0x0101010101010101u) & ~ones & 0x0000808080808080u) == 0) {
+        c_ += (__builtin_bswap64(x) << 8) >> 16;
+        pos_ += 6;
+        ct_ = 48;
+        return;
+      }
+    }
+#endif
+    do {
+      if (__builtin_expect(byte(0) == 0xFF, 0)) {
+        if (byte(1) > 0x8F) {
+          c_ += static_cast<Code>(0xFF) << (kLow - 8 - ct_);
+          ct_ += 8;
+          continue;
+        }
+        if (ct_ > 0) return;  // the byte after 0xFF waits for CT 0
+        ++pos_;
+        c_ += static_cast<Code>(byte(0)) << (kLow - 7);
+        ct_ = 7;
+      } else {
+        ++pos_;
+        c_ += static_cast<Code>(byte(0)) << (kLow - 8 - ct_);
+        ct_ += 8;
+      }
+    } while (ct_ <= kLow - 8);
+#endif
   }
 
   const uint8_t* data_;
   size_t size_;
   size_t pos_ = 0;  // B: the byte last read in
-  uint32_t a_ = 0, c_ = 0;
+  uint32_t a_ = 0;
+  Code c_ = 0;
   int ct_ = 0;
 };
 
