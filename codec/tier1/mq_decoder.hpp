@@ -48,10 +48,24 @@ struct NextWords {
 };
 inline constexpr NextWords kNextWords;
 
-// Where the decoder finds kNextWords: on the CPU the constant itself; the CUDA kernel passes
-// a copy in device memory (cuda/block_decoder.cu).
+// The same words one by one, word[2 * key + lps], for the CPU: one load indexed by the
+// decision, where the pair's 64-bit load is shifted by it (x86 shifts by CL only, so that
+// took three moves more).
+struct NextWordPairs {
+  uint32_t word[2 * 2 * 47] = {};
+  constexpr NextWordPairs() {
+    for (int key = 0; key < 2 * 47; ++key) {
+      word[2 * key] = static_cast<uint32_t>(kNextWords.after[key]);
+      word[2 * key + 1] = static_cast<uint32_t>(kNextWords.after[key] >> 32);
+    }
+  }
+};
+inline constexpr NextWordPairs kNextWordPairs;
+
+// Where the decoder finds the next words: on the CPU the constant itself; the CUDA kernel
+// passes a copy of kNextWords in device memory (cuda/block_decoder.cu).
 struct HostNextWords {
-  static uint64_t next_words(unsigned key) { return kNextWords.after[key]; }
+  static uint32_t next_word(unsigned key, uint32_t lps) { return kNextWordPairs.word[2 * key + lps]; }
 };
 }  // namespace mq_detail
 
@@ -82,7 +96,7 @@ class MqDecoderOf {
     }
     // Whether the decision is the LPS (the sub-intervals exchanged or not) and the next state
     // by selects, not branches: where Qe is near half, the exchange is a coin toss.
-    cx.word = static_cast<uint32_t>(Tables::next_words(word >> 16) >> (32 * lps));
+    cx.word = Tables::next_word(word >> 16, lps);
     renormalise();
     return static_cast<int>((word >> 16 & 1) ^ lps);
   }
@@ -93,7 +107,6 @@ class MqDecoderOf {
   // lower planes, whose branches mispredict half the time), slower where it is predictable.
   J2K_T1_HD J2K_T1_INLINE int decode_even(MqDecoderContext& cx) {
     const uint32_t word = cx.word, qe = word & 0xFFFF;
-    const uint64_t next = Tables::next_words(word >> 16);
     const uint32_t a = a_ - qe;
     const uint32_t lower = (c_ >> kLow) < qe;  // LPS_EXCHANGE's sub-interval (Figure C.17)
     const uint32_t exchange = a < qe;         // the sub-intervals exchange
@@ -101,13 +114,13 @@ class MqDecoderOf {
     const uint32_t keep = lower - 1;          // all ones in the upper sub-interval
     const uint32_t a2 = (qe & ~keep) | (a & keep);
     c_ -= static_cast<Code>(qe & keep) << kLow;
-    const int shift = t1::clz32(a2) - 16;  // 0: no renormalisation, the state stays
+    const int shift = t1::clz16(a2);  // 0: no renormalisation, the state stays
     // The context's next word where A renormalises (an LPS always does), else the word it had,
     // through a mask: GCC made a branch of `shift == 0 ? word : next` (no store where the word
     // stays), a coin toss here too; the mask took 7% off 8-bit blocks' decoding, with the
     // significance decisions through here (bench/tier1_ab.sh).
     const uint32_t renormalised = static_cast<uint32_t>(shift == 0) - 1u;  // all ones where it did
-    cx.word = word ^ ((word ^ static_cast<uint32_t>(next >> (32 * lps))) & renormalised);
+    cx.word = word ^ ((word ^ Tables::next_word(word >> 16, lps)) & renormalised);
     a_ = a2;
     if (__builtin_expect(shift > ct_, 0)) {
       renormalise();
@@ -139,7 +152,7 @@ class MqDecoderOf {
   // once in several decisions, and 0xFF is rare: the compiler is told so (__builtin_expect),
   // which keeps those paths out of the decisions' straight line (bench/tier1_ab.sh: 1% to 3%).
   J2K_T1_HD J2K_T1_INLINE void renormalise() {
-    int shift = t1::clz32(a_) - 16;
+    int shift = t1::clz16(a_);
     while (__builtin_expect(shift > ct_, 0)) {
       a_ <<= ct_;
       c_ <<= ct_;

@@ -25,7 +25,9 @@ __device__ const t1::WindowZeroContexts kDeviceZeroContexts = t1::WindowZeroCont
 __device__ const t1::SignTable kDeviceSignTable = t1::SignTable();
 
 struct DeviceTables {
-  __device__ static uint64_t next_words(unsigned key) { return kDeviceNextWords.after[key]; }
+  __device__ static uint32_t next_word(unsigned key, uint32_t lps) {
+    return static_cast<uint32_t>(kDeviceNextWords.after[key] >> (32 * lps));
+  }
   __device__ static const uint8_t* zero_contexts(j2k_band_type band) {
     return band == J2K_BAND_HH ? kDeviceZeroContexts.hh : band == J2K_BAND_HL ? kDeviceZeroContexts.hl : kDeviceZeroContexts.ll_lh;
   }
