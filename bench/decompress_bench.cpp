@@ -2,8 +2,9 @@
 // grk_decompress on the same streams, same threads, in one run. The streams are
 // opj_compress's (6 resolutions, 64x64 blocks), lossless and -I -r 20, of images made from the
 // samples as the compress benchmark makes them. Each tool runs as a process of its own, timed
-// from start to exit (median of the repeats, after one untimed run that warms the page
-// cache), writing PPM/PGM; our output is compared with opj_decompress's, sample for sample.
+// from start to exit, writing PPM/PGM, in rounds (time_tools): one untimed round that warms the
+// page cache, then --repeats rounds of every tool once in turn; our output is compared with
+// opj_decompress's, sample for sample.
 // Where a GPU back stage can run here (CUDA; OpenCL on a GPU), `j2kfront decompress --backend`
 // with it is one more row, Tier-1 on the GPU too.
 // --tile-size N: the streams in N x N tiles (opj_compress -t N,N).
@@ -45,17 +46,32 @@ struct Tool {
   std::vector<std::string> args;
 };
 
-// Median of the timed runs of `t` (after one untimed), `clear` run before each.
+// The tools timed in rounds: one untimed round, then `repeats` rounds, each running every tool
+// once in turn (`clear(tool)` before each run), so that a slow spell of a shared machine falls
+// on every tool alike rather than on the one timed then. ms: each tool's median time; speed:
+// the median over the rounds of tool `reference`'s time / this tool's time in the same round.
+struct Timings {
+  std::vector<double> ms, speed;
+};
 template <class Clear>
-double time_tool(const Tool& t, int repeats, const std::string& log, Clear&& clear) {
-  std::vector<double> times;
-  for (int r = 0; r <= repeats; ++r) {
-    clear();
-    const Timed tm = run_process(t.args, log);
-    if (tm.status != 0) throw Error(ErrorCode::Internal, t.name + " failed (exit " + std::to_string(tm.status) + "):\n" + slurp(log));
-    if (r > 0) times.push_back(tm.ms);
+Timings time_tools(const std::vector<Tool>& tools, size_t reference, int repeats, const std::string& log, Clear&& clear) {
+  std::vector<std::vector<double>> times(tools.size());
+  for (int r = 0; r <= repeats; ++r)
+    for (size_t k = 0; k < tools.size(); ++k) {
+      clear(tools[k]);
+      const Timed tm = run_process(tools[k].args, log);
+      if (tm.status != 0)
+        throw Error(ErrorCode::Internal, tools[k].name + " failed (exit " + std::to_string(tm.status) + "):\n" + slurp(log));
+      if (r > 0) times[k].push_back(tm.ms);
+    }
+  Timings t;
+  for (size_t k = 0; k < tools.size(); ++k) {
+    std::vector<double> ratios;
+    for (size_t r = 0; r < times[k].size(); ++r) ratios.push_back(times[reference][r] / times[k][r]);
+    t.ms.push_back(median(times[k]));
+    t.speed.push_back(median(ratios));
   }
-  return median(times);
+  return t;
 }
 
 // Whether two PNM files hold the same pixels (the headers differ: opj writes a comment).
@@ -86,14 +102,13 @@ void run_folder(const CompressOptions& o, const std::string& dir, const std::str
   std::string upper = format;
   for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   tools.push_back({"opj_decompress", opj_folder, {"opj_decompress", "-ImgDir", opj_folder, "-OutFor", upper, "-threads", threads}});
-  std::vector<double> ms;
-  for (const Tool& t : tools)
-    ms.push_back(time_tool(t, o.repeats, log, [&] {
-      std::error_code ec;
-      if (t.out != opj_folder) fs::remove_all(t.out, ec);
-      for (const auto& e : fs::directory_iterator(opj_folder))
-        if (e.path().extension() != ".j2k") fs::remove(e.path(), ec);
-    }));
+  const Timings tm = time_tools(tools, at_opj, o.repeats, log, [&](const Tool& t) {
+    std::error_code ec;
+    if (t.out != opj_folder) fs::remove_all(t.out, ec);
+    for (const auto& e : fs::directory_iterator(opj_folder))
+      if (e.path().extension() != ".j2k") fs::remove(e.path(), ec);
+  });
+  const std::vector<double>& ms = tm.ms;
   // Each of our outputs against opj_decompress's of the same copy (it names them .ppm for a
   // grey image too; its last run's are there).
   auto opj_output = [&](int k) {
@@ -106,7 +121,7 @@ void run_folder(const CompressOptions& o, const std::string& dir, const std::str
   for (size_t t = 0; t < at_opj; ++t) {
     bool same = true;
     for (int k = 0; k < o.directory; ++k) same = same && same_pixels(tools[t].out + "/" + std::to_string(k) + ext, opj_output(k));
-    const double speed = ms[at_opj] / ms[t];
+    const double speed = tm.speed[t];
     std::printf("%-22s %-9s %-16s %10.1f %7.2fx %10.1f %s\n", label.c_str(), lossy ? "-I -r 20" : "lossless", tools[t].name.c_str(),
                 ms[t], speed, ms[t] / o.directory, same ? "= opj_decompress's" : "DIFFERS from opj_decompress's");
     csv.row({label, lossy ? "r20" : "lossless", tools[t].name, o.threads, ms[t], speed, NAN, same ? 1 : 0});
@@ -170,17 +185,16 @@ int run_decompress(const CompressOptions& o) {
       const size_t ours_count = tools.size(), at_opj = tools.size();
       tools.push_back({"opj_decompress", opj, {"opj_decompress", "-i", stream, "-o", opj, "-threads", threads}});
       if (have_grk) tools.push_back({"grk_decompress", grk, {"grk_decompress", "-i", stream, "-o", grk, "-H", threads}});
-      std::vector<double> ms;
-      for (const Tool& t : tools)
-        ms.push_back(time_tool(t, o.repeats, log, [&] {
-          std::error_code ec;
-          fs::remove(t.out, ec);
-        }));
+      const Timings tm = time_tools(tools, at_opj, o.repeats, log, [](const Tool& t) {
+        std::error_code ec;
+        fs::remove(t.out, ec);
+      });
+      const std::vector<double>& ms = tm.ms;
       // Our pixels against opj_decompress's.
       std::vector<int> same(tools.size(), -1);
       for (size_t k = 0; k < ours_count; ++k) same[k] = same_pixels(tools[k].out, opj) ? 1 : 0;
       for (size_t k = 0; k < tools.size(); ++k) {
-        const double speed = ms[at_opj] / ms[k];
+        const double speed = tm.speed[k];
         std::printf("%-22s %-9s %-16s %10.1f %7.2fx %12.0f %s\n", name.c_str(), lossy ? "-I -r 20" : "lossless", tools[k].name.c_str(),
                     ms[k], speed, bytes, same[k] < 0 ? "" : same[k] ? "= opj_decompress's" : "DIFFERS from opj_decompress's");
         csv.row({name, lossy ? "r20" : "lossless", tools[k].name, o.threads, ms[k], speed, bytes, same[k]});
@@ -191,8 +205,9 @@ int run_decompress(const CompressOptions& o) {
     }
   }
   csv.commit();
-  std::printf("\nms: wall time of the process from start to exit, file to file (PPM/PGM out)%s, median of %d runs after one "
-              "warm-up; vs opj: opj_decompress's time / this time (above 1: faster).\n",
+  std::printf("\nms: wall time of the process from start to exit, file to file (PPM/PGM out)%s, median of %d rounds after one "
+              "warm-up, each round every tool once in turn; vs opj: the median over the rounds of opj_decompress's time / "
+              "this time (above 1: faster).\n",
               o.directory > 0 ? ", a folder of streams in one process" : "", o.repeats);
   return 0;
 }
