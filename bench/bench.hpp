@@ -3,6 +3,7 @@
 // memory), because absolute times drift between machines.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <type_traits>
@@ -62,6 +63,17 @@ struct Timed {
 // Runs args[0] (looked up on PATH) with its output into `log`, in the environment the
 // benchmark started with (start_environment()); the exit status and wall time.
 Timed run_process(const std::vector<std::string>& args, const std::string& log);
+
+// Commands timed in rounds: one untimed round that warms the page cache, then `repeats`
+// rounds, each running every command once in turn, so that a slow spell of a shared machine
+// falls on all of them alike rather than on the one being timed then (on the GPU machine the
+// one-CPU decompress rows of one build had read 1.48x to 2.07x opj_decompress with each tool's
+// runs back to back). run(k) runs command k once and returns its time in ms (it throws on a
+// failure). Returns times[k][r], command k's time in timed round r.
+std::vector<std::vector<double>> time_in_rounds(size_t commands, int repeats, const std::function<double(size_t)>& run);
+// The median over the rounds of times[reference][r] / times[k][r]: how many times faster
+// command k ran than `reference` in the same rounds.
+double median_ratio(const std::vector<std::vector<double>>& times, size_t reference, size_t k);
 
 // The environment as it was when this process started, for the processes a benchmark starts.
 // The OpenCL runtimes may change the process's own once they are loaded: on the GPU machine,

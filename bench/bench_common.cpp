@@ -60,6 +60,22 @@ double median(std::vector<double> values) {
   return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
+std::vector<std::vector<double>> time_in_rounds(size_t commands, int repeats, const std::function<double(size_t)>& run) {
+  std::vector<std::vector<double>> times(commands);
+  for (int r = 0; r <= repeats; ++r)
+    for (size_t k = 0; k < commands; ++k) {
+      const double ms = run(k);
+      if (r > 0) times[k].push_back(ms);
+    }
+  return times;
+}
+
+double median_ratio(const std::vector<std::vector<double>>& times, size_t reference, size_t k) {
+  std::vector<double> ratios;
+  for (size_t r = 0; r < times[k].size() && r < times[reference].size(); ++r) ratios.push_back(times[reference][r] / times[k][r]);
+  return median(ratios);
+}
+
 CsvField::CsvField(const std::string& s) : text(s) {
   if (s.find_first_of(",\"\r\n") == std::string::npos) return;
   text = "\"";

@@ -1,7 +1,8 @@
 // `j2kfront bench --compress`: `j2kfront compress` file to file against opj_compress and
 // grk_compress on the same image, same settings and threads, in one run. Each tool runs as a
-// process of its own, timed from start to exit (median of the repeats, after one untimed run
-// that warms the page cache); sizes and PSNRs are read back with opj_decompress. With
+// process of its own, timed from start to exit in rounds (time_in_rounds: one untimed round
+// that warms the page cache, then every tool once a round, in turn); sizes and PSNRs are read
+// back with opj_decompress. With
 // --directory N, each tool compresses a folder of N copies of each image in one process
 // (opj_compress -ImgDir, grk_compress -in_dir, ours -i DIR -o DIR): a batch job, where start-up
 // (a GPU's above all) is paid once per folder.
@@ -181,55 +182,62 @@ void run_directories(const CompressOptions& o, const std::vector<std::string>& i
     const std::string label = name + " x" + std::to_string(o.directory);
     for (const bool lossy : {false, true}) {
       const std::vector<std::string> mode = lossy ? std::vector<std::string>{"-I", "-r", "20"} : std::vector<std::string>{};
-      const std::string out = dir + "/out";
+      // Each tool's outputs in a folder of its own (opj_compress's beside its inputs), which
+      // its last run leaves for the byte count.
+      const std::string ours_out = dir + "/out-ours", grk_out = dir + "/out-grk";
       std::vector<Tool> tools;
-      tools.push_back({"j2kfront", {o.cli, "compress", "-i", folder, "-o", out, "--force", "--quiet", "--threads", threads,
+      std::vector<std::string> outputs;
+      tools.push_back({"j2kfront", {o.cli, "compress", "-i", folder, "-o", ours_out, "--force", "--quiet", "--threads", threads,
                                     "--backend", o.backend, "-n", "6", "-b", "64,64"}});
-      if (have_opj)
+      outputs.push_back(ours_out);
+      if (have_opj) {
         tools.push_back({"opj_compress", {"opj_compress", "-ImgDir", opj_folder, "-OutFor", "J2K", "-threads", threads, "-n",
                                           "6", "-b", "64,64"}});
-      if (have_grk)
-        tools.push_back({"grk_compress", {"grk_compress", "-in_dir", folder, "-out_fmt", "J2K", "-out_dir", out, "-H",
+        outputs.push_back(opj_folder);
+      }
+      if (have_grk) {
+        tools.push_back({"grk_compress", {"grk_compress", "-in_dir", folder, "-out_fmt", "J2K", "-out_dir", grk_out, "-H",
                                           threads, "-n", "6", "-b", "64,64"}});
-      double opj_ms = 0, opj_bytes = 0;
-      std::vector<std::tuple<std::string, double, double>> rows;  // tool, ms, bytes
-      for (Tool& t : tools) {
+        outputs.push_back(grk_out);
+      }
+      const std::string log = dir + "/log.txt";
+      const std::vector<std::vector<double>> times = time_in_rounds(tools.size(), o.repeats, [&](size_t k) {
+        const Tool& t = tools[k];
         std::vector<std::string> args = t.args;
         args.insert(args.end(), mode.begin(), mode.end());
-        const std::string outputs = t.name == "opj_compress" ? opj_folder : out;
-        auto clear = [&] {  // the outputs only: opj_compress's lie beside its inputs
-          std::error_code ec;
-          if (t.name != "opj_compress") fs::remove_all(out, ec);
+        std::error_code ec;  // the outputs only: opj_compress's lie beside its inputs
+        if (t.name == "opj_compress") {
           for (const auto& e : fs::directory_iterator(opj_folder))
             if (e.path().extension() == ".J2K") fs::remove(e.path(), ec);
-          if (t.name == "grk_compress") fs::create_directories(out);
-        };
-        const std::string log = dir + "/log.txt";
-        std::vector<double> times;
-        for (int r = 0; r <= o.repeats; ++r) {
-          clear();
-          const Timed tm = run_process(args, log);
-          if (tm.status != 0)
-            throw Error(ErrorCode::Internal, t.name + " failed (exit " + std::to_string(tm.status) + ") on " + folder + ":\n" + slurp(log));
-          if (r > 0) times.push_back(tm.ms);
+        } else {
+          fs::remove_all(outputs[k], ec);
         }
+        if (t.name == "grk_compress") fs::create_directories(outputs[k]);
+        const Timed tm = run_process(args, log);
+        if (tm.status != 0)
+          throw Error(ErrorCode::Internal, t.name + " failed (exit " + std::to_string(tm.status) + ") on " + folder + ":\n" + slurp(log));
+        return tm.ms;
+      });
+      const size_t at_opj = have_opj ? 1 : tools.size();
+      double opj_bytes = 0;
+      std::vector<std::tuple<std::string, double, double, double>> rows;  // tool, ms, bytes, speed
+      for (size_t k = 0; k < tools.size(); ++k) {
         double bytes = 0;
         int files = 0;
-        for (const auto& e : fs::directory_iterator(outputs))
+        for (const auto& e : fs::directory_iterator(outputs[k]))
           if (e.path().extension() == ".j2k" || e.path().extension() == ".J2K") bytes += static_cast<double>(fs::file_size(e.path())), ++files;
         if (files != o.directory)
-          throw Error(ErrorCode::Internal, t.name + " wrote " + std::to_string(files) + " files for " + std::to_string(o.directory) + " images");
-        const double ms = median(times);
-        if (t.name == "opj_compress") opj_ms = ms, opj_bytes = bytes;
-        rows.push_back({t.name, ms, bytes});
+          throw Error(ErrorCode::Internal, tools[k].name + " wrote " + std::to_string(files) + " files for " + std::to_string(o.directory) + " images");
+        if (k == at_opj) opj_bytes = bytes;
+        rows.push_back({tools[k].name, median(times[k]), bytes, have_opj ? median_ratio(times, at_opj, k) : NAN});
       }
-      for (const auto& [tool, ms, bytes] : rows) {
+      for (const auto& [tool, ms, bytes, speed] : rows) {
         auto cell = [](double v, const char* format) {
           char buf[32] = "-";
           if (!std::isnan(v)) std::snprintf(buf, sizeof buf, format, v);
           return std::string(buf);
         };
-        const double speed = opj_ms > 0 ? opj_ms / ms : NAN, size = opj_bytes > 0 ? bytes / opj_bytes : NAN;
+        const double size = opj_bytes > 0 ? bytes / opj_bytes : NAN;
         std::printf("%-22s %-9s %-24s %10.1f %8s %10.1f %12.0f %9s\n", label.c_str(), lossy ? "-I -r 20" : "lossless",
                     tool.c_str(), ms, cell(speed, "%.2fx").c_str(), ms / o.directory, bytes, cell(size, "%.4fx").c_str());
         std::vector<CsvField> fields{label, lossy ? "r20" : "lossless", tool, o.threads, ms, speed, bytes, size, NAN};
@@ -259,9 +267,9 @@ int run_compress(const CompressOptions& o) {
   if (o.directory > 0) {
     run_directories(o, inputs, dir, have_opj, have_grk, csv);
     csv.commit();
-    std::printf("\nms: wall time of one process compressing the folder, from start to exit, median of %d runs after "
-                "one warm-up; vs opj: opj_compress's time / this time (above 1: faster); bytes: the folder's outputs, "
-                "/ opj_compress's.\n",
+    std::printf("\nms: wall time of one process compressing the folder, from start to exit, median of %d rounds after "
+                "one warm-up, each round every tool once in turn; vs opj: the median over the rounds of opj_compress's "
+                "time / this time (above 1: faster); bytes: the folder's outputs, / opj_compress's.\n",
                 o.repeats);
     return 0;
   }
@@ -280,29 +288,36 @@ int run_compress(const CompressOptions& o) {
       tools.push_back(ours);
       if (have_opj) tools.push_back({"opj_compress", {"opj_compress", "-i", input, "-threads", threads, "-n", "6", "-b", "64,64"}});
       if (have_grk) tools.push_back({"grk_compress", {"grk_compress", "-i", input, "-H", threads, "-n", "6", "-b", "64,64"}});
-      double opj_ms = 0, opj_bytes = 0;
+      double opj_bytes = 0;
       struct Row {
         std::string tool;
-        double ms, bytes, psnr;
+        double ms, speed, bytes, psnr;
         std::string split;
         std::vector<double> stages;
       };
-      std::vector<Row> rows;
-      for (Tool& t : tools) {
-        const std::string out = dir + "/" + (t.name.substr(0, 3) == "j2k" ? "ours" : t.name.substr(0, 3)) + ".j2k";
-        std::vector<std::string> args = t.args;
+      // Each tool's output file and log of its own, which its last run leaves.
+      auto out_of = [&](size_t k) {
+        return dir + "/" + (tools[k].name.substr(0, 3) == "j2k" ? "ours" : tools[k].name.substr(0, 3)) + ".j2k";
+      };
+      auto log_of = [&](size_t k) { return dir + "/log-" + std::to_string(k) + ".txt"; };
+      const std::vector<std::vector<double>> times = time_in_rounds(tools.size(), o.repeats, [&](size_t k) {
+        std::vector<std::string> args = tools[k].args;
         args.insert(args.end(), mode.begin(), mode.end());
-        args.insert(args.end(), {"-o", out});
-        const std::string log = dir + "/log.txt";
-        std::vector<double> times;
-        for (int r = 0; r <= o.repeats; ++r) {  // run 0: untimed warm-up
-          fs::remove(out);
-          const Timed tm = run_process(args, log);
-          if (tm.status != 0)
-            throw Error(ErrorCode::Internal, t.name + " failed (exit " + std::to_string(tm.status) + ") on " + input + ":\n" + slurp(log));
-          if (r > 0) times.push_back(tm.ms);
-        }
-        Row row{t.name, median(times), static_cast<double>(fs::file_size(out)), NAN, "", {}};
+        args.insert(args.end(), {"-o", out_of(k)});
+        fs::remove(out_of(k));
+        const Timed tm = run_process(args, log_of(k));
+        if (tm.status != 0)
+          throw Error(ErrorCode::Internal, tools[k].name + " failed (exit " + std::to_string(tm.status) + ") on " + input + ":\n" +
+                                               slurp(log_of(k)));
+        return tm.ms;
+      });
+      const size_t at_opj = have_opj ? 1 : tools.size();
+      std::vector<Row> rows;
+      for (size_t k = 0; k < tools.size(); ++k) {
+        const Tool& t = tools[k];
+        const std::string out = out_of(k), log = log_of(k);
+        Row row{t.name, median(times[k]), have_opj ? median_ratio(times, at_opj, k) : NAN, static_cast<double>(fs::file_size(out)),
+                NAN, "", {}};
         if (t.name.substr(0, 3) == "j2k") {  // "  read A ms, front stage B, Tier-1 C, rate control D, Tier-2 E, write F"
           const std::string text = slurp(log);
           const size_t at = text.find("  read ");
@@ -323,7 +338,7 @@ int run_compress(const CompressOptions& o) {
             throw Error(ErrorCode::Internal, "opj_decompress cannot read " + t.name + "'s file:\n" + slurp(log));
           row.psnr = psnr(original, io::read_image(decoded));
         }
-        if (t.name == "opj_compress") opj_ms = row.ms, opj_bytes = row.bytes;
+        if (k == at_opj) opj_bytes = row.bytes;
         rows.push_back(row);
       }
       // Ours at exactly opj_compress's size, for PSNR at equal size (not timed).
@@ -336,7 +351,7 @@ int run_compress(const CompressOptions& o) {
                  "-b", "64,64", "-I", "-r", ratio}, log).status != 0 ||
             run_process({"opj_decompress", "-i", out, "-o", decoded}, log).status != 0)
           throw Error(ErrorCode::Internal, "j2kfront at opj_compress's size failed:\n" + slurp(log));
-        rows.push_back({"j2kfront at opj's size", NAN, static_cast<double>(fs::file_size(out)),
+        rows.push_back({"j2kfront at opj's size", NAN, NAN, static_cast<double>(fs::file_size(out)),
                         psnr(original, io::read_image(decoded)), "", {}});
       }
       for (const Row& r : rows) {
@@ -347,11 +362,11 @@ int run_compress(const CompressOptions& o) {
           return std::string(buf);
         };
         std::printf("%-22s %-9s %-24s %10s %8s %12.0f %9s %9s\n", name.c_str(), lossy ? "-I -r 20" : "lossless",
-                    r.tool.c_str(), cell(r.ms, "%.1f").c_str(), cell(opj_ms > 0 ? opj_ms / r.ms : NAN, "%.2fx").c_str(),
+                    r.tool.c_str(), cell(r.ms, "%.1f").c_str(), cell(r.speed, "%.2fx").c_str(),
                     r.bytes, cell(opj_bytes > 0 ? r.bytes / opj_bytes : NAN, "%.4fx").c_str(), cell(r.psnr, "%.3f").c_str());
         if (!r.split.empty()) std::printf("%-22s %-9s   %s\n", "", "", r.split.c_str());
         std::vector<CsvField> fields{name, lossy ? "r20" : "lossless", r.tool, o.threads, r.ms,
-                                     opj_ms > 0 ? opj_ms / r.ms : NAN, r.bytes, opj_bytes > 0 ? r.bytes / opj_bytes : NAN, r.psnr};
+                                     r.speed, r.bytes, opj_bytes > 0 ? r.bytes / opj_bytes : NAN, r.psnr};
         for (size_t k = 0; k < 6; ++k) fields.push_back(k < r.stages.size() ? r.stages[k] : NAN);
         csv.row(fields);
       }
@@ -359,9 +374,9 @@ int run_compress(const CompressOptions& o) {
     }
   }
   csv.commit();
-  std::printf("\nms: wall time of the process from start to exit, file to file, median of %d runs after one warm-up; "
-              "vs opj: opj_compress's time / this time (above 1: faster), bytes / opj_compress's bytes; PSNR from "
-              "opj_decompress's decoding against the input.\n",
+  std::printf("\nms: wall time of the process from start to exit, file to file, median of %d rounds after one warm-up, "
+              "each round every tool once in turn; vs opj: the median over the rounds of opj_compress's time / this time "
+              "(above 1: faster), bytes / opj_compress's bytes; PSNR from opj_decompress's decoding against the input.\n",
               o.repeats);
   return 0;
 }

@@ -46,30 +46,24 @@ struct Tool {
   std::vector<std::string> args;
 };
 
-// The tools timed in rounds: one untimed round, then `repeats` rounds, each running every tool
-// once in turn (`clear(tool)` before each run), so that a slow spell of a shared machine falls
-// on every tool alike rather than on the one timed then. ms: each tool's median time; speed:
-// the median over the rounds of tool `reference`'s time / this tool's time in the same round.
+// The tools timed in rounds (time_in_rounds), `clear(tool)` before each run. ms: each tool's
+// median time; speed: median_ratio() against tool `reference` (opj_decompress).
 struct Timings {
   std::vector<double> ms, speed;
 };
 template <class Clear>
 Timings time_tools(const std::vector<Tool>& tools, size_t reference, int repeats, const std::string& log, Clear&& clear) {
-  std::vector<std::vector<double>> times(tools.size());
-  for (int r = 0; r <= repeats; ++r)
-    for (size_t k = 0; k < tools.size(); ++k) {
-      clear(tools[k]);
-      const Timed tm = run_process(tools[k].args, log);
-      if (tm.status != 0)
-        throw Error(ErrorCode::Internal, tools[k].name + " failed (exit " + std::to_string(tm.status) + "):\n" + slurp(log));
-      if (r > 0) times[k].push_back(tm.ms);
-    }
+  const std::vector<std::vector<double>> times = time_in_rounds(tools.size(), repeats, [&](size_t k) {
+    clear(tools[k]);
+    const Timed tm = run_process(tools[k].args, log);
+    if (tm.status != 0)
+      throw Error(ErrorCode::Internal, tools[k].name + " failed (exit " + std::to_string(tm.status) + "):\n" + slurp(log));
+    return tm.ms;
+  });
   Timings t;
   for (size_t k = 0; k < tools.size(); ++k) {
-    std::vector<double> ratios;
-    for (size_t r = 0; r < times[k].size(); ++r) ratios.push_back(times[reference][r] / times[k][r]);
     t.ms.push_back(median(times[k]));
-    t.speed.push_back(median(ratios));
+    t.speed.push_back(median_ratio(times, reference, k));
   }
   return t;
 }
