@@ -2,10 +2,9 @@
 // grk_compress on the same image, same settings and threads, in one run. Each tool runs as a
 // process of its own, timed from start to exit in rounds (time_in_rounds: one untimed round
 // that warms the page cache, then every tool once a round, in turn); sizes and PSNRs are read
-// back with opj_decompress. With
-// --directory N, each tool compresses a folder of N copies of each image in one process
-// (opj_compress -ImgDir, grk_compress -in_dir, ours -i DIR -o DIR): a batch job, where start-up
-// (a GPU's above all) is paid once per folder.
+// back with opj_decompress. With --directory N, each tool compresses a folder of N copies of
+// each image in one process (opj_compress -ImgDir, grk_compress -in_dir, ours -i DIR -o DIR):
+// a batch job, where start-up (a GPU's above all) is paid once per folder.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
