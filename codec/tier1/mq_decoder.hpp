@@ -14,7 +14,7 @@ namespace j2k::codec {
 // A context as the decoder holds it, in one word: its state's Qe in bits 0..15 and, in bits
 // 16..23, its key: the state (an index into Table C.2) times two plus its more probable
 // symbol. A decision starts from this one load, and the word that follows a renormalising
-// decision comes from one more, kNextWords[key], loaded while the decision is worked out.
+// decision comes from one more (kNextWords by key and by whether the decision was the LPS).
 struct MqDecoderContext {
   uint32_t word = kStateZero;  // state 0, MPS 0
 

@@ -103,7 +103,6 @@ cl_mem grown(ocl::Buffer& buffer, cl_command_queue queue, size_t bytes, const ch
 }  // namespace
 
 struct BlockBatch::Impl {
-
   ocl::Buffer blocks_d, plane_at_d, counts_d, segment_bytes_d, segment_passes_d, bytes_d, words_d, out_d, own_d;
   cl_kernel kernel = nullptr;
   cl_context kernel_context = nullptr;
