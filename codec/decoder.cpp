@@ -125,18 +125,23 @@ class TileDecoder {
 
   // The tile's blocks into the batch for the GPU, their coefficients to planes of the batch's
   // own (first_plane + component); the launch waits until the tiles gathered hold
-  // kGpuGroupBytes of coefficients or a batch's most planes (a launch lasts as long as its
-  // heaviest block takes one GPU thread, however few blocks it holds: a tile of 1024^2 alone
-  // leaves most of the GPU idle for as long as the whole image would take).
+  // kGpuGroupBytes of coefficients (or as much as one buffer of the device takes, if less) or
+  // a batch's most planes (a launch lasts as long as its heaviest block takes one GPU thread,
+  // however few blocks it holds: a tile of 1024^2 alone leaves most of the GPU idle for as
+  // long as the whole image would take). A tile larger than that goes alone, into the back
+  // stage's planes.
   void gather(Prepared& p) {
+    if (!gpu_blocks_) gpu_blocks_ = make_gpu_block_batch(settings_.backend);
+    const uint64_t device_limit = gpu_blocks_->max_buffer_bytes();
+    const size_t limit = device_limit > 0 && device_limit < kGpuGroupBytes ? static_cast<size_t>(device_limit) : kGpuGroupBytes;
     std::vector<size_t> planes;
-    for (const TileComponent& k : p.comps)
+    size_t bytes = 0;  // as own_planes() lays them out, each from a 256-byte boundary
+    for (const TileComponent& k : p.comps) {
       planes.push_back(static_cast<size_t>(k.rect.width()) * static_cast<size_t>(k.rect.height()) * 4);
-    size_t bytes = 0;
-    for (size_t b : planes) bytes += b;
-    if (!group_.empty() && (group_bytes_ + bytes > kGpuGroupBytes || plane_bytes_.size() + planes.size() > GpuBlockBatch::kMaxPlanes))
+      bytes += (planes.back() + 255) / 256 * 256;
+    }
+    if (!group_.empty() && (group_bytes_ + bytes > limit || plane_bytes_.size() + planes.size() > GpuBlockBatch::kMaxPlanes))
       flush();
-    if (!gpu_blocks_) gpu_blocks_ = make_gpu_block_batch(settings_.backend.backend);
     const size_t first = plane_bytes_.size();
     each_block(p.t, cs_.tiles[p.t], p.inputs, p.packets, p.comps, [&](const Block& b) {
       check_block(b.code);

@@ -107,8 +107,9 @@ constexpr uint64_t kAutoCudaBytesPerThread = uint64_t{2} << 20;  // 2 MiB
 Backend auto_decode_backend(size_t stream_bytes, int threads, bool (*cuda_available)() = nullptr);
 
 // With Tier-1 on a GPU, the code-blocks of consecutive tiles are decoded in one launch
-// until the tiles hold this many bytes of coefficients (16 tiles of 1024^2 RGB, 12 MiB each),
-// in device memory of the decoder's own beside the back stage's planes: a launch lasts as long
+// until the tiles hold this many bytes of coefficients (16 tiles of 1024^2 RGB, 12 MiB each;
+// on an OpenCL device whose largest buffer is smaller, that much), in device memory of the
+// decoder's own beside the back stage's planes: a launch lasts as long
 // as its heaviest block takes one GPU thread, however few blocks it holds.
 constexpr size_t kGpuGroupBytes = size_t{256} << 20;
 

@@ -426,6 +426,73 @@ TEST(DecoderGpu, TilesGatheredIntoLaunchesDecodeAsTheCpu) {
   }
 }
 
+// An OpenCL device whose largest buffer is small (the tuning's max_alloc makes any device
+// one, PoCL's too): the tiles gathered into a launch stay within it (here two tiles of 64^2
+// RGB, 48 KiB, where the eight of the image would take 384 KiB); a tile alone whose planes
+// together pass it (128 x 96 RGB, 144 KiB) is decoded in runs of planes that fit, a launch
+// each; both as the CPU decodes, for both wavelets. A plane larger than the limit is a clear
+// error.
+TEST(DecoderOpenCL, StaysWithinTheDevicesLargestBuffer) {
+#if !J2KFRONT_HAVE_OPENCL
+  GTEST_SKIP() << "built without OpenCL";
+#else
+  std::string why;
+  if (!j2k::backend_available(j2k::Backend::OpenCL, &why)) GTEST_SKIP() << "OpenCL: " << why;
+  constexpr size_t kLimit = 100000;
+  struct Case {
+    uint32_t width, height, tile;
+  };
+  for (const Case& k : {Case{200, 96, 64}, Case{128, 96, 0}}) {
+    j2kfront::Image img;
+    img.width = k.width;
+    img.height = k.height;
+    for (int c = 0; c < 3; ++c) {
+      auto& comp = img.add_component(J2K_SAMPLE_U8, 8);
+      for (int64_t y = 0; y < comp.height; ++y)
+        for (int64_t x = 0; x < comp.width; ++x)
+          comp.row<uint8_t>(y)[x] = static_cast<uint8_t>((x * 7 + y * 3 + c * 50 + ((x * 2654435761u) >> 9 ^ y * 40503u) % 37) & 255);
+    }
+    for (bool irreversible : {false, true}) {
+      SCOPED_TRACE(std::string(irreversible ? "9/7" : "5/3") + ", " + std::to_string(k.width) + " x " +
+                   std::to_string(k.height) + (k.tile ? " in tiles of " + std::to_string(k.tile) : " in one tile"));
+      j2kfront::Settings s;
+      s.backend = J2K_BACKEND_CPU;
+      s.wavelet = irreversible ? J2K_WAVELET_97 : J2K_WAVELET_53;
+      s.tile_w = s.tile_h = k.tile;
+      j2kfront::Coding c;
+      if (irreversible) c.rates = {10};
+      const std::vector<uint8_t> bytes = j2kfront::Encoder(s, c, img.view()).encode(img.view());
+      DecodeSettings d;
+      d.backend = j2k::BackendOptions(j2k::Backend::Cpu);
+      const DecodedImage want = decode(bytes.data(), bytes.size(), d);
+      d.backend = j2k::BackendOptions(j2k::Backend::OpenCL);
+      d.backend.opencl_tuning = "max_alloc=" + std::to_string(kLimit);
+      const DecodedImage got = decode(bytes.data(), bytes.size(), d);
+      ASSERT_EQ(got.components.size(), 3u);
+      for (size_t n = 0; n < 3; ++n) EXPECT_TRUE(got.components[n].bytes == want.components[n].bytes) << "component " << n;
+    }
+  }
+  // 128 x 96 planes of 48 KiB against a limit of 40000 bytes.
+  j2kfront::Image img;
+  img.width = 128;
+  img.height = 96;
+  img.add_component(J2K_SAMPLE_U8, 8);
+  j2kfront::Settings s;
+  s.backend = J2K_BACKEND_CPU;
+  const std::vector<uint8_t> bytes = j2kfront::Encoder(s, j2kfront::Coding{}, img.view()).encode(img.view());
+  DecodeSettings d;
+  d.backend = j2k::BackendOptions(j2k::Backend::OpenCL);
+  d.backend.opencl_tuning = "max_alloc=40000";
+  try {
+    decode(bytes.data(), bytes.size(), d);
+    ADD_FAILURE() << "a plane of 49152 bytes decoded on a device that allows 40000";
+  } catch (const j2k::Error& e) {
+    EXPECT_EQ(e.code(), j2k::ErrorCode::OutOfMemory) << e.what();
+    EXPECT_NE(std::string(e.what()).find("allows at most 40000"), std::string::npos) << e.what();
+  }
+#endif
+}
+
 }  // namespace
 
 namespace {

@@ -1,13 +1,15 @@
 // OpenCL-specific tests: device enumeration and selection (BackendOptions::device, bad
-// indices; no environment variable is read), OpenCL error conversion, the program cache, the
-// tuning option, and the kernels with tiny tile/window sizes (opencl_tuning "small") so that
-// small images cross every strip, segment, window and chunk boundary, bit-exact against the CPU.
+// indices; of the environment only J2KFRONT_OPENCL_MAX_ALLOC is read), OpenCL error
+// conversion, the program cache, the tuning option, and the kernels with tiny tile/window
+// sizes (opencl_tuning "small") so that small images cross every strip, segment, window and
+// chunk boundary, bit-exact against the CPU.
 //
 // Built twice: opencl_test (the machine's OpenCL as it is) and, with
 // J2K_OPENCL_TEST_NO_PLATFORM, opencl_noplatform_test, which CTest runs with OCL_ICD_VENDORS
 // pointing at an empty folder: no platform, so a clear "unavailable", never a crash.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -18,6 +20,7 @@
 #include "transform/dwt.hpp"
 #include "common/error.hpp"
 #include "transform/opencl/opencl_dwt.hpp"
+#include "tests/support/scoped_env.hpp"
 
 namespace {
 
@@ -26,27 +29,7 @@ using j2k::BackendOptions;
 using j2k::ErrorCode;
 using j2k::Rect;
 
-// Sets (or unsets, value == nullptr) an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-    if (value)
-      setenv(name, value, 1);
-    else
-      unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (had_)
-      setenv(name_.c_str(), old_.c_str(), 1);
-    else
-      unsetenv(name_.c_str());
-  }
-
- private:
-  std::string name_, old_;
-  bool had_ = false;
-};
+using test_support::ScopedEnv;
 
 #ifdef J2K_OPENCL_TEST_NO_PLATFORM
 
@@ -162,8 +145,22 @@ TEST_F(OpenCLTest, BadTuningIsInvalidArgumentNamingTheItem) {
   expect_invalid("vcap=100", "cannot run");  // not a power of two
   // Valid sizes, but 128 MiB of local memory: refused before any driver sees it.
   expect_invalid("vcap=1048576", "bytes of local memory in the vertical pass, more than the device's");
+  expect_invalid("max_alloc=0", "'max_alloc=0'");
+  expect_invalid("max_alloc=-1", "'max_alloc=-1'");
+  expect_invalid("max_alloc=4k", "'max_alloc=4k'");
   j2k::Dwt ok(opencl(-1, "hp=2,hgroup=64"));
   EXPECT_EQ(ok.backend(), Backend::OpenCL);
+}
+
+// max_alloc lowers the device's largest buffer as the runner reports it, never raises it.
+TEST_F(OpenCLTest, TuningMaxAllocLowersTheLargestBuffer) {
+  const int index = j2k::ocl::select_device(-1);
+  const uint64_t device = devices_[static_cast<size_t>(index)].max_alloc;
+  EXPECT_EQ(j2k::ocl::Runner(index, "max_alloc=12345").device().max_alloc, device ? std::min<uint64_t>(device, 12345) : 12345);
+  EXPECT_EQ(j2k::ocl::Runner(index, "").device().max_alloc, device);
+  if (device > 0 && device < (uint64_t{1} << 62)) {
+    EXPECT_EQ(j2k::ocl::Runner(index, "max_alloc=" + std::to_string(device + 1)).device().max_alloc, device);
+  }
 }
 
 TEST_F(OpenCLTest, ErrorsNameTheCallAndTheCode) {

@@ -36,17 +36,17 @@ std::vector<Plane> GpuBlockBatch::own_planes(const std::vector<size_t>& bytes, v
   return planes;
 }
 
-std::unique_ptr<GpuBlockBatch> make_gpu_block_batch(Backend backend) {
-  switch (backend) {
+std::unique_ptr<GpuBlockBatch> make_gpu_block_batch(const BackendOptions& options) {
+  switch (options.backend) {
 #if J2KFRONT_HAVE_CUDA
     case Backend::Cuda: return std::make_unique<cuda::BlockBatch>();
 #endif
 #if J2KFRONT_HAVE_OPENCL
-    case Backend::OpenCL: return std::make_unique<opencl::BlockBatch>();
+    case Backend::OpenCL: return std::make_unique<opencl::BlockBatch>(options.device, options.opencl_tuning);
 #endif
     default: break;
   }
-  throw Error(ErrorCode::BackendUnavailable, std::string("Tier-1 on the GPU: no ") + backend_name(backend) + " batch in this build");
+  throw Error(ErrorCode::BackendUnavailable, std::string("Tier-1 on the GPU: no ") + backend_name(options.backend) + " batch in this build");
 }
 
 }  // namespace j2k::codec

@@ -4,7 +4,7 @@
 // decode_block()'s and dequantiser.cpp's bit for bit (tests/block_decoder_*_test.cpp); only
 // the codestream's bytes cross the bus.
 //
-//   std::unique_ptr<GpuBlockBatch> batch = make_gpu_block_batch(backend);  // one per decoder
+//   std::unique_ptr<GpuBlockBatch> batch = make_gpu_block_batch(options);  // one per decoder
 //   batch->clear();
 //   for each block: check_block(code); batch->add(code, roi, plane, at, stride, step);
 //   batch->decode(planes, bytes, stream, tiles);   // asynchronous on `stream`
@@ -68,6 +68,11 @@ class GpuBlockBatch {
   // Enqueues a device-to-device copy of `bytes` on `stream`.
   virtual void copy(const Plane& from, const Plane& to, size_t bytes, void* stream) = 0;
 
+  // The most bytes one buffer of the device may hold (0: no limit the batch knows of), which
+  // own_planes() must stay within: OpenCL's CL_DEVICE_MAX_MEM_ALLOC_SIZE. decode() itself
+  // meets it for planes of several buffers, as long as each plane does.
+  virtual uint64_t max_buffer_bytes() const { return 0; }
+
  protected:
   GpuBlockRecords& records() { return *records_; }
   // own_planes()'s buffer of `bytes` on `stream`'s device (a CUDA pointer or a cl_mem).
@@ -77,8 +82,8 @@ class GpuBlockBatch {
   std::unique_ptr<GpuBlockRecords> records_;
 };
 
-// The batch of `backend` (Cuda or OpenCL, where built); throws Error(BackendUnavailable) for
-// a backend without one.
-std::unique_ptr<GpuBlockBatch> make_gpu_block_batch(Backend backend);
+// The batch of options.backend (Cuda or OpenCL, where built) on options.device; throws
+// Error(BackendUnavailable) for a backend without one.
+std::unique_ptr<GpuBlockBatch> make_gpu_block_batch(const BackendOptions& options);
 
 }  // namespace j2k::codec

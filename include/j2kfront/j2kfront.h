@@ -167,7 +167,8 @@ typedef struct j2k_settings {
   j2k_memory output_memory; /* where plan-owned coefficients live: HOST (pinned where the backend
                                copies from the device), or DEVICE to keep them on a CUDA GPU */
   /* OpenCL kernel tuning, "" or NULL for the device's defaults; e.g. "small" (tiny tiles that
-   * cross every boundary on small images, for tests) or "hp=2,hgroup=128". */
+   * cross every boundary on small images, for tests), "hp=2,hgroup=128", or "max_alloc=N" (the
+   * largest buffer N bytes where the device allows more: a large device run as a small one). */
   const char* opencl_tuning;
   /* Experimental CUDA kernels, exact but not faster on the H100 (bench/RESULTS.md): the 9/7
    * forward with levels 1 and 2 fused, and the inverse with levels 2 and 1 fused. 0 = off. */

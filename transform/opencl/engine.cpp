@@ -223,6 +223,15 @@ Tuning Tuning::for_device(const DeviceInfo& device, const std::string& spec) {
     }
     const size_t eq = item.find('=');
     const std::string key = item.substr(0, eq);
+    if (key == "max_alloc" && eq != std::string::npos) {
+      const char* digits = item.c_str() + eq + 1;
+      char* stop = nullptr;
+      const unsigned long long v = std::strtoull(digits, &stop, 10);
+      if (*digits < '0' || *digits > '9' || *stop != '\0' || v == 0 || v > (uint64_t{1} << 62))
+        throw Error(ErrorCode::InvalidArgument, "OpenCL tuning: cannot use '" + item + "' (a number of bytes above 0)");
+      t.max_alloc = v;
+      continue;
+    }
     char* stop = nullptr;
     const long v = eq == std::string::npos ? -1 : std::strtol(item.c_str() + eq + 1, &stop, 10);
     int* field = key == "vcols"    ? &t.vcols
@@ -281,6 +290,10 @@ Tuning Tuning::for_device(const DeviceInfo& device, const std::string& spec) {
   return t;
 }
 
+uint64_t Tuning::largest_buffer(const DeviceInfo& device) const {
+  return max_alloc && (device.max_alloc == 0 || max_alloc < device.max_alloc) ? max_alloc : device.max_alloc;
+}
+
 uint64_t Tuning::vertical_local_bytes() const {
   return uint64_t{4} * static_cast<uint64_t>(vcap) * static_cast<uint64_t>(vcols);  // int32 and float32 alike
 }
@@ -314,7 +327,7 @@ std::string Tuning::describe() const {
          ",vseg=" + std::to_string(vseg) + ",vgpc=" + std::to_string(vgpc) +
          ",hp=" + std::to_string(hp) + ",hx_min=" + std::to_string(hx_min) +
          ",hx_max=" + std::to_string(hx_max) + ",hgroup=" + std::to_string(hgroup) +
-         ",hcpg=" + std::to_string(hcpg);
+         ",hcpg=" + std::to_string(hcpg) + (max_alloc ? ",max_alloc=" + std::to_string(max_alloc) : "");
 }
 
 std::string Tuning::build_options() const {
@@ -510,6 +523,7 @@ Runner::Runner(int device_index, const std::string& tuning, bool profiling)
                                                    " (" + m.dev.name + ", " + m.dev.version +
                                                    ") is unavailable or older than OpenCL 1.2");
   m.tuning = Tuning::for_device(m.dev, tuning);
+  m.dev.max_alloc = m.tuning.largest_buffer(m.dev);
   m.compiled = compiled_for(m.dev, m.tuning.build_options(), m.tuning.build_log);
   cl_int err = CL_SUCCESS;
   m.queue = cl().clCreateCommandQueue(m.compiled.context, m.dev.id,

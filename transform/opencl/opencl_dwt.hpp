@@ -56,8 +56,9 @@ uint64_t program_builds();
 // list of items. `small` shrinks them so that small test images cross every strip, segment,
 // window and chunk boundary; `key=value` overrides one (keys: the member names below), e.g.
 // "hp=2,hgroup=128" or "small,hcpg=1", for tuning experiments; `buildlog` prints the program's
-// build log to stderr when it is compiled. An unknown item or a value the kernels cannot take
-// throws Error(InvalidArgument).
+// build log to stderr when it is compiled; `max_alloc=N` (bytes) lowers the device's largest
+// buffer to N, so that a large device behaves as a small one would (for tests). An unknown
+// item or a value the kernels cannot take throws Error(InvalidArgument).
 struct Tuning {
   int vcols = 32;  // vertical: strip width = work-group width
   int vr = 8;      // vertical: work-group height
@@ -70,6 +71,7 @@ struct Tuning {
   int hcpg = 0;    // horizontal: chunks of a row per group (0: GPUs 1, else the whole row)
   int vgpc = 0;    // vertical: work-groups per compute unit aimed at (0: 2; GPUs: 16)
   bool build_log = false;  // not a build option: the cached program is shared
+  uint64_t max_alloc = 0;  // not a build option: the largest buffer, if below the device's (0: the device's)
   // The device's defaults with `spec` applied, shrunk to the work-group sizes `device` can
   // run. Throws Error(InvalidArgument) naming both figures when the kernels would then need
   // more local memory than the device has (a driver would fail at launch, or worse).
@@ -84,6 +86,8 @@ struct Tuning {
   uint64_t horizontal_local_bytes() const;
   std::string build_options() const;
   std::string describe() const;  // "vcols=32,vr=8,..."
+  // The most bytes one buffer on `device` may take: its max_alloc, or max_alloc if less.
+  uint64_t largest_buffer(const DeviceInfo& device) const;
 };
 
 class Buffer {
@@ -113,6 +117,7 @@ class Runner {
   Runner(const Runner&) = delete;
   Runner& operator=(const Runner&) = delete;
 
+  // The device as listed, its max_alloc lowered to the tuning's max_alloc where that is less.
   const DeviceInfo& device() const;
   const Tuning& tuning() const;
   cl_context context() const;

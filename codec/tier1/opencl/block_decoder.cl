@@ -394,13 +394,15 @@ __kernel void decode_blocks(__global const DeviceBlock* blocks, int count,
                             __global const uint* segment_bytes, __global const int* segment_passes,
                             __global const uchar* bytes, __global uint* words,
                             __global int* out, __global const long* plane_at,
-                            __global int* segmark_errors,
+                            __global int* segmark_errors, uint plane_from, uint plane_to,
                             __global const ulong* next_words,
                             __global const uchar* zero_contexts,
                             __global const uchar* sign_table) {
   const int i = (int)get_global_id(0);
   if (i >= count) return;
   __global const DeviceBlock* blk = blocks + i;
+  // A launch decodes the blocks of planes [plane_from, plane_to): those whose buffer it has.
+  if (blk->plane < plane_from || blk->plane >= plane_to) return;
 
   Geometry g;
   g.w = blk->width;

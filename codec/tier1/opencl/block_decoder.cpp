@@ -84,14 +84,12 @@ struct Layout {
 };
 
 // Grows `buffer` to `bytes` on `queue`'s device (a new buffer: the old one is released once
-// the work queued on it is done, as OpenCL defers it). A device allocates at most
-// CL_DEVICE_MAX_MEM_ALLOC_SIZE in one buffer: asked for more, this says so (the kernel writes
-// a batch's coefficients, all of a tile's components, into one).
-cl_mem grown(ocl::Buffer& buffer, cl_command_queue queue, size_t bytes, const char* what) {
+// the work queued on it is done, as OpenCL defers it). A device allocates at most `max_alloc`
+// bytes in one buffer (0: no limit known): asked for more, this says so. (The decoder gathers
+// no more than that into own_planes(), and decode() splits planes of several buffers into
+// runs within it; what is left are blocks whose bytes or flags alone pass it.)
+cl_mem grown(ocl::Buffer& buffer, cl_command_queue queue, size_t bytes, const char* what, uint64_t max_alloc) {
   if (buffer.bytes() >= bytes) return buffer.get();
-  const auto device = queue_info<cl_device_id>(queue, CL_QUEUE_DEVICE);
-  cl_ulong max_alloc = 0;
-  check(cl().clGetDeviceInfo(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, nullptr), "clGetDeviceInfo");
   if (max_alloc > 0 && bytes > max_alloc)
     throw Error(ErrorCode::OutOfMemory, std::string("OpenCL: Tier-1 needs a buffer of ") + std::to_string(bytes) + " bytes for " +
                                             what + "; the device allows at most " + std::to_string(max_alloc) +
@@ -137,7 +135,7 @@ struct BlockBatch::Impl {
     }
   }
 
-  static constexpr cl_uint kTableArgs = 9;  // next_words, zero_contexts, sign_table (block_decoder.cl)
+  static constexpr cl_uint kTableArgs = 11;  // next_words, zero_contexts, sign_table (block_decoder.cl)
   cl_kernel kernel_for(cl_context ctx, cl_device_id device) {
     if (kernel && kernel_context == ctx) return kernel;
     const Program& p = program_for(ctx, device);
@@ -167,7 +165,10 @@ struct BlockBatch::Impl {
   }
 };
 
-BlockBatch::BlockBatch() : impl_(std::make_unique<Impl>()) {}
+BlockBatch::BlockBatch(int device, const std::string& tuning) : impl_(std::make_unique<Impl>()) {
+  const ocl::DeviceInfo d = ocl::list_devices()[static_cast<size_t>(ocl::select_device(device))];
+  max_alloc_ = ocl::Tuning::for_device(d, tuning).largest_buffer(d);
+}
 BlockBatch::~BlockBatch() = default;
 
 void BlockBatch::decode(const std::vector<Plane>& planes, const std::vector<size_t>& plane_bytes, void* queue_handle,
@@ -182,17 +183,31 @@ void BlockBatch::decode(const std::vector<Plane>& planes, const std::vector<size
   const auto device = queue_info<cl_device_id>(queue, CL_QUEUE_DEVICE);
   cl_kernel kernel = m.kernel_for(ctx, device);
 
-  // The kernel writes one buffer: the planes' own when they all share one (own_planes()),
-  // else the batch's, copied out plane by plane after.
+  // A launch writes one buffer: the planes' own when they all share one (own_planes()), else
+  // the batch's, copied out plane by plane after. Planes of several buffers go through the
+  // batch's in runs of planes that together fit the device's largest buffer, a launch each
+  // (one run where they all fit; the back stage has made sure that each plane does).
   bool direct = true;
   for (const Plane& p : planes) direct = direct && p.base == planes[0].base && p.offset % 4 == 0;
   std::vector<int64_t> plane_at(planes.size());
-  size_t out_bytes = 0;
+  std::vector<size_t> run_from{0};  // each run's first plane, then planes.size()
+  size_t run_bytes = 0, out_bytes = 4;
   for (size_t p = 0; p < planes.size(); ++p) {
-    plane_at[p] = static_cast<int64_t>(direct ? planes[p].offset / 4 : out_bytes / 4);
-    out_bytes += align256(plane_bytes[p]);
+    if (direct) {
+      plane_at[p] = static_cast<int64_t>(planes[p].offset / 4);
+      continue;
+    }
+    const size_t bytes = align256(plane_bytes[p]);
+    if (run_bytes > 0 && max_alloc_ > 0 && run_bytes + bytes > max_alloc_) {
+      run_from.push_back(p);
+      run_bytes = 0;
+    }
+    plane_at[p] = static_cast<int64_t>(run_bytes / 4);
+    run_bytes += bytes;
+    out_bytes = std::max(out_bytes, run_bytes);
   }
-  cl_mem out = direct ? static_cast<cl_mem>(planes[0].base) : grown(m.out_d, queue, std::max<size_t>(out_bytes, 4), "a tile's coefficients");
+  run_from.push_back(planes.size());
+  cl_mem out = direct ? static_cast<cl_mem>(planes[0].base) : grown(m.out_d, queue, out_bytes, "a tile's coefficients", max_alloc_);
 
   r.sort_by_bytes();
   Layout l{};
@@ -234,12 +249,12 @@ void BlockBatch::decode(const std::vector<Plane>& planes, const std::vector<size
     cl_mem mems[6];
     for (size_t i = 0; i < 6; ++i) {
       const Part& part = parts[i];
-      mems[i] = grown(part.buffer, queue, std::max<size_t>(part.bytes, 16), "the code-blocks' bytes");
+      mems[i] = grown(part.buffer, queue, std::max<size_t>(part.bytes, 16), "the code-blocks' bytes", max_alloc_);
       if (part.bytes > 0)
         check(cl().clEnqueueWriteBuffer(queue, mems[i], CL_FALSE, 0, part.bytes, u + part.at, 0, nullptr, nullptr),
               "clEnqueueWriteBuffer");
     }
-    cl_mem words = grown(m.words_d, queue, std::max<uint64_t>(r.words, 1) * sizeof(uint32_t), "the code-blocks' flags");
+    cl_mem words = grown(m.words_d, queue, std::max<uint64_t>(r.words, 1) * sizeof(uint32_t), "the code-blocks' flags", max_alloc_);
 
     const cl_int count = static_cast<cl_int>(r.blocks.size());
     cl_uint a = 0;
@@ -255,7 +270,20 @@ void BlockBatch::decode(const std::vector<Plane>& planes, const std::vector<size
     arg(sizeof(cl_mem), &mems[2]);  // segmark_errors
     const size_t local = Impl::group_size(r.blocks.size(), r.bytes.size());
     const size_t global = (r.blocks.size() + local - 1) / local * local;
-    check(cl().clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr), "clEnqueueNDRangeKernel");
+    for (size_t k = 0; k + 1 < run_from.size(); ++k) {
+      const auto from = static_cast<cl_uint>(run_from[k]), to = static_cast<cl_uint>(run_from[k + 1]);
+      a = Impl::kTableArgs - 2;  // plane_from, plane_to
+      arg(sizeof from, &from);
+      arg(sizeof to, &to);
+      check(cl().clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr), "clEnqueueNDRangeKernel");
+      if (direct) continue;
+      // The run's planes home before the next launch writes the buffer again (the queue is in order).
+      for (size_t p = from; p < to; ++p)
+        if (plane_bytes[p] > 0)
+          check(cl().clEnqueueCopyBuffer(queue, out, static_cast<cl_mem>(planes[p].base), static_cast<size_t>(plane_at[p]) * 4,
+                                         planes[p].offset, plane_bytes[p], 0, nullptr, nullptr),
+                "clEnqueueCopyBuffer");
+    }
     slot.counts.assign(planes.size(), 0);
     slot.tiles = tiles;
     check(cl().clEnqueueReadBuffer(queue, mems[2], CL_FALSE, 0, planes.size() * sizeof(int), slot.counts.data(), 0, nullptr,
@@ -265,16 +293,10 @@ void BlockBatch::decode(const std::vector<Plane>& planes, const std::vector<size
     cl().clFinish(queue);
     throw;
   }
-  if (!direct)
-    for (size_t p = 0; p < planes.size(); ++p)
-      if (plane_bytes[p] > 0)
-        check(cl().clEnqueueCopyBuffer(queue, out, static_cast<cl_mem>(planes[p].base), static_cast<size_t>(plane_at[p]) * 4,
-                                       planes[p].offset, plane_bytes[p], 0, nullptr, nullptr),
-              "clEnqueueCopyBuffer");
 }
 
 void* BlockBatch::own_buffer(size_t bytes, void* queue) {
-  return grown(impl_->own_d, static_cast<cl_command_queue>(queue), bytes, "the coefficients of the tiles gathered");
+  return grown(impl_->own_d, static_cast<cl_command_queue>(queue), bytes, "the coefficients of the tiles gathered", max_alloc_);
 }
 
 void BlockBatch::copy(const Plane& from, const Plane& to, size_t bytes, void* queue) {

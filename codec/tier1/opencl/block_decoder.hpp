@@ -8,9 +8,11 @@
 // The kernel writes one buffer: planes that share one (own_planes()'s) are decoded into in
 // place, each block its rectangle; planes in several buffers (the back stage's, a buffer a
 // component) through a buffer of the batch's, then copied out whole: what no block writes
-// of such a plane is undefined (the decoder's blocks cover their planes).
+// of such a plane is undefined (the decoder's blocks cover their planes). Where those planes
+// together pass the device's largest buffer, they go through it in runs, a launch a run.
 #pragma once
 #include <memory>
+#include <string>
 
 #include "codec/tier1/gpu_block_batch.hpp"
 
@@ -18,18 +20,22 @@ namespace j2k::codec::opencl {
 
 class BlockBatch final : public GpuBlockBatch {
  public:
-  BlockBatch();
+  // On OpenCL device `device` (ocl::select_device()'s choice for -1); `tuning`:
+  // BackendOptions::opencl_tuning, of which the batch heeds max_alloc.
+  explicit BlockBatch(int device = -1, const std::string& tuning = {});
   ~BlockBatch() override;
 
   void decode(const std::vector<Plane>& planes, const std::vector<size_t>& bytes, void* stream,
               const std::vector<int64_t>& tiles) override;
   std::map<int64_t, int> segmark_errors() override;
   void copy(const Plane& from, const Plane& to, size_t bytes, void* stream) override;
+  uint64_t max_buffer_bytes() const override { return max_alloc_; }
 
  private:
   void* own_buffer(size_t bytes, void* stream) override;
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  uint64_t max_alloc_ = 0;  // the device's largest buffer (ocl::Tuning::largest_buffer())
 };
 
 }  // namespace j2k::codec::opencl
