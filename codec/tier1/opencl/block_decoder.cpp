@@ -155,19 +155,32 @@ struct BlockBatch::Impl {
     return k;
   }
 
-  // Work-items a group: a light block (lossy streams) one a group, so that as many groups as
-  // blocks spread over the compute units; heavy ones in groups of up to 8 (the CUDA batch's
-  // choice on the H200 for RGB lossless; cuda/block_decoder.cu says why).
-  static size_t group_size(size_t count, uint64_t bytes) {
+  // Work-items a group. On NVIDIA's OpenCL a group runs as one warp with that many lanes
+  // busy, as a CUDA block of the CUDA batch does (cuda/block_decoder.cu says why few lanes a
+  // warp decode fastest): light blocks (lossy streams) one a group; heavy ones in the fewest
+  // that put every group on the device at once, counting kResidentGroups a compute unit
+  // (what CUDA's occupancy gives its kernel on the H200), up to 8. H200, NVIDIA's OpenCL,
+  // one-thread decodes of a folder of 8 (2048^2) or 4 (4096^2) streams, median ms of three
+  // for 1, 2, 4, 8 work-items: 2048^2 RGB lossless (about 3,100 blocks) 686, 699, 713, 757
+  // (this rule: 2); 16-bit grey (1,000) 656, 655, 669, 724 (1); 4096^2 RGB lossless (12,300)
+  // 1063, 1043, 1005, 996 (8), in 1024^2 tiles 992, 872, 911, 861 (8); grey (4,100) 914, 821,
+  // 854, 852 (2); RGB -I -r 20, light, 2048^2 507, 539, 588, 655 (1), 4096^2 618, 624, 564,
+  // 566 (1).
+  static constexpr size_t kResidentGroups = 16;
+  size_t compute_units = 1;
+  size_t group_size(size_t count, uint64_t bytes) const {
     constexpr uint64_t kLightBlockBytes = 1024;
     if (bytes < kLightBlockBytes * count) return 1;
-    return 8;
+    size_t items = 1;
+    while (items < 8 && count > items * kResidentGroups * compute_units) items *= 2;
+    return items;
   }
 };
 
 BlockBatch::BlockBatch(int device, const std::string& tuning) : impl_(std::make_unique<Impl>()) {
   const ocl::DeviceInfo d = ocl::list_devices()[static_cast<size_t>(ocl::select_device(device))];
   max_alloc_ = ocl::Tuning::for_device(d, tuning).largest_buffer(d);
+  impl_->compute_units = std::max(1u, d.compute_units);
 }
 BlockBatch::~BlockBatch() = default;
 
@@ -268,7 +281,7 @@ void BlockBatch::decode(const std::vector<Plane>& planes, const std::vector<size
     arg(sizeof(cl_mem), &out);
     arg(sizeof(cl_mem), &mems[1]);  // plane_at
     arg(sizeof(cl_mem), &mems[2]);  // segmark_errors
-    const size_t local = Impl::group_size(r.blocks.size(), r.bytes.size());
+    const size_t local = m.group_size(r.blocks.size(), r.bytes.size());
     const size_t global = (r.blocks.size() + local - 1) / local * local;
     for (size_t k = 0; k + 1 < run_from.size(); ++k) {
       const auto from = static_cast<cl_uint>(run_from[k]), to = static_cast<cl_uint>(run_from[k + 1]);
