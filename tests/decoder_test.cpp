@@ -428,7 +428,7 @@ TEST(DecoderGpu, TilesGatheredIntoLaunchesDecodeAsTheCpu) {
 
 // An OpenCL device whose largest buffer is small (the tuning's max_alloc makes any device
 // one, PoCL's too): the tiles gathered into a launch stay within it (here two tiles of 64^2
-// RGB, 48 KiB, where the eight of the image would take 384 KiB); a tile alone whose planes
+// RGB, 48 KiB each, where the image's eight tiles would take 225 KiB); a tile alone whose planes
 // together pass it (128 x 96 RGB, 144 KiB) is decoded in runs of planes that fit, a launch
 // each; both as the CPU decodes, for both wavelets. A plane larger than the limit is a clear
 // error.

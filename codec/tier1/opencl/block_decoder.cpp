@@ -159,7 +159,7 @@ struct BlockBatch::Impl {
   // busy, as a CUDA block of the CUDA batch does (cuda/block_decoder.cu says why few lanes a
   // warp decode fastest): light blocks (lossy streams) one a group; heavy ones in the fewest
   // that put every group on the device at once, counting kResidentGroups a compute unit
-  // (what CUDA's occupancy gives its kernel on the H200), up to 8. H200, NVIDIA's OpenCL,
+  // (16, fitted to the figures below), up to 8. H200, NVIDIA's OpenCL,
   // one-thread decodes of a folder of 8 (2048^2) or 4 (4096^2) streams, median ms of three
   // for 1, 2, 4, 8 work-items: 2048^2 RGB lossless (about 3,100 blocks) 686, 699, 713, 757
   // (this rule: 2); 16-bit grey (1,000) 656, 655, 669, 724 (1); 4096^2 RGB lossless (12,300)
