@@ -381,6 +381,21 @@ std::vector<j2k::Backend> gathering_gpus(std::string& why) {
   return gpus;
 }
 
+// An 8-bit RGB image of smooth ramps with noise on them, so that code-blocks hold both
+// skewed and coin-toss decisions.
+j2kfront::Image noisy_rgb(uint32_t width, uint32_t height) {
+  j2kfront::Image img;
+  img.width = width;
+  img.height = height;
+  for (int c = 0; c < 3; ++c) {
+    auto& k = img.add_component(J2K_SAMPLE_U8, 8);
+    for (int64_t y = 0; y < k.height; ++y)
+      for (int64_t x = 0; x < k.width; ++x)
+        k.row<uint8_t>(y)[x] = static_cast<uint8_t>((x * 3 + y * 5 + c * 70 + ((x * 2654435761u) >> 7 ^ y * 40503u) % 29) & 255);
+  }
+  return img;
+}
+
 // With Tier-1 on a GPU the code-blocks of consecutive tiles are decoded in one launch, until
 // they hold kGpuGroupBytes of coefficients. A row of 2048^2 RGB tiles (48 MiB each) one more
 // than a launch takes, the last one narrower: a launch of several tiles (planes of the
@@ -393,15 +408,7 @@ TEST(DecoderGpu, TilesGatheredIntoLaunchesDecodeAsTheCpu) {
   constexpr uint32_t kTile = 2048;
   const size_t gathered = kGpuGroupBytes / (size_t{3} * kTile * kTile * 4);
   ASSERT_GE(gathered, 2u) << "a launch should take more than one of these tiles";
-  j2kfront::Image img;
-  img.width = static_cast<uint32_t>(kTile * gathered + 777);
-  img.height = kTile;
-  for (int c = 0; c < 3; ++c) {
-    auto& k = img.add_component(J2K_SAMPLE_U8, 8);
-    for (int64_t y = 0; y < k.height; ++y)
-      for (int64_t x = 0; x < k.width; ++x)
-        k.row<uint8_t>(y)[x] = static_cast<uint8_t>((x * 3 + y * 5 + c * 70 + ((x * 2654435761u) >> 7 ^ y * 40503u) % 29) & 255);
-  }
+  const j2kfront::Image img = noisy_rgb(static_cast<uint32_t>(kTile * gathered + 777), kTile);
   for (bool irreversible : {false, true}) {
     j2kfront::Settings s;
     s.backend = J2K_BACKEND_CPU;
@@ -443,15 +450,7 @@ TEST(DecoderOpenCL, StaysWithinTheDevicesLargestBuffer) {
     uint32_t width, height, tile;
   };
   for (const Case& k : {Case{200, 96, 64}, Case{128, 96, 0}}) {
-    j2kfront::Image img;
-    img.width = k.width;
-    img.height = k.height;
-    for (int c = 0; c < 3; ++c) {
-      auto& comp = img.add_component(J2K_SAMPLE_U8, 8);
-      for (int64_t y = 0; y < comp.height; ++y)
-        for (int64_t x = 0; x < comp.width; ++x)
-          comp.row<uint8_t>(y)[x] = static_cast<uint8_t>((x * 7 + y * 3 + c * 50 + ((x * 2654435761u) >> 9 ^ y * 40503u) % 37) & 255);
-    }
+    const j2kfront::Image img = noisy_rgb(k.width, k.height);
     for (bool irreversible : {false, true}) {
       SCOPED_TRACE(std::string(irreversible ? "9/7" : "5/3") + ", " + std::to_string(k.width) + " x " +
                    std::to_string(k.height) + (k.tile ? " in tiles of " + std::to_string(k.tile) : " in one tile"));
