@@ -210,6 +210,43 @@ class BlockPasses {
     bits = b;
   }
 
+#if !defined(__CUDA_ARCH__)
+  // D.3.3 on the CPU: which samples refine, and in which context, is known before the pass's
+  // first decision (its decisions change no significance), so the pass first sweeps sixteen
+  // columns' words at a time into two masks (refine_masks), then decides only where a mask bit
+  // is set, in the masks' order (column by column, row by row within one, as D.3 scans).
+  template <int N, class Bits>
+  void refinement_pass(int p, Bits& bits) {
+    Bits b = bits;
+    MqDecoderContext refined_before = b.take(kRefineBase + 2);
+    const Shape<N> g{geometry_};
+    const int32_t half = int32_t{1} << p;
+    for (int s = 0; s < g.stripe_count(); ++s) {
+      uint32_t* col = g.stripe_words(s);
+      int32_t* values = g.stripe_values(s);
+      for (int x0 = 0; x0 < g.width(); x0 += 16) {
+        uint64_t todo, again;
+        refine_masks(col + x0, g.width() - x0 < 16 ? g.width() - x0 : 16, todo, again);
+        while (todo != 0) {
+          const int k = __builtin_ctzll(todo);
+          todo &= todo - 1;
+          const int x = x0 + (k >> 2), i = k & 3;
+          int bit;
+          if ((again >> k) & 1) {
+            bit = b.decide_even_in(refined_before);
+          } else {
+            const uint32_t window = (col[x] >> (3 * i)) & (i == 3 ? g.last_row_window : kWindow);
+            bit = b.decide_even(kRefineBase + ((window & ~kCentre) != 0 ? 1 : 0));
+          }
+          int32_t& v = values[i * g.value_stride() + x];
+          v += (bit ^ (v < 0 ? 1 : 0)) ? half : -half;
+        }
+      }
+    }
+    b.put_back(kRefineBase + 2, refined_before);
+    bits = b;
+  }
+#else
   // D.3.3: a bit of each sample significant before this plane; it moves the value half the
   // interval up or down (the interval halves). Below the top planes most samples were refined
   // before, and decide in context 2 (Table D.4) one after the other: the pass holds that
@@ -249,6 +286,7 @@ class BlockPasses {
     b.put_back(kRefineBase + 2, refined_before);
     bits = b;
   }
+#endif
 
   // D.3.4: the samples the significance pass left, a column of four with no significant
   // sample around run-length coded. Returns false where SEGMARK's four decisions after the

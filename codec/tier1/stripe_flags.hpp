@@ -16,6 +16,12 @@
 #include <cstdint>
 #include <type_traits>
 
+// The CPU's refinement masks in SSE2 on x86-64 (every x86-64 CPU has it), plain C++ elsewhere.
+#if defined(__SSE2__) && defined(__x86_64__) && !defined(__CUDA_ARCH__)
+#define J2K_T1_SSE2 1
+#include <emmintrin.h>
+#endif
+
 #include "codec/tier1/contexts.hpp"
 #include "codec/tier1/host_device.hpp"
 #include "j2kfront/j2kfront.h"
@@ -125,5 +131,73 @@ J2K_T1_HD inline void mark_significant(uint32_t* col, int x, ptrdiff_t pitch, ui
     down[x + 1] |= sig_bit(0, 0);
   }
 }
+
+#if !defined(__CUDA_ARCH__)
+// The CPU's refinement pass (block_passes.hpp) finds its rows from these masks, sixteen
+// columns at a time, rather than testing each row of each column as it goes: the tests of
+// rows that do not refine were branches on data, mispredicted wherever significant and
+// insignificant samples mix. (The significance and cleanup passes gained nothing from masks:
+// their rows change as samples become significant; bench/RESULTS.md, Tier-1 decoder.)
+
+// The rows of the column word f that the refinement pass decides (D.3.3: significant, and
+// not made so by this plane's significance pass), at bits 28 + row, where refined(row) is.
+inline uint32_t refine_rows(uint32_t f) {
+  const uint32_t own = ((f << 24) & refined(0)) | ((f << 22) & refined(1)) | ((f << 20) & refined(2)) | ((f << 18) & refined(3));
+  return own & ~(f << 4);  // visited(i) << 4 is refined(i)
+}
+
+#if defined(J2K_T1_SSE2)
+// refine_rows() of four words at once.
+inline __m128i refine_rows(__m128i f) {
+  const __m128i own = _mm_or_si128(
+      _mm_or_si128(_mm_and_si128(_mm_slli_epi32(f, 24), _mm_set1_epi32(static_cast<int>(refined(0)))),
+                   _mm_and_si128(_mm_slli_epi32(f, 22), _mm_set1_epi32(static_cast<int>(refined(1))))),
+      _mm_or_si128(_mm_and_si128(_mm_slli_epi32(f, 20), _mm_set1_epi32(static_cast<int>(refined(2)))),
+                   _mm_and_si128(_mm_slli_epi32(f, 18), _mm_set1_epi32(static_cast<int>(refined(3))))));
+  return _mm_andnot_si128(_mm_slli_epi32(f, 4), own);
+}
+
+// Bits 28..31 of the sixteen 32-bit lanes of q0..q3 (sixteen columns, in order) as one mask,
+// column k's at bits 4k .. 4k + 3.
+inline uint64_t nibbles(__m128i q0, __m128i q1, __m128i q2, __m128i q3) {
+  const __m128i lo = _mm_packs_epi32(_mm_srli_epi32(q0, 28), _mm_srli_epi32(q1, 28));
+  const __m128i hi = _mm_packs_epi32(_mm_srli_epi32(q2, 28), _mm_srli_epi32(q3, 28));
+  const __m128i bytes = _mm_packus_epi16(lo, hi);  // byte k: column k's nibble
+  // Two columns a byte: byte 2j | byte 2j + 1 << 4, in the low byte of each 16-bit lane.
+  const __m128i pairs = _mm_and_si128(_mm_or_si128(bytes, _mm_srli_epi16(bytes, 4)), _mm_set1_epi16(0xFF));
+  return static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_packus_epi16(pairs, pairs)));
+}
+#endif
+
+// The refinement pass over `count` (1..16) stripe columns col[0..count), before its
+// decisions: `todo` gets bit 4x + i for each row i of column x that it decides, `again` those
+// of them refined before (context 2, Table D.4); and each such row is marked refined in its
+// word now, for the planes below (the pass's own decisions do not read the mark).
+inline void refine_masks(uint32_t* col, int count, uint64_t& todo, uint64_t& again) {
+#if defined(J2K_T1_SSE2)
+  if (count == 16) {
+    __m128i rows[4], twice[4];
+    for (int k = 0; k < 4; ++k) {
+      __m128i* at = reinterpret_cast<__m128i*>(col + 4 * k);
+      const __m128i f = _mm_loadu_si128(at);
+      rows[k] = refine_rows(f);
+      twice[k] = _mm_and_si128(rows[k], f);
+      _mm_storeu_si128(at, _mm_or_si128(f, rows[k]));
+    }
+    todo = nibbles(rows[0], rows[1], rows[2], rows[3]);
+    again = nibbles(twice[0], twice[1], twice[2], twice[3]);
+    return;
+  }
+#endif
+  todo = 0;
+  again = 0;
+  for (int x = 0; x < count; ++x) {
+    const uint32_t f = col[x], rows = refine_rows(f);
+    todo |= static_cast<uint64_t>(rows >> 28) << (4 * x);
+    again |= static_cast<uint64_t>((rows & f) >> 28) << (4 * x);
+    col[x] = f | rows;
+  }
+}
+#endif
 
 }  // namespace j2k::codec::t1
