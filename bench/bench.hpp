@@ -9,6 +9,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "bench/bench_images.hpp"
+
 namespace j2k::bench {
 
 struct Options {
@@ -84,19 +86,8 @@ double median_ratio(const std::vector<std::vector<double>>& times, size_t refere
 char* const* start_environment();
 bool tool_on_path(const std::string& tool);
 std::string slurp(const std::string& path);
-// `size` x `size` from an 8-bit sample image (bilinear upscaling plus a little deterministic
-// noise) as binary PNM in `dir`; `wide`: 16-bit samples.
-std::string make_input(const std::string& sample, int64_t size, bool wide, const std::string& dir);
 // The benchmark's images: --inputs, or made in `dir` from the samples (saying so).
 std::vector<std::string> bench_inputs(const CompressOptions& o, const std::string& dir);
-// A fresh folder in $TMPDIR for one benchmark run, removed with everything in it.
-struct ScratchDir {
-  ScratchDir();
-  ~ScratchDir();
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  std::string path;
-};
 
 // A deterministic, image-like test pattern (gradients plus texture plus noise) of unsigned
 // `bits`-bit samples; never zeros, which would hide unwritten outputs.

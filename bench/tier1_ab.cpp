@@ -11,7 +11,11 @@
 // encoder's codewords, every pass (lossless), or all but the last three bit planes' passes
 // (lossy: as a lossy stream's layers leave them).
 //
-//   tier1_ab A.so B.so [--samples DIR] [--rounds N]
+// With --bench-images SIZE the images are instead those the decompress benchmark codes, made
+// from the same samples at SIZE x SIZE (bench_images.hpp: upscaled, with a camera's noise, the
+// 16-bit set from moon.pgm): their noisy low planes hold more of the decisions than the samples'.
+//
+//   tier1_ab A.so B.so [--samples DIR] [--rounds N] [--bench-images SIZE]
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -22,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_images.hpp"
 #include "codec/tier1/block_encoder.hpp"
 #include "common/error.hpp"
 #include "io/image_io.hpp"
@@ -128,14 +133,18 @@ int main(int argc, char** argv) {
     std::vector<std::string> libs;
     std::string samples = "tests/data";
     int rounds = 15;
+    long bench_size = 0;
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
       if (a == "--samples" && i + 1 < argc) samples = argv[++i];
       else if (a == "--rounds" && i + 1 < argc) rounds = std::max(1, std::atoi(argv[++i]));
+      else if (a == "--bench-images" && i + 1 < argc) bench_size = std::atol(argv[++i]);
       else libs.push_back(a);
     }
-    if (libs.size() != 2) {
-      std::fprintf(stderr, "usage: tier1_ab A.so B.so [--samples DIR] [--rounds N]   (bench/tier1_ab.sh makes the objects)\n");
+    if (libs.size() != 2 || bench_size < 0 || bench_size > 8192) {
+      std::fprintf(stderr,
+                   "usage: tier1_ab A.so B.so [--samples DIR] [--rounds N] [--bench-images SIZE (16..8192)]   "
+                   "(bench/tier1_ab.sh makes the objects)\n");
       return 2;
     }
     const Variant fn[2] = {load(libs[0]), load(libs[1])};
@@ -144,10 +153,15 @@ int main(int argc, char** argv) {
       std::vector<std::string> images;
       int drop_planes;
     };
-    const std::vector<std::string> eight = {samples + "/astronaut.ppm", samples + "/coffee.ppm", samples + "/camera.pgm"};
-    const std::vector<Set> sets = {{"8-bit, lossless", eight, 0},
-                                   {"16-bit, lossless", {samples + "/moon_u16.tif"}, 0},
-                                   {"8-bit, lossy", eight, 3}};
+    std::vector<std::string> eight = {samples + "/astronaut.ppm", samples + "/coffee.ppm", samples + "/camera.pgm"};
+    std::vector<std::string> sixteen = {samples + "/moon_u16.tif"};
+    const j2k::bench::ScratchDir scratch;
+    if (bench_size > 0) {
+      for (std::string& image : eight) image = j2k::bench::make_input(image, bench_size, false, scratch.path);
+      sixteen = {j2k::bench::make_input(samples + "/moon.pgm", bench_size, true, scratch.path)};
+      std::printf("the benchmark's images at %ldx%ld\n", bench_size, bench_size);
+    }
+    const std::vector<Set> sets = {{"8-bit, lossless", eight, 0}, {"16-bit, lossless", sixteen, 0}, {"8-bit, lossy", eight, 3}};
     std::printf("%-34s %7s %10s %10s %7s\n", "blocks", "count", "A ms", "B ms", "B/A");
     std::vector<int32_t> out[2] = {std::vector<int32_t>(4096), std::vector<int32_t>(4096)};
     std::vector<uint8_t> coded[2] = {std::vector<uint8_t>(1 << 20), std::vector<uint8_t>(1 << 20)};
