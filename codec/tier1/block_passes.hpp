@@ -247,11 +247,12 @@ class BlockPasses {
     bits = b;
   }
 #else
-  // D.3.3: a bit of each sample significant before this plane; it moves the value half the
-  // interval up or down (the interval halves). Below the top planes most samples were refined
-  // before, and decide in context 2 (Table D.4) one after the other: the pass holds that
-  // context in a register, so that each decision no longer waits for the last one's store
-  // and load of its word (16-bit blocks 5% faster, bench/tier1_ab.sh).
+  // D.3.3 in the CUDA kernel, row by row (the masks above are the CPU's; the kernel was not
+  // measured with them): a bit of each sample significant before this plane; it moves the
+  // value half the interval up or down (the interval halves). Below the top planes most
+  // samples were refined before, and decide in context 2 (Table D.4) one after the other: the
+  // pass holds that context in a register, so that each decision no longer waits for the last
+  // one's store and load of its word (16-bit blocks 5% faster, bench/tier1_ab.sh).
   template <int N, class Bits>
   J2K_T1_HD void refinement_pass(int p, Bits& bits) {
     Bits b = bits;
