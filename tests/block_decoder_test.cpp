@@ -16,6 +16,7 @@
 
 #include "codec/tier1/block_decoder.hpp"
 #include "codec/tier1/block_encoder.hpp"
+#include "codec/tier1/stripe_flags.hpp"
 #include "codec/tier2/packet_reader.hpp"
 #include "common/error.hpp"
 #include "tests/support/coded_blocks.hpp"
@@ -247,6 +248,40 @@ TEST(BlockDecoder, CorruptBytesNeverCrash) {
     const BlockDecodeReport r = decode_block(code, out.data(), w);
     EXPECT_LE(r.passes, std::max(0, 3 * code.bitplanes - 2));
   }
+}
+
+
+// The CPU's refinement pass takes its rows from refine_masks() (SSE2 for sixteen columns on
+// x86-64, plain C++ for fewer): against the flag word's bits read one row at a time
+// (stripe_flags.hpp: row i significant at bit 3i + 4, visited at 24 + i, refined at 28 + i),
+// on random words, for every column count.
+TEST(BlockDecoder, RefinementMasksReadTheFlagWordsRowByRow) {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 200; ++round)
+    for (int count = 1; count <= 16; ++count) {
+      std::vector<uint32_t> words(18);
+      for (uint32_t& w : words) w = static_cast<uint32_t>(rng());
+      const std::vector<uint32_t> before = words;
+      uint64_t todo = 0, again = 0;
+      j2k::codec::t1::refine_masks(words.data() + 1, count, todo, again);
+      uint64_t want_todo = 0, want_again = 0;
+      for (int x = 0; x < 16; ++x) {
+        uint32_t want = before[1 + x];
+        for (int i = 0; i < 4 && x < count; ++i) {
+          const uint32_t f = before[1 + x];
+          const bool significant = (f >> (3 * i + 4)) & 1, visited = (f >> (24 + i)) & 1, refined = (f >> (28 + i)) & 1;
+          if (!significant || visited) continue;
+          want_todo |= uint64_t{1} << (4 * x + i);
+          if (refined) want_again |= uint64_t{1} << (4 * x + i);
+          want |= 1u << (28 + i);
+        }
+        ASSERT_EQ(words[1 + x], want) << "column " << x << " of " << count;
+      }
+      ASSERT_EQ(todo, want_todo) << count << " columns";
+      ASSERT_EQ(again, want_again) << count << " columns";
+      ASSERT_EQ(words[0], before[0]);  // the words either side untouched
+      ASSERT_EQ(words[17], before[17]);
+    }
 }
 
 }  // namespace
