@@ -138,8 +138,13 @@ int main(int argc, char** argv) {
       const std::string a = argv[i];
       if (a == "--samples" && i + 1 < argc) samples = argv[++i];
       else if (a == "--rounds" && i + 1 < argc) rounds = std::max(1, std::atoi(argv[++i]));
-      else if (a == "--bench-images" && i + 1 < argc) bench_size = std::atol(argv[++i]);
-      else libs.push_back(a);
+      else if (a == "--bench-images" && i + 1 < argc) {
+        char* end = nullptr;
+        bench_size = std::strtol(argv[++i], &end, 10);
+        if (*end != '\0' || bench_size < 16) bench_size = -1;  // refused below
+      } else {
+        libs.push_back(a);
+      }
     }
     if (libs.size() != 2 || bench_size < 0 || bench_size > 8192) {
       std::fprintf(stderr,

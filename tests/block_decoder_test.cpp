@@ -250,7 +250,6 @@ TEST(BlockDecoder, CorruptBytesNeverCrash) {
   }
 }
 
-
 // The CPU's refinement pass takes its rows from refine_masks() (SSE2 for sixteen columns on
 // x86-64, plain C++ for fewer): against the flag word's bits read one row at a time
 // (stripe_flags.hpp: row i significant at bit 3i + 4, visited at 24 + i, refined at 28 + i),
