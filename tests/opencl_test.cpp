@@ -1,8 +1,7 @@
 // OpenCL-specific tests: device enumeration and selection (BackendOptions::device, bad
-// indices; of the environment only J2KFRONT_OPENCL_MAX_ALLOC is read), OpenCL error
-// conversion, the program cache, the tuning option, and the kernels with tiny tile/window
-// sizes (opencl_tuning "small") so that small images cross every strip, segment, window and
-// chunk boundary, bit-exact against the CPU.
+// indices; no environment variable is read), OpenCL error conversion, the program cache, the
+// tuning option, and the kernels with tiny tile/window sizes (opencl_tuning "small") so that
+// small images cross every strip, segment, window and chunk boundary, bit-exact against the CPU.
 //
 // Built twice: opencl_test (the machine's OpenCL as it is) and, with
 // J2K_OPENCL_TEST_NO_PLATFORM, opencl_noplatform_test, which CTest runs with OCL_ICD_VENDORS
@@ -20,7 +19,6 @@
 #include "transform/dwt.hpp"
 #include "common/error.hpp"
 #include "transform/opencl/opencl_dwt.hpp"
-#include "tests/support/scoped_env.hpp"
 
 namespace {
 
@@ -29,7 +27,27 @@ using j2k::BackendOptions;
 using j2k::ErrorCode;
 using j2k::Rect;
 
-using test_support::ScopedEnv;
+// Sets (or unsets, value == nullptr) an environment variable for one scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+    if (value)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (had_)
+      setenv(name_.c_str(), old_.c_str(), 1);
+    else
+      unsetenv(name_.c_str());
+  }
+
+ private:
+  std::string name_, old_;
+  bool had_ = false;
+};
 
 #ifdef J2K_OPENCL_TEST_NO_PLATFORM
 

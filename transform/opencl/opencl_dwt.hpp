@@ -86,7 +86,8 @@ struct Tuning {
   uint64_t horizontal_local_bytes() const;
   std::string build_options() const;
   std::string describe() const;  // "vcols=32,vr=8,..."
-  // The most bytes one buffer on `device` may take: its max_alloc, or max_alloc if less.
+  // The most bytes one buffer on `device` may take: the device's max_alloc, or this tuning's
+  // max_alloc where that is less.
   uint64_t largest_buffer(const DeviceInfo& device) const;
 };
 

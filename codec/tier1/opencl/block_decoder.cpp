@@ -135,7 +135,8 @@ struct BlockBatch::Impl {
     }
   }
 
-  static constexpr cl_uint kTableArgs = 11;  // next_words, zero_contexts, sign_table (block_decoder.cl)
+  static constexpr cl_uint kPlaneRangeArg = 9;  // plane_from, plane_to (block_decoder.cl)
+  static constexpr cl_uint kTableArgs = 11;     // next_words, zero_contexts, sign_table
   cl_kernel kernel_for(cl_context ctx, cl_device_id device) {
     if (kernel && kernel_context == ctx) return kernel;
     const Program& p = program_for(ctx, device);
@@ -285,7 +286,7 @@ void BlockBatch::decode(const std::vector<Plane>& planes, const std::vector<size
     const size_t global = (r.blocks.size() + local - 1) / local * local;
     for (size_t k = 0; k + 1 < run_from.size(); ++k) {
       const auto from = static_cast<cl_uint>(run_from[k]), to = static_cast<cl_uint>(run_from[k + 1]);
-      a = Impl::kTableArgs - 2;  // plane_from, plane_to
+      a = Impl::kPlaneRangeArg;
       arg(sizeof from, &from);
       arg(sizeof to, &to);
       check(cl().clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr), "clEnqueueNDRangeKernel");
