@@ -91,7 +91,9 @@ bool apply_icc_profile(DecodedImage& image, const std::vector<uint8_t>& profile)
     not_applied(image, "Little CMS does not read it");
     return false;
   }
-  const cmsColorSpaceSignature space = cmsGetColorSpace(in.get());
+  // The header's four bytes as a number: they may be none of the enum's values, which an
+  // enum-typed variable must not hold (UBSan's -fsanitize=enum says so).
+  const auto space = static_cast<cmsUInt32Number>(cmsGetColorSpace(in.get()));
   const bool grey = space == cmsSigGrayData, ycc = space == cmsSigYCbCrData;
   if (!grey && !ycc && space != cmsSigRgbData) {
     not_applied(image, "it is not an RGB, YCbCr or grey profile (as opj_decompress)");

@@ -535,6 +535,18 @@ TEST_F(Decompress, IccProfilesAndCieLabAsOpenJpeg) {
     const auto plane = test_support::read_pgx(path("misfit_" + std::to_string(k) + ".pgx"));
     for (size_t i = 0; i < plane.samples.size(); ++i) ASSERT_EQ(plane.samples[i], rgb.components[static_cast<size_t>(k)].bytes[i]) << "component " << k;
   }
+
+  // A profile whose colour space (header bytes 16..19) is no signature Little CMS names: not
+  // applied, said so (and read as a number: under UBSan an out-of-range enum fails this).
+  std::vector<uint8_t> odd = rgb_profile_colr();
+  const uint8_t unknown_space[4] = {0xB9, 0xAD, 0xBE, 0xA6};
+  std::copy(unknown_space, unknown_space + 4, odd.begin() + 3 + 16);
+  const std::vector<uint8_t> odd_bytes = jp2_with_colr(rgb, odd);
+  const std::string odd_stream = path("odd_space.jp2"), odd_out = path("odd_space.pgx");
+  std::ofstream(odd_stream, std::ios::binary).write(reinterpret_cast<const char*>(odd_bytes.data()), static_cast<std::streamsize>(odd_bytes.size()));
+  r = run_command(quote(kCli) + " decompress -i " + quote(odd_stream) + " -o " + quote(odd_out));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("ICC profile is not applied: it is not an RGB, YCbCr or grey profile"), std::string::npos) << r.output;
 #endif
 }
 
