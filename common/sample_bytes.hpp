@@ -1,12 +1,8 @@
 // A byte vector whose resize() leaves the new bytes as they are: for buffers of decoded
 // samples that are filled right after, in parallel, so that neither a serial zero-fill nor
-// the first touch of each page runs on one thread ahead of the real work. A buffer of 2 MiB
-// or more is aligned to 2 MiB and asks Linux for transparent huge pages, as the coefficient
-// buffers do (transform/queue.cpp): a fault per 4 KiB page costs as much as writing it.
+// the first touch of each page runs on one thread ahead of the real work. No huge-page hint,
+// as for the coefficient buffers (transform/queue.cpp says why).
 #pragma once
-#include <sys/mman.h>
-
-#include <cstdlib>
 #include <memory>
 #include <new>
 #include <type_traits>
@@ -32,22 +28,6 @@ struct DefaultInitAllocator : std::allocator<T> {
   template <class U, class... Args>
   void construct(U* p, Args&&... args) {
     ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-
-  static constexpr size_t kHugePage = size_t{2} << 20;
-  T* allocate(size_t n) {
-    const size_t bytes = n * sizeof(T);
-    if (bytes < kHugePage) return std::allocator<T>::allocate(n);
-    void* p = std::aligned_alloc(kHugePage, (bytes + kHugePage - 1) / kHugePage * kHugePage);
-    if (p == nullptr) throw std::bad_alloc();
-#if defined(MADV_HUGEPAGE)
-    madvise(p, bytes, MADV_HUGEPAGE);  // a hint: where refused, 4 KiB pages
-#endif
-    return static_cast<T*>(p);
-  }
-  void deallocate(T* p, size_t n) noexcept {
-    if (n * sizeof(T) < kHugePage) std::allocator<T>::deallocate(p, n);
-    else std::free(p);
   }
 };
 

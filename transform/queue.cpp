@@ -7,10 +7,6 @@
 #include "common/error.hpp"
 #include "j2kfront/config.h"
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
 namespace j2k {
 
 void Queue::on_stream(const std::function<void(void*)>&) { no_cuda_streams(); }
@@ -38,21 +34,18 @@ void* allocate_host_coefficients(size_t bytes, j2k_memory& where, const char* ba
     throw Error(ErrorCode::InvalidArgument, std::string("the ") + backend +
                                                 " backend keeps coefficients in host memory; device memory needs the cuda backend");
   where = J2K_MEMORY_HOST;
-  // Rows of 64-byte aligned buffers start on a cache line (the plan aligns each plane). A
-  // buffer of 2 MiB or more is aligned to 2 MiB and asks Linux for transparent huge pages:
-  // its pages are first touched when the coefficients are written, and a fault per 4 KiB
-  // page costs as much as the writing (48 MB: 19 ms of faults against 4 ms with huge pages
-  // on the GPU machine, 300 ms against 15 ms on a development VM).
-  constexpr size_t kHugePage = size_t{2} << 20;
-  const size_t align = bytes >= kHugePage ? kHugePage : 64;
-  const size_t size = (bytes + align - 1) / align * align;
-  void* p = std::aligned_alloc(align, size);
+  // Rows of 64-byte aligned buffers start on a cache line (the plan aligns each plane). No
+  // transparent huge pages asked for: in a virtual machine whose host backs the guest's
+  // memory on first touch, or takes back its free 2 MiB blocks (free page reporting), a fresh
+  // huge page costs far more than the 512 small pages the kernel hands out from what was just
+  // freed. One-thread decode of a 4096^2 RGB stream on a development VM: 0.34 to 0.72 s of
+  // system time with the hint against 0.15 to 0.25 s without, the whole run 5% to 25% slower;
+  // compress 7% slower; the DWT on reused buffers no faster (bench/RESULTS.md, Memory pages).
+  const size_t size = (bytes + 63) / 64 * 64;
+  void* p = std::aligned_alloc(64, size);
   if (!p && bytes)
     throw Error(ErrorCode::OutOfMemory,
                 "cannot allocate " + std::to_string(bytes) + " bytes of host memory for the coefficients");
-#if defined(MADV_HUGEPAGE)
-  if (p && align == kHugePage) madvise(p, size, MADV_HUGEPAGE);  // a hint: where refused, 4 KiB pages
-#endif
   return p;
 }
 
