@@ -18,16 +18,19 @@ namespace j2k::codec {
 
 struct TilePackets {
   TileLayout layout;                   // the tile alone: tiles[0] and its blocks
-  std::vector<BlockData> blocks;       // per layout block, whose bytes may lie in `data`
-  std::shared_ptr<const std::vector<uint8_t>> data;  // the tile's packet data
+  std::vector<BlockData> blocks;       // per layout block, whose bytes may lie in `data` or
+                                       // in the bytes read (read_tile_packets)
+  std::shared_ptr<const std::vector<uint8_t>> data;  // a tile's packet data copied together
+                                                     // from several tile-parts, else empty
   std::vector<uint32_t> packet_bytes;  // each packet's bytes in the tile data (SOP, header
                                        // unless packed elsewhere, EPH, body), in order
   bool truncated = false;              // the tile's data ended before its last packet
 };
 
-// Reads tile `t` of `cs` (whose bytes are `data`); with `partial`, a tile whose data ends
-// early keeps what is there. With `layers` > 0 the blocks keep only what the first `layers`
-// layers bring (the packets after them are still read, to check them and find the next).
+// Reads tile `t` of `cs` (whose bytes are `data`, which the result's blocks may point into:
+// keep it while they are used); with `partial`, a tile whose data ends early keeps what is
+// there. With `layers` > 0 the blocks keep only what the first `layers` layers bring (the
+// packets after them are still read, to check them and find the next).
 // Throws j2k::Error (CorruptInput) naming the tile and the cause.
 TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t t, bool partial = false, int layers = 0);
 
