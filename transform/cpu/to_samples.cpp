@@ -4,6 +4,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #if defined(__SSE2__)
@@ -74,8 +75,16 @@ struct FloatRange {
   template <class S>
   void store4(__m128 f, S* d) const {
     f = _mm_max_ps(_mm_min_ps(f, _mm_set1_ps(hi)), _mm_set1_ps(lo));
+    const __m128i s = _mm_add_epi32(_mm_cvtps_epi32(f), _mm_set1_epi32(offset));
+    if constexpr (std::is_same_v<S, uint8_t>) {
+      if (lo_int >= 0 && hi_int <= 255) {  // the packs then saturate nothing
+        const int32_t four = _mm_cvtsi128_si32(_mm_packus_epi16(_mm_packs_epi32(s, s), _mm_setzero_si128()));
+        std::memcpy(d, &four, 4);
+        return;
+      }
+    }
     alignas(16) int32_t v[4];
-    _mm_store_si128(reinterpret_cast<__m128i*>(v), _mm_add_epi32(_mm_cvtps_epi32(f), _mm_set1_epi32(offset)));
+    _mm_store_si128(reinterpret_cast<__m128i*>(v), s);
     for (int k = 0; k < 4; ++k) d[k] = static_cast<S>(v[k]);
   }
 #endif
