@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One call on the GPU machine (the `device` tool): build, GPU tests, sanitizers, benchmarks.
-#   bash bench/device_run.sh [all|test|sanitize|bench|pipeline|compress|decompress|compress-dir|decompress-dir|decompress-tiled|cuda|profile]
+#   bash bench/device_run.sh [all|test|sanitize|bench|pipeline|compress|decompress|compress-dir|decompress-dir|decompress-tiled|decompress-cpus|cuda|profile]
 # all = test + sanitize + bench (bench includes pipeline and compress). cuda = only the CUDA
 # backend's tests, sanitizers and bench. compress = `bench --compress` against opj_compress and
 # grk_compress (carried in .deps/codecs) on 16 threads, front stage on the CPU and on CUDA;
@@ -8,6 +8,7 @@
 # compress-dir = the same over folders of J2K_COMPRESS_FILES (8) copies at J2K_COMPRESS_SIZE (2048);
 # decompress-dir = `bench --decompress --directory` over J2K_DECOMPRESS_FILES (8) copies, 16 threads.
 # decompress-tiled = `bench --decompress --tile-size` J2K_DECOMPRESS_TILE (1024), 16 threads and 1.
+# decompress-cpus = `bench --decompress` on one CPU of its own (CPU 6, 7 rounds), then two (5,6).
 # profile = Nsight Compute on the CUDA bench at 8192^2: per-kernel summary of every launch of one
 # timed row, and the SASS source view (instructions executed per line) of the kernels that match
 # J2K_NCU_KERNELS (space-separated regexes, default: the fused 5/3 and 9/7 forward kernels).
@@ -174,6 +175,18 @@ if [[ $what == decompress-tiled ]]; then
       $cli bench --decompress --tile-size ${J2K_DECOMPRESS_TILE:-1024} ${run#*:} --size ${J2K_COMPRESS_SIZE:-4096} \
       --repeats ${J2K_COMPRESS_REPEATS:-3} --csv "$out/results/decompress-tiled-${run%%:*}-$machine.csv" 2>&1 |
       tee -a "$out/bench-decompress-tiled.txt"
+    [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  done
+fi
+if [[ $what == decompress-cpus ]]; then
+  # Every tool on one CPU of its own, then on two: the rows where the 2x target is closest
+  # without a GPU (bench/RESULTS.md). A freshly started machine gives slower times than one
+  # that has run for a while: say which in RESULTS.
+  for run in "1cpu:6:7" "2cpus:5,6:3"; do
+    IFS=: read -r name cpus rounds <<<"$run"
+    PATH="$root/.deps/codecs/bin:$PATH" LD_LIBRARY_PATH="$root/.deps/codecs/lib:$LD_LIBRARY_PATH" \
+      $cli bench --decompress --cpus "$cpus" --size ${J2K_COMPRESS_SIZE:-4096} --repeats "${J2K_COMPRESS_REPEATS:-$rounds}" \
+      --csv "$out/results/decompress-$name-$machine.csv" 2>&1 | tee -a "$out/bench-decompress-cpus.txt"
     [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
   done
 fi
