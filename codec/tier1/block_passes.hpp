@@ -210,13 +210,14 @@ class BlockPasses {
     bits = b;
   }
 
-#if !defined(__CUDA_ARCH__)
-  // D.3.3 on the CPU: which samples refine, and in which context, is known before the pass's
-  // first decision (its decisions change no significance), so the pass first sweeps sixteen
-  // columns' words at a time into two masks (refine_masks), then decides only where a mask bit
-  // is set, in the masks' order (column by column, row by row within one, as D.3 scans).
+  // D.3.3: a bit of each sample significant before this plane (not made so by this plane's
+  // significance pass); it moves the value half the interval up or down (the interval halves).
+  // Below the top planes most samples were refined before, and decide in context 2 (Table
+  // D.4) one after the other: the pass holds that context in a register, so that each
+  // decision no longer waits for the last one's store and load of its word (16-bit blocks 5%
+  // faster, bench/tier1_ab.sh).
   template <int N, class Bits>
-  void refinement_pass(int p, Bits& bits) {
+  J2K_T1_HD void refinement_pass(int p, Bits& bits) {
     Bits b = bits;
     MqDecoderContext refined_before = b.take(kRefineBase + 2);
     const Shape<N> g{geometry_};
@@ -224,6 +225,12 @@ class BlockPasses {
     for (int s = 0; s < g.stripe_count(); ++s) {
       uint32_t* col = g.stripe_words(s);
       int32_t* values = g.stripe_values(s);
+#if !defined(__CUDA_ARCH__)
+      // On the CPU: which samples refine, and in which context, is known before the pass's
+      // first decision (its decisions change no significance), so the pass first sweeps
+      // sixteen columns' words at a time into two masks (refine_masks), then decides only where
+      // a mask bit is set, in the masks' order (column by column, row by row within one, as D.3
+      // scans).
       for (int x0 = 0; x0 < g.width(); x0 += 16) {
         uint64_t todo, again;
         refine_masks(col + x0, g.width() - x0 < 16 ? g.width() - x0 : 16, todo, again);
@@ -238,30 +245,11 @@ class BlockPasses {
             const uint32_t window = (col[x] >> (3 * i)) & (i == 3 ? g.last_row_window : kWindow);
             bit = b.decide_even(kRefineBase + ((window & ~kCentre) != 0 ? 1 : 0));
           }
-          int32_t& v = values[i * g.value_stride() + x];
-          v += (bit ^ (v < 0 ? 1 : 0)) ? half : -half;
+          refine(values[i * g.value_stride() + x], bit, half);
         }
       }
-    }
-    b.put_back(kRefineBase + 2, refined_before);
-    bits = b;
-  }
 #else
-  // D.3.3 in the CUDA kernel, row by row (the masks above are the CPU's; the kernel was not
-  // measured with them): a bit of each sample significant before this plane; it moves the
-  // value half the interval up or down (the interval halves). Below the top planes most
-  // samples were refined before, and decide in context 2 (Table D.4) one after the other: the
-  // pass holds that context in a register, so that each decision no longer waits for the last
-  // one's store and load of its word (16-bit blocks 5% faster, bench/tier1_ab.sh).
-  template <int N, class Bits>
-  J2K_T1_HD void refinement_pass(int p, Bits& bits) {
-    Bits b = bits;
-    MqDecoderContext refined_before = b.take(kRefineBase + 2);
-    const Shape<N> g{geometry_};
-    const int32_t half = int32_t{1} << p;
-    for (int s = 0; s < g.stripe_count(); ++s) {
-      uint32_t* col = g.stripe_words(s);
-      int32_t* values = g.stripe_values(s);
+      // In the CUDA kernel, row by row (the kernel was not measured with the CPU's masks).
       const int rows = g.stripe_rows(s);
       for (int x = 0; x < g.width(); ++x) {
         uint32_t f = col[x];
@@ -277,17 +265,21 @@ class BlockPasses {
             const uint32_t around = (g.template window<I>(f) & ~kCentre) != 0 ? 1u : 0u;
             bit = b.decide_even(kRefineBase + static_cast<int>(around));
           }
-          int32_t& v = values[I * g.value_stride() + x];
-          v += (bit ^ (v < 0 ? 1 : 0)) ? half : -half;
+          refine(values[I * g.value_stride() + x], bit, half);
           f |= refined(I);
         });
         col[x] = f;
       }
+#endif
     }
     b.put_back(kRefineBase + 2, refined_before);
     bits = b;
   }
-#endif
+  // A refinement bit of a sample (value v, sign and twice its magnitude) half the interval
+  // up (a 1 bit) or down: towards zero for a 0 bit of a positive value, and the reverse.
+  J2K_T1_HD J2K_T1_INLINE static void refine(int32_t& v, int bit, int32_t half) {
+    v += (bit ^ (v < 0 ? 1 : 0)) ? half : -half;
+  }
 
   // D.3.4: the samples the significance pass left, a column of four with no significant
   // sample around run-length coded. Returns false where SEGMARK's four decisions after the
