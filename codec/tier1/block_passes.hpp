@@ -275,8 +275,8 @@ class BlockPasses {
     b.put_back(kRefineBase + 2, refined_before);
     bits = b;
   }
-  // A refinement bit of a sample (value v, sign and twice its magnitude) half the interval
-  // up (a 1 bit) or down: towards zero for a 0 bit of a positive value, and the reverse.
+  // A refinement bit moves the magnitude of the sample's value v (its sign and twice its
+  // magnitude, decode_block's form) half the interval up for a 1, down for a 0.
   J2K_T1_HD J2K_T1_INLINE static void refine(int32_t& v, int bit, int32_t half) {
     v += (bit ^ (v < 0 ? 1 : 0)) ? half : -half;
   }
