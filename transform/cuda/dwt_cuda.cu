@@ -337,7 +337,7 @@ void launch_fused21(const Plan& plan, const typename Wv<W>::T* src, long long sr
 // blocks), then the other levels.
 template <int W, class Src>
 struct ForwardRun {
-  static constexpr int kW = W;
+  static constexpr int wavelet() { return W; }  // kW53 or kW97
   using Source = Src;
   using T = typename Wv<W>::T;
   const Plan& plan;
@@ -703,7 +703,7 @@ FinalRows final_rows(const Run& run, int units) {
     return f;
   }
   if (run.fused12) {  // block row u: LL1 rows [u * BY, (u + 1) * BY), both origins even
-    const int64_t BY = cudadwt::FusedDims<Run::kW>::BY;
+    const int64_t BY = cudadwt::FusedDims<Run::wavelet()>::BY;
     const LevelGeom g2 = geom(run.plan.levels[1], 1, 1);
     f.lo1 = std::min<int64_t>(g1.sn_y, units * BY);
     f.hi1 = std::min<int64_t>(g1.h - g1.sn_y, units * BY);
@@ -713,7 +713,7 @@ FinalRows final_rows(const Run& run, int units) {
   }
   // Level-1 tile row u: interleaved rows [u * TY, (u + 1) * TY); of the first n rows,
   // (n + 1 - cas_y) / 2 are low.
-  const int64_t rows = std::min<int64_t>(g1.h, int64_t{units} * first_level_rows<Run::kW, typename Run::Source>());
+  const int64_t rows = std::min<int64_t>(g1.h, int64_t{units} * first_level_rows<Run::wavelet(), typename Run::Source>());
   const int cas = run.plan.levels[0].cas_y;
   f.lo1 = (rows + 1 - cas) >> 1;
   f.hi1 = rows - f.lo1;
