@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # First command on a fresh Debian 12 machine: install dependencies, build (Release, into
-# build/), and run the front stage on a bundled sample image into out/astronaut/.
+# build/), run the front stage on a bundled sample image into out/astronaut/, and the codec
+# on it: compressed losslessly to out/astronaut.jp2, decoded back to out/astronaut.png.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
@@ -8,3 +9,6 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build
 build/tools/j2kfront transform tests/data/astronaut.tif out/astronaut
 echo "coefficients and layout.json are in out/astronaut/"
+# --force: a second run replaces the files its first run wrote.
+build/tools/j2kfront compress -i tests/data/astronaut.tif -o out/astronaut.jp2 --force
+build/tools/j2kfront decompress -i out/astronaut.jp2 -o out/astronaut.png --force
