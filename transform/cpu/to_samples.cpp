@@ -45,9 +45,9 @@ inline int32_t sample(float f, int32_t offset, int32_t lo, int32_t hi) {
   if (f < static_cast<float>(INT_MIN)) return lo;
   return static_cast<int32_t>(std::clamp<int64_t>(static_cast<int64_t>(std::lrintf(f)) + offset, lo, hi));
 }
-// sample(float) in a few instructions, where the range's ends less the offset are floats
-// exactly (`exact`: within 2^24): the float clamped to them first (NaN to the top end, as
-// there), then rounded by the CPU's conversion, which rounds as lrintf does (both by the
+// sample(float), in a few instructions where the range's ends less the offset are floats
+// exactly (`exact`: within 2^24), else through sample(): the float clamped to them first (NaN
+// to the top end, as there), then rounded by the CPU's conversion, which rounds as lrintf does (both by the
 // current rounding mode, to nearest with ties to even unless changed). Rounding first and
 // clamping after, as sample() does, gives the same, the ends being whole numbers. lrintf is a
 // call into libm for every sample (19% of a 2048^2 RGB `-r 20` decode on one thread).
@@ -63,15 +63,16 @@ struct FloatRange {
   }
   int32_t operator()(float f) const {
 #if defined(__SSE2__)
-    __m128 v = _mm_min_ss(_mm_set_ss(f), _mm_set_ss(hi));  // the second operand where f is NaN
-    v = _mm_max_ss(v, _mm_set_ss(lo));
-    return _mm_cvtss_si32(v) + offset;
-#else
-    return sample(f, offset, lo_int, hi_int);
+    if (exact) {
+      __m128 v = _mm_min_ss(_mm_set_ss(f), _mm_set_ss(hi));  // the second operand where f is NaN
+      v = _mm_max_ss(v, _mm_set_ss(lo));
+      return _mm_cvtss_si32(v) + offset;
+    }
 #endif
+    return sample(f, offset, lo_int, hi_int);
   }
 #if defined(__SSE2__)
-  // The same on four floats, into d[0..3].
+  // The same on four floats, into d[0..3], where `exact`.
   template <class S>
   void store4(__m128 f, S* d) const {
     f = _mm_max_ps(_mm_min_ps(f, _mm_set1_ps(hi)), _mm_set1_ps(lo));
@@ -144,7 +145,8 @@ void rct_row(const int32_t* __restrict c0, const int32_t* __restrict c1, const i
   }
 }
 
-// One row of the inverse ICT into samples, where FloatRange is exact for each component.
+// One row of the inverse ICT into samples, four pixels at a time where FloatRange is exact for
+// each component.
 template <class S>
 void ict_row(const float* c0, const float* c1, const float* c2, S* d0, S* d1, S* d2, int64_t w, const FloatRange& f0,
              const FloatRange& f1, const FloatRange& f2) {
@@ -152,7 +154,7 @@ void ict_row(const float* c0, const float* c1, const float* c2, S* d0, S* d1, S*
 #if defined(__SSE2__)
   // inverse_mct(float)'s operations in its order, on four pixels.
   using namespace constants;
-  for (; x + 4 <= w; x += 4) {
+  for (; f0.exact && f1.exact && f2.exact && x + 4 <= w; x += 4) {
     const __m128 y = _mm_loadu_ps(c0 + x), u = _mm_loadu_ps(c1 + x), v = _mm_loadu_ps(c2 + x);
     f0.store4(_mm_add_ps(y, _mm_mul_ps(_mm_set1_ps(kIctRV), v)), d0 + x);
     f1.store4(_mm_sub_ps(_mm_sub_ps(y, _mm_mul_ps(_mm_set1_ps(kIctGU), u)), _mm_mul_ps(_mm_set1_ps(kIctGV), v)), d1 + x);
@@ -180,15 +182,11 @@ void row(const std::vector<Plane>& in, const TileOutput& out, size_t c, bool mct
       for (int64_t x = 0; x < w; ++x) dst[x] = static_cast<S>(range(src[x]));
     } else {
       const FloatRange range(out.offset[c], out.lo[c], out.hi[c]);
-      if (range.exact) {
-        int64_t x = 0;
+      int64_t x = 0;
 #if defined(__SSE2__)
-        for (; x + 4 <= w; x += 4) range.store4(_mm_loadu_ps(src + x), dst + x);
+      for (; range.exact && x + 4 <= w; x += 4) range.store4(_mm_loadu_ps(src + x), dst + x);
 #endif
-        for (; x < w; ++x) dst[x] = static_cast<S>(range(src[x]));
-      } else {
-        for (int64_t x = 0; x < w; ++x) dst[x] = static_cast<S>(sample(src[x], out.offset[c], out.lo[c], out.hi[c]));
-      }
+      for (; x < w; ++x) dst[x] = static_cast<S>(range(src[x]));
     }
     return;
   }
@@ -201,14 +199,7 @@ void row(const std::vector<Plane>& in, const TileOutput& out, size_t c, bool mct
   } else {
     const FloatRange f0(out.offset[0], out.lo[0], out.hi[0]), f1(out.offset[1], out.lo[1], out.hi[1]),
         f2(out.offset[2], out.lo[2], out.hi[2]);
-    if (f0.exact && f1.exact && f2.exact) return ict_row(c0, c1, c2, d0, d1, d2, w, f0, f1, f2);
-    for (int64_t x = 0; x < w; ++x) {
-      T r, g, b;
-      inverse_mct(c0[x], c1[x], c2[x], r, g, b);
-      d0[x] = static_cast<S>(sample(r, out.offset[0], out.lo[0], out.hi[0]));
-      d1[x] = static_cast<S>(sample(g, out.offset[1], out.lo[1], out.hi[1]));
-      d2[x] = static_cast<S>(sample(b, out.offset[2], out.lo[2], out.hi[2]));
-    }
+    ict_row(c0, c1, c2, d0, d1, d2, w, f0, f1, f2);
   }
 }
 
