@@ -99,18 +99,19 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
   // in several are copied together first, and the result holds the copy, for the blocks' bytes
   // stay where they were read (BlockData::piece). Not copying one tile-part takes a 4096^2
   // RGB lossless decode from 290 to 272 MB at its peak, 4,700 page faults fewer.
+  std::vector<const TilePart*> parts;
+  for (const TilePart& p : cs.parts)
+    if (static_cast<size_t>(p.tile) == t) parts.push_back(&p);
   auto tile_data = std::make_shared<std::vector<uint8_t>>();
   const uint8_t* body = nullptr;
   size_t body_size = 0;
-  size_t part_count = 0;
-  for (const TilePart& p : cs.parts)
-    if (static_cast<size_t>(p.tile) == t) {
-      if (++part_count == 1) body = data + p.data, body_size = p.length;
-    }
-  if (part_count > 1) {
-    for (const TilePart& p : cs.parts)
-      if (static_cast<size_t>(p.tile) == t) tile_data->insert(tile_data->end(), data + p.data, data + p.data + p.length);
-    body = tile_data->data(), body_size = tile_data->size();
+  if (parts.size() == 1) {
+    body = data + parts[0]->data;
+    body_size = parts[0]->length;
+  } else {
+    for (const TilePart* p : parts) tile_data->insert(tile_data->end(), data + p->data, data + p->data + p->length);
+    body = tile_data->data();
+    body_size = tile_data->size();
   }
   const std::vector<uint8_t> headers = packed_headers(cs, t);
   const bool packed = !cs.ppm.empty() || !headers.empty();
