@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // j2k_cuda_dwt and its workspace query (include/j2kfront/j2kfront.h): the C face of
 // transform/cuda/cuda_dwt.hpp, which checks every argument before any CUDA call. Built with the
 // CUDA backend; cuda_dwt_unavailable.cpp stands in for it otherwise.

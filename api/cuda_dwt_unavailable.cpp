@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // j2k_cuda_dwt and its workspace query in a build without the CUDA backend: they exist, so
 // that every build links the same interface, and say why they cannot run.
 #include "api/guard.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // j2k_decode_settings and j2k_decoder_*: the codec's decoder (codec/decoder.hpp) behind the C
 // interface; the images it returns are views of the decoder's buffers.
 #include <chrono>

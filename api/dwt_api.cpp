@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // j2k_dwt_*: the DWT alone (transform/dwt.hpp) behind the C interface.
 #include <memory>
 #include <string>

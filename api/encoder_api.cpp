@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // j2k_coding and j2k_encoder_*: the codec's encoder (codec/encoder.hpp) behind the C interface.
 #include <algorithm>
 #include <cmath>

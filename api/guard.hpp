@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The boundary of the C interface: exceptions become a status plus this thread's message,
 // and the C enums are checked before they become the library's own.
 #pragma once

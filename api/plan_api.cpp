@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // j2k_plan_*: the plan (pipeline/plan.hpp) behind the C interface.
 #include <memory>
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // j2k_plan_info of a plan, for j2k_plan_get_info and j2k_encoder_get_plan_info.
 #pragma once
 #include <string>

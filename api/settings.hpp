@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // j2k_settings checked at the edge and turned into the library's own settings.
 #pragma once
 #include "j2kfront/j2kfront.h"

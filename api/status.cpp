@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The C interface's status and message handling, version, settings defaults, backend names
 // and the view helpers. Every entry point of api/ runs its body through `guard`, which turns
 // any exception into a status and this thread's last error message.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `j2kfront bench`: per-backend benchmarks of the DWT. Every timing is reported next to a
 // yardstick measured in the same run on the same bytes (a copy of the image in the same
 // memory), because absolute times drift between machines.

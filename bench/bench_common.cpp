@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Shared pieces of the benchmarks: the input pattern, the statistics and the CSV files.
 #include <algorithm>
 #include <cerrno>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The benchmarks' images, made from the sample images (bench_images.hpp).
 #include "bench/bench_images.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The benchmarks' images: the sample images upscaled, with a camera's noise, as `j2kfront
 // bench --compress/--decompress` code them and bench/tier1_ab.sh can decode their blocks.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `j2kfront bench --compress`: `j2kfront compress` file to file against opj_compress and
 // grk_compress on the same image, same settings and threads, in one run. Each tool runs as a
 // process of its own, timed from start to exit in rounds (time_in_rounds: one untimed round

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `j2kfront bench --backend cpu`: our CPU DWT on host buffers, against a memcpy of the same
 // bytes in the same run (OpenJPEG's own transform is timed by bench/cpu_vs_openjpeg); then the
 // whole front stage on a plan by tile size, against the same image untiled.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Our CPU forward DWT against OpenJPEG 2.5.0's opj_dwt_encode / opj_dwt_encode_real, same
 // machine, same thread count, same input, and checks that both give the same bits.
 // Usage: cpu_vs_openjpeg [threads=2] [repeats=5] [sizes=4096,8192] [levels=5]

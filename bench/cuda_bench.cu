@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `j2kfront bench --backend cuda`: the CUDA DWT on device buffers, kernel time by CUDA events
 // (median of options.repeats after warm-up), next to a device-to-device copy of the same int32
 // image measured in the same run as the yardstick.

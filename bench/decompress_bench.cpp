@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `j2kfront bench --decompress`: `j2kfront decompress` file to file against opj_decompress and
 // grk_decompress on the same streams, same threads, in one run. The streams are
 // opj_compress's (6 resolutions, 64x64 blocks), lossless and -I -r 20, of images made from the

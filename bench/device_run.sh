@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # One call on the GPU machine (the `device` tool): build, GPU tests, sanitizers, benchmarks.
 #   bash bench/device_run.sh [all|test|sanitize|bench|pipeline|compress|decompress|compress-dir|decompress-dir|decompress-tiled|decompress-cpus|cuda|profile]
 # all = test + sanitize + bench (bench includes pipeline and compress). cuda = only the CUDA

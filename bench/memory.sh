@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Peak host memory of `j2kfront transform` on one large 8-bit gray image, transformed whole
 # and, within --max-memory, a row of tiles at a time; and whether both wrote the same files.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # A 4096^2 test image for ad-hoc decoder timings: smooth gradients plus normal noise of sigma
 # argv[2] (default 12), RGB 8-bit, or 16-bit grey with argv[3] == "grey16". Needs numpy.
 #   python3 bench/noisy_image.py OUT.ppm [SIGMA] [grey16]

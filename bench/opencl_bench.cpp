@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `j2kfront bench --backend opencl`: the OpenCL DWT kernels on device buffers, timed with
 // OpenCL profiling events (median of `repeats` after one warm-up), against a
 // clEnqueueCopyBuffer of the same int32 image in the same run. Picoseconds per pixel as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `j2kfront bench --pipeline`: the whole front stage on the CUDA backend, host to host, through
 // the public API (a plan run on an image view), against the link it has to cross: pinned
 // host-to-device copies of the input's bytes and device-to-host copies of the coefficients'

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Plots of the benchmarks' CSV files (`j2kfront bench --csv FILE`), as PNG.
 
     python3 bench/plot.py [RESULTS_DIR] [PLOTS_DIR]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // tier1_ab: two builds of the Tier-1 block coders (shared objects made by bench/tier1_ab.sh
 // from two revisions) code and decode the same code-blocks in one process, in turns, and each
 // set of blocks is timed for both: the ratio B/A is the change in block coding or decoding

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Tier-1 block coding and decoding, two revisions in one process (bench/tier1_ab.cpp says how):
 #   bench/tier1_ab.sh BASE [OTHER]
 # BASE, OTHER: git revisions; OTHER left out: the working tree, uncommitted changes included.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // One revision's Tier-1 block decoder and encoder as a shared object for tier1_ab
 // (bench/tier1_ab.sh compiles this file against that revision's codec/tier1/ and common/).
 // The C entry points take the block as plain values, so that revisions whose BlockCode or

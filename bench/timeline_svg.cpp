@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 #include "bench/timeline_svg.hpp"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `j2kfront bench --pipeline --timeline FILE.svg`: a plan's timeline (j2k_plan_get_timeline) as
 // an SVG picture, one lane per queue, one box per tile and stage, so that the overlap of the
 // uploads, transforms and downloads can be seen.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Embeds OpenCL C sources into a generated C++ header as raw string literals, at build time,
 # with nothing but CMake itself.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Installation: the library; the public headers only (j2kfront.h, j2kfront.hpp and the generated
 # config.h; the layers' headers are internal); a CMake package (find_package(j2kfront CONFIG),
 # target j2kfront::j2kfront) and a pkg-config file, both relocatable.
@@ -63,3 +64,6 @@ file(RELATIVE_PATH J2K_PC_PREFIX "/root/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/roo
 string(REGEX REPLACE "/$" "" J2K_PC_PREFIX "${J2K_PC_PREFIX}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/j2kfront.pc.in ${PROJECT_BINARY_DIR}/j2kfront.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/j2kfront.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+# The licence and the third-party notices, as distributions expect them.
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/THIRD_PARTY_NOTICES.md
+        DESTINATION ${CMAKE_INSTALL_DOCDIR})

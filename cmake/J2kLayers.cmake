@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # One object library per layer (tiling/, transform/, pipeline/, api/), combined into the
 # j2kfront library by the top CMakeLists. Every layer compiles with the same flags.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Optional parts of the build. Each J2K_WITH_* is AUTO (use it if found), ON (required) or
 # OFF. The results are J2K_HAVE_* variables; the build works with every one of them off.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Warnings for our own targets, and a Sanitize build type (address + undefined behaviour).
 function(j2k_set_warnings target)
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wshadow>)

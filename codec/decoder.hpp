@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The whole decoder: a JPEG 2000 codestream (or JP2 file) to the image's components, the
 // encoder's mirror image. Tile by tile: Tier-2 reads the tile's packets (tile_packets),
 // Tier-1 decodes each code-block (block_decoder, blocks in parallel), dequantisation puts

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The whole encoder for one image shape: the front stage's plan (any backend) feeding the
 // codestream writer, the coefficients handed over in host memory where the plan wrote them
 // (no copy, no file). Everything the standard or the codec refuses is refused at construction,

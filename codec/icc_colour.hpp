@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The colour conversions opj_decompress makes with Little CMS (OpenJPEG 2.5's color.c), after
 // those of opj_colour.hpp, for a JP2 file's colour specification:
 //  - an ICC profile (colr method 2) to sRGB, in the profile's rendering intent: an RGB or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // A JP2 file's channels from the codestream's components (ISO/IEC 15444-1 I.5.3.4 to I.5.3.6),
 // as OpenJPEG 2.5 makes them: the Component Mapping box's channels, each a component as it is
 // or a column of the Palette box indexed by a component (indices clamped to the palette), and

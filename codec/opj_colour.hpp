@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The colour conversions that Debian's opj_decompress (OpenJPEG 2.5) applies to a decoded
 // image before it writes any file, so that `j2kfront decompress` writes what it writes:
 //  - sYCC to RGB, for a JP2 file whose colour specification says sYCC (EnumCS 18) and for any

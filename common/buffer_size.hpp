@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Checks a caller's raw buffer against the size it gave: every raw pointer of the C interface
 // comes with its size in bytes, and the library never touches a byte past it. The arithmetic
 // is checked (a view of 2^32 rows with a huge stride must not wrap around to a small span).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Enum values from C callers. C lets any int into an enum; C++ may assume that an enum holds
 // only values in its enumerators' range (what UBSan's -fsanitize=enum checks at every load),
 // so a value from the C interface is read through its bytes, as an int, and checked before it

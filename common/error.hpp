@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The one error type inside the library: a category plus a message that names the cause.
 // The categories are the C interface's j2k_status values; api/ turns an Error into a status
 // and a message at the boundary, so no exception ever crosses the C interface.

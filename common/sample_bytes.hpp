@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // A byte vector whose resize() leaves the new bytes as they are: for buffers of decoded
 // samples that are filled right after, in parallel, so that neither a serial zero-fill nor
 // the first touch of each page runs on one thread ahead of the real work. No huge-page hint,

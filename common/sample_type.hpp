@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Facts about the C interface's sample types, for every layer.
 #pragma once
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 #include "conformance/annex_f_reference.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // A small, literal transcription of ISO/IEC 15444-1 Annex F (forward 2D_SD), written
 // independently of the library: absolute coordinates, period-symmetric extension (PSE_O,
 // F.3.7), lifting on the extended interleaved signal, then deinterleaving. Slow and obvious;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Our CPU DWT against OpenJPEG 2.5.0's own opj_dwt_encode / opj_dwt_encode_real /
 // opj_dwt_decode / opj_dwt_decode_real (the decoder's scaling), word for word, on thousands of generated geometries. Where OpenJPEG is
 // known to be wrong (oracle::known_bug), the judge is the Annex F reference instead; the

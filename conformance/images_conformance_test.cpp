@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The sample images through the j2kfront CLI, against OpenJPEG 2.5.0's own pieces:
 // tiles cut by this test from (B-7)/(B-12), the DC level shift as OpenJPEG's tcd.c does it
 // (v - 2^(prec-1) in int32; (float)(v - 2^(prec-1)) for the 9/7: that function is static in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // RCT and ICT against OpenJPEG 2.5.0's opj_mct_encode / opj_mct_encode_real /
 // opj_mct_decode / opj_mct_decode_real, word for word.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Byte-compatible mirrors of the OpenJPEG 2.5.0 internal structs that its DWT and MCT
 // functions read (x86-64, GCC), and declarations of those functions, which Debian's static
 // libopenjp2.a exports. Only the fields the transforms use are named; the rest is padding.

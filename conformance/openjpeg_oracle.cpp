@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 #include "conformance/openjpeg_oracle.hpp"
 
 #include <chrono>

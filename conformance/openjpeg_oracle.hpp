@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // OpenJPEG 2.5.0's own transforms, called through the mirrored structs. Test-only.
 #pragma once
 #include <cstdint>

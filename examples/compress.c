@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /* j2kfront from C: a 256 x 192 8-bit RGB image, interleaved in one buffer, compressed to a
  * JP2 file with the 9/7 and three quality layers (compression ratios 40, 20 and 10).
  *   compress OUT.jp2 */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // j2kfront from C++: the front stage of a 64 x 48 8-bit RGB image, interleaved in one buffer.
 #include <cstdint>
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Reading images into j2kfront::Image (samples at their own width), writing coefficient
 // arrays as NPY and pictures as PNG.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 #include "io/image_writers.hpp"
 
 #include <algorithm>

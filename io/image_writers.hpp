@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Writing decoded images: binary PGM/PPM, PGX, TIFF and PNG, chosen by the output's
 // extension (as opj_decompress chooses). Samples are written as they are, at the narrowest
 // width the format has for the component's precision (8 or 16 bits; PGX: its own).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // write_npy: a 2-D array in NPY format 1.0, the file numpy.load reads. Used to hand the
 // coefficients to Python for comparison with other implementations.
 #include <sys/stat.h>

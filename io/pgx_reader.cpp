@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // PGX, the one-component format of the JPEG 2000 conformance suite: a one-line header
 // "PG <ML|LM> [+|-]<precision> <width> <height>\n", then 1-byte samples for precisions up
 // to 8 and 2-byte samples up to 16, big-endian (ML) or little-endian (LM).

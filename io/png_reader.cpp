@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // PNG through libpng: gray (1, 2, 4, 8, 16 bits), gray+alpha, RGB and RGBA (8, 16 bits), and
 // palette images (expanded to RGB, or RGBA where a tRNS chunk gives the entries alpha). Low
 // bit depths keep their values (a 4-bit gray sample is 0..15, precision 4); a tRNS colour key

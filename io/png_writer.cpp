@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // PNG output through libpng: 8- or 16-bit gray, gray+alpha, RGB or RGBA, with a tEXt
 // "Software" chunk naming j2kfront (so that the CLI knows a file it may replace as its own).
 //

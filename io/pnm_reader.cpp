@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Binary PGM/PPM (P5 gray, P6 RGB): a netpbm text header, then 1-byte samples when
 // maxval < 256 and 2-byte big-endian samples otherwise.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // read_image: picks the reader from the file's signature, and the file wrapper the
 // byte-oriented readers share.
 #include <fcntl.h>

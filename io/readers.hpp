@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Internal to j2kfront_io: the per-format readers behind read_image, and the small file
 // wrapper that the byte-oriented readers (PNM, PGX) share.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // TIFF through libtiff: 8- or 16-bit integer samples, gray / gray+alpha / RGB / RGBA,
 // strips or tiles, contiguous or planar, any compression libtiff decodes. Only the first
 // image of the file is read.

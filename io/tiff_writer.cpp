@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // TIFF output through libtiff: 8- or 16-bit gray, gray + alpha, RGB or RGBA, one strip of
 // rows at a time, interleaved (PLANARCONFIG_CONTIG), uncompressed.
 #include "io/image_writers.hpp"

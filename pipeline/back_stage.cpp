@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 #include "pipeline/back_stage.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The decoder's back stage on a backend's queue (transform/queue.hpp), tile after tile: the
 // tile's dequantised coefficients, written by Tier-1 into host buffers that this stage hands
 // out, go through the inverse DWT (OpenJPEG's 9/7 scaling), the inverse RCT / ICT, the DC

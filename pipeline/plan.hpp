@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The front stage planned once for one image shape, run on any number of images of it:
 // the canvas and every tile-component's geometry are computed and checked at construction,
 // the backend's queue and all buffers are allocated then, and run() allocates nothing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // j2kfront._j2kfront: the Python binding's native part, over the C++ layer (j2kfront.hpp).
 // It is deliberately thin: keyword arguments, dtype checks and the result objects are in
 // j2kfront/__init__.py; here are plans and DWT engines that read numpy arrays where they lie

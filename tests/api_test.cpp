@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The C interface's edge: every bad argument returns a status and a message that names the
 // cause, never a crash; the DWT alone through the C++ wrapper.
 #include <gtest/gtest.h>

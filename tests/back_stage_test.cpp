@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The decoder's back stage (pipeline/back_stage) on every backend against an oracle built from
 // the CPU reference pieces that the conformance suite checks against OpenJPEG: the inverse
 // DWT (cpu::inverse53, cpu::inverse97 with OpenJPEG's scaling), rct_inverse / ict_inverse,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // One test source for every DWT backend: each backend's forward and inverse, both wavelets,
 // against the CPU reference (itself checked against OpenJPEG by conformance/), bit for bit.
 // A backend that is not built or has no device skips with the reason; the CPU backend is

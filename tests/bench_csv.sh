@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # `j2kfront bench --csv`: the CPU bench's three tables as CSV files (FILE, FILE-busy, FILE-tiles),
 # a header and one row per printed line with the printed values; a path that cannot be written
 # is a clear error before any benchmark runs; and bench/plot.py draws the files (skipped, exit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Tier-1 on the GPU (codec/tier1/cuda/block_decoder) against the CPU's decode_block() and
 // dequantisation, bit for bit: blocks of every mode-switch combination, band and shape, cut
 // at random truncation points, with ROI shifts, 5/3 and 9/7 steps, and corrupt bytes (which

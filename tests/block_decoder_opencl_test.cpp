@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Tier-1 on an OpenCL device (codec/tier1/opencl/block_decoder) against the CPU's
 // decode_block() and dequantisation, bit for bit, on the cases of the CUDA test
 // (tests/support/decoder_cases.hpp), SEGMARK failures counted alike. Skips where no OpenCL

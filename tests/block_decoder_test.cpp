@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The Tier-1 block decoder (codec/tier1/block_decoder) against the encoder (block_encoder,
 // itself checked against hand-worked passes and OpenJPEG's bytes): random blocks of every
 // shape, band and mode-switch combination, encoded, then decoded from every truncation point

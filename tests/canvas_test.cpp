@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Annex B geometry: hand-worked examples, and properties that hold for every rectangle
 // (bands partition each resolution; the pyramid layout tiles the array exactly).
 #include <gtest/gtest.h>

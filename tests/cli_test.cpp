@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The j2kfront command line as a user meets it: outputs, exit codes, messages, and the rules
 // about existing files.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The codec's models of the transform and of rate: the band synthesis norms that weigh each
 // band's error (against OpenJPEG's published tables: opj_dwt_norms for the 5/3, and
 // opj_dwt_norms_real for the 9/7, whose detail bands OpenJPEG counts with its highpass gain of 2

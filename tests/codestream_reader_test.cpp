@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The codestream reader (codec/codestream/codestream_reader): our own streams read back as the
 // options that made them; every ISO/IEC 15444-4 conformance codestream read back as OpenJPEG's
 // opj_dump reports it (image, tiles, and the main header's coding style and quantisation per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The Tier-1 coding passes (codec/tier1/block_encoder) against examples worked by hand from
 // ISO/IEC 15444-1 Annex D. For each small block below, the comments derive pass by pass which
 // decisions the standard codes and in which context: zero coding by Table D.1, sign coding by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The bound behind int16 output (transform/common/coefficient_range.hpp): the 1-D cascade norms
 // it rests on, recomputed here from the filters, and worst-case images that must stay within
 // it while coming close to it (so that it is a bound, and not a loose one).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `j2kfront compress`: lossless 5/3 codestreams checked by the outside decoders (OpenJPEG's
 // opj_decompress and Grok's grk_decompress give back exactly the input's samples) and against
 // OpenJPEG's own encoder (opj_compress, same settings: the same bytes, less its COM marker).

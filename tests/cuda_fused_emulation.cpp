@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Host emulation of the fused CUDA kernels (forward levels 1+2, transform/cuda/dwt_fused.cuh, reading
 // packed planes and interleaved RGB with the DC shift and the RCT/ICT in its first read;
 // inverse levels 2+1, dwt_fused_inverse.cuh) against the CPU reference: the kernel's own source, compiled for the host with the CUDA keywords defined

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Tests of the CUDA device-pointer API (transform/cuda/cuda_dwt.hpp) and its C entry points
 // (j2k_cuda_dwt): caller streams, workspace size and checks, typed planes, 8/16-bit inputs with
 // the DC shift fused, out-of-place semantics, errors, and every kernel choice (CudaDwtOptions)

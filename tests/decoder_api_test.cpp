@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The embedding API's decoder (j2k_decoder_*, j2kfront::Decoder), through the public headers
 // only: images encoded by the API's encoder come back as views of the decoder's buffers with
 // the image's area, types and samples (lossless: the original, unsigned and signed, 8 and 12

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The decoder (codec/decoder) against the ISO/IEC 15444-4 conformance codestreams: every
 // component of every Part 1 profile 0 and 1 codestream within its Class 1 limits (peak error
 // and MSE against the reference decodes, Tables C.6 and C.7; see the data's README), found

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `j2kfront decompress` against Debian's opj_decompress: the streams our compress writes and
 // those opj_compress writes, with every progression, precincts, code-block sizes, mode
 // switches, tiles, origins, layers and both wavelets, decoded by both to PGX and compared

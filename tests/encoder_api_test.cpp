@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The encoder of the embedding API (j2k_encoder_*, j2kfront::Encoder): images in memory to
 // codestream bytes in memory. What it writes must decode in OpenJPEG's opj_decompress to
 // exactly the samples given (lossless), be byte for byte what `j2kfront compress` writes with

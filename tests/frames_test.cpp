@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Frames in flight through the public API (Plan::submit / Plan::wait) on every backend: each
 // frame writes its own outputs and equals the reference; a problem stays with its frame; the
 // limits (frames in flight, the plan's own buffer) are errors, not silent overwrites; a plan

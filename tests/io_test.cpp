@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Tests of the image readers and the NPY writer. Every input file is generated here, in a
 // temporary folder, so the tests carry no binary fixtures; TIFFs are written with libtiff.
 // The tests describe what they write as a RefImage (int32 samples, easy to generate and to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The JP2 reader (codec/codestream/jp2_reader): our writer's files and opj_compress's read back;
 // a file built here box by box with a palette, component mapping, channel definitions, an ICC
 // profile, a resolution box and a 64-bit box length; cut or flipped files are errors, never

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The JP2 file format writer (codec/codestream/jp2_writer) read back with a box walker written
 // here from ISO/IEC 15444-1 I.4 (LBox, TBox, XLBox): the boxes and their order, every field of
 // ihdr and colr, bpcc exactly where the components differ, the codestream byte for byte, box

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The generated man page documents every long option of every subcommand's --help.
 #   man_page.sh HELP2MAN_OR_EMPTY MAN_PAGE J2KFRONT
 set -euo pipefail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `j2kfront transform --mosaic FILE.png` and `-v`: the picture's geometry worked out from the
 // layout rule, its pixels from the coefficient files of the same run, and the rules about
 // existing files.

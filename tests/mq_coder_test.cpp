@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The MQ encoder and decoder (codec/tier1) against the standard's own worked example: the test
 // sequence of ITU-T T.88 Annex H.2 (the same coder as ISO/IEC 15444-1 Annex C), 256 decisions
 // in one context that starts at index 0 with MPS 0. T.88's FLUSH appends the marker 0xFF 0xAC

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The installed j2kfront on a machine without GPU runtimes: it must start, say which backends
 # are unavailable and why, and run the CPU backend. Installs the build into a fresh prefix, then
 # checks that the binary needs neither CUDA's runtime nor the OpenCL loader (ELF NEEDED), and

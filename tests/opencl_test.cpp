@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // OpenCL-specific tests: device enumeration and selection (BackendOptions::device, bad
 // indices; no environment variable is read), OpenCL error conversion, the program cache, the
 // tuning option, and the kernels with tiny tile/window sizes (opencl_tuning "small") so that

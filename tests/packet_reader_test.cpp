@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Reading packets (codec/tier2/packet_reader) against writing them (packet_writer): random
 // precincts of one to three bands, blocks with random passes, segment ends under every mode
 // switch, missing bit planes and layer shares, written layer by layer and read back to the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Plans on the CUDA backend with samples and coefficients in GPU memory: a view of pinned or
 // device memory goes straight through, coefficients can stay on the device for a GPU coder.
 // Each result is compared bit for bit with the CPU backend's plan on the same image.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The front stage through the public API (j2kfront.hpp) on every backend, against a reference
 // assembled in this test from the CPU pieces that conformance/ checks against OpenJPEG: samples
 // cut out of the image per tile-component, DC shift, RCT/ICT on whole planes, the CPU DWT.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The PNG reader (io/png_reader.cpp) against files written here with libpng: every colour
 // type and bit depth, interlaced or not, palettes with and without transparency, in bands,
 // and files that lie about their size or end early.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The packet order of the five progressions (codec/tier2/progression) against an oracle that
 // walks every reference-grid sample of small tiles exactly as ISO/IEC 15444-1 B.12.1.3 to
 // B.12.1.5 write the loops, on many random tiles (odd origins, subsampled components, precincts

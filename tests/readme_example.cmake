@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # The README's embedding example must be examples/embed.cpp, which the install test builds.
 file(READ ${README} readme)
 file(READ ${EXAMPLE} example)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The README's Python example, run as written: in a fresh directory holding what
 # tools/bootstrap.sh makes (out/astronaut/ from tests/data/astronaut.tif), with the system's
 # python3 and numpy (tools/install-deps.sh installs python3-numpy).

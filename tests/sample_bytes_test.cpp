@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // SampleBytes (common/sample_bytes.hpp), whose allocator leaves new bytes unwritten: every
 // size holds what is written to it, across growth, copies and moves.
 #include <gtest/gtest.h>

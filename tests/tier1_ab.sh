@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/tier1_ab.sh runs: HEAD against the working tree, one round, then swapped
 # (J2K_TIER1_BOTH=1): three sets of blocks coded and decoded, each with its times and ratio in
 # both orders, the two revisions agreeing on every block (exit 0); without libtiff the 16-bit

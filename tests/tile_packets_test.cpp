@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // A tile's packets read in its progression (codec/codestream/tile_packets): every tile of every
 // ISO/IEC 15444-4 conformance codestream reads to exactly its bytes (POC, PPM, PPT, SOP, EPH,
 // tile-parts, precincts and mode switches among them); our streams' packets have the lengths

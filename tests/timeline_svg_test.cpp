@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The timeline picture of `bench --pipeline --timeline`: one box per span, written whole or
 // not at all.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The CPU worker pool (transform/cpu/worker_pool.hpp): every item once, worker indices that
 // no two calls in progress share, exceptions, nested and concurrent runs, and idle workers
 // that sleep instead of spinning.

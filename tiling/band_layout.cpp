@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Where each subband lands in OpenJPEG's pyramid layout.
 #include "tiling/canvas.hpp"
 

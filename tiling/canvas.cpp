@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Annex B geometry. Each function names the equation it implements.
 #include "tiling/canvas.hpp"
 

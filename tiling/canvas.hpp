@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The JPEG 2000 canvas of ISO/IEC 15444-1 Annex B: image area, tile grid, component
 // subsampling, tile-components, resolutions and subbands.
 #pragma once

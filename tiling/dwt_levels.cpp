@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Which resolution each decomposition level transforms (Annex B, B-14).
 #include <string>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Canvas geometry shared by every stage: rectangles on the JPEG 2000 reference grid.
 #pragma once
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Every limit of ISO/IEC 15444-1 (and of j2kfront) that the geometry is checked against, in
 // one place. Values from the SIZ and COD marker segments (Annex A) unless noted.
 #pragma once

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # First command on a fresh Debian 12 machine: install dependencies, build (Release, into
 # build/), run the front stage on a bundled sample image into out/astronaut/, and the codec
 # on it: compressed losslessly to out/astronaut.jp2, decoded back to out/astronaut.png.

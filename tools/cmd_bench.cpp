@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `j2kfront bench`: the DWT benchmark of one backend (bench/).
 #include <sched.h>
 

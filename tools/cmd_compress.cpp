@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `j2kfront compress -i IN -o OUT.j2k|.j2c|.jp2`: a JPEG 2000 file from an image file (or
 // every image of a directory into another), through the front stage (any backend) and the
 // codec (codec/), with opj_compress's flags: -r / -q quality layers, -n, -b, -c, -t, -T, -d,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `j2kfront decompress -i IN.j2k|.j2c|.jp2 -o OUT.pgm|.ppm|.pnm|.pgx|.tif|.png`: a JPEG 2000
 // file back to an image (or every JPEG 2000 file of a directory into another), through the
 // library's decoder, with opj_decompress's flags: -r (reduce), -l (layers), -d (region), -t

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `j2kfront transform INPUT... OUTDIR`: the front stage on image files; writes layout.json and
 // one NPY array of coefficients per tile-component for each.
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The CLI's subcommands. Each registers its options on `app` and returns the function that
 // runs it after parsing (exit code; throws j2k::Error on failure).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The CLI's environment variables. The library reads none; the command line maps its own
 // onto the options: J2KFRONT_DEVICE (when --device is not given), J2KFRONT_OPENCL_TUNING and
 // J2KFRONT_OPENCL_BUILDLOG (non-empty and not "0": the tuning item "buildlog").

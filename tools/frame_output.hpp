@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // What `transform` writes for one image, whichever way it was transformed (whole, or a row
 // of tiles at a time): the names of its files, the arrays, and the line that reports it.
 #pragma once

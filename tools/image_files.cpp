@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 #include "tools/image_files.hpp"
 
 #include <CLI/CLI.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The image files of a directory, as the batch commands (transform, compress) take them: by
 // extension, sorted by name.
 #pragma once

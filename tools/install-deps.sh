@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Installs the Debian 12 packages j2kfront builds and tests with. Run as root (or via sudo).
 # CUDA is optional and not from apt: the build uses /usr/local/cuda when it is there.
 set -euo pipefail

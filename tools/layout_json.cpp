@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 #include "tools/layout_json.hpp"
 
 namespace j2k::tools {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // layout.json: the canvas, the tile grid and, per tile-component, its rectangle, levels,
 // file and every band's rectangle and position in the coefficient array.
 #pragma once

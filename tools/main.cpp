@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // j2kfront: the JPEG 2000 encoder front stage from the command line.
 // Exit codes: 0 success, 1 failure while running (bad input file, I/O, device), 2 bad arguments.
 #include <algorithm>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # What help2man reads for the man page (tools/CMakeLists.txt): the CLI's help and each
 # subcommand's, one after the other, so that the page documents every option.
 #   man-help.sh J2KFRONT --help

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // --max-memory's sizes, shared by the commands that take it (transform, decompress).
 #pragma once
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The subband mosaic of a transformed image (`j2kfront transform --mosaic FILE.png`): each
 // tile-component drawn in OpenJPEG's pyramid layout (LL top-left, then HL right of it, LH
 // below, HH diagonal, level after level), every band scaled for viewing on its own, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 #include "tools/output_dir.hpp"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Writing the CLI's outputs safely: never overwrite a file that j2kfront did not write (unless
 // forced), never the input; never follow a link planted where a file is written; never leave
 // a half-written file behind, and never leave a mix of two runs' files that looks complete.

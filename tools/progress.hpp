@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // A one-line progress bar on standard error, drawn only on a terminal and only for a batch:
 // redirected output and single images stay free of control characters.
 #pragma once

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The whole test suite: installs what is missing, then
 #  1. builds (Release, into build/) and runs every test through CTest: GPU tests skip with a
 #     reason on machines without a GPU; OpenCL tests run on PoCL;

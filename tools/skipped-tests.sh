@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The tests CTest skipped in its last run in BUILD_DIR, grouped by the reason they gave (the
 # GTEST_SKIP message, or a script's last line before exit 77): what the summary line's
 # "Skipped" count stands for, without -V.

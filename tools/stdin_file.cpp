@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 #include "tools/stdin_file.hpp"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `-` as an input: standard input copied to a temporary regular file, which the readers (and
 // libtiff) open like any other, and which their size checks can trust.
 #pragma once

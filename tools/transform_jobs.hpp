@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The images one `j2kfront transform` runs: each input file, or the image files of an input
 // directory (by extension, sorted), and where each one's outputs go.
 #pragma once

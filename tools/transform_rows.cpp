@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 #include "tools/transform_rows.hpp"
 
 #include <malloc.h>

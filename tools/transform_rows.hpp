@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // An image too large for memory, transformed one row of tiles at a time: each row is read
 // (a band of the file), transformed by a plan of its own and written before the next is
 // read, so that memory holds one row's samples and coefficients, not the image's.

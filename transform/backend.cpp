@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Backend names, availability, and the choice behind Backend::Auto.
 #include <string>
 

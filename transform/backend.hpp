@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Backend choice, shared by the low-level Dwt and the whole front stage.
 #pragma once
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // j2k::Dwt: the public face of the DWT engines; checks arguments once for every backend.
 #include "transform/dwt.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The multi-level 2-D DWT on one tile-component buffer, in OpenJPEG's order and layout:
 // at each level the vertical pass runs before the horizontal one, parities come from the
 // resolution's canvas origin, and the result is the classic pyramid (LL top-left).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The interface every DWT backend implements (transform/cpu, transform/cuda,
 // transform/opencl each provide an engine.* with a factory). Host buffers in, in place.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The queue of the backend that the options name (Auto resolved here, once).
 #include "transform/queue.hpp"
 

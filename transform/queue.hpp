@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The stage interface of a backend: the front stage's four steps as operations on a queue
 // (a CUDA stream, an OpenCL command queue, or the calling thread's pool on the CPU), on
 // buffers in the queue's own memory, so that coefficients can stay where they were made.

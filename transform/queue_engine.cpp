@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 #include "transform/queue_engine.hpp"
 
 #include <algorithm>

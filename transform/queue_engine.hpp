@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The DWT on host buffers (DwtEngine) through a backend's queue: upload, DWT, download,
 // finish. Buffers grow to the largest geometry seen and are kept.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Tier-2's assembly of a codestream (ISO/IEC 15444-1 A.4 to A.7, B.9, B.10): every precinct's
 // packets for the code-blocks' passes per layer as they stand, then per tile its tile-parts
 // (SOT, PLT, SOD, the packets in the progression's order, each after a SOP when asked), the

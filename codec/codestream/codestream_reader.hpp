@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Reads a JPEG 2000 Part 1 codestream's structure (ISO/IEC 15444-1 Annex A): the main header's
 // marker segments (SIZ, COD, COC, QCD, QCC, RGN, POC, PPM, TLM, PLM, CRG, COM), then each
 // tile-part (SOT, its header's COD, COC, QCD, QCC, RGN, POC, PPT, PLT, COM, then SOD and where

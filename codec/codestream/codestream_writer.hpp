@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // A JPEG 2000 Part 1 codestream (ISO/IEC 15444-1 Annex A) from the front stage's output: the
 // main header (SOC, SIZ, COD, COC and QCC for components that differ from component 0, QCD,
 // COM, TLM), then

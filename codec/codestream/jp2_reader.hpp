@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Reads the JP2 file format (ISO/IEC 15444-1 Annex I): the signature and File Type boxes, the
 // JP2 Header box (Image Header, Bits Per Component, Colour Specification, Palette, Component
 // Mapping, Channel Definition; Resolution is skipped) and where the first Contiguous Codestream

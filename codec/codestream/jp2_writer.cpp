@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 #include "codec/codestream/jp2_writer.hpp"
 
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The JP2 file format (ISO/IEC 15444-1 Annex I): a codestream wrapped in the boxes a .jp2
 // reader expects. The signature box, the File Type box, the JP2 Header box (Image Header,
 // Bits Per Component where the components differ, an enumerated Colour Specification), then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The marker segments of a codestream (ISO/IEC 15444-1 Annex A), each appended to a byte
 // vector: the main header's SIZ, COD/COC, QCD/QCC, COM and TLM, and the tile-part header's SOT and
 // PLT. Big-endian, lengths as A.2 defines them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Where every code-block of a codestream lies (ISO/IEC 15444-1 B.5 to B.7): each tile's
 // tile-components, their resolutions and precinct partitions, and each precinct's share of
 // the resolution's bands cut into code-blocks. Built once from the front stage's bands and

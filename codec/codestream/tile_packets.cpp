@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 #include "codec/codestream/tile_packets.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The packets of one tile, read (ISO/IEC 15444-1 B.9 to B.12): the tile laid out from the
 // codestream's geometry and the tile's coding style, its packets walked in its progression
 // (with POC's changes, B.12.2), each read by its precinct's PrecinctReader from the tile's

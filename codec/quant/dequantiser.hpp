@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Dequantisation (ISO/IEC 15444-1 E.1), the decoder's side of quantiser.hpp: each band's step
 // and bit-plane count from QCD/QCC, the ROI shift undone (Annex H, max-shift), and a decoded
 // code-block's values (block_decoder's: twice the magnitude, plus half the open interval)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Quantisation (ISO/IEC 15444-1 Annex E) and the weights rate control measures distortion
 // with: the 5/3 is not quantised (its exponents only say how many bit planes a band has); the
 // 9/7 is quantised with a step per band, "scalar expounded" (an exponent and an 11-bit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Rate control by post-compression rate-distortion optimisation (PCRD-opt, Taubman's EBCOT):
 // each code-block may stop after any of its coding passes; the useful stopping points are the
 // convex hull of its (bytes, distortion removed) points, along which the slope (distortion

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The Tier-1 decoder of one code-block (ISO/IEC 15444-1 Annex D), the inverse of
 // block_encoder: the coding passes read back from the block's codeword segments, in the same
 // contexts, under the same six mode switches, as far as the passes Tier-2 delivered go. A

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The Tier-1 coder of one code-block (ISO/IEC 15444-1 Annex D): the bit planes of the
 // block's coefficients, most significant first, each in up to three coding passes
 // (significance propagation, magnitude refinement, cleanup with run-length coding) over

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The coding passes of one code-block's Tier-1 decoding (ISO/IEC 15444-1 Annex D), what
 // decode_block() runs on the CPU and the CUDA kernel runs on the GPU, one code-block a thread
 // (cuda/block_decoder.cu): the same code, so the same coefficients bit for bit. `Tables` says

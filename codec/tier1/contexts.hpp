@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // What the Tier-1 encoder and decoder share (ISO/IEC 15444-1 D.3): the 19 contexts and their
 // initial states and Table D.1 of zero coding; their flags and the tables read through them
 // (Table D.1 by window, Tables D.2 and D.3) are in stripe_flags.hpp.

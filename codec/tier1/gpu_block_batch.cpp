@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 #include "codec/tier1/gpu_block_batch.hpp"
 
 #include <algorithm>

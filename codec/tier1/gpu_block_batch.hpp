@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Tier-1 decoding of many code-blocks on a GPU, straight into the coefficient planes of the
 // GPU back stage, one code-block a GPU thread: what the CUDA batch (cuda/block_decoder) and
 // the OpenCL batch (opencl/block_decoder) both offer the decoder. The coefficients are

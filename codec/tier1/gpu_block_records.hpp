@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The code-blocks of a GPU batch as the host gathers them for upload (cuda/ and opencl/
 // block_decoder): a record per block, which the kernels read as it is (block_decoder.cu's
 // struct, block_decoder.cl's DeviceBlock), and the blocks' segment tables and bytes back to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // What lets the Tier-1 decoder's passes compile for the CPU and, unchanged, for the CUDA
 // kernel that decodes a tile's code-blocks on the GPU (cuda/block_decoder.cu): functions both
 // may call are J2K_T1_HD, and the few intrinsics that differ are wrapped here.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The MQ arithmetic decoder of ISO/IEC 15444-1 Annex C (C.3): the decisions an MQ encoder
 // (mq_encoder.hpp) coded, read back in the same adaptive contexts. A code-block's decoding
 // passes drive it; the tests also use it to read what the encoder wrote. Bytes past the end of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 #include "codec/tier1/mq_encoder.hpp"
 
 namespace j2k::codec {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The MQ arithmetic encoder of ISO/IEC 15444-1 Annex C (C.2): binary decisions coded in
 // adaptive contexts, into a byte buffer with the standard's bit stuffing after 0xFF. What a
 // code-block's coding passes drive (Annex D); the same coder as JBIG2's (ITU-T T.88 Annex E),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The raw (bypass) decoder of ISO/IEC 15444-1 D.6, the inverse of raw_encoder.hpp: with the
 // BYPASS mode switch, the significance and refinement passes of the lower bit planes read
 // their decisions straight from bytes, most significant bit first, skipping the 0 bit stuffed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The raw (bypass) coder of ISO/IEC 15444-1 D.6: with the BYPASS mode switch, the
 // significance and refinement passes of the lower bit planes put their decisions straight into
 // bytes, most significant bit first, with a 0 bit stuffed after each 0xFF so that no two bytes

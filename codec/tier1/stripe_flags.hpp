@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The Tier-1 coders' flags: one 32-bit word per column of a stripe (D.3: four rows), which
 // holds everything a coding pass asks about that column and its neighbours. A pass reads one
 // word per column and skips most columns on one test, where flags per sample cost four reads

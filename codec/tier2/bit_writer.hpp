@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Packet headers' bits (ISO/IEC 15444-1 B.10.1): most significant bit first; after a 0xFF
 // byte the next byte carries 7 bits (its first is a stuffed 0), so that no header holds a
 // marker. A header that ends in 0xFF gets one more byte, 0x00.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Reading packets (ISO/IEC 15444-1 B.9, B.10), the inverse of packet_writer: one precinct's
 // packets, layer after layer, each a header (which code-blocks contribute, how many new coding
 // passes, the length of each codeword segment part) and a body (those bytes). Each code-block

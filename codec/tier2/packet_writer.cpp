@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 #include "codec/tier2/packet_writer.hpp"
 
 #include <algorithm>

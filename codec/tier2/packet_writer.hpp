@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Packets (ISO/IEC 15444-1 B.9, B.10): one precinct of one resolution of one tile-component
 // in one quality layer: a header saying which code-blocks contribute, how many new coding
 // passes and bytes each (a length per codeword segment they touch), then those bytes. The

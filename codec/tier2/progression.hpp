@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The order of a tile's packets (ISO/IEC 15444-1 B.12): the five progressions of B.12.1, for
 // one tile, as the list of (layer, resolution, component, precinct) the encoder writes in turn.
 // LRCP and RLCP are nested counters (B.12.1.1, B.12.1.2); RPCL, PCRL and CPRL are driven by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Tag trees (ISO/IEC 15444-1 B.10.2): a quad-tree over a grid of values in which each node
 // holds the minimum of its children, coded top down against a threshold so that what the
 // decoder already knows is never coded twice. Packet headers code two per precinct and band:

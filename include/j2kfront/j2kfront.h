@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /* j2kfront: the front stage of a JPEG 2000 encoder (ISO/IEC 15444-1): tiling on the canvas,
  * DC level shift, RCT/ICT and the multi-level DWT (reversible 5/3, irreversible 9/7), bit for
  * bit as OpenJPEG 2.5.0 computes them, on the CPU, CUDA or OpenCL; and the encoder built on it

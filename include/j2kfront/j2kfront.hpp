@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // j2kfront for C++: a thin, header-only RAII layer over the C interface (j2kfront.h).
 // Failures throw j2kfront::Error carrying the j2k_status and the library's message.
 //

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """j2kfront: the front stage of a JPEG 2000 encoder (ISO/IEC 15444-1) for numpy arrays.
 
 Tiling on the canvas, DC level shift, RCT/ICT and the multi-level DWT (reversible 5/3,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """pytest options for the j2kfront module's tests: --backend names the backend under test."""
 import pytest
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Plain numpy statements of what the front stage computes (ISO/IEC 15444-1 Annexes F and G),
 written from the standard, independent of the library: the oracles of the Python tests."""
 import numpy as np

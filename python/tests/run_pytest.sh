@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The Python module's tests (pytest) on one backend, from the build tree.
 #   run_pytest.sh PYTHON BUILD_PYTHON_DIR BACKEND
 # Exit 77 (CTest: skipped) with the reason when pytest or numpy is missing, or when BACKEND

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """j2kfront.compress and Encoder: JPEG 2000 files from numpy arrays. Lossless files decode in
 OpenJPEG's opj_decompress (when installed) to exactly the samples given; on a GPU backend the
 files are byte for byte the CPU backend's."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """j2kfront.decompress: JPEG 2000 bytes back to numpy arrays. Lossless files (ours) come back
 as the image given; any file as OpenJPEG's opj_decompress decodes it (when installed);
 reduce, region, tile and components give their areas; bad files raise j2kfront.Error."""

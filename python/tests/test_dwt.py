@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """j2kfront.Dwt, dwt_forward and dwt_inverse: the DWT alone on 2-D arrays."""
 import numpy as np
 import pytest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Bad arguments raise a clear Python error naming the cause; library failures raise
 j2kfront.Error with the library's status."""
 import numpy as np

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Threads: the work runs with the GIL released, and calls from several Python threads (on
 their own plans or on one shared plan) give what the same calls give one after another."""
 import sys

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """j2kfront.transform and Plan: the front stage from numpy arrays, against numpy references
 (reference.py) and, for the 9/7 on a GPU backend, against the CPU backend bit for bit."""
 import numpy as np

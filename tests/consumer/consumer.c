@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /* examples/embed.cpp through the C interface: the front stage of a 64 x 48 8-bit RGB image,
  * interleaved in one buffer, on the CPU with 3 levels. Checks every status and the shapes. */
 #include <stdint.h>

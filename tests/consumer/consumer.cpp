@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The C++ layer (j2kfront.hpp) of an installed j2kfront, beyond examples/embed.cpp: an image
 // that owns its 12-bit samples, the 9/7, tiles and a canvas origin; a rejected setting
 // arriving as j2kfront::Error.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The `install` test: installs a j2kfront build into a fresh prefix, then builds and runs the
 # consumers against that prefix only: through the CMake package (tests/consumer/CMakeLists.txt)
 # and, for the C consumer, through pkg-config with a plain `cc` and static linking.

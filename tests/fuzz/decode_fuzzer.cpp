@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // libFuzzer target: a file's bytes to the C API's decoder, as `j2kfront decompress` decodes
 // them: the codestream or JP2 reader, Tier-2, Tier-1, the CPU back stage and the colour
 // conversions after it (sYCC, CMYK, palettes, ICC profiles and CIELab through Little CMS).

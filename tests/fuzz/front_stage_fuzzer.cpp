@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // libFuzzer target: the front stage through the C API on the CPU backend, with the geometry,
 // settings, sample formats and samples all taken from the input. Whatever the API accepts must
 // run without a crash or undefined behaviour, and whatever it refuses must come back as a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // libFuzzer target: read_image on arbitrary bytes (TIFF, PNG, PGM/PPM, PGX by signature). Every
 // input must end in an image or a j2k::Error; anything else (a crash, a sanitizer report,
 // another exception, an allocation past -malloc_limit_mb, an image that reads otherwise in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Code-blocks for the Tier-1 decoder tests: random coefficients, and what Tier-2 delivers of a
 // coded block when the layers stop after some pass.
 #pragma once

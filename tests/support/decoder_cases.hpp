@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Code-block cases for the GPU Tier-1 decoders' tests (block_decoder_cuda_test,
 // block_decoder_opencl_test), which compare a GPU's coefficients with the CPU's bit for bit:
 // blocks of every mode-switch combination, band and shape, cut at random truncation points,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Test helper: small files whose headers promise far more than they hold, built byte by
 // byte (no library would write them).
 #pragma once

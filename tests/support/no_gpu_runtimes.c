@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /* Loaded with LD_PRELOAD: dlopen fails for the GPU runtimes (the CUDA driver libcuda, the
  * OpenCL ICD loader libOpenCL, NVIDIA's libraries), as on a machine that has none of them.
  * tests/no_gpu_runtimes.sh runs the installed j2kfront under it. */

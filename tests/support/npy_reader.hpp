@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Test helper: read back a 2-D NPY file (format 1.0, '<i4' or '<f4'), checking its header.
 #pragma once
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Test helper: a PGX file (the conformance references, opj_decompress's per-component output):
 // "PG ML|LM [+|-]depth width height\n" then the samples, big-endian (ML) or little-endian
 // (LM), 1, 2 or 4 bytes each by depth. Small and independent of the library's own PGX reader,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Test support for the front stage on every backend: random images packed in any layout, and
 // a reference assembled from the CPU pieces that conformance/ checks against OpenJPEG (samples
 // cut out per tile-component, DC shift, RCT/ICT on whole planes, the CPU DWT), compared bit for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Test helper: run a shell command, capture its combined output and exit code.
 #pragma once
 #include <spawn.h>

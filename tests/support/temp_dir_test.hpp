@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Test helper: a fixture with a fresh directory of its own per test (named by the process and
 // the test), removed afterwards (kept when J2K_KEEP_TEMP is set, for looking at a failure).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // How large the reversible 5/3 coefficients can get: the bound behind int16 output.
 //
 // OpenJPEG's integer lifting is the linear 5/3 analysis (low-pass (-1 2 6 2 -1)/8, high-pass

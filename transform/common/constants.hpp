@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The exact constants every backend's arithmetic uses, in one place (float32, as OpenJPEG
 // 2.5.0 uses them; ../shared/OPENJPEG.md). Usable in host code, CUDA device code, and passed to
 // the OpenCL kernels as build options.

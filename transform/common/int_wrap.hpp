@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // int32 sums that wrap around (two's complement) instead of overflowing. Overflow of a signed
 // int is undefined in C++ (and in CUDA and OpenCL C), and the coefficients of a corrupt stream
 // (or of 31-bit samples) can pass int32 in the 5/3 lifting steps and the RCT; OpenJPEG's int

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // DC level shift, RCT and ICT on the CPU. Compiled with -ffp-contract=off (see the root
 // CMakeLists.txt): the ICT's products must be rounded before they are summed.
 #include "transform/cpu/component_transform.hpp"

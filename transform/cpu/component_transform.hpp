@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // DC level shift and the multiple-component transforms (ISO/IEC 15444-1 Annex G), with
 // OpenJPEG's types: the 5/3 path stays int32, the 9/7 path converts to float32 at the shift.
 #pragma once

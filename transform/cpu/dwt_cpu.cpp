@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // 2-D multi-level DWT on the CPU. One level = vertical pass over every column, then
 // horizontal pass over every row (OpenJPEG's order; for the integer 5/3 the order changes
 // the result). Each pass deinterleaves into a scratch buffer, lifts there, and writes the

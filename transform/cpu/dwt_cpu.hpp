@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The CPU reference DWT (column strips and rows dealt to the worker pool). Results do not depend on the
 // thread count: every output value is computed by exactly one thread in a fixed order.
 #pragma once

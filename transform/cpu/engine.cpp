@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The CPU backend as a DwtEngine.
 #include <string>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Lifting steps on a deinterleaved signal, the readable core of the CPU reference.
 //
 // A signal of n >= 2 samples whose first sample has canvas parity `cas` is held as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The CPU backend's queue: its buffers are host memory and its operations run when called, on
 // the calling thread and its workers (worker_pool.hpp). shift_mct reads the caller's samples where they are
 // (no upload), the DWT works in place in the coefficients' home (no download), with scratch

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Row by row: each component's row converted (shift, to float for the 9/7), then the three
 // rows of components 0..2 decorrelated while they are in cache.
 #include "transform/cpu/shift_mct.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // DC level shift and RCT/ICT on the CPU, straight from the caller's samples (any sample type,
 // any strides) into int32 (5/3) or float32 (9/7) planes: tiling, shift and colour transform
 // in one pass over each row, with the reference RCT/ICT of component_transform.hpp.

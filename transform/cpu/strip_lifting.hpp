@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Lifting on a column strip, one row segment ("element") of `lanes` values at a time, with
 // two lifting steps fused into one top-down sweep. Used by the vertical pass so that each
 // strip is read from the image once and written back once; the separate-step form in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // CPU threading shared by the CPU DWT, the pipeline's stages and the readers: the worker
 // pool of worker_pool.hpp (threads that sleep while idle) behind a thread-count setting.
 #pragma once

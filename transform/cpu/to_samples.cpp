@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 #include "transform/cpu/to_samples.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The decoder's last step on the CPU, the reference of every backend's to_samples (queue.hpp):
 // the inverse RCT / ICT of components 0..2, the DC level shift and the clamp to each
 // component's range, from the inverse DWT's int32 / float planes into samples of the output's

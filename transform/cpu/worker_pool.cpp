@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 #include "transform/cpu/worker_pool.hpp"
 
 #include <algorithm>

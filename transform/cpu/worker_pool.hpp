@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The CPU backend's worker threads: one process-wide pool of threads that sleep on a condition
 // variable while there is no work (after at most 50 us of spinning, so that back-to-back passes
 // need no wake-up; an embedder's own threads and other processes keep their cores), started on

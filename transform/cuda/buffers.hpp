@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Device and pinned host buffers of the CUDA backend, released with the right call.
 #pragma once
 #include <cuda_runtime_api.h>

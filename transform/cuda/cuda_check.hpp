@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // CUDA errors become j2k::Error(BackendFailure, "<call>: <CUDA's message>") at the launcher;
 // a machine without a usable device or driver gives BackendUnavailable (j2k_status's meaning).
 #pragma once

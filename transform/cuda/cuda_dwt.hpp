@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The CUDA DWT on device buffers: out of place (src and dst must not overlap), asynchronous
 // on the caller's stream, no allocation. Same arithmetic, order and pyramid layout as the CPU
 // reference (j2k::Dwt), bit for bit. Levels 0..32, any geometry. The C interface's

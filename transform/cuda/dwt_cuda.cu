@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Launchers of the CUDA DWT (kernels in dwt_kernels.cuh) and the device-pointer call
 // (cuda_dwt.hpp) that checks its typed planes and picks the launcher.
 //

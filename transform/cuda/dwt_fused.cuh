@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Forward levels 1 and 2 fused in one kernel (shared memory), so that the level-1 LL never
 // goes to global memory. Used where both levels have cas_x = cas_y = 0 (tile-component origin
 // a multiple of 4) and the level-2 resolution is at least 2 x 2; every other geometry takes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Inverse levels 2 and 1 fused in one kernel (shared memory), so that the level-1 LL is
 // rebuilt on chip and never goes to global memory. Same geometry rule as the forward fusion
 // (dwt_fused.cuh): cas 0 in both directions at both levels, level-2 resolution at least 2 x 2.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Register-based DWT kernels, one decomposition level per launch (after Enfedaque, Auli-Llinas
 // & Moure, IEEE TPDS 2015). One warp owns one tile: each lane holds 2 adjacent columns of
 // R = rows + 2*halo rows in registers. Vertical lifting runs inside each lane, horizontal

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Whether CUDA has a device here. (The DWT on host buffers is the CUDA queue's upload, DWT and
 // download: transform/queue_engine.hpp.)
 #include <cuda_runtime_api.h>

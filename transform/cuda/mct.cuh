@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The RCT (5/3) and ICT (9/7) of one pixel, in device code: the one definition of the forward
 // that the shift + MCT pass (shift_mct.cu) and the DWT's fused first read (sample_source.cuh)
 // use, and of the inverse for the decoder's to_samples.cu.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Int16 output on the GPU (narrow.cu): int32 5/3 coefficients, known to fit, copied into an
 // int16 plane to halve the download.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The CUDA backend's queue: two streams, buffers in device memory reserved once per plan.
 // Samples cross the bus at their own width (pageable ones through a pinned staging buffer,
 // pinned planar ones directly); shift + MCT and the DWT run on the device; coefficients stay

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Where the first forward level reads its samples from, as a policy of the DWT kernels
 // (dwt_kernels.cuh, dwt_fused.cuh), so that the front stage's per-sample work happens in that
 // read instead of in a pass of its own over int32/float memory:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // One thread per sample: read a sample of its own width (strided), check its range, subtract
 // the DC offset (to float for the 9/7); then RCT/ICT in place on components 0..2.
 #include "transform/cuda/shift_mct.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // DC level shift and RCT/ICT on the GPU (shift_mct.cu): the CUDA mirror of
 // transform/cpu/shift_mct.hpp, same arithmetic bit for bit (no FMA in the ICT).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // One thread per pixel: read the coefficient (of components 0..2 with the MCT), inverse
 // RCT/ICT, add the DC offset, clamp, store at the samples' width.
 #include "transform/cuda/to_samples.hpp"

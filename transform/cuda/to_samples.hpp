@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The decoder's last step on the GPU (to_samples.cu): the CUDA mirror of
 // transform/cpu/to_samples.hpp, the same arithmetic bit for bit (no FMA in the ICT).
 #pragma once

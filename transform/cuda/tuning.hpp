@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Tuning constants of the CUDA DWT kernels (transform/cuda/dwt_cuda.cu).
 // One warp transforms one tile: 32 lanes x 2 adjacent columns = 64 columns, of which the
 // 2*halo outer columns are context only; kRows* output rows plus halo rows above and below,

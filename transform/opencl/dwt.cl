@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // One decomposition level of the JPEG 2000 DWT in two OpenCL passes, after Kucis, Barina,
 // Kula & Zemcik, "2-D discrete wavelet transform using GPU" (vertical pass: sliding window
 // down column strips; horizontal pass: several output pairs per work-item, no shared

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The OpenCL DWT backend: device discovery and selection, a process-wide program cache,
 // the per-pass kernel launches (kernels in dwt.cl, embedded at build time) and the engine.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 #include "transform/opencl/opencl_library.hpp"
 
 #include <dlfcn.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The OpenCL ICD loader (libOpenCL.so.1), opened on first use instead of linked: a j2kfront
 // built with the OpenCL backend starts, and runs its other backends, on a machine without
 // OpenCL, where the backend then reports itself unavailable, naming the missing library.

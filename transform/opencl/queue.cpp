@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The OpenCL backend's queue: one command queue, buffers on the device reserved once per plan.
 // Samples cross the bus at their own width (packed by host threads into a host staging buffer);
 // shift + MCT (kernels at the end of dwt.cl) and the sliding-window DWT run on the device, in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // One thread decodes one code-block: block_passes.hpp's passes on device-memory copies of
 // their tables, then the ROI shift undone and the dequantisation, as dequantiser.cpp does
 // them. The code-blocks are sorted by their bytes, most first, so that a warp's threads decode

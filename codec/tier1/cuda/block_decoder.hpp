@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Tier-1 decoding and dequantisation of code-blocks on a CUDA GPU, one code-block a thread:
 // the CPU's passes (block_passes.hpp) compiled for the device, so that the coefficients are
 // decode_block()'s and dequantiser.cpp's bit for bit. The GpuBlockBatch of the CUDA backend

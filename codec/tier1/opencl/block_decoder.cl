@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The Tier-1 decoder of JPEG 2000 code-blocks (ISO/IEC 15444-1 Annex D) in OpenCL C 1.2, one
 // code-block per work-item: the OpenCL counterpart of cuda/block_decoder.cu. It mirrors, bit
 // for bit, block_passes.hpp (the three coding passes, run_as), mq_decoder.hpp (the MQ decoder)

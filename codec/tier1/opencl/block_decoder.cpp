@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The host side of block_decoder.cl: the blocks packed into one upload (their descriptions,
 // segment tables and bytes), the program and its tables once per OpenCL context, the launch,
 // and the SEGMARK counters read back per batch.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Tier-1 decoding and dequantisation of code-blocks on an OpenCL device, one code-block a
 // work-item (block_decoder.cl): the CPU's passes (block_passes.hpp) written again in OpenCL C,
 // so that the coefficients are decode_block()'s and dequantiser.cpp's bit for bit (the tests
