@@ -14,7 +14,7 @@ function(j2k_add_layer name)
     ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include)
   # -ffp-contract=off: the 9/7 and the ICT must round every product and sum separately to
   # match OpenJPEG. -fopenmp-simd: `#pragma omp simd` marks the CPU lifting loops as free of
-  # loop-carried dependences (no OpenMP runtime: threads are transform/cpu/worker_pool). -fmad=false: no FMA
+  # loop-carried dependences (no OpenMP runtime: threads are common/parallel/worker_pool). -fmad=false: no FMA
   # contraction in the CUDA kernels either.
   target_compile_options(${name} PRIVATE
     $<$<COMPILE_LANGUAGE:CXX>:-ffp-contract=off -fopenmp-simd>

@@ -22,7 +22,7 @@
 #include "common/error.hpp"
 #include "tiling/canvas.hpp"
 #include "pipeline/back_stage.hpp"
-#include "transform/cpu/threading.hpp"
+#include "common/parallel/parallel_for.hpp"
 
 namespace j2k::codec {
 namespace {

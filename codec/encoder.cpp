@@ -8,7 +8,7 @@
 #include "codec/codestream/jp2_writer.hpp"
 #include "common/error.hpp"
 #include "tiling/canvas.hpp"
-#include "transform/cpu/worker_pool.hpp"
+#include "common/parallel/worker_pool.hpp"
 
 namespace j2k::codec {
 namespace {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "io/readers.hpp"
-#include "transform/cpu/threading.hpp"
+#include "common/parallel/parallel_for.hpp"
 
 namespace j2k::io::detail {
 namespace {

@@ -27,7 +27,7 @@ std::unique_ptr<FormatReader> open_tiff(const std::string& path) {
 #include <string>
 #include <vector>
 
-#include "transform/cpu/threading.hpp"
+#include "common/parallel/parallel_for.hpp"
 
 namespace j2k::io::detail {
 namespace {

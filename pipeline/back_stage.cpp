@@ -11,7 +11,7 @@
 
 #include "common/error.hpp"
 #include "transform/common/constants.hpp"
-#include "transform/cpu/threading.hpp"
+#include "common/parallel/parallel_for.hpp"
 
 namespace j2k {
 namespace {

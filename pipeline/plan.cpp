@@ -11,7 +11,7 @@
 #include "common/error.hpp"
 #include "common/sample_type.hpp"
 #include "transform/common/coefficient_range.hpp"
-#include "transform/cpu/threading.hpp"
+#include "common/parallel/parallel_for.hpp"
 
 namespace j2k {
 namespace {

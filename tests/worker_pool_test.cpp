@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// The CPU worker pool (transform/cpu/worker_pool.hpp): every item once, worker indices that
+// The CPU worker pool (common/parallel/worker_pool.hpp): every item once, worker indices that
 // no two calls in progress share, exceptions, nested and concurrent runs, and idle workers
 // that sleep instead of spinning.
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "transform/cpu/worker_pool.hpp"
+#include "common/parallel/worker_pool.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "common/error.hpp"
-#include "transform/cpu/worker_pool.hpp"
+#include "common/parallel/worker_pool.hpp"
 #include "transform/dwt_engine.hpp"
 
 namespace j2k {

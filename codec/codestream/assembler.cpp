@@ -5,7 +5,7 @@
 
 #include "codec/codestream/markers.hpp"
 #include "common/error.hpp"
-#include "transform/cpu/worker_pool.hpp"
+#include "common/parallel/worker_pool.hpp"
 
 namespace j2k::codec {
 namespace {

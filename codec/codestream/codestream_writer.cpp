@@ -16,7 +16,7 @@
 #include "codec/tier1/block_encoder.hpp"
 #include "codec/tier2/packet_writer.hpp"
 #include "common/error.hpp"
-#include "transform/cpu/worker_pool.hpp"
+#include "common/parallel/worker_pool.hpp"
 
 namespace j2k::codec {
 namespace {

@@ -12,7 +12,7 @@
 #include "transform/dwt.hpp"
 #include "transform/cpu/lifting.hpp"
 #include "transform/cpu/strip_lifting.hpp"
-#include "transform/cpu/threading.hpp"
+#include "common/parallel/parallel_for.hpp"
 
 namespace j2k::cpu {
 namespace {

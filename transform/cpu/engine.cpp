@@ -4,7 +4,7 @@
 
 #include "j2kfront/config.h"
 #include "transform/cpu/dwt_cpu.hpp"
-#include "transform/cpu/threading.hpp"
+#include "common/parallel/parallel_for.hpp"
 #include "transform/dwt_engine.hpp"
 
 

@@ -11,7 +11,7 @@
 #include "transform/cpu/dwt_cpu.hpp"
 #include "transform/cpu/shift_mct.hpp"
 #include "transform/cpu/to_samples.hpp"
-#include "transform/cpu/threading.hpp"
+#include "common/parallel/parallel_for.hpp"
 #include "transform/queue.hpp"
 
 namespace j2k {

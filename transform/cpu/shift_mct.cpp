@@ -8,7 +8,7 @@
 
 #include "common/error.hpp"
 #include "transform/cpu/component_transform.hpp"
-#include "transform/cpu/threading.hpp"
+#include "common/parallel/parallel_for.hpp"
 
 namespace j2k::cpu {
 namespace {

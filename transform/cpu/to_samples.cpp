@@ -15,7 +15,7 @@
 #include "common/error.hpp"
 #include "transform/common/constants.hpp"
 #include "transform/common/int_wrap.hpp"
-#include "transform/cpu/threading.hpp"
+#include "common/parallel/parallel_for.hpp"
 
 namespace j2k::cpu {
 namespace {

@@ -15,7 +15,8 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "transform/cpu/threading.hpp"
+#include "common/parallel/parallel_for.hpp"
+#include "transform/common/pack_row.hpp"
 #include "transform/cuda/buffers.hpp"
 #include "transform/cuda/cuda_check.hpp"
 #include "transform/cuda/cuda_dwt.hpp"

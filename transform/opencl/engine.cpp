@@ -13,7 +13,6 @@
 
 #include "common/error.hpp"
 #include "transform/common/constants.hpp"
-#include "transform/cpu/lifting.hpp"
 #include "transform/dwt_engine.hpp"
 #include "transform/opencl/dwt_cl_source.hpp"  // generated: kDwtClSource
 #include "transform/opencl/opencl_dwt.hpp"

@@ -11,7 +11,8 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "transform/cpu/threading.hpp"
+#include "common/parallel/parallel_for.hpp"
+#include "transform/common/pack_row.hpp"
 #include "transform/opencl/opencl_dwt.hpp"
 #include "transform/queue.hpp"
 

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// CPU threading shared by the CPU DWT, the pipeline's stages and the readers: the worker
-// pool of worker_pool.hpp (threads that sleep while idle) behind a thread-count setting.
+// Parallel loops for every layer (the CPU DWT, the GPU queues' host copies, the pipeline's
+// stages, the codec, the image readers): the worker pool of worker_pool.hpp (threads that
+// sleep while idle) behind a thread-count setting.
 #pragma once
 #include <cstddef>
-#include <cstdint>
-#include <cstring>
 
-#include "transform/cpu/worker_pool.hpp"
+#include "common/parallel/worker_pool.hpp"
 
 namespace j2k {
 
@@ -16,22 +15,6 @@ inline int worker_count(int threads) { return threads > 0 ? threads : available_
 // Threads for copying `bytes` on the host: one below 256 KB, where waking a team costs more
 // than the copy (a tile-component of a small image, a 1-pixel strip).
 inline int copy_threads(size_t bytes, int threads) { return bytes < (size_t{256} << 10) ? 1 : threads; }
-
-// One row of n samples of `size` bytes, `step` bytes apart in `src`, packed into `dst`.
-inline void pack_row(unsigned char* dst, const unsigned char* src, int64_t n, size_t size, ptrdiff_t step) {
-  if (step == static_cast<ptrdiff_t>(size)) {
-    std::memcpy(dst, src, static_cast<size_t>(n) * size);
-    return;
-  }
-  auto gather = [&](auto sample) {  // typed loads: one move per sample, not a call
-    using T = decltype(sample);
-    T* d = reinterpret_cast<T*>(dst);
-    for (int64_t x = 0; x < n; ++x) std::memcpy(d + x, src + x * step, sizeof(T));
-  };
-  if (size == 1) gather(uint8_t{});
-  else if (size == 2) gather(uint16_t{});
-  else gather(uint32_t{});
-}
 
 // A parallel loop over independent items on worker_count(threads) workers (see
 // run_on_workers: dynamic scheduling, the first exception rethrown after the loop).
