@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "bench/bench_images.hpp"
-#include "codec/tier1/block_encoder.hpp"
+#include "codec/tier1/ebcot/block_encoder.hpp"
 #include "common/error.hpp"
 #include "io/image_io.hpp"
 #include "transform/dwt.hpp"

@@ -6,9 +6,9 @@
 // (-fvisibility=hidden), so that two revisions' coders live side by side in one process.
 #include <cstring>
 
-#include "codec/tier1/block_decoder.cpp"
-#include "codec/tier1/block_encoder.cpp"
-#include "codec/tier1/mq_encoder.cpp"
+#include "codec/tier1/ebcot/block_decoder.cpp"
+#include "codec/tier1/ebcot/block_encoder.cpp"
+#include "codec/tier1/ebcot/mq_encoder.cpp"
 
 extern "C" __attribute__((visibility("default"))) int tier1_variant_decode(
     const uint8_t* bytes, size_t size, const uint32_t* segment_bytes, const int* segment_passes, size_t segments,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// Tier-1 on the GPU (codec/tier1/cuda/block_decoder) against the CPU's decode_block() and
+// Tier-1 on the GPU (codec/tier1/gpu/cuda/block_decoder) against the CPU's decode_block() and
 // dequantisation, bit for bit: blocks of every mode-switch combination, band and shape, cut
 // at random truncation points, with ROI shifts, 5/3 and 9/7 steps, and corrupt bytes (which
 // must decode to the CPU's coefficients too, SEGMARK failures counted alike). Skips where no
@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "codec/tier1/cuda/block_decoder.hpp"
+#include "codec/tier1/gpu/cuda/block_decoder.hpp"
 #include "tests/support/decoder_cases.hpp"
 #include "transform/backend.hpp"
 

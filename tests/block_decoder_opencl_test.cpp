@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// Tier-1 on an OpenCL device (codec/tier1/opencl/block_decoder) against the CPU's
+// Tier-1 on an OpenCL device (codec/tier1/gpu/opencl/block_decoder) against the CPU's
 // decode_block() and dequantisation, bit for bit, on the cases of the CUDA test
 // (tests/support/decoder_cases.hpp), SEGMARK failures counted alike. Skips where no OpenCL
 // device is there (PoCL runs it on the CPU).
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "codec/tier1/opencl/block_decoder.hpp"
+#include "codec/tier1/gpu/opencl/block_decoder.hpp"
 #include "tests/support/decoder_cases.hpp"
 #include "transform/backend.hpp"
 #include "transform/opencl/opencl_dwt.hpp"

@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "codec/tier1/block_decoder.hpp"
-#include "codec/tier1/block_encoder.hpp"
-#include "codec/tier1/stripe_flags.hpp"
+#include "codec/tier1/ebcot/block_decoder.hpp"
+#include "codec/tier1/ebcot/block_encoder.hpp"
+#include "codec/tier1/ebcot/stripe_flags.hpp"
 #include "codec/tier2/packet_reader.hpp"
 #include "common/error.hpp"
 #include "tests/support/coded_blocks.hpp"

@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "codec/tier1/block_encoder.hpp"
-#include "codec/tier1/mq_decoder.hpp"
-#include "codec/tier1/mq_encoder.hpp"
+#include "codec/tier1/ebcot/block_encoder.hpp"
+#include "codec/tier1/ebcot/mq_decoder.hpp"
+#include "codec/tier1/ebcot/mq_encoder.hpp"
 
 namespace {
 

@@ -7,8 +7,8 @@
 
 #include <vector>
 
-#include "codec/tier1/mq_decoder.hpp"
-#include "codec/tier1/mq_encoder.hpp"
+#include "codec/tier1/ebcot/mq_decoder.hpp"
+#include "codec/tier1/ebcot/mq_encoder.hpp"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "codec/tier1/block_encoder.hpp"
+#include "codec/tier1/ebcot/block_encoder.hpp"
 #include "codec/tier2/packet_reader.hpp"
 #include "codec/tier2/packet_writer.hpp"
 #include "common/error.hpp"

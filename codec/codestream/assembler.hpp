@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "codec/codestream/codestream_writer.hpp"
+#include "codec/params/coding_params.hpp"
 #include "codec/codestream/tile_layout.hpp"
 #include "codec/tier2/packet_writer.hpp"
 

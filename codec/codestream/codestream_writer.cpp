@@ -13,7 +13,7 @@
 #include "codec/codestream/tile_layout.hpp"
 #include "codec/quant/quantiser.hpp"
 #include "codec/rate/pcrd.hpp"
-#include "codec/tier1/block_encoder.hpp"
+#include "codec/tier1/ebcot/block_encoder.hpp"
 #include "codec/tier2/packet_writer.hpp"
 #include "common/error.hpp"
 #include "common/parallel/worker_pool.hpp"
@@ -78,57 +78,6 @@ void fill_budget(std::vector<Block>& blocks, size_t layer, const Assembler& asse
 }
 
 }  // namespace
-
-ComponentStyle component_style(const CodingParams& p, size_t c) {
-  return p.components.empty() ? ComponentStyle{p.levels, p.precincts, p.block_w_log2, p.block_h_log2} : p.components[c];
-}
-
-namespace {
-
-void check_style(const ComponentStyle& s, const std::string& whose) {
-  if (s.levels < 0 || s.levels > 32) bad(whose + "decomposition levels must be 0 to 32, not " + std::to_string(s.levels));
-  if (!s.precincts.empty()) {
-    if (s.precincts.size() != static_cast<size_t>(s.levels + 1)) bad(whose + "precinct sizes: one per resolution");
-    for (size_t r = 0; r < s.precincts.size(); ++r) {
-      const auto [x, y] = s.precincts[r];
-      const int least = r == 0 ? 0 : 1;  // B.6: a band's precincts are half the resolution's
-      if (x < least || x > 15 || y < least || y > 15)
-        bad(whose + "precinct sizes must be powers of two from " + std::to_string(1 << least) + " to 32768 (resolution " + std::to_string(r) + ")");
-    }
-  }
-  if (s.block_w_log2 < 2 || s.block_w_log2 > 10 || s.block_h_log2 < 2 || s.block_h_log2 > 10 || s.block_w_log2 + s.block_h_log2 > 12)
-    bad(whose + "code-blocks must be 4 to 1024 samples a side, powers of two, with at most 4096 samples");
-}
-
-}  // namespace
-
-void check_params(const CodingParams& p, size_t components) {
-  if (components == 0 || components > 16384) bad("a codestream holds 1 to 16384 components");
-  const ComponentStyle cod{p.levels, p.precincts, p.block_w_log2, p.block_h_log2};
-  check_style(cod, "");
-  if (!p.components.empty()) {
-    if (p.components.size() != components) bad("component styles: one per component");
-    if (!(p.components[0] == cod)) throw Error(ErrorCode::Internal, "codestream: component 0's style is not COD's");
-    for (size_t c = 1; c < components; ++c) check_style(p.components[c], "component " + std::to_string(c) + ": ");
-  }
-  if (p.layers < 1 || p.layers > 65535) bad("quality layers must be 1 to 65535");
-  if (!p.layer_bytes.empty() && !p.layer_psnr.empty()) bad("rate targets: either bytes (-r) or PSNR (-q), not both");
-  const std::vector<double>& targets = p.layer_bytes.empty() ? p.layer_psnr : p.layer_bytes;
-  if (!targets.empty() && targets.size() != static_cast<size_t>(p.layers)) bad("rate targets: one per quality layer");
-  if (targets.empty() && p.layers != 1) bad("several quality layers need a rate or quality target per layer");
-  for (size_t l = 0; l < targets.size(); ++l) {
-    if (!(targets[l] >= 0) || !std::isfinite(targets[l])) bad("rate targets must be finite and not negative");
-    if (targets[l] == 0 && l + 1 != targets.size()) bad("only the last quality layer may be lossless (0)");
-    if (l > 0 && targets[l] != 0 && targets[l] < targets[l - 1])
-      bad("rate targets must grow from layer to layer (each layer adds to the ones before)");
-  }
-  if (p.modes & ~0x3F) bad("mode switches are the sum of 1, 2, 4, 8, 16 and 32");
-  if (p.tile_parts != 0 && p.tile_parts != 'R' && p.tile_parts != 'L' && p.tile_parts != 'C') bad("tile-parts are divided by R, L or C");
-  if (p.guard_bits < -1 || p.guard_bits > 7) bad("guard bits must be 0 to 7");
-  if (!p.reversible && !(p.base_step > 0 && std::isfinite(p.base_step))) bad("the quantisation step must be positive");
-  if (p.mct && components < 3) bad("the component transform needs 3 or more components");
-  if (p.comment.size() > 65531) bad("a comment holds at most 65531 bytes, not " + std::to_string(p.comment.size()));
-}
 
 std::vector<uint8_t> write_codestream(const StreamInfo& info, const CodingParams& params,
                                       const std::vector<std::vector<TileComponentInput>>& tiles, CodestreamStats* stats) {

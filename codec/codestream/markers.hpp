@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "codec/codestream/codestream_writer.hpp"
+#include "codec/params/coding_params.hpp"
 #include "codec/quant/quantiser.hpp"
 
 namespace j2k::codec {

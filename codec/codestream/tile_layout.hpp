@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "codec/codestream/codestream_writer.hpp"
+#include "codec/params/coding_params.hpp"
+#include "codec/params/tile_input.hpp"
+#include "codec/tier2/progression.hpp"
 #include "codec/tier2/packet_writer.hpp"
 
 namespace j2k::codec {

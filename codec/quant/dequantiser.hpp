@@ -9,7 +9,10 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "codec/codestream/codestream_reader.hpp"
+#include <cstddef>
+#include <cstdint>
+
+#include "codec/params/tile_coding.hpp"
 #include "j2kfront/j2kfront.h"
 
 namespace j2k::codec {

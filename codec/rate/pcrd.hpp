@@ -10,7 +10,7 @@
 #include <functional>
 #include <vector>
 
-#include "codec/tier1/block_encoder.hpp"
+#include "codec/tier1/ebcot/block_encoder.hpp"
 
 namespace j2k::codec {
 

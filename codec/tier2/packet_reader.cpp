@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <string>
 
-#include "codec/tier1/block_encoder.hpp"
+#include "codec/tier1/ebcot/block_encoder.hpp"
 #include "common/error.hpp"
 
 namespace j2k::codec {

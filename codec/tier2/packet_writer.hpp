@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "codec/tier1/block_encoder.hpp"
+#include "codec/tier1/ebcot/block_encoder.hpp"
 #include "codec/tier2/tag_tree.hpp"
 
 namespace j2k::codec {

@@ -118,20 +118,6 @@ int64_t precinct_count(const ResolutionGrid& g) { return g.precincts_x * g.preci
 
 }  // namespace
 
-bool parse_progression(const std::string& name, Progression& out) {
-  static const std::pair<const char*, Progression> kNames[] = {{"LRCP", Progression::LRCP},
-                                                              {"RLCP", Progression::RLCP},
-                                                              {"RPCL", Progression::RPCL},
-                                                              {"PCRL", Progression::PCRL},
-                                                              {"CPRL", Progression::CPRL}};
-  for (const auto& [text, value] : kNames)
-    if (name == text) {
-      out = value;
-      return true;
-    }
-  return false;
-}
-
 ResolutionGrid resolution_grid(int64_t tcx0, int64_t tcy0, int64_t tcx1, int64_t tcy1, int levels, int r, int ppx,
                                int ppy) {
   // B.5: resolution r is the LL band after NL - r levels, each halving the grid (rounding up).

@@ -10,14 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "codec/params/coding_params.hpp"
+
 namespace j2k::codec {
-
-// The COD / POC codes of Table A.16.
-enum class Progression { LRCP = 0, RLCP = 1, RPCL = 2, PCRL = 3, CPRL = 4 };
-
-// Parses "LRCP", "RLCP", "RPCL", "PCRL" or "CPRL" (upper case, as opj_compress's -p takes
-// them) into `out`; false, `out` untouched, for anything else.
-bool parse_progression(const std::string& name, Progression& out);
 
 // One resolution r of one tile-component (B.5, B.6): its rectangle on the resolution's own
 // grid, trx0 = ceil(tcx0 / 2^(NL - r)) and so on (x1, y1 exclusive), and its precincts:

@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "codec/tier1/block_encoder.hpp"
+#include "codec/tier1/ebcot/block_encoder.hpp"
 
 namespace test_support {
 

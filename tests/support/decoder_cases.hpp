@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "codec/quant/dequantiser.hpp"
-#include "codec/tier1/block_decoder.hpp"
-#include "codec/tier1/block_encoder.hpp"
+#include "codec/tier1/ebcot/block_decoder.hpp"
+#include "codec/tier1/ebcot/block_encoder.hpp"
 #include "tests/support/coded_blocks.hpp"
 
 namespace test_support {

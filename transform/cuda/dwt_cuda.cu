@@ -27,7 +27,7 @@
 #include "transform/dwt.hpp"
 #include "common/error.hpp"
 #include "common/sample_type.hpp"
-#include "transform/cuda/cuda_check.hpp"
+#include "device/cuda/cuda_check.hpp"
 #include "transform/cuda/dwt_fused.cuh"
 #include "transform/cuda/dwt_fused_inverse.cuh"
 #include "transform/cuda/dwt_kernels.cuh"

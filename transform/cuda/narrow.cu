@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "transform/cuda/cuda_check.hpp"
+#include "device/cuda/cuda_check.hpp"
 
 namespace j2k::cuda {
 namespace {

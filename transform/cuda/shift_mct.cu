@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "common/error.hpp"
-#include "transform/cuda/cuda_check.hpp"
+#include "device/cuda/cuda_check.hpp"
 #include "transform/cuda/mct.cuh"
 
 namespace j2k::cuda {

@@ -7,7 +7,7 @@
 #include <climits>
 
 #include "common/error.hpp"
-#include "transform/cuda/cuda_check.hpp"
+#include "device/cuda/cuda_check.hpp"
 #include "transform/cuda/mct.cuh"
 
 namespace j2k::cuda {

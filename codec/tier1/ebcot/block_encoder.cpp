@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
-#include "codec/tier1/block_encoder.hpp"
+#include "codec/tier1/ebcot/block_encoder.hpp"
 
 #include <algorithm>
 #include <cstdlib>
 
-#include "codec/tier1/contexts.hpp"
-#include "codec/tier1/mq_encoder.hpp"
-#include "codec/tier1/raw_encoder.hpp"
-#include "codec/tier1/stripe_flags.hpp"
+#include "codec/tier1/ebcot/contexts.hpp"
+#include "codec/tier1/ebcot/mq_encoder.hpp"
+#include "codec/tier1/ebcot/raw_encoder.hpp"
+#include "codec/tier1/ebcot/stripe_flags.hpp"
 
 namespace j2k::codec {
 namespace {
@@ -27,9 +27,9 @@ struct Scratch {
 // stripe of four rows, which holds the significance of the 6 x 3 samples around it, the signs
 // of its own, and what the passes visited and refined; a pass skips most columns on one test
 // and finds a context in one shift of the word.
-class BlockCoder {
+class PassEncoder {
  public:
-  BlockCoder(const BlockView& b, Scratch& scratch)
+  PassEncoder(const BlockView& b, Scratch& scratch)
       : b_(b), w_(b.width), h_(b.height), stripes_((b.height + 3) / 4), pitch_(static_cast<ptrdiff_t>(b.width) + 2),
         words_(scratch.words), mag_(scratch.mag), mq_(scratch.mq), raw_coder_(scratch.raw) {
     zc_ = kWindowZeroContexts.of(b.band);
@@ -330,7 +330,7 @@ class BlockCoder {
 
 CodedBlock encode_block(const BlockView& block) {
   thread_local Scratch scratch;
-  return BlockCoder(block, scratch).run();
+  return PassEncoder(block, scratch).run();
 }
 
 }  // namespace j2k::codec

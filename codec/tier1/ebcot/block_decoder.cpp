@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
-#include "codec/tier1/block_decoder.hpp"
+#include "codec/tier1/ebcot/block_decoder.hpp"
 
 #include <string>
 #include <vector>
 
-#include "codec/tier1/block_passes.hpp"
+#include "codec/tier1/ebcot/block_passes.hpp"
 #include "common/error.hpp"
 
 namespace j2k::codec {

@@ -4,7 +4,7 @@
 // them. The code-blocks are sorted by their bytes, most first, so that a warp's threads decode
 // blocks of about the same work and the longest start first. A CUDA block is one warp with
 // lanes_for() of its 32 lanes busy (see there).
-#include "codec/tier1/cuda/block_decoder.hpp"
+#include "codec/tier1/gpu/cuda/block_decoder.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -12,11 +12,11 @@
 #include <cstring>
 #include <string>
 
-#include "codec/tier1/block_passes.hpp"
-#include "codec/tier1/gpu_block_records.hpp"
+#include "codec/tier1/ebcot/block_passes.hpp"
+#include "codec/tier1/gpu/gpu_block_records.hpp"
 #include "common/error.hpp"
-#include "transform/cuda/buffers.hpp"
-#include "transform/cuda/cuda_check.hpp"
+#include "device/cuda/buffers.hpp"
+#include "device/cuda/cuda_check.hpp"
 
 namespace j2k::codec::cuda {
 namespace {

@@ -12,11 +12,11 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "codec/tier1/block_decoder.hpp"
-#include "codec/tier1/host_device.hpp"
-#include "codec/tier1/mq_decoder.hpp"
-#include "codec/tier1/raw_decoder.hpp"
-#include "codec/tier1/stripe_flags.hpp"
+#include "codec/tier1/ebcot/block_decoder.hpp"
+#include "codec/tier1/ebcot/host_device.hpp"
+#include "codec/tier1/ebcot/mq_decoder.hpp"
+#include "codec/tier1/ebcot/raw_decoder.hpp"
+#include "codec/tier1/ebcot/stripe_flags.hpp"
 
 namespace j2k::codec::t1 {
 

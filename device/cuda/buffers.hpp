@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// Device and pinned host buffers of the CUDA backend, released with the right call.
+// Device and pinned host buffers for CUDA code of any stage (the transforms, Tier-1 on the
+// GPU), released with the right call.
 #pragma once
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <string>
 
-#include "transform/cuda/cuda_check.hpp"
+#include "device/cuda/cuda_check.hpp"
 
 namespace j2k {
 

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "codec/tier1/host_device.hpp"
+#include "codec/tier1/ebcot/host_device.hpp"
 
 namespace j2k::codec {
 

@@ -9,34 +9,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "codec/tier1/block_encoder.hpp"
-#include "j2kfront/j2kfront.h"
+#include "codec/tier1/block_coder.hpp"
 
 namespace j2k::codec {
-
-// What Tier-2 gathered for a block (BlockData), with the block's geometry and coding style.
-struct BlockCode {
-  const uint8_t* bytes = nullptr;         // the codeword segments back to back
-  size_t size = 0;                        // bytes there
-  const uint32_t* segment_bytes = nullptr;  // each segment's bytes
-  const int* segment_passes = nullptr;    // each segment's coding passes
-  size_t segments = 0;
-  int width = 0, height = 0;              // 1..1024 each, width * height <= 4096
-  j2k_band_type band = J2K_BAND_LL;
-  uint8_t modes = 0;                      // BlockMode bits
-  // The bit planes the passes start from: the band's Mb less the block's missing planes
-  // (B.10.5), plus the ROI shift. At most kMaxDecodedBitplanes.
-  int bitplanes = 0;
-};
-
-// The most bit planes a block may have: its coefficients are held in int32 at twice their
-// scale (see decode_block).
-constexpr int kMaxDecodedBitplanes = 30;
-
-struct BlockDecodeReport {
-  int passes = 0;               // coding passes decoded
-  bool segmark_error = false;   // a cleanup pass did not end in SEGMARK's 1010 (D.5)
-};
 
 // Throws as decode_block() does for a block it cannot decode (the checks the GPU's decoder,
 // cuda/block_decoder.hpp, has its caller make on the host).

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "codec/tier1/block_passes.hpp"
-#include "codec/tier1/gpu_block_batch.hpp"
+#include "codec/tier1/ebcot/block_passes.hpp"
+#include "codec/tier1/gpu/gpu_block_batch.hpp"
 #include "common/error.hpp"
 
 namespace j2k::codec {

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: BSD-2-Clause
-#include "codec/tier1/gpu_block_batch.hpp"
+#include "codec/tier1/gpu/gpu_block_batch.hpp"
 
 #include <algorithm>
 #include <string>
 
-#include "codec/tier1/gpu_block_records.hpp"
+#include "codec/tier1/gpu/gpu_block_records.hpp"
 #include "common/error.hpp"
 #if J2KFRONT_HAVE_CUDA
-#include "codec/tier1/cuda/block_decoder.hpp"
+#include "codec/tier1/gpu/cuda/block_decoder.hpp"
 #endif
 #if J2KFRONT_HAVE_OPENCL
-#include "codec/tier1/opencl/block_decoder.hpp"
+#include "codec/tier1/gpu/opencl/block_decoder.hpp"
 #endif
 
 namespace j2k::codec {

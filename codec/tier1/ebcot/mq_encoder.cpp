@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-#include "codec/tier1/mq_encoder.hpp"
+#include "codec/tier1/ebcot/mq_encoder.hpp"
 
 namespace j2k::codec {
 

@@ -2,7 +2,7 @@
 // The host side of block_decoder.cl: the blocks packed into one upload (their descriptions,
 // segment tables and bytes), the program and its tables once per OpenCL context, the launch,
 // and the SEGMARK counters read back per batch.
-#include "codec/tier1/opencl/block_decoder.hpp"
+#include "codec/tier1/gpu/opencl/block_decoder.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -10,8 +10,8 @@
 #include <string>
 
 #include "codec/tier1/block_decoder_cl_source.hpp"  // kBlockDecoderClSource, generated from block_decoder.cl
-#include "codec/tier1/block_passes.hpp"
-#include "codec/tier1/gpu_block_records.hpp"
+#include "codec/tier1/ebcot/block_passes.hpp"
+#include "codec/tier1/gpu/gpu_block_records.hpp"
 #include "common/error.hpp"
 #include "transform/opencl/opencl_dwt.hpp"
 

@@ -23,8 +23,8 @@
 #include <emmintrin.h>
 #endif
 
-#include "codec/tier1/contexts.hpp"
-#include "codec/tier1/host_device.hpp"
+#include "codec/tier1/ebcot/contexts.hpp"
+#include "codec/tier1/ebcot/host_device.hpp"
 #include "j2kfront/j2kfront.h"
 
 namespace j2k::codec::t1 {

@@ -26,7 +26,7 @@
 #include <memory>
 #include <vector>
 
-#include "codec/tier1/block_decoder.hpp"
+#include "codec/tier1/ebcot/block_decoder.hpp"
 #include "transform/backend.hpp"
 #include "transform/queue.hpp"
 

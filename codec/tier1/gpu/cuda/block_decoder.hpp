@@ -7,7 +7,7 @@
 #pragma once
 #include <memory>
 
-#include "codec/tier1/gpu_block_batch.hpp"
+#include "codec/tier1/gpu/gpu_block_batch.hpp"
 
 namespace j2k::codec::cuda {
 

@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "codec/tier1/mq_decoder.hpp"
-#include "codec/tier1/mq_encoder.hpp"
+#include "codec/tier1/ebcot/mq_decoder.hpp"
+#include "codec/tier1/ebcot/mq_encoder.hpp"
 #include "j2kfront/j2kfront.h"
 
 namespace j2k::codec::t1 {

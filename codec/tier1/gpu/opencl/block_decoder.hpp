@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-#include "codec/tier1/gpu_block_batch.hpp"
+#include "codec/tier1/gpu/gpu_block_batch.hpp"
 
 namespace j2k::codec::opencl {
 

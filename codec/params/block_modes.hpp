@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// How code-blocks are coded: Part 1's EBCOT or Part 15's HT block coder, and EBCOT's mode
+// switches (the bits of COD's code-block style byte, Table A.19).
+#pragma once
+#include <cstdint>
+
+namespace j2k::codec {
+
+// The block coder a codestream uses (COD's code-block style and, for HT, the CAP marker).
+enum class BlockCoding { Ebcot, HighThroughput };
+
+enum BlockMode : uint8_t {
+  kModeBypass = 0x01,      // raw significance and refinement passes below the 4th bit plane
+  kModeReset = 0x02,       // contexts back to their initial states after each pass
+  kModeTermAll = 0x04,     // a codeword terminated after each pass (RESTART)
+  kModeCausal = 0x08,      // contexts ignore the stripe below (VSC)
+  kModePredictable = 0x10, // predictable termination (ERTERM)
+  kModeSegmark = 0x20,     // 1010 in the uniform context after each cleanup pass (SEGMARK)
+};
+
+}  // namespace j2k::codec

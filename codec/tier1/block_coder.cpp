@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "codec/tier1/block_coder.hpp"
+
+#include "codec/tier1/ebcot/block_decoder.hpp"
+#include "codec/tier1/ebcot/block_encoder.hpp"
+#include "common/error.hpp"
+
+namespace j2k::codec {
+namespace {
+
+// Part 1's coder (ebcot/): the MQ coder's passes.
+class EbcotCoder final : public BlockCoder {
+ public:
+  CodedBlock encode(const BlockView& block) const override { return encode_block(block); }
+  void check(const BlockCode& code) const override { check_block(code); }
+  BlockDecodeReport decode(const BlockCode& code, int32_t* out, ptrdiff_t stride) const override {
+    return decode_block(code, out, stride);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<BlockCoder> make_block_coder(BlockCoding coding) {
+  switch (coding) {
+    case BlockCoding::Ebcot: return std::make_unique<EbcotCoder>();
+    case BlockCoding::HighThroughput: break;
+  }
+  throw Error(ErrorCode::UnsupportedInput, "HT block coding (HTJ2K, ISO/IEC 15444-15) is not supported yet");
+}
+
+}  // namespace j2k::codec

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The block coder (Tier-1, ISO/IEC 15444-1 Annex D; Part 15 for HT): one interface for every
+// coder, so that the encoder and the decoder do not know which one they drive. Encoding takes
+// a view of a code-block's quantised coefficients and returns its coding passes with where
+// each ends in the bytes and how much it lowers the block's squared error (what rate control
+// needs); decoding takes the segments Tier-2 gathered for a block and writes its coefficients.
+// A coder keeps no state between blocks, so that blocks run in parallel on one coder.
+//
+//   std::unique_ptr<BlockCoder> coder = make_block_coder(BlockCoding::Ebcot);  // once
+//   CodedBlock c = coder->encode(view);                   // any thread
+//   coder->decode(code, out, stride);                     // any thread
+//
+// The GPU batches (gpu/gpu_block_batch.hpp) decode many blocks at once on a device, each
+// bit for bit as the CPU coder of the same kind.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "codec/params/block_modes.hpp"
+#include "j2kfront/j2kfront.h"
+
+namespace j2k::codec {
+
+// A code-block's quantised coefficients: `height` rows of `width` int32 values, rows `stride`
+// elements apart, each sign and magnitude with `fraction_bits` bits below the quantiser's
+// step (0 for the 5/3; those bits are not coded, they only make the distortion estimates
+// exact).
+struct BlockView {
+  const int32_t* data = nullptr;
+  ptrdiff_t stride = 0;
+  int width = 0, height = 0;  // 1..1024 each, width * height <= 4096 (A.6.1)
+  j2k_band_type band = J2K_BAND_LL;  // selects the significance contexts (Table D.1)
+  int fraction_bits = 0;
+  uint8_t modes = 0;          // BlockMode bits (EBCOT's)
+  // Whether a decoder reconstructs a fully decoded coefficient exactly (the 5/3) rather than
+  // at the middle of its quantisation interval (the 9/7): what the last pass's distortion is.
+  bool reversible = true;
+  // Whether to estimate each pass's distortion (CodedPass::distortion), which rate control
+  // needs; a lossless codestream keeps every pass and needs none.
+  bool estimate_distortion = true;
+};
+
+struct CodedPass {
+  uint32_t end = 0;         // bytes of the block's data a decoder needs to decode this pass
+  double distortion = 0;    // what the pass removes from the block's squared error, in steps^2
+                            // (0 without BlockView::estimate_distortion)
+  bool terminated = false;  // the pass ends a codeword segment (its `end` is exact)
+};
+
+struct CodedBlock {
+  int bitplanes = 0;             // of the largest magnitude (0: every coefficient is 0)
+  std::vector<CodedPass> passes; // 3 * bitplanes - 2, or none
+  std::vector<uint8_t> bytes;    // the codeword segments of every pass, back to back
+  double energy = 0;             // the sum of the squared magnitudes, in steps^2: the error
+                                 // with no pass decoded
+};
+
+// What Tier-2 gathered for a block (BlockData), with the block's geometry and coding style.
+struct BlockCode {
+  const uint8_t* bytes = nullptr;         // the codeword segments back to back
+  size_t size = 0;                        // bytes there
+  const uint32_t* segment_bytes = nullptr;  // each segment's bytes
+  const int* segment_passes = nullptr;    // each segment's coding passes
+  size_t segments = 0;
+  int width = 0, height = 0;              // 1..1024 each, width * height <= 4096
+  j2k_band_type band = J2K_BAND_LL;
+  uint8_t modes = 0;                      // BlockMode bits
+  // The bit planes the passes start from: the band's Mb less the block's missing planes
+  // (B.10.5), plus the ROI shift. At most kMaxDecodedBitplanes.
+  int bitplanes = 0;
+};
+
+// The most bit planes a block may have: its coefficients are held in int32 at twice their
+// scale (see decode_block).
+constexpr int kMaxDecodedBitplanes = 30;
+
+struct BlockDecodeReport {
+  int passes = 0;               // coding passes decoded
+  bool segmark_error = false;   // a cleanup pass did not end in SEGMARK's 1010 (D.5)
+};
+
+class BlockCoder {
+ public:
+  virtual ~BlockCoder() = default;
+  // Codes every pass of the block.
+  virtual CodedBlock encode(const BlockView& block) const = 0;
+  // Throws as decode() does for a block it cannot decode, without decoding it (the checks a
+  // GPU batch has its caller make on the host).
+  virtual void check(const BlockCode& code) const = 0;
+  // Decodes the block into out[y * stride + x] (the coder's header says in what form).
+  virtual BlockDecodeReport decode(const BlockCode& code, int32_t* out, ptrdiff_t stride) const = 0;
+};
+
+// The coder for `coding`, chosen once per codestream (COD's code-block style, CAP). Throws
+// Error(UnsupportedInput) for a coder this build does not have.
+std::unique_ptr<BlockCoder> make_block_coder(BlockCoding coding);
+
+}  // namespace j2k::codec
