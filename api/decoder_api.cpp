@@ -121,7 +121,7 @@ j2k_status j2k_decoder_run(j2k_decoder* decoder, const void* data, size_t size, 
     for (const std::string& w : decoded.warnings) decoder->warnings += w + "\n";
     decoder->report = j2k_decode_report{};
     decoder->report.truncated = decoded.truncated ? 1 : 0;
-    decoder->report.jp2 = decoded.jp2 ? 1 : 0;
+    decoder->report.jp2 = decoded.format == j2k::codec::FileFormat::Jp2 ? 1 : 0;
     decoder->report.enum_cs = decoded.enum_cs;
     decoder->report.warnings = decoder->warnings.c_str();
     decoder->report.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

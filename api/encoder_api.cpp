@@ -71,7 +71,7 @@ j2k::codec::EncoderSettings encoder_settings(const j2k_settings& s, const j2k_co
   e.plan = j2k::api::plan_settings(s, num_components);
   const int format = c_enum(c.format);
   require(format == J2K_FORMAT_J2K || format == J2K_FORMAT_JP2, "format " + std::to_string(format) + " is not a j2k_file_format value");
-  e.jp2 = format == J2K_FORMAT_JP2;
+  e.format = format == J2K_FORMAT_JP2 ? j2k::codec::FileFormat::Jp2 : j2k::codec::FileFormat::Codestream;
   j2k::codec::CodingParams& p = e.coding;
   require(c.layers >= 1 && c.layers <= 65535, "layers must be 1 to 65535, got " + std::to_string(c.layers));
   p.layers = c.layers;

@@ -17,7 +17,7 @@
 #include "codec/jp2_channels.hpp"
 #include "codec/opj_colour.hpp"
 #include "codec/quant/dequantiser.hpp"
-#include "codec/tier1/ebcot/block_decoder.hpp"
+#include "codec/tier1/block_coder.hpp"
 #include "codec/tier1/gpu/gpu_block_batch.hpp"
 #include "common/error.hpp"
 #include "tiling/canvas.hpp"
@@ -145,7 +145,7 @@ class TileDecoder {
       flush();
     const size_t first = plane_bytes_.size();
     each_block(p.t, cs_.tiles[p.t], p.inputs, p.packets, p.comps, [&](const Block& b) {
-      check_block(b.code);
+      coder_->check(b.code);
       gpu_blocks_->add(b.code, b.roi, first + b.component, b.at, b.stride, b.step);  // step 0: the 5/3
     });
     plane_bytes_.insert(plane_bytes_.end(), planes.begin(), planes.end());
@@ -262,7 +262,7 @@ class TileDecoder {
       }
       thread_local std::vector<int32_t> values;
       values.resize(static_cast<size_t>(code.width) * static_cast<size_t>(code.height));
-      if (decode_block(code, values.data(), code.width).segmark_error) ++segmark_errors;
+      if (coder_->decode(code, values.data(), code.width).segmark_error) ++segmark_errors;
       undo_roi_shift(values.data(), values.size(), b.roi);
       if (k.reversible)
         dequantise_reversible(values.data(), code.width, code.width, code.height, k.ints + b.at, b.stride);
@@ -322,6 +322,9 @@ class TileDecoder {
     bool mct = false;
     size_t first_plane = 0;  // its component 0's plane
   };
+  // The codestream's block coder: EBCOT, the one the reader lets through (it refuses HT
+  // code-blocks, COD's style bit 0x40, until tier1 has an HT coder).
+  const std::unique_ptr<BlockCoder> coder_ = make_block_coder(BlockCoding::Ebcot);
   std::unique_ptr<GpuBlockBatch> gpu_blocks_;  // made by the first tile on the GPU
   std::vector<GroupTile> group_;
   std::vector<size_t> plane_bytes_;
@@ -397,7 +400,7 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     jp2 = read_jp2(data, size);
     stream = data + jp2.codestream;
     stream_size = jp2.codestream_length;
-    image.jp2 = true;
+    image.format = FileFormat::Jp2;
     image.enum_cs = jp2.enum_cs;
   }
   ReadOptions options;
@@ -434,7 +437,7 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
                                                   std::to_string(cs.info.y0) + "," + std::to_string(cs.info.y1) + ")");
   }
   // -c picks the image's channels: a JP2 file's (its palette and mapping), else the components.
-  const size_t channels = image.jp2 ? jp2_channel_count(jp2, cs.info.components.size()) : cs.info.components.size();
+  const size_t channels = image.format == FileFormat::Jp2 ? jp2_channel_count(jp2, cs.info.components.size()) : cs.info.components.size();
   for (int c : settings.components)
     if (c < 0 || static_cast<size_t>(c) >= channels)
       throw Error(ErrorCode::InvalidArgument, "component " + std::to_string(c) + ": the image has " + std::to_string(channels) +
@@ -495,17 +498,17 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     throw;
   }
   image.warnings = tiles.warnings_;
-  if (image.jp2) apply_jp2_channels(jp2, image);
+  if (image.format == FileFormat::Jp2) apply_jp2_channels(jp2, image);
   if (!settings.components.empty()) {
     std::vector<DecodedComponent> chosen;
     for (int c : settings.components) chosen.push_back(image.components[static_cast<size_t>(c)]);
     image.components = std::move(chosen);
   }
   if (settings.convert_colour) {
-    apply_opj_colour(image, image.jp2 ? jp2.enum_cs : 0, area.x0, area.y0, settings.keep_cmyk);
+    apply_opj_colour(image, image.format == FileFormat::Jp2 ? jp2.enum_cs : 0, area.x0, area.y0, settings.keep_cmyk);
     // Then, as opj_decompress, the JP2 file's ICC profile or CIELab through Little CMS.
-    if (image.jp2 && !jp2.icc.empty()) apply_icc_profile(image, jp2.icc);
-    else if (image.jp2 && jp2.enum_cs == 14) apply_cielab(image, jp2.lab);
+    if (image.format == FileFormat::Jp2 && !jp2.icc.empty()) apply_icc_profile(image, jp2.icc);
+    else if (image.format == FileFormat::Jp2 && jp2.enum_cs == 14) apply_cielab(image, jp2.lab);
   }
   return image;
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/params/coding_params.hpp"
 #include "common/sample_bytes.hpp"
 #include "j2kfront/j2kfront.h"
 #include "pipeline/back_stage.hpp"
@@ -92,7 +93,7 @@ struct DecodedImage {
   int64_t x0 = 0, y0 = 0, width = 0, height = 0;  // the image area on the reduced canvas
   std::vector<DecodedComponent> components;
   bool truncated = false;          // (allow_partial) the stream ended early
-  bool jp2 = false;
+  FileFormat format = FileFormat::Codestream;
   int enum_cs = 0;                 // the JP2 file's colr EnumCS (0: none, or an ICC profile)
   std::vector<std::string> warnings;  // e.g. SEGMARK errors (the blocks are decoded anyway)
 };

@@ -3,12 +3,20 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <string>
+#include <vector>
 
+#include "codec/codestream/assembler.hpp"
 #include "codec/codestream/jp2_writer.hpp"
+#include "codec/codestream/markers.hpp"
+#include "codec/quant/quantiser.hpp"
+#include "codec/rate/layers.hpp"
+#include "codec/tier2/packet_writer.hpp"
 #include "common/error.hpp"
-#include "tiling/canvas.hpp"
 #include "common/parallel/worker_pool.hpp"
+#include "tiling/canvas.hpp"
 
 namespace j2k::codec {
 namespace {
@@ -16,6 +24,106 @@ namespace {
 [[noreturn]] void bad(const std::string& what) { throw Error(ErrorCode::InvalidArgument, what); }
 
 bool is_signed(j2k_sample_type t) { return t == J2K_SAMPLE_I8 || t == J2K_SAMPLE_I16 || t == J2K_SAMPLE_I32; }
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+// A band's decomposition level (1 = finest; LL at the coarsest) from its index.
+int band_level(int levels, size_t k) { return k == 0 ? levels : levels - static_cast<int>((k - 1) / 3); }
+
+// Each component's band steps (QCD/QCC) and the image squared error of a step^2 of
+// distortion in each band (the squared synthesis norm, of the MCT too, times the step^2).
+struct BandSteps {
+  std::vector<std::vector<BandStep>> steps;
+  std::vector<std::vector<double>> weights;
+};
+
+BandSteps band_steps(const StreamInfo& info, const CodingParams& params) {
+  const size_t ncomp = info.components.size();
+  BandSteps b;
+  b.steps.resize(ncomp);
+  b.weights.resize(ncomp);
+  for (size_t c = 0; c < ncomp; ++c) {
+    const int levels = component_style(params, c).levels;
+    for (int k = 0; k < 3 * levels + 1; ++k) {
+      const j2k_band_type type = k == 0 ? J2K_BAND_LL : static_cast<j2k_band_type>(1 + (k - 1) % 3);
+      const int level = band_level(levels, static_cast<size_t>(k));
+      const int range = info.components[c].precision + band_gain_log2(type);
+      const double norm = synthesis_norm(params.reversible, level, type);
+      const BandStep s = params.reversible ? reversible_step(range) : expounded_step(params.base_step / norm, range);
+      const double mct = params.mct && c < 3 ? mct_norm(params.reversible, static_cast<int>(c)) : 1.0;
+      b.steps[c].push_back(s);
+      b.weights[c].push_back(norm * norm * s.delta * s.delta * mct * mct);
+    }
+  }
+  return b;
+}
+
+// Tier-1: every code-block of the layout through the coder, the blocks shared out among the
+// CPU's threads; the 9/7's quantised first into the worker's scratch.
+std::vector<CodedBlock> code_blocks(const BlockCoder& coder, const TileLayout& layout,
+                                    const std::vector<std::vector<TileComponentInput>>& tiles, const CodingParams& params,
+                                    const BandSteps& bands, bool estimate, int threads) {
+  std::vector<CodedBlock> coded(layout.blocks.size());
+  std::vector<std::vector<int32_t>> scratch(static_cast<size_t>(std::max(threads, 1)), std::vector<int32_t>(4096));
+  run_on_workers(static_cast<ptrdiff_t>(coded.size()), threads, [&](ptrdiff_t i, int worker) {
+    const LaidBlock& lb = layout.blocks[static_cast<size_t>(i)];
+    const TileComponentInput& tc = tiles[lb.tile][lb.component];
+    const TileComponentInput::Band& band = tc.bands[lb.band];
+    const ptrdiff_t offset = (band.row + lb.y0 - band.rect.y0) * tc.stride + (band.col + lb.x0 - band.rect.x0);
+    BlockView v;
+    v.width = static_cast<int>(lb.x1 - lb.x0);
+    v.height = static_cast<int>(lb.y1 - lb.y0);
+    v.band = band.type;
+    v.modes = params.modes;
+    v.reversible = params.reversible;
+    v.estimate_distortion = estimate;
+    if (params.reversible) {
+      v.data = static_cast<const int32_t*>(tc.data) + offset;
+      v.stride = tc.stride;
+    } else {
+      int32_t* q = scratch[static_cast<size_t>(worker)].data();
+      if (!quantise_block(static_cast<const float*>(tc.data) + offset, tc.stride, v.width, v.height,
+                          bands.steps[lb.component][lb.band].delta, q))
+        bad("a 9/7 coefficient is too large for its quantisation step; use a larger step");
+      v.data = q;
+      v.stride = v.width;
+      v.fraction_bits = kFractionBits;
+    }
+    coded[static_cast<size_t>(i)] = coder.encode(v);
+  });
+  return coded;
+}
+
+// Mb = G + epsilon_b - 1 bit planes must hold every block's (E.1.1.1, E-2): with the
+// default, more guard bits where the coefficients need them.
+int guard_bits_for(const std::vector<CodedBlock>& coded, const TileLayout& layout, const BandSteps& bands, int asked) {
+  int needed = 0;
+  for (size_t i = 0; i < coded.size(); ++i) {
+    const LaidBlock& lb = layout.blocks[i];
+    needed = std::max(needed, coded[i].bitplanes - bands.steps[lb.component][lb.band].exponent + 1);
+  }
+  const int guard_bits = asked >= 0 ? asked : std::max(2, needed);
+  if (needed > guard_bits)
+    bad("the coefficients need " + std::to_string(needed) + " guard bits; " + std::to_string(guard_bits) + " were asked for");
+  if (guard_bits > 7) bad("the coefficients need " + std::to_string(guard_bits) + " guard bits; a codestream holds at most 7");
+  return guard_bits;
+}
+
+// The squared peak times the samples of every component (for the layers' PSNR).
+double peak_energy(const StreamInfo& info, const TileLayout& layout) {
+  double peak_energy = 0;
+  for (size_t c = 0; c < info.components.size(); ++c) {
+    uint64_t samples = 0;
+    for (const LaidTile& t : layout.tiles) {
+      const ResolutionGrid& g = t.components[c].back().grid;
+      samples += static_cast<uint64_t>((g.x1 - g.x0) * (g.y1 - g.y0));
+    }
+    const double peak = std::ldexp(1.0, info.components[c].precision) - 1;
+    peak_energy += static_cast<double>(samples) * peak * peak;
+  }
+  return peak_energy;
+}
 
 }  // namespace
 
@@ -91,32 +199,66 @@ Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) :
       in.bands.push_back({static_cast<j2k_band_type>(b.type), j2k_rect{b.rect.x0, b.rect.y0, b.rect.x1, b.rect.y1}, b.col, b.row});
     tiles_[static_cast<size_t>(tc.tile)].push_back(std::move(in));
   }
+  for (const auto& t : tiles_)
+    if (t.size() != ncomp) throw Error(ErrorCode::Internal, "encoder: a tile without every component");
+  layout_ = lay_out(info_, p, tiles_);
+  coder_ = make_block_coder(p.block_coding);
 }
 
 const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
-  using Clock = std::chrono::steady_clock;
-  const auto t0 = Clock::now();
+  const CodingParams& params = settings_.coding;
+  auto t0 = Clock::now();
   plan_->run(image);
   report_ = EncodeReport{};
-  report_.front_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  report_.front_ms = ms_since(t0);
   // Tier-1 on the embedder's pool where the settings name one (as the plan's CPU work).
   const ScopedThreadPool pool(settings_.plan.backend.thread_pool);
-  CodestreamStats stats;
-  bytes_ = write_codestream(info_, settings_.coding, tiles_, &stats);
-  if (settings_.jp2) {
-    const auto t1 = Clock::now();
+  const int threads = params.threads > 0 ? params.threads : available_cores();
+
+  // Rate control and the PSNR report need each pass's distortion; a lossless codestream
+  // (the 5/3, every pass) has none left.
+  const bool targets = !params.layer_bytes.empty() || !params.layer_psnr.empty();
+  const bool estimate = targets || !params.reversible;
+  const BandSteps bands = band_steps(info_, params);
+  t0 = Clock::now();
+  const std::vector<CodedBlock> coded = code_blocks(*coder_, layout_, tiles_, params, bands, estimate, threads);
+  report_.tier1_ms = ms_since(t0);
+
+  const int guard_bits = guard_bits_for(coded, layout_, bands, params.guard_bits);
+  std::vector<BlockContribution> contributions(coded.size());
+  std::vector<const BlockContribution*> tier2(coded.size());
+  std::vector<RatedBlock> rated(coded.size());
+  for (size_t i = 0; i < coded.size(); ++i) {
+    const LaidBlock& lb = layout_.blocks[i];
+    contributions[i].coded = &coded[i];
+    contributions[i].missing_bitplanes =
+        static_cast<uint32_t>(guard_bits + bands.steps[lb.component][lb.band].exponent - 1 - coded[i].bitplanes);
+    tier2[i] = &contributions[i];
+    rated[i].coded = &coded[i];
+    rated[i].weight = bands.weights[lb.component][lb.band];
+    rated[i].passes = &contributions[i].passes;
+  }
+
+  // Rate control: the passes of each layer, the codestream's size asked of Tier-2.
+  t0 = Clock::now();
+  const Assembler assembler(info_, params, layout_, tier2, main_header(info_, params, bands.steps, guard_bits), threads);
+  const ImageEnergy energy = image_energy(rated, peak_energy(info_, layout_));
+  allocate_layers(rated, params, energy, [&] { return assembler.size(); });
+  report_.rate_ms = ms_since(t0);
+
+  t0 = Clock::now();
+  bytes_ = assembler.run();
+  if (estimate) report_.layer_psnr = layer_psnr(rated, static_cast<size_t>(params.layers), energy);
+  else report_.layer_psnr.assign(static_cast<size_t>(params.layers), INFINITY);
+  if (settings_.format == FileFormat::Jp2) {
     Jp2Info j;
     j.width = info_.x1 - info_.x0;
     j.height = info_.y1 - info_.y0;
     for (const ComponentInfo& c : info_.components) j.components.push_back({c.precision, c.is_signed});
     j.colour = default_colour(info_.components.size());
     bytes_ = write_jp2(j, bytes_);
-    stats.tier2_ms += std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
   }
-  report_.tier1_ms = stats.tier1_ms;
-  report_.rate_ms = stats.rate_ms;
-  report_.tier2_ms = stats.tier2_ms;
-  report_.layer_psnr = stats.layer_psnr;
+  report_.tier2_ms = ms_since(t0);
   return bytes_;
 }
 

@@ -1,14 +1,21 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// The whole encoder for one image shape: the front stage's plan (any backend) feeding the
-// codestream writer, the coefficients handed over in host memory where the plan wrote them
-// (no copy, no file). Everything the standard or the codec refuses is refused at construction,
-// before any work; encode() then allocates only what Tier-1 and Tier-2 produce.
+// The whole encoder for one image shape, the decoder's mirror image: the front stage's plan
+// (any backend) leaves the coefficients where Tier-1 reads them (host memory, no copy, no
+// file); the block coder (tier1/block_coder.hpp) codes every code-block, in parallel, the 9/7's
+// quantised first (quant/); the guard bits follow from the blocks' bit planes; rate control
+// (rate/) shares the passes out among the quality layers; Tier-2 and the markers
+// (codestream/) write the codestream, and a JP2 file around it when asked. Everything the
+// standard or the codec refuses is refused at construction, before any work; encode() then
+// allocates only what Tier-1 and Tier-2 produce.
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <vector>
 
-#include "codec/codestream/codestream_writer.hpp"
+#include "codec/codestream/tile_layout.hpp"
+#include "codec/params/coding_params.hpp"
+#include "codec/params/tile_input.hpp"
+#include "codec/tier1/block_coder.hpp"
 #include "j2kfront/j2kfront.h"
 #include "pipeline/plan.hpp"
 
@@ -20,7 +27,7 @@ struct EncoderSettings {
   // Per layer, the compression ratio (samples' bytes at their precision / file bytes); <= 1:
   // every pass. Turned into coding.layer_bytes for the shape. Empty: none.
   std::vector<double> layer_rates;
-  bool jp2 = false;      // a JP2 file around the codestream
+  FileFormat format = FileFormat::Codestream;
 };
 
 // params.layer_bytes from compression ratios (<= 1: every pass) of `raw_bytes` bytes of samples.
@@ -46,6 +53,8 @@ class Encoder {
   std::unique_ptr<Plan> plan_;
   StreamInfo info_;
   std::vector<std::vector<TileComponentInput>> tiles_;
+  TileLayout layout_;  // every code-block's place: fixed by the shape and the parameters
+  std::unique_ptr<BlockCoder> coder_;
   std::vector<uint8_t> bytes_;
   EncodeReport report_;
 };

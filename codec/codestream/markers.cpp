@@ -148,4 +148,26 @@ void write_plt(const std::vector<uint32_t>& lengths, std::vector<uint8_t>& out) 
   }
 }
 
+std::vector<uint8_t> main_header(const StreamInfo& info, const CodingParams& params,
+                                 const std::vector<std::vector<BandStep>>& steps, int guard_bits) {
+  const size_t ncomp = info.components.size();
+  std::vector<uint8_t> header;
+  put16(header, 0xFF4F);  // SOC
+  write_siz(info, header);
+  write_cod(params, header);
+  const ComponentStyle first = component_style(params, 0);
+  for (size_t c = 1; c < ncomp; ++c)
+    if (!(component_style(params, c) == first)) write_coc(c, ncomp, params, component_style(params, c), header);
+  write_qcd(-1, ncomp, params.reversible, guard_bits, steps[0], header);
+  auto same_steps = [](const std::vector<BandStep>& a, const std::vector<BandStep>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const BandStep& x, const BandStep& y) {
+      return x.exponent == y.exponent && x.mantissa == y.mantissa;
+    });
+  };
+  for (size_t c = 1; c < ncomp; ++c)
+    if (!same_steps(steps[c], steps[0])) write_qcd(static_cast<int>(c), ncomp, params.reversible, guard_bits, steps[c], header);
+  if (!params.comment.empty()) write_com(params.comment, header);
+  return header;
+}
+
 }  // namespace j2k::codec

@@ -27,6 +27,12 @@ void write_qcd(int component, size_t components, bool reversible, int guard_bits
                const std::vector<BandStep>& steps, std::vector<uint8_t>& out);
 void write_com(const std::string& text, std::vector<uint8_t>& out);
 
+// The main header from SOC to the last marker before TLM: SIZ, COD and QCD (component 0's),
+// COC and QCC for each component that differs from component 0 (A.6.2, A.6.5: they override
+// the main header's for their component), COM. steps[c]: component c's band steps.
+std::vector<uint8_t> main_header(const StreamInfo& info, const CodingParams& params,
+                                 const std::vector<std::vector<BandStep>>& steps, int guard_bits);
+
 struct TilePartEntry {
   uint16_t tile;
   uint32_t length;  // Psot
