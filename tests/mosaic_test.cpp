@@ -175,7 +175,7 @@ TEST_F(Mosaic, VerboseTellsThePlanTheFilesAndTheSkippedOnes) {
   EXPECT_EQ(r.output.find("plan:"), std::string::npos) << r.output;
 }
 
-// The picture in the README is what the command printed beside it draws.
+// The picture in docs/cli.md is what the command printed beside it draws.
 TEST_F(Mosaic, TheReadmePictureIsWhatItsCommandDraws) {
   const std::string committed = kData + "/../../docs/camera-mosaic.png";
   const auto r = cli("transform " + quote(kData + "/camera.pgm") + " --mosaic " + quote(path("m.png")) + " --levels 4 -q");

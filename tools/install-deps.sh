@@ -15,7 +15,7 @@ packages=(
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd  # OpenCL backend, runnable on the CPU via PoCL
   clang libclang-rt-14-dev               # the sanitizer build and the libFuzzer targets (tests)
   help2man                        # the man page, generated from the CLI's help at build time
-  python3-numpy                   # the README's example of reading the coefficients
+  python3-numpy                   # the Python examples of README.md and docs/python.md (tests)
   python3-matplotlib              # bench/plot.py: the benchmarks' CSV files as PNG plots (tested)
   python3-dev pybind11-dev python3-pytest  # the Python module and its tests
 )

@@ -32,7 +32,7 @@ for exe in consumer_c consumer_cpp embed; do
   echo "-- $exe"
   "$work/cmake/$exe" | tee "$work/$exe.out"
 done
-# The README shows this output of examples/embed.cpp.
+# docs/api.md gives this output of examples/embed.cpp.
 expected="3 tile-components; first band 8 x 6"
 [[ $(cat "$work/embed.out") == "$expected" ]] || { echo "embed: expected '$expected'"; exit 1; }
 # examples/compress.c writes a JP2 file: its signature box, and a decoder's reading where there is one.
