@@ -8,7 +8,8 @@
    (ARCHITECTURE: each folder uses only those below it), so that an include running back up
    fails CI rather than waiting for a reviewer.
 
-    check-tree.py [ROOT]      exit 0: clean; 1: each problem printed as FILE:LINE: what
+    check-tree.py [ROOT]      exit 0: clean; 1: each problem printed as FILE:LINE: what;
+                              77: not a git checkout (the test skips)
 """
 import os
 import re
@@ -45,10 +46,22 @@ BACKENDS = {
 # io/ (image files) stands beside the library on common/ alone; tools/, python/, tests/,
 # bench/, conformance/ and examples/ sit on top and may include anything.
 SIDE_LAYERS = {"io/": ["common/", "io/"]}
+# Includes that still run across a layer, each with what removes it. Listed here, they are
+# printed but do not fail; any other fails. The list only shrinks.
+KNOWN = {
+    ("api/cuda_dwt_api.cpp", "transform/cuda/cuda_dwt.hpp"):
+        "the C API's j2k_cuda_dwt: a stage-level DWT-on-device-planes entry in transform/ removes it",
+    ("codec/tier1/gpu/opencl/block_decoder.cpp", "transform/opencl/opencl_dwt.hpp"):
+        "device lists, errors and buffers still in the OpenCL DWT's header: device/opencl/ removes it",
+}
 
 
 def git_files(root):
-    out = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True).stdout
+    """The checkout's files, or None outside a git checkout (a source tarball)."""
+    try:
+        out = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
     return [f for f in out.splitlines() if os.path.isfile(os.path.join(root, f))]
 
 
@@ -118,7 +131,7 @@ def allowed(src, target):
 
 
 def check_layers(root, files):
-    problems = []
+    problems, known = [], []
     for f in files:
         if not f.endswith((".cpp", ".hpp", ".h", ".c", ".cu", ".cuh")):
             continue
@@ -128,16 +141,22 @@ def check_layers(root, files):
                 if not m:
                     continue
                 why = allowed(f, m.group(1))
-                if why:
+                if why and (f, m.group(1)) in KNOWN:
+                    known.append(f'{f}:{n}: #include "{m.group(1)}": known, until {KNOWN[(f, m.group(1))]}')
+                elif why:
                     problems.append(f'{f}:{n}: #include "{m.group(1)}": {why}')
-    return problems
+    return problems, known
 
 
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
     files = git_files(root)
-    problems = check_licence(root, files) + check_layers(root, files)
-    for p in problems:
+    if files is None:
+        print("check-tree: not a git checkout, nothing checked")
+        return 77
+    layer_problems, known = check_layers(root, files)
+    problems = check_licence(root, files) + layer_problems
+    for p in known + problems:
         print(p)
     print(f"check-tree: {len(files)} files, {len(problems)} problems")
     return 1 if problems else 0
