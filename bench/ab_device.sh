@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
 # A/B on the GPU machine (the `device` tool, .deps/ carried): the checkout's git HEAD against its
-# working tree, `bench --compress` and `--decompress`, CPU backend, 16 threads, alternating.
+# working tree, `bench --compress` and `--decompress`, CPU backend (and the GPUs for decompress), 16 threads, base then new in each of two rounds.
 set -e
 root=$PWD
 export PATH=$root/.deps/codecs/bin:$PATH LD_LIBRARY_PATH=$root/.deps/codecs/lib
