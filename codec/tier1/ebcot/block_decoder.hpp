@@ -13,8 +13,8 @@
 
 namespace j2k::codec {
 
-// Throws as decode_block() does for a block it cannot decode (the checks the GPU's decoder,
-// cuda/block_decoder.hpp, has its caller make on the host).
+// Throws as decode_block() does for a block it cannot decode (the checks the GPU batches,
+// tier1/gpu/, have their caller make on the host).
 void check_block(const BlockCode& code);
 
 // Decodes the block into out[y * stride + x]. Each coefficient is held as OpenJPEG holds it,

@@ -7,7 +7,7 @@
 //
 //   std::unique_ptr<GpuBlockBatch> batch = make_gpu_block_batch(options);  // one per decoder
 //   batch->clear();
-//   for each block: check_block(code); batch->add(code, roi, plane, at, stride, step);
+//   for each block: coder.check(code); batch->add(code, roi, plane, at, stride, step);
 //   batch->decode(planes, bytes, stream, tiles);   // asynchronous on `stream`
 //   ... once the stream's work is done: batch->segmark_errors()
 //
@@ -26,7 +26,7 @@
 #include <memory>
 #include <vector>
 
-#include "codec/tier1/ebcot/block_decoder.hpp"
+#include "codec/tier1/block_coder.hpp"
 #include "transform/backend.hpp"
 #include "transform/queue.hpp"
 
@@ -44,7 +44,7 @@ class GpuBlockBatch {
   void clear();
   // How many planes a batch's blocks may go to.
   static constexpr size_t kMaxPlanes = 65536;
-  // A block (checked with check_block() by the caller) whose coefficients go to planes[plane]
+  // A block (checked with BlockCoder::check() by the caller) whose coefficients go to planes[plane]
   // at [at + y * stride + x] (in 4-byte values; plane below kMaxPlanes): int32 for the 5/3
   // (step 0), else float, dequantised with `step` (band_step()); `roi`: its component's
   // max-shift.
