@@ -51,8 +51,6 @@ SIDE_LAYERS = {"io/": ["common/", "io/"]}
 KNOWN = {
     ("api/cuda_dwt_api.cpp", "transform/cuda/cuda_dwt.hpp"):
         "the C API's j2k_cuda_dwt: a stage-level DWT-on-device-planes entry in transform/ removes it",
-    ("codec/tier1/gpu/opencl/block_decoder.cpp", "transform/opencl/opencl_dwt.hpp"):
-        "device lists, errors and buffers still in the OpenCL DWT's header: device/opencl/ removes it",
 }
 
 

@@ -3,7 +3,7 @@
 // (bench/opencl_bench.cpp) and the OpenCL-specific tests (tests/opencl_test.cpp).
 // Not part of the public API.
 #pragma once
-#include "transform/opencl/opencl_library.hpp"  // CL/cl.h and cl(), the loaded functions
+#include "device/opencl/opencl_device.hpp"  // CL/cl.h, cl(), devices, errors, buffers
 
 #include <cstddef>
 #include <cstdint>
@@ -17,38 +17,6 @@
 
 namespace j2k::ocl {
 
-// Every device of every platform, in a stable order: platforms as clGetPlatformIDs lists
-// them, then each platform's devices as clGetDeviceIDs(CL_DEVICE_TYPE_ALL) lists them.
-struct DeviceInfo {
-  cl_platform_id platform = nullptr;
-  cl_device_id id = nullptr;
-  std::string name, platform_name, version;  // version: CL_DEVICE_VERSION
-  bool gpu = false;
-  bool usable = false;  // OpenCL 1.2 or later
-  unsigned compute_units = 1;
-  uint64_t max_alloc = 0;
-  uint64_t local_mem = 0;        // bytes of local memory a work-group may use (0: unknown)
-  size_t max_work_group = 0;     // work-items in a group (0: unknown)
-  size_t max_items[2] = {0, 0};  // work-items along dimensions 0 and 1 (0: unknown)
-};
-
-// Empty when no platform or no device exists; `why` then says which.
-std::vector<DeviceInfo> list_devices(std::string* why = nullptr);
-
-// The device index for BackendOptions::device: `requested` >= 0, else the first usable GPU,
-// else the first usable device, else device 0. Throws Error(InvalidArgument) for an index out
-// of range (naming how many devices exist), Error(BackendUnavailable) when there is no device
-// at all.
-int select_device(int requested);
-
-// "CL_OUT_OF_RESOURCES (-5)".
-std::string error_name(cl_int err);
-// Throws Error(BackendFailure, "<call>: <error name>").
-[[noreturn]] void fail(const char* call, cl_int err);
-inline void check(cl_int err, const char* call) {
-  if (err != CL_SUCCESS) fail(call, err);
-}
-
 // How many times a DWT program has been compiled in this process (programs are cached per
 // device and build options, so engines after the first on a device add nothing).
 uint64_t program_builds();
@@ -57,8 +25,8 @@ uint64_t program_builds();
 // list of items. `small` shrinks them so that small test images cross every strip, segment,
 // window and chunk boundary; `key=value` overrides one (keys: the member names below), e.g.
 // "hp=2,hgroup=128" or "small,hcpg=1", for tuning experiments; `buildlog` prints the program's
-// build log to stderr when it is compiled; `max_alloc=N` (bytes) lowers the device's largest
-// buffer to N, so that a large device behaves as a small one would (for tests). An unknown
+// build log to stderr when it is compiled; `max_alloc=N` is the device's (max_alloc_option(),
+// device/opencl/opencl_device.hpp), kept here for the runner. An unknown
 // item or a value the kernels cannot take throws Error(InvalidArgument).
 struct Tuning {
   int vcols = 32;  // vertical: strip width = work-group width
@@ -87,26 +55,6 @@ struct Tuning {
   uint64_t horizontal_local_bytes() const;
   std::string build_options() const;
   std::string describe() const;  // "vcols=32,vr=8,..."
-  // The most bytes one buffer on `device` may take: the device's max_alloc, or this tuning's
-  // max_alloc where that is less.
-  uint64_t largest_buffer(const DeviceInfo& device) const;
-};
-
-class Buffer {
- public:
-  Buffer() = default;
-  Buffer(cl_context ctx, size_t bytes);
-  ~Buffer();
-  Buffer(Buffer&& o) noexcept : mem_(o.mem_), bytes_(o.bytes_) { o.mem_ = nullptr; o.bytes_ = 0; }
-  Buffer& operator=(Buffer&& o) noexcept;
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  cl_mem get() const { return mem_; }
-  size_t bytes() const { return bytes_; }
-
- private:
-  cl_mem mem_ = nullptr;
-  size_t bytes_ = 0;
 };
 
 // One device's queue and kernels (the program and context are shared, cached per device).

@@ -13,7 +13,7 @@
 #include "codec/tier1/ebcot/block_passes.hpp"
 #include "codec/tier1/gpu/gpu_block_records.hpp"
 #include "common/error.hpp"
-#include "transform/opencl/opencl_dwt.hpp"
+#include "device/opencl/opencl_device.hpp"
 
 namespace j2k::codec::opencl {
 namespace {
@@ -181,7 +181,7 @@ struct BlockBatch::Impl {
 
 BlockBatch::BlockBatch(int device, const std::string& tuning) : impl_(std::make_unique<Impl>()) {
   const ocl::DeviceInfo d = ocl::list_devices()[static_cast<size_t>(ocl::select_device(device))];
-  max_alloc_ = ocl::Tuning::for_device(d, tuning).largest_buffer(d);
+  max_alloc_ = ocl::largest_buffer(d, ocl::max_alloc_option(tuning));
   impl_->compute_units = std::max(1u, d.compute_units);
 }
 BlockBatch::~BlockBatch() = default;

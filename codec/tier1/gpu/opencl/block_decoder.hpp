@@ -36,7 +36,7 @@ class BlockBatch final : public GpuBlockBatch {
   void* own_buffer(size_t bytes, void* stream) override;
   struct Impl;
   std::unique_ptr<Impl> impl_;
-  uint64_t max_alloc_ = 0;  // the device's largest buffer (ocl::Tuning::largest_buffer())
+  uint64_t max_alloc_ = 0;  // the device's largest buffer (ocl::largest_buffer())
 };
 
 }  // namespace j2k::codec::opencl
