@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // j2k_cuda_dwt and its workspace query (include/j2kfront/j2kfront.h): the C face of
-// transform/cuda/cuda_dwt.hpp, which checks every argument before any CUDA call. Built with the
-// CUDA backend; cuda_dwt_unavailable.cpp stands in for it otherwise.
+// transform/device_dwt.hpp (CUDA's cuda_dwt where built, which checks every argument before
+// any CUDA call; BackendUnavailable in a build without CUDA).
 #include <string>
 
 #include "api/guard.hpp"
@@ -9,7 +9,7 @@
 #include "common/c_enum.hpp"
 #include "common/error.hpp"
 #include "j2kfront/j2kfront.h"
-#include "transform/cuda/cuda_dwt.hpp"
+#include "transform/device_dwt.hpp"
 
 namespace {
 
@@ -61,7 +61,7 @@ j2k_status j2k_cuda_dwt_workspace_size(j2k_wavelet wavelet, const j2k_rect* rect
   if (bytes) *bytes = 0;
   return guard([&] {
     require(bytes != nullptr, "j2k_cuda_dwt_workspace_size: bytes is NULL");
-    *bytes = j2k::cuda_dwt_workspace_bytes(
+    *bytes = j2k::device_dwt_workspace_bytes(
         wavelet_from(wavelet), rect_from(rect, "j2k_cuda_dwt_workspace_size"), levels);
   });
 }
@@ -75,9 +75,8 @@ j2k_status j2k_cuda_dwt(j2k_direction direction, j2k_wavelet wavelet,
     require(dir == J2K_FORWARD || dir == J2K_INVERSE,
             "j2k_cuda_dwt: direction " + std::to_string(dir) + " is not J2K_FORWARD or J2K_INVERSE");
     const j2k::Rect r = rect_from(rect, "j2k_cuda_dwt");
-    j2k::cuda_dwt(direction, wavelet_from(wavelet), plane_from(src, "src", r), dc_shift,
-                  plane_from(dst, "dst", r), r, levels, workspace, workspace_bytes,
-                  static_cast<cudaStream_t>(stream));
+    j2k::device_dwt(direction, wavelet_from(wavelet), plane_from(src, "src", r), dc_shift,
+                    plane_from(dst, "dst", r), r, levels, workspace, workspace_bytes, stream);
   });
 }
 

@@ -436,3 +436,20 @@ TEST(CApi, EmbeddersThreadPoolRunsTheCpuWork) {
   EXPECT_FAILS(j2k_plan_run(plan, view.get()), J2K_INVALID_ARGUMENT, "thread pool ran");
   j2k_plan_destroy(plan);
 }
+
+// A build without CUDA still links j2k_cuda_dwt and its workspace query (transform/
+// device_dwt.cpp), and both say why they cannot run; a build with it is cuda_test's.
+TEST(CudaDwtApi, ABuildWithoutCudaSaysSo) {
+#if J2KFRONT_HAVE_CUDA
+  GTEST_SKIP() << "this build has the CUDA backend: cuda_test covers j2k_cuda_dwt";
+#else
+  const j2k_rect rect{0, 0, 8, 8};
+  size_t bytes = 1;
+  EXPECT_FAILS(j2k_cuda_dwt_workspace_size(J2K_WAVELET_53, &rect, 2, &bytes), J2K_BACKEND_UNAVAILABLE, "no CUDA backend");
+  EXPECT_EQ(bytes, 0u);
+  std::vector<int32_t> host(64);
+  const j2k_device_plane plane{host.data(), J2K_SAMPLE_I32, 8 * 4, host.size() * 4};
+  EXPECT_FAILS(j2k_cuda_dwt(J2K_FORWARD, J2K_WAVELET_53, &plane, 0, &plane, &rect, 2, nullptr, 0, nullptr),
+               J2K_BACKEND_UNAVAILABLE, "no CUDA backend");
+#endif
+}

@@ -46,12 +46,6 @@ BACKENDS = {
 # io/ (image files) stands beside the library on common/ alone; tools/, python/, tests/,
 # bench/, conformance/ and examples/ sit on top and may include anything.
 SIDE_LAYERS = {"io/": ["common/", "io/"]}
-# Includes that still run across a layer, each with what removes it. Listed here, they are
-# printed but do not fail; any other fails. The list only shrinks.
-KNOWN = {
-    ("api/cuda_dwt_api.cpp", "transform/cuda/cuda_dwt.hpp"):
-        "the C API's j2k_cuda_dwt: a stage-level DWT-on-device-planes entry in transform/ removes it",
-}
 
 
 def git_files(root):
@@ -129,7 +123,7 @@ def allowed(src, target):
 
 
 def check_layers(root, files):
-    problems, known = [], []
+    problems = []
     for f in files:
         if not f.endswith((".cpp", ".hpp", ".h", ".c", ".cu", ".cuh")):
             continue
@@ -139,11 +133,9 @@ def check_layers(root, files):
                 if not m:
                     continue
                 why = allowed(f, m.group(1))
-                if why and (f, m.group(1)) in KNOWN:
-                    known.append(f'{f}:{n}: #include "{m.group(1)}": known, until {KNOWN[(f, m.group(1))]}')
-                elif why:
+                if why:
                     problems.append(f'{f}:{n}: #include "{m.group(1)}": {why}')
-    return problems, known
+    return problems
 
 
 def main():
@@ -152,9 +144,8 @@ def main():
     if files is None:
         print("check-tree: not a git checkout, nothing checked")
         return 77
-    layer_problems, known = check_layers(root, files)
-    problems = check_licence(root, files) + layer_problems
-    for p in known + problems:
+    problems = check_licence(root, files) + check_layers(root, files)
+    for p in problems:
         print(p)
     print(f"check-tree: {len(files)} files, {len(problems)} problems")
     return 1 if problems else 0

@@ -24,6 +24,7 @@
 
 #include "j2kfront/j2kfront.h"
 #include "transform/common/constants.hpp"
+#include "transform/device_dwt.hpp"  // DevicePlane
 #include "tiling/geometry.hpp"
 
 struct CUstream_st;
@@ -54,13 +55,6 @@ struct CudaDwtOptions {
 // Device workspace (bytes) that the forward and the inverse need for this geometry; 0 when
 // at most one level is non-empty (workspace may then be null).
 size_t cuda_dwt_workspace_bytes(Wavelet wavelet, const Rect& tc, int levels);
-
-// A 2-D array in device memory: row y starts at (char*)data + y * row_stride.
-struct DevicePlane {
-  void* data = nullptr;
-  j2k_sample_type type = J2K_SAMPLE_I32;
-  ptrdiff_t row_stride = 0;  // bytes, a multiple of the element size
-};
 
 void cuda_dwt(j2k_direction direction, Wavelet wavelet, const DevicePlane& src,
               int32_t dc_shift, const DevicePlane& dst, const Rect& tc, int levels,
