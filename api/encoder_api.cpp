@@ -11,6 +11,7 @@
 #include "api/plan_info.hpp"
 #include "api/settings.hpp"
 #include "codec/encoder.hpp"
+#include "tiling/limits.hpp"
 
 struct j2k_encoder {
   std::unique_ptr<j2k::codec::Encoder> encoder;
@@ -88,15 +89,15 @@ j2k::codec::EncoderSettings encoder_settings(const j2k_settings& s, const j2k_co
     }
   }
   if (c.psnr) p.layer_psnr.assign(c.psnr, c.psnr + c.layers);
-  p.block_w_log2 = log2_of_power_of_two("code-block width", c.block_w, 4, 1024);
-  p.block_h_log2 = log2_of_power_of_two("code-block height", c.block_h, 4, 1024);
-  require(p.block_w_log2 + p.block_h_log2 <= 12, "a code-block has at most 4096 samples, not " +
+  p.block_w_log2 = log2_of_power_of_two("code-block width", c.block_w, 1 << j2k::kMinBlockLog2, j2k::kMaxBlockSide);
+  p.block_h_log2 = log2_of_power_of_two("code-block height", c.block_h, 1 << j2k::kMinBlockLog2, j2k::kMaxBlockSide);
+  require(j2k::valid_block_log2(p.block_w_log2, p.block_h_log2), "a code-block has at most 4096 samples, not " +
                                                      std::to_string(c.block_w) + " x " + std::to_string(c.block_h));
-  require(s.levels >= 0 && s.levels <= 32, "levels must be 0 to 32, got " + std::to_string(s.levels));
+  require(s.levels >= 0 && s.levels <= j2k::kMaxLevels, "levels must be 0 to 32, got " + std::to_string(s.levels));
   // Each component's levels and precincts (COD: component 0's; COC where another differs).
   const std::vector<int>& levels = e.plan.component_levels;
   for (size_t k = 0; k < levels.size(); ++k) {
-    require(levels[k] >= 0 && levels[k] <= 32, "component " + std::to_string(k) + "'s levels must be 0 to 32, got " + std::to_string(levels[k]));
+    require(levels[k] >= 0 && levels[k] <= j2k::kMaxLevels, "component " + std::to_string(k) + "'s levels must be 0 to 32, got " + std::to_string(levels[k]));
     p.components.push_back({levels[k], precincts_per_resolution(c, levels[k]), p.block_w_log2, p.block_h_log2});
   }
   p.levels = j2k::component_levels(e.plan, 0);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "tiling/limits.hpp"
 
 namespace j2k::codec {
 namespace {
@@ -82,9 +83,9 @@ struct HeaderState {
 ComponentCoding read_spcod(Segment& s, bool precincts) {
   ComponentCoding c;
   c.levels = static_cast<int>(s.u8());
-  if (c.levels > 32) s.fail("says " + std::to_string(c.levels) + " decomposition levels (at most 32)");
+  if (c.levels > kMaxLevels) s.fail("says " + std::to_string(c.levels) + " decomposition levels (at most 32)");
   const uint32_t xcb = s.u8(), ycb = s.u8();
-  if (xcb > 8 || ycb > 8 || xcb + ycb > 8)
+  if (!valid_block_log2(static_cast<int>(xcb) + 2, static_cast<int>(ycb) + 2))
     s.fail("says code-blocks of 2^" + std::to_string(xcb + 2) + " x 2^" + std::to_string(ycb + 2) +
            " (at most 1024 a side and 4096 samples)");
   c.block_w_log2 = static_cast<int>(xcb) + 2;
@@ -208,7 +209,7 @@ void read_siz(Segment& s, Codestream& cs) {
   i.x1 = s.u32(), i.y1 = s.u32(), i.x0 = s.u32(), i.y0 = s.u32();
   i.tile_w = s.u32(), i.tile_h = s.u32(), i.tile_x0 = s.u32(), i.tile_y0 = s.u32();
   const uint32_t n = s.u16();
-  if (n == 0 || n > 16384) s.fail("says " + std::to_string(n) + " components (1 to 16384)");
+  if (n == 0 || n > static_cast<uint32_t>(kMaxComponents)) s.fail("says " + std::to_string(n) + " components (1 to 16384)");
   if (s.left() != 3 * size_t{n}) s.fail("has room for " + std::to_string(s.left() / 3) + " components, not " + std::to_string(n));
   if (i.x1 <= i.x0 || i.y1 <= i.y0)
     s.fail("says an empty image: " + std::to_string(i.x0) + ".." + std::to_string(i.x1) + " x " + std::to_string(i.y0) + ".." +
@@ -226,7 +227,7 @@ void read_siz(Segment& s, Codestream& cs) {
     k.precision = static_cast<int>(ssiz & 0x7F) + 1;
     k.is_signed = (ssiz & 0x80) != 0;
     k.dx = static_cast<int>(dx), k.dy = static_cast<int>(dy);
-    if (k.precision > 38) s.fail("says " + std::to_string(k.precision) + "-bit samples for component " + std::to_string(c) + " (1 to 38)");
+    if (k.precision > kMaxSizPrecision) s.fail("says " + std::to_string(k.precision) + "-bit samples for component " + std::to_string(c) + " (1 to 38)");
     if (dx == 0 || dy == 0) s.fail("says a subsampling of 0 for component " + std::to_string(c));
     i.components.push_back(k);
   }

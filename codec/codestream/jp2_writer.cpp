@@ -4,6 +4,7 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "tiling/limits.hpp"  // NC (I.5.3.1) has Csiz's range; BPC/bpcc hold depths 1..38
 
 namespace j2k::codec {
 namespace {
@@ -34,9 +35,6 @@ constexpr uint32_t kImageHeaderBox = fourcc("ihdr");       // I.5.3.1
 constexpr uint32_t kBitsPerComponentBox = fourcc("bpcc");  // I.5.3.2
 constexpr uint32_t kColourBox = fourcc("colr");            // I.5.3.3
 constexpr uint32_t kCodestreamBox = fourcc("jp2c");        // I.5.4
-
-constexpr size_t kMaxComponents = 16384;  // NC's range (I.5.3.1), that of Csiz (A.5.1)
-constexpr int kMaxPrecision = 38;         // BPC and bpcc hold the depth minus one, 0..37
 
 // A component's depth byte, as BPC and the bpcc entries hold it: the depth minus one in the
 // low 7 bits, the sign in the high bit (I.5.3.1, I.5.3.2).
@@ -80,7 +78,7 @@ std::vector<uint8_t> box_header(uint32_t type, uint64_t content_bytes) {
 
 std::vector<uint8_t> write_jp2(const Jp2Info& info, const std::vector<uint8_t>& codestream) {
   const size_t ncomp = info.components.size();
-  if (ncomp == 0 || ncomp > kMaxComponents)
+  if (ncomp == 0 || ncomp > static_cast<size_t>(kMaxComponents))
     throw Error(ErrorCode::InvalidArgument,
                 "JP2: " + std::to_string(ncomp) + " components; a JP2 file holds 1 to 16384 (NC, I.5.3.1)");
   if (info.width == 0 || info.height == 0)
@@ -88,7 +86,7 @@ std::vector<uint8_t> write_jp2(const Jp2Info& info, const std::vector<uint8_t>& 
                                                 std::to_string(info.height) + "; width and height are at least 1");
   for (size_t c = 0; c < ncomp; ++c) {
     const int p = info.components[c].precision;
-    if (p < 1 || p > kMaxPrecision)
+    if (p < 1 || p > kMaxSizPrecision)
       throw Error(ErrorCode::InvalidArgument, "JP2: component " + std::to_string(c) + " has precision " +
                                                   std::to_string(p) + "; a JP2 file holds 1 to 38 bits");
   }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "tiling/limits.hpp"
 
 namespace j2k::codec {
 namespace {
@@ -12,7 +13,7 @@ namespace {
 [[noreturn]] void bad(const std::string& what) { throw Error(ErrorCode::InvalidArgument, what); }
 
 void check_style(const ComponentStyle& s, const std::string& whose) {
-  if (s.levels < 0 || s.levels > 32) bad(whose + "decomposition levels must be 0 to 32, not " + std::to_string(s.levels));
+  if (s.levels < 0 || s.levels > kMaxLevels) bad(whose + "decomposition levels must be 0 to 32, not " + std::to_string(s.levels));
   if (!s.precincts.empty()) {
     if (s.precincts.size() != static_cast<size_t>(s.levels + 1)) bad(whose + "precinct sizes: one per resolution");
     for (size_t r = 0; r < s.precincts.size(); ++r) {
@@ -22,7 +23,7 @@ void check_style(const ComponentStyle& s, const std::string& whose) {
         bad(whose + "precinct sizes must be powers of two from " + std::to_string(1 << least) + " to 32768 (resolution " + std::to_string(r) + ")");
     }
   }
-  if (s.block_w_log2 < 2 || s.block_w_log2 > 10 || s.block_h_log2 < 2 || s.block_h_log2 > 10 || s.block_w_log2 + s.block_h_log2 > 12)
+  if (!valid_block_log2(s.block_w_log2, s.block_h_log2))
     bad(whose + "code-blocks must be 4 to 1024 samples a side, powers of two, with at most 4096 samples");
 }
 
@@ -48,7 +49,7 @@ ComponentStyle component_style(const CodingParams& p, size_t c) {
 
 
 void check_params(const CodingParams& p, size_t components) {
-  if (components == 0 || components > 16384) bad("a codestream holds 1 to 16384 components");
+  if (components == 0 || components > static_cast<size_t>(kMaxComponents)) bad("a codestream holds 1 to 16384 components");
   const ComponentStyle cod{p.levels, p.precincts, p.block_w_log2, p.block_h_log2};
   check_style(cod, "");
   if (!p.components.empty()) {

@@ -6,11 +6,12 @@
 
 #include "codec/tier1/ebcot/block_passes.hpp"
 #include "common/error.hpp"
+#include "tiling/limits.hpp"
 
 namespace j2k::codec {
 
 void check_block(const BlockCode& code) {
-  if (code.width < 1 || code.height < 1 || code.width > 1024 || code.height > 1024 || code.width * code.height > 4096)
+  if (!valid_block_size(code.width, code.height))
     throw Error(ErrorCode::InvalidArgument, "a code-block of " + std::to_string(code.width) + "x" +
                                                 std::to_string(code.height) + " samples (at most 1024 a side, 4096 in all)");
   if (code.bitplanes > kMaxDecodedBitplanes)
