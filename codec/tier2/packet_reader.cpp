@@ -5,18 +5,13 @@
 #include <string>
 
 #include "codec/tier1/ebcot/block_encoder.hpp"
+#include "common/bits.hpp"
 #include "common/error.hpp"
 
 namespace j2k::codec {
 namespace {
 
 [[noreturn]] void corrupt(const std::string& what) { throw Error(ErrorCode::CorruptInput, "packet: " + what); }
-
-int floor_log2(uint32_t v) {
-  int k = -1;
-  while (v) ++k, v >>= 1;
-  return k;
-}
 
 // Table B.4: the number of new coding passes, 1 to 164.
 int read_pass_count(BitReader& in) {

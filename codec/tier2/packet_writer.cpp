@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "codec/tier2/bit_writer.hpp"
+#include "common/bits.hpp"
 
 namespace j2k::codec {
 namespace {
@@ -24,12 +25,6 @@ void put_passes(BitWriter& bits, int n) {
     bits.put(0b111111111, 9);
     bits.put(static_cast<uint32_t>(n - 37), 7);
   }
-}
-
-int floor_log2(uint32_t v) {
-  int k = -1;
-  while (v) ++k, v >>= 1;
-  return k;
 }
 
 int bits_for(uint32_t v) { return v ? floor_log2(v) + 1 : 1; }
