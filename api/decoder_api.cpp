@@ -83,8 +83,7 @@ j2k_status j2k_decoder_run(j2k_decoder* decoder, const void* data, size_t size, 
                                     decoder->settings.threads, decoder->settings.device);
     // AUTO is decided at the first image, by its size, and kept with the stage.
     if (!decoder->stage) {
-      if (s.backend.backend == j2k::Backend::Auto)
-        s.backend.backend = j2k::codec::auto_decode_backend(size, s.backend.threads);
+      s.backend.backend = j2k::resolve_backend(s.backend.backend, j2k::Job::Decompress, size, s.backend.threads);
       decoder->backend = s.backend.backend;
       decoder->stage = std::make_unique<j2k::BackStage>(s.backend);
     }

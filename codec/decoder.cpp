@@ -378,16 +378,10 @@ void check_memory(const Codestream& cs, const Rect& area, const DecodeSettings& 
 
 }  // namespace
 
-Backend auto_decode_backend(size_t stream_bytes, int threads, bool (*cuda_available)()) {
-  const unsigned n = threads > 0 ? static_cast<unsigned>(threads) : std::max(1u, std::thread::hardware_concurrency());
-  if (stream_bytes <= n * kAutoCudaBytesPerThread) return Backend::Cpu;
-  return (cuda_available ? cuda_available() : backend_available(Backend::Cuda)) ? Backend::Cuda : Backend::Cpu;
-}
-
 DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& settings, BackStage* reused) {
   if (!reused && settings.backend.backend == Backend::Auto) {
     DecodeSettings chosen = settings;
-    chosen.backend.backend = auto_decode_backend(size, settings.backend.threads);
+    chosen.backend.backend = resolve_backend(Backend::Auto, Job::Decompress, size, settings.backend.threads);
     return decode(data, size, chosen, nullptr);
   }
   if (settings.reduce < 0) throw Error(ErrorCode::InvalidArgument, "reduce must be 0 or more, not " + std::to_string(settings.reduce));

@@ -41,7 +41,7 @@ struct DecodeSettings {
   uint64_t max_bytes = 0;
   // Where the back stage (inverse DWT, inverse RCT/ICT, DC shift, clamp) runs: cpu, cuda or
   // opencl, each giving the same samples (pipeline/back_stage.hpp). With cuda or opencl Tier-1
-  // runs on the GPU too, else on the CPU's `threads`. Auto: auto_decode_backend().
+  // runs on the GPU too, else on the CPU's `threads`. Auto: resolve_backend(), Job::Decompress.
   BackendOptions backend;
 };
 
@@ -98,16 +98,6 @@ struct DecodedImage {
   std::vector<std::string> warnings;  // e.g. SEGMARK errors (the blocks are decoded anyway)
 };
 
-// What Auto means for decode() with a stage of its own: CUDA where the CPU's Tier-1 would take
-// longer than CUDA takes to start, that is where the codestream holds more than
-// kAutoCudaBytesPerThread bytes for each CPU thread (`threads`, 0: every core) and
-// `cuda_available()` says a CUDA GPU is there (asked only then; null: backend_available());
-// else the CPU. On the GPU
-// machine a one-shot CUDA decode of a 4096^2 image takes 0.3 to 0.7 s, and one CPU thread
-// decodes about 5 MB of codestream a second; 16 threads about 50 (bench/RESULTS.md).
-constexpr uint64_t kAutoCudaBytesPerThread = uint64_t{2} << 20;  // 2 MiB
-Backend auto_decode_backend(size_t stream_bytes, int threads, bool (*cuda_available)() = nullptr);
-
 // With Tier-1 on a GPU, the code-blocks of consecutive tiles are decoded in one launch
 // until the tiles hold this many bytes of coefficients (16 tiles of 1024^2 RGB, 12 MiB each;
 // on an OpenCL device whose largest buffer is smaller, that much), in device memory of the
@@ -119,7 +109,7 @@ constexpr size_t kGpuGroupBytes = size_t{256} << 20;
 // does not read (samples of more than kMaxDecodedPrecision bits), InvalidArgument for settings the stream cannot
 // meet (reduce beyond its levels). `stage`: a back stage to use (and keep, with its queue and
 // buffers, for the next image: a GPU's start-up and page-locked buffers are paid once), built
-// for settings.backend; null: one for this call (Auto: auto_decode_backend()).
+// for settings.backend; null: one for this call (Auto: resolve_backend(), Job::Decompress).
 DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& settings, BackStage* stage = nullptr);
 
 }  // namespace j2k::codec

@@ -337,7 +337,7 @@ struct BackStage::Impl {
 
 BackStage::BackStage(const BackendOptions& options) : impl_(std::make_unique<Impl>()) {
   BackendOptions o = options;
-  if (o.backend == Backend::Auto) o.backend = Backend::Cpu;
+  o.backend = resolve_backend(o.backend, Job::Decompress);  // no stream size: the CPU
   impl_->threads = o.threads;
   impl_->device = o.backend != Backend::Cpu;
   impl_->gpu_writes = o.backend == Backend::Cuda || o.backend == Backend::OpenCL;

@@ -504,19 +504,19 @@ bool cuda_there() { return ++asked, true; }
 bool cuda_missing() { return ++asked, false; }
 
 TEST(DecoderAuto, CudaWhereTheCpuWouldTakeLongerThanItsStartUp) {
-  const uint64_t per = kAutoCudaBytesPerThread;
+  const uint64_t per = j2k::kAutoCudaBytesPerThread;
   asked = 0;
-  EXPECT_EQ(auto_decode_backend(per, 1, cuda_there), j2k::Backend::Cpu);
+  EXPECT_EQ(resolve_backend(j2k::Backend::Auto, j2k::Job::Decompress, per, 1, cuda_there), j2k::Backend::Cpu);
   EXPECT_EQ(asked, 0) << "a small stream does not start the CUDA driver to ask";
-  EXPECT_EQ(auto_decode_backend(per + 1, 1, cuda_there), j2k::Backend::Cuda);
-  EXPECT_EQ(auto_decode_backend(per + 1, 1, cuda_missing), j2k::Backend::Cpu);
-  EXPECT_EQ(auto_decode_backend(2 * per, 2, cuda_there), j2k::Backend::Cpu);
-  EXPECT_EQ(auto_decode_backend(16 * per + 1, 16, cuda_there), j2k::Backend::Cuda);
+  EXPECT_EQ(resolve_backend(j2k::Backend::Auto, j2k::Job::Decompress, per + 1, 1, cuda_there), j2k::Backend::Cuda);
+  EXPECT_EQ(resolve_backend(j2k::Backend::Auto, j2k::Job::Decompress, per + 1, 1, cuda_missing), j2k::Backend::Cpu);
+  EXPECT_EQ(resolve_backend(j2k::Backend::Auto, j2k::Job::Decompress, 2 * per, 2, cuda_there), j2k::Backend::Cpu);
+  EXPECT_EQ(resolve_backend(j2k::Backend::Auto, j2k::Job::Decompress, 16 * per + 1, 16, cuda_there), j2k::Backend::Cuda);
   EXPECT_EQ(asked, 3);
   // 0 threads: one per core.
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  EXPECT_EQ(auto_decode_backend(cores * per, 0, cuda_there), j2k::Backend::Cpu);
-  EXPECT_EQ(auto_decode_backend(cores * per + 1, 0, cuda_there), j2k::Backend::Cuda);
+  EXPECT_EQ(resolve_backend(j2k::Backend::Auto, j2k::Job::Decompress, cores * per, 0, cuda_there), j2k::Backend::Cpu);
+  EXPECT_EQ(resolve_backend(j2k::Backend::Auto, j2k::Job::Decompress, cores * per + 1, 0, cuda_there), j2k::Backend::Cuda);
 }
 
 }  // namespace

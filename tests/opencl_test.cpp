@@ -65,7 +65,7 @@ TEST(OpenCLNoPlatform, UnavailableWithReasonNotACrash) {
     EXPECT_NE(std::string(e.what()).find("no OpenCL platform"), std::string::npos) << e.what();
   }
   // Auto falls back to the CPU (or CUDA where built and present), never to OpenCL.
-  EXPECT_NE(j2k::resolve_auto_backend(), Backend::OpenCL);
+  EXPECT_NE(j2k::resolve_backend(Backend::Auto, j2k::Job::Transform), Backend::OpenCL);
   j2k::Dwt dwt(BackendOptions{});
   EXPECT_NE(dwt.backend(), Backend::OpenCL);
 }

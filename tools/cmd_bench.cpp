@@ -95,8 +95,7 @@ int run_bench(const BenchArgs& a) {
   o.sizes = numbers("--sizes", a.sizes, 1, 65536);
   o.levels = a.levels;
   o.threads = a.threads;
-  Backend b = parse_backend(a.backend);
-  if (b == Backend::Auto) b = resolve_auto_backend();
+  const Backend b = resolve_backend(parse_backend(a.backend), Job::Transform);
   o.device = device_from_env(b, a.device);
   o.opencl_tuning = opencl_tuning_from_env();
   o.csv = a.csv;

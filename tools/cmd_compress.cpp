@@ -22,6 +22,7 @@
 #include "tools/image_files.hpp"
 #include "tools/output_dir.hpp"
 #include "tools/progress.hpp"
+#include "transform/backend.hpp"
 
 namespace j2k::tools {
 namespace {
@@ -175,9 +176,8 @@ int run_compress(CompressArgs a) {
   std::error_code ec;
   const bool batch = fs::is_directory(a.input, ec);
   const std::vector<CompressJob> jobs = compress_jobs(a, batch, &skipped);
-  // auto: for one image the CPU, which has the front stage done before a GPU would have
-  // started; for a batch a GPU where there is one.
-  if (a.backend == "auto" && !batch) a.backend = "cpu";
+  // auto: the library's rule for one image or a batch (resolve_backend).
+  a.backend = backend_name(resolve_backend(parse_backend(a.backend), batch ? Job::CompressBatch : Job::CompressOne));
   std::pair<int64_t, int64_t> origin;
   j2kfront::Settings s = settings_from(a, origin);
   const auto [ix, iy] = origin;

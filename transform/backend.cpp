@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Backend names, availability, and the choice behind Backend::Auto.
+#include <algorithm>
 #include <string>
+#include <thread>
 
 #include "transform/backend.hpp"
 #include "j2kfront/config.h"
@@ -53,7 +55,18 @@ bool backend_available(Backend backend, std::string* why) {
   return false;
 }
 
-Backend resolve_auto_backend() {
+Backend resolve_backend(Backend asked, Job job, uint64_t stream_bytes, int threads, bool (*cuda_there)()) {
+  if (asked != Backend::Auto) return asked;
+  switch (job) {
+    case Job::CompressOne: return Backend::Cpu;
+    case Job::Decompress: {
+      const unsigned n = threads > 0 ? static_cast<unsigned>(threads) : std::max(1u, std::thread::hardware_concurrency());
+      if (stream_bytes <= n * kAutoCudaBytesPerThread) return Backend::Cpu;
+      return (cuda_there ? cuda_there() : backend_available(Backend::Cuda)) ? Backend::Cuda : Backend::Cpu;
+    }
+    case Job::Transform:
+    case Job::CompressBatch: break;
+  }
 #if J2KFRONT_HAVE_CUDA
   if (cuda_available(nullptr)) return Backend::Cuda;
 #endif
@@ -66,7 +79,7 @@ Backend resolve_auto_backend() {
 std::unique_ptr<DwtEngine> make_engine(const BackendOptions& options) {
   // The CPU reference runs in place on the caller's buffer; the GPU backends run through their
   // queue's upload, DWT and download. make_queue resolves Auto and says what is missing.
-  const Backend b = options.backend == Backend::Auto ? resolve_auto_backend() : options.backend;
+  const Backend b = resolve_backend(options.backend, Job::Transform);
   if (b == Backend::Cpu) return make_cpu_engine(options);
   BackendOptions o = options;
   o.backend = b;

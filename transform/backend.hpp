@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Backend choice, shared by the low-level Dwt and the whole front stage.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -40,7 +41,28 @@ const char* backend_name(Backend backend);
 // not, `why` (if given) receives the reason.
 bool backend_available(Backend backend, std::string* why = nullptr);
 
-// What `Auto` resolves to here: CUDA, then an OpenCL GPU, then the CPU.
-Backend resolve_auto_backend();
+// What a backend is chosen for.
+enum class Job {
+  Transform,      // the front stage or the DWT alone: a plan, a Dwt, `j2kfront transform`
+  CompressOne,    // the front stage of one image to compress, start-up included
+  CompressBatch,  // the front stage of a batch of images (a folder), start-up paid once
+  Decompress,     // the back stage and Tier-1 of one codestream of `stream_bytes` bytes
+};
+
+// The one place where Auto is decided; any other backend is returned as asked. For each job:
+// - Transform, CompressBatch: CUDA, then an OpenCL GPU, then the CPU. OpenCL only on a GPU:
+//   on a CPU the CPU backend is faster.
+// - CompressOne: the CPU, which has the front stage done before a GPU would have started
+//   (a CUDA context takes 0.2 to 0.5 s on the GPU machine, bench/RESULTS.md).
+// - Decompress: CUDA where the CPU's Tier-1 would take longer than CUDA takes to start, that
+//   is where the codestream holds more than kAutoCudaBytesPerThread bytes for each CPU thread
+//   (`threads`, 0: every core) and `cuda_available()` says a CUDA GPU is there (asked only
+//   then; null: backend_available()); else the CPU. On the GPU machine a one-shot CUDA decode
+//   of a 4096^2 image takes 0.3 to 0.7 s, and one CPU thread decodes about 5 MB of codestream
+//   a second; 16 threads about 50. Never OpenCL: validated on NVIDIA's driver and PoCL only,
+//   its start-up on other GPUs unmeasured (`--backend opencl` opts in).
+Backend resolve_backend(Backend asked, Job job, uint64_t stream_bytes = 0, int threads = 0,
+                        bool (*cuda_available)() = nullptr);
+constexpr uint64_t kAutoCudaBytesPerThread = uint64_t{2} << 20;  // 2 MiB
 
 }  // namespace j2k

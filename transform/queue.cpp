@@ -52,7 +52,7 @@ void* allocate_host_coefficients(size_t bytes, j2k_memory& where, const char* ba
 
 std::unique_ptr<Queue> make_queue(const BackendOptions& options) {
   BackendOptions o = options;
-  if (o.backend == Backend::Auto) o.backend = resolve_auto_backend();
+  o.backend = resolve_backend(o.backend, Job::Transform);
   switch (o.backend) {
 #if J2KFRONT_HAVE_CUDA
     case Backend::Cuda: return make_cuda_queue(o);
