@@ -52,8 +52,7 @@ enum class Job {
 // The one place where Auto is decided; any other backend is returned as asked. For each job:
 // - Transform, CompressBatch: CUDA, then an OpenCL GPU, then the CPU. OpenCL only on a GPU:
 //   on a CPU the CPU backend is faster.
-// - CompressOne: the CPU, which has the front stage done before a GPU would have started
-//   (a CUDA context takes 0.2 to 0.5 s on the GPU machine, bench/RESULTS.md).
+// - CompressOne: the CPU, which has the front stage done before a GPU would have started.
 // - Decompress: CUDA where the CPU's Tier-1 would take longer than CUDA takes to start, that
 //   is where the codestream holds more than kAutoCudaBytesPerThread bytes for each CPU thread
 //   (`threads`, 0: every core) and `cuda_available()` says a CUDA GPU is there (asked only

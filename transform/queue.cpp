@@ -41,7 +41,7 @@ void* allocate_host_coefficients(size_t bytes, j2k_memory& where, const char* ba
   // huge page costs far more than the 512 small pages the kernel hands out from what was just
   // freed. One-thread decode of a 4096^2 RGB stream on a development VM: 0.34 to 0.72 s of
   // system time with the hint against 0.15 to 0.25 s without, the whole run 5% to 25% slower;
-  // compress 7% slower; the DWT on reused buffers no faster (bench/RESULTS.md, Memory pages).
+  // compress 7% slower; the DWT on reused buffers no faster (docs/maintainers/experiments.md, Memory pages).
   const size_t size = (bytes + 63) / 64 * 64;
   void* p = std::aligned_alloc(64, size);
   if (!p && bytes)

@@ -41,7 +41,7 @@ struct CudaDwtOptions {
   bool fuse_levels12 = true;
   // Forward 9/7: the same fused kernel. Exact, but not faster than the per-level kernels on
   // the H100 (8192^2, 2 levels: 0.2546 against 0.2521 ms): its global loads all happen in its
-  // first phase, and 2 blocks per SM leave DRAM idle through the others (bench/RESULTS.md).
+  // first phase, and 2 blocks per SM leave DRAM idle through the others (docs/maintainers/experiments.md).
   bool fuse_97 = false;
   // Inverse, both wavelets: levels 2 and 1 in one kernel (dwt_fused_inverse.cuh). Exact, but
   // slower on the H100 (5/3, 8192^2, 2 levels: 0.264 against 0.239 ms).

@@ -2,7 +2,7 @@
 // Tuning constants of the CUDA DWT kernels (transform/cuda/dwt_cuda.cu).
 // One warp transforms one tile: 32 lanes x 2 adjacent columns = 64 columns, of which the
 // 2*halo outer columns are context only; kRows* output rows plus halo rows above and below,
-// all held in registers. Rows must be even. Sweep at 8192^2 (bench/RESULTS.md): 20/16 beat
+// all held in registers. Rows must be even. Sweep at 8192^2 (docs/maintainers/experiments.md): 20/16 beat
 // 24/20, 28/24 and 36/32 by 1-4%.
 #pragma once
 

@@ -27,7 +27,7 @@ namespace ocl {
 Tuning Tuning::for_device(const DeviceInfo& device, const std::string& spec) {
   Tuning t;
   if (device.gpu) {
-    // Measured on the H100 (NVIDIA OpenCL, 8192^2, bench/RESULTS.md "OpenCL"): groups of 128
+    // Measured on the H100 (NVIDIA OpenCL, 8192^2, docs/maintainers/experiments.md "OpenCL"): groups of 128
     // in the horizontal pass (its kernels need 80-92 registers: finer-grained occupancy; the
     // 9/7 inverse pass 1.35x faster), and 16 vertical groups per compute unit.
     t.hgroup = 128;

@@ -138,7 +138,7 @@ J2K_T1_HD inline void mark_significant(uint32_t* col, int x, ptrdiff_t pitch, ui
 // columns at a time, rather than testing each row of each column as it goes: the tests of
 // rows that do not refine were branches on data, mispredicted wherever significant and
 // insignificant samples mix. (The significance and cleanup passes gained nothing from masks:
-// their rows change as samples become significant; bench/RESULTS.md, Tier-1 decoder.)
+// their rows change as samples become significant; docs/maintainers/experiments.md, Tier-1 decoder.)
 
 // The rows of the column word f that the refinement pass decides (D.3.3: significant, and
 // not made so by this plane's significance pass), at bits 28 + row, where refined(row) is.

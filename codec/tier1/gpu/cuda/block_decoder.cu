@@ -114,7 +114,7 @@ struct BlockBatch::Impl {
   // kernel times of 4096^2 streams for 32, 16, 8, 4, 2, 1 lanes: RGB lossless, 3.1 KB a block,
   // 55.8, 46.3, 42.1, 52.8, 62.2, 79.0 ms (this rule: 8); 16-bit grey lossless, 5.9 KB,
   // 68.8, 56.8, 45.5, 37.7, 34.0, 47.0 (2); RGB -I -r 20, 205 bytes, 47.8, 41.7, 32.3, 24.5,
-  // 18.9, 15.9 (1); bench/RESULTS.md.
+  // 18.9, 15.9 (1); docs/maintainers/experiments.md.
   static constexpr uint64_t kLightBlockBytes = 1024;
   int resident_warps = 0;  // one-warp CUDA blocks of the kernel the device holds at once
   int lanes_for(int count, uint64_t bytes) {
