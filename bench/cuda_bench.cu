@@ -97,8 +97,7 @@ int run_cuda(const Options& o) {
                    void* out, int levels, void* work, size_t work_bytes,
                    const CudaDwtOptions& kernels = CudaDwtOptions{}) {
       const size_t in_elem = in_type == J2K_SAMPLE_U8 ? 1 : in_type == J2K_SAMPLE_U16 ? 2 : 4;
-      const j2k_sample_type out_type =
-          wv == Wavelet::Reversible53 ? J2K_SAMPLE_I32 : J2K_SAMPLE_F32;
+      const j2k_sample_type out_type = coefficient_type(wv);
       cuda_dwt(dir, wv, DevicePlane{in, in_type, static_cast<ptrdiff_t>(w * in_elem)}, dc,
                DevicePlane{out, out_type, static_cast<ptrdiff_t>(w * 4)}, tc, levels, work,
                work_bytes, s, kernels);

@@ -22,7 +22,7 @@ size_t aligned(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 size_t plane_bytes(const Rect& r, size_t size) { return static_cast<size_t>(r.width() * r.height()) * size; }
 
 j2k_sample_type coefficient_type(const BackStage::Component& c) {
-  return c.reversible ? J2K_SAMPLE_I32 : J2K_SAMPLE_F32;
+  return j2k::coefficient_type(c.reversible ? Wavelet::Reversible53 : Wavelet::Irreversible97);
 }
 
 // The window of `all` (a plane of c.rect) that goes out.

@@ -285,7 +285,7 @@ void Plan::finish_all_quietly() noexcept {
 
 j2k_sample_type Plan::coefficient_type() const {
   if (settings_.narrow_output) return J2K_SAMPLE_I16;
-  return settings_.wavelet == Wavelet::Reversible53 ? J2K_SAMPLE_I32 : J2K_SAMPLE_F32;
+  return j2k::coefficient_type(settings_.wavelet);
 }
 
 // The budget of host memory, checked once the queues hold their (per-tile) buffers and before
@@ -583,7 +583,7 @@ void Plan::enqueue_tile(const j2k_image_view& image, int64_t t, Queue& q, Lane& 
   const bool in_place = q.in_place();
   const Wavelet w = settings_.wavelet;
   const bool narrow = settings_.narrow_output;
-  const j2k_sample_type dwt_type = w == Wavelet::Reversible53 ? J2K_SAMPLE_I32 : J2K_SAMPLE_F32;
+  const j2k_sample_type dwt_type = j2k::coefficient_type(w);
   const PlanTileComponent* tc = &tcs_[static_cast<size_t>(t * nc)];
   auto t0 = Clock::now();
   if (upload) q.span_begin(J2K_STAGE_UPLOAD, t, frame);

@@ -3,6 +3,8 @@
 #pragma once
 #include <cstdint>
 
+#include "j2kfront/j2kfront.h"
+
 namespace j2k {
 
 // Half-open rectangle [x0, x1) x [y0, y1) on the canvas. Coordinates are 64-bit so that
@@ -18,6 +20,12 @@ struct Rect {
 };
 
 enum class Wavelet { Reversible53, Irreversible97 };
+
+// What the DWT's coefficients are held in: int32 for the 5/3 (exact integers), float32 for
+// the 9/7 (OpenJPEG's precision, bit for bit).
+constexpr j2k_sample_type coefficient_type(Wavelet w) {
+  return w == Wavelet::Reversible53 ? J2K_SAMPLE_I32 : J2K_SAMPLE_F32;
+}
 
 // Subband orientation; xo/yo are the offsets of Annex B equation (B-15).
 enum class BandType { LL, HL, LH, HH };

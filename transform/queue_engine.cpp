@@ -27,7 +27,7 @@ class QueueEngine final : public DwtEngine {
  private:
   void run(j2k_direction dir, Wavelet w, void* data, size_t stride, const Rect& tc, int levels) {
     if (tc.empty()) return;
-    const j2k_sample_type type = w == Wavelet::Reversible53 ? J2K_SAMPLE_I32 : J2K_SAMPLE_F32;
+    const j2k_sample_type type = coefficient_type(w);
     QueueNeeds needs;
     needs.components = 1;
     needs.staging_bytes = needs.output_bytes = static_cast<size_t>(tc.width() * tc.height()) * 4;

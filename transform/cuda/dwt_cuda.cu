@@ -559,7 +559,7 @@ void cuda_dwt(j2k_direction direction, Wavelet wavelet, const DevicePlane& src, 
   if (wavelet != Wavelet::Reversible53 && wavelet != Wavelet::Irreversible97)
     invalid("unknown wavelet " + std::to_string(static_cast<int>(wavelet)));
   const bool w53 = wavelet == Wavelet::Reversible53;
-  const j2k_sample_type coef = w53 ? J2K_SAMPLE_I32 : J2K_SAMPLE_F32;
+  const j2k_sample_type coef = coefficient_type(wavelet);
   const std::string wname = w53 ? "5/3" : "9/7";
   if (dst.type != coef)
     invalid("the " + wname + " writes " + sample_type_name(coef) + " coefficients, dst type is " +
@@ -600,7 +600,7 @@ namespace {
 Samples checked_samples(Wavelet wavelet, const DeviceSamples& src, const DevicePlane& dst) {
   if (wavelet != Wavelet::Reversible53 && wavelet != Wavelet::Irreversible97)
     invalid("unknown wavelet " + std::to_string(static_cast<int>(wavelet)));
-  if (dst.type != (wavelet == Wavelet::Reversible53 ? J2K_SAMPLE_I32 : J2K_SAMPLE_F32))
+  if (dst.type != coefficient_type(wavelet))
     invalid("dst type " + describe(dst.type) + " is not the wavelet's coefficient type");
   if (src.type != J2K_SAMPLE_U8 && src.type != J2K_SAMPLE_U16)
     invalid("samples of " + describe(src.type) + " (U8 or U16 only)");
