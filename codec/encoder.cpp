@@ -70,7 +70,9 @@ std::vector<CodedBlock> code_blocks(const BlockCoder& coder, const TileLayout& l
     const LaidBlock& lb = layout.blocks[static_cast<size_t>(i)];
     const TileComponentInput& tc = tiles[lb.tile][lb.component];
     const TileComponentInput::Band& band = tc.bands[lb.band];
-    const ptrdiff_t offset = (band.row + lb.y0 - band.rect.y0) * tc.stride + (band.col + lb.x0 - band.rect.x0);
+    const ptrdiff_t stride = tc.coefficients.row_stride / 4;  // int32 or float
+    const char* base = static_cast<const char*>(tc.coefficients.base) + tc.coefficients.offset;
+    const ptrdiff_t offset = (band.row + lb.y0 - band.rect.y0) * stride + (band.col + lb.x0 - band.rect.x0);
     BlockView v;
     v.width = static_cast<int>(lb.x1 - lb.x0);
     v.height = static_cast<int>(lb.y1 - lb.y0);
@@ -79,11 +81,11 @@ std::vector<CodedBlock> code_blocks(const BlockCoder& coder, const TileLayout& l
     v.reversible = params.reversible;
     v.estimate_distortion = estimate;
     if (params.reversible) {
-      v.data = static_cast<const int32_t*>(tc.data) + offset;
-      v.stride = tc.stride;
+      v.data = reinterpret_cast<const int32_t*>(base) + offset;
+      v.stride = stride;
     } else {
       int32_t* q = scratch[static_cast<size_t>(worker)].data();
-      if (!quantise_block(static_cast<const float*>(tc.data) + offset, tc.stride, v.width, v.height,
+      if (!quantise_block(reinterpret_cast<const float*>(base) + offset, stride, v.width, v.height,
                           bands.steps[lb.component][lb.band].delta, q))
         bad("a 9/7 coefficient is too large for its quantisation step; use a larger step");
       v.data = q;
@@ -137,7 +139,6 @@ Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) :
   check_view(shape, false);  // the plan's checks of the view, before the codec's
   const size_t ncomp = static_cast<size_t>(shape.num_components);
   const PlanSettings& ps = settings_.plan;
-  if (ps.output_memory == J2K_MEMORY_DEVICE) bad("the encoder's Tier-1 reads coefficients on the host: output_memory must be HOST");
   if (ps.narrow_output) bad("the encoder's Tier-1 reads int32 coefficients: narrow_output must be 0");
 
   CodingParams& p = settings_.coding;
@@ -155,6 +156,11 @@ Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) :
   }
   set_layer_bytes(p, settings_.layer_rates, raw_bytes);
   check_params(p, ncomp);
+  // The block coder takes the coefficients where the plan leaves them, or the plan is refused.
+  coder_ = make_block_coder(p.block_coding);
+  if (!coder_->reads(ps.output_memory))
+    bad(std::string("this build's block coder reads coefficients in ") + (ps.output_memory == J2K_MEMORY_HOST ? "device" : "host") +
+        " memory: output_memory must be " + (ps.output_memory == J2K_MEMORY_HOST ? "DEVICE" : "HOST"));
 
   // The canvas (it refuses more than 65535 tiles), and, as opj_compress, no more levels than
   // a nominal tile's sides allow in each component (a subsampled one has 1/dx of the
@@ -193,8 +199,7 @@ Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) :
     TileComponentInput in;
     in.rect = j2k_rect{tc.rect.x0, tc.rect.y0, tc.rect.x1, tc.rect.y1};
     in.levels = tc.levels;
-    in.data = static_cast<const char*>(tc.home.base) + tc.home.offset;
-    in.stride = tc.home.row_stride / 4;
+    in.coefficients = tc.home;
     for (const BandInfo& b : tc.bands)
       in.bands.push_back({static_cast<j2k_band_type>(b.type), j2k_rect{b.rect.x0, b.rect.y0, b.rect.x1, b.rect.y1}, b.col, b.row});
     tiles_[static_cast<size_t>(tc.tile)].push_back(std::move(in));
@@ -202,7 +207,6 @@ Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) :
   for (const auto& t : tiles_)
     if (t.size() != ncomp) throw Error(ErrorCode::Internal, "encoder: a tile without every component");
   layout_ = lay_out(info_, p, tiles_);
-  coder_ = make_block_coder(p.block_coding);
 }
 
 const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {

@@ -11,10 +11,12 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "codec/tier1/block_coder.hpp"
 #include "codec/tier1/ebcot/block_decoder.hpp"
 #include "codec/tier1/ebcot/block_encoder.hpp"
 #include "codec/tier1/ebcot/stripe_flags.hpp"
@@ -282,6 +284,57 @@ TEST(BlockDecoder, RefinementMasksReadTheFlagWordsRowByRow) {
       ASSERT_EQ(words[0], before[0]);  // the words either side untouched
       ASSERT_EQ(words[17], before[17]);
     }
+}
+
+}  // namespace
+
+namespace {
+
+// The block-coder interface (tier1/block_coder.hpp): EBCOT's coder encodes and decodes through
+// it as encode_block() and decode_block() do, reads host memory only, and HT is refused by
+// name until a coder for it exists.
+TEST(BlockCoder, EbcotThroughTheInterfaceAndHtRefusedByName) {
+  const std::unique_ptr<BlockCoder> coder = make_block_coder(BlockCoding::Ebcot);
+  EXPECT_TRUE(coder->reads(J2K_MEMORY_HOST));
+  EXPECT_FALSE(coder->reads(J2K_MEMORY_DEVICE));
+  std::mt19937 rng(7);
+  for (const uint8_t modes : {uint8_t{0}, uint8_t{kModeBypass | kModeTermAll | kModeSegmark}}) {
+    Block b{17, 13, J2K_BAND_HL, modes, random_coefficients(rng, 17 * 13, 9, 0.3)};
+    BlockView view;
+    view.data = b.data.data();
+    view.stride = b.width;
+    view.width = b.width;
+    view.height = b.height;
+    view.band = b.band;
+    view.modes = b.modes;
+    const CodedBlock through = coder->encode(view);
+    const CodedBlock direct = encode_block(view);
+    ASSERT_EQ(through.bytes, direct.bytes);
+    ASSERT_EQ(through.passes.size(), direct.passes.size());
+    const Delivered d = deliver(through, static_cast<int>(through.passes.size()));
+    BlockCode code;
+    code.bytes = through.bytes.data();
+    code.size = through.bytes.size();
+    code.segment_bytes = d.bytes.data();
+    code.segment_passes = d.passes.data();
+    code.segments = d.bytes.size();
+    code.width = b.width;
+    code.height = b.height;
+    code.band = b.band;
+    code.modes = b.modes;
+    code.bitplanes = through.bitplanes;
+    coder->check(code);
+    std::vector<int32_t> out(b.data.size());
+    EXPECT_EQ(coder->decode(code, out.data(), b.width).passes, static_cast<int>(through.passes.size()));
+    for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i] / 2, b.data[i]) << "coefficient " << i;
+  }
+  try {
+    make_block_coder(BlockCoding::HighThroughput);
+    FAIL() << "an HT coder where none exists";
+  } catch (const j2k::Error& e) {
+    EXPECT_EQ(e.code(), j2k::ErrorCode::UnsupportedInput);
+    EXPECT_NE(std::string(e.what()).find("15444-15"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -11,6 +11,7 @@ namespace {
 // Part 1's coder (ebcot/): the MQ coder's passes.
 class EbcotCoder final : public BlockCoder {
  public:
+  bool reads(j2k_memory memory) const override { return memory == J2K_MEMORY_HOST; }
   CodedBlock encode(const BlockView& block) const override { return encode_block(block); }
   void check(const BlockCode& code) const override { check_block(code); }
   BlockDecodeReport decode(const BlockCode& code, int32_t* out, ptrdiff_t stride) const override {

@@ -84,6 +84,9 @@ struct BlockDecodeReport {
 class BlockCoder {
  public:
   virtual ~BlockCoder() = default;
+  // Whether encode() takes coefficients in `memory` where the front stage left them: host
+  // memory for a CPU coder, the device's for a GPU coder (which then reads them in place).
+  virtual bool reads(j2k_memory memory) const = 0;
   // Codes every pass of the block.
   virtual CodedBlock encode(const BlockView& block) const = 0;
   // Throws as decode() does for a block it cannot decode, without decoding it (the checks a
