@@ -21,6 +21,7 @@
 
 #include "bench/bench.hpp"
 #include "common/error.hpp"
+#include "device/available.hpp"
 #include "j2kfront/config.h"
 #include "transform/dwt_engine.hpp"
 

@@ -7,6 +7,7 @@
 #include "transform/backend.hpp"
 #include "j2kfront/config.h"
 #include "common/error.hpp"
+#include "device/available.hpp"
 #include "transform/dwt_engine.hpp"
 #include "transform/queue.hpp"
 #include "transform/queue_engine.hpp"

@@ -25,11 +25,6 @@ class DwtEngine {
 
 std::unique_ptr<DwtEngine> make_cpu_engine(const BackendOptions& options);
 
-// Compiled only with the backend.
-bool cuda_available(std::string* why);
-bool opencl_available(std::string* why);
-bool opencl_gpu_available();
-
 // Builds the engine for options.backend (Auto resolved), or throws naming why it cannot.
 std::unique_ptr<DwtEngine> make_engine(const BackendOptions& options);
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "device/available.hpp"
 
 namespace j2k::ocl {
 
@@ -224,3 +225,27 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
 }
 
 }  // namespace j2k::ocl
+
+namespace j2k {
+
+bool opencl_available(std::string* why) {
+  std::string reason;
+  const std::vector<ocl::DeviceInfo> devs = ocl::list_devices(&reason);
+  if (devs.empty()) {
+    if (why) *why = reason;
+    return false;
+  }
+  if (std::none_of(devs.begin(), devs.end(), [](const ocl::DeviceInfo& d) { return d.usable; })) {
+    if (why) *why = "no OpenCL device supports OpenCL 1.2 with a compiler";
+    return false;
+  }
+  return true;
+}
+
+bool opencl_gpu_available() {
+  const std::vector<ocl::DeviceInfo> devs = ocl::list_devices();
+  return std::any_of(devs.begin(), devs.end(),
+                     [](const ocl::DeviceInfo& d) { return d.gpu && d.usable; });
+}
+
+}  // namespace j2k

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "device/available.hpp"
 #include "common/parallel/parallel_for.hpp"
 #include "transform/common/pack_row.hpp"
 #include "device/cuda/buffers.hpp"

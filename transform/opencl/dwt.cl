@@ -14,7 +14,7 @@
 // clamp in deinterleaved terms). Lifting preserves that symmetry exactly (float + commutes),
 // so lifting an extended window equals lifting with per-step reflection, bit for bit.
 //
-// Compile-time parameters (set by the host, see engine.cpp): VCOLS, VR, VWIN, VCAP, HP and
+// Compile-time parameters (set by the host, see runner.cpp): VCOLS, VR, VWIN, VCAP, HP and
 // the 9/7 constants K97_A, K97_B, K97_G, K97_D, K97_K, K97_INVK as exact float literals.
 
 // Every product and sum is rounded separately: a fused multiply-add changes the bits.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// The OpenCL DWT backend's internals, shared by the engine (engine.cpp), the benchmark
+// The OpenCL DWT backend's internals, shared by the runner (runner.cpp), the benchmark
 // (bench/opencl_bench.cpp) and the OpenCL-specific tests (tests/opencl_test.cpp).
 // Not part of the public API.
 #pragma once

@@ -25,7 +25,7 @@ using ocl::cl;
 using DeviceBlock = GpuBlockRecord;
 
 // The program and the constant tables of a context, built once per context for the process
-// (never released, as the DWT's programs: engine.cpp says why).
+// (never released, as the DWT's programs: transform/opencl/runner.cpp says why).
 struct Program {
   cl_program program = nullptr;
   cl_mem next_words = nullptr, zero_contexts = nullptr, sign_table = nullptr;

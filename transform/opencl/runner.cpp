@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// The OpenCL DWT backend: its tuning, a process-wide program cache, the per-pass kernel
-// launches (kernels in dwt.cl, embedded at build time) and the engine. Devices, errors and
-// buffers are device/opencl's.
+// The OpenCL DWT's runner: its tuning, a process-wide program cache and the per-pass kernel
+// launches (kernels in dwt.cl, embedded at build time). Devices, errors and buffers are
+// device/opencl's; the queue (queue.cpp) drives the runner.
 #include <algorithm>
 #include <climits>
 #include <cstdio>
@@ -444,27 +444,5 @@ void Runner::transform(Wavelet w, bool forward, cl_mem a, cl_mem b, size_t strid
 }
 
 }  // namespace ocl
-
-// ---------------------------------------------------------------- availability
-
-bool opencl_available(std::string* why) {
-  std::string reason;
-  const std::vector<ocl::DeviceInfo> devs = ocl::list_devices(&reason);
-  if (devs.empty()) {
-    if (why) *why = reason;
-    return false;
-  }
-  if (std::none_of(devs.begin(), devs.end(), [](const ocl::DeviceInfo& d) { return d.usable; })) {
-    if (why) *why = "no OpenCL device supports OpenCL 1.2 with a compiler";
-    return false;
-  }
-  return true;
-}
-
-bool opencl_gpu_available() {
-  const std::vector<ocl::DeviceInfo> devs = ocl::list_devices();
-  return std::any_of(devs.begin(), devs.end(),
-                     [](const ocl::DeviceInfo& d) { return d.gpu && d.usable; });
-}
 
 }  // namespace j2k

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// Whether CUDA has a device here. (The DWT on host buffers is the CUDA queue's upload, DWT and
-// download: transform/queue_engine.hpp.)
+// Whether CUDA has a device here (device/available.hpp).
 #include <cuda_runtime_api.h>
 
 #include <string>
 
-#include "transform/dwt_engine.hpp"
+#include "device/available.hpp"
 
 namespace j2k {
 
