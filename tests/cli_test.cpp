@@ -511,6 +511,15 @@ TEST_F(Cli, BadDeviceVariableIsRefusedNamingIt) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
+// bench --pipeline measures CUDA alone: without --backend it asks for CUDA, and where there is
+// none it says why, not that the CPU was picked.
+TEST_F(Cli, BenchPipelineWithoutCudaSaysWhy) {
+  auto r = cli("bench --pipeline --sizes 64 --tiles 0 --outputs i32 --repeats 1");
+  if (r.exit_code == 0) GTEST_SKIP() << "this machine has CUDA: the pipeline bench ran";
+  EXPECT_NE(r.output.find("backend 'cuda' is not available"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("got backend"), std::string::npos) << r.output;
+}
+
 TEST_F(Cli, BenchRunsOnTheCpu) {
   auto r = cli("bench --backend cpu --sizes 64,33 --levels 3 --repeats 2");
   ASSERT_EQ(r.exit_code, 0) << r.output;

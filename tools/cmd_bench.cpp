@@ -95,7 +95,9 @@ int run_bench(const BenchArgs& a) {
   o.sizes = numbers("--sizes", a.sizes, 1, 65536);
   o.levels = a.levels;
   o.threads = a.threads;
-  const Backend b = resolve_backend(parse_backend(a.backend), Job::Transform);
+  // --pipeline measures CUDA alone: auto means CUDA there (and says why where it is missing).
+  const Backend asked = parse_backend(a.backend);
+  const Backend b = a.pipeline && asked == Backend::Auto ? Backend::Cuda : resolve_backend(asked, Job::Transform);
   o.device = device_from_env(b, a.device);
   o.opencl_tuning = opencl_tuning_from_env();
   o.csv = a.csv;
@@ -153,7 +155,7 @@ int run_bench(const BenchArgs& a) {
 
 std::function<int()> add_bench_command(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
-  CLI::App* cmd = app.add_subcommand("bench", "Time the DWT of one backend against a copy of the same bytes");
+  CLI::App* cmd = app.add_subcommand("bench", "Benchmarks: the DWT of one backend against a copy of the same bytes; --pipeline, the front stage against the PCIe link; --compress / --decompress, the codec against opj_* and grk_*");
   cmd->add_option("--backend", args->backend, "auto, cpu, cuda or opencl")
       ->check(CLI::IsMember({"auto", "cpu", "cuda", "opencl"}))->capture_default_str();
   cmd->add_option("--sizes", args->sizes, "square image sizes, comma-separated")->capture_default_str();

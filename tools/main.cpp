@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// j2kfront: the JPEG 2000 encoder front stage from the command line.
+// j2kfront: the JPEG 2000 codec and its front stage from the command line.
 // Exit codes: 0 success, 1 failure while running (bad input file, I/O, device), 2 bad arguments.
 #include <algorithm>
 #include <cstdio>
@@ -37,7 +37,7 @@ std::string version_text() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"j2kfront: JPEG 2000 encoder front stage (tiling, DC shift, RCT/ICT, DWT)"};
+  CLI::App app{"j2kfront: a JPEG 2000 codec (compress, decompress) with a GPU front stage (tiling, DC shift, RCT/ICT, DWT on the CPU, CUDA or OpenCL)"};
   app.name("j2kfront");
   app.require_subcommand(1);
   app.set_version_flag("--version", version_text, "Print the version and the backends this machine can run, then exit");

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""j2kfront: the front stage of a JPEG 2000 encoder (ISO/IEC 15444-1) for numpy arrays.
+"""j2kfront: a JPEG 2000 codec (ISO/IEC 15444-1) with a GPU front stage, for numpy arrays.
 
-Tiling on the canvas, DC level shift, RCT/ICT and the multi-level DWT (reversible 5/3,
-irreversible 9/7), bit for bit as OpenJPEG 2.5.0 computes them, on the CPU, CUDA or OpenCL.
+Compresses to and decompresses .j2k/.jp2; its front stage (tiling on the canvas, DC level
+shift, RCT/ICT and the multi-level DWT, reversible 5/3 and irreversible 9/7) runs bit for bit
+as OpenJPEG 2.5.0 computes it, on the CPU, CUDA or OpenCL, and can be called alone.
 
     import numpy as np, j2kfront
     rgb = np.zeros((480, 640, 3), np.uint8)
