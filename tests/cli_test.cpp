@@ -141,8 +141,15 @@ TEST_F(Cli, BadInputFilesFailCleanlyNamingTheFile) {
   auto r = cli("transform " + quote(bad) + " " + quote(out()));
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find(bad), std::string::npos) << r.output;
-  auto missing = cli("transform " + quote(out("none.tif")) + " " + quote(out()));
-  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  // A missing input is a failed run (1), in every subcommand, naming the file.
+  for (const std::string& args : {"transform " + quote(out("none.tif")) + " " + quote(out()),
+                                  "compress -i " + quote(out("none.tif")) + " -o " + quote(out("none.j2k")),
+                                  "compress -i " + quote(out("none_dir/")) + " -o " + quote(out("outdir")),
+                                  "decompress -i " + quote(out("none.j2k")) + " -o " + quote(out("none.png"))}) {
+    auto missing = cli(args);
+    EXPECT_EQ(missing.exit_code, 1) << args << "\n" << missing.output;
+    EXPECT_NE(missing.output.find("none"), std::string::npos) << args << "\n" << missing.output;
+  }
 }
 
 // Several inputs, or a directory: each image in OUTDIR/<file name>/, the same files as when it

@@ -174,6 +174,10 @@ int run_compress(CompressArgs a) {
   const auto t_start = Clock::now();
   std::vector<std::string> skipped;
   std::error_code ec;
+  // An input that is not there fails the run (exit 1) naming it, before the outputs' names
+  // are checked against what it would have been (a file or a directory).
+  if (a.input != "-" && !fs::exists(a.input, ec))
+    throw Error(ErrorCode::Io, a.input + ": no such file or directory");
   const bool batch = fs::is_directory(a.input, ec);
   const std::vector<CompressJob> jobs = compress_jobs(a, batch, &skipped);
   // auto: the library's rule for one image or a batch (resolve_backend).

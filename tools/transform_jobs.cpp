@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 
+#include "common/error.hpp"
 #include "tools/image_files.hpp"
 
 namespace j2k::tools {
@@ -31,7 +32,8 @@ std::vector<TransformJob> transform_jobs(const std::vector<std::string>& inputs,
     } else if (fs::is_regular_file(st)) {
       files.push_back(in);
     } else {
-      throw CLI::ValidationError("INPUT", in + ": " + (fs::exists(st) ? "not a regular file or directory" : "no such file"));
+      // A file that is not there is a failed run (exit 1), as in compress and decompress.
+      throw Error(ErrorCode::Io, in + ": " + (fs::exists(st) ? "not a regular file or directory" : "no such file"));
     }
   }
   std::vector<TransformJob> jobs;
