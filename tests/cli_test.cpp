@@ -518,6 +518,27 @@ TEST_F(Cli, BadDeviceVariableIsRefusedNamingIt) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
+// opj_compress's and opj_decompress's spellings: those that mean what ours mean are taken,
+// the others refused by name as not supported (not misread: -IMF is no -I -M F).
+TEST_F(Cli, OpenJpegSpellingsAreTakenOrRefusedByName) {
+  fs::create_directories(out("in"));
+  fs::copy_file(kData + "/camera.pgm", out("in/camera.pgm"));
+  auto r = cli("compress -ImgDir " + quote(out("in")) + " -o " + quote(out("j2k")) +
+               " -OutFor jp2 -GuardBits 3 -threads 1 -quiet -force");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(out("j2k/camera.jp2")));
+  EXPECT_EQ(r.output, "") << "-quiet prints nothing";
+  r = cli("decompress -ImgDir " + quote(out("j2k")) + " -o " + quote(out("png")) + " -OutFor pgm -allow-partial -quiet -force");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(out("png/camera.pgm")));
+  for (const char* flag : {"-IMF 1", "-cinema2K 24", "-POC T1=0,0,1,5,3,CPRL", "-ROI c=0,U=1", "-F 8,8,1,8,u", "-s 2,2"}) {
+    r = cli("compress -i " + quote(kData + "/camera.pgm") + " -o " + quote(out("x.j2k")) + " " + std::string(flag));
+    EXPECT_EQ(r.exit_code, 2) << flag << "\n" << r.output;
+    EXPECT_NE(r.output.find("not supported"), std::string::npos) << flag << "\n" << r.output;
+    EXPECT_FALSE(fs::exists(out("x.j2k"))) << flag;
+  }
+}
+
 // bench --pipeline measures CUDA alone: without --backend it asks for CUDA, and where there is
 // none it says why, not that the CPU was picked.
 TEST_F(Cli, BenchPipelineWithoutCudaSaysWhy) {

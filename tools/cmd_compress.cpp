@@ -308,16 +308,40 @@ std::function<int()> add_compress_command(CLI::App& app) {
   cmd->add_option("--device", args->device, "GPU/OpenCL device index (default: J2KFRONT_DEVICE or the first)")->check(CLI::Range(0, 4096));
   cmd->add_flag("--force", args->force, "replace an existing output file");
   cmd->add_flag("--quiet", args->quiet, "print nothing but errors");
-  cmd->footer("opj_compress's spellings -mct, -SOP, -EPH, -PLT, -TLM, -TP, -threads and -OutFor are accepted too.");
+  cmd->footer("opj_compress's spellings -mct, -SOP, -EPH, -PLT, -TLM, -TP, -GuardBits, -threads, -OutFor, -ImgDir, -quiet and -force\n"
+              "are accepted too; -s, -F, -POC, -ROI, -cinema2K, -cinema4K, -IMF, -jpip and -x are refused as not supported.");
   return [args] { return run_compress(*args); };
 }
 
 std::vector<std::string> opj_style_arguments(int argc, char** argv) {
   std::vector<std::string> out(argv, argv + argc);
   if (argc < 2 || (out[1] != "compress" && out[1] != "decompress")) return out;
-  for (std::string& a : out)
-    for (const char* name : {"-mct", "-SOP", "-EPH", "-PLT", "-TLM", "-TP", "-threads", "-OutFor"})
-      if (a == name) a = std::string("-") + name;
+  const bool compress = out[1] == "compress";
+  // opj_compress's and opj_decompress's spellings that mean what one of ours means.
+  static const std::map<std::string, std::string> kBoth = {
+      {"-threads", "--threads"}, {"-OutFor", "--OutFor"}, {"-ImgDir", "-i"}, {"-quiet", "--quiet"}, {"-force", "--force"}};
+  static const std::map<std::string, std::string> kCompress = {
+      {"-mct", "--mct"}, {"-SOP", "--SOP"}, {"-EPH", "--EPH"}, {"-PLT", "--PLT"},
+      {"-TLM", "--TLM"}, {"-TP", "--TP"},   {"-GuardBits", "--guard-bits"}};
+  static const std::map<std::string, std::string> kDecompress = {{"-allow-partial", "--allow-partial"}};
+  // Theirs that j2kfront does not do: named as such, not misread as a cluster of short flags
+  // (-IMF as -I -M F).
+  static const std::map<std::string, std::string> kNotCompress = {
+      {"-s", "subsampled input (-s dx,dy)"},        {"-F", "raw input (-F)"},
+      {"-POC", "progression order changes (-POC)"}, {"-ROI", "regions of interest (-ROI)"},
+      {"-cinema2K", "the digital cinema profiles"}, {"-cinema4K", "the digital cinema profiles"},
+      {"-IMF", "the IMF profiles"},                 {"-jpip", "JPIP index boxes (-jpip)"},
+      {"-x", "index files (-x)"}};
+  for (size_t k = 2; k < out.size(); ++k) {
+    std::string& a = out[k];
+    if (const auto it = kBoth.find(a); it != kBoth.end()) {
+      a = it->second;
+    } else if (const auto& ours = compress ? kCompress : kDecompress; ours.count(a)) {
+      a = ours.at(a);
+    } else if (compress && kNotCompress.count(a)) {
+      throw CLI::ValidationError(a, "not supported: " + kNotCompress.at(a));
+    }
+  }
   return out;
 }
 

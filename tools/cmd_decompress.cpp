@@ -276,7 +276,7 @@ std::function<int()> add_decompress_command(CLI::App& app) {
   cmd->add_option("--max-memory", args->max_memory, "host memory one image may take, e.g. 800M, 4G (default: half the RAM)");
   cmd->add_flag("--force", args->force, "replace an existing output file");
   cmd->add_flag("--quiet", args->quiet, "print nothing but errors and warnings");
-  cmd->footer("opj_decompress's spellings -threads and -OutFor are accepted too.");
+  cmd->footer("opj_decompress's spellings -threads, -OutFor, -ImgDir, -allow-partial, -quiet and -force are accepted too.");
   return [args] { return run_decompress(*args); };
 }
 
