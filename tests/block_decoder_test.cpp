@@ -47,7 +47,8 @@ struct Block {
   std::vector<int32_t> data;
 };
 
-std::vector<int32_t> decode(const Block& b, const CodedBlock& cb, const Delivered& d, BlockDecodeReport* report = nullptr) {
+// What Tier-2 would hand the decoder for block b coded as cb, with d's segments.
+BlockCode code_of(const Block& b, const CodedBlock& cb, const Delivered& d) {
   BlockCode code;
   code.bytes = cb.bytes.data();
   code.size = cb.bytes.size();
@@ -59,13 +60,17 @@ std::vector<int32_t> decode(const Block& b, const CodedBlock& cb, const Delivere
   code.band = b.band;
   code.modes = b.modes;
   code.bitplanes = cb.bitplanes;
+  return code;
+}
+
+std::vector<int32_t> decode(const Block& b, const CodedBlock& cb, const Delivered& d, BlockDecodeReport* report = nullptr) {
   std::vector<int32_t> out(static_cast<size_t>(b.width * b.height), 12345);
-  const BlockDecodeReport r = decode_block(code, out.data(), b.width);
+  const BlockDecodeReport r = decode_block(code_of(b, cb, d), out.data(), b.width);
   if (report) *report = r;
   return out;
 }
 
-CodedBlock encode(const Block& b) {
+BlockView view_of(const Block& b) {
   BlockView view;
   view.data = b.data.data();
   view.stride = b.width;
@@ -74,8 +79,10 @@ CodedBlock encode(const Block& b) {
   view.band = b.band;
   view.modes = b.modes;
   view.estimate_distortion = false;
-  return encode_block(view);
+  return view;
 }
+
+CodedBlock encode(const Block& b) { return encode_block(view_of(b)); }
 
 // Decodes the block from every truncation point and checks each against the original.
 void check_every_truncation(const Block& b, const std::string& what) {
@@ -300,29 +307,13 @@ TEST(BlockCoder, EbcotThroughTheInterfaceAndHtRefusedByName) {
   std::mt19937 rng(7);
   for (const uint8_t modes : {uint8_t{0}, uint8_t{kModeBypass | kModeTermAll | kModeSegmark}}) {
     Block b{17, 13, J2K_BAND_HL, modes, random_coefficients(rng, 17 * 13, 9, 0.3)};
-    BlockView view;
-    view.data = b.data.data();
-    view.stride = b.width;
-    view.width = b.width;
-    view.height = b.height;
-    view.band = b.band;
-    view.modes = b.modes;
+    const BlockView view = view_of(b);
     const CodedBlock through = coder->encode(view);
     const CodedBlock direct = encode_block(view);
     ASSERT_EQ(through.bytes, direct.bytes);
     ASSERT_EQ(through.passes.size(), direct.passes.size());
     const Delivered d = deliver(through, static_cast<int>(through.passes.size()));
-    BlockCode code;
-    code.bytes = through.bytes.data();
-    code.size = through.bytes.size();
-    code.segment_bytes = d.bytes.data();
-    code.segment_passes = d.passes.data();
-    code.segments = d.bytes.size();
-    code.width = b.width;
-    code.height = b.height;
-    code.band = b.band;
-    code.modes = b.modes;
-    code.bitplanes = through.bitplanes;
+    const BlockCode code = code_of(b, through, d);
     coder->check(code);
     std::vector<int32_t> out(b.data.size());
     EXPECT_EQ(coder->decode(code, out.data(), b.width).passes, static_cast<int>(through.passes.size()));
