@@ -180,14 +180,21 @@ int select_device(int requested) {
 
 // ---------------------------------------------------------------- largest buffer
 
-uint64_t max_alloc_option(const std::string& tuning) {
-  uint64_t limit = 0;
+std::vector<std::string> tuning_items(const std::string& tuning) {
+  std::vector<std::string> items;
   size_t pos = 0;
   while (pos < tuning.size()) {
     size_t end = tuning.find(',', pos);
     if (end == std::string::npos) end = tuning.size();
-    const std::string item = tuning.substr(pos, end - pos);
+    if (end > pos) items.push_back(tuning.substr(pos, end - pos));
     pos = end + 1;
+  }
+  return items;
+}
+
+uint64_t max_alloc_option(const std::string& tuning) {
+  uint64_t limit = 0;
+  for (const std::string& item : tuning_items(tuning)) {
     if (item.rfind("max_alloc=", 0) != 0) continue;
     const char* digits = item.c_str() + 10;
     char* stop = nullptr;

@@ -45,6 +45,10 @@ inline void check(cl_int err, const char* call) {
   if (err != CL_SUCCESS) fail(call, err);
 }
 
+// The items of a tuning list (BackendOptions::opencl_tuning: comma-separated, empty ones
+// left out).
+std::vector<std::string> tuning_items(const std::string& tuning);
+
 // `max_alloc=N` (bytes) of a tuning list (BackendOptions::opencl_tuning: comma-separated
 // items, the others the DWT's), which lowers every device's largest buffer to N so that a
 // large device behaves as a small one would (for tests); 0 where the list has none. Throws

@@ -33,13 +33,7 @@ Tuning Tuning::for_device(const DeviceInfo& device, const std::string& spec) {
     t.hgroup = 128;
     t.vgpc = 16;
   }
-  size_t pos = 0;
-  while (pos < spec.size()) {
-    size_t end = spec.find(',', pos);
-    if (end == std::string::npos) end = spec.size();
-    const std::string item = spec.substr(pos, end - pos);
-    pos = end + 1;
-    if (item.empty()) continue;
+  for (const std::string& item : tuning_items(spec)) {
     if (item == "small") {
       t.vcols = 4;
       t.vr = 2;
