@@ -391,7 +391,7 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
   size_t stream_size = size;
   Jp2File jp2;
   if (is_jp2(data, size)) {
-    jp2 = read_jp2(data, size);
+    jp2 = read_jp2(data, size, settings.allow_partial);
     stream = data + jp2.codestream;
     stream_size = jp2.codestream_length;
     image.format = FileFormat::Jp2;
@@ -400,7 +400,7 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
   ReadOptions options;
   options.allow_partial = settings.allow_partial;
   const Codestream cs = read_codestream(stream, stream_size, options);
-  image.truncated = cs.truncated;
+  image.truncated = cs.truncated || jp2.cut;
 
   for (size_t c = 0; c < cs.info.components.size(); ++c)
     if (cs.info.components[c].precision > kMaxDecodedPrecision)

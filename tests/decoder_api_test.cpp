@@ -197,6 +197,42 @@ namespace {
 
 // One decoder per backend decodes image after image (its back stage kept: on a GPU its queue
 // and buffers), through a corrupt stream in between, and every image is the original.
+// A JP2 file cut short inside its Contiguous Codestream box (a download that stopped): an
+// error naming the box, or with allow_partial the image its codestream holds so far, as
+// opj_decompress and grk_decompress read it.
+TEST(DecoderApi, CutJp2FilesDecodeWithAllowPartial) {
+  const j2kfront::Image img = make_image(0, 0, 64, 48, 3, J2K_SAMPLE_U8, 8);
+  j2kfront::Settings s;
+  s.backend = J2K_BACKEND_CPU;
+  s.levels = 3;
+  j2kfront::Coding coding;
+  coding.format = J2K_FORMAT_JP2;
+  j2kfront::Encoder encoder(s, coding, img.view());
+  const std::vector<uint8_t> jp2 = encoder.encode(img.view());
+  const std::vector<uint8_t> cut(jp2.begin(), jp2.begin() + static_cast<ptrdiff_t>(jp2.size() * 2 / 3));
+  j2k_decode_settings d;
+  j2k_decode_settings_default(&d);
+  std::string why;
+  EXPECT_EQ(decode_status(d, cut, &why), J2K_CORRUPT_INPUT) << why;
+  EXPECT_NE(why.find("jp2c"), std::string::npos) << why;
+  d.allow_partial = 1;
+  j2k_decoder* decoder = nullptr;
+  ASSERT_EQ(j2k_decoder_create(&d, &decoder), J2K_OK);
+  j2k_image_view v{};
+  EXPECT_EQ(j2k_decoder_run(decoder, cut.data(), cut.size(), &v), J2K_OK) << j2k_last_error();
+  j2k_decode_report r{};
+  EXPECT_EQ(j2k_decoder_get_report(decoder, &r), J2K_OK);
+  EXPECT_EQ(r.truncated, 1);
+  EXPECT_EQ(r.jp2, 1);
+  EXPECT_EQ(v.width, 64u);
+  EXPECT_EQ(v.num_components, 3);
+  // The whole file is not cut.
+  EXPECT_EQ(j2k_decoder_run(decoder, jp2.data(), jp2.size(), &v), J2K_OK) << j2k_last_error();
+  EXPECT_EQ(j2k_decoder_get_report(decoder, &r), J2K_OK);
+  EXPECT_EQ(r.truncated, 0);
+  j2k_decoder_destroy(decoder);
+}
+
 TEST(DecoderApi, OneDecoderManyImagesOnEveryBackend) {
   const j2kfront::Image small = make_image(3, 1, 37, 29, 3, J2K_SAMPLE_U8, 8);
   const j2kfront::Image large = make_image(0, 0, 300, 200, 1, J2K_SAMPLE_U16, 12);

@@ -55,8 +55,10 @@ struct Box {
 };
 
 // The boxes in data[begin, end), in order (I.4: LBox, TBox, XLBox where LBox is 1; LBox 0: up to
-// the end, for the last box only).
-std::vector<Box> boxes(const uint8_t* data, size_t begin, size_t end) {
+// the end, for the last box only). `cut`: a Contiguous Codestream box longer than the bytes
+// left is taken as far as it goes (a file cut short inside its codestream, as OpenJPEG reads
+// it), and *cut set; null: that is an error.
+std::vector<Box> boxes(const uint8_t* data, size_t begin, size_t end, bool* cut = nullptr) {
   std::vector<Box> out;
   size_t pos = begin;
   while (pos < end) {
@@ -70,6 +72,10 @@ std::vector<Box> boxes(const uint8_t* data, size_t begin, size_t end) {
       length = h.u(8);
       header = 16;
     } else if (length == 0) {
+      length = end - pos;
+    }
+    if (cut && type == fourcc("jp2c") && length >= header && length > end - pos) {
+      *cut = true;
       length = end - pos;
     }
     if (length < header || length > end - pos)
@@ -185,9 +191,10 @@ bool is_jp2(const uint8_t* data, size_t size) {
   return true;
 }
 
-Jp2File read_jp2(const uint8_t* data, size_t size) {
+Jp2File read_jp2(const uint8_t* data, size_t size, bool allow_partial) {
   if (!is_jp2(data, size)) corrupt("not a JP2 file: it does not start with the JP2 signature box");
-  const std::vector<Box> top = boxes(data, 12, size);
+  bool cut = false;
+  const std::vector<Box> top = boxes(data, 12, size, allow_partial ? &cut : nullptr);
   if (top.empty() || top[0].type != fourcc("ftyp")) corrupt("the signature box is not followed by a File Type box");
   {
     Contents c(data + top[0].contents, top[0].length, top[0].type);
@@ -212,6 +219,7 @@ Jp2File read_jp2(const uint8_t* data, size_t size) {
   }
   if (!header) corrupt("no JP2 Header box");
   if (!codestream) corrupt("no Contiguous Codestream box");
+  f.cut = cut;
   return f;
 }
 

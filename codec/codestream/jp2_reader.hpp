@@ -48,13 +48,15 @@ struct Jp2File {
   std::vector<Jp2Mapping> mapping;       // empty: no cmap
   std::vector<Jp2Channel> channels;      // empty: no cdef
   size_t codestream = 0, codestream_length = 0;  // the first jp2c's contents in the file
+  bool cut = false;  // (allow_partial) the file ends inside its Contiguous Codestream box
 };
 
 // Whether `data` starts with the JP2 signature box.
 bool is_jp2(const uint8_t* data, size_t size);
 
 // Throws j2k::Error (CorruptInput, or UnsupportedInput for a file that is not JP2-compatible)
-// naming the box and the cause.
-Jp2File read_jp2(const uint8_t* data, size_t size);
+// naming the box and the cause. `allow_partial`: a file cut short inside its Contiguous
+// Codestream box gives the codestream as far as it goes (Jp2File::cut) instead of an error.
+Jp2File read_jp2(const uint8_t* data, size_t size, bool allow_partial = false);
 
 }  // namespace j2k::codec
