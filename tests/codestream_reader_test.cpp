@@ -277,4 +277,31 @@ TEST(CodestreamReader, TruncatedAndCorruptStreamsAreErrors) {
   EXPECT_GT(errors, 300);
 }
 
+// SIZ with 2^32 - 1 tiles each way (1 x 1 tiles on the largest canvas): refused by count,
+// before the product of the two counts, which overflows int64, is formed (UBSan in CI).
+TEST(CodestreamReader, TileCountsOverflowingTheirProductAreRefused) {
+  const j2kfront::Image image = random_image(0, 0, 8, 8, 1);
+  j2kfront::Settings s;
+  s.backend = J2K_BACKEND_CPU;
+  s.levels = 1;
+  std::vector<uint8_t> bytes = encode(s, j2kfront::Coding(), image);
+  ASSERT_EQ(bytes[2], 0xFF);
+  ASSERT_EQ(bytes[3], 0x51);  // SIZ right after SOC
+  auto put32 = [&](size_t at, uint32_t v) {
+    for (int k = 0; k < 4; ++k) bytes[at + static_cast<size_t>(k)] = static_cast<uint8_t>(v >> (24 - 8 * k));
+  };
+  put32(8, 0xFFFFFFFFu);   // Xsiz
+  put32(12, 0xFFFFFFFFu);  // Ysiz
+  put32(24, 1);            // XTsiz
+  put32(28, 1);            // YTsiz
+  try {
+    read_codestream(bytes.data(), bytes.size());
+    FAIL() << "2^64 tiles read";
+  } catch (const j2k::Error& e) {
+    EXPECT_EQ(e.code(), j2k::ErrorCode::CorruptInput) << e.what();
+    EXPECT_NE(std::string(e.what()).find("tiles (at most 65535)"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
+

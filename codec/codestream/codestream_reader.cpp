@@ -219,7 +219,8 @@ void read_siz(Segment& s, Codestream& cs) {
     s.fail("puts the first tile outside the image (B-3: XTOsiz <= XOsiz < XTOsiz + XTsiz, likewise y)");
   cs.tiles_x = (static_cast<int64_t>(i.x1) - i.tile_x0 + i.tile_w - 1) / i.tile_w;
   cs.tiles_y = (static_cast<int64_t>(i.y1) - i.tile_y0 + i.tile_h - 1) / i.tile_h;
-  if (cs.tiles_x * cs.tiles_y > 65535)
+  // Each count first: both can be 2^32 - 1, whose product overflows int64.
+  if (cs.tiles_x > kMaxTiles || cs.tiles_y > kMaxTiles || cs.tiles_x * cs.tiles_y > kMaxTiles)
     s.fail("says " + std::to_string(cs.tiles_x) + " x " + std::to_string(cs.tiles_y) + " tiles (at most 65535)");
   for (uint32_t c = 0; c < n; ++c) {
     const uint32_t ssiz = s.u8(), dx = s.u8(), dy = s.u8();
