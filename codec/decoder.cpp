@@ -236,6 +236,12 @@ class TileDecoder {
         code.segment_passes = bd.segment_passes.data();
         code.segments = bd.segments.size();
         code.bitplanes = planes - static_cast<int>(bd.missing_bitplanes);
+        if (code.bitplanes > kMaxDecodedBitplanes)  // said here, where the tile and the cause are known
+          throw Error(ErrorCode::UnsupportedInput,
+                      "tile " + std::to_string(t) + ", component " + std::to_string(c) + ": a code-block with " +
+                          std::to_string(code.bitplanes) + " bit planes (its band's " + std::to_string(band_bitplanes(q, bq)) +
+                          (b.roi ? " and the RGN shift of " + std::to_string(b.roi) : std::string()) + "); at most " +
+                          std::to_string(kMaxDecodedBitplanes) + " are decoded");
         // OpenJPEG's convention: the step without the band's gain, which its inverse 9/7's
         // scaling of the high-pass samples makes up for (kInverse97OpenJpeg).
         if (!comps[c].reversible) b.step = band_step(cs_.info.components[c].precision, 0, bq);

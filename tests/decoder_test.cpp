@@ -366,6 +366,26 @@ TEST(DecoderRobustness, MemoryLimitRefusesBeforeAllocating) {
   EXPECT_NO_THROW(decode(bytes.data(), bytes.size(), s));
 }
 
+// An RGN shift that takes a band past the bit planes the decoder holds (int32 at twice the
+// scale: 30) is refused naming the tile, the component and the RGN shift, not just a block.
+TEST(DecoderRobustness, RgnShiftsPastTheDecodedPlanesAreNamed) {
+  // The 12-bit lossless one: every block has data (the first, at 40:1 with SOP/EPH, has
+  // none: its markers take the budget). One component: Crgn is one byte.
+  std::vector<uint8_t> bytes = robustness_streams().at(1).second;
+  // RGN for component 0, max-shift (Srgn 0), SPrgn 255, just before the first SOT.
+  const size_t sot = read_codestream(bytes.data(), bytes.size()).parts.at(0).sot;
+  const uint8_t rgn[] = {0xFF, 0x5E, 0x00, 0x05, 0x00, 0x00, 0xFF};
+  bytes.insert(bytes.begin() + static_cast<ptrdiff_t>(sot), std::begin(rgn), std::end(rgn));
+  try {
+    decode(bytes.data(), bytes.size(), DecodeSettings{});
+    FAIL() << "decoded with 255 more bit planes";
+  } catch (const j2k::Error& e) {
+    EXPECT_EQ(e.code(), j2k::ErrorCode::UnsupportedInput) << e.what();
+    for (const char* word : {"tile 0", "component 0", "RGN shift of 255", "at most 30"})
+      EXPECT_NE(std::string(e.what()).find(word), std::string::npos) << word << ": " << e.what();
+  }
+}
+
 // The GPU backends that run DecoderGpu's test: CUDA, and OpenCL on a GPU (on PoCL, the CPU,
 // it would take minutes; the conformance streams cover its gathered launches there).
 std::vector<j2k::Backend> gathering_gpus(std::string& why) {
