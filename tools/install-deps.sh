@@ -12,6 +12,7 @@ packages=(
   libgtest-dev                    # tests
   libopenjp2-7-dev                # conformance tests: OpenJPEG 2.5.0's own transform (test-only)
   libopenjp2-tools grokj2k-tools  # compress tests: the outside decoders (opj_decompress, grk_decompress) and opj_compress
+  openjph-tools                   # HTJ2K tests: OpenJPH's ojph_compress and ojph_expand as the outside HT coder
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd  # OpenCL backend, runnable on the CPU via PoCL
   clang libclang-rt-14-dev               # the sanitizer build and the libFuzzer targets (tests)
   help2man                        # the man page, generated from the CLI's help at build time
