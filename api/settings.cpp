@@ -30,9 +30,7 @@ BackendOptions backend_options(const j2k_settings& s) {
   }
   require(s.device >= -1, "device must be -1 (the first) or an index, got " + std::to_string(s.device));
   o.device = s.device;
-  o.opencl_tuning = s.opencl_tuning ? s.opencl_tuning : "";
-  o.cuda_fuse_97 = s.cuda_fuse_97 != 0;
-  o.cuda_fuse_inverse = s.cuda_fuse_inverse != 0;
+  if (s.backend_options != nullptr) apply_backend_options(o, s.backend_options);
   return o;
 }
 

@@ -88,7 +88,7 @@ void j2k_settings_default(j2k_settings* s) {
   s->threads = 0;
   s->device = -1;
   s->output_memory = J2K_MEMORY_HOST;
-  s->opencl_tuning = nullptr;
+  s->backend_options = nullptr;
 }
 
 const char* j2k_backend_name(j2k_backend backend) {

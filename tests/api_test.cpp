@@ -96,6 +96,26 @@ TEST(CApi, BadSettingsAreRefusedWithTheirCause) {
   EXPECT_FAILS(j2k_plan_create(&s, &g.view, &plan), J2K_INVALID_ARGUMENT, "device memory");
 }
 
+// A backend's own knobs are one string of items named after the backend, not fields of the
+// settings: each backend reads its own, a CPU plan ignores the others', and an item naming no
+// backend (or an unknown CUDA one) is refused by name on any backend.
+TEST(CApi, BackendOptionsAreItemsNamedByTheirBackend) {
+  Gray g;
+  j2k_plan* plan = nullptr;
+  j2k_settings s = cpu_settings();
+  s.backend_options = "opencl.small,cuda.fuse_97,cuda.fuse_inverse,,opencl.hp=2";
+  ASSERT_EQ(j2k_plan_create(&s, &g.view, &plan), J2K_OK) << j2k_last_error();
+  j2k_plan_destroy(plan);
+  plan = nullptr;
+  s.backend_options = "small";
+  EXPECT_FAILS(j2k_plan_create(&s, &g.view, &plan), J2K_INVALID_ARGUMENT, "backend option 'small'");
+  s.backend_options = "cuda.fuse_53";
+  EXPECT_FAILS(j2k_plan_create(&s, &g.view, &plan), J2K_INVALID_ARGUMENT, "backend option 'cuda.fuse_53'");
+  j2k_dwt* dwt = nullptr;
+  EXPECT_FAILS(j2k_dwt_create(&s, &dwt), J2K_INVALID_ARGUMENT, "cuda.fuse_53");
+  EXPECT_EQ(dwt, nullptr);
+}
+
 TEST(CApi, StandardLimits) {
   // 65536 tiles of 1x1: JPEG 2000 allows 65535.
   std::vector<uint8_t> big(256 * 256);

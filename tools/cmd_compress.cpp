@@ -185,7 +185,7 @@ int run_compress(CompressArgs a) {
   std::pair<int64_t, int64_t> origin;
   j2kfront::Settings s = settings_from(a, origin);
   const auto [ix, iy] = origin;
-  std::string tuning;  // what s.opencl_tuning points to
+  std::string tuning;  // what s.backend_options points to
   apply_env_options(s, tuning);
   j2kfront::Coding coding = coding_from(a);
   coding.format = lower_extension(jobs[0].output) == ".jp2" ? J2K_FORMAT_JP2 : J2K_FORMAT_J2K;

@@ -31,8 +31,17 @@ std::string opencl_tuning_from_env() {
 void apply_env_options(j2k_settings& settings, std::string& tuning) {
   settings.device = device_from_env(settings.backend == J2K_BACKEND_CPU ? Backend::Cpu : Backend::Auto,
                                     settings.device);
-  tuning = opencl_tuning_from_env();
-  settings.opencl_tuning = tuning.c_str();
+  // The OpenCL items as the settings name them (backend_options, j2kfront.h).
+  tuning.clear();
+  const std::string spec = opencl_tuning_from_env();
+  size_t start = 0;
+  while (start < spec.size()) {
+    size_t end = spec.find(',', start);
+    if (end == std::string::npos) end = spec.size();
+    if (end > start) tuning += (tuning.empty() ? "opencl." : ",opencl.") + spec.substr(start, end - start);
+    start = end + 1;
+  }
+  settings.backend_options = tuning.c_str();
 }
 
 }  // namespace j2k::tools

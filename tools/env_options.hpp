@@ -19,7 +19,7 @@ int device_from_env(Backend backend, int device);
 std::string opencl_tuning_from_env();
 
 // Both of the above on the settings that the command line has filled; `tuning` keeps the
-// string that settings.opencl_tuning points to.
+// string that settings.backend_options points to (the tuning items as "opencl.<item>").
 void apply_env_options(j2k_settings& settings, std::string& tuning);
 
 }  // namespace j2k::tools

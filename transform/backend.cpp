@@ -33,6 +33,28 @@ const char* backend_name(Backend backend) {
   return "?";
 }
 
+void apply_backend_options(BackendOptions& o, const std::string& items) {
+  size_t start = 0;
+  while (start <= items.size()) {
+    size_t end = items.find(',', start);
+    if (end == std::string::npos) end = items.size();
+    const std::string item = items.substr(start, end - start);
+    start = end + 1;
+    if (item.empty()) continue;
+    if (item.rfind("opencl.", 0) == 0) {
+      o.opencl_tuning += (o.opencl_tuning.empty() ? "" : ",") + item.substr(7);
+    } else if (item == "cuda.fuse_97") {
+      o.cuda_fuse_97 = true;
+    } else if (item == "cuda.fuse_inverse") {
+      o.cuda_fuse_inverse = true;
+    } else {
+      throw Error(ErrorCode::InvalidArgument,
+                  "unknown backend option '" + item +
+                      "' (expected opencl.<tuning item>, cuda.fuse_97 or cuda.fuse_inverse)");
+    }
+  }
+}
+
 bool backend_available(Backend backend, std::string* why) {
   switch (backend) {
     case Backend::Auto:

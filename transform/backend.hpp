@@ -37,6 +37,12 @@ struct BackendOptions {
 Backend parse_backend(const std::string& name);
 const char* backend_name(Backend backend);
 
+// The public settings' backend_options ("opencl.small,cuda.fuse_97", j2kfront.h) onto `o`:
+// the "opencl." items become opencl_tuning's (checked by the OpenCL backend when it runs, as
+// they depend on the device), the "cuda." items set the CUDA flags. An item naming no backend
+// or an unknown CUDA one throws Error(InvalidArgument) naming it.
+void apply_backend_options(BackendOptions& o, const std::string& items);
+
 // Whether the backend is compiled in and has a usable device on this machine; when it does
 // not, `why` (if given) receives the reason.
 bool backend_available(Backend backend, std::string* why = nullptr);

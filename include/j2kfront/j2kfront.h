@@ -167,14 +167,16 @@ typedef struct j2k_settings {
   int device;               /* CUDA / OpenCL device index; -1 = the first (GPU) device */
   j2k_memory output_memory; /* where plan-owned coefficients live: HOST (pinned where the backend
                                copies from the device), or DEVICE to keep them on a CUDA GPU */
-  /* OpenCL kernel tuning, "" or NULL for the device's defaults; e.g. "small" (tiny tiles that
-   * cross every boundary on small images, for tests), "hp=2,hgroup=128", or "max_alloc=N" (the
-   * largest buffer N bytes where the device allows more: a large device run as a small one). */
-  const char* opencl_tuning;
-  /* Experimental CUDA kernels, exact but not faster on the H100 (bench/RESULTS.md): the 9/7
-   * forward with levels 1 and 2 fused, and the inverse with levels 2 and 1 fused. 0 = off. */
-  int cuda_fuse_97;
-  int cuda_fuse_inverse;
+  /* A backend's own options, for tests, benchmarks and tuning; NULL or "" = every backend's
+   * defaults. Comma-separated items, each named after the backend it is for; a backend reads
+   * its own and ignores the others', and any item it does not know is refused with
+   * J2K_INVALID_ARGUMENT. "opencl.small" (tiny tiles that cross every boundary on small images),
+   * "opencl.hp=2", "opencl.hgroup=128", "opencl.max_alloc=N" (the largest buffer N bytes where
+   * the device allows more: a large device run as a small one), "opencl.buildlog";
+   * "cuda.fuse_97" and "cuda.fuse_inverse" (experimental kernels, exact but not faster on the
+   * H100, bench/RESULTS.md: the 9/7 forward with levels 1 and 2 fused, the inverse with
+   * levels 2 and 1 fused). */
+  const char* backend_options;
   /* Tiles in flight on a GPU backend: the plan deals tiles round-robin (across frames too) to
    * this many queues (CUDA streams, OpenCL command queues), each with its own buffers, so that
    * one tile's upload, transform and download overlap its neighbours'. 0 = the backend's
@@ -500,8 +502,8 @@ j2k_status j2k_decoder_get_report(const j2k_decoder* decoder, j2k_decode_report*
 
 /* ---------------------------------------------------------------- the DWT alone */
 
-/* A DWT engine bound to one backend (settings: backend, threads, device, opencl_tuning,
- * cuda_fuse_*; the rest is ignored). Host buffers, in place, in OpenJPEG's order and layout. */
+/* A DWT engine bound to one backend (settings: backend, threads, device,
+ * backend_options; the rest is ignored). Host buffers, in place, in OpenJPEG's order and layout. */
 typedef struct j2k_dwt j2k_dwt;
 j2k_status j2k_dwt_create(const j2k_settings* settings, j2k_dwt** dwt);
 void j2k_dwt_destroy(j2k_dwt* dwt);
