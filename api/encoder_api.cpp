@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -135,6 +136,14 @@ void j2k_coding_default(j2k_coding* coding) {
   coding->block_w = coding->block_h = 64;
   coding->progression = J2K_LRCP;
   coding->guard_bits = -1;
+}
+
+int j2k_file_format_from_name(const char* path, j2k_file_format* format) {
+  if (path == nullptr) return 0;
+  const std::optional<j2k::codec::FileFormat> f = j2k::codec::file_format_from_name(path);
+  if (!f) return 0;
+  if (format) *format = *f == j2k::codec::FileFormat::Jp2 ? J2K_FORMAT_JP2 : J2K_FORMAT_J2K;
+  return 1;
 }
 
 j2k_status j2k_coding_check(const j2k_settings* settings, const j2k_coding* coding, int num_components) {

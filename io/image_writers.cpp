@@ -92,13 +92,26 @@ ImageSamples samples_of(const j2k_image_view& view) {
   return out;
 }
 
-ImageFormat image_format_for(const std::string& path) {
+namespace {
+std::string lower_extension(const std::string& path) {
   std::string e = std::filesystem::path(path).extension().string();
   std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return e;
+}
+}  // namespace
+
+std::optional<ImageFormat> image_format_of(const std::string& path) {
+  const std::string e = lower_extension(path);
   if (e == ".pgm" || e == ".ppm" || e == ".pnm") return ImageFormat::Pnm;
   if (e == ".pgx") return ImageFormat::Pgx;
   if (e == ".tif" || e == ".tiff") return ImageFormat::Tiff;
   if (e == ".png") return ImageFormat::Png;
+  return std::nullopt;
+}
+
+ImageFormat image_format_for(const std::string& path) {
+  if (const std::optional<ImageFormat> f = image_format_of(path)) return *f;
+  const std::string e = lower_extension(path);
   throw Error(ErrorCode::InvalidArgument, path + ": the output's extension names its format: .pgm, .ppm, .pnm, .pgx, .tif, .tiff or .png, not '" + e + "'");
 }
 

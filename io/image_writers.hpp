@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,8 +38,10 @@ ImageSamples samples_of(const j2k_image_view& view);
 
 enum class ImageFormat { Pnm, Pgx, Tiff, Png };
 
-// The format of a file named `path` (.pgm, .ppm, .pnm; .pgx; .tif, .tiff; .png, any case).
-// Throws Error(InvalidArgument) naming the extensions for any other.
+// The format of a file named `path` (.pgm, .ppm, .pnm; .pgx; .tif, .tiff; .png, any case):
+// the image files j2kfront reads and writes. nullopt for any other name.
+std::optional<ImageFormat> image_format_of(const std::string& path);
+// The same, throwing Error(InvalidArgument) naming the extensions for any other.
 ImageFormat image_format_for(const std::string& path);
 
 // Why `image` cannot be written as `format` ("" when it can): PGM/PPM, TIFF and PNG need

@@ -116,6 +116,23 @@ TEST(CApi, BackendOptionsAreItemsNamedByTheirBackend) {
   EXPECT_EQ(dwt, nullptr);
 }
 
+TEST(CApi, FileFormatFromName) {
+  j2k_file_format f = J2K_FORMAT_JP2;
+  EXPECT_EQ(j2k_file_format_from_name("out.J2K", &f), 1);
+  EXPECT_EQ(f, J2K_FORMAT_J2K);
+  EXPECT_EQ(j2k_file_format_from_name("a/b.c/out.jp2", &f), 1);
+  EXPECT_EQ(f, J2K_FORMAT_JP2);
+  EXPECT_EQ(j2k_file_format_from_name("x.jpc", &f), 1);
+  EXPECT_EQ(f, J2K_FORMAT_J2K);
+  EXPECT_EQ(j2k_file_format_from_name("x.j2c", nullptr), 1);
+  for (const char* other : {"x.png", "jp2", "dir.jp2/file", "x.jp2.tmp", ".", ""}) {
+    f = J2K_FORMAT_JP2;
+    EXPECT_EQ(j2k_file_format_from_name(other, &f), 0) << other;
+    EXPECT_EQ(f, J2K_FORMAT_JP2) << "untouched for " << other;
+  }
+  EXPECT_EQ(j2k_file_format_from_name(nullptr, &f), 0);
+}
+
 TEST(CApi, StandardLimits) {
   // 65536 tiles of 1x1: JPEG 2000 allows 65535.
   std::vector<uint8_t> big(256 * 256);

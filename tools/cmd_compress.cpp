@@ -137,17 +137,17 @@ std::vector<CompressJob> compress_jobs(const CompressArgs& a, bool batch, std::v
   std::error_code ec;
   if (!batch) {
     if (!a.out_format.empty()) throw CLI::ValidationError("--OutFor", "names the outputs' format for a directory of images; for one image, -o's extension does");
-    const std::string ext = lower_extension(a.output);
-    if (ext != ".j2k" && ext != ".j2c" && ext != ".jp2")
-      throw CLI::ValidationError("-o", "the output must end in .j2k or .j2c (a codestream) or .jp2 (a JP2 file), not '" + ext + "'");
+    if (!j2k_file_format_from_name(a.output.c_str(), nullptr))
+      throw CLI::ValidationError("-o", "the output must end in .j2k, .j2c or .jpc (a codestream) or .jp2 (a JP2 file), not '" +
+                                           lower_extension(a.output) + "'");
     return {{a.input, a.output}};
   }
   if (fs::exists(a.output, ec) && !fs::is_directory(a.output, ec))
     throw CLI::ValidationError("-o", a.output + ": -i is a directory, so -o must be one too (it is created if missing)");
   std::string format = a.out_format.empty() ? "j2k" : a.out_format;
   std::transform(format.begin(), format.end(), format.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (format != "j2k" && format != "j2c" && format != "jp2")
-    throw CLI::ValidationError("--OutFor", "the outputs' format is j2k, j2c or jp2, not '" + a.out_format + "'");
+  if (!j2k_file_format_from_name(("." + format).c_str(), nullptr))
+    throw CLI::ValidationError("--OutFor", "the outputs' format is j2k, j2c, jpc or jp2, not '" + a.out_format + "'");
   std::vector<CompressJob> jobs;
   std::map<std::string, std::string> seen;  // output -> the input that claimed it
   for (const std::string& in : image_files_in(a.input, skipped)) {
@@ -188,7 +188,7 @@ int run_compress(CompressArgs a) {
   std::string tuning;  // what s.backend_options points to
   apply_env_options(s, tuning);
   j2kfront::Coding coding = coding_from(a);
-  coding.format = lower_extension(jobs[0].output) == ".jp2" ? J2K_FORMAT_JP2 : J2K_FORMAT_J2K;
+  j2k_file_format_from_name(jobs[0].output.c_str(), &coding.format);
   // Every flag before an image is read (the component count, for -mct, once it is), then the
   // outputs: never an input, an existing file only with --force.
   j2kfront::check(j2k_coding_check(&s, coding.get(), 3));
@@ -277,7 +277,7 @@ std::function<int()> add_compress_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("compress", "Write a JPEG 2000 file (.j2k/.j2c codestream or .jp2) with opj_compress's options");
   cmd->add_option("-i,--input", args->input, "the image (TIFF, PNG, PGM/PPM or PGX), or a directory of them")->required();
   cmd->add_option("-o,--output", args->output, "OUT.j2k or OUT.j2c (a codestream), OUT.jp2 (a JP2 file); for a directory -i, a directory")->required();
-  cmd->add_option("--OutFor", args->out_format, "with a directory -i: the outputs' format, j2k (default), j2c or jp2");
+  cmd->add_option("--OutFor", args->out_format, "with a directory -i: the outputs' format, j2k (default), j2c, jpc or jp2");
   cmd->add_option("-r", args->rates, "compression ratio per quality layer, e.g. 40,20,10 (1 or 0: lossless); default lossless");
   cmd->add_option("-q", args->psnr, "PSNR in dB per quality layer, e.g. 30,40 (0: lossless)");
   cmd->add_option("-n", args->resolutions, "resolutions: decomposition levels + 1")

@@ -37,10 +37,7 @@ struct DecompressArgs {
   bool allow_partial = false, force = false, quiet = false;
 };
 
-bool is_jpeg2000_name(const std::string& path) {
-  const std::string e = lower_extension(path);
-  return e == ".j2k" || e == ".j2c" || e == ".jpc" || e == ".jp2";
-}
+bool is_jpeg2000_name(const std::string& path) { return j2k_file_format_from_name(path.c_str(), nullptr) != 0; }
 
 // "a,b,..." -> integers within [min, max].
 std::vector<int64_t> parse_integers(const std::string& option, const std::string& text, int64_t min, int64_t max) {

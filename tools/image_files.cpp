@@ -7,6 +7,8 @@
 #include <cctype>
 #include <filesystem>
 
+#include "io/image_writers.hpp"
+
 namespace j2k::tools {
 
 namespace fs = std::filesystem;
@@ -17,10 +19,7 @@ std::string lower_extension(const std::string& path) {
   return e;
 }
 
-bool is_image_file_name(const std::string& path) {
-  const std::string e = lower_extension(path);
-  return e == ".tif" || e == ".tiff" || e == ".png" || e == ".pgm" || e == ".ppm" || e == ".pnm" || e == ".pgx";
-}
+bool is_image_file_name(const std::string& path) { return io::image_format_of(path).has_value(); }
 
 std::vector<std::string> image_files_in(const std::string& dir, std::vector<std::string>* skipped) {
   std::error_code ec;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "codec/params/coding_params.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <string>
 
@@ -41,6 +43,16 @@ bool parse_progression(const std::string& name, Progression& out) {
       return true;
     }
   return false;
+}
+
+std::optional<FileFormat> file_format_from_name(const std::string& path) {
+  const size_t dot = path.find_last_of("./");
+  if (dot == std::string::npos || path[dot] != '.') return std::nullopt;
+  std::string e = path.substr(dot);
+  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (e == ".j2k" || e == ".j2c" || e == ".jpc") return FileFormat::Codestream;
+  if (e == ".jp2") return FileFormat::Jp2;
+  return std::nullopt;
 }
 
 ComponentStyle component_style(const CodingParams& p, size_t c) {

@@ -7,6 +7,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,11 @@ bool parse_progression(const std::string& name, Progression& out);
 
 // What holds the codestream: a bare codestream (.j2k, .j2c) or a JP2 file (.jp2) around it.
 enum class FileFormat { Codestream, Jp2 };
+
+// The format a file name's extension says, in any case: .j2k, .j2c, .jpc a bare codestream,
+// .jp2 a JP2 file; nullopt for any other name. The one list of the names the codec writes and
+// reads (the CLI and the C API ask it).
+std::optional<FileFormat> file_format_from_name(const std::string& path);
 
 struct ComponentInfo {
   int precision = 8;  // bits, 1..16 (for SIZ)

@@ -355,6 +355,10 @@ typedef enum j2k_file_format {
   J2K_FORMAT_JP2 = 1  /* a JP2 file (.jp2): signature, ftyp, jp2h, jp2c */
 } j2k_file_format;
 
+/* The format a file name's extension says, in any case: .j2k, .j2c, .jpc a raw codestream,
+ * .jp2 a JP2 file. Returns 1 and sets *format (where not NULL) for those, 0 for any other. */
+int j2k_file_format_from_name(const char* path, j2k_file_format* format);
+
 /* Code-block mode switches (COD's SPcod, Table A.19), to be or-ed together. */
 #define J2K_MODE_BYPASS 1   /* raw (uncoded) passes from the 5th bit plane on */
 #define J2K_MODE_RESET 2    /* context probabilities reset after each pass */
