@@ -119,7 +119,7 @@ if [[ $what == all || $what == sanitize || $what == cuda ]]; then
     sanitized $tool back_stage_test ./build-device/tests/back_stage_test --gtest_filter='*/cuda'
     # Tier-1 on the GPU: the batch's kernel, its own planes and their copies, the blocks of
     # several tiles in one launch.
-    sanitized $tool block_decoder_cuda_test ./build-device/tests/block_decoder_cuda_test
+    sanitized $tool gpu_block_batch_test ./build-device/tests/gpu_block_batch_test --gtest_filter='*/cuda'
     sanitized $tool decoder_test ./build-device/tests/decoder_test --gtest_filter='DecoderGpu.*'
   done
 fi
