@@ -35,6 +35,27 @@ TEST(Canvas, HandWorkedTileGrid) {
   EXPECT_EQ(c.tile_component(0, 1), (Rect{2, 0, 5, 2}));
 }
 
+TEST(Canvas, HandWorkedTileRows) {
+  // Image rows 5..22 on a grid of 8-high tiles from y = 2: rows of tiles at 2, 10, 18.
+  const j2k::Canvas c(spec(3, 5, 20, 23, 1, 2, 8, 8));
+  ASSERT_EQ(c.tiles_y(), 3);  // ceil((23 - 2) / 8)
+  const j2k::TileRow first = c.tile_row(0), middle = c.tile_row(1), last = c.tile_row(2);
+  EXPECT_EQ(first.y0, 5);  // clipped by the image origin
+  EXPECT_EQ(first.y1, 10);
+  EXPECT_EQ(first.top, 2);
+  EXPECT_EQ(first.first_tile, 0);
+  EXPECT_EQ(middle.y0, 10);
+  EXPECT_EQ(middle.y1, 18);
+  EXPECT_EQ(middle.top, 10);
+  EXPECT_EQ(middle.first_tile, 3);  // 3 tiles a row: ceil((20 - 1) / 8)
+  EXPECT_EQ(last.y0, 18);
+  EXPECT_EQ(last.y1, 23);  // clipped by the image's end
+  EXPECT_EQ(last.top, 18);
+  EXPECT_EQ(last.first_tile, 6);
+  EXPECT_THROW(c.tile_row(3), j2k::Error);
+  EXPECT_THROW(c.tile_row(-1), j2k::Error);
+}
+
 TEST(Canvas, HandWorkedBands) {
   const Rect tc{2, 0, 5, 2};
   EXPECT_EQ(j2k::band_rect(tc, 1, BandType::HL), (Rect{1, 0, 2, 1}));  // ceil((2-1)/2), ceil((5-1)/2)

@@ -49,6 +49,13 @@ Canvas::Canvas(const CanvasSpec& spec) : spec_(spec) {
               " tiles; JPEG 2000 allows at most 65535 (choose a larger tile size)");
 }
 
+TileRow Canvas::tile_row(int64_t q) const {
+  if (q < 0 || q >= tiles_y_)
+    throw Error(ErrorCode::InvalidArgument, "tile row " + std::to_string(q) + " out of range");
+  const Rect first = tile(q * tiles_x_);
+  return TileRow{first.y0, first.y1, spec_.tile_y0 + q * spec_.tile_h, q * tiles_x_};
+}
+
 Rect Canvas::tile(int64_t t) const {
   if (t < 0 || t >= tile_count())
     throw Error(ErrorCode::InvalidArgument, "tile index " + std::to_string(t) + " out of range");

@@ -21,6 +21,15 @@ struct CanvasSpec {
   std::vector<Subsampling> components;
 };
 
+// A row of the tile grid, q from the top (B-7 with q fixed): the image rows [y0, y1) its
+// tiles cover, the grid line above it (`top`, tile_y0 + q * tile_h: at most y0), and the
+// raster index of its first tile. What an image streamed a row of tiles at a time reads.
+struct TileRow {
+  int64_t y0 = 0, y1 = 0;
+  int64_t top = 0;
+  int64_t first_tile = 0;
+};
+
 // Validated canvas. Every accessor is a pure function of the spec (Annex B equations).
 class Canvas {
  public:
@@ -33,6 +42,7 @@ class Canvas {
   int component_count() const { return static_cast<int>(spec_.components.size()); }
 
   Rect tile(int64_t t) const;                         // (B-7), t in raster order
+  TileRow tile_row(int64_t q) const;                  // q in 0..tiles_y()-1
   Rect tile_component(int64_t t, int c) const;        // (B-12)
 
  private:

@@ -19,20 +19,23 @@ double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-
 }  // namespace
 
 std::vector<TileRow> tile_rows(const j2k_settings& s, int64_t x0, int64_t y0, int64_t width, int64_t height) {
-  const int64_t y1 = y0 + height;
-  if (s.tile_w == 0 || s.tile_h == 0) return {TileRow{y0, y1, s.tile_y0, 0}};
-  const int64_t tiles_x = ceil_div(x0 + width - s.tile_x0, s.tile_w);
+  CanvasSpec spec;
+  spec.image_x0 = x0;
+  spec.image_y0 = y0;
+  spec.image_x1 = x0 + width;
+  spec.image_y1 = y0 + height;
+  spec.tile_x0 = s.tile_x0;
+  spec.tile_y0 = s.tile_y0;
+  const bool tiled = s.tile_w != 0 && s.tile_h != 0;  // else one tile from the grid's origin
+  spec.tile_w = tiled ? int64_t{s.tile_w} : spec.image_x1 - s.tile_x0;
+  spec.tile_h = tiled ? int64_t{s.tile_h} : spec.image_y1 - s.tile_y0;
+  spec.components = {{}};
+  const Canvas canvas(spec);
   std::vector<TileRow> rows;
-  // The grid's first row holds y0 (the tile origin is at most the image origin, and the
-  // first tile reaches past it): B-7 numbers the rows from there.
-  for (int64_t top = s.tile_y0, p = 0; top < y1; top += s.tile_h, ++p)
-    rows.push_back({std::max(y0, top), std::min(y1, top + int64_t{s.tile_h}), top, p * tiles_x});
+  for (int64_t q = 0; q < canvas.tiles_y(); ++q) rows.push_back(canvas.tile_row(q));
   return rows;
 }
 
@@ -85,7 +88,7 @@ void transform_by_tile_rows(io::ImageReader& reader, const RowsJob& job) {
     summary.read_ms += ms_since(t0);
 
     j2k_settings s = job.settings;
-    s.tile_y0 = static_cast<uint32_t>(row.tile_y0);
+    s.tile_y0 = static_cast<uint32_t>(row.top);
     s.max_host_memory = job.budget ? job.budget - band_bytes : 0;
     const j2kfront::ImageView view = band.view();
     std::unique_ptr<j2kfront::Plan> plan;

@@ -12,18 +12,14 @@
 #include <vector>
 
 #include "io/image_io.hpp"
+#include "tiling/canvas.hpp"
 #include "j2kfront/j2kfront.hpp"
 
 namespace j2k::tools {
 
-struct TileRow {
-  int64_t y0 = 0, y1 = 0;   // the canvas rows of the image in this row of tiles
-  int64_t tile_y0 = 0;      // the row's top: the tile origin of its plan
-  int64_t first_tile = 0;   // raster index of its first tile in the whole grid
-};
-
-// The rows of tiles of an image at (x0, y0) of width x height on the canvas, top to bottom,
-// for tiled settings (tile_w and tile_h > 0; untiled, one row).
+// The rows of tiles of an image at (x0, y0) of width x height on the canvas, top to bottom
+// (the canvas's, tiling/canvas.hpp; untiled settings: one row). Each row's `top` is the tile
+// origin of its plan.
 std::vector<TileRow> tile_rows(const j2k_settings& s, int64_t x0, int64_t y0, int64_t width, int64_t height);
 
 // Host memory the whole image needs at least when transformed at once: its samples and
