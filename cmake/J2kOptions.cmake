@@ -30,10 +30,14 @@ if(NOT J2K_WITH_CUDA STREQUAL "OFF")
   endif()
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
-    # Default: machine code for the data-centre and desktop GPUs (Turing, Ampere, Ada, Hopper,
-    # Blackwell) that this nvcc supports (CUDA 13 dropped sm_70), and PTX of the newest for
-    # later GPUs. On 2 cores this costs about 2 minutes more than 90 alone (dwt_cuda.cu: 5.3
-    # instead of 2.1 minutes). A GPU machine building for itself sets its own (device_run.sh).
+    # Default: machine code for the GPUs of this machine (`native`), found by nvidia-smi; on a
+    # machine without one (CI, a laptop), PTX alone for the oldest architecture this nvcc
+    # supports, which the driver compiles for whatever GPU the build later meets, at the cost
+    # of that compile on first use: one architecture, so the set-up stays within minutes on 2
+    # cores. J2K_CUDA_ALL_ARCHITECTURES=ON (packaging) builds machine code for the data-centre
+    # and desktop GPUs (Turing to Blackwell) and PTX of the newest: about 30 s of dwt_cuda.cu
+    # on 2 cores for each. A GPU machine building for itself may set its own (device_run.sh).
+    option(J2K_CUDA_ALL_ARCHITECTURES "CUDA machine code for every common GPU, not only this machine's" OFF)
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT DEFINED ENV{CUDAARCHS})
       execute_process(COMMAND ${CMAKE_CUDA_COMPILER} --list-gpu-arch
                       OUTPUT_VARIABLE _nvcc_archs ERROR_QUIET)
@@ -42,13 +46,29 @@ if(NOT J2K_WITH_CUDA STREQUAL "OFF")
         if(_nvcc_archs MATCHES "(^|\n)compute_${_arch}(\n|$)")
           list(APPEND _archs ${_arch}-real)
           set(_newest ${_arch})
+          if(NOT DEFINED _oldest)
+            set(_oldest ${_arch})
+          endif()
         endif()
       endforeach()
-      if(_archs)  # else CMake's default for this nvcc
+      find_program(J2K_NVIDIA_SMI nvidia-smi)
+      set(_gpus "")
+      if(J2K_NVIDIA_SMI)
+        execute_process(COMMAND ${J2K_NVIDIA_SMI} -L OUTPUT_VARIABLE _gpus ERROR_QUIET RESULT_VARIABLE _smi_rc)
+        if(NOT _smi_rc EQUAL 0)
+          set(_gpus "")
+        endif()
+      endif()
+      if(J2K_CUDA_ALL_ARCHITECTURES AND _archs)
         list(POP_BACK _archs)
         list(APPEND _archs ${_newest})
         set(CMAKE_CUDA_ARCHITECTURES "${_archs}" CACHE STRING "CUDA architectures to compile for")
-      endif()
+      elseif(_gpus MATCHES "GPU [0-9]+:")
+        set(CMAKE_CUDA_ARCHITECTURES native CACHE STRING "CUDA architectures to compile for")
+      elseif(DEFINED _oldest)
+        set(CMAKE_CUDA_ARCHITECTURES ${_oldest}-virtual CACHE STRING "CUDA architectures to compile for")
+      endif()  # else CMake's default for this nvcc
+      message(STATUS "CUDA architectures: ${CMAKE_CUDA_ARCHITECTURES}")
     endif()
     enable_language(CUDA)
     find_package(CUDAToolkit)

@@ -9,15 +9,21 @@
 #     bounded time (J2K_FUZZ_SECONDS, 60 by default) on its seed corpus in tests/fuzz/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+start=$SECONDS
+took() { echo "run-tests: $1 after $((SECONDS - start)) s"; }
 tools/install-deps.sh
+took "packages ready"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build
+took "Release build done"
 (cd build && ctest --output-on-failure -j2 --timeout 1200)
 tools/skipped-tests.sh build
+took "Release tests done"
 
 CC=clang CXX=clang++ cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Sanitize \
   -DJ2K_WITH_CUDA=OFF -DJ2K_WITH_PYTHON=OFF -DJ2K_BUILD_FUZZERS=ON -DJ2K_FUZZ_SECONDS="${J2K_FUZZ_SECONDS:-60}"
 cmake --build build-sanitize
+took "sanitizer build done"
 # The sanitizer runtime of Debian 12's clang 14 can take a dynamic TLS block (of a library
 # loaded at run time, such as PoCL) for an old glibc's, by where it sits in its page, and
 # LeakSanitizer's tracer then crashes at exit ("Tracer caught signal 11") after a test passed:
@@ -27,3 +33,4 @@ export ASAN_OPTIONS="intercept_tls_get_addr=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export LSAN_OPTIONS="intercept_tls_get_addr=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 (cd build-sanitize && ctest --output-on-failure -j2 --timeout 1200)
 tools/skipped-tests.sh build-sanitize
+took "sanitizer tests done"
