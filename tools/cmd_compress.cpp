@@ -32,7 +32,8 @@ namespace fs = std::filesystem;
 struct CompressArgs {
   std::string input, output, tile_size, tile_origin = "0,0", image_origin = "0,0", backend = "auto";
   std::string out_format, rates, psnr, block = "64,64", precincts, order = "LRCP", tile_parts, comment = "Created by j2kfront";
-  int resolutions = 6, device = -1, threads = 0, mct = -1, modes = 0, guard_bits = -1;
+  int resolutions = 0, device = -1,  // resolutions: -n; 0 = not given (6, fewer for small tiles)
+      threads = 0, mct = -1, modes = 0, guard_bits = -1;
   bool irreversible = false, sop = false, eph = false, plt = false, tlm = false, force = false, quiet = false;
 };
 
@@ -100,11 +101,28 @@ j2kfront::Coding coding_from(const CompressArgs& a) {
   return c;
 }
 
+// Without -n: opj_compress's 6 resolutions, or as many as the image's nominal tile allows in
+// every component where that is fewer (2^levels samples a side at least, as the encoder
+// requires), so that a small image compresses as users expect rather than being refused.
+constexpr int kDefaultResolutions = 6;
+int default_levels(const j2k_settings& s, const j2kfront::Image& image) {
+  const int64_t tile_w = s.tile_w ? int64_t{s.tile_w} : int64_t{image.x0} + image.width - s.tile_x0;
+  const int64_t tile_h = s.tile_h ? int64_t{s.tile_h} : int64_t{image.y0} + image.height - s.tile_y0;
+  int levels = kDefaultResolutions - 1;
+  for (const auto& c : image.components) {
+    const int64_t side = std::min(tile_w / std::max(1, int{c.dx}), tile_h / std::max(1, int{c.dy}));
+    int most = 0;
+    while (most < levels && (int64_t{2} << most) <= side) ++most;
+    levels = std::min(levels, most);
+  }
+  return levels;
+}
+
 // The front stage's settings from the flags, and the image origin (-d) into `origin`.
 j2kfront::Settings settings_from(const CompressArgs& a, std::pair<int64_t, int64_t>& origin) {
   j2kfront::Settings s;
   s.wavelet = a.irreversible ? J2K_WAVELET_97 : J2K_WAVELET_53;
-  s.levels = a.resolutions - 1;
+  s.levels = (a.resolutions ? a.resolutions : kDefaultResolutions) - 1;
   s.backend = backend_from_name(a.backend);
   s.threads = a.threads;
   s.device = a.device;
@@ -219,6 +237,7 @@ int run_compress(CompressArgs a) {
       image.x0 = static_cast<uint32_t>(ix);
       image.y0 = static_cast<uint32_t>(iy);
       const j2kfront::ImageView view = image.view();
+      if (a.resolutions == 0) s.levels = default_levels(s, image);  // a function of the shape (the key)
       const std::string key = shape_key(image);
       if (!encoder || key != encoder_key) {
         encoder.reset();
@@ -241,7 +260,7 @@ int run_compress(CompressArgs a) {
         const j2k_encode_report r = encoder->report();
         std::printf("j2kfront: %s %ux%u x%zu -> %s: %zu bytes (%.2f:1, %s, %d resolutions, %d layer%s, %s) in %.1f ms\n",
                     job.input.c_str(), image.width, image.height, image.components.size(), job.output.c_str(), size,
-                    raw_bytes / static_cast<double>(size), a.irreversible ? "9/7" : "5/3", a.resolutions, r.layers,
+                    raw_bytes / static_cast<double>(size), a.irreversible ? "9/7" : "5/3", s.levels + 1, r.layers,
                     r.layers == 1 ? "" : "s", encoder->info().description, ms_since(t0));
         if (!batch) {
           std::printf("  read %.1f ms, front stage %.1f, Tier-1 %.1f, rate control %.1f, Tier-2 %.1f, write %.1f\n", read_ms,
@@ -280,8 +299,9 @@ std::function<int()> add_compress_command(CLI::App& app) {
   cmd->add_option("--OutFor", args->out_format, "with a directory -i: the outputs' format, j2k (default), j2c, jpc or jp2");
   cmd->add_option("-r", args->rates, "compression ratio per quality layer, e.g. 40,20,10 (1 or 0: lossless); default lossless");
   cmd->add_option("-q", args->psnr, "PSNR in dB per quality layer, e.g. 30,40 (0: lossless)");
-  cmd->add_option("-n", args->resolutions, "resolutions: decomposition levels + 1")
-      ->check(CLI::Range(1, 33))->capture_default_str();
+  cmd->add_option("-n", args->resolutions,
+                  "resolutions: decomposition levels + 1 (default 6, or fewer where the tiles are under 32 samples a side)")
+      ->check(CLI::Range(1, 33));
   cmd->add_option("-b", args->block, "code-block size W,H: powers of two, 4..1024, W*H <= 4096")->capture_default_str();
   cmd->add_option("-c", args->precincts, "precinct sizes [W,H],[W,H],... from the highest resolution (default: 2^15)");
   cmd->add_option("-t", args->tile_size, "tile size W,H (default: one tile)");
