@@ -102,7 +102,8 @@ std::string lower_extension(const std::string& path) {
 
 std::optional<ImageFormat> image_format_of(const std::string& path) {
   const std::string e = lower_extension(path);
-  if (e == ".pgm" || e == ".ppm" || e == ".pnm") return ImageFormat::Pnm;
+  if (e == ".pgm") return ImageFormat::Pgm;
+  if (e == ".ppm" || e == ".pnm") return ImageFormat::Pnm;
   if (e == ".pgx") return ImageFormat::Pgx;
   if (e == ".tif" || e == ".tiff") return ImageFormat::Tiff;
   if (e == ".png") return ImageFormat::Png;
@@ -115,13 +116,25 @@ ImageFormat image_format_for(const std::string& path) {
   throw Error(ErrorCode::InvalidArgument, path + ": the output's extension names its format: .pgm, .ppm, .pnm, .pgx, .tif, .tiff or .png, not '" + e + "'");
 }
 
-std::string cannot_write(const ImageSamples& image, ImageFormat format) {
-  if (format == ImageFormat::Pgx) return "";
+ImageSamples written_components(const ImageSamples& image, ImageFormat format) {
   const size_t n = image.components.size();
-  const char* what = format == ImageFormat::Pnm ? "PGM/PPM" : format == ImageFormat::Tiff ? "TIFF" : "PNG";
-  if (format == ImageFormat::Pnm ? (n != 1 && n != 3) : (n < 1 || n > 4))
-    return std::string(what) + " holds " + (format == ImageFormat::Pnm ? "1 or 3" : "1 to 4") + " components, the image has " +
-           std::to_string(n) + "; write .pgx (one file per component)";
+  size_t keep = n;
+  if (format == ImageFormat::Pgm) keep = std::min<size_t>(n, 1);
+  if (format == ImageFormat::Pnm && n > 4) keep = 3;
+  ImageSamples out = image;
+  out.components.resize(keep);
+  return out;
+}
+
+std::string cannot_write(const ImageSamples& whole, ImageFormat format) {
+  if (format == ImageFormat::Pgx) return "";
+  const ImageSamples image = written_components(whole, format);
+  const size_t n = image.components.size();
+  const bool pnm = format == ImageFormat::Pgm || format == ImageFormat::Pnm;
+  const char* what = pnm ? "PGM/PPM" : format == ImageFormat::Tiff ? "TIFF" : "PNG";
+  if (n < 1 || n > 4)
+    return std::string(what) + " holds 1 to 4 components, the image has " + std::to_string(n) +
+           "; write .pgx (one file per component)";
   for (size_t c = 0; c < n; ++c) {
     const auto& k = image.components[c];
     if (k.width != image.components[0].width || k.height != image.components[0].height)
@@ -141,8 +154,16 @@ std::string pgx_component_path(const std::string& path, size_t component) {
 void write_pnm(std::FILE* file, const std::string& name, const ImageSamples& image) {
   const auto& c0 = image.components[0];
   const int precision = max_precision(image);
-  const std::string header = std::string(image.components.size() == 1 ? "P5" : "P6") + "\n" + std::to_string(c0.width) + " " +
-                             std::to_string(c0.height) + "\n" + std::to_string((1u << precision) - 1) + "\n";
+  const size_t n = image.components.size();
+  const std::string maxval = std::to_string((1u << precision) - 1);
+  // Two and four components (grey or RGB with alpha) as a PAM, as opj_decompress writes them.
+  const std::string header =
+      n == 2 || n == 4
+          ? "P7\nWIDTH " + std::to_string(c0.width) + "\nHEIGHT " + std::to_string(c0.height) + "\nDEPTH " +
+                std::to_string(n) + "\nMAXVAL " + maxval + "\nTUPLTYPE " + (n == 2 ? "GRAYSCALE_ALPHA" : "RGB_ALPHA") +
+                "\nENDHDR\n"
+          : std::string(n == 1 ? "P5" : "P6") + "\n" + std::to_string(c0.width) + " " + std::to_string(c0.height) + "\n" +
+                maxval + "\n";
   put(file, name, header.data(), header.size());
   // The samples go out a band of rows at a time through one buffer of about 1 MiB, most
   // significant byte first: no copy of the whole image.

@@ -36,7 +36,8 @@ ImageSamples samples_of(const j2kfront::Image& image);
 // (InvalidArgument) for any other layout.
 ImageSamples samples_of(const j2k_image_view& view);
 
-enum class ImageFormat { Pnm, Pgx, Tiff, Png };
+// Pgm: a .pgm name (grey: one component); Pnm: .ppm or .pnm (P5, P6 or PAM by components).
+enum class ImageFormat { Pgm, Pnm, Pgx, Tiff, Png };
 
 // The format of a file named `path` (.pgm, .ppm, .pnm; .pgx; .tif, .tiff; .png, any case):
 // the image files j2kfront reads and writes. nullopt for any other name.
@@ -44,9 +45,15 @@ std::optional<ImageFormat> image_format_of(const std::string& path);
 // The same, throwing Error(InvalidArgument) naming the extensions for any other.
 ImageFormat image_format_for(const std::string& path);
 
-// Why `image` cannot be written as `format` ("" when it can): PGM/PPM, TIFF and PNG need
-// unsigned components of one size (1 gray, 2 gray + alpha, 3 RGB, 4 RGBA; PGM/PPM: 1 or 3)
-// of at most 16 bits; PGX takes anything, one file per component.
+// The components a PGM/PPM file holds of `image`, as opj_decompress writes them: a .pgm the
+// first (P5); a .ppm or .pnm 1 (P5), 2 (PAM, GRAYSCALE_ALPHA), 3 (P6), 4 (PAM, RGB_ALPHA),
+// or the first 3 of more (P6). The image itself for the other formats. The caller says which
+// it left out (a warning, as opj_decompress gives none).
+ImageSamples written_components(const ImageSamples& image, ImageFormat format);
+
+// Why `image` (its written_components()) cannot be written as `format` ("" when it can):
+// PGM/PPM, TIFF and PNG need unsigned components of one size (1 gray, 2 gray + alpha, 3 RGB,
+// 4 RGBA) of at most 16 bits; PGX takes anything, one file per component.
 std::string cannot_write(const ImageSamples& image, ImageFormat format);
 
 // PGX writes one file per component: where component c of `path` goes
@@ -59,7 +66,7 @@ std::string pgx_component_path(const std::string& path, size_t component);
 void interleave_rows(const ImageSamples& image, int64_t y0, int64_t rows, bool wide, bool big_endian, unsigned char* out);
 
 // Each into a stream the caller opened and closes (`name` for messages); Error(Io) when a
-// write fails.
+// write fails. write_pnm: P5 for 1 component, P6 for 3, PAM (P7) for 2 and 4.
 void write_pnm(std::FILE* file, const std::string& name, const ImageSamples& image);
 void write_pgx(std::FILE* file, const std::string& name, const ComponentSamples& component, bool is_signed);
 void write_tiff(std::FILE* file, const std::string& name, const ImageSamples& image);

@@ -670,6 +670,36 @@ TEST_F(Decompress, EveryFormatHoldsTheSamples) {
   }
 }
 
+// PGM/PPM outputs of 1 to 5 components hold what opj_decompress writes, byte for byte less its
+// comment line: a .pgm the first component; a .ppm or .pnm P5, a PAM of grey + alpha, P6, a
+// PAM of RGBA, the first three of five; with a warning where components are left out.
+TEST_F(Decompress, PnmOutputsHoldWhatOpenJpegWrites) {
+  for (int n = 1; n <= 5; ++n) {
+    const std::string raw = path("r" + std::to_string(n) + ".raw"), stream = path("c" + std::to_string(n) + ".j2k");
+    {
+      std::ofstream f(raw, std::ios::binary);
+      for (int i = 0; i < 7 * 5 * n; ++i) f.put(static_cast<char>(i * 53 + n));
+    }
+    auto r = run_command("opj_compress -i " + quote(raw) + " -F 7,5," + std::to_string(n) + ",8,u -o " + quote(stream) + " -n 2");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    for (const char* ext : {".pgm", ".ppm", ".pnm"}) {
+      const std::string ours = path("ours" + std::to_string(n) + ext), theirs = path("opj" + std::to_string(n) + ext);
+      r = run_command(quote(kCli) + " decompress -i " + quote(stream) + " -o " + quote(ours) + " --quiet");
+      ASSERT_EQ(r.exit_code, 0) << n << ext << ": " << r.output;
+      const bool dropped = std::string(ext) == ".pgm" ? n > 1 : n > 4;
+      EXPECT_EQ(r.output.find("warning") != std::string::npos, dropped) << n << ext << ": " << r.output;
+      r = run_command("opj_decompress -i " + quote(stream) + " -o " + quote(theirs));
+      ASSERT_EQ(r.exit_code, 0) << r.output;
+      std::vector<uint8_t> want = test_support::file_bytes(theirs);
+      // opj_decompress's comment line ("#OpenJPEG-2.5.0" or "# OpenJPEG-2.5.0") after the magic.
+      const auto comment = std::find(want.begin(), want.end(), '#');
+      ASSERT_NE(comment, want.end()) << theirs;
+      want.erase(comment, std::find(comment, want.end(), '\n') + 1);
+      EXPECT_EQ(test_support::file_bytes(ours), want) << n << " components to " << ext;
+    }
+  }
+}
+
 // A JP2 file whose one component indexes a palette of 3 colour columns (cmap), with the red
 // and blue channels defined in each other's places (cdef): decoded to the palette's colours in
 // the colours' order, as opj_decompress decodes it, indices beyond the palette clamped.

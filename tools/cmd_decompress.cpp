@@ -133,10 +133,14 @@ std::vector<std::string> output_names(const std::string& output, size_t componen
   return names;
 }
 
-void write_image(const io::ImageSamples& image, const std::string& output, const std::string& input, bool force) {
+void write_image(const io::ImageSamples& whole, const std::string& output, const std::string& input, bool force) {
   const io::ImageFormat format = io::image_format_for(output);
-  const std::string why = io::cannot_write(image, format);
+  const std::string why = io::cannot_write(whole, format);
   if (!why.empty()) throw Error(ErrorCode::InvalidArgument, output + ": " + why);
+  const io::ImageSamples image = io::written_components(whole, format);
+  if (image.components.size() < whole.components.size())
+    std::fprintf(stderr, "j2kfront: warning: %s holds %zu of the image's %zu components, as opj_decompress writes it; "
+                 "a .pgx output holds them all\n", output.c_str(), image.components.size(), whole.components.size());
   const std::vector<std::string> names = output_names(output, image.components.size());
   std::vector<OutputFile> files;
   for (const std::string& n : names)
@@ -145,6 +149,7 @@ void write_image(const io::ImageSamples& image, const std::string& output, const
   for (size_t k = 0; k < files.size(); ++k)
     files[k].write([&](std::FILE* f, const std::string& name) {
       switch (format) {
+        case io::ImageFormat::Pgm:
         case io::ImageFormat::Pnm: io::write_pnm(f, name, image); break;
         case io::ImageFormat::Tiff: io::write_tiff(f, name, image); break;
         case io::ImageFormat::Png: io::write_png_image(f, name, image); break;
