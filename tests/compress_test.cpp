@@ -322,6 +322,53 @@ TEST_F(Compress, LayersMeetTheirTargets) {
   }
 }
 
+// A rate target (-r) is a maximum: on 20 images of many sizes and kinds (gradients, noise,
+// text-like strokes on white; grey and RGB), at several ratios with either wavelet, the
+// codestream never exceeds the samples' bytes / ratio, unless even the stream of no coded
+// pass (its markers and empty packets, what the target cannot avoid) is larger.
+TEST_F(Compress, RateTargetsAreMaxima) {
+  std::mt19937 rng(41);
+  int checked = 0;
+  for (int k = 0; k < 20; ++k) {
+    const int w = std::uniform_int_distribution<int>(17, 600)(rng), h = std::uniform_int_distribution<int>(9, 500)(rng);
+    const int channels = k % 3 == 2 ? 3 : 1;
+    std::vector<uint8_t> samples(static_cast<size_t>(w) * h * channels);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x)
+        for (int c = 0; c < channels; ++c) {
+          const size_t i = (static_cast<size_t>(y) * w + x) * channels + c;
+          switch (k % 4) {
+            case 0: samples[i] = static_cast<uint8_t>((x * 255 / w + y * 128 / h + c * 40) & 255); break;  // gradient
+            case 1: samples[i] = static_cast<uint8_t>(rng() & 255); break;                                 // noise
+            case 2: samples[i] = static_cast<uint8_t>(128 + 100 * std::sin(x * 0.05 * (c + 1)) * std::cos(y * 0.03)); break;
+            default: samples[i] = (y % 14 < 9 && (x / 5 + y / 14) % 3 != 0 && rng() % 2) ? static_cast<uint8_t>(rng() % 60) : 245;
+          }
+        }
+    const std::string image = path("rate" + std::to_string(k) + (channels == 1 ? ".pgm" : ".ppm"));
+    {
+      std::ofstream f(image, std::ios::binary);
+      f << (channels == 1 ? "P5" : "P6") << "\n" << w << " " << h << "\n255\n";
+      f.write(reinterpret_cast<const char*>(samples.data()), static_cast<std::streamsize>(samples.size()));
+    }
+    const std::string wavelet = k % 2 ? " -I" : "";
+    auto r = run_command(quote(kCli) + " compress -i " + quote(image) + " -o " + quote(path("floor.j2k")) + wavelet +
+                         " -r 1000000 --force --quiet");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto floor = static_cast<double>(fs::file_size(path("floor.j2k")));
+    for (const double ratio : {8.0, 20.0, 40.0, 90.0}) {
+      r = run_command(quote(kCli) + " compress -i " + quote(image) + " -o " + quote(path("rate.j2k")) + wavelet + " -r " +
+                      std::to_string(ratio) + " --force --quiet");
+      ASSERT_EQ(r.exit_code, 0) << r.output;
+      const double target = static_cast<double>(samples.size()) / ratio;
+      const auto size = static_cast<double>(fs::file_size(path("rate.j2k")));
+      EXPECT_LE(size, std::max(target, floor)) << w << "x" << h << "x" << channels << wavelet << " -r " << ratio
+                                               << ": target " << target << " bytes, floor " << floor;
+      checked += target >= floor;
+    }
+  }
+  EXPECT_GT(checked, 40) << "most cases should have a target above the unavoidable bytes";
+}
+
 // opj_dump reads back the parameters asked for.
 TEST_F(Compress, OpjDumpReportsTheParameters) {
   if (!have("opj_dump")) GTEST_SKIP() << "opj_dump not found (Debian: apt install libopenjp2-tools)";
