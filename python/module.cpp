@@ -304,6 +304,52 @@ class PyDwt {
   std::mutex mutex_;
 };
 
+// info(data): what a JPEG 2000 file's headers say (j2k_read_info), as a dict.
+py::dict read_info(const py::bytes& data) {
+  char* bytes = nullptr;
+  py::ssize_t size = 0;
+  if (PyBytes_AsStringAndSize(data.ptr(), &bytes, &size) != 0) throw py::error_already_set();
+  j2k_stream_info i{};
+  j2kfront::check(j2k_read_info(bytes, static_cast<size_t>(size), &i, nullptr, 0));
+  std::vector<j2k_component_info> cs(static_cast<size_t>(i.num_components));
+  j2kfront::check(j2k_read_info(bytes, static_cast<size_t>(size), &i, cs.data(), i.num_components));
+  static const char* const kOrders[] = {"LRCP", "RLCP", "RPCL", "PCRL", "CPRL"};
+  py::dict d;
+  d["format"] = i.format == J2K_FORMAT_JP2 ? "jp2" : "j2k";
+  d["origin"] = py::make_tuple(i.x0, i.y0);
+  d["size"] = py::make_tuple(i.width, i.height);
+  d["tile_origin"] = py::make_tuple(i.tile_x0, i.tile_y0);
+  d["tile_size"] = py::make_tuple(i.tile_w, i.tile_h);
+  d["tiles"] = py::make_tuple(i.tiles_x, i.tiles_y);
+  d["tile_parts"] = i.tile_parts;
+  d["layers"] = i.layers;
+  d["progression"] = static_cast<int>(i.progression) >= 0 && static_cast<int>(i.progression) < 5
+                         ? kOrders[static_cast<int>(i.progression)] : "?";
+  d["mct"] = i.mct != 0;
+  d["sop"] = i.sop != 0;
+  d["eph"] = i.eph != 0;
+  d["truncated"] = i.truncated != 0;
+  if (i.format == J2K_FORMAT_JP2) {
+    d["enum_cs"] = i.enum_cs;
+    d["icc"] = i.icc != 0;
+  }
+  py::list components;
+  for (const j2k_component_info& c : cs) {
+    py::dict k;
+    k["precision"] = c.precision;
+    k["signed"] = c.is_signed != 0;
+    k["subsampling"] = py::make_tuple(c.dx, c.dy);
+    k["size"] = py::make_tuple(c.width, c.height);
+    k["levels"] = c.levels;
+    k["wavelet"] = c.reversible ? "5/3" : "9/7";
+    k["block_size"] = py::make_tuple(c.block_w, c.block_h);
+    k["modes"] = c.modes;
+    components.append(k);
+  }
+  d["components"] = components;
+  return d;
+}
+
 // decompress(data, settings): the components as numpy arrays (the decoder's samples copied
 // out, at their own type), and the report.
 py::tuple decompress(const py::bytes& data, const py::dict& d) {
@@ -384,6 +430,7 @@ PYBIND11_MODULE(_j2kfront, m) {
 
   m.def("version", [] { return std::string(j2k_version()); });
   m.def("decompress", &decompress);
+  m.def("info", &read_info);
   m.def("backend_available", [](int backend) {
     const char* why = nullptr;
     const bool ok = j2k_backend_available(static_cast<j2k_backend>(backend), &why) != 0;

@@ -369,6 +369,71 @@ TEST_F(Compress, RateTargetsAreMaxima) {
   EXPECT_GT(checked, 40) << "most cases should have a target above the unavoidable bytes";
 }
 
+// `j2kfront info` and j2k_read_info say what opj_dump says of opj_compress's streams and ours:
+// sizes, tiles, components, progression, layers, MCT, levels, code-blocks, modes, wavelet.
+TEST_F(Compress, InfoSaysWhatOpjDumpSays) {
+  if (!have("opj_dump") || !have("opj_compress")) GTEST_SKIP() << "opj_dump / opj_compress not found (Debian: apt install libopenjp2-tools)";
+  const std::string coffee = kData + "/coffee.ppm", camera = kData + "/camera.pgm";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"opj_compress -i " + quote(coffee) + " -o %s -n 4 -b 32,16 -p RPCL -t 200,150 -M 9 -SOP -EPH -r 40,20", "a.j2k"},
+      {"opj_compress -i " + quote(camera) + " -o %s -I -n 7 -d 3,5 -T 1,2 -t 100,77 -p CPRL -mct 0", "b.jp2"},
+      {quote(kCli) + " compress -i " + quote(coffee) + " -o %s -n 2 -b 64,32 -p PCRL -M 36 --force --quiet", "c.jp2"},
+  };
+  for (const auto& [command, name] : cases) {
+    const std::string file = path(name);
+    std::string cmd = command;
+    cmd.replace(cmd.find("%s"), 2, quote(file));
+    auto r = run_command(cmd);
+    ASSERT_EQ(r.exit_code, 0) << cmd << ": " << r.output;
+    const std::vector<uint8_t> bytes = test_support::file_bytes(file);
+    j2k_stream_info info{};
+    ASSERT_EQ(j2k_read_info(bytes.data(), bytes.size(), &info, nullptr, 0), J2K_OK) << j2k_last_error();
+    std::vector<j2k_component_info> comps(static_cast<size_t>(info.num_components));
+    ASSERT_EQ(j2k_read_info(bytes.data(), bytes.size(), &info, comps.data(), info.num_components), J2K_OK);
+    const auto dump = run_command("opj_dump -i " + quote(file));
+    ASSERT_EQ(dump.exit_code, 0) << dump.output;
+    auto says = [&](const std::string& key, int64_t value) {
+      EXPECT_NE(dump.output.find(key + "=" + std::to_string(value)), std::string::npos)
+          << name << ": we say " << key << "=" << value << "\n" << dump.output;
+    };
+    says("x0", info.x0);
+    says("y1", int64_t{info.y0} + info.height);
+    says("numcomps", info.num_components);
+    says("tx0", info.tile_x0);
+    says("tdx", info.tile_w);
+    says("tdy", info.tile_h);
+    says("tw", info.tiles_x);
+    says("th", info.tiles_y);
+    says("numlayers", info.layers);
+    says("mct", info.mct);
+    EXPECT_NE(dump.output.find("prg=0x" + std::to_string(static_cast<int>(info.progression))), std::string::npos) << name;
+    EXPECT_EQ(info.format, name.substr(2) == "jp2" ? J2K_FORMAT_JP2 : J2K_FORMAT_J2K) << name;
+    for (const j2k_component_info& c : comps) {
+      says("prec", c.precision);
+      says("numresolutions", c.levels + 1);
+      says("qmfbid", c.reversible);
+    }
+    for (const j2k_component_info& c : comps) {
+      int wl = 0, hl = 0;
+      while ((1 << wl) < c.block_w) ++wl;
+      while ((1 << hl) < c.block_h) ++hl;
+      EXPECT_NE(dump.output.find("cblkw=2^" + std::to_string(wl)), std::string::npos) << name;
+      EXPECT_NE(dump.output.find("cblkh=2^" + std::to_string(hl)), std::string::npos) << name;
+      char sty[16];
+      std::snprintf(sty, sizeof sty, "cblksty=0x%x", c.modes);
+      EXPECT_NE(dump.output.find(c.modes ? sty : "cblksty=0"), std::string::npos) << name << " " << sty;
+    }
+    r = run_command(quote(kCli) + " info " + quote(file));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(std::to_string(info.tiles_x) + " x " + std::to_string(info.tiles_y) + " of "), std::string::npos)
+        << r.output;
+  }
+  // A file that is no JPEG 2000: named, exit 1.
+  const auto r = run_command(quote(kCli) + " info " + quote(camera));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("camera.pgm"), std::string::npos) << r.output;
+}
+
 // opj_dump reads back the parameters asked for.
 TEST_F(Compress, OpjDumpReportsTheParameters) {
   if (!have("opj_dump")) GTEST_SKIP() << "opj_dump not found (Debian: apt install libopenjp2-tools)";

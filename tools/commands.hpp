@@ -16,6 +16,7 @@ std::function<int()> add_transform_command(CLI::App& app);
 std::function<int()> add_bench_command(CLI::App& app);
 std::function<int()> add_compress_command(CLI::App& app);
 std::function<int()> add_decompress_command(CLI::App& app);
+std::function<int()> add_info_command(CLI::App& app);
 
 // argv as CLI11 parses it: for `compress` and `decompress`, opj_compress's and
 // opj_decompress's spellings that mean what one of ours means (-mct, -SOP, -EPH, -PLT, -TLM,

@@ -45,13 +45,14 @@ int main(int argc, char** argv) {
   auto bench = j2k::tools::add_bench_command(app);
   auto compress = j2k::tools::add_compress_command(app);
   auto decompress = j2k::tools::add_decompress_command(app);
+  auto info = j2k::tools::add_info_command(app);
   // A usage error in two lines: what is wrong (CLI11 names the flag), and where the options
   // are; the whole help page only on --help.
   auto usage_error = [&](const CLI::ParseError& e) {
     const CLI::App* sub = app.get_subcommands().empty() ? nullptr : app.get_subcommands().front();
     const std::string name = sub ? "j2kfront " + sub->get_name() : std::string("j2kfront");
     std::cerr << "j2kfront: " << e.what() << "\n"
-              << "Usage: " << name << (sub ? " [OPTIONS] ..." : " transform|compress|decompress|bench [OPTIONS] ...") << "; see '" << name
+              << "Usage: " << name << (sub ? " [OPTIONS] ..." : " transform|compress|decompress|info|bench [OPTIONS] ...") << "; see '" << name
               << " --help'\n";
     return 2;
   };
@@ -63,9 +64,10 @@ int main(int argc, char** argv) {
       std::cout << app.help();
       return 0;
     }
-    if (command != "transform" && command != "bench" && command != "compress" && command != "decompress") {
+    if (command != "transform" && command != "bench" && command != "compress" && command != "decompress" &&
+        command != "info") {
       std::cerr << "j2kfront: unknown command '" << command << "'\n"
-                << "Usage: j2kfront transform|compress|decompress|bench [OPTIONS] ...; see 'j2kfront --help'\n";
+                << "Usage: j2kfront transform|compress|decompress|info|bench [OPTIONS] ...; see 'j2kfront --help'\n";
       return 2;
     }
   }
@@ -85,6 +87,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("transform")) return transform();
     if (app.got_subcommand("compress")) return compress();
     if (app.got_subcommand("decompress")) return decompress();
+    if (app.got_subcommand("info")) return info();
     return bench();
   } catch (const CLI::ParseError& e) {  // option values checked after parsing (e.g. X,Y pairs)
     return usage_error(e);

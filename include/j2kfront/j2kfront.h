@@ -504,6 +504,47 @@ typedef struct j2k_decode_report {
 } j2k_decode_report;
 j2k_status j2k_decoder_get_report(const j2k_decoder* decoder, j2k_decode_report* report);
 
+/* ---------------------------------------------------------------- a stream's headers */
+
+/* What a codestream's or JP2 file's headers say, read without decoding (as opj_dump prints
+ * it): the image, its tiles and how its first tile is coded (the main header's COD and COC,
+ * overridden by that tile's own). */
+typedef struct j2k_component_info {
+  int precision;         /* bits, 1..38 */
+  int is_signed;
+  int dx, dy;            /* subsampling (XRsiz, YRsiz) */
+  uint32_t width, height;/* its samples on the image area (B-12) */
+  int levels;            /* decomposition levels (its COC, else COD) */
+  int reversible;        /* 1: the 5/3; 0: the 9/7 */
+  int block_w, block_h;  /* code-block size */
+  unsigned modes;        /* J2K_MODE_* bits of its code-block style */
+} j2k_component_info;
+
+typedef struct j2k_stream_info {
+  j2k_file_format format;       /* what the bytes are: a codestream or a JP2 file */
+  uint32_t x0, y0;              /* the image area's origin on the canvas (XOsiz, YOsiz) */
+  uint32_t width, height;       /* its size: Xsiz - XOsiz, Ysiz - YOsiz */
+  uint32_t tile_x0, tile_y0;    /* the tile grid's origin (XTOsiz, YTOsiz) */
+  uint32_t tile_w, tile_h;      /* nominal tile size (XTsiz, YTsiz) */
+  uint32_t tiles_x, tiles_y;
+  int num_components;
+  int layers;
+  j2k_progression progression;
+  int mct;                      /* 1: RCT / ICT on components 0..2 */
+  int sop, eph;                 /* SOP markers and EPH markers may be used */
+  int tile_parts;               /* tile-parts in the stream */
+  int enum_cs;                  /* JP2: its colour space (EnumCS); 0 otherwise or with an ICC profile */
+  int icc;                      /* JP2: 1 when its colour is an ICC profile */
+  int truncated;                /* the stream ends before EOC (its headers are whole) */
+} j2k_stream_info;
+
+/* Reads the headers of the `size` bytes at `data` (every tile-part's too, not their packets)
+ * into *info, and the first max_components components into components[] (NULL with 0: none);
+ * info->num_components says how many there are. A stream cut inside its packet data is read
+ * as far as it goes (info->truncated); broken headers are J2K_CORRUPT_INPUT naming why. */
+j2k_status j2k_read_info(const void* data, size_t size, j2k_stream_info* info, j2k_component_info* components,
+                         int max_components);
+
 /* ---------------------------------------------------------------- the DWT alone */
 
 /* A DWT engine bound to one backend (settings: backend, threads, device,

@@ -24,6 +24,8 @@ with the GIL released; plans and DWT engines may be shared between threads.
 from __future__ import annotations
 
 import dataclasses
+import os
+import tempfile
 from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -31,7 +33,7 @@ import numpy as np
 from . import _j2kfront
 
 __all__ = ["Band", "Dwt", "Encoder", "Error", "Plan", "Result", "TileComponent", "backends", "decompress",
-           "compress", "dwt_forward", "dwt_inverse", "transform", "__version__"]
+           "compress", "dwt_forward", "dwt_inverse", "imread", "imwrite", "info", "transform", "__version__"]
 
 __version__ = _j2kfront.version()
 Error = _j2kfront.Error
@@ -281,6 +283,20 @@ _CODING_KEYS = ("format", "rates", "psnr", "block_size", "precincts", "progressi
                 "sop", "eph", "plt", "tlm", "tile_parts", "guard_bits", "comment")
 
 
+def _default_levels(shape, origin, tile_size, tile_origin) -> int:
+    """5, or as many levels as the nominal tile (the image, untiled) allows where that is
+    fewer (2^levels samples a side): a small image compresses rather than being refused."""
+    tx0, ty0 = _pair(tile_origin, "tile_origin")
+    if tile_size is not None:
+        tw, th = _pair(tile_size, "tile_size")
+    else:
+        tw, th = origin[0] + shape[1] - tx0, origin[1] + shape[0] - ty0
+    side, levels = min(tw, th), 0
+    while levels < 5 and (2 << levels) <= side:
+        levels += 1
+    return levels
+
+
 class Encoder(_OnABackend):
     """A JPEG 2000 encoder for images of one shape and dtype, built once, then run on any
     number of images: encoder.encode(image) -> bytes (the .j2k codestream or .jp2 file).
@@ -296,6 +312,9 @@ class Encoder(_OnABackend):
         code, precision = _sample_type(self._dtype, precision)
         x0, y0 = _pair(image_origin, "image_origin")
         coding = _coding(**{k: v for k, v in options.items() if k in _CODING_KEYS})
+        if options.get("levels") is None:
+            options["levels"] = _default_levels(shape, (x0, y0), options.get("tile_size"),
+                                                options.get("tile_origin", (0, 0)))
         settings = _settings(**{k: v for k, v in options.items() if k not in _CODING_KEYS})
         channels = shape[2] if len(shape) == 3 else 1
         self._encoder = _j2kfront.Encoder(settings, coding, shape[0], shape[1], channels, code,
@@ -310,7 +329,7 @@ class Encoder(_OnABackend):
 
 
 def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str = "5/3",
-             levels: int = 5, block_size=(64, 64), precincts=None, progression: str = "LRCP",
+             levels=None, block_size=(64, 64), precincts=None, progression: str = "LRCP",
              modes=0, sop: bool = False, eph: bool = False, plt: bool = False, tlm: bool = False,
              tile_parts: Optional[str] = None, guard_bits: Optional[int] = None,
              comment: Optional[str] = None, tile_size: Optional[Tuple[int, int]] = None,
@@ -327,8 +346,9 @@ def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str 
     progression: 'LRCP', 'RLCP', 'RPCL', 'PCRL' or 'CPRL'; modes: a list of 'bypass',
     'reset', 'restart', 'vsc', 'erterm', 'segmark' (or their bits); sop, eph, plt, tlm:
     those markers; tile_parts: None, 'R', 'L' or 'C'; guard_bits: 0..7 (None: automatic);
-    comment: a COM marker's text; levels: an int, or one per component (e.g. [5, 4, 4]). The
-    rest are transform()'s.
+    comment: a COM marker's text; levels: an int, or one per component (e.g. [5, 4, 4]); None:
+    5, or fewer where the tiles (the image, untiled) are under 32 samples a side. The rest are
+    transform()'s.
 
     For many images of one shape, make an Encoder once and run it."""
     a = _image_array(image)
@@ -342,12 +362,68 @@ def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str 
     return encoder.encode(a)
 
 
+def _bytes_of(source, what: str) -> bytes:
+    """The bytes of `source`: bytes-like as they are, a path (str or os.PathLike) read whole, or
+    a binary file object read from where it stands."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return bytes(source)
+    if isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as f:
+            return f.read()
+    read = getattr(source, "read", None)
+    if callable(read):
+        data = read()
+        if not isinstance(data, (bytes, bytearray)):
+            raise TypeError(f"{what}: the file object gave {type(data).__name__}, not bytes (open it in binary mode)")
+        return bytes(data)
+    raise TypeError(f"{what}: expected bytes, a path or a binary file object, not {type(source).__name__}")
+
+
+def info(source) -> dict:
+    """What a JPEG 2000 codestream's or JP2 file's headers say, without decoding (as opj_dump):
+    format, origin, size, tiles, tile_size, tile_origin, tile_parts, layers, progression, mct,
+    sop, eph, truncated, (JP2) enum_cs and icc, and per component precision, signed,
+    subsampling, size, levels, wavelet, block_size and modes (J2K_MODE_* bits). source: bytes,
+    a path or a binary file object."""
+    return _j2kfront.info(_bytes_of(source, "info"))
+
+
+def imread(path, **options):
+    """The image of a JPEG 2000 file at `path` (decompress()'s array; its options apply)."""
+    return decompress(path, **options)
+
+
+def imwrite(path, image, **options) -> None:
+    """Writes `image` to `path` as JPEG 2000 (compress()'s options; the format from the name:
+    .jp2 a JP2 file, .j2k .j2c .jpc a codestream). The file appears whole or not at all: the
+    bytes go to a temporary file beside it, renamed over `path` once written."""
+    name = os.fspath(path)
+    ext = os.path.splitext(name)[1].lower()
+    formats = {".jp2": "jp2", ".j2k": "j2k", ".j2c": "j2k", ".jpc": "j2k"}
+    if ext not in formats:
+        raise ValueError(f"{name}: the name's extension says the format: .jp2, .j2k, .j2c or .jpc, not '{ext}'")
+    if "format" in options and options["format"] != formats[ext]:
+        raise ValueError(f"{name}: format={options['format']!r} but the name says {formats[ext]!r}")
+    options["format"] = formats[ext]
+    data = compress(image, **options)
+    directory = os.path.dirname(os.path.abspath(name))
+    fd, temporary = tempfile.mkstemp(prefix="." + os.path.basename(name) + ".", suffix=".partial", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(temporary, name)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
 def decompress(data, *, reduce: int = 0, layers: int = 0, tile: Optional[int] = None,
                region: Optional[Tuple[int, int, int, int]] = None,
                components: Optional[Sequence[int]] = None, allow_partial: bool = False,
                threads: Optional[int] = None, max_bytes: int = 0, backend: str = "auto",
                device: Optional[int] = None, convert_colour: bool = False, report: Optional[dict] = None):
-    """The image of a JPEG 2000 codestream or JP2 file (bytes), as opj_decompress decodes it.
+    """The image of a JPEG 2000 codestream or JP2 file, as opj_decompress decodes it. data:
+    bytes, a path (str or os.PathLike) or a binary file object.
 
     Returns an array (height, width) for one component, (height, width, components) for
     several of one size, else a list of 2-D arrays (subsampled components); uint8 / int8 up to
@@ -368,10 +444,10 @@ def decompress(data, *, reduce: int = 0, layers: int = 0, tile: Optional[int] = 
                     allow_partial=bool(allow_partial), threads=threads or 0, max_bytes=max_bytes,
                     backend=_choice(_BACKENDS, backend, "backend"), device=-1 if device is None else device,
                     convert_colour=bool(convert_colour))
-    planes, info = _j2kfront.decompress(bytes(data), settings)
+    planes, decoded = _j2kfront.decompress(_bytes_of(data, "decompress"), settings)
     if report is not None:
         report.clear()
-        report.update(info)
+        report.update(decoded)
     if len(planes) == 1:
         return planes[0]
     if all(p.shape == planes[0].shape and p.dtype == planes[0].dtype for p in planes):

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// `j2kfront info FILE...`: what a codestream's or JP2 file's headers say, without decoding
+// (j2k_read_info), as text or (--json) one JSON object per file; as opj_dump does.
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.hpp"
+#include "j2kfront/j2kfront.hpp"
+#include "tools/commands.hpp"
+
+namespace j2k::tools {
+namespace {
+
+struct InfoArgs {
+  std::vector<std::string> inputs;
+  bool json = false;
+};
+
+const char* progression_name(j2k_progression p) {
+  static const char* const kNames[] = {"LRCP", "RLCP", "RPCL", "PCRL", "CPRL"};
+  const int i = static_cast<int>(p);
+  return i >= 0 && i < 5 ? kNames[i] : "?";
+}
+
+std::string modes_text(unsigned modes) {
+  static const std::pair<unsigned, const char*> kModes[] = {
+      {J2K_MODE_BYPASS, "BYPASS"}, {J2K_MODE_RESET, "RESET"},     {J2K_MODE_RESTART, "RESTART"},
+      {J2K_MODE_VSC, "VSC"},       {J2K_MODE_ERTERM, "ERTERM"},   {J2K_MODE_SEGMARK, "SEGMARK"},
+      {64, "HT"}};
+  std::string out;
+  for (const auto& [bit, name] : kModes)
+    if (modes & bit) out += (out.empty() ? "" : "|") + std::string(name);
+  return out.empty() ? "none" : out;
+}
+
+nlohmann::json info_json(const std::string& path, const j2k_stream_info& i, const std::vector<j2k_component_info>& cs) {
+  nlohmann::json j = {{"file", path},
+                      {"format", i.format == J2K_FORMAT_JP2 ? "jp2" : "j2k"},
+                      {"origin", {i.x0, i.y0}},
+                      {"size", {i.width, i.height}},
+                      {"tile_origin", {i.tile_x0, i.tile_y0}},
+                      {"tile_size", {i.tile_w, i.tile_h}},
+                      {"tiles", {i.tiles_x, i.tiles_y}},
+                      {"tile_parts", i.tile_parts},
+                      {"layers", i.layers},
+                      {"progression", progression_name(i.progression)},
+                      {"mct", i.mct != 0},
+                      {"sop", i.sop != 0},
+                      {"eph", i.eph != 0},
+                      {"truncated", i.truncated != 0}};
+  if (i.format == J2K_FORMAT_JP2) {
+    j["enum_cs"] = i.enum_cs;
+    j["icc"] = i.icc != 0;
+  }
+  j["components"] = nlohmann::json::array();
+  for (const j2k_component_info& c : cs)
+    j["components"].push_back({{"precision", c.precision},
+                               {"signed", c.is_signed != 0},
+                               {"subsampling", {c.dx, c.dy}},
+                               {"size", {c.width, c.height}},
+                               {"levels", c.levels},
+                               {"wavelet", c.reversible ? "5/3" : "9/7"},
+                               {"block_size", {c.block_w, c.block_h}},
+                               {"modes", modes_text(c.modes)}});
+  return j;
+}
+
+void print_text(const std::string& path, const j2k_stream_info& i, const std::vector<j2k_component_info>& cs) {
+  std::printf("%s: %s, %u x %u at (%u,%u), %d component%s%s\n", path.c_str(),
+              i.format == J2K_FORMAT_JP2 ? "JP2 file" : "codestream", i.width, i.height, i.x0, i.y0, i.num_components,
+              i.num_components == 1 ? "" : "s", i.truncated ? ", cut short (its headers are whole)" : "");
+  if (i.format == J2K_FORMAT_JP2) {
+    if (i.icc) std::printf("  colour: an ICC profile\n");
+    else std::printf("  colour: EnumCS %d\n", i.enum_cs);
+  }
+  std::printf("  tiles: %u x %u of %u x %u from (%u,%u), %d tile-part%s\n", i.tiles_x, i.tiles_y, i.tile_w, i.tile_h,
+              i.tile_x0, i.tile_y0, i.tile_parts, i.tile_parts == 1 ? "" : "s");
+  std::printf("  coding (first tile): %d layer%s, %s, MCT %s, SOP %s, EPH %s\n", i.layers, i.layers == 1 ? "" : "s",
+              progression_name(i.progression), i.mct ? "on" : "off", i.sop ? "on" : "off", i.eph ? "on" : "off");
+  for (size_t c = 0; c < cs.size(); ++c) {
+    const j2k_component_info& k = cs[c];
+    std::printf("  component %zu: %d-bit %s, %u x %u, subsampling %d x %d, %s, %d levels, code-blocks %d x %d, modes %s\n",
+                c, k.precision, k.is_signed ? "signed" : "unsigned", k.width, k.height, k.dx, k.dy,
+                k.reversible ? "5/3" : "9/7", k.levels, k.block_w, k.block_h, modes_text(k.modes).c_str());
+  }
+}
+
+}  // namespace
+
+std::function<int()> add_info_command(CLI::App& app) {
+  auto args = std::make_shared<InfoArgs>();
+  CLI::App* cmd = app.add_subcommand("info", "Print what JPEG 2000 files' headers say (as opj_dump), without decoding");
+  cmd->add_option("FILE", args->inputs, "codestreams (.j2k .j2c .jpc) or JP2 files, found by their signature")
+      ->required();
+  cmd->add_flag("--json", args->json, "one JSON object per file, a line each");
+  return [args] {
+    int status = 0;
+    for (const std::string& path : args->inputs) {
+      std::ifstream f(path, std::ios::binary);
+      if (!f) {
+        std::fprintf(stderr, "j2kfront: error: %s: cannot open\n", path.c_str());
+        status = 1;
+        continue;
+      }
+      const std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+      j2k_stream_info info{};
+      if (j2k_read_info(bytes.data(), bytes.size(), &info, nullptr, 0) != J2K_OK) {
+        std::fprintf(stderr, "j2kfront: error: %s: %s\n", path.c_str(), j2k_last_error());
+        status = 1;
+        continue;
+      }
+      std::vector<j2k_component_info> components(static_cast<size_t>(info.num_components));
+      j2kfront::check(j2k_read_info(bytes.data(), bytes.size(), &info, components.data(), info.num_components));
+      if (args->json) std::printf("%s\n", info_json(path, info, components).dump().c_str());
+      else print_text(path, info, components);
+    }
+    return status;
+  };
+}
+
+}  // namespace j2k::tools
