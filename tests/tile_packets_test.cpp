@@ -16,6 +16,7 @@
 #include "codec/codestream/tile_packets.hpp"
 #include "common/error.hpp"
 #include "j2kfront/j2kfront.hpp"
+#include "tests/support/empty_packet_stream.hpp"
 #include "tests/support/run_command.hpp"
 
 namespace {
@@ -122,6 +123,34 @@ TEST(TilePackets, CutStreamsReadPartiallyOrAreErrors) {
       EXPECT_THROW(read_tile_packets(cs, bytes.data(), 0, false), j2k::Error) << "cut at " << n;
     } else {
       EXPECT_NO_THROW(read_tile_packets(cs, bytes.data(), 0, false)) << "cut at " << n;
+    }
+  }
+}
+
+// Issue 45: a stream of 65,535 tiles in four tile-parts each took 44.7 s to decode (12.4 s with
+// PPM, 13.7 s with 5 levels), for each tile looked at every tile-part of the stream (and walked
+// all of PPM). Each tile must look at its own tile-parts alone, wherever they lie.
+TEST(TilePackets, EachTileLooksAtItsOwnTilePartsOnly) {
+  struct Shape {
+    const char* name;
+    bool ppm;
+    int levels;
+  };
+  for (const Shape& shape : {Shape{"headers in the packets", false, 3}, Shape{"headers in PPM", true, 3}, Shape{"5 levels", false, 5}}) {
+    SCOPED_TRACE(shape.name);
+    test_support::EmptyPacketStream gen;
+    gen.tiles_x = 7, gen.tiles_y = 5, gen.tile_parts = 4, gen.interleaved = true;
+    gen.ppm = shape.ppm;
+    gen.levels = shape.levels, gen.tile_size = 1 << shape.levels;
+    const std::vector<uint8_t> bytes = gen.bytes();
+    const Codestream cs = read_codestream(bytes.data(), bytes.size());
+    ASSERT_EQ(cs.parts.size(), 35u * 4);
+    for (size_t t = 0; t < cs.tiles.size(); ++t) {
+      const TilePackets p = read_tile_packets(cs, bytes.data(), t);
+      EXPECT_EQ(p.tile_parts_read, 4u) << "tile " << t;
+      // Every packet read: levels + 1 resolutions, one precinct each, a byte in the data or
+      // (its header) in PPM.
+      EXPECT_EQ(p.packet_bytes, std::vector<uint32_t>(static_cast<size_t>(shape.levels + 1), shape.ppm ? 0u : 1u)) << "tile " << t;
     }
   }
 }

@@ -366,6 +366,27 @@ TileCoding resolve(const Codestream& cs, const HeaderState& main, const HeaderSt
   return out;
 }
 
+// Each tile-part's share of PPM (A.7.4: an Nppm, then that many bytes of packed headers, for
+// each tile-part in stream order), found in one walk so that no tile walks it again.
+void index_ppm(Codestream& cs) {
+  if (cs.ppm.empty()) return;
+  size_t at = 0;
+  for (TilePart& p : cs.parts) {
+    if (at + 4 > cs.ppm.size()) return;
+    const size_t n = static_cast<size_t>(cs.ppm[at]) << 24 | static_cast<size_t>(cs.ppm[at + 1]) << 16 |
+                     static_cast<size_t>(cs.ppm[at + 2]) << 8 | cs.ppm[at + 3];
+    at += 4;
+    if (n > cs.ppm.size() - at) {
+      cs.ppm_overrun = true;
+      return;
+    }
+    p.ppm_at = at;
+    p.ppm_length = n;
+    at += n;
+    ++cs.ppm_parts;
+  }
+}
+
 }  // namespace
 
 Codestream read_codestream(const uint8_t* data, size_t size, const ReadOptions& options) {
@@ -486,6 +507,10 @@ Codestream read_codestream(const uint8_t* data, size_t size, const ReadOptions& 
       break;
     }
   }
+
+  cs.tile_parts.resize(tile_count);
+  for (size_t i = 0; i < cs.parts.size(); ++i) cs.tile_parts[static_cast<size_t>(cs.parts[i].tile)].push_back(i);
+  index_ppm(cs);
 
   cs.defaults = resolve(cs, main, nullptr, -1);
   for (size_t t = 0; t < tile_count; ++t)

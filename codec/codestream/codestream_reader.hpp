@@ -33,6 +33,7 @@ struct TilePart {
   size_t length = 0;      // bytes of packet data
   std::vector<uint32_t> packet_lengths;  // from its PLT segments, in order (empty: none)
   std::vector<uint8_t> packet_headers;   // PPT's packed packet headers (empty: none)
+  size_t ppm_at = 0, ppm_length = 0;     // its packed headers in Codestream::ppm (with PPM)
 };
 
 struct Codestream {
@@ -42,7 +43,16 @@ struct Codestream {
   std::vector<TileCoding> tiles;       // per tile (raster order), the main header's overridden
                                        // by its first tile-part's header
   std::vector<TilePart> parts;         // in stream order
+  // Per tile, the indices in `parts` of its tile-parts in stream order: built once, so that
+  // reading a tile looks at its own tile-parts only, not at every tile's (the stream's
+  // tile-parts once per tile grew as tiles x tile-parts).
+  std::vector<std::vector<size_t>> tile_parts;
   std::vector<uint8_t> ppm;            // PPM's packed packet headers, in Zppm order (empty: none)
+  // The tile-parts, in stream order, that PPM holds headers for (ppm_at, ppm_length set);
+  // those after have none, an error once their tile is read: PPM ran out, or (ppm_overrun)
+  // the next one's Nppm runs past PPM's data.
+  size_t ppm_parts = 0;
+  bool ppm_overrun = false;
   std::vector<std::string> comments;   // COM segments with Latin-1 text
   bool truncated = false;              // the stream ended before EOC (only with allow_partial)
   int64_t tiles_x = 0, tiles_y = 0;

@@ -26,6 +26,9 @@ struct TilePackets {
   std::vector<uint32_t> packet_bytes;  // each packet's bytes in the tile data (SOP, header
                                        // unless packed elsewhere, EPH, body), in order
   bool truncated = false;              // the tile's data ended before its last packet
+  // Work done, counted so that tests can hold it to the tile's own size: the tile-part
+  // records looked at to find its data and packed headers.
+  size_t tile_parts_read = 0;
 };
 
 // Reads tile `t` of `cs` (whose bytes are `data`, which the result's blocks may point into:
