@@ -98,6 +98,7 @@ class TileDecoder {
     const std::vector<TileComponentInput>& inputs = p.inputs;
     p.packets = read_tile_packets(cs_, data_, t, settings_.allow_partial, settings_.layers);
     if (p.packets.truncated) image.truncated = true;
+    warnings_.insert(warnings_.end(), p.packets.warnings.begin(), p.packets.warnings.end());
 
     std::vector<BackStage::Component>& stage = p.stage;
     stage.resize(inputs.size());

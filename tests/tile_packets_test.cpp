@@ -39,8 +39,9 @@ TEST(TilePackets, ConformanceTilesReadToTheirLastByte) {
     const Codestream cs = read_codestream(bytes.data(), bytes.size());
     for (size_t t = 0; t < cs.tiles.size(); ++t) {
       try {
-        const TilePackets p = read_tile_packets(cs, bytes.data(), t);  // throws unless every byte is read
+        const TilePackets p = read_tile_packets(cs, bytes.data(), t);
         EXPECT_FALSE(p.truncated);
+        EXPECT_EQ(p.warnings, std::vector<std::string>{}) << "tile " << t;  // every packet there, every byte read
         size_t included = 0;
         for (const BlockData& b : p.blocks) included += b.included;
         EXPECT_GT(included, 0u) << "tile " << t;
@@ -153,6 +154,63 @@ TEST(TilePackets, EachTileLooksAtItsOwnTilePartsOnly) {
       EXPECT_EQ(p.packet_bytes, std::vector<uint32_t>(static_cast<size_t>(shape.levels + 1), shape.ppm ? 0u : 1u)) << "tile " << t;
     }
   }
+}
+
+// Issue 45: opj_compress's -POC streams were refused. A tile under POC holds the packets its
+// changes cover and no others (packets no change covers are not sent, B.12.2 as OpenJPEG reads
+// it): here layers 0..1 of resolutions 0..2 of 5, in one main-header change, then in changes
+// spread over two POC segments, then in the tile's header.
+TEST(TilePackets, PocChangesAloneSayWhichPacketsTheTileHolds) {
+  for (int form = 0; form < 3; ++form) {
+    SCOPED_TRACE("form " + std::to_string(form));
+    test_support::EmptyPacketStream gen;
+    gen.levels = 4, gen.tile_size = 16, gen.layers = 2;
+    if (form == 0) gen.poc = {{0, 0, 2, 3, 1, 4}};  // CPRL
+    if (form == 1) gen.poc = {{0, 0, 1, 3, 1, 2}, {2, 0, 2, 3, 1, 0}, {0, 0, 2, 2, 1, 1}}, gen.poc_per_segment = 2;
+    if (form == 2) gen.poc = {{0, 0, 2, 3, 1, 3}}, gen.poc_in_tiles = true;
+    gen.packets = 3 * 2;
+    const std::vector<uint8_t> bytes = gen.bytes();
+    const Codestream cs = read_codestream(bytes.data(), bytes.size());
+    const TilePackets p = read_tile_packets(cs, bytes.data(), 0);
+    EXPECT_EQ(p.packet_bytes, std::vector<uint32_t>(6, 1u));
+    EXPECT_EQ(p.warnings, std::vector<std::string>{});
+    EXPECT_FALSE(p.truncated);
+  }
+}
+
+// Whole tile data that ends before the tile's last packet: the packets after are empty, as
+// OpenJPEG reads them (opj_compress's -POC streams: a change whose layers start past its
+// predecessor's sends nothing), and bytes after the last packet are left unread (overlapping
+// changes send packets again). Both said in a warning; a cut tile is still an error.
+TEST(TilePackets, PacketsMissingFromWholeDataAreEmptyAndBytesOverAreLeft) {
+  test_support::EmptyPacketStream gen;
+  gen.levels = 4, gen.tile_size = 16, gen.tile_parts = 2;  // 5 packets
+  gen.packets = 3, gen.sop = true;                          // in 21 bytes: not more packets than bytes
+  std::vector<uint8_t> bytes = gen.bytes();
+  Codestream cs = read_codestream(bytes.data(), bytes.size());
+  TilePackets p = read_tile_packets(cs, bytes.data(), 0);
+  EXPECT_EQ(p.packet_bytes, std::vector<uint32_t>(3, 7u));
+  ASSERT_EQ(p.warnings.size(), 1u);
+  EXPECT_NE(p.warnings[0].find("after 3 of its 5 packets"), std::string::npos) << p.warnings[0];
+  EXPECT_FALSE(p.truncated);
+
+  gen.packets = 7, gen.sop = false;
+  bytes = gen.bytes();
+  cs = read_codestream(bytes.data(), bytes.size());
+  p = read_tile_packets(cs, bytes.data(), 0);
+  EXPECT_EQ(p.packet_bytes, std::vector<uint32_t>(5, 1u));
+  ASSERT_EQ(p.warnings.size(), 1u);
+  EXPECT_NE(p.warnings[0].find("take 5 of its 7 bytes"), std::string::npos) << p.warnings[0];
+
+  // The same tile cut inside its second tile-part: missing, not empty.
+  gen.packets = 5;
+  bytes = gen.bytes();
+  bytes.resize(bytes.size() - 3);  // EOC and the last packet
+  ReadOptions partial;
+  partial.allow_partial = true;
+  cs = read_codestream(bytes.data(), bytes.size(), partial);
+  EXPECT_THROW(read_tile_packets(cs, bytes.data(), 0), j2k::Error);
+  EXPECT_TRUE(read_tile_packets(cs, bytes.data(), 0, true).truncated);
 }
 
 }  // namespace

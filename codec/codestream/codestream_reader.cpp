@@ -470,7 +470,9 @@ Codestream read_codestream(const uint8_t* data, size_t size, const ReadOptions& 
     size_t end;
     bool cut = false;
     if (psot == 0) {
-      end = size >= 2 && marker_at(size - 2) == kEOC ? size - 2 : size;
+      const bool eoc = size >= 2 && marker_at(size - 2) == kEOC;
+      end = eoc ? size - 2 : size;
+      part.cut = !eoc;  // without EOC, its end may have been cut
     } else {
       if (psot < 14) corrupt(name + ": Psot " + std::to_string(psot) + " is shorter than SOT and SOD");
       end = sot_at + psot;
@@ -500,6 +502,7 @@ Codestream read_codestream(const uint8_t* data, size_t size, const ReadOptions& 
     }
     part.data = pos;
     part.length = end - pos;
+    part.cut = part.cut || cut;
     pos = end;
     cs.parts.push_back(std::move(part));
     if (cut) {

@@ -31,6 +31,8 @@ struct TilePart {
   size_t sot = 0;         // offset of its SOT marker in the codestream
   size_t data = 0;        // offset of its packet data (after SOD) in the codestream
   size_t length = 0;      // bytes of packet data
+  bool cut = false;       // the codestream ends before its end (only with allow_partial), or
+                          // (Psot 0) without EOC: its data may have been cut
   std::vector<uint32_t> packet_lengths;  // from its PLT segments, in order (empty: none)
   std::vector<uint8_t> packet_headers;   // PPT's packed packet headers (empty: none)
   size_t ppm_at = 0, ppm_length = 0;     // its packed headers in Codestream::ppm (with PPM)

@@ -7,6 +7,7 @@
 #include <string>
 #include <tuple>
 
+#include "codec/tier2/progression_changes.hpp"
 #include "common/error.hpp"
 #include "tiling/canvas.hpp"
 
@@ -39,7 +40,8 @@ std::vector<uint8_t> packed_headers(const Codestream& cs, const std::vector<size
 
 // The packets of the tile in the order B.12 says: COD's progression, or POC's changes in turn
 // (B.12.2), each over its layers, resolutions and components and only the packets not yet
-// sent; packets no change covers follow in COD's order.
+// sent. With POC, the packets no change covers are not in the tile (OpenJPEG reads them so;
+// following them in COD's order refused opj_compress's -POC streams that leave some out).
 std::vector<PacketId> tile_order(const TileCoding& tc, int layers, const std::vector<ComponentGrid>& grids, const LaidTile& tile) {
   if (tc.poc.empty()) return packet_order(tc.order, layers, grids, tile.x0, tile.y0, tile.x1, tile.y1);
   std::vector<PacketId> out;
@@ -51,7 +53,6 @@ std::vector<PacketId> tile_order(const TileCoding& tc, int layers, const std::ve
     }
   };
   for (const PocEntry& e : tc.poc) add(e.order, e.layer_end, e.res_start, e.res_end, e.comp_start, e.comp_end);
-  add(tc.order, layers, 0, 33, 0, static_cast<int>(grids.size()));
   return out;
 }
 
@@ -123,34 +124,34 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
   out.tile_parts_read = parts.size();
   // Each packet takes at least a byte (a header of one bit, in the data or packed), so a tile
   // cannot have more packets than bytes: a header saying otherwise is refused before the
-  // layout is allocated (or, partial, the layers no byte can reach are left out).
+  // layout is allocated (or, partial, the layers no byte can reach are left out). Under POC
+  // the packets are those its changes cover.
+  std::vector<ComponentGrid> grids;
   int64_t precincts = 0;
   for (size_t c = 0; c < components.size(); ++c) {
     const TileComponentInput& k = components[c];
+    ComponentGrid g;
+    g.dx = cs.info.components[c].dx, g.dy = cs.info.components[c].dy;
     for (int r = 0; r <= k.levels; ++r) {
       const auto [ppx, ppy] = precinct_log2(params.components[c], r);
-      const ResolutionGrid g = resolution_grid(k.rect.x0, k.rect.y0, k.rect.x1, k.rect.y1, k.levels, r, ppx, ppy);
-      precincts += g.precincts_x * g.precincts_y;
+      g.resolutions.push_back(resolution_grid(k.rect.x0, k.rect.y0, k.rect.x1, k.rect.y1, k.levels, r, ppx, ppy));
+      precincts += g.resolutions.back().precincts_x * g.resolutions.back().precincts_y;
     }
+    grids.push_back(std::move(g));
   }
   const int64_t bytes = static_cast<int64_t>(body_size + headers.size());
   int layers = tc.layers;
-  if (precincts > 0 && precincts * layers > bytes) {
+  const int64_t packets = tc.poc.empty() ? precincts * layers : change_packet_count(tc.poc, layers, grids, out.order_steps);
+  if (precincts > 0 && packets > bytes) {
     if (!partial)
-      corrupt(name + ": " + std::to_string(precincts * layers) + " packets (" + std::to_string(precincts) + " precincts, " +
-              std::to_string(layers) + " layers) in " + std::to_string(bytes) + " bytes");
+      corrupt(name + ": " + std::to_string(packets) + " packets (" + std::to_string(precincts) + " precincts, " +
+              std::to_string(layers) + " layers" + (tc.poc.empty() ? "" : ", as its progression changes cover them") + ") in " +
+              std::to_string(bytes) + " bytes");
     layers = static_cast<int>(std::clamp<int64_t>(bytes / precincts + 1, 1, layers));
   }
 
   lay_out_tile(cs.info, params, t, components, out.layout);
   const LaidTile& tile = out.layout.tiles[0];
-  std::vector<ComponentGrid> grids;
-  for (size_t c = 0; c < components.size(); ++c) {
-    ComponentGrid g;
-    g.dx = cs.info.components[c].dx, g.dy = cs.info.components[c].dy;
-    for (const LaidResolution& r : tile.components[c]) g.resolutions.push_back(r.grid);
-    grids.push_back(std::move(g));
-  }
   // One reader per precinct, made when its first packet comes.
   std::vector<std::vector<std::vector<std::unique_ptr<PrecinctReader>>>> readers(components.size());
   for (size_t c = 0; c < components.size(); ++c) readers[c].resize(tile.components[c].size());
@@ -165,8 +166,15 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
   };
   const bool keep_all = kept_layers <= 0 || kept_layers >= layers;
 
+  // A tile whose data is whole (no tile-part of it cut) but ends before its last packet: the
+  // packets after are empty, as OpenJPEG reads them (its header bits past the end are 0s).
+  // opj_compress writes such tiles under -POC (a change whose layers start past its
+  // predecessor's writes none of its packets). A cut tile's are missing, as before.
+  bool cut_data = false;
+  for (const TilePart* p : parts) cut_data = cut_data || p->cut;
+  const std::vector<PacketId> order = tile_order(tc, layers, grids, tile);
   size_t at = 0, hat = 0;
-  for (const PacketId& id : tile_order(tc, layers, grids, tile)) {
+  for (const PacketId& id : order) {
     const auto c = static_cast<size_t>(id.component), r = static_cast<size_t>(id.resolution);
     const LaidPrecinct& prec = tile.components[c][r].precincts[static_cast<size_t>(id.precinct)];
     auto& slots = readers[c][r];
@@ -180,6 +188,11 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
     const size_t start = at;
     try {
       if (at >= body_size && !(packed && hat < headers.size())) {
+        if (!cut_data) {
+          out.warnings.push_back(name + ": its data ends after " + std::to_string(out.packet_bytes.size()) + " of its " +
+                                 std::to_string(order.size()) + " packets; those after are empty (as OpenJPEG reads them)");
+          break;
+        }
         if (!partial) corrupt("its data ends before its last packet");
         out.truncated = true;
         break;
@@ -204,8 +217,12 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
     }
     out.packet_bytes.push_back(static_cast<uint32_t>(at - start));
   }
-  if (!out.truncated && at != body_size && !partial)
-    corrupt(name + ": its packets take " + std::to_string(at) + " of its " + std::to_string(body_size) + " bytes");
+  // Bytes after the last packet are not read, as OpenJPEG leaves them: opj_compress's -POC
+  // streams whose changes overlap send packets again in a later tile-part, which its own
+  // decoder (and B.12.2) does not read.
+  if (!out.truncated && at < body_size)
+    out.warnings.push_back(name + ": its packets take " + std::to_string(at) + " of its " + std::to_string(body_size) +
+                           " bytes; the rest is not read (as OpenJPEG leaves it)");
 
   // The precincts whose data ended before the last kept layer (or all of them) keep what
   // they have.

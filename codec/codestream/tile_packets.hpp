@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "codec/codestream/codestream_reader.hpp"
@@ -26,9 +27,13 @@ struct TilePackets {
   std::vector<uint32_t> packet_bytes;  // each packet's bytes in the tile data (SOP, header
                                        // unless packed elsewhere, EPH, body), in order
   bool truncated = false;              // the tile's data ended before its last packet
+  std::vector<std::string> warnings;   // what was read as OpenJPEG reads it, not as written:
+                                       // packets missing from whole data, bytes left over
   // Work done, counted so that tests can hold it to the tile's own size: the tile-part
-  // records looked at to find its data and packed headers.
+  // records looked at to find its data and packed headers, and the steps taken to order its
+  // packets (POC bookkeeping so far).
   size_t tile_parts_read = 0;
+  uint64_t order_steps = 0;  // steps taken to put its packets in order (B.12)
 };
 
 // Reads tile `t` of `cs` (whose bytes are `data`, which the result's blocks may point into:

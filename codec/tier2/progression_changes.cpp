@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "codec/tier2/progression_changes.hpp"
+
+#include <algorithm>
+
+namespace j2k::codec {
+
+int64_t change_packet_count(const std::vector<PocEntry>& changes, int layers, const std::vector<ComponentGrid>& components,
+                            uint64_t& steps) {
+  // Layers sent so far per component-resolution: a change sends layers [sent, its end).
+  std::vector<std::vector<int>> sent(components.size());
+  for (size_t i = 0; i < components.size(); ++i) sent[i].assign(components[i].resolutions.size(), 0);
+  int64_t packets = 0;
+  for (const PocEntry& e : changes) {
+    const int end = std::min(e.layer_end, layers);
+    const int c1 = std::min(e.comp_end, static_cast<int>(components.size()));
+    for (int i = e.comp_start; i < c1; ++i) {
+      const ComponentGrid& g = components[static_cast<size_t>(i)];
+      const int r1 = std::min(e.res_end, static_cast<int>(g.resolutions.size()));
+      for (int r = e.res_start; r < r1; ++r) {
+        ++steps;
+        int& s = sent[static_cast<size_t>(i)][static_cast<size_t>(r)];
+        if (s >= end) continue;
+        const ResolutionGrid& rg = g.resolutions[static_cast<size_t>(r)];
+        packets += rg.precincts_x * rg.precincts_y * (end - s);
+        s = end;
+      }
+    }
+  }
+  return packets;
+}
+
+}  // namespace j2k::codec
