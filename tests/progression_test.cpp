@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "codec/tier2/progression.hpp"
+#include "codec/tier2/progression_changes.hpp"
 
 namespace {
 
@@ -292,6 +293,47 @@ TEST(Progression, ResolutionGridCountsPrecincts) {
     EXPECT_EQ(g.precincts_x, empty ? 0 : static_cast<int64_t>(cols.size()));
     EXPECT_EQ(g.precincts_y, empty ? 0 : static_cast<int64_t>(rows.size()));
   }
+}
+
+// POC's changes (B.12.2, as OpenJPEG reads them) against the standard's loops: each change
+// runs its progression's loops (the oracle's, over its layers) and sends the packets in its
+// resolutions and components that no change before sent. The changes' order takes each packet
+// once; their count is the packets; none of it walks the packets once per change.
+TEST(ProgressionChanges, SendEachPacketOnceInTheChangesOrder) {
+  std::mt19937 rng(45);
+  const auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int64_t packets = 0;
+  for (int run = 0; run < 600; ++run) {
+    const Tile t = random_tile(rng);
+    std::vector<j2k::codec::PocEntry> changes;
+    for (int k = uni(1, 6); k > 0; --k) {
+      j2k::codec::PocEntry e{};
+      e.res_start = uni(0, 5), e.res_end = uni(e.res_start + 1, 7);
+      e.comp_start = uni(0, static_cast<int>(t.components.size()) - 1);
+      e.comp_end = uni(e.comp_start + 1, static_cast<int>(t.components.size()));
+      e.layer_end = uni(1, t.layers + 1);
+      e.order = kAll[uni(0, 4)];
+      changes.push_back(e);
+    }
+    SCOPED_TRACE(t.describe());
+    std::vector<Key> want;
+    std::set<Key> sent;
+    for (const j2k::codec::PocEntry& e : changes) {
+      Tile part = t;
+      part.layers = std::min(e.layer_end, t.layers);
+      for (const Key& k : Oracle(part).run(e.order)) {
+        const int r = std::get<1>(k), c = std::get<2>(k);
+        if (r >= e.res_start && r < e.res_end && c >= e.comp_start && c < e.comp_end && sent.insert(k).second) want.push_back(k);
+      }
+    }
+    std::vector<PacketId> got;
+    uint64_t steps = 0, count_steps = 0;
+    j2k::codec::change_packet_order(changes, t.layers, t.components, t.x0, t.y0, t.x1, t.y1, got, steps);
+    ASSERT_TRUE(same_order(want, keys(got)));
+    EXPECT_EQ(j2k::codec::change_packet_count(changes, t.layers, t.components, count_steps), static_cast<int64_t>(want.size()));
+    packets += static_cast<int64_t>(want.size());
+  }
+  EXPECT_GT(packets, 10000);  // the random cases are not all trivial
 }
 
 // (a) and (b): all five orders against the oracle, and each packet exactly once, on random

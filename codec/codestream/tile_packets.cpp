@@ -5,7 +5,6 @@
 #include <memory>
 #include <set>
 #include <string>
-#include <tuple>
 
 #include "codec/tier2/progression_changes.hpp"
 #include "common/error.hpp"
@@ -19,6 +18,12 @@ namespace {
 // Samples one tile may have before its layout is refused: what a decoder of this size would
 // allocate for the tile's coefficients anyway, so a header cannot make it allocate more.
 constexpr uint64_t kMaxTileSamples = uint64_t{1} << 30;
+
+// Steps the POC changes of a tile may take beyond its packets (change_coverage): a base that
+// no real stream nears (a few changes over some hundred component-resolutions), and more for
+// each byte of the tile's data, whose packets the changes order.
+constexpr uint64_t kOrderSteps = uint64_t{1} << 20;
+constexpr uint64_t kOrderStepsPerByte = 64;
 
 // Packed packet headers (A.7.4, A.7.5) of the tile whose tile-parts are `parts`: their PPT
 // segments in order, or their shares of PPM; empty: in the packets.
@@ -42,17 +47,11 @@ std::vector<uint8_t> packed_headers(const Codestream& cs, const std::vector<size
 // (B.12.2), each over its layers, resolutions and components and only the packets not yet
 // sent. With POC, the packets no change covers are not in the tile (OpenJPEG reads them so;
 // following them in COD's order refused opj_compress's -POC streams that leave some out).
-std::vector<PacketId> tile_order(const TileCoding& tc, int layers, const std::vector<ComponentGrid>& grids, const LaidTile& tile) {
+std::vector<PacketId> tile_order(const TileCoding& tc, int layers, const std::vector<ComponentGrid>& grids, const LaidTile& tile,
+                                 uint64_t& steps) {
   if (tc.poc.empty()) return packet_order(tc.order, layers, grids, tile.x0, tile.y0, tile.x1, tile.y1);
   std::vector<PacketId> out;
-  std::set<std::tuple<int, int, int, int64_t>> sent;
-  auto add = [&](Progression order, int layer_end, int rs, int re, int cs_, int ce) {
-    for (const PacketId& id : packet_order(order, std::min(layer_end, layers), grids, tile.x0, tile.y0, tile.x1, tile.y1)) {
-      if (id.resolution < rs || id.resolution >= re || id.component < cs_ || id.component >= ce) continue;
-      if (sent.insert({id.layer, id.resolution, id.component, id.precinct}).second) out.push_back(id);
-    }
-  };
-  for (const PocEntry& e : tc.poc) add(e.order, e.layer_end, e.res_start, e.res_end, e.comp_start, e.comp_end);
+  change_packet_order(tc.poc, layers, grids, tile.x0, tile.y0, tile.x1, tile.y1, out, steps);
   return out;
 }
 
@@ -140,6 +139,17 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
     grids.push_back(std::move(g));
   }
   const int64_t bytes = static_cast<int64_t>(body_size + headers.size());
+  // POC's changes cost, beyond the packets, a step per component-resolution each covers (its
+  // packets already sent or not): refused where that is out of proportion to the tile's bytes
+  // (a 584 KB stream of changes over a 16x16 image took 233 s). OpenJPEG refuses more than 31
+  // changes a tile; the standard allows thousands, which pass here while their work is small.
+  const uint64_t coverage = change_coverage(tc.poc, grids);
+  const uint64_t allowed = kOrderSteps + kOrderStepsPerByte * static_cast<uint64_t>(bytes);
+  if (coverage > allowed)
+    throw Error(ErrorCode::UnsupportedInput, name + ": its " + std::to_string(tc.poc.size()) + " progression changes (POC) cover " +
+                                                 std::to_string(coverage) + " component-resolutions in all, more work than its " +
+                                                 std::to_string(bytes) + " bytes justify (this decoder's limit: " +
+                                                 std::to_string(allowed) + ")");
   int layers = tc.layers;
   const int64_t packets = tc.poc.empty() ? precincts * layers : change_packet_count(tc.poc, layers, grids, out.order_steps);
   if (precincts > 0 && packets > bytes) {
@@ -172,7 +182,7 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
   // predecessor's writes none of its packets). A cut tile's are missing, as before.
   bool cut_data = false;
   for (const TilePart* p : parts) cut_data = cut_data || p->cut;
-  const std::vector<PacketId> order = tile_order(tc, layers, grids, tile);
+  const std::vector<PacketId> order = tile_order(tc, layers, grids, tile, out.order_steps);
   size_t at = 0, hat = 0;
   for (const PacketId& id : order) {
     const auto c = static_cast<size_t>(id.component), r = static_cast<size_t>(id.resolution);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cassert>
 #include <functional>
+#include <iterator>
 #include <queue>
 #include <utility>
 
@@ -24,6 +25,7 @@ int64_t reference_step(int factor, int e) { return int64_t{factor} << std::min(e
 // reference grid. Only resolutions with precincts get one: the others have no packets.
 struct Stream {
   int component = 0, resolution = 0;
+  int first_layer = 0, end_layer = 0;  // the layers it sends in this pass
   const ResolutionGrid* grid = nullptr;
   int64_t sample_x = 1, sample_y = 1;  // XRsiz * 2^(NL - r): one sample of the resolution
   int64_t step_x = 1, step_y = 1;      // XRsiz * 2^(PPx + NL - r): one precinct
@@ -71,7 +73,8 @@ int64_t precinct_at(const Stream& s, int64_t x, int64_t y) {
 // stream indices and the streams are indexed in that order. Each member passes once per precinct
 // row (column) it has, so the work is about the number of precincts, not the tile's size.
 template <class StepOf, class Visit>
-void merge_positions(const std::vector<int>& members, int64_t t0, int64_t t1, StepOf step_of, Visit visit) {
+void merge_positions(const std::vector<int>& members, int64_t t0, int64_t t1, StepOf step_of, Visit visit,
+                     uint64_t& steps) {
   using Entry = std::pair<int64_t, int>;  // (next position, member)
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
   for (int m : members) {
@@ -86,6 +89,7 @@ void merge_positions(const std::vector<int>& members, int64_t t0, int64_t t1, St
     const int64_t t = heap.top().first;
     firing.clear();
     while (!heap.empty() && heap.top().first == t) {
+      ++steps;
       const int m = heap.top().second;
       heap.pop();
       firing.push_back(m);
@@ -102,7 +106,7 @@ void merge_positions(const std::vector<int>& members, int64_t t0, int64_t t1, St
 // indexed in the order of the progression's innermost component / resolution loops.
 template <class Emit>
 void walk_positions(const std::vector<Stream>& streams, const std::vector<int>& group, int64_t tx0, int64_t ty0,
-                    int64_t tx1, int64_t ty1, Emit emit) {
+                    int64_t tx1, int64_t ty1, Emit emit, uint64_t& steps) {
   const auto at = [&](int m) -> const Stream& { return streams[static_cast<size_t>(m)]; };
   const auto rows = [&](int m) { return std::make_pair(at(m).step_y, at(m).first_row); };
   const auto columns = [&](int m) { return std::make_pair(at(m).step_x, at(m).first_column); };
@@ -110,8 +114,40 @@ void walk_positions(const std::vector<Stream>& streams, const std::vector<int>& 
     // Only the streams whose row test passes at y can pass both tests on this row.
     merge_positions(at_y, tx0, tx1, columns, [&](int64_t x, const std::vector<int>& at_xy) {
       for (int m : at_xy) emit(at(m), x, y);
-    });
-  });
+    }, steps);
+  }, steps);
+}
+
+// LRCP's and RLCP's "for each layer" over `members` (streams, in the order of the loops inside
+// the layer one): at layer l, the members whose layers hold l, each with all its precincts.
+// Members join in order of their first layer and leave after their last, so that a layer
+// visits only members with packets in it: the work is the packets, not layers x members.
+template <class Emit>
+void each_layer(const std::vector<Stream>& streams, const std::vector<int>& members, Emit emit, uint64_t& steps) {
+  const auto first = [&](int rank) { return streams[static_cast<size_t>(members[static_cast<size_t>(rank)])].first_layer; };
+  std::vector<int> pending(members.size());  // ranks in `members`, by first layer
+  for (size_t k = 0; k < pending.size(); ++k) pending[k] = static_cast<int>(k);
+  std::stable_sort(pending.begin(), pending.end(), [&](int a, int b) { return first(a) < first(b); });
+  std::vector<int> active, joining, merged;  // ranks, in order
+  size_t next = 0;
+  int l = 0;
+  while (next < pending.size() || !active.empty()) {
+    if (active.empty()) l = std::max(l, first(pending[next]));
+    joining.clear();
+    while (next < pending.size() && first(pending[next]) <= l) joining.push_back(pending[next++]);
+    std::sort(joining.begin(), joining.end());
+    merged.clear();
+    std::merge(active.begin(), active.end(), joining.begin(), joining.end(), std::back_inserter(merged));
+    active.clear();
+    for (int rank : merged) {
+      ++steps;
+      const Stream& s = streams[static_cast<size_t>(members[static_cast<size_t>(rank)])];
+      if (l >= s.end_layer) continue;  // its last layer is behind: it leaves
+      active.push_back(rank);
+      emit(s, l);
+    }
+    ++l;
+  }
 }
 
 int64_t precinct_count(const ResolutionGrid& g) { return g.precincts_x * g.precincts_y; }
@@ -140,82 +176,80 @@ ResolutionGrid resolution_grid(int64_t tcx0, int64_t tcy0, int64_t tcx1, int64_t
 
 std::vector<PacketId> packet_order(Progression p, int layers, const std::vector<ComponentGrid>& components,
                                    int64_t tx0, int64_t ty0, int64_t tx1, int64_t ty1) {
+  std::vector<StreamLayers> all;
+  for (int i = 0; i < static_cast<int>(components.size()); ++i)
+    for (int r = 0; r < static_cast<int>(components[static_cast<size_t>(i)].resolutions.size()); ++r)
+      all.push_back({i, r, 0, layers});
   std::vector<PacketId> out;
-  const int count = static_cast<int>(components.size());
-  int resolutions = 0;  // Nmax + 1 (B.12.1: r runs to the largest NL of the tile's components)
-  int64_t total = 0;
-  for (const ComponentGrid& c : components) {
-    resolutions = std::max(resolutions, static_cast<int>(c.resolutions.size()));
-    for (const ResolutionGrid& g : c.resolutions) total += precinct_count(g);
-  }
-  if (layers <= 0) return out;
-  out.reserve(static_cast<size_t>(total) * static_cast<size_t>(layers));
+  uint64_t steps = 0;
+  packet_order_of(p, components, all, tx0, ty0, tx1, ty1, out, steps);
+  return out;
+}
 
-  // A resolution r > NL(i) does not exist in component i: the loops skip it (B.12.1.1).
-  const auto has = [&](int i, int r) {
-    return r < static_cast<int>(components[static_cast<size_t>(i)].resolutions.size());
-  };
-  const auto grid = [&](int i, int r) -> const ResolutionGrid& {
-    return components[static_cast<size_t>(i)].resolutions[static_cast<size_t>(r)];
-  };
-
-  switch (p) {
-    case Progression::LRCP:  // B.12.1.1: layer, resolution, component, precinct
-      for (int l = 0; l < layers; ++l)
-        for (int r = 0; r < resolutions; ++r)
-          for (int i = 0; i < count; ++i)
-            if (has(i, r))
-              for (int64_t k = 0; k < precinct_count(grid(i, r)); ++k) out.push_back({l, r, i, k});
-      return out;
-    case Progression::RLCP:  // B.12.1.2: resolution, layer, component, precinct
-      for (int r = 0; r < resolutions; ++r)
-        for (int l = 0; l < layers; ++l)
-          for (int i = 0; i < count; ++i)
-            if (has(i, r))
-              for (int64_t k = 0; k < precinct_count(grid(i, r)); ++k) out.push_back({l, r, i, k});
-      return out;
-    case Progression::RPCL:
-    case Progression::PCRL:
-    case Progression::CPRL:
-      break;
-  }
-
-  // The position-driven orders. Streams indexed component-major, resolution-minor, so that
+void packet_order_of(Progression p, const std::vector<ComponentGrid>& components, const std::vector<StreamLayers>& sending,
+                     int64_t tx0, int64_t ty0, int64_t tx1, int64_t ty1, std::vector<PacketId>& out, uint64_t& steps) {
+  // The streams with packets to send, indexed component-major, resolution-minor, so that
   // increasing index is PCRL's inner "for i, for r", and, inside one resolution (RPCL) or one
   // component (CPRL), that progression's innermost loop too.
   std::vector<Stream> streams;
-  for (int i = 0; i < count; ++i)
-    for (int r = 0; has(i, r); ++r)
-      if (precinct_count(grid(i, r)) > 0) streams.push_back(make_stream(components[static_cast<size_t>(i)], i, r));
-  // Each precinct's packets, all layers in a row: layer is the innermost loop of all three.
-  const auto emit = [&](const Stream& s, int64_t x, int64_t y) {
-    const int64_t k = precinct_at(s, x, y);
-    for (int l = 0; l < layers; ++l) out.push_back({l, s.resolution, s.component, k});
-  };
-  std::vector<int> group;
-  const auto select = [&](auto keep) {
-    group.clear();
-    for (int m = 0; m < static_cast<int>(streams.size()); ++m)
-      if (keep(streams[static_cast<size_t>(m)])) group.push_back(m);
-  };
-  if (p == Progression::RPCL) {
-    // B.12.1.3: for r, for y, for x, for i (each component that has resolution r).
-    for (int r = 0; r < resolutions; ++r) {
-      select([r](const Stream& s) { return s.resolution == r; });
-      walk_positions(streams, group, tx0, ty0, tx1, ty1, emit);
-    }
-  } else if (p == Progression::PCRL) {
-    // B.12.1.4: for y, for x, for i, for r.
-    select([](const Stream&) { return true; });
-    walk_positions(streams, group, tx0, ty0, tx1, ty1, emit);
-  } else {
-    // B.12.1.5: for i, for y, for x, for r.
-    for (int i = 0; i < count; ++i) {
-      select([i](const Stream& s) { return s.component == i; });
-      walk_positions(streams, group, tx0, ty0, tx1, ty1, emit);
-    }
+  int resolutions = 0;  // Nmax + 1 (B.12.1: r runs to the largest NL of the tile's components)
+  int64_t packets = 0;
+  for (const StreamLayers& k : sending) {
+    ++steps;
+    const ComponentGrid& c = components[static_cast<size_t>(k.component)];
+    if (k.resolution >= static_cast<int>(c.resolutions.size())) continue;  // r > NL(i): none (B.12.1.1)
+    const int64_t n = precinct_count(c.resolutions[static_cast<size_t>(k.resolution)]);
+    if (n == 0 || k.end_layer <= k.first_layer) continue;
+    Stream s = make_stream(c, k.component, k.resolution);
+    s.first_layer = k.first_layer, s.end_layer = k.end_layer;
+    streams.push_back(s);
+    resolutions = std::max(resolutions, k.resolution + 1);
+    packets += n * (k.end_layer - k.first_layer);
   }
-  return out;
+  std::sort(streams.begin(), streams.end(), [](const Stream& a, const Stream& b) {
+    return std::make_pair(a.component, a.resolution) < std::make_pair(b.component, b.resolution);
+  });
+  out.reserve(out.size() + static_cast<size_t>(packets));
+  const int count = streams.empty() ? 0 : streams.back().component + 1;
+
+  // Every precinct of a stream at layer l (LRCP, RLCP: precinct is the innermost loop).
+  const auto emit_layer = [&](const Stream& s, int l) {
+    for (int64_t k = 0; k < precinct_count(*s.grid); ++k, ++steps) out.push_back({l, s.resolution, s.component, k});
+  };
+  // A stream's precinct at (x, y), its layers in a row (layer is innermost in RPCL, PCRL, CPRL).
+  const auto emit_position = [&](const Stream& s, int64_t x, int64_t y) {
+    const int64_t k = precinct_at(s, x, y);
+    for (int l = s.first_layer; l < s.end_layer; ++l, ++steps) out.push_back({l, s.resolution, s.component, k});
+  };
+  // The streams of each resolution, and of each component, in index order.
+  std::vector<std::vector<int>> by_resolution(static_cast<size_t>(resolutions)), by_component(static_cast<size_t>(count));
+  std::vector<int> every;
+  for (int m = 0; m < static_cast<int>(streams.size()); ++m) {
+    by_resolution[static_cast<size_t>(streams[static_cast<size_t>(m)].resolution)].push_back(m);
+    by_component[static_cast<size_t>(streams[static_cast<size_t>(m)].component)].push_back(m);
+    every.push_back(m);
+  }
+
+  switch (p) {
+    case Progression::LRCP: {  // B.12.1.1: layer, resolution, component, precinct
+      std::vector<int> resolution_major;
+      for (const std::vector<int>& group : by_resolution) resolution_major.insert(resolution_major.end(), group.begin(), group.end());
+      each_layer(streams, resolution_major, emit_layer, steps);
+      return;
+    }
+    case Progression::RLCP:  // B.12.1.2: resolution, layer, component, precinct
+      for (const std::vector<int>& group : by_resolution) each_layer(streams, group, emit_layer, steps);
+      return;
+    case Progression::RPCL:  // B.12.1.3: for r, for y, for x, for i (each component that has r)
+      for (const std::vector<int>& group : by_resolution) walk_positions(streams, group, tx0, ty0, tx1, ty1, emit_position, steps);
+      return;
+    case Progression::PCRL:  // B.12.1.4: for y, for x, for i, for r
+      walk_positions(streams, every, tx0, ty0, tx1, ty1, emit_position, steps);
+      return;
+    case Progression::CPRL:  // B.12.1.5: for i, for y, for x, for r
+      for (const std::vector<int>& group : by_component) walk_positions(streams, group, tx0, ty0, tx1, ty1, emit_position, steps);
+      return;
+  }
 }
 
 }  // namespace j2k::codec

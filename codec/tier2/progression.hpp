@@ -47,6 +47,21 @@ struct PacketId {
 std::vector<PacketId> packet_order(Progression p, int layers, const std::vector<ComponentGrid>& components,
                                    int64_t tx0, int64_t ty0, int64_t tx1, int64_t ty1);
 
+// One component-resolution and the layers [first_layer, end_layer) it sends in one pass of a
+// progression (a POC change, B.12.2, sends some layers of some of them).
+struct StreamLayers {
+  int component = 0, resolution = 0;
+  int first_layer = 0, end_layer = 0;
+};
+
+// packet_order for the packets of `sending` alone (each component-resolution at most once;
+// those without precincts or layers, or with r > NL, send none), appended to `out` in the
+// order `p` sets, as if the progression's loops ran over the whole tile and skipped every other
+// packet. The work is about the packets sent plus the entries of `sending`, whatever the
+// layer counts; `steps` counts it (an entry, a packet, a position or a layer visited).
+void packet_order_of(Progression p, const std::vector<ComponentGrid>& components, const std::vector<StreamLayers>& sending,
+                     int64_t tx0, int64_t ty0, int64_t tx1, int64_t ty1, std::vector<PacketId>& out, uint64_t& steps);
+
 // Resolution r of a tile-component tcx0..tcx1 x tcy0..tcy1 (on the component's grid, B.3)
 // with NL = `levels` decomposition levels and precincts 2^ppx x 2^ppy on the resolution's grid.
 ResolutionGrid resolution_grid(int64_t tcx0, int64_t tcy0, int64_t tcx1, int64_t tcy1, int levels, int r, int ppx,

@@ -30,4 +30,40 @@ int64_t change_packet_count(const std::vector<PocEntry>& changes, int layers, co
   return packets;
 }
 
+uint64_t change_coverage(const std::vector<PocEntry>& changes, const std::vector<ComponentGrid>& components) {
+  size_t resolutions = 0;
+  for (const ComponentGrid& c : components) resolutions = std::max(resolutions, c.resolutions.size());
+  const auto count = static_cast<int64_t>(components.size()), most = static_cast<int64_t>(resolutions);
+  uint64_t pairs = 0;
+  for (const PocEntry& e : changes) {
+    const int64_t c = std::min<int64_t>(e.comp_end, count) - e.comp_start, r = std::min<int64_t>(e.res_end, most) - e.res_start;
+    if (c > 0 && r > 0) pairs += static_cast<uint64_t>(c * r);
+  }
+  return pairs;
+}
+
+void change_packet_order(const std::vector<PocEntry>& changes, int layers, const std::vector<ComponentGrid>& components,
+                         int64_t tx0, int64_t ty0, int64_t tx1, int64_t ty1, std::vector<PacketId>& out, uint64_t& steps) {
+  // Layers sent so far per component-resolution: a change sends layers [sent, its end).
+  std::vector<std::vector<int>> sent(components.size());
+  for (size_t i = 0; i < components.size(); ++i) sent[i].assign(components[i].resolutions.size(), 0);
+  std::vector<StreamLayers> sending;
+  for (const PocEntry& e : changes) {
+    const int end = std::min(e.layer_end, layers);
+    const int c1 = std::min(e.comp_end, static_cast<int>(components.size()));
+    sending.clear();
+    for (int i = e.comp_start; i < c1; ++i) {
+      const int r1 = std::min(e.res_end, static_cast<int>(components[static_cast<size_t>(i)].resolutions.size()));
+      for (int r = e.res_start; r < r1; ++r) {
+        ++steps;
+        int& s = sent[static_cast<size_t>(i)][static_cast<size_t>(r)];
+        if (s >= end) continue;
+        sending.push_back({i, r, s, end});
+        s = end;
+      }
+    }
+    packet_order_of(e.order, components, sending, tx0, ty0, tx1, ty1, out, steps);
+  }
+}
+
 }  // namespace j2k::codec

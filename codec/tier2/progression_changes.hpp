@@ -19,4 +19,15 @@ namespace j2k::codec {
 int64_t change_packet_count(const std::vector<PocEntry>& changes, int layers, const std::vector<ComponentGrid>& components,
                             uint64_t& steps);
 
+// The component-resolutions the changes' ranges cover, summed over the changes (at most: a
+// change's resolutions counted up to the tile's most), in one step per change: the work
+// change_packet_count and change_packet_order do beyond the packets, known before doing it.
+uint64_t change_coverage(const std::vector<PocEntry>& changes, const std::vector<ComponentGrid>& components);
+
+// The packets the changes send, in their order (the tile is tx0..tx1 x ty0..ty1, as for
+// packet_order), appended to `out`: each packet visited once, however many changes cover it,
+// so that the work is the packets plus change_coverage(); `steps` counts it.
+void change_packet_order(const std::vector<PocEntry>& changes, int layers, const std::vector<ComponentGrid>& components,
+                         int64_t tx0, int64_t ty0, int64_t tx1, int64_t ty1, std::vector<PacketId>& out, uint64_t& steps);
+
 }  // namespace j2k::codec

@@ -28,7 +28,7 @@ struct EmptyPacketStream {
   // POC entries (RSpoc, CSpoc, LYEpoc, REpoc, CEpoc, Ppoc), each segment at most
   // `poc_per_segment` of them; in the main header, or in each tile's first tile-part header.
   std::vector<std::array<int, 6>> poc;
-  size_t poc_per_segment = 9362;  // (65535 - 2) / 7
+  size_t poc_per_segment = 9361;  // (65535 - 2) / 7
   bool poc_in_tiles = false;
   int64_t packets = -1;  // the packets each tile holds; -1: packets_per_tile()
   bool sop = false;      // each packet after an SOP marker segment (7 bytes a packet, not 1)
