@@ -256,4 +256,32 @@ TEST(TilePackets, ProgressionChangesOutOfProportionToTheBytesAreRefused) {
   EXPECT_EQ(read_tile_packets(ok, fewer.data(), 0).packet_bytes.size(), 800u);
 }
 
+// A tile whose POC changes cover few packets pays for them alone, but its layout has every
+// precinct: past one a byte (plus 65,536) they are refused before it is laid out. Here a
+// change covers the 256 precincts of resolution 0 of a 1024^2 tile with 2x2 precincts, which
+// has 349,440 in all (256 x (1 + 4 + ... + 4^5)).
+TEST(TilePackets, PrecinctsNoPacketReachesAreBoundedByTheBytes) {
+  test_support::EmptyPacketStream gen;
+  gen.levels = 5, gen.tile_size = 1024, gen.precinct_log2 = 1;
+  gen.poc = {{0, 0, 1, 1, 1, 0}};
+  gen.packets = 256;
+  const std::vector<uint8_t> bytes = gen.bytes();
+  const Codestream cs = read_codestream(bytes.data(), bytes.size());
+  for (bool partial : {false, true}) {
+    try {
+      read_tile_packets(cs, bytes.data(), 0, partial);
+      ADD_FAILURE() << "read";
+    } catch (const j2k::Error& e) {
+      EXPECT_EQ(e.code(), j2k::ErrorCode::UnsupportedInput);
+      EXPECT_NE(std::string(e.what()).find("has 349440 precincts for its 256 bytes"), std::string::npos) << e.what();
+    }
+  }
+  // With its packets all there (one a precinct), it is read.
+  gen.poc.clear();
+  gen.packets = -1;
+  const std::vector<uint8_t> whole = gen.bytes();
+  const Codestream ok = read_codestream(whole.data(), whole.size());
+  EXPECT_EQ(read_tile_packets(ok, whole.data(), 0).packet_bytes.size(), 349440u);
+}
+
 }  // namespace

@@ -25,6 +25,10 @@ constexpr uint64_t kMaxTileSamples = uint64_t{1} << 30;
 constexpr uint64_t kOrderSteps = uint64_t{1} << 20;
 constexpr uint64_t kOrderStepsPerByte = 64;
 
+// Precincts a tile may have beyond one a byte of its data: those of resolutions no packet
+// reaches.
+constexpr int64_t kSparePrecincts = int64_t{1} << 16;
+
 // Packed packet headers (A.7.4, A.7.5) of the tile whose tile-parts are `parts`: their PPT
 // segments in order, or their shares of PPM; empty: in the packets.
 std::vector<uint8_t> packed_headers(const Codestream& cs, const std::vector<size_t>& parts) {
@@ -150,6 +154,14 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
                                                  std::to_string(coverage) + " component-resolutions in all, more work than its " +
                                                  std::to_string(bytes) + " bytes justify (this decoder's limit: " +
                                                  std::to_string(allowed) + ")");
+  // Precincts no packet reaches (POC's changes may cover some alone) are laid out all the
+  // same: past one a byte, and a margin for real streams' empty resolutions, they are refused
+  // before the layout is allocated (a header of a few bytes would otherwise lay out hundreds
+  // of millions).
+  if (precincts > bytes + kSparePrecincts)
+    throw Error(ErrorCode::UnsupportedInput, name + " has " + std::to_string(precincts) + " precincts for its " + std::to_string(bytes) +
+                                                 " bytes (this decoder's limit: one a byte, plus " +
+                                                 std::to_string(kSparePrecincts) + ")");
   int layers = tc.layers;
   const int64_t packets = tc.poc.empty() ? precincts * layers : change_packet_count(tc.poc, layers, grids, out.order_steps);
   if (precincts > 0 && packets > bytes) {
