@@ -174,6 +174,68 @@ TEST_F(Decompress, PocStreamsAsOpenJpegDecodesThem) {
   }
 }
 
+// An opj_compress stream of one tile with its POC changes moved out of the first tile-part's
+// header: into the main header as one segment a change (`spread` false), or one change into
+// each tile-part's header (true; the changes of a tile add up over its tile-parts, A.6.6).
+// The other markers stay; each Psot follows its tile-part's new length.
+std::vector<uint8_t> move_poc(const std::vector<uint8_t>& in, bool spread) {
+  auto u16 = [&](size_t at) { return static_cast<size_t>(in[at] << 8 | in[at + 1]); };
+  size_t at = 2;
+  while (u16(at) != 0xFF90) at += 2 + u16(at + 2);  // the main header, up to the first SOT
+  std::vector<uint8_t> main(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(at));
+  std::vector<std::vector<uint8_t>> parts, changes;
+  while (u16(at) == 0xFF90) {
+    const size_t end = at + (static_cast<size_t>(in[at + 6]) << 24 | in[at + 7] << 16 | in[at + 8] << 8 | in[at + 9]);
+    std::vector<uint8_t> part(in.begin() + static_cast<std::ptrdiff_t>(at), in.begin() + static_cast<std::ptrdiff_t>(at + 12));
+    for (at += 12; u16(at) != 0xFF93; at += 2 + u16(at + 2)) {
+      const auto from = in.begin() + static_cast<std::ptrdiff_t>(at);
+      if (u16(at) != 0xFF5F) part.insert(part.end(), from, from + 2 + static_cast<std::ptrdiff_t>(u16(at + 2)));
+      for (size_t e = at + 4; u16(at) == 0xFF5F && e < at + 2 + u16(at + 2); e += 7)
+        changes.emplace_back(in.begin() + static_cast<std::ptrdiff_t>(e), in.begin() + static_cast<std::ptrdiff_t>(e + 7));
+    }
+    part.insert(part.end(), in.begin() + static_cast<std::ptrdiff_t>(at), in.begin() + static_cast<std::ptrdiff_t>(end));
+    parts.push_back(std::move(part));
+    at = end;
+  }
+  auto poc = [](std::vector<uint8_t>& out, size_t where, const std::vector<uint8_t>& change) {
+    const std::vector<uint8_t> segment = {0xFF, 0x5F, 0, 9};
+    out.insert(out.begin() + static_cast<std::ptrdiff_t>(where), segment.begin(), segment.end());
+    out.insert(out.begin() + static_cast<std::ptrdiff_t>(where + 4), change.begin(), change.end());
+  };
+  std::vector<uint8_t> out = main;
+  for (size_t k = 0; k < changes.size() && !spread; ++k) poc(out, out.size(), changes[k]);
+  for (size_t j = 0; j < parts.size(); ++j) {
+    std::vector<uint8_t>& part = parts[j];
+    if (spread && j < changes.size()) poc(part, 12, changes[j]);
+    const auto psot = static_cast<uint32_t>(part.size());
+    for (int k = 0; k < 4; ++k) part[6 + static_cast<size_t>(k)] = static_cast<uint8_t>(psot >> (24 - 8 * k));
+    out.insert(out.end(), part.begin(), part.end());
+  }
+  out.insert(out.end(), in.begin() + static_cast<std::ptrdiff_t>(at), in.end());  // EOC
+  return out;
+}
+
+// The same changes elsewhere: in the main header as several POC segments, and spread over the
+// tile-parts' headers (opj_compress writes them all in the first tile-part's header).
+TEST_F(Decompress, PocSegmentsInTheMainHeaderAndOverTilePartsAsOpenJpeg) {
+  int k = 0;
+  for (const char* flags : {"-POC T1=0,0,1,3,3,CPRL/T1=0,0,1,6,3,LRCP", "-r 20,10,1 -POC T1=0,0,2,3,3,CPRL/T1=0,0,3,6,3,LRCP",
+                            "-r 20,10,1 -POC T1=0,0,3,3,3,RPCL/T1=3,0,3,6,3,PCRL"}) {
+    SCOPED_TRACE(flags);
+    const std::string stream = path("pocs" + std::to_string(k) + ".j2k");
+    auto r = run_command("opj_compress -i " + quote(kData + "/coffee.ppm") + " -o " + quote(stream) + " " + flags);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const std::vector<uint8_t> bytes = test_support::file_bytes(stream);
+    for (bool spread : {false, true}) {
+      const std::string tag = "pocs" + std::to_string(k) + (spread ? "_spread" : "_main"), moved = path(tag + ".j2k");
+      const std::vector<uint8_t> out = move_poc(bytes, spread);
+      ASSERT_TRUE(std::ofstream(moved, std::ios::binary).write(reinterpret_cast<const char*>(out.data()), static_cast<std::streamsize>(out.size())));
+      same_as_openjpeg(moved, "", tag);
+    }
+    ++k;
+  }
+}
+
 TEST_F(Decompress, ReduceLayersRegionTileAndComponentsAsOpenJpeg) {
   const std::string stream = path("s.j2k");
   auto r = run_command("opj_compress -i " + quote(kData + "/astronaut.ppm") + " -o " + quote(stream) +
