@@ -267,7 +267,7 @@ TEST(TilePackets, PrecinctsNoPacketReachesAreBoundedByTheBytes) {
   gen.packets = 256;
   const std::vector<uint8_t> bytes = gen.bytes();
   const Codestream cs = read_codestream(bytes.data(), bytes.size());
-  for (bool partial : {false, true}) {
+  for (bool partial : {false, true}) {  // (partial: the tile is whole, its bytes are all it has)
     try {
       read_tile_packets(cs, bytes.data(), 0, partial);
       ADD_FAILURE() << "read";

@@ -53,9 +53,15 @@ std::vector<uint8_t> packed_headers(const Codestream& cs, const std::vector<size
 // following them in COD's order refused opj_compress's -POC streams that leave some out).
 std::vector<PacketId> tile_order(const TileCoding& tc, int layers, const std::vector<ComponentGrid>& grids, const LaidTile& tile,
                                  uint64_t& steps) {
-  if (tc.poc.empty()) return packet_order(tc.order, layers, grids, tile.x0, tile.y0, tile.x1, tile.y1);
   std::vector<PacketId> out;
-  change_packet_order(tc.poc, layers, grids, tile.x0, tile.y0, tile.x1, tile.y1, out, steps);
+  if (!tc.poc.empty()) {
+    change_packet_order(tc.poc, layers, grids, tile.x0, tile.y0, tile.x1, tile.y1, out, steps);
+    return out;
+  }
+  std::vector<StreamLayers> every;
+  for (int c = 0; c < static_cast<int>(grids.size()); ++c)
+    for (int r = 0; r < static_cast<int>(grids[static_cast<size_t>(c)].resolutions.size()); ++r) every.push_back({c, r, 0, layers});
+  packet_order_of(tc.order, grids, every, tile.x0, tile.y0, tile.x1, tile.y1, out, steps);
   return out;
 }
 
@@ -154,14 +160,6 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
                                                  std::to_string(coverage) + " component-resolutions in all, more work than its " +
                                                  std::to_string(bytes) + " bytes justify (this decoder's limit: " +
                                                  std::to_string(allowed) + ")");
-  // Precincts no packet reaches (POC's changes may cover some alone) are laid out all the
-  // same: past one a byte, and a margin for real streams' empty resolutions, they are refused
-  // before the layout is allocated (a header of a few bytes would otherwise lay out hundreds
-  // of millions).
-  if (precincts > bytes + kSparePrecincts)
-    throw Error(ErrorCode::UnsupportedInput, name + " has " + std::to_string(precincts) + " precincts for its " + std::to_string(bytes) +
-                                                 " bytes (this decoder's limit: one a byte, plus " +
-                                                 std::to_string(kSparePrecincts) + ")");
   int layers = tc.layers;
   const int64_t packets = tc.poc.empty() ? precincts * layers : change_packet_count(tc.poc, layers, grids, out.order_steps);
   if (precincts > 0 && packets > bytes) {
@@ -171,6 +169,17 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
               std::to_string(bytes) + " bytes");
     layers = static_cast<int>(std::clamp<int64_t>(bytes / precincts + 1, 1, layers));
   }
+  // Precincts no packet reaches (POC's changes may cover some alone) are laid out all the
+  // same: past one a byte of the tile's data, and a margin for real streams' empty
+  // resolutions, they are refused before the layout is allocated (a few bytes would otherwise
+  // lay out hundreds of millions). A cut tile's bytes say nothing of what it had: as before,
+  // its layers are bounded above, not its precincts.
+  bool cut_data = false;
+  for (const TilePart* p : parts) cut_data = cut_data || p->cut;
+  if (!cut_data && precincts > bytes + kSparePrecincts)
+    throw Error(ErrorCode::UnsupportedInput, name + " has " + std::to_string(precincts) + " precincts for its " + std::to_string(bytes) +
+                                                 " bytes (this decoder's limit: one a byte, plus " +
+                                                 std::to_string(kSparePrecincts) + ")");
 
   lay_out_tile(cs.info, params, t, components, out.layout);
   const LaidTile& tile = out.layout.tiles[0];
@@ -192,8 +201,6 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
   // packets after are empty, as OpenJPEG reads them (its header bits past the end are 0s).
   // opj_compress writes such tiles under -POC (a change whose layers start past its
   // predecessor's writes none of its packets). A cut tile's are missing, as before.
-  bool cut_data = false;
-  for (const TilePart* p : parts) cut_data = cut_data || p->cut;
   const std::vector<PacketId> order = tile_order(tc, layers, grids, tile, out.order_steps);
   size_t at = 0, hat = 0;
   for (const PacketId& id : order) {

@@ -31,7 +31,7 @@ struct TilePackets {
                                        // packets missing from whole data, bytes left over
   // Work done, counted so that tests can hold it to the tile's own size: the tile-part
   // records looked at to find its data and packed headers, and the steps taken to order its
-  // packets (POC bookkeeping so far).
+  // packets (B.12; with POC, its changes' bookkeeping too).
   size_t tile_parts_read = 0;
   uint64_t order_steps = 0;  // steps taken to put its packets in order (B.12)
 };
