@@ -210,7 +210,6 @@ void packet_order_of(Progression p, const std::vector<ComponentGrid>& components
     return std::make_pair(a.component, a.resolution) < std::make_pair(b.component, b.resolution);
   });
   out.reserve(out.size() + static_cast<size_t>(packets));
-  const int count = streams.empty() ? 0 : streams.back().component + 1;
 
   // Every precinct of a stream at layer l (LRCP, RLCP: precinct is the innermost loop).
   const auto emit_layer = [&](const Stream& s, int l) {
@@ -221,12 +220,15 @@ void packet_order_of(Progression p, const std::vector<ComponentGrid>& components
     const int64_t k = precinct_at(s, x, y);
     for (int l = s.first_layer; l < s.end_layer; ++l, ++steps) out.push_back({l, s.resolution, s.component, k});
   };
-  // The streams of each resolution, and of each component, in index order.
-  std::vector<std::vector<int>> by_resolution(static_cast<size_t>(resolutions)), by_component(static_cast<size_t>(count));
+  // The streams of each resolution, and of each component that has some (in a row, as they
+  // are sorted), in index order: groups made once, in proportion to the streams sent.
+  std::vector<std::vector<int>> by_resolution(static_cast<size_t>(resolutions)), by_component;
   std::vector<int> every;
   for (int m = 0; m < static_cast<int>(streams.size()); ++m) {
-    by_resolution[static_cast<size_t>(streams[static_cast<size_t>(m)].resolution)].push_back(m);
-    by_component[static_cast<size_t>(streams[static_cast<size_t>(m)].component)].push_back(m);
+    const Stream& s = streams[static_cast<size_t>(m)];
+    by_resolution[static_cast<size_t>(s.resolution)].push_back(m);
+    if (m == 0 || streams[static_cast<size_t>(m) - 1].component != s.component) by_component.emplace_back();
+    by_component.back().push_back(m);
     every.push_back(m);
   }
 

@@ -3,8 +3,10 @@
 // one tile, as the list of (layer, resolution, component, precinct) the encoder writes in turn.
 // LRCP and RLCP are nested counters (B.12.1.1, B.12.1.2); RPCL, PCRL and CPRL are driven by
 // positions on the reference grid (B.12.1.3 to B.12.1.5), so that a precinct's packets come
-// when the walk over the tile reaches the precinct's top-left corner. No POC: one progression
-// for the whole tile, all layers, resolutions and components.
+// when the walk over the tile reaches the precinct's top-left corner. packet_order is one
+// progression for the whole tile, all layers, resolutions and components; packet_order_of the
+// same loops over some component-resolutions and layers (what a POC change sends, B.12.2:
+// progression_changes.hpp).
 #pragma once
 #include <cstdint>
 #include <string>
