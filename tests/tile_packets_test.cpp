@@ -3,7 +3,11 @@
 // ISO/IEC 15444-4 conformance codestream reads to exactly its bytes (POC, PPM, PPT, SOP, EPH,
 // tile-parts, precincts and mode switches among them); our streams' packets have the lengths
 // their PLT segments say, in every progression, with precincts, tile-parts, layers and levels
-// per component; a cut stream reads partially or is an error, never a crash.
+// per component; a cut stream reads partially or is an error, never a crash. Generated streams
+// of empty packets (issue 45): each tile looks at its own tile-parts alone; POC changes say the
+// tile's packets, which are ordered in steps in proportion to them; a whole tile ending early
+// or with bytes over reads as OpenJPEG reads it; changes and precincts out of proportion to
+// the bytes are refused.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
