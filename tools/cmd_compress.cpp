@@ -12,10 +12,12 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "common/error.hpp"
 #include "io/image_io.hpp"
+#include "io/raw_reader.hpp"
 #include "j2kfront/j2kfront.hpp"
 #include "tools/commands.hpp"
 #include "tools/env_options.hpp"
@@ -31,6 +33,7 @@ namespace fs = std::filesystem;
 
 struct CompressArgs {
   std::string input, output, tile_size, tile_origin = "0,0", image_origin = "0,0", backend = "auto";
+  std::string raw_layout;  // -F: a .raw/.rawl input's layout (io/raw_reader.hpp)
   std::string out_format, rates, psnr, block = "64,64", precincts, order = "LRCP", tile_parts, comment = "Created by j2kfront";
   int resolutions = 0, device = -1,  // resolutions: -n; 0 = not given (6, fewer for small tiles)
       threads = 0, mct = -1, modes = 0, guard_bits = -1;
@@ -197,6 +200,16 @@ int run_compress(CompressArgs a) {
   if (a.input != "-" && !fs::exists(a.input, ec))
     throw Error(ErrorCode::Io, a.input + ": no such file or directory");
   const bool batch = fs::is_directory(a.input, ec);
+  // Raw samples have no header: -F says what they are, for one .raw or .rawl input.
+  std::optional<io::RawLayout> raw;
+  if (!a.raw_layout.empty()) {
+    if (batch || !io::is_raw_name(a.input))
+      throw CLI::ValidationError("-F", "describes one raw input, a .raw (big-endian) or .rawl (little-endian) file, and -i is " +
+                                           a.input);
+    raw = io::parse_raw_layout(a.raw_layout);
+  } else if (!batch && io::is_raw_name(a.input)) {
+    throw CLI::ValidationError("-F", a.input + " is raw samples: -F W,H,COMPONENTS,BITS,s|u[@DXxDY:...] must say what they are");
+  }
   const std::vector<CompressJob> jobs = compress_jobs(a, batch, &skipped);
   // auto: the library's rule for one image or a batch (resolve_backend).
   a.backend = backend_name(resolve_backend(parse_backend(a.backend), batch ? Job::CompressBatch : Job::CompressOne));
@@ -228,7 +241,7 @@ int run_compress(CompressArgs a) {
     try {
       const auto t0 = Clock::now();
       auto t = Clock::now();
-      j2kfront::Image image = io::read_image(job.input);
+      j2kfront::Image image = raw ? io::read_raw(job.input, *raw) : io::read_image(job.input);
       const double read_ms = ms_since(t);
       if (ix + image.width > UINT32_MAX || iy + image.height > UINT32_MAX)
         throw CLI::ValidationError("-d", "the image does not fit on the canvas at that origin");
@@ -299,6 +312,9 @@ std::function<int()> add_compress_command(CLI::App& app) {
   cmd->add_option("--OutFor", args->out_format, "with a directory -i: the outputs' format, j2k (default), j2c, jpc or jp2");
   cmd->add_option("-r", args->rates, "compression ratio per quality layer, e.g. 40,20,10 (1 or 0: lossless); default lossless");
   cmd->add_option("-q", args->psnr, "PSNR in dB per quality layer, e.g. 30,40 (0: lossless)");
+  cmd->add_option("-F", args->raw_layout,
+                  "a .raw (big-endian) or .rawl (little-endian) input's layout, as opj_compress: "
+                  "W,H,COMPONENTS,BITS,s|u[@DXxDY:...], the components one after another");
   cmd->add_option("-n", args->resolutions,
                   "resolutions: decomposition levels + 1 (default 6, or fewer where the tiles are under 32 samples a side)")
       ->check(CLI::Range(1, 33));
@@ -329,7 +345,7 @@ std::function<int()> add_compress_command(CLI::App& app) {
   cmd->add_flag("--force", args->force, "replace an existing output file");
   cmd->add_flag("--quiet", args->quiet, "print nothing but errors");
   cmd->footer("opj_compress's spellings -mct, -SOP, -EPH, -PLT, -TLM, -TP, -GuardBits, -threads, -OutFor, -ImgDir, -quiet and -force\n"
-              "are accepted too; -s, -F, -POC, -ROI, -cinema2K, -cinema4K, -IMF, -jpip and -x are refused as not supported.");
+              "are accepted too; -s, -POC, -ROI, -cinema2K, -cinema4K, -IMF, -jpip and -x are refused as not supported.");
   return [args] { return run_compress(*args); };
 }
 
@@ -347,7 +363,7 @@ std::vector<std::string> opj_style_arguments(int argc, char** argv) {
   // Theirs that j2kfront does not do: named as such, not misread as a cluster of short flags
   // (-IMF as -I -M F).
   static const std::map<std::string, std::string> kNotCompress = {
-      {"-s", "subsampled input (-s dx,dy)"},        {"-F", "raw input (-F)"},
+      {"-s", "subsampled input (-s dx,dy)"},
       {"-POC", "progression order changes (-POC)"}, {"-ROI", "regions of interest (-ROI)"},
       {"-cinema2K", "the digital cinema profiles"}, {"-cinema4K", "the digital cinema profiles"},
       {"-IMF", "the IMF profiles"},                 {"-jpip", "JPIP index boxes (-jpip)"},
