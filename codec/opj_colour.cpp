@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 #include <vector>
+
+#include "common/error.hpp"
 
 namespace j2k::codec {
 namespace {
@@ -23,21 +26,36 @@ class Walk {
 };
 
 // color.c's sycc_to_rgb: products in double, truncated towards zero, clamped to [0, upb].
+// The sums are made in 64 bits: at 31 bits Y + 1.402 Cr passes INT32_MAX, where color.c's
+// int overflows (undefined; in practice it wraps to a negative sum, clamped to 0). Wherever
+// color.c's arithmetic stays in range the result is its result.
 struct Rgb {
   std::vector<int32_t> r, g, b;
   size_t at = 0;
-  int32_t offset, upb;
-  void put(int32_t y, int32_t cb, int32_t cr) {
+  int64_t offset, upb;
+  void put(int64_t y, int64_t cb, int64_t cr) {
     cb -= offset;
     cr -= offset;
-    const auto clamp = [&](int32_t v) { return std::clamp(v, 0, upb); };
-    r[at] = clamp(y + static_cast<int32_t>(1.402 * static_cast<double>(static_cast<float>(cr))));
-    g[at] = clamp(y - static_cast<int32_t>(0.344 * static_cast<double>(static_cast<float>(cb)) +
-                                           0.714 * static_cast<double>(static_cast<float>(cr))));
-    b[at] = clamp(y + static_cast<int32_t>(1.772 * static_cast<double>(static_cast<float>(cb))));
+    // (float) as color.c rounds the chroma before its products.
+    const auto f = [](int64_t v) { return static_cast<double>(static_cast<float>(v)); };
+    const auto clamp = [&](int64_t v) { return static_cast<int32_t>(std::clamp<int64_t>(v, 0, upb)); };
+    r[at] = clamp(y + static_cast<int64_t>(1.402 * f(cr)));
+    g[at] = clamp(y - static_cast<int64_t>(0.344 * f(cb) + 0.714 * f(cr)));
+    b[at] = clamp(y + static_cast<int64_t>(1.772 * f(cb)));
     ++at;
   }
 };
+
+// A conversion's results lie in [0, 2^precision - 1] of component 0's precision, which must
+// fit the 32-bit samples: up to kMaxDecodedPrecision bits (a codestream's components never
+// exceed it; a JP2 palette's columns may have up to 38 bits).
+void require_convertible(const DecodedImage& image, const char* conversion) {
+  const int p = image.components[0].precision;
+  if (p > kMaxDecodedPrecision)
+    throw Error(ErrorCode::UnsupportedInput,
+                "component 0 has " + std::to_string(p) + "-bit samples: the " + conversion + " conversion " +
+                    "is made on samples of up to " + std::to_string(kMaxDecodedPrecision) + " bits only");
+}
 
 void store(DecodedComponent& c, const std::vector<int32_t>& v) {
   c.bytes.assign(v.size() * j2k_sample_size(c.type), 0);
@@ -63,7 +81,7 @@ void sycc_to_rgb(DecodedImage& image, bool horizontal, bool vertical, int64_t gr
   const DecodedComponent& c0 = image.components[0];
   const auto w = static_cast<size_t>(c0.width), h = static_cast<size_t>(c0.height);
   Rgb out{std::vector<int32_t>(w * h), std::vector<int32_t>(w * h), std::vector<int32_t>(w * h), 0,
-          int32_t{1} << (c0.precision - 1), (int32_t{1} << c0.precision) - 1};
+          int64_t{1} << (c0.precision - 1), (int64_t{1} << c0.precision) - 1};
   Walk cb(image.components[1]), cr(image.components[2]);
   auto y_at = [&](size_t i) { return i < w * h ? c0.at(i) : 0; };
   if (!horizontal) {  // 4:4:4
@@ -145,14 +163,19 @@ void sycc_to_rgb(DecodedImage& image, bool horizontal, bool vertical, int64_t gr
   replace(image, out);
 }
 
-// color.c's color_esycc_to_rgb: single precision, left to right, plus 0.5, truncated.
+// color.c's color_esycc_to_rgb: single precision, left to right, plus 0.5, truncated. A sum
+// beyond the int range (at 31 bits; undefined in color.c) is clamped before it is converted.
 void esycc_to_rgb(DecodedImage& image) {
   const DecodedComponent& c0 = image.components[0];
   const size_t n = static_cast<size_t>(c0.width * c0.height);
-  const int32_t flip = int32_t{1} << (c0.precision - 1), top = (int32_t{1} << c0.precision) - 1;
+  const int64_t flip = int64_t{1} << (c0.precision - 1), top = (int64_t{1} << c0.precision) - 1;
   const bool s1 = image.components[1].is_signed, s2 = image.components[2].is_signed;
   Rgb out{std::vector<int32_t>(n), std::vector<int32_t>(n), std::vector<int32_t>(n), 0, 0, top};
-  const auto clamp = [&](float v) { return std::clamp(static_cast<int32_t>(v), 0, top); };
+  const auto clamp = [&](float v) {
+    if (!(v >= 0.0f)) return int32_t{0};
+    if (static_cast<double>(v) >= static_cast<double>(top)) return static_cast<int32_t>(top);
+    return static_cast<int32_t>(v);
+  };
   for (size_t i = 0; i < n; ++i) {
     const auto y = static_cast<float>(c0.at(i));
     const auto cb = static_cast<float>(image.components[1].at(i) - (s1 ? 0 : flip));
@@ -202,6 +225,7 @@ bool apply_opj_colour(DecodedImage& image, int enum_cs, int64_t grid_x0, int64_t
   const bool sycc = enum_cs == 18 || (c.size() == 3 && c[0].dx == c[0].dy && c[1].dx != 1);
   if (sycc) {
     if (c.size() < 3 || c[0].dx != 1 || c[0].dy != 1) return false;  // OpenJPEG: "can not convert"
+    require_convertible(image, "sYCC to RGB");
     const auto is = [&](int dx, int dy) {
       return c[1].dx == dx && c[2].dx == dx && c[1].dy == dy && c[2].dy == dy;
     };
@@ -215,6 +239,7 @@ bool apply_opj_colour(DecodedImage& image, int enum_cs, int64_t grid_x0, int64_t
   if (enum_cs == 24) {
     if (c.size() < 3 || c[1].dx != c[0].dx || c[2].dx != c[0].dx || c[1].dy != c[0].dy || c[2].dy != c[0].dy)
       return false;
+    require_convertible(image, "e-sYCC to RGB");
     esycc_to_rgb(image);
     return true;
   }

@@ -24,7 +24,10 @@ namespace j2k::codec {
 // `enum_cs`: the JP2 file's EnumCS (0 for a raw codestream or an ICC profile); `grid_x0`,
 // `grid_y0`: the decoded area's origin on the reference grid at full resolution (the image's,
 // or the tile's or region's), whose parity OpenJPEG reads; `keep_cmyk`: CMYK is left as it is
-// (opj_decompress's TIFF output). Returns whether it converted.
+// (opj_decompress's TIFF output). Returns whether it converted. Defined at every precision
+// (OpenJPEG's int sums overflow at 31 bits; these clamp); throws Error(UnsupportedInput), naming
+// the component, its precision and the conversion, for sYCC or e-sYCC of more than
+// kMaxDecodedPrecision bits (a JP2 palette's columns), whose results the samples cannot hold.
 bool apply_opj_colour(DecodedImage& image, int enum_cs, int64_t grid_x0, int64_t grid_y0, bool keep_cmyk = false);
 
 }  // namespace j2k::codec

@@ -19,6 +19,7 @@
 #include "io/image_io.hpp"
 #include "j2kfront/j2kfront.h"
 #include "j2kfront/j2kfront.hpp"
+#include "tests/support/jp2_boxes.hpp"
 #include "tests/support/pgx_reader.hpp"
 #include "tests/support/run_command.hpp"
 #include "tests/support/temp_dir_test.hpp"
@@ -844,6 +845,71 @@ TEST_F(Decompress, Jp2PaletteAndChannelDefinitions) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto blue = test_support::read_pgx(path("c_0.pgx"));
   EXPECT_EQ(blue.samples, got[2].samples);
+}
+
+// sYCC and e-sYCC at 31 bits, the most a codestream's component holds here and in OpenJPEG,
+// through a palette of 31-bit colours: the samples are color.c's formulas made without
+// overflow (where OpenJPEG's int sums overflow, undefined behaviour, they clamp to the top),
+// worked out by hand below; the colours whose sums stay in range are opj_decompress's too. At
+// 38 bits (a palette's columns may have 38, the samples hold 31) the conversion is refused,
+// naming the component, its precision and the conversion; it came out as 0..63 before.
+TEST_F(Decompress, ColourConversionsAt31BitsAndRefusedAt38) {
+  const uint32_t w = 4, h = 1;
+  {
+    std::ofstream pgm(path("idx4.pgm"), std::ios::binary);
+    pgm << "P5\n" << w << " " << h << "\n255\n";
+    for (char i = 0; i < 4; ++i) pgm.put(i);  // one pixel per palette entry
+  }
+  auto r = run_command(quote(kCli) + " compress -i " + quote(path("idx4.pgm")) + " -o " + quote(path("idx4.j2k")) + " -n 1 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::vector<uint8_t> cs = test_support::file_bytes(path("idx4.j2k"));
+  const uint64_t top = (uint64_t{1} << 31) - 1, half = uint64_t{1} << 30;
+  const std::vector<std::vector<uint64_t>> entries = {
+      {top, top, top}, {0, 0, 0}, {half, half, half}, {half / 2, half + 1000, half - 1000}};
+  // Y, Cb, Cr less 2^30 for the chroma, then (sYCC) R = Y + trunc(1.402 Cr), G = Y -
+  // trunc(0.344 Cb + 0.714 Cr), B = Y + trunc(1.772 Cb) in double precision from float chroma,
+  // or (e-sYCC) color.c's single-precision sums plus 0.5, truncated; each clamped to
+  // [0, 2^31 - 1]. Entry 0: Cb = Cr = 2^30 - 1, 2^30 as a float: R and B pass 2^31 (clamped),
+  // G = 2147483647 - trunc(1.058 * 2^30). Entry 1: Cb = Cr = -2^30. Entry 3: Cb = 1000, Cr = -1000.
+  const int32_t sycc[4][3] = {{2147483647, 1011464798, 2147483647},
+                              {0, 1136018849, 0},
+                              {1073741824, 1073741824, 1073741824},
+                              {536869510, 536871282, 536872684}};
+  const int32_t esycc[4][3] = {{2147483647, 1011853760, 2147483647},
+                               {0, 1136274176, 0},
+                               {1073741824, 1074064000, 1073551744},
+                               {536869504, 537032384, 536777632}};
+  for (const auto& [enum_cs, want] : {std::pair{18, sycc}, {24, esycc}}) {
+    const std::string tag = "p31_" + std::to_string(enum_cs), jp2 = path(tag + ".jp2");
+    const std::vector<uint8_t> file = test_support::palette_jp2(cs, w, h, 31, enum_cs, entries);
+    std::ofstream(jp2, std::ios::binary).write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
+    r = run_command(quote(kCli) + " decompress -i " + quote(jp2) + " -o " + quote(path(tag + ".pgx")) + " --quiet");
+    ASSERT_EQ(r.exit_code, 0) << tag << ": " << r.output;
+    r = run_command("opj_decompress -i " + quote(jp2) + " -o " + quote(path(tag + "_opj.pgx")));
+    ASSERT_EQ(r.exit_code, 0) << tag << ": " << r.output;
+    for (int c = 0; c < 3; ++c) {
+      const auto ours = test_support::read_pgx(path(tag + "_" + std::to_string(c) + ".pgx"));
+      const auto theirs = test_support::read_pgx(path(tag + "_opj_" + std::to_string(c) + ".pgx"));
+      ASSERT_EQ(ours.samples.size(), 4u) << tag;
+      for (size_t i = 0; i < 4; ++i) {
+        EXPECT_EQ(ours.samples[i], want[i][c]) << tag << ": entry " << i << ", channel " << c;
+        if (i > 0) {  // entry 0's sums overflow in color.c
+          EXPECT_EQ(ours.samples[i], theirs.samples[i]) << tag << ": entry " << i << ", channel " << c;
+        }
+      }
+    }
+  }
+  for (const int enum_cs : {18, 24}) {
+    const std::string tag = "p38_" + std::to_string(enum_cs), jp2 = path(tag + ".jp2");
+    const std::vector<uint8_t> file = test_support::palette_jp2(cs, w, h, 38, enum_cs, entries);
+    std::ofstream(jp2, std::ios::binary).write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
+    r = run_command(quote(kCli) + " decompress -i " + quote(jp2) + " -o " + quote(path(tag + ".pgx")) + " --quiet");
+    EXPECT_EQ(r.exit_code, 1) << tag << ": " << r.output;
+    EXPECT_NE(r.output.find("component 0 has 38-bit samples"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(enum_cs == 18 ? "the sYCC to RGB conversion" : "the e-sYCC to RGB conversion"), std::string::npos)
+        << r.output;
+    EXPECT_FALSE(fs::exists(path(tag + "_0.pgx"))) << tag;
+  }
 }
 
 TEST_F(Decompress, BadRequestsAndCutFilesAreRefused) {
