@@ -9,6 +9,7 @@
 #include "common/error.hpp"
 #include "j2kfront/j2kfront.hpp"
 #include "tools/commands.hpp"
+#include "tools/temp_files.hpp"
 
 namespace {
 
@@ -37,6 +38,8 @@ std::string version_text() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before any file is written: a signal that ends the run takes its temporary files with it.
+  j2k::tools::install_temp_file_cleanup();
   CLI::App app{"j2kfront: a JPEG 2000 codec (compress, decompress) with a GPU front stage (tiling, DC shift, RCT/ICT, DWT on the CPU, CUDA or OpenCL)"};
   app.name("j2kfront");
   app.require_subcommand(1);

@@ -9,12 +9,14 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
 #include "j2kfront/j2kfront.h"
+#include "tools/temp_files.hpp"
 
 namespace fs = std::filesystem;
 
@@ -128,12 +130,29 @@ void OutputDir::write(const std::string& name,
       in_set_ ? " (" + dir_ + " now holds an incomplete set of outputs, marked by " + kIncomplete + ")" : "";
   auto failed = [&](const std::string& what) { throw Error(ErrorCode::Io, final_path + ": " + what + note); };
   // A name no other run chooses, created only if absent and never through a link.
+  // Registered from its creation on (signals held between the two): a signal that ends the
+  // run removes it.
   std::string tmp;
   int fd = -1;
+  std::optional<TempFileRegistration> registered;
   for (int attempt = 0; fd < 0 && attempt < 100; ++attempt) {
     tmp = "." + name + "." + random_suffix() + ".partial";
-    fd = ::openat(dir_fd_, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0 && errno != EEXIST) failed(std::string("cannot create a temporary file: ") + std::strerror(errno));
+    int err = 0;
+    {
+      HandledSignalsBlocked blocked;
+      fd = ::openat(dir_fd_, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+      err = errno;
+      if (fd >= 0) {
+        try {
+          registered.emplace(dir_fd_, tmp);
+        } catch (...) {
+          ::close(fd);
+          ::unlinkat(dir_fd_, tmp.c_str(), 0);
+          throw;
+        }
+      }
+    }
+    if (fd < 0 && err != EEXIST) failed(std::string("cannot create a temporary file: ") + std::strerror(err));
   }
   if (fd < 0) failed("cannot create a temporary file: every name tried exists");
   std::FILE* f = ::fdopen(fd, "wb");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "tools/stdin_file.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,14 +18,31 @@ namespace j2k::tools {
 
 StdinFile::StdinFile(uint64_t limit) {
   const char* tmp = std::getenv("TMPDIR");
-  std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/j2kfront-stdin-XXXXXX";
-  const int fd = mkstemp(templ.data());  // O_CREAT | O_EXCL, mode 0600
-  if (fd < 0) throw Error(ErrorCode::Io, "standard input: cannot create a temporary file in " + templ + ": " +
-                                             std::strerror(errno));
-  path_ = templ;
+  const std::string dir = tmp && *tmp ? tmp : "/tmp";
+  std::string name = dir + "/j2kfront-stdin-XXXXXX";
+  {
+    // Its name lives for these few calls, with the signals that would end the run held.
+    HandledSignalsBlocked blocked;
+    fd_ = mkostemp(name.data(), O_CLOEXEC);  // O_CREAT | O_EXCL, mode 0600
+    if (fd_ < 0)
+      throw Error(ErrorCode::Io, "standard input: cannot create a temporary file in " + dir + ": " + std::strerror(errno));
+    path_ = "/proc/self/fd/" + std::to_string(fd_);
+    if (::access(path_.c_str(), R_OK) == 0) {
+      ::unlink(name.c_str());
+    } else {
+      path_ = named_ = name;
+      try {
+        registered_.emplace(AT_FDCWD, named_);
+      } catch (...) {
+        ::close(fd_);
+        ::unlink(named_.c_str());
+        throw;
+      }
+    }
+  }
   auto fail = [&](const std::string& what) {
-    ::close(fd);
-    ::unlink(path_.c_str());
+    ::close(fd_);
+    if (!named_.empty()) ::unlink(named_.c_str());
     throw Error(ErrorCode::Io, "standard input " + what);
   };
   std::vector<char> buffer(1 << 20);
@@ -38,19 +56,18 @@ StdinFile::StdinFile(uint64_t limit) {
     if (limit && total > limit)
       fail("holds more than " + std::to_string(limit) + " bytes, the most --max-memory allows");
     for (ssize_t done = 0; done < n;) {
-      const ssize_t w = ::write(fd, buffer.data() + done, static_cast<size_t>(n - done));
+      const ssize_t w = ::write(fd_, buffer.data() + done, static_cast<size_t>(n - done));
       if (w < 0 && errno == EINTR) continue;
-      if (w < 0) fail("cannot be copied to " + path_ + ": " + std::strerror(errno));
+      if (w < 0) fail("cannot be copied to a temporary file in " + dir + ": " + std::strerror(errno));
       done += w;
     }
   }
-  if (::close(fd) != 0) {
-    ::unlink(path_.c_str());
-    throw Error(ErrorCode::Io, "standard input cannot be copied to " + path_ + ": " + std::strerror(errno));
-  }
 }
 
-StdinFile::~StdinFile() { ::unlink(path_.c_str()); }
+StdinFile::~StdinFile() {
+  ::close(fd_);
+  if (!named_.empty()) ::unlink(named_.c_str());
+}
 
 void StdinFile::rethrow_named(const std::exception& e) const {
   std::string what = e.what();
