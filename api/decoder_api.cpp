@@ -8,6 +8,7 @@
 
 #include "api/guard.hpp"
 #include "codec/decoder.hpp"
+#include "common/parallel/thread_limit.hpp"
 
 struct j2k_decoder {
   j2k_decode_settings settings;
@@ -44,7 +45,7 @@ j2k_status j2k_decoder_create(const j2k_decode_settings* settings, j2k_decoder**
     require(settings != nullptr && decoder != nullptr, "j2k_decoder_create: settings and decoder must not be null");
     require(settings->reduce >= 0 && settings->reduce <= 32, "reduce must be 0 to 32, got " + std::to_string(settings->reduce));
     require(settings->layers >= 0 && settings->layers <= 65535, "layers must be 0 (all) to 65535, got " + std::to_string(settings->layers));
-    require(settings->threads >= 0, "threads must not be negative, got " + std::to_string(settings->threads));
+    require(j2k::thread_count_problem(settings->threads).empty(), j2k::thread_count_problem(settings->threads));
     require(settings->tile >= -1, "tile must be -1 (all) or a tile's index, got " + std::to_string(settings->tile));
     require(settings->backend == J2K_BACKEND_AUTO || settings->backend == J2K_BACKEND_CPU ||
                 settings->backend == J2K_BACKEND_CUDA || settings->backend == J2K_BACKEND_OPENCL,

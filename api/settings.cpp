@@ -3,20 +3,17 @@
 
 #include <algorithm>
 #include <string>
-#include <thread>
 
 #include "api/guard.hpp"
+#include "common/parallel/thread_limit.hpp"
 
 namespace j2k::api {
 
 BackendOptions backend_options(const j2k_settings& s) {
   BackendOptions o;
   o.backend = backend_from(s.backend);
-  // A worker per core is the default; far more only oversubscribes (and each worker thread
-  // takes a stack), so counts beyond 8 per core, or 64 on small machines, are refused.
-  const int cap = std::max(64, 8 * static_cast<int>(std::thread::hardware_concurrency()));
-  require(s.threads >= 0 && s.threads <= cap,
-          "threads must be 0 (one per core) to " + std::to_string(cap) + ", got " + std::to_string(s.threads));
+  const int cap = max_threads();
+  require(thread_count_problem(s.threads).empty(), thread_count_problem(s.threads));
   o.threads = s.threads;
   if (s.thread_pool != nullptr) {
     const j2k_thread_pool& p = *s.thread_pool;

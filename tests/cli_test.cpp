@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <string>
+#include <thread>
 #include <vector>
 #include <utility>
 
@@ -86,7 +88,7 @@ TEST_F(Cli, BadArgumentsExitWithUsageAndCode2) {
         "transform " + in + " --tile-size 8", "transform " + in + " --tile-size a,b",
         "transform " + in + " --tile-origin 5,5", "transform " + in + " --image-origin 1,2,3",
         "transform " + in + " --mct maybe", "transform " + in + " --backend gpu",
-        "transform " + in + " --threads 0", "transform " + in + " --bogus", std::string("frobnicate"),
+        "transform " + in + " --threads -1", "transform " + in + " --bogus", std::string("frobnicate"),
         "bench --sizes 0", "bench --sizes 12x"};
   for (const std::string& args : bad_args) {
     auto r = cli(args);
@@ -553,6 +555,82 @@ TEST_F(Cli, BenchRunsOnTheCpu) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("memcpy"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("9/7 inverse"), std::string::npos) << r.output;
+}
+
+// A JPEG 2000 file of camera.pgm in `dir`.
+std::string camera_j2k(const std::string& dir) {
+  const std::string j2k = dir + "/camera.j2k";
+  auto r = run_command(quote(kCli) + " compress -i " + quote(kData + "/camera.pgm") + " -o " + quote(j2k) + " --quiet");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return j2k;
+}
+
+// A single output's directory must be there, as opj_compress and opj_decompress want it: a
+// missing one (or a file where it should be) is refused by name before any work, and nothing
+// is created; OUTDIR of a directory of inputs, or of transform, is still created.
+TEST_F(Cli, OutputsInMissingDirectoriesAreRefused) {
+  const std::string j2k = camera_j2k(dir_.string()), missing = path("a/b");
+  auto r = cli("decompress -i " + quote(j2k) + " -o " + quote(missing + "/out.pgm"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("the directory " + missing + " does not exist"), std::string::npos) << r.output;
+  r = cli("compress -i " + quote(kData + "/camera.pgm") + " -o " + quote(missing + "/out.j2k"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("the directory " + missing + " does not exist"), std::string::npos) << r.output;
+  r = cli("transform " + quote(kData + "/camera.pgm") + " --mosaic " + quote(missing + "/m.png"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("the directory " + missing + " does not exist"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(path("a")));
+  r = cli("decompress -i " + quote(j2k) + " -o " + quote(j2k + "/out.pgm"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find(j2k + " is not a directory"), std::string::npos) << r.output;
+  // Directories of outputs are made.
+  fs::create_directories(path("in"));
+  fs::copy_file(j2k, path("in/camera.j2k"));
+  r = cli("decompress -i " + quote(path("in")) + " -o " + quote(path("made/here")) + " -OutFor pgm --quiet");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(path("made/here/camera.pgm")));
+}
+
+// --threads takes what the library takes, 0 (one per core) to 8 per core and at least 64, in
+// every command, with the library's message: decompress took up to 4096, compress and
+// transform refused over 64 only once the library saw it, and 0 was refused by all.
+TEST_F(Cli, ThreadCountsAreTheLibrarysRange) {
+  const int top = std::max(64, 8 * static_cast<int>(std::thread::hardware_concurrency()));
+  const std::string j2k = camera_j2k(dir_.string()), camera = quote(kData + "/camera.pgm");
+  const std::vector<std::pair<std::string, std::string>> commands = {
+      {"decompress", "-i " + quote(j2k) + " -o " + quote(path("d.pgm"))},
+      {"compress", "-i " + camera + " -o " + quote(path("c.j2k"))},
+      {"transform", camera + " " + quote(path("t"))},
+  };
+  for (const auto& [command, args] : commands) {
+    auto r = cli(command + " " + args + " --threads " + std::to_string(top + 1));
+    EXPECT_EQ(r.exit_code, 2) << command << ": " << r.output;
+    EXPECT_NE(r.output.find("--threads: threads must be 0 (one per core) to " + std::to_string(top) + " (8 per core, at least 64), got " +
+                            std::to_string(top + 1)),
+              std::string::npos)
+        << command << ": " << r.output;
+    for (const int ok : {0, top}) {
+      r = cli(command + " " + args + " --threads " + std::to_string(ok) + " --force --quiet");
+      EXPECT_EQ(r.exit_code, 0) << command << " --threads " << ok << ": " << r.output;
+    }
+  }
+}
+
+// Inputs are regular files: a FIFO (never waited on: no writer ever comes here) and a device
+// are refused as "not a regular file" by every command; decompress said "Operation not
+// supported" for both.
+TEST_F(Cli, FifosAndDevicesAreRefusedAsNotRegularFiles) {
+  const std::string fifo = path("in.fifo");
+  ASSERT_EQ(run_command("mkfifo " + quote(fifo)).exit_code, 0);
+  for (const std::string& input : {fifo, std::string("/dev/zero")}) {
+    for (const std::string& command : {"decompress -i " + quote(input) + " -o " + quote(path("d.pgm")),
+                                       "compress -i " + quote(input) + " -o " + quote(path("c.j2k")),
+                                       "transform " + quote(input) + " " + quote(path("t"))}) {
+      const auto r = run_command("timeout 20 " + quote(kCli) + " " + command);
+      EXPECT_EQ(r.exit_code, 1) << command << ": " << r.output;
+      EXPECT_NE(r.output.find(input + ": not a regular file"), std::string::npos) << command << ": " << r.output;
+    }
+  }
 }
 
 }  // namespace

@@ -160,6 +160,9 @@ TEST(DecoderApi, BadArgumentsAndStreamsAreStatusesWithTheCause) {
                  "component 5"});
   bad.push_back({with([](j2k_decode_settings& s) { s.region = j2k_rect{50, 0, 60, 10}; }), J2K_INVALID_ARGUMENT, "region"});
   bad.push_back({with([](j2k_decode_settings& s) { s.max_bytes = 1000; }), J2K_OUT_OF_MEMORY, "MiB"});
+  // The encoder's range of threads (at most 8 per core, at least 64 allowed): 100000 is past it.
+  bad.push_back({with([](j2k_decode_settings& s) { s.threads = 100000; }), J2K_INVALID_ARGUMENT, "threads must be 0 (one per core) to"});
+  bad.push_back({with([](j2k_decode_settings& s) { s.threads = -1; }), J2K_INVALID_ARGUMENT, "threads must be 0 (one per core) to"});
   for (const Bad& b : bad) {
     EXPECT_EQ(decode_status(b.s, bytes, &why), b.status) << b.says << ": " << why;
     EXPECT_NE(why.find(b.says), std::string::npos) << why;

@@ -13,10 +13,13 @@ set -uo pipefail
 cli=$1 data=$2 work=$3
 rm -rf "$work"
 mkdir -p "$work/tmp" "$work/out"
+pid=
 fail() {
   echo "FAIL: $*"
   exit 1
 }
+# A run this script started is never left behind, whatever ends the script.
+trap '[[ -n $pid ]] && kill -s KILL "$pid" 2>/dev/null' EXIT
 signum() { kill -l "$1"; }
 if ! env --default-signal=INT true 2>/dev/null || [[ ! -d /proc/self/fd ]]; then
   echo "SKIP: needs env --default-signal (coreutils 8.31 or later) and /proc"
@@ -46,6 +49,7 @@ for sig in INT TERM HUP PIPE; do
   kill -s "$sig" "$pid"
   wait "$pid"
   status=$?
+  pid=
   exec 3>&-
   [[ $status -eq $((128 + $(signum "$sig"))) ]] || fail "$sig: transform - exited $status: $(cat "$work/log")"
   left=$(ls -A "$work/tmp")
@@ -92,6 +96,7 @@ for sig in INT TERM HUP; do
       kill -s CONT "$pid"
       wait "$pid"
       status=$?
+      pid=
       [[ $status -eq $((128 + $(signum "$sig"))) ]] || fail "$sig: decompress exited $status: $(cat "$work/log")"
       left=$(ls -A "$work/out")
       [[ -z $left ]] || fail "$sig: decompress left $left"
@@ -100,6 +105,7 @@ for sig in INT TERM HUP; do
     fi
     kill -s CONT "$pid" 2>/dev/null
     wait "$pid"
+    pid=
   done
   [[ -n $caught ]] || fail "$sig: no try stopped decompress while its .partial file was there"
 done

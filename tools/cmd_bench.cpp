@@ -161,7 +161,7 @@ std::function<int()> add_bench_command(CLI::App& app) {
   cmd->add_option("--sizes", args->sizes, "square image sizes, comma-separated")->capture_default_str();
   cmd->add_option("--levels", args->levels, "decomposition levels")->check(CLI::Range(0, 32))->capture_default_str();
   cmd->add_option("--repeats", args->repeats, "timed runs per row (median reported)")->check(CLI::Range(1, 10000));
-  cmd->add_option("--threads", args->threads, "CPU threads")->check(CLI::Range(1, 4096));
+  cmd->add_option("--threads", args->threads, "CPU threads (default, 0: all cores)")->check(thread_count_check());
   cmd->add_option("--device", args->device, "GPU/OpenCL device index")->check(CLI::Range(0, 4096));
   cmd->add_flag("--pipeline", args->pipeline,
                 "the whole front stage host to host (cuda), against the link's own copies; sizes default to 8192");

@@ -223,13 +223,15 @@ int run_compress(CompressArgs a) {
   // Every flag before an image is read (the component count, for -mct, once it is), then the
   // outputs: never an input, an existing file only with --force.
   j2kfront::check(j2k_coding_check(&s, coding.get(), 3));
-  std::vector<OutputFile> outputs;
-  for (const CompressJob& job : jobs) outputs.emplace_back(job.output, job.input, a.force);
-  for (const OutputFile& o : outputs) o.check();
+  // A directory's outputs go to OUTDIR, created if missing; a single output's directory must be
+  // there (OutputFile::check).
   if (batch) {
     fs::create_directories(a.output, ec);
     if (ec) throw Error(ErrorCode::Io, a.output + ": cannot create the directory: " + ec.message());
   }
+  std::vector<OutputFile> outputs;
+  for (const CompressJob& job : jobs) outputs.emplace_back(job.output, job.input, a.force);
+  for (const OutputFile& o : outputs) o.check();
 
   Progress progress(a.quiet ? 0 : jobs.size());
   std::unique_ptr<j2kfront::Encoder> encoder;
@@ -340,7 +342,7 @@ std::function<int()> add_compress_command(CLI::App& app) {
   cmd->add_option("-C,--comment", args->comment, "the COM marker's text (empty: none)")->capture_default_str();
   cmd->add_option("--backend", args->backend, "the front stage's backend: cpu, cuda, opencl or auto (one image: the CPU; a directory: a GPU where there is one)")
       ->check(CLI::IsMember({"auto", "cpu", "cuda", "opencl"}))->capture_default_str();
-  cmd->add_option("--threads", args->threads, "CPU threads (default: all cores)")->check(CLI::Range(1, 4096));
+  cmd->add_option("--threads", args->threads, "CPU threads (default, 0: all cores)")->check(thread_count_check());
   cmd->add_option("--device", args->device, "GPU/OpenCL device index (default: J2KFRONT_DEVICE or the first)")->check(CLI::Range(0, 4096));
   cmd->add_flag("--force", args->force, "replace an existing output file");
   cmd->add_flag("--quiet", args->quiet, "print nothing but errors");

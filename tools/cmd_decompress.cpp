@@ -4,7 +4,13 @@
 // library's decoder, with opj_decompress's flags: -r (reduce), -l (layers), -d (region), -t
 // (tile), -c (components), -threads, -OutFor. Every flag and every output name is checked
 // before any work; each file is written under a temporary name and renamed.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cctype>
 #include <chrono>
 #include <cstdio>
@@ -108,20 +114,31 @@ std::vector<DecompressJob> decompress_jobs(const DecompressArgs& a, bool batch, 
 }
 
 // The file's bytes, refused beyond `limit` (0: none) before they are read (into a buffer that
-// is not zeroed first).
+// is not zeroed first). A regular file only, as compress and transform read theirs: a FIFO or
+// a device is refused by name, and never waited on (opened without blocking, then checked).
 SampleBytes read_file(const std::string& path, uint64_t limit) {
-  std::error_code ec;
-  const uintmax_t size = fs::file_size(path, ec);
-  if (ec) throw Error(ErrorCode::Io, path + ": cannot read: " + ec.message());
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw Error(ErrorCode::Io, path + ": cannot open: " + std::strerror(errno));
+  auto fail = [&](ErrorCode code, const std::string& what) {
+    ::close(fd);
+    throw Error(code, path + ": " + what);
+  };
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) fail(ErrorCode::Io, std::string("cannot read: ") + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) fail(ErrorCode::Io, std::strerror(EISDIR));
+  if (!S_ISREG(st.st_mode)) fail(ErrorCode::Io, "not a regular file (a pipe, FIFO or device is not read; save it to a file)");
+  const auto size = static_cast<uint64_t>(st.st_size);
   if (limit && size > limit)
-    throw Error(ErrorCode::OutOfMemory, path + ": " + std::to_string(size) + " bytes, more than the " + std::to_string(limit) +
-                                            " bytes --max-memory allows");
+    fail(ErrorCode::OutOfMemory, std::to_string(size) + " bytes, more than the " + std::to_string(limit) + " bytes --max-memory allows");
   SampleBytes bytes(static_cast<size_t>(size));
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw Error(ErrorCode::Io, path + ": cannot open");
-  const size_t got = bytes.empty() ? 0 : std::fread(bytes.data(), 1, bytes.size(), f);
-  std::fclose(f);
-  if (got != bytes.size()) throw Error(ErrorCode::Io, path + ": cannot read all of it");
+  for (size_t done = 0; done < bytes.size();) {
+    const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail(ErrorCode::Io, std::string("cannot read: ") + std::strerror(errno));
+    if (n == 0) fail(ErrorCode::Io, "cannot read all of it (it shrank while being read)");
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
   return bytes;
 }
 
@@ -266,7 +283,7 @@ std::function<int()> add_decompress_command(CLI::App& app) {
   cmd->add_option("-d", args->region, "decode only the area x0,y0,x1,y1 of the reference grid (full resolution)");
   cmd->add_option("-t", args->tile, "decode only this tile (raster index)")->check(CLI::Range(0, 65534));
   cmd->add_option("-c", args->components, "output only these components, e.g. 0,2");
-  cmd->add_option("--threads", args->threads, "CPU threads (default: all cores)")->check(CLI::Range(1, 4096));
+  cmd->add_option("--threads", args->threads, "CPU threads (default, 0: all cores)")->check(thread_count_check());
   cmd->add_option("--backend", args->backend,
                   "where the back stage (inverse DWT, inverse RCT/ICT, DC shift) runs: cpu, cuda or opencl, the same "
                   "samples on each; Tier-1 runs on the CPU's threads, with cuda or opencl on the GPU. auto: cuda where a CUDA "

@@ -18,6 +18,7 @@
 #include <sstream>
 #include <vector>
 
+#include "common/parallel/thread_limit.hpp"
 #include "io/image_io.hpp"
 #include "j2kfront/j2kfront.hpp"
 #include "tools/commands.hpp"
@@ -52,6 +53,16 @@ j2k_backend backend_from_name(const std::string& name) {
   if (name == "cuda") return J2K_BACKEND_CUDA;
   if (name == "opencl") return J2K_BACKEND_OPENCL;
   return J2K_BACKEND_AUTO;
+}
+
+CLI::Validator thread_count_check() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        int threads = 0;
+        if (!CLI::detail::lexical_cast(text, threads)) return "expected a whole number, got '" + text + "'";
+        return thread_count_problem(threads);
+      },
+      "0.." + std::to_string(max_threads()));
 }
 
 namespace {
@@ -442,7 +453,7 @@ std::function<int()> add_transform_command(CLI::App& app) {
       ->check(CLI::IsMember({"on", "off", "auto"}))->capture_default_str();
   cmd->add_option("--backend", args->backend, "auto, cpu, cuda or opencl")
       ->check(CLI::IsMember({"auto", "cpu", "cuda", "opencl"}))->capture_default_str();
-  cmd->add_option("--threads", args->threads, "CPU threads (default: all cores)")->check(CLI::Range(1, 4096));
+  cmd->add_option("--threads", args->threads, "CPU threads (default, 0: all cores)")->check(thread_count_check());
   cmd->add_option("--device", args->device, "GPU/OpenCL device index (default: J2KFRONT_DEVICE or the first)")
       ->check(CLI::Range(0, 4096));
   cmd->add_option("--max-memory", args->max_memory,

@@ -29,6 +29,10 @@ std::vector<std::string> opj_style_arguments(int argc, char** argv);
 std::pair<int64_t, int64_t> parse_pair(const std::string& option, const std::string& text,
                                        int64_t min, int64_t max);
 
+// --threads's check: the library's range (common/parallel/thread_limit.hpp), 0 for one per
+// core, and its message.
+CLI::Validator thread_count_check();
+
 // --backend's names ("auto", "cpu", "cuda", "opencl", checked by CLI11) as the library's enum.
 j2k_backend backend_from_name(const std::string& name);
 

@@ -49,12 +49,12 @@ std::string random_suffix() {
 
 }  // namespace
 
-OutputDir::OutputDir(const std::string& dir, const std::string& input, bool force, NamePredicate generated)
+OutputDir::OutputDir(const std::string& dir, const std::string& input, bool force, NamePredicate generated, bool create)
     : dir_(dir), input_(input), force_(force), generated_(std::move(generated)) {
   std::error_code ec;
   if (fs::exists(dir_, ec) && !fs::is_directory(dir_, ec))
     throw Error(ErrorCode::Io, dir_ + ": exists and is not a directory");
-  fs::create_directories(dir_, ec);
+  if (create) fs::create_directories(dir_, ec);
   if (ec) throw Error(ErrorCode::Io, dir_ + ": cannot create directory: " + ec.message());
   // Every file is created and renamed relative to this handle: the directory the checks saw.
   dir_fd_ = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -74,6 +74,15 @@ OutputFile::OutputFile(std::string path, std::string input, bool force, std::fun
 
 void OutputFile::check() const {
   std::error_code ec;
+  // Its directory must be there, as opj_decompress and opj_compress want it: a mistyped path
+  // is reported, not made.
+  const fs::path parent = fs::path(path_).parent_path();
+  if (!parent.empty()) {
+    const fs::file_status dir = fs::status(parent, ec);
+    if (!fs::exists(dir))
+      throw Error(ErrorCode::Io, path_ + ": the directory " + parent.string() + " does not exist; create it first");
+    if (!fs::is_directory(dir)) throw Error(ErrorCode::Io, path_ + ": " + parent.string() + " is not a directory");
+  }
   const fs::file_status st = fs::symlink_status(path_, ec);
   if (!fs::exists(st)) return;
   if (fs::equivalent(path_, input_, ec)) throw Error(ErrorCode::Io, path_ + ": is the input file; choose another name");
@@ -89,7 +98,7 @@ void OutputFile::write(const std::function<void(std::FILE*, const std::string&)>
   const fs::path target(path_);
   // Replacing is allowed by now: OutputDir still never replaces the input.
   OutputDir dir(target.has_parent_path() ? target.parent_path().string() : ".", input_, /*force=*/true,
-                [](const std::string&) { return false; });
+                [](const std::string&) { return false; }, /*create=*/false);
   dir.write(target.filename().string(), write_to);
 }
 

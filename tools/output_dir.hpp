@@ -20,10 +20,10 @@ class OutputDir {
   static constexpr const char* kManifest = "layout.json";
   static constexpr const char* kIncomplete = "layout.json.incomplete";
 
-  // Creates `dir` if needed. Files it may replace without `force`: generated names listed in
-  // an existing manifest or marker written by j2kfront (their "generator" and "files" keys).
-  // `input` is never replaced, even with force.
-  OutputDir(const std::string& dir, const std::string& input, bool force, NamePredicate generated);
+  // Creates `dir` if needed (`create`; else it must be there). Files it may replace without
+  // `force`: generated names listed in an existing manifest or marker written by j2kfront
+  // (their "generator" and "files" keys). `input` is never replaced, even with force.
+  OutputDir(const std::string& dir, const std::string& input, bool force, NamePredicate generated, bool create = true);
   ~OutputDir();
   OutputDir(const OutputDir&) = delete;
   OutputDir& operator=(const OutputDir&) = delete;
@@ -60,9 +60,9 @@ class OutputDir {
 };
 
 // One file the user named (a codestream, a picture), written as OutputDir writes: through a
-// temporary file renamed into place. check() refuses, before any work, the input, a directory,
-// and an existing file unless `force` or `ours(path)` says j2kfront wrote it (no `ours`: only
-// with `force`).
+// temporary file renamed into place. check() refuses, before any work, a name whose directory
+// is missing (it is not created), the input, a directory, and an existing file unless `force`
+// or `ours(path)` says j2kfront wrote it (no `ours`: only with `force`).
 class OutputFile {
  public:
   OutputFile(std::string path, std::string input, bool force,

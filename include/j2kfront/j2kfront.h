@@ -163,7 +163,8 @@ typedef struct j2k_settings {
   j2k_backend backend;      /* J2K_BACKEND_AUTO */
   int threads;              /* CPU worker threads; 0 = one per core this process may use. The
                                workers are one process-wide pool that sleeps while idle (after
-                               at most 50 us of spinning) and grows to the largest count asked */
+                               at most 50 us of spinning) and grows to the largest count asked.
+                               At most 8 per core, and at least 64 are allowed */
   int device;               /* CUDA / OpenCL device index; -1 = the first (GPU) device */
   j2k_memory output_memory; /* where plan-owned coefficients live: HOST (pinned where the backend
                                copies from the device), or DEVICE to keep them on a CUDA GPU */
@@ -452,7 +453,8 @@ typedef struct j2k_decode_settings {
   const int* components;
   int allow_partial;   /* a cut stream decodes to what it holds (the rest of the image at the
                           middle of its range) instead of failing (0) */
-  int threads;         /* CPU threads; 0: one per core (0) */
+  int threads;         /* CPU threads; 0: one per core (0); at most 8 per core, and at least
+                          64 are allowed, as for j2k_settings */
   uint64_t max_bytes;  /* host memory the image (up to 2 bytes a sample) and a tile's
                           coefficients (4 bytes each; with a GPU back stage, two tiles' and
                           their samples) may take: a stream needing more is refused with
