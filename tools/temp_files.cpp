@@ -34,13 +34,10 @@ static_assert(std::atomic<int>::is_always_lock_free, "the handler reads the slot
 extern "C" void remove_temp_files_then_die(int sig) {
   for (Slot& s : g_slots)
     if (s.state.load(std::memory_order_acquire) == kArmed) ::unlinkat(s.dir_fd, s.name, 0);
-  // The default action, now: the signal ends the process as it would have without us.
+  // The default action: the signal, blocked while its handler runs, is pending again and ends
+  // the process as the handler returns, as it would have without us (its exit status too).
   ::signal(sig, SIG_DFL);
-  sigset_t only;
-  sigemptyset(&only);
-  sigaddset(&only, sig);
   ::raise(sig);
-  ::pthread_sigmask(SIG_UNBLOCK, &only, nullptr);  // delivered here, if raise() left it pending
 }
 
 sigset_t handled_set() {
