@@ -79,9 +79,11 @@ void OutputFile::check() const {
   const fs::path parent = fs::path(path_).parent_path();
   if (!parent.empty()) {
     const fs::file_status dir = fs::status(parent, ec);
-    if (!fs::exists(dir))
+    if (dir.type() == fs::file_type::not_found)
       throw Error(ErrorCode::Io, path_ + ": the directory " + parent.string() + " does not exist; create it first");
+    if (ec) throw Error(ErrorCode::Io, path_ + ": " + parent.string() + ": " + ec.message());  // e.g. no permission
     if (!fs::is_directory(dir)) throw Error(ErrorCode::Io, path_ + ": " + parent.string() + " is not a directory");
+    ec.clear();
   }
   const fs::file_status st = fs::symlink_status(path_, ec);
   if (!fs::exists(st)) return;
