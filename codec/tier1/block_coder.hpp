@@ -79,6 +79,7 @@ constexpr int kMaxDecodedBitplanes = 30;
 struct BlockDecodeReport {
   int passes = 0;               // coding passes decoded
   bool segmark_error = false;   // a cleanup pass did not end in SEGMARK's 1010 (D.5)
+  bool corrupt = false;         // HT: the segments are inconsistent; the block decoded as zeros
 };
 
 class BlockCoder {

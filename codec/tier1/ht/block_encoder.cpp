@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "codec/tier1/ht/block_encoder.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <vector>
+
+#include "codec/tier1/ht/bit_writers.hpp"
+#include "codec/tier1/ht/quad_rules.hpp"
+#include "codec/tier1/ht/vlc_tables.hpp"
+#include "common/error.hpp"
+
+namespace j2k::codec::ht {
+namespace {
+
+// A quad as the encoder sees it.
+struct QuadCode {
+  unsigned rho = 0;
+  uint32_t v[4] = {};  // 2 * (mu - 1) + sign of each significant sample
+  int e[4] = {};       // their exponents
+  int e_max = 0;
+  int big_u = 0, u = 0;
+};
+
+// The U-VLC codeword of u >= 1 (see uvlc_prefix in block_decoder.cpp): the prefix, then the
+// suffix and extension, each as (bits, length) with the first bit in bit 0.
+struct Uvlc {
+  uint32_t prefix = 0, suffix = 0, extension = 0;
+  int prefix_length = 0, suffix_length = 0, extension_length = 0;
+};
+Uvlc uvlc(int u) {
+  Uvlc c;
+  if (u == 1) {
+    c.prefix = 1, c.prefix_length = 1;
+  } else if (u == 2) {
+    c.prefix = 2, c.prefix_length = 2;  // 0 then 1
+  } else if (u <= 4) {
+    c.prefix = 4, c.prefix_length = 3;  // 0, 0, 1
+    c.suffix = static_cast<uint32_t>(u - 3), c.suffix_length = 1;
+  } else if (u <= 32) {
+    c.prefix_length = 3;  // 0, 0, 0
+    c.suffix = static_cast<uint32_t>(u - 5), c.suffix_length = 5;
+  } else {
+    c.prefix_length = 3;
+    c.suffix = static_cast<uint32_t>(28 + (u - 33) % 4), c.suffix_length = 5;
+    c.extension = static_cast<uint32_t>((u - 33) / 4), c.extension_length = 4;
+  }
+  return c;
+}
+
+struct Scratch {
+  std::vector<uint32_t> mag;   // magnitudes at plane 0 (the quantisation index), row by row
+  std::vector<uint8_t> neg;
+  std::vector<unsigned> rho_above, rho_row;  // by quad, one empty quad either side
+  std::vector<uint8_t> e_above, e_row;       // bottom samples' exponents by column, one either side
+};
+
+class CleanupEncoder {
+ public:
+  CleanupEncoder(const BlockView& b, Scratch& s) : b_(b), s_(s), w_(b.width), h_(b.height) {}
+
+  std::vector<uint8_t> run() {
+    const int qw = (w_ + 1) / 2, qh = (h_ + 1) / 2;
+    s_.rho_above.assign(static_cast<size_t>(qw) + 2, 0);
+    s_.rho_row.assign(static_cast<size_t>(qw) + 2, 0);
+    s_.e_above.assign(static_cast<size_t>(w_) + 3, 0);
+    s_.e_row.assign(static_cast<size_t>(w_) + 3, 0);
+    for (int r = 0; r < qh; ++r) {
+      const bool initial = r == 0;
+      std::fill(s_.e_row.begin(), s_.e_row.end(), 0);
+      unsigned* above = s_.rho_above.data() + 1;
+      unsigned* row = s_.rho_row.data() + 1;
+      for (int q = 0; q < qw; q += 2) {
+        QuadCode pair[2];
+        const int count = std::min(2, qw - q);
+        for (int i = 0; i < count; ++i) {
+          const int k = q + i;
+          QuadCode& c = pair[i];
+          gather(c, k, r);
+          row[k] = c.rho;
+          const int cx = initial ? initial_row_context(row[k - 1])
+                                 : other_row_context(above[k - 1], above[k], above[k + 1], row[k - 1]);
+          int kappa = 1;
+          if (!initial && (c.rho & (c.rho - 1)) != 0) {
+            const uint8_t* e = s_.e_above.data() + 1 + 2 * k;
+            kappa = std::max(1, std::max(std::max(e[-1], e[0]), std::max(e[1], e[2])) - 1);
+          }
+          c.big_u = std::max(c.e_max, kappa);
+          c.u = c.big_u - kappa;
+          if (cx == 0) {
+            mel_.put(c.rho != 0);
+            if (c.rho == 0) continue;
+          }
+          unsigned top = 0;
+          for (int j = 0; j < 4; ++j)
+            if (((c.rho >> j) & 1) && c.e[j] == c.big_u) top |= 1u << j;
+          const CxtVlcCodeword& cw = encode_cxt_vlc(initial, cx, c.rho, c.u > 0 ? 1 : 0, top);
+          if (cw.length == 0) throw Error(ErrorCode::Internal, "HT encoder: no CxtVLC codeword for a quad");
+          vlc_.put(cw.codeword, cw.length);
+          for (int j = 0; j < 4; ++j)
+            if ((c.rho >> j) & 1) {
+              const int m = c.big_u - ((cw.e_k >> j) & 1);
+              magsgn_.put(c.v[j], m);
+            }
+        }
+        put_u(initial, pair[0], count == 2 ? &pair[1] : nullptr);
+      }
+      std::swap(s_.rho_above, s_.rho_row);
+      std::swap(s_.e_above, s_.e_row);
+    }
+    std::vector<uint8_t> out;
+    if (!assemble_cleanup(magsgn_.finish(), mel_, vlc_, out))
+      throw Error(ErrorCode::Internal, "HT encoder: MEL and VLC outgrow the cleanup segment's length field");
+    return out;
+  }
+
+ private:
+  void gather(QuadCode& c, int q, int r) {
+    for (int j = 0; j < 4; ++j) {
+      const int x = 2 * q + (j >> 1), y = 2 * r + (j & 1);
+      if (x >= w_ || y >= h_) continue;
+      const size_t i = static_cast<size_t>(y) * static_cast<size_t>(w_) + static_cast<size_t>(x);
+      const uint32_t mu = s_.mag[i];
+      if (mu == 0) continue;
+      c.rho |= 1u << j;
+      c.v[j] = 2 * (mu - 1) + s_.neg[i];
+      c.e[j] = bit_length(2 * (mu - 1) + 1);
+      c.e_max = std::max(c.e_max, c.e[j]);
+      if (j & 1) s_.e_row[static_cast<size_t>(x) + 1] = static_cast<uint8_t>(c.e[j]);
+    }
+  }
+
+  // The u of a quad pair, as decode_u() reads them.
+  void put_u(bool initial, const QuadCode& a, const QuadCode* b) {
+    const int ua = a.u, ub = b ? b->u : 0;
+    if (initial && ua > 0 && ub > 0) {
+      mel_.put(std::min(ua, ub) > 2);
+      if (ua > 2 && ub > 2) {
+        put_pair(uvlc(ua - 2), uvlc(ub - 2), true);
+      } else if (ua > 2) {
+        const Uvlc ca = uvlc(ua);
+        vlc_.put(ca.prefix, ca.prefix_length);
+        vlc_.put(static_cast<uint32_t>(ub - 1), 1);
+        vlc_.put(ca.suffix, ca.suffix_length);
+        vlc_.put(ca.extension, ca.extension_length);
+      } else {
+        put_pair(uvlc(ua), uvlc(ub), true);
+      }
+      return;
+    }
+    put_pair(ua > 0 ? uvlc(ua) : Uvlc{}, ub > 0 ? uvlc(ub) : Uvlc{}, true);
+  }
+  void put_pair(const Uvlc& a, const Uvlc& b, bool) {
+    vlc_.put(a.prefix, a.prefix_length);
+    vlc_.put(b.prefix, b.prefix_length);
+    vlc_.put(a.suffix, a.suffix_length);
+    vlc_.put(b.suffix, b.suffix_length);
+    vlc_.put(a.extension, a.extension_length);
+    vlc_.put(b.extension, b.extension_length);
+  }
+
+  const BlockView& b_;
+  Scratch& s_;
+  int w_, h_;
+  MagSgnWriter magsgn_;
+  MelEncoder mel_;
+  VlcWriter vlc_;
+};
+
+}  // namespace
+
+CodedBlock encode_block(const BlockView& b) {
+  thread_local Scratch s;
+  const size_t n = static_cast<size_t>(b.width) * static_cast<size_t>(b.height);
+  s.mag.resize(n);
+  s.neg.resize(n);
+  CodedBlock out;
+  const double unit = static_cast<double>(uint64_t{1} << (2 * b.fraction_bits));
+  double residual = 0;  // the squared error once the pass is decoded, in steps^2 * unit
+  uint32_t any = 0;
+  for (int y = 0; y < b.height; ++y)
+    for (int x = 0; x < b.width; ++x) {
+      const int32_t v = b.data[y * b.stride + x];
+      const uint32_t m = static_cast<uint32_t>(std::llabs(static_cast<long long>(v)));
+      const size_t i = static_cast<size_t>(y) * static_cast<size_t>(b.width) + static_cast<size_t>(x);
+      s.mag[i] = m >> b.fraction_bits;
+      s.neg[i] = v < 0 ? 1 : 0;
+      any |= s.mag[i];
+      out.energy += static_cast<double>(m) * static_cast<double>(m);
+      if (b.estimate_distortion) {
+        // The decoder puts a significant coefficient at its interval's middle (the 9/7) or
+        // exactly (the 5/3); an insignificant one at 0.
+        double left = static_cast<double>(m);
+        if (s.mag[i] != 0) {
+          const double step = static_cast<double>(uint64_t{1} << b.fraction_bits);
+          left -= b.reversible ? static_cast<double>(s.mag[i]) * step : (static_cast<double>(s.mag[i]) + 0.5) * step;
+        }
+        residual += left * left;
+      }
+    }
+  out.energy /= unit;
+  if (any == 0) return out;
+  out.bitplanes = 1;
+  out.bytes = CleanupEncoder(b, s).run();
+  CodedPass pass;
+  pass.end = static_cast<uint32_t>(out.bytes.size());
+  pass.terminated = true;
+  pass.distortion = b.estimate_distortion ? out.energy - residual / unit : 0;
+  out.passes.push_back(pass);
+  return out;
+}
+
+}  // namespace j2k::codec::ht

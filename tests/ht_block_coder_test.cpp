@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The HT block coder (codec/tier1/ht/, ISO/IEC 15444-15): hand-worked cleanup segments whose
+// bytes were derived on paper from Annex C's rules (MEL runs, the CxtVLC codeword of the
+// standard's table, the U-VLC, MagSgn bits, the stuffing and the Scup field), a hand-worked
+// SigProp and MagRef segment, then random blocks of every size and depth encoded and decoded
+// (the expected coefficients from the originals, in the EBCOT decoder's form: sign and
+// 2 * magnitude + 1), all-zero blocks, and cut and flipped segments, which must decode to
+// something or report corruption, never crash (CI runs this under ASan/UBSan).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "codec/tier1/block_coder.hpp"
+#include "codec/tier1/ht/bit_readers.hpp"
+#include "codec/tier1/ht/bit_writers.hpp"
+#include "codec/tier1/ht/block_decoder.hpp"
+#include "codec/tier1/ht/block_encoder.hpp"
+#include "common/error.hpp"
+
+namespace {
+
+using namespace j2k::codec;
+
+// A block's bytes as Tier-2 hands them over: segments of (bytes, passes).
+struct Segments {
+  std::vector<uint8_t> bytes;
+  std::vector<uint32_t> sizes;
+  std::vector<int> passes;
+};
+
+BlockCode code_for(const Segments& s, int width, int height, int bitplanes) {
+  BlockCode c;
+  c.bytes = s.bytes.data();
+  c.size = s.bytes.size();
+  c.segment_bytes = s.sizes.data();
+  c.segment_passes = s.passes.data();
+  c.segments = s.sizes.size();
+  c.width = width;
+  c.height = height;
+  c.bitplanes = bitplanes;
+  return c;
+}
+
+std::vector<int32_t> decode(const Segments& s, int width, int height, int bitplanes, BlockDecodeReport* report = nullptr) {
+  std::vector<int32_t> out(static_cast<size_t>(width) * static_cast<size_t>(height), 12345);
+  const BlockDecodeReport r = ht::decode_block(code_for(s, width, height, bitplanes), out.data(), width);
+  if (report) *report = r;
+  return out;
+}
+
+CodedBlock encode(const std::vector<int32_t>& data, int width, int height, int fraction_bits = 0) {
+  BlockView v;
+  v.data = data.data();
+  v.stride = width;
+  v.width = width;
+  v.height = height;
+  v.fraction_bits = fraction_bits;
+  return ht::encode_block(v);
+}
+
+// The EBCOT decoder's form of a coefficient decoded down to plane 0.
+int32_t decoded_form(int32_t v, int fraction_bits = 0) {
+  const int64_t m = std::llabs(static_cast<long long>(v)) >> fraction_bits;
+  if (m == 0) return 0;
+  return static_cast<int32_t>(v < 0 ? -(2 * m + 1) : 2 * m + 1);
+}
+
+// --- MEL -------------------------------------------------------------------------------------
+
+// Events 0 0 0 0 1 1 1 1 from state 0: the exponents of states 0, 1, 2 are 0, so each of the
+// first three zeros is a full run, "1" (k goes to 3, exponent 1); the fourth zero and the
+// first one are "0" and the 1-bit run 1 (k back to 2); each further one is "0" with no run
+// bits (k 2 -> 1 -> 0 -> 0). Bits 1110 1 0 0 0: the byte 0xE8.
+TEST(HtMel, HandWorkedRunsEncode) {
+  ht::MelEncoder mel;
+  for (const bool e : {false, false, false, false, true, true, true, true}) mel.put(e);
+  ASSERT_EQ(mel.bytes_.size(), 1u);
+  EXPECT_EQ(mel.bytes_[0], 0xE8);
+}
+
+TEST(HtMel, HandWorkedRunsDecode) {
+  const uint8_t bytes[] = {0xE8, 0x00};
+  ht::MelDecoder mel(bytes, 2);
+  const int expected[] = {0, 0, 0, 0, 1, 1, 1, 1};
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(mel.event(), expected[i]) << "event " << i;
+}
+
+// A 0xFF byte leaves 7 bits in the next: after 0xFF (eight "1"s from state 0: runs of 1, 1,
+// 1, 2, 2, 2, 4, 4 zeros = 17 zeros, k = 8, exponent 2) the byte 0x20 holds only its low 7
+// bits, 0100000: "0" with the 2-bit run 10 (two zeros, then a one).
+TEST(HtMel, StuffedBitAfterFF) {
+  const uint8_t bytes[] = {0xFF, 0x20, 0x00};
+  ht::MelDecoder mel(bytes, 3);
+  for (int i = 0; i < 17 + 2; ++i) ASSERT_EQ(mel.event(), 0) << "event " << i;
+  EXPECT_EQ(mel.event(), 1);
+}
+
+// --- bit readers ----------------------------------------------------------------------------
+
+// MagSgn: bits from each byte's LSB; after 0xFF, 7 bits; 1s past the end.
+TEST(HtBits, ForwardStuffingAndFill) {
+  const uint8_t bytes[] = {0xFF, 0x55};
+  ht::ForwardBits f(bytes, 2, 0xFF);
+  EXPECT_EQ(f.take(8), 0xFFu);
+  EXPECT_EQ(f.take(7), 0x55u);  // 1010101
+  EXPECT_EQ(f.take(5), 0x1Fu);  // past the end
+}
+
+// VLC: from the last byte backward, its upper nibble first; 0x74's nibble 0111 gives 3 bits
+// (the 4th is stuffed); then 0x47 all 8.
+TEST(HtBits, BackwardNibbleAndStuffing) {
+  const uint8_t bytes[] = {0x47, 0x74};
+  ht::BackwardBits b(bytes, 2, true);
+  EXPECT_EQ(b.take(3), 0x7u);
+  EXPECT_EQ(b.take(8), 0x47u);
+  EXPECT_EQ(b.take(4), 0u);  // past the end
+}
+
+// --- hand-worked cleanup segments -----------------------------------------------------------
+
+// A 2x2 block, one coefficient of magnitude 1 at the top left. Its quad (context 0 in the
+// initial line-pair) is significant: the MEL event 1 is "0" at state 0. rho = 1000, E = 1,
+// U = kappa = 1, u = 0: the codeword of (c 0, rho 1000, u_off 0) is 0110. MagSgn sends
+// U = 1 bit of v = 2 (mu - 1) + sign = 0. Streams:
+//   MagSgn  0 then seven 1s of padding: 0xFE
+//   MEL     0, padded with 0s: 0x00, fused with VLC's empty last byte
+//   VLC     written from its first byte, the segment's last (0xFF, for Scup) and the
+//           nibble 0xF below the codeword: 0110 fills bits 4..7 -> 0x6F
+// Scup = 1 (MEL) + 2 (VLC) = 3: the last byte 3 >> 4 = 0x00, the low nibble of 0x6F -> 0x63.
+TEST(HtCleanup, HandWorkedSingleCoefficient) {
+  const std::vector<int32_t> block = {1, 0, 0, 0};
+  const CodedBlock c = encode(block, 2, 2);
+  EXPECT_EQ(c.bytes, (std::vector<uint8_t>{0xFE, 0x00, 0x63, 0x00}));
+  EXPECT_EQ(c.bitplanes, 1);
+  ASSERT_EQ(c.passes.size(), 1u);
+  EXPECT_EQ(c.passes[0].end, 4u);
+  Segments s{{0xFE, 0x00, 0x63, 0x00}, {4}, {1}};
+  EXPECT_EQ(decode(s, 2, 2, 1), (std::vector<int32_t>{3, 0, 0, 0}));
+}
+
+// Magnitude 5, negative, at the top left: E = bit_length(2 * 4 + 1) = 4 > kappa = 1, so
+// U = 4, u = 3, u_off = 1 and the sample is at the bound: the table's one codeword for
+// (c 0, rho 1000, u_off 1) has e_k = e_1 = 1000, 1111110. The U-VLC of 3 is the prefix 001
+// and the suffix bit 0. MagSgn sends U - 1 = 3 bits of v = 2 * 4 + 1 = 1001: 1, 0, 0 (e_1
+// gives the 4th).
+//   VLC bits 1111110 001 0: the nibble's 3 free bits 111 make 0x7F after the 0xFF, so the
+//   MSB is stuffed: byte 0x7F; then 1110 0010 (LSB first) = 0x47.
+//   MagSgn 100 + 11111 padding = 0xF9; MEL "0" -> 0x00 (fused).
+// Scup = 1 + 3 = 4: 0x7F's low nibble becomes 4 (0x74), the last byte 0x00.
+TEST(HtCleanup, HandWorkedEmbAndUvlc) {
+  const std::vector<int32_t> block = {-5, 0, 0, 0};
+  const CodedBlock c = encode(block, 2, 2);
+  EXPECT_EQ(c.bytes, (std::vector<uint8_t>{0xF9, 0x00, 0x47, 0x74, 0x00}));
+  Segments s{{0xF9, 0x00, 0x47, 0x74, 0x00}, {5}, {1}};
+  EXPECT_EQ(decode(s, 2, 2, 1), (std::vector<int32_t>{-11, 0, 0, 0}));
+}
+
+// The cleanup pass of the first example at plane 1 (2 planes, passes: cleanup, SigProp,
+// MagRef), then a refinement segment of 2 bytes worked by hand:
+//   SigProp (forward from 0x15 = 10101 LSB first): the candidates are the insignificant
+//     samples next to a significant one, column by column: (0,1) -> 1, (1,0) -> 0,
+//     (1,1) -> 1; then the signs of the new ones: (0,1) + (0), (1,1) - (1).
+//   MagRef (backward from 0x01): the cleanup's coefficient gets the bit 1.
+// Planes: the cleanup leaves 1 at plane 1 (2 * 2 + 2 = 6), MagRef makes it 3 at plane 0
+// (2 * 3 + 1 = 7); the new ones are 1 at plane 0 (3).
+TEST(HtRefinement, HandWorkedSigPropAndMagRef) {
+  Segments s{{0xFE, 0x00, 0x63, 0x00, 0x15, 0x01}, {4, 2}, {1, 2}};
+  BlockDecodeReport r;
+  EXPECT_EQ(decode(s, 2, 2, 2, &r), (std::vector<int32_t>{7, 0, 3, -3}));
+  EXPECT_EQ(r.passes, 3);
+  EXPECT_FALSE(r.corrupt);
+  // SigProp alone: the cleanup's coefficient stays at plane 1.
+  Segments sp{{0xFE, 0x00, 0x63, 0x00, 0x15}, {4, 1}, {1, 1}};
+  EXPECT_EQ(decode(sp, 2, 2, 2), (std::vector<int32_t>{6, 0, 3, -3}));
+  // Cleanup alone at plane 1.
+  Segments cup{{0xFE, 0x00, 0x63, 0x00}, {4}, {1}};
+  EXPECT_EQ(decode(cup, 2, 2, 2), (std::vector<int32_t>{6, 0, 0, 0}));
+}
+
+// Placeholder passes: 3 passes of no bytes per plane skipped, in the cleanup's segment (4
+// passes: the cleanup at plane bitplanes - 2).
+TEST(HtCleanup, PlaceholderPassesLowerThePlane) {
+  Segments s{{0xFE, 0x00, 0x63, 0x00}, {4}, {4}};
+  EXPECT_EQ(decode(s, 2, 2, 3), (std::vector<int32_t>{6, 0, 0, 0}));
+  // More placeholders than planes: corrupt, zeros.
+  BlockDecodeReport r;
+  EXPECT_EQ(decode(s, 2, 2, 1, &r), (std::vector<int32_t>{0, 0, 0, 0}));
+  EXPECT_TRUE(r.corrupt);
+}
+
+// --- round trips ----------------------------------------------------------------------------
+
+std::vector<int32_t> random_block(std::mt19937& rng, size_t n, int depth, double zeros) {
+  std::uniform_real_distribution<double> u(0, 1);
+  std::uniform_int_distribution<int> bits(0, depth);
+  std::vector<int32_t> v(n);
+  for (auto& x : v) {
+    if (u(rng) < zeros) continue;
+    // Magnitudes of every size up to `depth` bits, small ones most often (as in wavelet bands).
+    const int b = bits(rng);
+    const uint32_t m = b == 0 ? 1u : static_cast<uint32_t>(rng() & ((uint64_t{1} << b) - 1)) | (1u << (b - 1));
+    const uint32_t capped = depth >= 31 ? m : std::min<uint32_t>(m, static_cast<uint32_t>((uint64_t{1} << depth) - 1));
+    x = static_cast<int32_t>(capped) * ((rng() & 1) ? -1 : 1);
+  }
+  return v;
+}
+
+void expect_round_trip(const std::vector<int32_t>& block, int w, int h, const std::string& what) {
+  const CodedBlock c = encode(block, w, h);
+  Segments s{c.bytes, {}, {}};
+  if (!c.passes.empty()) {
+    s.sizes.push_back(static_cast<uint32_t>(c.bytes.size()));
+    s.passes.push_back(1);
+  }
+  BlockDecodeReport r;
+  const std::vector<int32_t> out = decode(s, w, h, c.bitplanes, &r);
+  ASSERT_FALSE(r.corrupt) << what;
+  for (size_t i = 0; i < block.size(); ++i)
+    ASSERT_EQ(out[i], decoded_form(block[i])) << what << ": coefficient " << i << " (" << i % static_cast<size_t>(w) << ", "
+                                              << i / static_cast<size_t>(w) << ")";
+}
+
+TEST(HtRoundTrip, EverySquareSizeAndDepth) {
+  std::mt19937 rng(42);
+  for (int side : {4, 8, 16, 32, 64})
+    for (int depth = 1; depth <= 30; ++depth)
+      for (double zeros : {0.0, 0.5, 0.95}) {
+        const auto block = random_block(rng, static_cast<size_t>(side * side), depth, zeros);
+        expect_round_trip(block, side, side, std::to_string(side) + "x" + std::to_string(side) + ", " +
+                                                 std::to_string(depth) + " bits, zeros " + std::to_string(zeros));
+      }
+}
+
+TEST(HtRoundTrip, NonSquareAndOddSizes) {
+  std::mt19937 rng(5);
+  const int sizes[][2] = {{4, 1024}, {1024, 4}, {1, 1}, {1, 7}, {7, 1}, {3, 5}, {5, 3}, {2, 2048}, {2048, 2},
+                          {1, 1024}, {1024, 1}, {33, 17}, {63, 65}, {64, 64}, {128, 32}, {13, 64}};
+  for (const auto& wh : sizes)
+    for (int depth : {1, 2, 5, 8, 12, 16, 20, 25, 30})
+      for (double zeros : {0.0, 0.7}) {
+        const int w = wh[0], h = wh[1];
+        if (w > 1024 || h > 1024) continue;  // A.6.1: at most 1024 a side
+        const auto block = random_block(rng, static_cast<size_t>(w) * static_cast<size_t>(h), depth, zeros);
+        expect_round_trip(block, w, h, std::to_string(w) + "x" + std::to_string(h) + ", " + std::to_string(depth) + " bits");
+      }
+}
+
+// Every magnitude at the top of 30 bits, and runs that end the block mid-way through a MEL run.
+TEST(HtRoundTrip, ExtremesAndLongZeroRuns) {
+  std::vector<int32_t> full(64 * 64, (1 << 30) - 1);
+  for (size_t i = 0; i < full.size(); i += 3) full[i] = -full[i];
+  expect_round_trip(full, 64, 64, "all 2^30 - 1");
+  for (size_t at : {size_t{0}, size_t{63}, size_t{2048}, size_t{4095}}) {
+    std::vector<int32_t> one(64 * 64, 0);
+    one[at] = -7;
+    expect_round_trip(one, 64, 64, "one coefficient at " + std::to_string(at));
+  }
+  std::vector<int32_t> ones(16 * 16, 1);
+  expect_round_trip(ones, 16, 16, "all 1");
+}
+
+// The fraction bits below the step are not coded; the distortion of the one pass is the
+// energy it removes.
+TEST(HtRoundTrip, FractionBitsAndDistortion) {
+  std::mt19937 rng(9);
+  const auto block = random_block(rng, 32 * 32, 12, 0.3);
+  const CodedBlock c = encode(block, 32, 32, 3);
+  Segments s{c.bytes, {static_cast<uint32_t>(c.bytes.size())}, {1}};
+  const std::vector<int32_t> out = decode(s, 32, 32, c.bitplanes);
+  double energy = 0;
+  for (size_t i = 0; i < block.size(); ++i) {
+    ASSERT_EQ(out[i], decoded_form(block[i], 3)) << i;
+    energy += static_cast<double>(block[i]) * block[i];
+  }
+  EXPECT_DOUBLE_EQ(c.energy, energy / 64);
+  ASSERT_EQ(c.passes.size(), 1u);
+  EXPECT_GT(c.passes[0].distortion, 0);
+  EXPECT_LE(c.passes[0].distortion, c.energy);
+}
+
+TEST(HtRoundTrip, AllZeroBlocks) {
+  for (int side : {4, 32, 64}) {
+    const std::vector<int32_t> zero(static_cast<size_t>(side * side), 0);
+    const CodedBlock c = encode(zero, side, side);
+    EXPECT_EQ(c.bitplanes, 0);
+    EXPECT_TRUE(c.passes.empty());
+    EXPECT_TRUE(c.bytes.empty());
+    Segments none;
+    EXPECT_EQ(decode(none, side, side, 0), zero);
+  }
+  // Fractions only: nothing at plane 0.
+  const std::vector<int32_t> small(16, 3);
+  EXPECT_EQ(encode(small, 4, 4, 2).bitplanes, 0);
+}
+
+// --- bad input ------------------------------------------------------------------------------
+
+TEST(HtRobustness, CutAndFlippedSegmentsNeverCrash) {
+  std::mt19937 rng(77);
+  int corrupt = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int w = 1 + static_cast<int>(rng() % 64), h = 1 + static_cast<int>(rng() % 64);
+    const auto block = random_block(rng, static_cast<size_t>(w * h), 1 + static_cast<int>(rng() % 20), 0.5);
+    CodedBlock c = encode(block, w, h);
+    if (c.bytes.empty()) continue;
+    std::vector<uint8_t> bytes = c.bytes;
+    if (trial % 3 == 0) bytes.resize(rng() % bytes.size());
+    else
+      for (int f = 0; f < 1 + trial % 4; ++f) bytes[rng() % bytes.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
+    const int refinement = static_cast<int>(rng() % 3);
+    Segments s{bytes, {static_cast<uint32_t>(bytes.size())}, {1}};
+    if (refinement) {
+      for (int i = 0; i < 5; ++i) s.bytes.push_back(static_cast<uint8_t>(rng()));
+      s.sizes.push_back(5);
+      s.passes.push_back(refinement);
+    }
+    BlockDecodeReport r;
+    const std::vector<int32_t> out = decode(s, w, h, 1 + static_cast<int>(rng() % 30), &r);
+    if (r.corrupt) {
+      ++corrupt;
+      for (int32_t v : out) ASSERT_EQ(v, 0);
+    }
+  }
+  EXPECT_GT(corrupt, 0);  // some of them must be caught
+}
+
+TEST(HtRobustness, SizesAndPlanesRefusedAsEbcotDoes) {
+  Segments s{{0xFE, 0x00, 0x63, 0x00}, {4}, {1}};
+  std::vector<int32_t> out(4);
+  BlockCode c = code_for(s, 2, 2, 31);
+  EXPECT_THROW(ht::decode_block(c, out.data(), 2), j2k::Error);
+  c = code_for(s, 2, 2, 1);
+  c.size = 3;
+  EXPECT_THROW(ht::decode_block(c, out.data(), 2), j2k::Error);
+}
+
+// --- the interface --------------------------------------------------------------------------
+
+TEST(HtBlockCoder, ThroughTheInterface) {
+  const std::unique_ptr<BlockCoder> coder = make_block_coder(BlockCoding::HighThroughput);
+  EXPECT_TRUE(coder->reads(J2K_MEMORY_HOST));
+  EXPECT_FALSE(coder->reads(J2K_MEMORY_DEVICE));
+  std::mt19937 rng(3);
+  const auto block = random_block(rng, 17 * 13, 9, 0.3);
+  BlockView v;
+  v.data = block.data();
+  v.stride = 17;
+  v.width = 17;
+  v.height = 13;
+  const CodedBlock c = coder->encode(v);
+  Segments s{c.bytes, {static_cast<uint32_t>(c.bytes.size())}, {1}};
+  const BlockCode code = code_for(s, 17, 13, c.bitplanes);
+  coder->check(code);
+  std::vector<int32_t> out(block.size());
+  EXPECT_EQ(coder->decode(code, out.data(), 17).passes, 1);
+  for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], decoded_form(block[i])) << i;
+}
+
+}  // namespace
