@@ -56,7 +56,12 @@ class TileDecoder {
   // they fill a launch (or at finish()).
   void run(size_t t, DecodedImage& image) {
     Prepared p = prepare(t, image);
-    if (stage_.on_device()) {
+    // HT code-blocks (Part 15) are decoded on the CPU for now, whatever the back stage: such a
+    // tile goes through the host buffers, after the GPU's gathered tiles.
+    bool ht = false;
+    for (const ComponentCoding& k : cs_.tiles[t].components) ht = ht || (k.modes & kModeHt) != 0;
+    if (stage_.on_device() && ht) flush();
+    if (stage_.on_device() && !ht) {
       gather(p);
       return;
     }
@@ -255,7 +260,7 @@ class TileDecoder {
   // block writes its own rectangle of its tile-component).
   void decode_blocks(size_t t, const TileCoding& tc, const std::vector<TileComponentInput>& inputs, const TilePackets& packets,
                      std::vector<TileComponent>& comps) {
-    std::atomic<int> segmark_errors{0};
+    std::atomic<int> segmark_errors{0}, corrupt_blocks{0};
     each_block(t, tc, inputs, packets, comps, [&](const Block& b) {
       const TileComponent& k = comps[b.component];
       const BlockCode& code = b.code;
@@ -269,7 +274,9 @@ class TileDecoder {
       }
       thread_local std::vector<int32_t> values;
       values.resize(static_cast<size_t>(code.width) * static_cast<size_t>(code.height));
-      if (coder_->decode(code, values.data(), code.width).segmark_error) ++segmark_errors;
+      const BlockDecodeReport report = coder_for(code).decode(code, values.data(), code.width);
+      if (report.segmark_error) ++segmark_errors;
+      if (report.corrupt) ++corrupt_blocks;
       undo_roi_shift(values.data(), values.size(), b.roi);
       if (k.reversible)
         dequantise_reversible(values.data(), code.width, code.width, code.height, k.ints + b.at, b.stride);
@@ -277,7 +284,12 @@ class TileDecoder {
         dequantise_irreversible(values.data(), code.width, code.width, code.height, b.step, k.floats + b.at, b.stride);
     }, settings_.backend.threads);
     if (segmark_errors > 0) segmark_warning(t, segmark_errors.load());
+    if (corrupt_blocks > 0)
+      warnings_.push_back("tile " + std::to_string(t) + ": " + std::to_string(corrupt_blocks.load()) +
+                          " HT code-blocks with inconsistent data (decoded as zeros)");
   }
+
+  const BlockCoder& coder_for(const BlockCode& code) const { return (code.modes & kModeHt) ? *ht_coder_ : *coder_; }
 
   void segmark_warning(size_t t, int blocks) {
     warnings_.push_back("tile " + std::to_string(t) + ": " + std::to_string(blocks) +
@@ -329,9 +341,10 @@ class TileDecoder {
     bool mct = false;
     size_t first_plane = 0;  // its component 0's plane
   };
-  // The codestream's block coder: EBCOT, the one the reader lets through (it refuses HT
-  // code-blocks, COD's style bit 0x40, until tier1 has an HT coder).
+  // The block coders: EBCOT, and Part 15's HT for the components whose COD or COC style has
+  // bit 6 (kModeHt), chosen block by block.
   const std::unique_ptr<BlockCoder> coder_ = make_block_coder(BlockCoding::Ebcot);
+  const std::unique_ptr<BlockCoder> ht_coder_ = make_block_coder(BlockCoding::HighThroughput);
   std::unique_ptr<GpuBlockBatch> gpu_blocks_;  // made by the first tile on the GPU
   std::vector<GroupTile> group_;
   std::vector<size_t> plane_bytes_;

@@ -303,5 +303,32 @@ TEST(CodestreamReader, TileCountsOverflowingTheirProductAreRefused) {
   }
 }
 
+// HTJ2K (ISO/IEC 15444-15): CAP's Ccap^15 kept (found after any Ccap of a lower part), and
+// COD's code-block style bit 6 read as HT code-blocks rather than refused.
+TEST(CodestreamReader, CapAndTheHtStyleBitRead) {
+  const j2kfront::Image image = random_image(0, 0, 8, 8, 1);
+  j2kfront::Settings s;
+  s.backend = J2K_BACKEND_CPU;
+  s.levels = 1;
+  const std::vector<uint8_t> plain = encode(s, j2kfront::Coding(), image);
+  const size_t siz_end = 4 + (size_t{plain[4]} << 8 | plain[5]);
+  for (const bool with_part2_cap : {false, true}) {
+    std::vector<uint8_t> bytes(plain.begin(), plain.begin() + static_cast<ptrdiff_t>(siz_end));
+    // CAP: Lcap, Pcap (Pcap^15 is bit 17; Pcap^2 bit 30), then a Ccap per part in part order.
+    const std::vector<uint8_t> cap = with_part2_cap
+                                         ? std::vector<uint8_t>{0xFF, 0x50, 0x00, 0x0A, 0x40, 0x02, 0x00, 0x00, 0x12, 0x34, 0x00, 0x05}
+                                         : std::vector<uint8_t>{0xFF, 0x50, 0x00, 0x08, 0x00, 0x02, 0x00, 0x00, 0x00, 0x05};
+    bytes.insert(bytes.end(), cap.begin(), cap.end());
+    bytes.insert(bytes.end(), plain.begin() + static_cast<ptrdiff_t>(siz_end), plain.end());
+    size_t cod = 0;
+    while (!(bytes[cod] == 0xFF && bytes[cod + 1] == 0x52)) ++cod;
+    bytes[cod + 12] |= 0x40;  // SPcod's code-block style, after Lcod, Scod, SGcod, levels, xcb, ycb
+    const Codestream cs = read_codestream(bytes.data(), bytes.size());
+    EXPECT_EQ(cs.ccap15, 5);
+    EXPECT_TRUE(cs.tiles[0].components[0].modes & kModeHt);
+  }
+  EXPECT_EQ(read_codestream(plain.data(), plain.size()).ccap15, -1);
+}
+
 }  // namespace
 

@@ -13,7 +13,7 @@
 namespace j2k::codec {
 namespace {
 
-constexpr uint16_t kSOC = 0xFF4F, kSOT = 0xFF90, kSOD = 0xFF93, kEOC = 0xFFD9, kSIZ = 0xFF51, kCOD = 0xFF52,
+constexpr uint16_t kCAP = 0xFF50, kSOC = 0xFF4F, kSOT = 0xFF90, kSOD = 0xFF93, kEOC = 0xFFD9, kSIZ = 0xFF51, kCOD = 0xFF52,
                    kCOC = 0xFF53, kTLM = 0xFF55, kPLM = 0xFF57, kPLT = 0xFF58, kQCD = 0xFF5C, kQCC = 0xFF5D,
                    kRGN = 0xFF5E, kPOC = 0xFF5F, kPPM = 0xFF60, kPPT = 0xFF61, kCRG = 0xFF63, kCOM = 0xFF64;
 
@@ -91,7 +91,7 @@ ComponentCoding read_spcod(Segment& s, bool precincts) {
   c.block_w_log2 = static_cast<int>(xcb) + 2;
   c.block_h_log2 = static_cast<int>(ycb) + 2;
   const uint32_t style = s.u8();
-  if (style & 0x40) unsupported(s.name() + ": HTJ2K code-blocks (ISO/IEC 15444-15) are not supported");
+  // Bit 6: HT code-blocks (ISO/IEC 15444-15), decoded by Part 15's block coder.
   if (style & 0x80) s.fail("has the reserved code-block style bit 7 set");
   c.modes = static_cast<uint8_t>(style);
   const uint32_t transform = s.u8();
@@ -200,6 +200,18 @@ void read_plt(Segment& s, std::vector<uint32_t>& out) {
     }
   }
   if (groups != 0) s.fail("ends inside a packet length");
+}
+
+// CAP (ISO/IEC 15444-15 A.5): Pcap says which parts' capabilities follow, Pcap^i (bit 32 - i)
+// for Part i, then a 16-bit Ccap^i for each, in the order of i. Part 15's Ccap^15 is kept.
+void read_cap(Segment& s, Codestream& cs) {
+  const uint32_t pcap = s.u32();
+  for (int i = 1; i <= 32; ++i) {
+    if (!((pcap >> (32 - i)) & 1)) continue;
+    const uint32_t ccap = s.u16();
+    if (i == 15) cs.ccap15 = static_cast<int>(ccap);
+  }
+  s.end();
 }
 
 void read_siz(Segment& s, Codestream& cs) {
@@ -311,6 +323,10 @@ void read_header_segment(uint16_t marker, Segment& s, Codestream& cs, HeaderStat
       if (tile) s.fail("belongs in the main header");
       if (s.left() != 4 * nc) s.fail("does not hold 4 bytes per component");
       s.skip(s.left());
+      break;
+    case kCAP:
+      if (tile) s.fail("belongs in the main header");
+      read_cap(s, cs);
       break;
     case kSIZ:
       s.fail("appears twice");

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Reads a JPEG 2000 Part 1 codestream's structure (ISO/IEC 15444-1 Annex A): the main header's
-// marker segments (SIZ, COD, COC, QCD, QCC, RGN, POC, PPM, TLM, PLM, CRG, COM), then each
+// marker segments (SIZ, CAP, COD, COC, QCD, QCC, RGN, POC, PPM, TLM, PLM, CRG, COM), then each
 // tile-part (SOT, its header's COD, COC, QCD, QCC, RGN, POC, PPT, PLT, COM, then SOD and where
 // its packet data lies), up to EOC. Every length and value is checked against the standard's
 // limits and the bytes actually there before anything is sized from it, so that a corrupt or
@@ -8,6 +8,8 @@
 // allocation the stream does not justify. What it returns is what a decoder needs to set up
 // each tile: the coding style and quantisation each tile-component resolves to (A.6: a
 // tile-part's COC over its COD over the main header's COC over its COD; likewise QCC/QCD).
+// HTJ2K (Part 15) streams read alike: CAP's Ccap^15 is kept, and a COD or COC whose
+// code-block style has bit 6 (kModeHt) gives its components HT code-blocks.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -57,6 +59,7 @@ struct Codestream {
   bool ppm_overrun = false;
   std::vector<std::string> comments;   // COM segments with Latin-1 text
   bool truncated = false;              // the stream ended before EOC (only with allow_partial)
+  int ccap15 = -1;                     // CAP's Ccap^15 (HTJ2K, ISO/IEC 15444-15); -1: none
   int64_t tiles_x = 0, tiles_y = 0;
 };
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// How code-blocks are coded: Part 1's EBCOT or Part 15's HT block coder, and EBCOT's mode
-// switches (the bits of COD's code-block style byte, Table A.19).
+// How code-blocks are coded: Part 1's EBCOT or Part 15's HT block coder, and the bits of
+// COD's code-block style byte (Table A.19: EBCOT's mode switches; Part 15 adds bit 6, HT).
 #pragma once
 #include <cstdint>
 
@@ -16,6 +16,7 @@ enum BlockMode : uint8_t {
   kModeCausal = 0x08,      // contexts ignore the stripe below (VSC)
   kModePredictable = 0x10, // predictable termination (ERTERM)
   kModeSegmark = 0x20,     // 1010 in the uniform context after each cleanup pass (SEGMARK)
+  kModeHt = 0x40,          // HT code-blocks (ISO/IEC 15444-15): Part 15's coder, not EBCOT
 };
 
 }  // namespace j2k::codec

@@ -51,6 +51,9 @@ size_t BitReader::finish() {
 }
 
 bool pass_ends_segment(int k, uint8_t modes) {
+  // HT code-blocks (Part 15): a cleanup pass ends its segment (with the placeholder passes
+  // before it), a MagRef pass the SigProp and MagRef segment after it.
+  if (modes & kModeHt) return k % 3 != 1;
   if (modes & kModeTermAll) return true;
   return (modes & kModeBypass) && (k == 9 || (k >= 10 && (k - 10) % 3 != 0));
 }

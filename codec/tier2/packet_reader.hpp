@@ -51,7 +51,8 @@ struct BlockData {
 
 // Whether pass k (0-based) of a code-block ends a codeword segment under the mode switches
 // (D.4, D.6): every pass with RESTART; with BYPASS the 10th, then each raw pair and each
-// cleanup pass after it. (The block's last pass ends one as well, whichever it is.)
+// cleanup pass after it; for HT code-blocks (kModeHt, Part 15) each cleanup and each MagRef
+// pass. (The block's last pass ends one as well, whichever it is.)
 bool pass_ends_segment(int k, uint8_t modes);
 
 class PrecinctReader {
