@@ -5,7 +5,8 @@
 // decompress`: lossless ones to exactly the original image and what ojph_expand gives; lossy
 // ones to exactly what opj_decompress (OpenJPEG 2.5, whose dequantisation and 9/7 ours
 // follows bit for bit) gives, and within 1 of ojph_expand's (its own float 9/7 rounds a few
-// samples the other way). Each case skips, saying why, where its tools are missing.
+// samples the other way). Then our `compress --ht` streams in those decoders and Grok's. Each
+// case skips, saying why, where its tools are missing.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -193,6 +194,124 @@ TEST(HtInteropRobustness, FlippedAndCutOpenJphStreamsNeverCrash) {
     decoded += r.exit_code == 0;
   }
   EXPECT_GT(decoded, 0);
+  std::filesystem::remove_all(dir);
+}
+
+// `compress --ht`: our HT streams (CAP, COD's style bit 6) decoded by ojph_expand,
+// opj_decompress and grk_decompress, lossless ones to exactly the original image, at several
+// code-block sizes, odd sizes, 8 and 16 bits, grey and RGB; the 9/7 ones to exactly what our
+// decoder gives in OpenJPEG and Grok (OpenJPEG's arithmetic), within 1 in OpenJPH.
+struct OursCase {
+  const char* name;
+  int width, height, channels, maxval;
+  const char* flags;
+  bool lossless;
+};
+
+class HtCompress : public test_support::TempDirTest, public ::testing::WithParamInterface<OursCase> {};
+
+TEST_P(HtCompress, OutsideDecodersReadOurStreams) {
+  const OursCase& c = GetParam();
+  const std::string ext = c.channels == 3 ? ".ppm" : ".pgm";
+  const std::string original = path("in" + ext), stream = path("ours.j2k");
+  write_pnm(original, c.width, c.height, c.channels, c.maxval, 7u + static_cast<uint32_t>(c.height));
+  auto r = run_command(quote(kCli) + " compress --quiet --ht -i " + quote(original) + " -o " + quote(stream) + " " + c.flags);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::vector<uint8_t> bytes = test_support::file_bytes(stream);
+  // SIZ's Rsiz says CAP follows (bit 14), CAP right after SIZ with Pcap^15.
+  ASSERT_GT(bytes.size(), 60u);
+  EXPECT_EQ(bytes[6], 0x40);
+  const size_t cap = 4 + (size_t{bytes[4]} << 8 | bytes[5]);
+  EXPECT_EQ(bytes[cap], 0xFF);
+  EXPECT_EQ(bytes[cap + 1], 0x50);
+  EXPECT_EQ(bytes[cap + 4] << 24 | bytes[cap + 5] << 16 | bytes[cap + 6] << 8 | bytes[cap + 7], 0x00020000);
+  const Pnm in = read_pnm(original);
+  r = run_command(quote(kCli) + " decompress --quiet -i " + quote(stream) + " -o " + quote(path("back" + ext)));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const Pnm back = read_pnm(path("back" + ext));
+  if (c.lossless) {
+    EXPECT_EQ(back.samples, in.samples) << "our decoder";
+  }
+  struct Tool {
+    const char* name;
+    std::string command;
+    int tolerance;  // lossy: how far its samples may be from ours
+  };
+  const Tool tools[] = {
+      {"ojph_expand", "ojph_expand -i " + quote(stream) + " -o " + quote(path("ojph" + ext)), 1},
+      {"opj_decompress", "opj_decompress -i " + quote(stream) + " -o " + quote(path("opj" + ext)), 0},
+      {"grk_decompress", "grk_decompress -i " + quote(stream) + " -o " + quote(path("grk" + ext)), 0},
+  };
+  const char* outputs[] = {"ojph", "opj", "grk"};
+  int ran = 0;
+  for (size_t t = 0; t < 3; ++t) {
+    if (!test_support::on_path(tools[t].name)) {
+      std::cout << "[ note ] " << tools[t].name << " not found: not checked\n";
+      continue;
+    }
+    ++ran;
+    r = run_command(tools[t].command);
+    ASSERT_EQ(r.exit_code, 0) << tools[t].name << ": " << r.output;
+    const Pnm theirs = read_pnm(path(std::string(outputs[t]) + ext));
+    ASSERT_EQ(theirs.samples.size(), in.samples.size()) << tools[t].name;
+    if (c.lossless) {
+      EXPECT_EQ(theirs.samples, in.samples) << tools[t].name << ": not the original image";
+      continue;
+    }
+    for (size_t i = 0; i < theirs.samples.size(); ++i)
+      ASSERT_LE(std::abs(theirs.samples[i] - back.samples[i]), tools[t].tolerance) << tools[t].name << ", sample " << i;
+  }
+  if (ran == 0) GTEST_SKIP() << "none of ojph_expand, opj_decompress, grk_decompress found (Debian: openjph-tools, libopenjp2-tools, grokj2k-tools)";
+}
+
+const OursCase kOurs[] = {
+    {"Grey8", 67, 45, 1, 255, "", true},
+    {"Grey8Blocks16x16", 131, 97, 1, 255, "-b 16,16", true},
+    {"Grey8Blocks32x8", 67, 45, 1, 255, "-b 32,8", true},
+    {"Grey8Blocks4x1024", 37, 300, 1, 255, "-b 4,1024 -n 3", true},
+    {"Rgb8", 131, 97, 3, 255, "", true},
+    {"Rgb8Blocks16x16Tiles", 150, 90, 3, 255, "-b 16,16 -t 64,64 -p RPCL", true},
+    {"Grey16", 61, 43, 1, 65535, "", true},
+    {"Grey8Tiny", 5, 3, 1, 255, "-n 1", true},
+    {"Grey8Irreversible", 131, 97, 1, 255, "-I", false},
+    {"Rgb8Irreversible", 67, 45, 3, 255, "-I -b 32,32", false},
+};
+
+INSTANTIATE_TEST_SUITE_P(Ours, HtCompress, ::testing::ValuesIn(kOurs),
+                         [](const ::testing::TestParamInfo<OursCase>& i) { return std::string(i.param.name); });
+
+// What --ht does not take yet is refused with a message naming it.
+TEST(HtCompressRefusals, OtherModesLayersAndTargets) {
+  const std::string dir = ::testing::TempDir() + "/ht_refuse_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  write_pnm(dir + "/in.pgm", 16, 16, 1, 255, 1);
+  for (const char* flags : {"-M 1", "-r 20", "-q 40", "-r 40,20"}) {
+    const auto r = run_command(quote(kCli) + " compress --ht " + flags + " -i " + quote(dir + "/in.pgm") + " -o " +
+                               quote(dir + "/out.j2k") + " --force");
+    EXPECT_NE(r.exit_code, 0) << flags;
+    EXPECT_NE(r.output.find("HT"), std::string::npos) << flags << ": " << r.output;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// Lossless HT files within 1% of ojph_compress's at the same settings (5 levels, 64x64
+// code-blocks, one layer): the cleanup pass codes the same bits, only the choice of CxtVLC
+// codewords and the headers may differ.
+TEST(HtCompressSize, LosslessWithinOnePercentOfOpenJph) {
+  if (!test_support::on_path("ojph_compress")) GTEST_SKIP() << "ojph_compress not found (Debian: apt install openjph-tools)";
+  const std::string dir = ::testing::TempDir() + "/ht_size_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  for (int channels : {1, 3}) {
+    const std::string in = dir + (channels == 3 ? "/in.ppm" : "/in.pgm");
+    write_pnm(in, 257, 193, channels, 255, 5);
+    auto r = run_command(quote(kCli) + " compress --quiet --ht -i " + quote(in) + " -o " + quote(dir + "/ours.j2k") + " --force");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    r = run_command("ojph_compress -reversible true -i " + quote(in) + " -o " + quote(dir + "/ojph.j2c"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const double ours = static_cast<double>(std::filesystem::file_size(dir + "/ours.j2k"));
+    const double theirs = static_cast<double>(std::filesystem::file_size(dir + "/ojph.j2c"));
+    EXPECT_LT(std::abs(ours - theirs), 0.01 * theirs) << channels << " components: " << ours << " bytes against " << theirs;
+  }
   std::filesystem::remove_all(dir);
 }
 

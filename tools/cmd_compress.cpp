@@ -37,7 +37,7 @@ struct CompressArgs {
   std::string out_format, rates, psnr, block = "64,64", precincts, order = "LRCP", tile_parts, comment = "Created by j2kfront";
   int resolutions = 0, device = -1,  // resolutions: -n; 0 = not given (6, fewer for small tiles)
       threads = 0, mct = -1, modes = 0, guard_bits = -1;
-  bool irreversible = false, sop = false, eph = false, plt = false, tlm = false, force = false, quiet = false;
+  bool irreversible = false, ht = false, sop = false, eph = false, plt = false, tlm = false, force = false, quiet = false;
 };
 
 // "a,b,c" -> numbers, each checked.
@@ -96,7 +96,7 @@ j2kfront::Coding coding_from(const CompressArgs& a) {
   c.block_h = static_cast<int>(bh);
   if (!a.precincts.empty()) c.precincts = parse_precincts(a.precincts);
   c.progression = progression_from(a.order);
-  c.modes = static_cast<unsigned>(a.modes);
+  c.modes = static_cast<unsigned>(a.modes) | (a.ht ? J2K_MODE_HT : 0u);
   c.sop = a.sop, c.eph = a.eph, c.plt = a.plt, c.tlm = a.tlm;
   if (!a.tile_parts.empty()) c.tile_parts = a.tile_parts[0];
   c.guard_bits = a.guard_bits;
@@ -331,6 +331,8 @@ std::function<int()> add_compress_command(CLI::App& app) {
       ->check(CLI::Range(0, 1));
   cmd->add_option("-M", args->modes, "mode switches, the sum of: 1 BYPASS, 2 RESET, 4 RESTART, 8 VSC, 16 ERTERM, 32 SEGMARK")
       ->check(CLI::Range(0, 63));
+  cmd->add_flag("--ht", args->ht,
+                "HTJ2K (ISO/IEC 15444-15): HT code-blocks instead of EBCOT, with CAP; no -M, one layer, no -r/-q targets yet");
   cmd->add_flag("--SOP", args->sop, "a start-of-packet marker before each packet");
   cmd->add_flag("--EPH", args->eph, "an end-of-packet-header marker after each packet header");
   cmd->add_flag("--PLT", args->plt, "packet lengths in each tile-part header");

@@ -11,11 +11,11 @@ void put8(std::vector<uint8_t>& o, uint32_t v) { o.push_back(static_cast<uint8_t
 void put16(std::vector<uint8_t>& o, uint32_t v) { put8(o, v >> 8), put8(o, v); }
 void put32(std::vector<uint8_t>& o, uint32_t v) { put16(o, v >> 16), put16(o, v); }
 
-void write_siz(const StreamInfo& info, std::vector<uint8_t>& out) {
+void write_siz(const StreamInfo& info, std::vector<uint8_t>& out, bool ht) {
   const size_t n = info.components.size();
   put16(out, 0xFF51);
   put16(out, static_cast<uint32_t>(38 + 3 * n));
-  put16(out, 0);  // Rsiz: Part 1, no profile restriction
+  put16(out, ht ? 0x4000 : 0);  // Rsiz: no profile restriction; bit 14: a CAP segment follows (Part 15)
   for (uint32_t v : {info.x1, info.y1, info.x0, info.y0, info.tile_w, info.tile_h, info.tile_x0, info.tile_y0}) put32(out, v);
   put16(out, static_cast<uint32_t>(n));
   for (const ComponentInfo& c : info.components) {
@@ -25,6 +25,17 @@ void write_siz(const StreamInfo& info, std::vector<uint8_t>& out) {
   }
 }
 
+void write_cap(bool reversible, int magb, std::vector<uint8_t>& out) {
+  put16(out, 0xFF50);
+  put16(out, 8);
+  put32(out, 0x00020000);  // Pcap: Pcap^15 (bit 32 - 15) alone
+  // Ccap^15: bits 15-14 00, every code-block HT with one HT set; bit 5, irreversible
+  // transforms may be used; bits 4-0, the magnitude bound B coded as 0 (B <= 8), B - 8 (below
+  // 28) or 13 + B / 4.
+  const int b = magb <= 8 ? 0 : magb < 28 ? magb - 8 : 13 + magb / 4;
+  put16(out, (reversible ? 0u : 0x20u) | static_cast<uint32_t>(b));
+}
+
 namespace {
 // SPcod / SPcoc (Table A.15): levels, code-block size, mode switches, wavelet, then one byte
 // per resolution with its precinct exponents when given.
@@ -32,7 +43,8 @@ void write_spcod(const CodingParams& p, const ComponentStyle& style, std::vector
   put8(out, static_cast<uint32_t>(style.levels));
   put8(out, static_cast<uint32_t>(style.block_w_log2 - 2));
   put8(out, static_cast<uint32_t>(style.block_h_log2 - 2));
-  put8(out, p.modes);
+  // The style byte: EBCOT's mode switches, or bit 6 alone for HT code-blocks (Part 15).
+  put8(out, p.block_coding == BlockCoding::HighThroughput ? uint32_t{kModeHt} : p.modes);
   put8(out, p.reversible ? 1 : 0);
   for (const auto& [x, y] : style.precincts) put8(out, static_cast<uint32_t>(x | (y << 4)));
 }
@@ -153,7 +165,14 @@ std::vector<uint8_t> main_header(const StreamInfo& info, const CodingParams& par
   const size_t ncomp = info.components.size();
   std::vector<uint8_t> header;
   put16(header, 0xFF4F);  // SOC
-  write_siz(info, header);
+  const bool ht = params.block_coding == BlockCoding::HighThroughput;
+  write_siz(info, header, ht);
+  if (ht) {
+    int magb = 0;
+    for (const std::vector<BandStep>& component : steps)
+      for (const BandStep& b : component) magb = std::max(magb, guard_bits + b.exponent - 1);
+    write_cap(params.reversible, magb, header);
+  }
   write_cod(params, header);
   const ComponentStyle first = component_style(params, 0);
   for (size_t c = 1; c < ncomp; ++c)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The marker segments of a codestream (ISO/IEC 15444-1 Annex A), each appended to a byte
-// vector: the main header's SIZ, COD/COC, QCD/QCC, COM and TLM, and the tile-part header's SOT and
+// vector: the main header's SIZ, CAP (HTJ2K), COD/COC, QCD/QCC, COM and TLM, and the tile-part header's SOT and
 // PLT. Big-endian, lengths as A.2 defines them.
 #pragma once
 #include <cstdint>
@@ -16,7 +16,12 @@ void put8(std::vector<uint8_t>& o, uint32_t v);
 void put16(std::vector<uint8_t>& o, uint32_t v);
 void put32(std::vector<uint8_t>& o, uint32_t v);
 
-void write_siz(const StreamInfo& info, std::vector<uint8_t>& out);
+// `ht`: Rsiz says a CAP segment follows (ISO/IEC 15444-15).
+void write_siz(const StreamInfo& info, std::vector<uint8_t>& out, bool ht = false);
+// CAP (ISO/IEC 15444-15 A.5) for a stream of HT code-blocks: Pcap^15 and its Ccap^15 (one HT
+// set per block, the 9/7 used where not `reversible`, `magb` the most magnitude bit planes of
+// any band).
+void write_cap(bool reversible, int magb, std::vector<uint8_t>& out);
 void write_cod(const CodingParams& params, std::vector<uint8_t>& out);
 // COC for component c: its levels, precincts and code-blocks, with COD's modes and wavelet.
 void write_coc(size_t component, size_t components, const CodingParams& params, const ComponentStyle& style,

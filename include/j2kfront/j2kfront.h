@@ -367,6 +367,10 @@ int j2k_file_format_from_name(const char* path, j2k_file_format* format);
 #define J2K_MODE_VSC 8      /* vertically causal contexts */
 #define J2K_MODE_ERTERM 16  /* predictable termination */
 #define J2K_MODE_SEGMARK 32 /* a segmentation symbol after each cleanup pass */
+/* HTJ2K (ISO/IEC 15444-15): HT code-blocks instead of EBCOT (the stream gets CAP and COD's
+ * style bit 6). Alone (no other J2K_MODE_*), one layer, no rates or PSNR targets yet: each
+ * block is one HT cleanup pass down to the quantiser's step. */
+#define J2K_MODE_HT 64
 
 typedef struct j2k_coding {
   j2k_file_format format;     /* J2K_FORMAT_J2K */
