@@ -19,6 +19,7 @@
 #include "codec/tier1/ht/bit_writers.hpp"
 #include "codec/tier1/ht/block_decoder.hpp"
 #include "codec/tier1/ht/block_encoder.hpp"
+#include "codec/tier1/ht/vlc_tables.hpp"
 #include "common/error.hpp"
 
 namespace {
@@ -190,6 +191,42 @@ TEST(HtCleanup, PlaceholderPassesLowerThePlane) {
   BlockDecodeReport r;
   EXPECT_EQ(decode(s, 2, 2, 1, &r), (std::vector<int32_t>{0, 0, 0, 0}));
   EXPECT_TRUE(r.corrupt);
+}
+
+// --- the CxtVLC tables ------------------------------------------------------------------------
+
+// Every quad the encoder can meet has a codeword, and each decodes back to what it says:
+// its significance, u_off and EMB bits, and its length (the code is prefix-free within a
+// context, or a shorter codeword would shadow it).
+TEST(HtVlcTables, EveryCodewordDecodesToWhatItEncodes) {
+  int codewords = 0;
+  for (const bool initial : {true, false})
+    for (int cx = 0; cx < 8; ++cx)
+      for (unsigned rho = 0; rho < 16; ++rho) {
+        if (cx == 0 && rho == 0) continue;  // MEL says it
+        for (unsigned u_off = 0; u_off < 2; ++u_off)
+          for (unsigned top = 0; top < 16; ++top) {
+            if (u_off == 0 && top != 0) continue;
+            if (u_off == 1 && (top == 0 || (top & rho) != top)) continue;
+            const ht::CxtVlcCodeword& w = ht::encode_cxt_vlc(initial, cx, rho, u_off, top);
+            ASSERT_GT(w.length, 0) << "context " << cx << ", rho " << rho << ", u_off " << u_off << ", top " << top;
+            EXPECT_EQ(w.e_k & top, w.e_1);
+            for (unsigned rest = 0; rest < (128u >> w.length); ++rest) {
+              const ht::CxtVlcEntry& e = ht::decode_cxt_vlc(initial, cx, w.codeword | (rest << w.length));
+              ASSERT_EQ(e.length, w.length);
+              EXPECT_EQ(e.rho, rho);
+              EXPECT_EQ(e.u_off, u_off);
+              EXPECT_EQ(e.e_k, w.e_k);
+              EXPECT_EQ(e.e_1, w.e_1);
+            }
+            ++codewords;
+          }
+      }
+  EXPECT_GT(codewords, 1000);
+  // The codeword of the first hand-worked example, as the standard's table gives it.
+  const ht::CxtVlcCodeword& w = ht::encode_cxt_vlc(true, 0, 1, 0, 0);
+  EXPECT_EQ(w.length, 4);
+  EXPECT_EQ(w.codeword, 0x6);  // 0, 1, 1, 0 in reading order
 }
 
 // --- round trips ----------------------------------------------------------------------------

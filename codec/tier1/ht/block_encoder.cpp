@@ -57,7 +57,7 @@ struct Scratch {
 
 class CleanupEncoder {
  public:
-  CleanupEncoder(const BlockView& b, Scratch& s) : b_(b), s_(s), w_(b.width), h_(b.height) {}
+  CleanupEncoder(const BlockView& b, Scratch& s) : s_(s), w_(b.width), h_(b.height) {}
 
   std::vector<uint8_t> run() {
     const int qw = (w_ + 1) / 2, qh = (h_ + 1) / 2;
@@ -136,7 +136,7 @@ class CleanupEncoder {
     if (initial && ua > 0 && ub > 0) {
       mel_.put(std::min(ua, ub) > 2);
       if (ua > 2 && ub > 2) {
-        put_pair(uvlc(ua - 2), uvlc(ub - 2), true);
+        put_pair(uvlc(ua - 2), uvlc(ub - 2));
       } else if (ua > 2) {
         const Uvlc ca = uvlc(ua);
         vlc_.put(ca.prefix, ca.prefix_length);
@@ -144,13 +144,13 @@ class CleanupEncoder {
         vlc_.put(ca.suffix, ca.suffix_length);
         vlc_.put(ca.extension, ca.extension_length);
       } else {
-        put_pair(uvlc(ua), uvlc(ub), true);
+        put_pair(uvlc(ua), uvlc(ub));
       }
       return;
     }
-    put_pair(ua > 0 ? uvlc(ua) : Uvlc{}, ub > 0 ? uvlc(ub) : Uvlc{}, true);
+    put_pair(ua > 0 ? uvlc(ua) : Uvlc{}, ub > 0 ? uvlc(ub) : Uvlc{});
   }
-  void put_pair(const Uvlc& a, const Uvlc& b, bool) {
+  void put_pair(const Uvlc& a, const Uvlc& b) {
     vlc_.put(a.prefix, a.prefix_length);
     vlc_.put(b.prefix, b.prefix_length);
     vlc_.put(a.suffix, a.suffix_length);
@@ -159,7 +159,6 @@ class CleanupEncoder {
     vlc_.put(b.extension, b.extension_length);
   }
 
-  const BlockView& b_;
   Scratch& s_;
   int w_, h_;
   MagSgnWriter magsgn_;

@@ -334,8 +334,9 @@ struct Lookups {
   std::array<std::array<std::array<std::array<CxtVlcCodeword, 17>, 16>, 8>, 2> encode{};
 
   template <size_t N>
-  void add(int row, const CxtVlcCode (&codes)[N]) {
+  void add(size_t row, const CxtVlcCode (&codes)[N]) {
     for (const CxtVlcCode& c : codes) {
+      const auto cx = static_cast<size_t>(c.context);
       unsigned word = 0, length = 0;
       for (const char* b = c.codeword; *b; ++b, ++length)
         if (*b == '1') word |= 1u << length;
@@ -344,17 +345,17 @@ struct Lookups {
                           static_cast<uint8_t>(length)};
       // Every 7-bit head that starts with the codeword decodes to it (the code is prefix-free).
       for (unsigned rest = 0; rest < (128u >> length); ++rest)
-        decode[row][c.context][word | (rest << length)] = e;
+        decode[row][cx][word | (rest << length)] = e;
       // Encoding: with u_off 0 the one codeword of (context, rho); with u_off 1, for each set
       // `top` of samples at the bound, the codeword whose known bits agree with it (e_1 is
       // e_k & top) and that saves the most bits: each sample of e_k sends one bit fewer.
       const CxtVlcCodeword w{static_cast<uint8_t>(word), static_cast<uint8_t>(length), e.e_k, e.e_1};
-      auto& slots = encode[row][c.context][e.rho];
+      auto& slots = encode[row][cx][e.rho];
       if (c.u_off == 0) {
         slots[0] = w;
         continue;
       }
-      for (unsigned top = 1; top < 16; ++top) {
+      for (size_t top = 1; top < 16; ++top) {
         if ((top & e.rho) != top || (top & e.e_k) != e.e_1) continue;
         CxtVlcCodeword& best = slots[1 + top];
         const int cost = static_cast<int>(length) - __builtin_popcount(e.e_k);

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// libFuzzer target: arbitrary bytes as one HT code-block's segments to the HT block decoder
+// (codec/tier1/ht/, ISO/IEC 15444-15), the way Tier-2 hands them over. The first 6 bytes
+// choose the block (width and height 1..64 or one of the long shapes, its bit planes, the
+// stripe-causal mode) and how the rest splits into a cleanup segment and a refinement
+// segment, with 0 to 2 refinement passes and 0 to 2 groups of placeholder passes. The decoder
+// must write only inside the block, give values its form allows (|v| < 2^31), and either
+// decode or report the block corrupt (zeros); a throw is a finding but for the sizes it
+// checks. Seeds: ht_block/.
+#include <cstdint>
+#include <cstdlib>
+#include <vector>
+
+#include "codec/tier1/ht/block_decoder.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace j2k::codec;
+  if (size < 6) return 0;
+  static const int kShapes[][2] = {{4, 1024}, {1024, 4}, {1, 1024}, {2, 1024}};
+  int w = 1 + data[0] % 64, h = 1 + data[1] % 64;
+  if (data[0] >= 250) {
+    w = kShapes[(data[0] - 250) & 3][0];
+    h = kShapes[(data[0] - 250) & 3][1];
+  }
+  const int bitplanes = data[2] % 31;
+  const int refinement = data[3] % 3, placeholders = (data[3] / 3) % 3;
+  const uint8_t modes = static_cast<uint8_t>(kModeHt | ((data[3] & 0x80) ? kModeCausal : 0));
+  const size_t rest = size - 6;
+  const size_t cleanup = refinement ? std::min<size_t>(rest, (size_t{data[4]} << 8 | data[5])) : rest;
+  std::vector<uint8_t> bytes(data + 6, data + size);
+  std::vector<uint32_t> sizes{static_cast<uint32_t>(cleanup)};
+  std::vector<int> passes{1 + 3 * placeholders};
+  if (refinement) {
+    sizes.push_back(static_cast<uint32_t>(rest - cleanup));
+    passes.push_back(refinement);
+  }
+  BlockCode code;
+  code.bytes = bytes.data();
+  code.size = bytes.size();
+  code.segment_bytes = sizes.data();
+  code.segment_passes = passes.data();
+  code.segments = sizes.size();
+  code.width = w;
+  code.height = h;
+  code.modes = modes;
+  code.bitplanes = bitplanes;
+  // A guard row and column of canaries round the block, which the decoder must not touch.
+  const ptrdiff_t stride = w + 1;
+  std::vector<int32_t> out(static_cast<size_t>(stride) * static_cast<size_t>(h + 1), 0x5A5A5A5A);
+  const BlockDecodeReport r = ht::decode_block(code, out.data(), stride);
+  for (int y = 0; y <= h; ++y)
+    for (int x = 0; x <= w; ++x) {
+      const int32_t v = out[static_cast<size_t>(y * stride + x)];
+      if (x == w || y == h) {
+        if (v != 0x5A5A5A5A) __builtin_trap();
+      } else if (v == 0x5A5A5A5A || (r.corrupt && v != 0)) {
+        __builtin_trap();
+      }
+    }
+  return 0;
+}
