@@ -136,6 +136,91 @@ TEST_P(Conformance, WithinClass1Limits) {
   fs::remove_all(out);
 }
 
+// The HTJ2K conformance codestreams of ITU-T T.803 (ds0_ht_NN_bB.j2k, the p0_NN images coded
+// with HT code-blocks, B the magnitude bits a decoder needs; in J2K_CONFORMANCE_DATA/htj2k,
+// skipped with a message where absent): those whose B leaves the image whole meet p0_NN's
+// Class 1 limits against its reference; they hold placeholder passes, several HT sets and
+// SigProp and MagRef passes. (The b11 variants of p0_02, 03, 05, 06, 08 and 15 drop planes
+// on purpose and are only decoded, by HtConformance.EveryStreamDecodes.)
+struct HtLimits {
+  const char* name;
+  const char* reference;  // the p0 stream whose limits and reference apply
+};
+const HtLimits kHtClass1[] = {
+    {"ds0_ht_01_b11", "p0_01"}, {"ds0_ht_02_b12", "p0_02"}, {"ds0_ht_03_b14", "p0_03"}, {"ds0_ht_04_b11", "p0_04"},
+    {"ds0_ht_04_b12", "p0_04"}, {"ds0_ht_05_b12", "p0_05"}, {"ds0_ht_06_b18", "p0_06"}, {"ds0_ht_09_b11", "p0_09"},
+    {"ds0_ht_10_b11", "p0_10"}, {"ds0_ht_11_b10", "p0_11"}, {"ds0_ht_12_b11", "p0_12"}, {"ds0_ht_13_b11", "p0_13"},
+    {"ds0_ht_14_b11", "p0_14"}, {"ds0_ht_15_b14", "p0_15"}, {"ds0_ht_16_b11", "p0_16"},
+};
+
+class HtConformance : public ::testing::TestWithParam<HtLimits> {};
+
+TEST_P(HtConformance, WithinClass1Limits) {
+  const HtLimits& h = GetParam();
+  const std::string dir = conformance_dir();
+  const std::string path = dir + "/htj2k/" + h.name + ".j2k";
+  if (!fs::exists(path))
+    GTEST_SKIP() << "no HTJ2K conformance codestream " << path << " (ITU-T T.803's ds0_ht_*.j2k in J2K_CONFORMANCE_DATA/htj2k)";
+  const Limits* limits = nullptr;
+  for (const Limits& l : kClass1)
+    if (std::string(l.name) == h.reference) limits = &l;
+  ASSERT_NE(limits, nullptr);
+  const std::vector<uint8_t> bytes = file_bytes(path);
+  DecodeSettings s;
+  s.reduce = limits->reduce;
+  s.backend = j2k::BackendOptions(j2k::Backend::Cpu);
+  const DecodedImage image = decode(bytes.data(), bytes.size(), s);
+  EXPECT_FALSE(image.truncated);
+  EXPECT_TRUE(image.warnings.empty()) << image.warnings.front();
+  for (size_t c = 0; c < image.components.size(); ++c) {
+    const std::string ref_path = dir + "/reference/c1" + limits->name + "_" + std::to_string(c) + ".pgx";
+    if (!fs::exists(ref_path)) continue;
+    const Pgx ref = read_pgx(ref_path);
+    const DecodedComponent& got = image.components[c];
+    ASSERT_EQ(got.width, ref.width) << h.name << " component " << c;
+    ASSERT_EQ(got.height, ref.height) << h.name << " component " << c;
+    int64_t peak = 0;
+    double sq = 0;
+    for (size_t i = 0; i < ref.samples.size(); ++i) {
+      const int64_t d = std::llabs(int64_t{got.at(i)} - ref.samples[i]);
+      peak = std::max(peak, d);
+      sq += static_cast<double>(d * d);
+    }
+    const double mse = sq / static_cast<double>(ref.samples.size());
+    EXPECT_LE(peak, limits->peak.size() == 1 ? limits->peak[0] : limits->peak[c]) << h.name << " component " << c;
+    EXPECT_LE(mse, limits->mse.size() == 1 ? limits->mse[0] : limits->mse[c]) << h.name << " component " << c;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(HtStreams, HtConformance, ::testing::ValuesIn(kHtClass1),
+                         [](const ::testing::TestParamInfo<HtLimits>& i) { return std::string(i.param.name); });
+
+// Every HTJ2K conformance codestream there (ds0_ht_* and ds1_ht_*) decodes without an error
+// or a warning.
+TEST(HtConformanceAll, EveryStreamDecodes) {
+  const fs::path dir = conformance_dir() + "/htj2k";
+  if (!fs::exists(dir)) GTEST_SKIP() << "no " << dir << " (ITU-T T.803's HTJ2K codestreams, ds0_ht_*.j2k and ds1_ht_*.j2k)";
+  int decoded = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (e.path().extension() != ".j2k" || name.rfind("ds", 0) != 0 || name.find("_ht_") == std::string::npos ||
+        fs::file_size(e.path()) == 0)
+      continue;
+    const std::vector<uint8_t> bytes = file_bytes(e.path().string());
+    DecodeSettings s;
+    s.backend = j2k::BackendOptions(j2k::Backend::Cpu);
+    try {
+      const DecodedImage image = decode(bytes.data(), bytes.size(), s);
+      EXPECT_TRUE(image.warnings.empty()) << name << ": " << image.warnings.front();
+      ++decoded;
+    } catch (const j2k::Error& err) {
+      ADD_FAILURE() << name << ": " << err.what();
+    }
+  }
+  if (decoded == 0) GTEST_SKIP() << "no ds*_ht_*.j2k in " << dir;
+  std::printf("[conformance] %d HTJ2K codestreams decoded\n", decoded);
+}
+
 // The GPU back stages (with CUDA, Tier-1 on the GPU as well) give the CPU's samples, bit
 // for bit, on every conformance stream, whole and at each reduce its levels allow.
 TEST_P(Conformance, GpuBackendsDecodeAsTheCpu) {

@@ -51,6 +51,56 @@ TEST(PacketReader, SegmentEndsFollowTheModes) {
           << "modes " << modes << ", pass " << k;
 }
 
+// HT code-blocks (ISO/IEC 15444-15): segments and length fields follow Part 15's rules, the
+// header bits worked by hand for one block in a 1x1 grid.
+TEST(PacketReader, HtSegmentsFollowPart15) {
+  // Layer 0: included (1), 2 missing planes (0 0 1), 4 passes (11 01: 3 placeholder passes
+  // and the cleanup pass, one segment), Lblock 3 + 2 (1 1 0), a length of 7 bits
+  // (Lblock + log2 4): 100. Layer 1: included (1), 2 passes (1 0: SigProp and MagRef),
+  // Lblock unchanged (0), a length of Lblock + 1 bits: 20.
+  // 1 1 001 1101 110 1100100 -> CE EC 80; 1 1 10 0 010100 -> E2 80.
+  {
+    PrecinctReader r({{1, 1}}, kModeHt);
+    std::vector<uint8_t> p0 = {0xCE, 0xEC, 0x80};
+    p0.resize(3 + 100, 0x11);
+    ASSERT_EQ(r.read_header(p0.data(), p0.size(), false), 3u);
+    ASSERT_EQ(r.read_body(p0.data() + 3, 100), 100u);
+    std::vector<uint8_t> p1 = {0xE2, 0x80};
+    p1.resize(2 + 20, 0x22);
+    ASSERT_EQ(r.read_header(p1.data(), p1.size(), false), 2u);
+    ASSERT_EQ(r.read_body(p1.data() + 2, 20), 20u);
+    const BlockData& b = r.blocks(0)[0];
+    EXPECT_EQ(b.missing_bitplanes, 2u);
+    EXPECT_EQ(b.passes, 6);
+    EXPECT_EQ(b.segments, (std::vector<uint32_t>{100, 20}));
+    EXPECT_EQ(b.segment_passes, (std::vector<int>{4, 2}));
+  }
+  // Placeholder passes alone: layer 0 says 3 passes (11 00) with a length of 0 in Lblock +
+  // log2 1 bits (000) and one more bit, to Lblock + log2 3 (0); layer 1 the cleanup pass (0),
+  // 5 bytes in Lblock bits (101).
+  // 1 1 1 1100 0 000 0 -> F8 00; 1 1 0 0 101 -> CA.
+  {
+    PrecinctReader r({{1, 1}}, kModeHt);
+    const std::vector<uint8_t> p0 = {0xF8, 0x00};
+    ASSERT_EQ(r.read_header(p0.data(), p0.size(), false), 2u);
+    ASSERT_EQ(r.read_body(p0.data() + 2, 0), 0u);
+    std::vector<uint8_t> p1 = {0xCA};
+    p1.resize(1 + 5, 0x33);
+    ASSERT_EQ(r.read_header(p1.data(), p1.size(), false), 1u);
+    ASSERT_EQ(r.read_body(p1.data() + 1, 5), 5u);
+    const BlockData& b = r.blocks(0)[0];
+    EXPECT_EQ(b.passes, 4);
+    EXPECT_EQ(b.segments, (std::vector<uint32_t>{0, 5}));
+    EXPECT_EQ(b.segment_passes, (std::vector<int>{3, 1}));
+  }
+  // Placeholder passes that claim bytes are an error.
+  {
+    PrecinctReader r({{1, 1}}, kModeHt);
+    const std::vector<uint8_t> p0 = {0xF8, 0x10};  // the extra length bit set
+    EXPECT_THROW(r.read_header(p0.data(), p0.size(), false), j2k::Error);
+  }
+}
+
 struct Precinct {
   uint8_t modes = 0;
   int layers = 1;

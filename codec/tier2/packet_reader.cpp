@@ -137,8 +137,14 @@ size_t PrecinctReader::read_header(const uint8_t* data, size_t size, bool eph) {
         while (in.bit())
           if (++b.lblock[i] > 32) corrupt("a code-block's Lblock beyond 32 bits");
         Pending p{&blk, blk.passes, {}, {}};
-        int start = blk.passes;
         const int last = blk.passes + added;
+        if (modes_ & kModeHt) {
+          read_ht_parts(blk, added, b.lblock[i], in, p);
+          blk.passes = last;
+          pending_.push_back(std::move(p));
+          continue;
+        }
+        int start = blk.passes;
         for (int k = blk.passes; k < last; ++k)
           if (pass_ends_segment(k, modes_) || k == last - 1) {
             const int passes = k - start + 1;
@@ -159,6 +165,54 @@ size_t PrecinctReader::read_header(const uint8_t* data, size_t size, bool eph) {
     at += 2;
   }
   return at;
+}
+
+// ISO/IEC 15444-15's rules for an HT code-block's lengths. Until the block's first cleanup
+// pass with bytes, the passes of a packet up to its last cleanup pass (the placeholder passes
+// before it included) are one segment, its length in Lblock + floor(log2(passes)) bits; a
+// length of 0 says they were all placeholders, and then the length has as many bits as all
+// the packet's passes would take, and must stay 0. From that cleanup pass on, each cleanup
+// pass is a segment of its own (Lblock bits) and the SigProp and MagRef passes after it one
+// more (Lblock + passes - 1 bits), which a packet may split.
+void PrecinctReader::read_ht_parts(BlockData& blk, int added, int lblock, BitReader& in, Pending& p) {
+  auto length = [&](int width) {
+    if (width > 32) corrupt("a segment length of " + std::to_string(width) + " bits");
+    return in.bits(width);
+  };
+  int k = blk.passes, left = added;
+  if (!blk.ht_started) {
+    bool first_cleanup = false;
+    const int first = added - (k + added - 1) % 3;  // the passes up to the last cleanup pass
+    const int all_width = lblock + floor_log2(static_cast<uint32_t>(added));
+    uint32_t bytes = 0;
+    if (first < 1) {
+      bytes = length(all_width);
+    } else {
+      const int width = lblock + floor_log2(static_cast<uint32_t>(first));
+      bytes = length(width);
+      if (bytes == 0 && length(all_width - width) != 0) bytes = 1;  // placeholders said to hold bytes
+      else if (bytes != 0) first_cleanup = true;
+    }
+    if (!first_cleanup) {
+      if (bytes != 0) corrupt("an HT code-block's placeholder passes hold bytes");
+      p.parts.push_back(0);
+      p.passes.push_back(added);
+      return;
+    }
+    blk.ht_started = true;
+    p.parts.push_back(bytes);
+    p.passes.push_back(first);
+    k += first;
+    left -= first;
+  }
+  while (left > 0) {
+    const int r = k % 3;
+    const int n = r == 0 ? 1 : std::min(left, 3 - r);
+    p.parts.push_back(length(lblock + n - 1));
+    p.passes.push_back(n);
+    k += n;
+    left -= n;
+  }
 }
 
 void BlockData::append(const uint8_t* from, size_t n) {

@@ -36,6 +36,7 @@ struct BlockData {
   int passes = 0;                     // coding passes so far
   std::vector<uint32_t> segments;     // each segment's bytes so far (the last may continue)
   std::vector<int> segment_passes;    // passes in each segment so far
+  bool ht_started = false;            // HT: its first cleanup pass with bytes has been read
 
   // Its codeword segments back to back. While they are one piece of the packet data read
   // (the usual case: one layer) they stay where they are (`piece`), valid as long as that
@@ -101,6 +102,10 @@ class PrecinctReader {
     std::vector<uint32_t> parts;  // bytes per segment part
     std::vector<int> passes;      // passes per segment part
   };
+  // Part 15's segments of an HT code-block's `added` passes in one packet, their lengths
+  // read from `in` into p.
+  static void read_ht_parts(BlockData& blk, int added, int lblock, BitReader& in, Pending& p);
+
   std::vector<Band> bands_;
   uint8_t modes_;
   int layer_ = 0;
