@@ -25,7 +25,7 @@ class ForwardBits {
   // The next n bits (n <= 32), the first in bit 0.
   uint32_t take(int n) {
     if (n == 0) return 0;
-    while (count_ < n) load();
+    if (count_ < n) refill();
     const uint32_t v = static_cast<uint32_t>(bits_ & ((uint64_t{1} << n) - 1));
     bits_ >>= n;
     count_ -= n;
@@ -33,6 +33,25 @@ class ForwardBits {
   }
 
  private:
+  // At least 32 bits in hand: 4 bytes at once where they are there and none is 0xFF (nor the
+  // byte before them), else byte by byte.
+  [[gnu::noinline]] void refill() {
+    while (count_ <= 32) {
+      if (!last_ff_ && pos_ + 4 <= size_) {
+        uint32_t word = 0;
+        for (int i = 0; i < 4; ++i) word |= static_cast<uint32_t>(data_[pos_ + static_cast<size_t>(i)]) << (8 * i);
+        // Whether any byte is 0xFF: the classic has-zero-byte test on the complement.
+        const uint32_t inv = ~word;
+        if (((inv - 0x01010101u) & ~inv & 0x80808080u) == 0) {
+          bits_ |= static_cast<uint64_t>(word) << count_;
+          count_ += 32;
+          pos_ += 4;
+          continue;
+        }
+      }
+      load();
+    }
+  }
   void load() {
     const uint8_t byte = pos_ < size_ ? data_[pos_] : fill_;
     ++pos_;
@@ -69,11 +88,11 @@ class BackwardBits {
 
   // The next n bits (n <= 32) without taking them, the first in bit 0.
   uint32_t peek(int n) {
-    while (count_ < n) load();
+    if (count_ < n) refill();
     return static_cast<uint32_t>(bits_ & ((uint64_t{1} << n) - 1));
   }
   void skip(int n) {
-    while (count_ < n) load();
+    if (count_ < n) refill();
     bits_ >>= n;
     count_ -= n;
   }
@@ -85,6 +104,25 @@ class BackwardBits {
   }
 
  private:
+  // At least 32 bits in hand: 4 bytes at once where they are there and none needs a look at
+  // the stuffing rule (a byte above 0x8F before it, in reading order), else byte by byte.
+  [[gnu::noinline]] void refill() {
+    while (count_ <= 32) {
+      if (!last_above_8f_ && left_ >= 4) {
+        const uint8_t* p = data_ + left_ - 4;  // read p[3], p[2], p[1], p[0]
+        if (p[3] <= 0x8F && p[2] <= 0x8F && p[1] <= 0x8F) {
+          const uint32_t word = static_cast<uint32_t>(p[3]) | static_cast<uint32_t>(p[2]) << 8 |
+                                static_cast<uint32_t>(p[1]) << 16 | static_cast<uint32_t>(p[0]) << 24;
+          bits_ |= static_cast<uint64_t>(word) << count_;
+          count_ += 32;
+          left_ -= 4;
+          last_above_8f_ = p[0] > 0x8F;
+          continue;
+        }
+      }
+      load();
+    }
+  }
   void load() {
     uint8_t byte = 0;
     if (left_ > 0) byte = data_[--left_];

@@ -14,38 +14,36 @@ namespace j2k::codec::ht {
 
 class MagSgnWriter {
  public:
-  // The low n bits of v (n <= 32), bit 0 first.
+  // The low n bits of v (n <= 32), bit 0 first. Whole bytes leave the accumulator as soon as
+  // they are there, each 8 bits, or 7 after a 0xFF.
   void put(uint32_t v, int n) {
-    while (n > 0) {
-      const int t = std::min(room_ - used_, n);
-      tmp_ |= (v & static_cast<uint32_t>((uint64_t{1} << t) - 1)) << used_;
-      used_ += t;
-      v = t < 32 ? v >> t : 0;
-      n -= t;
-      if (used_ == room_) {
-        bytes_.push_back(static_cast<uint8_t>(tmp_));
-        room_ = tmp_ == 0xFF ? 7 : 8;
-        tmp_ = 0;
-        used_ = 0;
-      }
+    acc_ |= static_cast<uint64_t>(v & static_cast<uint32_t>((uint64_t{1} << n) - 1)) << count_;
+    count_ += n;
+    while (count_ >= room_) {
+      const auto byte = static_cast<uint8_t>(acc_ & ((1u << room_) - 1));
+      bytes_.push_back(byte);
+      acc_ >>= room_;
+      count_ -= room_;
+      room_ = byte == 0xFF ? 7 : 8;
     }
   }
   // The stream's bytes: the last byte padded with 1s, and dropped when that makes it 0xFF
   // (as is a last 0xFF): the decoder reads 1s past the end.
   std::vector<uint8_t>& finish() {
-    if (used_ > 0) {
-      tmp_ |= ((uint32_t{1} << (room_ - used_)) - 1) << used_;
-      if (tmp_ != 0xFF) bytes_.push_back(static_cast<uint8_t>(tmp_));
+    if (count_ > 0) {
+      const auto byte = static_cast<uint8_t>((acc_ | (0xFFu << count_)) & ((1u << room_) - 1));
+      if (byte != 0xFF) bytes_.push_back(byte);
     } else if (!bytes_.empty() && bytes_.back() == 0xFF) {
       bytes_.pop_back();
     }
     return bytes_;
   }
+  void reserve(size_t n) { bytes_.reserve(n); }
 
  private:
   std::vector<uint8_t> bytes_;
-  uint32_t tmp_ = 0;
-  int used_ = 0, room_ = 8;
+  uint64_t acc_ = 0;
+  int count_ = 0, room_ = 8;
 };
 
 // The MEL coder: runs of zero events in states k = 0..12 (see MelDecoder).

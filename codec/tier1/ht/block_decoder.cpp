@@ -69,9 +69,10 @@ struct Quad {
 // extension worth 4 each. The prefixes of a quad pair come first, then their suffixes, then
 // their extensions.
 int uvlc_prefix(BackwardBits& vlc) {
-  if (vlc.take(1)) return 1;
-  if (vlc.take(1)) return 2;
-  return vlc.take(1) ? 3 : 5;
+  const uint32_t b = vlc.peek(3);
+  const int length = (b & 1) ? 1 : (b & 2) ? 2 : 3;
+  vlc.skip(length);
+  return (b & 1) ? 1 : (b & 2) ? 2 : (b & 4) ? 3 : 5;
 }
 int uvlc_suffix(BackwardBits& vlc, int prefix) {
   return prefix == 3 ? static_cast<int>(vlc.take(1)) : prefix == 5 ? static_cast<int>(vlc.take(5)) : 0;
@@ -109,8 +110,10 @@ class Decoder {
     s_.row.assign(static_cast<size_t>(qw) + 2, Quad{});
     s_.e_above.assign(static_cast<size_t>(w_) + 3, 0);
     s_.e_row.assign(static_cast<size_t>(w_) + 3, 0);
+    const CxtVlcEntry* const tables[2] = {cxt_vlc_table(false), cxt_vlc_table(true)};
     for (int r = 0; r < qh; ++r) {
       const bool initial = r == 0;
+      const CxtVlcEntry* table = tables[initial ? 1 : 0];
       Quad* above = s_.above.data() + 1;  // above[-1] and above[qw] are empty quads
       Quad* row = s_.row.data() + 1;
       for (int q = 0; q < qw; ++q) row[q] = Quad{};
@@ -121,7 +124,7 @@ class Decoder {
           const int cx = initial ? initial_row_context(row[k - 1].rho)
                                  : other_row_context(above[k - 1].rho, above[k].rho, above[k + 1].rho, row[k - 1].rho);
           if (cx == 0 && mel.event() == 0) continue;  // an insignificant quad
-          const CxtVlcEntry& e = decode_cxt_vlc(initial, cx, vlc.peek(7));
+          const CxtVlcEntry& e = table[cx * 128 + static_cast<int>(vlc.peek(7))];
           if (e.length == 0) throw Inconsistent{};
           vlc.skip(e.length);
           row[k] = Quad{e.rho, e.e_k, e.e_1, e.u_off, 0};

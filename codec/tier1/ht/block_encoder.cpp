@@ -60,6 +60,7 @@ class CleanupEncoder {
   CleanupEncoder(const BlockView& b, Scratch& s) : s_(s), w_(b.width), h_(b.height) {}
 
   std::vector<uint8_t> run() {
+    magsgn_.reserve(static_cast<size_t>(w_) * static_cast<size_t>(h_) * 4);
     const int qw = (w_ + 1) / 2, qh = (h_ + 1) / 2;
     s_.rho_above.assign(static_cast<size_t>(qw) + 2, 0);
     s_.rho_row.assign(static_cast<size_t>(qw) + 2, 0);

@@ -25,10 +25,6 @@ constexpr int other_row_context(unsigned above_left, unsigned above, unsigned ab
 
 // The bits of x (0 for 0). A significant sample's exponent E is bit_length(2 * (mu - 1) + 1):
 // the least E with mu - 1 < 2^(E - 1).
-constexpr int bit_length(uint32_t x) {
-  int n = 0;
-  while (x >> n) ++n;
-  return n;
-}
+constexpr int bit_length(uint32_t x) { return x ? 32 - __builtin_clz(x) : 0; }
 
 }  // namespace j2k::codec::ht

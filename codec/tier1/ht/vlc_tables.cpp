@@ -381,6 +381,8 @@ const CxtVlcEntry& decode_cxt_vlc(bool initial_row, int context, unsigned bits) 
   return lookups().decode[initial_row ? 1 : 0][context & 7][bits & 127];
 }
 
+const CxtVlcEntry* cxt_vlc_table(bool initial_row) { return lookups().decode[initial_row ? 1 : 0][0].data(); }
+
 const CxtVlcCodeword& encode_cxt_vlc(bool initial_row, int context, unsigned rho, unsigned u_off, unsigned top) {
   return lookups().encode[initial_row ? 1 : 0][context & 7][rho & 15][u_off ? 1 + (top & 15) : 0];
 }

@@ -23,6 +23,9 @@ struct CxtVlcEntry {
 // The codeword at the head of the VLC stream: `bits` holds its next 7 bits, the first read in
 // bit 0. `initial_row`: quads of the block's first two rows (their own table and contexts).
 const CxtVlcEntry& decode_cxt_vlc(bool initial_row, int context, unsigned bits);
+// The same lookup as one table of 8 x 128 entries, [context * 128 + bits], for a decoder's
+// inner loop.
+const CxtVlcEntry* cxt_vlc_table(bool initial_row);
 
 // The codeword for a quad with significance `rho` in `context`: with `u_off` 0 the quad's
 // EMB patterns are empty; with `u_off` 1 `top` holds the samples whose exponent reaches the
