@@ -156,6 +156,8 @@ int j2k_file_format_from_name(const char* path, j2k_file_format* format) {
   return 1;
 }
 
+int j2k_file_format_is_ht(const char* path) { return path != nullptr && j2k::codec::is_ht_file_name(path) ? 1 : 0; }
+
 j2k_status j2k_coding_check(const j2k_settings* settings, const j2k_coding* coding, int num_components) {
   return guard([&] {
     require(settings != nullptr, "settings is null");

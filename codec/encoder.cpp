@@ -260,6 +260,7 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
     j.height = info_.y1 - info_.y0;
     for (const ComponentInfo& c : info_.components) j.components.push_back({c.precision, c.is_signed});
     j.colour = default_colour(info_.components.size());
+    j.jph = settings_.coding.block_coding == BlockCoding::HighThroughput;  // a JP2 file holds Part 1 code-blocks only
     bytes_ = write_jp2(j, bytes_);
   }
   report_.tier2_ms = ms_since(t0);

@@ -125,6 +125,12 @@ TEST(CApi, FileFormatFromName) {
   EXPECT_EQ(j2k_file_format_from_name("x.jpc", &f), 1);
   EXPECT_EQ(f, J2K_FORMAT_J2K);
   EXPECT_EQ(j2k_file_format_from_name("x.j2c", nullptr), 1);
+  EXPECT_EQ(j2k_file_format_from_name("x.JPH", &f), 1);
+  EXPECT_EQ(f, J2K_FORMAT_JP2);
+  EXPECT_EQ(j2k_file_format_from_name("x.jhc", &f), 1);
+  EXPECT_EQ(f, J2K_FORMAT_J2K);
+  EXPECT_EQ(j2k_file_format_is_ht("x.jph") + j2k_file_format_is_ht("x.JHC"), 2);
+  EXPECT_EQ(j2k_file_format_is_ht("x.jp2") + j2k_file_format_is_ht("x.j2k") + j2k_file_format_is_ht(nullptr), 0);
   for (const char* other : {"x.png", "jp2", "dir.jp2/file", "x.jp2.tmp", ".", ""}) {
     f = J2K_FORMAT_JP2;
     EXPECT_EQ(j2k_file_format_from_name(other, &f), 0) << other;

@@ -315,4 +315,51 @@ TEST(HtCompressSize, LosslessWithinOnePercentOfOpenJph) {
   std::filesystem::remove_all(dir);
 }
 
+// `compress --ht -o X.jph`: a JPH file (ISO/IEC 15444-15 Annex D: JP2's boxes, brand and
+// compatibility 'jph '), and .jhc for the raw HTJ2K codestream; both read back by us and the
+// outside decoders to the original image. .jph without --ht is refused.
+TEST(HtJph, JphAndJhcFilesDecodeEverywhere) {
+  const std::string dir = ::testing::TempDir() + "/ht_jph_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  const std::string in = dir + "/in.ppm";
+  write_pnm(in, 67, 45, 3, 255, 21);
+  const Pnm original = read_pnm(in);
+  for (const char* ext : {".jph", ".jhc"}) {
+    const std::string file = dir + "/ours" + ext;
+    auto r = run_command(quote(kCli) + " compress --quiet --ht -i " + quote(in) + " -o " + quote(file));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const std::vector<uint8_t> bytes = test_support::file_bytes(file);
+    ASSERT_GT(bytes.size(), 40u);
+    if (std::string(ext) == ".jph") {
+      EXPECT_EQ(std::string(bytes.begin() + 20, bytes.begin() + 24), "jph ") << "brand";
+      EXPECT_EQ(std::string(bytes.begin() + 28, bytes.begin() + 32), "jph ") << "compatibility";
+    } else {
+      EXPECT_EQ(bytes[0], 0xFF);
+      EXPECT_EQ(bytes[1], 0x4F);  // SOC: a bare codestream
+    }
+    r = run_command(quote(kCli) + " decompress --quiet -i " + quote(file) + " -o " + quote(dir + "/back.ppm") + " --force");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(read_pnm(dir + "/back.ppm").samples, original.samples) << ext << ": ours";
+    const std::pair<const char*, std::string> tools[] = {
+        {"ojph_expand", "ojph_expand -i " + quote(file) + " -o " + quote(dir + "/t.ppm")},
+        {"grk_decompress", "grk_decompress -i " + quote(file) + " -o " + quote(dir + "/t.ppm")},
+        {"opj_decompress", "opj_decompress -i " + quote(file) + " -o " + quote(dir + "/t.ppm")},
+    };
+    for (const auto& [tool, command] : tools) {
+      if (!test_support::on_path(tool)) {
+        std::cout << "[ note ] " << tool << " not found: not checked\n";
+        continue;
+      }
+      std::filesystem::remove(dir + "/t.ppm");
+      r = run_command(command);
+      ASSERT_EQ(r.exit_code, 0) << tool << " on " << ext << ": " << r.output;
+      EXPECT_EQ(read_pnm(dir + "/t.ppm").samples, original.samples) << tool << " on " << ext;
+    }
+  }
+  const auto r = run_command(quote(kCli) + " compress --quiet -i " + quote(in) + " -o " + quote(dir + "/no.jph"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("--ht"), std::string::npos) << r.output;
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace

@@ -159,8 +159,10 @@ std::vector<CompressJob> compress_jobs(const CompressArgs& a, bool batch, std::v
   if (!batch) {
     if (!a.out_format.empty()) throw CLI::ValidationError("--OutFor", "names the outputs' format for a directory of images; for one image, -o's extension does");
     if (!j2k_file_format_from_name(a.output.c_str(), nullptr))
-      throw CLI::ValidationError("-o", "the output must end in .j2k, .j2c or .jpc (a codestream) or .jp2 (a JP2 file), not '" +
-                                           lower_extension(a.output) + "'");
+      throw CLI::ValidationError("-o", "the output must end in .j2k, .j2c or .jpc (a codestream), .jp2 (a JP2 file), or with --ht "
+                                       ".jhc (an HTJ2K codestream) or .jph (a JPH file), not '" + lower_extension(a.output) + "'");
+    if (j2k_file_format_is_ht(a.output.c_str()) && !a.ht)
+      throw CLI::ValidationError("-o", "a " + lower_extension(a.output) + " file holds HT code-blocks: add --ht");
     return {{a.input, a.output}};
   }
   if (fs::exists(a.output, ec) && !fs::is_directory(a.output, ec))
@@ -168,7 +170,10 @@ std::vector<CompressJob> compress_jobs(const CompressArgs& a, bool batch, std::v
   std::string format = a.out_format.empty() ? "j2k" : a.out_format;
   std::transform(format.begin(), format.end(), format.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (!j2k_file_format_from_name(("." + format).c_str(), nullptr))
-    throw CLI::ValidationError("--OutFor", "the outputs' format is j2k, j2c, jpc or jp2, not '" + a.out_format + "'");
+    throw CLI::ValidationError("--OutFor", "the outputs' format is j2k, j2c, jpc, jp2, or with --ht jhc or jph, not '" +
+                                               a.out_format + "'");
+  if (j2k_file_format_is_ht(("." + format).c_str()) && !a.ht)
+    throw CLI::ValidationError("--OutFor", "a ." + format + " file holds HT code-blocks: add --ht");
   std::vector<CompressJob> jobs;
   std::map<std::string, std::string> seen;  // output -> the input that claimed it
   for (const std::string& in : image_files_in(a.input, skipped)) {
@@ -219,6 +224,7 @@ int run_compress(CompressArgs a) {
   std::string tuning;  // what s.backend_options points to
   apply_env_options(s, tuning);
   j2kfront::Coding coding = coding_from(a);
+  // .jp2, and .jph with --ht: the JP2 boxes (brand 'jph ' around HT code-blocks).
   j2k_file_format_from_name(jobs[0].output.c_str(), &coding.format);
   // Every flag before an image is read (the component count, for -mct, once it is), then the
   // outputs: never an input, an existing file only with --force.

@@ -100,7 +100,7 @@ std::vector<DecompressJob> decompress_jobs(const DecompressArgs& a, bool batch, 
     else ++*skipped;
   }
   if (ec) throw CLI::ValidationError("-i", a.input + ": cannot list the directory: " + ec.message());
-  if (inputs.empty()) throw CLI::ValidationError("-i", a.input + " holds no .j2k, .j2c, .jpc or .jp2 file");
+  if (inputs.empty()) throw CLI::ValidationError("-i", a.input + " holds no .j2k, .j2c, .jpc, .jp2, .jph or .jhc file");
   std::sort(inputs.begin(), inputs.end());
   std::vector<DecompressJob> jobs;
   std::map<std::string, std::string> seen;
@@ -274,7 +274,7 @@ int run_decompress(const DecompressArgs& a) {
 
 std::function<int()> add_decompress_command(CLI::App& app) {
   auto args = std::make_shared<DecompressArgs>();
-  CLI::App* cmd = app.add_subcommand("decompress", "Decode a JPEG 2000 file (.j2k/.j2c/.jpc codestream or .jp2) with opj_decompress's options");
+  CLI::App* cmd = app.add_subcommand("decompress", "Decode a JPEG 2000 file (.j2k/.j2c/.jpc codestream or .jp2; HTJ2K .jhc or .jph too) with opj_decompress's options");
   cmd->add_option("-i,--input", args->input, "the JPEG 2000 file, or a directory of them")->required();
   cmd->add_option("-o,--output", args->output, "OUT.pgm, .ppm, .pnm, .pgx (one file per component: OUT_0.pgx ...), .tif or .png; for a directory -i, a directory")->required();
   cmd->add_option("--OutFor", args->out_format, "with a directory -i: the outputs' format, png (default), pgm, ppm, pnm, pgx, tif");

@@ -201,8 +201,13 @@ Jp2File read_jp2(const uint8_t* data, size_t size, bool allow_partial) {
     c.u32(), c.u32();  // brand, minor version
     bool compatible = false;
     if (c.left() % 4 != 0) c.fail("has a partial compatibility entry");
-    while (c.left() > 0) compatible |= c.u32() == fourcc("jp2 ");
-    if (!compatible) throw Error(ErrorCode::UnsupportedInput, "JP2: the file does not list 'jp2 ' as compatible (a JPX or other file)");
+    // 'jph ': a JPH file (ISO/IEC 15444-15 Annex D), JP2's boxes around an HTJ2K codestream.
+    while (c.left() > 0) {
+      const uint32_t brand = c.u32();
+      compatible |= brand == fourcc("jp2 ") || brand == fourcc("jph ");
+    }
+    if (!compatible)
+      throw Error(ErrorCode::UnsupportedInput, "JP2: the file lists neither 'jp2 ' nor 'jph ' as compatible (a JPX or other file)");
   }
   Jp2File f;
   bool header = false, codestream = false;

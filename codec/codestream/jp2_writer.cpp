@@ -30,6 +30,7 @@ constexpr uint32_t kSignatureBox = fourcc("jP  ");         // I.5.1
 constexpr uint32_t kSignature = 0x0D0A870A;
 constexpr uint32_t kFileTypeBox = fourcc("ftyp");          // I.5.2
 constexpr uint32_t kJp2Brand = fourcc("jp2 ");
+constexpr uint32_t kJphBrand = fourcc("jph ");  // ISO/IEC 15444-15 D.2
 constexpr uint32_t kHeaderBox = fourcc("jp2h");            // I.5.3, a superbox
 constexpr uint32_t kImageHeaderBox = fourcc("ihdr");       // I.5.3.1
 constexpr uint32_t kBitsPerComponentBox = fourcc("bpcc");  // I.5.3.2
@@ -137,9 +138,10 @@ std::vector<uint8_t> write_jp2(const Jp2Info& info, const std::vector<uint8_t>& 
   put32(out, kSignature);
   box = jp2_detail::box_header(kFileTypeBox, 12);
   out.insert(out.end(), box.begin(), box.end());
-  put32(out, kJp2Brand);
+  const uint32_t brand = info.jph ? kJphBrand : kJp2Brand;
+  put32(out, brand);
   put32(out, 0);
-  put32(out, kJp2Brand);
+  put32(out, brand);
   out.insert(out.end(), jp2h.begin(), jp2h.end());
   out.insert(out.end(), header.begin(), header.end());
   // Contiguous Codestream box (I.5.4), after the JP2 Header box: the codestream as it is.

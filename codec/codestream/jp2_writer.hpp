@@ -24,10 +24,14 @@ struct Jp2Info {
   uint32_t width = 0, height = 0;        // the image area: Xsiz - XOsiz, Ysiz - YOsiz
   std::vector<Jp2Component> components;  // 1..16384, in the codestream's order
   Jp2Colour colour = Jp2Colour::Srgb;
+  // A JPH file (ISO/IEC 15444-15 Annex D) for a codestream of HT code-blocks: the same boxes,
+  // brand 'jph ' and 'jph ' in the compatibility list instead of 'jp2 '.
+  bool jph = false;
 };
 
 // The JP2 file of `codestream` (a Part 1 codestream, SOC to EOC, carried as is): the signature
-// box, the File Type box (brand 'jp2 ', minor version 0, compatible with 'jp2 '), the JP2
+// box, the File Type box (brand 'jp2 ', minor version 0, compatible with 'jp2 '; 'jph ' for
+// Jp2Info::jph), the JP2
 // Header box (ihdr; bpcc only where the components' precisions or signedness differ; colr,
 // method 1 with the enumerated colour space), then the Contiguous Codestream box. Throws
 // j2k::Error (InvalidArgument) naming the cause for an impossible Jp2Info: no components or

@@ -45,13 +45,25 @@ bool parse_progression(const std::string& name, Progression& out) {
   return false;
 }
 
-std::optional<FileFormat> file_format_from_name(const std::string& path) {
+namespace {
+std::string lower_extension(const std::string& path) {
   const size_t dot = path.find_last_of("./");
-  if (dot == std::string::npos || path[dot] != '.') return std::nullopt;
+  if (dot == std::string::npos || path[dot] != '.') return "";
   std::string e = path.substr(dot);
   std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (e == ".j2k" || e == ".j2c" || e == ".jpc") return FileFormat::Codestream;
-  if (e == ".jp2") return FileFormat::Jp2;
+  return e;
+}
+}  // namespace
+
+bool is_ht_file_name(const std::string& path) {
+  const std::string e = lower_extension(path);
+  return e == ".jhc" || e == ".jph";
+}
+
+std::optional<FileFormat> file_format_from_name(const std::string& path) {
+  const std::string e = lower_extension(path);
+  if (e == ".j2k" || e == ".j2c" || e == ".jpc" || e == ".jhc") return FileFormat::Codestream;
+  if (e == ".jp2" || e == ".jph") return FileFormat::Jp2;
   return std::nullopt;
 }
 

@@ -26,10 +26,12 @@ bool parse_progression(const std::string& name, Progression& out);
 // What holds the codestream: a bare codestream (.j2k, .j2c) or a JP2 file (.jp2) around it.
 enum class FileFormat { Codestream, Jp2 };
 
-// The format a file name's extension says, in any case: .j2k, .j2c, .jpc a bare codestream,
-// .jp2 a JP2 file; nullopt for any other name. The one list of the names the codec writes and
-// reads (the CLI and the C API ask it).
+// The format a file name's extension says, in any case: .j2k, .j2c, .jpc and (HTJ2K) .jhc a
+// bare codestream, .jp2 and (HTJ2K) .jph a JP2 file; nullopt for any other name. The one list
+// of the names the codec writes and reads (the CLI and the C API ask it).
 std::optional<FileFormat> file_format_from_name(const std::string& path);
+// Whether the name is one of Part 15's (.jhc, .jph), which hold HT code-blocks.
+bool is_ht_file_name(const std::string& path);
 
 struct ComponentInfo {
   int precision = 8;  // bits, 1..16 (for SIZ)

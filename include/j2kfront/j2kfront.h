@@ -353,12 +353,16 @@ typedef enum j2k_progression {
 
 typedef enum j2k_file_format {
   J2K_FORMAT_J2K = 0, /* a raw codestream (.j2k, .j2c) */
-  J2K_FORMAT_JP2 = 1  /* a JP2 file (.jp2): signature, ftyp, jp2h, jp2c */
+  J2K_FORMAT_JP2 = 1  /* a JP2 file (.jp2): signature, ftyp, jp2h, jp2c; with J2K_MODE_HT a
+                         JPH file (.jph, ISO/IEC 15444-15: brand 'jph ') */
 } j2k_file_format;
 
-/* The format a file name's extension says, in any case: .j2k, .j2c, .jpc a raw codestream,
- * .jp2 a JP2 file. Returns 1 and sets *format (where not NULL) for those, 0 for any other. */
+/* The format a file name's extension says, in any case: .j2k, .j2c, .jpc and (HTJ2K) .jhc a
+ * raw codestream, .jp2 and (HTJ2K, brand 'jph ') .jph a JP2 file. Returns 1 and sets *format
+ * (where not NULL) for those, 0 for any other. */
 int j2k_file_format_from_name(const char* path, j2k_file_format* format);
+/* 1 for the names of Part 15 (.jhc, .jph: HT code-blocks, J2K_MODE_HT), else 0. */
+int j2k_file_format_is_ht(const char* path);
 
 /* Code-block mode switches (COD's SPcod, Table A.19), to be or-ed together. */
 #define J2K_MODE_BYPASS 1   /* raw (uncoded) passes from the 5th bit plane on */
