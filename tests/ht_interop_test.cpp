@@ -285,6 +285,12 @@ TEST(HtCompressRefusals, OtherModesLayersAndTargets) {
   const std::string dir = ::testing::TempDir() + "/ht_refuse_" + std::to_string(::getpid());
   std::filesystem::create_directories(dir);
   write_pnm(dir + "/in.pgm", 16, 16, 1, 255, 1);
+  // -M HT is --ht.
+  auto made = run_command(quote(kCli) + " compress --quiet --ht -n 3 -i " + quote(dir + "/in.pgm") + " -o " + quote(dir + "/a.jhc"));
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  made = run_command(quote(kCli) + " compress --quiet -M ht -n 3 -i " + quote(dir + "/in.pgm") + " -o " + quote(dir + "/b.jhc"));
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  EXPECT_EQ(test_support::file_bytes(dir + "/a.jhc"), test_support::file_bytes(dir + "/b.jhc"));
   for (const char* flags : {"-M 1", "-r 20", "-q 40", "-r 40,20"}) {
     const auto r = run_command(quote(kCli) + " compress --ht " + flags + " -i " + quote(dir + "/in.pgm") + " -o " +
                                quote(dir + "/out.j2k") + " --force");

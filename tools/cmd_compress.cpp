@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -36,7 +37,8 @@ struct CompressArgs {
   std::string raw_layout;  // -F: a .raw/.rawl input's layout (io/raw_reader.hpp)
   std::string out_format, rates, psnr, block = "64,64", precincts, order = "LRCP", tile_parts, comment = "Created by j2kfront";
   int resolutions = 0, device = -1,  // resolutions: -n; 0 = not given (6, fewer for small tiles)
-      threads = 0, mct = -1, modes = 0, guard_bits = -1;
+      threads = 0, mct = -1, guard_bits = -1;
+  std::string modes = "0";  // -M: the sum of the mode switches, or HT
   bool irreversible = false, ht = false, sop = false, eph = false, plt = false, tlm = false, force = false, quiet = false;
 };
 
@@ -96,7 +98,20 @@ j2kfront::Coding coding_from(const CompressArgs& a) {
   c.block_h = static_cast<int>(bh);
   if (!a.precincts.empty()) c.precincts = parse_precincts(a.precincts);
   c.progression = progression_from(a.order);
-  c.modes = static_cast<unsigned>(a.modes) | (a.ht ? J2K_MODE_HT : 0u);
+  // -M: EBCOT's mode switches (their sum, 0..63), or HT for HT code-blocks (as --ht).
+  std::string m = a.modes;
+  std::transform(m.begin(), m.end(), m.begin(), [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+  unsigned modes = 0;
+  if (m == "HT") {
+    modes = J2K_MODE_HT;
+  } else {
+    char* end = nullptr;
+    const long v = std::strtol(a.modes.c_str(), &end, 10);
+    if (a.modes.empty() || *end != '\0' || v < 0 || v > 63)
+      throw CLI::ValidationError("-M", "the sum of the mode switches (0 to 63) or HT, not '" + a.modes + "'");
+    modes = static_cast<unsigned>(v);
+  }
+  c.modes = modes | (a.ht ? J2K_MODE_HT : 0u);
   c.sop = a.sop, c.eph = a.eph, c.plt = a.plt, c.tlm = a.tlm;
   if (!a.tile_parts.empty()) c.tile_parts = a.tile_parts[0];
   c.guard_bits = a.guard_bits;
@@ -154,6 +169,13 @@ struct CompressJob {
 // directory -o names (created if missing), each as <its name without extension>.<--OutFor>.
 // Every output is checked before any is written: a run that would replace a file without
 // --force, or write two images to one name, stops before any work.
+// Whether the flags ask for HT code-blocks: --ht, or -M HT (any case).
+bool wants_ht(const CompressArgs& a) {
+  std::string m = a.modes;
+  std::transform(m.begin(), m.end(), m.begin(), [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+  return a.ht || m == "HT";
+}
+
 std::vector<CompressJob> compress_jobs(const CompressArgs& a, bool batch, std::vector<std::string>* skipped) {
   std::error_code ec;
   if (!batch) {
@@ -161,7 +183,7 @@ std::vector<CompressJob> compress_jobs(const CompressArgs& a, bool batch, std::v
     if (!j2k_file_format_from_name(a.output.c_str(), nullptr))
       throw CLI::ValidationError("-o", "the output must end in .j2k, .j2c or .jpc (a codestream), .jp2 (a JP2 file), or with --ht "
                                        ".jhc (an HTJ2K codestream) or .jph (a JPH file), not '" + lower_extension(a.output) + "'");
-    if (j2k_file_format_is_ht(a.output.c_str()) && !a.ht)
+    if (j2k_file_format_is_ht(a.output.c_str()) && !wants_ht(a))
       throw CLI::ValidationError("-o", "a " + lower_extension(a.output) + " file holds HT code-blocks: add --ht");
     return {{a.input, a.output}};
   }
@@ -172,7 +194,7 @@ std::vector<CompressJob> compress_jobs(const CompressArgs& a, bool batch, std::v
   if (!j2k_file_format_from_name(("." + format).c_str(), nullptr))
     throw CLI::ValidationError("--OutFor", "the outputs' format is j2k, j2c, jpc, jp2, or with --ht jhc or jph, not '" +
                                                a.out_format + "'");
-  if (j2k_file_format_is_ht(("." + format).c_str()) && !a.ht)
+  if (j2k_file_format_is_ht(("." + format).c_str()) && !wants_ht(a))
     throw CLI::ValidationError("--OutFor", "a ." + format + " file holds HT code-blocks: add --ht");
   std::vector<CompressJob> jobs;
   std::map<std::string, std::string> seen;  // output -> the input that claimed it
@@ -335,8 +357,8 @@ std::function<int()> add_compress_command(CLI::App& app) {
   cmd->add_flag("-I", args->irreversible, "the irreversible 9/7 wavelet (lossy), with the ICT");
   cmd->add_option("--mct", args->mct, "1: the component transform on components 0..2 (default with 3 or more), 0: none")
       ->check(CLI::Range(0, 1));
-  cmd->add_option("-M", args->modes, "mode switches, the sum of: 1 BYPASS, 2 RESET, 4 RESTART, 8 VSC, 16 ERTERM, 32 SEGMARK")
-      ->check(CLI::Range(0, 63));
+  cmd->add_option("-M", args->modes,
+                  "mode switches, the sum of: 1 BYPASS, 2 RESET, 4 RESTART, 8 VSC, 16 ERTERM, 32 SEGMARK; or HT (as --ht)");
   cmd->add_flag("--ht", args->ht,
                 "HTJ2K (ISO/IEC 15444-15): HT code-blocks instead of EBCOT, with CAP; no -M, one layer, no -r/-q targets yet");
   cmd->add_flag("--SOP", args->sop, "a start-of-packet marker before each packet");
