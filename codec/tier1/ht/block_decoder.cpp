@@ -234,28 +234,37 @@ class Decoder {
     uint8_t* e_above = s_.e_above.data() + 1;  // e_above[-1] is column -1
     uint8_t* e_row = s_.e_row.data() + 1;
     std::fill(s_.e_row.begin(), s_.e_row.end(), 0);
+    const bool last_row_cut = 2 * r + 1 >= h_;  // the quads' bottom row lies past the block
+    int32_t* const top = out_ + 2 * r * stride_;
+    int32_t* const rows[2] = {top, last_row_cut ? top : top + stride_};
     for (int q = 0; q < qw; ++q) {
       const Quad& quad = row[q];
       if (quad.rho == 0) continue;
+      const int x0 = 2 * q;
       int kappa = 1;
       if (r > 0 && (quad.rho & (quad.rho - 1)) != 0) {  // more than one significant sample
-        const int x = 2 * q;
-        const int e_max = std::max(std::max(e_above[x - 1], e_above[x]), std::max(e_above[x + 1], e_above[x + 2]));
+        const int e_max = std::max(std::max(e_above[x0 - 1], e_above[x0]), std::max(e_above[x0 + 1], e_above[x0 + 2]));
         kappa = std::max(1, e_max - 1);
       }
-      // A magnitude below 2^30 (kMaxDecodedBitplanes) has an exponent of at most 31 - plane.
+      // A magnitude below 2^30 (kMaxDecodedBitplanes) has an exponent of at most 31 - plane;
+      // only at that bound can mu itself still be too large.
       const int big_u = quad.u + kappa;
       if (big_u + plane > kMaxDecodedBitplanes + 1) throw Inconsistent{};
-      for (int j = 0; j < 4; ++j) {
-        if (!((quad.rho >> j) & 1)) continue;
-        const int x = 2 * q + (j >> 1), y = 2 * r + (j & 1);
-        if (x >= w_ || y >= h_) continue;  // a sample past the block's edge: never coded
+      const bool at_bound = big_u + plane > kMaxDecodedBitplanes;
+      // Samples past the block's edge (odd sizes) are never coded: a stream that says
+      // otherwise has them skipped.
+      unsigned todo = quad.rho;
+      if (x0 + 1 >= w_) todo &= 0x3;
+      if (last_row_cut) todo &= 0x5;
+      for (; todo != 0; todo &= todo - 1) {
+        const int j = __builtin_ctz(todo);
         const int m = big_u - ((quad.e_k >> j) & 1);
         const uint32_t v = magsgn.take(m) | (static_cast<uint32_t>((quad.e_1 >> j) & 1) << m);
         const uint32_t mu = (v >> 1) + 1;
-        if ((mu >> (kMaxDecodedBitplanes - plane)) != 0) throw Inconsistent{};
+        if (at_bound && (mu >> (kMaxDecodedBitplanes - plane)) != 0) throw Inconsistent{};
         const int32_t value = static_cast<int32_t>(2 * mu + 1) << plane;
-        out_[y * stride_ + x] = (v & 1) ? -value : value;
+        const int x = x0 + (j >> 1);
+        rows[j & 1][x] = (v & 1) ? -value : value;
         if (j & 1) e_row[x] = static_cast<uint8_t>(bit_length(2 * (mu - 1) + 1));
       }
     }
