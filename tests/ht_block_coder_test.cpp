@@ -182,6 +182,25 @@ TEST(HtRefinement, HandWorkedSigPropAndMagRef) {
   EXPECT_EQ(decode(cup, 2, 2, 2), (std::vector<int32_t>{6, 0, 0, 0}));
 }
 
+// The stripe-causal mode (VSC, kModeCausal) in SigProp: a 1x5 block whose only cleanup
+// coefficient is row 4, the first row of the second stripe. Without the mode row 3 (the first
+// stripe's last) sees it below and is SigProp's one candidate: the bits 1 (significant) and 0
+// (positive), the byte 0x01, make it 3 (1 at plane 0). With the mode the stripe below is
+// unseen: no candidate, row 3 stays 0. Row 4 keeps its cleanup value, 1 at plane 1 (6).
+TEST(HtRefinement, StripeCausalModeHidesTheStripeBelow) {
+  const std::vector<int32_t> block = {0, 0, 0, 0, 1};
+  const CodedBlock c = encode(block, 1, 5);
+  Segments s{c.bytes, {static_cast<uint32_t>(c.bytes.size()), 1}, {1, 1}};
+  s.bytes.push_back(0x01);
+  BlockCode code = code_for(s, 1, 5, 2);
+  std::vector<int32_t> out(5, 99);
+  ht::decode_block(code, out.data(), 1);
+  EXPECT_EQ(out, (std::vector<int32_t>{0, 0, 0, 3, 6}));
+  code.modes = kModeCausal;
+  ht::decode_block(code, out.data(), 1);
+  EXPECT_EQ(out, (std::vector<int32_t>{0, 0, 0, 0, 6}));
+}
+
 // Placeholder passes: 3 passes of no bytes per plane skipped, in the cleanup's segment (4
 // passes: the cleanup at plane bitplanes - 2).
 TEST(HtCleanup, PlaceholderPassesLowerThePlane) {
