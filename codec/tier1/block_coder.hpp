@@ -49,6 +49,8 @@ struct CodedPass {
   bool terminated = false;  // the pass ends a codeword segment (its `end` is exact)
 };
 
+// EBCOT's passes; an HT coder's differ (ht/block_encoder.hpp says how: one cleanup pass, with
+// `bitplanes` 1).
 struct CodedBlock {
   int bitplanes = 0;             // of the largest magnitude (0: every coefficient is 0)
   std::vector<CodedPass> passes; // 3 * bitplanes - 2, or none
@@ -93,7 +95,8 @@ class BlockCoder {
   // Throws as decode() does for a block it cannot decode, without decoding it (the checks a
   // GPU batch has its caller make on the host).
   virtual void check(const BlockCode& code) const = 0;
-  // Decodes the block into out[y * stride + x] (the coder's header says in what form).
+  // Decodes the block into out[y * stride + x] (the coder's header says in what form; EBCOT's
+  // and HT's are the same form).
   virtual BlockDecodeReport decode(const BlockCode& code, int32_t* out, ptrdiff_t stride) const = 0;
 };
 
