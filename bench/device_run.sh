@@ -67,7 +67,10 @@ export LD_LIBRARY_PATH="$root/.deps/root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PA
 
 if [[ $what == all || $what == test ]]; then
   # Eight test processes share 16 cores (the CPU workers sleep while they wait).
-  (cd build-device && ctest --output-on-failure -j8 --timeout 600) >"$out/ctest.log" 2>&1 || status=1
+  # The outside codecs carried in .deps/codecs on PATH, so that the tests comparing with
+  # opj_decompress (the GPU back stages' among them) run here too.
+  (cd build-device && PATH="$root/.deps/codecs/bin:$PATH" LD_LIBRARY_PATH="$root/.deps/codecs/lib:$LD_LIBRARY_PATH" \
+     ctest --output-on-failure -j8 --timeout 600) >"$out/ctest.log" 2>&1 || status=1
   grep -E 'tests passed|tests failed|\(Failed\)|\(Timeout\)|Skipped' "$out/ctest.log" | head -20
   grep -hE '^\[backend\]' build-device/Testing/Temporary/LastTest.log | sort -u | head -20
   # The sample images through the CLI: every GPU backend's files equal the CPU's, byte for byte.
