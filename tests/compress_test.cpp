@@ -623,7 +623,7 @@ TEST_F(Compress, DirectoryInDirectoryOut) {
   fs::remove(in + "/camera.tif");
   for (auto [args, want] : std::vector<std::pair<std::string, std::string>>{
            {" -o " + quote(out + "/camera.jp2"), "-o must be one too"},
-           {" -o " + quote(path("other")) + " -OutFor png", "j2k, j2c, jpc or jp2"}}) {
+           {" -o " + quote(path("other")) + " -OutFor png", "j2k, j2c, jpc, jp2, or with --ht jhc or jph"}}) {
     r = run_command(quote(kCli) + " compress -i " + quote(in) + args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
     EXPECT_NE(r.output.find(want), std::string::npos) << args << ": " << r.output;

@@ -339,7 +339,7 @@ std::function<int()> add_compress_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("compress", "Write a JPEG 2000 file (.j2k/.j2c codestream or .jp2) with opj_compress's options");
   cmd->add_option("-i,--input", args->input, "the image (TIFF, PNG, PGM/PPM or PGX), or a directory of them")->required();
   cmd->add_option("-o,--output", args->output, "OUT.j2k or OUT.j2c (a codestream), OUT.jp2 (a JP2 file); for a directory -i, a directory")->required();
-  cmd->add_option("--OutFor", args->out_format, "with a directory -i: the outputs' format, j2k (default), j2c, jpc or jp2");
+  cmd->add_option("--OutFor", args->out_format, "with a directory -i: the outputs' format, j2k (default), j2c, jpc, jp2, or with --ht jhc or jph");
   cmd->add_option("-r", args->rates, "compression ratio per quality layer, e.g. 40,20,10 (1 or 0: lossless); default lossless");
   cmd->add_option("-q", args->psnr, "PSNR in dB per quality layer, e.g. 30,40 (0: lossless)");
   cmd->add_option("-F", args->raw_layout,
