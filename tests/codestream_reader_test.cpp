@@ -17,6 +17,7 @@
 #include "codec/codestream/codestream_reader.hpp"
 #include "common/error.hpp"
 #include "j2kfront/j2kfront.hpp"
+#include "tests/support/conformance_data.hpp"
 #include "tests/support/run_command.hpp"
 
 namespace {
@@ -125,10 +126,7 @@ TEST(CodestreamReader, OurStreamsReadBackAsAsked) {
   EXPECT_EQ(lossless.parts.size(), 1u);
 }
 
-std::string conformance_dir() {
-  if (const char* env = std::getenv("J2K_CONFORMANCE_DATA")) return env;
-  return std::string(J2K_SOURCE_DIR) + "/../shared/conformance";
-}
+using test_support::conformance_dir;
 
 // opj_dump's "name=value" fields (decimal, or hexadecimal with 0x), in order.
 std::vector<long> numbers_after(const std::string& text, const std::string& name) {
@@ -140,7 +138,7 @@ std::vector<long> numbers_after(const std::string& text, const std::string& name
 
 TEST(CodestreamReader, ConformanceStreamsReadAsOpjDumpReportsThem) {
   const std::string dir = conformance_dir() + "/codestreams";
-  if (!fs::is_directory(dir)) GTEST_SKIP() << "no conformance codestreams at " << dir << " (set J2K_CONFORMANCE_DATA)";
+  if (!fs::is_directory(dir)) GTEST_SKIP() << "no conformance codestreams at " << dir << " (tests/data/conformance, or J2K_CONFORMANCE_DATA)";
   const bool have_dump = test_support::on_path("opj_dump");
   int files = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {

@@ -2,7 +2,7 @@
 // The decoder (codec/decoder) against the ISO/IEC 15444-4 conformance codestreams: every
 // component of every Part 1 profile 0 and 1 codestream within its Class 1 limits (peak error
 // and MSE against the reference decodes, Tables C.6 and C.7; see the data's README), found
-// through J2K_CONFORMANCE_DATA or ../shared/conformance and skipped with a message when
+// in tests/data/conformance (or J2K_CONFORMANCE_DATA) and skipped with a message when
 // absent; and equal, sample for sample, to what Debian's opj_decompress makes of them. Streams
 // cut at packet boundaries and elsewhere, and flipped ones, are errors or partial images, never
 // crashes (CI runs this under ASan/UBSan).
@@ -26,6 +26,7 @@
 #include "codec/decoder.hpp"
 #include "j2kfront/j2kfront.hpp"
 #include "common/error.hpp"
+#include "tests/support/conformance_data.hpp"
 #include "tests/support/pgx_reader.hpp"
 #if J2KFRONT_HAVE_OPENCL
 #include "transform/opencl/opencl_dwt.hpp"
@@ -39,10 +40,7 @@ using test_support::Pgx;
 using test_support::read_pgx;
 using test_support::file_bytes;
 
-std::string conformance_dir() {
-  if (const char* env = std::getenv("J2K_CONFORMANCE_DATA")) return env;
-  return std::string(J2K_SOURCE_DIR) + "/../shared/conformance";
-}
+using test_support::conformance_dir;
 
 struct Limits {
   const char* name;
@@ -83,7 +81,7 @@ TEST_P(Conformance, WithinClass1Limits) {
   const Limits& l = GetParam();
   const std::string dir = conformance_dir();
   const std::string path = dir + "/codestreams/" + l.name + ".j2k";
-  if (!fs::exists(path)) GTEST_SKIP() << "no conformance codestream " << path << " (set J2K_CONFORMANCE_DATA)";
+  if (!fs::exists(path)) GTEST_SKIP() << "no conformance codestream " << path << " (tests/data/conformance, or J2K_CONFORMANCE_DATA)";
   const std::vector<uint8_t> bytes = file_bytes(path);
   DecodeSettings s;
   s.reduce = l.reduce;
@@ -243,7 +241,7 @@ TEST(HtConformanceAll, EveryStreamDecodes) {
 TEST_P(Conformance, GpuBackendsDecodeAsTheCpu) {
   const Limits& l = GetParam();
   const std::string path = conformance_dir() + "/codestreams/" + l.name + ".j2k";
-  if (!fs::exists(path)) GTEST_SKIP() << "no conformance codestream " << path << " (set J2K_CONFORMANCE_DATA)";
+  if (!fs::exists(path)) GTEST_SKIP() << "no conformance codestream " << path << " (tests/data/conformance, or J2K_CONFORMANCE_DATA)";
   std::vector<j2k::Backend> gpus;
   for (j2k::Backend b : {j2k::Backend::Cuda, j2k::Backend::OpenCL})
     if (j2k::backend_available(b)) gpus.push_back(b);

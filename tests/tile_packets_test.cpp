@@ -20,6 +20,7 @@
 #include "codec/codestream/tile_packets.hpp"
 #include "common/error.hpp"
 #include "j2kfront/j2kfront.hpp"
+#include "tests/support/conformance_data.hpp"
 #include "tests/support/empty_packet_stream.hpp"
 #include "tests/support/run_command.hpp"
 
@@ -28,14 +29,11 @@ namespace {
 using namespace j2k::codec;
 namespace fs = std::filesystem;
 
-std::string conformance_dir() {
-  if (const char* env = std::getenv("J2K_CONFORMANCE_DATA")) return env;
-  return std::string(J2K_SOURCE_DIR) + "/../shared/conformance";
-}
+using test_support::conformance_dir;
 
 TEST(TilePackets, ConformanceTilesReadToTheirLastByte) {
   const std::string dir = conformance_dir() + "/codestreams";
-  if (!fs::is_directory(dir)) GTEST_SKIP() << "no conformance codestreams at " << dir << " (set J2K_CONFORMANCE_DATA)";
+  if (!fs::is_directory(dir)) GTEST_SKIP() << "no conformance codestreams at " << dir << " (tests/data/conformance, or J2K_CONFORMANCE_DATA)";
   int tiles = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
     SCOPED_TRACE(entry.path().filename().string());
