@@ -11,12 +11,15 @@ fi
 [[ -f $page ]] || { echo "FAIL: $page was not built"; exit 1; }
 grep -q '^\.TH J2KFRONT "1"' "$page" || { echo "FAIL: no .TH header"; exit 1; }
 missing=0 options=0
-for sub in "" transform compress bench; do
+for sub in "" transform compress decompress info bench; do
   # shellcheck disable=SC2086  # an empty subcommand is no word
   for opt in $("$cli" $sub --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u); do
     options=$((options + 1))
     grep -qF -- "${opt//-/\\-}" "$page" || { echo "FAIL: $opt (from 'j2kfront $sub --help') is not in the man page"; missing=1; }
   done
+done
+for section in EXAMPLES "EXIT STATUS" "SEE ALSO"; do
+  grep -q "^\.SH \"\?$section" "$page" || { echo "FAIL: no $section section"; missing=1; }
 done
 echo "man page: $options options checked"
 ((missing == 0 && options > 10))
