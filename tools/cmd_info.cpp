@@ -71,8 +71,9 @@ nlohmann::json info_json(const std::string& path, const j2k_stream_info& i, cons
 }
 
 void print_text(const std::string& path, const j2k_stream_info& i, const std::vector<j2k_component_info>& cs) {
+  const bool ht = !cs.empty() && (cs[0].modes & 64) != 0;  // HT code-blocks (Part 15): a JPH file, an HTJ2K codestream
   std::printf("%s: %s, %u x %u at (%u,%u), %d component%s%s\n", path.c_str(),
-              i.format == J2K_FORMAT_JP2 ? "JP2 file" : "codestream", i.width, i.height, i.x0, i.y0, i.num_components,
+              i.format == J2K_FORMAT_JP2 ? (ht ? "JPH file" : "JP2 file") : (ht ? "HTJ2K codestream" : "codestream"), i.width, i.height, i.x0, i.y0, i.num_components,
               i.num_components == 1 ? "" : "s", i.truncated ? ", cut short (its headers are whole)" : "");
   if (i.format == J2K_FORMAT_JP2) {
     if (i.icc) std::printf("  colour: an ICC profile\n");
