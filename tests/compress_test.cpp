@@ -379,7 +379,9 @@ TEST_F(Compress, InfoSaysWhatOpjDumpSays) {
       {"opj_compress -i " + quote(camera) + " -o %s -I -n 7 -d 3,5 -T 1,2 -t 100,77 -p CPRL -mct 0", "b.jp2"},
       {quote(kCli) + " compress -i " + quote(coffee) + " -o %s -n 2 -b 64,32 -p PCRL -M 36 --force --quiet", "c.jp2"},
   };
-  for (const auto& [command, name] : cases) {
+  for (const auto& each : cases) {
+    const std::string& command = each.first;
+    const std::string name = each.second;  // a variable, not a binding: lambdas capture it (C++17)
     const std::string file = path(name);
     std::string cmd = command;
     cmd.replace(cmd.find("%s"), 2, quote(file));
