@@ -243,6 +243,7 @@ class Plan(_OnABackend):
 _FORMATS = {"j2k": 0, "j2c": 0, "jp2": 1}
 _PROGRESSIONS = {"LRCP": 0, "RLCP": 1, "RPCL": 2, "PCRL": 3, "CPRL": 4}
 _MODES = {"bypass": 1, "reset": 2, "restart": 4, "vsc": 8, "erterm": 16, "segmark": 32}
+_HT_MODE = 64  # J2K_MODE_HT: the HTJ2K block coder
 
 
 def _numbers(value, what: str) -> List[float]:
@@ -259,11 +260,15 @@ def _numbers(value, what: str) -> List[float]:
 
 def _coding(format="j2k", rates=None, psnr=None, block_size=(64, 64), precincts=None,
             progression="LRCP", modes=0, sop=False, eph=False, plt=False, tlm=False,
-            tile_parts=None, guard_bits=None, comment=None) -> dict:
+            tile_parts=None, guard_bits=None, comment=None, coder="ebcot") -> dict:
     if isinstance(modes, str):
         modes = [modes]
     if not isinstance(modes, (int, np.integer)):
         modes = sum(_choice(_MODES, m, "a mode switch") for m in modes)
+    if coder not in ("ebcot", "ht"):
+        raise ValueError(f"coder must be 'ebcot' (Part 1) or 'ht' (HTJ2K, Part 15), not {coder!r}")
+    if coder == "ht":
+        modes = int(modes) | _HT_MODE  # the library refuses HT with EBCOT's switches, naming them
     if tile_parts not in (None, "R", "L", "C"):
         raise ValueError(f"tile_parts must be None, 'R', 'L' or 'C', not {tile_parts!r}")
     block_w, block_h = _pair(block_size, "block_size")
@@ -280,7 +285,7 @@ def _coding(format="j2k", rates=None, psnr=None, block_size=(64, 64), precincts=
 
 
 _CODING_KEYS = ("format", "rates", "psnr", "block_size", "precincts", "progression", "modes",
-                "sop", "eph", "plt", "tlm", "tile_parts", "guard_bits", "comment")
+                "sop", "eph", "plt", "tlm", "tile_parts", "guard_bits", "comment", "coder")
 
 
 def _default_levels(shape, origin, tile_size, tile_origin) -> int:
@@ -335,7 +340,7 @@ def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str 
              comment: Optional[str] = None, tile_size: Optional[Tuple[int, int]] = None,
              tile_origin=(0, 0), image_origin=(0, 0), mct="auto", backend: str = "auto",
              device: Optional[int] = None, threads: Optional[int] = None,
-             precision: Optional[int] = None) -> bytes:
+             precision: Optional[int] = None, coder: str = "ebcot") -> bytes:
     """A JPEG 2000 file of one image, as bytes, with opj_compress's options.
 
     format: 'j2k' (a codestream) or 'jp2' (a JP2 file); rates: compression ratio per quality
@@ -347,8 +352,9 @@ def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str 
     'reset', 'restart', 'vsc', 'erterm', 'segmark' (or their bits); sop, eph, plt, tlm:
     those markers; tile_parts: None, 'R', 'L' or 'C'; guard_bits: 0..7 (None: automatic);
     comment: a COM marker's text; levels: an int, or one per component (e.g. [5, 4, 4]); None:
-    5, or fewer where the tiles (the image, untiled) are under 32 samples a side. The rest are
-    transform()'s.
+    5, or fewer where the tiles (the image, untiled) are under 32 samples a side; coder:
+    'ebcot' (Part 1) or 'ht' (HTJ2K, Part 15: one layer, lossless or the 9/7's steps, no rates
+    or psnr yet; with format 'jp2' a JPH file). The rest are transform()'s.
 
     For many images of one shape, make an Encoder once and run it."""
     a = _image_array(image)
@@ -358,7 +364,7 @@ def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str 
                       modes=modes, sop=sop, eph=eph, plt=plt, tlm=tlm, tile_parts=tile_parts,
                       guard_bits=guard_bits, comment=comment, tile_size=tile_size,
                       tile_origin=tile_origin, mct=mct, backend=backend, device=device,
-                      threads=threads)
+                      threads=threads, coder=coder)
     return encoder.encode(a)
 
 
@@ -395,13 +401,17 @@ def imread(path, **options):
 
 def imwrite(path, image, **options) -> None:
     """Writes `image` to `path` as JPEG 2000 (compress()'s options; the format from the name:
-    .jp2 a JP2 file, .j2k .j2c .jpc a codestream). The file appears whole or not at all: the
+    .jp2 a JP2 file, .j2k .j2c .jpc a codestream, .jph and .jhc the same with coder='ht'). The file appears whole or not at all: the
     bytes go to a temporary file beside it, renamed over `path` once written."""
     name = os.fspath(path)
     ext = os.path.splitext(name)[1].lower()
-    formats = {".jp2": "jp2", ".j2k": "j2k", ".j2c": "j2k", ".jpc": "j2k"}
+    formats = {".jp2": "jp2", ".j2k": "j2k", ".j2c": "j2k", ".jpc": "j2k", ".jph": "jp2", ".jhc": "j2k"}
     if ext not in formats:
-        raise ValueError(f"{name}: the name's extension says the format: .jp2, .j2k, .j2c or .jpc, not '{ext}'")
+        raise ValueError(f"{name}: the name's extension says the format: .jp2, .j2k, .j2c, .jpc, .jph or .jhc, not '{ext}'")
+    if ext in (".jph", ".jhc"):  # Part 15's names: HT code-blocks
+        if options.get("coder", "ht") != "ht":
+            raise ValueError(f"{name}: a {ext} file holds HT code-blocks, not coder={options['coder']!r}")
+        options["coder"] = "ht"
     if "format" in options and options["format"] != formats[ext]:
         raise ValueError(f"{name}: format={options['format']!r} but the name says {formats[ext]!r}")
     options["format"] = formats[ext]

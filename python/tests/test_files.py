@@ -87,3 +87,20 @@ def test_info_agrees_with_opj_dump(tmp_path):
     for want in (f"tdx={i['tile_size'][0]}", f"tdy={i['tile_size'][1]}", f"tw={i['tiles'][0]}", f"th={i['tiles'][1]}",
                  f"numresolutions={c['levels'] + 1}", "cblkw=2^4", "cblkh=2^6", "prg=0x4", "x1=60", "y1=50"):
         assert want in dump, want
+
+
+def test_ht_coder_round_trips_and_says_so(tmp_path):
+    image = RNG.integers(0, 4096, size=(33, 47, 3)).astype(np.uint16)
+    data = j2kfront.compress(image, precision=12, coder="ht", format="jp2")
+    assert data[20:24] == b"jph ", "a JP2 file of HT code-blocks is branded JPH"
+    np.testing.assert_array_equal(j2kfront.decompress(data), image)
+    assert all(c["modes"] & 64 for c in j2kfront.info(data)["components"])
+    for name in ("h.jph", "h.jhc"):
+        j2kfront.imwrite(tmp_path / name, image, precision=12)
+        np.testing.assert_array_equal(j2kfront.imread(tmp_path / name), image)
+        assert j2kfront.info(tmp_path / name)["components"][0]["modes"] & 64
+    with pytest.raises(ValueError, match="coder"):
+        j2kfront.compress(image, precision=12, coder="mq")
+    with pytest.raises(ValueError, match="HT code-blocks"):
+        j2kfront.imwrite(tmp_path / "x.jph", image, precision=12, coder="ebcot")
+    assert not (tmp_path / "x.jph").exists()
