@@ -165,10 +165,6 @@ struct CompressJob {
   std::string input, output;
 };
 
-// One image to the file -o names, or (batch: -i is a directory) every image file in it to the
-// directory -o names (created if missing), each as <its name without extension>.<--OutFor>.
-// Every output is checked before any is written: a run that would replace a file without
-// --force, or write two images to one name, stops before any work.
 // Whether the flags ask for HT code-blocks: --ht, or -M HT (any case).
 bool wants_ht(const CompressArgs& a) {
   std::string m = a.modes;
@@ -176,6 +172,10 @@ bool wants_ht(const CompressArgs& a) {
   return a.ht || m == "HT";
 }
 
+// One image to the file -o names, or (batch: -i is a directory) every image file in it to the
+// directory -o names (created if missing), each as <its name without extension>.<--OutFor>.
+// Every output is checked before any is written: a run that would replace a file without
+// --force, or write two images to one name, stops before any work.
 std::vector<CompressJob> compress_jobs(const CompressArgs& a, bool batch, std::vector<std::string>* skipped) {
   std::error_code ec;
   if (!batch) {
