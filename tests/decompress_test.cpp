@@ -20,6 +20,7 @@
 #include "j2kfront/j2kfront.h"
 #include "j2kfront/j2kfront.hpp"
 #include "tests/support/jp2_boxes.hpp"
+#include "tests/support/packed_header_stream.hpp"
 #include "tests/support/pgx_reader.hpp"
 #include "tests/support/run_command.hpp"
 #include "tests/support/temp_dir_test.hpp"
@@ -234,6 +235,34 @@ TEST_F(Decompress, PocSegmentsInTheMainHeaderAndOverTilePartsAsOpenJpeg) {
       same_as_openjpeg(moved, "", tag);
     }
     ++k;
+  }
+}
+
+// opj_compress's streams with SOP and EPH (tiles, tile-parts per resolution, layers,
+// precincts), their packet headers moved into PPM or PPT segments (issue 43).
+const char* const kPackedHeaderFlags[] = {"-SOP -EPH -t 128,128 -TP R -n 3", "-SOP -EPH -r 20,5,1 -p RPCL -c [64,64],[32,32]"};
+const char* const kPackedHeaderImages[] = {"camera.pgm", "coffee.ppm"};
+
+// Writes `bytes` to the file `out`; returns its path.
+std::string write_stream(const std::string& out, const std::vector<uint8_t>& bytes) {
+  std::ofstream(out, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  return out;
+}
+
+// Issue 43, item 1: the packed headers are put together in Zppm (Zppt) order, not the order the
+// segments come in, and an Nppm run goes on from one PPM segment into the next (A.7.4, A.7.5).
+TEST_F(Decompress, PackedHeadersOutOfOrderAsOpenJpeg) {
+  for (size_t i = 0; i < 2; ++i) {
+    const std::string stream = path("packed" + std::to_string(i) + ".j2k");
+    auto r = run_command("opj_compress -i " + quote(kData + "/" + kPackedHeaderImages[i]) + " -o " + quote(stream) + " " + kPackedHeaderFlags[i]);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    for (bool ppt : {false, true})
+      for (unsigned seed : {1u, 7u}) {
+        test_support::PackedHeaderOptions o;
+        o.ppt = ppt, o.shuffle_seed = seed;
+        const std::string tag = "packed" + std::to_string(i) + (ppt ? "_ppt" : "_ppm") + std::to_string(seed);
+        same_as_openjpeg(write_stream(path(tag + ".j2k"), test_support::packed_header_stream(test_support::file_bytes(stream), o)), "", tag);
+      }
   }
 }
 

@@ -77,6 +77,7 @@ struct HeaderState {
   std::map<size_t, ComponentQuant> qcc;
   std::map<size_t, int> rgn;
   std::vector<PocEntry> poc;
+  std::vector<PackedSegment> ppm;  // the main header's PPM segments, in stream order
 };
 
 // SPcod / SPcoc (Table A.15), with the precincts when `precincts` (Scod or Scoc bit 0).
@@ -249,6 +250,57 @@ void read_siz(Segment& s, Codestream& cs) {
 }
 
 // One marker segment of the main header (`part` null) or of a tile-part's header.
+// A PPM or PPT segment: Zppm (Zppt), then the packed headers, which may start or end inside a
+// tile-part's share (an Nppm run goes on into the segment of the next index).
+PackedSegment read_packed(Segment& s) {
+  PackedSegment out;
+  out.index = static_cast<int>(s.u8());
+  out.bytes.assign(s.here(), s.here() + s.left());
+  s.skip(s.left());
+  return out;
+}
+
+// `segments` put together in index order. Indices that repeat, where `repeats` names what
+// they may not repeat in, are an error (which of two is first would be a guess).
+std::vector<uint8_t> merge_packed(std::vector<PackedSegment>& segments, const std::string& repeats) {
+  std::stable_sort(segments.begin(), segments.end(), [](const PackedSegment& a, const PackedSegment& b) { return a.index < b.index; });
+  std::vector<uint8_t> out;
+  for (size_t i = 0; i < segments.size(); ++i) {
+    if (i > 0 && segments[i].index == segments[i - 1].index)
+      corrupt(repeats + " has two segments of index " + std::to_string(segments[i].index));
+    out.insert(out.end(), segments[i].bytes.begin(), segments[i].bytes.end());
+  }
+  segments.clear();
+  return out;
+}
+
+// Tile `t`'s PPT headers (A.7.5): Zppt in order over the tile, or, where a tile-part's indices
+// repeat those of an earlier one (each tile-part counting from 0), each tile-part's in order,
+// the tile-parts in stream order.
+std::vector<uint8_t> merge_ppt(Codestream& cs, size_t t) {
+  std::vector<PackedSegment> all;
+  std::vector<bool> seen(256, false);
+  bool repeated = false;
+  for (size_t i : cs.tile_parts[t])
+    for (const PackedSegment& s : cs.parts[i].ppt) {
+      repeated = repeated || seen[static_cast<size_t>(s.index)];
+      seen[static_cast<size_t>(s.index)] = true;
+    }
+  std::vector<uint8_t> out;
+  for (size_t i : cs.tile_parts[t]) {
+    TilePart& p = cs.parts[i];
+    const std::string where = "tile-part " + std::to_string(p.part) + " of tile " + std::to_string(t) + "'s PPT";
+    if (repeated) {
+      const std::vector<uint8_t> own = merge_packed(p.ppt, where);
+      out.insert(out.end(), own.begin(), own.end());
+    } else {
+      all.insert(all.end(), std::make_move_iterator(p.ppt.begin()), std::make_move_iterator(p.ppt.end()));
+      p.ppt.clear();
+    }
+  }
+  return repeated ? out : merge_packed(all, "tile " + std::to_string(t) + "'s PPT");
+}
+
 void read_header_segment(uint16_t marker, Segment& s, Codestream& cs, HeaderState& h, TilePart* part, bool first_part) {
   const size_t nc = cs.info.components.size();
   const bool tile = part != nullptr;
@@ -302,15 +354,11 @@ void read_header_segment(uint16_t marker, Segment& s, Codestream& cs, HeaderStat
     }
     case kPPM:
       if (tile) s.fail("belongs in the main header");
-      s.u8();  // Zppm: in order
-      cs.ppm.insert(cs.ppm.end(), s.here(), s.here() + s.left());
-      s.skip(s.left());
+      h.ppm.push_back(read_packed(s));
       break;
     case kPPT:
       if (!tile) s.fail("belongs in a tile-part header");
-      s.u8();  // Zppt
-      part->packet_headers.insert(part->packet_headers.end(), s.here(), s.here() + s.left());
-      s.skip(s.left());
+      part->ppt.push_back(read_packed(s));
       break;
     case kPLT:
       if (!tile) s.fail("belongs in a tile-part header");
@@ -531,7 +579,10 @@ Codestream read_codestream(const uint8_t* data, size_t size, const ReadOptions& 
 
   cs.tile_parts.resize(tile_count);
   for (size_t i = 0; i < cs.parts.size(); ++i) cs.tile_parts[static_cast<size_t>(cs.parts[i].tile)].push_back(i);
+  cs.ppm = merge_packed(main.ppm, "the main header's PPM");
   index_ppm(cs);
+  cs.ppt.resize(tile_count);
+  for (size_t t = 0; t < tile_count; ++t) cs.ppt[t] = merge_ppt(cs, t);
 
   cs.defaults = resolve(cs, main, nullptr, -1);
   for (size_t t = 0; t < tile_count; ++t)

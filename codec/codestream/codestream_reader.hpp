@@ -26,6 +26,13 @@
 
 namespace j2k::codec {
 
+// A PPM or PPT marker segment's packed packet headers (Ippm, Ippt) and its index (Zppm, Zppt):
+// the segments are put together in index order, not the order they come in (A.7.4, A.7.5).
+struct PackedSegment {
+  int index = 0;
+  std::vector<uint8_t> bytes;
+};
+
 struct TilePart {
   int tile = 0;           // Isot
   int part = 0;           // TPsot
@@ -36,7 +43,7 @@ struct TilePart {
   bool cut = false;       // the codestream ends before its end (only with allow_partial), or
                           // (Psot 0) without EOC: its data may have been cut
   std::vector<uint32_t> packet_lengths;  // from its PLT segments, in order (empty: none)
-  std::vector<uint8_t> packet_headers;   // PPT's packed packet headers (empty: none)
+  std::vector<PackedSegment> ppt;        // its PPT segments in stream order (see Codestream::ppt)
   size_t ppm_at = 0, ppm_length = 0;     // its packed headers in Codestream::ppm (with PPM)
 };
 
@@ -52,6 +59,10 @@ struct Codestream {
   // tile-parts once per tile grew as tiles x tile-parts).
   std::vector<std::vector<size_t>> tile_parts;
   std::vector<uint8_t> ppm;            // PPM's packed packet headers, in Zppm order (empty: none)
+  // Per tile, its tile-parts' PPT segments put together in Zppt order (Zppt counts over the
+  // whole tile, as OpenJPEG reads it; where a tile-part's indices start again, each tile-part's
+  // in turn); empty: none.
+  std::vector<std::vector<uint8_t>> ppt;
   // The tile-parts, in stream order, that PPM holds headers for (ppm_at, ppm_length set);
   // those after have none, an error once their tile is read: PPM ran out, or (ppm_overrun)
   // the next one's Nppm runs past PPM's data.

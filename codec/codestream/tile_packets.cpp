@@ -29,16 +29,13 @@ constexpr uint64_t kOrderStepsPerByte = 64;
 // reaches.
 constexpr int64_t kSparePrecincts = int64_t{1} << 16;
 
-// Packed packet headers (A.7.4, A.7.5) of the tile whose tile-parts are `parts`: their PPT
-// segments in order, or their shares of PPM; empty: in the packets.
-std::vector<uint8_t> packed_headers(const Codestream& cs, const std::vector<size_t>& parts) {
+// Packed packet headers (A.7.4, A.7.5) of tile `t`: its PPT segments put together, or its
+// tile-parts' shares of PPM; empty: in the packets.
+std::vector<uint8_t> packed_headers(const Codestream& cs, size_t t) {
+  if (cs.ppm.empty()) return cs.ppt.at(t);
   std::vector<uint8_t> out;
-  for (size_t i : parts) {
+  for (size_t i : cs.tile_parts.at(t)) {
     const TilePart& p = cs.parts[i];
-    if (cs.ppm.empty()) {
-      out.insert(out.end(), p.packet_headers.begin(), p.packet_headers.end());
-      continue;
-    }
     if (i >= cs.ppm_parts)
       corrupt(cs.ppm_overrun ? "PPM's Nppm runs past its data" : "PPM holds headers for fewer tile-parts than the codestream has");
     const auto from = cs.ppm.begin() + static_cast<ptrdiff_t>(p.ppm_at);
@@ -119,7 +116,7 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
     body = tile_data->data();
     body_size = tile_data->size();
   }
-  const std::vector<uint8_t> headers = packed_headers(cs, cs.tile_parts[t]);
+  const std::vector<uint8_t> headers = packed_headers(cs, t);
   const bool packed = !cs.ppm.empty() || !headers.empty();
 
   CodingParams params;
