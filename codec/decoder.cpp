@@ -462,9 +462,11 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
   image.y0 = ceil_div_pow2(area.y0, r);
   image.width = ceil_div_pow2(area.x1, r) - image.x0;
   image.height = ceil_div_pow2(area.y1, r) - image.y0;
-  // A tile the output needs but the stream has no part of (allowed with allow_partial) leaves
-  // its samples at the middle of the range; every other sample is written by its tile's back
-  // stage, so without such a tile the outputs need no first value.
+  // A tile the output needs but a cut stream (allow_partial) has no part of leaves its samples
+  // at the middle of the range. One a whole stream has no part of (B.10.1 allows tiles without
+  // tile-parts) leaves them 0, with a warning, as opj_decompress writes them. Every other
+  // sample is written by its tile's back stage, so without such a tile the outputs need no
+  // first value.
   std::vector<bool> has_data(cs.tiles.size(), false);
   for (const TilePart& p : cs.parts) has_data[static_cast<size_t>(p.tile)] = true;
   bool gaps = false;
@@ -483,7 +485,7 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     out.dx = c.dx;
     out.dy = c.dy;
     out.type = decoded_type(c.precision, c.is_signed);
-    if (gaps)  // unsigned samples at the middle of their range, signed ones at 0
+    if (gaps && cs.truncated)  // unsigned samples at the middle of their range, signed ones at 0
       fill_mid(out, c.is_signed ? 0 : 1u << (c.precision - 1), settings.backend.threads);
     else
       out.bytes.resize(static_cast<size_t>(out.width) * static_cast<size_t>(out.height) * j2k_sample_size(out.type));
@@ -498,8 +500,8 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     for (size_t t = 0; t < cs.tiles.size(); ++t) {
       if (intersect(canvas.tile(static_cast<int64_t>(t)), area).empty()) continue;
       if (!has_data[t]) {
-        if (!settings.allow_partial) throw Error(ErrorCode::CorruptInput, "tile " + std::to_string(t) + " has no tile-part");
-        image.truncated = true;
+        if (cs.truncated) image.truncated = true;
+        else tiles.warnings_.push_back("tile " + std::to_string(t) + " has no tile-part: its samples are 0 (as OpenJPEG leaves them)");
         continue;
       }
       tiles.run(t, image);

@@ -266,6 +266,44 @@ TEST_F(Decompress, PackedHeadersOutOfOrderAsOpenJpeg) {
   }
 }
 
+// `in` without the tile-parts of the tiles in `dropped`.
+std::vector<uint8_t> without_tiles(const std::vector<uint8_t>& in, const std::vector<int>& dropped) {
+  auto be = [&](size_t at, int n) {
+    uint32_t v = 0;
+    for (int k = 0; k < n; ++k) v = v << 8 | in.at(at + static_cast<size_t>(k));
+    return v;
+  };
+  size_t at = 2;
+  while (be(at, 2) != 0xFF90) at += 2 + be(at + 2, 2);
+  std::vector<uint8_t> out(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(at));
+  while (be(at, 2) == 0xFF90) {
+    const size_t end = at + be(at + 6, 4);
+    if (std::find(dropped.begin(), dropped.end(), static_cast<int>(be(at + 4, 2))) == dropped.end())
+      out.insert(out.end(), in.begin() + static_cast<std::ptrdiff_t>(at), in.begin() + static_cast<std::ptrdiff_t>(end));
+    at = end;
+  }
+  out.insert(out.end(), in.begin() + static_cast<std::ptrdiff_t>(at), in.end());
+  return out;
+}
+
+// Issue 43, item 3: a stream some of whose tiles have no tile-part, the first of them tile 0,
+// decodes as OpenJPEG decodes it (those tiles' samples 0), with a warning naming the tiles.
+TEST_F(Decompress, TilesWithoutTilePartsAsOpenJpeg) {
+  const char* const images[] = {"camera.pgm", "coffee.ppm"};
+  const char* const flags[] = {"-t 128,128 -n 3", "-t 200,160 -TP R -d 13,7 -I -r 20"};
+  for (size_t i = 0; i < 2; ++i) {
+    const std::string stream = path("tiles" + std::to_string(i) + ".j2k");
+    auto r = run_command("opj_compress -i " + quote(kData + "/" + images[i]) + " -o " + quote(stream) + " " + flags[i]);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const std::string tag = "tiles" + std::to_string(i) + "_dropped";
+    const std::string dropped = write_stream(path(tag + ".j2k"), without_tiles(test_support::file_bytes(stream), {0, 1, 5}));
+    same_as_openjpeg(dropped, "", tag);
+    r = run_command(quote(kCli) + " decompress -i " + quote(dropped) + " -o " + quote(path(tag + "_warned.pgx")));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("tile 0 has no tile-part"), std::string::npos) << r.output;
+  }
+}
+
 TEST_F(Decompress, ReduceLayersRegionTileAndComponentsAsOpenJpeg) {
   const std::string stream = path("s.j2k");
   auto r = run_command("opj_compress -i " + quote(kData + "/astronaut.ppm") + " -o " + quote(stream) +
