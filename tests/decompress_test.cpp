@@ -266,6 +266,24 @@ TEST_F(Decompress, PackedHeadersOutOfOrderAsOpenJpeg) {
   }
 }
 
+// Issue 43, item 2: with packed headers and EPH signalled in COD, the EPH markers follow the
+// headers in PPT or PPM (A.8.2). Out of Zppt order, they were looked for in the wrong bytes:
+// "no EPH marker after a packet header", the failure first seen. Small segments here, so that
+// a tile's tile-parts (-TP R) each have several and Zppt runs on over them.
+TEST_F(Decompress, PackedHeadersWithEphAsOpenJpeg) {
+  for (size_t i = 0; i < 2; ++i) {
+    const std::string stream = path("eph" + std::to_string(i) + ".j2k");
+    auto r = run_command("opj_compress -i " + quote(kData + "/" + kPackedHeaderImages[i]) + " -o " + quote(stream) + " " + kPackedHeaderFlags[i]);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    for (bool ppt : {false, true}) {
+      test_support::PackedHeaderOptions o;
+      o.ppt = ppt, o.keep_eph = true, o.segment_bytes = 8, o.shuffle_seed = 3;
+      const std::string tag = "eph" + std::to_string(i) + (ppt ? "_ppt" : "_ppm");
+      same_as_openjpeg(write_stream(path(tag + ".j2k"), test_support::packed_header_stream(test_support::file_bytes(stream), o)), "", tag);
+    }
+  }
+}
+
 // `in` without the tile-parts of the tiles in `dropped`.
 std::vector<uint8_t> without_tiles(const std::vector<uint8_t>& in, const std::vector<int>& dropped) {
   auto be = [&](size_t at, int n) {
