@@ -275,6 +275,46 @@ TEST(CodestreamReader, TruncatedAndCorruptStreamsAreErrors) {
   EXPECT_GT(errors, 300);
 }
 
+// PPM and PPT segments (A.7.4, A.7.5) joined in Zppm (Zppt) order, whatever order they come
+// in; two of one index (in the main header, or in one tile-part) are refused by name (issue 43).
+TEST(CodestreamReader, PackedHeaderSegmentsJoinInIndexOrder) {
+  const j2kfront::Image image = random_image(0, 0, 8, 8, 1);
+  j2kfront::Settings s;
+  s.backend = J2K_BACKEND_CPU;
+  s.levels = 1;
+  const std::vector<uint8_t> bytes = encode(s, j2kfront::Coding(), image);
+  const size_t sot = read_codestream(bytes.data(), bytes.size()).parts.at(0).sot;
+  // `bytes` with the segments `marker` of (index, one byte) before its first SOT (PPM) or
+  // after it (PPT, its Psot grown).
+  auto with = [&](uint8_t marker, const std::vector<std::pair<uint8_t, uint8_t>>& segments) {
+    std::vector<uint8_t> added;
+    for (const auto& [z, v] : segments) added.insert(added.end(), {0xFF, marker, 0, 4, z, v});
+    std::vector<uint8_t> out = bytes;
+    const size_t at = marker == 0x60 ? sot : sot + 12;
+    out.insert(out.begin() + static_cast<std::ptrdiff_t>(at), added.begin(), added.end());
+    if (marker == 0x61) {
+      uint32_t psot = 0;
+      for (size_t k = 6; k < 10; ++k) psot = psot << 8 | out[sot + k];
+      psot += static_cast<uint32_t>(added.size());
+      for (size_t k = 6; k < 10; ++k) out[sot + k] = static_cast<uint8_t>(psot >> (8 * (9 - k)));
+    }
+    return out;
+  };
+  const std::vector<uint8_t> ppm = with(0x60, {{2, 0xCC}, {0, 0xAA}, {1, 0xBB}});
+  EXPECT_EQ(read_codestream(ppm.data(), ppm.size()).ppm, (std::vector<uint8_t>{0xAA, 0xBB, 0xCC}));
+  const std::vector<uint8_t> ppt = with(0x61, {{1, 0xBB}, {0, 0xAA}});
+  EXPECT_EQ(read_codestream(ppt.data(), ppt.size()).ppt.at(0), (std::vector<uint8_t>{0xAA, 0xBB}));
+  for (uint8_t marker : {0x60, 0x61}) {
+    const std::vector<uint8_t> twice = with(marker, {{0, 0xAA}, {0, 0xBB}});
+    try {
+      read_codestream(twice.data(), twice.size());
+      ADD_FAILURE() << "two segments of index 0 read";
+    } catch (const j2k::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("two segments of index 0"), std::string::npos) << e.what();
+    }
+  }
+}
+
 // SIZ with 2^32 - 1 tiles each way (1 x 1 tiles on the largest canvas): refused by count,
 // before the product of the two counts, which overflows int64, is formed (UBSan in CI).
 TEST(CodestreamReader, TileCountsOverflowingTheirProductAreRefused) {
