@@ -249,7 +249,6 @@ void read_siz(Segment& s, Codestream& cs) {
   }
 }
 
-// One marker segment of the main header (`part` null) or of a tile-part's header.
 // A PPM or PPT segment: Zppm (Zppt), then the packed headers, which may start or end inside a
 // tile-part's share (an Nppm run goes on into the segment of the next index).
 PackedSegment read_packed(Segment& s) {
@@ -301,6 +300,7 @@ std::vector<uint8_t> merge_ppt(Codestream& cs, size_t t) {
   return repeated ? out : merge_packed(all, "tile " + std::to_string(t) + "'s PPT");
 }
 
+// One marker segment of the main header (`part` null) or of a tile-part's header.
 void read_header_segment(uint16_t marker, Segment& s, Codestream& cs, HeaderState& h, TilePart* part, bool first_part) {
   const size_t nc = cs.info.components.size();
   const bool tile = part != nullptr;
