@@ -485,8 +485,10 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     out.dx = c.dx;
     out.dy = c.dy;
     out.type = decoded_type(c.precision, c.is_signed);
-    if (gaps && cs.truncated)  // unsigned samples at the middle of their range, signed ones at 0
-      fill_mid(out, c.is_signed ? 0 : 1u << (c.precision - 1), settings.backend.threads);
+    // With tiles no back stage writes: a cut stream's at the middle of the range (signed
+    // samples at 0), a whole stream's at 0. The buffer does not start zeroed: both are written.
+    if (gaps)
+      fill_mid(out, cs.truncated && !c.is_signed ? 1u << (c.precision - 1) : 0, settings.backend.threads);
     else
       out.bytes.resize(static_cast<size_t>(out.width) * static_cast<size_t>(out.height) * j2k_sample_size(out.type));
     image.components.push_back(std::move(out));
