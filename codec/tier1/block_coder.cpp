@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "codec/tier1/block_coder.hpp"
 
+#include <string>
+
 #include "codec/tier1/ebcot/block_decoder.hpp"
 #include "codec/tier1/ebcot/block_encoder.hpp"
 #include "codec/tier1/ht/block_decoder.hpp"
 #include "codec/tier1/ht/block_encoder.hpp"
 #include "common/error.hpp"
+#include "tiling/limits.hpp"
 
 namespace j2k::codec {
 namespace {
@@ -26,13 +29,28 @@ class HtCoder final : public BlockCoder {
  public:
   bool reads(j2k_memory memory) const override { return memory == J2K_MEMORY_HOST; }
   CodedBlock encode(const BlockView& block) const override { return ht::encode_block(block); }
-  void check(const BlockCode& code) const override { ht::check_block(code); }
+  void check(const BlockCode& code) const override { check_block(code); }
   BlockDecodeReport decode(const BlockCode& code, int32_t* out, ptrdiff_t stride) const override {
     return ht::decode_block(code, out, stride);
   }
 };
 
 }  // namespace
+
+void check_block(const BlockCode& code) {
+  if (!valid_block_size(code.width, code.height))
+    throw Error(ErrorCode::InvalidArgument, "a code-block of " + std::to_string(code.width) + "x" +
+                                                std::to_string(code.height) + " samples (at most 1024 a side, 4096 in all)");
+  if (code.bitplanes > kMaxDecodedBitplanes)
+    throw Error(ErrorCode::UnsupportedInput, "a code-block with " + std::to_string(code.bitplanes) +
+                                                 " bit planes (at most " + std::to_string(kMaxDecodedBitplanes) +
+                                                 " are decoded)");
+  uint64_t bytes = 0;
+  for (size_t s = 0; s < code.segments; ++s) bytes += code.segment_bytes[s];
+  if (bytes > code.size)
+    throw Error(ErrorCode::CorruptInput, "a code-block's segments hold " + std::to_string(bytes) + " bytes, " +
+                                             std::to_string(code.size) + " are there");
+}
 
 std::unique_ptr<BlockCoder> make_block_coder(BlockCoding coding) {
   switch (coding) {

@@ -100,6 +100,12 @@ class BlockCoder {
   virtual BlockDecodeReport decode(const BlockCode& code, int32_t* out, ptrdiff_t stride) const = 0;
 };
 
+// What every coder's decode() checks first, whatever the coder: the block's size (A.6.1), its
+// bit planes against kMaxDecodedBitplanes, and its segments within its bytes. Throws
+// Error(InvalidArgument, UnsupportedInput or CorruptInput) naming the figures; the GPU batches
+// (gpu/) have their caller make it on the host.
+void check_block(const BlockCode& code);
+
 // The coder for `coding`, chosen once per codestream (COD's code-block style, CAP). Throws
 // Error(UnsupportedInput) for a coder this build does not have.
 std::unique_ptr<BlockCoder> make_block_coder(BlockCoding coding);

@@ -13,10 +13,6 @@
 
 namespace j2k::codec {
 
-// Throws as decode_block() does for a block it cannot decode (the checks the GPU batches,
-// tier1/gpu/, have their caller make on the host).
-void check_block(const BlockCode& code);
-
 // Decodes the block into out[y * stride + x]. Each coefficient is held as OpenJPEG holds it,
 // so that the dequantisation after it matches OpenJPEG bit for bit: sign and twice the
 // magnitude, with the planes decoded so far and half the width of the interval they leave

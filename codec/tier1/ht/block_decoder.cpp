@@ -2,14 +2,11 @@
 #include "codec/tier1/ht/block_decoder.hpp"
 
 #include <algorithm>
-#include <string>
 #include <vector>
 
 #include "codec/tier1/ht/bit_readers.hpp"
 #include "codec/tier1/ht/quad_rules.hpp"
 #include "codec/tier1/ht/vlc_tables.hpp"
-#include "common/error.hpp"
-#include "tiling/limits.hpp"
 
 namespace j2k::codec::ht {
 namespace {
@@ -296,21 +293,6 @@ class Decoder {
 };
 
 }  // namespace
-
-void check_block(const BlockCode& code) {
-  if (!valid_block_size(code.width, code.height))
-    throw Error(ErrorCode::InvalidArgument, "a code-block of " + std::to_string(code.width) + "x" +
-                                                std::to_string(code.height) + " samples (at most 1024 a side, 4096 in all)");
-  if (code.bitplanes > kMaxDecodedBitplanes)
-    throw Error(ErrorCode::UnsupportedInput, "an HT code-block with " + std::to_string(code.bitplanes) +
-                                                 " bit planes (at most " + std::to_string(kMaxDecodedBitplanes) +
-                                                 " are decoded)");
-  uint64_t bytes = 0;
-  for (size_t s = 0; s < code.segments; ++s) bytes += code.segment_bytes[s];
-  if (bytes > code.size)
-    throw Error(ErrorCode::CorruptInput, "an HT code-block's segments hold " + std::to_string(bytes) + " bytes, " +
-                                             std::to_string(code.size) + " are there");
-}
 
 BlockDecodeReport decode_block(const BlockCode& code, int32_t* out, ptrdiff_t stride) {
   check_block(code);

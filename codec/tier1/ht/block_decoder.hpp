@@ -19,9 +19,6 @@
 
 namespace j2k::codec::ht {
 
-// Throws as decode_block() does for a block it cannot decode.
-void check_block(const BlockCode& code);
-
 // Decodes the block into out[y * stride + x], each coefficient as the EBCOT decoder holds it:
 // sign and twice the magnitude known down to plane p, plus 2^p (the middle of the interval
 // left open); 0 while insignificant. The cleanup pass leaves its plane p; SigProp makes new
