@@ -55,6 +55,16 @@ class GpuBlockBatchTest : public ::testing::TestWithParam<Backend> {
     }
   }
 
+  // Every case in one batch, into `plane` (tile 0) at its place.
+  void decode_into(const Plane& plane, size_t bytes, const std::vector<Case>& cases) {
+    batch_->clear();
+    for (const Case& c : cases) {
+      check_block(c.code);
+      batch_->add(c.code, c.roi, 0, c.at, c.code.width, c.step);
+    }
+    batch_->decode({plane}, {bytes}, memory_->stream(), {0});
+  }
+
   std::unique_ptr<test_support::GpuMemory> memory_;
   std::unique_ptr<GpuBlockBatch> batch_;
 };
@@ -69,12 +79,7 @@ TEST_P(GpuBlockBatchTest, EqualsTheCpuBitForBit) {
 
   const Plane plane = memory_->filled(bytes, 0x5A);  // every value must be written
   // The first batch decodes every block into one plane (tile 0), in place.
-  batch_->clear();
-  for (const Case& c : cases) {
-    check_block(c.code);
-    batch_->add(c.code, c.roi, 0, c.at, c.code.width, c.step);
-  }
-  batch_->decode({plane}, {bytes}, memory_->stream(), {0});
+  decode_into(plane, bytes, cases);
   expect_cpu_values(plane, cases, want, 0, "first batch");
 
   // The second decodes the second half again, as blocks of two tiles gathered into one
@@ -121,12 +126,7 @@ TEST_P(GpuBlockBatchTest, EveryPassAsTheCpu) {
   EXPECT_EQ(segmark, 0) << "intact blocks cut at a pass boundary end their cleanup passes well";
 
   const Plane plane = memory_->filled(bytes, 0x5A);
-  batch_->clear();
-  for (const Case& c : cases) {
-    check_block(c.code);
-    batch_->add(c.code, c.roi, 0, c.at, c.code.width, c.step);
-  }
-  batch_->decode({plane}, {bytes}, memory_->stream(), {0});
+  decode_into(plane, bytes, cases);
   expect_cpu_values(plane, cases, want, 0, "cut after its last delivered pass");
   EXPECT_TRUE(batch_->segmark_errors().empty());
 }

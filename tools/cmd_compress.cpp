@@ -88,17 +88,8 @@ j2k_progression progression_from(const std::string& name) {
   throw CLI::ValidationError("-p", "the progression is LRCP, RLCP, RPCL, PCRL or CPRL, not '" + name + "'");
 }
 
-j2kfront::Coding coding_from(const CompressArgs& a) {
-  j2kfront::Coding c;
-  if (!a.rates.empty() && !a.psnr.empty()) throw CLI::ValidationError("-q", "give -r (rates) or -q (PSNR), not both");
-  if (!a.rates.empty()) c.rates = parse_list("-r", a.rates);
-  if (!a.psnr.empty()) c.psnr = parse_list("-q", a.psnr);
-  const auto [bw, bh] = parse_pair("-b", a.block, 4, 1024);
-  c.block_w = static_cast<int>(bw);
-  c.block_h = static_cast<int>(bh);
-  if (!a.precincts.empty()) c.precincts = parse_precincts(a.precincts);
-  c.progression = progression_from(a.order);
-  // -M: EBCOT's mode switches (their sum, 0..63), or HT for HT code-blocks (as --ht).
+// -M: EBCOT's mode switches (their sum, 0..63), or HT (any case) for HT code-blocks, as --ht.
+unsigned modes_from(const CompressArgs& a) {
   std::string m = a.modes;
   std::transform(m.begin(), m.end(), m.begin(), [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
   unsigned modes = 0;
@@ -111,7 +102,20 @@ j2kfront::Coding coding_from(const CompressArgs& a) {
       throw CLI::ValidationError("-M", "the sum of the mode switches (0 to 63) or HT, not '" + a.modes + "'");
     modes = static_cast<unsigned>(v);
   }
-  c.modes = modes | (a.ht ? J2K_MODE_HT : 0u);
+  return modes | (a.ht ? J2K_MODE_HT : 0u);
+}
+
+j2kfront::Coding coding_from(const CompressArgs& a) {
+  j2kfront::Coding c;
+  if (!a.rates.empty() && !a.psnr.empty()) throw CLI::ValidationError("-q", "give -r (rates) or -q (PSNR), not both");
+  if (!a.rates.empty()) c.rates = parse_list("-r", a.rates);
+  if (!a.psnr.empty()) c.psnr = parse_list("-q", a.psnr);
+  const auto [bw, bh] = parse_pair("-b", a.block, 4, 1024);
+  c.block_w = static_cast<int>(bw);
+  c.block_h = static_cast<int>(bh);
+  if (!a.precincts.empty()) c.precincts = parse_precincts(a.precincts);
+  c.progression = progression_from(a.order);
+  c.modes = modes_from(a);
   c.sop = a.sop, c.eph = a.eph, c.plt = a.plt, c.tlm = a.tlm;
   if (!a.tile_parts.empty()) c.tile_parts = a.tile_parts[0];
   c.guard_bits = a.guard_bits;
@@ -165,12 +169,8 @@ struct CompressJob {
   std::string input, output;
 };
 
-// Whether the flags ask for HT code-blocks: --ht, or -M HT (any case).
-bool wants_ht(const CompressArgs& a) {
-  std::string m = a.modes;
-  std::transform(m.begin(), m.end(), m.begin(), [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
-  return a.ht || m == "HT";
-}
+// Whether the flags ask for HT code-blocks: --ht, or -M HT.
+bool wants_ht(const CompressArgs& a) { return (modes_from(a) & J2K_MODE_HT) != 0; }
 
 // One image to the file -o names, or (batch: -i is a directory) every image file in it to the
 // directory -o names (created if missing), each as <its name without extension>.<--OutFor>.
@@ -338,7 +338,10 @@ std::function<int()> add_compress_command(CLI::App& app) {
   auto args = std::make_shared<CompressArgs>();
   CLI::App* cmd = app.add_subcommand("compress", "Write a JPEG 2000 file (.j2k/.j2c codestream or .jp2) with opj_compress's options");
   cmd->add_option("-i,--input", args->input, "the image (TIFF, PNG, PGM/PPM or PGX), or a directory of them")->required();
-  cmd->add_option("-o,--output", args->output, "OUT.j2k or OUT.j2c (a codestream), OUT.jp2 (a JP2 file); for a directory -i, a directory")->required();
+  cmd->add_option("-o,--output", args->output,
+                  "OUT.j2k, OUT.j2c or OUT.jpc (a codestream), OUT.jp2 (a JP2 file), with --ht OUT.jhc or OUT.jph; "
+                  "for a directory -i, a directory")
+      ->required();
   cmd->add_option("--OutFor", args->out_format, "with a directory -i: the outputs' format, j2k (default), j2c, jpc, jp2, or with --ht jhc or jph");
   cmd->add_option("-r", args->rates, "compression ratio per quality layer, e.g. 40,20,10 (1 or 0: lossless); default lossless");
   cmd->add_option("-q", args->psnr, "PSNR in dB per quality layer, e.g. 30,40 (0: lossless)");
