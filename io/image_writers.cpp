@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "io/image_writers.hpp"
 
+#include "common/file_names.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -91,14 +93,6 @@ ImageSamples samples_of(const j2k_image_view& view) {
   }
   return out;
 }
-
-namespace {
-std::string lower_extension(const std::string& path) {
-  std::string e = std::filesystem::path(path).extension().string();
-  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return e;
-}
-}  // namespace
 
 std::optional<ImageFormat> image_format_of(const std::string& path) {
   const std::string e = lower_extension(path);

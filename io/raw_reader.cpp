@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "common/file_names.hpp"
 #include "io/readers.hpp"
 
 namespace j2k::io {
@@ -66,8 +67,7 @@ RawLayout parse_raw_layout(const std::string& text) {
 }
 
 bool is_raw_name(const std::string& path, bool* little_endian) {
-  std::string e = std::filesystem::path(path).extension().string();
-  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string e = lower_extension(path);
   if (little_endian) *little_endian = e == ".rawl";
   return e == ".raw" || e == ".rawl";
 }

@@ -191,10 +191,10 @@ std::vector<CompressJob> compress_jobs(const CompressArgs& a, bool batch, std::v
     throw CLI::ValidationError("-o", a.output + ": -i is a directory, so -o must be one too (it is created if missing)");
   std::string format = a.out_format.empty() ? "j2k" : a.out_format;
   std::transform(format.begin(), format.end(), format.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (!j2k_file_format_from_name(("." + format).c_str(), nullptr))
+  if (!j2k_file_format_from_name(("any." + format).c_str(), nullptr))
     throw CLI::ValidationError("--OutFor", "the outputs' format is j2k, j2c, jpc, jp2, or with --ht jhc or jph, not '" +
                                                a.out_format + "'");
-  if (j2k_file_format_is_ht(("." + format).c_str()) && !wants_ht(a))
+  if (j2k_file_format_is_ht(("any." + format).c_str()) && !wants_ht(a))
     throw CLI::ValidationError("--OutFor", "a ." + format + " file holds HT code-blocks: add --ht");
   std::vector<CompressJob> jobs;
   std::map<std::string, std::string> seen;  // output -> the input that claimed it

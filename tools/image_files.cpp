@@ -4,7 +4,6 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 
 #include "io/image_writers.hpp"
@@ -12,12 +11,6 @@
 namespace j2k::tools {
 
 namespace fs = std::filesystem;
-
-std::string lower_extension(const std::string& path) {
-  std::string e = fs::path(path).extension().string();
-  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return e;
-}
 
 bool is_image_file_name(const std::string& path) { return io::image_format_of(path).has_value(); }
 

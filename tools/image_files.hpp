@@ -5,10 +5,9 @@
 #include <string>
 #include <vector>
 
-namespace j2k::tools {
+#include "common/file_names.hpp"
 
-// `path`'s extension in lower case, with its dot (".tif"; "" without one).
-std::string lower_extension(const std::string& path);
+namespace j2k::tools {
 
 // The file extensions the image readers take (io/read_image.cpp then reads the signature).
 bool is_image_file_name(const std::string& path);

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "codec/params/coding_params.hpp"
 
-#include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <string>
 
 #include "common/error.hpp"
+#include "common/file_names.hpp"
 #include "tiling/limits.hpp"
 
 namespace j2k::codec {
@@ -44,16 +43,6 @@ bool parse_progression(const std::string& name, Progression& out) {
     }
   return false;
 }
-
-namespace {
-std::string lower_extension(const std::string& path) {
-  const size_t dot = path.find_last_of("./");
-  if (dot == std::string::npos || path[dot] != '.') return "";
-  std::string e = path.substr(dot);
-  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return e;
-}
-}  // namespace
 
 bool is_ht_file_name(const std::string& path) {
   const std::string e = lower_extension(path);
