@@ -31,7 +31,7 @@ std::string modes_text(unsigned modes) {
   static const std::pair<unsigned, const char*> kModes[] = {
       {J2K_MODE_BYPASS, "BYPASS"}, {J2K_MODE_RESET, "RESET"},     {J2K_MODE_RESTART, "RESTART"},
       {J2K_MODE_VSC, "VSC"},       {J2K_MODE_ERTERM, "ERTERM"},   {J2K_MODE_SEGMARK, "SEGMARK"},
-      {64, "HT"}};
+      {J2K_MODE_HT, "HT"}};
   std::string out;
   for (const auto& [bit, name] : kModes)
     if (modes & bit) out += (out.empty() ? "" : "|") + std::string(name);
@@ -71,7 +71,7 @@ nlohmann::json info_json(const std::string& path, const j2k_stream_info& i, cons
 }
 
 void print_text(const std::string& path, const j2k_stream_info& i, const std::vector<j2k_component_info>& cs) {
-  const bool ht = !cs.empty() && (cs[0].modes & 64) != 0;  // HT code-blocks (Part 15): a JPH file, an HTJ2K codestream
+  const bool ht = !cs.empty() && (cs[0].modes & J2K_MODE_HT) != 0;  // HT code-blocks (Part 15): a JPH file, an HTJ2K codestream
   std::printf("%s: %s, %u x %u at (%u,%u), %d component%s%s\n", path.c_str(),
               i.format == J2K_FORMAT_JP2 ? (ht ? "JPH file" : "JP2 file") : (ht ? "HTJ2K codestream" : "codestream"), i.width, i.height, i.x0, i.y0, i.num_components,
               i.num_components == 1 ? "" : "s", i.truncated ? ", cut short (its headers are whole)" : "");
