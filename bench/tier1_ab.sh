@@ -4,7 +4,8 @@
 #   bench/tier1_ab.sh BASE [OTHER]
 # BASE, OTHER: git revisions; OTHER left out: the working tree, uncommitted changes included.
 # Builds tier1_ab in $J2K_BUILD_DIR (default build/; or J2K_TIER1_AB names one built already),
-# compiles each revision's codec/tier1/, codec/params/, common/, tiling/ and include/ into a shared object with $CXX
+# compiles each revision's host Tier-1 sources (codec/tier1/ less its GPU folders; headers from
+# codec/params/, common/, tiling/ and include/) into a shared object with $CXX
 # (default c++) and the library's Release flags, and runs tier1_ab A=BASE B=OTHER with
 # J2K_TIER1_ROUNDS rounds (default 15; each set's fastest round counts). B/A below 1: OTHER
 # codes or decodes the blocks faster. J2K_TIER1_BOTH=1 runs it again with the two objects
@@ -35,7 +36,9 @@ variant() {
     tar -c -C "$root" codec/tier1 codec/params common tiling include | tar -x -C "$dir"
   fi
   "${CXX:-c++}" -std=c++17 -O3 -DNDEBUG -fPIC -ffp-contract=off -fopenmp-simd -shared -fvisibility=hidden \
-    -I"$dir" -I"$dir/include" -I"$build/include" "$root/bench/tier1_variant.cpp" -o "$dir/t1.so"
+    -I"$dir" -I"$dir/include" -I"$build/include" "$root/bench/tier1_variant.cpp" \
+    $(find "$dir/codec/tier1" -maxdepth 2 -name '*.cpp' -not -path '*/cuda/*' -not -path '*/opencl/*' -not -path '*/gpu/*') \
+    -Wl,--no-undefined -o "$dir/t1.so"
 }
 variant "$base" "$tmp/a"
 variant "$other" "$tmp/b"

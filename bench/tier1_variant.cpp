@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // One revision's Tier-1 block decoder and encoder as a shared object for tier1_ab
-// (bench/tier1_ab.sh compiles this file against that revision's codec/tier1/ and common/).
+// (bench/tier1_ab.sh compiles this file with that revision's codec/tier1/ sources, whichever
+// files that revision has, so that moving code between them does not break the comparison).
 // The C entry points take the block as plain values, so that revisions whose BlockCode or
 // BlockView differ in layout still compare; everything else in the object stays hidden
 // (-fvisibility=hidden), so that two revisions' coders live side by side in one process.
 #include <cstring>
 
-#include "codec/tier1/ebcot/block_decoder.cpp"
-#include "codec/tier1/ebcot/block_encoder.cpp"
-#include "codec/tier1/ebcot/mq_encoder.cpp"
+#include "codec/tier1/ebcot/block_decoder.hpp"
+#include "codec/tier1/ebcot/block_encoder.hpp"
 
 extern "C" __attribute__((visibility("default"))) int tier1_variant_decode(
     const uint8_t* bytes, size_t size, const uint32_t* segment_bytes, const int* segment_passes, size_t segments,
