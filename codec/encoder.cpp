@@ -137,6 +137,7 @@ void set_layer_bytes(CodingParams& params, const std::vector<double>& rates, dou
 
 Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) : settings_(settings) {
   check_view(shape, false);  // the plan's checks of the view, before the codec's
+  apply_profile(settings_.profile, shape, settings_.plan, settings_.coding);
   const size_t ncomp = static_cast<size_t>(shape.num_components);
   const PlanSettings& ps = settings_.plan;
   if (ps.narrow_output) bad("the encoder's Tier-1 reads int32 coefficients: narrow_output must be 0");
@@ -155,6 +156,7 @@ Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) :
                  static_cast<double>(samples(shape.y0, int64_t{shape.y0} + shape.height, v.dy)) * v.precision / 8.0;
   }
   set_layer_bytes(p, settings_.layer_rates, raw_bytes);
+  cap_profile_bytes(settings_.profile, p);
   check_params(p, ncomp);
   // The block coder takes the coefficients where the plan leaves them, or the plan is refused.
   coder_ = make_block_coder(p.block_coding);
@@ -248,6 +250,11 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
   const Assembler assembler(info_, params, layout_, tier2, main_header(info_, params, bands.steps, guard_bits), threads);
   const ImageEnergy energy = image_energy(rated, peak_energy(info_, layout_));
   allocate_layers(rated, params, energy, [&] { return assembler.size(); });
+  if (params.component_bytes > 0) {
+    std::vector<size_t> component_of(coded.size());
+    for (size_t i = 0; i < coded.size(); ++i) component_of[i] = layout_.blocks[i].component;
+    limit_component_bytes(rated, component_of, params.component_bytes, [&] { return assembler.component_sizes(); });
+  }
   report_.rate_ms = ms_since(t0);
 
   t0 = Clock::now();

@@ -15,6 +15,7 @@
 #include "codec/codestream/tile_layout.hpp"
 #include "codec/params/coding_params.hpp"
 #include "codec/params/tile_input.hpp"
+#include "codec/profiles.hpp"
 #include "codec/tier1/block_coder.hpp"
 #include "j2kfront/j2kfront.h"
 #include "pipeline/plan.hpp"
@@ -28,6 +29,9 @@ struct EncoderSettings {
   // every pass. Turned into coding.layer_bytes for the shape. Empty: none.
   std::vector<double> layer_rates;
   FileFormat format = FileFormat::Codestream;
+  // A profile the codestream keeps to (profiles.hpp): it sets what it fixes in `plan` and
+  // `coding`, and caps the byte targets.
+  ProfileRequest profile;
 };
 
 // params.layer_bytes from compression ratios (<= 1: every pass) of `raw_bytes` bytes of samples.

@@ -10,12 +10,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
 
+#include "codec/dci_xyz.hpp"
 #include "common/error.hpp"
 #include "io/image_io.hpp"
 #include "io/raw_reader.hpp"
@@ -38,6 +40,9 @@ struct CompressArgs {
   std::string out_format, rates, psnr, block = "64,64", precincts, order = "LRCP", tile_parts, comment = "Created by j2kfront";
   int resolutions = 0, device = -1,  // resolutions: -n; 0 = not given (6, fewer for small tiles)
       threads = 0, mct = -1, guard_bits = -1;
+  std::string xyz;   // --xyz: RGB to 12-bit X'Y'Z' from this transfer (srgb, bt709) first
+  int cinema2k = 0;  // --cinema2K FPS (0: not given)
+  bool cinema4k = false;
   std::string modes = "0";  // -M: the sum of the mode switches, or HT
   bool irreversible = false, ht = false, sop = false, eph = false, plt = false, tlm = false, force = false, quiet = false;
 };
@@ -120,6 +125,9 @@ j2kfront::Coding coding_from(const CompressArgs& a) {
   if (!a.tile_parts.empty()) c.tile_parts = a.tile_parts[0];
   c.guard_bits = a.guard_bits;
   c.comment = a.comment;
+  if (a.cinema2k && a.cinema4k) throw CLI::ValidationError("--cinema4K", "give one cinema profile, not both");
+  if (a.cinema2k) c.profile = J2K_PROFILE_CINEMA_2K, c.frame_rate = a.cinema2k;
+  if (a.cinema4k) c.profile = J2K_PROFILE_CINEMA_4K, c.frame_rate = 24;
   return c;
 }
 
@@ -160,6 +168,19 @@ j2kfront::Settings settings_from(const CompressArgs& a, std::pair<int64_t, int64
     s.tile_h = static_cast<uint32_t>(h);
   }
   return s;
+}
+
+// --xyz: the image's RGB as the 12-bit X'Y'Z' digital cinema codes (codec/dci_xyz.hpp).
+j2kfront::Image to_dci_xyz(const j2kfront::Image& rgb, const std::string& transfer) {
+  std::vector<uint16_t> planes[3];
+  codec::rgb_to_dci_xyz(*rgb.view().get(), transfer == "bt709" ? codec::RgbTransfer::Bt709 : codec::RgbTransfer::Srgb, planes);
+  j2kfront::Image xyz;
+  xyz.x0 = rgb.x0, xyz.y0 = rgb.y0, xyz.width = rgb.width, xyz.height = rgb.height;
+  for (const std::vector<uint16_t>& plane : planes) {
+    j2kfront::Image::Component& c = xyz.add_component(J2K_SAMPLE_U16, 12);
+    std::memcpy(c.bytes.data(), plane.data(), plane.size() * sizeof(uint16_t));
+  }
+  return xyz;
 }
 
 using Clock = std::chrono::steady_clock;
@@ -220,6 +241,7 @@ std::string shape_key(const j2kfront::Image& image) {
 // reported and the others go on, and the exit status says whether all succeeded.
 int run_compress(CompressArgs a) {
   const auto t_start = Clock::now();
+  if (a.cinema2k || a.cinema4k) a.irreversible = true;  // the profiles' wavelet (the library sets it too)
   std::vector<std::string> skipped;
   std::error_code ec;
   // An input that is not there fails the run (exit 1) naming it, before the outputs' names
@@ -272,6 +294,7 @@ int run_compress(CompressArgs a) {
       const auto t0 = Clock::now();
       auto t = Clock::now();
       j2kfront::Image image = raw ? io::read_raw(job.input, *raw) : io::read_image(job.input);
+      if (!a.xyz.empty()) image = to_dci_xyz(image, a.xyz);
       const double read_ms = ms_since(t);
       if (ix + image.width > UINT32_MAX || iy + image.height > UINT32_MAX)
         throw CLI::ValidationError("-d", "the image does not fit on the canvas at that origin");
@@ -364,6 +387,18 @@ std::function<int()> add_compress_command(CLI::App& app) {
                   "mode switches, the sum of: 1 BYPASS, 2 RESET, 4 RESTART, 8 VSC, 16 ERTERM, 32 SEGMARK; or HT (as --ht)");
   cmd->add_flag("--ht", args->ht,
                 "HTJ2K (ISO/IEC 15444-15): HT code-blocks instead of EBCOT, with CAP; no -M, one layer, no -r/-q targets yet");
+  cmd->add_option("--cinema2K", args->cinema2k,
+                  "digital cinema 2K at FPS (24 or 48) frames a second, as opj_compress -cinema2K: 3 unsigned 12-bit "
+                  "X'Y'Z' components of at most 2048x1080; sets -I, one tile, -n 6 at most, -b 32,32, precincts, CPRL, "
+                  "--TP C, --TLM, and keeps -r (default: the largest frame) within DCI's bytes a frame and a component")
+      ->check(CLI::IsMember({24, 48}));
+  cmd->add_option("--xyz", args->xyz,
+                  "code RGB as digital cinema's 12-bit X'Y'Z' (white at 48 cd/m^2, gamma 2.6), the RGB read as srgb or "
+                  "bt709 (gamma 2.4): what --cinema2K/--cinema4K take from an 8- or 16-bit RGB image")
+      ->check(CLI::IsMember({"srgb", "bt709"}));
+  cmd->add_flag("--cinema4K", args->cinema4k,
+                "digital cinema 4K at 24 frames a second, as opj_compress -cinema4K: as --cinema2K, of at most "
+                "4096x2160, -n 7 at most, the highest resolution in a second progression change");
   cmd->add_flag("--SOP", args->sop, "a start-of-packet marker before each packet");
   cmd->add_flag("--EPH", args->eph, "an end-of-packet-header marker after each packet header");
   cmd->add_flag("--PLT", args->plt, "packet lengths in each tile-part header");
@@ -380,7 +415,7 @@ std::function<int()> add_compress_command(CLI::App& app) {
   cmd->add_flag("--force", args->force, "replace an existing output file");
   cmd->add_flag("--quiet", args->quiet, "print nothing but errors");
   cmd->footer("opj_compress's spellings -mct, -SOP, -EPH, -PLT, -TLM, -TP, -GuardBits, -threads, -OutFor, -ImgDir, -quiet and -force\n"
-              "are accepted too; -s, -POC, -ROI, -cinema2K, -cinema4K, -IMF, -jpip and -x are refused as not supported.");
+              "-cinema2K, -cinema4K are accepted too; -s, -POC, -ROI, -IMF, -jpip and -x are refused as not supported.");
   return [args] { return run_compress(*args); };
 }
 
@@ -393,14 +428,14 @@ std::vector<std::string> opj_style_arguments(int argc, char** argv) {
       {"-threads", "--threads"}, {"-OutFor", "--OutFor"}, {"-ImgDir", "-i"}, {"-quiet", "--quiet"}, {"-force", "--force"}};
   static const std::map<std::string, std::string> kCompress = {
       {"-mct", "--mct"}, {"-SOP", "--SOP"}, {"-EPH", "--EPH"}, {"-PLT", "--PLT"},
-      {"-TLM", "--TLM"}, {"-TP", "--TP"},   {"-GuardBits", "--guard-bits"}};
+      {"-TLM", "--TLM"}, {"-TP", "--TP"},   {"-GuardBits", "--guard-bits"},
+      {"-cinema2K", "--cinema2K"}, {"-cinema4K", "--cinema4K"}};
   static const std::map<std::string, std::string> kDecompress = {{"-allow-partial", "--allow-partial"}};
   // Theirs that j2kfront does not do: named as such, not misread as a cluster of short flags
   // (-IMF as -I -M F).
   static const std::map<std::string, std::string> kNotCompress = {
       {"-s", "subsampled input (-s dx,dy)"},
       {"-POC", "progression order changes (-POC)"}, {"-ROI", "regions of interest (-ROI)"},
-      {"-cinema2K", "the digital cinema profiles"}, {"-cinema4K", "the digital cinema profiles"},
       {"-IMF", "the IMF profiles"},                 {"-jpip", "JPIP index boxes (-jpip)"},
       {"-x", "index files (-x)"}};
   for (size_t k = 2; k < out.size(); ++k) {

@@ -49,13 +49,14 @@ int main(int argc, char** argv) {
   auto compress = j2k::tools::add_compress_command(app);
   auto decompress = j2k::tools::add_decompress_command(app);
   auto info = j2k::tools::add_info_command(app);
+  auto check = j2k::tools::add_check_command(app);
   // A usage error in two lines: what is wrong (CLI11 names the flag), and where the options
   // are; the whole help page only on --help.
   auto usage_error = [&](const CLI::ParseError& e) {
     const CLI::App* sub = app.get_subcommands().empty() ? nullptr : app.get_subcommands().front();
     const std::string name = sub ? "j2kfront " + sub->get_name() : std::string("j2kfront");
     std::cerr << "j2kfront: " << e.what() << "\n"
-              << "Usage: " << name << (sub ? " [OPTIONS] ..." : " transform|compress|decompress|info|bench [OPTIONS] ...") << "; see '" << name
+              << "Usage: " << name << (sub ? " [OPTIONS] ..." : " transform|compress|decompress|info|check|bench [OPTIONS] ...") << "; see '" << name
               << " --help'\n";
     return 2;
   };
@@ -68,9 +69,9 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (command != "transform" && command != "bench" && command != "compress" && command != "decompress" &&
-        command != "info") {
+        command != "info" && command != "check") {
       std::cerr << "j2kfront: unknown command '" << command << "'\n"
-                << "Usage: j2kfront transform|compress|decompress|info|bench [OPTIONS] ...; see 'j2kfront --help'\n";
+                << "Usage: j2kfront transform|compress|decompress|info|check|bench [OPTIONS] ...; see 'j2kfront --help'\n";
       return 2;
     }
   }
@@ -91,6 +92,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("compress")) return compress();
     if (app.got_subcommand("decompress")) return decompress();
     if (app.got_subcommand("info")) return info();
+    if (app.got_subcommand("check")) return check();
     return bench();
   } catch (const CLI::ParseError& e) {  // option values checked after parsing (e.g. X,Y pairs)
     return usage_error(e);

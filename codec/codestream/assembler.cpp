@@ -4,6 +4,7 @@
 #include <string>
 
 #include "codec/codestream/markers.hpp"
+#include "codec/tier2/progression_changes.hpp"
 #include "common/error.hpp"
 #include "common/parallel/worker_pool.hpp"
 
@@ -45,7 +46,16 @@ Assembler::Assembler(const StreamInfo& info, const CodingParams& params, const T
       grids.push_back(std::move(g));
     }
     first_.push_back(std::move(first));
-    orders_.push_back(packet_order(p_.order, p_.layers, grids, t.x0, t.y0, t.x1, t.y1));
+    if (p_.poc.empty()) {
+      orders_.push_back(packet_order(p_.order, p_.layers, grids, t.x0, t.y0, t.x1, t.y1));
+    } else {
+      // The changes must send every packet: a decoder has no other way to the rest.
+      uint64_t steps = 0;
+      orders_.emplace_back();
+      change_packet_order(p_.poc, p_.layers, grids, t.x0, t.y0, t.x1, t.y1, orders_.back(), steps);
+      if (orders_.back().size() != packet_order(p_.order, p_.layers, grids, t.x0, t.y0, t.x1, t.y1).size())
+        bad("the progression order changes leave packets of tile " + std::to_string(orders_.size() - 1) + " unsent");
+    }
   }
 }
 
@@ -63,12 +73,14 @@ std::vector<Assembler::PrecinctPackets> Assembler::code_packets() const {
   return packets;
 }
 
-uint64_t Assembler::assemble(const std::vector<PrecinctPackets>& packets, std::vector<uint8_t>* out) const {
-  // A packet: its precinct (index into packets), layer and number in its tile (for SOP).
+uint64_t Assembler::assemble(const std::vector<PrecinctPackets>& packets, std::vector<uint8_t>* out,
+                             std::vector<uint64_t>* per_component) const {
+  // A packet: its precinct (index into packets), layer, number in its tile (for SOP) and component.
   struct Packet {
     size_t precinct;
     size_t layer;
     uint32_t sequence;
+    int component;
   };
   struct TilePart {
     uint16_t tile;
@@ -96,7 +108,7 @@ uint64_t Assembler::assemble(const std::vector<PrecinctPackets>& packets, std::v
       if (parts.empty() || (p_.tile_parts && k != key)) parts.push_back({static_cast<uint16_t>(t), {}, {}, 0});
       key = k;
       const size_t precinct = first_[t][static_cast<size_t>(id.component)][static_cast<size_t>(id.resolution)] + static_cast<size_t>(id.precinct);
-      parts.back().packets.push_back({precinct, static_cast<size_t>(id.layer), sequence++});
+      parts.back().packets.push_back({precinct, static_cast<size_t>(id.layer), sequence++, id.component});
     }
     if (parts.empty()) parts.push_back({static_cast<uint16_t>(t), {}, {}, 0});  // a tile without packets still has a tile-part
     if (parts.size() > 255) bad("tile " + std::to_string(t) + " would have " + std::to_string(parts.size()) + " tile-parts; a tile has at most 255");
@@ -106,6 +118,10 @@ uint64_t Assembler::assemble(const std::vector<PrecinctPackets>& packets, std::v
       for (const Packet& k : part.packets) {
         const uint64_t n = packet_bytes(k);
         if (n > UINT32_MAX) bad("a packet exceeds 4 GiB");
+        if (per_component) {
+          if (per_component->size() <= static_cast<size_t>(k.component)) per_component->resize(static_cast<size_t>(k.component) + 1);
+          (*per_component)[static_cast<size_t>(k.component)] += n;
+        }
         lengths.push_back(static_cast<uint32_t>(n));
         body += n;
       }
@@ -159,5 +175,11 @@ std::vector<uint8_t> Assembler::run() const {
 }
 
 uint64_t Assembler::size() const { return assemble(code_packets(), nullptr); }
+
+std::vector<uint64_t> Assembler::component_sizes() const {
+  std::vector<uint64_t> sizes;
+  assemble(code_packets(), nullptr, &sizes);
+  return sizes;
+}
 
 }  // namespace j2k::codec

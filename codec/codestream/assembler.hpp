@@ -2,7 +2,8 @@
 // Tier-2's assembly of a codestream (ISO/IEC 15444-1 A.4 to A.7, B.9, B.10): every precinct's
 // packets for the code-blocks' passes per layer as they stand, then per tile its tile-parts
 // (SOT, PLT, SOD, the packets in the progression's order, each after a SOP when asked), the
-// main header (with TLM when asked) before them and EOC after. Precincts are independent, so
+// main header (with TLM when asked) before them and EOC after. With POC, the tile's packets
+// in the order its changes send them. Precincts are independent, so
 // their packet headers are coded on all threads. Rate control asks for the size at every
 // step of its search; that codes the headers but copies no byte of the code-blocks.
 #pragma once
@@ -27,6 +28,8 @@ class Assembler {
   std::vector<uint8_t> run() const;
   // Its size in bytes, as run() would make it.
   uint64_t size() const;
+  // The bytes of each component's packets (SOP and headers with them), as run() would make them.
+  std::vector<uint64_t> component_sizes() const;
 
  private:
   // One precinct's packets, layer after layer: [l] ends layer l's header and body parts.
@@ -38,8 +41,9 @@ class Assembler {
   };
   std::vector<PrecinctPackets> code_packets() const;
   // Lays the packets out in tile-parts; returns the codestream's size, and writes it to *out
-  // when given.
-  uint64_t assemble(const std::vector<PrecinctPackets>& packets, std::vector<uint8_t>* out) const;
+  // when given, each component's packet bytes to *per_component when given.
+  uint64_t assemble(const std::vector<PrecinctPackets>& packets, std::vector<uint8_t>* out,
+                    std::vector<uint64_t>* per_component = nullptr) const;
 
   const CodingParams& p_;
   std::vector<uint8_t> main_;

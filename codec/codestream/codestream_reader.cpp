@@ -220,6 +220,7 @@ void read_cap(Segment& s, Codestream& cs) {
 void read_siz(Segment& s, Codestream& cs) {
   const uint32_t rsiz = s.u16();
   if (rsiz & 0x8000) unsupported("SIZ: Rsiz " + hex(rsiz, 4) + " asks for Part 2 extensions, which are not supported");
+  cs.rsiz = static_cast<int>(rsiz);
   StreamInfo& i = cs.info;
   i.x1 = s.u32(), i.y1 = s.u32(), i.x0 = s.u32(), i.y0 = s.u32();
   i.tile_w = s.u32(), i.tile_h = s.u32(), i.tile_x0 = s.u32(), i.tile_y0 = s.u32();
@@ -367,6 +368,7 @@ void read_header_segment(uint16_t marker, Segment& s, Codestream& cs, HeaderStat
     case kTLM:
     case kPLM:
       if (tile) s.fail("belongs in the main header");
+      if (marker == kTLM) cs.tlm = true;
       s.skip(s.left());  // lengths a decoder can do without: the tile-parts' own are read
       break;
     case kCRG:

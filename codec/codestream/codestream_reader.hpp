@@ -71,6 +71,8 @@ struct Codestream {
   std::vector<std::string> comments;   // COM segments with Latin-1 text
   bool truncated = false;              // the stream ended before EOC (only with allow_partial)
   int ccap15 = -1;                     // CAP's Ccap^15 (HTJ2K, ISO/IEC 15444-15); -1: none
+  int rsiz = 0;                        // SIZ's Rsiz: the profile (Table A.10), Part 15's bit
+  bool tlm = false;                    // the main header has TLM segments
   int64_t tiles_x = 0, tiles_y = 0;
 };
 

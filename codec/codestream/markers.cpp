@@ -11,11 +11,11 @@ void put8(std::vector<uint8_t>& o, uint32_t v) { o.push_back(static_cast<uint8_t
 void put16(std::vector<uint8_t>& o, uint32_t v) { put8(o, v >> 8), put8(o, v); }
 void put32(std::vector<uint8_t>& o, uint32_t v) { put16(o, v >> 16), put16(o, v); }
 
-void write_siz(const StreamInfo& info, std::vector<uint8_t>& out, bool ht) {
+void write_siz(const StreamInfo& info, std::vector<uint8_t>& out, bool ht, uint16_t rsiz) {
   const size_t n = info.components.size();
   put16(out, 0xFF51);
   put16(out, static_cast<uint32_t>(38 + 3 * n));
-  put16(out, ht ? 0x4000 : 0);  // Rsiz: no profile restriction; bit 14: a CAP segment follows (Part 15)
+  put16(out, rsiz | (ht ? 0x4000u : 0u));  // Rsiz: the profile; bit 14: a CAP segment follows (Part 15)
   for (uint32_t v : {info.x1, info.y1, info.x0, info.y0, info.tile_w, info.tile_h, info.tile_x0, info.tile_y0}) put32(out, v);
   put16(out, static_cast<uint32_t>(n));
   for (const ComponentInfo& c : info.components) {
@@ -89,6 +89,24 @@ void write_qcd(int component, size_t components, bool reversible, int guard_bits
   for (const BandStep& s : steps) {
     if (reversible) put8(out, static_cast<uint32_t>(s.exponent << 3));
     else put16(out, static_cast<uint32_t>(s.exponent << 11 | s.mantissa));
+  }
+}
+
+void write_poc(const std::vector<PocEntry>& changes, size_t components, std::vector<uint8_t>& out) {
+  // A.6.6: per change RSpoc, CSpoc, LYEpoc, REpoc, CEpoc, Ppoc; component indices in 8 bits
+  // below 257 components, else 16 (CEpoc's count then 0 for the largest).
+  const size_t wide = components < 257 ? 0 : 1, entry = 7 + 2 * wide;
+  if (changes.empty() || 2 + entry * changes.size() > 65535) throw Error(ErrorCode::InvalidArgument, "POC: 1 to 9361 progression changes");
+  put16(out, 0xFF5F);
+  put16(out, static_cast<uint32_t>(2 + entry * changes.size()));
+  auto component = [&](int c) { wide ? put16(out, static_cast<uint32_t>(c)) : put8(out, static_cast<uint32_t>(c)); };
+  for (const PocEntry& e : changes) {
+    put8(out, static_cast<uint32_t>(e.res_start));
+    component(e.comp_start);
+    put16(out, static_cast<uint32_t>(e.layer_end));
+    put8(out, static_cast<uint32_t>(e.res_end));
+    component(e.comp_end == (wide ? 16384 : 256) ? 0 : e.comp_end);
+    put8(out, static_cast<uint32_t>(e.order));
   }
 }
 
@@ -166,7 +184,7 @@ std::vector<uint8_t> main_header(const StreamInfo& info, const CodingParams& par
   std::vector<uint8_t> header;
   put16(header, 0xFF4F);  // SOC
   const bool ht = params.block_coding == BlockCoding::HighThroughput;
-  write_siz(info, header, ht);
+  write_siz(info, header, ht, params.rsiz);
   if (ht) {
     int magb = 0;
     for (const std::vector<BandStep>& component : steps)
@@ -185,6 +203,7 @@ std::vector<uint8_t> main_header(const StreamInfo& info, const CodingParams& par
   };
   for (size_t c = 1; c < ncomp; ++c)
     if (!same_steps(steps[c], steps[0])) write_qcd(static_cast<int>(c), ncomp, params.reversible, guard_bits, steps[c], header);
+  if (!params.poc.empty()) write_poc(params.poc, ncomp, header);
   if (!params.comment.empty()) write_com(params.comment, header);
   return header;
 }

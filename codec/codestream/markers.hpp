@@ -16,8 +16,8 @@ void put8(std::vector<uint8_t>& o, uint32_t v);
 void put16(std::vector<uint8_t>& o, uint32_t v);
 void put32(std::vector<uint8_t>& o, uint32_t v);
 
-// `ht`: Rsiz says a CAP segment follows (ISO/IEC 15444-15).
-void write_siz(const StreamInfo& info, std::vector<uint8_t>& out, bool ht = false);
+// `ht`: Rsiz says a CAP segment follows (ISO/IEC 15444-15); `rsiz`: the profile (Table A.10).
+void write_siz(const StreamInfo& info, std::vector<uint8_t>& out, bool ht = false, uint16_t rsiz = 0);
 // CAP (ISO/IEC 15444-15 A.5) for a stream of HT code-blocks: Pcap^15 and its Ccap^15 (one HT
 // set per block, the 9/7 used where not `reversible`, `magb` the most magnitude bit planes of
 // any band).
@@ -30,11 +30,13 @@ void write_coc(size_t component, size_t components, const CodingParams& params, 
 // then HL, LH, HH from the coarsest level).
 void write_qcd(int component, size_t components, bool reversible, int guard_bits,
                const std::vector<BandStep>& steps, std::vector<uint8_t>& out);
+// POC for the whole codestream (main header): the changes in order.
+void write_poc(const std::vector<PocEntry>& changes, size_t components, std::vector<uint8_t>& out);
 void write_com(const std::string& text, std::vector<uint8_t>& out);
 
 // The main header from SOC to the last marker before TLM: SIZ, COD and QCD (component 0's),
 // COC and QCC for each component that differs from component 0 (A.6.2, A.6.5: they override
-// the main header's for their component), COM. steps[c]: component c's band steps.
+// the main header's for their component), POC, COM. steps[c]: component c's band steps.
 std::vector<uint8_t> main_header(const StreamInfo& info, const CodingParams& params,
                                  const std::vector<std::vector<BandStep>>& steps, int guard_bits);
 

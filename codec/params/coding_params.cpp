@@ -86,6 +86,10 @@ void check_params(const CodingParams& p, size_t components) {
   if (p.guard_bits < -1 || p.guard_bits > 7) bad("guard bits must be 0 to 7");
   if (!p.reversible && !(p.base_step > 0 && std::isfinite(p.base_step))) bad("the quantisation step must be positive");
   if (p.mct && components < 3) bad("the component transform needs 3 or more components");
+  for (const PocEntry& e : p.poc)
+    if (e.res_start < 0 || e.res_end <= e.res_start || e.res_end > 33 || e.comp_start < 0 || e.comp_end <= e.comp_start ||
+        static_cast<size_t>(e.comp_end) > components || e.layer_end < 1 || e.layer_end > 65535)
+      bad("a progression order change has an empty or impossible range of resolutions, components or layers");
   if (p.comment.size() > 65531) bad("a comment holds at most 65531 bytes, not " + std::to_string(p.comment.size()));
 }
 

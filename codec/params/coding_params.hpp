@@ -39,6 +39,13 @@ struct ComponentInfo {
   int dx = 1, dy = 1;
 };
 
+// One POC entry (A.6.6): a progression over layers < LYEpoc, resolutions RSpoc..REpoc-1 and
+// components CSpoc..CEpoc-1.
+struct PocEntry {
+  int res_start, comp_start, layer_end, res_end, comp_end;
+  Progression order;
+};
+
 // What a component's tile-components are cut into: its decomposition levels, precinct sizes
 // and code-blocks (COC where they differ from COD's).
 struct ComponentStyle {
@@ -78,6 +85,15 @@ struct CodingParams {
   std::vector<double> layer_bytes;
   std::vector<double> layer_psnr;
   std::string comment;     // a COM marker segment (Latin-1 text); empty: none
+  // SIZ's Rsiz without Part 15's bit (the writer adds it): the profile the stream keeps to
+  // (ISO/IEC 15444-1 Table A.10; 3, 4: digital cinema 2K, 4K); 0: none.
+  uint16_t rsiz = 0;
+  // Progression order changes in the main header (A.6.6), which must send every packet;
+  // empty: `order` alone.
+  std::vector<PocEntry> poc;
+  // At most this many bytes of packets per component in the whole codestream (a profile's
+  // limit, as digital cinema's per-component one); 0: none.
+  double component_bytes = 0;
   int threads = 0;         // CPU threads for Tier-1 (0: one per core this process may use)
 };
 

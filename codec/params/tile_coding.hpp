@@ -30,13 +30,6 @@ struct ComponentQuant {
   std::vector<std::pair<int, int>> steps;
 };
 
-// One POC entry (A.6.6): a progression over layers < LYEpoc, resolutions RSpoc..REpoc-1 and
-// components CSpoc..CEpoc-1.
-struct PocEntry {
-  int res_start, comp_start, layer_end, res_end, comp_end;
-  Progression order;
-};
-
 // What a tile (or the main header, for every tile) says: COD's tile-wide fields, and per
 // component the coding style, quantisation and ROI shift.
 struct TileCoding {

@@ -125,6 +125,40 @@ void allocate_layers(std::vector<RatedBlock>& blocks, const CodingParams& params
     for (RatedBlock& b : blocks) b.passes->back() = static_cast<int>(b.coded->passes.size());
 }
 
+void limit_component_bytes(std::vector<RatedBlock>& blocks, const std::vector<size_t>& component_of, double limit,
+                           const std::function<std::vector<uint64_t>()>& component_sizes) {
+  const std::vector<uint64_t> sizes = component_sizes();
+  for (size_t c = 0; c < sizes.size(); ++c) {
+    if (static_cast<double>(sizes[c]) <= limit) continue;
+    std::vector<size_t> mine;
+    std::vector<std::vector<int>> before;  // the passes per layer the budget gave them
+    std::vector<double> slopes;
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      if (component_of[i] != c) continue;
+      RatedBlock& b = blocks[i];
+      if (b.hull.empty()) b.hull = convex_hull(*b.coded, b.weight);
+      mine.push_back(i);
+      before.push_back(*b.passes);
+      for (const HullPoint& h : b.hull)
+        if (std::isfinite(h.slope)) slopes.push_back(h.slope);
+    }
+    std::sort(slopes.begin(), slopes.end());
+    slopes.erase(std::unique(slopes.begin(), slopes.end()), slopes.end());
+    slopes.push_back(slopes.empty() ? 1.0 : slopes.back() * 2);  // above them all: no pass but free ones
+    auto set = [&](double lambda) {
+      for (size_t k = 0; k < mine.size(); ++k) {
+        RatedBlock& b = blocks[mine[k]];
+        const int n = passes_at(b.hull, lambda);
+        for (size_t l = 0; l < b.passes->size(); ++l) (*b.passes)[l] = std::min(before[k][l], n);
+      }
+    };
+    set(smallest_where(slopes, [&](double t) {
+      set(t);
+      return static_cast<double>(component_sizes()[c]) <= limit;
+    }));
+  }
+}
+
 std::vector<double> layer_psnr(const std::vector<RatedBlock>& blocks, size_t layers, const ImageEnergy& energy) {
   std::vector<double> out;
   for (size_t l = 0; l < layers; ++l) out.push_back(psnr_of(remaining_at(blocks, l, energy), energy));

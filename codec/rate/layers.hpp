@@ -41,6 +41,14 @@ ImageEnergy image_energy(const std::vector<RatedBlock>& blocks, double peak);
 void allocate_layers(std::vector<RatedBlock>& blocks, const CodingParams& params, const ImageEnergy& energy,
                      const std::function<uint64_t()>& stream_size);
 
+// A profile's limit on each component's packet bytes (digital cinema's, after the whole
+// codestream's budget is met): each component over `limit` gets a threshold of its own,
+// searched over its blocks' hull slopes, that takes passes away from its blocks in every
+// layer until component_sizes()[c] is at most the limit. Passes are only taken away, so the
+// codestream's own budget still holds. component_of[i]: block i's component.
+void limit_component_bytes(std::vector<RatedBlock>& blocks, const std::vector<size_t>& component_of, double limit,
+                           const std::function<std::vector<uint64_t>()>& component_sizes);
+
 // The PSNR (dB) that the distortion estimates give each layer: infinite where nothing is left.
 std::vector<double> layer_psnr(const std::vector<RatedBlock>& blocks, size_t layers, const ImageEnergy& energy);
 

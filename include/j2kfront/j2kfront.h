@@ -351,6 +351,13 @@ typedef enum j2k_progression {
   J2K_LRCP = 0, J2K_RLCP = 1, J2K_RPCL = 2, J2K_PCRL = 3, J2K_CPRL = 4
 } j2k_progression;
 
+/* Profiles a codestream can keep to (ISO/IEC 15444-1 Amd 1, Table A.10: SIZ's Rsiz). */
+typedef enum j2k_profile {
+  J2K_PROFILE_NONE = 0,
+  J2K_PROFILE_CINEMA_2K = 3, /* digital cinema (DCI) 2K, as opj_compress -cinema2K */
+  J2K_PROFILE_CINEMA_4K = 4  /* digital cinema (DCI) 4K, as opj_compress -cinema4K */
+} j2k_profile;
+
 typedef enum j2k_file_format {
   J2K_FORMAT_J2K = 0, /* a raw codestream (.j2k, .j2c) */
   J2K_FORMAT_JP2 = 1  /* a JP2 file (.jp2): signature, ftyp, jp2h, jp2c; with J2K_MODE_HT a
@@ -402,6 +409,17 @@ typedef struct j2k_coding {
                                  wherever the resolution, layer or component changes */
   int guard_bits;             /* 0..7; -1: 2, or more where the 5/3's coefficients need them */
   const char* comment;        /* a COM marker's Latin-1 text; NULL or "": none */
+  /* A profile the codestream keeps to (J2K_PROFILE_NONE). The cinema profiles code 3
+   * unsigned 12-bit components (X'Y'Z') of at most 2048 x 1080 (2K) or 4096 x 2160 (4K) at
+   * the canvas's origin, and set what DCI fixes over the fields above and the settings' own:
+   * the 9/7 with the ICT, one tile, at most 5 (2K) or 6 (4K) levels, 32 x 32 code-blocks
+   * without mode switches, precincts of 128 at the lowest resolution and 256 above, CPRL (4K:
+   * in two progression changes, the highest resolution last), a tile-part per component,
+   * TLM, Rsiz; rates (or none: the largest frame) are kept within DCI's bytes a frame
+   * (1,302,083 at 24 fps, 651,041 at 48) and a component (1,041,666; 520,833). Not with HT
+   * or PSNR targets. */
+  j2k_profile profile;
+  int frame_rate;             /* the profile's frames a second: 2K 24 or 48, 4K 24 (0: 24) */
 } j2k_coding;
 
 /* The defaults noted above. Always start from these: fields may be added at the end. */
@@ -554,6 +572,15 @@ typedef struct j2k_stream_info {
  * as far as it goes (info->truncated); broken headers are J2K_CORRUPT_INPUT naming why. */
 j2k_status j2k_read_info(const void* data, size_t size, j2k_stream_info* info, j2k_component_info* components,
                          int max_components);
+
+/* Checks a codestream's or JP2 file's headers and tile-part sizes against `profile`
+ * (J2K_PROFILE_CINEMA_2K or _4K, at `frame_rate` frames a second, 0: 24), without decoding:
+ * *violations is the number of the profile's constraints it breaks, and `report` (when
+ * report_size > 0) holds them, a sentence a line naming the field, what it holds and what the
+ * profile asks, cut to report_size - 1 bytes and NUL-terminated. J2K_OK whenever the file's
+ * headers could be read, whatever it breaks; an error status where they could not. */
+j2k_status j2k_check_profile(const void* data, size_t size, j2k_profile profile, int frame_rate, int* violations,
+                             char* report, size_t report_size);
 
 /* ---------------------------------------------------------------- the DWT alone */
 

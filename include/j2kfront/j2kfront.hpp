@@ -283,6 +283,8 @@ struct Coding {
   char tile_parts = 0;        // 0, 'R', 'L' or 'C'
   int guard_bits = -1;
   std::string comment;
+  j2k_profile profile = J2K_PROFILE_NONE;
+  int frame_rate = 0;  // the profile's frames a second (0: 24)
 
   const j2k_coding* get() const {
     j2k_coding_default(&c_);
@@ -302,6 +304,8 @@ struct Coding {
     c_.tile_parts = tile_parts;
     c_.guard_bits = guard_bits;
     c_.comment = comment.c_str();
+    c_.profile = profile;
+    c_.frame_rate = frame_rate;
     return &c_;
   }
 
