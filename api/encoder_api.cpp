@@ -31,6 +31,7 @@ std::string number(double v) {
 using j2k::c_enum;
 using j2k::api::guard;
 using j2k::api::require;
+using j2k::api::profile_request;
 
 int log2_of_power_of_two(const std::string& what, int v, int least, int most) {
   require(v >= least && v <= most, what + " must be " + std::to_string(least) + " to " + std::to_string(most) + ", got " + std::to_string(v));
@@ -127,15 +128,9 @@ j2k::codec::EncoderSettings encoder_settings(const j2k_settings& s, const j2k_co
   require(c.guard_bits >= -1 && c.guard_bits <= 7, "guard_bits must be -1 (automatic) or 0 to 7, got " + std::to_string(c.guard_bits));
   p.guard_bits = c.guard_bits;
   p.comment = c.comment ? c.comment : "";
-  const int profile = c_enum(c.profile);
-  require(profile == J2K_PROFILE_NONE || profile == J2K_PROFILE_CINEMA_2K || profile == J2K_PROFILE_CINEMA_4K,
-          "profile " + std::to_string(profile) + " is not a j2k_profile value");
-  require(c.frame_rate >= 0, "frame_rate must be 0 (24) or more, got " + std::to_string(c.frame_rate));
-  e.profile.profile = static_cast<j2k::codec::Profile>(profile);
-  e.profile.fps = c.frame_rate == 0 ? 24 : c.frame_rate;
+  e.profile = profile_request(c.profile, c.frame_rate, c.imf_mainlevel, c.imf_sublevel);
   if (e.profile.profile != j2k::codec::Profile::None) {
-    const std::string name = j2k::codec::profile_name(e.profile.profile);
-    j2k::codec::cinema_limits(e.profile);  // the frame rate
+    const std::string name = j2k::codec::profile_limits(e.profile).name;  // the rate and levels checked
     require(p.block_coding == j2k::codec::BlockCoding::Ebcot, "the " + name + " profile is Part 1's: EBCOT code-blocks, not J2K_MODE_HT");
     require(p.layer_psnr.empty(), "the " + name + " profile limits the bytes of a frame: give rates, not PSNR targets");
   }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "api/guard.hpp"
+#include "api/settings.hpp"
 #include "codec/codestream/codestream_reader.hpp"
 #include "codec/codestream/jp2_reader.hpp"
 #include "codec/profiles.hpp"
@@ -13,7 +14,7 @@
 using j2k::api::guard;
 using j2k::api::require;
 
-extern "C" j2k_status j2k_check_profile(const void* data, size_t size, j2k_profile profile, int frame_rate, int* violations,
+extern "C" j2k_status j2k_check_profile(const void* data, size_t size, j2k_profile profile, double frame_rate, int* violations,
                                         char* report, size_t report_size) {
   return guard([&] {
     require(violations != nullptr, "violations is null");
@@ -23,13 +24,9 @@ extern "C" j2k_status j2k_check_profile(const void* data, size_t size, j2k_profi
       report[0] = '\0';
     }
     require(data != nullptr || size == 0, "data is null");
-    const int p = static_cast<int>(profile);
-    require(p == J2K_PROFILE_CINEMA_2K || p == J2K_PROFILE_CINEMA_4K, "profile " + std::to_string(p) + " is not a profile to check");
-    require(frame_rate >= 0, "frame_rate must be 0 (24) or more");
-    j2k::codec::ProfileRequest request;
-    request.profile = static_cast<j2k::codec::Profile>(p);
-    request.fps = frame_rate == 0 ? 24 : frame_rate;
-    j2k::codec::cinema_limits(request);  // the frame rate
+    const j2k::codec::ProfileRequest request = j2k::api::profile_request(profile, frame_rate, 0, 0);
+    require(request.profile != j2k::codec::Profile::None, "J2K_PROFILE_NONE is no profile to check");
+    j2k::codec::profile_limits(request);  // the frame rate
     const auto* bytes = static_cast<const uint8_t*>(data);
     const uint8_t* stream = bytes;
     size_t stream_size = size;

@@ -2,6 +2,7 @@
 #include "api/settings.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "api/guard.hpp"
@@ -65,6 +66,22 @@ PlanSettings plan_settings(const j2k_settings& s, int num_components) {
   p.max_host_memory = s.max_host_memory;
   p.backend = backend_options(s);
   return p;
+}
+
+j2k::codec::ProfileRequest profile_request(j2k_profile profile, double frame_rate, int mainlevel, int sublevel) {
+  const int p = j2k::c_enum(profile);
+  const bool known = p == J2K_PROFILE_NONE || p == J2K_PROFILE_CINEMA_2K || p == J2K_PROFILE_CINEMA_4K ||
+                     (p >= J2K_PROFILE_IMF_2K && p <= J2K_PROFILE_IMF_8K_R && (p & 0xFF) == 0);
+  require(known, "profile " + std::to_string(p) + " is not a j2k_profile value");
+  require(frame_rate >= 0 && std::isfinite(frame_rate), "frame_rate must be 0 or more");
+  j2k::codec::ProfileRequest r;
+  r.profile = static_cast<j2k::codec::Profile>(p);
+  r.fps = frame_rate;
+  r.mainlevel = mainlevel;
+  r.sublevel = sublevel;
+  if (r.profile == j2k::codec::Profile::None)
+    require(mainlevel == 0 && sublevel == 0, "IMF main and sub levels need an IMF profile");
+  return r;
 }
 
 }  // namespace j2k::api

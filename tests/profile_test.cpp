@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// The digital cinema profiles (codec/profiles.hpp): what the encoder writes for each, checked
-// by opj_dump's report and by opj_decompress decoding it as we do; DCI's byte limits met where
-// they bind (a frame's and, with one component taking most bytes, a component's); what the
+// The digital cinema and IMF profiles (codec/profiles.hpp): what the encoder writes for each,
+// checked by opj_dump's report and by opj_decompress decoding it as we do, IMF's reversible
+// streams byte for byte opj_compress -IMF's; DCI's byte limits met where they bind (a frame's
+// and, with one component taking most bytes, a component's), IMF's sub level's; what the
 // profiles refuse; `j2kfront check` naming every broken constraint, of opj_compress's
 // -cinema2K stream none; RGB to X'Y'Z' (--xyz) against DCI's white and D65's chromaticity.
 #include <gtest/gtest.h>
@@ -55,9 +56,39 @@ j2kfront::Coding cinema(j2k_profile profile, int fps) {
   return c;
 }
 
-std::vector<uint8_t> encode(const j2kfront::Image& img, const j2kfront::Coding& coding, int levels = 5) {
+// A codestream without the COM marker segments of its main header (opj_compress writes one
+// naming itself), walked segment by segment up to the first SOT: packet data may hold the
+// bytes FF 64 too.
+std::vector<uint8_t> without_comment(std::vector<uint8_t> b) {
+  size_t i = 2;  // after SOC
+  while (i + 3 < b.size() && !(b[i] == 0xFF && b[i + 1] == 0x90)) {
+    const size_t length = static_cast<size_t>(b[i + 2]) << 8 | b[i + 3];
+    if (b[i] == 0xFF && b[i + 1] == 0x64) b.erase(b.begin() + static_cast<ptrdiff_t>(i), b.begin() + static_cast<ptrdiff_t>(i + 2 + length));
+    else i += 2 + length;
+  }
+  return b;
+}
+
+// The image as a PPM (3 components) or PGM (1) file of its precision, for opj_compress.
+void write_pnm(const j2kfront::Image& img, const std::string& file) {
+  std::ofstream out(file, std::ios::binary);
+  const size_t n = img.components.size();
+  const int top = (1 << img.components[0].precision) - 1;
+  out << (n == 3 ? "P6" : "P5") << "\n" << img.width << " " << img.height << "\n" << top << "\n";
+  for (uint32_t y = 0; y < img.height; ++y)
+    for (uint32_t x = 0; x < img.width; ++x)
+      for (size_t c = 0; c < n; ++c) {
+        const j2kfront::Image::Component& k = img.components[c];
+        const unsigned v = k.sample_size() == 2 ? k.row<uint16_t>(y)[x] : k.row<uint8_t>(y)[x];
+        if (top > 255) out.put(static_cast<char>(v >> 8));
+        out.put(static_cast<char>(v & 0xFF));
+      }
+}
+
+std::vector<uint8_t> encode(const j2kfront::Image& img, const j2kfront::Coding& coding, int levels = 5, uint32_t tile = 0) {
   j2kfront::Settings s;
   s.levels = levels;
+  s.tile_w = s.tile_h = tile;
   j2kfront::Encoder e(s, coding, img.view());
   return e.encode(img.view());
 }
@@ -250,6 +281,139 @@ TEST_F(Cinema, CheckNamesEveryBrokenConstraint) {
   r = run_command(quote(kCli) + " check --profile cinema2k " + quote(path("opj.j2k")));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("keeps to the cinema2k profile at 24 fps"), std::string::npos) << r.output;
+}
+
+j2kfront::Coding imf(j2k_profile profile, int mainlevel = 0, int sublevel = 0, double fps = 0) {
+  j2kfront::Coding c;
+  c.profile = profile;
+  c.imf_mainlevel = mainlevel;
+  c.imf_sublevel = sublevel;
+  c.frame_rate = fps;
+  return c;
+}
+
+// The reversible IMF profiles are lossless: our streams are opj_compress -IMF's byte for byte,
+// less its comment (12-bit RGB one tile, 8-bit grey, 16-bit RGB on 1024-sample tiles), and
+// decode to the image; they keep to the profile by our check.
+TEST_F(Cinema, ImfReversibleIsOpenJpegsStream) {
+  if (!test_support::on_path("opj_compress")) GTEST_SKIP() << "opj_compress not found (Debian: apt install libopenjp2-tools)";
+  struct Case {
+    const char* opj;  // -IMF's argument
+    j2k_profile profile;
+    j2kfront::Image img;
+    uint32_t tile;
+  };
+  j2kfront::Image grey;
+  grey.width = 300, grey.height = 200;
+  grey.add_component(J2K_SAMPLE_U8, 8);
+  for (size_t i = 0; i < grey.components[0].bytes.size(); ++i) grey.components[0].bytes[i] = static_cast<uint8_t>(i * 7 % 251);
+  j2kfront::Image wide = xyz_image(1100, 64, 900, false, 3);
+  for (auto& c : wide.components) c.precision = 16;
+  const Case cases[] = {{"2K_R", J2K_PROFILE_IMF_2K_R, xyz_image(640, 360, 30), 0},
+                        {"2K_R", J2K_PROFILE_IMF_2K_R, grey, 0},
+                        {"4K_R", J2K_PROFILE_IMF_4K_R, wide, 1024}};
+  for (const Case& k : cases) {
+    SCOPED_TRACE(std::string(k.opj) + ", " + std::to_string(k.img.components.size()) + " components, tiles " + std::to_string(k.tile));
+    const std::vector<uint8_t> ours = encode(k.img, imf(k.profile), 4, k.tile);
+    write("ours.j2k", ours);  // kept with J2K_KEEP_TEMP, to compare with opj.j2k
+    write_pnm(k.img, path(k.img.components.size() == 3 ? "in.ppm" : "in.pgm"));
+    const std::string opj = "opj_compress -i " + quote(path(k.img.components.size() == 3 ? "in.ppm" : "in.pgm")) + " -o " +
+                            quote(path("opj.j2k")) + " -IMF " + k.opj + " -n 5" + (k.tile ? " -t 1024,1024" : "");
+    const auto r = run_command(opj);
+    ASSERT_EQ(r.exit_code, 0) << opj << "\n" << r.output;
+    EXPECT_EQ(r.output.find("Non-IMF"), std::string::npos) << r.output;
+    EXPECT_TRUE(without_comment(ours) == without_comment(test_support::file_bytes(path("opj.j2k"))));
+    std::string report;
+    EXPECT_EQ(violations(ours, k.profile, 0, &report), 0) << report;
+  }
+}
+
+// The irreversible IMF profiles as opj_dump reads them, with a sub level's cap on the frame's
+// bytes where a frame rate is given (200 Mbit/s at 24 fps: 1,041,666 bytes) holding on noise.
+TEST_F(Cinema, ImfIrreversibleWithItsLevels) {
+  const j2kfront::Image img = xyz_image(2048, 1080, 600);
+  const std::vector<uint8_t> stream = encode(img, imf(J2K_PROFILE_IMF_2K, 3, 1, 24));
+  EXPECT_LE(stream.size(), 1041666u);
+  EXPECT_GE(stream.size(), 1000000u) << "the sub level's cap should bind on noise";
+  EXPECT_EQ(stream.at(6) << 8 | stream.at(7), 0x0400 | 1 << 4 | 3) << "Rsiz: the profile, sub level 1, main level 3";
+  std::string report;
+  EXPECT_EQ(violations(stream, J2K_PROFILE_IMF_2K, 24, &report), 0) << report;
+  // At 30 fps the same stream is over the sub level's bytes and main level 3's samples a second.
+  EXPECT_EQ(violations(stream, J2K_PROFILE_IMF_2K, 30, &report), 2) << report;
+  if (!test_support::on_path("opj_dump")) return;
+  const auto dump = run_command("opj_dump -i " + quote(write("imf.j2k", stream)));
+  for (const char* want : {"prg=0x4", "cblkw=2^5", "cblksty=0", "qmfbid=0", "qntsty=2", "numlayers=1", "tw=1, th=1"})
+    EXPECT_NE(dump.output.find(want), std::string::npos) << want << "\n" << dump.output;
+}
+
+// --IMF as opj_compress spells it, its levels and frame rate in Rsiz and the stream; what it
+// refuses before any work (exit 2).
+TEST_F(Cinema, ImfOnTheCommandLine) {
+  write_pnm(xyz_image(256, 128, 20), path("in.ppm"));
+  auto r = run_command(quote(kCli) + " compress -i " + quote(path("in.ppm")) + " -o " + quote(path("a.j2k")) +
+                       " -IMF 2K_R,mainlevel=3,sublevel=1,framerate=24 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::vector<uint8_t> a = test_support::file_bytes(path("a.j2k"));
+  EXPECT_EQ(a.at(6) << 8 | a.at(7), 0x0713);
+  r = run_command(quote(kCli) + " check --profile imf2k_r --fps 24 " + quote(path("a.j2k")));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  for (const char* bad : {"3K", "2K,mainlevel=12", "2K,sublevel=x", "2K,framerate=0", "2K,colour=1"}) {
+    r = run_command(quote(kCli) + " compress -i " + quote(path("in.ppm")) + " -o " + quote(path("b.j2k")) + " -IMF " + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad << "\n" << r.output;
+    EXPECT_NE(r.output.find("--IMF"), std::string::npos) << bad << "\n" << r.output;
+  }
+  r = run_command(quote(kCli) + " compress -i " + quote(path("in.ppm")) + " -o " + quote(path("b.j2k")) + " -IMF 2K -cinema4K");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_FALSE(std::ifstream(path("b.j2k")).good());
+}
+
+TEST_F(Cinema, ImfRefusesWhatItCannotCode) {
+  struct Case {
+    const char* what;
+    j2kfront::Image img;
+    j2kfront::Coding coding;
+    int levels;
+    uint32_t tile;
+    const char* message;
+  };
+  const j2kfront::Image ok = xyz_image(256, 128, 0);
+  std::vector<Case> cases;
+  {
+    j2kfront::Image four = xyz_image(64, 64, 0);
+    four.add_component(J2K_SAMPLE_U16, 12);
+    cases.push_back({"4 components", four, imf(J2K_PROFILE_IMF_2K), 5, 0, "1 to 3 components"});
+  }
+  {
+    j2kfront::Image low;
+    low.width = low.height = 64;
+    low.add_component(J2K_SAMPLE_U8, 7);
+    cases.push_back({"7-bit", low, imf(J2K_PROFILE_IMF_2K), 5, 0, "8 to 16 bits"});
+  }
+  cases.push_back({"too tall", xyz_image(64, 1600, 0), imf(J2K_PROFILE_IMF_2K), 5, 0, "at most 2048 x 1556"});
+  {
+    j2kfront::Coding two = imf(J2K_PROFILE_IMF_2K);
+    two.rates = {40, 20};
+    cases.push_back({"layers", ok, two, 5, 0, "one quality layer"});
+  }
+  cases.push_back({"tiles of 9/7", ok, imf(J2K_PROFILE_IMF_2K), 5, 64, "codes one tile"});
+  cases.push_back({"tiles of 512", xyz_image(1100, 64, 0), imf(J2K_PROFILE_IMF_4K_R), 5, 512, "tiles of 1024 or 2048"});
+  cases.push_back({"levels", ok, imf(J2K_PROFILE_IMF_2K), 6, 0, "at most 5 decomposition levels"});
+  cases.push_back({"levels on 1024 tiles", xyz_image(1100, 64, 0), imf(J2K_PROFILE_IMF_4K_R), 5, 1024, "at most 4 decomposition levels"});
+  cases.push_back({"sub level", ok, imf(J2K_PROFILE_IMF_2K, 1, 2), 5, 0, "sub level is 0 to 1 at main level 1"});
+  cases.push_back({"main level", ok, imf(J2K_PROFILE_IMF_2K, 12), 5, 0, "main level is 0 to 11"});
+  cases.push_back({"samples a second", xyz_image(2048, 1080, 0), imf(J2K_PROFILE_IMF_2K, 1, 0, 24), 5, 0, "65 million samples a second"});
+  {
+    j2kfront::Coding levels_alone = imf(J2K_PROFILE_NONE, 3);
+    cases.push_back({"levels without IMF", ok, levels_alone, 5, 0, "need an IMF profile"});
+  }
+  for (const Case& k : cases) {
+    try {
+      encode(k.img, k.coding, k.levels, k.tile);
+      ADD_FAILURE() << k.what << ": coded";
+    } catch (const j2kfront::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(k.message), std::string::npos) << k.what << ": " << e.what();
+    }
+  }
 }
 
 // --xyz's conversion: black is 0; sRGB's white is DCI's 48 cd/m^2 white, Y' = 3960 (4095 x

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// `j2kfront check --profile cinema2k|cinema4k [--fps N] FILE...`: whether JPEG 2000 files keep
-// to a profile (j2k_check_profile), every constraint each one breaks named, without decoding.
+// `j2kfront check --profile NAME [--fps N] FILE...`: whether JPEG 2000 files keep to a profile
+// (digital cinema or IMF; j2k_check_profile), every constraint each one breaks named, without
+// decoding.
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -14,17 +15,25 @@
 namespace j2k::tools {
 namespace {
 
+const std::map<std::string, j2k_profile> kProfiles = {
+    {"cinema2k", J2K_PROFILE_CINEMA_2K}, {"cinema4k", J2K_PROFILE_CINEMA_4K}, {"imf2k", J2K_PROFILE_IMF_2K},
+    {"imf4k", J2K_PROFILE_IMF_4K},       {"imf8k", J2K_PROFILE_IMF_8K},       {"imf2k_r", J2K_PROFILE_IMF_2K_R},
+    {"imf4k_r", J2K_PROFILE_IMF_4K_R},   {"imf8k_r", J2K_PROFILE_IMF_8K_R}};
+
 struct CheckArgs {
   std::vector<std::string> inputs;
   std::string profile;
-  int fps = 24;
+  double fps = 0;  // cinema: 0 is 24; IMF: 0 is none
 };
 
 int run_check(const CheckArgs& a) {
-  static const std::map<std::string, j2k_profile> kProfiles = {{"cinema2k", J2K_PROFILE_CINEMA_2K},
-                                                               {"cinema4k", J2K_PROFILE_CINEMA_4K}};
   const j2k_profile profile = kProfiles.at(a.profile);
-  if (profile == J2K_PROFILE_CINEMA_4K && a.fps != 24) throw CLI::ValidationError("--fps", "the cinema4k profile is for 24 frames a second");
+  if (profile == J2K_PROFILE_CINEMA_2K && a.fps != 0 && a.fps != 24 && a.fps != 48)
+    throw CLI::ValidationError("--fps", "the cinema2k profile is for 24 or 48 frames a second");
+  if (profile == J2K_PROFILE_CINEMA_4K && a.fps != 0 && a.fps != 24) throw CLI::ValidationError("--fps", "the cinema4k profile is for 24 frames a second");
+  const bool cinema = profile == J2K_PROFILE_CINEMA_2K || profile == J2K_PROFILE_CINEMA_4K;
+  char rate[48] = "";
+  if (a.fps > 0 || cinema) std::snprintf(rate, sizeof rate, " at %g fps", a.fps > 0 ? a.fps : 24.0);
   int status = 0;
   for (const std::string& path : a.inputs) {
     std::ifstream f(path, std::ios::binary);
@@ -42,10 +51,10 @@ int run_check(const CheckArgs& a) {
       continue;
     }
     if (violations == 0) {
-      std::printf("%s: keeps to the %s profile at %d fps\n", path.c_str(), a.profile.c_str(), a.fps);
+      std::printf("%s: keeps to the %s profile%s\n", path.c_str(), a.profile.c_str(), rate);
       continue;
     }
-    std::printf("%s: breaks the %s profile at %d fps in %d place%s:\n", path.c_str(), a.profile.c_str(), a.fps, violations,
+    std::printf("%s: breaks the %s profile%s in %d place%s:\n", path.c_str(), a.profile.c_str(), rate, violations,
                 violations == 1 ? "" : "s");
     std::string line;
     for (const char* p = report.data(); *p; ++p) {
@@ -66,14 +75,15 @@ int run_check(const CheckArgs& a) {
 std::function<int()> add_check_command(CLI::App& app) {
   auto args = std::make_shared<CheckArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "check", "Check JPEG 2000 files against a profile, naming every constraint each breaks (exit 1 if any file breaks it)");
+      "check", "Check JPEG 2000 files against a profile (digital cinema, IMF), naming every constraint each breaks (exit 1 if any file breaks it)");
   cmd->add_option("FILE", args->inputs, "codestreams or JP2 files")->required();
-  cmd->add_option("--profile", args->profile, "the profile: cinema2k or cinema4k")
+  cmd->add_option("--profile", args->profile, "the profile: cinema2k, cinema4k, imf2k, imf4k, imf8k, imf2k_r, imf4k_r or imf8k_r")
       ->required()
-      ->check(CLI::IsMember({"cinema2k", "cinema4k"}));
-  cmd->add_option("--fps", args->fps, "frames a second, for the byte limits: 24 or 48 (cinema2k), 24 (cinema4k)")
-      ->check(CLI::IsMember({24, 48}))
-      ->capture_default_str();
+      ->check(CLI::IsMember(kProfiles));
+  cmd->add_option("--fps", args->fps,
+                  "frames a second, for the rate limits: 24 (default) or 48 for cinema2k, 24 for cinema4k; for IMF, the "
+                  "stream's main and sub level are checked at this rate (default: none)")
+      ->check(CLI::PositiveNumber);
   return [args] { return run_check(*args); };
 }
 

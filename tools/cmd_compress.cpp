@@ -43,6 +43,7 @@ struct CompressArgs {
   std::string xyz;   // --xyz: RGB to 12-bit X'Y'Z' from this transfer (srgb, bt709) first
   int cinema2k = 0;  // --cinema2K FPS (0: not given)
   bool cinema4k = false;
+  std::string imf;   // --IMF PROFILE[,mainlevel=X][,sublevel=Y][,framerate=FPS]
   std::string modes = "0";  // -M: the sum of the mode switches, or HT
   bool irreversible = false, ht = false, sop = false, eph = false, plt = false, tlm = false, force = false, quiet = false;
 };
@@ -110,6 +111,35 @@ unsigned modes_from(const CompressArgs& a) {
   return modes | (a.ht ? J2K_MODE_HT : 0u);
 }
 
+// --IMF PROFILE[,mainlevel=X][,sublevel=Y][,framerate=FPS], as opj_compress -IMF: the profile
+// (2K, 4K, 8K, 2K_R, 4K_R, 8K_R) and its levels and frame rate into `c`.
+void imf_from(const std::string& text, j2kfront::Coding& c) {
+  static const std::map<std::string, j2k_profile> kProfiles = {
+      {"2K", J2K_PROFILE_IMF_2K},     {"4K", J2K_PROFILE_IMF_4K},     {"8K", J2K_PROFILE_IMF_8K},
+      {"2K_R", J2K_PROFILE_IMF_2K_R}, {"4K_R", J2K_PROFILE_IMF_4K_R}, {"8K_R", J2K_PROFILE_IMF_8K_R}};
+  std::stringstream in(text);
+  std::string item;
+  std::getline(in, item, ',');
+  std::string upper = item;
+  std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+  const auto it = kProfiles.find(upper);
+  if (it == kProfiles.end()) throw CLI::ValidationError("--IMF", "the profile is 2K, 4K, 8K, 2K_R, 4K_R or 8K_R, not '" + item + "'");
+  c.profile = it->second;
+  while (std::getline(in, item, ',')) {
+    const size_t eq = item.find('=');
+    const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    char* end = nullptr;
+    const double v = std::strtod(value.c_str(), &end);
+    const bool number = !value.empty() && *end == '\0' && std::isfinite(v);
+    if (key == "mainlevel" && number && v == std::floor(v) && v >= 0 && v <= 11) c.imf_mainlevel = static_cast<int>(v);
+    else if (key == "sublevel" && number && v == std::floor(v) && v >= 0 && v <= 9) c.imf_sublevel = static_cast<int>(v);
+    else if (key == "framerate" && number && v > 0) c.frame_rate = v;
+    else
+      throw CLI::ValidationError("--IMF", "expected mainlevel=0..11, sublevel=0..9 or framerate=FPS (above 0) after the profile, not '" +
+                                              item + "'");
+  }
+}
+
 j2kfront::Coding coding_from(const CompressArgs& a) {
   j2kfront::Coding c;
   if (!a.rates.empty() && !a.psnr.empty()) throw CLI::ValidationError("-q", "give -r (rates) or -q (PSNR), not both");
@@ -125,7 +155,8 @@ j2kfront::Coding coding_from(const CompressArgs& a) {
   if (!a.tile_parts.empty()) c.tile_parts = a.tile_parts[0];
   c.guard_bits = a.guard_bits;
   c.comment = a.comment;
-  if (a.cinema2k && a.cinema4k) throw CLI::ValidationError("--cinema4K", "give one cinema profile, not both");
+  if ((a.cinema2k != 0) + a.cinema4k + !a.imf.empty() > 1) throw CLI::ValidationError("--IMF", "give one profile: --cinema2K, --cinema4K or --IMF");
+  if (!a.imf.empty()) imf_from(a.imf, c);
   if (a.cinema2k) c.profile = J2K_PROFILE_CINEMA_2K, c.frame_rate = a.cinema2k;
   if (a.cinema4k) c.profile = J2K_PROFILE_CINEMA_4K, c.frame_rate = 24;
   return c;
@@ -241,7 +272,9 @@ std::string shape_key(const j2kfront::Image& image) {
 // reported and the others go on, and the exit status says whether all succeeded.
 int run_compress(CompressArgs a) {
   const auto t_start = Clock::now();
-  if (a.cinema2k || a.cinema4k) a.irreversible = true;  // the profiles' wavelet (the library sets it too)
+  // The profiles' wavelet (the library sets it too), for what is printed.
+  if (a.cinema2k || a.cinema4k) a.irreversible = true;
+  if (!a.imf.empty()) a.irreversible = a.imf.find("_R") == std::string::npos && a.imf.find("_r") == std::string::npos;
   std::vector<std::string> skipped;
   std::error_code ec;
   // An input that is not there fails the run (exit 1) naming it, before the outputs' names
@@ -399,6 +432,10 @@ std::function<int()> add_compress_command(CLI::App& app) {
   cmd->add_flag("--cinema4K", args->cinema4k,
                 "digital cinema 4K at 24 frames a second, as opj_compress -cinema4K: as --cinema2K, of at most "
                 "4096x2160, -n 7 at most, the highest resolution in a second progression change");
+  cmd->add_option("--IMF", args->imf,
+                  "an IMF profile, as opj_compress -IMF: PROFILE[,mainlevel=X][,sublevel=Y][,framerate=FPS] with PROFILE 2K, 4K, "
+                  "8K (9/7) or 2K_R, 4K_R, 8K_R (5/3); 1 to 3 unsigned 8- to 16-bit components, one layer; sets one tile, at most "
+                  "5, 6 or 7 levels, -b 32,32, precincts, CPRL, --TP C, --TLM; with framerate, the sub level caps the frame's bytes");
   cmd->add_flag("--SOP", args->sop, "a start-of-packet marker before each packet");
   cmd->add_flag("--EPH", args->eph, "an end-of-packet-header marker after each packet header");
   cmd->add_flag("--PLT", args->plt, "packet lengths in each tile-part header");
@@ -415,7 +452,7 @@ std::function<int()> add_compress_command(CLI::App& app) {
   cmd->add_flag("--force", args->force, "replace an existing output file");
   cmd->add_flag("--quiet", args->quiet, "print nothing but errors");
   cmd->footer("opj_compress's spellings -mct, -SOP, -EPH, -PLT, -TLM, -TP, -GuardBits, -threads, -OutFor, -ImgDir, -quiet and -force\n"
-              "-cinema2K, -cinema4K are accepted too; -s, -POC, -ROI, -IMF, -jpip and -x are refused as not supported.");
+              "-cinema2K, -cinema4K, -IMF are accepted too; -s, -POC, -ROI, -jpip and -x are refused as not supported.");
   return [args] { return run_compress(*args); };
 }
 
@@ -429,14 +466,14 @@ std::vector<std::string> opj_style_arguments(int argc, char** argv) {
   static const std::map<std::string, std::string> kCompress = {
       {"-mct", "--mct"}, {"-SOP", "--SOP"}, {"-EPH", "--EPH"}, {"-PLT", "--PLT"},
       {"-TLM", "--TLM"}, {"-TP", "--TP"},   {"-GuardBits", "--guard-bits"},
-      {"-cinema2K", "--cinema2K"}, {"-cinema4K", "--cinema4K"}};
+      {"-cinema2K", "--cinema2K"}, {"-cinema4K", "--cinema4K"}, {"-IMF", "--IMF"}};
   static const std::map<std::string, std::string> kDecompress = {{"-allow-partial", "--allow-partial"}};
   // Theirs that j2kfront does not do: named as such, not misread as a cluster of short flags
   // (-IMF as -I -M F).
   static const std::map<std::string, std::string> kNotCompress = {
       {"-s", "subsampled input (-s dx,dy)"},
       {"-POC", "progression order changes (-POC)"}, {"-ROI", "regions of interest (-ROI)"},
-      {"-IMF", "the IMF profiles"},                 {"-jpip", "JPIP index boxes (-jpip)"},
+      {"-jpip", "JPIP index boxes (-jpip)"},
       {"-x", "index files (-x)"}};
   for (size_t k = 2; k < out.size(); ++k) {
     std::string& a = out[k];

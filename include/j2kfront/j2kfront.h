@@ -351,11 +351,18 @@ typedef enum j2k_progression {
   J2K_LRCP = 0, J2K_RLCP = 1, J2K_RPCL = 2, J2K_PCRL = 3, J2K_CPRL = 4
 } j2k_progression;
 
-/* Profiles a codestream can keep to (ISO/IEC 15444-1 Amd 1, Table A.10: SIZ's Rsiz). */
+/* Profiles a codestream can keep to (ISO/IEC 15444-1 Table A.10: SIZ's Rsiz; IMF's without
+ * its main and sub level). */
 typedef enum j2k_profile {
   J2K_PROFILE_NONE = 0,
-  J2K_PROFILE_CINEMA_2K = 3, /* digital cinema (DCI) 2K, as opj_compress -cinema2K */
-  J2K_PROFILE_CINEMA_4K = 4  /* digital cinema (DCI) 4K, as opj_compress -cinema4K */
+  J2K_PROFILE_CINEMA_2K = 3,      /* digital cinema (DCI) 2K, as opj_compress -cinema2K */
+  J2K_PROFILE_CINEMA_4K = 4,      /* digital cinema (DCI) 4K, as opj_compress -cinema4K */
+  J2K_PROFILE_IMF_2K = 0x0400,    /* IMF (SMPTE ST 2067-21), as opj_compress -IMF 2K, ... */
+  J2K_PROFILE_IMF_4K = 0x0500,
+  J2K_PROFILE_IMF_8K = 0x0600,
+  J2K_PROFILE_IMF_2K_R = 0x0700,  /* the reversible (5/3) IMF profiles */
+  J2K_PROFILE_IMF_4K_R = 0x0800,
+  J2K_PROFILE_IMF_8K_R = 0x0900
 } j2k_profile;
 
 typedef enum j2k_file_format {
@@ -416,10 +423,19 @@ typedef struct j2k_coding {
    * without mode switches, precincts of 128 at the lowest resolution and 256 above, CPRL (4K:
    * in two progression changes, the highest resolution last), a tile-part per component,
    * TLM, Rsiz; rates (or none: the largest frame) are kept within DCI's bytes a frame
-   * (1,302,083 at 24 fps, 651,041 at 48) and a component (1,041,666; 520,833). Not with HT
-   * or PSNR targets. */
+   * (1,302,083 at 24 fps, 651,041 at 48) and a component (1,041,666; 520,833). The IMF
+   * profiles code 1 to 3 unsigned components of 8 to 16 bits (4:4:4 or 4:2:2) of at most
+   * 2048 x 1556, 4096 x 3112 or 8192 x 6224, in one layer, with the 9/7 (the _R profiles: the
+   * 5/3), one tile (_R: or tiles of 1024, 2048 for 4K_R and 8K_R, 4096 for 8K_R), at most 5, 6
+   * or 7 levels (_R: fewer on narrower tiles), and the cinema profiles' code-blocks,
+   * precincts, CPRL, tile-parts and TLM; with a frame rate, the sub level's bits a second cap
+   * the frame and the main level's samples a second are checked. Not with HT or PSNR
+   * targets. */
   j2k_profile profile;
-  int frame_rate;             /* the profile's frames a second: 2K 24 or 48, 4K 24 (0: 24) */
+  double frame_rate;          /* frames a second: cinema 2K 24 or 48, 4K 24 (0: 24); IMF any
+                                 (0: none, so no rate limit) */
+  int imf_mainlevel;          /* IMF's main level 0..11 (0: unspecified) */
+  int imf_sublevel;           /* IMF's sub level 0..9, at most Table A.53's for the main level */
 } j2k_coding;
 
 /* The defaults noted above. Always start from these: fields may be added at the end. */
@@ -573,13 +589,14 @@ typedef struct j2k_stream_info {
 j2k_status j2k_read_info(const void* data, size_t size, j2k_stream_info* info, j2k_component_info* components,
                          int max_components);
 
-/* Checks a codestream's or JP2 file's headers and tile-part sizes against `profile`
- * (J2K_PROFILE_CINEMA_2K or _4K, at `frame_rate` frames a second, 0: 24), without decoding:
+/* Checks a codestream's or JP2 file's headers and tile-part sizes against `profile` (at
+ * `frame_rate` frames a second: cinema 0 for 24; IMF 0 for none, else its levels' rate
+ * limits are checked too; IMF's main and sub level are the stream's own), without decoding:
  * *violations is the number of the profile's constraints it breaks, and `report` (when
  * report_size > 0) holds them, a sentence a line naming the field, what it holds and what the
  * profile asks, cut to report_size - 1 bytes and NUL-terminated. J2K_OK whenever the file's
  * headers could be read, whatever it breaks; an error status where they could not. */
-j2k_status j2k_check_profile(const void* data, size_t size, j2k_profile profile, int frame_rate, int* violations,
+j2k_status j2k_check_profile(const void* data, size_t size, j2k_profile profile, double frame_rate, int* violations,
                              char* report, size_t report_size);
 
 /* ---------------------------------------------------------------- the DWT alone */

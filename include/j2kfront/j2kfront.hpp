@@ -284,7 +284,8 @@ struct Coding {
   int guard_bits = -1;
   std::string comment;
   j2k_profile profile = J2K_PROFILE_NONE;
-  int frame_rate = 0;  // the profile's frames a second (0: 24)
+  double frame_rate = 0;  // the profile's frames a second (cinema 0: 24; IMF 0: none)
+  int imf_mainlevel = 0, imf_sublevel = 0;
 
   const j2k_coding* get() const {
     j2k_coding_default(&c_);
@@ -306,6 +307,8 @@ struct Coding {
     c_.comment = comment.c_str();
     c_.profile = profile;
     c_.frame_rate = frame_rate;
+    c_.imf_mainlevel = imf_mainlevel;
+    c_.imf_sublevel = imf_sublevel;
     return &c_;
   }
 
