@@ -9,6 +9,7 @@ set(J2K_WITH_PNG AUTO CACHE STRING "PNG input through libpng (AUTO|ON|OFF)")
 set(J2K_WITH_LCMS2 AUTO CACHE STRING "ICC profiles and CIELab applied after decoding, through Little CMS (AUTO|ON|OFF)")
 set(J2K_WITH_PYTHON AUTO CACHE STRING "the Python module, through pybind11 (AUTO|ON|OFF)")
 option(J2K_BUILD_TOOLS "Build the j2kfront command-line tool (needs CLI11 and nlohmann_json)" ON)
+option(J2K_STATIC_LIBRARY "Install libj2kfront as a static library (default: shared, exporting the C interface only)" OFF)
 option(J2K_BUILD_TESTS "Build the unit, backend and conformance tests" ON)
 option(J2K_BUILD_FUZZERS "Build the libFuzzer targets in tests/fuzz (clang; with the Sanitize build type)" OFF)
 

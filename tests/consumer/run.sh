@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # The `install` test: installs a j2kfront build into a fresh prefix, then builds and runs the
 # consumers against that prefix only: through the CMake package (tests/consumer/CMakeLists.txt)
-# and, for the C consumer, through pkg-config with a plain `cc` and static linking.
+# and, for the C consumer, through pkg-config with a plain `cc`: `--libs` against the shared
+# library (the default build), and `--libs --static` (which a static build needs).
 #   run.sh BUILD_DIR WORK_DIR [CMAKE_GENERATOR] [CMAKE_PREFIX_PATH of the build]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -45,17 +46,32 @@ if command -v opj_decompress >/dev/null; then
     { echo "compress: opj_decompress cannot read $work/example.jp2"; exit 1; }
 fi
 
-echo "== pkg-config: cc \$(pkg-config --cflags --libs --static j2kfront)"
 if ! command -v pkg-config >/dev/null; then
   echo "pkg-config not found (tools/install-deps.sh installs it): the CMake package passed, skipping the rest"
   exit 77
 fi
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
-flags=$(pkg-config --cflags --libs --static j2kfront)
-echo "$flags"
-# shellcheck disable=SC2086  # the flags are words
-${CC:-cc} -std=c99 -Wall -Wextra -Wpedantic -Werror -o "$work/consumer_c_pkgconfig" "$here/consumer.c" $flags
-# (For a shared j2kfront, the loader must find it in the prefix.)
-LD_LIBRARY_PATH="$(pkg-config --variable=libdir j2kfront)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-  "$work/consumer_c_pkgconfig"
+libdir=$(pkg-config --variable=libdir j2kfront)
+shared=0
+[[ -e $libdir/libj2kfront.so ]] && shared=1
+for how in "--libs" "--libs --static"; do
+  # A static library needs --static (its C++ and GPU runtime dependencies); a shared one
+  # brings its own, so that the plain `cc $(pkg-config --cflags --libs j2kfront)` links.
+  [[ $how == --libs && $shared == 0 ]] && { echo "-- static library: no plain --libs link"; continue; }
+  # shellcheck disable=SC2086  # the flags are words
+  flags=$(pkg-config --cflags $how j2kfront)
+  echo "== pkg-config: cc \$(pkg-config --cflags $how j2kfront): $flags"
+  # shellcheck disable=SC2086
+  ${CC:-cc} -std=c99 -Wall -Wextra -Wpedantic -Werror -o "$work/consumer_c_pkgconfig" "$here/consumer.c" $flags
+  # (A shared j2kfront: the loader must find it in the prefix.)
+  LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$work/consumer_c_pkgconfig"
+done
+if [[ $shared == 1 ]]; then
+  # The shared library exports the C interface alone, and is versioned.
+  leaked=$(nm -D --defined-only "$libdir/libj2kfront.so" | awk '$2 ~ /[TDRBW]/ && $3 !~ /^j2k_/ {print $3}' | head -5)
+  [[ -z $leaked ]] || { echo "libj2kfront.so exports more than j2k_*: $leaked"; exit 1; }
+  soname=$(objdump -p "$libdir/libj2kfront.so" | awk '$1 == "SONAME" {print $2}')
+  [[ $soname == libj2kfront.so.[0-9]*.[0-9]* ]] || { echo "libj2kfront.so's soname is '$soname', not libj2kfront.so.MAJOR.MINOR"; exit 1; }
+  echo "-- libj2kfront.so: $(nm -D --defined-only "$libdir/libj2kfront.so" | grep -c ' T j2k_') j2k_* functions exported, soname $soname"
+fi
 echo "install test: passed"
