@@ -522,6 +522,43 @@ TEST_F(Cli, BadDeviceVariableIsRefusedNamingIt) {
 
 // opj_compress's and opj_decompress's spellings: those that mean what ours mean are taken,
 // the others refused by name as not supported (not misread: -IMF is no -I -M F).
+// `-` for compress and decompress: an image through two pipes comes back whole (lossless), the
+// format of -o - from --OutFor, what is said of the run on standard error; a failed run writes
+// nothing to standard output; PGX (a file per component) is no format for it.
+TEST_F(Cli, StandardInputAndOutput) {
+  const std::string k = quote(kCli), pgm = quote(kData + "/camera.pgm");
+  // In a subshell: run_command adds 2>&1 after the whole command (errors come back in
+  // r.output), which must not undo the redirections inside.
+  auto shell = [](const std::string& command) { return run_command("(" + command + ")"); };
+  auto r = shell("cat " + pgm + " | " + k + " compress -i - -o - 2>" + quote(out("c.err")) + " | " + k +
+                       " decompress -i - -o - > " + quote(out("back.pgm")) + " 2>" + quote(out("d.err")));
+  ASSERT_EQ(r.exit_code, 0) << r.output << file_text(out("c.err")) << file_text(out("d.err"));
+  EXPECT_EQ(file_text(out("back.pgm")), file_text(kData + "/camera.pgm"));
+  EXPECT_NE(file_text(out("c.err")).find("standard input 512x512 x1 -> standard output"), std::string::npos) << file_text(out("c.err"));
+  EXPECT_NE(file_text(out("d.err")).find("standard input -> standard output"), std::string::npos) << file_text(out("d.err"));
+  r = shell(k + " compress -i " + pgm + " -o - --OutFor jp2 --quiet > " + quote(out("c.jp2")));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(file_text(out("c.jp2")).substr(4, 8), std::string("jP  \r\n\x87\n", 8)) << "a JP2 signature box";
+  r = shell(k + " decompress -i " + quote(out("c.jp2")) + " -o - --OutFor png > " + quote(out("c.png")));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(file_text(out("c.png")).substr(1, 3), "PNG");
+  // Failures: nothing on standard output.
+  r = shell("echo not-an-image | " + k + " compress -i - -o - > " + quote(out("none.j2k")));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("standard input"), std::string::npos) << r.output;
+  EXPECT_EQ(file_text(out("none.j2k")), "");
+  r = shell("echo not-a-codestream | " + k + " decompress -i - -o - > " + quote(out("none.pgm")));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("standard input: not a JPEG 2000"), std::string::npos) << r.output;
+  EXPECT_EQ(file_text(out("none.pgm")), "");
+  r = shell(k + " decompress -i " + quote(out("c.jp2")) + " -o - --OutFor pgx > " + quote(out("none.pgx")));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("PGX is a file per component"), std::string::npos) << r.output;
+  r = shell(k + " compress -i " + pgm + " -o - --OutFor jph > " + quote(out("none.jph")));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("add --ht"), std::string::npos) << r.output;
+}
+
 TEST_F(Cli, OpenJpegSpellingsAreTakenOrRefusedByName) {
   fs::create_directories(out("in"));
   fs::copy_file(kData + "/camera.pgm", out("in/camera.pgm"));

@@ -25,8 +25,10 @@
 #include "tools/commands.hpp"
 #include "tools/env_options.hpp"
 #include "tools/image_files.hpp"
+#include "tools/memory_size.hpp"
 #include "tools/output_dir.hpp"
 #include "tools/progress.hpp"
+#include "tools/stdin_file.hpp"
 #include "transform/backend.hpp"
 
 namespace j2k::tools {
@@ -219,6 +221,7 @@ double ms_since(Clock::time_point t) { return std::chrono::duration<double, std:
 
 struct CompressJob {
   std::string input, output;
+  std::string format_name;  // a name whose extension says the format (for "-", standard output)
 };
 
 // Whether the flags ask for HT code-blocks: --ht, or -M HT.
@@ -230,16 +233,27 @@ bool wants_ht(const CompressArgs& a) { return (modes_from(a) & J2K_MODE_HT) != 0
 // --force, or write two images to one name, stops before any work.
 std::vector<CompressJob> compress_jobs(const CompressArgs& a, bool batch, std::vector<std::string>* skipped) {
   std::error_code ec;
+  if (!batch && a.output == "-") {
+    // Standard output: --OutFor says the format (a codestream by default).
+    std::string format = a.out_format.empty() ? "j2k" : a.out_format;
+    std::transform(format.begin(), format.end(), format.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (!j2k_file_format_from_name(("any." + format).c_str(), nullptr))
+      throw CLI::ValidationError("--OutFor", "the format of -o - is j2k, j2c, jpc, jp2, or with --ht jhc or jph, not '" + a.out_format + "'");
+    if (j2k_file_format_is_ht(("any." + format).c_str()) && !wants_ht(a))
+      throw CLI::ValidationError("--OutFor", "a ." + format + " file holds HT code-blocks: add --ht");
+    return {{a.input, "-", "any." + format}};
+  }
   if (!batch) {
-    if (!a.out_format.empty()) throw CLI::ValidationError("--OutFor", "names the outputs' format for a directory of images; for one image, -o's extension does");
+    if (!a.out_format.empty())
+      throw CLI::ValidationError("--OutFor", "names the format of -o - or of a directory's outputs; for one file, -o's extension does");
     if (!j2k_file_format_from_name(a.output.c_str(), nullptr))
       throw CLI::ValidationError("-o", "the output must end in .j2k, .j2c or .jpc (a codestream), .jp2 (a JP2 file), or with --ht "
                                        ".jhc (an HTJ2K codestream) or .jph (a JPH file), not '" + lower_extension(a.output) + "'");
     if (j2k_file_format_is_ht(a.output.c_str()) && !wants_ht(a))
       throw CLI::ValidationError("-o", "a " + lower_extension(a.output) + " file holds HT code-blocks: add --ht");
-    return {{a.input, a.output}};
+    return {{a.input, a.output, a.output}};
   }
-  if (fs::exists(a.output, ec) && !fs::is_directory(a.output, ec))
+  if (a.output == "-" || (fs::exists(a.output, ec) && !fs::is_directory(a.output, ec)))
     throw CLI::ValidationError("-o", a.output + ": -i is a directory, so -o must be one too (it is created if missing)");
   std::string format = a.out_format.empty() ? "j2k" : a.out_format;
   std::transform(format.begin(), format.end(), format.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -254,7 +268,7 @@ std::vector<CompressJob> compress_jobs(const CompressArgs& a, bool batch, std::v
     const std::string out = (fs::path(a.output) / fs::path(in).stem()).string() + "." + format;
     const auto [it, fresh] = seen.emplace(out, in);
     if (!fresh) throw CLI::ValidationError("-i", in + " and " + it->second + " would both write " + out);
-    jobs.push_back({in, out});
+    jobs.push_back({in, out, out});
   }
   return jobs;
 }
@@ -302,7 +316,7 @@ int run_compress(CompressArgs a) {
   apply_env_options(s, tuning);
   j2kfront::Coding coding = coding_from(a);
   // .jp2, and .jph with --ht: the JP2 boxes (brand 'jph ' around HT code-blocks).
-  j2k_file_format_from_name(jobs[0].output.c_str(), &coding.format);
+  j2k_file_format_from_name(jobs[0].format_name.c_str(), &coding.format);
   // Every flag before an image is read (the component count, for -mct, once it is), then the
   // outputs: never an input, an existing file only with --force.
   j2kfront::check(j2k_coding_check(&s, coding.get(), 3));
@@ -316,6 +330,8 @@ int run_compress(CompressArgs a) {
   for (const CompressJob& job : jobs) outputs.emplace_back(job.output, job.input, a.force);
   for (const OutputFile& o : outputs) o.check();
 
+  // What is said of the run goes to standard error when the codestream goes to standard output.
+  std::FILE* info = a.output == "-" ? stderr : stdout;
   Progress progress(a.quiet ? 0 : jobs.size());
   std::unique_ptr<j2kfront::Encoder> encoder;
   std::string encoder_key;
@@ -326,7 +342,16 @@ int run_compress(CompressArgs a) {
     try {
       const auto t0 = Clock::now();
       auto t = Clock::now();
-      j2kfront::Image image = raw ? io::read_raw(job.input, *raw) : io::read_image(job.input);
+      // "-": standard input, copied to a file the readers open (its format found by its signature).
+      std::unique_ptr<StdinFile> from_stdin;
+      if (job.input == "-") from_stdin = std::make_unique<StdinFile>(default_memory_budget());
+      j2kfront::Image image;
+      try {
+        image = raw ? io::read_raw(job.input, *raw) : io::read_image(from_stdin ? from_stdin->path() : job.input);
+      } catch (const std::exception& e) {
+        if (from_stdin) from_stdin->rethrow_named(e);
+        throw;
+      }
       if (!a.xyz.empty()) image = to_dci_xyz(image, a.xyz);
       const double read_ms = ms_since(t);
       if (ix + image.width > UINT32_MAX || iy + image.height > UINT32_MAX)
@@ -357,17 +382,18 @@ int run_compress(CompressArgs a) {
       if (!a.quiet) {
         progress.clear();
         const j2k_encode_report r = encoder->report();
-        std::printf("j2kfront: %s %ux%u x%zu -> %s: %zu bytes (%.2f:1, %s, %d resolutions, %d layer%s, %s) in %.1f ms\n",
-                    job.input.c_str(), image.width, image.height, image.components.size(), job.output.c_str(), size,
+        std::fprintf(info, "j2kfront: %s %ux%u x%zu -> %s: %zu bytes (%.2f:1, %s, %d resolutions, %d layer%s, %s) in %.1f ms\n",
+                    job.input == "-" ? "standard input" : job.input.c_str(), image.width, image.height, image.components.size(),
+                    job.output == "-" ? "standard output" : job.output.c_str(), size,
                     raw_bytes / static_cast<double>(size), a.irreversible ? "9/7" : "5/3", s.levels + 1, r.layers,
                     r.layers == 1 ? "" : "s", encoder->info().description, ms_since(t0));
         if (!batch) {
-          std::printf("  read %.1f ms, front stage %.1f, Tier-1 %.1f, rate control %.1f, Tier-2 %.1f, write %.1f\n", read_ms,
+          std::fprintf(info, "  read %.1f ms, front stage %.1f, Tier-1 %.1f, rate control %.1f, Tier-2 %.1f, write %.1f\n", read_ms,
                       r.front_ms, r.tier1_ms, r.rate_ms, r.tier2_ms, write_ms);
           if (!coding.rates.empty() || !coding.psnr.empty())
-            for (int l = 0; l < r.layers; ++l) std::printf("  layer %d: estimated PSNR %.2f dB\n", l, r.layer_psnr[l]);
+            for (int l = 0; l < r.layers; ++l) std::fprintf(info, "  layer %d: estimated PSNR %.2f dB\n", l, r.layer_psnr[l]);
         }
-        std::fflush(stdout);
+        std::fflush(info);
       }
     } catch (const std::exception& e) {
       if (!batch) throw;  // main() reports it
@@ -393,12 +419,13 @@ int run_compress(CompressArgs a) {
 std::function<int()> add_compress_command(CLI::App& app) {
   auto args = std::make_shared<CompressArgs>();
   CLI::App* cmd = app.add_subcommand("compress", "Write a JPEG 2000 file (.j2k/.j2c codestream or .jp2) with opj_compress's options");
-  cmd->add_option("-i,--input", args->input, "the image (TIFF, PNG, PGM/PPM or PGX), or a directory of them")->required();
+  cmd->add_option("-i,--input", args->input, "the image (TIFF, PNG, PGM/PPM or PGX; - reads standard input), or a directory of them")->required();
   cmd->add_option("-o,--output", args->output,
                   "OUT.j2k, OUT.j2c or OUT.jpc (a codestream), OUT.jp2 (a JP2 file), with --ht OUT.jhc or OUT.jph; "
-                  "for a directory -i, a directory")
+                  "- for standard output (the format from --OutFor, j2k by default); for a directory -i, a directory")
       ->required();
-  cmd->add_option("--OutFor", args->out_format, "with a directory -i: the outputs' format, j2k (default), j2c, jpc, jp2, or with --ht jhc or jph");
+  cmd->add_option("--OutFor", args->out_format,
+                  "with -o - or a directory -i: the outputs' format, j2k (default), j2c, jpc, jp2, or with --ht jhc or jph");
   cmd->add_option("-r", args->rates, "compression ratio per quality layer, e.g. 40,20,10 (1 or 0: lossless); default lossless");
   cmd->add_option("-q", args->psnr, "PSNR in dB per quality layer, e.g. 30,40 (0: lossless)");
   cmd->add_option("-F", args->raw_layout,

@@ -69,23 +69,37 @@ std::vector<int64_t> parse_integers(const std::string& option, const std::string
 
 struct DecompressJob {
   std::string input, output;
+  std::string format_name;  // a name whose extension says the format (for "-", standard output)
 };
 
 // One file to the image -o names, or (batch: -i is a directory) every JPEG 2000 file in it to
 // the directory -o names, each as <its name without extension>.<--OutFor>.
 std::vector<DecompressJob> decompress_jobs(const DecompressArgs& a, bool batch, size_t* skipped) {
   std::error_code ec;
+  if (!batch && a.output == "-") {
+    // Standard output: --OutFor says the format (PNM by default: PGM for one component, else PPM).
+    std::string format = a.out_format.empty() ? "pnm" : a.out_format;
+    std::transform(format.begin(), format.end(), format.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    io::ImageFormat f{};
+    try {
+      f = io::image_format_for("x." + format);
+    } catch (const Error&) {
+      throw CLI::ValidationError("--OutFor", "the format of -o - is pnm, pgm, ppm, tif, tiff or png, not '" + a.out_format + "'");
+    }
+    if (f == io::ImageFormat::Pgx) throw CLI::ValidationError("--OutFor", "PGX is a file per component: give -o OUT.pgx, not -o -");
+    return {{a.input, "-", "x." + format}};
+  }
   if (!batch) {
     if (!a.out_format.empty())
-      throw CLI::ValidationError("--OutFor", "names the outputs' format for a directory of files; for one file, -o's extension does");
+      throw CLI::ValidationError("--OutFor", "names the format of -o - or of a directory's outputs; for one file, -o's extension does");
     try {
       io::image_format_for(a.output);
     } catch (const Error& e) {
       throw CLI::ValidationError("-o", e.what());
     }
-    return {{a.input, a.output}};
+    return {{a.input, a.output, a.output}};
   }
-  if (fs::exists(a.output, ec) && !fs::is_directory(a.output, ec))
+  if (a.output == "-" || (fs::exists(a.output, ec) && !fs::is_directory(a.output, ec)))
     throw CLI::ValidationError("-o", a.output + ": -i is a directory, so -o must be one too (it is created if missing)");
   std::string format = a.out_format.empty() ? "png" : a.out_format;
   std::transform(format.begin(), format.end(), format.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -108,7 +122,7 @@ std::vector<DecompressJob> decompress_jobs(const DecompressArgs& a, bool batch, 
     const std::string out = (fs::path(a.output) / fs::path(in).stem()).string() + "." + format;
     const auto [it, fresh] = seen.emplace(out, in);
     if (!fresh) throw CLI::ValidationError("-i", in + " and " + it->second + " would both write " + out);
-    jobs.push_back({in, out});
+    jobs.push_back({in, out, out});
   }
   return jobs;
 }
@@ -117,6 +131,20 @@ std::vector<DecompressJob> decompress_jobs(const DecompressArgs& a, bool batch, 
 // is not zeroed first). A regular file only, as compress and transform read theirs: a FIFO or
 // a device is refused by name, and never waited on (opened without blocking, then checked).
 SampleBytes read_file(const std::string& path, uint64_t limit) {
+  if (path == "-") {  // standard input: read to its end, refused past the limit as it comes
+    SampleBytes bytes;
+    unsigned char buffer[1 << 16];
+    for (;;) {
+      const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) throw Error(ErrorCode::Io, std::string("standard input: cannot read: ") + std::strerror(errno));
+      if (n == 0) break;
+      if (limit && bytes.size() + static_cast<size_t>(n) > limit)
+        throw Error(ErrorCode::OutOfMemory, "standard input: more than the " + std::to_string(limit) + " bytes --max-memory allows");
+      bytes.insert(bytes.end(), buffer, buffer + n);
+    }
+    return bytes;
+  }
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) throw Error(ErrorCode::Io, path + ": cannot open: " + std::strerror(errno));
   auto fail = [&](ErrorCode code, const std::string& what) {
@@ -144,14 +172,16 @@ SampleBytes read_file(const std::string& path, uint64_t limit) {
 
 // The outputs one image makes: one file, or (PGX) one per component.
 std::vector<std::string> output_names(const std::string& output, size_t components) {
-  if (io::image_format_for(output) != io::ImageFormat::Pgx) return {output};
+  if (output == "-" || io::image_format_for(output) != io::ImageFormat::Pgx) return {output};
   std::vector<std::string> names;
   for (size_t c = 0; c < components; ++c) names.push_back(io::pgx_component_path(output, c));
   return names;
 }
 
-void write_image(const io::ImageSamples& whole, const std::string& output, const std::string& input, bool force) {
-  const io::ImageFormat format = io::image_format_for(output);
+// `format_name`: a name whose extension says the format (for "-", standard output, --OutFor's).
+void write_image(const io::ImageSamples& whole, const std::string& output, const std::string& format_name, const std::string& input,
+                 bool force) {
+  const io::ImageFormat format = io::image_format_for(format_name);
   const std::string why = io::cannot_write(whole, format);
   if (!why.empty()) throw Error(ErrorCode::InvalidArgument, output + ": " + why);
   const io::ImageSamples image = io::written_components(whole, format);
@@ -203,7 +233,7 @@ int run_decompress(const DecompressArgs& a) {
   s.allow_partial = a.allow_partial ? 1 : 0;
   s.convert_colour = 1;  // as opj_decompress: sYCC, e-sYCC, CMYK, ICC and CIELab come out as RGB
   // ... but CMYK stays CMYK in a TIFF (all outputs share the format of the first).
-  const bool tiff_out = !jobs.empty() && io::image_format_for(jobs[0].output) == io::ImageFormat::Tiff;
+  const bool tiff_out = !jobs.empty() && io::image_format_for(jobs[0].format_name) == io::ImageFormat::Tiff;
   s.keep_cmyk = tiff_out ? 1 : 0;
   s.max_bytes = a.max_memory.empty() ? default_memory_budget() : parse_memory_size(a.max_memory);
   if (!a.region.empty()) {
@@ -237,22 +267,23 @@ int run_decompress(const DecompressArgs& a) {
       try {
         view = decoder.decode(bytes.data(), bytes.size());  // the decoder's buffers, written from where they are
       } catch (const j2kfront::Error& e) {
-        throw j2kfront::Error(e.status(), job.input + ": " + e.what());
+        throw j2kfront::Error(e.status(), (job.input == "-" ? "standard input" : job.input) + ": " + e.what());
       }
       const j2k_decode_report report = decoder.report();
       io::ImageSamples image = io::samples_of(view);
       image.cmyk = tiff_out && report.enum_cs == 12 && image.components.size() >= 4;
       if (image.cmyk) image.components.resize(4);  // the inks; a channel after K is left out, as opj_decompress does
-      write_image(image, job.output, job.input, a.force);
+      write_image(image, job.output, job.format_name, job.input, a.force);
       progress.clear();
       if (report.warnings && *report.warnings) std::fprintf(stderr, "j2kfront: warning: %s: %s", job.input.c_str(), report.warnings);
       if (report.truncated) std::fprintf(stderr, "j2kfront: warning: %s is cut short: the image holds what it had\n", job.input.c_str());
       if (!a.quiet) {
         int precision = 0;
         for (const auto& c : image.components) precision = std::max(precision, c.precision);
-        std::printf("j2kfront: %s -> %s: %ux%u x%zu, %d-bit, decoded in %.1f ms, %.1f ms in all\n", job.input.c_str(),
-                    job.output.c_str(), view.width, view.height, image.components.size(), precision, report.ms, ms_since(t0));
-        std::fflush(stdout);
+        // What is said of the run goes to standard error when the image goes to standard output.
+        std::fprintf(a.output == "-" ? stderr : stdout, "j2kfront: %s -> %s: %ux%u x%zu, %d-bit, decoded in %.1f ms, %.1f ms in all\n",
+                    job.input == "-" ? "standard input" : job.input.c_str(), job.output == "-" ? "standard output" : job.output.c_str(), view.width, view.height, image.components.size(), precision, report.ms, ms_since(t0));
+        std::fflush(a.output == "-" ? stderr : stdout);
       }
     } catch (const std::exception& e) {
       if (!batch) throw;  // main() reports it
@@ -275,9 +306,14 @@ int run_decompress(const DecompressArgs& a) {
 std::function<int()> add_decompress_command(CLI::App& app) {
   auto args = std::make_shared<DecompressArgs>();
   CLI::App* cmd = app.add_subcommand("decompress", "Decode a JPEG 2000 file (.j2k/.j2c/.jpc codestream or .jp2; HTJ2K .jhc or .jph too) with opj_decompress's options");
-  cmd->add_option("-i,--input", args->input, "the JPEG 2000 file, or a directory of them")->required();
-  cmd->add_option("-o,--output", args->output, "OUT.pgm, .ppm, .pnm, .pgx (one file per component: OUT_0.pgx ...), .tif or .png; for a directory -i, a directory")->required();
-  cmd->add_option("--OutFor", args->out_format, "with a directory -i: the outputs' format, png (default), pgm, ppm, pnm, pgx, tif");
+  cmd->add_option("-i,--input", args->input, "the JPEG 2000 file (- reads standard input), or a directory of them")->required();
+  cmd->add_option("-o,--output", args->output,
+                  "OUT.pgm, .ppm, .pnm, .pgx (one file per component: OUT_0.pgx ...), .tif or .png; - for standard output "
+                  "(the format from --OutFor, pnm by default); for a directory -i, a directory")
+      ->required();
+  cmd->add_option("--OutFor", args->out_format,
+                  "with -o -: its format, pnm (default), pgm, ppm, tif or png; with a directory -i: the outputs' format, png "
+                  "(default), pgm, ppm, pnm, pgx, tif");
   cmd->add_option("-r", args->reduce, "resolutions to leave out: the image at 1/2^r of its size")->check(CLI::Range(0, 32));
   cmd->add_option("-l", args->layers, "quality layers to decode (default: all)")->check(CLI::Range(1, 65535));
   cmd->add_option("-d", args->region, "decode only the area x0,y0,x1,y1 of the reference grid (full resolution)");

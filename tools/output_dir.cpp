@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <memory>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -73,6 +75,11 @@ OutputFile::OutputFile(std::string path, std::string input, bool force, std::fun
     : path_(std::move(path)), input_(std::move(input)), force_(force), ours_(std::move(ours)) {}
 
 void OutputFile::check() const {
+  if (path_ == "-") {
+    if (::isatty(STDOUT_FILENO))
+      throw Error(ErrorCode::Io, "-o -: standard output is a terminal; redirect it to a file or a pipe, or give -o FILE");
+    return;
+  }
   std::error_code ec;
   // Its directory must be there, as opj_decompress and opj_compress want it: a mistyped path
   // is reported, not made.
@@ -97,6 +104,20 @@ void OutputFile::check() const {
 
 void OutputFile::write(const std::function<void(std::FILE*, const std::string&)>& write_to) const {
   check();
+  if (path_ == "-") {
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> whole(std::tmpfile(), std::fclose);  // removed when closed
+    if (!whole) throw Error(ErrorCode::Io, std::string("standard output: cannot make a temporary file: ") + std::strerror(errno));
+    write_to(whole.get(), "standard output");
+    if (std::fflush(whole.get()) != 0 || std::fseek(whole.get(), 0, SEEK_SET) != 0)
+      throw Error(ErrorCode::Io, std::string("standard output: cannot read back the temporary file: ") + std::strerror(errno));
+    char buffer[1 << 16];
+    size_t n = 0;
+    while ((n = std::fread(buffer, 1, sizeof buffer, whole.get())) > 0)
+      if (std::fwrite(buffer, 1, n, stdout) != n) break;
+    if (std::ferror(whole.get()) || std::fflush(stdout) != 0 || std::ferror(stdout))
+      throw Error(ErrorCode::Io, std::string("standard output: cannot write: ") + std::strerror(errno));
+    return;
+  }
   const fs::path target(path_);
   // Replacing is allowed by now: OutputDir still never replaces the input.
   OutputDir dir(target.has_parent_path() ? target.parent_path().string() : ".", input_, /*force=*/true,

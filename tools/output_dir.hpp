@@ -62,7 +62,10 @@ class OutputDir {
 // One file the user named (a codestream, a picture), written as OutputDir writes: through a
 // temporary file renamed into place. check() refuses, before any work, a name whose directory
 // is missing (it is not created), the input, a directory, and an existing file unless `force`
-// or `ours(path)` says j2kfront wrote it (no `ours`: only with `force`).
+// or `ours(path)` says j2kfront wrote it (no `ours`: only with `force`). The name "-" is
+// standard output: refused when it is a terminal, and written whole once the file is complete
+// (from a temporary file, which a seeking writer such as libtiff needs), so that a run that
+// fails writes nothing to it.
 class OutputFile {
  public:
   OutputFile(std::string path, std::string input, bool force,
