@@ -103,7 +103,7 @@ int guard_bits_for(const std::vector<CodedBlock>& coded, const TileLayout& layou
   int needed = 0;
   for (size_t i = 0; i < coded.size(); ++i) {
     const LaidBlock& lb = layout.blocks[i];
-    needed = std::max(needed, coded[i].bitplanes - bands.steps[lb.component][lb.band].exponent + 1);
+    needed = std::max(needed, std::max(coded[i].bitplanes, coded[i].magnitude_bitplanes) - bands.steps[lb.component][lb.band].exponent + 1);
   }
   const int guard_bits = asked >= 0 ? asked : std::max(2, needed);
   if (needed > guard_bits)

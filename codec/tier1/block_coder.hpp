@@ -40,6 +40,9 @@ struct BlockView {
   // Whether to estimate each pass's distortion (CodedPass::distortion), which rate control
   // needs; a lossless codestream keeps every pass and needs none.
   bool estimate_distortion = true;
+  // HT only: the bit plane of the block's cleanup pass (0: every magnitude bit, no SigProp or
+  // MagRef pass); rate control chooses it per block (rate/ht_planes.hpp). EBCOT ignores it.
+  int cleanup_plane = 0;
 };
 
 struct CodedPass {
@@ -49,10 +52,13 @@ struct CodedPass {
   bool terminated = false;  // the pass ends a codeword segment (its `end` is exact)
 };
 
-// EBCOT's passes; an HT coder's differ (ht/block_encoder.hpp says how: one cleanup pass, with
-// `bitplanes` 1).
+// EBCOT's passes; an HT coder's differ (ht/block_encoder.hpp says how: a cleanup pass, then
+// SigProp and MagRef, with `bitplanes` one above the cleanup's plane).
 struct CodedBlock {
   int bitplanes = 0;             // of the largest magnitude (0: every coefficient is 0)
+  // The largest magnitude's bit planes, which Mb must hold (the guard bits): `bitplanes` for
+  // EBCOT; for HT more where the cleanup pass is above plane 0 (its magnitudes reach higher).
+  int magnitude_bitplanes = 0;
   std::vector<CodedPass> passes; // 3 * bitplanes - 2, or none
   std::vector<uint8_t> bytes;    // the codeword segments of every pass, back to back
   double energy = 0;             // the sum of the squared magnitudes, in steps^2: the error

@@ -55,6 +55,7 @@ class PassEncoder {
     out.energy /= static_cast<double>(uint64_t{1} << (2 * b_.fraction_bits));
     all >>= b_.fraction_bits;
     while (all >> out.bitplanes) ++out.bitplanes;
+    out.magnitude_bitplanes = out.bitplanes;
     if (out.bitplanes == 0) return out;
     const int total = 3 * out.bitplanes - 2;
     out.passes.resize(static_cast<size_t>(total));

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// The bit writers of the HT cleanup pass (ISO/IEC 15444-15 Annex C), the mirrors of
-// bit_readers.hpp: MagSgn forward from each byte's LSB, MEL from each byte's MSB, both with a
-// stuffed 0 after 0xFF; VLC from each byte's LSB, laid out backward from the segment's end,
-// with a stuffed 0 in a byte whose low 7 bits are all 1 after one above 0x8F. Then the
-// termination that ends the segment: MagSgn padded with 1s (which the decoder reads past its
-// end anyway), MEL and VLC closed and, where their bits allow, fused into one byte.
+// The bit writers of the HT passes (ISO/IEC 15444-15 Annex C), the mirrors of
+// bit_readers.hpp: MagSgn and SigProp forward from each byte's LSB, MEL from each byte's MSB,
+// all with a stuffed 0 after 0xFF; VLC and MagRef from each byte's LSB, laid out backward
+// from the segment's end, with a stuffed 0 in a byte whose low 7 bits are all 1 after one
+// above 0x8F. Then the terminations: MagSgn padded with 1s (which the decoder reads past its
+// end anyway), SigProp with 0s (its fill), MEL and VLC closed and, where their bits allow,
+// fused into one byte; MagRef's last byte padded with 0s.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -12,7 +13,8 @@
 
 namespace j2k::codec::ht {
 
-class MagSgnWriter {
+// MagSgn (the cleanup segment's first stream) and SigProp (the refinement segment's).
+class ForwardWriter {
  public:
   // The low n bits of v (n <= 32), bit 0 first. Whole bytes leave the accumulator as soon as
   // they are there, each 8 bits, or 7 after a 0xFF.
@@ -27,15 +29,26 @@ class MagSgnWriter {
       room_ = byte == 0xFF ? 7 : 8;
     }
   }
-  // The stream's bytes: the last byte padded with 1s, and dropped when that makes it 0xFF
+  // MagSgn's bytes: the last byte padded with 1s, and dropped when that makes it 0xFF
   // (as is a last 0xFF): the decoder reads 1s past the end.
-  std::vector<uint8_t>& finish() {
+  std::vector<uint8_t>& finish_magsgn() {
     if (count_ > 0) {
       const auto byte = static_cast<uint8_t>((acc_ | (0xFFu << count_)) & ((1u << room_) - 1));
       if (byte != 0xFF) bytes_.push_back(byte);
     } else if (!bytes_.empty() && bytes_.back() == 0xFF) {
       bytes_.pop_back();
     }
+    return bytes_;
+  }
+  // SigProp's bytes: the last byte padded with 0s and kept, so that a MagRef stream may follow
+  // (the SigProp decoder then reads MagRef's bytes, not its fill, past the end); a last 0xFF
+  // gets a 0 byte after it, so that the segment never ends in 0xFF nor makes a marker code
+  // with the MagRef byte after it.
+  std::vector<uint8_t>& finish_sigprop() {
+    if (count_ > 0) bytes_.push_back(static_cast<uint8_t>(acc_ & ((1u << room_) - 1)));
+    else if (!bytes_.empty() && bytes_.back() == 0xFF) bytes_.push_back(0);
+    count_ = 0;
+    acc_ = 0;
     return bytes_;
   }
   void reserve(size_t n) { bytes_.reserve(n); }
@@ -87,12 +100,20 @@ class MelEncoder {
   int k_ = 0, run_ = 0;
 };
 
-// The VLC stream, its bytes in the order written (the segment holds them reversed). The
-// first byte written is the segment's last: it is left for the length of MEL and VLC, as are
-// the low 4 bits of the second (VlcBits's first_nibble).
-class VlcWriter {
+// The backward streams, their bytes in the order written (the segment holds them reversed).
+// VLC: the first byte written is the segment's last, left for the length of MEL and VLC, as
+// are the low 4 bits of the second (BackwardBits's first_nibble). MagRef: from the first
+// bit, as after a byte above 0x8F (so its first byte, the segment's last, is never 0xFF).
+class BackwardWriter {
  public:
-  VlcWriter() { bytes_.push_back(0xFF); }
+  enum Start { kVlc, kMagRef };
+  explicit BackwardWriter(Start start = kVlc) {
+    if (start == kVlc) {
+      bytes_.push_back(0xFF);
+      tmp_ = 0x0F;
+      used_ = 4;
+    }
+  }
 
   void put(uint32_t v, int n) {
     while (n > 0) {
@@ -117,9 +138,17 @@ class VlcWriter {
     }
   }
 
+  // MagRef's bytes in the order written: the last one padded with 0s (the decoder's fill).
+  std::vector<uint8_t>& finish_magref() {
+    if (used_ > 0) bytes_.push_back(static_cast<uint8_t>(tmp_));
+    used_ = 0;
+    tmp_ = 0;
+    return bytes_;
+  }
+
   std::vector<uint8_t> bytes_;
-  unsigned tmp_ = 0x0F;  // the low nibble: the length's, filled in at the end
-  int used_ = 4;
+  unsigned tmp_ = 0;  // VLC: the low nibble is the length's, filled in at the end
+  int used_ = 0;
 
  private:
   bool above_8f_ = true;
@@ -129,7 +158,7 @@ class VlcWriter {
 // VLC (Scup). MEL's and VLC's last bytes are fused where neither's bits clash and the result
 // is not 0xFF (and VLC holds more than its first byte, which the length shares). Returns
 // false when MEL and VLC exceed the 4079 bytes Scup can say.
-inline bool assemble_cleanup(std::vector<uint8_t>& magsgn, MelEncoder& mel, VlcWriter& vlc, std::vector<uint8_t>& out) {
+inline bool assemble_cleanup(std::vector<uint8_t>& magsgn, MelEncoder& mel, BackwardWriter& vlc, std::vector<uint8_t>& out) {
   mel.close_run();
   const unsigned mel_tmp = (mel.tmp_ << mel.left_) & 0xFF;
   const unsigned mel_mask = (0xFFu << mel.left_) & 0xFF;

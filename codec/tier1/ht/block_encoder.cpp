@@ -2,7 +2,9 @@
 #include "codec/tier1/ht/block_encoder.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "codec/tier1/ht/bit_writers.hpp"
@@ -51,13 +53,14 @@ Uvlc uvlc(int u) {
 struct Scratch {
   std::vector<uint32_t> mag;   // magnitudes at plane 0 (the quantisation index), row by row
   std::vector<uint8_t> neg;
+  std::vector<uint8_t> sig;    // 1: significant after cleanup; 2: made significant by SigProp
   std::vector<unsigned> rho_above, rho_row;  // by quad, one empty quad either side
   std::vector<uint8_t> e_above, e_row;       // bottom samples' exponents by column, one either side
 };
 
 class CleanupEncoder {
  public:
-  CleanupEncoder(const BlockView& b, Scratch& s) : s_(s), w_(b.width), h_(b.height) {}
+  CleanupEncoder(const BlockView& b, int plane, Scratch& s) : s_(s), w_(b.width), h_(b.height), plane_(plane) {}
 
   std::vector<uint8_t> run() {
     magsgn_.reserve(static_cast<size_t>(w_) * static_cast<size_t>(h_) * 4);
@@ -110,7 +113,7 @@ class CleanupEncoder {
       std::swap(s_.e_above, s_.e_row);
     }
     std::vector<uint8_t> out;
-    if (!assemble_cleanup(magsgn_.finish(), mel_, vlc_, out))
+    if (!assemble_cleanup(magsgn_.finish_magsgn(), mel_, vlc_, out))
       throw Error(ErrorCode::Internal, "HT encoder: MEL and VLC outgrow the cleanup segment's length field");
     return out;
   }
@@ -121,7 +124,7 @@ class CleanupEncoder {
       const int x = 2 * q + (j >> 1), y = 2 * r + (j & 1);
       if (x >= w_ || y >= h_) continue;
       const size_t i = static_cast<size_t>(y) * static_cast<size_t>(w_) + static_cast<size_t>(x);
-      const uint32_t mu = s_.mag[i];
+      const uint32_t mu = s_.mag[i] >> plane_;
       if (mu == 0) continue;
       c.rho |= 1u << j;
       c.v[j] = 2 * (mu - 1) + s_.neg[i];
@@ -161,13 +164,98 @@ class CleanupEncoder {
   }
 
   Scratch& s_;
-  int w_, h_;
-  MagSgnWriter magsgn_;
+  int w_, h_, plane_;
+  ForwardWriter magsgn_;
   MelEncoder mel_;
-  VlcWriter vlc_;
+  BackwardWriter vlc_;
 };
 
+// The refinement passes at plane p - 1 after a cleanup pass at p (Part 15 clause 7.4, 7.5),
+// the mirror of the decoder's: SigProp visits the samples still insignificant with a
+// significant neighbour (one made significant earlier in this pass counts), stripe by stripe
+// of 4 rows, in groups of 4 columns, each group's significance bits then the signs of its new
+// significant samples, forward; MagRef gives every sample significant after the cleanup its
+// bit at p - 1, backward. `sig` says which samples the cleanup made significant.
+class RefinementEncoder {
+ public:
+  RefinementEncoder(const BlockView& b, int plane, Scratch& s)
+      : s_(s), w_(b.width), h_(b.height), p_(plane - 1), causal_((b.modes & kModeCausal) != 0) {}
+
+  // Codes SigProp into `sigprop` and MagRef into `magref`; `newly` and `refined` receive the
+  // samples each pass changes (their index), for the distortion.
+  void run(ForwardWriter& sigprop, BackwardWriter& magref, std::vector<size_t>& newly, std::vector<size_t>& refined) {
+    for (int y0 = 0; y0 < h_; y0 += 4) {
+      const int y1 = std::min(y0 + 4, h_);
+      for (int x0 = 0; x0 < w_; x0 += 4) {
+        const int x1 = std::min(x0 + 4, w_);
+        const size_t first = newly.size();
+        for (int x = x0; x < x1; ++x)
+          for (int y = y0; y < y1; ++y) {
+            const size_t i = index(x, y);
+            if (s_.sig[i] || !neighbour_significant(x, y, causal_ ? y1 : h_)) continue;
+            const uint32_t bit = (s_.mag[i] >> p_) & 1;
+            sigprop.put(bit, 1);
+            if (bit) {
+              s_.sig[i] = 2;
+              newly.push_back(i);
+            }
+          }
+        for (size_t k = first; k < newly.size(); ++k) sigprop.put(s_.neg[newly[k]], 1);
+      }
+    }
+    for (int y0 = 0; y0 < h_; y0 += 4) {
+      const int y1 = std::min(y0 + 4, h_);
+      for (int x = 0; x < w_; ++x)
+        for (int y = y0; y < y1; ++y) {
+          const size_t i = index(x, y);
+          if (s_.sig[i] != 1) continue;
+          magref.put((s_.mag[i] >> p_) & 1, 1);
+          refined.push_back(i);
+        }
+    }
+  }
+
+ private:
+  size_t index(int x, int y) const { return static_cast<size_t>(y) * static_cast<size_t>(w_) + static_cast<size_t>(x); }
+  bool neighbour_significant(int x, int y, int below_end) const {
+    for (int dy = -1; dy <= 1; ++dy) {
+      const int yy = y + dy;
+      if (yy < 0 || yy >= h_ || yy >= below_end) continue;
+      for (int dx = -1; dx <= 1; ++dx) {
+        const int xx = x + dx;
+        if ((dx || dy) && xx >= 0 && xx < w_ && s_.sig[index(xx, yy)]) return true;
+      }
+    }
+    return false;
+  }
+
+  Scratch& s_;
+  int w_, h_, p_;
+  bool causal_;
+};
+
+// The magnitude, in steps, that a decoder gives a coefficient whose index is known down to
+// plane p as mu (mu > 0): the middle of its interval, or, for the 5/3 at plane 0, the index
+// itself (the reversible dequantiser halves the decoder's 2 * mu + 1 towards 0).
+double reconstruction(uint32_t mu, int p, bool reversible) {
+  if (mu == 0) return 0;
+  if (reversible && p == 0) return static_cast<double>(mu);
+  return (static_cast<double>(mu) + 0.5) * std::ldexp(1.0, p);
+}
+
+double squared(double v) { return v * v; }
+
 }  // namespace
+
+int magnitude_bitplanes(const BlockView& b) {
+  uint32_t any = 0;
+  for (int y = 0; y < b.height; ++y)
+    for (int x = 0; x < b.width; ++x) {
+      const int32_t v = b.data[y * b.stride + x];
+      any |= static_cast<uint32_t>(std::llabs(static_cast<long long>(v))) >> b.fraction_bits;
+    }
+  return bit_length(any);
+}
 
 CodedBlock encode_block(const BlockView& b) {
   thread_local Scratch s;
@@ -175,8 +263,7 @@ CodedBlock encode_block(const BlockView& b) {
   s.mag.resize(n);
   s.neg.resize(n);
   CodedBlock out;
-  const double unit = static_cast<double>(uint64_t{1} << (2 * b.fraction_bits));
-  double residual = 0;  // the squared error once the pass is decoded, in steps^2 * unit
+  const double unit = std::ldexp(1.0, 2 * b.fraction_bits);
   uint32_t any = 0;
   for (int y = 0; y < b.height; ++y)
     for (int x = 0; x < b.width; ++x) {
@@ -187,26 +274,64 @@ CodedBlock encode_block(const BlockView& b) {
       s.neg[i] = v < 0 ? 1 : 0;
       any |= s.mag[i];
       out.energy += static_cast<double>(m) * static_cast<double>(m);
-      if (b.estimate_distortion) {
-        // The decoder puts a significant coefficient at its interval's middle (the 9/7) or
-        // exactly (the 5/3); an insignificant one at 0.
-        double left = static_cast<double>(m);
-        if (s.mag[i] != 0) {
-          const double step = static_cast<double>(uint64_t{1} << b.fraction_bits);
-          left -= b.reversible ? static_cast<double>(s.mag[i]) * step : (static_cast<double>(s.mag[i]) + 0.5) * step;
-        }
-        residual += left * left;
-      }
     }
   out.energy /= unit;
-  if (any == 0) return out;
-  out.bitplanes = 1;
-  out.bytes = CleanupEncoder(b, s).run();
-  CodedPass pass;
-  pass.end = static_cast<uint32_t>(out.bytes.size());
-  pass.terminated = true;
-  pass.distortion = b.estimate_distortion ? out.energy - residual / unit : 0;
-  out.passes.push_back(pass);
+  out.magnitude_bitplanes = bit_length(any);
+  const int plane = b.cleanup_plane;
+  if (plane < 0 || plane > 30)
+    throw Error(ErrorCode::InvalidArgument, "HT encoder: a cleanup pass at bit plane " + std::to_string(plane) + " (0 to 30)");
+  if ((any >> plane) == 0) return out;  // nothing significant at that plane: no pass
+  out.bitplanes = plane + 1;  // no placeholder passes: Tier-2 signals Mb - plane - 1 missing MSBs
+  out.bytes = CleanupEncoder(b, plane, s).run();
+  CodedPass cleanup;
+  cleanup.end = static_cast<uint32_t>(out.bytes.size());
+  cleanup.terminated = true;
+  // The squared error after each pass, in steps^2, where the distortions are asked for.
+  auto magnitude = [&](size_t i) {
+    const int32_t v = b.data[static_cast<ptrdiff_t>(i / static_cast<size_t>(b.width)) * b.stride +
+                             static_cast<ptrdiff_t>(i % static_cast<size_t>(b.width))];
+    return static_cast<double>(std::llabs(static_cast<long long>(v))) / std::ldexp(1.0, b.fraction_bits);
+  };
+  if (b.estimate_distortion)
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t mu = s.mag[i] >> plane;
+      if (mu == 0) continue;
+      const double a = magnitude(i);
+      cleanup.distortion += squared(a) - squared(a - reconstruction(mu, plane, b.reversible));
+    }
+  out.passes.push_back(cleanup);
+  if (plane == 0) return out;  // no plane below for SigProp and MagRef
+
+  s.sig.assign(n, 0);
+  for (size_t i = 0; i < n; ++i) s.sig[i] = (s.mag[i] >> plane) != 0 ? 1 : 0;
+  ForwardWriter sigprop;
+  BackwardWriter magref(BackwardWriter::kMagRef);
+  std::vector<size_t> newly, refined;
+  RefinementEncoder(b, plane, s).run(sigprop, magref, newly, refined);
+  const std::vector<uint8_t>& sp = sigprop.finish_sigprop();
+  const std::vector<uint8_t>& mr = magref.finish_magref();
+  // One segment: SigProp forward, then MagRef reversed; a stop after SigProp keeps its bytes.
+  out.bytes.insert(out.bytes.end(), sp.begin(), sp.end());
+  CodedPass sig_prop;
+  sig_prop.end = static_cast<uint32_t>(out.bytes.size());
+  out.bytes.insert(out.bytes.end(), mr.rbegin(), mr.rend());
+  CodedPass mag_ref;
+  mag_ref.end = static_cast<uint32_t>(out.bytes.size());
+  mag_ref.terminated = true;
+  if (b.estimate_distortion) {
+    const double one = reconstruction(1, plane - 1, b.reversible);
+    for (size_t i : newly) {
+      const double a = magnitude(i);
+      sig_prop.distortion += squared(a) - squared(a - one);
+    }
+    for (size_t i : refined) {
+      const double a = magnitude(i);
+      mag_ref.distortion += squared(a - reconstruction(s.mag[i] >> plane, plane, b.reversible)) -
+                            squared(a - reconstruction(s.mag[i] >> (plane - 1), plane - 1, b.reversible));
+    }
+  }
+  out.passes.push_back(sig_prop);
+  out.passes.push_back(mag_ref);
   return out;
 }
 
