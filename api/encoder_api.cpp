@@ -110,13 +110,9 @@ j2k::codec::EncoderSettings encoder_settings(const j2k_settings& s, const j2k_co
   require(c.modes <= 127, "modes are J2K_MODE_* bits (1 to 64), got " + std::to_string(c.modes));
   p.modes = static_cast<uint8_t>(c.modes & 63);
   if (c.modes & J2K_MODE_HT) {
-    // HT code-blocks: one cleanup pass each (codec/tier1/ht/block_encoder.hpp), so no EBCOT
-    // mode switch and nothing for rate control to choose from yet.
+    // HT code-blocks: Part 15's coder, whose passes no EBCOT mode switch changes; rates and
+    // PSNR targets choose each block's cleanup plane (codec/rate/ht_planes.hpp).
     require((c.modes & 63) == 0, "J2K_MODE_HT (--ht) takes no other mode switch (-M), got modes " + std::to_string(c.modes));
-    bool every_pass = c.layers == 1;
-    if (c.rates) every_pass = every_pass && (c.rates[0] == 0 || c.rates[0] == 1);
-    if (c.psnr) every_pass = every_pass && c.psnr[0] == 0;
-    require(every_pass, "HT code-blocks (J2K_MODE_HT) take one layer and no rate or PSNR target yet");
     p.block_coding = j2k::codec::BlockCoding::HighThroughput;
   }
   for (const auto& [flag, name] : {std::pair{c.sop, "sop"}, {c.eph, "eph"}, {c.plt, "plt"}, {c.tlm, "tlm"}})

@@ -5,14 +5,18 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codec/codestream/assembler.hpp"
 #include "codec/codestream/jp2_writer.hpp"
 #include "codec/codestream/markers.hpp"
 #include "codec/quant/quantiser.hpp"
+#include "codec/rate/ht_planes.hpp"
 #include "codec/rate/layers.hpp"
+#include "codec/tier1/ht/plane_estimates.hpp"
 #include "codec/tier2/packet_writer.hpp"
 #include "common/error.hpp"
 #include "common/parallel/worker_pool.hpp"
@@ -59,15 +63,15 @@ BandSteps band_steps(const StreamInfo& info, const CodingParams& params) {
   return b;
 }
 
-// Tier-1: every code-block of the layout through the coder, the blocks shared out among the
-// CPU's threads; the 9/7's quantised first into the worker's scratch.
-std::vector<CodedBlock> code_blocks(const BlockCoder& coder, const TileLayout& layout,
-                                    const std::vector<std::vector<TileComponentInput>>& tiles, const CodingParams& params,
-                                    const BandSteps& bands, bool estimate, int threads) {
-  std::vector<CodedBlock> coded(layout.blocks.size());
+// Calls fn(k, view, worker) for k in [0, count) on the CPU's threads, `view` the code-block
+// block_of(k) of the layout (the 9/7's quantised first into the worker's scratch).
+void for_each_view(ptrdiff_t count, const std::function<size_t(ptrdiff_t)>& block_of, const TileLayout& layout,
+                   const std::vector<std::vector<TileComponentInput>>& tiles, const CodingParams& params,
+                   const BandSteps& bands, bool estimate, int threads,
+                   const std::function<void(ptrdiff_t, const BlockView&, int)>& fn) {
   std::vector<std::vector<int32_t>> scratch(static_cast<size_t>(std::max(threads, 1)), std::vector<int32_t>(4096));
-  run_on_workers(static_cast<ptrdiff_t>(coded.size()), threads, [&](ptrdiff_t i, int worker) {
-    const LaidBlock& lb = layout.blocks[static_cast<size_t>(i)];
+  run_on_workers(count, threads, [&](ptrdiff_t k, int worker) {
+    const LaidBlock& lb = layout.blocks[block_of(k)];
     const TileComponentInput& tc = tiles[lb.tile][lb.component];
     const TileComponentInput::Band& band = tc.bands[lb.band];
     const ptrdiff_t stride = tc.coefficients.row_stride / 4;  // int32 or float
@@ -92,18 +96,50 @@ std::vector<CodedBlock> code_blocks(const BlockCoder& coder, const TileLayout& l
       v.stride = v.width;
       v.fraction_bits = kFractionBits;
     }
-    coded[static_cast<size_t>(i)] = coder.encode(v);
+    fn(k, v, worker);
   });
+}
+
+size_t same_block(ptrdiff_t k) { return static_cast<size_t>(k); }
+
+// Tier-1: every code-block of the layout through the coder.
+std::vector<CodedBlock> code_blocks(const BlockCoder& coder, const TileLayout& layout,
+                                    const std::vector<std::vector<TileComponentInput>>& tiles, const CodingParams& params,
+                                    const BandSteps& bands, bool estimate, int threads) {
+  std::vector<CodedBlock> coded(layout.blocks.size());
+  for_each_view(static_cast<ptrdiff_t>(coded.size()), same_block, layout, tiles, params, bands, estimate, threads,
+                [&](ptrdiff_t i, const BlockView& v, int) { coded[static_cast<size_t>(i)] = coder.encode(v); });
   return coded;
+}
+
+// HT with a rate or PSNR target (rate/ht_planes.hpp): each block's plane estimates, energy
+// and weight, before any coding.
+std::vector<HtBlock> ht_estimates(const TileLayout& layout, const std::vector<std::vector<TileComponentInput>>& tiles,
+                                  const CodingParams& params, const BandSteps& bands, int threads) {
+  std::vector<HtBlock> blocks(layout.blocks.size());
+  for_each_view(static_cast<ptrdiff_t>(blocks.size()), same_block, layout, tiles, params, bands, true, threads,
+                [&](ptrdiff_t i, const BlockView& v, int) {
+                  HtBlock& b = blocks[static_cast<size_t>(i)];
+                  b.estimates = ht::plane_estimates(v);
+                  const double unit = std::ldexp(1.0, 2 * v.fraction_bits);
+                  for (int y = 0; y < v.height; ++y)
+                    for (int x = 0; x < v.width; ++x) {
+                      const double c = static_cast<double>(v.data[y * v.stride + x]);
+                      b.energy += c * c / unit;
+                    }
+                  const LaidBlock& lb = layout.blocks[static_cast<size_t>(i)];
+                  b.weight = bands.weights[lb.component][lb.band];
+                });
+  return blocks;
 }
 
 // Mb = G + epsilon_b - 1 bit planes must hold every block's (E.1.1.1, E-2): with the
 // default, more guard bits where the coefficients need them.
-int guard_bits_for(const std::vector<CodedBlock>& coded, const TileLayout& layout, const BandSteps& bands, int asked) {
+int guard_bits_for(const std::vector<int>& block_planes, const TileLayout& layout, const BandSteps& bands, int asked) {
   int needed = 0;
-  for (size_t i = 0; i < coded.size(); ++i) {
+  for (size_t i = 0; i < block_planes.size(); ++i) {
     const LaidBlock& lb = layout.blocks[i];
-    needed = std::max(needed, std::max(coded[i].bitplanes, coded[i].magnitude_bitplanes) - bands.steps[lb.component][lb.band].exponent + 1);
+    needed = std::max(needed, block_planes[i] - bands.steps[lb.component][lb.band].exponent + 1);
   }
   const int guard_bits = asked >= 0 ? asked : std::max(2, needed);
   if (needed > guard_bits)
@@ -226,28 +262,80 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
   const bool targets = !params.layer_bytes.empty() || !params.layer_psnr.empty();
   const bool estimate = targets || !params.reversible;
   const BandSteps bands = band_steps(info_, params);
+  // HT with a target chooses each block's cleanup plane (rate/ht_planes.hpp) and codes only
+  // a few planes per block; a last layer that is lossless needs every block at plane 0.
+  const bool by_bytes = !params.layer_bytes.empty();
+  const std::vector<double>& final_targets = by_bytes ? params.layer_bytes : params.layer_psnr;
+  const bool ht_planes = params.block_coding == BlockCoding::HighThroughput && targets && final_targets.back() != 0;
   t0 = Clock::now();
-  const std::vector<CodedBlock> coded = code_blocks(*coder_, layout_, tiles_, params, bands, estimate, threads);
+  std::vector<CodedBlock> coded;
+  std::vector<HtBlock> ht_blocks;
+  std::vector<int> block_planes;
+  if (ht_planes) {
+    ht_blocks = ht_estimates(layout_, tiles_, params, bands, threads);
+    for (const HtBlock& b : ht_blocks) block_planes.push_back(static_cast<int>(b.estimates.size()));
+  } else {
+    coded = code_blocks(*coder_, layout_, tiles_, params, bands, estimate, threads);
+    for (const CodedBlock& c : coded) block_planes.push_back(std::max(c.bitplanes, c.magnitude_bitplanes));
+  }
   report_.tier1_ms = ms_since(t0);
 
-  const int guard_bits = guard_bits_for(coded, layout_, bands, params.guard_bits);
-  std::vector<BlockContribution> contributions(coded.size());
-  std::vector<const BlockContribution*> tier2(coded.size());
-  std::vector<RatedBlock> rated(coded.size());
-  for (size_t i = 0; i < coded.size(); ++i) {
+  const int guard_bits = guard_bits_for(block_planes, layout_, bands, params.guard_bits);
+  const size_t nblocks = layout_.blocks.size();
+  std::vector<BlockContribution> contributions(nblocks);
+  std::vector<const BlockContribution*> tier2(nblocks);
+  auto missing = [&](size_t i, const CodedBlock& c) {
     const LaidBlock& lb = layout_.blocks[i];
-    contributions[i].coded = &coded[i];
-    contributions[i].missing_bitplanes =
-        static_cast<uint32_t>(guard_bits + bands.steps[lb.component][lb.band].exponent - 1 - coded[i].bitplanes);
-    tier2[i] = &contributions[i];
-    rated[i].coded = &coded[i];
-    rated[i].weight = bands.weights[lb.component][lb.band];
-    rated[i].passes = &contributions[i].passes;
-  }
+    return static_cast<uint32_t>(guard_bits + bands.steps[lb.component][lb.band].exponent - 1 - c.bitplanes);
+  };
+  for (size_t i = 0; i < nblocks; ++i) tier2[i] = &contributions[i];
 
   // Rate control: the passes of each layer, the codestream's size asked of Tier-2.
   t0 = Clock::now();
   const Assembler assembler(info_, params, layout_, tier2, main_header(info_, params, bands.steps, guard_bits), threads);
+  if (ht_planes) {
+    ImageEnergy energy;
+    energy.peak = peak_energy(info_, layout_);
+    for (const HtBlock& b : ht_blocks) energy.total += b.energy * b.weight;
+    const CodedBlock nothing;
+    auto code = [&](const std::vector<std::pair<size_t, int>>& jobs) {
+      std::vector<CodedBlock> sets(jobs.size());
+      for_each_view(static_cast<ptrdiff_t>(jobs.size()), [&](ptrdiff_t k) { return jobs[static_cast<size_t>(k)].first; },
+                    layout_, tiles_, params, bands, true, threads, [&](ptrdiff_t k, const BlockView& view, int) {
+                      BlockView v = view;
+                      v.cleanup_plane = jobs[static_cast<size_t>(k)].second;
+                      sets[static_cast<size_t>(k)] = coder_->encode(v);
+                    });
+      return sets;
+    };
+    auto stream_size = [&] {
+      for (size_t i = 0; i < nblocks; ++i) {
+        const HtBlock& b = ht_blocks[i];
+        const CodedBlock& c = b.chosen >= 0 ? b.sets[static_cast<size_t>(b.chosen)] : nothing;
+        contributions[i].coded = &c;
+        contributions[i].missing_bitplanes = missing(i, c);
+        contributions[i].passes.assign(static_cast<size_t>(params.layers), b.passes);
+      }
+      return assembler.size();
+    };
+    choose_ht_sets(ht_blocks, final_targets.back(), by_bytes, energy, code, stream_size);
+    coded.resize(nblocks);
+    for (size_t i = 0; i < nblocks; ++i) {
+      HtBlock& b = ht_blocks[i];
+      if (b.chosen >= 0) coded[i] = std::move(b.sets[static_cast<size_t>(b.chosen)]);
+      coded[i].energy = b.energy;  // the block's, whatever set (or none) was chosen
+    }
+    ht_blocks.clear();
+  }
+  std::vector<RatedBlock> rated(nblocks);
+  for (size_t i = 0; i < nblocks; ++i) {
+    const LaidBlock& lb = layout_.blocks[i];
+    contributions[i].coded = &coded[i];
+    contributions[i].missing_bitplanes = missing(i, coded[i]);
+    rated[i].coded = &coded[i];
+    rated[i].weight = bands.weights[lb.component][lb.band];
+    rated[i].passes = &contributions[i].passes;
+  }
   const ImageEnergy energy = image_energy(rated, peak_energy(info_, layout_));
   allocate_layers(rated, params, energy, [&] { return assembler.size(); });
   if (params.component_bytes > 0) {

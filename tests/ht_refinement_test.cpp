@@ -126,7 +126,9 @@ void check_every_plane(const std::vector<int32_t>& block, const Case& k, const s
     }
     made_in_all += sigprop_made;
   }
-  if (planes > 1 && k.w * k.h >= 64) EXPECT_GT(made_in_all, 0) << what << ": SigProp made nothing significant at any plane";
+  if (planes > 1 && k.w * k.h >= 64) {
+    EXPECT_GT(made_in_all, 0) << what << ": SigProp made nothing significant at any plane";
+  }
 }
 
 TEST(HtRefinementEncoder, EverySizeDepthAndPlane) {
