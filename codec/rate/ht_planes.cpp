@@ -50,6 +50,7 @@ std::vector<Point> set_hull(const HtBlock& b) {
     double removed = 0;
     for (size_t k = 0; k < b.sets[s].passes.size(); ++k) {
       removed += b.sets[s].passes[k].distortion * b.weight;
+      if (!b.sets[s].passes[k].may_stop) continue;
       points.push_back({static_cast<int>(s), static_cast<int>(k) + 1, static_cast<double>(b.sets[s].passes[k].end), removed, 0});
     }
   }
@@ -102,19 +103,27 @@ class Chooser {
   // (1): the plane of each block at the model's threshold for the target. The model's bytes
   // are the cleanup passes' plus a few per block for its packet header, over the headers of a
   // codestream with no block at all.
-  std::vector<int> model_planes() {
+  std::vector<int> model_planes(double* cost = nullptr) {
     for (HtBlock& b : blocks_) b.chosen = -1;
     const double base = static_cast<double>(stream_size_());
     std::vector<std::vector<Point>> hulls;
     for (const HtBlock& b : blocks_) hulls.push_back(model_hull(b));
-    auto meets = [&](double lambda) {
-      double bytes = base, removed = 0;
+    double bytes = 0, removed = 0;
+    auto at = [&](double lambda) {
+      bytes = base, removed = 0;
       for (const auto& hull : hulls)
         if (const Point* p = point_at(hull, lambda)) bytes += p->bytes + 3, removed += p->removed;
+    };
+    auto meets = [&](double lambda) {
+      at(lambda);
       return by_bytes_ ? bytes <= target_ : psnr_of(energy_.total - removed, energy_) >= target_;
     };
     const std::vector<double> slopes = thresholds(hulls);
     const double lambda = by_bytes_ ? smallest_where(slopes, meets) : largest_where(slopes, meets);
+    if (cost) {
+      at(lambda);
+      *cost = by_bytes_ ? std::max(0.0, energy_.total - removed) : bytes;
+    }
     std::vector<int> planes;
     for (size_t i = 0; i < blocks_.size(); ++i) {
       const Point* p = point_at(hulls[i], lambda);
@@ -230,6 +239,13 @@ class Chooser {
 constexpr int kMaxExtraRounds = 4;
 
 }  // namespace
+
+double modelled_cost(std::vector<HtBlock>& blocks, double target, bool by_bytes, const ImageEnergy& energy,
+                     const std::function<uint64_t()>& stream_size) {
+  double cost = 0;
+  Chooser(blocks, target, by_bytes, energy, stream_size).model_planes(&cost);
+  return cost;
+}
 
 void choose_ht_sets(std::vector<HtBlock>& blocks, double target, bool by_bytes, const ImageEnergy& energy,
                     const CodeHtSets& code, const std::function<uint64_t()>& stream_size) {

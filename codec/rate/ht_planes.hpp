@@ -50,4 +50,10 @@ using CodeHtSets = std::function<std::vector<CodedBlock>(const std::vector<std::
 void choose_ht_sets(std::vector<HtBlock>& blocks, double target, bool by_bytes, const ImageEnergy& energy,
                     const CodeHtSets& code, const std::function<uint64_t()>& stream_size);
 
+// Step (1) alone, for comparing codings of one image before coding any (the encoder's step
+// scales): what the model says a choice for `target` costs, the squared error left (image
+// units) where `by_bytes`, else the bytes spent. Lower is better.
+double modelled_cost(std::vector<HtBlock>& blocks, double target, bool by_bytes, const ImageEnergy& energy,
+                     const std::function<uint64_t()>& stream_size);
+
 }  // namespace j2k::codec

@@ -14,6 +14,7 @@ std::vector<HullPoint> convex_hull(const CodedBlock& block, double weight) {
   double removed = 0;
   for (size_t k = 0; k < block.passes.size(); ++k) {
     removed += block.passes[k].distortion * weight;
+    if (!block.passes[k].may_stop) continue;
     const Point p{static_cast<int>(k) + 1, static_cast<double>(block.passes[k].end), removed};
     if (p.removed <= hull.back().removed) continue;  // removes nothing more: never a stopping point
     // Drop the points that would not be convex with p: those at least as shallow as p from

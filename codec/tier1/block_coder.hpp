@@ -50,6 +50,10 @@ struct CodedPass {
   double distortion = 0;    // what the pass removes from the block's squared error, in steps^2
                             // (0 without BlockView::estimate_distortion)
   bool terminated = false;  // the pass ends a codeword segment (its `end` is exact)
+  // Whether rate control may stop a block (in any layer) after this pass; the encoder clears
+  // it where a stop there would not read back everywhere (an HT cleanup pass whose SigProp
+  // would start a later layer's packet: see encoder.cpp).
+  bool may_stop = true;
 };
 
 // EBCOT's passes; an HT coder's differ (ht/block_encoder.hpp says how: a cleanup pass, then

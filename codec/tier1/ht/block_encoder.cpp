@@ -53,7 +53,9 @@ Uvlc uvlc(int u) {
 struct Scratch {
   std::vector<uint32_t> mag;   // magnitudes at plane 0 (the quantisation index), row by row
   std::vector<uint8_t> neg;
-  std::vector<uint8_t> sig;    // 1: significant after cleanup; 2: made significant by SigProp
+  std::vector<double> steps;   // magnitudes in steps, fraction bits included
+  // Padded by one sample all round: 1 significant after cleanup; 2 made significant by SigProp.
+  std::vector<uint8_t> sig;
   std::vector<unsigned> rho_above, rho_row;  // by quad, one empty quad either side
   std::vector<uint8_t> e_above, e_row;       // bottom samples' exponents by column, one either side
 };
@@ -179,7 +181,12 @@ class CleanupEncoder {
 class RefinementEncoder {
  public:
   RefinementEncoder(const BlockView& b, int plane, Scratch& s)
-      : s_(s), w_(b.width), h_(b.height), p_(plane - 1), causal_((b.modes & kModeCausal) != 0) {}
+      : s_(s), w_(b.width), h_(b.height), p_(plane - 1), causal_((b.modes & kModeCausal) != 0) {
+    // The significance map with a border of insignificant samples: 1 after the cleanup pass.
+    s_.sig.assign(static_cast<size_t>(w_ + 2) * static_cast<size_t>(h_ + 2), 0);
+    for (int y = 0; y < h_; ++y)
+      for (int x = 0; x < w_; ++x) s_.sig[padded(x, y)] = (s_.mag[index(x, y)] >> plane) != 0 ? 1 : 0;
+  }
 
   // Codes SigProp into `sigprop` and MagRef into `magref`; `newly` and `refined` receive the
   // samples each pass changes (their index), for the distortion.
@@ -191,12 +198,13 @@ class RefinementEncoder {
         const size_t first = newly.size();
         for (int x = x0; x < x1; ++x)
           for (int y = y0; y < y1; ++y) {
+            const size_t at = padded(x, y);
+            if (s_.sig[at] || !neighbour_significant(at, !causal_ || y + 1 < y1)) continue;
             const size_t i = index(x, y);
-            if (s_.sig[i] || !neighbour_significant(x, y, causal_ ? y1 : h_)) continue;
             const uint32_t bit = (s_.mag[i] >> p_) & 1;
             sigprop.put(bit, 1);
             if (bit) {
-              s_.sig[i] = 2;
+              s_.sig[at] = 2;
               newly.push_back(i);
             }
           }
@@ -207,8 +215,8 @@ class RefinementEncoder {
       const int y1 = std::min(y0 + 4, h_);
       for (int x = 0; x < w_; ++x)
         for (int y = y0; y < y1; ++y) {
+          if (s_.sig[padded(x, y)] != 1) continue;
           const size_t i = index(x, y);
-          if (s_.sig[i] != 1) continue;
           magref.put((s_.mag[i] >> p_) & 1, 1);
           refined.push_back(i);
         }
@@ -217,16 +225,16 @@ class RefinementEncoder {
 
  private:
   size_t index(int x, int y) const { return static_cast<size_t>(y) * static_cast<size_t>(w_) + static_cast<size_t>(x); }
-  bool neighbour_significant(int x, int y, int below_end) const {
-    for (int dy = -1; dy <= 1; ++dy) {
-      const int yy = y + dy;
-      if (yy < 0 || yy >= h_ || yy >= below_end) continue;
-      for (int dx = -1; dx <= 1; ++dx) {
-        const int xx = x + dx;
-        if ((dx || dy) && xx >= 0 && xx < w_ && s_.sig[index(xx, yy)]) return true;
-      }
-    }
-    return false;
+  size_t padded(int x, int y) const { return static_cast<size_t>(y + 1) * static_cast<size_t>(w_ + 2) + static_cast<size_t>(x + 1); }
+  // Whether any of the 8 neighbours of the sample at `at` is significant now; the row below
+  // only where `below` (the stripe-causal mode hides the next stripe).
+  bool neighbour_significant(size_t at, bool below) const {
+    const size_t row = static_cast<size_t>(w_ + 2);
+    const uint8_t* c = s_.sig.data() + at;
+    const uint8_t* up = c - row;
+    if (up[-1] | up[0] | up[1] | c[-1] | c[1]) return true;
+    const uint8_t* down = c + row;
+    return below && (down[-1] | down[0] | down[1]) != 0;
   }
 
   Scratch& s_;
@@ -240,7 +248,7 @@ class RefinementEncoder {
 double reconstruction(uint32_t mu, int p, bool reversible) {
   if (mu == 0) return 0;
   if (reversible && p == 0) return static_cast<double>(mu);
-  return (static_cast<double>(mu) + 0.5) * std::ldexp(1.0, p);
+  return (static_cast<double>(mu) + 0.5) * static_cast<double>(uint64_t{1} << p);
 }
 
 double squared(double v) { return v * v; }
@@ -262,8 +270,9 @@ CodedBlock encode_block(const BlockView& b) {
   const size_t n = static_cast<size_t>(b.width) * static_cast<size_t>(b.height);
   s.mag.resize(n);
   s.neg.resize(n);
+  s.steps.resize(n);
   CodedBlock out;
-  const double unit = std::ldexp(1.0, 2 * b.fraction_bits);
+  const double unit = std::ldexp(1.0, 2 * b.fraction_bits), step = std::ldexp(1.0, -b.fraction_bits);
   uint32_t any = 0;
   for (int y = 0; y < b.height; ++y)
     for (int x = 0; x < b.width; ++x) {
@@ -272,6 +281,7 @@ CodedBlock encode_block(const BlockView& b) {
       const size_t i = static_cast<size_t>(y) * static_cast<size_t>(b.width) + static_cast<size_t>(x);
       s.mag[i] = m >> b.fraction_bits;
       s.neg[i] = v < 0 ? 1 : 0;
+      s.steps[i] = static_cast<double>(m) * step;
       any |= s.mag[i];
       out.energy += static_cast<double>(m) * static_cast<double>(m);
     }
@@ -286,24 +296,16 @@ CodedBlock encode_block(const BlockView& b) {
   CodedPass cleanup;
   cleanup.end = static_cast<uint32_t>(out.bytes.size());
   cleanup.terminated = true;
-  // The squared error after each pass, in steps^2, where the distortions are asked for.
-  auto magnitude = [&](size_t i) {
-    const int32_t v = b.data[static_cast<ptrdiff_t>(i / static_cast<size_t>(b.width)) * b.stride +
-                             static_cast<ptrdiff_t>(i % static_cast<size_t>(b.width))];
-    return static_cast<double>(std::llabs(static_cast<long long>(v))) / std::ldexp(1.0, b.fraction_bits);
-  };
   if (b.estimate_distortion)
     for (size_t i = 0; i < n; ++i) {
       const uint32_t mu = s.mag[i] >> plane;
       if (mu == 0) continue;
-      const double a = magnitude(i);
+      const double a = s.steps[i];
       cleanup.distortion += squared(a) - squared(a - reconstruction(mu, plane, b.reversible));
     }
   out.passes.push_back(cleanup);
   if (plane == 0) return out;  // no plane below for SigProp and MagRef
 
-  s.sig.assign(n, 0);
-  for (size_t i = 0; i < n; ++i) s.sig[i] = (s.mag[i] >> plane) != 0 ? 1 : 0;
   ForwardWriter sigprop;
   BackwardWriter magref(BackwardWriter::kMagRef);
   std::vector<size_t> newly, refined;
@@ -321,11 +323,11 @@ CodedBlock encode_block(const BlockView& b) {
   if (b.estimate_distortion) {
     const double one = reconstruction(1, plane - 1, b.reversible);
     for (size_t i : newly) {
-      const double a = magnitude(i);
+      const double a = s.steps[i];
       sig_prop.distortion += squared(a) - squared(a - one);
     }
     for (size_t i : refined) {
-      const double a = magnitude(i);
+      const double a = s.steps[i];
       mag_ref.distortion += squared(a - reconstruction(s.mag[i] >> plane, plane, b.reversible)) -
                             squared(a - reconstruction(s.mag[i] >> (plane - 1), plane - 1, b.reversible));
     }
