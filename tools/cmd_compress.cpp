@@ -446,7 +446,8 @@ std::function<int()> add_compress_command(CLI::App& app) {
   cmd->add_option("-M", args->modes,
                   "mode switches, the sum of: 1 BYPASS, 2 RESET, 4 RESTART, 8 VSC, 16 ERTERM, 32 SEGMARK; or HT (as --ht)");
   cmd->add_flag("--ht", args->ht,
-                "HTJ2K (ISO/IEC 15444-15): HT code-blocks instead of EBCOT, with CAP; no -M, one layer, no -r/-q targets yet");
+                "HTJ2K (ISO/IEC 15444-15): HT code-blocks instead of EBCOT, with CAP; no -M. -r/-q choose each block's "
+                "cleanup bit plane (then SigProp and MagRef passes); several layers share one HT set per block");
   cmd->add_option("--cinema2K", args->cinema2k,
                   "digital cinema 2K at FPS (24 or 48) frames a second, as opj_compress -cinema2K: 3 unsigned 12-bit "
                   "X'Y'Z' components of at most 2048x1080; sets -I, one tile, -n 6 at most, -b 32,32, precincts, CPRL, "

@@ -386,8 +386,10 @@ int j2k_file_format_is_ht(const char* path);
 #define J2K_MODE_ERTERM 16  /* predictable termination */
 #define J2K_MODE_SEGMARK 32 /* a segmentation symbol after each cleanup pass */
 /* HTJ2K (ISO/IEC 15444-15): HT code-blocks instead of EBCOT (the stream gets CAP and COD's
- * style bit 6). Alone (no other J2K_MODE_*), one layer, no rates or PSNR targets yet: each
- * block is one HT cleanup pass down to the quantiser's step. */
+ * style bit 6). Alone (no other J2K_MODE_*). Without rates or PSNR targets each block is one
+ * HT cleanup pass down to the quantiser's step; with them each block's cleanup plane is
+ * chosen, with its SigProp and MagRef passes, and several layers add a block's passes from
+ * one layer to the next (one HT set per block). */
 #define J2K_MODE_HT 64
 
 typedef struct j2k_coding {

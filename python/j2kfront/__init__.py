@@ -353,8 +353,8 @@ def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str 
     those markers; tile_parts: None, 'R', 'L' or 'C'; guard_bits: 0..7 (None: automatic);
     comment: a COM marker's text; levels: an int, or one per component (e.g. [5, 4, 4]); None:
     5, or fewer where the tiles (the image, untiled) are under 32 samples a side; coder:
-    'ebcot' (Part 1) or 'ht' (HTJ2K, Part 15: one layer, lossless or the 9/7's steps, no rates
-    or psnr yet; with format 'jp2' a JPH file). The rest are transform()'s.
+    'ebcot' (Part 1) or 'ht' (HTJ2K, Part 15: lossless, the 9/7's steps, or rates/psnr as
+    for EBCOT; with format 'jp2' a JPH file). The rest are transform()'s.
 
     For many images of one shape, make an Encoder once and run it."""
     a = _image_array(image)
