@@ -248,7 +248,6 @@ TEST_F(EncoderApi, BadSettingsAreNamed) {
       {"not both", J2K_INVALID_ARGUMENT, [](auto&, auto& c) { c.rates = {20}, c.psnr = {30}; }, false},
       {"modes are J2K_MODE_* bits", J2K_INVALID_ARGUMENT, [](auto&, auto& c) { c.modes = 128; }, false},
       {"takes no other mode switch", J2K_INVALID_ARGUMENT, [](auto&, auto& c) { c.modes = J2K_MODE_HT | J2K_MODE_VSC; }, false},
-      {"take one layer and no rate", J2K_INVALID_ARGUMENT, [](auto&, auto& c) { c.modes = J2K_MODE_HT; c.rates = {40, 20}; }, false},
       {"tile_parts must be", J2K_INVALID_ARGUMENT, [](auto&, auto& c) { c.tile_parts = 'X'; }, false},
       {"guard_bits must be", J2K_INVALID_ARGUMENT, [](auto&, auto& c) { c.guard_bits = 8; }, false},
       {"a comment holds at most 65531 bytes", J2K_INVALID_ARGUMENT, [](auto&, auto& c) { c.comment.assign(70000, 'x'); }, false},
