@@ -174,21 +174,25 @@ struct HtCoding {
   BandSteps bands;
   int guard_bits = 0;
   std::vector<CodedBlock> coded;
-  double model_cost = 0;  // with model_only: modelled_cost()'s, nothing coded
+  double model_cost = 0;        // with model_only: modelled_cost()'s, nothing coded
+  std::vector<HtBlock> blocks;  // with model_only: the blocks' estimates, for the run that codes
 };
 
 // Chooses every block's HT set for the last layer's target (rate/ht_planes.hpp) with the
 // 9/7's base step times `step_scale`; Tier-2's size from an assembler of its own. With
-// `model_only`, codes nothing and says only what the model expects (model_cost).
+// `model_only`, codes nothing and says only what the model expects (model_cost), keeping the
+// blocks' estimates; `estimated`, where given, are those of an earlier model_only run at the
+// same scale.
 HtCoding code_ht_for_target(const BlockCoder& coder, const StreamInfo& info, const CodingParams& params,
                             const TileLayout& layout, const std::vector<std::vector<TileComponentInput>>& tiles,
-                            double step_scale, double target, bool by_bytes, int threads, bool model_only) {
+                            double step_scale, double target, bool by_bytes, int threads, bool model_only,
+                            std::vector<HtBlock>* estimated = nullptr) {
   CodingParams p = params;
   p.base_step *= step_scale;
   HtCoding out;
   out.bands = band_steps(info, p);
   const BandSteps& bands = out.bands;
-  std::vector<HtBlock> blocks = ht_estimates(layout, tiles, p, bands, threads);
+  std::vector<HtBlock> blocks = estimated ? std::move(*estimated) : ht_estimates(layout, tiles, p, bands, threads);
   std::vector<int> planes;
   for (const HtBlock& b : blocks) planes.push_back(static_cast<int>(b.estimates.size()));
   out.guard_bits = guard_bits_for(planes, layout, bands, p.guard_bits);
@@ -240,6 +244,7 @@ HtCoding code_ht_for_target(const BlockCoder& coder, const StreamInfo& info, con
   };
   if (model_only) {
     out.model_cost = modelled_cost(blocks, target, by_bytes, energy, stream_size);
+    out.blocks = std::move(blocks);
     return out;
   }
   choose_ht_sets(blocks, target, by_bytes, energy, code, stream_size);
@@ -367,16 +372,17 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
     // leaves the least distortion in the bytes (or spends the fewest bytes on the PSNR); the
     // whole choice runs for that one alone. The 5/3's steps are fixed.
     double scale = 1;
+    std::vector<HtBlock> estimated;  // the preferred scale's, so that they are not made twice
     if (!params.reversible) {
       double least = INFINITY;
       for (int k = 0; k < 4; ++k) {
-        const HtCoding m = code_ht_for_target(*coder_, info_, params, layout_, tiles_, std::exp2(k / 4.0),
-                                              final_targets.back(), by_bytes, threads, true);
-        if (m.model_cost < least) least = m.model_cost, scale = std::exp2(k / 4.0);
+        HtCoding m = code_ht_for_target(*coder_, info_, params, layout_, tiles_, std::exp2(k / 4.0), final_targets.back(),
+                                        by_bytes, threads, true);
+        if (m.model_cost < least) least = m.model_cost, scale = std::exp2(k / 4.0), estimated = std::move(m.blocks);
       }
     }
     HtCoding best = code_ht_for_target(*coder_, info_, params, layout_, tiles_, scale, final_targets.back(), by_bytes,
-                                       threads, false);
+                                       threads, false, estimated.empty() ? nullptr : &estimated);
     bands = std::move(best.bands);
     guard_bits = best.guard_bits;
     coded = std::move(best.coded);
