@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <cstdint>
 #include <memory>
 #include <cmath>
 #include <cstring>
@@ -19,6 +20,7 @@
 #include "codec/quant/dequantiser.hpp"
 #include "codec/tier1/block_coder.hpp"
 #include "codec/tier1/gpu/gpu_block_batch.hpp"
+#include "common/checked_math.hpp"
 #include "common/error.hpp"
 #include "tiling/canvas.hpp"
 #include "pipeline/back_stage.hpp"
@@ -378,18 +380,20 @@ void check_memory(const Codestream& cs, const Rect& area, const DecodeSettings& 
     const int r = settings.reduce;
     const uint64_t w = static_cast<uint64_t>(ceil_div_pow2(ceil_div(area.x1, c.dx), r) - ceil_div_pow2(ceil_div(area.x0, c.dx), r));
     const uint64_t h = static_cast<uint64_t>(ceil_div_pow2(ceil_div(area.y1, c.dy), r) - ceil_div_pow2(ceil_div(area.y0, c.dy), r));
-    samples += w * h;  // each below 2^32: no overflow
+    // Each of w, h is below 2^32, but their product and the sum over 16,384 components are
+    // not below 2^64: saturated, so that a sum that would wrap to a small figure is refused.
+    samples = saturating_add(samples, saturating_mul(w, h));
   }
   // A tile-component spans at most its nominal size's share, plus one for the grid's offset.
   uint64_t tile = 0;
   const int64_t tw = std::min<int64_t>(cs.info.tile_w, cs.info.x1), th = std::min<int64_t>(cs.info.tile_h, cs.info.y1);
   for (const ComponentInfo& c : cs.info.components)
-    tile += static_cast<uint64_t>(ceil_div_pow2(ceil_div(tw, c.dx) + 1, settings.reduce)) *
-            static_cast<uint64_t>(ceil_div_pow2(ceil_div(th, c.dy) + 1, settings.reduce));
+    tile = saturating_add(tile, saturating_mul(static_cast<uint64_t>(ceil_div_pow2(ceil_div(tw, c.dx) + 1, settings.reduce)),
+                                               static_cast<uint64_t>(ceil_div_pow2(ceil_div(th, c.dy) + 1, settings.reduce))));
   // A GPU back stage holds two tiles on the host (one decoded, one in flight), each with its
   // coefficients and its samples on their way home.
   const bool gpu = settings.backend.backend == Backend::Cuda || settings.backend.backend == Backend::OpenCL;
-  const uint64_t bytes = 2 * samples + tile * (gpu ? 2 * (4 + 2) : 4);
+  const uint64_t bytes = saturating_add(saturating_mul(2, samples), saturating_mul(tile, gpu ? 2 * (4 + 2) : 4));
   if (bytes > settings.max_bytes)
     throw Error(ErrorCode::OutOfMemory, "the image needs " + std::to_string(bytes >> 20) + " MiB to decode (" +
                                             std::to_string(samples) + " samples and a tile's coefficients), more than the " +
@@ -485,12 +489,21 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     out.dx = c.dx;
     out.dy = c.dy;
     out.type = decoded_type(c.precision, c.is_signed);
+    // Its bytes, checked: width and height are below 2^32 each, their product with the sample
+    // size is not below 2^64 (without a memory limit nothing else bounds it, and a size that
+    // wrapped would be allocated small and written in full). fill_mid's products are this one.
+    uint64_t bytes = 0;
+    if (!checked_mul<uint64_t>(static_cast<uint64_t>(out.width), static_cast<uint64_t>(out.height), &bytes) ||
+        !checked_mul<uint64_t>(bytes, j2k_sample_size(out.type), &bytes) || bytes > SIZE_MAX)
+      throw Error(ErrorCode::OutOfMemory, "component " + std::to_string(image.components.size()) + " has " +
+                                              std::to_string(out.width) + " x " + std::to_string(out.height) +
+                                              " samples, more bytes than memory can address");
     // With tiles no back stage writes: a cut stream's at the middle of the range (signed
     // samples at 0), a whole stream's at 0. The buffer does not start zeroed: both are written.
     if (gaps)
       fill_mid(out, cs.truncated && !c.is_signed ? 1u << (c.precision - 1) : 0, settings.backend.threads);
     else
-      out.bytes.resize(static_cast<size_t>(out.width) * static_cast<size_t>(out.height) * j2k_sample_size(out.type));
+      out.bytes.resize(static_cast<size_t>(bytes));
     image.components.push_back(std::move(out));
   }
 

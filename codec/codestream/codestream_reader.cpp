@@ -233,6 +233,7 @@ void read_siz(Segment& s, Codestream& cs) {
   if (i.tile_w == 0 || i.tile_h == 0) s.fail("says tiles of 0 samples");
   if (i.tile_x0 > i.x0 || i.tile_y0 > i.y0 || uint64_t{i.tile_x0} + i.tile_w <= i.x0 || uint64_t{i.tile_y0} + i.tile_h <= i.y0)
     s.fail("puts the first tile outside the image (B-3: XTOsiz <= XOsiz < XTOsiz + XTsiz, likewise y)");
+  // 32-bit fields in int64: below 2^34, no overflow.
   cs.tiles_x = (static_cast<int64_t>(i.x1) - i.tile_x0 + i.tile_w - 1) / i.tile_w;
   cs.tiles_y = (static_cast<int64_t>(i.y1) - i.tile_y0 + i.tile_h - 1) / i.tile_h;
   // Each count first: both can be 2^32 - 1, whose product overflows int64.
@@ -543,7 +544,7 @@ Codestream read_codestream(const uint8_t* data, size_t size, const ReadOptions& 
       part.cut = !eoc;  // without EOC, its end may have been cut
     } else {
       if (psot < 14) corrupt(name + ": Psot " + std::to_string(psot) + " is shorter than SOT and SOD");
-      end = sot_at + psot;
+      end = sot_at + psot;  // sot_at < size and Psot < 2^32: no wrap in a 64-bit size_t
       if (end > size) {
         if (!options.allow_partial) corrupt(name + ": Psot says " + std::to_string(psot) + " bytes, the codestream ends first (truncated?)");
         end = size;

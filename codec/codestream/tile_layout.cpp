@@ -43,6 +43,7 @@ void lay_out_tile(const StreamInfo& info, const CodingParams& params, size_t t, 
       const size_t count = r == 0 ? 1 : 3;
       const int bpx = ppx - (r == 0 ? 0 : 1), bpy = ppy - (r == 0 ? 0 : 1);
       const int cbx = std::min(style.block_w_log2, bpx), cby = std::min(style.block_h_log2, bpy);
+      // Coordinates below 2^32 and exponents at most 15: the shifts below stay under 2^48.
       const int64_t px0 = res.grid.x0 >> ppx, py0 = res.grid.y0 >> ppy;
       for (int64_t j = 0; j < res.grid.precincts_y; ++j)
         for (int64_t i = 0; i < res.grid.precincts_x; ++i) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "codec/tier2/progression_changes.hpp"
+#include "common/checked_math.hpp"
 #include "common/error.hpp"
 #include "tiling/canvas.hpp"
 
@@ -92,8 +93,11 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
   const TileCoding& tc = cs.tiles.at(t);
   const std::vector<TileComponentInput> components = tile_components(cs, t);
   uint64_t samples = 0;
+  // Each tile-component below 2^32 a side: the products fit, their sum over 16,384 components
+  // need not, and a sum that wrapped would pass the limit.
   for (const TileComponentInput& c : components)
-    samples += static_cast<uint64_t>(c.rect.x1 - c.rect.x0) * static_cast<uint64_t>(c.rect.y1 - c.rect.y0);
+    samples = saturating_add(samples, saturating_mul(static_cast<uint64_t>(c.rect.x1 - c.rect.x0),
+                                                     static_cast<uint64_t>(c.rect.y1 - c.rect.y0)));
   if (samples > kMaxTileSamples)
     throw Error(ErrorCode::UnsupportedInput, name + " has " + std::to_string(samples) + " samples, more than this decoder's limit of " +
                                                  std::to_string(kMaxTileSamples) + " a tile");
@@ -132,6 +136,10 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
   // cannot have more packets than bytes: a header saying otherwise is refused before the
   // layout is allocated (or, partial, the layers no byte can reach are left out). Under POC
   // the packets are those its changes cover.
+  // Bounded by the samples' limit above: a resolution of w x h samples (w, h >= 1) has at
+  // most (w + 1)(h + 1) <= 4wh precincts, so 33 resolutions of 2^30 samples stay below 2^38,
+  // and times 65,535 layers below 2^55 (the packets without POC; under POC each
+  // component-resolution's packets count once).
   std::vector<ComponentGrid> grids;
   int64_t precincts = 0;
   for (size_t c = 0; c < components.size(); ++c) {
@@ -151,7 +159,7 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
   // (a 584 KB stream of changes over a 16x16 image took 233 s). OpenJPEG refuses more than 31
   // changes a tile; the standard allows thousands, which pass here while their work is small.
   const uint64_t coverage = change_coverage(tc.poc, grids);
-  const uint64_t allowed = kOrderSteps + kOrderStepsPerByte * static_cast<uint64_t>(bytes);
+  const uint64_t allowed = saturating_add(kOrderSteps, saturating_mul(kOrderStepsPerByte, static_cast<uint64_t>(bytes)));
   if (coverage > allowed)
     throw Error(ErrorCode::UnsupportedInput, name + ": its " + std::to_string(tc.poc.size()) + " progression changes (POC) cover " +
                                                  std::to_string(coverage) + " component-resolutions in all, more work than its " +

@@ -204,7 +204,7 @@ void packet_order_of(Progression p, const std::vector<ComponentGrid>& components
     s.first_layer = k.first_layer, s.end_layer = k.end_layer;
     streams.push_back(s);
     resolutions = std::max(resolutions, k.resolution + 1);
-    packets += n * (k.end_layer - k.first_layer);
+    packets += n * (k.end_layer - k.first_layer);  // below 2^55: read_tile_packets' bound on precincts
   }
   std::sort(streams.begin(), streams.end(), [](const Stream& a, const Stream& b) {
     return std::make_pair(a.component, a.resolution) < std::make_pair(b.component, b.resolution);

@@ -22,6 +22,8 @@ int64_t change_packet_count(const std::vector<PocEntry>& changes, int layers, co
         int& s = sent[static_cast<size_t>(i)][static_cast<size_t>(r)];
         if (s >= end) continue;
         const ResolutionGrid& rg = g.resolutions[static_cast<size_t>(r)];
+        // Below 2^55 in all (read_tile_packets' bound on the tile's precincts, times its
+        // layers): each component-resolution's packets count once.
         packets += rg.precincts_x * rg.precincts_y * (end - s);
         s = end;
       }
@@ -37,6 +39,7 @@ uint64_t change_coverage(const std::vector<PocEntry>& changes, const std::vector
   uint64_t pairs = 0;
   for (const PocEntry& e : changes) {
     const int64_t c = std::min<int64_t>(e.comp_end, count) - e.comp_start, r = std::min<int64_t>(e.res_end, most) - e.res_start;
+    // c <= 16,384 and r <= 33 an entry, and the entries fewer than the tile's header bytes.
     if (c > 0 && r > 0) pairs += static_cast<uint64_t>(c * r);
   }
   return pairs;
