@@ -23,6 +23,12 @@ std::string hex(uint32_t v, int digits) {
   return buf;
 }
 
+// Tile-components whose coding a tile header may make its own (each resolved from its
+// segments, a few hundred bytes): a base no real stream nears (16 tiles of 16,384 components),
+// and 64 for each byte of the stream.
+constexpr uint64_t kResolvedSpare = uint64_t{1} << 18;
+constexpr uint64_t kResolvedPerByte = 64;
+
 [[noreturn]] void corrupt(const std::string& what) { throw Error(ErrorCode::CorruptInput, what); }
 [[noreturn]] void unsupported(const std::string& what) { throw Error(ErrorCode::UnsupportedInput, what); }
 
@@ -588,8 +594,23 @@ Codestream read_codestream(const uint8_t* data, size_t size, const ReadOptions& 
   for (size_t t = 0; t < tile_count; ++t) cs.ppt[t] = merge_ppt(cs, t);
 
   cs.defaults = resolve(cs, main, nullptr, -1);
-  for (size_t t = 0; t < tile_count; ++t)
-    cs.tiles.push_back(resolve(cs, main, parts_seen[t] > 0 ? &tile_headers[t] : nullptr, static_cast<int>(t)));
+  // A tile's own coding costs a resolved coding per component: refused where the tile headers
+  // that ask for one, times the components, are out of proportion to the stream's bytes.
+  auto says_coding = [](const HeaderState& h) {
+    return h.cod || !h.coc.empty() || h.qcd || !h.qcc.empty() || !h.rgn.empty() || !h.poc.empty();
+  };
+  uint64_t own = 0;
+  for (size_t t = 0; t < tile_count; ++t) own += parts_seen[t] > 0 && says_coding(tile_headers[t]) ? 1 : 0;
+  const uint64_t resolved = own * cs.info.components.size();  // below 2^16 x 2^14
+  const uint64_t allowed = kResolvedSpare + kResolvedPerByte * static_cast<uint64_t>(size);
+  if (resolved > allowed)
+    unsupported(std::to_string(own) + " tiles with coding styles of their own, each over " + std::to_string(cs.info.components.size()) +
+                " components, in " + std::to_string(size) + " bytes (this decoder's limit: " + std::to_string(allowed) +
+                " tile-components)");
+  for (size_t t = 0; t < tile_count; ++t) {
+    if (parts_seen[t] > 0 && says_coding(tile_headers[t])) cs.tiles.push_back(resolve(cs, main, &tile_headers[t], static_cast<int>(t)));
+    else cs.tiles.push_back_shared(cs.defaults);
+  }
   return cs;
 }
 

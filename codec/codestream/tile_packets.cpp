@@ -30,6 +30,39 @@ constexpr uint64_t kOrderStepsPerByte = 64;
 // reaches.
 constexpr int64_t kSparePrecincts = int64_t{1} << 16;
 
+// Code-blocks a tile may have beyond 16 a byte of its data: as many as a tile of 2^30 samples
+// (the most it may have) holds in blocks of 64 x 64, so that a stream of the usual block
+// sizes is never refused whatever its bytes; smaller blocks need bytes in proportion. A
+// code-block costs its layout, its packet state and its Tier-1 call whether or not a packet
+// brings it data, and a few bytes of header can declare millions (4 x 4 blocks on 16384^2, or
+// 1 x 1 blocks under 2 x 2 precincts).
+constexpr uint64_t kSpareBlocks = uint64_t{1} << 18;
+constexpr uint64_t kBlocksPerByte = 16;
+
+// The code-blocks lay_out_tile() makes for the tile: per band, the blocks of the band's grid
+// of 2^cbx x 2^cby (B.7: the nominal size, no larger than the band's share of a precinct).
+// The precincts' edges are multiples of that size, so cutting the band into precincts adds
+// no block.
+uint64_t block_count(const CodingParams& params, const std::vector<TileComponentInput>& components) {
+  uint64_t blocks = 0;
+  for (size_t c = 0; c < components.size(); ++c) {
+    const ComponentStyle style = component_style(params, c);
+    const TileComponentInput& k = components[c];
+    for (size_t b = 0; b < k.bands.size(); ++b) {
+      const int r = b == 0 ? 0 : static_cast<int>((b - 1) / 3) + 1;
+      const auto [ppx, ppy] = precinct_log2(style, r);
+      const int cbx = std::min(style.block_w_log2, ppx - (r == 0 ? 0 : 1));
+      const int cby = std::min(style.block_h_log2, ppy - (r == 0 ? 0 : 1));
+      const j2k_rect& br = k.bands[b].rect;
+      if (br.x1 <= br.x0 || br.y1 <= br.y0) continue;
+      const auto across = static_cast<uint64_t>(((br.x1 + (int64_t{1} << cbx) - 1) >> cbx) - (br.x0 >> cbx));
+      const auto down = static_cast<uint64_t>(((br.y1 + (int64_t{1} << cby) - 1) >> cby) - (br.y0 >> cby));
+      blocks = saturating_add(blocks, saturating_mul(across, down));
+    }
+  }
+  return blocks;
+}
+
 // Packed packet headers (A.7.4, A.7.5) of tile `t`: its PPT segments put together, or its
 // tile-parts' shares of PPM; empty: in the packets.
 std::vector<uint8_t> packed_headers(const Codestream& cs, size_t t) {
@@ -186,6 +219,14 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
                                                  " bytes (this decoder's limit: one a byte, plus " +
                                                  std::to_string(kSparePrecincts) + ")");
 
+  // Code-blocks likewise, cut tile or not: those past the bytes' reach decode to zeros, but
+  // each is laid out and visited all the same.
+  const uint64_t blocks = block_count(params, components);
+  const uint64_t block_limit = saturating_add(kSpareBlocks, saturating_mul(kBlocksPerByte, static_cast<uint64_t>(bytes)));
+  if (blocks > block_limit)
+    throw Error(ErrorCode::UnsupportedInput, name + " has " + std::to_string(blocks) + " code-blocks for its " + std::to_string(bytes) +
+                                                 " bytes (this decoder's limit: " + std::to_string(kBlocksPerByte) +
+                                                 " a byte, plus " + std::to_string(kSpareBlocks) + ")");
   lay_out_tile(cs.info, params, t, components, out.layout);
   const LaidTile& tile = out.layout.tiles[0];
   // One reader per precinct, made when its first packet comes.

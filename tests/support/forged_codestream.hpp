@@ -20,7 +20,7 @@ struct ForgedComponent {
 struct ForgedCodestream {
   uint32_t x0 = 0, y0 = 0, x1 = 64, y1 = 64;            // image area on the reference grid
   uint32_t tile_x0 = 0, tile_y0 = 0, tile_w = 64, tile_h = 64;
-  std::vector<ForgedComponent> components{ForgedComponent{}};
+  std::vector<ForgedComponent> components = std::vector<ForgedComponent>(1);
   int levels = 5;
   int block_w_log2 = 6, block_h_log2 = 6;  // 2..10 each (COD says them less 2)
   int precinct_log2 = 15;                  // on every resolution but the lowest (which takes
@@ -33,6 +33,8 @@ struct ForgedCodestream {
   // an empty packet).
   int tiles_with_data = 1;
   int packet_bytes = 1;
+  bool cut = false;  // Psot says 1000 bytes more than there are: the data cut short
+  bool cod_in_tiles = false;  // each tile-part's header repeats COD: a coding of its own
 
   std::vector<uint8_t> bytes() const {
     std::vector<uint8_t> s;
@@ -49,14 +51,17 @@ struct ForgedCodestream {
       u8(static_cast<uint32_t>(c.precision - 1) | (c.is_signed ? 0x80u : 0u)), u8(static_cast<uint32_t>(c.dx)),
           u8(static_cast<uint32_t>(c.dy));
     const bool precincts = precinct_log2 != 15;
-    u16(0xFF52), u16(static_cast<uint32_t>(12 + (precincts ? levels + 1 : 0)));
-    u8(precincts ? 1 : 0), u8(static_cast<uint32_t>(order)), u16(static_cast<uint32_t>(layers)), u8(0);
-    u8(static_cast<uint32_t>(levels)), u8(static_cast<uint32_t>(block_w_log2 - 2)), u8(static_cast<uint32_t>(block_h_log2 - 2));
-    u8(0), u8(1);
-    for (int r = 0; precincts && r <= levels; ++r) {
-      const int p = r == 0 ? precinct_log2 - 1 : precinct_log2;  // B.6: r = 0's precincts may be 1 x 1
-      u8(static_cast<uint32_t>(p < 0 ? 0 : p) * 17);
-    }
+    auto cod = [&] {
+      u16(0xFF52), u16(static_cast<uint32_t>(12 + (precincts ? levels + 1 : 0)));
+      u8(precincts ? 1 : 0), u8(static_cast<uint32_t>(order)), u16(static_cast<uint32_t>(layers)), u8(0);
+      u8(static_cast<uint32_t>(levels)), u8(static_cast<uint32_t>(block_w_log2 - 2)), u8(static_cast<uint32_t>(block_h_log2 - 2));
+      u8(0), u8(1);
+      for (int r = 0; precincts && r <= levels; ++r) {
+        const int p = r == 0 ? precinct_log2 - 1 : precinct_log2;  // B.6: r = 0's precincts may be 1 x 1
+        u8(static_cast<uint32_t>(p < 0 ? 0 : p) * 17);
+      }
+    };
+    cod();
     u16(0xFF5C), u16(static_cast<uint32_t>(3 + 3 * levels + 1)), u8(0x40);  // QCD: reversible, 2 guard bits
     for (int b = 0; b < 3 * levels + 1; ++b) u8(10 << 3);
     if (rgn_shift >= 0) {
@@ -78,9 +83,13 @@ struct ForgedCodestream {
       }
     }
     for (int t = 0; t < tiles_with_data; ++t) {
-      u16(0xFF90), u16(10), u16(static_cast<uint32_t>(t)), u32(static_cast<uint32_t>(14 + packet_bytes)), u8(0), u8(1);
+      const size_t sot = s.size();
+      u16(0xFF90), u16(10), u16(static_cast<uint32_t>(t)), u32(0), u8(0), u8(1);
+      if (cod_in_tiles) cod();
       u16(0xFF93);
       for (int k = 0; k < packet_bytes; ++k) u8(0);
+      const auto psot = static_cast<uint32_t>(s.size() - sot + (cut ? 1000 : 0));
+      for (int k = 0; k < 4; ++k) s[sot + 6 + static_cast<size_t>(k)] = static_cast<uint8_t>(psot >> (24 - 8 * k));
     }
     u16(0xFFD9);
     return s;
