@@ -31,6 +31,9 @@ took "sanitizer build done"
 # with the runtime's __tls_get_addr interceptor off (reported fixed after LLVM 16).
 export ASAN_OPTIONS="intercept_tls_get_addr=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export LSAN_OPTIONS="intercept_tls_get_addr=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+# UBSan reports are fatal in this build (-fno-sanitize-recover=all, cmake/J2kWarnings.cmake);
+# halt_on_error says so again for any check built recoverable, and the stack shows where.
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 (cd build-sanitize && ctest --output-on-failure -j2 --timeout 1200)
 tools/skipped-tests.sh build-sanitize
 took "sanitizer tests done"
