@@ -6,6 +6,7 @@
 
 #include "codec/tier1/ebcot/block_encoder.hpp"
 #include "common/bits.hpp"
+#include "common/checked_math.hpp"
 #include "common/error.hpp"
 
 namespace j2k::codec {
@@ -246,7 +247,9 @@ size_t PrecinctReader::read_body(const uint8_t* data, size_t size, bool partial,
       blk.append(data + at, take);
       at += take;
       if (k == 0 && open) {
-        blk.segments.back() += take;
+        // A segment continued over layers: its bytes may pass 32 bits only in a tile of more
+        // than 4 GiB (its tile-parts together), refused rather than wrapped.
+        if (!checked_add(blk.segments.back(), take, &blk.segments.back())) corrupt("a code-block's segment of more than 4 GiB");
         blk.segment_passes.back() += p.passes[k];
       } else {
         blk.segments.push_back(take);

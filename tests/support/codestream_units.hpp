@@ -38,11 +38,12 @@ inline void put_be(std::vector<uint8_t>& b, size_t at, int bytes, uint32_t v) {
 
 // The stream's units, or nothing where it is no codestream whose segments' lengths hold. A
 // tile-part's data runs to its Psot, or (Psot 0, or past the end) to EOC at the end of the
-// stream or the end; a stream may stop anywhere after a whole unit.
+// stream or the end, and then its SOT keeps its Psot; a stream may stop anywhere after a
+// whole unit. Writing the units back gives the bytes parsed.
 inline std::optional<std::vector<Unit>> parse_units(const uint8_t* p, size_t n) {
   if (n < 2 || p[0] != 0xFF || p[1] != 0x4F) return std::nullopt;
   std::vector<Unit> out{Unit{kSOC, {}, false}};
-  size_t pos = 2, part_end = 0;
+  size_t pos = 2, part_end = 0, last_sot = SIZE_MAX;
   while (pos + 2 <= n) {
     const auto m = static_cast<uint16_t>(p[pos] << 8 | p[pos + 1]);
     if ((m >> 8) != 0xFF) return std::nullopt;
@@ -53,7 +54,10 @@ inline std::optional<std::vector<Unit>> parse_units(const uint8_t* p, size_t n) 
     if (m == kSOD) {
       pos += 2;
       size_t end = part_end;
-      if (end <= pos || end > n) end = n >= 2 && p[n - 2] == 0xFF && p[n - 1] == 0xD9 && n - 2 >= pos ? n - 2 : n;
+      if (end < pos || end > n) {
+        end = n >= 2 && p[n - 2] == 0xFF && p[n - 1] == 0xD9 && n - 2 >= pos ? n - 2 : n;
+        if (last_sot < out.size()) out[last_sot].keep_psot = true;  // 0, or not its length: kept as said
+      }
       out.push_back(Unit{m, std::vector<uint8_t>(p + pos, p + end), false});
       pos = end;
       continue;
@@ -70,6 +74,7 @@ inline std::optional<std::vector<Unit>> parse_units(const uint8_t* p, size_t n) 
     if (m == kSOT) {
       const uint32_t psot = get_be(u.body, 2, 4);
       part_end = psot == 0 ? 0 : pos + psot;
+      last_sot = out.size();
     }
     out.push_back(std::move(u));
     pos += 2 + length;
