@@ -20,6 +20,7 @@
 #include "codec/codestream/tile_packets.hpp"
 #include "codec/decoder.hpp"
 #include "common/error.hpp"
+#include "tests/fuzz/codestream_mutator.hpp"
 #include "tests/support/hostile_streams.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -104,6 +105,42 @@ TEST(HostileStreams, EachDecodesOrIsRefusedWithinItsBytesWorth) {
   }
 }
 
+// The structure-aware fuzzer's edits (tests/fuzz/codestream_mutator.hpp), a fixed sequence of
+// them on the small streams: each result decodes or is refused, never with an internal error,
+// and none takes longer than the 20 s (Release) or its Tier-2 work more than the bound.
+TEST(HostileStreams, MutatedStreamsDecodeOrAreRefusedWithinTheLimits) {
+  const std::vector<HostileStream> streams = test_support::hostile_streams(false, real_stream());
+  fuzz::CodestreamMutator mutator(45, nullptr);
+  const int rounds = kFull ? 40 : 8;
+  double slowest = 0;
+  std::string slowest_name;
+  for (const HostileStream& s : streams)
+    for (int k = 0; k < rounds; ++k) {
+      HostileStream m = s;
+      m.bytes.resize(1 << 16);
+      m.bytes.resize(mutator.mutate(m.bytes.data(), s.bytes.size(), m.bytes.size()));
+      SCOPED_TRACE(s.name + ", edit " + std::to_string(k) + " (" + std::to_string(m.bytes.size()) + " bytes)");
+      EXPECT_LE(tier2_work(m), kWorkFloor + kWorkPerByte * m.bytes.size());
+      DecodeSettings settings;
+      settings.backend.backend = j2k::Backend::Cpu;
+      settings.backend.threads = 2;
+      settings.allow_partial = (k & 1) != 0;
+      settings.max_bytes = uint64_t{256} << 20;
+      const auto start = std::chrono::steady_clock::now();
+      try {
+        decode(m.bytes.data(), m.bytes.size(), settings);
+      } catch (const j2k::Error& e) {
+        EXPECT_NE(e.code(), j2k::ErrorCode::Internal) << e.what();
+      }
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (seconds > slowest) slowest = seconds, slowest_name = s.name + " edit " + std::to_string(k);
+      if (kFull) {
+        EXPECT_LT(seconds, kSecondsAllowed);
+      }
+    }
+  std::printf("slowest: %s, %.3f s\n", slowest_name.c_str(), slowest);
+}
+
 // What each class must come to, where the outcome is the point: refusals that name the cause.
 TEST(HostileStreams, RefusalsNameTheirCause) {
   const std::vector<HostileStream> streams = test_support::hostile_streams(false, real_stream());
@@ -141,6 +178,28 @@ TEST(HostileStreams, RefusalsNameTheirCause) {
     }
   }
   EXPECT_NE(refusal("budget_sum_wraps").find("MiB allowed"), std::string::npos) << refusal("budget_sum_wraps");
+}
+
+// Tiles share the main header's coding unless their header has one of their own: 65,535
+// tiles of 100 components hold one coding (each tile held its copy, 1 GB from 379 bytes), and
+// 8 tiles with a COD each hold 8 more.
+TEST(HostileStreams, TileCodingsAreSharedUnlessATileHasItsOwn) {
+  test_support::ForgedCodestream f;
+  f.x1 = 255, f.y1 = 257, f.tile_w = f.tile_h = 1, f.levels = 0;
+  f.components.assign(100, test_support::ForgedComponent{});
+  f.tiles_with_data = 8;
+  std::vector<uint8_t> stream = f.bytes();
+  Codestream cs = read_codestream(stream.data(), stream.size());
+  EXPECT_EQ(cs.tiles.size(), 65535u);
+  EXPECT_EQ(cs.tiles.distinct(), 1u);
+  EXPECT_EQ(cs.tiles[65534].components.size(), 100u);
+  f.cod_in_tiles = true;
+  stream = f.bytes();
+  cs = read_codestream(stream.data(), stream.size());
+  EXPECT_EQ(cs.tiles.distinct(), 9u);
+  size_t seen = 0;
+  for (const TileCoding& t : cs.tiles) seen += t.components.size() == 100 ? 1 : 0;
+  EXPECT_EQ(seen, 65535u);
 }
 
 // A tile whose header declares code-blocks out of proportion to its bytes is refused before

@@ -53,6 +53,7 @@ class TileCodings {
   bool empty() const { return of_tile_.empty(); }
   const TileCoding& operator[](size_t t) const { return codings_[of_tile_[t]]; }
   const TileCoding& at(size_t t) const { return codings_.at(of_tile_.at(t)); }
+  size_t distinct() const { return codings_.size(); }  // the codings held: the shared one, and each tile's own
   // The next tile, with the coding shared by the tiles without their own (`shared`, copied
   // once: the same for every call).
   void push_back_shared(const TileCoding& shared) {
