@@ -21,7 +21,9 @@
 #include "codec/tier1/block_coder.hpp"
 #include "codec/tier1/gpu/gpu_block_batch.hpp"
 #include "common/checked_math.hpp"
+#include "codec/tier1/gpu/gpu_block_records.hpp"
 #include "common/error.hpp"
+#include "common/memory_budget.hpp"
 #include "tiling/canvas.hpp"
 #include "pipeline/back_stage.hpp"
 #include "common/parallel/parallel_for.hpp"
@@ -49,8 +51,8 @@ struct TileComponent {
 
 class TileDecoder {
  public:
-  TileDecoder(const Codestream& cs, const uint8_t* data, const DecodeSettings& settings, BackStage& stage)
-      : cs_(cs), data_(data), settings_(settings), stage_(stage) {}
+  TileDecoder(const Codestream& cs, const uint8_t* data, const DecodeSettings& settings, BackStage& stage, MemoryBudget& budget)
+      : cs_(cs), data_(data), settings_(settings), stage_(stage), budget_(budget) {}
 
   // Decodes tile t into `image` (its components already sized): Tier-2 and Tier-1 here, the
   // rest in the back stage (on a GPU, while the next tile's blocks are decoded). With Tier-1
@@ -95,15 +97,20 @@ class TileDecoder {
     std::vector<BackStage::Component> stage;
     std::vector<TileComponent> comps;
     bool mct = false;
+    Reservation memory;  // for the above, less the packets' (their own)
   };
 
   Prepared prepare(size_t t, DecodedImage& image) {
     Prepared p;
     p.t = t;
     const TileCoding& tc = cs_.tiles[t];
+    // Its tile-components here, with the back stage's and Tier-1's records of them.
+    p.memory = Reservation(&budget_, tile_components_bytes(cs_, t) +
+                                         tc.components.size() * (sizeof(BackStage::Component) + sizeof(TileComponent)) + 64,
+                           [&] { return "tile " + std::to_string(t) + "'s " + std::to_string(tc.components.size()) + " tile-components"; });
     p.inputs = tile_components(cs_, t);
     const std::vector<TileComponentInput>& inputs = p.inputs;
-    p.packets = read_tile_packets(cs_, data_, t, settings_.allow_partial, settings_.layers);
+    p.packets = read_tile_packets(cs_, data_, t, settings_.allow_partial, settings_.layers, &budget_);
     if (p.packets.truncated) image.truncated = true;
     warnings_.insert(warnings_.end(), p.packets.warnings.begin(), p.packets.warnings.end());
 
@@ -152,6 +159,12 @@ class TileDecoder {
     if (!group_.empty() && (group_bytes_ + bytes > limit || plane_bytes_.size() + planes.size() > GpuBlockBatch::kMaxPlanes))
       flush();
     const size_t first = plane_bytes_.size();
+    // The batch's host copy of the blocks (records, segment tables, bytes; vectors that may
+    // double), held until the launch.
+    uint64_t staged = 0;
+    for (const BlockData& d : p.packets.blocks) staged += d.size() + d.segments.size() * (sizeof(uint32_t) + sizeof(int));
+    staged = 2 * (staged + p.packets.layout.blocks.size() * sizeof(GpuBlockRecord));
+    group_memory_.grow(staged, [&] { return "tile " + std::to_string(p.t) + "'s code-blocks gathered for the GPU"; });
     each_block(p.t, cs_.tiles[p.t], p.inputs, p.packets, p.comps, [&](const Block& b) {
       coder_->check(b.code);
       gpu_blocks_->add(b.code, b.roi, first + b.component, b.at, b.stride, b.step);  // step 0: the 5/3
@@ -190,6 +203,7 @@ class TileDecoder {
     plane_tiles_.clear();
     group_bytes_ = 0;
     gpu_blocks_->clear();
+    group_memory_.reset();
   }
 
   // A block of the decoded resolutions as Tier-1 takes it, and where its coefficients go:
@@ -207,15 +221,20 @@ class TileDecoder {
   template <class Fn>
   void each_block(size_t t, const TileCoding& tc, const std::vector<TileComponentInput>& inputs, const TilePackets& packets,
                   const std::vector<TileComponent>& comps, Fn&& fn, int threads = 1) {
+    auto decoded = [&](const LaidBlock& lb) { return band_resolution(lb.band) <= comps[lb.component].levels; };
+    const auto count = static_cast<size_t>(std::count_if(packets.layout.blocks.begin(), packets.layout.blocks.end(), decoded));
+    const Reservation memory(&budget_, heap_bytes(count * sizeof(size_t)),
+                             [&] { return "tile " + std::to_string(t) + "'s list of " + std::to_string(count) + " code-blocks to decode"; });
     std::vector<size_t> todo;
-    for (size_t i = 0; i < packets.layout.blocks.size(); ++i) {
-      const LaidBlock& lb = packets.layout.blocks[i];
-      if (band_resolution(lb.band) <= comps[lb.component].levels) todo.push_back(i);
-    }
+    todo.reserve(count);
+    for (size_t i = 0; i < packets.layout.blocks.size(); ++i)
+      if (decoded(packets.layout.blocks[i])) todo.push_back(i);
+    static const BlockData kNoData;
     parallel_for(static_cast<ptrdiff_t>(todo.size()), threads, [&](ptrdiff_t j) {
       const size_t i = todo[static_cast<size_t>(j)];
       const LaidBlock& lb = packets.layout.blocks[i];
-      const BlockData& bd = packets.blocks[i];
+      const BlockData* data = packets.data_of(i);
+      const BlockData& bd = data ? *data : kNoData;
       const size_t c = lb.component;
       const TileComponentInput::Band& band = inputs[c].bands[lb.band];
       Block b;
@@ -337,6 +356,8 @@ class TileDecoder {
   const uint8_t* data_;
   const DecodeSettings& settings_;
   BackStage& stage_;
+  MemoryBudget& budget_;
+  Reservation group_memory_{&budget_};  // the host copy of the blocks gathered for the GPU
   // The blocks of the tiles gathered for the GPU (group_), and the planes they go to.
   struct GroupTile {
     std::vector<BackStage::Component> stage;
@@ -371,19 +392,24 @@ void fill_mid(DecodedComponent& out, uint32_t mid, int threads) {
   });
 }
 
-// The output's samples and the largest tile's coefficients against settings.max_bytes;
-// `area`: the output's on the reference grid.
-void check_memory(const Codestream& cs, const Rect& area, const DecodeSettings& settings) {
-  if (settings.max_bytes == 0) return;
-  uint64_t samples = 0;
+// The output's samples and the largest tile's coefficients, reserved in `budget` before they
+// are allocated; `area`: the output's on the reference grid.
+void reserve_image(const Codestream& cs, const Rect& area, const DecodeSettings& settings, Reservation& memory) {
+  uint64_t samples = 0, bytes = 0;
   for (const ComponentInfo& c : cs.info.components) {
     const int r = settings.reduce;
     const uint64_t w = static_cast<uint64_t>(ceil_div_pow2(ceil_div(area.x1, c.dx), r) - ceil_div_pow2(ceil_div(area.x0, c.dx), r));
     const uint64_t h = static_cast<uint64_t>(ceil_div_pow2(ceil_div(area.y1, c.dy), r) - ceil_div_pow2(ceil_div(area.y0, c.dy), r));
     // Each of w, h is below 2^32, but their product and the sum over 16,384 components are
     // not below 2^64: saturated, so that a sum that would wrap to a small figure is refused.
-    samples = saturating_add(samples, saturating_mul(w, h));
+    const uint64_t n = saturating_mul(w, h);
+    samples = saturating_add(samples, n);
+    bytes = saturating_add(bytes, saturating_add(saturating_mul(n, j2k_sample_size(decoded_type(c.precision, c.is_signed))),
+                                                 sizeof(DecodedComponent)));
   }
+  memory.grow(bytes, [&] {
+    return "the output's " + std::to_string(samples) + " samples in " + std::to_string(cs.info.components.size()) + " components";
+  });
   // A tile-component spans at most its nominal size's share, plus one for the grid's offset.
   uint64_t tile = 0;
   const int64_t tw = std::min<int64_t>(cs.info.tile_w, cs.info.x1), th = std::min<int64_t>(cs.info.tile_h, cs.info.y1);
@@ -393,11 +419,7 @@ void check_memory(const Codestream& cs, const Rect& area, const DecodeSettings& 
   // A GPU back stage holds two tiles on the host (one decoded, one in flight), each with its
   // coefficients and its samples on their way home.
   const bool gpu = settings.backend.backend == Backend::Cuda || settings.backend.backend == Backend::OpenCL;
-  const uint64_t bytes = saturating_add(saturating_mul(2, samples), saturating_mul(tile, gpu ? 2 * (4 + 2) : 4));
-  if (bytes > settings.max_bytes)
-    throw Error(ErrorCode::OutOfMemory, "the image needs " + std::to_string(bytes >> 20) + " MiB to decode (" +
-                                            std::to_string(samples) + " samples and a tile's coefficients), more than the " +
-                                            std::to_string(settings.max_bytes >> 20) + " MiB allowed");
+  memory.grow(saturating_mul(tile, gpu ? 2 * (4 + 2) : 4), [&] { return "a tile's " + std::to_string(tile) + " coefficients"; });
 }
 
 }  // namespace
@@ -421,6 +443,10 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     image.format = FileFormat::Jp2;
     image.enum_cs = jp2.enum_cs;
   }
+  // Every large allocation below is reserved here first (common/memory_budget.hpp). The
+  // stream's bytes count too: they are held while it is decoded.
+  MemoryBudget budget(settings.max_bytes);
+  Reservation memory(&budget, size, [&] { return "the stream's " + std::to_string(size) + " bytes"; });
   ReadOptions options;
   options.allow_partial = settings.allow_partial;
   const Codestream cs = read_codestream(stream, stream_size, options);
@@ -460,7 +486,7 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     if (c < 0 || static_cast<size_t>(c) >= channels)
       throw Error(ErrorCode::InvalidArgument, "component " + std::to_string(c) + ": the image has " + std::to_string(channels) +
                                                   " (0 to " + std::to_string(channels - 1) + ")");
-  check_memory(cs, area, settings);
+  reserve_image(cs, area, settings, memory);
   const int r = settings.reduce;
   image.x0 = ceil_div_pow2(area.x0, r);
   image.y0 = ceil_div_pow2(area.y0, r);
@@ -510,7 +536,7 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
   std::unique_ptr<BackStage> own;
   if (!reused) own = std::make_unique<BackStage>(settings.backend);
   BackStage& stage = reused ? *reused : *own;
-  TileDecoder tiles(cs, stream, settings, stage);
+  TileDecoder tiles(cs, stream, settings, stage, budget);
   try {
     for (size_t t = 0; t < cs.tiles.size(); ++t) {
       if (intersect(canvas.tile(static_cast<int64_t>(t)), area).empty()) continue;

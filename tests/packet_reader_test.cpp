@@ -69,7 +69,7 @@ TEST(PacketReader, HtSegmentsFollowPart15) {
     p1.resize(2 + 20, 0x22);
     ASSERT_EQ(r.read_header(p1.data(), p1.size(), false), 2u);
     ASSERT_EQ(r.read_body(p1.data() + 2, 20), 20u);
-    const BlockData& b = r.blocks(0)[0];
+    const BlockData& b = r.block(0, 0);
     EXPECT_EQ(b.missing_bitplanes, 2u);
     EXPECT_EQ(b.passes, 6);
     EXPECT_EQ(b.segments, (std::vector<uint32_t>{100, 20}));
@@ -88,7 +88,7 @@ TEST(PacketReader, HtSegmentsFollowPart15) {
     p1.resize(1 + 5, 0x33);
     ASSERT_EQ(r.read_header(p1.data(), p1.size(), false), 1u);
     ASSERT_EQ(r.read_body(p1.data() + 1, 5), 5u);
-    const BlockData& b = r.blocks(0)[0];
+    const BlockData& b = r.block(0, 0);
     EXPECT_EQ(b.passes, 4);
     EXPECT_EQ(b.segments, (std::vector<uint32_t>{0, 5}));
     EXPECT_EQ(b.segment_passes, (std::vector<int>{3, 1}));
@@ -183,7 +183,7 @@ TEST(PacketReader, ReadsWhatTheWriterWrote) {
       for (size_t b = 0; b < p.bands.size(); ++b)
         for (size_t i = 0; i < p.bands[b].blocks.size(); ++i) {
           const BlockContribution& want = *p.bands[b].blocks[i];
-          const BlockData& got = reader.blocks(b)[i];
+          const BlockData& got = reader.block(b, i);
           const int n = want.passes[static_cast<size_t>(l)];
           ASSERT_EQ(got.included, n > 0) << "layer " << l << ", band " << b << ", block " << i;
           ASSERT_EQ(got.passes, n);

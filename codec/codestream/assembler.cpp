@@ -37,7 +37,8 @@ Assembler::Assembler(const StreamInfo& info, const CodingParams& params, const T
             PrecinctBand pb;
             pb.blocks_x = b.blocks_x;
             pb.blocks_y = b.blocks_y;
-            for (size_t i : b.blocks) pb.blocks.push_back(blocks[i]);
+            pb.blocks.reserve(b.count());
+            for (size_t i = b.first; i < b.first + b.count(); ++i) pb.blocks.push_back(blocks[i]);
             bands.push_back(std::move(pb));
           }
           precincts_.push_back(std::move(bands));

@@ -14,17 +14,21 @@
 
 namespace j2k::codec {
 
+// Narrow fields: a tile laid out with 4 x 4 code-blocks has millions of them.
 struct LaidBlock {
-  size_t tile = 0, component = 0, band = 0;  // band: index into the tile-component's bands
-  int64_t x0 = 0, y0 = 0, x1 = 0, y1 = 0;    // on the band's grid
+  uint32_t tile = 0;       // raster index (at most 65535 tiles)
+  uint16_t component = 0;  // at most 16384 components
+  uint8_t band = 0;        // index into the tile-component's bands (at most 3 * 32 + 1)
+  int64_t x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // on the band's grid
 };
 
 struct LaidPrecinct {
-  // Per band of the resolution (LL alone, or HL, LH, HH): its blocks in raster order, as
-  // indices into TileLayout::blocks, and that grid's size.
+  // Per band of the resolution (LL alone, or HL, LH, HH): its grid of blocks, which are
+  // TileLayout::blocks[first ...] in raster order.
   struct Band {
     int blocks_x = 0, blocks_y = 0;
-    std::vector<size_t> blocks;
+    size_t first = 0;
+    size_t count() const { return static_cast<size_t>(blocks_x) * static_cast<size_t>(blocks_y); }
   };
   std::vector<Band> bands;
 };
@@ -43,6 +47,23 @@ struct TileLayout {
   std::vector<LaidTile> tiles;
   std::vector<LaidBlock> blocks;
 };
+
+// How many of each structure lay_out_tile makes for one tile, counted from its geometry
+// without making them (in time proportional to its resolutions, not its blocks), so that the
+// memory they take can be checked before they are allocated.
+struct LayoutCounts {
+  uint64_t components = 0, resolutions = 0, bands = 0;
+  uint64_t precincts = 0;               // of every resolution
+  uint64_t precinct_bands = 0;          // a precinct's share of a band, with blocks or not
+  uint64_t filled_precinct_bands = 0;   // those with code-blocks
+  uint64_t blocks = 0;
+  uint64_t tag_nodes = 0;               // of one tag tree per precinct-band (1 where it has no block)
+  uint64_t largest_precinct_blocks = 0;  // code-blocks of the precinct that has the most
+};
+LayoutCounts count_layout(const CodingParams& params, const std::vector<TileComponentInput>& components);
+
+// The bytes lay_out_tile allocates for a tile of these counts.
+uint64_t layout_bytes(const LayoutCounts& counts);
 
 // The precinct exponents of resolution r of a component (the default 15 x 15 when none are
 // given).

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <memory>
-#include <set>
 #include <string>
 
 #include "codec/tier2/progression_changes.hpp"
@@ -121,9 +120,29 @@ std::vector<TileComponentInput> tile_components(const Codestream& cs, size_t t) 
   return out;
 }
 
-TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t t, bool partial, int kept_layers) {
+uint64_t tile_components_bytes(const Codestream& cs, size_t t) {
+  uint64_t components = 0, bands = 0, resolutions = 0;
+  for (const ComponentCoding& k : cs.tiles.at(t).components) {
+    ++components;
+    bands += 3 * static_cast<uint64_t>(k.levels) + 1;
+    resolutions += static_cast<uint64_t>(k.levels) + 1;
+  }
+  // Each vector one heap block: its elements plus at most 32 bytes of the allocator's. The
+  // inputs with their bands; the grids with their resolutions; the coding style with its
+  // precinct sizes (read_tile_packets' own copies).
+  return components * (sizeof(TileComponentInput) + sizeof(ComponentGrid) + sizeof(ComponentStyle) + 3 * 32) +
+         bands * sizeof(TileComponentInput::Band) + resolutions * (sizeof(ResolutionGrid) + sizeof(std::pair<int, int>)) + 3 * 32;
+}
+
+TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t t, bool partial, int kept_layers,
+                              MemoryBudget* budget) {
   const std::string name = "tile " + std::to_string(t);
   const TileCoding& tc = cs.tiles.at(t);
+  TilePackets out;
+  out.memory = Reservation(budget);
+  out.memory.grow(tile_components_bytes(cs, t), [&] {
+    return name + "'s " + std::to_string(tc.components.size()) + " tile-components and their bands";
+  });
   const std::vector<TileComponentInput> components = tile_components(cs, t);
   uint64_t samples = 0;
   // Each tile-component below 2^32 a side: the products fit, their sum over 16,384 components
@@ -162,7 +181,6 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
   params.levels = first.levels, params.precincts = first.precincts;
   params.block_w_log2 = first.block_w_log2, params.block_h_log2 = first.block_h_log2;
 
-  TilePackets out;
   out.data = tile_data;
   out.tile_parts_read = parts.size();
   // Each packet takes at least a byte (a header of one bit, in the data or packed), so a tile
@@ -227,19 +245,51 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
     throw Error(ErrorCode::UnsupportedInput, name + " has " + std::to_string(blocks) + " code-blocks for its " + std::to_string(bytes) +
                                                  " bytes (this decoder's limit: " + std::to_string(kBlocksPerByte) +
                                                  " a byte, plus " + std::to_string(kSpareBlocks) + ")");
+  // The memory the tile's structures take, counted from the headers before any is made: the
+  // layout, a reader for every precinct (made as its first packet comes), the packets'
+  // order and lengths (at most what `packets` says), each block's index into its data.
+  const LayoutCounts counts = count_layout(params, components);
+  const auto order_packets = static_cast<uint64_t>(tc.poc.empty() ? precincts * layers : packets);
+  const uint64_t structures = layout_bytes(counts) +
+                              PrecinctReader::footprint(counts.precincts, counts.precinct_bands, counts.filled_precinct_bands,
+                                                        counts.blocks, counts.tag_nodes) +
+                              counts.precincts * (sizeof(std::unique_ptr<PrecinctReader>) + sizeof(bool)) + 64 * counts.resolutions +
+                              counts.blocks * sizeof(uint32_t) + 2 * order_packets * (sizeof(PacketId) + sizeof(uint32_t));
+  out.memory.grow(structures, [&] {
+    return name + "'s code-block and precinct structures (" + std::to_string(counts.blocks) + " code-blocks, " +
+           std::to_string(counts.precincts) + " precincts, " + std::to_string(order_packets) + " packets)";
+  });
+  out.layout.blocks.reserve(counts.blocks);
   lay_out_tile(cs.info, params, t, components, out.layout);
   const LaidTile& tile = out.layout.tiles[0];
   // One reader per precinct, made when its first packet comes.
   std::vector<std::vector<std::vector<std::unique_ptr<PrecinctReader>>>> readers(components.size());
-  for (size_t c = 0; c < components.size(); ++c) readers[c].resize(tile.components[c].size());
-  // Each laid block's data, from its precinct's reader: when the last kept layer is read,
-  // or at the end.
-  out.blocks.resize(out.layout.blocks.size());
-  std::set<const PrecinctReader*> taken;
-  auto take_blocks = [&](const LaidPrecinct& prec, const PrecinctReader& reader) {
-    taken.insert(&reader);
+  std::vector<std::vector<std::vector<bool>>> taken(components.size());  // its blocks taken already
+  for (size_t c = 0; c < components.size(); ++c) readers[c].resize(tile.components[c].size()), taken[c].resize(tile.components[c].size());
+  // What the packets add to the readers (the blocks they include, their segments and bytes),
+  // and the included blocks' data taken from them, are reserved as they grow.
+  auto grown = [&](uint64_t more) {
+    out.memory.grow(more, [&] { return name + "'s packet data (the code-blocks its packets include, their segments)"; });
+  };
+  // Each laid block's data, from its precinct's reader: when the last kept layer is read
+  // (copied: the reader reads on), or at the end (moved).
+  out.block_data.assign(out.layout.blocks.size(), TilePackets::kNoData);
+  auto take_blocks = [&](const LaidPrecinct& prec, PrecinctReader& reader, bool move) {
+    const size_t capacity = out.blocks.capacity();
+    uint64_t copied = 0;
     for (size_t b = 0; b < prec.bands.size(); ++b)
-      for (size_t i = 0; i < prec.bands[b].blocks.size(); ++i) out.blocks[prec.bands[b].blocks[i]] = reader.blocks(b)[i];
+      for (size_t i = 0; i < prec.bands[b].count(); ++i)
+        if (BlockData* d = reader.included_block(b, i)) {
+          out.block_data[prec.bands[b].first + i] = static_cast<uint32_t>(out.blocks.size());
+          if (move) {
+            out.blocks.push_back(std::move(*d));
+          } else {
+            out.blocks.push_back(*d);
+            copied += heap_bytes(d->segments.size() * sizeof(uint32_t)) + heap_bytes(d->segment_passes.size() * sizeof(int)) +
+                      heap_bytes(d->bytes.size());
+          }
+        }
+    grown(copied + heap_bytes(out.blocks.capacity() * sizeof(BlockData)) - heap_bytes(capacity * sizeof(BlockData)));
   };
   const bool keep_all = kept_layers <= 0 || kept_layers >= layers;
 
@@ -258,8 +308,10 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
     if (!reader) {
       std::vector<std::pair<int, int>> bands;
       for (const LaidPrecinct::Band& b : prec.bands) bands.emplace_back(b.blocks_x, b.blocks_y);
-      reader = std::make_unique<PrecinctReader>(bands, tc.components[c].modes);
+      reader = std::make_unique<PrecinctReader>(bands, tc.components[c].modes);  // counted in `structures`
+      if (taken[c][r].empty()) taken[c][r].resize(slots.size());
     }
+    const uint64_t held = reader->held_bytes();
     const size_t start = at;
     try {
       if (at >= body_size && !(packed && hat < headers.size())) {
@@ -281,8 +333,13 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
       bool cut = false;
       at += reader->read_body(body + at, body_size - at, partial, &cut);
       if (cut) out.truncated = true;
-      if (!keep_all && id.layer == kept_layers - 1) take_blocks(prec, *reader);
+      grown(reader->held_bytes() - held);
+      if (!keep_all && id.layer == kept_layers - 1) {
+        take_blocks(prec, *reader, false);
+        taken[c][r][static_cast<size_t>(id.precinct)] = true;
+      }
     } catch (const Error& e) {
+      if (e.code() == ErrorCode::OutOfMemory) throw;
       if (partial) {
         out.truncated = true;
         break;
@@ -304,8 +361,9 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
   for (size_t c = 0; c < components.size(); ++c)
     for (size_t r = 0; r < readers[c].size(); ++r)
       for (size_t k = 0; k < readers[c][r].size(); ++k) {
-        const PrecinctReader* reader = readers[c][r][k].get();
-        if (reader && !taken.count(reader)) take_blocks(tile.components[c][r].precincts[k], *reader);
+        PrecinctReader* reader = readers[c][r][k].get();
+        if (reader && !taken[c][r][k]) take_blocks(tile.components[c][r].precincts[k], *reader, true);
+        readers[c][r][k].reset();
       }
   return out;
 }

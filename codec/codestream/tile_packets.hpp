@@ -14,14 +14,20 @@
 #include "codec/codestream/codestream_reader.hpp"
 #include "codec/codestream/tile_layout.hpp"
 #include "codec/tier2/packet_reader.hpp"
+#include "common/memory_budget.hpp"
 #include "tiling/canvas.hpp"
 
 namespace j2k::codec {
 
 struct TilePackets {
   TileLayout layout;                   // the tile alone: tiles[0] and its blocks
-  std::vector<BlockData> blocks;       // per layout block, whose bytes may lie in `data` or
-                                       // in the bytes read (read_tile_packets)
+  // The code-blocks the packets included (the others have no data), whose bytes may lie in
+  // `data` or in the bytes read (read_tile_packets); block_data: per layout block, its index
+  // in `blocks` or kNoData. A tile of millions of tiny blocks mostly holds empty ones.
+  static constexpr uint32_t kNoData = UINT32_MAX;
+  std::vector<BlockData> blocks;
+  std::vector<uint32_t> block_data;
+  const BlockData* data_of(size_t laid) const { return block_data[laid] == kNoData ? nullptr : &blocks[block_data[laid]]; }
   std::shared_ptr<const std::vector<uint8_t>> data;  // a tile's packet data copied together
                                                      // from several tile-parts, else empty
   std::vector<uint32_t> packet_bytes;  // each packet's bytes in the tile data (SOP, header
@@ -34,14 +40,25 @@ struct TilePackets {
   // packets (B.12; with POC, its changes' bookkeeping too).
   size_t tile_parts_read = 0;
   uint64_t order_steps = 0;  // steps taken to put its packets in order (B.12)
+  // Its share of the memory budget: what it holds (reserved before it was allocated).
+  Reservation memory;
 };
 
 // Reads tile `t` of `cs` (whose bytes are `data`, which the result's blocks may point into:
 // keep it while they are used); with `partial`, a tile whose data ends early keeps what is
 // there. With `layers` > 0 the blocks keep only what the first `layers` layers bring (the
 // packets after them are still read, to check them and find the next).
+// With a `budget`, the memory its structures take (the tile's layout, one reader per
+// precinct, the packets' order, the blocks' segments and bytes) is reserved there before they
+// are made, from the headers' counts, and as the packets add to it: Error(OutOfMemory)
+// naming the tile and the counts where it does not fit.
 // Throws j2k::Error (CorruptInput) naming the tile and the cause.
-TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t t, bool partial = false, int layers = 0);
+TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t t, bool partial = false, int layers = 0,
+                              MemoryBudget* budget = nullptr);
+
+// The bytes a tile's tile-component records take (TileComponentInput with its bands and the
+// resolution grids), from the levels of its components: what tile_components() allocates.
+uint64_t tile_components_bytes(const Codestream& cs, size_t t);
 
 // The codestream's canvas: image area, tile grid and subsampling (SIZ).
 Canvas canvas_of(const Codestream& cs);

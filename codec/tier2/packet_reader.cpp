@@ -5,6 +5,7 @@
 #include <string>
 
 #include "codec/tier1/ebcot/block_encoder.hpp"
+#include "codec/tier2/tag_tree.hpp"
 #include "common/bits.hpp"
 #include "common/checked_math.hpp"
 #include "common/error.hpp"
@@ -59,54 +60,72 @@ bool pass_ends_segment(int k, uint8_t modes) {
   return (modes & kModeBypass) && (k == 9 || (k >= 10 && (k - 10) % 3 != 0));
 }
 
-PrecinctReader::TagTreeReader::TagTreeReader(int w, int h) : width(w) {
-  // Level by level from the leaves up, each node's parent in the next level (as the writer's).
-  int level_start = 0;
-  nodes.resize(static_cast<size_t>(w) * static_cast<size_t>(h));
-  while (w > 1 || h > 1) {
-    const int next_w = (w + 1) / 2, next_h = (h + 1) / 2;
-    const int next_start = static_cast<int>(nodes.size());
-    nodes.resize(nodes.size() + static_cast<size_t>(next_w) * static_cast<size_t>(next_h));
-    for (int y = 0; y < h; ++y)
-      for (int x = 0; x < w; ++x)
-        nodes[static_cast<size_t>(level_start + y * w + x)].parent = next_start + (y / 2) * next_w + x / 2;
-    level_start = next_start;
-    w = next_w, h = next_h;
-  }
+PrecinctReader::TagTreeReader::TagTreeReader(int w, int h) : width(w), height(h) {
+  // Level by level from the leaves up to one root, as the writer's.
+  nodes.resize(static_cast<size_t>(tag_tree_nodes(static_cast<uint64_t>(w), static_cast<uint64_t>(h))));
 }
 
 bool PrecinctReader::TagTreeReader::below(int x, int y, uint32_t threshold, BitReader& in, uint32_t* value) {
-  int path[40], depth = 0;
-  for (int n = y * width + x; n >= 0; n = nodes[static_cast<size_t>(n)].parent) path[depth++] = n;
+  // The path from the leaf to the root: in each level, the node over (x, y).
+  size_t path[40];
+  int depth = 0;
+  size_t start = 0;
+  for (int w = width, h = height, l = 0;; ++l) {
+    path[depth++] = start + static_cast<size_t>((y >> l) * w + (x >> l));
+    if (w == 1 && h == 1) break;
+    start += static_cast<size_t>(w) * static_cast<size_t>(h);
+    w = (w + 1) / 2, h = (h + 1) / 2;
+  }
   uint32_t low = 0;
   while (depth > 0) {
-    Node& node = nodes[static_cast<size_t>(path[--depth])];
+    Node& node = nodes[path[--depth]];
     if (low > node.low) node.low = low;
     else low = node.low;
     // B.10.2: 0 bits raise the node's lower bound, a 1 bit says the value is the bound.
-    while (!node.known && low < threshold) {
-      if (in.bit()) {
-        node.known = true;
-        node.value = low;
-      } else {
-        ++low;
-      }
+    while (node.value == kUnknown && low < threshold) {
+      if (in.bit()) node.value = low;
+      else ++low;
     }
-    if (node.known) low = node.value;
+    if (node.value != kUnknown) low = node.value;
     node.low = low;
   }
   const Node& leaf = nodes[static_cast<size_t>(y * width + x)];
-  if (value) *value = leaf.value;
-  return leaf.known && leaf.value < threshold;
+  if (value && leaf.value != kUnknown) *value = leaf.value;
+  return leaf.value != kUnknown && leaf.value < threshold;
 }
 
 PrecinctReader::PrecinctReader(const std::vector<std::pair<int, int>>& band_grids, uint8_t modes) : modes_(modes) {
+  uint64_t filled = 0, blocks = 0, nodes = 0;
+  bands_.reserve(band_grids.size());
   for (const auto& [w, h] : band_grids) {
     if (w < 0 || h < 0 || (w == 0) != (h == 0)) throw Error(ErrorCode::Internal, "packet reader: a band grid of " + std::to_string(w) + " x " + std::to_string(h));
     const auto n = static_cast<size_t>(w) * static_cast<size_t>(h);
     bands_.push_back(Band{w, h, TagTreeReader(std::max(w, 1), std::max(h, 1)), TagTreeReader(std::max(w, 1), std::max(h, 1)),
-                          std::vector<BlockData>(n), std::vector<int>(n, 3)});
+                          std::vector<BlockState>(n)});
+    filled += n > 0 ? 1 : 0;
+    blocks += n;
+    nodes += bands_.back().inclusion.nodes.size();
   }
+  heap_ = footprint(1, band_grids.size(), filled, blocks, nodes);
+}
+
+uint64_t PrecinctReader::footprint(uint64_t readers, uint64_t bands, uint64_t filled, uint64_t blocks, uint64_t tag_nodes) {
+  // Each vector one heap block: its elements plus at most 32 bytes of the allocator's. Per
+  // reader the object (made with make_unique) and its bands; per band two tag trees; per
+  // band with blocks their states.
+  return readers * (sizeof(PrecinctReader) + 32) + bands * sizeof(Band) + 32 * readers +
+         2 * (tag_nodes * sizeof(TagTreeReader::Node) + 32 * bands) + blocks * sizeof(BlockState) + 32 * filled;
+}
+
+const BlockData& PrecinctReader::block(size_t band, size_t i) const {
+  static const BlockData kNone;
+  const uint32_t d = bands_[band].blocks[i].data;
+  return d == kNotIncluded ? kNone : data_[d];
+}
+
+BlockData* PrecinctReader::included_block(size_t band, size_t i) {
+  const uint32_t d = bands_[band].blocks[i].data;
+  return d == kNotIncluded ? nullptr : &data_[d];
 }
 
 size_t PrecinctReader::read_header(const uint8_t* data, size_t size, bool eph) {
@@ -115,32 +134,36 @@ size_t PrecinctReader::read_header(const uint8_t* data, size_t size, bool eph) {
   if (size >= 6 && data[0] == 0xFF && data[1] == 0x91) at = 6;  // SOP (A.8.1): Lsop 4, Nsop
   BitReader in(data + at, size - at);
   const uint32_t layer = static_cast<uint32_t>(layer_++);
+  const size_t pending_capacity = pending_.capacity(), data_capacity = data_.capacity();
   if (in.bit()) {  // not an empty packet (B.10.3)
     for (Band& b : bands_) {
       for (size_t i = 0; i < b.blocks.size(); ++i) {
-        BlockData& blk = b.blocks[i];
+        BlockState& state = b.blocks[i];
         const int x = static_cast<int>(i) % b.blocks_x, y = static_cast<int>(i) / b.blocks_x;
         // Inclusion (B.10.4): the tag tree until the block is first included, then one bit.
-        if (!blk.included) {
+        if (state.data == kNotIncluded) {
           if (!b.inclusion.below(x, y, layer + 1, in, nullptr)) continue;
           // Its missing bit planes (B.10.5), at most what a 38-bit sample's bands can lack.
           uint32_t missing = 0;
           b.missing.below(x, y, 75, in, &missing);
-          if (!b.missing.nodes[i].known) corrupt("a code-block's missing bit planes exceed 74");
-          blk.included = true;
-          blk.missing_bitplanes = missing;
+          if (!b.missing.known(i)) corrupt("a code-block's missing bit planes exceed 74");
+          state.data = static_cast<uint32_t>(data_.size());
+          data_.emplace_back();
+          data_.back().included = true;
+          data_.back().missing_bitplanes = missing;
         } else if (!in.bit()) {
           continue;
         }
+        BlockData& blk = data_[state.data];
         const int added = read_pass_count(in);
         if (blk.passes + added > 164) corrupt("a code-block with more than 164 coding passes");
         // Lblock (B.10.7.1), then a length per segment part in Lblock + floor(log2(passes)) bits.
         while (in.bit())
-          if (++b.lblock[i] > 32) corrupt("a code-block's Lblock beyond 32 bits");
-        Pending p{&blk, blk.passes, {}, {}};
+          if (++state.lblock > 32) corrupt("a code-block's Lblock beyond 32 bits");
+        Pending p{state.data, blk.passes, {}, {}};
         const int last = blk.passes + added;
         if (modes_ & kModeHt) {
-          read_ht_parts(blk, added, b.lblock[i], in, p);
+          read_ht_parts(blk, added, state.lblock, in, p);
           blk.passes = last;
           pending_.push_back(std::move(p));
           continue;
@@ -149,7 +172,7 @@ size_t PrecinctReader::read_header(const uint8_t* data, size_t size, bool eph) {
         for (int k = blk.passes; k < last; ++k)
           if (pass_ends_segment(k, modes_) || k == last - 1) {
             const int passes = k - start + 1;
-            const int width = b.lblock[i] + floor_log2(static_cast<uint32_t>(passes));
+            const int width = state.lblock + floor_log2(static_cast<uint32_t>(passes));
             if (width > 32) corrupt("a segment length of " + std::to_string(width) + " bits");
             p.parts.push_back(in.bits(width));
             p.passes.push_back(passes);
@@ -160,6 +183,11 @@ size_t PrecinctReader::read_header(const uint8_t* data, size_t size, bool eph) {
       }
     }
   }
+  // What stays after the packet: the blocks it included, the room for its list (freed
+  // with the next header, but held while its body is read).
+  heap_ += heap_bytes(data_.capacity() * sizeof(BlockData)) - heap_bytes(data_capacity * sizeof(BlockData));
+  heap_ += heap_bytes(pending_.capacity() * sizeof(Pending)) - heap_bytes(pending_capacity * sizeof(Pending));
+  for (const Pending& p : pending_) heap_ += heap_bytes(p.parts.capacity() * sizeof(uint32_t)) + heap_bytes(p.passes.capacity() * sizeof(int));
   at += in.finish();
   if (eph) {
     if (at + 2 > size || data[at] != 0xFF || data[at + 1] != 0x92) corrupt("no EPH marker after a packet header (COD says one follows each)");
@@ -234,7 +262,8 @@ void BlockData::append(const uint8_t* from, size_t n) {
 size_t PrecinctReader::read_body(const uint8_t* data, size_t size, bool partial, bool* cut) {
   size_t at = 0;
   for (Pending& p : pending_) {
-    BlockData& blk = *p.block;
+    BlockData& blk = data_[p.block];
+    const size_t had[3] = {blk.segments.capacity(), blk.segment_passes.capacity(), blk.bytes.capacity()};
     // The first part continues the block's open segment, unless its last pass ended one.
     const bool open = p.before > 0 && !pass_ends_segment(p.before - 1, modes_);
     for (size_t k = 0; k < p.parts.size(); ++k) {
@@ -256,6 +285,10 @@ size_t PrecinctReader::read_body(const uint8_t* data, size_t size, bool partial,
         blk.segment_passes.push_back(p.passes[k]);
       }
     }
+    heap_ += heap_bytes(blk.segments.capacity() * sizeof(uint32_t)) - heap_bytes(had[0] * sizeof(uint32_t));
+    heap_ += heap_bytes(blk.segment_passes.capacity() * sizeof(int)) - heap_bytes(had[1] * sizeof(int));
+    heap_ += heap_bytes(blk.bytes.capacity()) - heap_bytes(had[2]);
+    heap_ -= heap_bytes(p.parts.capacity() * sizeof(uint32_t)) + heap_bytes(p.passes.capacity() * sizeof(int));
   }
   pending_.clear();
   return at;

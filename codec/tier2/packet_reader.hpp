@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/memory_budget.hpp"
+
 namespace j2k::codec {
 
 // Header bits (B.10.1): most significant first, 7 bits in a byte after 0xFF.
@@ -73,31 +75,50 @@ class PrecinctReader {
   // must outlive them.
   size_t read_body(const uint8_t* data, size_t size, bool partial = false, bool* cut = nullptr);
 
-  // Band b's blocks in raster order.
-  const std::vector<BlockData>& blocks(size_t band) const { return bands_[band].blocks; }
+  // Block i (raster order) of band b: what its packets brought so far (a block not yet
+  // included: an empty BlockData). The non-const one may be moved from once reading is done.
+  const BlockData& block(size_t band, size_t i) const;
+  BlockData* included_block(size_t band, size_t i);  // null while not included
+
+  // The heap this reader holds: what the constructor allocates (footprint() before it is
+  // made), plus what its packets have added since (the blocks they included, their
+  // segments and copied bytes), so that a caller can hold the growth to a memory budget.
+  uint64_t held_bytes() const { return heap_; }
+  // What the constructor allocates for `readers` readers of `bands` band grids in all,
+  // `filled` of them with blocks, `blocks` blocks and `tag_nodes` nodes in one tag tree per
+  // band grid (tile_layout's LayoutCounts).
+  static uint64_t footprint(uint64_t readers, uint64_t bands, uint64_t filled, uint64_t blocks, uint64_t tag_nodes);
 
  private:
   struct TagTreeReader {
+    // 8 bytes a node (a tile of 4 x 4 blocks has millions): a node's parent follows from its
+    // index and the levels' sizes, and `value` is kUnknown until it is known.
+    static constexpr uint32_t kUnknown = UINT32_MAX;
     struct Node {
-      uint32_t low = 0, value = 0;
-      bool known = false;
-      int parent = -1;
+      uint32_t low = 0, value = kUnknown;
     };
     std::vector<Node> nodes;
-    int width = 0;
+    int width = 0, height = 0;
     explicit TagTreeReader(int w, int h);
+    bool known(size_t leaf) const { return nodes[leaf].value != kUnknown; }
     // Whether leaf (x, y)'s value is below `threshold` (reading the bits that tell), and the
     // value once it is known.
     bool below(int x, int y, uint32_t threshold, BitReader& in, uint32_t* value);
   };
+  // A block's state between packets: 8 bytes, where most blocks of a hostile stream are
+  // never included; the data of those that are is kept apart (data_).
+  static constexpr uint32_t kNotIncluded = UINT32_MAX;
+  struct BlockState {
+    uint32_t data = kNotIncluded;  // its index in data_ once included
+    uint8_t lblock = 3;            // B.10.7.1
+  };
   struct Band {
     int blocks_x = 0, blocks_y = 0;
     TagTreeReader inclusion, missing;
-    std::vector<BlockData> blocks;
-    std::vector<int> lblock;
+    std::vector<BlockState> blocks;
   };
   struct Pending {  // what the last header said a block's body part holds
-    BlockData* block;
+    uint32_t block;               // index in data_
     int before;                   // its passes before this packet
     std::vector<uint32_t> parts;  // bytes per segment part
     std::vector<int> passes;      // passes per segment part
@@ -107,6 +128,8 @@ class PrecinctReader {
   static void read_ht_parts(BlockData& blk, int added, int lblock, BitReader& in, Pending& p);
 
   std::vector<Band> bands_;
+  std::vector<BlockData> data_;  // the blocks included so far, in the order of their inclusion
+  uint64_t heap_ = 0;
   uint8_t modes_;
   int layer_ = 0;
   std::vector<Pending> pending_;

@@ -13,6 +13,16 @@
 
 namespace j2k::codec {
 
+// Nodes of a tag tree over a w x h grid: every level up to a single root.
+inline uint64_t tag_tree_nodes(uint64_t w, uint64_t h) {
+  uint64_t n = w * h;
+  while (w > 1 || h > 1) {
+    w = (w + 1) / 2, h = (h + 1) / 2;
+    n += w * h;
+  }
+  return n;
+}
+
 class TagTree {
  public:
   TagTree(int width, int height);

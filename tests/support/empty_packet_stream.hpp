@@ -2,8 +2,9 @@
 // Test helper: a JPEG 2000 codestream written byte by byte whose packets are all empty (one
 // byte, 0x00: "no code-block included", B.10.3), so that any number of tiles, tile-parts,
 // precincts and progression changes costs a byte per packet and the packets' order does not
-// change their bytes. The shapes of the streams that made the decoder's work grow faster than
-// its input (issue 45): many tiles in interleaved tile-parts, headers in PPM, many POC entries.
+// change their bytes. The shapes of the streams that made the decoder's work or memory grow
+// faster than its input (issue 45): many tiles in interleaved tile-parts, headers in PPM, many
+// POC entries, tiny code-blocks or precincts on a large image, thousands of components.
 #pragma once
 #include <algorithm>
 #include <array>
@@ -20,6 +21,7 @@ struct EmptyPacketStream {
   int layers = 1;
   int components = 1;
   int precinct_log2 = 15;  // 2^p x 2^p precincts on every resolution (15: COD says none)
+  int block_log2 = 6;      // 2^b x 2^b code-blocks (2..10, b + b <= 12)
   int order = 0;           // COD's progression (0 LRCP .. 4 CPRL)
   int tile_parts = 1;      // per tile, the packets split as evenly as they go
   bool interleaved = false;  // tile-parts in stream order part by part (every tile's first,
@@ -32,6 +34,9 @@ struct EmptyPacketStream {
   bool poc_in_tiles = false;
   int64_t packets = -1;  // the packets each tile holds; -1: packets_per_tile()
   bool sop = false;      // each packet after an SOP marker segment (7 bytes a packet, not 1)
+  // The last tile-part's Psot counts this many bytes more than the stream holds (0: none): a
+  // stream cut short, whose tile's bytes say nothing of the packets it had.
+  uint32_t cut_bytes = 0;
 
   // Packets in each tile: every layer, component and resolution, times its precincts.
   int64_t packets_per_tile() const {
@@ -58,7 +63,7 @@ struct EmptyPacketStream {
     for (int c = 0; c < components; ++c) u8(7), u8(1), u8(1);  // 8-bit unsigned, no subsampling
     u16(0xFF52), u16(12 + (precincts ? levels + 1 : 0));        // COD
     u8((precincts ? 1 : 0) | (sop ? 2 : 0)), u8(static_cast<uint32_t>(order)), u16(static_cast<uint32_t>(layers)), u8(0);
-    u8(static_cast<uint32_t>(levels)), u8(4), u8(4), u8(0), u8(1);  // 64 x 64 blocks, 5/3
+    u8(static_cast<uint32_t>(levels)), u8(static_cast<uint32_t>(block_log2 - 2)), u8(static_cast<uint32_t>(block_log2 - 2)), u8(0), u8(1);  // 5/3
     for (int r = 0; precincts && r <= levels; ++r) u8(static_cast<uint32_t>(precinct_log2 * 17));
     u16(0xFF5C), u16(3 + 3 * levels + 1), u8(0x40);  // QCD: no quantisation, 2 guard bits
     for (int b = 0; b < 3 * levels + 1; ++b) u8(10 << 3);
@@ -99,7 +104,8 @@ struct EmptyPacketStream {
       }
       if (!segment.empty()) flush();
     }
-    for (const auto& [t, j] : stream) {
+    for (size_t i = 0; i < stream.size(); ++i) {
+      const auto [t, j] = stream[i];
       const size_t sot = s.size();
       u16(0xFF90), u16(10), u16(static_cast<uint32_t>(t)), u32(0), u8(static_cast<uint32_t>(j)), u8(static_cast<uint32_t>(tile_parts));
       if (poc_in_tiles && j == 0) put_poc();
@@ -108,10 +114,10 @@ struct EmptyPacketStream {
         if (sop) u16(0xFF91), u16(4), u16(0);  // Nsop: not checked by the readers
         u8(0);
       }
-      const auto psot = static_cast<uint32_t>(s.size() - sot);
+      const auto psot = static_cast<uint32_t>(s.size() - sot) + (i + 1 == stream.size() ? cut_bytes : 0);
       for (int k = 0; k < 4; ++k) s[sot + 6 + static_cast<size_t>(k)] = static_cast<uint8_t>(psot >> (24 - 8 * k));
     }
-    u16(0xFFD9);
+    if (cut_bytes == 0) u16(0xFFD9);
     return s;
   }
 };
