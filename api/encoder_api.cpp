@@ -130,6 +130,7 @@ j2k::codec::EncoderSettings encoder_settings(const j2k_settings& s, const j2k_co
     require(p.block_coding == j2k::codec::BlockCoding::Ebcot, "the " + name + " profile is Part 1's: EBCOT code-blocks, not J2K_MODE_HT");
     require(p.layer_psnr.empty(), "the " + name + " profile limits the bytes of a frame: give rates, not PSNR targets");
   }
+  e.max_bytes = c.max_bytes;
   return e;
 }
 

@@ -102,13 +102,21 @@ void for_each_view(ptrdiff_t count, const std::function<size_t(ptrdiff_t)>& bloc
 
 size_t same_block(ptrdiff_t k) { return static_cast<size_t>(k); }
 
-// Tier-1: every code-block of the layout through the coder.
+// Tier-1: every code-block of the layout through the coder, its output reserved in `memory`
+// as it comes.
 std::vector<CodedBlock> code_blocks(const BlockCoder& coder, const TileLayout& layout,
                                     const std::vector<std::vector<TileComponentInput>>& tiles, const CodingParams& params,
-                                    const BandSteps& bands, bool estimate, int threads) {
+                                    const BandSteps& bands, bool estimate, int threads, Reservation& memory) {
   std::vector<CodedBlock> coded(layout.blocks.size());
   for_each_view(static_cast<ptrdiff_t>(coded.size()), same_block, layout, tiles, params, bands, estimate, threads,
-                [&](ptrdiff_t i, const BlockView& v, int) { coded[static_cast<size_t>(i)] = coder.encode(v); });
+                [&](ptrdiff_t i, const BlockView& v, int) {
+                  CodedBlock& out = coded[static_cast<size_t>(i)];
+                  out = coder.encode(v);
+                  // Its passes and bytes (a block of 1 x 1 samples has up to 3 passes a bit
+                  // plane: a layout of tiny blocks codes to many times the image's size).
+                  memory.grow(heap_bytes(out.passes.capacity() * sizeof(CodedPass)) + heap_bytes(out.bytes.capacity()),
+                              [&] { return "Tier-1's output for " + std::to_string(coded.size()) + " code-blocks"; });
+                });
   return coded;
 }
 
@@ -259,6 +267,10 @@ HtCoding code_ht_for_target(const BlockCoder& coder, const StreamInfo& info, con
 
 }  // namespace
 
+uint64_t Encoder::block_record_bytes() {
+  return sizeof(CodedBlock) + sizeof(BlockContribution) + sizeof(const BlockContribution*) + sizeof(RatedBlock);
+}
+
 void set_layer_bytes(CodingParams& params, const std::vector<double>& rates, double raw_bytes) {
   if (rates.empty()) return;
   params.layer_bytes.clear();
@@ -311,7 +323,53 @@ Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) :
         std::to_string(most + 1) + " resolutions)");
   }
 
-  plan_ = std::make_unique<Plan>(ps, shape);
+  // The layout and the tile-components' records, counted from the canvas before either is
+  // made (a few flags can ask for millions of code-blocks and precincts); then the plan,
+  // which checks its own share (max_host_memory) before it allocates the coefficients.
+  LayoutCounts counts;
+  uint64_t records = 0;
+  for (int64_t t = 0; t < canvas.tile_count(); ++t) {
+    std::vector<TileComponentInput> tile(ncomp);
+    for (size_t c = 0; c < ncomp; ++c) {
+      const Rect r = canvas.tile_component(t, static_cast<int>(c));
+      tile[c].rect = j2k_rect{r.x0, r.y0, r.x1, r.y1};
+      tile[c].levels = component_style(p, c).levels;
+      for (const BandInfo& b : band_layout(r, tile[c].levels))
+        tile[c].bands.push_back({static_cast<j2k_band_type>(b.type), j2k_rect{b.rect.x0, b.rect.y0, b.rect.x1, b.rect.y1}, b.col, b.row});
+      // Here and in the plan: the tile-component and its bands.
+      records += sizeof(TileComponentInput) + sizeof(PlanTileComponent) + 64 +
+                 tile[c].bands.size() * (sizeof(TileComponentInput::Band) + sizeof(BandInfo));
+    }
+    const LayoutCounts n = count_layout(p, tile);
+    counts.components += n.components, counts.resolutions += n.resolutions, counts.bands += n.bands;
+    counts.precincts += n.precincts, counts.precinct_bands += n.precinct_bands;
+    counts.filled_precinct_bands += n.filled_precinct_bands, counts.blocks += n.blocks;
+    counts.largest_precinct_blocks = std::max(counts.largest_precinct_blocks, n.largest_precinct_blocks);
+  }
+  held_.grow(records + layout_bytes(counts), [&] {
+    return "the layout of " + std::to_string(counts.blocks) + " code-blocks in " + std::to_string(counts.precincts) + " precincts";
+  });
+  // Every encode() then needs a record per block (Tier-1's, Tier-2's, rate control's) at least.
+  blocks_ = counts.blocks;
+  const uint64_t per_encode = blocks_ * block_record_bytes();
+  if (settings_.max_bytes != 0 && held_.bytes() + per_encode > settings_.max_bytes)
+    budget_->refuse(per_encode, "the records of " + std::to_string(blocks_) + " code-blocks (" + std::to_string(block_record_bytes()) +
+                                    " bytes each) that each image takes to encode");
+  PlanSettings plan_settings = ps;
+  if (settings_.max_bytes != 0) {
+    const uint64_t left = std::max<uint64_t>(1, settings_.max_bytes - held_.bytes() - per_encode);
+    if (plan_settings.max_host_memory == 0 || plan_settings.max_host_memory > left) plan_settings.max_host_memory = left;
+  }
+  try {
+    plan_ = std::make_unique<Plan>(plan_settings, shape);
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::OutOfMemory || plan_settings.max_host_memory == ps.max_host_memory) throw;
+    throw Error(ErrorCode::OutOfMemory, std::string(e.what()) + ": the " + mib_text(settings_.max_bytes) +
+                                            " of memory allowed (max_bytes, --max-memory) less the " + mib_text(held_.bytes() + per_encode) +
+                                            " the layout and the code-blocks' records need");
+  }
+  const j2k_memory_report front = plan_->memory();
+  held_.grow(front.host + front.pinned, "the front stage's coefficients and buffers");
   p.mct = plan_->mct();  // auto: off where components 0..2 differ in subsampling
 
   info_.x0 = shape.x0;
@@ -360,6 +418,12 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
   const bool by_bytes = !params.layer_bytes.empty();
   const std::vector<double>& final_targets = by_bytes ? params.layer_bytes : params.layer_psnr;
   const bool ht_planes = params.block_coding == BlockCoding::HighThroughput && targets && final_targets.back() != 0;
+  // What this run allocates, reserved before it is made: the blocks' records, then Tier-1's
+  // output as it comes, rate control's hulls, Tier-2's packets and the file. (HT's choice of
+  // planes with a target codes a few planes a block; its own working sets are not counted.)
+  Reservation work(budget_.get(), blocks_ * block_record_bytes() + heap_bytes(params.layers * sizeof(int)) * blocks_ +
+                                      static_cast<uint64_t>(std::max(threads, 1)) * heap_bytes(4096 * sizeof(int32_t)),
+                   [&] { return "the records of " + std::to_string(blocks_) + " code-blocks"; });
   t0 = Clock::now();
   BandSteps bands;
   std::vector<CodedBlock> coded;
@@ -388,12 +452,22 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
     coded = std::move(best.coded);
   } else {
     bands = band_steps(info_, params);
-    coded = code_blocks(*coder_, layout_, tiles_, params, bands, estimate, threads);
+    coded = code_blocks(*coder_, layout_, tiles_, params, bands, estimate, threads, work);
     std::vector<int> block_planes;
     for (const CodedBlock& c : coded) block_planes.push_back(std::max(c.bitplanes, c.magnitude_bitplanes));
     guard_bits = guard_bits_for(block_planes, layout_, bands, params.guard_bits);
   }
   report_.tier1_ms = ms_since(t0);  // with HT targets, the plane choice too: the two interleave
+  if (targets) {
+    // Rate control's hull per block (at most a point a pass, and one), and its lists of
+    // slopes (every hull point's, and a copy; vectors that may double).
+    uint64_t passes = 0, hulls = 0;
+    for (const CodedBlock& c : coded) {
+      passes += c.passes.size();
+      hulls += heap_bytes((c.passes.size() + 1) * sizeof(HullPoint));
+    }
+    work.grow(hulls + 3 * passes * sizeof(double), [&] { return "rate control's hulls of " + std::to_string(passes) + " coding passes"; });
+  }
 
   const size_t nblocks = layout_.blocks.size();
   std::vector<BlockContribution> contributions(nblocks);
@@ -402,7 +476,8 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
 
   // Rate control: the passes of each layer, the codestream's size asked of Tier-2.
   t0 = Clock::now();
-  const Assembler assembler(info_, params, layout_, tier2, main_header(info_, params, bands.steps, guard_bits), threads);
+  const Assembler assembler(info_, params, layout_, tier2, main_header(info_, params, bands.steps, guard_bits), threads,
+                            budget_.get());
   std::vector<RatedBlock> rated(nblocks);
   for (size_t i = 0; i < nblocks; ++i) {
     const LaidBlock& lb = layout_.blocks[i];
@@ -422,6 +497,8 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
   report_.rate_ms = ms_since(t0);
 
   t0 = Clock::now();
+  output_.reset();  // the last run's bytes go now
+  bytes_ = std::vector<uint8_t>();
   bytes_ = assembler.run();
   if (estimate) report_.layer_psnr = layer_psnr(rated, static_cast<size_t>(params.layers), energy);
   else report_.layer_psnr.assign(static_cast<size_t>(params.layers), INFINITY);
@@ -432,9 +509,12 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
     for (const ComponentInfo& c : info_.components) j.components.push_back({c.precision, c.is_signed});
     j.colour = default_colour(info_.components.size());
     j.jph = settings_.coding.block_coding == BlockCoding::HighThroughput;  // a JP2 file holds Part 1 code-blocks only
+    work.grow(bytes_.size() + 4096, "the JP2 file's copy of the codestream");
     bytes_ = write_jp2(j, bytes_);
   }
   report_.tier2_ms = ms_since(t0);
+  work.reset();
+  output_.grow(bytes_.capacity(), "the file");  // within what `work` held
   return bytes_;
 }
 

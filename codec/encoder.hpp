@@ -17,6 +17,7 @@
 #include "codec/params/tile_input.hpp"
 #include "codec/profiles.hpp"
 #include "codec/tier1/block_coder.hpp"
+#include "common/memory_budget.hpp"
 #include "j2kfront/j2kfront.h"
 #include "pipeline/plan.hpp"
 
@@ -32,6 +33,12 @@ struct EncoderSettings {
   // A profile the codestream keeps to (profiles.hpp): it sets what it fixes in `plan` and
   // `coding`, and caps the byte targets.
   ProfileRequest profile;
+  // Host memory the encoder may take: the front stage's coefficients and buffers, every
+  // code-block's and precinct's records, Tier-1's output, Tier-2's packets and the file. Each
+  // is counted before it is made (the layout and the plan at construction, the rest in
+  // encode()); an image or settings that need more are refused (OutOfMemory) naming what for.
+  // 0: no limit.
+  uint64_t max_bytes = 0;
 };
 
 // params.layer_bytes from compression ratios (<= 1: every pass) of `raw_bytes` bytes of samples.
@@ -54,6 +61,9 @@ class Encoder {
 
  private:
   EncoderSettings settings_;
+  std::unique_ptr<MemoryBudget> budget_ = std::make_unique<MemoryBudget>(settings_.max_bytes);
+  Reservation held_{budget_.get()};    // what the encoder keeps: the plan, the layout, records
+  Reservation output_{budget_.get()};  // the last encode()'s bytes
   std::unique_ptr<Plan> plan_;
   StreamInfo info_;
   std::vector<std::vector<TileComponentInput>> tiles_;
@@ -61,6 +71,10 @@ class Encoder {
   std::unique_ptr<BlockCoder> coder_;
   std::vector<uint8_t> bytes_;
   EncodeReport report_;
+  uint64_t blocks_ = 0;  // layout_'s
+  // The bytes each encode() takes a code-block for its records (Tier-1's, Tier-2's, rate
+  // control's), before their vectors.
+  static uint64_t block_record_bytes();
 };
 
 }  // namespace j2k::codec

@@ -73,19 +73,20 @@ class MemoryBudget {
 };
 
 // Bytes reserved in a budget for as long as the structures they stand for live; more may be
-// added (grow) as they grow. Movable, so that it can travel with what it covers.
+// added (grow, from any thread) as they grow. Movable, so that it can travel with what it
+// covers.
 class Reservation {
  public:
   Reservation() = default;
+  explicit Reservation(MemoryBudget* budget) : budget_(budget) {}
   template <class What>
   Reservation(MemoryBudget* budget, uint64_t bytes, const What& what) : budget_(budget) { grow(bytes, what); }
-  explicit Reservation(MemoryBudget* budget) : budget_(budget) {}
-  Reservation(Reservation&& o) noexcept : budget_(o.budget_), bytes_(o.bytes_) { o.bytes_ = 0; }
+  Reservation(Reservation&& o) noexcept : budget_(o.budget_), bytes_(o.bytes_.exchange(0)) {}
   Reservation& operator=(Reservation&& o) noexcept {
     if (this != &o) {
       reset();
-      budget_ = o.budget_, bytes_ = o.bytes_;
-      o.bytes_ = 0;
+      budget_ = o.budget_;
+      bytes_ = o.bytes_.exchange(0);
     }
     return *this;
   }
@@ -102,17 +103,17 @@ class Reservation {
       if constexpr (std::is_invocable_v<What>) budget_->refuse(bytes, what());
       else budget_->refuse(bytes, what);
     }
-    bytes_ += bytes;
+    bytes_.fetch_add(bytes, std::memory_order_relaxed);
   }
   void reset() {
-    if (budget_ && bytes_) budget_->release(bytes_);
-    bytes_ = 0;
+    const uint64_t bytes = bytes_.exchange(0);
+    if (budget_ && bytes) budget_->release(bytes);
   }
-  uint64_t bytes() const { return bytes_; }
+  uint64_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
 
  private:
   MemoryBudget* budget_ = nullptr;
-  uint64_t bytes_ = 0;
+  std::atomic<uint64_t> bytes_{0};
 };
 
 }  // namespace j2k

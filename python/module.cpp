@@ -237,6 +237,7 @@ class PyEncoder {
     c.tile_parts = coding["tile_parts"].cast<std::string>().empty() ? 0 : coding["tile_parts"].cast<std::string>()[0];
     c.guard_bits = coding["guard_bits"].cast<int>();
     c.comment = coding["comment"].cast<std::string>();
+    c.max_bytes = coding["max_bytes"].cast<uint64_t>();
     const j2kfront::ImageView view = shape_.empty_view();
     py::gil_scoped_release unlocked;
     encoder_ = std::make_unique<j2kfront::Encoder>(s, c, view);

@@ -445,15 +445,36 @@ TEST(DecoderRobustness, TilesWithoutDataAreTheMiddleOfTheRange) {
 TEST(DecoderRobustness, MemoryLimitRefusesBeforeAllocating) {
   const std::vector<uint8_t> bytes = robustness_streams().front().second;  // 96 x 80 RGB, 48 x 40 tiles
   DecodeSettings s;
-  s.max_bytes = 20000;  // the output (2 bytes a sample) and a tile's coefficients (4) need ~70 KB
+  s.max_bytes = 20000;  // the stream, the output and a tile's coefficients alone need more
   try {
     decode(bytes.data(), bytes.size(), s);
     FAIL() << "decoded in 20000 bytes";
   } catch (const j2k::Error& e) {
     EXPECT_EQ(e.code(), j2k::ErrorCode::OutOfMemory) << e.what();
+    EXPECT_NE(std::string(e.what()).find("MiB of memory allowed"), std::string::npos) << e.what();
   }
-  s.reduce = 2;  // 24 x 20: fits
-  EXPECT_NO_THROW(decode(bytes.data(), bytes.size(), s));
+  // The least limit that a decode at 1/4 of the size (24 x 20) fits in refuses the whole
+  // image, whose output and coefficients are 16 times larger.
+  auto fits = [&](uint64_t limit, int reduce) {
+    s.max_bytes = limit;
+    s.reduce = reduce;
+    try {
+      decode(bytes.data(), bytes.size(), s);
+      return true;
+    } catch (const j2k::Error& e) {
+      EXPECT_EQ(e.code(), j2k::ErrorCode::OutOfMemory) << e.what();
+      return false;
+    }
+  };
+  uint64_t lo = 20000, hi = uint64_t{64} << 20;  // fits(lo, 2) is false, fits(hi, 2) true
+  ASSERT_FALSE(fits(lo, 2));
+  ASSERT_TRUE(fits(hi, 2));
+  while (hi - lo > 1) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    (fits(mid, 2) ? hi : lo) = mid;
+  }
+  EXPECT_FALSE(fits(hi, 0)) << "the whole image decoded in the " << hi << " bytes its quarter needs";
+  EXPECT_TRUE(fits(hi * 2, 0));
 }
 
 // An RGN shift that takes a band past the bit planes the decoder holds (int32 at twice the

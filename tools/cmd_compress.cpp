@@ -47,6 +47,7 @@ struct CompressArgs {
   bool cinema4k = false;
   std::string imf;   // --IMF PROFILE[,mainlevel=X][,sublevel=Y][,framerate=FPS]
   std::string modes = "0";  // -M: the sum of the mode switches, or HT
+  std::string max_memory;   // --max-memory; empty: half the RAM
   bool irreversible = false, ht = false, sop = false, eph = false, plt = false, tlm = false, force = false, quiet = false;
 };
 
@@ -315,6 +316,7 @@ int run_compress(CompressArgs a) {
   std::string tuning;  // what s.backend_options points to
   apply_env_options(s, tuning);
   j2kfront::Coding coding = coding_from(a);
+  const uint64_t max_memory = a.max_memory.empty() ? default_memory_budget() : parse_memory_size(a.max_memory);
   // .jp2, and .jph with --ht: the JP2 boxes (brand 'jph ' around HT code-blocks).
   j2k_file_format_from_name(jobs[0].format_name.c_str(), &coding.format);
   // Every flag before an image is read (the component count, for -mct, once it is), then the
@@ -344,10 +346,13 @@ int run_compress(CompressArgs a) {
       auto t = Clock::now();
       // "-": standard input, copied to a file the readers open (its format found by its signature).
       std::unique_ptr<StdinFile> from_stdin;
-      if (job.input == "-") from_stdin = std::make_unique<StdinFile>(default_memory_budget());
+      if (job.input == "-") from_stdin = std::make_unique<StdinFile>(max_memory);
+      io::ReadOptions read_options;
+      read_options.max_bytes = max_memory;  // the samples alone
       j2kfront::Image image;
       try {
-        image = raw ? io::read_raw(job.input, *raw) : io::read_image(from_stdin ? from_stdin->path() : job.input);
+        image = raw ? io::read_raw(job.input, *raw, read_options)
+                    : io::read_image(from_stdin ? from_stdin->path() : job.input, read_options);
       } catch (const std::exception& e) {
         if (from_stdin) from_stdin->rethrow_named(e);
         throw;
@@ -365,6 +370,10 @@ int run_compress(CompressArgs a) {
       const std::string key = shape_key(image);
       if (!encoder || key != encoder_key) {
         encoder.reset();
+        // The image's samples are held while it is encoded: the encoder may take the rest.
+        uint64_t samples = 0;
+        for (const auto& c : image.components) samples += c.bytes.size();
+        coding.max_bytes = max_memory == 0 ? 0 : max_memory - std::min(samples, max_memory - 1);
         encoder = std::make_unique<j2kfront::Encoder>(s, coding, view);
         encoder_key = key;
       }
@@ -477,6 +486,9 @@ std::function<int()> add_compress_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "cpu", "cuda", "opencl"}))->capture_default_str();
   cmd->add_option("--threads", args->threads, "CPU threads (default, 0: all cores)")->check(thread_count_check());
   cmd->add_option("--device", args->device, "GPU/OpenCL device index (default: J2KFRONT_DEVICE or the first)")->check(CLI::Range(0, 4096));
+  cmd->add_option("--max-memory", args->max_memory,
+                  "host memory one image may take, its samples included, e.g. 800M, 4G (default: half the RAM): "
+                  "settings or an image that need more are refused before the work");
   cmd->add_flag("--force", args->force, "replace an existing output file");
   cmd->add_flag("--quiet", args->quiet, "print nothing but errors");
   cmd->footer("opj_compress's spellings -mct, -SOP, -EPH, -PLT, -TLM, -TP, -GuardBits, -threads, -OutFor, -ImgDir, -quiet and -force\n"

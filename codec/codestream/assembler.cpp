@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "codec/codestream/assembler.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "codec/codestream/markers.hpp"
 #include "codec/tier2/progression_changes.hpp"
+#include "codec/tier2/tag_tree.hpp"
 #include "common/error.hpp"
 #include "common/parallel/worker_pool.hpp"
 
@@ -18,8 +20,38 @@ constexpr uint64_t kSopBytes = 6;  // A.8.1: marker, Lsop, Nsop
 }  // namespace
 
 Assembler::Assembler(const StreamInfo& info, const CodingParams& params, const TileLayout& layout,
-                     const std::vector<const BlockContribution*>& blocks, std::vector<uint8_t> main_header, int threads)
-    : p_(params), main_(std::move(main_header)), threads_(threads) {
+                     const std::vector<const BlockContribution*>& blocks, std::vector<uint8_t> main_header, int threads,
+                     MemoryBudget* budget)
+    : p_(params), main_(std::move(main_header)), threads_(threads), budget_(budget), memory_(budget) {
+  // The records below, counted before they are made: per precinct its bands, per band with
+  // blocks their pointers; per tile its packets in order (a vector that may double).
+  uint64_t precincts = 0, band_count = 0, filled = 0, packets = 0, resolutions = 0, largest = 0;
+  for (const LaidTile& t : layout.tiles)
+    for (const auto& component : t.components)
+      for (const LaidResolution& r : component) {
+        ++resolutions;
+        precincts += r.precincts.size();
+        packets += r.precincts.size() * static_cast<uint64_t>(p_.layers);
+        for (const LaidPrecinct& prec : r.precincts) {
+          band_count += prec.bands.size();
+          // A PrecinctCoder's: per band two tag trees, and two ints a block.
+          uint64_t coder = 0;
+          for (const LaidPrecinct::Band& b : prec.bands) {
+            filled += b.count() > 0 ? 1 : 0;
+            coder += 2 * TagTree::heap_for(static_cast<uint64_t>(std::max(b.blocks_x, 1)), static_cast<uint64_t>(std::max(b.blocks_y, 1))) +
+                     2 * heap_bytes(b.count() * sizeof(int)) + 2 * sizeof(TagTree) + 2 * sizeof(std::vector<int>);
+          }
+          largest = std::max(largest, coder);
+        }
+      }
+  const uint64_t blocks_bytes = static_cast<uint64_t>(blocks.size()) * sizeof(const BlockContribution*);
+  memory_.grow(precincts * (sizeof(std::vector<PrecinctBand>) + 32) + band_count * sizeof(PrecinctBand) + blocks_bytes + 32 * filled +
+                   2 * packets * sizeof(PacketId) + resolutions * (sizeof(size_t) + 32) + layout.tiles.size() * 128,
+               [&] {
+                 return "Tier-2's records of " + std::to_string(precincts) + " precincts, " + std::to_string(blocks.size()) +
+                        " code-blocks and " + std::to_string(packets) + " packets";
+               });
+  coder_bytes_ = largest;
   for (const LaidTile& t : layout.tiles) {
     std::vector<ComponentGrid> grids;
     std::vector<std::vector<size_t>> first;
@@ -60,8 +92,16 @@ Assembler::Assembler(const StreamInfo& info, const CodingParams& params, const T
   }
 }
 
-std::vector<Assembler::PrecinctPackets> Assembler::code_packets() const {
-  std::vector<PrecinctPackets> packets(precincts_.size());
+Assembler::CodedPackets Assembler::code_packets() const {
+  CodedPackets out;
+  const auto layers = static_cast<uint64_t>(p_.layers);
+  // The precincts' records, and a coder for the largest precinct on each thread; then each
+  // precinct's headers and body parts as its thread codes them.
+  out.memory = Reservation(budget_, precincts_.size() * (sizeof(PrecinctPackets) + 3 * heap_bytes(layers * 8)) +
+                                        static_cast<uint64_t>(std::max(threads_, 1)) * coder_bytes_,
+                           [&] { return "the packets of " + std::to_string(precincts_.size()) + " precincts"; });
+  std::vector<PrecinctPackets>& packets = out.precincts;
+  packets.resize(precincts_.size());
   run_on_workers(static_cast<ptrdiff_t>(precincts_.size()), threads_, [&](ptrdiff_t k, int) {
     PrecinctPackets& pp = packets[static_cast<size_t>(k)];
     PrecinctCoder coder(precincts_[static_cast<size_t>(k)]);  // its tag trees carry over from layer to layer
@@ -70,8 +110,10 @@ std::vector<Assembler::PrecinctPackets> Assembler::code_packets() const {
       pp.header_end.push_back(pp.headers.size());
       pp.parts_end.push_back(pp.parts.size());
     }
+    out.memory.grow(heap_bytes(pp.headers.capacity()) + heap_bytes(pp.parts.capacity() * sizeof(BodyPart)),
+                    [&] { return "the packet headers of precinct " + std::to_string(k) + " of " + std::to_string(packets.size()); });
   });
-  return packets;
+  return out;
 }
 
 uint64_t Assembler::assemble(const std::vector<PrecinctPackets>& packets, std::vector<uint8_t>* out,
@@ -97,7 +139,12 @@ uint64_t Assembler::assemble(const std::vector<PrecinctPackets>& packets, std::v
     return (p_.sop ? kSopBytes : 0) + header_bytes(k) + packets[k.precinct].body_bytes[k.layer];
   };
 
-  // The tile-parts: a new one where the index that divides them changes.
+  // The tile-parts: a new one where the index that divides them changes. Their lists of
+  // packets (vectors that may double), lengths and the codestream are reserved first.
+  uint64_t count = 0;
+  for (const auto& order : orders_) count += order.size();
+  Reservation memory(budget_, 2 * count * sizeof(Packet) + (p_.plt ? 2 * 5 * count : 0) + orders_.size() * 256,
+                     [&] { return "the tile-parts' lists of " + std::to_string(count) + " packets"; });
   std::vector<std::vector<TilePart>> tiles(orders_.size());
   std::vector<TilePartEntry> entries;
   for (size_t t = 0; t < orders_.size(); ++t) {
@@ -139,6 +186,7 @@ uint64_t Assembler::assemble(const std::vector<PrecinctPackets>& packets, std::v
     for (const TilePart& part : parts) total += part.psot;
   if (out == nullptr) return total;
 
+  memory.grow(total, [&] { return "the codestream's " + std::to_string(total) + " bytes"; });
   std::vector<uint8_t>& o = *out;
   o.reserve(static_cast<size_t>(total));
   o.insert(o.end(), main_.begin(), main_.end());
@@ -171,11 +219,11 @@ uint64_t Assembler::assemble(const std::vector<PrecinctPackets>& packets, std::v
 
 std::vector<uint8_t> Assembler::run() const {
   std::vector<uint8_t> out;
-  assemble(code_packets(), &out);
+  assemble(code_packets().precincts, &out);
   return out;
 }
 
-uint64_t Assembler::size() const { return assemble(code_packets(), nullptr); }
+uint64_t Assembler::size() const { return assemble(code_packets().precincts, nullptr); }
 
 std::vector<uint64_t> Assembler::component_sizes() const {
   std::vector<uint64_t> sizes;

@@ -13,6 +13,7 @@
 #include "codec/params/coding_params.hpp"
 #include "codec/codestream/tile_layout.hpp"
 #include "codec/tier2/packet_writer.hpp"
+#include "common/memory_budget.hpp"
 
 namespace j2k::codec {
 
@@ -20,9 +21,12 @@ class Assembler {
  public:
   // `blocks`: Tier-2's view of each of layout.blocks (same index), whose passes per layer
   // the caller changes between calls; `main_header`: SOC to the last marker before TLM.
-  // Everything given must outlive the assembler.
+  // Everything given must outlive the assembler. With a `budget`, what the assembly
+  // allocates (its precincts' records, each run's packet headers and the codestream) is
+  // reserved there first (Error(OutOfMemory) where it does not fit).
   Assembler(const StreamInfo& info, const CodingParams& params, const TileLayout& layout,
-            const std::vector<const BlockContribution*>& blocks, std::vector<uint8_t> main_header, int threads);
+            const std::vector<const BlockContribution*>& blocks, std::vector<uint8_t> main_header, int threads,
+            MemoryBudget* budget = nullptr);
 
   // The codestream.
   std::vector<uint8_t> run() const;
@@ -39,7 +43,11 @@ class Assembler {
     std::vector<size_t> header_end, parts_end;
     std::vector<uint64_t> body_bytes;
   };
-  std::vector<PrecinctPackets> code_packets() const;
+  struct CodedPackets {
+    std::vector<PrecinctPackets> precincts;
+    Reservation memory;  // what they take
+  };
+  CodedPackets code_packets() const;
   // Lays the packets out in tile-parts; returns the codestream's size, and writes it to *out
   // when given, each component's packet bytes to *per_component when given.
   uint64_t assemble(const std::vector<PrecinctPackets>& packets, std::vector<uint8_t>* out,
@@ -48,6 +56,9 @@ class Assembler {
   const CodingParams& p_;
   std::vector<uint8_t> main_;
   int threads_;
+  MemoryBudget* budget_;
+  Reservation memory_;       // for the records below
+  uint64_t coder_bytes_ = 0;  // a PrecinctCoder's for the largest precinct (one a thread at once)
   std::vector<std::vector<PrecinctBand>> precincts_;          // every tile's, in tile, component, resolution order
   std::vector<std::vector<std::vector<size_t>>> first_;      // [tile][component][resolution]: its first in precincts_
   std::vector<std::vector<PacketId>> orders_;                // per tile, the progression

@@ -92,6 +92,7 @@ uint64_t layout_bytes(const LayoutCounts& n) {
 void lay_out_tile(const StreamInfo& info, const CodingParams& params, size_t t, const std::vector<TileComponentInput>& components,
                   TileLayout& out) {
   LaidTile tile;
+  tile.components.reserve(components.size());
   const int64_t tiles_x = (static_cast<int64_t>(info.x1) - info.tile_x0 + info.tile_w - 1) / info.tile_w;  // B-5
   const int64_t p = static_cast<int64_t>(t) % tiles_x, q = static_cast<int64_t>(t) / tiles_x;
   // B.3: the tile's area on the reference grid, clipped to the image.
@@ -105,6 +106,7 @@ void lay_out_tile(const StreamInfo& info, const CodingParams& params, size_t t, 
     if (tc.levels != style.levels) throw Error(ErrorCode::Internal, "codestream: a tile-component's levels are not its component's");
     if (tc.bands.size() != static_cast<size_t>(3 * tc.levels + 1)) throw Error(ErrorCode::Internal, "codestream: a tile-component without every band");
     std::vector<LaidResolution> resolutions;
+    resolutions.reserve(static_cast<size_t>(tc.levels) + 1);
     for (int r = 0; r <= tc.levels; ++r) {
       const auto [ppx, ppy] = precinct_log2(style, r);
       LaidResolution res;
@@ -117,9 +119,11 @@ void lay_out_tile(const StreamInfo& info, const CodingParams& params, size_t t, 
       const int cbx = std::min(style.block_w_log2, bpx), cby = std::min(style.block_h_log2, bpy);
       // Coordinates below 2^32 and exponents at most 15: the shifts below stay under 2^48.
       const int64_t px0 = res.grid.x0 >> ppx, py0 = res.grid.y0 >> ppy;
+      res.precincts.reserve(static_cast<size_t>(res.grid.precincts_x * res.grid.precincts_y));
       for (int64_t j = 0; j < res.grid.precincts_y; ++j)
         for (int64_t i = 0; i < res.grid.precincts_x; ++i) {
           LaidPrecinct prec;
+          prec.bands.reserve(count);
           for (size_t k = first; k < first + count; ++k) {
             const j2k_rect& br = tc.bands[k].rect;
             LaidPrecinct::Band pb;
@@ -154,6 +158,10 @@ void lay_out_tile(const StreamInfo& info, const CodingParams& params, size_t t, 
 TileLayout lay_out(const StreamInfo& info, const CodingParams& params,
                    const std::vector<std::vector<TileComponentInput>>& tiles) {
   TileLayout out;
+  uint64_t blocks = 0;  // allocated once (a vector grown block by block takes up to twice)
+  for (const auto& tile : tiles) blocks += count_layout(params, tile).blocks;
+  out.blocks.reserve(static_cast<size_t>(blocks));
+  out.tiles.reserve(tiles.size());
   for (size_t t = 0; t < tiles.size(); ++t) lay_out_tile(info, params, t, tiles[t], out);
   return out;
 }

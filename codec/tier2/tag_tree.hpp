@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "codec/tier2/bit_writer.hpp"
+#include "common/memory_budget.hpp"
 
 namespace j2k::codec {
 
@@ -30,6 +31,8 @@ class TagTree {
   // Codes leaf (x, y) against `threshold`: the bits that tell the decoder whether its value is
   // below the threshold, and its value if it is.
   void encode(int x, int y, uint32_t threshold, BitWriter& out);
+  // The heap a tree over w x h leaves takes.
+  static uint64_t heap_for(uint64_t w, uint64_t h) { return heap_bytes(tag_tree_nodes(w, h) * sizeof(Node)); }
 
  private:
   struct Node {

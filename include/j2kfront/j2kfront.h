@@ -438,6 +438,12 @@ typedef struct j2k_coding {
                                  (0: none, so no rate limit) */
   int imf_mainlevel;          /* IMF's main level 0..11 (0: unspecified) */
   int imf_sublevel;           /* IMF's sub level 0..9, at most Table A.53's for the main level */
+  uint64_t max_bytes;         /* host memory the encoder may take: the front stage's
+                                 coefficients, every code-block's and precinct's records,
+                                 Tier-1's output, the packets and the file, each counted before
+                                 it is made; settings or an image needing more are refused with
+                                 J2K_OUT_OF_MEMORY (at create, or at run for what depends on
+                                 the image) naming what for; 0: no limit (0) */
 } j2k_coding;
 
 /* The defaults noted above. Always start from these: fields may be added at the end. */

@@ -260,7 +260,7 @@ def _numbers(value, what: str) -> List[float]:
 
 def _coding(format="j2k", rates=None, psnr=None, block_size=(64, 64), precincts=None,
             progression="LRCP", modes=0, sop=False, eph=False, plt=False, tlm=False,
-            tile_parts=None, guard_bits=None, comment=None, coder="ebcot") -> dict:
+            tile_parts=None, guard_bits=None, comment=None, coder="ebcot", max_bytes=0) -> dict:
     if isinstance(modes, str):
         modes = [modes]
     if not isinstance(modes, (int, np.integer)):
@@ -280,12 +280,12 @@ def _coding(format="j2k", rates=None, psnr=None, block_size=(64, 64), precincts=
         "progression": _choice(_PROGRESSIONS, progression, "progression"),
         "modes": int(modes), "sop": bool(sop), "eph": bool(eph), "plt": bool(plt), "tlm": bool(tlm),
         "tile_parts": tile_parts or "", "guard_bits": -1 if guard_bits is None else int(guard_bits),
-        "comment": comment or "",
+        "comment": comment or "", "max_bytes": int(max_bytes),
     }
 
 
 _CODING_KEYS = ("format", "rates", "psnr", "block_size", "precincts", "progression", "modes",
-                "sop", "eph", "plt", "tlm", "tile_parts", "guard_bits", "comment", "coder")
+                "sop", "eph", "plt", "tlm", "tile_parts", "guard_bits", "comment", "coder", "max_bytes")
 
 
 def _default_levels(shape, origin, tile_size, tile_origin) -> int:
@@ -340,7 +340,7 @@ def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str 
              comment: Optional[str] = None, tile_size: Optional[Tuple[int, int]] = None,
              tile_origin=(0, 0), image_origin=(0, 0), mct="auto", backend: str = "auto",
              device: Optional[int] = None, threads: Optional[int] = None,
-             precision: Optional[int] = None, coder: str = "ebcot") -> bytes:
+             precision: Optional[int] = None, coder: str = "ebcot", max_bytes: int = 0) -> bytes:
     """A JPEG 2000 file of one image, as bytes, with opj_compress's options.
 
     format: 'j2k' (a codestream) or 'jp2' (a JP2 file); rates: compression ratio per quality
@@ -354,7 +354,8 @@ def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str 
     comment: a COM marker's text; levels: an int, or one per component (e.g. [5, 4, 4]); None:
     5, or fewer where the tiles (the image, untiled) are under 32 samples a side; coder:
     'ebcot' (Part 1) or 'ht' (HTJ2K, Part 15: lossless, the 9/7's steps, or rates/psnr as
-    for EBCOT; with format 'jp2' a JPH file). The rest are transform()'s.
+    for EBCOT; with format 'jp2' a JPH file); max_bytes: memory the encoder may take (0: no limit):
+    what needs more is refused before the work (j2kfront.Error, status J2K_OUT_OF_MEMORY). The rest are transform()'s.
 
     For many images of one shape, make an Encoder once and run it."""
     a = _image_array(image)
@@ -364,7 +365,7 @@ def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str 
                       modes=modes, sop=sop, eph=eph, plt=plt, tlm=tlm, tile_parts=tile_parts,
                       guard_bits=guard_bits, comment=comment, tile_size=tile_size,
                       tile_origin=tile_origin, mct=mct, backend=backend, device=device,
-                      threads=threads, coder=coder)
+                      threads=threads, coder=coder, max_bytes=max_bytes)
     return encoder.encode(a)
 
 
