@@ -19,6 +19,7 @@
 
 #include "codec/dci_xyz.hpp"
 #include "common/error.hpp"
+#include "common/memory_budget.hpp"
 #include "io/image_io.hpp"
 #include "io/raw_reader.hpp"
 #include "j2kfront/j2kfront.hpp"
@@ -368,16 +369,31 @@ int run_compress(CompressArgs a) {
       const j2kfront::ImageView view = image.view();
       if (a.resolutions == 0) s.levels = default_levels(s, image);  // a function of the shape (the key)
       const std::string key = shape_key(image);
+      // The image's samples are held while it is encoded: the encoder may take the rest.
+      uint64_t samples = 0;
+      for (const auto& c : image.components) samples += c.bytes.size();
+      auto refused = [&](const j2kfront::Error& e) {
+        if (e.status() != J2K_OUT_OF_MEMORY || max_memory == 0) return e;
+        return j2kfront::Error(e.status(), std::string(e.what()) + " (--max-memory " + mib_text(max_memory) +
+                                               " less the image's samples, " + mib_text(samples) + ")");
+      };
       if (!encoder || key != encoder_key) {
         encoder.reset();
-        // The image's samples are held while it is encoded: the encoder may take the rest.
-        uint64_t samples = 0;
-        for (const auto& c : image.components) samples += c.bytes.size();
         coding.max_bytes = max_memory == 0 ? 0 : max_memory - std::min(samples, max_memory - 1);
-        encoder = std::make_unique<j2kfront::Encoder>(s, coding, view);
+        try {
+          encoder = std::make_unique<j2kfront::Encoder>(s, coding, view);
+        } catch (const j2kfront::Error& e) {
+          throw refused(e);
+        }
         encoder_key = key;
       }
-      const auto [data, size] = encoder->encode_in_place(view);
+      const auto [data, size] = [&] {
+        try {
+          return encoder->encode_in_place(view);
+        } catch (const j2kfront::Error& e) {
+          throw refused(e);
+        }
+      }();
       t = Clock::now();
       outputs[k].write([&, data = data, size = size](std::FILE* f, const std::string& name) {
         if (std::fwrite(data, 1, size, f) != size || std::fflush(f) != 0)

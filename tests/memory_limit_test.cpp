@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// --max-memory holds, for decompress and compress: a stream (or settings) whose code-block and
+// precinct bookkeeping dwarfs its bytes is refused before that memory is taken, with an error
+// naming what for and the limit, and the run's peak resident memory (its child process's
+// ru_maxrss, from wait4) stays under the limit plus a fixed allowance for the process itself.
+// One case per structure class of issue 45 (tiny code-blocks, tiny precincts in a cut stream,
+// thousands of components; compress with tiny precincts or code-blocks), and streams and
+// images of the same size class that fit their limit still decode or compress within it.
+// J2K_TEST_CLI, where set, names another build's j2kfront to run them against.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "tests/support/empty_packet_stream.hpp"
+#include "tests/support/run_command.hpp"
+#include "tests/support/temp_dir_test.hpp"
+
+// AddressSanitizer builds measure memory the program does not use: the peaks are not checked.
+#if defined(__SANITIZE_ADDRESS__)
+#define J2K_TEST_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define J2K_TEST_UNDER_ASAN 1
+#endif
+#endif
+#ifndef J2K_TEST_UNDER_ASAN
+#define J2K_TEST_UNDER_ASAN 0
+#endif
+
+namespace {
+
+using test_support::quote;
+
+// What the process takes besides what the limit covers: its code and libraries, the C++
+// runtime, the threads' stacks, the output file's writer.
+constexpr long kProcessAllowanceMiB = 64;
+
+std::string cli_path() {
+  const char* other = std::getenv("J2K_TEST_CLI");
+  return other && *other ? other : J2K_CLI_PATH;
+}
+
+class MemoryLimit : public test_support::TempDirTest {
+ protected:
+  // Runs `j2kfront ARGS` with 2 threads, and checks that it stayed within `limit_mib` plus the
+  // allowance.
+  test_support::MeasuredResult run(const std::string& args, long limit_mib) {
+    const test_support::MeasuredResult r =
+        test_support::run_measured(quote(cli_path()) + " " + args + " --threads 2 --max-memory " + std::to_string(limit_mib) + "M",
+                                   path("log.txt"));
+    const long peak_mib = r.peak_rss_kb / 1024;
+    std::printf("[memory] %s: exit %d, peak %ld MiB (limit %ld MiB)\n", args.c_str(), r.exit_code, peak_mib, limit_mib);
+    if (!J2K_TEST_UNDER_ASAN) {
+      EXPECT_LT(peak_mib, limit_mib + kProcessAllowanceMiB) << "j2kfront " << args << " took " << peak_mib << " MiB under --max-memory "
+                                                            << limit_mib << "M:\n" << r.output;
+    }
+    return r;
+  }
+
+  // Refused for memory: exit 1, the message naming `cause`, what it needs in MiB and the limit
+  // (compress gives the encoder the limit less the image's samples, and says so).
+  void expect_refused(const test_support::MeasuredResult& r, const std::string& cause, long limit_mib) {
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find(cause), std::string::npos) << "the error does not name " << cause << ":\n" << r.output;
+    EXPECT_NE(r.output.find(" MiB of memory allowed"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(" " + std::to_string(limit_mib) + " MiB"), std::string::npos) << "the limit is not named:\n" << r.output;
+    EXPECT_NE(r.output.find(" needs "), std::string::npos) << r.output;
+  }
+
+  std::string write(const std::string& name, const std::vector<uint8_t>& bytes) {
+    std::ofstream(path(name), std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    return path(name);
+  }
+
+  // A w x h RGB PPM: smooth ramps with a little texture, which codes as photographs do.
+  std::string rgb_image(const std::string& name, int w, int h) {
+    std::string header = "P6\n" + std::to_string(w) + " " + std::to_string(h) + "\n255\n";
+    std::vector<uint8_t> bytes(header.begin(), header.end());
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        bytes.push_back(static_cast<uint8_t>(x * 255 / w));
+        bytes.push_back(static_cast<uint8_t>(y * 255 / h));
+        bytes.push_back(static_cast<uint8_t>((x ^ y) + (x * 7 + y * 13) % 5));
+      }
+    return write(name, bytes);
+  }
+};
+
+// 4 x 4 code-blocks on a 4096 x 4096 image, its packets all empty (102 bytes): a million
+// blocks, each with its place in the layout and its state in a precinct's reader.
+TEST_F(MemoryLimit, DecompressTinyCodeBlocks) {
+  test_support::EmptyPacketStream s;
+  s.tile_size = 4096, s.levels = 5, s.block_log2 = 2;
+  const std::string in = write("blocks.j2k", s.bytes());
+  expect_refused(run("decompress -i " + quote(in) + " -o " + quote(path("out.pgm")), 100), "code-block", 100);
+  // The same stream within a limit that fits it: decoded (to zeros, the middle grey).
+  const auto r = run("decompress -i " + quote(in) + " -o " + quote(path("fits.pgm")), 400);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+// 2 x 2 precincts (1 x 1 code-blocks) on a 2048 x 2048 image in a cut stream: its bytes say
+// nothing of its packets, so the precincts are not held to them; every one has a reader.
+TEST_F(MemoryLimit, DecompressTinyPrecinctsInACutStream) {
+  test_support::EmptyPacketStream s;
+  s.tile_size = 2048, s.levels = 5, s.precinct_log2 = 1, s.packets = 1000, s.cut_bytes = 100000;
+  const std::string in = write("precincts.j2k", s.bytes());
+  expect_refused(run("decompress --allow-partial -i " + quote(in) + " -o " + quote(path("out.pgm")), 100), "precincts", 100);
+}
+
+// 16384 components of 32 levels on an 8 x 8 image: half a million precincts (one a
+// resolution of each component), each packet one byte.
+TEST_F(MemoryLimit, DecompressThousandsOfComponents) {
+  test_support::EmptyPacketStream s;
+  s.tile_size = 8, s.levels = 32, s.components = 16384;
+  s.packets = int64_t{16384} * 33;  // every resolution has a precinct, empty or not
+  const std::string in = write("components.j2k", s.bytes());
+  expect_refused(run("decompress -i " + quote(in) + " -o " + quote(path("out.pgx")), 200), "16384", 200);
+}
+
+// A stream our encoder wrote, of about the size above: decoded within a limit that holds its
+// output, coefficients and structures.
+TEST_F(MemoryLimit, DecompressFitsAnOrdinaryStream) {
+  const std::string image = rgb_image("image.ppm", 1024, 1024);
+  ASSERT_EQ(run("compress -i " + quote(image) + " -o " + quote(path("image.j2k")), 100).exit_code, 0);
+  const auto r = run("decompress -i " + quote(path("image.j2k")) + " -o " + quote(path("out.ppm")), 64);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+// 2 x 2 precincts on a 1000 x 1000 RGB image: 1 x 1 code-blocks, three million of them, each
+// with Tier-1's passes, Tier-2's records and a precinct of its own.
+TEST_F(MemoryLimit, CompressTinyPrecincts) {
+  const std::string image = rgb_image("image.ppm", 1000, 1000);
+  expect_refused(run("compress -i " + quote(image) + " -o " + quote(path("out.j2k")) + " -c [2,2]", 300), "code-blocks", 300);
+}
+
+// 4 x 4 code-blocks on a 1024 x 1024 RGB image, in three layers (rate control keeps each
+// block's hull too).
+TEST_F(MemoryLimit, CompressTinyCodeBlocks) {
+  const std::string image = rgb_image("image.ppm", 1024, 1024);
+  const std::string args = "compress -i " + quote(image) + " -o " + quote(path("out.j2k")) + " -b 4,4 -I -r 40,20,10";
+  expect_refused(run(args, 40), "code-blocks", 40);
+  // Within a limit that fits it: compressed.
+  EXPECT_EQ(run(args, 200).exit_code, 0);
+}
+
+// The same image with the default code-blocks: compressed within a small limit.
+TEST_F(MemoryLimit, CompressFitsOrdinarySettings) {
+  const std::string image = rgb_image("image.ppm", 1024, 1024);
+  const auto r = run("compress -i " + quote(image) + " -o " + quote(path("out.j2k")) + " -I -r 20", 40);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+}  // namespace
