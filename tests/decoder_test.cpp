@@ -27,6 +27,7 @@
 #include "j2kfront/j2kfront.hpp"
 #include "common/error.hpp"
 #include "tests/support/conformance_data.hpp"
+#include "tests/support/empty_packet_stream.hpp"
 #include "tests/support/pgx_reader.hpp"
 #if J2KFRONT_HAVE_OPENCL
 #include "transform/opencl/opencl_dwt.hpp"
@@ -475,6 +476,44 @@ TEST(DecoderRobustness, MemoryLimitRefusesBeforeAllocating) {
   }
   EXPECT_FALSE(fits(hi, 0)) << "the whole image decoded in the " << hi << " bytes its quarter needs";
   EXPECT_TRUE(fits(hi * 2, 0));
+}
+
+// Each structure class of issue 45, refused from its header under a limit it passes by far:
+// OutOfMemory, naming the cause and the limit, the budget counting the code-block and precinct
+// bookkeeping and not only the output.
+TEST(DecoderRobustness, MemoryLimitCountsTheBookkeeping) {
+  struct Case {
+    const char* name;
+    test_support::EmptyPacketStream stream;
+    bool partial;
+    const char* cause;
+  };
+  std::vector<Case> cases;
+  // 16 MiB of output and 64 MiB of coefficients: within the limit alone.
+  cases.push_back({"4 x 4 code-blocks", {}, false, "code-blocks"});
+  cases.back().stream.tile_size = 4096, cases.back().stream.levels = 5, cases.back().stream.block_log2 = 2;
+  cases.push_back({"2 x 2 precincts in a cut stream", {}, true, "precincts"});
+  cases.back().stream.tile_size = 2048, cases.back().stream.levels = 5, cases.back().stream.precinct_log2 = 1;
+  cases.back().stream.packets = 1000, cases.back().stream.cut_bytes = 100000;
+  cases.push_back({"16384 components", {}, false, "16384 tile-components"});
+  cases.back().stream.tile_size = 8, cases.back().stream.levels = 32, cases.back().stream.components = 16384;
+  cases.back().stream.packets = int64_t{16384} * 33;
+  for (const Case& c : cases) {
+    const std::vector<uint8_t> bytes = c.stream.bytes();
+    DecodeSettings s;
+    s.backend = j2k::BackendOptions(j2k::Backend::Cpu, 1);
+    s.allow_partial = c.partial;
+    s.max_bytes = uint64_t{100} << 20;
+    try {
+      decode(bytes.data(), bytes.size(), s);
+      ADD_FAILURE() << c.name << ": decoded in 100 MiB";
+    } catch (const j2k::Error& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(e.code(), j2k::ErrorCode::OutOfMemory) << c.name << ": " << what;
+      EXPECT_NE(what.find(c.cause), std::string::npos) << c.name << ": " << what;
+      EXPECT_NE(what.find("more than the 100 MiB of memory allowed"), std::string::npos) << c.name << ": " << what;
+    }
+  }
 }
 
 // An RGN shift that takes a band past the bit planes the decoder holds (int32 at twice the

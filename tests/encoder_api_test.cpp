@@ -185,6 +185,38 @@ TEST_F(EncoderApi, RunsAgainOnNewImages) {
   EXPECT_EQ(info.tile_components, 3u);
 }
 
+// j2k_coding.max_bytes: 2 x 2 precincts (1 x 1 code-blocks) on a 512 x 512 image are refused
+// at create, before the plan, naming the code-blocks and the figures; the default precincts
+// fit the same limit, and the limit holds again at run, where Tier-1's output is counted.
+TEST_F(EncoderApi, MemoryLimitRefusesTinyPrecinctsBeforeTheWork) {
+  const j2kfront::Image image = random_image(0, 0, 512, 512, 1, J2K_SAMPLE_U8, 8, 3);
+  j2kfront::Settings s;
+  s.backend = J2K_BACKEND_CPU;
+  j2kfront::Coding c;
+  c.max_bytes = uint64_t{16} << 20;
+  c.precincts = {{2, 2}};
+  j2k_encoder* e = nullptr;
+  EXPECT_EQ(j2k_encoder_create(&s, c.get(), image.view().get(), &e), J2K_OUT_OF_MEMORY);
+  const std::string why = j2k_last_error();
+  for (const char* word : {"code-blocks", "MiB", "16 MiB of memory allowed"})
+    EXPECT_NE(why.find(word), std::string::npos) << "'" << word << "' is not in: " << why;
+  EXPECT_EQ(e, nullptr);
+  c.precincts.clear();
+  ASSERT_EQ(j2k_encoder_create(&s, c.get(), image.view().get(), &e), J2K_OK) << j2k_last_error();
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+  EXPECT_EQ(j2k_encoder_run(e, image.view().get(), &data, &size), J2K_OK) << j2k_last_error();
+  EXPECT_GT(size, 0u);
+  j2k_encoder_destroy(e);
+  // Random samples code to about their bytes (256 KiB): a limit the layout and the plan's
+  // 1 MiB of coefficients fit, but not Tier-1's output and the file besides, is refused at run.
+  c.max_bytes = uint64_t{1300} << 10;
+  ASSERT_EQ(j2k_encoder_create(&s, c.get(), image.view().get(), &e), J2K_OK) << j2k_last_error();
+  EXPECT_EQ(j2k_encoder_run(e, image.view().get(), &data, &size), J2K_OUT_OF_MEMORY);
+  EXPECT_NE(std::string(j2k_last_error()).find("MiB"), std::string::npos) << j2k_last_error();
+  j2k_encoder_destroy(e);
+}
+
 // Lossy layers: each stays within its ratio's bytes, and the estimated quality grows.
 TEST_F(EncoderApi, RatesBoundTheLayers) {
   const j2kfront::Image image = j2k::io::read_image(kData + "/camera.pgm");
