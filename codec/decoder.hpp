@@ -34,10 +34,12 @@ struct DecodeSettings {
   // line applies them; off: the components as coded.
   bool convert_colour = false;
   bool keep_cmyk = false;  // with convert_colour: CMYK stays as it is (opj_decompress's TIFF)
-  // Host memory the decode may take: the output's samples (up to 2 bytes each) and one
-  // tile's coefficients (4 bytes each; on a GPU back stage, two tiles' and their samples). A
-  // stream whose image needs more is refused (OutOfMemory) before anything is allocated: a
-  // few bytes of header can describe a gigapixel image. 0: no limit.
+  // Host memory the decode may take (common/memory_budget.hpp): the stream's bytes, the
+  // output's samples, one tile's coefficients (4 bytes each; on a GPU back stage, two tiles'
+  // and their samples, and the blocks gathered for a launch) and each tile's code-block and
+  // precinct structures, each reserved before it is allocated from counts the headers give.
+  // A stream that needs more is refused (OutOfMemory, naming what for): a few bytes of header
+  // can describe a gigapixel image or millions of code-blocks. 0: no limit.
   uint64_t max_bytes = 0;
   // Where the back stage (inverse DWT, inverse RCT/ICT, DC shift, clamp) runs: cpu, cuda or
   // opencl, each giving the same samples (pipeline/back_stage.hpp). With cuda or opencl Tier-1

@@ -505,10 +505,12 @@ typedef struct j2k_decode_settings {
                           middle of its range) instead of failing (0) */
   int threads;         /* CPU threads; 0: one per core (0); at most 8 per core, and at least
                           64 are allowed, as for j2k_settings */
-  uint64_t max_bytes;  /* host memory the image (up to 2 bytes a sample) and a tile's
-                          coefficients (4 bytes each; with a GPU back stage, two tiles' and
-                          their samples) may take: a stream needing more is refused with
-                          J2K_OUT_OF_MEMORY before anything is allocated; 0: no limit (0) */
+  uint64_t max_bytes;  /* host memory the decode may take: the stream's bytes, the image,
+                          a tile's coefficients (4 bytes each; with a GPU back stage, two
+                          tiles' and their samples, and the blocks gathered for it) and each
+                          tile's code-block and precinct structures, each counted from the
+                          headers before it is made: a stream needing more is refused with
+                          J2K_OUT_OF_MEMORY naming what for; 0: no limit (0) */
   j2k_backend backend; /* where the back stage runs (inverse DWT, inverse RCT/ICT, DC shift,
                           clamp): CPU, CUDA or OPENCL, the same samples on each. Tier-2 runs
                           on the CPU, Tier-1 on the CPU's threads, or with CUDA or OpenCL on the GPU.
