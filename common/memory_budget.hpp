@@ -105,6 +105,13 @@ class Reservation {
     }
     bytes_.fetch_add(bytes, std::memory_order_relaxed);
   }
+  // Gives back `bytes` of it (at most what it holds) once what they stood for is freed.
+  void release(uint64_t bytes) {
+    uint64_t now = bytes_.load(std::memory_order_relaxed);
+    while (!bytes_.compare_exchange_weak(now, now - std::min(now, bytes), std::memory_order_relaxed)) {
+    }
+    if (budget_) budget_->release(std::min(now, bytes));
+  }
   void reset() {
     const uint64_t bytes = bytes_.exchange(0);
     if (budget_ && bytes) budget_->release(bytes);

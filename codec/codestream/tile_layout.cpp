@@ -85,8 +85,7 @@ uint64_t layout_bytes(const LayoutCounts& n) {
   auto vectors = [](uint64_t count, uint64_t bytes) { return bytes + 32 * count; };
   return sizeof(LaidTile) + vectors(1, n.components * sizeof(std::vector<LaidResolution>)) +
          vectors(n.components, n.resolutions * sizeof(LaidResolution)) +
-         vectors(n.resolutions, n.precincts * sizeof(LaidPrecinct)) +
-         vectors(n.precincts, n.precinct_bands * sizeof(LaidPrecinct::Band)) + vectors(1, n.blocks * sizeof(LaidBlock));
+         vectors(n.resolutions, n.precincts * sizeof(LaidPrecinct)) + vectors(1, n.blocks * sizeof(LaidBlock));
 }
 
 void lay_out_tile(const StreamInfo& info, const CodingParams& params, size_t t, const std::vector<TileComponentInput>& components,
@@ -123,7 +122,6 @@ void lay_out_tile(const StreamInfo& info, const CodingParams& params, size_t t, 
       for (int64_t j = 0; j < res.grid.precincts_y; ++j)
         for (int64_t i = 0; i < res.grid.precincts_x; ++i) {
           LaidPrecinct prec;
-          prec.bands.reserve(count);
           for (size_t k = first; k < first + count; ++k) {
             const j2k_rect& br = tc.bands[k].rect;
             LaidPrecinct::Band pb;
@@ -144,7 +142,7 @@ void lay_out_tile(const StreamInfo& info, const CodingParams& params, size_t t, 
                   out.blocks.push_back(b);
                 }
             }
-            prec.bands.push_back(std::move(pb));
+            prec.bands.push_back(pb);
           }
           res.precincts.push_back(std::move(prec));
         }

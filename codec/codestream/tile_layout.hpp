@@ -4,6 +4,7 @@
 // the resolution's bands cut into code-blocks. Built once from the front stage's bands and
 // the coding parameters; Tier-1 codes the blocks it lists, Tier-2 walks its precincts.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -30,7 +31,18 @@ struct LaidPrecinct {
     size_t first = 0;
     size_t count() const { return static_cast<size_t>(blocks_x) * static_cast<size_t>(blocks_y); }
   };
-  std::vector<Band> bands;
+  // At most three, held in place: a tile of 2 x 2 precincts has millions of them, and a
+  // vector each would add a heap block each.
+  struct Bands {
+    std::array<Band, 3> items;
+    size_t n = 0;
+    void push_back(const Band& b) { items.at(n++) = b; }
+    size_t size() const { return n; }
+    const Band& operator[](size_t i) const { return items[i]; }
+    const Band* begin() const { return items.data(); }
+    const Band* end() const { return items.data() + n; }
+  };
+  Bands bands;
 };
 
 struct LaidResolution {

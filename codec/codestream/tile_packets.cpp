@@ -62,6 +62,11 @@ uint64_t block_count(const CodingParams& params, const std::vector<TileComponent
   return blocks;
 }
 
+// What a tile's packets take per component-resolution beyond its precincts: its slots for
+// readers and their taken flags (two vectors, 112 bytes with the allocator's), and ordering
+// the packets (B.12: the stream's records and lists, progression.cpp, up to 128 bytes).
+constexpr uint64_t kResolutionBytes = 256;
+
 // Packed packet headers (A.7.4, A.7.5) of tile `t`: its PPT segments put together, or its
 // tile-parts' shares of PPM; empty: in the packets.
 std::vector<uint8_t> packed_headers(const Codestream& cs, size_t t) {
@@ -250,10 +255,15 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
   // order and lengths (at most what `packets` says), each block's index into its data.
   const LayoutCounts counts = count_layout(params, components);
   const auto order_packets = static_cast<uint64_t>(tc.poc.empty() ? precincts * layers : packets);
-  const uint64_t structures = layout_bytes(counts) +
-                              PrecinctReader::footprint(counts.precincts, counts.precinct_bands, counts.filled_precinct_bands,
-                                                        counts.blocks, counts.tag_nodes) +
-                              counts.precincts * (sizeof(std::unique_ptr<PrecinctReader>) + sizeof(bool)) + 64 * counts.resolutions +
+  // A precinct's reader goes once its last layer is read: with one layer, or the layers
+  // innermost in the progression (RPCL, PCRL, CPRL), one lives at a time; else all may.
+  const bool one_reader = tc.poc.empty() && (layers == 1 || tc.order == Progression::RPCL || tc.order == Progression::PCRL ||
+                                             tc.order == Progression::CPRL);
+  const uint64_t reader_bytes = one_reader ? PrecinctReader::footprint(1, 3, 3, counts.largest_precinct_blocks, 2 * counts.largest_precinct_blocks + 3)
+                                      : PrecinctReader::footprint(counts.precincts, counts.precinct_bands, counts.filled_precinct_bands,
+                                                                  counts.blocks, counts.tag_nodes);
+  const uint64_t structures = layout_bytes(counts) + reader_bytes +
+                              counts.precincts * (sizeof(std::unique_ptr<PrecinctReader>) + sizeof(bool)) + kResolutionBytes * counts.resolutions +
                               counts.blocks * sizeof(uint32_t) + 2 * order_packets * (sizeof(PacketId) + sizeof(uint32_t));
   out.memory.grow(structures, [&] {
     return name + "'s code-block and precinct structures (" + std::to_string(counts.blocks) + " code-blocks, " +
@@ -334,9 +344,16 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
       at += reader->read_body(body + at, body_size - at, partial, &cut);
       if (cut) out.truncated = true;
       grown(reader->held_bytes() - held);
+      auto done = taken[c][r][static_cast<size_t>(id.precinct)];  // a reference into the vector<bool>
       if (!keep_all && id.layer == kept_layers - 1) {
         take_blocks(prec, *reader, false);
-        taken[c][r][static_cast<size_t>(id.precinct)] = true;
+        done = true;
+      }
+      if (reader->layers_read() == layers) {  // its last packet: its blocks' data move out, the rest goes
+        if (!done) take_blocks(prec, *reader, true);
+        done = true;
+        out.memory.release(reader->list_bytes());
+        reader.reset();
       }
     } catch (const Error& e) {
       if (e.code() == ErrorCode::OutOfMemory) throw;

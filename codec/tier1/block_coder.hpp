@@ -45,10 +45,10 @@ struct BlockView {
   int cleanup_plane = 0;
 };
 
-struct CodedPass {  // 16 bytes, in this order: an image of tiny blocks has tens of millions
+struct CodedPass {
+  uint32_t end = 0;         // bytes of the block's data a decoder needs to decode this pass
   double distortion = 0;    // what the pass removes from the block's squared error, in steps^2
                             // (0 without BlockView::estimate_distortion)
-  uint32_t end = 0;         // bytes of the block's data a decoder needs to decode this pass
   bool terminated = false;  // the pass ends a codeword segment (its `end` is exact)
   // Whether rate control may stop a block (in any layer) after this pass; the encoder clears
   // it where a stop there would not read back everywhere (an HT cleanup pass whose SigProp

@@ -117,6 +117,10 @@ uint64_t PrecinctReader::footprint(uint64_t readers, uint64_t bands, uint64_t fi
          2 * (tag_nodes * sizeof(TagTreeReader::Node) + 32 * bands) + blocks * sizeof(BlockState) + 32 * filled;
 }
 
+uint64_t PrecinctReader::list_bytes() const {
+  return heap_bytes(data_.capacity() * sizeof(BlockData)) + heap_bytes(pending_.capacity() * sizeof(Pending));
+}
+
 const BlockData& PrecinctReader::block(size_t band, size_t i) const {
   static const BlockData kNone;
   const uint32_t d = bands_[band].blocks[i].data;

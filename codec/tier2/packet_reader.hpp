@@ -84,6 +84,9 @@ class PrecinctReader {
   // made), plus what its packets have added since (the blocks they included, their
   // segments and copied bytes), so that a caller can hold the growth to a memory budget.
   uint64_t held_bytes() const { return heap_; }
+  // Of those, what goes with the reader once its blocks' data are moved out (its lists).
+  uint64_t list_bytes() const;
+  int layers_read() const { return layer_; }  // the packets read so far
   // What the constructor allocates for `readers` readers of `bands` band grids in all,
   // `filled` of them with blocks, `blocks` blocks and `tag_nodes` nodes in one tag tree per
   // band grid (tile_layout's LayoutCounts).
