@@ -392,6 +392,21 @@ void fill_mid(DecodedComponent& out, uint32_t mid, int threads) {
   });
 }
 
+// What the codestream's headers hold once read (the reader bounds them by the stream's size):
+// per tile its coding style, per tile-component its style and steps, the tile-parts' records,
+// the packed headers. Counted so that what follows is held to what is left.
+uint64_t codestream_bytes(const Codestream& cs) {
+  uint64_t bytes = sizeof(Codestream) + cs.parts.size() * (sizeof(TilePart) + sizeof(size_t)) + cs.ppm.size();
+  for (const TileCoding& t : cs.tiles) {
+    bytes += sizeof(TileCoding) + 4 * 32 + sizeof(std::vector<size_t>) + sizeof(std::vector<uint8_t>) + 64;
+    for (const ComponentCoding& k : t.components) bytes += sizeof(ComponentCoding) + heap_bytes(k.precincts.size() * sizeof(k.precincts[0]));
+    for (const ComponentQuant& q : t.quant) bytes += sizeof(ComponentQuant) + heap_bytes(q.steps.size() * sizeof(q.steps[0]));
+    bytes += t.roi_shift.size() * sizeof(int) + t.poc.size() * sizeof(PocEntry);
+  }
+  for (const auto& p : cs.ppt) bytes += p.size();
+  return bytes;
+}
+
 // The output's samples and the largest tile's coefficients, reserved in `budget` before they
 // are allocated; `area`: the output's on the reference grid.
 void reserve_image(const Codestream& cs, const Rect& area, const DecodeSettings& settings, Reservation& memory) {
@@ -450,6 +465,10 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
   ReadOptions options;
   options.allow_partial = settings.allow_partial;
   const Codestream cs = read_codestream(stream, stream_size, options);
+  memory.grow(codestream_bytes(cs), [&] {
+    return "the codestream's headers (" + std::to_string(cs.tiles.size()) + " tiles, " + std::to_string(cs.info.components.size()) +
+           " components, " + std::to_string(cs.parts.size()) + " tile-parts)";
+  });
   image.truncated = cs.truncated || jp2.cut;
 
   for (size_t c = 0; c < cs.info.components.size(); ++c)
