@@ -259,9 +259,11 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
   // innermost in the progression (RPCL, PCRL, CPRL), one lives at a time; else all may.
   const bool one_reader = tc.poc.empty() && (layers == 1 || tc.order == Progression::RPCL || tc.order == Progression::PCRL ||
                                              tc.order == Progression::CPRL);
-  const uint64_t reader_bytes = one_reader ? PrecinctReader::footprint(1, 3, 3, counts.largest_precinct_blocks, 2 * counts.largest_precinct_blocks + 3)
-                                      : PrecinctReader::footprint(counts.precincts, counts.precinct_bands, counts.filled_precinct_bands,
-                                                                  counts.blocks, counts.tag_nodes);
+  // (A tree over n leaves has fewer than 3n nodes, and one where n is 0.)
+  const uint64_t largest = counts.largest_precinct_blocks;
+  const uint64_t reader_bytes = one_reader ? PrecinctReader::footprint(1, 3, 3, largest, 3 * largest + 3)
+                                           : PrecinctReader::footprint(counts.precincts, counts.precinct_bands, counts.filled_precinct_bands,
+                                                                       counts.blocks, counts.tag_nodes);
   const uint64_t structures = layout_bytes(counts) + reader_bytes +
                               counts.precincts * (sizeof(std::unique_ptr<PrecinctReader>) + sizeof(bool)) + kResolutionBytes * counts.resolutions +
                               counts.blocks * sizeof(uint32_t) + 2 * order_packets * (sizeof(PacketId) + sizeof(uint32_t));
