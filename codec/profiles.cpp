@@ -136,7 +136,7 @@ void apply_profile(const ProfileRequest& request, const j2k_image_view& shape, P
   if (shape.x0 != 0 || shape.y0 != 0) bad("the " + name + " profile codes images at the canvas's origin (0,0)");
   if (limits.max_samples_per_second > 0) {
     double samples = 0;
-    for (int c = 0; c < n; ++c) samples += double{shape.width} / shape.components[c].dx * shape.height;
+    for (int c = 0; c < n; ++c) samples += static_cast<double>(shape.width) / shape.components[c].dx * shape.height;
     if (samples * request.fps > limits.max_samples_per_second)
       bad("the IMF main level " + std::to_string(request.mainlevel) + " allows " + std::to_string(static_cast<int64_t>(limits.max_samples_per_second / 1e6)) +
           " million samples a second; this image at " + rate_text(request.fps) + " fps has " +
@@ -298,7 +298,7 @@ std::vector<std::string> profile_violations(const ProfileRequest& request, const
        (limits.cinema ? "" : " (sub level " + std::to_string(own.sublevel) + ")") + " at " + rate_text(own.fps == 0 ? 24 : own.fps) + " fps");
   if (limits.max_samples_per_second > 0) {
     double samples = 0;
-    for (const ComponentInfo& ci : i.components) samples += double{i.x1 - i.x0} / ci.dx * (i.y1 - i.y0);
+    for (const ComponentInfo& ci : i.components) samples += static_cast<double>(i.x1 - i.x0) / ci.dx * (i.y1 - i.y0);
     if (samples * own.fps > limits.max_samples_per_second)
       no("the image has " + std::to_string(static_cast<int64_t>(samples * own.fps / 1e6)) + " million samples a second at " +
          rate_text(own.fps) + " fps, more than main level " + std::to_string(own.mainlevel) + "'s " +

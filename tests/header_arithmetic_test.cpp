@@ -48,7 +48,7 @@ TEST(HeaderArithmetic, MemoryLimitRefusesSizesWhoseSumWrapsPast64Bits) {
   f.components.assign(4, ForgedComponent{});
   const j2k::Error e = decode_error(f.bytes(), uint64_t{1} << 30);
   EXPECT_EQ(e.code(), j2k::ErrorCode::OutOfMemory) << e.what();
-  EXPECT_NE(std::string(e.what()).find("MiB allowed"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("MiB of memory allowed"), std::string::npos) << e.what();
 }
 
 // Without a memory limit: (2^32 - 1) x (2^31 + 1) 16-bit samples are 2^64 + 2^32 - 2 bytes,

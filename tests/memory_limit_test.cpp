@@ -97,8 +97,20 @@ TEST_F(MemoryLimit, DecompressTinyCodeBlocks) {
   s.tile_size = 4096, s.levels = 5, s.block_log2 = 2;
   const std::string in = write("blocks.j2k", s.bytes());
   expect_refused(run("decompress -i " + quote(in) + " -o " + quote(path("out.pgm")), 100), "code-block", 100);
-  // The same stream within a limit that fits it: decoded (to zeros, the middle grey).
-  const auto r = run("decompress -i " + quote(in) + " -o " + quote(path("fits.pgm")), 400);
+  // Within a limit that holds them, the decoder's own bound on blocks for so few bytes refuses
+  // it (a million blocks for 6 bytes of packets), still without taking their memory.
+  const auto r = run("decompress -i " + quote(in) + " -o " + quote(path("bound.pgm")), 400);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("code-blocks for its"), std::string::npos) << r.output;
+}
+
+// A stream our encoder wrote with 4 x 4 code-blocks (196,608 of them, with their bytes):
+// refused under a limit its structures pass, decoded within one that holds them.
+TEST_F(MemoryLimit, DecompressTinyCodeBlocksWithTheirData) {
+  const std::string image = rgb_image("image.ppm", 1024, 1024);
+  ASSERT_EQ(run("compress -i " + quote(image) + " -o " + quote(path("blocks.j2k")) + " -b 4,4", 400).exit_code, 0);
+  expect_refused(run("decompress -i " + quote(path("blocks.j2k")) + " -o " + quote(path("out.ppm")), 24), "code-block", 24);
+  const auto r = run("decompress -i " + quote(path("blocks.j2k")) + " -o " + quote(path("fits.ppm")), 200);
   EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 

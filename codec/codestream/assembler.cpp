@@ -227,7 +227,7 @@ uint64_t Assembler::size() const { return assemble(code_packets().precincts, nul
 
 std::vector<uint64_t> Assembler::component_sizes() const {
   std::vector<uint64_t> sizes;
-  assemble(code_packets(), nullptr, &sizes);
+  assemble(code_packets().precincts, nullptr, &sizes);
   return sizes;
 }
 

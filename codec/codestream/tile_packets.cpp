@@ -242,14 +242,6 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
                                                  " bytes (this decoder's limit: one a byte, plus " +
                                                  std::to_string(kSparePrecincts) + ")");
 
-  // Code-blocks likewise, cut tile or not: those past the bytes' reach decode to zeros, but
-  // each is laid out and visited all the same.
-  const uint64_t blocks = block_count(params, components);
-  const uint64_t block_limit = saturating_add(kSpareBlocks, saturating_mul(kBlocksPerByte, static_cast<uint64_t>(bytes)));
-  if (blocks > block_limit)
-    throw Error(ErrorCode::UnsupportedInput, name + " has " + std::to_string(blocks) + " code-blocks for its " + std::to_string(bytes) +
-                                                 " bytes (this decoder's limit: " + std::to_string(kBlocksPerByte) +
-                                                 " a byte, plus " + std::to_string(kSpareBlocks) + ")");
   // The memory the tile's structures take, counted from the headers before any is made: the
   // layout, a reader for every precinct (made as its first packet comes), the packets'
   // order and lengths (at most what `packets` says), each block's index into its data.
@@ -271,6 +263,15 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
     return name + "'s code-block and precinct structures (" + std::to_string(counts.blocks) + " code-blocks, " +
            std::to_string(counts.precincts) + " precincts, " + std::to_string(order_packets) + " packets)";
   });
+  // (After the memory they would take, so that a limit the user set is what names a stream
+  // over it.) Code-blocks are held to the bytes like the precincts above, cut tile or not: those past the bytes' reach decode to zeros, but
+  // each is laid out and visited all the same.
+  const uint64_t blocks = block_count(params, components);
+  const uint64_t block_limit = saturating_add(kSpareBlocks, saturating_mul(kBlocksPerByte, static_cast<uint64_t>(bytes)));
+  if (blocks > block_limit)
+    throw Error(ErrorCode::UnsupportedInput, name + " has " + std::to_string(blocks) + " code-blocks for its " + std::to_string(bytes) +
+                                                 " bytes (this decoder's limit: " + std::to_string(kBlocksPerByte) +
+                                                 " a byte, plus " + std::to_string(kSpareBlocks) + ")");
   out.layout.blocks.reserve(counts.blocks);
   lay_out_tile(cs.info, params, t, components, out.layout);
   const LaidTile& tile = out.layout.tiles[0];
