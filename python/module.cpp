@@ -238,6 +238,10 @@ class PyEncoder {
     c.guard_bits = coding["guard_bits"].cast<int>();
     c.comment = coding["comment"].cast<std::string>();
     c.max_bytes = coding["max_bytes"].cast<uint64_t>();
+    c.profile = static_cast<j2k_profile>(coding["profile"].cast<int>());
+    c.frame_rate = coding["frame_rate"].cast<double>();
+    c.imf_mainlevel = coding["imf_mainlevel"].cast<int>();
+    c.imf_sublevel = coding["imf_sublevel"].cast<int>();
     const j2kfront::ImageView view = shape_.empty_view();
     py::gil_scoped_release unlocked;
     encoder_ = std::make_unique<j2kfront::Encoder>(s, c, view);

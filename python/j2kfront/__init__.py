@@ -258,9 +258,15 @@ def _numbers(value, what: str) -> List[float]:
                          f"not {value!r}") from None
 
 
+# j2k_profile's values (Rsiz's): the digital cinema and IMF profiles.
+_PROFILES = {None: 0, "cinema2k": 3, "cinema4k": 4, "imf2k": 0x0400, "imf4k": 0x0500, "imf8k": 0x0600,
+             "imf2k_r": 0x0700, "imf4k_r": 0x0800, "imf8k_r": 0x0900}
+
+
 def _coding(format="j2k", rates=None, psnr=None, block_size=(64, 64), precincts=None,
             progression="LRCP", modes=0, sop=False, eph=False, plt=False, tlm=False,
-            tile_parts=None, guard_bits=None, comment=None, coder="ebcot", max_bytes=0) -> dict:
+            tile_parts=None, guard_bits=None, comment=None, coder="ebcot", max_bytes=0,
+            profile=None, frame_rate=0, imf_mainlevel=0, imf_sublevel=0) -> dict:
     if isinstance(modes, str):
         modes = [modes]
     if not isinstance(modes, (int, np.integer)):
@@ -272,6 +278,9 @@ def _coding(format="j2k", rates=None, psnr=None, block_size=(64, 64), precincts=
     if tile_parts not in (None, "R", "L", "C"):
         raise ValueError(f"tile_parts must be None, 'R', 'L' or 'C', not {tile_parts!r}")
     block_w, block_h = _pair(block_size, "block_size")
+    key = profile.lower() if isinstance(profile, str) else profile
+    if key not in _PROFILES:
+        raise ValueError("profile must be None, " + ", ".join(repr(k) for k in _PROFILES if k) + f", not {profile!r}")
     return {
         "format": _choice(_FORMATS, format, "format"),
         "rates": _numbers(rates, "rates"), "psnr": _numbers(psnr, "psnr"),
@@ -281,11 +290,14 @@ def _coding(format="j2k", rates=None, psnr=None, block_size=(64, 64), precincts=
         "modes": int(modes), "sop": bool(sop), "eph": bool(eph), "plt": bool(plt), "tlm": bool(tlm),
         "tile_parts": tile_parts or "", "guard_bits": -1 if guard_bits is None else int(guard_bits),
         "comment": comment or "", "max_bytes": int(max_bytes),
+        "profile": _PROFILES[key], "frame_rate": float(frame_rate),
+        "imf_mainlevel": int(imf_mainlevel), "imf_sublevel": int(imf_sublevel),
     }
 
 
 _CODING_KEYS = ("format", "rates", "psnr", "block_size", "precincts", "progression", "modes",
-                "sop", "eph", "plt", "tlm", "tile_parts", "guard_bits", "comment", "coder", "max_bytes")
+                "sop", "eph", "plt", "tlm", "tile_parts", "guard_bits", "comment", "coder", "max_bytes",
+                "profile", "frame_rate", "imf_mainlevel", "imf_sublevel")
 
 
 def _default_levels(shape, origin, tile_size, tile_origin) -> int:
@@ -340,7 +352,9 @@ def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str 
              comment: Optional[str] = None, tile_size: Optional[Tuple[int, int]] = None,
              tile_origin=(0, 0), image_origin=(0, 0), mct="auto", backend: str = "auto",
              device: Optional[int] = None, threads: Optional[int] = None,
-             precision: Optional[int] = None, coder: str = "ebcot", max_bytes: int = 0) -> bytes:
+             precision: Optional[int] = None, coder: str = "ebcot", max_bytes: int = 0,
+             profile: Optional[str] = None, frame_rate: float = 0, imf_mainlevel: int = 0,
+             imf_sublevel: int = 0) -> bytes:
     """A JPEG 2000 file of one image, as bytes, with opj_compress's options.
 
     format: 'j2k' (a codestream) or 'jp2' (a JP2 file); rates: compression ratio per quality
@@ -355,7 +369,12 @@ def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str 
     5, or fewer where the tiles (the image, untiled) are under 32 samples a side; coder:
     'ebcot' (Part 1) or 'ht' (HTJ2K, Part 15: lossless, the 9/7's steps, or rates/psnr as
     for EBCOT; with format 'jp2' a JPH file); max_bytes: memory the encoder may take (0: no limit):
-    what needs more is refused before the work (j2kfront.Error, status J2K_OUT_OF_MEMORY). The rest are transform()'s.
+    what needs more is refused before the work (j2kfront.Error, status J2K_OUT_OF_MEMORY).
+    profile: None, 'cinema2k', 'cinema4k' (3 uint16 components of precision 12, X'Y'Z'), or
+    'imf2k', 'imf4k', 'imf8k', 'imf2k_r', 'imf4k_r', 'imf8k_r', with frame_rate (cinema 2K: 24
+    or 48; IMF: for its levels' limits) and imf_mainlevel, imf_sublevel: the profile fixes the
+    wavelet, tiles, code-blocks, precincts, progression and tile-parts, and caps the bytes, as
+    `j2kfront compress --cinema2K/--cinema4K/--IMF` does (docs/cli.md). The rest are transform()'s.
 
     For many images of one shape, make an Encoder once and run it."""
     a = _image_array(image)
@@ -365,7 +384,8 @@ def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str 
                       modes=modes, sop=sop, eph=eph, plt=plt, tlm=tlm, tile_parts=tile_parts,
                       guard_bits=guard_bits, comment=comment, tile_size=tile_size,
                       tile_origin=tile_origin, mct=mct, backend=backend, device=device,
-                      threads=threads, coder=coder, max_bytes=max_bytes)
+                      threads=threads, coder=coder, max_bytes=max_bytes, profile=profile,
+                      frame_rate=frame_rate, imf_mainlevel=imf_mainlevel, imf_sublevel=imf_sublevel)
     return encoder.encode(a)
 
 

@@ -108,8 +108,26 @@ def test_bad_options_are_named(options, message):
 @pytest.mark.parametrize("options,error", [
     (dict(modes=["fast"]), ValueError), (dict(format="png"), ValueError),
     (dict(progression="XYZ"), ValueError), (dict(tile_parts="Q"), ValueError),
-    (dict(rates="many"), ValueError),
+    (dict(rates="many"), ValueError), (dict(profile="cinema8k"), ValueError),
 ])
 def test_bad_option_values_are_named_in_python(options, error):
     with pytest.raises(error):
         j2kfront.compress(np.zeros((64, 80), np.uint8), backend="cpu", **options)
+
+
+def test_profiles_set_rsiz_and_keep_to_their_rules():
+    """profile=: the digital cinema and IMF profiles as the command line writes them (Rsiz
+    in SIZ, right after SOC and Lsiz), and what they refuse named."""
+    rng = np.random.default_rng(7)
+    xyz = rng.integers(0, 4096, size=(128, 256, 3), dtype=np.uint16)
+    data = j2kfront.compress(xyz, precision=12, profile="cinema2k", frame_rate=24, backend="cpu")
+    assert int.from_bytes(data[6:8], "big") == 3
+    assert len(data) <= 1302083
+    data = j2kfront.compress(xyz, precision=12, profile="imf2k_r", imf_mainlevel=3, imf_sublevel=1,
+                             frame_rate=24, backend="cpu")
+    assert int.from_bytes(data[6:8], "big") == 0x0713
+    assert np.array_equal(j2kfront.decompress(data), xyz), "IMF 2K_R is lossless"
+    with pytest.raises(j2kfront.Error, match="unsigned 12-bit"):
+        j2kfront.compress(xyz.astype(np.uint8), profile="cinema2k", backend="cpu")
+    with pytest.raises(j2kfront.Error, match="24 or 48"):
+        j2kfront.compress(xyz, precision=12, profile="cinema2k", frame_rate=30, backend="cpu")
