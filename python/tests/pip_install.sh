@@ -13,6 +13,10 @@ python=$1 src=$2 build=$3 work=$4
 rm -rf "$work"
 mkdir -p "$work"
 "$python" -m venv --system-site-packages "$work/venv" || { echo "FAIL: python -m venv"; exit 1; }
+# The package needs numpy: Debian's (python3-numpy) is seen from the venv; one installed in
+# the user's own site-packages is not.
+"$work/venv/bin/python" -c "import numpy" 2>/dev/null ||
+  { echo "SKIP: $python's numpy is not visible from a venv (install python3-numpy)"; exit 77; }
 J2K_BUILD_DIR=$build "$work/venv/bin/pip" install --no-build-isolation --no-index "$src" >"$work/pip.log" 2>&1 ||
   { cat "$work/pip.log"; echo "FAIL: pip install"; exit 1; }
 cd "$work" || exit 1
