@@ -574,14 +574,55 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     throw;
   }
   image.warnings = tiles.warnings_;
-  if (image.format == FileFormat::Jp2) apply_jp2_channels(jp2, image);
+  // The steps below make new arrays beside the decoded ones: each reserves what it makes
+  // before, and gives it back once the arrays it replaces are gone.
+  uint64_t widest = 0, largest = 0;  // bytes a sample, samples a component
+  for (const DecodedComponent& c : image.components) {
+    widest = std::max<uint64_t>(widest, j2k_sample_size(c.type));
+    largest = std::max(largest, saturating_mul(static_cast<uint64_t>(c.width), static_cast<uint64_t>(c.height)));
+  }
+  if (image.format == FileFormat::Jp2 && !jp2.mapping.empty()) {
+    // The channels cmap makes: a palette's at its column's depth, a component's copied.
+    uint64_t bytes = 0;
+    for (const Jp2Mapping& m : jp2.mapping) {
+      const bool column = m.palette && static_cast<size_t>(m.column) < jp2.palette.columns.size();
+      const uint64_t size = column ? j2k_sample_size(decoded_type(std::min(jp2.palette.columns[static_cast<size_t>(m.column)].precision, 31),
+                                                                  jp2.palette.columns[static_cast<size_t>(m.column)].is_signed))
+                                   : widest;
+      bytes = saturating_add(bytes, saturating_mul(largest, size));
+    }
+    const Reservation channels(&budget, bytes, [&] {
+      return "the JP2 file's " + std::to_string(jp2.mapping.size()) + " channels (its palette and component mapping)";
+    });
+    apply_jp2_channels(jp2, image);
+  } else if (image.format == FileFormat::Jp2) {
+    apply_jp2_channels(jp2, image);
+  }
   if (!settings.components.empty()) {
+    uint64_t bytes = 0;
+    for (int c : settings.components) bytes = saturating_add(bytes, image.components[static_cast<size_t>(c)].bytes.size());
+    const Reservation copies(&budget, bytes, [&] { return "the " + std::to_string(settings.components.size()) + " components asked for"; });
     std::vector<DecodedComponent> chosen;
     for (int c : settings.components) chosen.push_back(image.components[static_cast<size_t>(c)]);
     image.components = std::move(chosen);
   }
   if (settings.convert_colour) {
-    apply_opj_colour(image, image.format == FileFormat::Jp2 ? jp2.enum_cs : 0, area.x0, area.y0, settings.keep_cmyk);
+    // A conversion (sYCC, e-sYCC, CMYK, CIELab, an ICC profile) writes new planes of the
+    // largest component's size (subsampled chroma comes back full size) at most as wide as the
+    // widest sample: reserved where one will run.
+    const int cs_code = image.format == FileFormat::Jp2 ? jp2.enum_cs : 0;
+    const bool converts = cs_code == 12 || cs_code == 14 || cs_code == 18 || cs_code == 24 ||
+                          (image.format == FileFormat::Jp2 && !jp2.icc.empty()) ||
+                          (image.components.size() == 3 && image.components[1].dx != 1);  // taken as sYCC, as OpenJPEG does
+    uint64_t widest_now = 0, largest_now = 0;
+    for (const DecodedComponent& c : image.components) {
+      widest_now = std::max<uint64_t>(widest_now, j2k_sample_size(c.type));
+      largest_now = std::max(largest_now, saturating_mul(static_cast<uint64_t>(c.width), static_cast<uint64_t>(c.height)));
+    }
+    const Reservation planes(&budget,
+                             converts ? saturating_mul(saturating_mul(largest_now, widest_now), image.components.size()) : 0,
+                             [&] { return "the colour conversion's " + std::to_string(image.components.size()) + " planes"; });
+    apply_opj_colour(image, cs_code, area.x0, area.y0, settings.keep_cmyk);
     // Then, as opj_decompress, the JP2 file's ICC profile or CIELab through Little CMS.
     if (image.format == FileFormat::Jp2 && !jp2.icc.empty()) apply_icc_profile(image, jp2.icc);
     else if (image.format == FileFormat::Jp2 && jp2.enum_cs == 14) apply_cielab(image, jp2.lab);

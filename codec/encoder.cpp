@@ -190,11 +190,11 @@ struct HtCoding {
 // 9/7's base step times `step_scale`; Tier-2's size from an assembler of its own. With
 // `model_only`, codes nothing and says only what the model expects (model_cost), keeping the
 // blocks' estimates; `estimated`, where given, are those of an earlier model_only run at the
-// same scale.
+// same scale. The sets coded are reserved in `memory` as they come.
 HtCoding code_ht_for_target(const BlockCoder& coder, const StreamInfo& info, const CodingParams& params,
                             const TileLayout& layout, const std::vector<std::vector<TileComponentInput>>& tiles,
                             double step_scale, double target, bool by_bytes, int threads, bool model_only,
-                            std::vector<HtBlock>* estimated = nullptr) {
+                            Reservation& memory, std::vector<HtBlock>* estimated = nullptr) {
   CodingParams p = params;
   p.base_step *= step_scale;
   HtCoding out;
@@ -225,6 +225,8 @@ HtCoding code_ht_for_target(const BlockCoder& coder, const StreamInfo& info, con
                     for (size_t k = starts[static_cast<size_t>(g)]; k < starts[static_cast<size_t>(g) + 1]; ++k) {
                       v.cleanup_plane = jobs[k].second;
                       sets[k] = coder.encode(v);
+                      memory.grow(heap_bytes(sets[k].passes.capacity() * sizeof(CodedPass)) + heap_bytes(sets[k].bytes.capacity()),
+                                  [&] { return "HT rate control's coded planes for " + std::to_string(blocks.size()) + " code-blocks"; });
                       // Several layers: a block's SigProp pass goes in the layer of its cleanup
                       // pass. Part 15 lets it start a later layer's packet, and we read that,
                       // but OpenJPEG 2.5 misreads such a packet (measured: its segments come
@@ -419,8 +421,8 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
   const std::vector<double>& final_targets = by_bytes ? params.layer_bytes : params.layer_psnr;
   const bool ht_planes = params.block_coding == BlockCoding::HighThroughput && targets && final_targets.back() != 0;
   // What this run allocates, reserved before it is made: the blocks' records, then Tier-1's
-  // output as it comes, rate control's hulls, Tier-2's packets and the file. (HT's choice of
-  // planes with a target codes a few planes a block; its own working sets are not counted.)
+  // output as it comes (with HT targets, every plane coded on the way), rate control's hulls,
+  // Tier-2's packets and the file.
   Reservation work(budget_.get(), blocks_ * block_record_bytes() + heap_bytes(params.layers * sizeof(int)) * blocks_ +
                                       static_cast<uint64_t>(std::max(threads, 1)) * heap_bytes(4096 * sizeof(int32_t)),
                    [&] { return "the records of " + std::to_string(blocks_) + " code-blocks"; });
@@ -441,12 +443,12 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
       double least = INFINITY;
       for (int k = 0; k < 4; ++k) {
         HtCoding m = code_ht_for_target(*coder_, info_, params, layout_, tiles_, std::exp2(k / 4.0), final_targets.back(),
-                                        by_bytes, threads, true);
+                                        by_bytes, threads, true, work);
         if (m.model_cost < least) least = m.model_cost, scale = std::exp2(k / 4.0), estimated = std::move(m.blocks);
       }
     }
     HtCoding best = code_ht_for_target(*coder_, info_, params, layout_, tiles_, scale, final_targets.back(), by_bytes,
-                                       threads, false, estimated.empty() ? nullptr : &estimated);
+                                       threads, false, work, estimated.empty() ? nullptr : &estimated);
     bands = std::move(best.bands);
     guard_bits = best.guard_bits;
     coded = std::move(best.coded);

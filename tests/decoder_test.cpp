@@ -28,6 +28,7 @@
 #include "common/error.hpp"
 #include "tests/support/conformance_data.hpp"
 #include "tests/support/empty_packet_stream.hpp"
+#include "tests/support/jp2_boxes.hpp"
 #include "tests/support/pgx_reader.hpp"
 #if J2KFRONT_HAVE_OPENCL
 #include "transform/opencl/opencl_dwt.hpp"
@@ -476,6 +477,47 @@ TEST(DecoderRobustness, MemoryLimitRefusesBeforeAllocating) {
   }
   EXPECT_FALSE(fits(hi, 0)) << "the whole image decoded in the " << hi << " bytes its quarter needs";
   EXPECT_TRUE(fits(uint64_t{64} << 20, 0));
+}
+
+// What a decode makes after the tiles is held to the limit too: a JP2 palette's three 16-bit
+// channels from one 8-bit component of indices (6 bytes a sample where the codestream's
+// samples take 1) are refused, naming them, at the least limit the bare codestream decodes
+// in, and decode with their 6 MiB more.
+TEST(DecoderRobustness, MemoryLimitHoldsThePaletteChannels) {
+  j2kfront::Image img;
+  img.width = img.height = 1024;
+  img.add_component(J2K_SAMPLE_U8, 8);
+  for (size_t i = 0; i < img.components[0].bytes.size(); ++i) img.components[0].bytes[i] = static_cast<uint8_t>(i * 31 % 256);
+  j2kfront::Settings es;
+  es.backend = J2K_BACKEND_CPU;
+  const std::vector<uint8_t> cs = j2kfront::Encoder(es, j2kfront::Coding{}, img.view()).encode(img.view());
+  std::vector<std::vector<uint64_t>> entries;
+  for (uint64_t k = 0; k < 256; ++k) entries.push_back({k * 257, 65535 - k * 257, k * 100});
+  const std::vector<uint8_t> file = test_support::palette_jp2(cs, 1024, 1024, 16, 16, entries);
+  DecodeSettings s;
+  s.backend = j2k::BackendOptions(j2k::Backend::Cpu, 2);
+  s.convert_colour = false;
+  auto fits = [&](const std::vector<uint8_t>& bytes, uint64_t limit, std::string* why) {
+    s.max_bytes = limit;
+    try {
+      decode(bytes.data(), bytes.size(), s);
+      return true;
+    } catch (const j2k::Error& e) {
+      EXPECT_EQ(e.code(), j2k::ErrorCode::OutOfMemory) << e.what();
+      if (why) *why = e.what();
+      return false;
+    }
+  };
+  uint64_t lo = 1, hi = uint64_t{256} << 20;
+  ASSERT_TRUE(fits(cs, hi, nullptr));
+  while (hi - lo > 1) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    (fits(cs, mid, nullptr) ? hi : lo) = mid;
+  }
+  std::string why;
+  EXPECT_FALSE(fits(file, hi + (file.size() - cs.size()), &why));
+  EXPECT_NE(why.find("palette"), std::string::npos) << why;
+  EXPECT_TRUE(fits(file, hi + (file.size() - cs.size()) + (uint64_t{6} << 20), nullptr));
 }
 
 // Each structure class of issue 45, refused from its header under a limit it passes by far:

@@ -167,3 +167,13 @@ TEST_F(MemoryLimit, CompressFitsOrdinarySettings) {
 }
 
 }  // namespace
+
+// HT with a rate target codes several planes of each block on the way to its choice: those
+// are counted too, refused naming them under a limit the image and its records fit.
+TEST_F(MemoryLimit, CompressHtTargetsCountTheirPlanes) {
+  const std::string image = rgb_image("image.ppm", 512, 512);
+  const auto r = run("compress -i " + quote(image) + " -o " + quote(path("out.jph")) + " --ht -I -r 20", 8);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("HT rate control's coded planes"), std::string::npos) << r.output;
+  EXPECT_EQ(run("compress -i " + quote(image) + " -o " + quote(path("fits.jph")) + " --ht -I -r 20", 64).exit_code, 0);
+}
