@@ -118,8 +118,9 @@ class Cinema : public test_support::TempDirTest {
   }
 };
 
-// Each profile's stream as opj_dump reads it, and decoded by opj_decompress to the samples we
-// decode (12-bit PPM files, compared past their headers, which name their writer).
+// Each profile's stream as opj_dump reads it, and decoded by opj_decompress and grk_decompress
+// to the samples we decode (12-bit PPM files, compared past their headers, which name their
+// writer).
 TEST_F(Cinema, EachProfileAsOpenJpegReadsIt) {
   struct Case {
     j2k_profile profile;
@@ -154,6 +155,13 @@ TEST_F(Cinema, EachProfileAsOpenJpegReadsIt) {
     ASSERT_GE(a.size(), samples);
     ASSERT_GE(b.size(), samples);
     EXPECT_TRUE(std::equal(a.end() - static_cast<ptrdiff_t>(samples), a.end(), b.end() - static_cast<ptrdiff_t>(samples)));
+    // Grok too, where installed.
+    if (!test_support::on_path("grk_decompress")) continue;
+    ASSERT_EQ(run_command("grk_decompress -i " + quote(file) + " -o " + quote(path("grk.ppm"))).exit_code, 0);
+    const std::vector<uint8_t> g = test_support::file_bytes(path("grk.ppm"));
+    ASSERT_GE(g.size(), samples);
+    EXPECT_TRUE(std::equal(g.end() - static_cast<ptrdiff_t>(samples), g.end(), b.end() - static_cast<ptrdiff_t>(samples)))
+        << "grk_decompress decodes it otherwise";
   }
 }
 
