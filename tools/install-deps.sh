@@ -19,7 +19,7 @@ packages=(
   python3-numpy                   # the Python examples of README.md and docs/python.md (tests)
   python3-matplotlib              # bench/plot.py: the benchmarks' CSV files as PNG plots (tested)
   python3-dev pybind11-dev python3-pytest  # the Python module and its tests
-  python3-venv python3-setuptools python3-pip  # pip install --no-build-isolation . (pyproject.toml; tested in a venv)
+  python3-venv python3-setuptools python3-wheel python3-pip  # pip install --no-build-isolation . (pyproject.toml; tested in a venv)
 )
 missing=()
 for p in "${packages[@]}"; do
