@@ -511,6 +511,7 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
     for (const ComponentInfo& c : info_.components) j.components.push_back({c.precision, c.is_signed});
     j.colour = default_colour(info_.components.size());
     j.jph = settings_.coding.block_coding == BlockCoding::HighThroughput;  // a JP2 file holds Part 1 code-blocks only
+    j.last_is_alpha = settings_.last_is_alpha;
     work.grow(bytes_.size() + 4096, "the JP2 file's copy of the codestream");
     bytes_ = write_jp2(j, bytes_);
   }

@@ -33,6 +33,8 @@ struct EncoderSettings {
   // A profile the codestream keeps to (profiles.hpp): it sets what it fixes in `plan` and
   // `coding`, and caps the byte targets.
   ProfileRequest profile;
+  // The last component is an alpha channel: a JP2 file says so (cdef).
+  bool last_is_alpha = false;
   // Host memory the encoder may take: the front stage's coefficients and buffers, every
   // code-block's and precinct's records, Tier-1's output, Tier-2's packets and the file. Each
   // is counted before it is made (the layout and the plan at construction, the rest in

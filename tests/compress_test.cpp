@@ -14,7 +14,9 @@
 #include <tuple>
 #include <vector>
 
+#include "codec/codestream/jp2_reader.hpp"
 #include "io/image_io.hpp"
+#include "io/image_writers.hpp"
 #include "tests/support/run_command.hpp"
 #include "tests/support/temp_dir_test.hpp"
 
@@ -159,6 +161,54 @@ TEST_F(Compress, FourComponentsDecodeExactly) {
   j2k::io::write_png(f, png, p);
   std::fclose(f);
   round_trip(png, "-n 3");
+}
+
+// A PNG's alpha channel (grey + alpha, RGBA) is said in the JP2 file's cdef box, the other
+// channels colour 1, 2, 3 in order, as opj_compress writes it; RGB has no cdef. Decoded back
+// to a PNG, by us and by opj_decompress, the alpha channel comes out whole.
+TEST_F(Compress, AlphaChannelsAreDefinedInJp2) {
+  std::mt19937 rng(5);
+  for (const int channels : {2, 3, 4}) {
+    SCOPED_TRACE(std::to_string(channels) + " channels");
+    std::vector<uint8_t> pixels(static_cast<size_t>(41) * 19 * channels);
+    for (uint8_t& v : pixels) v = static_cast<uint8_t>(rng());
+    j2k::io::PngPixels p;
+    p.pixels = pixels.data();
+    p.width = 41;
+    p.height = 19;
+    p.channels = channels;
+    p.row_stride = 41 * channels;
+    const std::string png = path("in.png");
+    std::FILE* f = std::fopen(png.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    j2k::io::write_png(f, png, p);
+    std::fclose(f);
+    auto r = run_command(quote(kCli) + " compress -i " + quote(png) + " -o " + quote(path("out.jp2")) + " --force --quiet");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const std::vector<uint8_t> file = file_bytes(path("out.jp2"));
+    const j2k::codec::Jp2File jp2 = j2k::codec::read_jp2(file.data(), file.size());
+    if (channels == 3) {
+      EXPECT_TRUE(jp2.channels.empty()) << "cdef for RGB";
+    } else {
+      ASSERT_EQ(jp2.channels.size(), static_cast<size_t>(channels));
+      for (int k = 0; k < channels; ++k) {
+        EXPECT_EQ(jp2.channels[static_cast<size_t>(k)].channel, k);
+        EXPECT_EQ(jp2.channels[static_cast<size_t>(k)].type, k + 1 == channels ? 1 : 0);
+        EXPECT_EQ(jp2.channels[static_cast<size_t>(k)].association, k + 1 == channels ? 0 : k + 1);
+      }
+    }
+    r = run_command(quote(kCli) + " decompress -i " + quote(path("out.jp2")) + " -o " + quote(path("back.png")) + " --force --quiet");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const j2kfront::Image back = j2k::io::read_image(path("back.png"));
+    ASSERT_EQ(back.components.size(), static_cast<size_t>(channels));
+    for (int c = 0; c < channels; ++c)
+      for (size_t i = 0; i < static_cast<size_t>(41 * 19); ++i)
+        ASSERT_EQ(back.components[static_cast<size_t>(c)].bytes[i], pixels[i * static_cast<size_t>(channels) + static_cast<size_t>(c)]) << c;
+    if (!have("opj_decompress")) continue;
+    r = run_command("opj_decompress -i " + quote(path("out.jp2")) + " -o " + quote(path("opj.png")));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(j2k::io::read_image(path("opj.png")).components.size(), static_cast<size_t>(channels));
+  }
 }
 
 // OpenJPEG's encoder with the same settings writes the same codestream, less its COM marker.

@@ -21,6 +21,7 @@
 #include "common/error.hpp"
 #include "common/memory_budget.hpp"
 #include "io/image_io.hpp"
+#include "io/image_writers.hpp"
 #include "io/raw_reader.hpp"
 #include "j2kfront/j2kfront.hpp"
 #include "tools/commands.hpp"
@@ -275,6 +276,15 @@ std::vector<CompressJob> compress_jobs(const CompressArgs& a, bool batch, std::v
   return jobs;
 }
 
+// Whether the image's last component is an alpha channel: a PNG's or TIFF's grey + alpha or
+// RGB + alpha (their readers give 2 or 4 components only so), which a JP2 file then says, as
+// opj_compress writes it.
+bool last_is_alpha(const std::string& input, const j2kfront::Image& image) {
+  const size_t n = image.components.size();
+  const std::optional<io::ImageFormat> f = io::image_format_of(input);
+  return (n == 2 || n == 4) && f && (*f == io::ImageFormat::Png || *f == io::ImageFormat::Tiff);
+}
+
 // What decides whether an encoder made for one image can code the next.
 std::string shape_key(const j2kfront::Image& image) {
   std::ostringstream key;
@@ -377,8 +387,9 @@ int run_compress(CompressArgs a) {
         return j2kfront::Error(e.status(), std::string(e.what()) + " (--max-memory " + mib_text(max_memory) +
                                                " less the image's samples, " + mib_text(samples) + ")");
       };
-      if (!encoder || key != encoder_key) {
+      if (!encoder || key != encoder_key || coding.last_is_alpha != last_is_alpha(job.input, image)) {
         encoder.reset();
+        coding.last_is_alpha = last_is_alpha(job.input, image);
         coding.max_bytes = max_memory == 0 ? 0 : max_memory - std::min(samples, max_memory - 1);
         try {
           encoder = std::make_unique<j2kfront::Encoder>(s, coding, view);

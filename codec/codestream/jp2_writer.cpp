@@ -35,6 +35,7 @@ constexpr uint32_t kHeaderBox = fourcc("jp2h");            // I.5.3, a superbox
 constexpr uint32_t kImageHeaderBox = fourcc("ihdr");       // I.5.3.1
 constexpr uint32_t kBitsPerComponentBox = fourcc("bpcc");  // I.5.3.2
 constexpr uint32_t kColourBox = fourcc("colr");            // I.5.3.3
+constexpr uint32_t kChannelsBox = fourcc("cdef");          // I.5.3.6
 constexpr uint32_t kCodestreamBox = fourcc("jp2c");        // I.5.4
 
 // A component's depth byte, as BPC and the bpcc entries hold it: the depth minus one in the
@@ -126,6 +127,20 @@ std::vector<uint8_t> write_jp2(const Jp2Info& info, const std::vector<uint8_t>& 
   put8(header, 0);
   put8(header, 0);
   put32(header, colour);
+  if (info.last_is_alpha) {
+    if (ncomp < 2) throw Error(ErrorCode::InvalidArgument, "JP2: an alpha channel needs a colour channel before it");
+    // Channel Definition box (I.5.3.6): N, then per channel Cn, Typ (0 colour, 1 opacity) and
+    // Asoc (the colour it is, 1 on; 0 for the opacity of the whole image).
+    box = jp2_detail::box_header(kChannelsBox, 2 + 6 * ncomp);
+    header.insert(header.end(), box.begin(), box.end());
+    put16(header, static_cast<uint32_t>(ncomp));
+    for (size_t k = 0; k < ncomp; ++k) {
+      const bool alpha = k + 1 == ncomp;
+      put16(header, static_cast<uint32_t>(k));
+      put16(header, alpha ? 1 : 0);
+      put16(header, alpha ? 0 : static_cast<uint32_t>(k + 1));
+    }
+  }
 
   std::vector<uint8_t> out;
   const std::vector<uint8_t> jp2h = jp2_detail::box_header(kHeaderBox, header.size());

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The JP2 file format (ISO/IEC 15444-1 Annex I): a codestream wrapped in the boxes a .jp2
 // reader expects. The signature box, the File Type box, the JP2 Header box (Image Header,
-// Bits Per Component where the components differ, an enumerated Colour Specification), then
-// the codestream in one Contiguous Codestream box. No optional boxes (no palette, resolution,
-// IPR, XML or UUID boxes).
+// Bits Per Component where the components differ, an enumerated Colour Specification, and a
+// Channel Definition where the last component is an alpha channel), then the codestream in
+// one Contiguous Codestream box. No other optional boxes (no palette, resolution, IPR, XML or
+// UUID boxes).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -27,6 +28,9 @@ struct Jp2Info {
   // A JPH file (ISO/IEC 15444-15 Annex D) for a codestream of HT code-blocks: the same boxes,
   // brand 'jph ' and 'jph ' in the compatibility list instead of 'jp2 '.
   bool jph = false;
+  // The last component is opacity (grey + alpha, RGB + alpha): a cdef box (I.5.3.6) says so,
+  // the others colour channels 1, 2, 3 in order, as opj_compress writes it.
+  bool last_is_alpha = false;
 };
 
 // The JP2 file of `codestream` (a Part 1 codestream, SOC to EOC, carried as is): the signature

@@ -438,6 +438,8 @@ typedef struct j2k_coding {
                                  (0: none, so no rate limit) */
   int imf_mainlevel;          /* IMF's main level 0..11 (0: unspecified) */
   int imf_sublevel;           /* IMF's sub level 0..9, at most Table A.53's for the main level */
+  int last_is_alpha;          /* 1: the last component is an alpha channel (grey + alpha, RGB +
+                                 alpha), which a JP2 file says in a cdef box (0) */
   uint64_t max_bytes;         /* host memory the encoder may take: the front stage's
                                  coefficients, every code-block's and precinct's records,
                                  Tier-1's output, the packets and the file, each counted before

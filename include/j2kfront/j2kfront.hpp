@@ -286,6 +286,7 @@ struct Coding {
   j2k_profile profile = J2K_PROFILE_NONE;
   double frame_rate = 0;  // the profile's frames a second (cinema 0: 24; IMF 0: none)
   int imf_mainlevel = 0, imf_sublevel = 0;
+  bool last_is_alpha = false;  // the last component is an alpha channel (JP2: cdef)
   uint64_t max_bytes = 0;     // host memory the encoder may take (0: no limit)
 
   const j2k_coding* get() const {
@@ -310,6 +311,7 @@ struct Coding {
     c_.frame_rate = frame_rate;
     c_.imf_mainlevel = imf_mainlevel;
     c_.imf_sublevel = imf_sublevel;
+    c_.last_is_alpha = last_is_alpha ? 1 : 0;
     c_.max_bytes = max_bytes;
     return &c_;
   }
