@@ -10,38 +10,7 @@
 namespace j2k::codec {
 namespace {
 
-// A stopping point: `passes` of set `set` (-1, 0: nothing), its bytes and the image squared
-// error it removes, and on a hull the slope from the point before.
-struct Point {
-  int set = -1, passes = 0;
-  double bytes = 0, removed = 0, slope = INFINITY;
-};
-
-// The upper convex hull of `points` and the origin, along which the slope falls: the points
-// worth stopping at (as pcrd.hpp's convex_hull, over points of several codings).
-std::vector<Point> upper_hull(std::vector<Point> points) {
-  std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
-    return a.bytes != b.bytes ? a.bytes < b.bytes : a.removed > b.removed;
-  });
-  std::vector<Point> hull{Point{}};
-  hull.back().removed = 0;
-  for (const Point& p : points) {
-    if (p.removed <= hull.back().removed) continue;  // costs more and removes no more
-    while (hull.size() > 1) {
-      const Point& a = hull[hull.size() - 2];
-      const Point& b = hull.back();
-      if ((b.removed - a.removed) * (p.bytes - a.bytes) <= (p.removed - a.removed) * (b.bytes - a.bytes)) hull.pop_back();
-      else break;
-    }
-    hull.push_back(p);
-  }
-  for (size_t i = 1; i < hull.size(); ++i) {
-    const double bytes = hull[i].bytes - hull[i - 1].bytes;
-    hull[i].slope = bytes > 0 ? (hull[i].removed - hull[i - 1].removed) / bytes : INFINITY;
-  }
-  hull.erase(hull.begin());  // the origin: the hull's points are the steps from it
-  return hull;
-}
+using Point = StopPoint;
 
 // The block's stopping points over every coded set.
 std::vector<Point> set_hull(const HtBlock& b) {

@@ -1,39 +1,46 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "codec/rate/pcrd.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace j2k::codec {
 
-std::vector<HullPoint> convex_hull(const CodedBlock& block, double weight) {
-  struct Point {
-    int passes;
-    double bytes, removed;
-  };
-  std::vector<Point> hull{{0, 0, 0}};
-  double removed = 0;
-  for (size_t k = 0; k < block.passes.size(); ++k) {
-    removed += block.passes[k].distortion * weight;
-    if (!block.passes[k].may_stop) continue;
-    const Point p{static_cast<int>(k) + 1, static_cast<double>(block.passes[k].end), removed};
-    if (p.removed <= hull.back().removed) continue;  // removes nothing more: never a stopping point
+std::vector<StopPoint> upper_hull(std::vector<StopPoint> points) {
+  std::stable_sort(points.begin(), points.end(), [](const StopPoint& a, const StopPoint& b) {
+    return a.bytes != b.bytes ? a.bytes < b.bytes : a.removed > b.removed;
+  });
+  std::vector<StopPoint> hull{StopPoint{}};
+  for (const StopPoint& p : points) {
+    if (p.removed <= hull.back().removed) continue;  // costs more and removes no more
     // Drop the points that would not be convex with p: those at least as shallow as p from
-    // their predecessor (a point at the same byte count is always replaced).
+    // their predecessor. slope(a, b) <= slope(a, p) <=> (b.removed - a.removed) * (p.bytes -
+    // a.bytes) <= (p.removed - a.removed) * (b.bytes - a.bytes).
     while (hull.size() > 1) {
-      const Point& a = hull[hull.size() - 2];
-      const Point& b = hull.back();
-      // slope(a, b) <= slope(a, p)  <=>  (b.removed - a.removed) * (p.bytes - a.bytes) <= ...
+      const StopPoint& a = hull[hull.size() - 2];
+      const StopPoint& b = hull.back();
       if ((b.removed - a.removed) * (p.bytes - a.bytes) <= (p.removed - a.removed) * (b.bytes - a.bytes)) hull.pop_back();
       else break;
     }
     hull.push_back(p);
   }
-  std::vector<HullPoint> out;
   for (size_t i = 1; i < hull.size(); ++i) {
     const double bytes = hull[i].bytes - hull[i - 1].bytes;
-    const double gain = hull[i].removed - hull[i - 1].removed;
-    out.push_back({hull[i].passes, bytes > 0 ? gain / bytes : INFINITY});
+    hull[i].slope = bytes > 0 ? (hull[i].removed - hull[i - 1].removed) / bytes : INFINITY;
   }
+  hull.erase(hull.begin());
+  return hull;
+}
+
+std::vector<HullPoint> convex_hull(const CodedBlock& block, double weight) {
+  std::vector<StopPoint> points;
+  double removed = 0;
+  for (size_t k = 0; k < block.passes.size(); ++k) {
+    removed += block.passes[k].distortion * weight;
+    if (block.passes[k].may_stop) points.push_back({0, static_cast<int>(k) + 1, static_cast<double>(block.passes[k].end), removed, 0});
+  }
+  std::vector<HullPoint> out;
+  for (const StopPoint& p : upper_hull(std::move(points))) out.push_back({p.passes, p.slope});
   return out;
 }
 

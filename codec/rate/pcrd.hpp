@@ -19,6 +19,19 @@ struct HullPoint {
   double slope = 0;    // distortion removed per byte from the hull point before
 };
 
+// A stopping point: `passes` of coding `set` (-1, 0: nothing), its bytes and the image squared
+// error it removes, and on a hull the slope from the point before.
+struct StopPoint {
+  int set = -1, passes = 0;
+  double bytes = 0, removed = 0, slope = 0;
+};
+
+// The upper convex hull of `points` and the origin, along which the slope falls: the points
+// worth stopping at, each with its slope (the origin left out). Points from several codings
+// of a block (HT's planes) may be mixed; of points at the same bytes the one removing the
+// most stays, and of equal ones the first given.
+std::vector<StopPoint> upper_hull(std::vector<StopPoint> points);
+
 // The block's hull; `weight` turns its distortion (in steps^2) into image units (squared
 // synthesis norm times step^2). Passes that remove nothing are left out.
 std::vector<HullPoint> convex_hull(const CodedBlock& block, double weight);
