@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "io/image_io.hpp"
+#include "tests/support/rate_test_images.hpp"
 #include "tests/support/run_command.hpp"
 #include "tests/support/temp_dir_test.hpp"
 
@@ -80,34 +81,16 @@ TEST_F(HtRate, RateTargetsAreMaxima) {
   std::mt19937 rng(43);
   int checked = 0;
   for (int k = 0; k < 20; ++k) {
-    const int w = std::uniform_int_distribution<int>(17, 600)(rng), h = std::uniform_int_distribution<int>(9, 500)(rng);
-    const int channels = k % 3 == 2 ? 3 : 1;
-    std::vector<uint8_t> samples(static_cast<size_t>(w) * h * channels);
-    for (int y = 0; y < h; ++y)
-      for (int x = 0; x < w; ++x)
-        for (int c = 0; c < channels; ++c) {
-          const size_t i = (static_cast<size_t>(y) * w + x) * channels + c;
-          switch (k % 4) {
-            case 0: samples[i] = static_cast<uint8_t>((x * 255 / w + y * 128 / h + c * 40) & 255); break;  // gradient
-            case 1: samples[i] = static_cast<uint8_t>(rng() & 255); break;                                 // noise
-            case 2: samples[i] = static_cast<uint8_t>(128 + 100 * std::sin(x * 0.05 * (c + 1)) * std::cos(y * 0.03)); break;
-            default: samples[i] = (y % 14 < 9 && (x / 5 + y / 14) % 3 != 0 && rng() % 2) ? static_cast<uint8_t>(rng() % 60) : 245;
-          }
-        }
-    const std::string image = path("rate" + std::to_string(k) + (channels == 1 ? ".pgm" : ".ppm"));
-    {
-      std::ofstream f(image, std::ios::binary);
-      f << (channels == 1 ? "P5" : "P6") << "\n" << w << " " << h << "\n255\n";
-      f.write(reinterpret_cast<const char*>(samples.data()), static_cast<std::streamsize>(samples.size()));
-    }
+    const test_support::RateTestImage img = test_support::write_rate_test_image(k, rng, dir_.string());
+    const std::string& image = img.path;
     const std::string wavelet = k % 2 ? "-I" : "";
     compress(image, wavelet + " -r 1000000", "floor.jhc");
     const auto floor = static_cast<double>(fs::file_size(path("floor.jhc")));
     for (const double ratio : {8.0, 20.0, 40.0, 90.0}) {
       compress(image, wavelet + " -r " + std::to_string(ratio), "rate.jhc");
-      const double target = static_cast<double>(samples.size()) / ratio;
+      const double target = static_cast<double>(img.bytes()) / ratio;
       const auto size = static_cast<double>(fs::file_size(path("rate.jhc")));
-      EXPECT_LE(size, std::max(target, floor)) << w << "x" << h << "x" << channels << " " << wavelet << " -r " << ratio
+      EXPECT_LE(size, std::max(target, floor)) << img.width << "x" << img.height << "x" << img.channels << " " << wavelet << " -r " << ratio
                                                << ": target " << target << " bytes, floor " << floor;
       checked += target >= floor;
     }

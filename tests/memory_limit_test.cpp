@@ -18,18 +18,8 @@
 #include "tests/support/empty_packet_stream.hpp"
 #include "tests/support/run_command.hpp"
 #include "tests/support/temp_dir_test.hpp"
+#include "tests/support/under_asan.hpp"
 
-// AddressSanitizer builds measure memory the program does not use: the peaks are not checked.
-#if defined(__SANITIZE_ADDRESS__)
-#define J2K_TEST_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define J2K_TEST_UNDER_ASAN 1
-#endif
-#endif
-#ifndef J2K_TEST_UNDER_ASAN
-#define J2K_TEST_UNDER_ASAN 0
-#endif
 
 namespace {
 
