@@ -21,6 +21,7 @@
 #include "codec/tier1/ht/block_encoder.hpp"
 #include "codec/tier1/ht/vlc_tables.hpp"
 #include "common/error.hpp"
+#include "tests/support/random_block.hpp"
 
 namespace {
 
@@ -250,20 +251,7 @@ TEST(HtVlcTables, EveryCodewordDecodesToWhatItEncodes) {
 
 // --- round trips ----------------------------------------------------------------------------
 
-std::vector<int32_t> random_block(std::mt19937& rng, size_t n, int depth, double zeros) {
-  std::uniform_real_distribution<double> u(0, 1);
-  std::uniform_int_distribution<int> bits(0, depth);
-  std::vector<int32_t> v(n);
-  for (auto& x : v) {
-    if (u(rng) < zeros) continue;
-    // Magnitudes of every size up to `depth` bits, small ones most often (as in wavelet bands).
-    const int b = bits(rng);
-    const uint32_t m = b == 0 ? 1u : static_cast<uint32_t>(rng() & ((uint64_t{1} << b) - 1)) | (1u << (b - 1));
-    const uint32_t capped = depth >= 31 ? m : std::min<uint32_t>(m, static_cast<uint32_t>((uint64_t{1} << depth) - 1));
-    x = static_cast<int32_t>(capped) * ((rng() & 1) ? -1 : 1);
-  }
-  return v;
-}
+using test_support::random_block;
 
 void expect_round_trip(const std::vector<int32_t>& block, int w, int h, const std::string& what) {
   const CodedBlock c = encode(block, w, h);

@@ -18,23 +18,13 @@
 #include "codec/tier1/block_coder.hpp"
 #include "codec/tier1/ht/block_decoder.hpp"
 #include "codec/tier1/ht/block_encoder.hpp"
+#include "tests/support/random_block.hpp"
 
 namespace {
 
 using namespace j2k::codec;
 
-std::vector<int32_t> random_block(std::mt19937& rng, size_t n, int depth, double zeros) {
-  std::uniform_real_distribution<double> u(0, 1);
-  std::uniform_int_distribution<int> bits(0, depth);
-  std::vector<int32_t> v(n);
-  for (auto& x : v) {
-    if (u(rng) < zeros) continue;
-    const int b = bits(rng);
-    const uint32_t m = b == 0 ? 1u : static_cast<uint32_t>(rng() & ((uint64_t{1} << b) - 1)) | (1u << (b - 1));
-    x = static_cast<int32_t>(std::min<uint64_t>(m, (uint64_t{1} << depth) - 1)) * ((rng() & 1) ? -1 : 1);
-  }
-  return v;
-}
+using test_support::random_block;
 
 // The magnitude in steps a decoded coefficient (sign, twice the magnitude) stands for, as the
 // dequantisers take it: the 5/3's halves towards 0, the 9/7's scales by 1/2.
