@@ -142,6 +142,11 @@ j2k::codec::EncoderSettings encoder_settings(const j2k_settings& s, const j2k_co
 static_assert(static_cast<int>(j2k::codec::Progression::CPRL) == J2K_CPRL &&
                   static_cast<int>(j2k::codec::Progression::LRCP) == J2K_LRCP,
               "the C progression values are the codec's");
+static_assert(static_cast<int>(j2k::codec::Profile::Cinema2k) == J2K_PROFILE_CINEMA_2K &&
+                  static_cast<int>(j2k::codec::Profile::Cinema4k) == J2K_PROFILE_CINEMA_4K &&
+                  static_cast<int>(j2k::codec::Profile::Imf2k) == J2K_PROFILE_IMF_2K &&
+                  static_cast<int>(j2k::codec::Profile::Imf8kR) == J2K_PROFILE_IMF_8K_R,
+              "the C profile values are the codec's (Rsiz's)");
 
 extern "C" {
 
