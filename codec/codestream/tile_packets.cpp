@@ -38,30 +38,6 @@ constexpr int64_t kSparePrecincts = int64_t{1} << 16;
 constexpr uint64_t kSpareBlocks = uint64_t{1} << 18;
 constexpr uint64_t kBlocksPerByte = 16;
 
-// The code-blocks lay_out_tile() makes for the tile: per band, the blocks of the band's grid
-// of 2^cbx x 2^cby (B.7: the nominal size, no larger than the band's share of a precinct).
-// The precincts' edges are multiples of that size, so cutting the band into precincts adds
-// no block.
-uint64_t block_count(const CodingParams& params, const std::vector<TileComponentInput>& components) {
-  uint64_t blocks = 0;
-  for (size_t c = 0; c < components.size(); ++c) {
-    const ComponentStyle style = component_style(params, c);
-    const TileComponentInput& k = components[c];
-    for (size_t b = 0; b < k.bands.size(); ++b) {
-      const int r = b == 0 ? 0 : static_cast<int>((b - 1) / 3) + 1;
-      const auto [ppx, ppy] = precinct_log2(style, r);
-      const int cbx = std::min(style.block_w_log2, ppx - (r == 0 ? 0 : 1));
-      const int cby = std::min(style.block_h_log2, ppy - (r == 0 ? 0 : 1));
-      const j2k_rect& br = k.bands[b].rect;
-      if (br.x1 <= br.x0 || br.y1 <= br.y0) continue;
-      const auto across = static_cast<uint64_t>(((br.x1 + (int64_t{1} << cbx) - 1) >> cbx) - (br.x0 >> cbx));
-      const auto down = static_cast<uint64_t>(((br.y1 + (int64_t{1} << cby) - 1) >> cby) - (br.y0 >> cby));
-      blocks = saturating_add(blocks, saturating_mul(across, down));
-    }
-  }
-  return blocks;
-}
-
 // What a tile's packets take per component-resolution beyond its precincts: its slots for
 // readers and their taken flags (two vectors, 112 bytes with the allocator's), and ordering
 // the packets (B.12: the stream's records and lists, progression.cpp, up to 128 bytes).
@@ -266,7 +242,7 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
   // (After the memory they would take, so that a limit the user set is what names a stream
   // over it.) Code-blocks are held to the bytes like the precincts above, cut tile or not: those past the bytes' reach decode to zeros, but
   // each is laid out and visited all the same.
-  const uint64_t blocks = block_count(params, components);
+  const uint64_t blocks = counts.blocks;  // at most the tile's samples (kMaxTileSamples, checked above)
   const uint64_t block_limit = saturating_add(kSpareBlocks, saturating_mul(kBlocksPerByte, static_cast<uint64_t>(bytes)));
   if (blocks > block_limit)
     throw Error(ErrorCode::UnsupportedInput, name + " has " + std::to_string(blocks) + " code-blocks for its " + std::to_string(bytes) +
