@@ -576,11 +576,16 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
   image.warnings = tiles.warnings_;
   // The steps below make new arrays beside the decoded ones: each reserves what it makes
   // before, and gives it back once the arrays it replaces are gone.
-  uint64_t widest = 0, largest = 0;  // bytes a sample, samples a component
-  for (const DecodedComponent& c : image.components) {
-    widest = std::max<uint64_t>(widest, j2k_sample_size(c.type));
-    largest = std::max(largest, saturating_mul(static_cast<uint64_t>(c.width), static_cast<uint64_t>(c.height)));
-  }
+  // The image's widest sample (bytes) and largest component (samples), as the steps find it.
+  auto extent = [&image](uint64_t& widest, uint64_t& largest) {
+    widest = largest = 0;
+    for (const DecodedComponent& c : image.components) {
+      widest = std::max<uint64_t>(widest, j2k_sample_size(c.type));
+      largest = std::max(largest, saturating_mul(static_cast<uint64_t>(c.width), static_cast<uint64_t>(c.height)));
+    }
+  };
+  uint64_t widest = 0, largest = 0;
+  extent(widest, largest);
   if (image.format == FileFormat::Jp2 && !jp2.mapping.empty()) {
     // The channels cmap makes: a palette's at its column's depth, a component's copied.
     uint64_t bytes = 0;
@@ -614,13 +619,8 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     const bool converts = cs_code == 12 || cs_code == 14 || cs_code == 18 || cs_code == 24 ||
                           (image.format == FileFormat::Jp2 && !jp2.icc.empty()) ||
                           (image.components.size() == 3 && image.components[1].dx != 1);  // taken as sYCC, as OpenJPEG does
-    uint64_t widest_now = 0, largest_now = 0;
-    for (const DecodedComponent& c : image.components) {
-      widest_now = std::max<uint64_t>(widest_now, j2k_sample_size(c.type));
-      largest_now = std::max(largest_now, saturating_mul(static_cast<uint64_t>(c.width), static_cast<uint64_t>(c.height)));
-    }
-    const Reservation planes(&budget,
-                             converts ? saturating_mul(saturating_mul(largest_now, widest_now), image.components.size()) : 0,
+    extent(widest, largest);  // after the channels and the choice of components
+    const Reservation planes(&budget, converts ? saturating_mul(saturating_mul(largest, widest), image.components.size()) : 0,
                              [&] { return "the colour conversion's " + std::to_string(image.components.size()) + " planes"; });
     apply_opj_colour(image, cs_code, area.x0, area.y0, settings.keep_cmyk);
     // Then, as opj_decompress, the JP2 file's ICC profile or CIELab through Little CMS.
