@@ -586,21 +586,20 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
   };
   uint64_t widest = 0, largest = 0;
   extent(widest, largest);
-  if (image.format == FileFormat::Jp2 && !jp2.mapping.empty()) {
-    // The channels cmap makes: a palette's at its column's depth, a component's copied.
+  if (image.format == FileFormat::Jp2) {
+    // The channels cmap makes (none without one): a palette's at its column's depth, a
+    // component's copied.
     uint64_t bytes = 0;
     for (const Jp2Mapping& m : jp2.mapping) {
       const bool column = m.palette && static_cast<size_t>(m.column) < jp2.palette.columns.size();
-      const uint64_t size = column ? j2k_sample_size(decoded_type(std::min(jp2.palette.columns[static_cast<size_t>(m.column)].precision, 31),
-                                                                  jp2.palette.columns[static_cast<size_t>(m.column)].is_signed))
-                                   : widest;
-      bytes = saturating_add(bytes, saturating_mul(largest, size));
+      const uint64_t sample = column ? j2k_sample_size(decoded_type(std::min(jp2.palette.columns[static_cast<size_t>(m.column)].precision, 31),
+                                                                    jp2.palette.columns[static_cast<size_t>(m.column)].is_signed))
+                                     : widest;
+      bytes = saturating_add(bytes, saturating_mul(largest, sample));
     }
-    const Reservation channels(&budget, bytes, [&] {
+    const Reservation mapped(&budget, bytes, [&] {
       return "the JP2 file's " + std::to_string(jp2.mapping.size()) + " channels (its palette and component mapping)";
     });
-    apply_jp2_channels(jp2, image);
-  } else if (image.format == FileFormat::Jp2) {
     apply_jp2_channels(jp2, image);
   }
   if (!settings.components.empty()) {
