@@ -12,11 +12,14 @@
 // encoder's codewords, every pass (lossless), or all but the last three bit planes' passes
 // (lossy: as a lossy stream's layers leave them).
 //
+// With --coder ht the HT block coders instead: each block's HT set at plane 0 (lossless: its
+// cleanup pass alone), or at plane 3 (lossy: cleanup, SigProp and MagRef, in two segments).
+//
 // With --bench-images SIZE the images are instead those the decompress benchmark codes, made
 // from the same samples at SIZE x SIZE (bench_images.hpp: upscaled, with a camera's noise, the
 // 16-bit set from moon.pgm): their noisy low planes hold more of the decisions than the samples'.
 //
-//   tier1_ab A.so B.so [--samples DIR] [--rounds N] [--bench-images SIZE]
+//   tier1_ab A.so B.so [--coder ebcot|ht] [--samples DIR] [--rounds N] [--bench-images SIZE]
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -29,6 +32,7 @@
 
 #include "bench/bench_images.hpp"
 #include "codec/tier1/ebcot/block_encoder.hpp"
+#include "codec/tier1/ht/block_encoder.hpp"
 #include "common/error.hpp"
 #include "io/image_io.hpp"
 #include "transform/dwt.hpp"
@@ -44,13 +48,14 @@ struct Variant {
   EncodeFn encode;
 };
 
-Variant load(const std::string& path) {
+Variant load(const std::string& path, bool ht) {
   void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) throw j2k::Error(j2k::ErrorCode::InvalidArgument, path + ": " + dlerror());
-  Variant v{reinterpret_cast<DecodeFn>(dlsym(lib, "tier1_variant_decode")),
-            reinterpret_cast<EncodeFn>(dlsym(lib, "tier1_variant_encode"))};
+  const std::string prefix = ht ? "tier1_variant_ht_" : "tier1_variant_";
+  Variant v{reinterpret_cast<DecodeFn>(dlsym(lib, (prefix + "decode").c_str())),
+            reinterpret_cast<EncodeFn>(dlsym(lib, (prefix + "encode").c_str()))};
   if (v.decode == nullptr || v.encode == nullptr)
-    throw j2k::Error(j2k::ErrorCode::InvalidArgument, path + ": no tier1_variant_decode/encode (made by bench/tier1_ab.sh?)");
+    throw j2k::Error(j2k::ErrorCode::InvalidArgument, path + ": no " + prefix + "decode/encode (made by bench/tier1_ab.sh?)");
   return v;
 }
 
@@ -58,15 +63,19 @@ struct Block {
   const int32_t* source = nullptr;  // the coefficients it was coded from
   ptrdiff_t stride = 0;
   std::vector<uint8_t> bytes;
-  uint32_t segment_bytes = 0;
+  uint32_t segment_bytes[2] = {0, 0};
+  int segment_passes[2] = {0, 0};
+  size_t segments = 1;
   int passes = 0, width = 0, height = 0, bitplanes = 0;
+  int cleanup_plane = 0;  // HT
   j2k_band_type band = J2K_BAND_LL;
   std::string where;  // image, component, band origin
 };
 
-// The 64x64 blocks of one band [x0, x1) x [y0, y1) of a transformed component.
+// The 64x64 blocks of one band [x0, x1) x [y0, y1) of a transformed component, with what this
+// build's encoder makes of them for the decoders to read.
 void cut_band(const std::vector<int32_t>& v, int64_t stride, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
-              j2k_band_type band, int drop_planes, const std::string& name, std::vector<Block>& out) {
+              j2k_band_type band, int drop_planes, bool ht, const std::string& name, std::vector<Block>& out) {
   for (int64_t by = y0; by < y1; by += 64)
     for (int64_t bx = x0; bx < x1; bx += 64) {
       j2k::codec::BlockView view;
@@ -76,18 +85,36 @@ void cut_band(const std::vector<int32_t>& v, int64_t stride, int64_t x0, int64_t
       view.height = static_cast<int>(std::min<int64_t>(64, y1 - by));
       view.band = band;
       view.estimate_distortion = false;
-      const j2k::codec::CodedBlock coded = j2k::codec::encode_block(view);
-      const int keep = static_cast<int>(coded.passes.size()) - 3 * drop_planes;
-      if (keep < 1) continue;  // all zero, or no pass left
+      view.cleanup_plane = drop_planes;
       Block b;
+      if (ht) {
+        const j2k::codec::CodedBlock coded = j2k::codec::ht::encode_block(view);
+        if (coded.passes.empty()) continue;  // nothing significant at the plane
+        b.passes = static_cast<int>(coded.passes.size());
+        b.segment_bytes[0] = coded.passes[0].end;
+        b.segment_passes[0] = 1;
+        if (b.passes > 1) {
+          b.segments = 2;
+          b.segment_bytes[1] = coded.passes.back().end - coded.passes[0].end;
+          b.segment_passes[1] = b.passes - 1;
+        }
+        b.bytes = coded.bytes;
+        b.bitplanes = coded.bitplanes;
+        b.cleanup_plane = drop_planes;
+      } else {
+        const j2k::codec::CodedBlock coded = j2k::codec::encode_block(view);
+        const int keep = static_cast<int>(coded.passes.size()) - 3 * drop_planes;
+        if (keep < 1) continue;  // all zero, or no pass left
+        b.passes = keep;
+        b.segment_bytes[0] = coded.passes[static_cast<size_t>(keep - 1)].end;
+        b.segment_passes[0] = keep;
+        b.bytes = std::vector<uint8_t>(coded.bytes.begin(), coded.bytes.begin() + b.segment_bytes[0]);
+        b.bitplanes = coded.bitplanes;
+      }
       b.source = view.data;
       b.stride = view.stride;
-      b.passes = keep;
-      b.segment_bytes = coded.passes[static_cast<size_t>(keep - 1)].end;
-      b.bytes = std::vector<uint8_t>(coded.bytes.begin(), coded.bytes.begin() + b.segment_bytes);
       b.width = view.width;
       b.height = view.height;
-      b.bitplanes = coded.bitplanes;
       b.band = band;
       b.where = name + " at " + std::to_string(bx) + "," + std::to_string(by);
       out.push_back(std::move(b));
@@ -95,7 +122,8 @@ void cut_band(const std::vector<int32_t>& v, int64_t stride, int64_t x0, int64_t
 }
 
 // The blocks of the images' transformed components, which `planes` keeps.
-std::vector<Block> blocks_of(const std::vector<std::string>& images, int drop_planes, std::vector<std::vector<int32_t>>& planes) {
+std::vector<Block> blocks_of(const std::vector<std::string>& images, int drop_planes, bool ht,
+                             std::vector<std::vector<int32_t>>& planes) {
   constexpr int kLevels = 5;
   std::vector<Block> out;
   j2k::Dwt dwt(j2k::BackendOptions(j2k::Backend::Cpu, 1));
@@ -115,13 +143,13 @@ std::vector<Block> blocks_of(const std::vector<std::string>& images, int drop_pl
       int64_t lw = w, lh = h;
       for (int l = 1; l <= kLevels; ++l) {
         const int64_t nw = (lw + 1) / 2, nh = (lh + 1) / 2;
-        cut_band(v, w, nw, 0, lw, nh, J2K_BAND_HL, drop_planes, name, out);
-        cut_band(v, w, 0, nh, nw, lh, J2K_BAND_LH, drop_planes, name, out);
-        cut_band(v, w, nw, nh, lw, lh, J2K_BAND_HH, drop_planes, name, out);
+        cut_band(v, w, nw, 0, lw, nh, J2K_BAND_HL, drop_planes, ht, name, out);
+        cut_band(v, w, 0, nh, nw, lh, J2K_BAND_LH, drop_planes, ht, name, out);
+        cut_band(v, w, nw, nh, lw, lh, J2K_BAND_HH, drop_planes, ht, name, out);
         lw = nw;
         lh = nh;
       }
-      cut_band(v, w, 0, 0, lw, lh, J2K_BAND_LL, drop_planes, name, out);
+      cut_band(v, w, 0, 0, lw, lh, J2K_BAND_LL, drop_planes, ht, name, out);
     }
   }
   return out;
@@ -135,9 +163,15 @@ int main(int argc, char** argv) {
     std::string samples = "tests/data";
     int rounds = 15;
     long bench_size = 0;
+    bool ht = false, bad_coder = false;
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
       if (a == "--samples" && i + 1 < argc) samples = argv[++i];
+      else if (a == "--coder" && i + 1 < argc) {
+        const std::string coder = argv[++i];
+        ht = coder == "ht";
+        bad_coder = coder != "ht" && coder != "ebcot";
+      }
       else if (a == "--rounds" && i + 1 < argc) rounds = std::max(1, std::atoi(argv[++i]));
       else if (a == "--bench-images" && i + 1 < argc) {
         char* end = nullptr;
@@ -147,13 +181,14 @@ int main(int argc, char** argv) {
         libs.push_back(a);
       }
     }
-    if (libs.size() != 2 || bench_size < 0 || bench_size > 8192) {
+    if (libs.size() != 2 || bench_size < 0 || bench_size > 8192 || bad_coder) {
       std::fprintf(stderr,
-                   "usage: tier1_ab A.so B.so [--samples DIR] [--rounds N] [--bench-images SIZE (16..8192)]   "
+                   "usage: tier1_ab A.so B.so [--coder ebcot|ht] [--samples DIR] [--rounds N] [--bench-images SIZE (16..8192)]   "
                    "(bench/tier1_ab.sh makes the objects)\n");
       return 2;
     }
-    const Variant fn[2] = {load(libs[0]), load(libs[1])};
+    const Variant fn[2] = {load(libs[0], ht), load(libs[1], ht)};
+    if (ht) std::printf("the HT block coders\n");
     struct Set {
       const char* name;
       std::vector<std::string> images;
@@ -192,15 +227,16 @@ int main(int argc, char** argv) {
         continue;
       }
       std::vector<std::vector<int32_t>> planes;
-      const std::vector<Block> blocks = blocks_of(set.images, set.drop_planes, planes);
+      const std::vector<Block> blocks = blocks_of(set.images, set.drop_planes, ht, planes);
       const int estimate = set.drop_planes > 0 ? 1 : 0;  // rate control estimates distortion
       auto decode = [&](int v, const Block& b) {
-        return fn[v].decode(b.bytes.data(), b.bytes.size(), &b.segment_bytes, &b.passes, 1, b.width, b.height, b.band, 0,
-                            b.bitplanes, out[v].data(), b.width);
+        return fn[v].decode(b.bytes.data(), b.bytes.size(), b.segment_bytes, b.segment_passes, b.segments, b.width, b.height,
+                            b.band, 0, b.bitplanes, out[v].data(), b.width);
       };
       auto encode = [&](int v, const Block& b, int& passes) {
-        return fn[v].encode(b.source, b.stride, b.width, b.height, b.band, 0, estimate, coded[v].data(), coded[v].size(),
-                            ends[v].data(), &passes);
+        // The 5th argument: EBCOT's mode switches (none), HT's cleanup plane.
+        return fn[v].encode(b.source, b.stride, b.width, b.height, b.band, b.cleanup_plane, estimate, coded[v].data(),
+                            coded[v].size(), ends[v].data(), &passes);
       };
       for (const Block& b : blocks) {
         int passes[2] = {0, 0};

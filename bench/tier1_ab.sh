@@ -13,6 +13,7 @@
 # alone (the unchanged encoder has read 0.97 and 1.02 in the two orders), so a change that
 # matters shows in both orders (B/A below 1 first, above 1 swapped). J2K_TIER1_BENCH_SIZE=N: the
 # blocks of the decompress benchmark's images at N x N instead of the samples' (tier1_ab.cpp).
+# J2K_TIER1_CODER=ht: the HT block coders instead of EBCOT's.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 base=${1:?usage: bench/tier1_ab.sh BASE [OTHER]   (git revisions; OTHER left out: the working tree)}
@@ -43,8 +44,8 @@ variant() {
 variant "$base" "$tmp/a"
 variant "$other" "$tmp/b"
 echo "A: $(git -C "$root" rev-parse --short "$base")  B: ${other:-the working tree}"
-"$ab" "$tmp/a/t1.so" "$tmp/b/t1.so" --samples "$root/tests/data" ${J2K_TIER1_BENCH_SIZE:+--bench-images "$J2K_TIER1_BENCH_SIZE"} --rounds "${J2K_TIER1_ROUNDS:-15}"
+"$ab" "$tmp/a/t1.so" "$tmp/b/t1.so" --samples "$root/tests/data" ${J2K_TIER1_BENCH_SIZE:+--bench-images "$J2K_TIER1_BENCH_SIZE"} --coder "${J2K_TIER1_CODER:-ebcot}" --rounds "${J2K_TIER1_ROUNDS:-15}"
 if [[ ${J2K_TIER1_BOTH:-0} == 1 ]]; then
   echo "swapped: A: ${other:-the working tree}  B: $(git -C "$root" rev-parse --short "$base")"
-  "$ab" "$tmp/b/t1.so" "$tmp/a/t1.so" --samples "$root/tests/data" ${J2K_TIER1_BENCH_SIZE:+--bench-images "$J2K_TIER1_BENCH_SIZE"} --rounds "${J2K_TIER1_ROUNDS:-15}"
+  "$ab" "$tmp/b/t1.so" "$tmp/a/t1.so" --samples "$root/tests/data" ${J2K_TIER1_BENCH_SIZE:+--bench-images "$J2K_TIER1_BENCH_SIZE"} --coder "${J2K_TIER1_CODER:-ebcot}" --rounds "${J2K_TIER1_ROUNDS:-15}"
 fi

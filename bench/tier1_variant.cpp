@@ -9,10 +9,15 @@
 
 #include "codec/tier1/ebcot/block_decoder.hpp"
 #include "codec/tier1/ebcot/block_encoder.hpp"
+#include "codec/tier1/ht/block_decoder.hpp"
+#include "codec/tier1/ht/block_encoder.hpp"
 
-extern "C" __attribute__((visibility("default"))) int tier1_variant_decode(
-    const uint8_t* bytes, size_t size, const uint32_t* segment_bytes, const int* segment_passes, size_t segments,
-    int width, int height, int band, int modes, int bitplanes, int32_t* out, ptrdiff_t stride) {
+namespace {
+
+template <typename DecodeBlock>
+int decode(DecodeBlock decode_block, const uint8_t* bytes, size_t size, const uint32_t* segment_bytes,
+           const int* segment_passes, size_t segments, int width, int height, int band, int modes, int bitplanes,
+           int32_t* out, ptrdiff_t stride) {
   j2k::codec::BlockCode code;
   code.bytes = bytes;
   code.size = size;
@@ -25,10 +30,49 @@ extern "C" __attribute__((visibility("default"))) int tier1_variant_decode(
   code.modes = static_cast<uint8_t>(modes);
   code.bitplanes = bitplanes;
   try {
-    return j2k::codec::decode_block(code, out, stride).passes;
+    return decode_block(code, out, stride).passes;
   } catch (...) {
     return -1;
   }
+}
+
+template <typename EncodeBlock>
+long encode(EncodeBlock encode_block, const j2k::codec::BlockView& view, uint8_t* bytes, size_t capacity,
+            uint32_t* pass_ends, int* passes) {
+  const j2k::codec::CodedBlock coded = encode_block(view);
+  if (coded.bytes.size() > capacity) return -1;
+  if (!coded.bytes.empty()) std::memcpy(bytes, coded.bytes.data(), coded.bytes.size());
+  *passes = static_cast<int>(coded.passes.size());
+  for (size_t k = 0; k < coded.passes.size(); ++k) pass_ends[k] = coded.passes[k].end;
+  return static_cast<long>(coded.bytes.size());
+}
+
+j2k::codec::BlockView view_of(const int32_t* data, ptrdiff_t stride, int width, int height, int band, int estimate_distortion) {
+  j2k::codec::BlockView view;
+  view.data = data;
+  view.stride = stride;
+  view.width = width;
+  view.height = height;
+  view.band = static_cast<j2k_band_type>(band);
+  view.estimate_distortion = estimate_distortion != 0;
+  return view;
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int tier1_variant_decode(
+    const uint8_t* bytes, size_t size, const uint32_t* segment_bytes, const int* segment_passes, size_t segments,
+    int width, int height, int band, int modes, int bitplanes, int32_t* out, ptrdiff_t stride) {
+  return decode(j2k::codec::decode_block, bytes, size, segment_bytes, segment_passes, segments, width, height, band, modes,
+                bitplanes, out, stride);
+}
+
+// HT: the same, through the HT block decoder.
+extern "C" __attribute__((visibility("default"))) int tier1_variant_ht_decode(
+    const uint8_t* bytes, size_t size, const uint32_t* segment_bytes, const int* segment_passes, size_t segments,
+    int width, int height, int band, int modes, int bitplanes, int32_t* out, ptrdiff_t stride) {
+  return decode(j2k::codec::ht::decode_block, bytes, size, segment_bytes, segment_passes, segments, width, height, band,
+                modes, bitplanes, out, stride);
 }
 
 // Codes the block; its bytes into bytes[0..capacity) and each pass's end into pass_ends (at
@@ -36,18 +80,16 @@ extern "C" __attribute__((visibility("default"))) int tier1_variant_decode(
 extern "C" __attribute__((visibility("default"))) long tier1_variant_encode(
     const int32_t* data, ptrdiff_t stride, int width, int height, int band, int modes, int estimate_distortion,
     uint8_t* bytes, size_t capacity, uint32_t* pass_ends, int* passes) {
-  j2k::codec::BlockView view;
-  view.data = data;
-  view.stride = stride;
-  view.width = width;
-  view.height = height;
-  view.band = static_cast<j2k_band_type>(band);
+  j2k::codec::BlockView view = view_of(data, stride, width, height, band, estimate_distortion);
   view.modes = static_cast<uint8_t>(modes);
-  view.estimate_distortion = estimate_distortion != 0;
-  const j2k::codec::CodedBlock coded = j2k::codec::encode_block(view);
-  if (coded.bytes.size() > capacity) return -1;
-  if (!coded.bytes.empty()) std::memcpy(bytes, coded.bytes.data(), coded.bytes.size());
-  *passes = static_cast<int>(coded.passes.size());
-  for (size_t k = 0; k < coded.passes.size(); ++k) pass_ends[k] = coded.passes[k].end;
-  return static_cast<long>(coded.bytes.size());
+  return encode(j2k::codec::encode_block, view, bytes, capacity, pass_ends, passes);
+}
+
+// HT: the block's HT set at `cleanup_plane` (its cleanup, SigProp and MagRef passes).
+extern "C" __attribute__((visibility("default"))) long tier1_variant_ht_encode(
+    const int32_t* data, ptrdiff_t stride, int width, int height, int band, int cleanup_plane, int estimate_distortion,
+    uint8_t* bytes, size_t capacity, uint32_t* pass_ends, int* passes) {
+  j2k::codec::BlockView view = view_of(data, stride, width, height, band, estimate_distortion);
+  view.cleanup_plane = cleanup_plane;
+  return encode(j2k::codec::ht::encode_block, view, bytes, capacity, pass_ends, passes);
 }

@@ -66,7 +66,8 @@ struct CodedBlock {
   std::vector<CodedPass> passes; // 3 * bitplanes - 2, or none
   std::vector<uint8_t> bytes;    // the codeword segments of every pass, back to back
   double energy = 0;             // the sum of the squared magnitudes, in steps^2: the error
-                                 // with no pass decoded
+                                 // with no pass decoded (HT: 0 without estimate_distortion
+                                 // unless SigProp and MagRef are coded)
 };
 
 // What Tier-2 gathered for a block (BlockData), with the block's geometry and coding style.

@@ -8,53 +8,82 @@
 // fused into one byte; MagRef's last byte padded with 0s.
 #pragma once
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
 namespace j2k::codec::ht {
 
-// MagSgn (the cleanup segment's first stream) and SigProp (the refinement segment's).
+// The worst case of any stream of a block of n samples: 32 bits a sample (MagSgn: a
+// magnitude's bits and its sign), one more bit in 7 for the stuffing, and a margin. The
+// writers write into buffers of this size unchecked: what they hold is bounded by the block,
+// not by anything a caller could get wrong.
+constexpr size_t stream_capacity(size_t samples) { return samples * 5 + 64; }
+
+// MagSgn (the cleanup segment's first stream) and SigProp (the refinement segment's), into
+// `out` (stream_capacity of the block's samples).
 class ForwardWriter {
  public:
-  // The low n bits of v (n <= 32), bit 0 first. Whole bytes leave the accumulator as soon as
-  // they are there, each 8 bits, or 7 after a 0xFF.
+  explicit ForwardWriter(uint8_t* out) : begin_(out), end_(out) {}
+
+  // The low n bits of v (n <= 32), bit 0 first. Bytes leave the accumulator once 32 bits
+  // are there, each 8 bits, or 7 after a 0xFF.
   void put(uint32_t v, int n) {
-    acc_ |= static_cast<uint64_t>(v & static_cast<uint32_t>((uint64_t{1} << n) - 1)) << count_;
+    acc_ |= (static_cast<uint64_t>(v) & ((uint64_t{1} << n) - 1)) << count_;
     count_ += n;
-    while (count_ >= room_) {
-      const auto byte = static_cast<uint8_t>(acc_ & ((1u << room_) - 1));
-      bytes_.push_back(byte);
-      acc_ >>= room_;
-      count_ -= room_;
-      room_ = byte == 0xFF ? 7 : 8;
-    }
+    if (count_ >= 32) drain();
   }
   // MagSgn's bytes: the last byte padded with 1s, and dropped when that makes it 0xFF
   // (as is a last 0xFF): the decoder reads 1s past the end.
-  std::vector<uint8_t>& finish_magsgn() {
+  size_t finish_magsgn() {
+    drain();
     if (count_ > 0) {
       const auto byte = static_cast<uint8_t>((acc_ | (0xFFu << count_)) & ((1u << room_) - 1));
-      if (byte != 0xFF) bytes_.push_back(byte);
-    } else if (!bytes_.empty() && bytes_.back() == 0xFF) {
-      bytes_.pop_back();
+      if (byte != 0xFF) *end_++ = byte;
+    } else if (end_ != begin_ && end_[-1] == 0xFF) {
+      --end_;
     }
-    return bytes_;
+    return size();
   }
   // SigProp's bytes: the last byte padded with 0s and kept, so that a MagRef stream may follow
   // (the SigProp decoder then reads MagRef's bytes, not its fill, past the end); a last 0xFF
   // gets a 0 byte after it, so that the segment never ends in 0xFF nor makes a marker code
   // with the MagRef byte after it.
-  std::vector<uint8_t>& finish_sigprop() {
-    if (count_ > 0) bytes_.push_back(static_cast<uint8_t>(acc_ & ((1u << room_) - 1)));
-    else if (!bytes_.empty() && bytes_.back() == 0xFF) bytes_.push_back(0);
+  size_t finish_sigprop() {
+    drain();
+    if (count_ > 0) *end_++ = static_cast<uint8_t>(acc_ & ((1u << room_) - 1));
+    else if (end_ != begin_ && end_[-1] == 0xFF) *end_++ = 0;
     count_ = 0;
     acc_ = 0;
-    return bytes_;
+    return size();
   }
-  void reserve(size_t n) { bytes_.reserve(n); }
+  size_t size() const { return static_cast<size_t>(end_ - begin_); }
+  const uint8_t* data() const { return begin_; }
 
  private:
-  std::vector<uint8_t> bytes_;
+  // Every whole byte out: 4 at once where none of the first three is 0xFF (nor the byte
+  // before them: then each holds 8 bits), else one at a time.
+  void drain() {
+    while (count_ >= 32 && room_ == 8) {
+      const auto word = static_cast<uint32_t>(acc_);
+      const uint32_t inv = ~word | 0xFF000000u;  // the 4th byte may be 0xFF: room_ says so next
+      if (((inv - 0x01010101u) & ~inv & 0x80808080u) != 0) break;
+      for (int i = 0; i < 4; ++i) *end_++ = static_cast<uint8_t>(word >> (8 * i));
+      acc_ >>= 32;
+      count_ -= 32;
+      room_ = (word >> 24) == 0xFF ? 7 : 8;
+    }
+    while (count_ >= room_) {
+      const auto byte = static_cast<uint8_t>(acc_ & ((1u << room_) - 1));
+      *end_++ = byte;
+      acc_ >>= room_;
+      count_ -= room_;
+      room_ = byte == 0xFF ? 7 : 8;
+    }
+  }
+
+  uint8_t* begin_;
+  uint8_t* end_;
   uint64_t acc_ = 0;
   int count_ = 0, room_ = 8;
 };
@@ -100,57 +129,65 @@ class MelEncoder {
   int k_ = 0, run_ = 0;
 };
 
-// The backward streams, their bytes in the order written (the segment holds them reversed).
-// VLC: the first byte written is the segment's last, left for the length of MEL and VLC, as
-// are the low 4 bits of the second (BackwardBits's first_nibble). MagRef: from the first
-// bit, as after a byte above 0x8F (so its first byte, the segment's last, is never 0xFF).
+// The backward streams, their bytes in the order written (the segment holds them reversed),
+// into `out` (stream_capacity of the block's samples). VLC: the first byte written is the
+// segment's last, left for the length of MEL and VLC, as are the low 4 bits of the second
+// (BackwardBits's first_nibble). MagRef: from the first bit, as after a byte above 0x8F (so
+// its first byte, the segment's last, is never 0xFF).
 class BackwardWriter {
  public:
   enum Start { kVlc, kMagRef };
-  explicit BackwardWriter(Start start = kVlc) {
+  BackwardWriter(uint8_t* out, Start start) : begin_(out), end_(out) {
     if (start == kVlc) {
-      bytes_.push_back(0xFF);
-      tmp_ = 0x0F;
-      used_ = 4;
+      *end_++ = 0xFF;
+      acc_ = 0x0F;
+      count_ = 4;
     }
   }
 
+  // The low n bits of v (n <= 32), bit 0 first.
   void put(uint32_t v, int n) {
-    while (n > 0) {
-      int room = 8 - (above_8f_ ? 1 : 0) - used_;
-      const int t = std::min(room, n);
-      tmp_ |= (v & ((1u << t) - 1)) << used_;
-      used_ += t;
-      room -= t;
-      n -= t;
-      v >>= t;
-      if (room == 0) {
-        // After a byte above 0x8F the MSB is stuffed only where the other 7 bits are all 1.
-        if (above_8f_ && tmp_ != 0x7F) {
-          above_8f_ = false;
-          continue;
-        }
-        bytes_.push_back(static_cast<uint8_t>(tmp_));
-        above_8f_ = tmp_ > 0x8F;
-        tmp_ = 0;
-        used_ = 0;
-      }
-    }
+    acc_ |= (static_cast<uint64_t>(v) & ((uint64_t{1} << n) - 1)) << count_;
+    count_ += n;
+    while (count_ >= 8) emit();
   }
 
   // MagRef's bytes in the order written: the last one padded with 0s (the decoder's fill).
-  std::vector<uint8_t>& finish_magref() {
-    if (used_ > 0) bytes_.push_back(static_cast<uint8_t>(tmp_));
-    used_ = 0;
-    tmp_ = 0;
-    return bytes_;
+  size_t finish_magref() {
+    settle();
+    if (count_ > 0) *end_++ = static_cast<uint8_t>(acc_);
+    count_ = 0;
+    acc_ = 0;
+    return size();
   }
-
-  std::vector<uint8_t> bytes_;
-  unsigned tmp_ = 0;  // VLC: the low nibble is the length's, filled in at the end
-  int used_ = 0;
+  // VLC's whole bytes out; its partial last byte stays in last_bits() (last_count() bits),
+  // for assemble_cleanup to fuse with MEL's.
+  void settle() {
+    while (count_ >= 8 || (count_ == 7 && stuffs())) emit();
+  }
+  unsigned last_bits() const { return static_cast<unsigned>(acc_); }
+  int last_count() const { return count_; }
+  void push(uint8_t byte) { *end_++ = byte; }
+  size_t size() const { return static_cast<size_t>(end_ - begin_); }
+  const uint8_t* data() const { return begin_; }
 
  private:
+  // After a byte above 0x8F the next byte's MSB is a stuffed 0 where its other 7 bits are
+  // all 1.
+  bool stuffs() const { return above_8f_ && (acc_ & 0x7F) == 0x7F; }
+  void emit() {
+    const int width = stuffs() ? 7 : 8;
+    const auto byte = static_cast<uint8_t>(acc_ & ((1u << width) - 1));
+    *end_++ = byte;
+    acc_ >>= width;
+    count_ -= width;
+    above_8f_ = byte > 0x8F;
+  }
+
+  uint8_t* begin_;
+  uint8_t* end_;
+  uint64_t acc_ = 0;
+  int count_ = 0;
   bool above_8f_ = true;
 };
 
@@ -158,25 +195,29 @@ class BackwardWriter {
 // VLC (Scup). MEL's and VLC's last bytes are fused where neither's bits clash and the result
 // is not 0xFF (and VLC holds more than its first byte, which the length shares). Returns
 // false when MEL and VLC exceed the 4079 bytes Scup can say.
-inline bool assemble_cleanup(std::vector<uint8_t>& magsgn, MelEncoder& mel, BackwardWriter& vlc, std::vector<uint8_t>& out) {
+inline bool assemble_cleanup(ForwardWriter& magsgn, MelEncoder& mel, BackwardWriter& vlc, std::vector<uint8_t>& out) {
+  magsgn.finish_magsgn();
   mel.close_run();
+  vlc.settle();
   const unsigned mel_tmp = (mel.tmp_ << mel.left_) & 0xFF;
   const unsigned mel_mask = (0xFFu << mel.left_) & 0xFF;
-  const unsigned vlc_mask = 0xFFu >> (8 - vlc.used_);
+  const unsigned vlc_tmp = vlc.last_bits();
+  const unsigned vlc_mask = 0xFFu >> (8 - vlc.last_count());
   if ((mel_mask | vlc_mask) != 0) {
-    const unsigned fuse = mel_tmp | vlc.tmp_;
-    if (((fuse ^ mel_tmp) & mel_mask) == 0 && ((fuse ^ vlc.tmp_) & vlc_mask) == 0 && fuse != 0xFF && vlc.bytes_.size() > 1) {
+    const unsigned fuse = mel_tmp | vlc_tmp;
+    if (((fuse ^ mel_tmp) & mel_mask) == 0 && ((fuse ^ vlc_tmp) & vlc_mask) == 0 && fuse != 0xFF && vlc.size() > 1) {
       mel.bytes_.push_back(static_cast<uint8_t>(fuse));
     } else {
       mel.bytes_.push_back(static_cast<uint8_t>(mel_tmp));
-      vlc.bytes_.push_back(static_cast<uint8_t>(vlc.tmp_));
+      vlc.push(static_cast<uint8_t>(vlc_tmp));
     }
   }
-  const size_t scup = mel.bytes_.size() + vlc.bytes_.size();
+  const size_t scup = mel.bytes_.size() + vlc.size();
   if (scup > 4079) return false;
-  out = std::move(magsgn);
-  out.insert(out.end(), mel.bytes_.begin(), mel.bytes_.end());
-  out.insert(out.end(), vlc.bytes_.rbegin(), vlc.bytes_.rend());
+  out.resize(magsgn.size() + scup);
+  uint8_t* o = std::copy(magsgn.data(), magsgn.data() + magsgn.size(), out.data());
+  o = std::copy(mel.bytes_.begin(), mel.bytes_.end(), o);
+  std::reverse_copy(vlc.data(), vlc.data() + vlc.size(), o);
   const size_t l = out.size();
   out[l - 1] = static_cast<uint8_t>(scup >> 4);
   out[l - 2] = static_cast<uint8_t>((out[l - 2] & 0xF0) | (scup & 0x0F));

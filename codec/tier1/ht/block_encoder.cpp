@@ -15,22 +15,13 @@
 namespace j2k::codec::ht {
 namespace {
 
-// A quad as the encoder sees it.
-struct QuadCode {
-  unsigned rho = 0;
-  uint32_t v[4] = {};  // 2 * (mu - 1) + sign of each significant sample
-  int e[4] = {};       // their exponents
-  int e_max = 0;
-  int big_u = 0, u = 0;
-};
-
 // The U-VLC codeword of u >= 1 (see uvlc_prefix in block_decoder.cpp): the prefix, then the
 // suffix and extension, each as (bits, length) with the first bit in bit 0.
 struct Uvlc {
   uint32_t prefix = 0, suffix = 0, extension = 0;
   int prefix_length = 0, suffix_length = 0, extension_length = 0;
 };
-Uvlc uvlc(int u) {
+constexpr Uvlc uvlc(int u) {
   Uvlc c;
   if (u == 1) {
     c.prefix = 1, c.prefix_length = 1;
@@ -50,7 +41,21 @@ Uvlc uvlc(int u) {
   return c;
 }
 
+// Every u a quad can have (a sample's exponent is at most 32, kappa at least 1), 0 giving the
+// empty codeword.
+struct UvlcTable {
+  Uvlc code[33];
+  constexpr UvlcTable() : code() {
+    for (int u = 1; u < 33; ++u) code[u] = uvlc(u);
+  }
+};
+constexpr UvlcTable kUvlc;
+
 struct Scratch {
+  // The block at the cleanup plane p, a sample as 2 * mu + sign (mu: its magnitude's bits
+  // from p up; 0 where mu is 0), rows padded with 0s to whole quad pairs (a multiple of 4
+  // samples) and the height to whole quads.
+  std::vector<uint32_t> quads;
   std::vector<uint32_t> mag;   // magnitudes at plane 0 (the quantisation index), row by row
   std::vector<uint8_t> neg;
   std::vector<double> steps;   // magnitudes in steps, fraction bits included
@@ -58,115 +63,116 @@ struct Scratch {
   std::vector<uint8_t> sig;
   std::vector<unsigned> rho_above, rho_row;  // by quad, one empty quad either side
   std::vector<uint8_t> e_above, e_row;       // bottom samples' exponents by column, one either side
+  std::vector<uint8_t> magsgn, vlc;          // the streams' buffers, stream_capacity() each
+  std::vector<uint8_t> sigprop, magref;
 };
 
+// A significant sample's exponent E (quad_rules.hpp) from 2 * mu + sign; 0 for mu = 0.
+inline int exponent(uint32_t twice_mu) { return twice_mu > 1 ? bit_length((twice_mu | 1) - 2) : 0; }
+
+// The cleanup pass (Part 15 clause 7.3) over Scratch::quads: quad by quad, two line-pairs at a
+// time (each quad's significance and exponent bound in MEL, CxtVLC and U-VLC; its magnitude
+// and sign bits in MagSgn), quads paired for their U-VLC codes.
 class CleanupEncoder {
  public:
-  CleanupEncoder(const BlockView& b, int plane, Scratch& s) : s_(s), w_(b.width), h_(b.height), plane_(plane) {}
+  CleanupEncoder(int width, int height, Scratch& s)
+      : s_(s), w_(width), h_(height), stride_((width + 3) & ~3),
+        magsgn_(s.magsgn.data()), vlc_(s.vlc.data(), BackwardWriter::kVlc) {}
 
   std::vector<uint8_t> run() {
-    magsgn_.reserve(static_cast<size_t>(w_) * static_cast<size_t>(h_) * 4);
     const int qw = (w_ + 1) / 2, qh = (h_ + 1) / 2;
-    s_.rho_above.assign(static_cast<size_t>(qw) + 2, 0);
-    s_.rho_row.assign(static_cast<size_t>(qw) + 2, 0);
-    s_.e_above.assign(static_cast<size_t>(w_) + 3, 0);
-    s_.e_row.assign(static_cast<size_t>(w_) + 3, 0);
+    s_.rho_above.assign(static_cast<size_t>(qw) + 3, 0);
+    s_.rho_row.assign(static_cast<size_t>(qw) + 3, 0);
+    s_.e_above.assign(static_cast<size_t>(stride_) + 4, 0);
+    s_.e_row.assign(static_cast<size_t>(stride_) + 4, 0);
     for (int r = 0; r < qh; ++r) {
-      const bool initial = r == 0;
-      std::fill(s_.e_row.begin(), s_.e_row.end(), 0);
-      unsigned* above = s_.rho_above.data() + 1;
-      unsigned* row = s_.rho_row.data() + 1;
-      for (int q = 0; q < qw; q += 2) {
-        QuadCode pair[2];
-        const int count = std::min(2, qw - q);
-        for (int i = 0; i < count; ++i) {
-          const int k = q + i;
-          QuadCode& c = pair[i];
-          gather(c, k, r);
-          row[k] = c.rho;
-          const int cx = initial ? initial_row_context(row[k - 1])
-                                 : other_row_context(above[k - 1], above[k], above[k + 1], row[k - 1]);
-          int kappa = 1;
-          if (!initial && (c.rho & (c.rho - 1)) != 0) {
-            const uint8_t* e = s_.e_above.data() + 1 + 2 * k;
-            kappa = std::max(1, std::max(std::max(e[-1], e[0]), std::max(e[1], e[2])) - 1);
-          }
-          c.big_u = std::max(c.e_max, kappa);
-          c.u = c.big_u - kappa;
-          if (cx == 0) {
-            mel_.put(c.rho != 0);
-            if (c.rho == 0) continue;
-          }
-          unsigned top = 0;
-          for (int j = 0; j < 4; ++j)
-            if (((c.rho >> j) & 1) && c.e[j] == c.big_u) top |= 1u << j;
-          const CxtVlcCodeword& cw = encode_cxt_vlc(initial, cx, c.rho, c.u > 0 ? 1 : 0, top);
-          if (cw.length == 0) throw Error(ErrorCode::Internal, "HT encoder: no CxtVLC codeword for a quad");
-          vlc_.put(cw.codeword, cw.length);
-          for (int j = 0; j < 4; ++j)
-            if ((c.rho >> j) & 1) {
-              const int m = c.big_u - ((cw.e_k >> j) & 1);
-              magsgn_.put(c.v[j], m);
-            }
-        }
-        put_u(initial, pair[0], count == 2 ? &pair[1] : nullptr);
-      }
+      if (r == 0) line_pair<true>(0, qw);
+      else line_pair<false>(r, qw);
       std::swap(s_.rho_above, s_.rho_row);
       std::swap(s_.e_above, s_.e_row);
     }
     std::vector<uint8_t> out;
-    if (!assemble_cleanup(magsgn_.finish_magsgn(), mel_, vlc_, out))
+    if (!assemble_cleanup(magsgn_, mel_, vlc_, out))
       throw Error(ErrorCode::Internal, "HT encoder: MEL and VLC outgrow the cleanup segment's length field");
     return out;
   }
 
  private:
-  void gather(QuadCode& c, int q, int r) {
-    for (int j = 0; j < 4; ++j) {
-      const int x = 2 * q + (j >> 1), y = 2 * r + (j & 1);
-      if (x >= w_ || y >= h_) continue;
-      const size_t i = static_cast<size_t>(y) * static_cast<size_t>(w_) + static_cast<size_t>(x);
-      const uint32_t mu = s_.mag[i] >> plane_;
-      if (mu == 0) continue;
-      c.rho |= 1u << j;
-      c.v[j] = 2 * (mu - 1) + s_.neg[i];
-      c.e[j] = bit_length(2 * (mu - 1) + 1);
-      c.e_max = std::max(c.e_max, c.e[j]);
-      if (j & 1) s_.e_row[static_cast<size_t>(x) + 1] = static_cast<uint8_t>(c.e[j]);
+  // The quads of line-pair r (rows 2r and 2r + 1), in pairs.
+  template <bool kInitial>
+  void line_pair(int r, int qw) {
+    const uint32_t* top = s_.quads.data() + static_cast<size_t>(2 * r) * static_cast<size_t>(stride_);
+    const uint32_t* bottom = top + stride_;
+    const unsigned* above = s_.rho_above.data() + 1;
+    unsigned* row = s_.rho_row.data() + 1;
+    const uint8_t* e_above = s_.e_above.data() + 1;
+    uint8_t* e_row = s_.e_row.data() + 1;
+    const CxtVlcCodeword* table = cxt_vlc_encode_table(kInitial);
+    for (int q = 0; q < qw; q += 2) {
+      int u[2] = {0, 0};
+      const int count = std::min(2, qw - q);
+      for (int i = 0; i < count; ++i) {
+        const int k = q + i, x = 2 * k;
+        const uint32_t m[4] = {top[x], bottom[x], top[x + 1], bottom[x + 1]};
+        const int e[4] = {exponent(m[0]), exponent(m[1]), exponent(m[2]), exponent(m[3])};
+        const unsigned rho = (m[0] > 1 ? 1u : 0u) | (m[1] > 1 ? 2u : 0u) | (m[2] > 1 ? 4u : 0u) | (m[3] > 1 ? 8u : 0u);
+        row[k] = rho;
+        e_row[x] = static_cast<uint8_t>(e[1]);
+        e_row[x + 1] = static_cast<uint8_t>(e[3]);
+        const int e_max = std::max(std::max(e[0], e[1]), std::max(e[2], e[3]));
+        const int cx = kInitial ? initial_row_context(row[k - 1]) : other_row_context(above[k - 1], above[k], above[k + 1], row[k - 1]);
+        int kappa = 1;
+        if (!kInitial) {
+          const int e_near = std::max(std::max(e_above[x - 1], e_above[x]), std::max(e_above[x + 1], e_above[x + 2]));
+          kappa = (rho & (rho - 1)) != 0 ? std::max(1, e_near - 1) : 1;
+        }
+        const int big_u = std::max(e_max, kappa);
+        u[i] = big_u - kappa;
+        if (cx == 0) {
+          mel_.put(rho != 0);
+          if (rho == 0) continue;
+        }
+        const unsigned at_bound =
+            (e[0] == big_u ? 1u : 0u) | (e[1] == big_u ? 2u : 0u) | (e[2] == big_u ? 4u : 0u) | (e[3] == big_u ? 8u : 0u);
+        const CxtVlcCodeword& cw = table[(static_cast<unsigned>(cx) * 16 + rho) * 17 + (u[i] > 0 ? 1 + at_bound : 0)];
+        if (cw.length == 0) throw Error(ErrorCode::Internal, "HT encoder: no CxtVLC codeword for a quad");
+        vlc_.put(cw.codeword, cw.length);
+        // Each significant sample's bits below those the codeword gives; none for the others
+        // (branch-free: which samples are significant is what the coder cannot predict).
+        for (int j = 0; j < 4; ++j) magsgn_.put(m[j] - 2, ((rho >> j) & 1) ? big_u - ((cw.e_k >> j) & 1) : 0);
+      }
+      put_u<kInitial>(u[0], u[1]);
     }
   }
 
-  // The u of a quad pair, as decode_u() reads them.
-  void put_u(bool initial, const QuadCode& a, const QuadCode* b) {
-    const int ua = a.u, ub = b ? b->u : 0;
-    if (initial && ua > 0 && ub > 0) {
+  // The u of a quad pair, as decode_u() reads them (0: none coded).
+  template <bool kInitial>
+  void put_u(int ua, int ub) {
+    if (kInitial && ua > 0 && ub > 0) {
       mel_.put(std::min(ua, ub) > 2);
       if (ua > 2 && ub > 2) {
-        put_pair(uvlc(ua - 2), uvlc(ub - 2));
+        put_pair(kUvlc.code[ua - 2], kUvlc.code[ub - 2]);
       } else if (ua > 2) {
-        const Uvlc ca = uvlc(ua);
+        const Uvlc& ca = kUvlc.code[ua];
         vlc_.put(ca.prefix, ca.prefix_length);
         vlc_.put(static_cast<uint32_t>(ub - 1), 1);
         vlc_.put(ca.suffix, ca.suffix_length);
         vlc_.put(ca.extension, ca.extension_length);
       } else {
-        put_pair(uvlc(ua), uvlc(ub));
+        put_pair(kUvlc.code[ua], kUvlc.code[ub]);
       }
       return;
     }
-    put_pair(ua > 0 ? uvlc(ua) : Uvlc{}, ub > 0 ? uvlc(ub) : Uvlc{});
+    if ((ua | ub) != 0) put_pair(kUvlc.code[ua], kUvlc.code[ub]);
   }
   void put_pair(const Uvlc& a, const Uvlc& b) {
-    vlc_.put(a.prefix, a.prefix_length);
-    vlc_.put(b.prefix, b.prefix_length);
-    vlc_.put(a.suffix, a.suffix_length);
-    vlc_.put(b.suffix, b.suffix_length);
-    vlc_.put(a.extension, a.extension_length);
-    vlc_.put(b.extension, b.extension_length);
+    vlc_.put(a.prefix | b.prefix << a.prefix_length, a.prefix_length + b.prefix_length);
+    vlc_.put(a.suffix | b.suffix << a.suffix_length, a.suffix_length + b.suffix_length);
+    vlc_.put(a.extension | b.extension << a.extension_length, a.extension_length + b.extension_length);
   }
 
   Scratch& s_;
-  int w_, h_, plane_;
+  int w_, h_, stride_;
   ForwardWriter magsgn_;
   MelEncoder mel_;
   BackwardWriter vlc_;
@@ -253,6 +259,59 @@ double reconstruction(uint32_t mu, int p, bool reversible) {
 
 double squared(double v) { return v * v; }
 
+// Fills s.quads with the block at `plane` (Scratch says how); returns the OR of every
+// magnitude.
+uint32_t gather_quads(const BlockView& b, int plane, Scratch& s) {
+  const int width = b.width, height = b.height, shift = b.fraction_bits + plane;
+  const size_t stride = static_cast<size_t>((width + 3) & ~3), rows = static_cast<size_t>((height + 1) & ~1);
+  s.quads.resize(stride * rows);
+  uint32_t any = 0;
+  for (int y = 0; y < height; ++y) {
+    const int32_t* __restrict in = b.data + y * b.stride;
+    uint32_t* __restrict out = s.quads.data() + static_cast<size_t>(y) * stride;
+    for (int x = 0; x < width; ++x) {  // branch-free, for the vectoriser
+      const int32_t v = in[x];
+      const uint32_t sign = static_cast<uint32_t>(v) >> 31;
+      const uint32_t m = (static_cast<uint32_t>(v) ^ (0u - sign)) + sign;
+      any |= m;
+      const uint32_t mu = m >> shift;
+      out[x] = (mu << 1) | (mu != 0 ? sign : 0u);
+    }
+    for (size_t x = static_cast<size_t>(width); x < stride; ++x) out[x] = 0;
+  }
+  if (rows > static_cast<size_t>(height)) std::fill(s.quads.end() - static_cast<ptrdiff_t>(stride), s.quads.end(), 0u);
+  return any >> b.fraction_bits;
+}
+
+// The magnitudes and signs at plane 0 and in steps, for the refinement passes and the
+// distortion estimates; the block's energy.
+double gather_magnitudes(const BlockView& b, Scratch& s) {
+  const size_t n = static_cast<size_t>(b.width) * static_cast<size_t>(b.height);
+  s.mag.resize(n);
+  s.neg.resize(n);
+  s.steps.resize(n);
+  const double step = std::ldexp(1.0, -b.fraction_bits);
+  double energy = 0;
+  for (int y = 0; y < b.height; ++y)
+    for (int x = 0; x < b.width; ++x) {
+      const int32_t v = b.data[y * b.stride + x];
+      const uint32_t m = v < 0 ? 0u - static_cast<uint32_t>(v) : static_cast<uint32_t>(v);
+      const size_t i = static_cast<size_t>(y) * static_cast<size_t>(b.width) + static_cast<size_t>(x);
+      s.mag[i] = m >> b.fraction_bits;
+      s.neg[i] = v < 0 ? 1 : 0;
+      s.steps[i] = static_cast<double>(m) * step;
+      energy += static_cast<double>(m) * static_cast<double>(m);
+    }
+  return energy / std::ldexp(1.0, 2 * b.fraction_bits);
+}
+
+// Sizes the streams' buffers for a block of n samples.
+void size_streams(Scratch& s, size_t n) {
+  const size_t bytes = stream_capacity(n);
+  for (std::vector<uint8_t>* v : {&s.magsgn, &s.vlc, &s.sigprop, &s.magref})
+    if (v->size() < bytes) v->resize(bytes);
+}
+
 }  // namespace
 
 int magnitude_bitplanes(const BlockView& b) {
@@ -266,33 +325,23 @@ int magnitude_bitplanes(const BlockView& b) {
 }
 
 CodedBlock encode_block(const BlockView& b) {
-  thread_local Scratch s;
-  const size_t n = static_cast<size_t>(b.width) * static_cast<size_t>(b.height);
-  s.mag.resize(n);
-  s.neg.resize(n);
-  s.steps.resize(n);
-  CodedBlock out;
-  const double unit = std::ldexp(1.0, 2 * b.fraction_bits), step = std::ldexp(1.0, -b.fraction_bits);
-  uint32_t any = 0;
-  for (int y = 0; y < b.height; ++y)
-    for (int x = 0; x < b.width; ++x) {
-      const int32_t v = b.data[y * b.stride + x];
-      const uint32_t m = static_cast<uint32_t>(std::llabs(static_cast<long long>(v)));
-      const size_t i = static_cast<size_t>(y) * static_cast<size_t>(b.width) + static_cast<size_t>(x);
-      s.mag[i] = m >> b.fraction_bits;
-      s.neg[i] = v < 0 ? 1 : 0;
-      s.steps[i] = static_cast<double>(m) * step;
-      any |= s.mag[i];
-      out.energy += static_cast<double>(m) * static_cast<double>(m);
-    }
-  out.energy /= unit;
-  out.magnitude_bitplanes = bit_length(any);
   const int plane = b.cleanup_plane;
   if (plane < 0 || plane > 30)
     throw Error(ErrorCode::InvalidArgument, "HT encoder: a cleanup pass at bit plane " + std::to_string(plane) + " (0 to 30)");
+  thread_local Scratch s;
+  const size_t n = static_cast<size_t>(b.width) * static_cast<size_t>(b.height);
+  CodedBlock out;
+  const uint32_t any = gather_quads(b, plane, s);
+  out.magnitude_bitplanes = bit_length(any);
+  // Refinement passes and distortion estimates need the magnitudes at plane 0 too.
+  const bool refine = plane > 0 && (any >> plane) != 0;
+  if (b.estimate_distortion || refine) out.energy = gather_magnitudes(b, s);
   if ((any >> plane) == 0) return out;  // nothing significant at that plane: no pass
+  if (plane == 0 && (any >> 31) != 0)
+    throw Error(ErrorCode::InvalidArgument, "HT encoder: a coefficient of 2^31 steps (at most 2^31 - 1)");
+  size_streams(s, n);
   out.bitplanes = plane + 1;  // no placeholder passes: Tier-2 signals Mb - plane - 1 missing MSBs
-  out.bytes = CleanupEncoder(b, plane, s).run();
+  out.bytes = CleanupEncoder(b.width, b.height, s).run();
   CodedPass cleanup;
   cleanup.end = static_cast<uint32_t>(out.bytes.size());
   cleanup.terminated = true;
@@ -306,17 +355,18 @@ CodedBlock encode_block(const BlockView& b) {
   out.passes.push_back(cleanup);
   if (plane == 0) return out;  // no plane below for SigProp and MagRef
 
-  ForwardWriter sigprop;
-  BackwardWriter magref(BackwardWriter::kMagRef);
+  ForwardWriter sigprop(s.sigprop.data());
+  BackwardWriter magref(s.magref.data(), BackwardWriter::kMagRef);
   std::vector<size_t> newly, refined;
   RefinementEncoder(b, plane, s).run(sigprop, magref, newly, refined);
-  const std::vector<uint8_t>& sp = sigprop.finish_sigprop();
-  const std::vector<uint8_t>& mr = magref.finish_magref();
+  const size_t sp = sigprop.finish_sigprop(), mr = magref.finish_magref();
   // One segment: SigProp forward, then MagRef reversed; a stop after SigProp keeps its bytes.
-  out.bytes.insert(out.bytes.end(), sp.begin(), sp.end());
+  const size_t cleanup_end = out.bytes.size();
+  out.bytes.resize(cleanup_end + sp + mr);
+  std::copy(sigprop.data(), sigprop.data() + sp, out.bytes.begin() + static_cast<ptrdiff_t>(cleanup_end));
+  std::reverse_copy(magref.data(), magref.data() + mr, out.bytes.begin() + static_cast<ptrdiff_t>(cleanup_end + sp));
   CodedPass sig_prop;
-  sig_prop.end = static_cast<uint32_t>(out.bytes.size());
-  out.bytes.insert(out.bytes.end(), mr.rbegin(), mr.rend());
+  sig_prop.end = static_cast<uint32_t>(cleanup_end + sp);
   CodedPass mag_ref;
   mag_ref.end = static_cast<uint32_t>(out.bytes.size());
   mag_ref.terminated = true;

@@ -387,4 +387,6 @@ const CxtVlcCodeword& encode_cxt_vlc(bool initial_row, int context, unsigned rho
   return lookups().encode[initial_row ? 1 : 0][context & 7][rho & 15][u_off ? 1 + (top & 15) : 0];
 }
 
+const CxtVlcCodeword* cxt_vlc_encode_table(bool initial_row) { return lookups().encode[initial_row ? 1 : 0][0][0].data(); }
+
 }  // namespace j2k::codec::ht

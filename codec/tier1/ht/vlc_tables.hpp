@@ -35,5 +35,8 @@ struct CxtVlcCodeword {
   uint8_t codeword = 0, length = 0, e_k = 0, e_1 = 0;
 };
 const CxtVlcCodeword& encode_cxt_vlc(bool initial_row, int context, unsigned rho, unsigned u_off, unsigned top);
+// The same lookup as one table of 8 x 16 x 17 entries, [(context * 16 + rho) * 17 + (u_off ?
+// 1 + top : 0)], for an encoder's inner loop.
+const CxtVlcCodeword* cxt_vlc_encode_table(bool initial_row);
 
 }  // namespace j2k::codec::ht
