@@ -230,6 +230,10 @@ TEST(HtVlcTables, EveryCodewordDecodesToWhatItEncodes) {
             if (u_off == 1 && (top == 0 || (top & rho) != top)) continue;
             const ht::CxtVlcCodeword& w = ht::encode_cxt_vlc(initial, cx, rho, u_off, top);
             ASSERT_GT(w.length, 0) << "context " << cx << ", rho " << rho << ", u_off " << u_off << ", top " << top;
+            // The encoder's flat table holds the same entry (it sends what it finds unchecked).
+            const ht::CxtVlcCodeword& flat = ht::cxt_vlc_encode_table(initial)[(static_cast<unsigned>(cx) * 16 + rho) * 17 +
+                                                                                (u_off ? 1 + top : 0)];
+            ASSERT_EQ(&flat, &w);
             EXPECT_EQ(w.e_k & top, w.e_1);
             for (unsigned rest = 0; rest < (128u >> w.length); ++rest) {
               const ht::CxtVlcEntry& e = ht::decode_cxt_vlc(initial, cx, w.codeword | (rest << w.length));

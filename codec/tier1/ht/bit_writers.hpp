@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace j2k::codec::ht {
@@ -18,6 +19,7 @@ namespace j2k::codec::ht {
 // magnitude's bits and its sign), one more bit in 7 for the stuffing, and a margin. The
 // writers write into buffers of this size unchecked: what they hold is bounded by the block,
 // not by anything a caller could get wrong.
+// (The writers also store 4 bytes past their end before they know whether they are whole.)
 constexpr size_t stream_capacity(size_t samples) { return samples * 5 + 64; }
 
 // MagSgn (the cleanup segment's first stream) and SigProp (the refinement segment's), into
@@ -26,12 +28,26 @@ class ForwardWriter {
  public:
   explicit ForwardWriter(uint8_t* out) : begin_(out), end_(out) {}
 
-  // The low n bits of v (n <= 32), bit 0 first. Bytes leave the accumulator once 32 bits
-  // are there, each 8 bits, or 7 after a 0xFF.
+  // The low n bits of v (n <= 32), bit 0 first. Bytes leave the accumulator 4 at once when
+  // 32 bits are there and none of the first three is 0xFF (nor the byte before them), else
+  // one at a time, each 8 bits, or 7 after a 0xFF. The common case takes no branch on the
+  // count: the word is stored always and the end moves only when it is whole.
   void put(uint32_t v, int n) {
     acc_ |= (static_cast<uint64_t>(v) & ((uint64_t{1} << n) - 1)) << count_;
     count_ += n;
-    if (count_ >= 32) drain();
+    const auto word = static_cast<uint32_t>(acc_);
+    std::memcpy(end_, &word, 4);
+    const int full = count_ >= 32 ? 1 : 0;
+    const uint32_t inv = ~word | 0xFF000000u;  // the 4th byte may be 0xFF: room_ says so next
+    const bool ff = ((inv - 0x01010101u) & ~inv & 0x80808080u) != 0;
+    if (full & (ff | (room_ != 8))) {
+      drain();
+      return;
+    }
+    end_ += 4 * full;
+    acc_ >>= 32 * full;
+    count_ -= 32 * full;
+    room_ -= full & ((word >> 24) == 0xFF ? 1 : 0);
   }
   // MagSgn's bytes: the last byte padded with 1s, and dropped when that makes it 0xFF
   // (as is a last 0xFF): the decoder reads 1s past the end.
@@ -145,11 +161,26 @@ class BackwardWriter {
     }
   }
 
-  // The low n bits of v (n <= 32), bit 0 first.
+  // The low n bits of v (n <= 32), bit 0 first. Bytes leave the accumulator 4 at once when
+  // 32 bits are there and none of them has its low 7 bits all 1 (then none is stuffed, after
+  // whatever byte), else one at a time; the common case takes no branch on the count (see
+  // ForwardWriter::put).
   void put(uint32_t v, int n) {
     acc_ |= (static_cast<uint64_t>(v) & ((uint64_t{1} << n) - 1)) << count_;
     count_ += n;
-    while (count_ >= 8) emit();
+    const auto word = static_cast<uint32_t>(acc_);
+    std::memcpy(end_, &word, 4);
+    const int full = count_ >= 32 ? 1 : 0;
+    const uint32_t t = (word & 0x7F7F7F7Fu) ^ 0x7F7F7F7Fu;  // a 0 byte where the low 7 bits are all 1
+    const bool may_stuff = ((t - 0x01010101u) & ~t & 0x80808080u) != 0;
+    if (full & may_stuff) {
+      while (count_ >= 8) emit();
+      return;
+    }
+    end_ += 4 * full;
+    acc_ >>= 32 * full;
+    count_ -= 32 * full;
+    if (full) above_8f_ = (word >> 24) > 0x8F;
   }
 
   // MagRef's bytes in the order written: the last one padded with 0s (the decoder's fill).

@@ -68,7 +68,14 @@ struct Scratch {
 };
 
 // A significant sample's exponent E (quad_rules.hpp) from 2 * mu + sign; 0 for mu = 0.
-inline int exponent(uint32_t twice_mu) { return twice_mu > 1 ? bit_length((twice_mu | 1) - 2) : 0; }
+// Branch-free: (2 mu + sign) | 1 less 2 is 2 mu - 1, odd, so never 0 where mu > 0.
+inline int exponent(uint32_t twice_mu) {
+  const int e = 32 - __builtin_clz(((twice_mu | 1) - 2) | 1);
+  return twice_mu > 1 ? e : 0;
+}
+
+// The low n bits set (n <= 32).
+inline uint32_t low_bits(int n) { return static_cast<uint32_t>((uint64_t{1} << n) - 1); }
 
 // The cleanup pass (Part 15 clause 7.3) over Scratch::quads: quad by quad, two line-pairs at a
 // time (each quad's significance and exponent bound in MEL, CxtVLC and U-VLC; its magnitude
@@ -128,18 +135,30 @@ class CleanupEncoder {
         }
         const int big_u = std::max(e_max, kappa);
         u[i] = big_u - kappa;
-        if (cx == 0) {
-          mel_.put(rho != 0);
-          if (rho == 0) continue;
-        }
+        // Context 0: MEL says whether the quad is significant; an insignificant one sends no
+        // codeword (and no bits).
+        if (cx == 0) mel_.put(rho != 0);
         const unsigned at_bound =
             (e[0] == big_u ? 1u : 0u) | (e[1] == big_u ? 2u : 0u) | (e[2] == big_u ? 4u : 0u) | (e[3] == big_u ? 8u : 0u);
         const CxtVlcCodeword& cw = table[(static_cast<unsigned>(cx) * 16 + rho) * 17 + (u[i] > 0 ? 1 + at_bound : 0)];
-        if (cw.length == 0) throw Error(ErrorCode::Internal, "HT encoder: no CxtVLC codeword for a quad");
-        vlc_.put(cw.codeword, cw.length);
+        vlc_.put(cw.codeword, (cx | rho) != 0 ? cw.length : 0);
         // Each significant sample's bits below those the codeword gives; none for the others
         // (branch-free: which samples are significant is what the coder cannot predict).
-        for (int j = 0; j < 4; ++j) magsgn_.put(m[j] - 2, ((rho >> j) & 1) ? big_u - ((cw.e_k >> j) & 1) : 0);
+        uint32_t v[4];
+        int bits[4];
+        for (int j = 0; j < 4; ++j) {
+          bits[j] = ((rho >> j) & 1) ? big_u - ((cw.e_k >> j) & 1) : 0;
+          v[j] = (m[j] - 2) & low_bits(bits[j]);
+        }
+        if (big_u <= 8) {  // the quad's bits in one word
+          magsgn_.put(v[0] | v[1] << bits[0] | v[2] << (bits[0] + bits[1]) | v[3] << (bits[0] + bits[1] + bits[2]),
+                      bits[0] + bits[1] + bits[2] + bits[3]);
+        } else if (big_u <= 16) {  // two samples' in one
+          magsgn_.put(v[0] | v[1] << bits[0], bits[0] + bits[1]);
+          magsgn_.put(v[2] | v[3] << bits[2], bits[2] + bits[3]);
+        } else {
+          for (int j = 0; j < 4; ++j) magsgn_.put(v[j], bits[j]);
+        }
       }
       put_u<kInitial>(u[0], u[1]);
     }
@@ -163,12 +182,19 @@ class CleanupEncoder {
       }
       return;
     }
-    if ((ua | ub) != 0) put_pair(kUvlc.code[ua], kUvlc.code[ub]);
+    put_pair(kUvlc.code[ua], kUvlc.code[ub]);
   }
+  // Both prefixes, both suffixes, both extensions: at most 24 bits, one put (none for u = 0).
   void put_pair(const Uvlc& a, const Uvlc& b) {
-    vlc_.put(a.prefix | b.prefix << a.prefix_length, a.prefix_length + b.prefix_length);
-    vlc_.put(a.suffix | b.suffix << a.suffix_length, a.suffix_length + b.suffix_length);
-    vlc_.put(a.extension | b.extension << a.extension_length, a.extension_length + b.extension_length);
+    uint32_t bits = a.prefix;
+    int n = a.prefix_length;
+    for (const auto& [value, length] : {std::pair{b.prefix, b.prefix_length}, std::pair{a.suffix, a.suffix_length},
+                                        std::pair{b.suffix, b.suffix_length}, std::pair{a.extension, a.extension_length},
+                                        std::pair{b.extension, b.extension_length}}) {
+      bits |= value << n;
+      n += length;
+    }
+    vlc_.put(bits, n);
   }
 
   Scratch& s_;
@@ -305,6 +331,14 @@ double gather_magnitudes(const BlockView& b, Scratch& s) {
   return energy / std::ldexp(1.0, 2 * b.fraction_bits);
 }
 
+// This thread's scratch, reused from block to block. Fetched once a block through a call: a
+// thread_local used in place costs a __tls_get_addr call at each use in a shared library,
+// in every loop that touches it.
+[[gnu::noinline]] Scratch& thread_scratch() {
+  thread_local Scratch s;
+  return s;
+}
+
 // Sizes the streams' buffers for a block of n samples.
 void size_streams(Scratch& s, size_t n) {
   const size_t bytes = stream_capacity(n);
@@ -328,7 +362,7 @@ CodedBlock encode_block(const BlockView& b) {
   const int plane = b.cleanup_plane;
   if (plane < 0 || plane > 30)
     throw Error(ErrorCode::InvalidArgument, "HT encoder: a cleanup pass at bit plane " + std::to_string(plane) + " (0 to 30)");
-  thread_local Scratch s;
+  Scratch& s = thread_scratch();
   const size_t n = static_cast<size_t>(b.width) * static_cast<size_t>(b.height);
   CodedBlock out;
   const uint32_t any = gather_quads(b, plane, s);
