@@ -245,7 +245,7 @@ class TileDecoder {
       code.width = static_cast<int>(lb.x1 - lb.x0);
       code.height = static_cast<int>(lb.y1 - lb.y0);
       code.band = band.type;
-      code.modes = tc.components[c].modes;
+      code.modes = bd.modes(tc.components[c].modes);  // HTMIXED: HT or Part 1 block by block
       if (bd.passes > 0) {
         const ComponentQuant& q = tc.quant[c];
         const BandQuant bq = band_quant(q, lb.band);

@@ -161,6 +161,8 @@ const HtLimits kHtClass1[] = {
     {"ds0_ht_06_b18", "p0_06", true},  {"ds0_ht_09_b11", "p0_09", true},  {"ds0_ht_10_b11", "p0_10", true},
     {"ds0_ht_11_b10", "p0_11", true},  {"ds0_ht_12_b11", "p0_12", true},  {"ds0_ht_13_b11", "p0_13", true},
     {"ds0_ht_14_b11", "p0_14", true},  {"ds0_ht_15_b14", "p0_15", true},  {"ds0_ht_16_b11", "p0_16", true},
+    // HTMIXED: HT and Part 1 code-blocks in one component.
+    {"ds0_hm_06_b18", "p0_06", true},  {"ds0_hm_15_b8", "p0_15", true},
 };
 
 class HtConformance : public ::testing::TestWithParam<HtLimits> {};
@@ -202,16 +204,16 @@ TEST_P(HtConformance, WithinClass1Limits) {
 INSTANTIATE_TEST_SUITE_P(HtStreams, HtConformance, ::testing::ValuesIn(kHtClass1),
                          [](const ::testing::TestParamInfo<HtLimits>& i) { return std::string(i.param.name); });
 
-// Every HTJ2K conformance codestream there (ds0_ht_* and ds1_ht_*) decodes without an error
-// or a warning.
+// Every HTJ2K conformance codestream there (ds0_ht_*, ds1_ht_* and the HTMIXED ds0_hm_*)
+// decodes without an error or a warning.
 TEST(HtConformanceAll, EveryStreamDecodes) {
   const fs::path dir = conformance_dir() + "/htj2k";
   if (!fs::exists(dir)) GTEST_SKIP() << "no " << dir << " (ITU-T T.803's HTJ2K codestreams, ds0_ht_*.j2k and ds1_ht_*.j2k)";
   int decoded = 0;
   for (const auto& e : fs::directory_iterator(dir)) {
     const std::string name = e.path().filename().string();
-    if (e.path().extension() != ".j2k" || name.rfind("ds", 0) != 0 || name.find("_ht_") == std::string::npos ||
-        fs::file_size(e.path()) == 0)
+    if (e.path().extension() != ".j2k" || name.rfind("ds", 0) != 0 ||
+        (name.find("_ht_") == std::string::npos && name.find("_hm_") == std::string::npos) || fs::file_size(e.path()) == 0)
       continue;
     const std::vector<uint8_t> bytes = file_bytes(e.path().string());
     DecodeSettings s;

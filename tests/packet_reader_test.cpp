@@ -101,6 +101,58 @@ TEST(PacketReader, HtSegmentsFollowPart15) {
   }
 }
 
+// HTMIXED (Part 15): a block's first contribution with bytes says whether it is HT or Part 1.
+// Its length read as an HT cleanup segment's counts as one only with Lblock above 3, 2 bytes
+// or more and a top bit of 0; otherwise the block is a Part 1 block, its length as wide as
+// all the contribution's passes need. The header bits worked by hand.
+TEST(PacketReader, HtMixedBlocksAreToldByTheirFirstLength) {
+  const uint8_t mixed = kModeHt | kModeHtMixed;
+  // Two blocks (2 x 1). Packet: 1. Block A: included (root 1, leaf 1), 0 missing planes
+  // (root 1, leaf 1), 1 pass (0), Lblock 4 (1 0), a 4-bit length 0101: top bit 0, HT, 5 bytes.
+  // Block B: included (1), 0 missing planes (1), 3 passes (1100), Lblock 3 (0), the cleanup
+  // pass's 3 bits 110: top bit 1, so Part 1, and one more bit to Lblock + log2 3: 1, 13 bytes.
+  // 1 11 11 0 10 0101 1 1 1100 0 110 1 -> FA 5F 1A.
+  {
+    PrecinctReader r({{2, 1}}, mixed);
+    std::vector<uint8_t> p0 = {0xFA, 0x5F, 0x1A};
+    p0.resize(3 + 18, 0x44);
+    ASSERT_EQ(r.read_header(p0.data(), p0.size(), false), 3u);
+    ASSERT_EQ(r.read_body(p0.data() + 3, 18), 18u);
+    const BlockData& a = r.block(0, 0);
+    EXPECT_FALSE(a.part1);
+    EXPECT_EQ(a.modes(mixed), mixed);
+    EXPECT_EQ(a.segments, (std::vector<uint32_t>{5}));
+    const BlockData& b = r.block(0, 1);
+    EXPECT_TRUE(b.part1);
+    EXPECT_EQ(b.modes(mixed), 0);
+    EXPECT_EQ(b.passes, 3);
+    EXPECT_EQ(b.segments, (std::vector<uint32_t>{13}));
+    EXPECT_EQ(b.segment_passes, (std::vector<int>{3}));
+  }
+  // One block, Lblock 3: a length of 3 (011) has its top bit 0 but Lblock is not above 3, so
+  // the block is Part 1. 1 1 1 0 0 011 -> E3.
+  {
+    PrecinctReader r({{1, 1}}, mixed);
+    std::vector<uint8_t> p0 = {0xE3};
+    p0.resize(1 + 3, 0x55);
+    ASSERT_EQ(r.read_header(p0.data(), p0.size(), false), 1u);
+    ASSERT_EQ(r.read_body(p0.data() + 1, 3), 3u);
+    EXPECT_TRUE(r.block(0, 0).part1);
+    EXPECT_EQ(r.block(0, 0).segments, (std::vector<uint32_t>{3}));
+    // Without HTMIXED the same bits are an HT cleanup segment of 3 bytes.
+    PrecinctReader ht({{1, 1}}, kModeHt);
+    ASSERT_EQ(ht.read_header(p0.data(), p0.size(), false), 1u);
+    EXPECT_FALSE(ht.block(0, 0).part1);
+  }
+  // A Part 1 block with RESTART (a segment a pass) whose first contribution holds 2 passes:
+  // one segment cannot hold them, refused. 1 1 1 10 0 100 0 -> F2 00.
+  {
+    PrecinctReader r({{1, 1}}, mixed | kModeTermAll);
+    const std::vector<uint8_t> p0 = {0xF2, 0x00};
+    EXPECT_THROW(r.read_header(p0.data(), p0.size(), false), j2k::Error);
+  }
+}
+
 struct Precinct {
   uint8_t modes = 0;
   int layers = 1;

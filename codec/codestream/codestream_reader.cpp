@@ -98,10 +98,9 @@ ComponentCoding read_spcod(Segment& s, bool precincts) {
   c.block_w_log2 = static_cast<int>(xcb) + 2;
   c.block_h_log2 = static_cast<int>(ycb) + 2;
   const uint32_t style = s.u8();
-  // Bit 6: HT code-blocks (ISO/IEC 15444-15), decoded by Part 15's block coder.
-  if ((style & 0xC0) == 0xC0)
-    unsupported(s.name() + ": code-blocks of mixed HT and EBCOT passes (ISO/IEC 15444-15 HTMIXED, style bits 6 and 7) are not supported");
-  if (style & 0x80) s.fail("has the reserved code-block style bit 7 set");
+  // Bit 6: HT code-blocks (ISO/IEC 15444-15), decoded by Part 15's block coder; with bit 7 as
+  // well, each block HT or Part 1 (HTMIXED, told block by block by the packet headers).
+  if ((style & 0xC0) == 0x80) s.fail("has code-block style bit 7 (HT mixed) set without bit 6 (HT)");
   c.modes = static_cast<uint8_t>(style);
   const uint32_t transform = s.u8();
   if (transform > 1) unsupported(s.name() + ": wavelet transform " + std::to_string(transform) + " is a Part 2 extension");

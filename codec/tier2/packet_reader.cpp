@@ -166,15 +166,15 @@ size_t PrecinctReader::read_header(const uint8_t* data, size_t size, bool eph) {
           if (++state.lblock > 32) corrupt("a code-block's Lblock beyond 32 bits");
         Pending p{state.data, blk.passes, {}, {}};
         const int last = blk.passes + added;
-        if (modes_ & kModeHt) {
-          read_ht_parts(blk, added, state.lblock, in, p);
+        if (blk.modes(modes_) & kModeHt) {
+          read_ht_parts(blk, added, state.lblock, modes_, in, p);
           blk.passes = last;
           pending_.push_back(std::move(p));
           continue;
         }
         int start = blk.passes;
         for (int k = blk.passes; k < last; ++k)
-          if (pass_ends_segment(k, modes_) || k == last - 1) {
+          if (pass_ends_segment(k, blk.modes(modes_)) || k == last - 1) {
             const int passes = k - start + 1;
             const int width = state.lblock + floor_log2(static_cast<uint32_t>(passes));
             if (width > 32) corrupt("a segment length of " + std::to_string(width) + " bits");
@@ -207,7 +207,16 @@ size_t PrecinctReader::read_header(const uint8_t* data, size_t size, bool eph) {
 // the packet's passes would take, and must stay 0. From that cleanup pass on, each cleanup
 // pass is a segment of its own (Lblock bits) and the SigProp and MagRef passes after it one
 // more (Lblock + passes - 1 bits), which a packet may split.
-void PrecinctReader::read_ht_parts(BlockData& blk, int added, int lblock, BitReader& in, Pending& p) {
+//
+// HTMIXED: the first contribution with bytes says what the block is. Its length read as an HT
+// cleanup segment's is one only where Lblock exceeds 3, it says 2 bytes or more and its top
+// bit is 0 (an HT encoder makes room for that 0); otherwise, and where no cleanup pass can be
+// among the passes, the block is a Part 1 block and its length takes as many bits as all the
+// packet's passes do as one segment (the bits read so far its top ones). That segment holds
+// every pass of the contribution: a Part 1 block whose mode switches would end a segment
+// within it is refused.
+void PrecinctReader::read_ht_parts(BlockData& blk, int added, int lblock, uint8_t modes, BitReader& in, Pending& p) {
+  const bool mixed = (modes & kModeHtMixed) != 0;
   auto length = [&](int width) {
     if (width > 32) corrupt("a segment length of " + std::to_string(width) + " bits");
     return in.bits(width);
@@ -217,18 +226,34 @@ void PrecinctReader::read_ht_parts(BlockData& blk, int added, int lblock, BitRea
     bool first_cleanup = false;
     const int first = added - (k + added - 1) % 3;  // the passes up to the last cleanup pass
     const int all_width = lblock + floor_log2(static_cast<uint32_t>(added));
-    uint32_t bytes = 0;
+    if (all_width > 32) corrupt("a segment length of " + std::to_string(all_width) + " bits");
+    uint64_t bytes = 0;
     if (first < 1) {
       bytes = length(all_width);
     } else {
       const int width = lblock + floor_log2(static_cast<uint32_t>(first));
       bytes = length(width);
-      if (bytes == 0 && length(all_width - width) != 0) bytes = 1;  // placeholders said to hold bytes
-      else if (bytes != 0) first_cleanup = true;
+      if (bytes == 0) {
+        bytes = length(all_width - width);  // placeholders, unless these bits say otherwise
+      } else if (!mixed || (lblock > 3 && bytes > 1 && (bytes >> (width - 1)) == 0)) {
+        first_cleanup = true;
+      } else {
+        bytes = bytes << (all_width - width) | length(all_width - width);
+      }
     }
     if (!first_cleanup) {
-      if (bytes != 0) corrupt("an HT code-block's placeholder passes hold bytes");
-      p.parts.push_back(0);
+      if (bytes == 0) {
+        p.parts.push_back(0);
+        p.passes.push_back(added);
+        return;
+      }
+      if (!mixed) corrupt("an HT code-block's placeholder passes hold bytes");
+      // A Part 1 block: the contribution's passes are one segment.
+      blk.part1 = true;
+      for (int j = k; j < k + added - 1; ++j)
+        if (pass_ends_segment(j, blk.modes(modes)))
+          corrupt("an HT-mixed component's Part 1 code-block whose first contribution ends a codeword segment within it");
+      p.parts.push_back(static_cast<uint32_t>(bytes));
       p.passes.push_back(added);
       return;
     }
@@ -269,7 +294,7 @@ size_t PrecinctReader::read_body(const uint8_t* data, size_t size, bool partial,
     BlockData& blk = data_[p.block];
     const size_t had[3] = {blk.segments.capacity(), blk.segment_passes.capacity(), blk.bytes.capacity()};
     // The first part continues the block's open segment, unless its last pass ended one.
-    const bool open = p.before > 0 && !pass_ends_segment(p.before - 1, modes_);
+    const bool open = p.before > 0 && !pass_ends_segment(p.before - 1, blk.modes(modes_));
     for (size_t k = 0; k < p.parts.size(); ++k) {
       uint32_t take = p.parts[k];
       if (take > size - at) {

@@ -39,6 +39,12 @@ struct BlockData {
   std::vector<uint32_t> segments;     // each segment's bytes so far (the last may continue)
   std::vector<int> segment_passes;    // passes in each segment so far
   bool ht_started = false;            // HT: its first cleanup pass with bytes has been read
+  // HTMIXED (kModeHtMixed): its first contribution with bytes made it a Part 1 block, coded
+  // with the mode switches of the style's bits 0 to 5.
+  bool part1 = false;
+  // The mode bits that this block is coded with (for Tier-1 and its segments): the style's,
+  // less the HT bits for a Part 1 block of an HTMIXED component.
+  uint8_t modes(uint8_t style) const { return part1 ? static_cast<uint8_t>(style & 0x3F) : style; }
 
   // Its codeword segments back to back. While they are one piece of the packet data read
   // (the usual case: one layer) they stay where they are (`piece`), valid as long as that
@@ -127,8 +133,10 @@ class PrecinctReader {
     std::vector<int> passes;      // passes per segment part
   };
   // Part 15's segments of an HT code-block's `added` passes in one packet, their lengths
-  // read from `in` into p.
-  static void read_ht_parts(BlockData& blk, int added, int lblock, BitReader& in, Pending& p);
+  // read from `in` into p. Under HTMIXED (kModeHtMixed in `modes`) the block's first
+  // contribution with bytes may make it a Part 1 block instead (BlockData::part1), its
+  // segment then in p.
+  static void read_ht_parts(BlockData& blk, int added, int lblock, uint8_t modes, BitReader& in, Pending& p);
 
   std::vector<Band> bands_;
   std::vector<BlockData> data_;  // the blocks included so far, in the order of their inclusion
