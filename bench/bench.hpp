@@ -12,6 +12,10 @@
 
 #include "bench/bench_images.hpp"
 
+namespace j2kfront {
+class Image;
+}
+
 namespace j2k::bench {
 
 struct Options {
@@ -50,6 +54,8 @@ struct CompressOptions {
   int directory = 0;                // > 0: each input copied this many times into a folder, and
                                     // each tool compresses the folder in one process
   int64_t tile = 0;                 // > 0: the decompress benchmark's streams in tile x tile tiles
+  double qstep = 0.007;             // --ht: ojph_compress's -qstep for the lossy rows (about 1.9
+                                    // bits per pixel on the astronaut made at 4096)
 };
 int run_compress(const CompressOptions& options);
 // ", on CPUs 4,5" where the tools are confined to CPUs, else "".
@@ -57,6 +63,11 @@ inline std::string on_cpus(const CompressOptions& o) { return o.cpus.empty() ? "
 // `j2kfront bench --decompress`: `j2kfront decompress` against opj_decompress and
 // grk_decompress on the same streams (opj_compress's, lossless and -I -r 20), same threads.
 int run_decompress(const CompressOptions& options);
+// `j2kfront bench --compress --ht` / `--decompress --ht`: HTJ2K against OpenJPH's
+// ojph_compress / ojph_expand (single-threaded), our own EBCOT compress at the same threads, and
+// for decoding opj_decompress and grk_decompress where they read the stream (bench/ht_bench.cpp).
+int run_compress_ht(const CompressOptions& options);
+int run_decompress_ht(const CompressOptions& options);
 
 // What the compress and decompress benchmarks share (compress_bench.cpp).
 struct Timed {
@@ -89,6 +100,12 @@ bool tool_on_path(const std::string& tool);
 std::string slurp(const std::string& path);
 // The benchmark's images: --inputs, or made in `dir` from the samples (saying so).
 std::vector<std::string> bench_inputs(const CompressOptions& o, const std::string& dir);
+// PSNR of `decoded` against `original` over every sample (their precision's peak); -1 where
+// their shapes or sample types differ, infinity where they are equal.
+double psnr(const j2kfront::Image& original, const j2kfront::Image& decoded);
+// The largest difference between two images' samples: 0 where they are equal, -1 where their
+// component counts, shapes or sample types differ.
+double max_difference(const j2kfront::Image& a, const j2kfront::Image& b);
 
 // A deterministic, image-like test pattern (gradients plus texture plus noise) of unsigned
 // `bits`-bit samples; never zeros, which would hide unwritten outputs.

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -81,9 +82,6 @@ std::vector<std::string> bench_inputs(const CompressOptions& o, const std::strin
   return inputs;
 }
 
-namespace {
-
-// PSNR of `decoded` against `original` over every sample (their precision's peak).
 double psnr(const j2kfront::Image& original, const j2kfront::Image& decoded) {
   double se = 0, peak = 0;
   for (size_t c = 0; c < original.components.size(); ++c) {
@@ -101,6 +99,25 @@ double psnr(const j2kfront::Image& original, const j2kfront::Image& decoded) {
   }
   return se == 0 ? INFINITY : 10 * std::log10(peak / se);
 }
+
+double max_difference(const j2kfront::Image& a, const j2kfront::Image& b) {
+  if (a.components.size() != b.components.size()) return -1;
+  double most = 0;
+  for (size_t c = 0; c < a.components.size(); ++c) {
+    const auto& p = a.components[c];
+    const auto& q = b.components[c];
+    if (p.width != q.width || p.height != q.height || p.type != q.type) return -1;
+    for (int64_t y = 0; y < p.height; ++y)
+      for (int64_t x = 0; x < p.width; ++x) {
+        const double d = p.sample_size() == 2 ? double(p.row<uint16_t>(y)[x]) - double(q.row<uint16_t>(y)[x])
+                                              : double(p.row<uint8_t>(y)[x]) - double(q.row<uint8_t>(y)[x]);
+        most = std::max(most, std::abs(d));
+      }
+  }
+  return most;
+}
+
+namespace {
 
 struct Tool {
   std::string name;

@@ -23,11 +23,12 @@ namespace fs = std::filesystem;
 struct BenchArgs {
   std::string backend = "auto", sizes = "4096,8192", tiles = "1024,2048,0", outputs = "i32,i16,f32";
   int levels = 5, repeats = 0, threads = 0, device = -1, streams = 0;
-  bool pipeline = false, busy_loop = false, compress = false, decompress = false;
+  bool pipeline = false, busy_loop = false, compress = false, decompress = false, ht = false;
   std::string timeline, csv, inputs, samples = "tests/data", cpus;
   int64_t size = 4096;
   int directory = 0;
   int64_t tile_size = 0;
+  double qstep = 0;  // --qstep; 0: CompressOptions' default
 };
 
 std::vector<std::string> split(const std::string& list) {
@@ -82,6 +83,13 @@ int run_compress_bench(const BenchArgs& a) {
   if (a.tile_size > 0 && !a.decompress) throw CLI::ValidationError("--tile-size", "is for --decompress");
   c.tile = a.tile_size;
   c.cli = fs::read_symlink("/proc/self/exe").string();
+  if (a.qstep > 0 && !a.ht) throw CLI::ValidationError("--qstep", "sets ojph_compress's step for --ht: add --ht");
+  if (a.ht) {
+    if (a.directory != 0 || a.tile_size != 0)
+      throw CLI::ValidationError("--ht", "times single files in one tile: leave out --directory and --tile-size");
+    if (a.qstep > 0) c.qstep = a.qstep;
+    return a.decompress ? bench::run_decompress_ht(c) : bench::run_compress_ht(c);
+  }
   return a.decompress ? bench::run_decompress(c) : bench::run_compress(c);
 }
 
@@ -89,6 +97,7 @@ int run_bench(const BenchArgs& a) {
   if (a.compress && a.decompress) throw CLI::ValidationError("--decompress", "choose --compress or --decompress");
   if (a.compress || a.decompress) return run_compress_bench(a);
   if (!a.cpus.empty()) throw CLI::ValidationError("--cpus", "is for --compress and --decompress");
+  if (a.ht || a.qstep > 0) throw CLI::ValidationError("--ht/--qstep", "are for --compress and --decompress: add one");
   if (!a.inputs.empty() || a.samples != BenchArgs().samples || a.size != BenchArgs().size || a.directory != 0 || a.tile_size != 0)
     throw CLI::ValidationError("--inputs/--samples/--size/--directory/--tile-size", "choose the --compress or --decompress benchmark's images: add one");
   bench::Options o;
@@ -189,6 +198,14 @@ std::function<int()> add_bench_command(CLI::App& app) {
                 "`j2kfront decompress` file to file against opj_decompress and grk_decompress (same streams, made by "
                 "opj_compress: lossless and -I -r 20; same threads); our output checked against opj_decompress's. "
                 "Takes --compress's --inputs, --samples, --size");
+  cmd->add_flag("--ht", args->ht,
+                "with --compress or --decompress: HTJ2K against OpenJPH's ojph_compress / ojph_expand (one thread: "
+                "they have no thread option), lossless and lossy at ojph_compress's size, 6 resolutions, 64x64 blocks, "
+                "RPCL; --compress also times our EBCOT compress, --decompress also opj_decompress and grk_decompress "
+                "on ojph_compress's streams; every decoding checked");
+  cmd->add_option("--qstep", args->qstep,
+                  "with --ht: ojph_compress's -qstep for the lossy rows, which ours then match in size (default 0.007: about 1.9 bits per pixel on the 8-bit RGB image at 4096)")
+      ->check(CLI::Range(0.00001, 0.5));
   cmd->add_option("--inputs", args->inputs,
                   "with --compress: images, comma-separated (default: astronaut.ppm, RGB 8-bit, and moon.pgm "
                   "as 16-bit grey, of --samples, upscaled to --size)");

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// `j2kfront bench --compress --ht` and `--decompress --ht` on the benchmark's images at 256^2:
+// a row per coder (decoder) and mode, every lossless decoding the input, the CSV with the same
+// rows; skipped, saying so, without OpenJPH's tools. And the flags refused where they mean
+// nothing.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/support/run_command.hpp"
+#include "tests/support/temp_dir_test.hpp"
+
+using test_support::quote;
+using test_support::run_command;
+
+namespace {
+
+const std::string kCli = J2K_CLI_PATH;
+const std::string kData = J2K_TEST_DATA_DIR;
+
+bool have_openjph() { return test_support::on_path("ojph_compress") && test_support::on_path("ojph_expand"); }
+
+// The table's row of `image`, `mode` and `tool`, its runs of spaces made one ("" if none).
+std::string row(const std::string& output, const std::string& image, const std::string& mode, const std::string& tool) {
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    std::string flat;
+    for (char c : line)
+      if (c != ' ' || flat.empty() || flat.back() != ' ') flat += c;
+    if (flat.rfind(image + " " + mode + " " + tool + " ", 0) == 0) return flat;
+  }
+  return "";
+}
+
+class BenchHt : public test_support::TempDirTest {
+ protected:
+  // The CSV's header and rows.
+  std::vector<std::string> csv_lines() {
+    std::ifstream in(path("bench.csv"));
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+  }
+  std::string bench(const std::string& what) {
+    return quote(kCli) + " bench " + what + " --ht --size 256 --repeats 1 --threads 2 --samples " + quote(kData) + " --csv " +
+           quote(path("bench.csv"));
+  }
+};
+
+const char* const kImages[] = {"astronaut-256.ppm", "moon16-256.pgm"};
+
+TEST_F(BenchHt, CompressAgainstOpenJphAndOurEbcot) {
+  if (!have_openjph()) GTEST_SKIP() << "ojph_compress / ojph_expand not found (Debian: openjph-tools)";
+  const auto r = run_command(bench("--compress"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* image : kImages) {
+    for (const char* mode : {"lossless", "lossy"})
+      for (const char* tool : {"ojph_compress 1", "j2kfront --ht 2", "j2kfront EBCOT 2"})
+        EXPECT_NE(row(r.output, image, mode, tool), "") << image << " " << mode << " " << tool << "\n" << r.output;
+    // Every lossless stream decodes to the input; ours is read by OpenJPH alike, OpenJPH's by us.
+    const std::string ht = row(r.output, image, "lossless", "j2kfront --ht");
+    EXPECT_NE(ht.find("= input; ojph_expand = ours"), std::string::npos) << ht;
+    const std::string ojph = row(r.output, image, "lossless", "ojph_compress");
+    EXPECT_NE(ojph.find("= input; j2kfront = ojph_expand's"), std::string::npos) << ojph;
+    const std::string ebcot = row(r.output, image, "lossless", "j2kfront EBCOT");
+    EXPECT_NE(ebcot.find("= input"), std::string::npos) << ebcot;
+  }
+  EXPECT_NE(r.output.find("ojph_compress on one"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("ours at ojph_compress's size: --ht -r "), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("DIFFERS"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("cannot"), std::string::npos) << r.output;
+  const std::vector<std::string> lines = csv_lines();
+  ASSERT_EQ(lines.size(), 13u) << "a header and 2 images x 2 modes x 3 coders";
+  EXPECT_EQ(lines[0].rfind("image,mode,tool,threads,ms,speed_vs_ojph,speed_vs_ebcot,bytes,bytes_vs_ojph,psnr_db,exact,", 0), 0u)
+      << lines[0];
+  int exact = 0;
+  for (const std::string& line : lines) {
+    if (line.find(",lossless,") == std::string::npos) continue;
+    // exact is the 11th field.
+    size_t at = 0;
+    for (int field = 0; field < 10; ++field) at = line.find(',', at) + 1;
+    EXPECT_EQ(line.substr(at, 2), "1,") << "not exact: " << line;
+    exact += line.substr(at, 2) == "1,";
+  }
+  EXPECT_EQ(exact, 6);
+}
+
+TEST_F(BenchHt, DecompressOpenJphStreams) {
+  if (!have_openjph()) GTEST_SKIP() << "ojph_compress / ojph_expand not found (Debian: openjph-tools)";
+  const auto r = run_command(bench("--decompress"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* image : kImages) {
+    for (const char* mode : {"lossless", "lossy"})
+      for (const char* tool : {"ojph_expand 1", "j2kfront 2"})
+        EXPECT_NE(row(r.output, image, mode, tool), "") << image << " " << mode << " " << tool << "\n" << r.output;
+    // Ours: lossless the input, and ojph_expand's samples either way (its 9/7 may round 1 apart).
+    const std::string ours = row(r.output, image, "lossless", "j2kfront");
+    EXPECT_NE(ours.find("= input, = ojph_expand's"), std::string::npos) << ours;
+    EXPECT_NE(row(r.output, image, "lossy", "j2kfront").find("ojph_expand's"), std::string::npos) << r.output;
+  }
+  EXPECT_EQ(r.output.find("DIFFERS"), std::string::npos) << r.output;
+  const std::vector<std::string> lines = csv_lines();
+  ASSERT_GE(lines.size(), 9u) << "a header and 2 images x 2 modes x 2 decoders at least";
+  EXPECT_EQ(lines[0], "image,mode,tool,threads,ms,speed_vs_ojph,stream_bytes,decodes,max_diff_vs_reference,exact");
+  int ours = 0;
+  for (const std::string& line : lines) {
+    if (line.find(",lossless,j2kfront,") == std::string::npos) continue;
+    EXPECT_EQ(line.substr(line.size() - 6), ",1,0,1") << line;
+    ++ours;
+  }
+  EXPECT_EQ(ours, 2);
+}
+
+TEST_F(BenchHt, FlagsWhereTheyMeanNothingAreRefused) {
+  for (const char* args : {"--compress --qstep 0.02", "--ht", "--decompress --ht --directory 2", "--compress --ht --tile-size 128",
+                           "--compress --ht --qstep 0.9"}) {
+    const auto r = run_command(quote(kCli) + " bench " + args + " --size 64 --samples " + quote(kData));
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+  }
+}
+
+}  // namespace
