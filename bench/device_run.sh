@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
 # One call on the GPU machine (the `device` tool): build, GPU tests, sanitizers, benchmarks.
-#   bash bench/device_run.sh [all|test|sanitize|bench|pipeline|compress|decompress|compress-dir|decompress-dir|decompress-tiled|decompress-cpus|cuda|profile]
-# all = test + sanitize + bench (bench includes pipeline and compress). cuda = only the CUDA
+#   bash bench/device_run.sh [all|test|sanitize|bench|pipeline|compress|decompress|ht|compress-ht|decompress-ht|compress-dir|decompress-dir|decompress-tiled|decompress-cpus|cuda|profile]
+# all = test + sanitize + bench (bench includes pipeline, compress, decompress and ht). cuda = only the CUDA
 # backend's tests, sanitizers and bench. compress = `bench --compress` against opj_compress and
 # grk_compress (carried in .deps/codecs) on 16 threads, front stage on the CPU and on CUDA;
 # decompress = `bench --decompress` against opj_decompress and grk_decompress, 16 threads;
+# compress-ht / decompress-ht = `bench --compress --ht` / `--decompress --ht` against OpenJPH's
+# ojph_compress / ojph_expand (one thread; carried in .deps/codecs) at J2K_COMPRESS_SIZE (4096),
+# ours on 16 threads, on one CPU (6) and on two (5,6); ht = both.
 # compress-dir = the same over folders of J2K_COMPRESS_FILES (8) copies at J2K_COMPRESS_SIZE (2048);
 # decompress-dir = `bench --decompress --directory` over J2K_DECOMPRESS_FILES (8) copies, 16 threads.
 # decompress-tiled = `bench --decompress --tile-size` J2K_DECOMPRESS_TILE (1024), 16 threads and 1.
@@ -163,6 +166,18 @@ if [[ $what == all || $what == bench || $what == decompress ]]; then
     --csv "$out/results/decompress-$machine.csv" 2>&1 | tee "$out/bench-decompress.txt"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 fi
+# HTJ2K against OpenJPH (one thread, it has no thread option), our EBCOT compress on the same
+# threads, and for decoding opj_decompress and grk_decompress on ojph_compress's streams: ours
+# on 16 threads, then every tool on one CPU of its own (6), then on two (5,6).
+for bench_ht in compress decompress; do
+  [[ $what == all || $what == bench || $what == ht || $what == "$bench_ht-ht" ]] || continue
+  for run in "16threads:--threads 16" "1cpu:--cpus 6" "2cpus:--cpus 5,6"; do
+    PATH="$root/.deps/codecs/bin:$PATH" LD_LIBRARY_PATH="$root/.deps/codecs/lib:$LD_LIBRARY_PATH" \
+      $cli bench --$bench_ht --ht ${run#*:} --size ${J2K_COMPRESS_SIZE:-4096} --repeats ${J2K_COMPRESS_REPEATS:-3} \
+      --csv "$out/results/$bench_ht-ht-${run%%:*}-$machine.csv" 2>&1 | tee -a "$out/bench-$bench_ht-ht.txt"
+    [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  done
+done
 if [[ $what == decompress-dir ]]; then
   # The same decoders over a folder of J2K_DECOMPRESS_FILES (8) copies of each stream, one
   # process per folder: the CPU, CUDA (Tier-1 on the GPU) and OpenCL against opj_decompress.
