@@ -8,7 +8,8 @@
 # decompress = `bench --decompress` against opj_decompress and grk_decompress, 16 threads;
 # compress-ht / decompress-ht = `bench --compress --ht` / `--decompress --ht` against OpenJPH's
 # ojph_compress / ojph_expand (one thread; carried in .deps/codecs) at J2K_COMPRESS_SIZE (4096),
-# ours on 16 threads, on one CPU (6) and on two (5,6); ht = both.
+# ours on 16 threads, on one CPU (6) and on two (5,6); ht = both. J2K_HT_RUNS picks some of
+# those runs ("16threads 1cpu 2cpus"), since all six at 4096 may not fit one 10-minute call.
 # compress-dir = the same over folders of J2K_COMPRESS_FILES (8) copies at J2K_COMPRESS_SIZE (2048);
 # decompress-dir = `bench --decompress --directory` over J2K_DECOMPRESS_FILES (8) copies, 16 threads.
 # decompress-tiled = `bench --decompress --tile-size` J2K_DECOMPRESS_TILE (1024), 16 threads and 1.
@@ -172,6 +173,7 @@ fi
 for bench_ht in compress decompress; do
   [[ $what == all || $what == bench || $what == ht || $what == "$bench_ht-ht" ]] || continue
   for run in "16threads:--threads 16" "1cpu:--cpus 6" "2cpus:--cpus 5,6"; do
+    [[ -z ${J2K_HT_RUNS:-} || " $J2K_HT_RUNS " == *" ${run%%:*} "* ]] || continue
     PATH="$root/.deps/codecs/bin:$PATH" LD_LIBRARY_PATH="$root/.deps/codecs/lib:$LD_LIBRARY_PATH" \
       $cli bench --$bench_ht --ht ${run#*:} --size ${J2K_COMPRESS_SIZE:-4096} --repeats ${J2K_COMPRESS_REPEATS:-3} \
       --csv "$out/results/$bench_ht-ht-${run%%:*}-$machine.csv" 2>&1 | tee -a "$out/bench-$bench_ht-ht.txt"
