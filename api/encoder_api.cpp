@@ -131,6 +131,9 @@ j2k::codec::EncoderSettings encoder_settings(const j2k_settings& s, const j2k_co
     require(p.layer_psnr.empty(), "the " + name + " profile limits the bytes of a frame: give rates, not PSNR targets");
   }
   e.max_bytes = c.max_bytes;
+  require(std::isfinite(c.qstep) && c.qstep >= 0 && c.qstep <= 1,
+          "qstep must be 0 (a step of one sample value) or a fraction of the range up to 1, got " + std::to_string(c.qstep));
+  p.relative_step = c.qstep;
   require(c.last_is_alpha == 0 || c.last_is_alpha == 1, "last_is_alpha must be 0 or 1, got " + std::to_string(c.last_is_alpha));
   require(!c.last_is_alpha || num_components >= 2, "last_is_alpha needs a colour component before the alpha channel");
   e.last_is_alpha = c.last_is_alpha != 0;

@@ -54,7 +54,10 @@ BandSteps band_steps(const StreamInfo& info, const CodingParams& params) {
       const int level = band_level(levels, static_cast<size_t>(k));
       const int range = info.components[c].precision + band_gain_log2(type);
       const double norm = synthesis_norm(params.reversible, level, type);
-      const BandStep s = params.reversible ? reversible_step(range) : expounded_step(params.base_step / norm, range);
+      const double base = params.relative_step > 0
+                              ? params.base_step * params.relative_step * std::ldexp(1.0, info.components[c].precision)
+                              : params.base_step;
+      const BandStep s = params.reversible ? reversible_step(range) : expounded_step(base / norm, range);
       const double mct = params.mct && c < 3 ? mct_norm(params.reversible, static_cast<int>(c)) : 1.0;
       b.steps[c].push_back(s);
       b.weights[c].push_back(norm * norm * s.delta * s.delta * mct * mct);
@@ -288,6 +291,7 @@ Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) :
 
   CodingParams& p = settings_.coding;
   p.reversible = ps.wavelet == Wavelet::Reversible53;
+  if (p.reversible && p.relative_step > 0) bad("a quantisation step (qstep) is the 9/7's: the 5/3 is lossless, with no step");
   p.mct = ps.mct == Mct::On || (ps.mct == Mct::Auto && ncomp >= 3);
   p.threads = ps.backend.threads;
   // The samples at their precision; a subsampled component has ceil(x1 / dx) - ceil(x0 / dx)

@@ -242,6 +242,7 @@ class PyEncoder {
     c.frame_rate = coding["frame_rate"].cast<double>();
     c.imf_mainlevel = coding["imf_mainlevel"].cast<int>();
     c.imf_sublevel = coding["imf_sublevel"].cast<int>();
+    c.qstep = coding["qstep"].cast<double>();
     const j2kfront::ImageView view = shape_.empty_view();
     py::gil_scoped_release unlocked;
     encoder_ = std::make_unique<j2kfront::Encoder>(s, c, view);

@@ -44,6 +44,7 @@ struct CompressArgs {
   std::string out_format, rates, psnr, block = "64,64", precincts, order = "LRCP", tile_parts, comment = "Created by j2kfront";
   int resolutions = 0, device = -1,  // resolutions: -n; 0 = not given (6, fewer for small tiles)
       threads = 0, mct = -1, guard_bits = -1;
+  double qstep = 0;  // --qstep: the 9/7's base step as a fraction of the range (0: not given)
   std::string xyz;   // --xyz: RGB to 12-bit X'Y'Z' from this transfer (srgb, bt709) first
   int cinema2k = 0;  // --cinema2K FPS (0: not given)
   bool cinema4k = false;
@@ -160,6 +161,8 @@ j2kfront::Coding coding_from(const CompressArgs& a) {
   if (!a.tile_parts.empty()) c.tile_parts = a.tile_parts[0];
   c.guard_bits = a.guard_bits;
   c.comment = a.comment;
+  if (a.qstep > 0 && !a.irreversible) throw CLI::ValidationError("--qstep", "a quantisation step is the 9/7's: add -I");
+  c.qstep = a.qstep;
   if ((a.cinema2k != 0) + a.cinema4k + !a.imf.empty() > 1) throw CLI::ValidationError("--IMF", "give one profile: --cinema2K, --cinema4K or --IMF");
   if (!a.imf.empty()) imf_from(a.imf, c);
   if (a.cinema2k) c.profile = J2K_PROFILE_CINEMA_2K, c.frame_rate = a.cinema2k;
@@ -477,6 +480,11 @@ std::function<int()> add_compress_command(CLI::App& app) {
   cmd->add_option("-d", args->image_origin, "image origin X,Y on the canvas")->capture_default_str();
   cmd->add_option("-p", args->order, "progression order: LRCP, RLCP, RPCL, PCRL or CPRL")->capture_default_str();
   cmd->add_flag("-I", args->irreversible, "the irreversible 9/7 wavelet (lossy), with the ICT");
+  cmd->add_option("--qstep", args->qstep,
+                  "with -I: the base quantisation step as a fraction of the samples' range, each band's the base over its "
+                  "norm, as ojph_compress -qstep (default: one sample value, 1/2^bits); without -r/-q every block is coded "
+                  "down to it")
+      ->check(CLI::Range(1e-9, 1.0));
   cmd->add_option("--mct", args->mct, "1: the component transform on components 0..2 (default with 3 or more), 0: none")
       ->check(CLI::Range(0, 1));
   cmd->add_option("-M", args->modes,

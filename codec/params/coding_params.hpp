@@ -79,6 +79,9 @@ struct CodingParams {
   char tile_parts = 0;     // 0: one tile-part per tile; 'R', 'L' or 'C': a new one where that index changes
   int guard_bits = -1;     // 0..7; -1: 2, or more where the 5/3's coefficients need them
   double base_step = 1.0;  // the 9/7's step before division by each band's norm
+  // With relative_step > 0, the base step of component c is relative_step * 2^precision_c
+  // times base_step (j2k_coding::qstep; rate control may still scale base_step).
+  double relative_step = 0;
   // Per layer, at most how many bytes the whole codestream may have up to and with it (0: no
   // limit, every pass; only the last layer may be lossless), or the PSNR (dB) it must reach
   // at least; one of the two lists, with `layers` entries, or both empty (lossless).

@@ -446,6 +446,12 @@ typedef struct j2k_coding {
                                  it is made; settings or an image needing more are refused with
                                  J2K_OUT_OF_MEMORY (at create, or at run for what depends on
                                  the image) naming what for; 0: no limit (0) */
+  double qstep;               /* the 9/7's base quantisation step as a fraction of each
+                                 component's range (2^precision), each band's step this over
+                                 the band's synthesis norm, as ojph_compress -qstep and
+                                 Kakadu's Qstep; without rates or PSNR targets every block
+                                 is coded down to it (HT: one cleanup pass). 0: a step of 1
+                                 sample value (1 / 2^precision). Not with the 5/3 (0) */
 } j2k_coding;
 
 /* The defaults noted above. Always start from these: fields may be added at the end. */

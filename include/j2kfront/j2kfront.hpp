@@ -288,6 +288,7 @@ struct Coding {
   int imf_mainlevel = 0, imf_sublevel = 0;
   bool last_is_alpha = false;  // the last component is an alpha channel (JP2: cdef)
   uint64_t max_bytes = 0;     // host memory the encoder may take (0: no limit)
+  double qstep = 0;           // the 9/7's base step as a fraction of the range (0: one sample value)
 
   const j2k_coding* get() const {
     j2k_coding_default(&c_);
@@ -313,6 +314,7 @@ struct Coding {
     c_.imf_sublevel = imf_sublevel;
     c_.last_is_alpha = last_is_alpha ? 1 : 0;
     c_.max_bytes = max_bytes;
+    c_.qstep = qstep;
     return &c_;
   }
 

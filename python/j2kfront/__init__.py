@@ -266,7 +266,7 @@ _PROFILES = {None: 0, "cinema2k": 3, "cinema4k": 4, "imf2k": 0x0400, "imf4k": 0x
 def _coding(format="j2k", rates=None, psnr=None, block_size=(64, 64), precincts=None,
             progression="LRCP", modes=0, sop=False, eph=False, plt=False, tlm=False,
             tile_parts=None, guard_bits=None, comment=None, coder="ebcot", max_bytes=0,
-            profile=None, frame_rate=0, imf_mainlevel=0, imf_sublevel=0) -> dict:
+            profile=None, frame_rate=0, imf_mainlevel=0, imf_sublevel=0, qstep=0) -> dict:
     if isinstance(modes, str):
         modes = [modes]
     if not isinstance(modes, (int, np.integer)):
@@ -292,12 +292,13 @@ def _coding(format="j2k", rates=None, psnr=None, block_size=(64, 64), precincts=
         "comment": comment or "", "max_bytes": int(max_bytes),
         "profile": _PROFILES[key], "frame_rate": float(frame_rate),
         "imf_mainlevel": int(imf_mainlevel), "imf_sublevel": int(imf_sublevel),
+        "qstep": float(qstep),
     }
 
 
 _CODING_KEYS = ("format", "rates", "psnr", "block_size", "precincts", "progression", "modes",
                 "sop", "eph", "plt", "tlm", "tile_parts", "guard_bits", "comment", "coder", "max_bytes",
-                "profile", "frame_rate", "imf_mainlevel", "imf_sublevel")
+                "profile", "frame_rate", "imf_mainlevel", "imf_sublevel", "qstep")
 
 
 def _default_levels(shape, origin, tile_size, tile_origin) -> int:
@@ -354,7 +355,7 @@ def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str 
              device: Optional[int] = None, threads: Optional[int] = None,
              precision: Optional[int] = None, coder: str = "ebcot", max_bytes: int = 0,
              profile: Optional[str] = None, frame_rate: float = 0, imf_mainlevel: int = 0,
-             imf_sublevel: int = 0) -> bytes:
+             imf_sublevel: int = 0, qstep: float = 0) -> bytes:
     """A JPEG 2000 file of one image, as bytes, with opj_compress's options.
 
     format: 'j2k' (a codestream) or 'jp2' (a JP2 file); rates: compression ratio per quality
@@ -374,7 +375,9 @@ def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str 
     'imf2k', 'imf4k', 'imf8k', 'imf2k_r', 'imf4k_r', 'imf8k_r', with frame_rate (cinema 2K: 24
     or 48; IMF: for its levels' limits) and imf_mainlevel, imf_sublevel: the profile fixes the
     wavelet, tiles, code-blocks, precincts, progression and tile-parts, and caps the bytes, as
-    `j2kfront compress --cinema2K/--cinema4K/--IMF` does (docs/cli.md). The rest are transform()'s.
+    `j2kfront compress --cinema2K/--cinema4K/--IMF` does (docs/cli.md). qstep (with '9/7'): the
+    base quantisation step as a fraction of the samples' range, as ojph_compress -qstep (0: one
+    sample value). The rest are transform()'s.
 
     For many images of one shape, make an Encoder once and run it."""
     a = _image_array(image)
@@ -385,7 +388,8 @@ def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str 
                       guard_bits=guard_bits, comment=comment, tile_size=tile_size,
                       tile_origin=tile_origin, mct=mct, backend=backend, device=device,
                       threads=threads, coder=coder, max_bytes=max_bytes, profile=profile,
-                      frame_rate=frame_rate, imf_mainlevel=imf_mainlevel, imf_sublevel=imf_sublevel)
+                      frame_rate=frame_rate, imf_mainlevel=imf_mainlevel, imf_sublevel=imf_sublevel,
+                      qstep=qstep)
     return encoder.encode(a)
 
 
