@@ -214,8 +214,16 @@ int run_compress_ht(const CompressOptions& o) {
         ht_ratio = ratio_for(o, input, raw, target, true, dir + "/ours-ht.j2c", log);
         ebcot_ratio = ratio_for(o, input, raw, target, false, dir + "/ours-ebcot.j2c", log);
       }
-      coders.push_back({"j2kfront --ht", o.threads, our_compress_args(o, input, dir + "/ours-ht.j2c", true, ht_ratio),
-                        dir + "/ours-ht.j2c", dir + "/log-ht.txt", true, true});
+      if (lossy && have_ojph) {
+        // OpenJPH's own settings: the same quantisation (--qstep), every block coded down to
+        // its step, no rate control.
+        std::vector<std::string> args = our_compress_args(o, input, dir + "/ours-qstep.j2c", true, "");
+        args.insert(args.end(), {"-I", "--qstep", exact_number(o.qstep)});
+        coders.push_back({"j2kfront --qstep", o.threads, args, dir + "/ours-qstep.j2c", dir + "/log-qstep.txt", true, true});
+      }
+      coders.push_back({lossy ? "j2kfront --ht -r" : "j2kfront --ht", o.threads,
+                        our_compress_args(o, input, dir + "/ours-ht.j2c", true, ht_ratio), dir + "/ours-ht.j2c",
+                        dir + "/log-ht.txt", true, true});
       coders.push_back({"j2kfront EBCOT", o.threads, our_compress_args(o, input, dir + "/ours-ebcot.j2c", false, ebcot_ratio),
                         dir + "/ours-ebcot.j2c", dir + "/log-ebcot.txt", true, false});
       const std::vector<std::vector<double>> times = time_in_rounds(coders.size(), o.repeats, [&](size_t k) {
@@ -289,8 +297,9 @@ int run_compress_ht(const CompressOptions& o) {
         csv.row(fields);
       }
       if (lossy)
-        std::printf("%-20s %-8s   ours at %s: --ht -r %s, EBCOT -r %s\n", "", "",
-                    have_ojph ? "ojph_compress's size" : "2 bits per pixel", ht_ratio.c_str(), ebcot_ratio.c_str());
+        std::printf("%-20s %-8s   ours at %s: --ht -r %s, EBCOT -r %s%s\n", "", "",
+                    have_ojph ? "ojph_compress's size" : "2 bits per pixel", ht_ratio.c_str(), ebcot_ratio.c_str(),
+                    have_ojph ? ("; --qstep: --ht -I --qstep " + exact_number(o.qstep) + ", ojph_compress's settings").c_str() : "");
       std::fflush(stdout);
     }
   }

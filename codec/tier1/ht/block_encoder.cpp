@@ -339,6 +339,29 @@ double gather_magnitudes(const BlockView& b, Scratch& s) {
   return s;
 }
 
+// A cleanup pass at plane 0 (nothing to refine): the block's energy and what the pass
+// removes of it, in one pass over the coefficients, nothing stored.
+struct Plane0Estimate {
+  double energy = 0, distortion = 0;
+};
+Plane0Estimate plane0_estimate(const BlockView& b) {
+  Plane0Estimate e;
+  const double step = std::ldexp(1.0, -b.fraction_bits), half = b.reversible ? 0.0 : 0.5;
+  for (int y = 0; y < b.height; ++y) {
+    const int32_t* row = b.data + y * b.stride;
+    for (int x = 0; x < b.width; ++x) {
+      const int32_t v = row[x];
+      const uint32_t m = v < 0 ? 0u - static_cast<uint32_t>(v) : static_cast<uint32_t>(v);
+      const double a = static_cast<double>(m) * step;
+      const uint32_t mu = m >> b.fraction_bits;
+      const double left = a - (static_cast<double>(mu) + half);  // the decoder's error (see reconstruction)
+      e.energy += a * a;
+      e.distortion += mu != 0 ? a * a - left * left : 0.0;
+    }
+  }
+  return e;
+}
+
 // Sizes the streams' buffers for a block of n samples.
 void size_streams(Scratch& s, size_t n) {
   const size_t bytes = stream_capacity(n);
@@ -367,9 +390,12 @@ CodedBlock encode_block(const BlockView& b) {
   CodedBlock out;
   const uint32_t any = gather_quads(b, plane, s);
   out.magnitude_bitplanes = bit_length(any);
-  // Refinement passes and distortion estimates need the magnitudes at plane 0 too.
+  // Refinement passes and their distortion estimates need the magnitudes at plane 0 too; a
+  // cleanup pass at plane 0 alone has its estimate from one pass over the block.
   const bool refine = plane > 0 && (any >> plane) != 0;
-  if (b.estimate_distortion || refine) out.energy = gather_magnitudes(b, s);
+  Plane0Estimate plane0;
+  if (refine) out.energy = gather_magnitudes(b, s);
+  else if (b.estimate_distortion) plane0 = plane0_estimate(b), out.energy = plane0.energy;
   if ((any >> plane) == 0) return out;  // nothing significant at that plane: no pass
   if (plane == 0 && (any >> 31) != 0)
     throw Error(ErrorCode::InvalidArgument, "HT encoder: a coefficient of 2^31 steps (at most 2^31 - 1)");
@@ -379,7 +405,8 @@ CodedBlock encode_block(const BlockView& b) {
   CodedPass cleanup;
   cleanup.end = static_cast<uint32_t>(out.bytes.size());
   cleanup.terminated = true;
-  if (b.estimate_distortion)
+  if (b.estimate_distortion && !refine) cleanup.distortion = plane0.distortion;
+  if (b.estimate_distortion && refine)
     for (size_t i = 0; i < n; ++i) {
       const uint32_t mu = s.mag[i] >> plane;
       if (mu == 0) continue;
