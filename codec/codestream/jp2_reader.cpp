@@ -214,6 +214,8 @@ Jp2File read_jp2(const uint8_t* data, size_t size, bool allow_partial) {
   for (const Box& b : top) {
     if (b.type == fourcc("jp2h") && !header) {
       read_header_box(data, b, f);
+      f.header = b.contents;
+      f.header_length = b.length;
       header = true;
     } else if (b.type == fourcc("jp2c") && !codestream) {
       if (!header) corrupt("the Contiguous Codestream box comes before the JP2 Header box");

@@ -48,6 +48,7 @@ struct Jp2File {
   std::vector<Jp2Mapping> mapping;       // empty: no cmap
   std::vector<Jp2Channel> channels;      // empty: no cdef
   size_t codestream = 0, codestream_length = 0;  // the first jp2c's contents in the file
+  size_t header = 0, header_length = 0;          // the jp2h box's contents in the file
   bool cut = false;  // (allow_partial) the file ends inside its Contiguous Codestream box
 };
 

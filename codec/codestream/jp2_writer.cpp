@@ -165,6 +165,28 @@ std::vector<uint8_t> write_jp2(const Jp2Info& info, const std::vector<uint8_t>& 
   return out;
 }
 
+std::vector<uint8_t> write_jp2_with_header(const uint8_t* header_contents, size_t header_bytes, bool jph,
+                                           const std::vector<uint8_t>& codestream) {
+  const std::vector<uint8_t> jp2h = jp2_detail::box_header(kHeaderBox, header_bytes);
+  const std::vector<uint8_t> jp2c = jp2_detail::box_header(kCodestreamBox, codestream.size());
+  std::vector<uint8_t> out;
+  out.reserve(12 + 20 + jp2h.size() + header_bytes + jp2c.size() + codestream.size());
+  std::vector<uint8_t> box = jp2_detail::box_header(kSignatureBox, 4);
+  out.insert(out.end(), box.begin(), box.end());
+  put32(out, kSignature);
+  box = jp2_detail::box_header(kFileTypeBox, 12);
+  out.insert(out.end(), box.begin(), box.end());
+  const uint32_t brand = jph ? kJphBrand : kJp2Brand;
+  put32(out, brand);
+  put32(out, 0);
+  put32(out, brand);
+  out.insert(out.end(), jp2h.begin(), jp2h.end());
+  out.insert(out.end(), header_contents, header_contents + header_bytes);
+  out.insert(out.end(), jp2c.begin(), jp2c.end());
+  out.insert(out.end(), codestream.begin(), codestream.end());
+  return out;
+}
+
 Jp2Colour default_colour(size_t ncomp) { return ncomp >= 3 ? Jp2Colour::Srgb : Jp2Colour::Greyscale; }
 
 }  // namespace j2k::codec

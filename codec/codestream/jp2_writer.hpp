@@ -42,6 +42,13 @@ struct Jp2Info {
 // more than 16384, a zero width or height, a precision outside 1..38, an unknown colour.
 std::vector<uint8_t> write_jp2(const Jp2Info& info, const std::vector<uint8_t>& codestream);
 
+// A JP2 file (JPH for `jph`) of `codestream` around the contents of a JP2 Header box as
+// another file had it (`header_contents`, `header_bytes` of them: ihdr, bpcc, colr, pclr,
+// cmap, cdef, res, carried as they are): the signature and File Type boxes as write_jp2
+// writes them, that box, then the Contiguous Codestream box.
+std::vector<uint8_t> write_jp2_with_header(const uint8_t* header_contents, size_t header_bytes, bool jph,
+                                           const std::vector<uint8_t>& codestream);
+
 // The colour space a reader should be told for `ncomp` components: Greyscale for 1 or 2 (grey
 // and perhaps an extra channel), Srgb for 3 or more, with or without the multiple-component
 // transform (a JP2 decoder undoes the MCT itself: the codestream's COD says it is there, and
