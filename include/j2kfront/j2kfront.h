@@ -617,6 +617,56 @@ j2k_status j2k_read_info(const void* data, size_t size, j2k_stream_info* info, j
 j2k_status j2k_check_profile(const void* data, size_t size, j2k_profile profile, double frame_rate, int* violations,
                              char* report, size_t report_size);
 
+/* ---------------------------------------------------------------- transcode */
+
+/* A codestream or JP2 file re-coded block by block between Part 1's EBCOT and Part 15's HT
+ * (HTJ2K) code-blocks, without decoding it to samples: Tier-2 reads the packets, each
+ * code-block is decoded to its quantisation indices and coded again with the other block
+ * coder, Tier-2 writes the packets again. No DWT, no colour transform, no quantisation: the
+ * output decodes to exactly the input's image, lossless or lossy. The headers stay (SIZ,
+ * quantisation, tiles, progression and POC, precincts, levels, code-block sizes, SOP/EPH,
+ * PLT/TLM, ROI, COM); the code-block style becomes HT's (with CAP and Rsiz's Part 15 bit) or
+ * EBCOT's without mode switches (the vertically causal one is kept). Several quality layers
+ * become one (all of their passes), and each tile one tile-part. A JP2 file keeps its JP2
+ * Header box (colour, ICC, palette, channels, resolution) in a JP2 or JPH file. */
+
+typedef enum j2k_coder {
+  J2K_CODER_EBCOT = 0, /* Part 1's code-blocks (.j2k, .j2c, .jp2) */
+  J2K_CODER_HT = 1     /* Part 15's HT code-blocks (.jhc, .jph) */
+} j2k_coder;
+
+typedef struct j2k_transcode_settings {
+  j2k_coder target;        /* the coder every code-block ends in (J2K_CODER_HT) */
+  j2k_file_format format;  /* J2K_FORMAT_J2K: a bare codestream; J2K_FORMAT_JP2: a JP2 file,
+                              a JPH file (brand 'jph ') for HT (J2K_FORMAT_J2K) */
+  int threads;             /* CPU threads for the code-blocks; 0: one per core (0) */
+  uint64_t max_bytes;      /* host memory one transcode may take; 0: no limit (0) */
+} j2k_transcode_settings;
+
+/* The defaults noted above. Always start from these: fields may be added at the end. */
+void j2k_transcode_settings_default(j2k_transcode_settings* settings);
+
+typedef struct j2k_transcoder j2k_transcoder;
+j2k_status j2k_transcoder_create(const j2k_transcode_settings* settings, j2k_transcoder** transcoder);
+void j2k_transcoder_destroy(j2k_transcoder* transcoder); /* NULL is fine */
+
+/* Transcodes the `size` bytes at `data` (only read). *out and *out_size: the new file's bytes,
+ * owned by the transcoder, valid until its next run or its destruction. A corrupt or cut
+ * stream is J2K_CORRUPT_INPUT naming where and why (nothing is written for it); one the
+ * decoder does not read J2K_UNSUPPORTED_INPUT; past max_bytes J2K_OUT_OF_MEMORY. */
+j2k_status j2k_transcoder_run(j2k_transcoder* transcoder, const void* data, size_t size, const uint8_t** out,
+                              size_t* out_size);
+
+typedef struct j2k_transcode_report {
+  uint64_t blocks;       /* code-blocks with coding passes, re-coded */
+  int layers;            /* the most quality layers a tile of the input had (the output has 1) */
+  const char* warnings;  /* "" or lines naming what was read as a decoder reads it (a failed
+                            SEGMARK check, HT blocks decoded as zeros) or not carried over;
+                            valid until the next run */
+  double ms;             /* the whole transcode */
+} j2k_transcode_report;
+j2k_status j2k_transcoder_get_report(const j2k_transcoder* transcoder, j2k_transcode_report* report);
+
 /* ---------------------------------------------------------------- the DWT alone */
 
 /* A DWT engine bound to one backend (settings: backend, threads, device,

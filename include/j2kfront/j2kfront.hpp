@@ -417,6 +417,49 @@ class Decoder {
   std::unique_ptr<j2k_decoder, Deleter> decoder_;
 };
 
+// Transcode settings with the defaults of j2k_transcode_settings_default.
+struct TranscodeSettings : j2k_transcode_settings {
+  TranscodeSettings() : j2k_transcode_settings() { j2k_transcode_settings_default(this); }
+};
+
+// A codestream or JP2 file re-coded between EBCOT and HT code-blocks (j2k_transcoder_run).
+//
+//   j2kfront::TranscodeSettings s;
+//   s.target = J2K_CODER_HT;
+//   s.format = J2K_FORMAT_JP2;                                  // a .jph file
+//   std::vector<uint8_t> jph = j2kfront::Transcoder(s).transcode(j2k.data(), j2k.size());
+class Transcoder {
+ public:
+  explicit Transcoder(const j2k_transcode_settings& settings = TranscodeSettings()) {
+    j2k_transcoder* t = nullptr;
+    check(j2k_transcoder_create(&settings, &t));
+    transcoder_.reset(t);
+  }
+  // The new file's bytes, copied out.
+  std::vector<uint8_t> transcode(const void* data, size_t size) {
+    const std::pair<const uint8_t*, size_t> out = transcode_in_place(data, size);
+    return std::vector<uint8_t>(out.first, out.first + out.second);
+  }
+  // The same without a copy: valid until the next transcode.
+  std::pair<const uint8_t*, size_t> transcode_in_place(const void* data, size_t size) {
+    std::pair<const uint8_t*, size_t> out{nullptr, 0};
+    check(j2k_transcoder_run(transcoder_.get(), data, size, &out.first, &out.second));
+    return out;
+  }
+  j2k_transcode_report report() const {
+    j2k_transcode_report r{};
+    check(j2k_transcoder_get_report(transcoder_.get(), &r));
+    return r;
+  }
+  j2k_transcoder* get() const { return transcoder_.get(); }
+
+ private:
+  struct Deleter {
+    void operator()(j2k_transcoder* t) const { j2k_transcoder_destroy(t); }
+  };
+  std::unique_ptr<j2k_transcoder, Deleter> transcoder_;
+};
+
 // The DWT alone, on host buffers, in place.
 class Dwt {
  public:
