@@ -33,6 +33,50 @@
 #include "tools/progress.hpp"
 
 namespace j2k::tools {
+
+// The file's bytes, refused beyond `limit` (0: none) before they are read (into a buffer that
+// is not zeroed first). A regular file only, as compress and transform read theirs: a FIFO or
+// a device is refused by name, and never waited on (opened without blocking, then checked).
+SampleBytes read_input_file(const std::string& path, uint64_t limit) {
+  if (path == "-") {  // standard input: read to its end, refused past the limit as it comes
+    SampleBytes bytes;
+    unsigned char buffer[1 << 16];
+    for (;;) {
+      const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) throw Error(ErrorCode::Io, std::string("standard input: cannot read: ") + std::strerror(errno));
+      if (n == 0) break;
+      if (limit && bytes.size() + static_cast<size_t>(n) > limit)
+        throw Error(ErrorCode::OutOfMemory, "standard input: more than the " + std::to_string(limit) + " bytes --max-memory allows");
+      bytes.insert(bytes.end(), buffer, buffer + n);
+    }
+    return bytes;
+  }
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw Error(ErrorCode::Io, path + ": cannot open: " + std::strerror(errno));
+  auto fail = [&](ErrorCode code, const std::string& what) {
+    ::close(fd);
+    throw Error(code, path + ": " + what);
+  };
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) fail(ErrorCode::Io, std::string("cannot read: ") + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) fail(ErrorCode::Io, std::strerror(EISDIR));
+  if (!S_ISREG(st.st_mode)) fail(ErrorCode::Io, "not a regular file (a pipe, FIFO or device is not read; save it to a file)");
+  const auto size = static_cast<uint64_t>(st.st_size);
+  if (limit && size > limit)
+    fail(ErrorCode::OutOfMemory, std::to_string(size) + " bytes, more than the " + std::to_string(limit) + " bytes --max-memory allows");
+  SampleBytes bytes(static_cast<size_t>(size));
+  for (size_t done = 0; done < bytes.size();) {
+    const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail(ErrorCode::Io, std::string("cannot read: ") + std::strerror(errno));
+    if (n == 0) fail(ErrorCode::Io, "cannot read all of it (it shrank while being read)");
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  return bytes;
+}
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -127,48 +171,6 @@ std::vector<DecompressJob> decompress_jobs(const DecompressArgs& a, bool batch, 
   return jobs;
 }
 
-// The file's bytes, refused beyond `limit` (0: none) before they are read (into a buffer that
-// is not zeroed first). A regular file only, as compress and transform read theirs: a FIFO or
-// a device is refused by name, and never waited on (opened without blocking, then checked).
-SampleBytes read_file(const std::string& path, uint64_t limit) {
-  if (path == "-") {  // standard input: read to its end, refused past the limit as it comes
-    SampleBytes bytes;
-    unsigned char buffer[1 << 16];
-    for (;;) {
-      const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) throw Error(ErrorCode::Io, std::string("standard input: cannot read: ") + std::strerror(errno));
-      if (n == 0) break;
-      if (limit && bytes.size() + static_cast<size_t>(n) > limit)
-        throw Error(ErrorCode::OutOfMemory, "standard input: more than the " + std::to_string(limit) + " bytes --max-memory allows");
-      bytes.insert(bytes.end(), buffer, buffer + n);
-    }
-    return bytes;
-  }
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) throw Error(ErrorCode::Io, path + ": cannot open: " + std::strerror(errno));
-  auto fail = [&](ErrorCode code, const std::string& what) {
-    ::close(fd);
-    throw Error(code, path + ": " + what);
-  };
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) fail(ErrorCode::Io, std::string("cannot read: ") + std::strerror(errno));
-  if (S_ISDIR(st.st_mode)) fail(ErrorCode::Io, std::strerror(EISDIR));
-  if (!S_ISREG(st.st_mode)) fail(ErrorCode::Io, "not a regular file (a pipe, FIFO or device is not read; save it to a file)");
-  const auto size = static_cast<uint64_t>(st.st_size);
-  if (limit && size > limit)
-    fail(ErrorCode::OutOfMemory, std::to_string(size) + " bytes, more than the " + std::to_string(limit) + " bytes --max-memory allows");
-  SampleBytes bytes(static_cast<size_t>(size));
-  for (size_t done = 0; done < bytes.size();) {
-    const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail(ErrorCode::Io, std::string("cannot read: ") + std::strerror(errno));
-    if (n == 0) fail(ErrorCode::Io, "cannot read all of it (it shrank while being read)");
-    done += static_cast<size_t>(n);
-  }
-  ::close(fd);
-  return bytes;
-}
 
 // The outputs one image makes: one file, or (PGX) one per component.
 std::vector<std::string> output_names(const std::string& output, size_t components) {
@@ -262,7 +264,7 @@ int run_decompress(const DecompressArgs& a) {
     const DecompressJob& job = jobs[k];
     try {
       const auto t0 = Clock::now();
-      const SampleBytes bytes = read_file(job.input, s.max_bytes);
+      const SampleBytes bytes = read_input_file(job.input, s.max_bytes);
       j2k_image_view view{};
       try {
         view = decoder.decode(bytes.data(), bytes.size());  // the decoder's buffers, written from where they are

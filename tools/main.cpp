@@ -40,7 +40,7 @@ std::string version_text() {
 int main(int argc, char** argv) {
   // Before any file is written: a signal that ends the run takes its temporary files with it.
   j2k::tools::install_temp_file_cleanup();
-  CLI::App app{"j2kfront: a JPEG 2000 codec (compress, decompress) with a GPU front stage (tiling, DC shift, RCT/ICT, DWT on the CPU, CUDA or OpenCL)"};
+  CLI::App app{"j2kfront: a JPEG 2000 codec (compress, decompress, transcode) with a GPU front stage (tiling, DC shift, RCT/ICT, DWT on the CPU, CUDA or OpenCL)"};
   app.name("j2kfront");
   app.require_subcommand(1);
   app.set_version_flag("--version", version_text, "Print the version and the backends this machine can run, then exit");
@@ -50,13 +50,14 @@ int main(int argc, char** argv) {
   auto decompress = j2k::tools::add_decompress_command(app);
   auto info = j2k::tools::add_info_command(app);
   auto check = j2k::tools::add_check_command(app);
+  auto transcode = j2k::tools::add_transcode_command(app);
   // A usage error in two lines: what is wrong (CLI11 names the flag), and where the options
   // are; the whole help page only on --help.
   auto usage_error = [&](const CLI::ParseError& e) {
     const CLI::App* sub = app.get_subcommands().empty() ? nullptr : app.get_subcommands().front();
     const std::string name = sub ? "j2kfront " + sub->get_name() : std::string("j2kfront");
     std::cerr << "j2kfront: " << e.what() << "\n"
-              << "Usage: " << name << (sub ? " [OPTIONS] ..." : " transform|compress|decompress|info|check|bench [OPTIONS] ...") << "; see '" << name
+              << "Usage: " << name << (sub ? " [OPTIONS] ..." : " transform|compress|decompress|transcode|info|check|bench [OPTIONS] ...") << "; see '" << name
               << " --help'\n";
     return 2;
   };
@@ -69,9 +70,9 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (command != "transform" && command != "bench" && command != "compress" && command != "decompress" &&
-        command != "info" && command != "check") {
+        command != "info" && command != "check" && command != "transcode") {
       std::cerr << "j2kfront: unknown command '" << command << "'\n"
-                << "Usage: j2kfront transform|compress|decompress|info|check|bench [OPTIONS] ...; see 'j2kfront --help'\n";
+                << "Usage: j2kfront transform|compress|decompress|transcode|info|check|bench [OPTIONS] ...; see 'j2kfront --help'\n";
       return 2;
     }
   }
@@ -93,6 +94,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("decompress")) return decompress();
     if (app.got_subcommand("info")) return info();
     if (app.got_subcommand("check")) return check();
+    if (app.got_subcommand("transcode")) return transcode();
     return bench();
   } catch (const CLI::ParseError& e) {  // option values checked after parsing (e.g. X,Y pairs)
     return usage_error(e);
