@@ -76,12 +76,24 @@ void indices_of(const int32_t* decoded, size_t n, int32_t* out) {
   }
 }
 
-// The style byte of a re-coded component: HT's bit 6 with the stripe-causal bit (which HT's
-// SigProp honours, so that its membership is EBCOT's), or EBCOT's stripe-causal bit alone.
+// The style byte of a re-coded component: HT's bit 6, or EBCOT's without mode switches; the
+// stripe-causal bit kept (HT's SigProp honours it, so that its membership is EBCOT's) for the
+// blocks' coding. In the markers (CodeBlockStyle) an HT component keeps it only where one of
+// its blocks has a SigProp or MagRef pass: some decoders (Grok) refuse it beside bit 6.
 uint8_t recoded_modes(uint8_t modes, BlockCoding target) {
   const uint8_t causal = modes & kModeCausal;
   return target == BlockCoding::HighThroughput ? static_cast<uint8_t>(kModeHt | causal) : causal;
 }
+
+struct CodeBlockStyle {
+  BlockCoding target = BlockCoding::HighThroughput;
+  std::vector<bool> refined;  // per component: an HT block of it has refinement passes
+  uint8_t operator()(size_t c, uint8_t modes) const {
+    const uint8_t m = recoded_modes(modes, target);
+    if (target != BlockCoding::HighThroughput || (c < refined.size() && refined[c])) return m;
+    return static_cast<uint8_t>(m & ~kModeCausal);
+  }
+};
 
 // A re-coded block and what Tier-2 sends of it.
 struct Recoded {
@@ -156,7 +168,7 @@ void put_spcod(const ComponentCoding& k, uint8_t modes, bool precincts, std::vec
     for (const auto& [x, y] : k.precincts) put8(out, static_cast<uint32_t>(x | (y << 4)));
 }
 
-void put_cod(const TileCoding& tc, BlockCoding target, std::vector<uint8_t>& out) {
+void put_cod(const TileCoding& tc, const CodeBlockStyle& style, std::vector<uint8_t>& out) {
   const ComponentCoding& k = tc.components[0];
   const bool precincts = !default_precincts(k.precincts);
   put16(out, 0xFF52);
@@ -165,10 +177,10 @@ void put_cod(const TileCoding& tc, BlockCoding target, std::vector<uint8_t>& out
   put8(out, static_cast<uint32_t>(tc.order));
   put16(out, 1);  // the layers, collapsed into one
   put8(out, tc.mct ? 1 : 0);
-  put_spcod(k, recoded_modes(k.modes, target), precincts, out);
+  put_spcod(k, style(0, k.modes), precincts, out);
 }
 
-void put_coc(size_t c, size_t components, const ComponentCoding& k, BlockCoding target, std::vector<uint8_t>& out) {
+void put_coc(size_t c, size_t components, const ComponentCoding& k, const CodeBlockStyle& style, std::vector<uint8_t>& out) {
   const bool precincts = !default_precincts(k.precincts);
   const size_t index_bytes = components < 257 ? 1 : 2;
   put16(out, 0xFF53);
@@ -176,7 +188,7 @@ void put_coc(size_t c, size_t components, const ComponentCoding& k, BlockCoding 
   if (index_bytes == 1) put8(out, static_cast<uint32_t>(c));
   else put16(out, static_cast<uint32_t>(c));
   put8(out, precincts ? 1u : 0u);
-  put_spcod(k, recoded_modes(k.modes, target), precincts, out);
+  put_spcod(k, style(c, k.modes), precincts, out);
 }
 
 // QCD (component < 0) or QCC as the stream signalled it: style, guard bits, the steps held.
@@ -235,11 +247,13 @@ bool same_tile_coding(const TileCoding& a, const TileCoding& b) {
 // A tile's (or the main header's) coding: COD and QCD from component 0's, COC and QCC for the
 // components that differ from it (or every one: `all`), RGN where the shift differs from
 // `roi_before`'s, POC.
-void put_coding(const TileCoding& tc, BlockCoding target, bool all, const std::vector<int>& roi_before, std::vector<uint8_t>& out) {
+void put_coding(const TileCoding& tc, const CodeBlockStyle& style, bool all, const std::vector<int>& roi_before,
+                std::vector<uint8_t>& out) {
   const size_t n = tc.components.size();
-  put_cod(tc, target, out);
+  put_cod(tc, style, out);
   for (size_t c = 1; c < n; ++c)
-    if (all || !same_coding(tc.components[c], tc.components[0])) put_coc(c, n, tc.components[c], target, out);
+    if (all || !same_coding(tc.components[c], tc.components[0]) || style(c, tc.components[c].modes) != style(0, tc.components[0].modes))
+      put_coc(c, n, tc.components[c], style, out);
   put_qcd(-1, n, tc.quant[0], out);
   for (size_t c = 1; c < n; ++c)
     if (all || !same_quant(tc.quant[c], tc.quant[0])) put_qcd(static_cast<int>(c), n, tc.quant[c], out);
@@ -277,6 +291,9 @@ class TileTranscoder {
   TileTranscoder(const Codestream& cs, const uint8_t* stream, const TranscodeSettings& settings, MemoryBudget& budget,
                  TranscodeReport& report)
       : cs_(cs), stream_(stream), settings_(settings), budget_(budget), report_(report) {}
+
+  // Per component, whether an HT block of it has a SigProp or MagRef pass (CodeBlockStyle).
+  const std::vector<bool>& refined() const { return refined_; }
 
   void run(size_t t, std::vector<uint8_t>& data, std::vector<uint32_t>& packet_lengths) {
     const TileCoding& tc = cs_.tiles[t];
@@ -339,6 +356,8 @@ class TileTranscoder {
                   [&] { return "tile " + std::to_string(t) + "'s re-coded code-blocks"; });
     });
     report_.blocks += recoded.load();
+    for (size_t i = 0; i < nblocks; ++i)
+      if (blocks[i].tier2.passes[0] > 1 && settings_.target == BlockCoding::HighThroughput) refined_[layout.blocks[i].component] = true;
     if (counts.segmark > 0)
       report_.warnings.push_back("tile " + std::to_string(t) + ": " + std::to_string(counts.segmark.load()) +
                                  " code-blocks failed their SEGMARK check (re-coded as decoded)");
@@ -420,6 +439,7 @@ class TileTranscoder {
   TranscodeReport& report_;
   const std::unique_ptr<BlockCoder> ebcot_ = make_block_coder(BlockCoding::Ebcot);
   const std::unique_ptr<BlockCoder> ht_ = make_block_coder(BlockCoding::HighThroughput);
+  std::vector<bool> refined_ = std::vector<bool>(cs_.info.components.size(), false);
 };
 
 }  // namespace
@@ -443,8 +463,37 @@ std::vector<uint8_t> transcode(const uint8_t* data, size_t size, const Transcode
   const Codestream cs = read_codestream(stream, stream_size);
   const size_t ncomp = cs.info.components.size();
 
+  // The tiles in index order, each as one tile-part (those without one in the input have
+  // none here either); their packets first, for the code-block style the headers say
+  // depends on what the blocks came to.
+  std::vector<bool> has_data(cs.tiles.size(), false);
+  for (const TilePart& p : cs.parts) has_data[static_cast<size_t>(p.tile)] = true;
+  bool plt = false;
+  for (const TilePart& p : cs.parts) plt = plt || !p.packet_lengths.empty();
+  struct TileOut {
+    size_t tile = 0;
+    std::vector<uint8_t> packets;
+    std::vector<uint32_t> lengths;
+  };
+  std::vector<TileOut> coded_tiles;
+  TileTranscoder tiles(cs, stream, settings, budget, r);
+  Reservation output(&budget);
+  for (size_t t = 0; t < cs.tiles.size(); ++t) {
+    if (!has_data[t]) continue;
+    TileOut o;
+    o.tile = t;
+    tiles.run(t, o.packets, o.lengths);
+    output.grow(o.packets.capacity() + o.lengths.capacity() * sizeof(uint32_t),
+                [&] { return "tile " + std::to_string(t) + "'s packets"; });
+    coded_tiles.push_back(std::move(o));
+  }
+  CodeBlockStyle style;
+  style.target = settings.target;
+  style.refined = tiles.refined();
+
   // The main header: SIZ (Rsiz with Part 15's bit for HT), CAP for HT, the main header's
-  // coding, COM text; TLM once the tile-parts' lengths are known.
+  // coding, COM text, TLM; then each tile-part: SOT, the tile's own coding where it differs
+  // from the main header's, PLT, SOD and the packets.
   const bool ht = settings.target == BlockCoding::HighThroughput;
   std::vector<uint8_t> header;
   put16(header, 0xFF4F);  // SOC
@@ -455,44 +504,39 @@ std::vector<uint8_t> transcode(const uint8_t* data, size_t size, const Transcode
     cap_figures(cs, reversible, magb);
     write_cap(reversible, magb, header);
   }
-  put_coding(cs.defaults, settings.target, false, {}, header);
+  put_coding(cs.defaults, style, false, {}, header);
   for (const std::string& text : cs.comments) write_com(text, header);
-
-  // The tiles in index order, each as one tile-part (those without one in the input have
-  // none here either).
-  std::vector<bool> has_data(cs.tiles.size(), false);
-  for (const TilePart& p : cs.parts) has_data[static_cast<size_t>(p.tile)] = true;
-  bool plt = false;
-  for (const TilePart& p : cs.parts) plt = plt || !p.packet_lengths.empty();
-  std::vector<uint8_t> tiles_bytes;
+  std::vector<std::vector<uint8_t>> part_headers;
   std::vector<TilePartEntry> entries;
-  TileTranscoder tiles(cs, stream, settings, budget, r);
-  Reservation output(&budget);
-  for (size_t t = 0; t < cs.tiles.size(); ++t) {
-    if (!has_data[t]) continue;
-    const TileCoding& tc = cs.tiles[t];
-    std::vector<uint8_t> own_header;
-    if (!same_tile_coding(tc, cs.defaults)) put_coding(tc, settings.target, true, cs.defaults.roi_shift, own_header);
-    std::vector<uint8_t> packets;
-    std::vector<uint32_t> lengths;
-    tiles.run(t, packets, lengths);
+  uint64_t total = 0;
+  for (const TileOut& o : coded_tiles) {
+    const TileCoding& tc = cs.tiles[o.tile];
+    std::vector<uint8_t> h;
+    std::vector<uint8_t> coding;  // the tile's own, where it has one
+    if (!same_tile_coding(tc, cs.defaults)) put_coding(tc, style, true, cs.defaults.roi_shift, coding);
     std::vector<uint8_t> plt_bytes;
-    if (plt) write_plt(lengths, plt_bytes);
-    const uint64_t psot = 12 + own_header.size() + plt_bytes.size() + 2 + packets.size();
-    if (psot > UINT32_MAX) throw Error(ErrorCode::UnsupportedInput, "tile " + std::to_string(t) + ": a tile-part of more than 4 GiB");
-    output.grow(psot, [&] { return "the output's tile " + std::to_string(t); });
-    write_sot(static_cast<uint32_t>(t), static_cast<uint32_t>(psot), 0, 1, tiles_bytes);
-    tiles_bytes.insert(tiles_bytes.end(), own_header.begin(), own_header.end());
-    tiles_bytes.insert(tiles_bytes.end(), plt_bytes.begin(), plt_bytes.end());
-    put16(tiles_bytes, 0xFF93);  // SOD
-    tiles_bytes.insert(tiles_bytes.end(), packets.begin(), packets.end());
-    entries.push_back({static_cast<uint16_t>(t), static_cast<uint32_t>(psot)});
+    if (plt) write_plt(o.lengths, plt_bytes);
+    const uint64_t psot = 12 + coding.size() + plt_bytes.size() + 2 + o.packets.size();
+    if (psot > UINT32_MAX)
+      throw Error(ErrorCode::UnsupportedInput, "tile " + std::to_string(o.tile) + ": a tile-part of more than 4 GiB");
+    write_sot(static_cast<uint32_t>(o.tile), static_cast<uint32_t>(psot), 0, 1, h);
+    h.insert(h.end(), coding.begin(), coding.end());
+    h.insert(h.end(), plt_bytes.begin(), plt_bytes.end());
+    put16(h, 0xFF93);  // SOD
+    part_headers.push_back(std::move(h));
+    entries.push_back({static_cast<uint16_t>(o.tile), static_cast<uint32_t>(psot)});
+    total += psot;
   }
   if (cs.tlm) write_tlm(entries, header);
-  output.grow(header.size() + 2, "the output's main header");
+  total += header.size() + 2;
+  output.grow(total, [&] { return "the output's " + std::to_string(total) + " bytes"; });
   std::vector<uint8_t> out = std::move(header);
-  out.insert(out.end(), tiles_bytes.begin(), tiles_bytes.end());
-  tiles_bytes = std::vector<uint8_t>();
+  out.reserve(static_cast<size_t>(total));
+  for (size_t i = 0; i < coded_tiles.size(); ++i) {
+    out.insert(out.end(), part_headers[i].begin(), part_headers[i].end());
+    out.insert(out.end(), coded_tiles[i].packets.begin(), coded_tiles[i].packets.end());
+    coded_tiles[i].packets = std::vector<uint8_t>();
+  }
   put16(out, 0xFFD9);  // EOC
 
   if (settings.format == FileFormat::Jp2) {
