@@ -70,6 +70,9 @@ j2k_status j2k_transcoder_run(j2k_transcoder* transcoder, const void* data, size
     transcoder->report.blocks = r.blocks;
     transcoder->report.layers = r.layers;
     transcoder->report.warnings = transcoder->warnings.c_str();
+    transcoder->report.read_ms = r.tier2_read_ms;
+    transcoder->report.tier1_ms = r.tier1_ms;
+    transcoder->report.write_ms = r.tier2_write_ms;
     transcoder->report.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     *out = transcoder->bytes.data();
     *out_size = transcoder->bytes.size();

@@ -73,9 +73,9 @@ int run_transcode(const TranscodeArgs& a) {
   if (!a.quiet)
     std::fprintf(a.output == "-" ? stderr : stdout,
                  "j2kfront: %s -> %s: %llu code-blocks re-coded to %s, %d quality layer%s -> 1, %zu -> %zu bytes, "
-                 "transcoded in %.1f ms, %.1f ms in all\n",
+                 "transcoded in %.1f ms (Tier-2 read %.1f, Tier-1 %.1f, Tier-2 write %.1f), %.1f ms in all\n",
                  a.input.c_str(), a.output.c_str(), static_cast<unsigned long long>(r.blocks), s.target == J2K_CODER_HT ? "HT" : "EBCOT",
-                 r.layers, r.layers == 1 ? "" : "s", in.size(), size, ms, ms_since(t_start));
+                 r.layers, r.layers == 1 ? "" : "s", in.size(), size, ms, r.read_ms, r.tier1_ms, r.write_ms, ms_since(t_start));
   return 0;
 }
 

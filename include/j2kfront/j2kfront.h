@@ -663,7 +663,10 @@ typedef struct j2k_transcode_report {
   const char* warnings;  /* "" or lines naming what was read as a decoder reads it (a failed
                             SEGMARK check, HT blocks decoded as zeros) or not carried over;
                             valid until the next run */
-  double ms;             /* the whole transcode */
+  double ms;             /* the whole transcode, of which: */
+  double read_ms;        /* Tier-2's reading of the packets */
+  double tier1_ms;       /* the code-blocks decoded and coded again */
+  double write_ms;       /* Tier-2's packets, the markers and the file */
 } j2k_transcode_report;
 j2k_status j2k_transcoder_get_report(const j2k_transcoder* transcoder, j2k_transcode_report* report);
 
