@@ -11,7 +11,7 @@ fi
 [[ -f $page ]] || { echo "FAIL: $page was not built"; exit 1; }
 grep -q '^\.TH J2KFRONT "1"' "$page" || { echo "FAIL: no .TH header"; exit 1; }
 missing=0 options=0
-for sub in "" transform compress decompress info check bench; do
+for sub in "" transform compress decompress transcode info check bench; do
   # shellcheck disable=SC2086  # an empty subcommand is no word
   for opt in $("$cli" $sub --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u); do
     options=$((options + 1))

@@ -7,7 +7,7 @@ set -euo pipefail
 cli=$1
 [[ ${2:-} == --help ]] || { echo "usage: man-help.sh J2KFRONT --help" >&2; exit 2; }
 "$cli" --help
-for sub in transform compress decompress info check bench; do
+for sub in transform compress decompress transcode info check bench; do
   echo
   echo "j2kfront $sub:"
   "$cli" "$sub" --help | sed 1d  # its first line repeats the description
