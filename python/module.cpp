@@ -417,6 +417,33 @@ py::tuple decompress(const py::bytes& data, const py::dict& d) {
   return py::make_tuple(planes, report);
 }
 
+// transcode(data, target, format, threads, max_bytes): the file re-coded between EBCOT (0) and
+// HT (1) code-blocks (j2k_transcoder), as bytes, and the report.
+py::tuple transcode(const py::bytes& data, int target, int format, int threads, uint64_t max_bytes) {
+  j2kfront::TranscodeSettings s;
+  s.target = static_cast<j2k_coder>(target);
+  s.format = static_cast<j2k_file_format>(format);
+  s.threads = threads;
+  s.max_bytes = max_bytes;
+  char* bytes = nullptr;
+  py::ssize_t size = 0;
+  if (PyBytes_AsStringAndSize(data.ptr(), &bytes, &size) != 0) throw py::error_already_set();
+  j2kfront::Transcoder transcoder(s);
+  std::pair<const uint8_t*, size_t> out{nullptr, 0};
+  j2k_transcode_report r{};
+  {
+    py::gil_scoped_release unlocked;
+    out = transcoder.transcode_in_place(bytes, static_cast<size_t>(size));
+    r = transcoder.report();
+  }
+  py::dict report;
+  report["blocks"] = r.blocks;
+  report["layers"] = r.layers;
+  report["warnings"] = std::string(r.warnings ? r.warnings : "");
+  report["ms"] = r.ms;
+  return py::make_tuple(py::bytes(reinterpret_cast<const char*>(out.first), static_cast<py::ssize_t>(out.second)), report);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_j2kfront, m) {
@@ -437,6 +464,7 @@ PYBIND11_MODULE(_j2kfront, m) {
   m.def("version", [] { return std::string(j2k_version()); });
   m.def("decompress", &decompress);
   m.def("info", &read_info);
+  m.def("transcode", &transcode);
   m.def("backend_available", [](int backend) {
     const char* why = nullptr;
     const bool ok = j2k_backend_available(static_cast<j2k_backend>(backend), &why) != 0;

@@ -33,7 +33,7 @@ import numpy as np
 from . import _j2kfront
 
 __all__ = ["Band", "Dwt", "Encoder", "Error", "Plan", "Result", "TileComponent", "backends", "decompress",
-           "compress", "dwt_forward", "dwt_inverse", "imread", "imwrite", "info", "transform", "__version__"]
+           "compress", "dwt_forward", "dwt_inverse", "imread", "imwrite", "info", "transcode", "transform", "__version__"]
 
 __version__ = _j2kfront.version()
 Error = _j2kfront.Error
@@ -417,6 +417,28 @@ def info(source) -> dict:
     subsampling, size, levels, wavelet, block_size and modes (J2K_MODE_* bits). source: bytes,
     a path or a binary file object."""
     return _j2kfront.info(_bytes_of(source, "info"))
+
+
+def transcode(source, *, coder: str = "ht", format: str = "j2k", threads: Optional[int] = None,
+              max_bytes: int = 0, report: Optional[dict] = None) -> bytes:
+    """A JPEG 2000 file re-coded between EBCOT (Part 1) and HT (HTJ2K, Part 15) code-blocks
+    without decoding it to samples (as `j2kfront transcode`): the same coefficients, so it
+    decodes to exactly the input's image; several quality layers become one. source: bytes, a
+    path or a binary file object; coder: 'ht' or 'ebcot', the coder every block ends in;
+    format: 'j2k' (a codestream) or 'jp2' (a JP2 file, JPH for 'ht'; a JP2 input keeps its
+    header boxes); threads: CPU threads (None: one per core); max_bytes: memory it may take (0:
+    no limit). report, a dict if given, receives blocks, layers (the input's), warnings, ms."""
+    coders = {"ebcot": 0, "ht": 1}
+    formats = {"j2k": 0, "jp2": 1}
+    if coder not in coders:
+        raise ValueError(f"coder: 'ht' or 'ebcot', not {coder!r}")
+    if format not in formats:
+        raise ValueError(f"format: 'j2k' or 'jp2', not {format!r}")
+    data, r = _j2kfront.transcode(_bytes_of(source, "transcode"), coders[coder], formats[format],
+                                  0 if threads is None else int(threads), int(max_bytes))
+    if report is not None:
+        report.update(r)
+    return data
 
 
 def imread(path, **options):
