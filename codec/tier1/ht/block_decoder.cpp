@@ -1,275 +1,306 @@
 // SPDX-License-Identifier: BSD-2-Clause
+// The HT block decoder, a quad row (two sample rows) at a time in two sub-passes:
+//   1. VLC: each quad's CxtVLC codeword (rho, u_off, the EMB patterns) and its u from the
+//      U-VLC, with the MEL events of the zero context, into a small array per row;
+//   2. MagSgn: each significant sample's bits, written straight into the output as the
+//      coefficient the EBCOT decoder would hold, and the bottom row's exponents, which the
+//      next row's exponent bounds (kappa) read.
+// The two never wait on each other within a row, the tables hold a quad's decoded codeword in
+// 16 bits, and the readers (word_readers.hpp) take 8 bytes at a time. It decodes bit for bit
+// as reference_block_decoder.cpp, which reads the standard's steps one at a time, hostile input
+// included (tests/ht_block_decoder_test.cpp, the ht_block fuzzer).
 #include "codec/tier1/ht/block_decoder.hpp"
 
 #include <algorithm>
-#include <vector>
+#include <cstring>
 
-#include "codec/tier1/ht/bit_readers.hpp"
+#include "codec/tier1/ht/coded_set.hpp"
 #include "codec/tier1/ht/quad_rules.hpp"
 #include "codec/tier1/ht/vlc_tables.hpp"
+#include "codec/tier1/ht/word_readers.hpp"
 
 namespace j2k::codec::ht {
 namespace {
 
 // Thrown inside the decoder when the data contradicts itself; the block decodes to zeros.
 struct Inconsistent {};
+[[noreturn, gnu::cold, gnu::noinline]] void inconsistent() { throw Inconsistent{}; }
 
-// The HT set decoded: its cleanup segment and the refinement segment after it.
-struct HtSet {
-  const uint8_t* cleanup = nullptr;
-  size_t cleanup_size = 0;
-  const uint8_t* refinement = nullptr;
-  size_t refinement_size = 0;
-  int refinement_passes = 0;  // 0: cleanup only; 1: SigProp; 2: SigProp and MagRef
-  int plane = 0;              // the cleanup pass's bit plane
-  int passes = 0;             // the passes up to the last one decoded, placeholders included
+// The widest block (A.6.1: 1024 x 4) and its quads.
+constexpr int kMaxWidth = 1024;
+constexpr int kMaxQuads = kMaxWidth / 2;
+constexpr int kMaxSamples = 4096;
+
+// A CxtVLC codeword decoded (vlc_tables.hpp's CxtVlcEntry) in 16 bits; 0 for no codeword (and
+// for an insignificant quad).
+namespace packed {
+constexpr unsigned kRho = 0x000F;    // bits 0-3: significant samples
+constexpr unsigned kUOff = 0x0010;   // bit 4: u is coded
+constexpr int kLengthShift = 5;      // bits 5-7: the codeword's length
+constexpr int kEkShift = 8;          // bits 8-11: e_k
+constexpr int kE1Shift = 12;         // bits 12-15: e_1
+constexpr uint16_t pack(const CxtVlcEntry& e) {
+  return static_cast<uint16_t>(e.rho | e.u_off << 4 | e.length << kLengthShift | e.e_k << kEkShift | e.e_1 << kE1Shift);
+}
+constexpr int length(unsigned entry) { return static_cast<int>((entry >> kLengthShift) & 7); }
+}  // namespace packed
+
+// The U-VLC bits of a quad pair up to their suffixes (the prefixes, and in the initial row
+// the bit that stands for the second prefix), decoded from the next 6 bits: the bits they
+// take, each quad's u before its suffix, and each suffix's length (0, 1 or 5).
+struct UvlcPrefixes {
+  uint8_t bits = 0, u_first = 0, u_second = 0, suffix_first = 0, suffix_second = 0;
 };
 
-// The last segment that ends with a cleanup pass and holds bytes, and the segment right after.
-bool find_set(const BlockCode& c, HtSet& set) {
-  bool found = false;
-  size_t offset = 0;
-  int n = 0;
-  for (size_t s = 0; s < c.segments; ++s) {
-    const int passes = c.segment_passes[s];
-    const uint8_t* bytes = c.bytes + offset;
-    const size_t size = c.segment_bytes[s];
-    offset += size;
-    if (passes <= 0) continue;
-    const int last = n + passes - 1;
-    if (last % 3 == 0 && size > 0) {
-      set = HtSet{};
-      set.cleanup = bytes;
-      set.cleanup_size = size;
-      set.plane = c.bitplanes - 1 - last / 3;
-      set.passes = last + 1;
-      found = true;
-    } else if (found && n == set.passes && n % 3 == 1) {
-      set.refinement = bytes;
-      set.refinement_size = size;
-      set.refinement_passes = std::min(passes, 2);
-      set.passes += set.refinement_passes;
+// How a pair's u are coded: which quads have u_off, and for two in the initial row, what the
+// pair's MEL event says (1: both u above 2, each coded less 2).
+enum UvlcMode : unsigned { kNoU = 0, kFirstU = 1, kSecondU = 2, kBothU = 3, kInitialBothAbove2 = 4, kInitialBoth = 5 };
+
+struct Tables {
+  uint16_t cxt[2][8 * 128];        // [initial row][context * 128 + next 7 bits]
+  UvlcPrefixes uvlc[6][64];        // [UvlcMode][next 6 bits]
+  uint8_t left_context[2][16];     // [initial row][rho of the quad to the left]: its context bits
+};
+
+// The U-VLC prefix at the head of `bits`: "1", "01", "001", "000" for 1, 2, 3, 5.
+struct Prefix {
+  int bits, value;
+};
+constexpr Prefix uvlc_prefix(unsigned bits) {
+  return (bits & 1) ? Prefix{1, 1} : (bits & 2) ? Prefix{2, 2} : (bits & 4) ? Prefix{3, 3} : Prefix{3, 5};
+}
+constexpr int uvlc_suffix_bits(int prefix) { return prefix == 3 ? 1 : prefix == 5 ? 5 : 0; }
+
+UvlcPrefixes uvlc_entry(unsigned mode, unsigned bits) {
+  auto u8 = [](int v) { return static_cast<uint8_t>(v); };
+  const Prefix a = uvlc_prefix(bits);
+  switch (mode) {
+    case kFirstU: return {u8(a.bits), u8(a.value), 0, u8(uvlc_suffix_bits(a.value)), 0};
+    case kSecondU: return {u8(a.bits), 0, u8(a.value), 0, u8(uvlc_suffix_bits(a.value))};
+    case kBothU:
+    case kInitialBothAbove2: {
+      const Prefix b = uvlc_prefix(bits >> a.bits);
+      const int base = mode == kInitialBothAbove2 ? 2 : 0;
+      return {u8(a.bits + b.bits), u8(base + a.value), u8(base + b.value), u8(uvlc_suffix_bits(a.value)),
+              u8(uvlc_suffix_bits(b.value))};
     }
-    n += passes;
+    case kInitialBoth: {
+      // The first u above 2: the second (1 or 2) is one bit after the first's prefix.
+      if (a.value > 2) return {u8(a.bits + 1), u8(a.value), u8(1 + ((bits >> a.bits) & 1)), u8(uvlc_suffix_bits(a.value)), 0};
+      // Otherwise the first is its prefix alone, and the second is coded in full.
+      const Prefix b = uvlc_prefix(bits >> a.bits);
+      return {u8(a.bits + b.bits), u8(a.value), u8(b.value), 0, u8(uvlc_suffix_bits(b.value))};
+    }
+    default: return {};
   }
-  return found;
 }
 
-// What the VLC and MEL streams say of one quad.
-struct Quad {
-  uint8_t rho = 0, e_k = 0, e_1 = 0, u_off = 0;
-  int u = 0;
+const Tables& tables() {
+  static const Tables t = [] {
+    Tables n{};
+    for (int initial = 0; initial < 2; ++initial) {
+      const CxtVlcEntry* entries = cxt_vlc_table(initial != 0);
+      for (int i = 0; i < 8 * 128; ++i) n.cxt[initial][i] = entries[i].length ? packed::pack(entries[i]) : 0;
+    }
+    for (unsigned mode = 0; mode < 6; ++mode)
+      for (unsigned bits = 0; bits < 64; ++bits) n.uvlc[mode][bits] = uvlc_entry(mode, bits);
+    // The left quad's part of a context (quad_rules.hpp): the initial row's three bits; the
+    // other rows' bit 1 (the rows above give bits 0 and 2, see above_contexts()).
+    for (unsigned rho = 0; rho < 16; ++rho) {
+      n.left_context[1][rho] = static_cast<uint8_t>(initial_row_context(rho));
+      n.left_context[0][rho] = static_cast<uint8_t>(other_row_context(0, 0, 0, rho));
+    }
+    return n;
+  }();
+  return t;
+}
+
+// What a quad row's VLC sub-pass leaves for its MagSgn sub-pass and the next row.
+struct QuadRow {
+  uint16_t codeword_storage[kMaxQuads + 2] = {};  // packed entries, [-1] and [qw] empty quads
+  uint8_t u[kMaxQuads + 2] = {};
+  uint8_t above_context[kMaxQuads + 1] = {};      // each quad's context bits from the row above
+  uint16_t* codeword() { return codeword_storage + 1; }
 };
 
-// The U-VLC code (Annex C): a prefix "1", "01", "001" or "000" for 1, 2, 3 and 5, then a
-// suffix of 0, 0, 1 or 5 bits added to it, then, after a 5-bit suffix of 28 or more, a 4-bit
-// extension worth 4 each. The prefixes of a quad pair come first, then their suffixes, then
-// their extensions.
-int uvlc_prefix(BackwardBits& vlc) {
-  const uint32_t b = vlc.peek(3);
-  const int length = (b & 1) ? 1 : (b & 2) ? 2 : 3;
-  vlc.skip(length);
-  return (b & 1) ? 1 : (b & 2) ? 2 : (b & 4) ? 3 : 5;
-}
-int uvlc_suffix(BackwardBits& vlc, int prefix) {
-  return prefix == 3 ? static_cast<int>(vlc.take(1)) : prefix == 5 ? static_cast<int>(vlc.take(5)) : 0;
-}
-int uvlc_extension(BackwardBits& vlc, int prefix, int suffix) {
-  return prefix == 5 && suffix >= 28 ? 4 * static_cast<int>(vlc.take(4)) : 0;
-}
-
-struct Scratch {
-  std::vector<Quad> above, row;   // the quads of the row above and of this row
-  std::vector<uint8_t> e_above;   // the exponents of the row above's bottom samples, by column (+1)
-  std::vector<uint8_t> e_row;
-  std::vector<uint8_t> sig;       // 1: significant after cleanup; 2: made significant by SigProp
+// The exponents of a sample row's significant samples, by column, [-1] and those past the
+// block's last quad 0.
+struct ExponentRow {
+  uint8_t storage[kMaxWidth + 4] = {};
+  uint8_t* at() { return storage + 1; }
 };
 
 class Decoder {
  public:
-  Decoder(const BlockCode& c, const HtSet& set, int32_t* out, ptrdiff_t stride, Scratch& s)
-      : c_(c), set_(set), out_(out), stride_(stride), s_(s), w_(c.width), h_(c.height) {}
+  Decoder(const BlockCode& c, const HtSet& set, int32_t* out, ptrdiff_t stride)
+      : c_(c), set_(set), out_(out), stride_(stride), w_(c.width), h_(c.height) {}
 
   void cleanup() {
     const uint8_t* d = set_.cleanup;
     const size_t lcup = set_.cleanup_size;
-    if (lcup < 2) throw Inconsistent{};
+    if (lcup < 2) inconsistent();
     // The last 12 bits of the segment: the bytes of MEL and VLC (Scup), at most 4079.
     const size_t scup = (static_cast<size_t>(d[lcup - 1]) << 4) | (d[lcup - 2] & 0x0F);
-    if (scup < 2 || scup > lcup || scup > 4079) throw Inconsistent{};
+    if (scup < 2 || scup > lcup || scup > 4079) inconsistent();
     const size_t pcup = lcup - scup;
-    MelDecoder mel(d + pcup, scup - 1);
-    BackwardBits vlc(d + pcup, scup - 1, true);
-    ForwardBits magsgn(d, pcup, 0xFF);
+    MelRunDecoder mel(d + pcup, scup - 1);
+    BackwardWordReader vlc(d + pcup, scup - 1, true);
+    ForwardWordReader magsgn(d, pcup, true);
 
     const int qw = (w_ + 1) / 2, qh = (h_ + 1) / 2;
-    s_.above.assign(static_cast<size_t>(qw) + 2, Quad{});
-    s_.row.assign(static_cast<size_t>(qw) + 2, Quad{});
-    s_.e_above.assign(static_cast<size_t>(w_) + 3, 0);
-    s_.e_row.assign(static_cast<size_t>(w_) + 3, 0);
-    const CxtVlcEntry* const tables[2] = {cxt_vlc_table(false), cxt_vlc_table(true)};
+    const Tables& t = tables();
     for (int r = 0; r < qh; ++r) {
       const bool initial = r == 0;
-      const CxtVlcEntry* table = tables[initial ? 1 : 0];
-      Quad* above = s_.above.data() + 1;  // above[-1] and above[qw] are empty quads
-      Quad* row = s_.row.data() + 1;
-      for (int q = 0; q < qw; ++q) row[q] = Quad{};
-      for (int q = 0; q < qw; q += 2) {
-        const int pair = std::min(2, qw - q);
-        for (int i = 0; i < pair; ++i) {
-          const int k = q + i;
-          const int cx = initial ? initial_row_context(row[k - 1].rho)
-                                 : other_row_context(above[k - 1].rho, above[k].rho, above[k + 1].rho, row[k - 1].rho);
-          if (cx == 0 && mel.event() == 0) continue;  // an insignificant quad
-          const CxtVlcEntry& e = table[cx * 128 + static_cast<int>(vlc.peek(7))];
-          if (e.length == 0) throw Inconsistent{};
-          vlc.skip(e.length);
-          row[k] = Quad{e.rho, e.e_k, e.e_1, e.u_off, 0};
-        }
-        decode_u(vlc, mel, initial, row[q], pair == 2 ? &row[q + 1] : nullptr);
-      }
-      magnitudes(magsgn, r, row, qw);
-      std::swap(s_.above, s_.row);
-      std::swap(s_.e_above, s_.e_row);
+      decode_vlc_row(t, vlc, mel, initial, qw);
+      decode_magsgn_row(magsgn, r, qw);
+      std::swap(exponents_above_, exponents_row_);
+      set_above_contexts(qw);
     }
   }
 
-  void significance_propagation(ForwardBits& bits) {
-    const int p = set_.plane - 1;
-    const bool causal = (c_.modes & kModeCausal) != 0;
-    int newly[16][2];
-    for (int y0 = 0; y0 < h_; y0 += 4) {
-      const int y1 = std::min(y0 + 4, h_);
-      for (int x0 = 0; x0 < w_; x0 += 4) {
-        const int x1 = std::min(x0 + 4, w_);
-        int count = 0;
-        for (int x = x0; x < x1; ++x)
-          for (int y = y0; y < y1; ++y) {
-            if (sig(x, y) || !neighbour_significant(x, y, causal ? y1 : h_)) continue;
-            if (bits.take(1)) {
-              s_.sig[static_cast<size_t>(y) * static_cast<size_t>(w_) + static_cast<size_t>(x)] = 2;
-              newly[count][0] = x;
-              newly[count][1] = y;
-              ++count;
-            }
-          }
-        // The signs of the group's new coefficients follow its significance bits.
-        for (int i = 0; i < count; ++i) {
-          const int32_t v = 3 * (int32_t{1} << p);
-          out_[newly[i][1] * stride_ + newly[i][0]] = bits.take(1) ? -v : v;
-        }
-      }
+  // SigProp and MagRef follow the reference's steps (reference_block_decoder.cpp); they are
+  // there only for a cleanup above plane 0.
+  void refinement(int passes) {
+    mark_significance();
+    ForwardWordReader sigprop(set_.refinement, set_.refinement_size, false);
+    significance_propagation(sigprop);
+    if (passes > 1) {
+      BackwardWordReader magref(set_.refinement, set_.refinement_size, false);
+      magnitude_refinement(magref);
     }
   }
 
-  void magnitude_refinement(BackwardBits& bits) {
-    const int p = set_.plane - 1;
-    for (int y0 = 0; y0 < h_; y0 += 4) {
-      const int y1 = std::min(y0 + 4, h_);
-      for (int x = 0; x < w_; ++x)
-        for (int y = y0; y < y1; ++y) {
-          if (s_.sig[static_cast<size_t>(y) * static_cast<size_t>(w_) + static_cast<size_t>(x)] != 1) continue;
-          int32_t& v = out_[y * stride_ + x];
-          const int32_t m = v < 0 ? -v : v;
-          const int32_t refined = m - (int32_t{1} << set_.plane) + ((2 * static_cast<int32_t>(bits.take(1)) + 1) << p);
-          v = v < 0 ? -refined : refined;
-        }
+ private:
+  // Sub-pass 1: the quad row's codewords and u, in the order the standard interleaves them:
+  // per quad pair, the first quad's codeword, the second's, then their U-VLC (prefixes,
+  // suffixes, extensions).
+  void decode_vlc_row(const Tables& t, BackwardWordReader& vlc, MelRunDecoder& mel, bool initial, int qw) {
+    const uint16_t* table = t.cxt[initial ? 1 : 0];
+    const uint8_t* left_context = t.left_context[initial ? 1 : 0];
+    uint16_t* codeword = quads_.codeword();
+    uint8_t* u = quads_.u;
+    const uint8_t* above = quads_.above_context;
+    unsigned left_rho = 0;
+    bool unknown = false;  // a codeword that is none of the table's
+    // One quad's codeword; a quad in the zero context is insignificant unless MEL says not.
+    auto decode_quad = [&](int q) -> unsigned {
+      const unsigned context = initial ? left_context[left_rho] : above[q] | left_context[left_rho];
+      unsigned entry = 0;
+      if (context != 0 || mel.event()) {
+        entry = table[context << 7 | static_cast<unsigned>(vlc.bits() & 127)];
+        unknown |= entry == 0;
+        vlc.skip(packed::length(entry));
+      }
+      left_rho = entry & packed::kRho;
+      return entry;
+    };
+    for (int q = 0; q < qw; q += 2) {
+      // Two codewords (7 bits each at most) and the pair's U-VLC (2 x (3 + 5 + 4) bits).
+      vlc.need(38);
+      const unsigned first = decode_quad(q);
+      const unsigned second = q + 1 < qw ? decode_quad(q + 1) : 0;
+      codeword[q] = static_cast<uint16_t>(first);
+      codeword[q + 1] = static_cast<uint16_t>(second);  // [qw]: the empty quad past the row
+      unsigned mode = ((first & packed::kUOff) ? kFirstU : 0u) | ((second & packed::kUOff) ? kSecondU : 0u);
+      if (mode == kNoU) {
+        u[q] = u[q + 1] = 0;
+        continue;
+      }
+      if (initial && mode == kBothU) mode = mel.event() ? kInitialBothAbove2 : kInitialBoth;
+      const UvlcPrefixes& p = t.uvlc[mode][vlc.bits() & 63];
+      vlc.skip(p.bits);
+      unsigned u_first = p.u_first, u_second = p.u_second;
+      const unsigned suffix_first = static_cast<unsigned>(vlc.bits()) & ((1u << p.suffix_first) - 1);
+      vlc.skip(p.suffix_first);
+      const unsigned suffix_second = static_cast<unsigned>(vlc.bits()) & ((1u << p.suffix_second) - 1);
+      vlc.skip(p.suffix_second);
+      u_first += suffix_first;
+      u_second += suffix_second;
+      // A 5-bit suffix of 28 or more has a 4-bit extension, worth 4 each.
+      if (p.suffix_first == 5 && suffix_first >= 28) u_first += 4 * vlc.take(4);
+      if (p.suffix_second == 5 && suffix_second >= 28) u_second += 4 * vlc.take(4);
+      u[q] = static_cast<uint8_t>(u_first);
+      u[q + 1] = static_cast<uint8_t>(u_second);
+    }
+    if (unknown) inconsistent();
+  }
+
+  // Sub-pass 2: the MagSgn bits of the quad row. Each significant sample sends U - e_k bits,
+  // its sign first, and the EMB bit e_1 completes them above; its magnitude at the cleanup's
+  // plane p is then mu = (v >> 1) + 1, and its coefficient sign and (2 mu + 1) 2^p.
+  void decode_magsgn_row(ForwardWordReader& magsgn, int r, int qw) {
+    const int plane = set_.plane;
+    const uint16_t* codeword = quads_.codeword();
+    const uint8_t* u = quads_.u;
+    const uint8_t* e_above = exponents_above_->at();
+    uint8_t* e_row = exponents_row_->at();
+    // Samples past the block's edge (odd sizes) are never coded: a stream that says otherwise
+    // has them skipped. A cut bottom row goes to a scratch row.
+    const bool bottom_cut = 2 * r + 1 >= h_;
+    const unsigned row_mask = bottom_cut ? 0x5u : 0xFu;
+    int32_t* const top = out_ + 2 * r * stride_;
+    int32_t* const bottom = bottom_cut ? cut_row_ : top + stride_;
+    // A magnitude below 2^30 (kMaxDecodedBitplanes) has an exponent of at most 31 - plane;
+    // only at that bound can mu itself still be too large, which `overflow` collects.
+    const int mu_limit = kMaxDecodedBitplanes - plane;
+    uint32_t overflow = 0;
+    for (int q = 0; q < qw; ++q) {
+      const int x = 2 * q;
+      const unsigned entry = codeword[q];
+      const unsigned rho = entry & packed::kRho;
+      if (rho == 0) {
+        top[x] = bottom[x] = 0;
+        e_row[x] = e_row[x + 1] = 0;
+        if (x + 1 < w_) top[x + 1] = bottom[x + 1] = 0;
+        continue;
+      }
+      // The exponent bound U = u + kappa; kappa, for a quad with more than one significant
+      // sample, from the largest exponent of the four samples above it (all 0 in row 0).
+      const int e_max = std::max(std::max(e_above[x - 1], e_above[x]), std::max(e_above[x + 1], e_above[x + 2]));
+      const int kappa = (rho & (rho - 1)) != 0 ? std::max(1, e_max - 1) : 1;
+      const int big_u = u[q] + kappa;
+      if (big_u + plane > kMaxDecodedBitplanes + 1) inconsistent();
+      const unsigned todo = rho & row_mask & (x + 1 < w_ ? 0xFu : 0x3u);
+      const unsigned e_k = entry >> packed::kEkShift & 0xF, e_1 = entry >> packed::kE1Shift & 0xF;
+      int32_t coefficient[4];
+      uint8_t exponent[4];
+      for (unsigned j = 0; j < 4; ++j) {
+        const uint32_t significant = (todo >> j) & 1;
+        const int bits = static_cast<int>((static_cast<unsigned>(big_u) - ((e_k >> j) & 1)) & (0u - significant));
+        const uint32_t v = magsgn.take(bits) | (((e_1 >> j) & significant) << bits);
+        overflow |= (((v >> 1) + 1) >> mu_limit) & significant;
+        const uint32_t magnitude = ((v & ~1u) + 3) << plane;  // (2 mu + 1) 2^p, below 2^31
+        const uint32_t negative = 0u - (v & 1);
+        coefficient[j] = static_cast<int32_t>(((magnitude ^ negative) - negative) & (0u - significant));
+        exponent[j] = static_cast<uint8_t>(bit_length(v | 1) & (0u - significant));  // of 2 (mu - 1) + 1
+      }
+      top[x] = coefficient[0];
+      bottom[x] = coefficient[1];
+      e_row[x] = exponent[1];
+      e_row[x + 1] = exponent[3];
+      if (x + 1 < w_) {
+        top[x + 1] = coefficient[2];
+        bottom[x + 1] = coefficient[3];
+      }
+    }
+    if (overflow) inconsistent();
+  }
+
+  // The context bits 0 (NW, N) and 2 (NE, NF) of each quad of the next row, from this row's
+  // bottom samples (its codewords' rho, whether or not past the block's edge).
+  void set_above_contexts(int qw) {
+    const uint16_t* codeword = quads_.codeword();  // [-1] and [qw] are empty quads
+    for (int q = 0; q < qw; ++q) {
+      const unsigned left = codeword[q - 1], own = codeword[q], right = codeword[q + 1];
+      quads_.above_context[q] = static_cast<uint8_t>(other_row_context(left, own, right, 0));
     }
   }
 
   void mark_significance() {
-    s_.sig.assign(static_cast<size_t>(w_) * static_cast<size_t>(h_), 0);
     for (int y = 0; y < h_; ++y)
-      for (int x = 0; x < w_; ++x)
-        if (out_[y * stride_ + x] != 0) s_.sig[static_cast<size_t>(y) * static_cast<size_t>(w_) + static_cast<size_t>(x)] = 1;
+      for (int x = 0; x < w_; ++x) sig_[y * w_ + x] = out_[y * stride_ + x] != 0 ? 1 : 0;
   }
-
- private:
-  // The u of a quad pair (the second may be missing at the row's end) from the U-VLC, with
-  // the initial line-pair's rule for two quads that both have u_off: a MEL event says whether
-  // both u exceed 2 (each then coded less 2); if not, and the first's prefix says it exceeds 2,
-  // the second's (1 or 2) is a single bit after that prefix.
-  static void decode_u(BackwardBits& vlc, MelDecoder& mel, bool initial, Quad& a, Quad* b) {
-    const bool both = b && a.u_off && b->u_off;
-    if (initial && both) {
-      if (mel.event()) {
-        const int pa = uvlc_prefix(vlc), pb = uvlc_prefix(vlc);
-        const int sa = uvlc_suffix(vlc, pa), sb = uvlc_suffix(vlc, pb);
-        const int ea = uvlc_extension(vlc, pa, sa), eb = uvlc_extension(vlc, pb, sb);
-        a.u = 2 + pa + sa + ea;
-        b->u = 2 + pb + sb + eb;
-        return;
-      }
-      const int pa = uvlc_prefix(vlc);
-      if (pa > 2) {
-        b->u = 1 + static_cast<int>(vlc.take(1));
-        const int sa = uvlc_suffix(vlc, pa);
-        a.u = pa + sa + uvlc_extension(vlc, pa, sa);
-        return;
-      }
-      const int pb = uvlc_prefix(vlc);
-      const int sb = uvlc_suffix(vlc, pb);
-      a.u = pa;
-      b->u = pb + sb + uvlc_extension(vlc, pb, sb);
-      return;
-    }
-    const int pa = a.u_off ? uvlc_prefix(vlc) : 0;
-    const int pb = b && b->u_off ? uvlc_prefix(vlc) : 0;
-    const int sa = a.u_off ? uvlc_suffix(vlc, pa) : 0;
-    const int sb = b && b->u_off ? uvlc_suffix(vlc, pb) : 0;
-    const int ea = a.u_off ? uvlc_extension(vlc, pa, sa) : 0;
-    const int eb = b && b->u_off ? uvlc_extension(vlc, pb, sb) : 0;
-    a.u = pa + sa + ea;
-    if (b) b->u = pb + sb + eb;
-  }
-
-  // The MagSgn bits of a row of quads: each significant sample sends U - e_k bits, its sign
-  // first, and the EMB bit e_1 completes them above; the sample's magnitude is then
-  // mu = (v >> 1) + 1 at the cleanup's plane.
-  void magnitudes(ForwardBits& magsgn, int r, const Quad* row, int qw) {
-    const int plane = set_.plane;
-    uint8_t* e_above = s_.e_above.data() + 1;  // e_above[-1] is column -1
-    uint8_t* e_row = s_.e_row.data() + 1;
-    std::fill(s_.e_row.begin(), s_.e_row.end(), 0);
-    const bool last_row_cut = 2 * r + 1 >= h_;  // the quads' bottom row lies past the block
-    int32_t* const top = out_ + 2 * r * stride_;
-    int32_t* const rows[2] = {top, last_row_cut ? top : top + stride_};
-    for (int q = 0; q < qw; ++q) {
-      const Quad& quad = row[q];
-      if (quad.rho == 0) continue;
-      const int x0 = 2 * q;
-      int kappa = 1;
-      if (r > 0 && (quad.rho & (quad.rho - 1)) != 0) {  // more than one significant sample
-        const int e_max = std::max(std::max(e_above[x0 - 1], e_above[x0]), std::max(e_above[x0 + 1], e_above[x0 + 2]));
-        kappa = std::max(1, e_max - 1);
-      }
-      // A magnitude below 2^30 (kMaxDecodedBitplanes) has an exponent of at most 31 - plane;
-      // only at that bound can mu itself still be too large.
-      const int big_u = quad.u + kappa;
-      if (big_u + plane > kMaxDecodedBitplanes + 1) throw Inconsistent{};
-      const bool at_bound = big_u + plane > kMaxDecodedBitplanes;
-      // Samples past the block's edge (odd sizes) are never coded: a stream that says
-      // otherwise has them skipped.
-      unsigned todo = quad.rho;
-      if (x0 + 1 >= w_) todo &= 0x3;
-      if (last_row_cut) todo &= 0x5;
-      for (; todo != 0; todo &= todo - 1) {
-        const int j = __builtin_ctz(todo);
-        const int m = big_u - ((quad.e_k >> j) & 1);
-        const uint32_t v = magsgn.take(m) | (static_cast<uint32_t>((quad.e_1 >> j) & 1) << m);
-        const uint32_t mu = (v >> 1) + 1;
-        if (at_bound && (mu >> (kMaxDecodedBitplanes - plane)) != 0) throw Inconsistent{};
-        const int32_t value = static_cast<int32_t>(2 * mu + 1) << plane;
-        const int x = x0 + (j >> 1);
-        rows[j & 1][x] = (v & 1) ? -value : value;
-        if (j & 1) e_row[x] = static_cast<uint8_t>(bit_length(2 * (mu - 1) + 1));
-      }
-    }
-  }
-
-  bool sig(int x, int y) const {
-    return s_.sig[static_cast<size_t>(y) * static_cast<size_t>(w_) + static_cast<size_t>(x)] != 0;
-  }
+  bool sig(int x, int y) const { return sig_[y * w_ + x] != 0; }
   // Whether any of the 8 neighbours is significant now; rows from `below_end` on are unseen
   // (the stripe below, with the stripe-causal mode).
   bool neighbour_significant(int x, int y, int below_end) const {
@@ -284,44 +315,87 @@ class Decoder {
     return false;
   }
 
+  void significance_propagation(ForwardWordReader& bits) {
+    const int p = set_.plane - 1;
+    const bool causal = (c_.modes & kModeCausal) != 0;
+    int newly[16][2];
+    for (int y0 = 0; y0 < h_; y0 += 4) {
+      const int y1 = std::min(y0 + 4, h_);
+      for (int x0 = 0; x0 < w_; x0 += 4) {
+        const int x1 = std::min(x0 + 4, w_);
+        int count = 0;
+        for (int x = x0; x < x1; ++x)
+          for (int y = y0; y < y1; ++y) {
+            if (sig(x, y) || !neighbour_significant(x, y, causal ? y1 : h_)) continue;
+            if (bits.take(1)) {
+              sig_[y * w_ + x] = 2;
+              newly[count][0] = x;
+              newly[count][1] = y;
+              ++count;
+            }
+          }
+        // The signs of the group's new coefficients follow its significance bits.
+        for (int i = 0; i < count; ++i) {
+          const int32_t v = 3 * (int32_t{1} << p);
+          out_[newly[i][1] * stride_ + newly[i][0]] = bits.take(1) ? -v : v;
+        }
+      }
+    }
+  }
+
+  void magnitude_refinement(BackwardWordReader& bits) {
+    const int p = set_.plane - 1;
+    for (int y0 = 0; y0 < h_; y0 += 4) {
+      const int y1 = std::min(y0 + 4, h_);
+      for (int x = 0; x < w_; ++x)
+        for (int y = y0; y < y1; ++y) {
+          if (sig_[y * w_ + x] != 1) continue;
+          int32_t& v = out_[y * stride_ + x];
+          const int32_t m = v < 0 ? -v : v;
+          const int32_t refined = m - (int32_t{1} << set_.plane) + ((2 * static_cast<int32_t>(bits.take(1)) + 1) << p);
+          v = v < 0 ? -refined : refined;
+        }
+    }
+  }
+
   const BlockCode& c_;
   const HtSet& set_;
   int32_t* out_;
   ptrdiff_t stride_;
-  Scratch& s_;
   int w_, h_;
+  QuadRow quads_;
+  ExponentRow exponent_rows_[2];
+  ExponentRow* exponents_above_ = &exponent_rows_[0];
+  ExponentRow* exponents_row_ = &exponent_rows_[1];
+  int32_t cut_row_[kMaxWidth];
+  uint8_t sig_[kMaxSamples];  // 1: significant after cleanup; 2: made significant by SigProp
 };
+
+void zero(int32_t* out, ptrdiff_t stride, int width, int height) {
+  for (int y = 0; y < height; ++y) std::fill_n(out + y * stride, width, 0);
+}
 
 }  // namespace
 
 BlockDecodeReport decode_block(const BlockCode& code, int32_t* out, ptrdiff_t stride) {
   check_block(code);
-  for (int y = 0; y < code.height; ++y)
-    for (int x = 0; x < code.width; ++x) out[y * stride + x] = 0;
   BlockDecodeReport report;
   HtSet set;
-  if (code.bitplanes <= 0 || !find_set(code, set)) return report;
-  thread_local Scratch scratch;
-  Decoder d(code, set, out, stride, scratch);
+  if (code.bitplanes <= 0 || !find_set(code, set)) {
+    zero(out, stride, code.width, code.height);
+    return report;
+  }
+  Decoder d(code, set, out, stride);
   try {
     if (set.plane < 0) throw Inconsistent{};  // more placeholder passes than planes
-    d.cleanup();
+    d.cleanup();  // writes every sample of the block
     // Passes below plane 0 do not exist: a SigProp or MagRef after a cleanup at plane 0 is
     // ignored.
     const int refinement = set.plane > 0 ? set.refinement_passes : 0;
-    if (refinement > 0) {
-      d.mark_significance();
-      ForwardBits sigprop(set.refinement, set.refinement_size, 0);
-      d.significance_propagation(sigprop);
-      if (refinement > 1) {
-        BackwardBits magref(set.refinement, set.refinement_size, false);
-        d.magnitude_refinement(magref);
-      }
-    }
+    if (refinement > 0) d.refinement(refinement);
     report.passes = set.passes - (set.refinement_passes - refinement);
   } catch (const Inconsistent&) {
-    for (int y = 0; y < code.height; ++y)
-      for (int x = 0; x < code.width; ++x) out[y * stride + x] = 0;
+    zero(out, stride, code.width, code.height);
     report.corrupt = true;
   }
   return report;

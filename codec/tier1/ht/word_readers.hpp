@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The bit readers of block_decoder.cpp: the same streams, bits and fills as bit_readers.hpp's
+// byte readers (which stay as the reference, see reference_block_decoder.hpp), read 8 bytes at
+// a time where the stuffing rule leaves them whole. Each keeps up to 64 bits in hand, the next
+// one in bit 0, and refills to at least 56 (kRefilled) when asked for more than it holds, so a
+// caller that wants a few fields in a row asks once for their sum.
+//
+// The word refill: load the 8 bytes ahead; if none of them is stuffed (nor the first, by the
+// byte before it), OR them all in above the bits in hand and count only the whole bytes that
+// fit. The byte that fits in part leaves its low bits in place; the next refill starts with that
+// same byte, unstuffed, at that same place, so ORing it again changes nothing. Elsewhere (a
+// stuffed byte in sight, fewer than 8 bytes left) a byte at a time, as the reference reads.
+// Every load stays inside [data, data + size).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace j2k::codec::ht {
+
+// At least this many bits are in hand after a refill.
+constexpr int kRefilled = 56;
+
+// 8 bytes from p, p[0] in the low byte.
+inline uint64_t load_le64(const uint8_t* p) {
+  uint64_t w;
+  std::memcpy(&w, p, sizeof w);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  w = __builtin_bswap64(w);
+#endif
+  return w;
+}
+
+constexpr uint64_t kLowBits = 0x0101010101010101ull;
+constexpr uint64_t kHighBits = 0x8080808080808080ull;
+
+// MagSgn and SigProp (bit_readers.hpp's ForwardBits): forward, each byte from its LSB, 7 bits
+// after a 0xFF; past the end 1s (`fill_ones`, MagSgn) or 0s (SigProp).
+class ForwardWordReader {
+ public:
+  ForwardWordReader(const uint8_t* data, size_t size, bool fill_ones) : next_(data), left_(size), fill_ones_(fill_ones) {}
+
+  // Makes at least n <= kRefilled bits available to bits() and take().
+  void need(int n) {
+    if (count_ < n) refill();
+  }
+  // The bits in hand (need() says how many are valid), the next in bit 0.
+  uint64_t bits() const { return bits_; }
+  void skip(int n) {
+    bits_ >>= n;
+    count_ -= n;
+  }
+  // The next n <= 32 bits (none for 0), refilling first where fewer are in hand.
+  uint32_t take(int n) {
+    need(n);
+    const uint32_t v = static_cast<uint32_t>(bits_ & ((uint64_t{1} << n) - 1));
+    skip(n);
+    return v;
+  }
+
+ private:
+  void refill() {
+    if (left_ >= 8 && !last_ff_) {
+      const uint64_t word = load_le64(next_);
+      // A 0xFF byte is a zero byte of the complement (the classic has-zero-byte test).
+      const uint64_t inverse = ~word;
+      if (((inverse - kLowBits) & word & kHighBits) == 0) {
+        bits_ |= word << count_;
+        const int whole = (63 - count_) >> 3;
+        next_ += whole;
+        left_ -= static_cast<size_t>(whole);
+        count_ += 8 * whole;
+        return;
+      }
+    }
+    refill_bytes();
+  }
+  [[gnu::noinline]] void refill_bytes() {
+    while (count_ <= kRefilled) {
+      if (left_ == 0) {
+        // Past the end: the fill forever (a fill byte after 0xFF gives 7 of its bits, all alike).
+        if (fill_ones_) bits_ |= ~uint64_t{0} << count_;
+        count_ = 64;
+        return;
+      }
+      const unsigned byte = *next_++;
+      --left_;
+      const int width = last_ff_ ? 7 : 8;
+      bits_ |= static_cast<uint64_t>(byte & (0xFFu >> (8 - width))) << count_;
+      count_ += width;
+      last_ff_ = byte == 0xFF;
+    }
+  }
+
+  const uint8_t* next_;
+  size_t left_;
+  bool fill_ones_;
+  bool last_ff_ = false;
+  uint64_t bits_ = 0;
+  int count_ = 0;
+};
+
+// VLC and MagRef (bit_readers.hpp's BackwardBits): backward from data[size - 1], each byte from
+// its LSB, 7 bits from a byte whose low 7 bits are all 1 after (in reading order) a byte above
+// 0x8F; past data[0] 0s. `first_nibble`: the VLC stream, whose first byte gives its upper 4 bits
+// (3 when their low 3 are all 1); otherwise (MagRef) the first byte reads as after one above 0x8F.
+class BackwardWordReader {
+ public:
+  BackwardWordReader(const uint8_t* data, size_t size, bool first_nibble) : data_(data), left_(size) {
+    if (first_nibble && left_ > 0) {
+      const unsigned byte = data_[--left_];
+      const unsigned nibble = byte >> 4;
+      count_ = (nibble & 7) == 7 ? 3 : 4;
+      bits_ = nibble & ((1u << count_) - 1);
+      last_above_8f_ = (byte | 0x0F) > 0x8F;
+    }
+  }
+
+  void need(int n) {
+    if (count_ < n) refill();
+  }
+  uint64_t bits() const { return bits_; }
+  void skip(int n) {
+    bits_ >>= n;
+    count_ -= n;
+  }
+  uint32_t take(int n) {
+    need(n);
+    const uint32_t v = static_cast<uint32_t>(bits_ & ((uint64_t{1} << n) - 1));
+    skip(n);
+    return v;
+  }
+
+ private:
+  void refill() {
+    if (left_ >= 8) {
+      // The 8 bytes before the next, the next (first read) in the low byte.
+      const uint64_t word = __builtin_bswap64(load_le64(data_ + left_ - 8));
+      // Per byte (no carry crosses a byte): bit 7 set where the byte is above 0x8F (its MSB
+      // set and its low 7 bits at least 0x10), and where its low 7 bits are all 1.
+      const uint64_t low7 = word & ~kHighBits;
+      const uint64_t above_8f = word & (low7 + 0x70 * kLowBits) & kHighBits;
+      const uint64_t low7_ones = (low7 + kLowBits) & kHighBits;
+      const uint64_t after_above_8f = (above_8f << 8) | (last_above_8f_ ? 0x80u : 0u);
+      if ((after_above_8f & low7_ones) == 0) {
+        bits_ |= word << count_;
+        const int whole = (63 - count_) >> 3;
+        left_ -= static_cast<size_t>(whole);
+        count_ += 8 * whole;
+        last_above_8f_ = ((above_8f >> (8 * whole - 1)) & 1) != 0;
+        return;
+      }
+    }
+    refill_bytes();
+  }
+  [[gnu::noinline]] void refill_bytes() {
+    while (count_ <= kRefilled) {
+      if (left_ == 0) {  // past the start: 0s forever, none of them stuffed
+        count_ = 64;
+        return;
+      }
+      const unsigned byte = data_[--left_];
+      const bool stuffed = last_above_8f_ && (byte & 0x7F) == 0x7F;
+      bits_ |= static_cast<uint64_t>(byte & (stuffed ? 0x7Fu : 0xFFu)) << count_;
+      count_ += stuffed ? 7 : 8;
+      last_above_8f_ = byte > 0x8F;
+    }
+  }
+
+  const uint8_t* data_;
+  size_t left_;
+  bool last_above_8f_ = true;
+  uint64_t bits_ = 0;
+  int count_ = 0;
+};
+
+// The MEL decoder (bit_readers.hpp's MelDecoder): the same states and runs, its bits taken from
+// a 64-bit buffer (MSB first, as the MEL stream is) filled a byte at a time; the MEL stream is
+// a small part of a segment.
+class MelRunDecoder {
+ public:
+  MelRunDecoder(const uint8_t* data, size_t size) : next_(data), left_(size) {}
+
+  // The next event: 0 (a quad of the zero context that stays insignificant) or 1.
+  int event() {
+    if (zeros_ > 0) {
+      --zeros_;
+      return 0;
+    }
+    if (one_) {
+      one_ = false;
+      return 1;
+    }
+    next_run();
+    return event();
+  }
+
+ private:
+  // A run: "1", 2^E zero events; "0" and E bits, that many zero events and a one event.
+  void next_run() {
+    static constexpr int kExponent[13] = {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4, 5};
+    const int e = kExponent[k_];
+    if (count_ < 1 + e) refill();
+    const bool full = (bits_ >> 63) != 0;
+    if (full) {
+      zeros_ = 1 << e;
+      bits_ <<= 1;
+      count_ -= 1;
+      if (k_ < 12) ++k_;
+      return;
+    }
+    zeros_ = e == 0 ? 0 : static_cast<int>((bits_ << 1) >> (64 - e));
+    bits_ <<= 1 + e;
+    count_ -= 1 + e;
+    one_ = true;
+    if (k_ > 0) --k_;
+  }
+  void refill() {
+    while (count_ <= kRefilled) {
+      // Past the end 0xFF; the last byte is shared with the VLC stream: its low nibble reads 1s.
+      unsigned byte = 0xFF;
+      if (left_ > 0) {
+        byte = *next_++ | (left_ == 1 ? 0x0Fu : 0u);
+        --left_;
+      }
+      const int width = last_ff_ ? 7 : 8;
+      bits_ |= static_cast<uint64_t>(byte & (0xFFu >> (8 - width))) << (64 - width - count_);
+      count_ += width;
+      last_ff_ = byte == 0xFF;
+    }
+  }
+
+  const uint8_t* next_;
+  size_t left_;
+  bool last_ff_ = false;
+  uint64_t bits_ = 0;  // the next bit in bit 63
+  int count_ = 0;
+  int k_ = 0, zeros_ = 0;
+  bool one_ = false;
+};
+
+}  // namespace j2k::codec::ht

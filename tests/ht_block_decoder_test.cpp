@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The HT block decoder (codec/tier1/ht/block_decoder.cpp, quad rows in two sub-passes over word
+// readers) against the reference decoder (reference_block_decoder.cpp, the standard's steps one
+// bit at a time), bit for bit: the coefficients, the passes reported and the corrupt verdict,
+// and nothing written outside the block. First the word readers against the byte readers on
+// bytes full of stuffing candidates (0xFF, 0x7F, bytes above 0x8F), read past their ends;
+// then random blocks of every size 1x1..64x64 and the long shapes, every depth 1..30, the
+// cleanup at every plane with its SigProp and MagRef, placeholder passes, the stripe-causal
+// mode; then the same segments cut, flipped and replaced by noise.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "codec/tier1/block_coder.hpp"
+#include "codec/tier1/ht/bit_readers.hpp"
+#include "codec/tier1/ht/block_decoder.hpp"
+#include "codec/tier1/ht/block_encoder.hpp"
+#include "codec/tier1/ht/reference_block_decoder.hpp"
+#include "codec/tier1/ht/word_readers.hpp"
+#include "tests/support/random_block.hpp"
+
+namespace {
+
+using namespace j2k::codec;
+
+// Bytes where the stuffing rules matter: a third of them 0xFF, 0x7F or 0x8F..0x91.
+std::vector<uint8_t> stuffing_bytes(std::mt19937& rng, size_t n) {
+  static const uint8_t kSpecial[] = {0xFF, 0x7F, 0x8F, 0x90, 0x91, 0xFE};
+  std::vector<uint8_t> b(n);
+  for (auto& x : b) x = (rng() % 3 == 0) ? kSpecial[rng() % 6] : static_cast<uint8_t>(rng());
+  return b;
+}
+
+// --- the readers ----------------------------------------------------------------------------
+
+TEST(HtWordReaders, ForwardAsTheByteReader) {
+  std::mt19937 rng(1);
+  for (int trial = 0; trial < 3000; ++trial) {
+    const std::vector<uint8_t> bytes = stuffing_bytes(rng, rng() % 40);
+    const bool ones = trial & 1;
+    ht::ForwardBits reference(bytes.data(), bytes.size(), ones ? 0xFF : 0x00);
+    ht::ForwardWordReader reader(bytes.data(), bytes.size(), ones);
+    for (int i = 0; i < 60; ++i) {
+      const int n = static_cast<int>(rng() % 33);
+      ASSERT_EQ(reader.take(n), reference.take(n)) << "trial " << trial << ", field " << i << " of " << n << " bits";
+    }
+  }
+}
+
+TEST(HtWordReaders, BackwardAsTheByteReader) {
+  std::mt19937 rng(2);
+  for (int trial = 0; trial < 3000; ++trial) {
+    const std::vector<uint8_t> bytes = stuffing_bytes(rng, rng() % 40);
+    const bool nibble = trial & 1;
+    ht::BackwardBits reference(bytes.data(), bytes.size(), nibble);
+    ht::BackwardWordReader reader(bytes.data(), bytes.size(), nibble);
+    for (int i = 0; i < 60; ++i) {
+      const int n = static_cast<int>(rng() % 33);
+      ASSERT_EQ(reader.take(n), reference.take(n)) << "trial " << trial << ", field " << i << " of " << n << " bits";
+    }
+  }
+}
+
+TEST(HtWordReaders, MelAsTheByteReader) {
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 3000; ++trial) {
+    const std::vector<uint8_t> bytes = stuffing_bytes(rng, rng() % 20);
+    ht::MelDecoder reference(bytes.data(), bytes.size());
+    ht::MelRunDecoder reader(bytes.data(), bytes.size());
+    for (int i = 0; i < 400; ++i) ASSERT_EQ(reader.event(), reference.event()) << "trial " << trial << ", event " << i;
+  }
+}
+
+// --- blocks ---------------------------------------------------------------------------------
+
+// A block's segments as Tier-2 hands them over.
+struct Segments {
+  std::vector<uint8_t> bytes;
+  std::vector<uint32_t> sizes;
+  std::vector<int> passes;
+  int width = 0, height = 0, bitplanes = 0;
+  uint8_t modes = kModeHt;
+};
+
+// Both decoders on `s`, each into a buffer wider and taller than the block filled with a
+// canary; every value and the reports must agree.
+void expect_same(const Segments& s, const std::string& what) {
+  BlockCode c;
+  c.bytes = s.bytes.data();
+  c.size = s.bytes.size();
+  c.segment_bytes = s.sizes.data();
+  c.segment_passes = s.passes.data();
+  c.segments = s.sizes.size();
+  c.width = s.width;
+  c.height = s.height;
+  c.bitplanes = s.bitplanes;
+  c.modes = s.modes;
+  const ptrdiff_t stride = s.width + 3;
+  const size_t n = static_cast<size_t>(stride) * static_cast<size_t>(s.height + 2);
+  std::vector<int32_t> expected(n, 0x5A5A5A5A), got(n, 0x5A5A5A5A);
+  const BlockDecodeReport r = ht::decode_block_reference(c, expected.data(), stride);
+  const BlockDecodeReport g = ht::decode_block(c, got.data(), stride);
+  ASSERT_EQ(g.passes, r.passes) << what;
+  ASSERT_EQ(g.corrupt, r.corrupt) << what;
+  ASSERT_EQ(g.segmark_error, r.segmark_error) << what;
+  for (size_t i = 0; i < n; ++i)
+    ASSERT_EQ(got[i], expected[i]) << what << ": sample (" << static_cast<ptrdiff_t>(i) % stride << ", "
+                                   << static_cast<ptrdiff_t>(i) / stride << ")";
+}
+
+// `block` coded with its cleanup at `plane`, in segments for the first `stop` passes (1:
+// cleanup; 2: SigProp; 3: MagRef), with `placeholders` groups of 3 empty passes before it.
+Segments coded(const std::vector<int32_t>& block, int w, int h, int plane, size_t stop, int placeholders, uint8_t modes) {
+  BlockView v;
+  v.data = block.data();
+  v.stride = w;
+  v.width = w;
+  v.height = h;
+  v.modes = modes;
+  v.cleanup_plane = plane;
+  v.estimate_distortion = false;
+  const CodedBlock c = ht::encode_block(v);
+  Segments s;
+  s.width = w;
+  s.height = h;
+  s.modes = static_cast<uint8_t>(modes | kModeHt);
+  if (c.passes.empty()) return s;
+  placeholders = std::min(placeholders, kMaxDecodedBitplanes - c.bitplanes);
+  s.bitplanes = c.bitplanes + placeholders;
+  stop = std::min(stop, c.passes.size());
+  s.bytes.assign(c.bytes.begin(), c.bytes.begin() + c.passes[stop - 1].end);
+  s.sizes = {c.passes[0].end};
+  s.passes = {1 + 3 * placeholders};
+  if (stop > 1) {
+    s.sizes.push_back(c.passes[stop - 1].end - c.passes[0].end);
+    s.passes.push_back(static_cast<int>(stop) - 1);
+  }
+  return s;
+}
+
+std::string describe(int w, int h, int depth, int plane, size_t stop) {
+  return std::to_string(w) + "x" + std::to_string(h) + ", depth " + std::to_string(depth) + ", cleanup at plane " +
+         std::to_string(plane) + ", " + std::to_string(stop) + " passes";
+}
+
+TEST(HtBlockDecoder, EverySizeAsTheReference) {
+  std::mt19937 rng(4);
+  for (int w = 1; w <= 64; ++w)
+    for (int h = 1; h <= 64; ++h) {
+      const int depth = 1 + static_cast<int>(rng() % 30);
+      const double zeros = (rng() % 4) * 0.3;
+      const std::vector<int32_t> block = test_support::random_block(rng, static_cast<size_t>(w * h), depth, zeros);
+      const int plane = static_cast<int>(rng() % static_cast<unsigned>(depth));
+      const uint8_t modes = (rng() % 4 == 0) ? kModeCausal : 0;
+      for (size_t stop = 1; stop <= 3; ++stop) {
+        const Segments s = coded(block, w, h, plane, stop, static_cast<int>(rng() % 2), modes);
+        ASSERT_NO_FATAL_FAILURE(expect_same(s, describe(w, h, depth, plane, stop)));
+      }
+    }
+}
+
+TEST(HtBlockDecoder, EveryDepthAndPlaneAsTheReference) {
+  std::mt19937 rng(5);
+  static const int kShapes[][2] = {{64, 64}, {33, 17}, {4, 1024}, {1024, 4}, {1, 1024}, {2, 1024}, {1024, 1}, {3, 5}};
+  for (const auto& shape : kShapes)
+    for (int depth = 1; depth <= 30; ++depth) {
+      const int w = shape[0], h = shape[1];
+      const std::vector<int32_t> block = test_support::random_block(rng, static_cast<size_t>(w * h), depth, 0.4);
+      for (int plane = 0; plane < depth; plane += 1 + depth / 6)
+        for (size_t stop = 1; stop <= 3; ++stop)
+          ASSERT_NO_FATAL_FAILURE(expect_same(coded(block, w, h, plane, stop, 0, 0), describe(w, h, depth, plane, stop)));
+    }
+}
+
+// Cut, flipped and noisy segments: whatever the reference makes of them, the same.
+TEST(HtBlockDecoder, HostileSegmentsAsTheReference) {
+  std::mt19937 rng(6);
+  for (int trial = 0; trial < 20000; ++trial) {
+    const int w = 1 + static_cast<int>(rng() % 64), h = 1 + static_cast<int>(rng() % 64);
+    const int depth = 1 + static_cast<int>(rng() % 30);
+    const std::vector<int32_t> block = test_support::random_block(rng, static_cast<size_t>(w * h), depth, 0.5);
+    Segments s = coded(block, w, h, static_cast<int>(rng() % static_cast<unsigned>(depth)), 1 + rng() % 3,
+                       static_cast<int>(rng() % 2), (rng() & 1) ? kModeCausal : 0);
+    if (s.bytes.empty()) continue;
+    const std::string what = "trial " + std::to_string(trial) + ", " + std::to_string(w) + "x" + std::to_string(h);
+    switch (trial % 4) {
+      case 0:  // a few bits flipped
+        for (int i = 0, n = 1 + static_cast<int>(rng() % 4); i < n; ++i) s.bytes[rng() % s.bytes.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
+        break;
+      case 1: {  // noise, with the cleanup segment's length field kept plausible
+        s.bytes = stuffing_bytes(rng, s.bytes.size());
+        const size_t lcup = s.sizes[0];
+        if (lcup >= 2 && (rng() & 1)) {
+          const size_t scup = 2 + rng() % (lcup - 1);
+          s.bytes[lcup - 1] = static_cast<uint8_t>(scup >> 4);
+          s.bytes[lcup - 2] = static_cast<uint8_t>((s.bytes[lcup - 2] & 0xF0) | (scup & 0x0F));
+        }
+        break;
+      }
+      case 2:  // the bitplanes off by a few
+        s.bitplanes = std::clamp(s.bitplanes + static_cast<int>(rng() % 7) - 3, 0, kMaxDecodedBitplanes);
+        break;
+      default:  // the last segment cut short
+        if (s.sizes.back() > 0) {
+          const uint32_t cut = 1 + static_cast<uint32_t>(rng() % s.sizes.back());
+          s.sizes.back() -= cut;
+          s.bytes.resize(s.bytes.size() - cut);
+        }
+        break;
+    }
+    ASSERT_NO_FATAL_FAILURE(expect_same(s, what));
+  }
+}
+
+}  // namespace
