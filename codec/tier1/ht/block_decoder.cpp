@@ -31,25 +31,37 @@ constexpr int kMaxWidth = 1024;
 constexpr int kMaxQuads = kMaxWidth / 2;
 constexpr int kMaxSamples = 4096;
 
-// A CxtVLC codeword decoded (vlc_tables.hpp's CxtVlcEntry) in 16 bits; 0 for no codeword (and
-// for an insignificant quad).
+// decode_magsgn_row's sample rows: v below bit 31, and bit 31 set where the sample is coded.
+constexpr int kCodedShift = 31;
+constexpr uint32_t kEachByte = 0x01010101u;
+
+// A CxtVLC codeword decoded (vlc_tables.hpp's CxtVlcEntry) in 32 bits, 0 for no codeword (and
+// for an insignificant quad); the row arrays keep the low 16.
 namespace packed {
 constexpr unsigned kRho = 0x000F;    // bits 0-3: significant samples
 constexpr unsigned kUOff = 0x0010;   // bit 4: u is coded
 constexpr int kLengthShift = 5;      // bits 5-7: the codeword's length
 constexpr int kEkShift = 8;          // bits 8-11: e_k
 constexpr int kE1Shift = 12;         // bits 12-15: e_1
-constexpr uint16_t pack(const CxtVlcEntry& e) {
-  return static_cast<uint16_t>(e.rho | e.u_off << 4 | e.length << kLengthShift | e.e_k << kEkShift | e.e_1 << kE1Shift);
+// Bits 16-18: the context bits the quad gives the quad to its right (quad_rules.hpp), so
+// that the next lookup waits on one load, not two.
+constexpr int kRightContextShift = 16;
+constexpr uint32_t pack(const CxtVlcEntry& e, unsigned right_context) {
+  return static_cast<uint32_t>(e.rho | e.u_off << 4 | e.length << kLengthShift | e.e_k << kEkShift | e.e_1 << kE1Shift) |
+         right_context << kRightContextShift;
 }
-constexpr int length(unsigned entry) { return static_cast<int>((entry >> kLengthShift) & 7); }
+constexpr int length(uint32_t entry) { return static_cast<int>((entry >> kLengthShift) & 7); }
+constexpr unsigned right_context(uint32_t entry) { return entry >> kRightContextShift; }
 }  // namespace packed
 
-// The U-VLC bits of a quad pair up to their suffixes (the prefixes, and in the initial row
-// the bit that stands for the second prefix), decoded from the next 6 bits: the bits they
-// take, each quad's u before its suffix, and each suffix's length (0, 1 or 5).
+// The U-VLC bits of a quad pair but the extensions, decoded from the next 6 bits: the
+// prefixes (and in the initial row the bit that stands for the second prefix), then each
+// quad's suffix (0, 1 or 5 bits). `bits`: all of them; `prefix_bits`: the prefixes'; each
+// quad's u before its suffix and the length and mask of its suffix, which follow the
+// prefixes in turn.
 struct UvlcPrefixes {
-  uint8_t bits = 0, u_first = 0, u_second = 0, suffix_first = 0, suffix_second = 0;
+  uint8_t bits = 0, prefix_bits = 0, u_first = 0, u_second = 0;
+  uint8_t suffix_bits_first = 0, suffix_mask_first = 0, suffix_mask_second = 0;
 };
 
 // How a pair's u are coded: which quads have u_off, and for two in the initial row, what the
@@ -57,9 +69,8 @@ struct UvlcPrefixes {
 enum UvlcMode : unsigned { kNoU = 0, kFirstU = 1, kSecondU = 2, kBothU = 3, kInitialBothAbove2 = 4, kInitialBoth = 5 };
 
 struct Tables {
-  uint16_t cxt[2][8 * 128];        // [initial row][context * 128 + next 7 bits]
-  UvlcPrefixes uvlc[6][64];        // [UvlcMode][next 6 bits]
-  uint8_t left_context[2][16];     // [initial row][rho of the quad to the left]: its context bits
+  uint32_t cxt[2][8 * 128];  // [initial row][context * 128 + next 7 bits]
+  UvlcPrefixes uvlc[6][64];  // [UvlcMode][next 6 bits]
 };
 
 // The U-VLC prefix at the head of `bits`: "1", "01", "001", "000" for 1, 2, 3, 5.
@@ -71,45 +82,55 @@ constexpr Prefix uvlc_prefix(unsigned bits) {
 }
 constexpr int uvlc_suffix_bits(int prefix) { return prefix == 3 ? 1 : prefix == 5 ? 5 : 0; }
 
-UvlcPrefixes uvlc_entry(unsigned mode, unsigned bits) {
-  auto u8 = [](int v) { return static_cast<uint8_t>(v); };
+// The prefixes' bits, each u before its suffix and each suffix's length.
+struct UvlcFields {
+  int prefix_bits = 0, u_first = 0, u_second = 0, suffix_first = 0, suffix_second = 0;
+};
+
+UvlcFields uvlc_fields(unsigned mode, unsigned bits) {
   const Prefix a = uvlc_prefix(bits);
   switch (mode) {
-    case kFirstU: return {u8(a.bits), u8(a.value), 0, u8(uvlc_suffix_bits(a.value)), 0};
-    case kSecondU: return {u8(a.bits), 0, u8(a.value), 0, u8(uvlc_suffix_bits(a.value))};
+    case kFirstU: return {a.bits, a.value, 0, uvlc_suffix_bits(a.value), 0};
+    case kSecondU: return {a.bits, 0, a.value, 0, uvlc_suffix_bits(a.value)};
     case kBothU:
     case kInitialBothAbove2: {
       const Prefix b = uvlc_prefix(bits >> a.bits);
       const int base = mode == kInitialBothAbove2 ? 2 : 0;
-      return {u8(a.bits + b.bits), u8(base + a.value), u8(base + b.value), u8(uvlc_suffix_bits(a.value)),
-              u8(uvlc_suffix_bits(b.value))};
+      return {a.bits + b.bits, base + a.value, base + b.value, uvlc_suffix_bits(a.value), uvlc_suffix_bits(b.value)};
     }
     case kInitialBoth: {
       // The first u above 2: the second (1 or 2) is one bit after the first's prefix.
-      if (a.value > 2) return {u8(a.bits + 1), u8(a.value), u8(1 + ((bits >> a.bits) & 1)), u8(uvlc_suffix_bits(a.value)), 0};
+      if (a.value > 2) return {a.bits + 1, a.value, 1 + static_cast<int>((bits >> a.bits) & 1), uvlc_suffix_bits(a.value), 0};
       // Otherwise the first is its prefix alone, and the second is coded in full.
       const Prefix b = uvlc_prefix(bits >> a.bits);
-      return {u8(a.bits + b.bits), u8(a.value), u8(b.value), 0, u8(uvlc_suffix_bits(b.value))};
+      return {a.bits + b.bits, a.value, b.value, 0, uvlc_suffix_bits(b.value)};
     }
-    default: return {};
+    default: return {};  // kNoU: no bits, both u 0
   }
+}
+
+UvlcPrefixes uvlc_entry(unsigned mode, unsigned bits) {
+  const UvlcFields f = uvlc_fields(mode, bits);
+  auto u8 = [](int v) { return static_cast<uint8_t>(v); };
+  return {u8(f.prefix_bits + f.suffix_first + f.suffix_second), u8(f.prefix_bits), u8(f.u_first), u8(f.u_second),
+          u8(f.suffix_first), u8((1 << f.suffix_first) - 1), u8((1 << f.suffix_second) - 1)};
 }
 
 const Tables& tables() {
   static const Tables t = [] {
     Tables n{};
+    // The context bits a quad gives the quad to its right: in the initial row three; in the
+    // others bit 1 (the row above gives bits 0 and 2, see set_above_contexts()).
+    auto right_context = [](bool initial, unsigned rho) {
+      return static_cast<unsigned>(initial ? initial_row_context(rho) : other_row_context(0, 0, 0, rho));
+    };
     for (int initial = 0; initial < 2; ++initial) {
       const CxtVlcEntry* entries = cxt_vlc_table(initial != 0);
-      for (int i = 0; i < 8 * 128; ++i) n.cxt[initial][i] = entries[i].length ? packed::pack(entries[i]) : 0;
+      for (int i = 0; i < 8 * 128; ++i)
+        n.cxt[initial][i] = entries[i].length ? packed::pack(entries[i], right_context(initial != 0, entries[i].rho)) : 0;
     }
     for (unsigned mode = 0; mode < 6; ++mode)
       for (unsigned bits = 0; bits < 64; ++bits) n.uvlc[mode][bits] = uvlc_entry(mode, bits);
-    // The left quad's part of a context (quad_rules.hpp): the initial row's three bits; the
-    // other rows' bit 1 (the rows above give bits 0 and 2, see above_contexts()).
-    for (unsigned rho = 0; rho < 16; ++rho) {
-      n.left_context[1][rho] = static_cast<uint8_t>(initial_row_context(rho));
-      n.left_context[0][rho] = static_cast<uint8_t>(other_row_context(0, 0, 0, rho));
-    }
     return n;
   }();
   return t;
@@ -175,50 +196,48 @@ class Decoder {
   // per quad pair, the first quad's codeword, the second's, then their U-VLC (prefixes,
   // suffixes, extensions).
   void decode_vlc_row(const Tables& t, BackwardWordReader& vlc, MelRunDecoder& mel, bool initial, int qw) {
-    const uint16_t* table = t.cxt[initial ? 1 : 0];
-    const uint8_t* left_context = t.left_context[initial ? 1 : 0];
+    const uint32_t* table = t.cxt[initial ? 1 : 0];
     uint16_t* codeword = quads_.codeword();
     uint8_t* u = quads_.u;
+    // Before row 1 set_above_contexts() has not run: all 0, as the initial row's contexts want.
     const uint8_t* above = quads_.above_context;
-    unsigned left_rho = 0;
-    bool unknown = false;  // a codeword that is none of the table's
+    unsigned from_left = 0;  // the context bits from the quad to the left
+    bool unknown = false;    // a codeword that is none of the table's
     // One quad's codeword; a quad in the zero context is insignificant unless MEL says not.
-    auto decode_quad = [&](int q) -> unsigned {
-      const unsigned context = initial ? left_context[left_rho] : above[q] | left_context[left_rho];
-      unsigned entry = 0;
+    auto decode_quad = [&](int q) -> uint32_t {
+      const unsigned context = above[q] | from_left;
+      uint32_t entry = 0;
       if (context != 0 || mel.event()) {
         entry = table[context << 7 | static_cast<unsigned>(vlc.bits() & 127)];
         unknown |= entry == 0;
         vlc.skip(packed::length(entry));
       }
-      left_rho = entry & packed::kRho;
+      from_left = packed::right_context(entry);
       return entry;
     };
     for (int q = 0; q < qw; q += 2) {
-      // Two codewords (7 bits each at most) and the pair's U-VLC (2 x (3 + 5 + 4) bits).
-      vlc.need(38);
-      const unsigned first = decode_quad(q);
-      const unsigned second = q + 1 < qw ? decode_quad(q + 1) : 0;
+      // Two codewords (7 bits each at most) and the pair's U-VLC prefixes (6) and suffixes
+      // (5 each); take() refills for an extension.
+      vlc.need(30);
+      const uint32_t first = decode_quad(q);
+      const uint32_t second = q + 1 < qw ? decode_quad(q + 1) : 0;
       codeword[q] = static_cast<uint16_t>(first);
       codeword[q + 1] = static_cast<uint16_t>(second);  // [qw]: the empty quad past the row
       unsigned mode = ((first & packed::kUOff) ? kFirstU : 0u) | ((second & packed::kUOff) ? kSecondU : 0u);
-      if (mode == kNoU) {
-        u[q] = u[q + 1] = 0;
-        continue;
-      }
       if (initial && mode == kBothU) mode = mel.event() ? kInitialBothAbove2 : kInitialBoth;
-      const UvlcPrefixes& p = t.uvlc[mode][vlc.bits() & 63];
+      const uint64_t bits = vlc.bits();
+      const UvlcPrefixes& p = t.uvlc[mode][bits & 63];  // kNoU: no bits, both u 0
       vlc.skip(p.bits);
-      unsigned u_first = p.u_first, u_second = p.u_second;
-      const unsigned suffix_first = static_cast<unsigned>(vlc.bits()) & ((1u << p.suffix_first) - 1);
-      vlc.skip(p.suffix_first);
-      const unsigned suffix_second = static_cast<unsigned>(vlc.bits()) & ((1u << p.suffix_second) - 1);
-      vlc.skip(p.suffix_second);
-      u_first += suffix_first;
-      u_second += suffix_second;
-      // A 5-bit suffix of 28 or more has a 4-bit extension, worth 4 each.
-      if (p.suffix_first == 5 && suffix_first >= 28) u_first += 4 * vlc.take(4);
-      if (p.suffix_second == 5 && suffix_second >= 28) u_second += 4 * vlc.take(4);
+      const unsigned suffixes = static_cast<unsigned>(bits >> p.prefix_bits);
+      const unsigned suffix_first = suffixes & p.suffix_mask_first;
+      const unsigned suffix_second = (suffixes >> p.suffix_bits_first) & p.suffix_mask_second;
+      unsigned u_first = p.u_first + suffix_first, u_second = p.u_second + suffix_second;
+      // A 5-bit suffix of 28 or more has a 4-bit extension, worth 4 each (the shorter
+      // suffixes are at most 1).
+      if (suffix_first >= 28 || suffix_second >= 28) [[unlikely]] {
+        if (suffix_first >= 28) u_first += 4 * vlc.take(4);
+        if (suffix_second >= 28) u_second += 4 * vlc.take(4);
+      }
       u[q] = static_cast<uint8_t>(u_first);
       u[q + 1] = static_cast<uint8_t>(u_second);
     }
@@ -226,64 +245,95 @@ class Decoder {
   }
 
   // Sub-pass 2: the MagSgn bits of the quad row. Each significant sample sends U - e_k bits,
-  // its sign first, and the EMB bit e_1 completes them above; its magnitude at the cleanup's
-  // plane p is then mu = (v >> 1) + 1, and its coefficient sign and (2 mu + 1) 2^p.
+  // its sign first, and the EMB bit e_1 completes them above: v. First each sample's v (with
+  // kCoded) into a sample row, a quad's fields cut from one word; then the rows' coefficients
+  // at once (write_coefficients).
   void decode_magsgn_row(ForwardWordReader& magsgn, int r, int qw) {
     const int plane = set_.plane;
     const uint16_t* codeword = quads_.codeword();
     const uint8_t* u = quads_.u;
     const uint8_t* e_above = exponents_above_->at();
     uint8_t* e_row = exponents_row_->at();
+    uint32_t* const coded_top = coded_[0];
+    uint32_t* const coded_bottom = coded_[1];
     // Samples past the block's edge (odd sizes) are never coded: a stream that says otherwise
-    // has them skipped. A cut bottom row goes to a scratch row.
+    // has them skipped.
     const bool bottom_cut = 2 * r + 1 >= h_;
     const unsigned row_mask = bottom_cut ? 0x5u : 0xFu;
-    int32_t* const top = out_ + 2 * r * stride_;
-    int32_t* const bottom = bottom_cut ? cut_row_ : top + stride_;
-    // A magnitude below 2^30 (kMaxDecodedBitplanes) has an exponent of at most 31 - plane;
-    // only at that bound can mu itself still be too large, which `overflow` collects.
-    const int mu_limit = kMaxDecodedBitplanes - plane;
-    uint32_t overflow = 0;
     for (int q = 0; q < qw; ++q) {
       const int x = 2 * q;
       const unsigned entry = codeword[q];
       const unsigned rho = entry & packed::kRho;
       if (rho == 0) {
-        top[x] = bottom[x] = 0;
+        coded_top[x] = coded_bottom[x] = coded_top[x + 1] = coded_bottom[x + 1] = 0;
         e_row[x] = e_row[x + 1] = 0;
-        if (x + 1 < w_) top[x + 1] = bottom[x + 1] = 0;
         continue;
       }
       // The exponent bound U = u + kappa; kappa, for a quad with more than one significant
       // sample, from the largest exponent of the four samples above it (all 0 in row 0).
       const int e_max = std::max(std::max(e_above[x - 1], e_above[x]), std::max(e_above[x + 1], e_above[x + 2]));
       const int kappa = (rho & (rho - 1)) != 0 ? std::max(1, e_max - 1) : 1;
-      const int big_u = u[q] + kappa;
-      if (big_u + plane > kMaxDecodedBitplanes + 1) inconsistent();
+      const unsigned big_u = u[q] + static_cast<unsigned>(kappa);
+      // A magnitude below 2^30 (kMaxDecodedBitplanes) has an exponent of at most 31 - plane.
+      if (static_cast<int>(big_u) + plane > kMaxDecodedBitplanes + 1) inconsistent();
       const unsigned todo = rho & row_mask & (x + 1 < w_ ? 0xFu : 0x3u);
-      const unsigned e_k = entry >> packed::kEkShift & 0xF, e_1 = entry >> packed::kE1Shift & 0xF;
-      int32_t coefficient[4];
-      uint8_t exponent[4];
-      for (unsigned j = 0; j < 4; ++j) {
-        const uint32_t significant = (todo >> j) & 1;
-        const int bits = static_cast<int>((static_cast<unsigned>(big_u) - ((e_k >> j) & 1)) & (0u - significant));
-        const uint32_t v = magsgn.take(bits) | (((e_1 >> j) & significant) << bits);
-        overflow |= (((v >> 1) + 1) >> mu_limit) & significant;
-        const uint32_t magnitude = ((v & ~1u) + 3) << plane;  // (2 mu + 1) 2^p, below 2^31
-        const uint32_t negative = 0u - (v & 1);
-        coefficient[j] = static_cast<int32_t>(((magnitude ^ negative) - negative) & (0u - significant));
-        exponent[j] = static_cast<uint8_t>(bit_length(v | 1) & (0u - significant));  // of 2 (mu - 1) + 1
+      const unsigned e_k = entry >> packed::kEkShift & 0xF, e_1 = entry >> packed::kE1Shift & todo & 0xF;
+      // A byte per sample, sample j in byte j: its bit count (0 if not coded), the bits
+      // before it, and all of them in byte 3 of `sums` (4 x 31 at most: no carries).
+      const uint32_t bits = (big_u * kEachByte - spread_bits(e_k)) & (spread_bits(todo) * 0xFF);
+      const uint32_t sums = bits * kEachByte;
+      const uint32_t before = sums << 8;
+      const int total = static_cast<int>(sums >> 24);
+      uint32_t v[4];
+      if (total <= kRefilled) [[likely]] {
+        magsgn.need(total);
+        const uint64_t word = magsgn.bits();
+        for (int j = 0; j < 4; ++j) v[j] = field(word, (before >> 8 * j) & 0xFF, (bits >> 8 * j) & 0xFF);
+        magsgn.skip(total);
+      } else {
+        for (int j = 0; j < 4; ++j) v[j] = magsgn.take(static_cast<int>((bits >> 8 * j) & 0xFF));
       }
-      top[x] = coefficient[0];
-      bottom[x] = coefficient[1];
-      e_row[x] = exponent[1];
-      e_row[x + 1] = exponent[3];
-      if (x + 1 < w_) {
-        top[x + 1] = coefficient[2];
-        bottom[x + 1] = coefficient[3];
-      }
+      for (int j = 0; j < 4; ++j) v[j] |= ((e_1 >> j) & 1) << ((bits >> 8 * j) & 0xFF);
+      // The exponent of a bottom sample, bit_length(2 (mu - 1) + 1), for the next row's kappa.
+      e_row[x] = static_cast<uint8_t>(bit_length(v[1] | 1) & (0u - ((todo >> 1) & 1)));
+      e_row[x + 1] = static_cast<uint8_t>(bit_length(v[3] | 1) & (0u - ((todo >> 3) & 1)));
+      coded_top[x] = v[0] | (todo & 1) << kCodedShift;
+      coded_bottom[x] = v[1] | (todo >> 1 & 1) << kCodedShift;
+      coded_top[x + 1] = v[2] | (todo >> 2 & 1) << kCodedShift;
+      coded_bottom[x + 1] = v[3] | (todo >> 3 & 1) << kCodedShift;
     }
+    int32_t* const top = out_ + 2 * r * stride_;
+    uint32_t overflow = write_coefficients(coded_top, top, w_, plane);
+    if (!bottom_cut) overflow |= write_coefficients(coded_bottom, top + stride_, w_, plane);
     if (overflow) inconsistent();
+  }
+
+  // A sample row's v (see decode_magsgn_row) as the EBCOT decoder's coefficients: sign and
+  // (2 mu + 1) 2^p with mu = (v >> 1) + 1 at the cleanup's plane p, 0 where not coded. Returns
+  // nonzero where a magnitude reaches 2^30 (kMaxDecodedBitplanes): only at the exponent bound
+  // U = 31 - p can mu, below 2^U / 2 + 1, still be too large.
+  static uint32_t write_coefficients(const uint32_t* coded, int32_t* out, int n, int plane) {
+    const int mu_limit = kMaxDecodedBitplanes - plane;
+    uint32_t overflow = 0;
+    for (int x = 0; x < n; ++x) {
+      const uint32_t c = coded[x];
+      const uint32_t present = 0u - (c >> kCodedShift);
+      const uint32_t v = c & ~(1u << kCodedShift);
+      const uint32_t magnitude = ((v & ~1u) + 3) << plane;  // below 2^31 but where `overflow`
+      const uint32_t negative = 0u - (v & 1);
+      out[x] = static_cast<int32_t>(((magnitude ^ negative) - negative) & present);
+      overflow |= (((v >> 1) + 1) >> mu_limit) & present;
+    }
+    return overflow;
+  }
+
+  // 0x01 in byte j where bit j of `mask` (4 bits) is set.
+  static uint32_t spread_bits(unsigned mask) {
+    return (mask & 1) | (mask & 2) << 7 | (mask & 4) << 14 | (mask & 8) << 21;
+  }
+  // `length` bits of `word` from bit `offset` (offset + length <= 64, length <= 31).
+  static uint32_t field(uint64_t word, uint32_t offset, uint32_t length) {
+    return static_cast<uint32_t>(word >> offset) & ((1u << length) - 1);
   }
 
   // The context bits 0 (NW, N) and 2 (NE, NF) of each quad of the next row, from this row's
@@ -367,7 +417,7 @@ class Decoder {
   ExponentRow exponent_rows_[2];
   ExponentRow* exponents_above_ = &exponent_rows_[0];
   ExponentRow* exponents_row_ = &exponent_rows_[1];
-  int32_t cut_row_[kMaxWidth];
+  uint32_t coded_[2][kMaxWidth + 2];  // a quad row's v, top and bottom, by column
   uint8_t sig_[kMaxSamples];  // 1: significant after cleanup; 2: made significant by SigProp
 };
 

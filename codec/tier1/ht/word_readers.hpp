@@ -75,7 +75,7 @@ class ForwardWordReader {
     }
     refill_bytes();
   }
-  [[gnu::noinline]] void refill_bytes() {
+  void refill_bytes() {
     while (count_ <= kRefilled) {
       if (left_ == 0) {
         // Past the end: the fill forever (a fill byte after 0xFF gives 7 of its bits, all alike).
@@ -153,7 +153,7 @@ class BackwardWordReader {
     }
     refill_bytes();
   }
-  [[gnu::noinline]] void refill_bytes() {
+  void refill_bytes() {
     while (count_ <= kRefilled) {
       if (left_ == 0) {  // past the start: 0s forever, none of them stuffed
         count_ = 64;
@@ -191,11 +191,14 @@ class MelRunDecoder {
       one_ = false;
       return 1;
     }
-    next_run();
-    return event();
+    return event_after_run();
   }
 
  private:
+  [[gnu::noinline]] int event_after_run() {
+    next_run();
+    return event();
+  }
   // A run: "1", 2^E zero events; "0" and E bits, that many zero events and a one event.
   void next_run() {
     static constexpr int kExponent[13] = {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4, 5};
