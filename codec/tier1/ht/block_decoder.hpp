@@ -29,4 +29,10 @@ namespace j2k::codec::ht {
 // planes and segment lengths.
 BlockDecodeReport decode_block(const BlockCode& code, int32_t* out, ptrdiff_t stride);
 
+// The builds of the cleanup pass, each giving the same results: decode_block takes the
+// fastest one the CPU runs; tests (and benchmarks) name one.
+enum class HtDecoderPath { Portable, Avx2 };
+bool available(HtDecoderPath path);
+BlockDecodeReport decode_block(const BlockCode& code, int32_t* out, ptrdiff_t stride, HtDecoderPath path);
+
 }  // namespace j2k::codec::ht
