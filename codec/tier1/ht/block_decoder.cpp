@@ -195,7 +195,7 @@ const cleanup::Tables& cleanup::tables() {
     for (int initial = 0; initial < 2; ++initial) {
       const CxtVlcEntry* entries = cxt_vlc_table(initial != 0);
       for (int i = 0; i < 8 * 128; ++i)
-        n.cxt[initial][i] = entries[i].length ? pack(entries[i], right_context(initial != 0, entries[i].rho)) : 0;
+        n.cxt[initial][i] = entries[i].length ? pack(entries[i], right_context(initial != 0, entries[i].rho)) : packed::kUnknown;
     }
     for (unsigned mode = 0; mode < 6; ++mode)
       for (unsigned bits = 0; bits < 64; ++bits) n.uvlc[mode][bits] = uvlc_entry(mode, bits);

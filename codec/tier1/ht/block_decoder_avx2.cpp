@@ -47,7 +47,6 @@ struct Avx2MagSgnRow {
     const __m128i plane = _mm_cvtsi32_si128(row.plane);
     // Only at the exponent bound U = 31 - p can mu, at most 2^(U - 1), reach 2^(30 - p).
     const __m128i mu_limit = _mm_cvtsi32_si128(kMaxDecodedBitplanes - row.plane);
-    const __m256i low_halves = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
     // Bytes 4 and 12 (lanes 1 and 3, the bottom samples) to bytes 0 and 1.
     const __m128i bottom_bytes = _mm_setr_epi8(4, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
     __m128i overflow = zero;
@@ -74,9 +73,12 @@ struct Avx2MagSgnRow {
         __m128i v;
         if (total <= kRefilled) [[likely]] {
           magsgn.need(total);
-          const __m256i word = _mm256_set1_epi64x(static_cast<long long>(magsgn.bits()));
-          const __m256i fields = _mm256_srlv_epi64(word, _mm256_cvtepu32_epi64(before));
-          v = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(fields, low_halves));
+          // Two lanes at a time (128-bit vectors only: no vzeroupper in the loop).
+          const __m128i word = _mm_set1_epi64x(static_cast<long long>(magsgn.bits()));
+          const __m128i fields_01 = _mm_srlv_epi64(word, _mm_cvtepu32_epi64(before));
+          const __m128i fields_23 = _mm_srlv_epi64(word, _mm_cvtepu32_epi64(_mm_srli_si128(before, 8)));
+          v = _mm_castps_si128(
+              _mm_shuffle_ps(_mm_castsi128_ps(fields_01), _mm_castsi128_ps(fields_23), _MM_SHUFFLE(2, 0, 2, 0)));
           magsgn.skip(total);
         } else {  // more than a word's bits (U above 14): one field at a time
           alignas(16) uint32_t counts[4];

@@ -37,8 +37,8 @@ struct Inconsistent {};
 constexpr int kMaxWidth = 1024;
 constexpr int kMaxQuads = kMaxWidth / 2;
 
-// A CxtVLC codeword decoded (vlc_tables.hpp's CxtVlcEntry) in 32 bits, 0 for no codeword (and
-// for an insignificant quad); the row arrays keep the low 16.
+// A CxtVLC codeword decoded (vlc_tables.hpp's CxtVlcEntry) in 32 bits, 0 for an insignificant
+// quad; the row arrays keep the low 16.
 namespace packed {
 constexpr unsigned kRho = 0x000F;    // bits 0-3: significant samples
 constexpr unsigned kUOff = 0x0010;   // bit 4: u is coded
@@ -48,8 +48,10 @@ constexpr int kE1Shift = 12;         // bits 12-15: e_1
 // Bits 16-18: the context bits the quad gives the quad to its right (quad_rules.hpp), so
 // that the next lookup waits on one load, not two.
 constexpr int kRightContextShift = 16;
+// Bit 20: no codeword starts with these bits (and the rest 0: none taken, insignificant).
+constexpr uint32_t kUnknown = 1u << 20;
 constexpr int length(uint32_t entry) { return static_cast<int>((entry >> kLengthShift) & 7); }
-constexpr unsigned right_context(uint32_t entry) { return entry >> kRightContextShift; }
+constexpr unsigned right_context(uint32_t entry) { return (entry >> kRightContextShift) & 7; }
 }  // namespace packed
 
 // The U-VLC bits of a quad pair but the extensions, decoded from the next 6 bits: the
@@ -73,59 +75,59 @@ struct Tables {
 // Built once (block_decoder.cpp).
 const Tables& tables();
 
-// What a quad row's VLC sub-pass leaves for its MagSgn sub-pass and the next row.
+// What a quad row's VLC sub-pass leaves for its MagSgn sub-pass and the next row (Scratch
+// sets what row 0 reads).
 struct QuadRow {
-  uint16_t codeword_storage[kMaxQuads + 2] = {};  // packed entries, [-1] and [qw] empty quads
-  uint8_t u[kMaxQuads + 2] = {};
-  uint8_t above_context[kMaxQuads + 1] = {};      // each quad's context bits from the row above
+  uint16_t codeword_storage[kMaxQuads + 2];  // packed entries, [-1] and [qw] empty quads
+  uint8_t u[kMaxQuads + 2];
+  uint8_t above_context[kMaxQuads + 1];      // each quad's context bits from the row above
   uint16_t* codeword() { return codeword_storage + 1; }
 };
 
 // The exponents of a sample row's significant samples, by column; [-1] and those past the
 // block's last quad stay 0.
 struct ExponentRow {
-  uint8_t storage[kMaxWidth + 4] = {};
+  uint8_t storage[kMaxWidth + 4];
   uint8_t* at() { return storage + 1; }
 };
 
+// One quad's codeword from `table` (its row kind's); a quad in the zero context is
+// insignificant (0) unless MEL says not.
+inline uint32_t decode_quad(const uint32_t* table, unsigned context, BackwardWordReader& vlc, MelRunDecoder& mel) {
+  if (context == 0 && !mel.event()) return 0;
+  const uint32_t entry = table[context << 7 | static_cast<unsigned>(vlc.bits() & 127)];
+  vlc.skip(packed::length(entry));
+  return entry;
+}
+
 // Sub-pass 1: the quad row's codewords and u, in the order the standard interleaves them:
 // per quad pair, the first quad's codeword, the second's, then their U-VLC (prefixes,
-// suffixes, extensions).
-// The readers are worked on as local copies: the stores to the row would otherwise make the
-// compiler keep their state in memory.
-inline void decode_vlc_row(const Tables& t, BackwardWordReader& vlc_stream, MelRunDecoder& mel_stream, bool initial,
-                           int qw, QuadRow& quads) {
+// suffixes, extensions). kInitial: the block's first row, whose quads see only the quad to
+// their left and have their own table and U-VLC rule. The readers are worked on as local
+// copies: the stores to the row would otherwise make the compiler keep their state in memory.
+template <bool kInitial>
+void decode_vlc_row_of_kind(const Tables& t, BackwardWordReader& vlc_stream, MelRunDecoder& mel_stream, int qw,
+                            QuadRow& quads) {
   BackwardWordReader vlc = vlc_stream;
   MelRunDecoder mel = mel_stream;
-  const uint32_t* table = t.cxt[initial ? 1 : 0];
+  const uint32_t* table = t.cxt[kInitial ? 1 : 0];
   uint16_t* codeword = quads.codeword();
   uint8_t* u = quads.u;
-  // Before row 1 set_above_contexts() has not run: all 0, as the initial row's contexts want.
-  const uint8_t* above = quads.above_context;
-  unsigned from_left = 0;  // the context bits from the quad to the left
-  bool unknown = false;    // a codeword that is none of the table's
-  // One quad's codeword; a quad in the zero context is insignificant unless MEL says not.
-  auto decode_quad = [&](int q) -> uint32_t {
-    const unsigned context = above[q] | from_left;
-    uint32_t entry = 0;
-    if (context != 0 || mel.event()) {
-      entry = table[context << 7 | static_cast<unsigned>(vlc.bits() & 127)];
-      unknown |= entry == 0;
-      vlc.skip(packed::length(entry));
-    }
-    from_left = packed::right_context(entry);
-    return entry;
-  };
+  const uint8_t* above = quads.above_context;  // all 0 for the initial row (Scratch::reset)
+  uint32_t seen = 0;  // every entry ORed: packed::kUnknown where a codeword is none of the table's
+  uint32_t left = 0;  // the entry of the quad to the left
   for (int q = 0; q < qw; q += 2) {
     // Two codewords (7 bits each at most) and the pair's U-VLC prefixes (6) and suffixes
     // (5 each); take() refills for an extension.
     vlc.need(30);
-    const uint32_t first = decode_quad(q);
-    const uint32_t second = q + 1 < qw ? decode_quad(q + 1) : 0;
+    const uint32_t first = decode_quad(table, above[q] | packed::right_context(left), vlc, mel);
+    const uint32_t second = q + 1 < qw ? decode_quad(table, above[q + 1] | packed::right_context(first), vlc, mel) : 0;
+    left = second;
+    seen |= first | second;
     codeword[q] = static_cast<uint16_t>(first);
     codeword[q + 1] = static_cast<uint16_t>(second);  // [qw]: the empty quad past the row
     unsigned mode = ((first & packed::kUOff) ? kFirstU : 0u) | ((second & packed::kUOff) ? kSecondU : 0u);
-    if (initial && mode == kBothU) mode = mel.event() ? kInitialBothAbove2 : kInitialBoth;
+    if (kInitial && mode == kBothU) mode = mel.event() ? kInitialBothAbove2 : kInitialBoth;
     const uint64_t bits = vlc.bits();
     const UvlcPrefixes& p = t.uvlc[mode][bits & 63];  // kNoU: no bits, both u 0
     vlc.skip(p.bits);
@@ -142,9 +144,17 @@ inline void decode_vlc_row(const Tables& t, BackwardWordReader& vlc_stream, MelR
     u[q] = static_cast<uint8_t>(u_first);
     u[q + 1] = static_cast<uint8_t>(u_second);
   }
-  if (unknown) inconsistent();
+  if (seen & packed::kUnknown) inconsistent();
   vlc_stream = vlc;
   mel_stream = mel;
+}
+
+inline void decode_vlc_row(const Tables& t, BackwardWordReader& vlc, MelRunDecoder& mel, bool initial, int qw,
+                           QuadRow& quads) {
+  if (initial)
+    decode_vlc_row_of_kind<true>(t, vlc, mel, qw, quads);
+  else
+    decode_vlc_row_of_kind<false>(t, vlc, mel, qw, quads);
 }
 
 // The context bits 0 (NW, N) and 2 (NE, NF) of each quad of the next row, from this row's
@@ -288,7 +298,8 @@ struct CleanupSegment {
   size_t size;
 };
 
-// A thread's rows for decode_cleanup (about 14 KiB).
+// decode_cleanup's rows (about 14 KiB, on its stack: a thread_local would cost an address
+// computation at each use in position-independent code).
 struct Scratch {
   QuadRow quads;
   ExponentRow exponents[2];
@@ -299,7 +310,7 @@ struct Scratch {
   void reset(int width) {
     const int qw = (width + 1) / 2;
     std::fill_n(quads.above_context, qw, 0);
-    quads.codeword()[qw] = 0;
+    quads.codeword()[-1] = quads.codeword()[qw] = 0;
     for (ExponentRow& e : exponents) std::fill_n(e.storage, width + 3, 0);
   }
 };
@@ -319,7 +330,7 @@ void decode_cleanup(CleanupSegment segment, int32_t* out, ptrdiff_t stride, int 
   BackwardWordReader vlc(d + pcup, scup - 1, true);
   ForwardWordReader magsgn(d, pcup, true);
 
-  thread_local Scratch s;
+  Scratch s;
   s.reset(width);
   const Tables& t = tables();
   const int qw = (width + 1) / 2, qh = (height + 1) / 2;
