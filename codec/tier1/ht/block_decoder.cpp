@@ -71,7 +71,7 @@ UvlcPrefixes uvlc_entry(unsigned mode, unsigned bits) {
   const UvlcFields f = uvlc_fields(mode, bits);
   auto u8 = [](int v) { return static_cast<uint8_t>(v); };
   return {u8(f.prefix_bits + f.suffix_first + f.suffix_second), u8(f.prefix_bits), u8(f.u_first), u8(f.u_second),
-          u8(f.suffix_first), u8((1 << f.suffix_first) - 1), u8((1 << f.suffix_second) - 1)};
+          u8(f.suffix_first), u8((1 << f.suffix_first) - 1), u8((1 << f.suffix_second) - 1), 0};
 }
 
 // SigProp and MagRef, as the reference's steps (reference_block_decoder.cpp), after the

@@ -58,7 +58,7 @@ struct Avx2MagSgnRow {
       __m128i coefficients = zero;
       uint16_t bottom_exponents = 0;
       if (rho != 0) {
-        const unsigned big_u = exponent_bound(row, q, rho);
+        const unsigned big_u = exponent_bound(row, q);
         // Samples past the block's edge (odd sizes) are never coded.
         const unsigned todo = rho & row.row_mask & (whole ? 0xFu : 0x3u);
         const __m128i coded = lanes(kLaneMask, todo);
@@ -124,8 +124,8 @@ struct Avx2MagSgnRow {
 struct Avx2Rows {
   J2K_HT_AVX2 __attribute__((noinline, flatten)) static void vlc(const Tables& t, BackwardWordReader& vlc,
                                                                  MelRunDecoder& mel, bool initial, int qw,
-                                                                 QuadRow& quads) {
-    decode_vlc_row(t, vlc, mel, initial, qw, quads);
+                                                                 const uint8_t* e_above, QuadRow& quads) {
+    decode_vlc_row(t, vlc, mel, initial, qw, e_above, quads);
   }
   J2K_HT_AVX2 __attribute__((noinline, flatten)) static void magsgn(ForwardWordReader& magsgn, const MagSgnRow& row) {
     Avx2MagSgnRow::decode(magsgn, row);

@@ -61,7 +61,7 @@ constexpr unsigned right_context(uint32_t entry) { return (entry >> kRightContex
 // prefixes in turn.
 struct UvlcPrefixes {
   uint8_t bits = 0, prefix_bits = 0, u_first = 0, u_second = 0;
-  uint8_t suffix_bits_first = 0, suffix_mask_first = 0, suffix_mask_second = 0;
+  uint8_t suffix_bits_first = 0, suffix_mask_first = 0, suffix_mask_second = 0, unused = 0;  // 8 bytes: an index by shift
 };
 
 // How a pair's u are coded: which quads have u_off, and for two in the initial row, what the
@@ -79,7 +79,7 @@ const Tables& tables();
 // sets what row 0 reads).
 struct QuadRow {
   uint16_t codeword_storage[kMaxQuads + 2];  // packed entries, [-1] and [qw] empty quads
-  uint8_t u[kMaxQuads + 2];
+  uint8_t big_u[kMaxQuads + 2];              // exponent bounds U = u + kappa (any for rho 0)
   uint8_t above_context[kMaxQuads + 1];      // each quad's context bits from the row above
   uint16_t* codeword() { return codeword_storage + 1; }
 };
@@ -90,6 +90,15 @@ struct ExponentRow {
   uint8_t storage[kMaxWidth + 4];
   uint8_t* at() { return storage + 1; }
 };
+
+// The exponent bound's kappa of a quad with significance `rho` (more than one significant
+// sample: from the largest exponent of the four samples above it, which are all 0 in row 0;
+// else 1). `e_above`: the row above's bottom exponents (ExponentRow::at()).
+inline unsigned kappa(unsigned rho, const uint8_t* e_above, int q) {
+  const uint8_t* e = e_above + 2 * q - 1;
+  const int e_max = std::max(std::max(e[0], e[1]), std::max(e[2], e[3]));
+  return static_cast<unsigned>((rho & (rho - 1)) != 0 ? std::max(1, e_max - 1) : 1);
+}
 
 // One quad's codeword from `table` (its row kind's); a quad in the zero context is
 // insignificant (0) unless MEL says not.
@@ -102,17 +111,18 @@ inline uint32_t decode_quad(const uint32_t* table, unsigned context, BackwardWor
 
 // Sub-pass 1: the quad row's codewords and u, in the order the standard interleaves them:
 // per quad pair, the first quad's codeword, the second's, then their U-VLC (prefixes,
-// suffixes, extensions). kInitial: the block's first row, whose quads see only the quad to
+// suffixes, extensions); it leaves each quad's exponent bound U = u + kappa, whose work fits
+// in the time the loop waits on its table lookups. kInitial: the block's first row, whose quads see only the quad to
 // their left and have their own table and U-VLC rule. The readers are worked on as local
 // copies: the stores to the row would otherwise make the compiler keep their state in memory.
 template <bool kInitial>
 void decode_vlc_row_of_kind(const Tables& t, BackwardWordReader& vlc_stream, MelRunDecoder& mel_stream, int qw,
-                            QuadRow& quads) {
+                            const uint8_t* e_above, QuadRow& quads) {
   BackwardWordReader vlc = vlc_stream;
   MelRunDecoder mel = mel_stream;
   const uint32_t* table = t.cxt[kInitial ? 1 : 0];
   uint16_t* codeword = quads.codeword();
-  uint8_t* u = quads.u;
+  uint8_t* big_u = quads.big_u;
   const uint8_t* above = quads.above_context;  // all 0 for the initial row (Scratch::reset)
   uint32_t seen = 0;  // every entry ORed: packed::kUnknown where a codeword is none of the table's
   uint32_t left = 0;  // the entry of the quad to the left
@@ -141,8 +151,9 @@ void decode_vlc_row_of_kind(const Tables& t, BackwardWordReader& vlc_stream, Mel
       if (suffix_first >= 28) u_first += 4 * vlc.take(4);
       if (suffix_second >= 28) u_second += 4 * vlc.take(4);
     }
-    u[q] = static_cast<uint8_t>(u_first);
-    u[q + 1] = static_cast<uint8_t>(u_second);
+    // u is at most 5 + 31 + 4 x 15 + 2 and kappa at most 30: U fits in a byte.
+    big_u[q] = static_cast<uint8_t>(u_first + kappa(first & packed::kRho, e_above, q));
+    big_u[q + 1] = static_cast<uint8_t>(u_second + kappa(second & packed::kRho, e_above, q + 1));
   }
   if (seen & packed::kUnknown) inconsistent();
   vlc_stream = vlc;
@@ -150,11 +161,11 @@ void decode_vlc_row_of_kind(const Tables& t, BackwardWordReader& vlc_stream, Mel
 }
 
 inline void decode_vlc_row(const Tables& t, BackwardWordReader& vlc, MelRunDecoder& mel, bool initial, int qw,
-                           QuadRow& quads) {
+                           const uint8_t* e_above, QuadRow& quads) {
   if (initial)
-    decode_vlc_row_of_kind<true>(t, vlc, mel, qw, quads);
+    decode_vlc_row_of_kind<true>(t, vlc, mel, qw, e_above, quads);
   else
-    decode_vlc_row_of_kind<false>(t, vlc, mel, qw, quads);
+    decode_vlc_row_of_kind<false>(t, vlc, mel, qw, e_above, quads);
 }
 
 // The context bits 0 (NW, N) and 2 (NE, NF) of each quad of the next row, from this row's
@@ -171,10 +182,9 @@ inline void set_above_contexts(int qw, QuadRow& quads) {
 // MagSgn bits, its sign first, and the EMB bit e_1 completes them above: v. Its magnitude at
 // the cleanup's plane p is mu = (v >> 1) + 1, its coefficient sign and (2 mu + 1) 2^p.
 struct MagSgnRow {
-  const uint16_t* codeword;  // the VLC sub-pass's
-  const uint8_t* u;
-  const uint8_t* e_above;    // the row above's bottom exponents (ExponentRow::at())
-  uint8_t* e_row;            // this row's
+  const uint16_t* codeword;  // the VLC sub-pass's, and its exponent bounds
+  const uint8_t* big_u;
+  uint8_t* e_row;            // this row's bottom exponents (ExponentRow::at())
   int32_t* top;              // the output's two rows; `bottom` a scratch row where the
   int32_t* bottom;           // block ends after `top`
   int width, quads, plane;
@@ -182,17 +192,12 @@ struct MagSgnRow {
   uint32_t* scratch;         // 2 x (kMaxWidth + 2) values for the decoder's own use
 };
 
-// The exponent bound U = u + kappa of a quad with significance `rho`; kappa, for a quad with
-// more than one significant sample, from the largest exponent of the four samples above it
-// (all 0 in row 0). A magnitude below 2^30 (kMaxDecodedBitplanes) has an exponent of at most
-// 31 - plane: a larger bound is inconsistent.
-inline unsigned exponent_bound(const MagSgnRow& row, int q, unsigned rho) {
-  const uint8_t* e = row.e_above + 2 * q - 1;
-  const int e_max = std::max(std::max(e[0], e[1]), std::max(e[2], e[3]));
-  const int kappa = (rho & (rho - 1)) != 0 ? std::max(1, e_max - 1) : 1;
-  const int big_u = row.u[q] + kappa;
-  if (big_u + row.plane > kMaxDecodedBitplanes + 1) inconsistent();
-  return static_cast<unsigned>(big_u);
+// The exponent bound U of the row's quad q. A magnitude below 2^30 (kMaxDecodedBitplanes) has
+// an exponent of at most 31 - plane: a larger bound is inconsistent.
+inline unsigned exponent_bound(const MagSgnRow& row, int q) {
+  const unsigned big_u = row.big_u[q];
+  if (static_cast<int>(big_u) + row.plane > kMaxDecodedBitplanes + 1) inconsistent();
+  return big_u;
 }
 
 // Sub-pass 2 for any CPU: each sample's v (with kCoded) into two sample rows, a quad's fields
@@ -215,7 +220,7 @@ class PortableMagSgnRow {
         e_row[x] = e_row[x + 1] = 0;
         continue;
       }
-      const unsigned big_u = exponent_bound(row, q, rho);
+      const unsigned big_u = exponent_bound(row, q);
       // Samples past the block's edge (odd sizes) are never coded: a stream that says
       // otherwise has them skipped.
       const unsigned todo = rho & row.row_mask & (x + 1 < row.width ? 0xFu : 0x3u);
@@ -285,8 +290,9 @@ class PortableMagSgnRow {
 
 // The portable build's row functions, for decode_cleanup.
 struct PortableRows {
-  static void vlc(const Tables& t, BackwardWordReader& vlc, MelRunDecoder& mel, bool initial, int qw, QuadRow& quads) {
-    decode_vlc_row(t, vlc, mel, initial, qw, quads);
+  static void vlc(const Tables& t, BackwardWordReader& vlc, MelRunDecoder& mel, bool initial, int qw,
+                  const uint8_t* e_above, QuadRow& quads) {
+    decode_vlc_row(t, vlc, mel, initial, qw, e_above, quads);
   }
   static void magsgn(ForwardWordReader& magsgn, const MagSgnRow& row) { PortableMagSgnRow::decode(magsgn, row); }
 };
@@ -337,10 +343,10 @@ void decode_cleanup(CleanupSegment segment, int32_t* out, ptrdiff_t stride, int 
   ExponentRow* e_above = &s.exponents[0];
   ExponentRow* e_row = &s.exponents[1];
   for (int r = 0; r < qh; ++r) {
-    Rows::vlc(t, vlc, mel, r == 0, qw, s.quads);
+    Rows::vlc(t, vlc, mel, r == 0, qw, e_above->at(), s.quads);
     int32_t* const top = out + 2 * r * stride;
     const bool bottom_cut = 2 * r + 1 >= height;
-    const MagSgnRow row{s.quads.codeword(), s.quads.u, e_above->at(), e_row->at(), top, bottom_cut ? s.cut_row : top + stride,
+    const MagSgnRow row{s.quads.codeword(), s.quads.big_u, e_row->at(), top, bottom_cut ? s.cut_row : top + stride,
                         width, qw, plane, bottom_cut ? 0x5u : 0xFu, s.magsgn_rows};
     Rows::magsgn(magsgn, row);
     std::swap(e_above, e_row);
