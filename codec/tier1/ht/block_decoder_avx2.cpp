@@ -38,84 +38,107 @@ J2K_HT_AVX2 inline __m128i lanes(const LaneTable& t, unsigned mask) {
 }
 
 // Sub-pass 2 (cleanup_pass.hpp's MagSgnRow says what it reads and writes).
-struct Avx2MagSgnRow {
+class Avx2MagSgnRow {
+ public:
   // The reader and the row are worked on as local copies (see decode_vlc_row).
   J2K_HT_AVX2 static void decode(ForwardWordReader& magsgn_stream, const MagSgnRow& row_in) {
     ForwardWordReader magsgn = magsgn_stream;
     const MagSgnRow row = row_in;
-    const __m128i zero = _mm_setzero_si128(), one = _mm_set1_epi32(1), three = _mm_set1_epi32(3);
-    const __m128i plane = _mm_cvtsi32_si128(row.plane);
-    // Only at the exponent bound U = 31 - p can mu, at most 2^(U - 1), reach 2^(30 - p).
-    const __m128i mu_limit = _mm_cvtsi32_si128(kMaxDecodedBitplanes - row.plane);
-    // Bytes 4 and 12 (lanes 1 and 3, the bottom samples) to bytes 0 and 1.
-    const __m128i bottom_bytes = _mm_setr_epi8(4, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
-    __m128i overflow = zero;
-    for (int q = 0; q < row.quads; ++q) {
-      const int x = 2 * q;
-      const bool whole = x + 1 < row.width;  // the quad's right column inside the block
-      const unsigned entry = row.codeword[q];
-      const unsigned rho = entry & packed::kRho;
-      __m128i coefficients = zero;
-      uint16_t bottom_exponents = 0;
-      if (rho != 0) {
-        const unsigned big_u = exponent_bound(row, q);
-        // Samples past the block's edge (odd sizes) are never coded.
-        const unsigned todo = rho & row.row_mask & (whole ? 0xFu : 0x3u);
-        const __m128i coded = lanes(kLaneMask, todo);
-        const __m128i e_k = lanes(kLaneBit, entry >> packed::kEkShift & 0xF);
-        const __m128i e_1 = lanes(kLaneBit, entry >> packed::kE1Shift & todo);
-        // Each sample's bit count (0 if not coded), then the counts up to and before it.
-        const __m128i bits = _mm_and_si128(_mm_sub_epi32(_mm_set1_epi32(static_cast<int>(big_u)), e_k), coded);
-        __m128i sums = _mm_add_epi32(bits, _mm_slli_si128(bits, 4));
-        sums = _mm_add_epi32(sums, _mm_slli_si128(sums, 8));
-        const __m128i before = _mm_sub_epi32(sums, bits);
-        const int total = _mm_extract_epi32(sums, 3);
-        __m128i v;
-        if (total <= kRefilled) [[likely]] {
-          magsgn.need(total);
-          // Two lanes at a time (128-bit vectors only: no vzeroupper in the loop).
-          const __m128i word = _mm_set1_epi64x(static_cast<long long>(magsgn.bits()));
-          const __m128i fields_01 = _mm_srlv_epi64(word, _mm_cvtepu32_epi64(before));
-          const __m128i fields_23 = _mm_srlv_epi64(word, _mm_cvtepu32_epi64(_mm_srli_si128(before, 8)));
-          v = _mm_castps_si128(
-              _mm_shuffle_ps(_mm_castsi128_ps(fields_01), _mm_castsi128_ps(fields_23), _MM_SHUFFLE(2, 0, 2, 0)));
-          magsgn.skip(total);
-        } else {  // more than a word's bits (U above 14): one field at a time
-          alignas(16) uint32_t counts[4];
-          _mm_store_si128(reinterpret_cast<__m128i*>(counts), bits);
-          alignas(16) uint32_t taken[4];
-          for (int j = 0; j < 4; ++j) taken[j] = magsgn.take(static_cast<int>(counts[j]));
-          v = _mm_load_si128(reinterpret_cast<const __m128i*>(taken));
-        }
-        // Each field's own bits, and the EMB bit above them.
-        v = _mm_and_si128(v, _mm_sub_epi32(_mm_sllv_epi32(one, bits), one));
-        v = _mm_or_si128(v, _mm_sllv_epi32(e_1, bits));
-        // Sign and (2 mu + 1) 2^p with mu = (v >> 1) + 1; 0 where not coded.
-        const __m128i magnitude = _mm_sll_epi32(_mm_add_epi32(_mm_andnot_si128(one, v), three), plane);
-        const __m128i negative = _mm_sub_epi32(zero, _mm_and_si128(v, one));
-        coefficients = _mm_and_si128(_mm_sub_epi32(_mm_xor_si128(magnitude, negative), negative), coded);
-        const __m128i mu = _mm_add_epi32(_mm_srli_epi32(v, 1), one);
-        overflow = _mm_or_si128(overflow, _mm_and_si128(_mm_srl_epi32(mu, mu_limit), coded));
-        // The exponents bit_length(v | 1) (v below 2^31) from a float's exponent field, exact:
-        // with the bit below the top one cleared, rounding cannot carry into the exponent.
-        const __m128i odd = _mm_or_si128(v, one);
-        const __m128i top_kept = _mm_andnot_si128(_mm_srli_epi32(odd, 1), odd);
-        const __m128i field = _mm_srli_epi32(_mm_castps_si128(_mm_cvtepi32_ps(top_kept)), 23);
-        const __m128i exponents = _mm_and_si128(_mm_sub_epi32(field, _mm_set1_epi32(126)), coded);
-        bottom_exponents = static_cast<uint16_t>(_mm_cvtsi128_si32(_mm_shuffle_epi8(exponents, bottom_bytes)));
-      }
-      std::memcpy(row.e_row + x, &bottom_exponents, 2);  // room past the block's last column
-      if (whole) {
-        const __m128i by_row = _mm_shuffle_epi32(coefficients, _MM_SHUFFLE(3, 1, 2, 0));  // top pair, bottom pair
-        _mm_storel_epi64(reinterpret_cast<__m128i*>(row.top + x), by_row);
-        _mm_storel_epi64(reinterpret_cast<__m128i*>(row.bottom + x), _mm_unpackhi_epi64(by_row, by_row));
-      } else {
-        row.top[x] = _mm_cvtsi128_si32(coefficients);
-        row.bottom[x] = _mm_extract_epi32(coefficients, 1);
-      }
+    const Constants k(row.plane);
+    __m128i overflow = _mm_setzero_si128();
+    // The quads whose right column is inside the block, then the one whose is not (odd widths).
+    const int whole_quads = row.width / 2;
+    uint8_t* e_row = row.e_row;
+    int32_t* top = row.top;
+    int32_t* bottom = row.bottom;
+    for (int q = 0; q < whole_quads; ++q, e_row += 2, top += 2, bottom += 2) {
+      uint16_t bottom_exponents;
+      const __m128i c = decode_quad(magsgn, row, q, row.row_mask, k, overflow, bottom_exponents);
+      std::memcpy(e_row, &bottom_exponents, 2);
+      const __m128i by_row = _mm_shuffle_epi32(c, _MM_SHUFFLE(3, 1, 2, 0));  // top pair, bottom pair
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(top), by_row);
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(bottom), _mm_unpackhi_epi64(by_row, by_row));
+    }
+    if (whole_quads < row.quads) {
+      uint16_t bottom_exponents;
+      const __m128i c = decode_quad(magsgn, row, whole_quads, row.row_mask & 0x3u, k, overflow, bottom_exponents);
+      std::memcpy(e_row, &bottom_exponents, 2);  // room past the block's last column
+      top[0] = _mm_cvtsi128_si32(c);
+      bottom[0] = _mm_extract_epi32(c, 1);
     }
     if (!_mm_testz_si128(overflow, overflow)) inconsistent();
     magsgn_stream = magsgn;
+  }
+
+ private:
+  struct Constants {
+    J2K_HT_AVX2 explicit Constants(int p)
+        : one(_mm_set1_epi32(1)),
+          three(_mm_set1_epi32(3)),
+          exponent_bias(_mm_set1_epi32(126)),
+          plane(_mm_cvtsi32_si128(p)),
+          mu_limit(_mm_cvtsi32_si128(kMaxDecodedBitplanes - p)),
+          bottom_bytes(_mm_setr_epi8(4, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)) {}
+    __m128i one, three, exponent_bias;
+    __m128i plane;     // the cleanup's plane p, as a shift count
+    // Only at the exponent bound U = 31 - p can mu, at most 2^(U - 1), reach 2^(30 - p).
+    __m128i mu_limit;
+    __m128i bottom_bytes;  // bytes 4 and 12 (lanes 1 and 3, the bottom samples) to bytes 0 and 1
+  };
+
+  // Quad q's coefficients, sample j in lane j (0 where not coded, or not in `inside`, the
+  // samples inside the block), and its bottom samples' exponents (bit_length(2 (mu - 1) + 1),
+  // for the next row's kappa) in `bottom_exponents`, lane 1's in the low byte.
+  J2K_HT_AVX2 static inline __m128i decode_quad(ForwardWordReader& magsgn, const MagSgnRow& row, int q, unsigned inside,
+                                                const Constants& k, __m128i& overflow, uint16_t& bottom_exponents) {
+    const unsigned entry = row.codeword[q];
+    const unsigned rho = entry & packed::kRho;
+    bottom_exponents = 0;
+    if (rho == 0) return _mm_setzero_si128();
+    const unsigned big_u = exponent_bound(row, q);
+    const unsigned todo = rho & inside;  // samples past the block's edge are never coded
+    const __m128i coded = lanes(kLaneMask, todo);
+    const __m128i e_k = lanes(kLaneBit, entry >> packed::kEkShift & 0xF);
+    const __m128i e_1 = lanes(kLaneBit, entry >> packed::kE1Shift & todo);
+    // Each sample's bit count (0 if not coded), then the counts up to and before it.
+    const __m128i bits = _mm_and_si128(_mm_sub_epi32(_mm_set1_epi32(static_cast<int>(big_u)), e_k), coded);
+    __m128i sums = _mm_add_epi32(bits, _mm_slli_si128(bits, 4));
+    sums = _mm_add_epi32(sums, _mm_slli_si128(sums, 8));
+    const __m128i before = _mm_sub_epi32(sums, bits);
+    const int total = _mm_extract_epi32(sums, 3);
+    __m128i v;
+    if (total <= kRefilled) [[likely]] {
+      magsgn.need(total);
+      // Two lanes at a time (128-bit vectors only: no vzeroupper in the loop).
+      const __m128i word = _mm_set1_epi64x(static_cast<long long>(magsgn.bits()));
+      const __m128i fields_01 = _mm_srlv_epi64(word, _mm_cvtepu32_epi64(before));
+      const __m128i fields_23 = _mm_srlv_epi64(word, _mm_cvtepu32_epi64(_mm_srli_si128(before, 8)));
+      v = _mm_castps_si128(
+          _mm_shuffle_ps(_mm_castsi128_ps(fields_01), _mm_castsi128_ps(fields_23), _MM_SHUFFLE(2, 0, 2, 0)));
+      magsgn.skip(total);
+    } else {  // more than a word's bits (U above 14): one field at a time
+      alignas(16) uint32_t counts[4];
+      _mm_store_si128(reinterpret_cast<__m128i*>(counts), bits);
+      alignas(16) uint32_t taken[4];
+      for (int j = 0; j < 4; ++j) taken[j] = magsgn.take(static_cast<int>(counts[j]));
+      v = _mm_load_si128(reinterpret_cast<const __m128i*>(taken));
+    }
+    // Each field's own bits, and the EMB bit above them.
+    v = _mm_and_si128(v, _mm_sub_epi32(_mm_sllv_epi32(k.one, bits), k.one));
+    v = _mm_or_si128(v, _mm_sllv_epi32(e_1, bits));
+    // Sign and (2 mu + 1) 2^p with mu = (v >> 1) + 1; 0 where not coded.
+    const __m128i magnitude = _mm_sll_epi32(_mm_add_epi32(_mm_andnot_si128(k.one, v), k.three), k.plane);
+    const __m128i negative = _mm_sub_epi32(_mm_setzero_si128(), _mm_and_si128(v, k.one));
+    const __m128i mu = _mm_add_epi32(_mm_srli_epi32(v, 1), k.one);
+    overflow = _mm_or_si128(overflow, _mm_and_si128(_mm_srl_epi32(mu, k.mu_limit), coded));
+    // The exponents bit_length(v | 1) (v below 2^31) from a float's exponent field, exact: with
+    // the bit below the top one cleared, rounding cannot carry into the exponent.
+    const __m128i odd = _mm_or_si128(v, k.one);
+    const __m128i top_kept = _mm_andnot_si128(_mm_srli_epi32(odd, 1), odd);
+    const __m128i field = _mm_srli_epi32(_mm_castps_si128(_mm_cvtepi32_ps(top_kept)), 23);
+    const __m128i exponents = _mm_and_si128(_mm_sub_epi32(field, k.exponent_bias), coded);
+    bottom_exponents = static_cast<uint16_t>(_mm_cvtsi128_si32(_mm_shuffle_epi8(exponents, k.bottom_bytes)));
+    return _mm_and_si128(_mm_sub_epi32(_mm_xor_si128(magnitude, negative), negative), coded);
   }
 };
 
