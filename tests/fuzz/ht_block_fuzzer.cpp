@@ -6,12 +6,15 @@
 // segment, with 0 to 2 refinement passes and 0 to 2 groups of placeholder passes. The decoder
 // must write only inside the block, give values its form allows (|v| < 2^31), and either
 // decode or report the block corrupt (zeros); a throw is a finding but for the sizes it
-// checks. Seeds: ht_block/.
+// checks. And each of its builds (portable, AVX2 where the CPU has it) must decode exactly as
+// the reference decoder (reference_block_decoder.hpp) does: the same values and report.
+// Seeds: ht_block/.
 #include <cstdint>
 #include <cstdlib>
 #include <vector>
 
 #include "codec/tier1/ht/block_decoder.hpp"
+#include "codec/tier1/ht/reference_block_decoder.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace j2k::codec;
@@ -48,6 +51,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const ptrdiff_t stride = w + 1;
   std::vector<int32_t> out(static_cast<size_t>(stride) * static_cast<size_t>(h + 1), 0x5A5A5A5A);
   const BlockDecodeReport r = ht::decode_block(code, out.data(), stride);
+  std::vector<int32_t> expected(out.size(), 0x5A5A5A5A);
+  const BlockDecodeReport e = ht::decode_block_reference(code, expected.data(), stride);
+  if (r.passes != e.passes || r.corrupt != e.corrupt || out != expected) __builtin_trap();
+  for (ht::HtDecoderPath path : {ht::HtDecoderPath::Portable, ht::HtDecoderPath::Avx2}) {
+    if (!ht::available(path)) continue;
+    std::vector<int32_t> other(out.size(), 0x5A5A5A5A);
+    const BlockDecodeReport o = ht::decode_block(code, other.data(), stride, path);
+    if (o.passes != e.passes || o.corrupt != e.corrupt || other != expected) __builtin_trap();
+  }
   for (int y = 0; y <= h; ++y)
     for (int x = 0; x <= w; ++x) {
       const int32_t v = out[static_cast<size_t>(y * stride + x)];
