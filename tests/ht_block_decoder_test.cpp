@@ -70,7 +70,8 @@ TEST(HtWordReaders, MelAsTheByteReader) {
   for (int trial = 0; trial < 3000; ++trial) {
     const std::vector<uint8_t> bytes = stuffing_bytes(rng, rng() % 20);
     ht::MelDecoder reference(bytes.data(), bytes.size());
-    ht::MelRunDecoder reader(bytes.data(), bytes.size());
+    ht::MelStream stream(bytes.data(), bytes.size());
+    ht::MelRunDecoder reader(stream);
     for (int i = 0; i < 400; ++i) ASSERT_EQ(reader.event(), reference.event()) << "trial " << trial << ", event " << i;
   }
 }

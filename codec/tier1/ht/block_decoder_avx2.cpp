@@ -107,7 +107,7 @@ class Avx2MagSgnRow {
     const __m128i before = _mm_sub_epi32(sums, bits);
     const int total = _mm_extract_epi32(sums, 3);
     __m128i v;
-    if (total <= kRefilled) [[likely]] {
+    if (total <= kRefilled) {
       magsgn.need(total);
       // Two lanes at a time (128-bit vectors only: no vzeroupper in the loop).
       const __m128i word = _mm_set1_epi64x(static_cast<long long>(magsgn.bits()));

@@ -20,11 +20,14 @@
 #include "codec/tier1/ht/quad_rules.hpp"
 #include "codec/tier1/ht/word_readers.hpp"
 
-// Whether this build has the AVX2 cleanup pass (x86-64, compilers with target attributes).
+// Whether this build has the AVX2 cleanup pass (x86-64, compilers with target attributes);
+// -DJ2K_HT_HAVE_AVX2=0 leaves it out, as a build for another CPU does.
+#ifndef J2K_HT_HAVE_AVX2
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define J2K_HT_HAVE_AVX2 1
 #else
 #define J2K_HT_HAVE_AVX2 0
+#endif
 #endif
 
 namespace j2k::codec::ht::cleanup {
@@ -147,7 +150,7 @@ void decode_vlc_row_of_kind(const Tables& t, BackwardWordReader& vlc_stream, Mel
     unsigned u_first = p.u_first + suffix_first, u_second = p.u_second + suffix_second;
     // A 5-bit suffix of 28 or more has a 4-bit extension, worth 4 each (the shorter suffixes
     // are at most 1).
-    if (suffix_first >= 28 || suffix_second >= 28) [[unlikely]] {
+    if (suffix_first >= 28 || suffix_second >= 28) {
       if (suffix_first >= 28) u_first += 4 * vlc.take(4);
       if (suffix_second >= 28) u_second += 4 * vlc.take(4);
     }
@@ -232,7 +235,7 @@ class PortableMagSgnRow {
       const uint32_t before = sums << 8;
       const int total = static_cast<int>(sums >> 24);
       uint32_t v[4];
-      if (total <= kRefilled) [[likely]] {
+      if (total <= kRefilled) {
         magsgn.need(total);
         const uint64_t word = magsgn.bits();
         for (int j = 0; j < 4; ++j) v[j] = field(word, (before >> 8 * j) & 0xFF, (bits >> 8 * j) & 0xFF);
@@ -332,7 +335,8 @@ void decode_cleanup(CleanupSegment segment, int32_t* out, ptrdiff_t stride, int 
   const size_t scup = (static_cast<size_t>(d[lcup - 1]) << 4) | (d[lcup - 2] & 0x0F);
   if (scup < 2 || scup > lcup || scup > 4079) inconsistent();
   const size_t pcup = lcup - scup;
-  MelRunDecoder mel(d + pcup, scup - 1);
+  MelStream mel_stream(d + pcup, scup - 1);
+  MelRunDecoder mel(mel_stream);
   BackwardWordReader vlc(d + pcup, scup - 1, true);
   ForwardWordReader magsgn(d, pcup, true);
 

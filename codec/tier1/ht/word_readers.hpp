@@ -174,50 +174,43 @@ class BackwardWordReader {
   int count_ = 0;
 };
 
-// The MEL decoder (bit_readers.hpp's MelDecoder): the same states and runs, its bits taken from
-// a 64-bit buffer (MSB first, as the MEL stream is) filled a byte at a time; the MEL stream is
-// a small part of a segment.
-class MelRunDecoder {
+// The MEL decoder (bit_readers.hpp's MelDecoder): the same states and runs, in two parts. The
+// stream (MelStream) decodes runs from a 64-bit buffer (MSB first, as the MEL stream is) filled
+// a byte at a time: the MEL stream is a small part of a segment. MelRunDecoder hands out a
+// run's events and holds only the run and a pointer to its stream, so that a loop's copy of
+// it stays in registers (the stream's address is what the rare call takes).
+struct MelRun {
+  int zeros = 0;     // zero events
+  bool one = false;  // then a one event
+};
+
+class MelStream {
  public:
-  MelRunDecoder(const uint8_t* data, size_t size) : next_(data), left_(size) {}
+  // The MEL stream: `size` bytes at `data`, the last one shared with the VLC stream.
+  MelStream(const uint8_t* data, size_t size) : next_(data), left_(size) {}
 
-  // The next event: 0 (a quad of the zero context that stays insignificant) or 1.
-  int event() {
-    if (zeros_ > 0) {
-      --zeros_;
-      return 0;
-    }
-    if (one_) {
-      one_ = false;
-      return 1;
-    }
-    return event_after_run();
-  }
-
- private:
-  [[gnu::noinline]] int event_after_run() {
-    next_run();
-    return event();
-  }
-  // A run: "1", 2^E zero events; "0" and E bits, that many zero events and a one event.
-  void next_run() {
+  // The next run: "1", 2^E zero events; "0" and E bits, that many zero events and a one event.
+  [[gnu::noinline]] MelRun next_run() {
     static constexpr int kExponent[13] = {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4, 5};
     const int e = kExponent[k_];
     if (count_ < 1 + e) refill();
-    const bool full = (bits_ >> 63) != 0;
-    if (full) {
-      zeros_ = 1 << e;
+    MelRun run;
+    if ((bits_ >> 63) != 0) {
+      run.zeros = 1 << e;
       bits_ <<= 1;
       count_ -= 1;
       if (k_ < 12) ++k_;
-      return;
+      return run;
     }
-    zeros_ = e == 0 ? 0 : static_cast<int>((bits_ << 1) >> (64 - e));
+    run.zeros = e == 0 ? 0 : static_cast<int>((bits_ << 1) >> (64 - e));
+    run.one = true;
     bits_ <<= 1 + e;
     count_ -= 1 + e;
-    one_ = true;
     if (k_ > 0) --k_;
+    return run;
   }
+
+ private:
   void refill() {
     while (count_ <= kRefilled) {
       // Past the end 0xFF; the last byte is shared with the VLC stream: its low nibble reads 1s.
@@ -238,8 +231,30 @@ class MelRunDecoder {
   bool last_ff_ = false;
   uint64_t bits_ = 0;  // the next bit in bit 63
   int count_ = 0;
-  int k_ = 0, zeros_ = 0;
-  bool one_ = false;
+  int k_ = 0;          // the state, 0..12
+};
+
+class MelRunDecoder {
+ public:
+  explicit MelRunDecoder(MelStream& stream) : stream_(&stream) {}
+
+  // The next event: 0 (a quad of the zero context that stays insignificant) or 1.
+  int event() {
+    if (run_.zeros > 0) {
+      --run_.zeros;
+      return 0;
+    }
+    if (run_.one) {
+      run_.one = false;
+      return 1;
+    }
+    run_ = stream_->next_run();
+    return event();
+  }
+
+ private:
+  MelStream* stream_;
+  MelRun run_;
 };
 
 }  // namespace j2k::codec::ht
