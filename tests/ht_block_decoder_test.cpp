@@ -203,7 +203,8 @@ TEST(HtBlockDecoder, HostileSegmentsAsTheReference) {
     const std::string what = "trial " + std::to_string(trial) + ", " + std::to_string(w) + "x" + std::to_string(h);
     switch (trial % 4) {
       case 0:  // a few bits flipped
-        for (int i = 0, n = 1 + static_cast<int>(rng() % 4); i < n; ++i) s.bytes[rng() % s.bytes.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
+        for (int i = 0, n = 1 + static_cast<int>(rng() % 4); i < n; ++i)
+          s.bytes[rng() % s.bytes.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
         break;
       case 1: {  // noise, with the cleanup segment's length field kept plausible
         s.bytes = stuffing_bytes(rng, s.bytes.size());

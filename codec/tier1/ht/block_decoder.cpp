@@ -58,7 +58,8 @@ UvlcFields uvlc_fields(unsigned mode, unsigned bits) {
     }
     case kInitialBoth: {
       // The first u above 2: the second (1 or 2) is one bit after the first's prefix.
-      if (a.value > 2) return {a.bits + 1, a.value, 1 + static_cast<int>((bits >> a.bits) & 1), uvlc_suffix_bits(a.value), 0};
+      if (a.value > 2)
+        return {a.bits + 1, a.value, 1 + static_cast<int>((bits >> a.bits) & 1), uvlc_suffix_bits(a.value), 0};
       // Otherwise the first is its prefix alone, and the second is coded in full.
       const Prefix b = uvlc_prefix(bits >> a.bits);
       return {a.bits + b.bits, a.value, b.value, 0, uvlc_suffix_bits(b.value)};
@@ -195,7 +196,8 @@ const cleanup::Tables& cleanup::tables() {
     for (int initial = 0; initial < 2; ++initial) {
       const CxtVlcEntry* entries = cxt_vlc_table(initial != 0);
       for (int i = 0; i < 8 * 128; ++i)
-        n.cxt[initial][i] = entries[i].length ? pack(entries[i], right_context(initial != 0, entries[i].rho)) : packed::kUnknown;
+        n.cxt[initial][i] =
+            entries[i].length ? pack(entries[i], right_context(initial != 0, entries[i].rho)) : packed::kUnknown;
     }
     for (unsigned mode = 0; mode < 6; ++mode)
       for (unsigned bits = 0; bits < 64; ++bits) n.uvlc[mode][bits] = uvlc_entry(mode, bits);

@@ -29,8 +29,10 @@ namespace j2k::codec::ht {
 // planes and segment lengths.
 BlockDecodeReport decode_block(const BlockCode& code, int32_t* out, ptrdiff_t stride);
 
-// The builds of the cleanup pass, each giving the same results: decode_block takes the
-// fastest one the CPU runs; tests (and benchmarks) name one.
+// The builds of the cleanup pass (cleanup_pass.hpp), each giving the same results: the
+// portable one, and one for AVX2 and BMI2 (x86-64). decode_block above takes the fastest one
+// the CPU runs; tests and benchmarks name one. available(): whether this build and CPU have
+// it; a path that is not available decodes with the portable one.
 enum class HtDecoderPath { Portable, Avx2 };
 bool available(HtDecoderPath path);
 BlockDecodeReport decode_block(const BlockCode& code, int32_t* out, ptrdiff_t stride, HtDecoderPath path);

@@ -2,7 +2,8 @@
 // The HT cleanup pass of block_decoder.cpp, a quad row (two sample rows) at a time in two
 // sub-passes:
 //   1. VLC (decode_vlc_row): each quad's CxtVLC codeword (rho, u_off, the EMB patterns) and
-//      its u from the U-VLC, with the MEL events of the zero context, into a small array;
+//      its exponent bound U (u from the U-VLC, plus kappa from the row above), with the MEL
+//      events of the zero context, into a small array;
 //   2. MagSgn: each significant sample's bits, written into the output as the coefficient the
 //      EBCOT decoder would hold, and the bottom row's exponents, which the next row's exponent
 //      bounds (kappa) read.
@@ -64,7 +65,8 @@ constexpr unsigned right_context(uint32_t entry) { return (entry >> kRightContex
 // prefixes in turn.
 struct UvlcPrefixes {
   uint8_t bits = 0, prefix_bits = 0, u_first = 0, u_second = 0;
-  uint8_t suffix_bits_first = 0, suffix_mask_first = 0, suffix_mask_second = 0, unused = 0;  // 8 bytes: an index by shift
+  uint8_t suffix_bits_first = 0, suffix_mask_first = 0, suffix_mask_second = 0;
+  uint8_t unused = 0;  // 8 bytes in all: the table's index is a shift
 };
 
 // How a pair's u are coded: which quads have u_off, and for two in the initial row, what the
