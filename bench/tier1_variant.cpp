@@ -63,7 +63,8 @@ j2k::codec::BlockView view_of(const int32_t* data, ptrdiff_t stride, int width, 
 extern "C" __attribute__((visibility("default"))) int tier1_variant_decode(
     const uint8_t* bytes, size_t size, const uint32_t* segment_bytes, const int* segment_passes, size_t segments,
     int width, int height, int band, int modes, int bitplanes, int32_t* out, ptrdiff_t stride) {
-  return decode(j2k::codec::decode_block, bytes, size, segment_bytes, segment_passes, segments, width, height, band, modes,
+  return decode([](const j2k::codec::BlockCode& c, int32_t* o, ptrdiff_t s) { return j2k::codec::decode_block(c, o, s); },
+                bytes, size, segment_bytes, segment_passes, segments, width, height, band, modes,
                 bitplanes, out, stride);
 }
 
@@ -71,7 +72,9 @@ extern "C" __attribute__((visibility("default"))) int tier1_variant_decode(
 extern "C" __attribute__((visibility("default"))) int tier1_variant_ht_decode(
     const uint8_t* bytes, size_t size, const uint32_t* segment_bytes, const int* segment_passes, size_t segments,
     int width, int height, int band, int modes, int bitplanes, int32_t* out, ptrdiff_t stride) {
-  return decode(j2k::codec::ht::decode_block, bytes, size, segment_bytes, segment_passes, segments, width, height, band,
+  // Through a lambda: a revision may overload decode_block (a path to force, say).
+  return decode([](const j2k::codec::BlockCode& c, int32_t* o, ptrdiff_t s) { return j2k::codec::ht::decode_block(c, o, s); },
+                bytes, size, segment_bytes, segment_passes, segments, width, height, band,
                 modes, bitplanes, out, stride);
 }
 
