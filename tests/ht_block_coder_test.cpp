@@ -78,10 +78,11 @@ int32_t decoded_form(int32_t v, int fraction_bits = 0) {
 // first one are "0" and the 1-bit run 1 (k back to 2); each further one is "0" with no run
 // bits (k 2 -> 1 -> 0 -> 0). Bits 1110 1 0 0 0: the byte 0xE8.
 TEST(HtMel, HandWorkedRunsEncode) {
-  ht::MelEncoder mel;
+  uint8_t bytes[ht::mel_capacity(8)] = {};
+  ht::MelEncoder mel(bytes);
   for (const bool e : {false, false, false, false, true, true, true, true}) mel.put(e);
-  ASSERT_EQ(mel.bytes_.size(), 1u);
-  EXPECT_EQ(mel.bytes_[0], 0xE8);
+  ASSERT_EQ(mel.size(), 1u);
+  EXPECT_EQ(bytes[0], 0xE8);
 }
 
 TEST(HtMel, HandWorkedRunsDecode) {

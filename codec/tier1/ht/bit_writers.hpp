@@ -5,13 +5,13 @@
 // from the segment's end, with a stuffed 0 in a byte whose low 7 bits are all 1 after one
 // above 0x8F. Then the terminations: MagSgn padded with 1s (which the decoder reads past its
 // end anyway), SigProp with 0s (its fill), MEL and VLC closed and, where their bits allow,
-// fused into one byte; MagRef's last byte padded with 0s.
+// fused into one byte; MagRef's last byte padded with 0s. Host and device code
+// (host_device.hpp): the GPU's cleanup coder (gpu/cuda/ht_block_encoder.cu) writes with them.
 #pragma once
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
-#include <vector>
+
+#include "codec/tier1/ht/host_device.hpp"
 
 namespace j2k::codec::ht {
 
@@ -20,23 +20,28 @@ namespace j2k::codec::ht {
 // writers write into buffers of this size unchecked: what they hold is bounded by the block,
 // not by anything a caller could get wrong.
 // (The writers also store 4 bytes past their end before they know whether they are whole.)
-constexpr size_t stream_capacity(size_t samples) { return samples * 5 + 64; }
+J2K_HD constexpr size_t stream_capacity(size_t samples) { return samples * 5 + 64; }
+
+// The worst case of a block's MEL stream, n samples: an event a quad (at most one a sample)
+// and one more a pair of quads, each at most 6 bits (a one: "0" and a run of up to 5 bits),
+// less than 9 bits a sample, one bit in 7 stuffed: within 2 bytes a sample, and a margin.
+J2K_HD constexpr size_t mel_capacity(size_t samples) { return samples * 2 + 16; }
 
 // MagSgn (the cleanup segment's first stream) and SigProp (the refinement segment's), into
 // `out` (stream_capacity of the block's samples).
 class ForwardWriter {
  public:
-  explicit ForwardWriter(uint8_t* out) : begin_(out), end_(out) {}
+  J2K_HD explicit ForwardWriter(uint8_t* out) : begin_(out), end_(out) {}
 
   // The low n bits of v (n <= 32), bit 0 first. Bytes leave the accumulator 4 at once when
   // 32 bits are there and none of the first three is 0xFF (nor the byte before them), else
   // one at a time, each 8 bits, or 7 after a 0xFF. The common case takes no branch on the
   // count: the word is stored always and the end moves only when it is whole.
-  void put(uint32_t v, int n) {
+  J2K_HD void put(uint32_t v, int n) {
     acc_ |= (static_cast<uint64_t>(v) & ((uint64_t{1} << n) - 1)) << count_;
     count_ += n;
     const auto word = static_cast<uint32_t>(acc_);
-    std::memcpy(end_, &word, 4);
+    store_le32(end_, word);
     const int full = count_ >= 32 ? 1 : 0;
     const uint32_t inv = ~word | 0xFF000000u;  // the 4th byte may be 0xFF: room_ says so next
     const bool ff = ((inv - 0x01010101u) & ~inv & 0x80808080u) != 0;
@@ -51,7 +56,7 @@ class ForwardWriter {
   }
   // MagSgn's bytes: the last byte padded with 1s, and dropped when that makes it 0xFF
   // (as is a last 0xFF): the decoder reads 1s past the end.
-  size_t finish_magsgn() {
+  J2K_HD size_t finish_magsgn() {
     drain();
     if (count_ > 0) {
       const auto byte = static_cast<uint8_t>((acc_ | (0xFFu << count_)) & ((1u << room_) - 1));
@@ -65,7 +70,7 @@ class ForwardWriter {
   // (the SigProp decoder then reads MagRef's bytes, not its fill, past the end); a last 0xFF
   // gets a 0 byte after it, so that the segment never ends in 0xFF nor makes a marker code
   // with the MagRef byte after it.
-  size_t finish_sigprop() {
+  J2K_HD size_t finish_sigprop() {
     drain();
     if (count_ > 0) *end_++ = static_cast<uint8_t>(acc_ & ((1u << room_) - 1));
     else if (end_ != begin_ && end_[-1] == 0xFF) *end_++ = 0;
@@ -73,13 +78,13 @@ class ForwardWriter {
     acc_ = 0;
     return size();
   }
-  size_t size() const { return static_cast<size_t>(end_ - begin_); }
-  const uint8_t* data() const { return begin_; }
+  J2K_HD size_t size() const { return static_cast<size_t>(end_ - begin_); }
+  J2K_HD const uint8_t* data() const { return begin_; }
 
  private:
   // Every whole byte out: 4 at once where none of the first three is 0xFF (nor the byte
   // before them: then each holds 8 bits), else one at a time.
-  void drain() {
+  J2K_HD void drain() {
     while (count_ >= 32 && room_ == 8) {
       const auto word = static_cast<uint32_t>(acc_);
       const uint32_t inv = ~word | 0xFF000000u;  // the 4th byte may be 0xFF: room_ says so next
@@ -104,46 +109,65 @@ class ForwardWriter {
   int count_ = 0, room_ = 8;
 };
 
-// The MEL coder: runs of zero events in states k = 0..12 (see MelDecoder).
+// The MEL coder: runs of zero events in states k = 0..12 (see MelDecoder), into `out`
+// (mel_capacity of the block's samples).
 class MelEncoder {
  public:
-  void put(bool one) {
-    static constexpr int kExponent[13] = {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4, 5};
-    const int e = kExponent[k_];
+  // The run exponent E of each state k, 4 bits each from k = 0 up: 0 0 0 1 1 1 2 2 2 3 3 4 5
+  // (one word, which device code can index as it can no table in a function).
+  static constexpr uint64_t kExponents = 0x5433222111000;
+  J2K_HD static constexpr int exponent(int k) { return static_cast<int>((kExponents >> (4 * k)) & 0xF); }
+
+  J2K_HD explicit MelEncoder(uint8_t* out) : begin_(out), end_(out) {}
+
+  J2K_HD void put(bool one) {
+    const int e = exponent(k_);
     if (!one) {
       if (++run_ < (1 << e)) return;
       bit(1);  // a full run of 2^E zeros
       run_ = 0;
-      k_ = std::min(k_ + 1, 12);
+      k_ = k_ < 12 ? k_ + 1 : 12;
       return;
     }
     bit(0);  // a short run, its length in E bits, then the one
     for (int t = e - 1; t >= 0; --t) bit((run_ >> t) & 1);
     run_ = 0;
-    k_ = std::max(k_ - 1, 0);
+    k_ = k_ > 0 ? k_ - 1 : 0;
   }
-  void bit(int b) {
+  J2K_HD void bit(int b) {
     tmp_ = (tmp_ << 1) | static_cast<unsigned>(b);
     if (--left_ == 0) {
-      bytes_.push_back(static_cast<uint8_t>(tmp_));
+      *end_++ = static_cast<uint8_t>(tmp_);
       left_ = tmp_ == 0xFF ? 7 : 8;
       tmp_ = 0;
     }
   }
   // A run cut short by the end of the block is sent as a full one (the decoder makes up
   // events nobody asks for).
-  void close_run() {
+  J2K_HD void close_run() {
     if (run_ > 0) bit(1);
     run_ = 0;
   }
-
-  std::vector<uint8_t> bytes_;
-  unsigned tmp_ = 0;
-  int left_ = 8;  // bits the byte being filled has room for
+  // The byte being filled: its bits so far (8 - last_room() of them, the first the highest)
+  // and the room left, what finish_cleanup fuses with VLC's last byte.
+  J2K_HD unsigned last_bits() const { return tmp_; }
+  J2K_HD int last_room() const { return left_; }
+  J2K_HD void push(uint8_t byte) { *end_++ = byte; }
+  J2K_HD size_t size() const { return static_cast<size_t>(end_ - begin_); }
+  J2K_HD const uint8_t* data() const { return begin_; }
 
  private:
+  uint8_t* begin_;
+  uint8_t* end_;
+  unsigned tmp_ = 0;
+  int left_ = 8;  // bits the byte being filled has room for
   int k_ = 0, run_ = 0;
 };
+static_assert(MelEncoder::exponent(0) == 0 && MelEncoder::exponent(2) == 0 && MelEncoder::exponent(3) == 1 &&
+                  MelEncoder::exponent(5) == 1 && MelEncoder::exponent(6) == 2 && MelEncoder::exponent(8) == 2 &&
+                  MelEncoder::exponent(9) == 3 && MelEncoder::exponent(10) == 3 && MelEncoder::exponent(11) == 4 &&
+                  MelEncoder::exponent(12) == 5,
+              "MEL's exponents, Table C.1 of Part 15");
 
 // The backward streams, their bytes in the order written (the segment holds them reversed),
 // into `out` (stream_capacity of the block's samples). VLC: the first byte written is the
@@ -153,7 +177,7 @@ class MelEncoder {
 class BackwardWriter {
  public:
   enum Start { kVlc, kMagRef };
-  BackwardWriter(uint8_t* out, Start start) : begin_(out), end_(out) {
+  J2K_HD BackwardWriter(uint8_t* out, Start start) : begin_(out), end_(out) {
     if (start == kVlc) {
       *end_++ = 0xFF;
       acc_ = 0x0F;
@@ -165,11 +189,11 @@ class BackwardWriter {
   // 32 bits are there and none of them has its low 7 bits all 1 (then none is stuffed, after
   // whatever byte), else one at a time; the common case takes no branch on the count (see
   // ForwardWriter::put).
-  void put(uint32_t v, int n) {
+  J2K_HD void put(uint32_t v, int n) {
     acc_ |= (static_cast<uint64_t>(v) & ((uint64_t{1} << n) - 1)) << count_;
     count_ += n;
     const auto word = static_cast<uint32_t>(acc_);
-    std::memcpy(end_, &word, 4);
+    store_le32(end_, word);
     const int full = count_ >= 32 ? 1 : 0;
     const uint32_t t = (word & 0x7F7F7F7Fu) ^ 0x7F7F7F7Fu;  // a 0 byte where the low 7 bits are all 1
     const bool may_stuff = ((t - 0x01010101u) & ~t & 0x80808080u) != 0;
@@ -184,7 +208,7 @@ class BackwardWriter {
   }
 
   // MagRef's bytes in the order written: the last one padded with 0s (the decoder's fill).
-  size_t finish_magref() {
+  J2K_HD size_t finish_magref() {
     settle();
     if (count_ > 0) *end_++ = static_cast<uint8_t>(acc_);
     count_ = 0;
@@ -193,20 +217,20 @@ class BackwardWriter {
   }
   // VLC's whole bytes out; its partial last byte stays in last_bits() (last_count() bits),
   // for assemble_cleanup to fuse with MEL's.
-  void settle() {
+  J2K_HD void settle() {
     while (count_ >= 8 || (count_ == 7 && stuffs())) emit();
   }
-  unsigned last_bits() const { return static_cast<unsigned>(acc_); }
-  int last_count() const { return count_; }
-  void push(uint8_t byte) { *end_++ = byte; }
-  size_t size() const { return static_cast<size_t>(end_ - begin_); }
-  const uint8_t* data() const { return begin_; }
+  J2K_HD unsigned last_bits() const { return static_cast<unsigned>(acc_); }
+  J2K_HD int last_count() const { return count_; }
+  J2K_HD void push(uint8_t byte) { *end_++ = byte; }
+  J2K_HD size_t size() const { return static_cast<size_t>(end_ - begin_); }
+  J2K_HD const uint8_t* data() const { return begin_; }
 
  private:
   // After a byte above 0x8F the next byte's MSB is a stuffed 0 where its other 7 bits are
   // all 1.
-  bool stuffs() const { return above_8f_ && (acc_ & 0x7F) == 0x7F; }
-  void emit() {
+  J2K_HD bool stuffs() const { return above_8f_ && (acc_ & 0x7F) == 0x7F; }
+  J2K_HD void emit() {
     const int width = stuffs() ? 7 : 8;
     const auto byte = static_cast<uint8_t>(acc_ & ((1u << width) - 1));
     *end_++ = byte;
@@ -223,36 +247,42 @@ class BackwardWriter {
 };
 
 // The cleanup segment: MagSgn, MEL, then VLC reversed, the last 12 bits the length of MEL and
-// VLC (Scup). MEL's and VLC's last bytes are fused where neither's bits clash and the result
-// is not 0xFF (and VLC holds more than its first byte, which the length shares). Returns
-// false when MEL and VLC exceed the 4079 bytes Scup can say.
-inline bool assemble_cleanup(ForwardWriter& magsgn, MelEncoder& mel, BackwardWriter& vlc, std::vector<uint8_t>& out) {
+// VLC (Scup). finish_cleanup() ends the three streams, MEL's and VLC's last bytes fused where
+// neither's bits clash and the result is not 0xFF (and VLC holds more than its first byte,
+// which the length shares), and returns the segment's bytes: 0 where MEL and VLC exceed the
+// 4079 bytes Scup can say. write_cleanup() then writes the segment to `out`, which may be
+// where MagSgn was written: MEL and VLC then follow it.
+J2K_HD inline size_t finish_cleanup(ForwardWriter& magsgn, MelEncoder& mel, BackwardWriter& vlc) {
   magsgn.finish_magsgn();
   mel.close_run();
   vlc.settle();
-  const unsigned mel_tmp = (mel.tmp_ << mel.left_) & 0xFF;
-  const unsigned mel_mask = (0xFFu << mel.left_) & 0xFF;
+  const int mel_room = mel.last_room();
+  const unsigned mel_tmp = (mel.last_bits() << mel_room) & 0xFF;
+  const unsigned mel_mask = (0xFFu << mel_room) & 0xFF;
   const unsigned vlc_tmp = vlc.last_bits();
   const unsigned vlc_mask = 0xFFu >> (8 - vlc.last_count());
   if ((mel_mask | vlc_mask) != 0) {
     const unsigned fuse = mel_tmp | vlc_tmp;
     if (((fuse ^ mel_tmp) & mel_mask) == 0 && ((fuse ^ vlc_tmp) & vlc_mask) == 0 && fuse != 0xFF && vlc.size() > 1) {
-      mel.bytes_.push_back(static_cast<uint8_t>(fuse));
+      mel.push(static_cast<uint8_t>(fuse));
     } else {
-      mel.bytes_.push_back(static_cast<uint8_t>(mel_tmp));
+      mel.push(static_cast<uint8_t>(mel_tmp));
       vlc.push(static_cast<uint8_t>(vlc_tmp));
     }
   }
-  const size_t scup = mel.bytes_.size() + vlc.size();
-  if (scup > 4079) return false;
-  out.resize(magsgn.size() + scup);
-  uint8_t* o = std::copy(magsgn.data(), magsgn.data() + magsgn.size(), out.data());
-  o = std::copy(mel.bytes_.begin(), mel.bytes_.end(), o);
-  std::reverse_copy(vlc.data(), vlc.data() + vlc.size(), o);
-  const size_t l = out.size();
-  out[l - 1] = static_cast<uint8_t>(scup >> 4);
-  out[l - 2] = static_cast<uint8_t>((out[l - 2] & 0xF0) | (scup & 0x0F));
-  return true;
+  const size_t scup = mel.size() + vlc.size();
+  return scup > 4079 ? 0 : magsgn.size() + scup;
+}
+J2K_HD inline void write_cleanup(const ForwardWriter& magsgn, const MelEncoder& mel, const BackwardWriter& vlc, uint8_t* out) {
+  if (out != magsgn.data()) copy_bytes(out, magsgn.data(), magsgn.size());  // (MagSgn may be written in place)
+  uint8_t* o = out + magsgn.size();
+  copy_bytes(o, mel.data(), mel.size());
+  o += mel.size();
+  const uint8_t* v = vlc.data();
+  for (size_t i = vlc.size(); i > 0; --i) *o++ = v[i - 1];
+  const size_t scup = mel.size() + vlc.size();
+  o[-1] = static_cast<uint8_t>(scup >> 4);
+  o[-2] = static_cast<uint8_t>((o[-2] & 0xF0) | (scup & 0x0F));
 }
 
 }  // namespace j2k::codec::ht

@@ -8,200 +8,26 @@
 #include <vector>
 
 #include "codec/tier1/ht/bit_writers.hpp"
+#include "codec/tier1/ht/cleanup_encoder.hpp"
 #include "codec/tier1/ht/quad_rules.hpp"
-#include "codec/tier1/ht/vlc_tables.hpp"
 #include "common/error.hpp"
 
 namespace j2k::codec::ht {
 namespace {
 
-// The U-VLC codeword of u >= 1 (see uvlc_prefix in block_decoder.cpp): the prefix, then the
-// suffix and extension, each as (bits, length) with the first bit in bit 0.
-struct Uvlc {
-  uint32_t prefix = 0, suffix = 0, extension = 0;
-  int prefix_length = 0, suffix_length = 0, extension_length = 0;
-};
-constexpr Uvlc uvlc(int u) {
-  Uvlc c;
-  if (u == 1) {
-    c.prefix = 1, c.prefix_length = 1;
-  } else if (u == 2) {
-    c.prefix = 2, c.prefix_length = 2;  // 0 then 1
-  } else if (u <= 4) {
-    c.prefix = 4, c.prefix_length = 3;  // 0, 0, 1
-    c.suffix = static_cast<uint32_t>(u - 3), c.suffix_length = 1;
-  } else if (u <= 32) {
-    c.prefix_length = 3;  // 0, 0, 0
-    c.suffix = static_cast<uint32_t>(u - 5), c.suffix_length = 5;
-  } else {
-    c.prefix_length = 3;
-    c.suffix = static_cast<uint32_t>(28 + (u - 33) % 4), c.suffix_length = 5;
-    c.extension = static_cast<uint32_t>((u - 33) / 4), c.extension_length = 4;
-  }
-  return c;
-}
-
-// Every u a quad can have (a sample's exponent is at most 32, kappa at least 1), 0 giving the
-// empty codeword.
-struct UvlcTable {
-  Uvlc code[33];
-  constexpr UvlcTable() : code() {
-    for (int u = 1; u < 33; ++u) code[u] = uvlc(u);
-  }
-};
-constexpr UvlcTable kUvlc;
-
 struct Scratch {
   // The block at the cleanup plane p, a sample as 2 * mu + sign (mu: its magnitude's bits
   // from p up; 0 where mu is 0), rows padded with 0s to whole quad pairs (a multiple of 4
-  // samples) and the height to whole quads.
+  // samples) and the height to whole quads: PaddedQuads (cleanup_encoder.hpp).
   std::vector<uint32_t> quads;
   std::vector<uint32_t> mag;   // magnitudes at plane 0 (the quantisation index), row by row
   std::vector<uint8_t> neg;
   std::vector<double> steps;   // magnitudes in steps, fraction bits included
   // Padded by one sample all round: 1 significant after cleanup; 2 made significant by SigProp.
   std::vector<uint8_t> sig;
-  std::vector<unsigned> rho_above, rho_row;  // by quad, one empty quad either side
-  std::vector<uint8_t> e_above, e_row;       // bottom samples' exponents by column, one either side
-  std::vector<uint8_t> magsgn, vlc;          // the streams' buffers, stream_capacity() each
+  std::vector<unsigned> rows;  // CleanupRows, for the widest block
+  std::vector<uint8_t> magsgn, mel, vlc;  // the streams' buffers, stream_capacity() each (MEL mel_capacity())
   std::vector<uint8_t> sigprop, magref;
-};
-
-// A significant sample's exponent E (quad_rules.hpp) from 2 * mu + sign; 0 for mu = 0.
-// Branch-free: (2 mu + sign) | 1 less 2 is 2 mu - 1, odd, so never 0 where mu > 0.
-inline int exponent(uint32_t twice_mu) {
-  const int e = 32 - __builtin_clz(((twice_mu | 1) - 2) | 1);
-  return twice_mu > 1 ? e : 0;
-}
-
-// The low n bits set (n <= 32).
-inline uint32_t low_bits(int n) { return static_cast<uint32_t>((uint64_t{1} << n) - 1); }
-
-// The cleanup pass (Part 15 clause 7.3) over Scratch::quads: quad by quad, two line-pairs at a
-// time (each quad's significance and exponent bound in MEL, CxtVLC and U-VLC; its magnitude
-// and sign bits in MagSgn), quads paired for their U-VLC codes.
-class CleanupEncoder {
- public:
-  CleanupEncoder(int width, int height, Scratch& s)
-      : s_(s), w_(width), h_(height), stride_((width + 3) & ~3),
-        magsgn_(s.magsgn.data()), vlc_(s.vlc.data(), BackwardWriter::kVlc) {}
-
-  std::vector<uint8_t> run() {
-    const int qw = (w_ + 1) / 2, qh = (h_ + 1) / 2;
-    s_.rho_above.assign(static_cast<size_t>(qw) + 3, 0);
-    s_.rho_row.assign(static_cast<size_t>(qw) + 3, 0);
-    s_.e_above.assign(static_cast<size_t>(stride_) + 4, 0);
-    s_.e_row.assign(static_cast<size_t>(stride_) + 4, 0);
-    for (int r = 0; r < qh; ++r) {
-      if (r == 0) line_pair<true>(0, qw);
-      else line_pair<false>(r, qw);
-      std::swap(s_.rho_above, s_.rho_row);
-      std::swap(s_.e_above, s_.e_row);
-    }
-    std::vector<uint8_t> out;
-    if (!assemble_cleanup(magsgn_, mel_, vlc_, out))
-      throw Error(ErrorCode::Internal, "HT encoder: MEL and VLC outgrow the cleanup segment's length field");
-    return out;
-  }
-
- private:
-  // The quads of line-pair r (rows 2r and 2r + 1), in pairs.
-  template <bool kInitial>
-  void line_pair(int r, int qw) {
-    const uint32_t* top = s_.quads.data() + static_cast<size_t>(2 * r) * static_cast<size_t>(stride_);
-    const uint32_t* bottom = top + stride_;
-    const unsigned* above = s_.rho_above.data() + 1;
-    unsigned* row = s_.rho_row.data() + 1;
-    const uint8_t* e_above = s_.e_above.data() + 1;
-    uint8_t* e_row = s_.e_row.data() + 1;
-    const CxtVlcCodeword* table = cxt_vlc_encode_table(kInitial);
-    for (int q = 0; q < qw; q += 2) {
-      int u[2] = {0, 0};
-      const int count = std::min(2, qw - q);
-      for (int i = 0; i < count; ++i) {
-        const int k = q + i, x = 2 * k;
-        const uint32_t m[4] = {top[x], bottom[x], top[x + 1], bottom[x + 1]};
-        const int e[4] = {exponent(m[0]), exponent(m[1]), exponent(m[2]), exponent(m[3])};
-        const unsigned rho = (m[0] > 1 ? 1u : 0u) | (m[1] > 1 ? 2u : 0u) | (m[2] > 1 ? 4u : 0u) | (m[3] > 1 ? 8u : 0u);
-        row[k] = rho;
-        e_row[x] = static_cast<uint8_t>(e[1]);
-        e_row[x + 1] = static_cast<uint8_t>(e[3]);
-        const int e_max = std::max(std::max(e[0], e[1]), std::max(e[2], e[3]));
-        const int cx = kInitial ? initial_row_context(row[k - 1]) : other_row_context(above[k - 1], above[k], above[k + 1], row[k - 1]);
-        int kappa = 1;
-        if (!kInitial) {
-          const int e_near = std::max(std::max(e_above[x - 1], e_above[x]), std::max(e_above[x + 1], e_above[x + 2]));
-          kappa = (rho & (rho - 1)) != 0 ? std::max(1, e_near - 1) : 1;
-        }
-        const int big_u = std::max(e_max, kappa);
-        u[i] = big_u - kappa;
-        // Context 0: MEL says whether the quad is significant; an insignificant one sends no
-        // codeword (and no bits).
-        if (cx == 0) mel_.put(rho != 0);
-        const unsigned at_bound =
-            (e[0] == big_u ? 1u : 0u) | (e[1] == big_u ? 2u : 0u) | (e[2] == big_u ? 4u : 0u) | (e[3] == big_u ? 8u : 0u);
-        const CxtVlcCodeword& cw = table[(static_cast<unsigned>(cx) * 16 + rho) * 17 + (u[i] > 0 ? 1 + at_bound : 0)];
-        vlc_.put(cw.codeword, (cx | rho) != 0 ? cw.length : 0);
-        // Each significant sample's bits below those the codeword gives; none for the others
-        // (branch-free: which samples are significant is what the coder cannot predict).
-        uint32_t v[4];
-        int bits[4];
-        for (int j = 0; j < 4; ++j) {
-          bits[j] = ((rho >> j) & 1) ? big_u - ((cw.e_k >> j) & 1) : 0;
-          v[j] = (m[j] - 2) & low_bits(bits[j]);
-        }
-        if (big_u <= 8) {  // the quad's bits in one word
-          magsgn_.put(v[0] | v[1] << bits[0] | v[2] << (bits[0] + bits[1]) | v[3] << (bits[0] + bits[1] + bits[2]),
-                      bits[0] + bits[1] + bits[2] + bits[3]);
-        } else if (big_u <= 16) {  // two samples' in one
-          magsgn_.put(v[0] | v[1] << bits[0], bits[0] + bits[1]);
-          magsgn_.put(v[2] | v[3] << bits[2], bits[2] + bits[3]);
-        } else {
-          for (int j = 0; j < 4; ++j) magsgn_.put(v[j], bits[j]);
-        }
-      }
-      put_u<kInitial>(u[0], u[1]);
-    }
-  }
-
-  // The u of a quad pair, as decode_u() reads them (0: none coded).
-  template <bool kInitial>
-  void put_u(int ua, int ub) {
-    if (kInitial && ua > 0 && ub > 0) {
-      mel_.put(std::min(ua, ub) > 2);
-      if (ua > 2 && ub > 2) {
-        put_pair(kUvlc.code[ua - 2], kUvlc.code[ub - 2]);
-      } else if (ua > 2) {
-        const Uvlc& ca = kUvlc.code[ua];
-        vlc_.put(ca.prefix, ca.prefix_length);
-        vlc_.put(static_cast<uint32_t>(ub - 1), 1);
-        vlc_.put(ca.suffix, ca.suffix_length);
-        vlc_.put(ca.extension, ca.extension_length);
-      } else {
-        put_pair(kUvlc.code[ua], kUvlc.code[ub]);
-      }
-      return;
-    }
-    put_pair(kUvlc.code[ua], kUvlc.code[ub]);
-  }
-  // Both prefixes, both suffixes, both extensions: at most 24 bits, one put (none for u = 0).
-  void put_pair(const Uvlc& a, const Uvlc& b) {
-    uint32_t bits = a.prefix;
-    int n = a.prefix_length;
-    for (const auto& [value, length] : {std::pair{b.prefix, b.prefix_length}, std::pair{a.suffix, a.suffix_length},
-                                        std::pair{b.suffix, b.suffix_length}, std::pair{a.extension, a.extension_length},
-                                        std::pair{b.extension, b.extension_length}}) {
-      bits |= value << n;
-      n += length;
-    }
-    vlc_.put(bits, n);
-  }
-
-  Scratch& s_;
-  int w_, h_, stride_;
-  ForwardWriter magsgn_;
-  MelEncoder mel_;
-  BackwardWriter vlc_;
 };
 
 // The refinement passes at plane p - 1 after a cleanup pass at p (Part 15 clause 7.4, 7.5),
@@ -285,11 +111,14 @@ double reconstruction(uint32_t mu, int p, bool reversible) {
 
 double squared(double v) { return v * v; }
 
+// The samples of a row of Scratch::quads: the width padded to whole quad pairs.
+size_t quad_stride(int width) { return static_cast<size_t>((width + 3) & ~3); }
+
 // Fills s.quads with the block at `plane` (Scratch says how); returns the OR of every
-// magnitude.
+// magnitude, its fraction bits dropped.
 uint32_t gather_quads(const BlockView& b, int plane, Scratch& s) {
   const int width = b.width, height = b.height, shift = b.fraction_bits + plane;
-  const size_t stride = static_cast<size_t>((width + 3) & ~3), rows = static_cast<size_t>((height + 1) & ~1);
+  const size_t stride = quad_stride(width), rows = static_cast<size_t>((height + 1) & ~1);
   s.quads.resize(stride * rows);
   uint32_t any = 0;
   for (int y = 0; y < height; ++y) {
@@ -297,11 +126,9 @@ uint32_t gather_quads(const BlockView& b, int plane, Scratch& s) {
     uint32_t* __restrict out = s.quads.data() + static_cast<size_t>(y) * stride;
     for (int x = 0; x < width; ++x) {  // branch-free, for the vectoriser
       const int32_t v = in[x];
-      const uint32_t sign = static_cast<uint32_t>(v) >> 31;
-      const uint32_t m = (static_cast<uint32_t>(v) ^ (0u - sign)) + sign;
+      const uint32_t m = magnitude_of(v);
       any |= m;
-      const uint32_t mu = m >> shift;
-      out[x] = (mu << 1) | (mu != 0 ? sign : 0u);
+      out[x] = quad_sample(m, sign_of(v), shift);
     }
     for (size_t x = static_cast<size_t>(width); x < stride; ++x) out[x] = 0;
   }
@@ -367,6 +194,7 @@ void size_streams(Scratch& s, size_t n) {
   const size_t bytes = stream_capacity(n);
   for (std::vector<uint8_t>* v : {&s.magsgn, &s.vlc, &s.sigprop, &s.magref})
     if (v->size() < bytes) v->resize(bytes);
+  if (s.mel.size() < mel_capacity(n)) s.mel.resize(mel_capacity(n));
 }
 
 }  // namespace
@@ -388,20 +216,27 @@ CodedBlock encode_block(const BlockView& b) {
   Scratch& s = thread_scratch();
   const size_t n = static_cast<size_t>(b.width) * static_cast<size_t>(b.height);
   CodedBlock out;
-  const uint32_t any = gather_quads(b, plane, s);
-  out.magnitude_bitplanes = bit_length(any);
+  const CleanupPlan plan = plan_cleanup(gather_quads(b, plane, s), plane);
+  out.magnitude_bitplanes = plan.magnitude_bitplanes;
   // Refinement passes and their distortion estimates need the magnitudes at plane 0 too; a
   // cleanup pass at plane 0 alone has its estimate from one pass over the block.
-  const bool refine = plane > 0 && (any >> plane) != 0;
+  const bool refine = plane > 0 && plan.bitplanes != 0;
   Plane0Estimate plane0;
   if (refine) out.energy = gather_magnitudes(b, s);
   else if (b.estimate_distortion) plane0 = plane0_estimate(b), out.energy = plane0.energy;
-  if ((any >> plane) == 0) return out;  // nothing significant at that plane: no pass
-  if (plane == 0 && (any >> 31) != 0)
-    throw Error(ErrorCode::InvalidArgument, "HT encoder: a coefficient of 2^31 steps (at most 2^31 - 1)");
+  if (plan.bitplanes == 0) return out;  // nothing significant at that plane: no pass
+  if (plan.too_large) throw Error(ErrorCode::InvalidArgument, "HT encoder: a coefficient of 2^31 steps (at most 2^31 - 1)");
   size_streams(s, n);
-  out.bitplanes = plane + 1;  // no placeholder passes: Tier-2 signals Mb - plane - 1 missing MSBs
-  out.bytes = CleanupEncoder(b.width, b.height, s).run();
+  out.bitplanes = plan.bitplanes;  // plane + 1, no placeholder passes: Tier-2 signals Mb - plane - 1 missing MSBs
+  {
+    s.rows.resize((CleanupRows::bytes(b.width) + sizeof(unsigned) - 1) / sizeof(unsigned));
+    CleanupEncoder<PaddedQuads> coder(b.width, b.height, host_cleanup_tables(), CleanupRows::carve(s.rows.data(), b.width),
+                                      CleanupBuffers{s.magsgn.data(), s.mel.data(), s.vlc.data()});
+    const size_t bytes = coder.run(PaddedQuads{s.quads.data(), quad_stride(b.width)});
+    if (bytes == 0) throw Error(ErrorCode::Internal, "HT encoder: MEL and VLC outgrow the cleanup segment's length field");
+    out.bytes.resize(bytes);
+    coder.write(out.bytes.data());
+  }
   CodedPass cleanup;
   cleanup.end = static_cast<uint32_t>(out.bytes.size());
   cleanup.terminated = true;
