@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// One thread codes one code-block's HT cleanup pass: encode_cleanup_in_place() of
+// ht/cleanup_encoder.hpp, the CPU encoder's own cleanup coder, on device copies of its tables
+// (uploaded once), the block's coefficients read where they are. A first step (issue 46):
+// a warp's 32 threads code 32 blocks side by side, each alone; no cooperation within a block.
+//
+// Device memory, each grown to the largest batch and kept (no allocation once the geometry
+// has been seen): the blocks' records; an output arena, a slot of each block's worst case
+// (cleanup_output_capacity) from a 16-byte boundary, MagSgn written straight into it and MEL
+// and VLC after it; a scratch arena (cleanup_scratch_bytes a block: the coder's rows, MEL and
+// VLC before assembly); the results (CleanupResult a block). The results and the whole output
+// arena come back in one copy each, into page-locked memory.
+#include "codec/tier1/gpu/cuda/ht_block_encoder.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <vector>
+
+#include "codec/tier1/ht/cleanup_encoder.hpp"
+#include "codec/tier1/ht/vlc_tables.hpp"
+#include "common/error.hpp"
+#include "device/cuda/buffers.hpp"
+#include "device/cuda/cuda_check.hpp"
+
+namespace j2k::codec::cuda {
+namespace {
+
+// A block as the kernel reads it.
+struct DeviceHtBlock {
+  const int32_t* data;  // its first coefficient; rows `stride` values apart
+  int64_t stride;
+  uint64_t output;      // its slot: the output arena's bytes from here
+  uint64_t scratch;     // its scratch: the scratch arena's bytes from here
+  int16_t width, height;
+  uint8_t band, fraction_bits, cleanup_plane, unused;
+};
+
+// The coder's tables as the device holds them: cleanup_encoder.hpp's CleanupTables point here.
+constexpr int kCxtVlcEntries = 8 * 16 * 17;  // [(context * 16 + rho) * 17 + (u_off ? 1 + top : 0)]
+struct DeviceTables {
+  ht::CxtVlcCodeword cxt_vlc[2][kCxtVlcEntries];  // [1]: the initial line-pair's
+  ht::Uvlc uvlc[ht::UvlcTable::kSize];
+};
+
+// Threads of a CUDA block: one warp.
+constexpr int kThreads = 32;
+
+__global__ void __launch_bounds__(kThreads) encode_cleanup_kernel(const DeviceHtBlock* blocks, int count, const DeviceTables* tables,
+                                                                  uint8_t* output, uint8_t* scratch, ht::CleanupResult* results) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i >= count) return;
+  const DeviceHtBlock b = blocks[i];
+  ht::CleanupTables t;
+  t.cxt_vlc[0] = tables->cxt_vlc[0];
+  t.cxt_vlc[1] = tables->cxt_vlc[1];
+  t.uvlc = tables->uvlc;
+  results[i] = ht::encode_cleanup_in_place(b.data, b.stride, b.width, b.height, b.fraction_bits, b.cleanup_plane, t,
+                                           output + b.output, scratch + b.scratch);
+}
+
+}  // namespace
+
+struct HtEncodeBatch::Impl {
+  std::vector<DeviceHtBlock> blocks;
+  uint64_t output_bytes = 0, scratch_bytes = 0;  // the arenas the blocks added need
+
+  DeviceTables host_tables{};  // what goes up, once
+  int tables_device = -1;      // the device they went to (-1: not yet)
+  DeviceBuffer tables_d, blocks_d, output_d, scratch_d, results_d;
+  PinnedBuffer output_h, results_h;
+  cudaEvent_t done = nullptr;
+  bool pending = false;  // encode() ran and wait() has not
+  bool ready = false;    // wait() returned for the blocks of the last encode()
+  size_t encoded = 0;    // how many blocks the last encode() coded
+
+  Impl() {
+    const ht::CleanupTables t = ht::host_cleanup_tables();
+    for (int row = 0; row < 2; ++row)
+      for (int k = 0; k < kCxtVlcEntries; ++k) host_tables.cxt_vlc[row][k] = t.cxt_vlc[row][k];
+    for (int u = 0; u < ht::UvlcTable::kSize; ++u) host_tables.uvlc[u] = t.uvlc[u];
+  }
+  ~Impl() {
+    if (pending) cudaEventSynchronize(done);  // the copies into the page-locked buffers
+    if (done) cudaEventDestroy(done);
+  }
+
+  const ht::CleanupResult& result(size_t i) const { return static_cast<const ht::CleanupResult*>(results_h.data())[i]; }
+  void check_ready(size_t i, const char* call) const {
+    if (!ready || i >= encoded)
+      throw Error(ErrorCode::Internal, std::string("GpuHtEncodeBatch::") + call + ": block " + std::to_string(i) + " of " +
+                                           std::to_string(ready ? encoded : 0) + " coded and waited for");
+  }
+};
+
+HtEncodeBatch::HtEncodeBatch() : impl_(std::make_unique<Impl>()) {}
+HtEncodeBatch::~HtEncodeBatch() = default;
+
+void HtEncodeBatch::clear() {
+  if (impl_->pending) {  // its records name the blocks in flight
+    cuda_check(cudaEventSynchronize(impl_->done), "cudaEventSynchronize");
+    impl_->pending = false;
+  }
+  impl_->blocks.clear();
+  impl_->output_bytes = 0;
+  impl_->scratch_bytes = 0;
+  impl_->ready = false;
+}
+
+size_t HtEncodeBatch::add(const int32_t* d_data, ptrdiff_t stride, int width, int height, j2k_band_type band, int fraction_bits,
+                          int cleanup_plane) {
+  check_gpu_ht_block(d_data, stride, width, height, fraction_bits, cleanup_plane);
+  Impl& m = *impl_;
+  DeviceHtBlock b{};
+  b.data = d_data;
+  b.stride = stride;
+  b.output = m.output_bytes;
+  b.scratch = m.scratch_bytes;
+  b.width = static_cast<int16_t>(width);
+  b.height = static_cast<int16_t>(height);
+  b.band = static_cast<uint8_t>(band);
+  b.fraction_bits = static_cast<uint8_t>(fraction_bits);
+  b.cleanup_plane = static_cast<uint8_t>(cleanup_plane);
+  m.output_bytes += ht::align16(ht::cleanup_output_capacity(width, height));
+  m.scratch_bytes += ht::align16(ht::cleanup_scratch_bytes(width, height));
+  m.blocks.push_back(b);
+  return m.blocks.size() - 1;
+}
+
+size_t HtEncodeBatch::size() const { return impl_->blocks.size(); }
+
+void HtEncodeBatch::encode(void* stream_handle) {
+  Impl& m = *impl_;
+  auto stream = static_cast<cudaStream_t>(stream_handle);
+  if (m.pending) {  // the last batch's copies into the page-locked buffers, which this one reuses
+    cuda_check(cudaEventSynchronize(m.done), "cudaEventSynchronize");
+    m.pending = false;
+  }
+  m.ready = false;
+  m.encoded = m.blocks.size();
+  if (m.blocks.empty()) {
+    m.ready = true;
+    return;
+  }
+  int device = 0;
+  cuda_check(cudaGetDevice(&device), "cudaGetDevice");
+  if (m.tables_device < 0) {
+    // From pageable memory: staged before the call returns; host_tables lives as long as the batch.
+    void* tables = m.tables_d.get(sizeof(DeviceTables));
+    cuda_check(cudaMemcpyAsync(tables, &m.host_tables, sizeof(DeviceTables), cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
+    m.tables_device = device;
+  } else if (device != m.tables_device) {
+    throw Error(ErrorCode::Internal, "GpuHtEncodeBatch::encode: on CUDA device " + std::to_string(device) + ", the batch's tables on " +
+                                         std::to_string(m.tables_device));
+  }
+  if (!m.done) cuda_check(cudaEventCreateWithFlags(&m.done, cudaEventDisableTiming), "cudaEventCreate");
+
+  const size_t count = m.blocks.size();
+  auto* blocks = static_cast<DeviceHtBlock*>(m.blocks_d.get(count * sizeof(DeviceHtBlock)));
+  auto* output = static_cast<uint8_t*>(m.output_d.get(m.output_bytes));
+  auto* scratch = static_cast<uint8_t*>(m.scratch_d.get(m.scratch_bytes));
+  auto* results = static_cast<ht::CleanupResult*>(m.results_d.get(count * sizeof(ht::CleanupResult)));
+  void* output_h = m.output_h.get(m.output_bytes);
+  void* results_h = m.results_h.get(count * sizeof(ht::CleanupResult));
+  // From pageable memory: staged before the call returns, so `blocks` may change after it.
+  cuda_check(cudaMemcpyAsync(blocks, m.blocks.data(), count * sizeof(DeviceHtBlock), cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
+  const int n = static_cast<int>(count);
+  encode_cleanup_kernel<<<(n + kThreads - 1) / kThreads, kThreads, 0, stream>>>(
+      blocks, n, static_cast<const DeviceTables*>(m.tables_d.data()), output, scratch, results);
+  cuda_check(cudaGetLastError(), "encode_cleanup_kernel");
+  cuda_check(cudaMemcpyAsync(results_h, results, count * sizeof(ht::CleanupResult), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync");
+  cuda_check(cudaMemcpyAsync(output_h, output, m.output_bytes, cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync");
+  cuda_check(cudaEventRecord(m.done, stream), "cudaEventRecord");
+  m.pending = true;
+}
+
+void HtEncodeBatch::wait() {
+  Impl& m = *impl_;
+  if (m.pending) {
+    cuda_check(cudaEventSynchronize(m.done), "cudaEventSynchronize");
+    m.pending = false;
+    m.ready = true;
+  }
+  if (!m.ready) return;
+  for (size_t i = 0; i < m.encoded; ++i) {
+    const ht::CleanupResult& r = m.result(i);
+    if (r.status == ht::kCleanupCoded) continue;
+    const DeviceHtBlock& b = m.blocks[i];
+    const std::string what = "GPU HT encoder: block " + std::to_string(i) + " (" + std::to_string(b.width) + " x " +
+                             std::to_string(b.height) + ", plane " + std::to_string(b.cleanup_plane) + ")";
+    if (r.status == ht::kCleanupTooLarge)
+      throw Error(ErrorCode::InvalidArgument, what + ": a coefficient of 2^31 steps (at most 2^31 - 1)");
+    if (r.status == ht::kCleanupScupOverflow)
+      throw Error(ErrorCode::Internal, what + ": MEL and VLC outgrow the cleanup segment's length field");
+    throw Error(ErrorCode::Internal, what + ": status " + std::to_string(r.status) + " from the kernel");
+  }
+}
+
+const uint8_t* HtEncodeBatch::bytes(size_t i, size_t& size) const {
+  const Impl& m = *impl_;
+  m.check_ready(i, "bytes");
+  size = m.result(i).bytes;
+  return static_cast<const uint8_t*>(m.output_h.data()) + m.blocks[i].output;
+}
+
+CodedBlock HtEncodeBatch::coded(size_t i) const {
+  const Impl& m = *impl_;
+  m.check_ready(i, "coded");
+  const ht::CleanupResult& r = m.result(i);
+  CodedBlock c;
+  c.bitplanes = r.bitplanes;
+  c.magnitude_bitplanes = r.magnitude_bitplanes;
+  if (r.bitplanes == 0) return c;  // no pass
+  size_t size = 0;
+  const uint8_t* p = bytes(i, size);
+  c.bytes.assign(p, p + size);
+  CodedPass cleanup;
+  cleanup.end = static_cast<uint32_t>(size);
+  cleanup.terminated = true;
+  c.passes.push_back(cleanup);
+  return c;
+}
+
+}  // namespace j2k::codec::cuda
