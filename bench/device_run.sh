@@ -127,6 +127,9 @@ if [[ $what == all || $what == sanitize || $what == cuda ]]; then
     # Tier-1 on the GPU: the batch's kernel, its own planes and their copies, the blocks of
     # several tiles in one launch.
     sanitized $tool gpu_block_batch_test ./build-device/tests/gpu_block_batch_test --gtest_filter='*/cuda'
+    # HT cleanup coding on the GPU: coefficients read in place, each block's slot of the output
+    # arena and of the scratch.
+    sanitized $tool ht_gpu_encoder_test ./build-device/tests/ht_gpu_encoder_test --gtest_filter='HtGpuEncoder.*'
     sanitized $tool decoder_test ./build-device/tests/decoder_test --gtest_filter='DecoderGpu.*'
   done
 fi
