@@ -24,7 +24,8 @@ J2K_HD constexpr size_t stream_capacity(size_t samples) { return samples * 5 + 6
 
 // The worst case of a block's MEL stream, n samples: an event a quad (at most one a sample)
 // and one more a pair of quads, each at most 6 bits (a one: "0" and a run of up to 5 bits),
-// less than 9 bits a sample, one bit in 7 stuffed: within 2 bytes a sample, and a margin.
+// so at most 9 bits a sample and the closing run's bit; with one bit in 8 stuffed at worst,
+// within 2 bytes a sample and a margin (the last byte, fused or not, included).
 J2K_HD constexpr size_t mel_capacity(size_t samples) { return samples * 2 + 16; }
 
 // MagSgn (the cleanup segment's first stream) and SigProp (the refinement segment's), into
