@@ -268,7 +268,9 @@ class DevicePlane {
  public:
   explicit DevicePlane(const std::vector<int32_t>& values) {
     cuda(cudaStreamCreate(&stream_), "cudaStreamCreate");
-    cuda(cudaMalloc(&data_, values.size() * sizeof(int32_t)), "cudaMalloc");
+    void* p = nullptr;
+    cuda(cudaMalloc(&p, values.size() * sizeof(int32_t)), "cudaMalloc");
+    data_ = static_cast<int32_t*>(p);
     cuda(cudaMemcpy(data_, values.data(), values.size() * sizeof(int32_t), cudaMemcpyHostToDevice), "cudaMemcpy");
   }
   ~DevicePlane() {
@@ -319,7 +321,9 @@ std::vector<CodedBlock> gpu_code(const std::vector<int32_t>& values, int stride,
     const CodedBlock& c = out.back();
     EXPECT_TRUE(size == c.bytes.size() && std::equal(c.bytes.begin(), c.bytes.end(), p)) << "bytes() and coded() of " << describe(i, blocks[i]);
     EXPECT_EQ(c.passes.size(), c.bitplanes > 0 ? 1u : 0u) << describe(i, blocks[i]);
-    if (!c.passes.empty()) EXPECT_TRUE(c.passes[0].end == c.bytes.size() && c.passes[0].terminated) << describe(i, blocks[i]);
+    if (!c.passes.empty()) {
+      EXPECT_TRUE(c.passes[0].end == c.bytes.size() && c.passes[0].terminated) << describe(i, blocks[i]);
+    }
   }
 #else
   (void)values, (void)stride, (void)blocks;
