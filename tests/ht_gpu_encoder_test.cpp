@@ -532,12 +532,15 @@ std::vector<Block> code_blocks(const j2k::Rect& tc, int levels, int cb_w, int cb
   return blocks;
 }
 
-// The 5/3 DWT (the CPU's, 5 levels) of camera.pgm cut to 509 x 317 at an odd origin, uploaded
-// once, its code-blocks coded on the GPU: 64 x 64 blocks losslessly (plane 0), then 32 x 32
-// and 128 x 32 blocks at planes 0..3 as rate control might choose them.
-TEST(HtGpuEncoder, DwtOfAnImageEqualsTheCpuEncoder) {
-  std::string why;
-  if (!gpu_usable(why)) GTEST_SKIP() << "no CUDA batch to test: " << why;
+// Codes a plane's blocks: the CUDA batch (gpu_code) or the kernel's function on the host
+// (host_code).
+using Coder = std::vector<CodedBlock> (*)(const std::vector<int32_t>& values, int stride, const std::vector<Block>& blocks);
+
+// The 5/3 DWT (the CPU's, 5 levels) of camera.pgm cut to 509 x 317 at an odd origin, its
+// code-blocks coded by `coder` from the coefficients as the DWT left them (rows the image's
+// width apart): 64 x 64 blocks losslessly (plane 0), then 32 x 32 and 128 x 32 blocks at
+// planes 0..3 as rate control might choose them. Each against the CPU encoder.
+void check_dwt_of_an_image(Coder coder, const char* name) {
   int width = 0, height = 0;
   const std::vector<int32_t> image = camera(width, height);
   const int w = std::min(width, 509), h = std::min(height, 317);
@@ -553,9 +556,11 @@ TEST(HtGpuEncoder, DwtOfAnImageEqualsTheCpuEncoder) {
   for (const Run& run : {Run{64, 64, false}, Run{32, 32, true}, Run{128, 32, true}}) {
     std::vector<Block> blocks = code_blocks(tc, 5, run.cb_w, run.cb_h);
     for (size_t i = 0; i < blocks.size(); ++i) blocks[i].plane = run.planes ? static_cast<int>(i % 4) : 0;
-    const std::vector<CodedBlock> gpu = gpu_code(c, w, blocks);
-    ASSERT_EQ(gpu.size(), blocks.size());
-    Mismatches m(run.planes ? "GPU (DWT, planes 0..3)" : "GPU (DWT, lossless)");
+    const std::vector<CodedBlock> coded = coder(c, w, blocks);
+    ASSERT_EQ(coded.size(), blocks.size());
+    const std::string what = std::string(name) + (run.planes ? " (DWT, planes 0..3, " : " (DWT, lossless, ") +
+                             std::to_string(run.cb_w) + " x " + std::to_string(run.cb_h) + " blocks)";
+    Mismatches m(what.c_str());
     size_t bytes = 0;
     for (size_t i = 0; i < blocks.size(); ++i) {
       const Block& b = blocks[i];
@@ -572,11 +577,39 @@ TEST(HtGpuEncoder, DwtOfAnImageEqualsTheCpuEncoder) {
       expected.bitplanes = cpu.bitplanes;
       expected.magnitude_bitplanes = cpu.magnitude_bitplanes;
       if (!cpu.passes.empty()) expected.bytes.assign(cpu.bytes.begin(), cpu.bytes.begin() + cpu.passes[0].end);
-      m.check(i, b, difference(expected, gpu[i].bitplanes, gpu[i].magnitude_bitplanes, gpu[i].bytes.data(), gpu[i].bytes.size()));
-      bytes += gpu[i].bytes.size();
+      m.check(i, b, difference(expected, coded[i].bitplanes, coded[i].magnitude_bitplanes, coded[i].bytes.data(), coded[i].bytes.size()));
+      bytes += coded[i].bytes.size();
     }
-    EXPECT_GT(bytes, static_cast<size_t>(w * h / 8)) << "the image coded to almost nothing: is the test image there?";
+    EXPECT_GT(bytes, static_cast<size_t>(w * h / 8)) << what << ": the image coded to almost nothing";
   }
+}
+
+// encode_cleanup_in_place() on the host, block by block, as CodedBlocks (gpu_code's form).
+std::vector<CodedBlock> host_code(const std::vector<int32_t>& values, int stride, const std::vector<Block>& blocks) {
+  const ht::CleanupTables tables = ht::host_cleanup_tables();
+  std::vector<CodedBlock> out;
+  for (const Block& b : blocks) {
+    std::vector<uint8_t> bytes(ht::cleanup_output_capacity(b.width, b.height));
+    std::vector<uint32_t> scratch(ht::cleanup_scratch_bytes(b.width, b.height) / 4 + 1);
+    const ht::CleanupResult r =
+        ht::encode_cleanup_in_place(values.data() + static_cast<size_t>(b.y) * static_cast<size_t>(stride) + static_cast<size_t>(b.x), stride,
+                                    b.width, b.height, b.fraction_bits, b.plane, tables, bytes.data(), reinterpret_cast<uint8_t*>(scratch.data()));
+    EXPECT_EQ(r.status, ht::kCleanupCoded);
+    CodedBlock c;
+    c.bitplanes = r.bitplanes;
+    c.magnitude_bitplanes = r.magnitude_bitplanes;
+    c.bytes.assign(bytes.begin(), bytes.begin() + r.bytes);
+    out.push_back(c);
+  }
+  return out;
+}
+
+TEST(HtCleanupInPlace, DwtOfAnImageEqualsTheCpuEncoder) { check_dwt_of_an_image(host_code, "host run of the kernel's function"); }
+
+TEST(HtGpuEncoder, DwtOfAnImageEqualsTheCpuEncoder) {
+  std::string why;
+  if (!gpu_usable(why)) GTEST_SKIP() << "no CUDA batch to test: " << why;
+  check_dwt_of_an_image(gpu_code, "GPU");
 }
 
 }  // namespace
