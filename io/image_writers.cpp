@@ -28,6 +28,19 @@ void put(std::FILE* file, const std::string& name, const void* data, size_t size
 void interleave_rows(const ImageSamples& image, int64_t y0, int64_t rows, bool wide, bool big_endian, unsigned char* out) {
   const size_t channels = image.components.size(), size = wide ? 2 : 1;
   const size_t n = static_cast<size_t>(image.components[0].width * rows), step = channels * size;
+  // 8-bit RGB, the common case, in one pass whose stores are contiguous.
+  if (!wide && channels == 3 &&
+      std::all_of(image.components.begin(), image.components.end(), [](const ComponentSamples& k) { return k.type == J2K_SAMPLE_U8; })) {
+    const uint8_t* r = image.components[0].row<uint8_t>(y0);
+    const uint8_t* g = image.components[1].row<uint8_t>(y0);
+    const uint8_t* b = image.components[2].row<uint8_t>(y0);
+    for (size_t i = 0; i < n; ++i) {
+      out[3 * i] = r[i];
+      out[3 * i + 1] = g[i];
+      out[3 * i + 2] = b[i];
+    }
+    return;
+  }
   for (size_t c = 0; c < channels; ++c) {
     const ComponentSamples& k = image.components[c];
     unsigned char* d = out + c * size;
