@@ -3,8 +3,11 @@
 // rows of components 0..2 decorrelated while they are in cache.
 #include "transform/cpu/shift_mct.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <limits>
+#include <type_traits>
 
 #include "common/error.hpp"
 #include "transform/cpu/component_transform.hpp"
@@ -21,20 +24,31 @@ T* row_of(const Plane& p, int64_t y) {
 // One row of n samples of type S, `step` bytes apart -> v - offset as D. True if every
 // sample lies in [lo, hi]. A sample outside is clamped into it: its frame is reported as an
 // error, and the transform of what was stored stays within int32 (no overflow on the way).
-template <class S, class D>
-bool convert(const char* src, ptrdiff_t step, int64_t n, int32_t offset, int64_t lo, int64_t hi,
-             D* out) {
+// kPacked: the samples are `sizeof(S)` apart (step unused), a loop the compiler vectorises.
+// Samples of 8 and 16 bits are compared in int32 (their bounds clamped to it, which changes
+// no comparison): vector compares of that width exist on every x86-64, of int64 not.
+template <class S, class D, bool kPacked>
+bool convert_samples(const char* src, ptrdiff_t step, int64_t n, int32_t offset, int64_t lo, int64_t hi, D* out) {
+  using W = std::conditional_t<(sizeof(S) <= 2), int32_t, int64_t>;
+  const auto lo_w = static_cast<W>(std::max<int64_t>(lo, std::numeric_limits<W>::min()));
+  const auto hi_w = static_cast<W>(std::min<int64_t>(hi, std::numeric_limits<W>::max()));
   bool ok = true;
   for (int64_t x = 0; x < n; ++x) {
     S s;
-    std::memcpy(&s, src + x * step, sizeof s);  // a plain load; no alignment assumption
-    const auto v = static_cast<int64_t>(s);
-    const bool in_range = v >= lo && v <= hi;
+    std::memcpy(&s, src + x * (kPacked ? static_cast<ptrdiff_t>(sizeof(S)) : step), sizeof s);  // no alignment assumed
+    const auto v = static_cast<W>(s);
+    const bool in_range = v >= lo_w && v <= hi_w;
     ok &= in_range;
-    const int64_t kept = in_range ? v : v < lo ? lo : hi;
-    out[x] = static_cast<D>(static_cast<int32_t>(kept - offset));
+    const W kept = in_range ? v : v < lo_w ? lo_w : hi_w;
+    out[x] = static_cast<D>(static_cast<int32_t>(static_cast<int64_t>(kept) - offset));
   }
   return ok;
+}
+
+template <class S, class D>
+bool convert(const char* src, ptrdiff_t step, int64_t n, int32_t offset, int64_t lo, int64_t hi, D* out) {
+  if (step == static_cast<ptrdiff_t>(sizeof(S))) return convert_samples<S, D, true>(src, step, n, offset, lo, hi, out);
+  return convert_samples<S, D, false>(src, step, n, offset, lo, hi, out);
 }
 
 template <class D>
