@@ -332,7 +332,7 @@ class TileTranscoder {
       code.width = static_cast<int>(lb.x1 - lb.x0);
       code.height = static_cast<int>(lb.y1 - lb.y0);
       code.band = inputs[c].bands[lb.band].type;
-      code.modes = tc.components[c].modes;
+      code.modes = bd->modes(tc.components[c].modes);  // HTMIXED: HT or Part 1 block by block
       code.bytes = bd->data();
       code.size = bd->size();
       code.segment_bytes = bd->segments.data();

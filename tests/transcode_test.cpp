@@ -19,9 +19,12 @@
 #include <vector>
 
 #include "j2kfront/j2kfront.hpp"
+#include "tests/support/conformance_data.hpp"
 #include "tests/support/run_command.hpp"
 #include "tests/support/temp_dir_test.hpp"
 
+namespace fs = std::filesystem;
+using test_support::conformance_dir;
 using test_support::file_bytes;
 using test_support::quote;
 using test_support::run_command;
@@ -269,6 +272,23 @@ TEST(TranscodeThreads, SameBytesOnOneOrManyThreads) {
   c.irreversible = true, c.tile_w = c.tile_h = 128, c.block_w = c.block_h = 32, c.rates = {30, 10};
   const std::vector<uint8_t> in = encode_case(c, image, false);
   EXPECT_EQ(transcode(in, J2K_CODER_HT, J2K_FORMAT_J2K, 1), transcode(in, J2K_CODER_HT, J2K_FORMAT_J2K, 7));
+}
+
+// HTMIXED streams (T.803's ds0_hm_*, where J2K_CONFORMANCE_DATA/htj2k has them): each block
+// decoded by its own coder (HT or Part 1, as its packets say), the image the same after
+// transcoding to either coder.
+TEST(TranscodeHtMixed, ConformanceStreamsDecodeAlike) {
+  int streams = 0;
+  for (const char* name : {"ds0_hm_06_b11", "ds0_hm_06_b18", "ds0_hm_15_b8"}) {
+    const std::string path = conformance_dir() + "/htj2k/" + name + ".j2k";
+    if (!fs::exists(path)) continue;
+    const std::vector<uint8_t> in = file_bytes(path);
+    const j2kfront::Image reference = decode(in);
+    expect_same(decode(transcode(in, J2K_CODER_HT)), reference, std::string(name) + " -> HT");
+    expect_same(decode(transcode(in, J2K_CODER_EBCOT)), reference, std::string(name) + " -> EBCOT");
+    ++streams;
+  }
+  if (streams == 0) GTEST_SKIP() << "no ds0_hm_*.j2k in " << conformance_dir() << "/htj2k (ITU-T T.803's HTJ2K codestreams)";
 }
 
 // A JP2 file becomes a JPH file with its JP2 Header box as it was (and back), a codestream a
