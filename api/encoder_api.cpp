@@ -229,6 +229,7 @@ j2k_status j2k_encoder_get_report(const j2k_encoder* encoder, j2k_encode_report*
     report->bytes = encoder->encoder->bytes().size();
     report->layers = static_cast<int>(r.layer_psnr.size());
     report->layer_psnr = r.layer_psnr.data();
+    report->tier1_on = r.tier1_on;
   });
 }
 

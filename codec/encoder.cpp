@@ -16,6 +16,7 @@
 #include "codec/quant/quantiser.hpp"
 #include "codec/rate/ht_planes.hpp"
 #include "codec/rate/layers.hpp"
+#include "codec/tier1/block_encode_batch.hpp"
 #include "codec/tier1/ht/plane_estimates.hpp"
 #include "codec/tier2/packet_writer.hpp"
 #include "common/error.hpp"
@@ -66,6 +67,23 @@ BandSteps band_steps(const StreamInfo& info, const CodingParams& params) {
   return b;
 }
 
+// Where a code-block's first coefficient lies in its tile-component's plane (int32 or float,
+// host or device memory: only the address is computed), rows `stride` values apart.
+struct BlockOrigin {
+  const char* base = nullptr;  // the plane's first coefficient
+  ptrdiff_t stride = 0;
+  ptrdiff_t offset = 0;        // the block's, in values from `base`
+};
+BlockOrigin block_origin(const LaidBlock& lb, const std::vector<std::vector<TileComponentInput>>& tiles) {
+  const TileComponentInput& tc = tiles[lb.tile][lb.component];
+  const TileComponentInput::Band& band = tc.bands[lb.band];
+  BlockOrigin o;
+  o.stride = tc.coefficients.row_stride / 4;  // int32 or float
+  o.base = static_cast<const char*>(tc.coefficients.base) + tc.coefficients.offset;
+  o.offset = (band.row + lb.y0 - band.rect.y0) * o.stride + (band.col + lb.x0 - band.rect.x0);
+  return o;
+}
+
 // Calls fn(k, view, worker) for k in [0, count) on the CPU's threads, `view` the code-block
 // block_of(k) of the layout (the 9/7's quantised first into the worker's scratch).
 void for_each_view(ptrdiff_t count, const std::function<size_t(ptrdiff_t)>& block_of, const TileLayout& layout,
@@ -77,9 +95,7 @@ void for_each_view(ptrdiff_t count, const std::function<size_t(ptrdiff_t)>& bloc
     const LaidBlock& lb = layout.blocks[block_of(k)];
     const TileComponentInput& tc = tiles[lb.tile][lb.component];
     const TileComponentInput::Band& band = tc.bands[lb.band];
-    const ptrdiff_t stride = tc.coefficients.row_stride / 4;  // int32 or float
-    const char* base = static_cast<const char*>(tc.coefficients.base) + tc.coefficients.offset;
-    const ptrdiff_t offset = (band.row + lb.y0 - band.rect.y0) * stride + (band.col + lb.x0 - band.rect.x0);
+    const auto [base, stride, offset] = block_origin(lb, tiles);
     BlockView v;
     v.width = static_cast<int>(lb.x1 - lb.x0);
     v.height = static_cast<int>(lb.y1 - lb.y0);
@@ -120,6 +136,34 @@ std::vector<CodedBlock> code_blocks(const BlockCoder& coder, const TileLayout& l
                   memory.grow(heap_bytes(out.passes.capacity() * sizeof(CodedPass)) + heap_bytes(out.bytes.capacity()),
                               [&] { return "Tier-1's output for " + std::to_string(coded.size()) + " code-blocks"; });
                 });
+  return coded;
+}
+
+// Tier-1 through a batch (a device's, block_encode_batch.hpp): every code-block of the layout
+// where the plan left it, coded at once; what comes back is reserved in `memory`.
+std::vector<CodedBlock> code_blocks_in_batch(BlockEncodeBatch& batch, const TileLayout& layout,
+                                             const std::vector<std::vector<TileComponentInput>>& tiles,
+                                             const CodingParams& params, const BandSteps& bands, Reservation& memory) {
+  std::vector<BatchBlock> blocks(layout.blocks.size());
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const LaidBlock& lb = layout.blocks[i];
+    const BlockOrigin o = block_origin(lb, tiles);
+    BatchBlock& b = blocks[i];
+    b.coefficients = o.base + o.offset * 4;  // int32 or float
+    b.stride = o.stride;
+    b.width = static_cast<int>(lb.x1 - lb.x0);
+    b.height = static_cast<int>(lb.y1 - lb.y0);
+    b.band = tiles[lb.tile][lb.component].bands[lb.band].type;
+    if (!params.reversible) {
+      b.delta = bands.steps[lb.component][lb.band].delta;
+      b.fraction_bits = kFractionBits;
+    }
+  }
+  memory.grow(batch.host_bytes(blocks), [&] { return std::string("Tier-1's output on ") + batch.where() + " (its host copy)"; });
+  std::vector<CodedBlock> coded = batch.encode(blocks, params.reversible);
+  uint64_t bytes = 0;
+  for (const CodedBlock& c : coded) bytes += heap_bytes(c.passes.capacity() * sizeof(CodedPass)) + heap_bytes(c.bytes.capacity());
+  memory.grow(bytes, [&] { return "Tier-1's output for " + std::to_string(coded.size()) + " code-blocks"; });
   return coded;
 }
 
@@ -308,7 +352,11 @@ Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) :
   check_params(p, ncomp);
   // The block coder takes the coefficients where the plan leaves them, or the plan is refused.
   coder_ = make_block_coder(p.block_coding);
-  if (!coder_->reads(ps.output_memory))
+  // Or a batch that codes every block where the plan leaves it (a device's; nullptr: none for
+  // this coding, backend or build): then the plan keeps the coefficients in its memory.
+  batch_ = make_block_encode_batch(p, ps.backend);
+  const bool batch_on_device = batch_ && batch_->reads(J2K_MEMORY_DEVICE);
+  if (!batch_ && !coder_->reads(ps.output_memory))
     bad(std::string("this build's block coder reads coefficients in ") + (ps.output_memory == J2K_MEMORY_HOST ? "device" : "host") +
         " memory: output_memory must be " + (ps.output_memory == J2K_MEMORY_HOST ? "DEVICE" : "HOST"));
 
@@ -362,6 +410,7 @@ Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) :
     budget_->refuse(per_encode, "the records of " + std::to_string(blocks_) + " code-blocks (" + std::to_string(block_record_bytes()) +
                                     " bytes each) that each image takes to encode");
   PlanSettings plan_settings = ps;
+  if (batch_on_device) plan_settings.output_memory = J2K_MEMORY_DEVICE;
   if (settings_.max_bytes != 0) {
     const uint64_t left = std::max<uint64_t>(1, settings_.max_bytes - held_.bytes() - per_encode);
     if (plan_settings.max_host_memory == 0 || plan_settings.max_host_memory > left) plan_settings.max_host_memory = left;
@@ -410,6 +459,7 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
   auto t0 = Clock::now();
   plan_->run(image);
   report_ = EncodeReport{};
+  report_.tier1_on = batch_ ? batch_->where() : "cpu";
   report_.front_ms = ms_since(t0);
   // Tier-1 on the embedder's pool where the settings name one (as the plan's CPU work).
   const ScopedThreadPool pool(settings_.plan.backend.thread_pool);
@@ -456,6 +506,12 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
     bands = std::move(best.bands);
     guard_bits = best.guard_bits;
     coded = std::move(best.coded);
+  } else if (batch_) {
+    bands = band_steps(info_, params);
+    coded = code_blocks_in_batch(*batch_, layout_, tiles_, params, bands, work);
+    std::vector<int> block_planes;
+    for (const CodedBlock& c : coded) block_planes.push_back(std::max(c.bitplanes, c.magnitude_bitplanes));
+    guard_bits = guard_bits_for(block_planes, layout_, bands, params.guard_bits);
   } else {
     bands = band_steps(info_, params);
     coded = code_blocks(*coder_, layout_, tiles_, params, bands, estimate, threads, work);
@@ -506,7 +562,8 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
   output_.reset();  // the last run's bytes go now
   bytes_ = std::vector<uint8_t>();
   bytes_ = assembler.run();
-  if (estimate) report_.layer_psnr = layer_psnr(rated, static_cast<size_t>(params.layers), energy);
+  if (estimate && batch_) report_.layer_psnr.assign(static_cast<size_t>(params.layers), NAN);  // none estimated
+  else if (estimate) report_.layer_psnr = layer_psnr(rated, static_cast<size_t>(params.layers), energy);
   else report_.layer_psnr.assign(static_cast<size_t>(params.layers), INFINITY);
   if (settings_.format == FileFormat::Jp2) {
     Jp2Info j;

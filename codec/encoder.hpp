@@ -7,6 +7,11 @@
 // (codestream/) write the codestream, and a JP2 file around it when asked. Everything the
 // standard or the codec refuses is refused at construction, before any work; encode() then
 // allocates only what Tier-1 and Tier-2 produce.
+// What runs where: the front stage on the plan's backend; Tier-1 on the CPU's threads, except
+// HT with no rate or PSNR target on the cuda backend (a CUDA build), whose blocks are coded on
+// the GPU where the plan left them (tier1/block_encode_batch.hpp: the 5/3's int32 read in
+// place, the 9/7's quantised there first) and only the coded bytes come back; rate control,
+// Tier-2 and the file on the host. The codestream is the same byte for byte either way.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -17,6 +22,7 @@
 #include "codec/params/tile_input.hpp"
 #include "codec/profiles.hpp"
 #include "codec/tier1/block_coder.hpp"
+#include "codec/tier1/block_encode_batch.hpp"
 #include "common/memory_budget.hpp"
 #include "j2kfront/j2kfront.h"
 #include "pipeline/plan.hpp"
@@ -48,7 +54,8 @@ void set_layer_bytes(CodingParams& params, const std::vector<double>& rates, dou
 
 struct EncodeReport {
   double front_ms = 0, tier1_ms = 0, rate_ms = 0, tier2_ms = 0;
-  std::vector<double> layer_psnr;  // estimated, per layer
+  std::vector<double> layer_psnr;  // estimated, per layer (NaN: the 9/7 coded on a device, none estimated)
+  const char* tier1_on = "cpu";    // where the blocks were coded: "cpu", or a batch's device ("cuda")
 };
 
 class Encoder {
@@ -71,6 +78,7 @@ class Encoder {
   std::vector<std::vector<TileComponentInput>> tiles_;
   TileLayout layout_;  // every code-block's place: fixed by the shape and the parameters
   std::unique_ptr<BlockCoder> coder_;
+  std::unique_ptr<BlockEncodeBatch> batch_;  // where the blocks are coded at once (a device's), or none
   std::vector<uint8_t> bytes_;
   EncodeReport report_;
   uint64_t blocks_ = 0;  // layout_'s

@@ -429,6 +429,7 @@ int run_compress(CompressArgs a) {
         if (!batch) {
           std::fprintf(info, "  read %.1f ms, front stage %.1f, Tier-1 %.1f, rate control %.1f, Tier-2 %.1f, write %.1f\n", read_ms,
                       r.front_ms, r.tier1_ms, r.rate_ms, r.tier2_ms, write_ms);
+          std::fprintf(info, "  Tier-1 on %s\n", r.tier1_on ? r.tier1_on : "cpu");
           if (!coding.rates.empty() || !coding.psnr.empty())
             for (int l = 0; l < r.layers; ++l) std::fprintf(info, "  layer %d: estimated PSNR %.2f dB\n", l, r.layer_psnr[l]);
         }

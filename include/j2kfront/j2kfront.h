@@ -465,7 +465,8 @@ j2k_status j2k_coding_check(const j2k_settings* settings, const j2k_coding* codi
  * created (every setting the standard or the codec refuses is an error there, before any
  * work). Components may be subsampled (their dx, dy go to SIZ); with auto MCT, the component
  * transform is off unless components 0..2 share one. The settings' output_memory must be
- * HOST and narrow_output 0: Tier-1 reads int32 / float on the host. */
+ * HOST and narrow_output 0: Tier-1 reads int32 / float on the host (or, with HT and no rate or
+ * PSNR target on the cuda backend, the encoder keeps them on the GPU and codes them there). */
 typedef struct j2k_encoder j2k_encoder;
 j2k_status j2k_encoder_create(const j2k_settings* settings, const j2k_coding* coding,
                               const j2k_image_view* shape, j2k_encoder** encoder);
@@ -486,7 +487,11 @@ typedef struct j2k_encode_report {
   int layers;
   const double* layer_psnr; /* `layers` entries: the PSNR estimated from the distortions the
                                passes in each layer remove (infinite where lossless); valid
-                               until the next run */
+                               until the next run; NaN where none was estimated: the 9/7
+                               coded on the GPU) */
+  const char* tier1_on;     /* where Tier-1 coded the blocks: "cpu", or "cuda" (HT with no rate
+                               or PSNR target on the cuda backend: the coefficients never leave
+                               the GPU, only the coded bytes come back) */
 } j2k_encode_report;
 j2k_status j2k_encoder_get_report(const j2k_encoder* encoder, j2k_encode_report* report);
 /* The encoder's plan: its backend, tiles and tile-components (j2k_plan_info). */

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Tier-1 of a whole image at once on a device (issue 46): the code-blocks' coefficients read
+// where the front stage left them (the plan's planes in device memory), coded there, and only
+// the coded bytes brought back. The encoder asks the factory once per shape; where it gets a
+// batch, the plan keeps its coefficients in the memory the batch reads (reads()) and every
+// block goes through encode(); where it gets none (nullptr), the blocks go one by one through
+// the BlockCoder on the CPU's threads, as before. The factory is the only place that weighs the
+// backend (ARCHITECTURE.md: nothing above transform/ and codec/tier1/gpu/ branches on it).
+//
+//   std::unique_ptr<BlockEncodeBatch> batch = make_block_encode_batch(params, backend);  // once
+//   if (batch && batch->reads(J2K_MEMORY_DEVICE)) ... the plan's output memory is DEVICE
+//   std::vector<CodedBlock> coded = batch->encode(blocks, reversible);   // per image
+//
+// Today: HT with no rate or PSNR target (every block's cleanup pass at plane 0, no SigProp or
+// MagRef, no distortion estimates), on CUDA. The 5/3's int32 coefficients are read in place;
+// the 9/7's float ones are quantised first into a device scratch of int32, as quantise_block
+// (quant/quantiser.hpp) does, bit for bit. Each block's bytes, `bitplanes` and
+// `magnitude_bitplanes` are ht::encode_block()'s on the CPU.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "codec/params/coding_params.hpp"
+#include "codec/tier1/block_coder.hpp"
+#include "j2kfront/j2kfront.h"
+#include "transform/backend.hpp"
+
+namespace j2k::codec {
+
+// One code-block where its coefficients lie: the block's first coefficient in the plane (an
+// int32 for the 5/3, a float for the 9/7), rows `stride` values apart.
+struct BatchBlock {
+  const void* coefficients = nullptr;
+  ptrdiff_t stride = 0;
+  int width = 0, height = 0;  // 1..1024 each, width * height <= 4096
+  j2k_band_type band = J2K_BAND_LL;
+  // The 9/7's: the band's quantisation step and the bits kept below it (quantise_block's
+  // kFractionBits); unused for the 5/3.
+  double delta = 1;
+  int fraction_bits = 0;
+};
+
+class BlockEncodeBatch {
+ public:
+  virtual ~BlockEncodeBatch() = default;
+  // Whether encode() takes coefficients in `memory` (DEVICE for a GPU batch).
+  virtual bool reads(j2k_memory memory) const = 0;
+  // Where the blocks are coded, for the reports: "cuda".
+  virtual const char* where() const = 0;
+  // Host memory encode() keeps for `blocks` (its page-locked copy of the output), for the
+  // encoder's budget before it runs.
+  virtual uint64_t host_bytes(const std::vector<BatchBlock>& blocks) const = 0;
+  // Codes every block's cleanup pass at plane 0 and returns them in order: passes, bytes and
+  // bit planes as the CPU's HT coder (distortion and energy 0: not estimated). Throws
+  // Error(InvalidArgument) for a 9/7 coefficient too large for its step (as the CPU path does),
+  // and the batch's errors (gpu_ht_encode_batch.hpp).
+  virtual std::vector<CodedBlock> encode(const std::vector<BatchBlock>& blocks, bool reversible) = 0;
+};
+
+// The batch for coding `params` on `backend` (Auto resolved as the plan resolves it), or
+// nullptr where the blocks are coded one by one on the CPU: another backend, a build without
+// CUDA, EBCOT, or a rate, PSNR or component target (which need SigProp, MagRef and the
+// distortion estimates). Touches no device: a missing one shows when the plan is made.
+std::unique_ptr<BlockEncodeBatch> make_block_encode_batch(const CodingParams& params, const BackendOptions& backend);
+
+}  // namespace j2k::codec

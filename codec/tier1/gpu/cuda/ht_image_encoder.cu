@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// One CUDA block (kQuantiseThreads threads) quantises one code-block of the 9/7 into the
+// scratch, packed (rows `width` apart); then the HT batch codes every block on the same stream.
+#include "codec/tier1/gpu/cuda/ht_image_encoder.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <string>
+
+#include "codec/tier1/gpu/cuda/ht_block_encoder.hpp"
+#include "codec/tier1/ht/cleanup_encoder.hpp"
+#include "common/error.hpp"
+#include "device/cuda/buffers.hpp"
+#include "device/cuda/cuda_check.hpp"
+
+namespace j2k::codec::cuda {
+namespace {
+
+// A 9/7 block to quantise: its floats where the plan left them, its int32 in the scratch.
+struct QuantiseJob {
+  const float* src;
+  int64_t stride;
+  int32_t* dst;
+  double scale;  // 2^fraction_bits / delta, computed on the host as quantise_block computes it
+  int32_t width, height;
+};
+
+constexpr int kQuantiseThreads = 128;
+
+// quantise_block's arithmetic (quant/quantiser.cpp), in IEEE double with round-to-nearest
+// (__dmul_rn: no contraction), so the same int32 for every float; `too_large` set where a
+// magnitude reaches 2^31 steps (or is not a number), as quantise_block refuses it.
+__global__ void __launch_bounds__(kQuantiseThreads) quantise_kernel(const QuantiseJob* jobs, unsigned* too_large) {
+  const QuantiseJob j = jobs[blockIdx.x];
+  const int n = j.width * j.height;
+  for (int k = static_cast<int>(threadIdx.x); k < n; k += kQuantiseThreads) {
+    const int y = k / j.width, x = k - y * j.width;
+    const double v = static_cast<double>(j.src[y * j.stride + x]);
+    const double m = floor(__dmul_rn(fabs(v), j.scale));
+    if (!(m < 2147483648.0)) {
+      atomicOr(too_large, 1u);
+      j.dst[k] = 0;
+      continue;
+    }
+    const int32_t q = static_cast<int32_t>(m);
+    j.dst[k] = v < 0 ? -q : q;
+  }
+}
+
+}  // namespace
+
+struct HtImageEncoder::Impl {
+  int device = 0;
+  cudaStream_t stream = nullptr;
+  HtEncodeBatch batch;  // destroyed before the stream (it waits for its own work)
+  std::vector<QuantiseJob> jobs;
+  DeviceBuffer jobs_d, scratch_d, flag_d;
+  PinnedBuffer flag_h;
+
+  ~Impl() {
+    if (stream) {
+      cudaStreamSynchronize(stream);
+      cudaStreamDestroy(stream);
+    }
+  }
+};
+
+HtImageEncoder::HtImageEncoder(int device) : impl_(std::make_unique<Impl>()) { impl_->device = device < 0 ? 0 : device; }
+HtImageEncoder::~HtImageEncoder() = default;
+
+uint64_t HtImageEncoder::host_bytes(const std::vector<BatchBlock>& blocks) const {
+  uint64_t bytes = 0;
+  for (const BatchBlock& b : blocks)
+    bytes += ht::align16(ht::cleanup_output_capacity(b.width, b.height)) + sizeof(ht::CleanupResult);
+  return bytes;
+}
+
+std::vector<CodedBlock> HtImageEncoder::encode(const std::vector<BatchBlock>& blocks, bool reversible) {
+  Impl& m = *impl_;
+  cuda_check(cudaSetDevice(m.device), "cudaSetDevice");
+  if (!m.stream) cuda_check(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  m.batch.clear();
+  std::vector<CodedBlock> coded(blocks.size());
+  if (blocks.empty()) return coded;
+  unsigned* flag_h = nullptr;
+  if (reversible) {
+    for (const BatchBlock& b : blocks)
+      m.batch.add(static_cast<const int32_t*>(b.coefficients), b.stride, b.width, b.height, b.band, 0, 0);
+  } else {
+    uint64_t total = 0;
+    for (const BatchBlock& b : blocks) total += static_cast<uint64_t>(b.width) * static_cast<uint64_t>(b.height);
+    auto* scratch = static_cast<int32_t*>(m.scratch_d.get(total * sizeof(int32_t)));
+    m.jobs.clear();
+    uint64_t at = 0;
+    for (const BatchBlock& b : blocks) {
+      QuantiseJob j{};
+      j.src = static_cast<const float*>(b.coefficients);
+      j.stride = b.stride;
+      j.dst = scratch + at;
+      j.scale = std::ldexp(1.0, b.fraction_bits) / b.delta;
+      j.width = b.width;
+      j.height = b.height;
+      m.jobs.push_back(j);
+      m.batch.add(j.dst, b.width, b.width, b.height, b.band, b.fraction_bits, 0);
+      at += static_cast<uint64_t>(b.width) * static_cast<uint64_t>(b.height);
+    }
+    auto* jobs = static_cast<QuantiseJob*>(m.jobs_d.get(m.jobs.size() * sizeof(QuantiseJob)));
+    auto* flag = static_cast<unsigned*>(m.flag_d.get(sizeof(unsigned)));
+    flag_h = static_cast<unsigned*>(m.flag_h.get(sizeof(unsigned)));
+    // From pageable memory: staged before the call returns.
+    cuda_check(cudaMemcpyAsync(jobs, m.jobs.data(), m.jobs.size() * sizeof(QuantiseJob), cudaMemcpyHostToDevice, m.stream),
+               "cudaMemcpyAsync");
+    cuda_check(cudaMemsetAsync(flag, 0, sizeof(unsigned), m.stream), "cudaMemsetAsync");
+    quantise_kernel<<<static_cast<unsigned>(m.jobs.size()), kQuantiseThreads, 0, m.stream>>>(jobs, flag);
+    cuda_check(cudaGetLastError(), "quantise_kernel");
+    cuda_check(cudaMemcpyAsync(flag_h, flag, sizeof(unsigned), cudaMemcpyDeviceToHost, m.stream), "cudaMemcpyAsync");
+  }
+  m.batch.encode(m.stream);
+  cuda_check(cudaStreamSynchronize(m.stream), "cudaStreamSynchronize");
+  if (flag_h && *flag_h != 0)  // the CPU path's message (encoder.cpp), before the coder's own
+    throw Error(ErrorCode::InvalidArgument, "a 9/7 coefficient is too large for its quantisation step; use a larger step");
+  m.batch.wait();
+  for (size_t i = 0; i < blocks.size(); ++i) coded[i] = m.batch.coded(i);
+  return coded;
+}
+
+}  // namespace j2k::codec::cuda
