@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Tier-1 on the GPU end to end (issue 46): with HT and no rate or PSNR target on the cuda
+// backend, the encoder leaves the coefficients in device memory and codes every code-block's
+// cleanup pass there (codec/tier1/block_encode_batch.hpp); its codestream must be the CPU
+// backend's byte for byte, through the C API (j2k_encoder) and through `j2kfront compress`,
+// and the report must say where Tier-1 ran.
+//   Tier1Choice.*  (label unit): the factory's choice, in every build; without CUDA it must
+//                  leave Tier-1 on the CPU.
+//   GpuCompress.*  (label cuda): the byte comparisons; skipped, saying why, without a CUDA device.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "codec/tier1/block_encode_batch.hpp"
+#include "j2kfront/j2kfront.hpp"
+#include "tests/support/run_command.hpp"
+#include "tests/support/temp_dir_test.hpp"
+
+using test_support::quote;
+using test_support::run_command;
+
+namespace {
+
+const std::string kCli = J2K_CLI_PATH;
+
+// ------------------------------------------------------------------ the factory's choice
+
+j2k::codec::CodingParams ht_params() {
+  j2k::codec::CodingParams p;
+  p.block_coding = j2k::codec::BlockCoding::HighThroughput;
+  return p;
+}
+
+TEST(Tier1Choice, HtWithoutTargetsOnCudaIsTheGpuBatchWhereBuilt) {
+  const auto batch = j2k::codec::make_block_encode_batch(ht_params(), j2k::BackendOptions(j2k::Backend::Cuda));
+#if J2KFRONT_HAVE_CUDA
+  ASSERT_NE(batch, nullptr) << "a CUDA build must code HT blocks without targets on the GPU for --backend cuda";
+  EXPECT_TRUE(batch->reads(J2K_MEMORY_DEVICE));
+  EXPECT_FALSE(batch->reads(J2K_MEMORY_HOST));
+  EXPECT_STREQ(batch->where(), "cuda");
+#else
+  EXPECT_EQ(batch, nullptr) << "a build without CUDA must leave Tier-1 to the CPU's block coder";
+#endif
+}
+
+TEST(Tier1Choice, EverythingElseStaysOnTheCpu) {
+  using j2k::Backend;
+  using j2k::BackendOptions;
+  EXPECT_EQ(j2k::codec::make_block_encode_batch(ht_params(), BackendOptions(Backend::Cpu)), nullptr) << "HT, backend cpu";
+  EXPECT_EQ(j2k::codec::make_block_encode_batch(ht_params(), BackendOptions(Backend::OpenCL)), nullptr) << "HT, backend opencl";
+  j2k::codec::CodingParams ebcot;
+  EXPECT_EQ(j2k::codec::make_block_encode_batch(ebcot, BackendOptions(Backend::Cuda)), nullptr) << "EBCOT, backend cuda";
+  j2k::codec::CodingParams rates = ht_params();
+  rates.layer_bytes = {1000};
+  EXPECT_EQ(j2k::codec::make_block_encode_batch(rates, BackendOptions(Backend::Cuda)), nullptr) << "HT with -r, backend cuda";
+  j2k::codec::CodingParams lossless_rate = ht_params();
+  lossless_rate.layer_bytes = {0};
+  EXPECT_EQ(j2k::codec::make_block_encode_batch(lossless_rate, BackendOptions(Backend::Cuda)), nullptr) << "HT with -r 1, backend cuda";
+  j2k::codec::CodingParams psnr = ht_params();
+  psnr.layer_psnr = {40};
+  EXPECT_EQ(j2k::codec::make_block_encode_batch(psnr, BackendOptions(Backend::Cuda)), nullptr) << "HT with -q, backend cuda";
+}
+
+// ------------------------------------------------------------------ images and encoders
+
+// Samples of `pattern`: 0 random over the precision, 1 a smooth ramp with a little noise,
+// 2 one constant (every block all zeros after the DC shift, or nearly).
+j2kfront::Image test_image(uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, int ncomp, j2k_sample_type type, int precision,
+                           int pattern, unsigned seed) {
+  j2kfront::Image im;
+  im.x0 = x0, im.y0 = y0, im.width = w, im.height = h;
+  std::mt19937 rng(seed);
+  const bool is_signed = type == J2K_SAMPLE_I8 || type == J2K_SAMPLE_I16;
+  const int64_t lo = is_signed ? -(int64_t{1} << (precision - 1)) : 0;
+  const int64_t hi = is_signed ? (int64_t{1} << (precision - 1)) - 1 : (int64_t{1} << precision) - 1;
+  std::uniform_int_distribution<int64_t> sample(lo, hi);
+  std::uniform_int_distribution<int64_t> noise(-3, 3);
+  for (int c = 0; c < ncomp; ++c) {
+    auto& k = im.add_component(type, precision);
+    for (int64_t i = 0; i < k.width * k.height; ++i) {
+      int64_t v = 0;
+      if (pattern == 0) v = sample(rng);
+      else if (pattern == 1) {
+        const int64_t x = i % k.width, y = i / k.width;
+        v = lo + (hi - lo) * (x + 2 * y + 17 * c) / (k.width + 2 * k.height + 17 * ncomp) + noise(rng);
+      } else {
+        v = lo + (hi - lo) / 3;
+      }
+      v = std::min(hi, std::max(lo, v));
+      if (k.sample_size() == 1) k.bytes[static_cast<size_t>(i)] = static_cast<uint8_t>(v);
+      else {
+        const uint16_t u = static_cast<uint16_t>(v);
+        std::memcpy(k.bytes.data() + 2 * i, &u, 2);
+      }
+    }
+  }
+  return im;
+}
+
+struct Case {
+  std::string name;
+  uint32_t x0 = 0, y0 = 0, w = 64, h = 64;
+  int ncomp = 1;
+  j2k_sample_type type = J2K_SAMPLE_U8;
+  int precision = 8;
+  int pattern = 0;
+  int levels = 5;
+  uint32_t tile_w = 0, tile_h = 0;
+  int bw = 64, bh = 64;
+  j2k_progression order = J2K_LRCP;
+  std::vector<std::pair<int, int>> precincts;
+  bool irreversible = false;
+  double qstep = 0;
+};
+
+std::string describe(const Case& c) {
+  std::ostringstream s;
+  s << c.name << " (" << c.w << "x" << c.h << " at " << c.x0 << "," << c.y0 << ", " << c.ncomp << " x " << c.precision
+    << " bits, levels " << c.levels << ", tiles " << c.tile_w << "x" << c.tile_h << ", blocks " << c.bw << "x" << c.bh
+    << ", progression " << c.order << ", " << c.precincts.size() << " precinct sizes, " << (c.irreversible ? "9/7" : "5/3");
+  if (c.qstep > 0) s << " qstep " << c.qstep;
+  s << ", pattern " << c.pattern << ")";
+  return s.str();
+}
+
+struct Encoded {
+  std::vector<std::vector<uint8_t>> bytes;  // one per image given
+  std::string tier1_on;
+  std::string error;  // what create or run threw, if anything
+};
+
+Encoded encode(const Case& c, j2k_backend backend, const std::vector<j2kfront::Image>& images) {
+  j2kfront::Settings s;
+  s.backend = backend;
+  s.wavelet = c.irreversible ? J2K_WAVELET_97 : J2K_WAVELET_53;
+  s.levels = c.levels;
+  s.tile_w = c.tile_w, s.tile_h = c.tile_h;
+  j2kfront::Coding k;
+  k.modes = J2K_MODE_HT;
+  k.block_w = c.bw, k.block_h = c.bh;
+  k.progression = c.order;
+  k.precincts = c.precincts;
+  k.qstep = c.qstep;
+  Encoded out;
+  try {
+    j2kfront::Encoder e(s, k, images[0].view());
+    for (const j2kfront::Image& im : images) {
+      out.bytes.push_back(e.encode(im.view()));
+      const j2k_encode_report r = e.report();
+      out.tier1_on = r.tier1_on ? r.tier1_on : "(null)";
+    }
+  } catch (const std::exception& e) {
+    out.error = e.what();
+  }
+  return out;
+}
+
+// Where two codestreams first differ, for the message.
+std::string first_difference(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+  size_t i = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+  return "sizes " + std::to_string(a.size()) + " (cuda) and " + std::to_string(b.size()) + " (cpu), first difference at byte " +
+         std::to_string(i);
+}
+
+bool cuda_device(std::string& why) {
+  const char* reason = nullptr;
+  if (j2k_backend_available(J2K_BACKEND_CUDA, &reason)) return true;
+  why = reason ? reason : "no reason given";
+  return false;
+}
+
+#define REQUIRE_CUDA_DEVICE()                                                  \
+  do {                                                                         \
+    std::string why_;                                                          \
+    if (!cuda_device(why_)) GTEST_SKIP() << "no CUDA backend/device: " << why_; \
+    g_compared = 0;                                                            \
+  } while (0)
+
+// Cases compared byte for byte (not refused by both), so that a test can tell it compared some.
+int g_compared = 0;
+
+// Encodes `c` (two images of its shape, with one encoder) on both backends and expects the
+// same bytes, Tier-1 on cuda for the GPU run; or, where the CPU refuses the case, the same
+// refusal.
+void expect_same_codestreams(const Case& c) {
+  SCOPED_TRACE(describe(c));
+  const std::vector<j2kfront::Image> images = {
+      test_image(c.x0, c.y0, c.w, c.h, c.ncomp, c.type, c.precision, c.pattern, 1),
+      test_image(c.x0, c.y0, c.w, c.h, c.ncomp, c.type, c.precision, c.pattern == 2 ? 2 : 1 - c.pattern, 2)};
+  const Encoded cpu = encode(c, J2K_BACKEND_CPU, images);
+  const Encoded gpu = encode(c, J2K_BACKEND_CUDA, images);
+  if (!cpu.error.empty()) {
+    EXPECT_EQ(gpu.error, cpu.error) << "the CPU backend refused the case; the cuda backend must refuse it alike";
+    return;
+  }
+  ASSERT_EQ(gpu.error, "") << "the cuda backend threw where the CPU backend did not";
+  ++g_compared;
+  EXPECT_EQ(cpu.tier1_on, "cpu");
+  EXPECT_EQ(gpu.tier1_on, "cuda") << "with --ht and no target on --backend cuda, Tier-1 must run on the GPU";
+  ASSERT_EQ(gpu.bytes.size(), cpu.bytes.size());
+  for (size_t i = 0; i < cpu.bytes.size(); ++i)
+    EXPECT_TRUE(gpu.bytes[i] == cpu.bytes[i]) << "image " << i << " of the encoder: the codestreams differ: "
+                                              << first_difference(gpu.bytes[i], cpu.bytes[i]);
+}
+
+// ------------------------------------------------------------------ the C API
+
+class GpuCompress : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    if (!IsSkipped()) EXPECT_GT(g_compared, 0) << "every case was refused by both backends: nothing was compared";
+  }
+};
+
+TEST_F(GpuCompress, OddSizesAndOrigins) {
+  REQUIRE_CUDA_DEVICE();
+  for (bool i97 : {false, true}) {
+    Case c;
+    c.name = "509x317 RGB at an odd origin";
+    c.x0 = 3, c.y0 = 1, c.w = 509, c.h = 317, c.ncomp = 3, c.irreversible = i97;
+    expect_same_codestreams(c);
+    c.name = "odd sizes, 16-bit grey";
+    c.x0 = 7, c.y0 = 5, c.w = 333, c.h = 221, c.ncomp = 1, c.type = J2K_SAMPLE_U16, c.precision = 16;
+    expect_same_codestreams(c);
+  }
+}
+
+TEST_F(GpuCompress, OnePixelRowsAndColumns) {
+  REQUIRE_CUDA_DEVICE();
+  for (bool i97 : {false, true})
+    for (auto [w, h] : {std::pair<uint32_t, uint32_t>{1, 1}, {1, 300}, {300, 1}, {2, 77}, {77, 2}}) {
+      Case c;
+      c.name = "thin";
+      c.w = w, c.h = h, c.x0 = 1, c.y0 = 2, c.levels = 0, c.irreversible = i97;
+      expect_same_codestreams(c);
+      c.levels = 1;  // refused by both where a side is 1
+      expect_same_codestreams(c);
+    }
+}
+
+TEST_F(GpuCompress, SeveralTiles) {
+  REQUIRE_CUDA_DEVICE();
+  for (bool i97 : {false, true}) {
+    Case c;
+    c.name = "tiles";
+    c.x0 = 3, c.y0 = 1, c.w = 509, c.h = 317, c.ncomp = 3, c.levels = 3, c.tile_w = 128, c.tile_h = 96, c.irreversible = i97;
+    expect_same_codestreams(c);
+    c.tile_w = 200, c.tile_h = 317, c.bw = 32, c.bh = 32, c.ncomp = 1, c.pattern = 1;
+    expect_same_codestreams(c);
+  }
+}
+
+TEST_F(GpuCompress, SampleTypesAndComponents) {
+  REQUIRE_CUDA_DEVICE();
+  for (bool i97 : {false, true}) {
+    for (int n = 1; n <= 4; ++n) {
+      Case c;
+      c.name = std::to_string(n) + " components of 8 bits";
+      c.w = 127, c.h = 93, c.ncomp = n, c.irreversible = i97;
+      expect_same_codestreams(c);
+    }
+    for (auto [type, bits] : {std::pair{J2K_SAMPLE_U16, 16}, {J2K_SAMPLE_U16, 12}, {J2K_SAMPLE_I16, 16}, {J2K_SAMPLE_I8, 8}}) {
+      Case c;
+      c.name = "grey, other sample types";
+      c.w = 211, c.h = 150, c.type = type, c.precision = bits, c.irreversible = i97;
+      expect_same_codestreams(c);
+      c.ncomp = 3;
+      c.pattern = 1;
+      expect_same_codestreams(c);
+    }
+    Case flat;
+    flat.name = "one constant: blocks with nothing significant";
+    flat.w = 190, flat.h = 130, flat.ncomp = 3, flat.pattern = 2, flat.irreversible = i97;
+    expect_same_codestreams(flat);
+  }
+}
+
+TEST_F(GpuCompress, Levels) {
+  REQUIRE_CUDA_DEVICE();
+  for (bool i97 : {false, true})
+    for (int levels = 0; levels <= 8; ++levels) {  // 7 and 8: more than 200x150 allows (both refuse)
+      Case c;
+      c.name = "levels";
+      c.x0 = 1, c.y0 = 1, c.w = 200, c.h = 150, c.ncomp = 3, c.pattern = 1, c.levels = levels, c.irreversible = i97;
+      expect_same_codestreams(c);
+    }
+}
+
+TEST_F(GpuCompress, CodeBlockSizes) {
+  REQUIRE_CUDA_DEVICE();
+  for (bool i97 : {false, true})
+    for (auto [bw, bh] : {std::pair{64, 64}, {32, 32}, {16, 64}, {4, 1024}, {1024, 4}, {4, 4}, {8, 512}}) {
+      Case c;
+      c.name = "code-blocks";
+      c.x0 = 3, c.y0 = 1, c.w = 509, c.h = 317, c.bw = bw, c.bh = bh, c.irreversible = i97;
+      expect_same_codestreams(c);
+    }
+}
+
+TEST_F(GpuCompress, ProgressionsAndPrecincts) {
+  REQUIRE_CUDA_DEVICE();
+  for (bool i97 : {false, true})
+    for (j2k_progression order : {J2K_LRCP, J2K_RLCP, J2K_RPCL, J2K_PCRL, J2K_CPRL}) {
+      Case c;
+      c.name = "progression and precincts";
+      c.x0 = 3, c.y0 = 1, c.w = 301, c.h = 257, c.ncomp = 3, c.levels = 4, c.tile_w = 160, c.tile_h = 128, c.bw = 32,
+      c.bh = 32, c.order = order, c.irreversible = i97;
+      expect_same_codestreams(c);
+      c.precincts = {{128, 128}, {64, 64}, {32, 32}};
+      expect_same_codestreams(c);
+    }
+}
+
+TEST_F(GpuCompress, IrreversibleSteps) {
+  REQUIRE_CUDA_DEVICE();
+  for (double qstep : {0.0, 0.02, 0.004, 0.0005, 1e-5}) {
+    Case c;
+    c.name = "-I with a step";
+    c.x0 = 3, c.y0 = 1, c.w = 509, c.h = 317, c.ncomp = 3, c.irreversible = true, c.qstep = qstep;
+    expect_same_codestreams(c);
+    c.ncomp = 1, c.type = J2K_SAMPLE_U16, c.precision = 16, c.pattern = 1;
+    expect_same_codestreams(c);
+  }
+}
+
+// ------------------------------------------------------------------ the CLI
+
+class GpuCompressCli : public test_support::TempDirTest {
+ protected:
+  // A binary PPM (3 components) or PGM (1) of `im`'s samples, 16-bit ones big-endian.
+  void write_pnm(const std::string& file, const j2kfront::Image& im) {
+    const int n = static_cast<int>(im.components.size());
+    const int maxval = (1 << im.components[0].precision) - 1;
+    std::ofstream f(file, std::ios::binary);
+    f << (n == 3 ? "P6" : "P5") << "\n" << im.width << " " << im.height << "\n" << maxval << "\n";
+    const size_t bytes = im.components[0].sample_size();
+    for (size_t i = 0; i < static_cast<size_t>(im.width) * im.height; ++i)
+      for (int c = 0; c < n; ++c) {
+        const uint8_t* p = im.components[static_cast<size_t>(c)].bytes.data() + i * bytes;
+        if (bytes == 1) f.put(static_cast<char>(p[0]));
+        else f.put(static_cast<char>(p[1])).put(static_cast<char>(p[0]));
+      }
+  }
+  std::vector<uint8_t> read(const std::string& file) {
+    std::ifstream f(file, std::ios::binary);
+    return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
+  }
+  void expect_same(const std::string& input, const std::string& flags) {
+    SCOPED_TRACE("compress " + flags);
+    std::vector<uint8_t> out[2];
+    int k = 0;
+    for (const char* backend : {"cpu", "cuda"}) {
+      const std::string o = path(std::string(backend) + ".j2k");
+      const auto r = run_command(quote(kCli) + " compress -i " + quote(input) + " -o " + quote(o) + " --force --ht --backend " +
+                                 backend + " " + flags);
+      ASSERT_EQ(r.exit_code, 0) << backend << ": " << r.output;
+      EXPECT_NE(r.output.find(std::string("Tier-1 on ") + backend), std::string::npos)
+          << "the summary must say Tier-1 ran on " << backend << ":\n" << r.output;
+      out[k++] = read(o);
+    }
+    ASSERT_FALSE(out[0].empty());
+    EXPECT_TRUE(out[0] == out[1]) << "the codestreams differ: " << first_difference(out[1], out[0]);
+  }
+};
+
+TEST_F(GpuCompressCli, SameCodestreamAsTheCpuBackend) {
+  REQUIRE_CUDA_DEVICE();
+  const std::string rgb = path("rgb.ppm"), grey16 = path("grey16.pgm");
+  write_pnm(rgb, test_image(0, 0, 509, 317, 3, J2K_SAMPLE_U8, 8, 1, 7));
+  write_pnm(grey16, test_image(0, 0, 333, 221, 1, J2K_SAMPLE_U16, 16, 0, 8));
+  for (const std::string& input : {rgb, grey16})
+    for (const char* flags : {"", "-d 3,1", "-I", "-I --qstep 0.004 -d 3,1", "-n 1", "-n 7 -b 4,1024", "-b 1024,4 -I",
+                              "-b 16,64 -t 128,96 -p RPCL -c [64,64],[32,32]", "-t 200,160 -p CPRL -I", "-b 32,32 -p PCRL -n 4"})
+      expect_same(input, flags);
+}
+
+TEST_F(GpuCompressCli, ARateTargetStaysOnTheCpu) {
+  REQUIRE_CUDA_DEVICE();
+  const std::string rgb = path("rgb.ppm");
+  write_pnm(rgb, test_image(0, 0, 200, 150, 3, J2K_SAMPLE_U8, 8, 1, 9));
+  const auto r = run_command(quote(kCli) + " compress -i " + quote(rgb) + " -o " + quote(path("r.j2k")) + " --ht --backend cuda -r 20");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("Tier-1 on cpu"), std::string::npos) << "HT with -r needs SigProp, MagRef and distortion (the CPU's):\n" << r.output;
+}
+
+}  // namespace
