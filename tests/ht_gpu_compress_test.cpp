@@ -181,7 +181,7 @@ bool cuda_device(std::string& why) {
 #define REQUIRE_CUDA_DEVICE()                                                  \
   do {                                                                         \
     std::string why_;                                                          \
-    if (!cuda_device(why_)) GTEST_SKIP() << "no CUDA backend/device: " << why_; \
+    if (!cuda_device(why_)) { GTEST_SKIP() << "no CUDA backend/device: " << why_; } \
     g_compared = 0;                                                            \
   } while (0)
 
@@ -217,7 +217,9 @@ void expect_same_codestreams(const Case& c) {
 class GpuCompress : public ::testing::Test {
  protected:
   void TearDown() override {
-    if (!IsSkipped()) EXPECT_GT(g_compared, 0) << "every case was refused by both backends: nothing was compared";
+    if (!IsSkipped()) {
+      EXPECT_GT(g_compared, 0) << "every case was refused by both backends: nothing was compared";
+    }
   }
 };
 
