@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The whole encoder for one image shape, the decoder's mirror image: the front stage's plan
-// (any backend) leaves the coefficients where Tier-1 reads them (host memory, no copy, no
-// file); the block coder (tier1/block_coder.hpp) codes every code-block, in parallel, the 9/7's
-// quantised first (quant/); the guard bits follow from the blocks' bit planes; rate control
-// (rate/) shares the passes out among the quality layers; Tier-2 and the markers
-// (codestream/) write the codestream, and a JP2 file around it when asked. Everything the
-// standard or the codec refuses is refused at construction, before any work; encode() then
-// allocates only what Tier-1 and Tier-2 produce.
+// (any backend) leaves the coefficients where Tier-1 reads them (host memory, or the
+// device's for a GPU batch: no copy, no file); the block coder (tier1/block_coder.hpp) codes
+// every code-block, in parallel, the 9/7's quantised first (quant/); the guard bits follow
+// from the blocks' bit planes; rate control (rate/) shares the passes out among the quality
+// layers; Tier-2 and the markers (codestream/) write the codestream, and a JP2 file around it
+// when asked. Everything the standard or the codec refuses is refused at construction, before
+// any work; encode() then allocates only what Tier-1 and Tier-2 produce.
 // What runs where: the front stage on the plan's backend; Tier-1 on the CPU's threads, except
 // HT with no rate or PSNR target on the cuda backend (a CUDA build), whose blocks are coded on
 // the GPU where the plan left them (tier1/block_encode_batch.hpp: the 5/3's int32 read in
