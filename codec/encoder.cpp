@@ -354,7 +354,7 @@ Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) :
   coder_ = make_block_coder(p.block_coding);
   // Or a batch that codes every block where the plan leaves it (a device's; nullptr: none for
   // this coding, backend or build): then the plan keeps the coefficients in its memory.
-  batch_ = make_block_encode_batch(p, ps.backend);
+  batch_ = settings_.make_tier1_batch ? settings_.make_tier1_batch() : make_block_encode_batch(p, ps.backend);
   const bool batch_on_device = batch_ && batch_->reads(J2K_MEMORY_DEVICE);
   if (!batch_ && !coder_->reads(ps.output_memory))
     bad(std::string("this build's block coder reads coefficients in ") + (ps.output_memory == J2K_MEMORY_HOST ? "device" : "host") +

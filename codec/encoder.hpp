@@ -14,6 +14,7 @@
 // Tier-2 and the file on the host. The codestream is the same byte for byte either way.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -47,6 +48,9 @@ struct EncoderSettings {
   // encode()); an image or settings that need more are refused (OutOfMemory) naming what for.
   // 0: no limit.
   uint64_t max_bytes = 0;
+  // For tests: makes the Tier-1 batch that replaces make_block_encode_batch()'s choice (e.g.
+  // the host emulation of the GPU's, tier1/gpu/host_ht_image_encoder.hpp); empty: the factory's.
+  std::function<std::unique_ptr<BlockEncodeBatch>()> make_tier1_batch;
 };
 
 // params.layer_bytes from compression ratios (<= 1: every pass) of `raw_bytes` bytes of samples.

@@ -6,6 +6,9 @@
 // and the report must say where Tier-1 ran.
 //   Tier1Choice.*  (label unit): the factory's choice, in every build; without CUDA it must
 //                  leave Tier-1 on the CPU.
+//   GpuBatchEmulation.* (label unit): the encoder's batch path with the GPU batch's work
+//                  emulated on the host (host_ht_image_encoder.hpp), against the CPU's coder, in
+//                  every build: the block addresses, steps and packaging checked without a device.
 //   GpuCompress.*  (label cuda): the byte comparisons; skipped, saying why, without a CUDA device.
 #include <gtest/gtest.h>
 
@@ -19,7 +22,9 @@
 #include <utility>
 #include <vector>
 
+#include "codec/encoder.hpp"
 #include "codec/tier1/block_encode_batch.hpp"
+#include "codec/tier1/gpu/host_ht_image_encoder.hpp"
 #include "j2kfront/j2kfront.hpp"
 #include "tests/support/run_command.hpp"
 #include "tests/support/temp_dir_test.hpp"
@@ -167,7 +172,7 @@ Encoded encode(const Case& c, j2k_backend backend, const std::vector<j2kfront::I
 std::string first_difference(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
   size_t i = 0;
   while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
-  return "sizes " + std::to_string(a.size()) + " (cuda) and " + std::to_string(b.size()) + " (cpu), first difference at byte " +
+  return "sizes " + std::to_string(a.size()) + " and " + std::to_string(b.size()) + " (the CPU coder's), first difference at byte " +
          std::to_string(i);
 }
 
@@ -210,6 +215,105 @@ void expect_same_codestreams(const Case& c) {
   for (size_t i = 0; i < cpu.bytes.size(); ++i)
     EXPECT_TRUE(gpu.bytes[i] == cpu.bytes[i]) << "image " << i << " of the encoder: the codestreams differ: "
                                               << first_difference(gpu.bytes[i], cpu.bytes[i]);
+}
+
+// ------------------------------------------------------------------ the host emulation
+
+int log2_of(int v) {
+  int k = 0;
+  while ((1 << k) < v) ++k;
+  return k;
+}
+
+// `c` through the codec's encoder on the CPU backend, Tier-1 by the CPU's coder or (emulate)
+// by the host emulation of the GPU batch.
+Encoded encode_internal(const Case& c, const std::vector<j2kfront::Image>& images, bool emulate) {
+  j2k::codec::EncoderSettings e;
+  e.plan.wavelet = c.irreversible ? j2k::Wavelet::Irreversible97 : j2k::Wavelet::Reversible53;
+  e.plan.levels = c.levels;
+  e.plan.tile_w = c.tile_w, e.plan.tile_h = c.tile_h;
+  e.plan.backend = j2k::BackendOptions(j2k::Backend::Cpu);
+  e.coding.block_coding = j2k::codec::BlockCoding::HighThroughput;
+  e.coding.levels = c.levels;
+  e.coding.block_w_log2 = log2_of(c.bw), e.coding.block_h_log2 = log2_of(c.bh);
+  e.coding.order = static_cast<j2k::codec::Progression>(c.order);
+  if (!c.precincts.empty())
+    for (int r = 0; r <= c.levels; ++r) e.coding.precincts.push_back(r == 0 ? std::pair{4, 5} : std::pair{6, 5});
+  e.coding.relative_step = c.qstep;
+  if (emulate) e.make_tier1_batch = [] { return j2k::codec::make_host_ht_image_encoder(); };
+  Encoded out;
+  try {
+    const j2kfront::ImageView shape = images[0].view();
+    j2k::codec::Encoder encoder(e, *shape.get());
+    for (const j2kfront::Image& im : images) {
+      const j2kfront::ImageView v = im.view();
+      out.bytes.push_back(encoder.encode(*v.get()));
+      out.tier1_on = encoder.report().tier1_on;
+    }
+  } catch (const std::exception& x) {
+    out.error = x.what();
+  }
+  return out;
+}
+
+TEST(GpuBatchEmulation, EqualsTheCpuCoder) {
+  std::vector<Case> cases;
+  for (bool i97 : {false, true}) {
+    Case c;
+    c.irreversible = i97;
+    c.name = "509x317 RGB at an odd origin", c.x0 = 3, c.y0 = 1, c.w = 509, c.h = 317, c.ncomp = 3;
+    cases.push_back(c);
+    Case t = c;
+    t.name = "tiles, 32x32 blocks, RPCL, precincts", t.levels = 3, t.tile_w = 128, t.tile_h = 96, t.bw = 32, t.bh = 32;
+    t.order = J2K_RPCL, t.precincts = {{64, 32}};
+    cases.push_back(t);
+    for (auto [bw, bh] : {std::pair{4, 1024}, {1024, 4}, {16, 64}, {4, 4}}) {
+      Case b = c;
+      b.name = "code-blocks", b.ncomp = 1, b.bw = bw, b.bh = bh, b.pattern = 1;
+      cases.push_back(b);
+    }
+    Case g;
+    g.irreversible = i97;
+    g.name = "16-bit grey", g.w = 333, g.h = 221, g.x0 = 7, g.y0 = 5, g.type = J2K_SAMPLE_U16, g.precision = 16;
+    cases.push_back(g);
+    Case s = g;
+    s.name = "signed 16 bits, 4 components", s.type = J2K_SAMPLE_I16, s.ncomp = 4, s.pattern = 1;
+    cases.push_back(s);
+    Case f = c;
+    f.name = "one constant", f.pattern = 2, f.w = 100, f.h = 70;
+    cases.push_back(f);
+    for (auto [w, h] : {std::pair<uint32_t, uint32_t>{1, 1}, {1, 300}, {300, 1}}) {
+      Case thin;
+      thin.irreversible = i97;
+      thin.name = "thin", thin.w = w, thin.h = h, thin.x0 = 1, thin.y0 = 2, thin.levels = 0;
+      cases.push_back(thin);
+    }
+    for (int levels : {0, 1, 6}) {
+      Case l = c;
+      l.name = "levels", l.levels = levels, l.w = 200, l.h = 150, l.pattern = 1;
+      cases.push_back(l);
+    }
+  }
+  for (double qstep : {0.02, 0.0005, 1e-5}) {
+    Case q;
+    q.name = "-I --qstep", q.irreversible = true, q.qstep = qstep, q.w = 301, q.h = 257, q.ncomp = 3, q.pattern = 1;
+    cases.push_back(q);
+  }
+  for (const Case& c : cases) {
+    SCOPED_TRACE(describe(c));
+    const std::vector<j2kfront::Image> images = {
+        test_image(c.x0, c.y0, c.w, c.h, c.ncomp, c.type, c.precision, c.pattern, 1),
+        test_image(c.x0, c.y0, c.w, c.h, c.ncomp, c.type, c.precision, c.pattern == 2 ? 2 : 1 - c.pattern, 2)};
+    const Encoded cpu = encode_internal(c, images, false);
+    const Encoded emulated = encode_internal(c, images, true);
+    ASSERT_EQ(cpu.error, "");
+    ASSERT_EQ(emulated.error, "");
+    EXPECT_EQ(cpu.tier1_on, "cpu");
+    EXPECT_EQ(emulated.tier1_on, "host emulation of the GPU batch");
+    ASSERT_EQ(emulated.bytes.size(), cpu.bytes.size());
+    for (size_t i = 0; i < cpu.bytes.size(); ++i)
+      EXPECT_TRUE(emulated.bytes[i] == cpu.bytes[i]) << "image " << i << ": " << first_difference(emulated.bytes[i], cpu.bytes[i]);
+  }
 }
 
 // ------------------------------------------------------------------ the C API

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <string>
 
+#include "codec/tier1/gpu/batch_quantise.hpp"
 #include "codec/tier1/gpu/cuda/ht_block_encoder.hpp"
 #include "codec/tier1/ht/cleanup_encoder.hpp"
 #include "common/error.hpp"
@@ -28,23 +29,17 @@ struct QuantiseJob {
 
 constexpr int kQuantiseThreads = 128;
 
-// quantise_block's arithmetic (quant/quantiser.cpp), in IEEE double with round-to-nearest
-// (__dmul_rn: no contraction), so the same int32 for every float; `too_large` set where a
-// magnitude reaches 2^31 steps (or is not a number), as quantise_block refuses it.
+// quantise_block's arithmetic (batch_quantise.hpp), so the same int32 for every float;
+// `too_large` set where a magnitude reaches 2^31 steps (or is not a number), as
+// quantise_block refuses it.
 __global__ void __launch_bounds__(kQuantiseThreads) quantise_kernel(const QuantiseJob* jobs, unsigned* too_large) {
   const QuantiseJob j = jobs[blockIdx.x];
   const int n = j.width * j.height;
   for (int k = static_cast<int>(threadIdx.x); k < n; k += kQuantiseThreads) {
     const int y = k / j.width, x = k - y * j.width;
-    const double v = static_cast<double>(j.src[y * j.stride + x]);
-    const double m = floor(__dmul_rn(fabs(v), j.scale));
-    if (!(m < 2147483648.0)) {
-      atomicOr(too_large, 1u);
-      j.dst[k] = 0;
-      continue;
-    }
-    const int32_t q = static_cast<int32_t>(m);
-    j.dst[k] = v < 0 ? -q : q;
+    int32_t q = 0;
+    if (!quantise_value(j.src[y * j.stride + x], j.scale, q)) atomicOr(too_large, 1u);
+    j.dst[k] = q;
   }
 }
 
