@@ -518,7 +518,8 @@ std::function<int()> add_compress_command(CLI::App& app) {
   cmd->add_option("--guard-bits", args->guard_bits, "guard bits 0..7 (default 2, more where the 5/3 needs them)")
       ->check(CLI::Range(0, 7));
   cmd->add_option("-C,--comment", args->comment, "the COM marker's text (empty: none)")->capture_default_str();
-  cmd->add_option("--backend", args->backend, "the front stage's backend: cpu, cuda, opencl or auto (one image: the CPU; a directory: a GPU where there is one)")
+  cmd->add_option("--backend", args->backend, "the front stage's backend: cpu, cuda, opencl or auto (one image: the CPU; a directory: a GPU where there is one); "
+                  "cuda with --ht and no -r/-q codes the code-blocks on the GPU too")
       ->check(CLI::IsMember({"auto", "cpu", "cuda", "opencl"}))->capture_default_str();
   cmd->add_option("--threads", args->threads, "CPU threads (default, 0: all cores)")->check(thread_count_check());
   cmd->add_option("--device", args->device, "GPU/OpenCL device index (default: J2KFRONT_DEVICE or the first)")->check(CLI::Range(0, 4096));
