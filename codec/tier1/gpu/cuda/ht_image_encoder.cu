@@ -45,20 +45,27 @@ __global__ void __launch_bounds__(kQuantiseThreads) quantise_kernel(const Quanti
 
 }  // namespace
 
-struct HtImageEncoder::Impl {
-  int device = 0;
+// The batch's stream, made on first use; its work waited for before it goes.
+struct OwnStream {
   cudaStream_t stream = nullptr;
-  HtEncodeBatch batch;  // destroyed before the stream (it waits for its own work)
-  std::vector<QuantiseJob> jobs;
-  DeviceBuffer jobs_d, scratch_d, flag_d;
-  PinnedBuffer flag_h;
-
-  ~Impl() {
+  OwnStream() = default;
+  OwnStream(const OwnStream&) = delete;
+  OwnStream& operator=(const OwnStream&) = delete;
+  ~OwnStream() {
     if (stream) {
       cudaStreamSynchronize(stream);
       cudaStreamDestroy(stream);
     }
   }
+};
+
+struct HtImageEncoder::Impl {
+  int device = 0;
+  OwnStream own;        // declared first: it goes after the buffers and the batch
+  DeviceBuffer jobs_d, scratch_d, flag_d;
+  PinnedBuffer flag_h;
+  HtEncodeBatch batch;  // goes first (it waits for its own copies)
+  std::vector<QuantiseJob> jobs;
 };
 
 HtImageEncoder::HtImageEncoder(int device) : impl_(std::make_unique<Impl>()) { impl_->device = device < 0 ? 0 : device; }
@@ -74,7 +81,8 @@ uint64_t HtImageEncoder::host_bytes(const std::vector<BatchBlock>& blocks) const
 std::vector<CodedBlock> HtImageEncoder::encode(const std::vector<BatchBlock>& blocks, bool reversible) {
   Impl& m = *impl_;
   cuda_check(cudaSetDevice(m.device), "cudaSetDevice");
-  if (!m.stream) cuda_check(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  if (!m.own.stream) cuda_check(cudaStreamCreateWithFlags(&m.own.stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  const cudaStream_t stream = m.own.stream;
   m.batch.clear();
   std::vector<CodedBlock> coded(blocks.size());
   if (blocks.empty()) return coded;
@@ -104,15 +112,15 @@ std::vector<CodedBlock> HtImageEncoder::encode(const std::vector<BatchBlock>& bl
     auto* flag = static_cast<unsigned*>(m.flag_d.get(sizeof(unsigned)));
     flag_h = static_cast<unsigned*>(m.flag_h.get(sizeof(unsigned)));
     // From pageable memory: staged before the call returns.
-    cuda_check(cudaMemcpyAsync(jobs, m.jobs.data(), m.jobs.size() * sizeof(QuantiseJob), cudaMemcpyHostToDevice, m.stream),
+    cuda_check(cudaMemcpyAsync(jobs, m.jobs.data(), m.jobs.size() * sizeof(QuantiseJob), cudaMemcpyHostToDevice, stream),
                "cudaMemcpyAsync");
-    cuda_check(cudaMemsetAsync(flag, 0, sizeof(unsigned), m.stream), "cudaMemsetAsync");
-    quantise_kernel<<<static_cast<unsigned>(m.jobs.size()), kQuantiseThreads, 0, m.stream>>>(jobs, flag);
+    cuda_check(cudaMemsetAsync(flag, 0, sizeof(unsigned), stream), "cudaMemsetAsync");
+    quantise_kernel<<<static_cast<unsigned>(m.jobs.size()), kQuantiseThreads, 0, stream>>>(jobs, flag);
     cuda_check(cudaGetLastError(), "quantise_kernel");
-    cuda_check(cudaMemcpyAsync(flag_h, flag, sizeof(unsigned), cudaMemcpyDeviceToHost, m.stream), "cudaMemcpyAsync");
+    cuda_check(cudaMemcpyAsync(flag_h, flag, sizeof(unsigned), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync");
   }
-  m.batch.encode(m.stream);
-  cuda_check(cudaStreamSynchronize(m.stream), "cudaStreamSynchronize");
+  m.batch.encode(stream);
+  cuda_check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
   if (flag_h && *flag_h != 0)  // the CPU path's message (encoder.cpp), before the coder's own
     throw Error(ErrorCode::InvalidArgument, "a 9/7 coefficient is too large for its quantisation step; use a larger step");
   m.batch.wait();
