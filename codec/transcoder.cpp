@@ -369,31 +369,10 @@ class TileTranscoder {
     // Tier-2: each precinct's one packet, then the packets in the tile's progression.
     t0 = Clock::now();
     const LaidTile& tile = layout.tiles[0];
-    std::vector<ComponentGrid> grids;
-    std::vector<std::vector<size_t>> first;  // [component][resolution]: its first precinct below
+    std::vector<const BlockContribution*> contributions(nblocks);
+    for (size_t i = 0; i < nblocks; ++i) contributions[i] = &blocks[i].tier2;
     std::vector<std::vector<PrecinctBand>> precincts;
-    for (size_t c = 0; c < tile.components.size(); ++c) {
-      ComponentGrid g;
-      g.dx = cs_.info.components[c].dx;
-      g.dy = cs_.info.components[c].dy;
-      first.emplace_back();
-      for (const LaidResolution& r : tile.components[c]) {
-        g.resolutions.push_back(r.grid);
-        first.back().push_back(precincts.size());
-        for (const LaidPrecinct& prec : r.precincts) {
-          std::vector<PrecinctBand> bands;
-          for (const LaidPrecinct::Band& b : prec.bands) {
-            PrecinctBand pb;
-            pb.blocks_x = b.blocks_x;
-            pb.blocks_y = b.blocks_y;
-            for (size_t i = b.first; i < b.first + b.count(); ++i) pb.blocks.push_back(&blocks[i].tier2);
-            bands.push_back(std::move(pb));
-          }
-          precincts.push_back(std::move(bands));
-        }
-      }
-      grids.push_back(std::move(g));
-    }
+    const auto [grids, first] = tile_precincts(cs_.info, tile, contributions, precincts);
     struct Packet {
       std::vector<uint8_t> header;
       std::vector<BodyPart> body;

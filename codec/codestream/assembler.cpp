@@ -53,31 +53,7 @@ Assembler::Assembler(const StreamInfo& info, const CodingParams& params, const T
                });
   coder_bytes_ = largest;
   for (const LaidTile& t : layout.tiles) {
-    std::vector<ComponentGrid> grids;
-    std::vector<std::vector<size_t>> first;
-    for (size_t c = 0; c < t.components.size(); ++c) {
-      ComponentGrid g;
-      g.dx = info.components[c].dx;
-      g.dy = info.components[c].dy;
-      first.emplace_back();
-      for (const LaidResolution& r : t.components[c]) {
-        g.resolutions.push_back(r.grid);
-        first.back().push_back(precincts_.size());
-        for (const LaidPrecinct& prec : r.precincts) {
-          std::vector<PrecinctBand> bands;
-          for (const LaidPrecinct::Band& b : prec.bands) {
-            PrecinctBand pb;
-            pb.blocks_x = b.blocks_x;
-            pb.blocks_y = b.blocks_y;
-            pb.blocks.reserve(b.count());
-            for (size_t i = b.first; i < b.first + b.count(); ++i) pb.blocks.push_back(blocks[i]);
-            bands.push_back(std::move(pb));
-          }
-          precincts_.push_back(std::move(bands));
-        }
-      }
-      grids.push_back(std::move(g));
-    }
+    auto [grids, first] = tile_precincts(info, t, blocks, precincts_);
     first_.push_back(std::move(first));
     if (p_.poc.empty()) {
       orders_.push_back(packet_order(p_.order, p_.layers, grids, t.x0, t.y0, t.x1, t.y1));

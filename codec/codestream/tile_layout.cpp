@@ -164,4 +164,32 @@ TileLayout lay_out(const StreamInfo& info, const CodingParams& params,
   return out;
 }
 
+TilePrecincts tile_precincts(const StreamInfo& info, const LaidTile& tile, const std::vector<const BlockContribution*>& blocks,
+                             std::vector<std::vector<PrecinctBand>>& precincts) {
+  TilePrecincts out;
+  for (size_t c = 0; c < tile.components.size(); ++c) {
+    ComponentGrid g;
+    g.dx = info.components[c].dx;
+    g.dy = info.components[c].dy;
+    out.first.emplace_back();
+    for (const LaidResolution& r : tile.components[c]) {
+      g.resolutions.push_back(r.grid);
+      out.first.back().push_back(precincts.size());
+      for (const LaidPrecinct& prec : r.precincts) {
+        std::vector<PrecinctBand> bands;
+        for (const LaidPrecinct::Band& b : prec.bands) {
+          PrecinctBand pb;
+          pb.blocks_x = b.blocks_x;
+          pb.blocks_y = b.blocks_y;
+          pb.blocks.assign(blocks.begin() + static_cast<ptrdiff_t>(b.first), blocks.begin() + static_cast<ptrdiff_t>(b.first + b.count()));
+          bands.push_back(std::move(pb));
+        }
+        precincts.push_back(std::move(bands));
+      }
+    }
+    out.grids.push_back(std::move(g));
+  }
+  return out;
+}
+
 }  // namespace j2k::codec

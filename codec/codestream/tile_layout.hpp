@@ -88,4 +88,14 @@ TileLayout lay_out(const StreamInfo& info, const CodingParams& params,
 void lay_out_tile(const StreamInfo& info, const CodingParams& params, size_t t, const std::vector<TileComponentInput>& components,
                   TileLayout& out);
 
+// A laid tile as Tier-2 codes it: each component's grids (for the progression), and for each
+// component and resolution the index in `precincts` of its first precinct, whose bands with
+// their blocks' contributions (blocks[i] for the layout's block i) are appended there.
+struct TilePrecincts {
+  std::vector<ComponentGrid> grids;
+  std::vector<std::vector<size_t>> first;  // [component][resolution]
+};
+TilePrecincts tile_precincts(const StreamInfo& info, const LaidTile& tile, const std::vector<const BlockContribution*>& blocks,
+                             std::vector<std::vector<PrecinctBand>>& precincts);
+
 }  // namespace j2k::codec
