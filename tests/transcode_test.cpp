@@ -20,6 +20,7 @@
 
 #include "j2kfront/j2kfront.hpp"
 #include "tests/support/conformance_data.hpp"
+#include "tests/support/pnm_files.hpp"
 #include "tests/support/run_command.hpp"
 #include "tests/support/temp_dir_test.hpp"
 
@@ -27,7 +28,10 @@ namespace fs = std::filesystem;
 using test_support::conformance_dir;
 using test_support::file_bytes;
 using test_support::quote;
+using test_support::Pnm;
+using test_support::read_pnm;
 using test_support::run_command;
+using test_support::write_pnm;
 
 namespace {
 
@@ -417,50 +421,6 @@ TEST(TranscodeApi, BadArgumentsAreRefused) {
 }
 
 // ---------------------------------------------------------------- the CLI and outside coders
-
-// A PGM or PPM's samples (as opj_decompress, ojph_expand and we write them).
-struct Pnm {
-  int width = 0, height = 0, maxval = 0;
-  std::vector<int> samples;
-};
-
-Pnm read_pnm(const std::string& path) {
-  Pnm p;
-  std::ifstream f(path, std::ios::binary);
-  auto field = [&f]() {
-    std::string t;
-    while (f >> t && t[0] == '#') std::getline(f, t);
-    return t;
-  };
-  const std::string magic = field();
-  p.width = std::atoi(field().c_str());
-  p.height = std::atoi(field().c_str());
-  p.maxval = std::atoi(field().c_str());
-  f.get();
-  const size_t n = static_cast<size_t>(p.width) * static_cast<size_t>(p.height) * (magic == "P6" ? 3 : 1);
-  for (size_t i = 0; i < n && f; ++i) {
-    int v = f.get();
-    if (p.maxval > 255) v = (v << 8) | f.get();
-    p.samples.push_back(v);
-  }
-  if (!f) p.samples.clear();
-  return p;
-}
-
-void write_pnm(const std::string& path, int w, int h, int channels, int maxval, uint32_t seed) {
-  std::ofstream f(path, std::ios::binary);
-  f << (channels == 3 ? "P6" : "P5") << "\n" << w << " " << h << "\n" << maxval << "\n";
-  uint32_t s = seed;
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x)
-      for (int c = 0; c < channels; ++c) {
-        s = s * 1664525u + 1013904223u;
-        const int64_t smooth = (static_cast<int64_t>(x) * (3 + c) + static_cast<int64_t>(y) * (5 - c)) * (maxval / 255 + 1);
-        const int v = (s >> 28) < 5 ? static_cast<int>((s >> 8) % static_cast<uint32_t>(maxval + 1)) : static_cast<int>(smooth % (maxval + 1));
-        if (maxval > 255) f.put(static_cast<char>(v >> 8));
-        f.put(static_cast<char>(v & 0xFF));
-      }
-}
 
 class TranscodeCli : public test_support::TempDirTest {
  protected:
