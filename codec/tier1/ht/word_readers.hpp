@@ -34,15 +34,14 @@ inline uint64_t load_le64(const uint8_t* p) {
 constexpr uint64_t kLowBits = 0x0101010101010101ull;
 constexpr uint64_t kHighBits = 0x8080808080808080ull;
 
-// MagSgn and SigProp (bit_readers.hpp's ForwardBits): forward, each byte from its LSB, 7 bits
-// after a 0xFF; past the end 1s (`fill_ones`, MagSgn) or 0s (SigProp).
-class ForwardWordReader {
+// What both word readers hand out: up to 64 bits in hand, the next in bit 0; Reader::refill()
+// (called through the reader, no virtual call) brings at least kRefilled.
+template <class Reader>
+class WordBits {
  public:
-  ForwardWordReader(const uint8_t* data, size_t size, bool fill_ones) : next_(data), left_(size), fill_ones_(fill_ones) {}
-
   // Makes at least n <= kRefilled bits available to bits() and take().
   void need(int n) {
-    if (count_ < n) refill();
+    if (count_ < n) static_cast<Reader*>(this)->refill();
   }
   // The bits in hand (need() says how many are valid), the next in bit 0.
   uint64_t bits() const { return bits_; }
@@ -58,7 +57,19 @@ class ForwardWordReader {
     return v;
   }
 
+ protected:
+  uint64_t bits_ = 0;
+  int count_ = 0;
+};
+
+// MagSgn and SigProp (bit_readers.hpp's ForwardBits): forward, each byte from its LSB, 7 bits
+// after a 0xFF; past the end 1s (`fill_ones`, MagSgn) or 0s (SigProp).
+class ForwardWordReader : public WordBits<ForwardWordReader> {
+ public:
+  ForwardWordReader(const uint8_t* data, size_t size, bool fill_ones) : next_(data), left_(size), fill_ones_(fill_ones) {}
+
  private:
+  friend class WordBits<ForwardWordReader>;
   void refill() {
     if (left_ >= 8 && !last_ff_) {
       const uint64_t word = load_le64(next_);
@@ -96,15 +107,13 @@ class ForwardWordReader {
   size_t left_;
   bool fill_ones_;
   bool last_ff_ = false;
-  uint64_t bits_ = 0;
-  int count_ = 0;
 };
 
 // VLC and MagRef (bit_readers.hpp's BackwardBits): backward from data[size - 1], each byte from
 // its LSB, 7 bits from a byte whose low 7 bits are all 1 after (in reading order) a byte above
 // 0x8F; past data[0] 0s. `first_nibble`: the VLC stream, whose first byte gives its upper 4 bits
 // (3 when their low 3 are all 1); otherwise (MagRef) the first byte reads as after one above 0x8F.
-class BackwardWordReader {
+class BackwardWordReader : public WordBits<BackwardWordReader> {
  public:
   BackwardWordReader(const uint8_t* data, size_t size, bool first_nibble) : data_(data), left_(size) {
     if (first_nibble && left_ > 0) {
@@ -116,22 +125,9 @@ class BackwardWordReader {
     }
   }
 
-  void need(int n) {
-    if (count_ < n) refill();
-  }
-  uint64_t bits() const { return bits_; }
-  void skip(int n) {
-    bits_ >>= n;
-    count_ -= n;
-  }
-  uint32_t take(int n) {
-    need(n);
-    const uint32_t v = static_cast<uint32_t>(bits_ & ((uint64_t{1} << n) - 1));
-    skip(n);
-    return v;
-  }
 
  private:
+  friend class WordBits<BackwardWordReader>;
   void refill() {
     if (left_ >= 8) {
       // The 8 bytes before the next, the next (first read) in the low byte.
@@ -170,8 +166,6 @@ class BackwardWordReader {
   const uint8_t* data_;
   size_t left_;
   bool last_above_8f_ = true;
-  uint64_t bits_ = 0;
-  int count_ = 0;
 };
 
 // The MEL decoder (bit_readers.hpp's MelDecoder): the same states and runs, in two parts. The
