@@ -11,6 +11,7 @@
 #include "codec/tier1/ht/cleanup_pass.hpp"
 #include "codec/tier1/ht/coded_set.hpp"
 #include "codec/tier1/ht/quad_rules.hpp"
+#include "codec/tier1/ht/refinement_decoder.hpp"
 #include "codec/tier1/ht/vlc_tables.hpp"
 #include "codec/tier1/ht/word_readers.hpp"
 
@@ -74,94 +75,6 @@ UvlcPrefixes uvlc_entry(unsigned mode, unsigned bits) {
   return {u8(f.prefix_bits + f.suffix_first + f.suffix_second), u8(f.prefix_bits), u8(f.u_first), u8(f.u_second),
           u8(f.suffix_first), u8((1 << f.suffix_first) - 1), u8((1 << f.suffix_second) - 1), 0};
 }
-
-// SigProp and MagRef, as the reference's steps (reference_block_decoder.cpp), after the
-// cleanup pass has written the block; only for a cleanup above plane 0.
-class Refinement {
- public:
-  Refinement(const BlockCode& c, const HtSet& set, int32_t* out, ptrdiff_t stride)
-      : c_(c), set_(set), out_(out), stride_(stride), w_(c.width), h_(c.height) {}
-
-  void decode(int passes) {
-    mark_significance();
-    ForwardWordReader sigprop(set_.refinement, set_.refinement_size, false);
-    significance_propagation(sigprop);
-    if (passes > 1) {
-      BackwardWordReader magref(set_.refinement, set_.refinement_size, false);
-      magnitude_refinement(magref);
-    }
-  }
-
- private:
-  void mark_significance() {
-    for (int y = 0; y < h_; ++y)
-      for (int x = 0; x < w_; ++x) sig_[y * w_ + x] = out_[y * stride_ + x] != 0 ? 1 : 0;
-  }
-  bool sig(int x, int y) const { return sig_[y * w_ + x] != 0; }
-  // Whether any of the 8 neighbours is significant now; rows from `below_end` on are unseen
-  // (the stripe below, with the stripe-causal mode).
-  bool neighbour_significant(int x, int y, int below_end) const {
-    for (int dy = -1; dy <= 1; ++dy) {
-      const int yy = y + dy;
-      if (yy < 0 || yy >= h_ || yy >= below_end) continue;
-      for (int dx = -1; dx <= 1; ++dx) {
-        const int xx = x + dx;
-        if ((dx || dy) && xx >= 0 && xx < w_ && sig(xx, yy)) return true;
-      }
-    }
-    return false;
-  }
-
-  void significance_propagation(ForwardWordReader& bits) {
-    const int p = set_.plane - 1;
-    const bool causal = (c_.modes & kModeCausal) != 0;
-    int newly[16][2];
-    for (int y0 = 0; y0 < h_; y0 += 4) {
-      const int y1 = std::min(y0 + 4, h_);
-      for (int x0 = 0; x0 < w_; x0 += 4) {
-        const int x1 = std::min(x0 + 4, w_);
-        int count = 0;
-        for (int x = x0; x < x1; ++x)
-          for (int y = y0; y < y1; ++y) {
-            if (sig(x, y) || !neighbour_significant(x, y, causal ? y1 : h_)) continue;
-            if (bits.take(1)) {
-              sig_[y * w_ + x] = 2;
-              newly[count][0] = x;
-              newly[count][1] = y;
-              ++count;
-            }
-          }
-        // The signs of the group's new coefficients follow its significance bits.
-        for (int i = 0; i < count; ++i) {
-          const int32_t v = 3 * (int32_t{1} << p);
-          out_[newly[i][1] * stride_ + newly[i][0]] = bits.take(1) ? -v : v;
-        }
-      }
-    }
-  }
-
-  void magnitude_refinement(BackwardWordReader& bits) {
-    const int p = set_.plane - 1;
-    for (int y0 = 0; y0 < h_; y0 += 4) {
-      const int y1 = std::min(y0 + 4, h_);
-      for (int x = 0; x < w_; ++x)
-        for (int y = y0; y < y1; ++y) {
-          if (sig_[y * w_ + x] != 1) continue;
-          int32_t& v = out_[y * stride_ + x];
-          const int32_t m = v < 0 ? -v : v;
-          const int32_t refined = m - (int32_t{1} << set_.plane) + ((2 * static_cast<int32_t>(bits.take(1)) + 1) << p);
-          v = v < 0 ? -refined : refined;
-        }
-    }
-  }
-
-  const BlockCode& c_;
-  const HtSet& set_;
-  int32_t* out_;
-  ptrdiff_t stride_;
-  int w_, h_;
-  uint8_t sig_[kMaxSamples];  // 1: significant after cleanup; 2: made significant by SigProp
-};
 
 void zero(int32_t* out, ptrdiff_t stride, int width, int height) {
   for (int y = 0; y < height; ++y) std::fill_n(out + y * stride, width, 0);
@@ -242,7 +155,16 @@ BlockDecodeReport decode_block(const BlockCode& code, int32_t* out, ptrdiff_t st
     // Passes below plane 0 do not exist: a SigProp or MagRef after a cleanup at plane 0 is
     // ignored.
     const int refinement = set.plane > 0 ? set.refinement_passes : 0;
-    if (refinement > 0) Refinement(code, set, out, stride).decode(refinement);
+    if (refinement > 0) {
+      uint8_t sig[kMaxSamples];
+      RefinementDecoder r(code.width, code.height, set.plane, (code.modes & kModeCausal) != 0, out, stride, sig);
+      ForwardWordReader sigprop(set.refinement, set.refinement_size, false);
+      r.significance_propagation(sigprop);
+      if (refinement > 1) {
+        BackwardWordReader magref(set.refinement, set.refinement_size, false);
+        r.magnitude_refinement(magref);
+      }
+    }
     report.passes = set.passes - (set.refinement_passes - refinement);
   } catch (const Inconsistent&) {
     zero(out, stride, code.width, code.height);

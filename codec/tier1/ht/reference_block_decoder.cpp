@@ -7,6 +7,7 @@
 #include "codec/tier1/ht/bit_readers.hpp"
 #include "codec/tier1/ht/coded_set.hpp"
 #include "codec/tier1/ht/quad_rules.hpp"
+#include "codec/tier1/ht/refinement_decoder.hpp"
 #include "codec/tier1/ht/vlc_tables.hpp"
 
 namespace j2k::codec::ht {
@@ -48,7 +49,7 @@ struct Scratch {
 class Decoder {
  public:
   Decoder(const BlockCode& c, const HtSet& set, int32_t* out, ptrdiff_t stride, Scratch& s)
-      : c_(c), set_(set), out_(out), stride_(stride), s_(s), w_(c.width), h_(c.height) {}
+      : set_(set), out_(out), stride_(stride), s_(s), w_(c.width), h_(c.height) {}
 
   void cleanup() {
     const uint8_t* d = set_.cleanup;
@@ -92,56 +93,6 @@ class Decoder {
       std::swap(s_.above, s_.row);
       std::swap(s_.e_above, s_.e_row);
     }
-  }
-
-  void significance_propagation(ForwardBits& bits) {
-    const int p = set_.plane - 1;
-    const bool causal = (c_.modes & kModeCausal) != 0;
-    int newly[16][2];
-    for (int y0 = 0; y0 < h_; y0 += 4) {
-      const int y1 = std::min(y0 + 4, h_);
-      for (int x0 = 0; x0 < w_; x0 += 4) {
-        const int x1 = std::min(x0 + 4, w_);
-        int count = 0;
-        for (int x = x0; x < x1; ++x)
-          for (int y = y0; y < y1; ++y) {
-            if (sig(x, y) || !neighbour_significant(x, y, causal ? y1 : h_)) continue;
-            if (bits.take(1)) {
-              s_.sig[static_cast<size_t>(y) * static_cast<size_t>(w_) + static_cast<size_t>(x)] = 2;
-              newly[count][0] = x;
-              newly[count][1] = y;
-              ++count;
-            }
-          }
-        // The signs of the group's new coefficients follow its significance bits.
-        for (int i = 0; i < count; ++i) {
-          const int32_t v = 3 * (int32_t{1} << p);
-          out_[newly[i][1] * stride_ + newly[i][0]] = bits.take(1) ? -v : v;
-        }
-      }
-    }
-  }
-
-  void magnitude_refinement(BackwardBits& bits) {
-    const int p = set_.plane - 1;
-    for (int y0 = 0; y0 < h_; y0 += 4) {
-      const int y1 = std::min(y0 + 4, h_);
-      for (int x = 0; x < w_; ++x)
-        for (int y = y0; y < y1; ++y) {
-          if (s_.sig[static_cast<size_t>(y) * static_cast<size_t>(w_) + static_cast<size_t>(x)] != 1) continue;
-          int32_t& v = out_[y * stride_ + x];
-          const int32_t m = v < 0 ? -v : v;
-          const int32_t refined = m - (int32_t{1} << set_.plane) + ((2 * static_cast<int32_t>(bits.take(1)) + 1) << p);
-          v = v < 0 ? -refined : refined;
-        }
-    }
-  }
-
-  void mark_significance() {
-    s_.sig.assign(static_cast<size_t>(w_) * static_cast<size_t>(h_), 0);
-    for (int y = 0; y < h_; ++y)
-      for (int x = 0; x < w_; ++x)
-        if (out_[y * stride_ + x] != 0) s_.sig[static_cast<size_t>(y) * static_cast<size_t>(w_) + static_cast<size_t>(x)] = 1;
   }
 
  private:
@@ -227,24 +178,6 @@ class Decoder {
     }
   }
 
-  bool sig(int x, int y) const {
-    return s_.sig[static_cast<size_t>(y) * static_cast<size_t>(w_) + static_cast<size_t>(x)] != 0;
-  }
-  // Whether any of the 8 neighbours is significant now; rows from `below_end` on are unseen
-  // (the stripe below, with the stripe-causal mode).
-  bool neighbour_significant(int x, int y, int below_end) const {
-    for (int dy = -1; dy <= 1; ++dy) {
-      const int yy = y + dy;
-      if (yy < 0 || yy >= h_ || yy >= below_end) continue;
-      for (int dx = -1; dx <= 1; ++dx) {
-        const int xx = x + dx;
-        if ((dx || dy) && xx >= 0 && xx < w_ && sig(xx, yy)) return true;
-      }
-    }
-    return false;
-  }
-
-  const BlockCode& c_;
   const HtSet& set_;
   int32_t* out_;
   ptrdiff_t stride_;
@@ -270,12 +203,13 @@ BlockDecodeReport decode_block_reference(const BlockCode& code, int32_t* out, pt
     // ignored.
     const int refinement = set.plane > 0 ? set.refinement_passes : 0;
     if (refinement > 0) {
-      d.mark_significance();
+      scratch.sig.resize(static_cast<size_t>(code.width) * static_cast<size_t>(code.height));
+      RefinementDecoder r(code.width, code.height, set.plane, (code.modes & kModeCausal) != 0, out, stride, scratch.sig.data());
       ForwardBits sigprop(set.refinement, set.refinement_size, 0);
-      d.significance_propagation(sigprop);
+      r.significance_propagation(sigprop);
       if (refinement > 1) {
         BackwardBits magref(set.refinement, set.refinement_size, false);
-        d.magnitude_refinement(magref);
+        r.magnitude_refinement(magref);
       }
     }
     report.passes = set.passes - (set.refinement_passes - refinement);
