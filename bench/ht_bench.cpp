@@ -169,6 +169,14 @@ struct Coder {
   bool ours, ht;
 };
 
+// The run's decodings that were not what they should be, as one error (after the table).
+void fail_on(const std::vector<std::string>& failures) {
+  if (failures.empty()) return;
+  std::string all;
+  for (const std::string& f : failures) all += "\n  " + f;
+  throw Error(ErrorCode::Internal, "HT streams not decoded as they should be:" + all);
+}
+
 }  // namespace
 
 int run_compress_ht(const CompressOptions& o) {
@@ -312,11 +320,7 @@ int run_compress_ht(const CompressOptions& o) {
               "OpenJPH's: ojph_expand) against the input; decoded: that decoding against the input (lossless), then the "
               "other coder's decoding of the same stream against it.\n",
               o.repeats);
-  if (!failures.empty()) {
-    std::string all;
-    for (const std::string& f : failures) all += "\n  " + f;
-    throw Error(ErrorCode::Internal, "HT streams not decoded as they should be:" + all);
-  }
+  fail_on(failures);
   return 0;
 }
 
@@ -441,11 +445,7 @@ int run_decompress_ht(const CompressOptions& o) {
               "of ojph_expand's time (one thread) / this time (above 1: faster); output: against the input (lossless) and "
               "against ojph_expand's output, sample for sample.\n",
               o.repeats);
-  if (!failures.empty()) {
-    std::string all;
-    for (const std::string& f : failures) all += "\n  " + f;
-    throw Error(ErrorCode::Internal, "HT streams not decoded as they should be:" + all);
-  }
+  fail_on(failures);
   return 0;
 }
 
