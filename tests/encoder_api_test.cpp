@@ -17,6 +17,7 @@
 
 #include "io/image_io.hpp"
 #include "j2kfront/j2kfront.hpp"
+#include "tests/support/pattern_images.hpp"
 #include "tests/support/run_command.hpp"
 #include "tests/support/temp_dir_test.hpp"
 
@@ -31,25 +32,7 @@ const std::string kData = J2K_TEST_DATA_DIR;
 // An image of random samples at their precision (signed ones centred on 0).
 j2kfront::Image random_image(uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, int ncomp, j2k_sample_type type,
                              int precision, unsigned seed) {
-  j2kfront::Image im;
-  im.x0 = x0, im.y0 = y0, im.width = w, im.height = h;
-  std::mt19937 rng(seed);
-  const bool is_signed = type == J2K_SAMPLE_I8 || type == J2K_SAMPLE_I16;
-  const int64_t lo = is_signed ? -(int64_t{1} << (precision - 1)) : 0;
-  const int64_t hi = is_signed ? (int64_t{1} << (precision - 1)) - 1 : (int64_t{1} << precision) - 1;
-  std::uniform_int_distribution<int64_t> sample(lo, hi);
-  for (int c = 0; c < ncomp; ++c) {
-    auto& k = im.add_component(type, precision);
-    for (int64_t i = 0; i < k.width * k.height; ++i) {
-      const int64_t v = sample(rng);
-      if (k.sample_size() == 1) k.bytes[static_cast<size_t>(i)] = static_cast<uint8_t>(v);
-      else {
-        const uint16_t u = static_cast<uint16_t>(v);
-        std::memcpy(k.bytes.data() + 2 * i, &u, 2);
-      }
-    }
-  }
-  return im;
+  return test_support::pattern_image(x0, y0, w, h, ncomp, type, precision, 0, seed);
 }
 
 // Sample i of component c as a signed number.

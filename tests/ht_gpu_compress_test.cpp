@@ -26,11 +26,14 @@
 #include "codec/tier1/block_encode_batch.hpp"
 #include "codec/tier1/gpu/host_ht_image_encoder.hpp"
 #include "j2kfront/j2kfront.hpp"
+#include "tests/support/pattern_images.hpp"
 #include "tests/support/run_command.hpp"
 #include "tests/support/temp_dir_test.hpp"
 
 using test_support::quote;
 using test_support::run_command;
+
+using test_support::pattern_image;
 
 namespace {
 
@@ -75,40 +78,6 @@ TEST(Tier1Choice, EverythingElseStaysOnTheCpu) {
 }
 
 // ------------------------------------------------------------------ images and encoders
-
-// Samples of `pattern`: 0 random over the precision, 1 a smooth ramp with a little noise,
-// 2 one constant (every block all zeros after the DC shift, or nearly).
-j2kfront::Image test_image(uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, int ncomp, j2k_sample_type type, int precision,
-                           int pattern, unsigned seed) {
-  j2kfront::Image im;
-  im.x0 = x0, im.y0 = y0, im.width = w, im.height = h;
-  std::mt19937 rng(seed);
-  const bool is_signed = type == J2K_SAMPLE_I8 || type == J2K_SAMPLE_I16;
-  const int64_t lo = is_signed ? -(int64_t{1} << (precision - 1)) : 0;
-  const int64_t hi = is_signed ? (int64_t{1} << (precision - 1)) - 1 : (int64_t{1} << precision) - 1;
-  std::uniform_int_distribution<int64_t> sample(lo, hi);
-  std::uniform_int_distribution<int64_t> noise(-3, 3);
-  for (int c = 0; c < ncomp; ++c) {
-    auto& k = im.add_component(type, precision);
-    for (int64_t i = 0; i < k.width * k.height; ++i) {
-      int64_t v = 0;
-      if (pattern == 0) v = sample(rng);
-      else if (pattern == 1) {
-        const int64_t x = i % k.width, y = i / k.width;
-        v = lo + (hi - lo) * (x + 2 * y + 17 * c) / (k.width + 2 * k.height + 17 * ncomp) + noise(rng);
-      } else {
-        v = lo + (hi - lo) / 3;
-      }
-      v = std::min(hi, std::max(lo, v));
-      if (k.sample_size() == 1) k.bytes[static_cast<size_t>(i)] = static_cast<uint8_t>(v);
-      else {
-        const uint16_t u = static_cast<uint16_t>(v);
-        std::memcpy(k.bytes.data() + 2 * i, &u, 2);
-      }
-    }
-  }
-  return im;
-}
 
 struct Case {
   std::string name;
@@ -199,8 +168,8 @@ int g_compared = 0;
 void expect_same_codestreams(const Case& c) {
   SCOPED_TRACE(describe(c));
   const std::vector<j2kfront::Image> images = {
-      test_image(c.x0, c.y0, c.w, c.h, c.ncomp, c.type, c.precision, c.pattern, 1),
-      test_image(c.x0, c.y0, c.w, c.h, c.ncomp, c.type, c.precision, c.pattern == 2 ? 2 : 1 - c.pattern, 2)};
+      pattern_image(c.x0, c.y0, c.w, c.h, c.ncomp, c.type, c.precision, c.pattern, 1),
+      pattern_image(c.x0, c.y0, c.w, c.h, c.ncomp, c.type, c.precision, c.pattern == 2 ? 2 : 1 - c.pattern, 2)};
   const Encoded cpu = encode(c, J2K_BACKEND_CPU, images);
   const Encoded gpu = encode(c, J2K_BACKEND_CUDA, images);
   if (!cpu.error.empty()) {
@@ -302,8 +271,8 @@ TEST(GpuBatchEmulation, EqualsTheCpuCoder) {
   for (const Case& c : cases) {
     SCOPED_TRACE(describe(c));
     const std::vector<j2kfront::Image> images = {
-        test_image(c.x0, c.y0, c.w, c.h, c.ncomp, c.type, c.precision, c.pattern, 1),
-        test_image(c.x0, c.y0, c.w, c.h, c.ncomp, c.type, c.precision, c.pattern == 2 ? 2 : 1 - c.pattern, 2)};
+        pattern_image(c.x0, c.y0, c.w, c.h, c.ncomp, c.type, c.precision, c.pattern, 1),
+        pattern_image(c.x0, c.y0, c.w, c.h, c.ncomp, c.type, c.precision, c.pattern == 2 ? 2 : 1 - c.pattern, 2)};
     const Encoded cpu = encode_internal(c, images, false);
     const Encoded emulated = encode_internal(c, images, true);
     if (!cpu.error.empty()) {  // -I --qstep 1e-7: a coefficient too large for its step
@@ -484,8 +453,8 @@ class GpuCompressCli : public test_support::TempDirTest {
 TEST_F(GpuCompressCli, SameCodestreamAsTheCpuBackend) {
   REQUIRE_CUDA_DEVICE();
   const std::string rgb = path("rgb.ppm"), grey16 = path("grey16.pgm");
-  write_pnm(rgb, test_image(0, 0, 509, 317, 3, J2K_SAMPLE_U8, 8, 1, 7));
-  write_pnm(grey16, test_image(0, 0, 333, 221, 1, J2K_SAMPLE_U16, 16, 0, 8));
+  write_pnm(rgb, pattern_image(0, 0, 509, 317, 3, J2K_SAMPLE_U8, 8, 1, 7));
+  write_pnm(grey16, pattern_image(0, 0, 333, 221, 1, J2K_SAMPLE_U16, 16, 0, 8));
   for (const std::string& input : {rgb, grey16})
     for (const char* flags : {"", "-d 3,1", "-I", "-I --qstep 0.004 -d 3,1", "-n 1", "-n 7 -b 4,1024", "-b 1024,4 -I",
                               "-b 16,64 -t 128,96 -p RPCL -c [64,64],[32,32]", "-t 200,160 -p CPRL -I", "-b 32,32 -p PCRL -n 4"})
@@ -495,7 +464,7 @@ TEST_F(GpuCompressCli, SameCodestreamAsTheCpuBackend) {
 TEST_F(GpuCompressCli, ARateTargetStaysOnTheCpu) {
   REQUIRE_CUDA_DEVICE();
   const std::string rgb = path("rgb.ppm");
-  write_pnm(rgb, test_image(0, 0, 200, 150, 3, J2K_SAMPLE_U8, 8, 1, 9));
+  write_pnm(rgb, pattern_image(0, 0, 200, 150, 3, J2K_SAMPLE_U8, 8, 1, 9));
   const auto r = run_command(quote(kCli) + " compress -i " + quote(rgb) + " -o " + quote(path("r.j2k")) + " --ht --backend cuda -r 20");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("Tier-1 on cpu"), std::string::npos) << "HT with -r needs SigProp, MagRef and distortion (the CPU's):\n" << r.output;
