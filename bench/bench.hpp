@@ -98,6 +98,9 @@ double median_ratio(const std::vector<std::vector<double>>& times, size_t refere
 char* const* start_environment();
 bool tool_on_path(const std::string& tool);
 std::string slurp(const std::string& path);
+// The back stages `j2kfront decompress --backend` can run here: cpu, then cuda and opencl
+// where there is such a GPU.
+std::vector<std::string> decoder_backends();
 // The benchmark's images: --inputs, or made in `dir` from the samples (saying so).
 std::vector<std::string> bench_inputs(const CompressOptions& o, const std::string& dir);
 // PSNR of `decoded` against `original` over every sample (their precision's peak); -1 where

@@ -131,6 +131,15 @@ void run_folder(const CompressOptions& o, const std::string& dir, const std::str
 
 }  // namespace
 
+std::vector<std::string> decoder_backends() {
+  std::vector<std::string> backends{"cpu"};
+  if (backend_available(Backend::Cuda)) backends.push_back("cuda");
+#if J2KFRONT_HAVE_OPENCL
+  if (opencl_gpu_available()) backends.push_back("opencl");
+#endif
+  return backends;
+}
+
 int run_decompress(const CompressOptions& o) {
   const ScratchDir scratch;
   const std::string& dir = scratch.path;
@@ -140,11 +149,7 @@ int run_decompress(const CompressOptions& o) {
   if (!have_grk) std::printf("grk_decompress not found (Debian: grokj2k-tools): no Grok rows\n");
 
   // Our decoder once per back stage that runs here.
-  std::vector<std::string> backends{"cpu"};
-  if (backend_available(Backend::Cuda)) backends.push_back("cuda");
-#if J2KFRONT_HAVE_OPENCL
-  if (opencl_gpu_available()) backends.push_back("opencl");
-#endif
+  const std::vector<std::string> backends = decoder_backends();
 
   const std::vector<std::string> inputs = bench_inputs(o, dir);
   const std::string threads = std::to_string(o.threads);

@@ -24,7 +24,6 @@
 
 #include "bench/bench.hpp"
 #include "common/error.hpp"
-#include "device/available.hpp"
 #include "io/image_io.hpp"
 #include "j2kfront/config.h"
 #include "transform/dwt_engine.hpp"
@@ -330,11 +329,7 @@ int run_decompress_ht(const CompressOptions& o) {
   const bool have_ojph = tool_on_path("ojph_compress");
   if (!have_ojph) std::printf("ojph_compress %s: the streams are ours (j2kfront compress --ht)\n", kNoOpenJph);
   // Our decoder once per back stage that runs here.
-  std::vector<std::string> backends{"cpu"};
-  if (backend_available(Backend::Cuda)) backends.push_back("cuda");
-#if J2KFRONT_HAVE_OPENCL
-  if (opencl_gpu_available()) backends.push_back("opencl");
-#endif
+  const std::vector<std::string> backends = decoder_backends();
   const std::vector<std::string> inputs = bench_inputs(o, dir);
   const std::string threads = std::to_string(o.threads);
   std::printf("threads: %d for j2kfront, opj_decompress and grk_decompress%s; ojph_expand on one (it has no thread option), so "
