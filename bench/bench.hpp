@@ -68,6 +68,10 @@ int run_decompress(const CompressOptions& options);
 // for decoding opj_decompress and grk_decompress where they read the stream (bench/ht_bench.cpp).
 int run_compress_ht(const CompressOptions& options);
 int run_decompress_ht(const CompressOptions& options);
+// `j2kfront bench --compress --frames N`: 4096 x 2160 RGB frames, 8 and 12 bits, compressed in
+// this process host memory to host memory by each backend, HT (and EBCOT unless ht_only),
+// lossless and lossy; frames a second and the encoder's split (bench/frames_bench.cpp).
+int run_compress_frames(const CompressOptions& options, int frames, bool ht_only);
 
 // What the compress and decompress benchmarks share (compress_bench.cpp).
 struct Timed {

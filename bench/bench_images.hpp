@@ -4,8 +4,20 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace j2k::bench {
+
+// An image made from a sample: its samples interleaved, a byte each up to 8 bits, else two
+// (uint16_t, the machine's order).
+struct Upscaled {
+  int64_t width = 0, height = 0;
+  int components = 0, bits = 8;
+  std::vector<uint8_t> bytes;
+};
+// width x height from an 8-bit sample image (bilinear upscaling plus a little deterministic
+// noise) at `bits` bits (1..16).
+Upscaled upscale(const std::string& sample, int64_t width, int64_t height, int bits);
 
 // `size` x `size` from an 8-bit sample image (bilinear upscaling plus a little deterministic
 // noise) as binary PNM in `dir`; `wide`: 16-bit samples.

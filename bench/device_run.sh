@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
 # One call on the GPU machine (the `device` tool): build, GPU tests, sanitizers, benchmarks.
-#   bash bench/device_run.sh [all|test|sanitize|bench|pipeline|compress|decompress|ht|compress-ht|decompress-ht|compress-dir|decompress-dir|decompress-tiled|decompress-cpus|cuda|profile]
+#   bash bench/device_run.sh [all|test|sanitize|bench|pipeline|compress|decompress|ht|compress-ht|decompress-ht|compress-dir|decompress-dir|decompress-tiled|decompress-cpus|frames|cuda|profile]
 # all = test + sanitize + bench (bench includes pipeline, compress, decompress and ht). cuda = only the CUDA
 # backend's tests, sanitizers and bench. compress = `bench --compress` against opj_compress and
 # grk_compress (carried in .deps/codecs) on 16 threads, front stage on the CPU and on CUDA;
@@ -14,6 +14,7 @@
 # decompress-dir = `bench --decompress --directory` over J2K_DECOMPRESS_FILES (8) copies, 16 threads.
 # decompress-tiled = `bench --decompress --tile-size` J2K_DECOMPRESS_TILE (1024), 16 threads and 1.
 # decompress-cpus = `bench --decompress` on one CPU of its own (CPU 6, 7 rounds), then two (5,6).
+# frames = `bench --compress --frames J2K_FRAMES (16)` on 16 threads: CPU and CUDA, in one process.
 # profile = Nsight Compute on the CUDA bench at 8192^2: per-kernel summary of every launch of one
 # timed row, and the SASS source view (instructions executed per line) of the kernels that match
 # J2K_NCU_KERNELS (space-separated regexes, default: the fused 5/3 and 9/7 forward kernels).
@@ -224,6 +225,15 @@ if [[ $what == compress-dir ]]; then
       --csv "$out/results/compress-dir-$b-$machine.csv" 2>&1 | tee "$out/bench-compress-dir-$b.txt"
     [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
   done
+fi
+if [[ $what == frames ]]; then
+  # Frames of 4096x2160 RGB (8 and 12 bits) compressed in one process, host memory to host
+  # memory, by the CPU (16 threads) and CUDA: HT, and EBCOT unless J2K_FRAMES_HT_ONLY=1.
+  ht_only=()
+  [[ ${J2K_FRAMES_HT_ONLY:-0} == 1 ]] && ht_only=(--ht)
+  $cli bench --compress --frames ${J2K_FRAMES:-16} "${ht_only[@]}" --threads 16 \
+    --csv "$out/results/compress-frames-$machine.csv" 2>&1 | tee "$out/bench-frames.txt"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 fi
 if [[ $what == profile ]]; then
   # Needs -lineinfo in the CUDA flags for the CUDA-line column (J2K_CMAKE_ARGS).

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -113,6 +114,47 @@ TEST_F(BenchHt, DecompressOpenJphStreams) {
     ++ours;
   }
   EXPECT_EQ(ours, 2);
+}
+
+// bench --compress --frames in this process: a row per coder, mode, depth and backend, each
+// backend's codestream the CPU's, lossy ones smaller than lossless ones, the CSV alike.
+TEST_F(BenchHt, FramesInThisProcess) {
+  const auto r = run_command(quote(kCli) + " bench --compress --frames 2 --size 256 --threads 2 --samples " + quote(kData) +
+                             " --csv " + quote(path("bench.csv")));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* bits : {"8", "12"})
+    for (const char* coder : {"HT", "EBCOT"})
+      for (const char* mode : {"lossless", "lossy"}) {
+        const std::string line = row(r.output, coder, mode, std::string(bits) + " cpu");
+        EXPECT_NE(line, "") << coder << " " << mode << " " << bits << "\n" << r.output;
+        EXPECT_NE(line.find(", same"), std::string::npos) << line;
+      }
+  const std::vector<std::string> lines = csv_lines();
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0].rfind("frame_w,frame_h,bits,coder,mode,backend,threads,frames,", 0), 0u) << lines[0];
+  size_t cpu_rows = 0;
+  std::map<std::string, double> bytes;  // "bits coder mode" of the CPU rows
+  for (size_t k = 1; k < lines.size(); ++k) {
+    std::vector<std::string> f;
+    std::stringstream ss(lines[k]);
+    for (std::string field; std::getline(ss, field, ',');) f.push_back(field);
+    ASSERT_EQ(f.size(), 20u) << lines[k];
+    EXPECT_EQ(f[0] + "x" + f[1], "256x135") << lines[k];
+    EXPECT_EQ(f.back(), "1") << "not the CPU's codestream: " << lines[k];
+    if (f[5] == "cpu") {
+      ++cpu_rows;
+      bytes[f[2] + " " + f[3] + " " + f[4]] = std::stod(f[13]);
+    }
+  }
+  EXPECT_EQ(cpu_rows, 8u);
+  for (const char* bits : {"8", "12"})
+    for (const char* coder : {"HT", "EBCOT"}) {
+      const std::string key = std::string(bits) + " " + coder + " ";
+      EXPECT_LT(bytes[key + "lossy"], bytes[key + "lossless"]) << key;
+    }
+  // DCI's 250 Mbit/s at 24 fps is 0.392 bits a sample: EBCOT's lossy frames keep within it.
+  const double samples = 256.0 * 135 * 3;
+  EXPECT_LE(bytes["8 EBCOT lossy"], samples * 0.3925 / 8) << "bytes a frame";
 }
 
 TEST_F(BenchHt, FlagsWhereTheyMeanNothingAreRefused) {

@@ -20,8 +20,8 @@
 // Memory: the batch keeps device buffers (the blocks' records, their output, the coder's
 // scratch) and a page-locked copy of the output, each grown to the largest batch seen and kept:
 // nothing is allocated once a geometry has been seen. Each block's output has room for its
-// worst case (output_capacity()), so that no count is needed before the kernel; all of it
-// comes back in one copy.
+// worst case (gpu_ht_output_capacity()), so that no count is needed before the kernel; the
+// segments are then packed end to end on the device, and only those bytes come back.
 #pragma once
 #include <cstddef>
 #include <cstdint>

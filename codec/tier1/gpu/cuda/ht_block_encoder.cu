@@ -8,11 +8,15 @@
 // has been seen): the blocks' records; an output arena, a slot of each block's worst case
 // (cleanup_output_capacity) from a 16-byte boundary, MagSgn written straight into it and MEL
 // and VLC after it; a scratch arena (cleanup_scratch_bytes a block: the coder's rows, MEL and
-// VLC before assembly); the results (CleanupResult a block). The results and the whole output
-// arena come back in one copy each, into page-locked memory.
+// VLC before assembly); the results (CleanupResult a block). Then the segments are packed end
+// to end (each block's offset the sum of the sizes before it, CUB's scan), and only the
+// results and the packed bytes come back, into page-locked memory: the worst-case slots are
+// many times the coded bytes (5 bytes a sample against about half a byte for 8-bit lossless).
 #include "codec/tier1/gpu/cuda/ht_block_encoder.hpp"
 
 #include <cuda_runtime_api.h>
+
+#include <cub/device/device_scan.cuh>
 
 #include <string>
 #include <vector>
@@ -47,7 +51,8 @@ struct DeviceTables {
 constexpr int kThreads = 32;
 
 __global__ void __launch_bounds__(kThreads) encode_cleanup_kernel(const DeviceHtBlock* blocks, int count, const DeviceTables* tables,
-                                                                  uint8_t* output, uint8_t* scratch, ht::CleanupResult* results) {
+                                                                  uint8_t* output, uint8_t* scratch, ht::CleanupResult* results,
+                                                                  uint64_t* sizes) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (i >= count) return;
   const DeviceHtBlock b = blocks[i];
@@ -55,8 +60,25 @@ __global__ void __launch_bounds__(kThreads) encode_cleanup_kernel(const DeviceHt
   t.cxt_vlc[0] = tables->cxt_vlc[0];
   t.cxt_vlc[1] = tables->cxt_vlc[1];
   t.uvlc = tables->uvlc;
-  results[i] = ht::encode_cleanup_in_place(b.data, b.stride, b.width, b.height, b.fraction_bits, b.cleanup_plane, t,
-                                           output + b.output, scratch + b.scratch);
+  const ht::CleanupResult r = ht::encode_cleanup_in_place(b.data, b.stride, b.width, b.height, b.fraction_bits, b.cleanup_plane, t,
+                                                          output + b.output, scratch + b.scratch);
+  results[i] = r;
+  sizes[i] = r.bytes;  // 0 where the block has no pass or could not be coded
+}
+
+// Threads of a CUDA block of the packing kernel: one CUDA block moves one code-block's bytes.
+constexpr int kPackThreads = 128;
+
+// Block i's segment from its slot to `packed` + offsets[i]; words where the segment is long,
+// the destination being aligned to no more than a byte.
+__global__ void __launch_bounds__(kPackThreads) pack_segments_kernel(const DeviceHtBlock* blocks, const uint8_t* output,
+                                                                     const uint64_t* sizes, const uint64_t* offsets,
+                                                                     uint8_t* packed) {
+  const int i = static_cast<int>(blockIdx.x);
+  const uint8_t* from = output + blocks[i].output;
+  uint8_t* to = packed + offsets[i];
+  const uint64_t n = sizes[i];
+  for (uint64_t k = threadIdx.x; k < n; k += kPackThreads) to[k] = from[k];
 }
 
 }  // namespace
@@ -67,8 +89,10 @@ struct HtEncodeBatch::Impl {
 
   DeviceTables host_tables{};  // what goes up, once
   int tables_device = -1;      // the device they went to (-1: not yet)
-  DeviceBuffer tables_d, blocks_d, output_d, scratch_d, results_d;
+  DeviceBuffer tables_d, blocks_d, output_d, scratch_d, results_d, sizes_d, offsets_d, scan_d, packed_d;
   PinnedBuffer output_h, results_h;
+  std::vector<uint64_t> offsets;  // block i's bytes at output_h + offsets[i] (after wait())
+  void* stream = nullptr;         // the last encode()'s, where wait() copies the packed bytes
   cudaEvent_t done = nullptr;
   bool pending = false;  // encode() ran and wait() has not
   bool ready = false;    // wait() returned for the blocks of the last encode()
@@ -137,6 +161,7 @@ void HtEncodeBatch::encode(void* stream_handle) {
     m.pending = false;
   }
   m.ready = false;
+  m.stream = stream_handle;
   m.encoded = m.blocks.size();
   if (m.blocks.empty()) {
     m.ready = true;
@@ -160,16 +185,24 @@ void HtEncodeBatch::encode(void* stream_handle) {
   auto* output = static_cast<uint8_t*>(m.output_d.get(m.output_bytes));
   auto* scratch = static_cast<uint8_t*>(m.scratch_d.get(m.scratch_bytes));
   auto* results = static_cast<ht::CleanupResult*>(m.results_d.get(count * sizeof(ht::CleanupResult)));
-  void* output_h = m.output_h.get(m.output_bytes);
+  auto* sizes = static_cast<uint64_t*>(m.sizes_d.get(count * sizeof(uint64_t)));
+  auto* offsets = static_cast<uint64_t*>(m.offsets_d.get(count * sizeof(uint64_t)));
+  // At most the slots' bytes: the packed segments are no longer than the slots they come from.
+  auto* packed = static_cast<uint8_t*>(m.packed_d.get(m.output_bytes));
   void* results_h = m.results_h.get(count * sizeof(ht::CleanupResult));
+  const int n = static_cast<int>(count);
+  size_t scan_bytes = 0;
+  cuda_check(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, sizes, offsets, n, stream), "cub::DeviceScan::ExclusiveSum");
   // From pageable memory: staged before the call returns, so `blocks` may change after it.
   cuda_check(cudaMemcpyAsync(blocks, m.blocks.data(), count * sizeof(DeviceHtBlock), cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
-  const int n = static_cast<int>(count);
   encode_cleanup_kernel<<<(n + kThreads - 1) / kThreads, kThreads, 0, stream>>>(
-      blocks, n, static_cast<const DeviceTables*>(m.tables_d.data()), output, scratch, results);
+      blocks, n, static_cast<const DeviceTables*>(m.tables_d.data()), output, scratch, results, sizes);
   cuda_check(cudaGetLastError(), "encode_cleanup_kernel");
+  void* scan = m.scan_d.get(scan_bytes);
+  cuda_check(cub::DeviceScan::ExclusiveSum(scan, scan_bytes, sizes, offsets, n, stream), "cub::DeviceScan::ExclusiveSum");
+  pack_segments_kernel<<<static_cast<unsigned>(n), kPackThreads, 0, stream>>>(blocks, output, sizes, offsets, packed);
+  cuda_check(cudaGetLastError(), "pack_segments_kernel");
   cuda_check(cudaMemcpyAsync(results_h, results, count * sizeof(ht::CleanupResult), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync");
-  cuda_check(cudaMemcpyAsync(output_h, output, m.output_bytes, cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync");
   cuda_check(cudaEventRecord(m.done, stream), "cudaEventRecord");
   m.pending = true;
 }
@@ -179,6 +212,20 @@ void HtEncodeBatch::wait() {
   if (m.pending) {
     cuda_check(cudaEventSynchronize(m.done), "cudaEventSynchronize");
     m.pending = false;
+    // The offsets the scan gave, again on the host (the same sums in the same order), and the
+    // packed bytes, now that their total is known.
+    m.offsets.resize(m.encoded);
+    uint64_t total = 0;
+    for (size_t i = 0; i < m.encoded; ++i) {
+      m.offsets[i] = total;
+      total += m.result(i).bytes;
+    }
+    if (total > 0) {
+      auto stream = static_cast<cudaStream_t>(m.stream);
+      void* output_h = m.output_h.get(total);
+      cuda_check(cudaMemcpyAsync(output_h, m.packed_d.data(), total, cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync");
+      cuda_check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    }
     m.ready = true;
   }
   if (!m.ready) return;
@@ -200,7 +247,7 @@ const uint8_t* HtEncodeBatch::bytes(size_t i, size_t& size) const {
   const Impl& m = *impl_;
   m.check_ready(i, "bytes");
   size = m.result(i).bytes;
-  return static_cast<const uint8_t*>(m.output_h.data()) + m.blocks[i].output;
+  return static_cast<const uint8_t*>(m.output_h.data()) + m.offsets[i];
 }
 
 CodedBlock HtEncodeBatch::coded(size_t i) const {

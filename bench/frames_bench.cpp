@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// `j2kfront bench --compress --frames N`: a sequence of frames of one shape compressed in this
+// process, host memory to codestreams in host memory (no files, no process start-up in the
+// figures): one encoder per configuration (coder, mode, bit depth, backend), made once, then
+// one untimed frame (the GPU's start-up, its buffers, the page cache of the encoder's own),
+// then N frames each timed alone. Reported: milliseconds a frame (the mean), frames and
+// samples a second, the speed over the CPU backend's with the same coder, mode and depth, the
+// encoder's own split (front stage, Tier-1, rate control, Tier-2; its report), where Tier-1
+// ran, and whether each backend's codestream is the CPU's byte for byte.
+//
+// The frames are 4096 x 2160 RGB (DCI 4K; --size another width, the same shape) made from the
+// sample image at 8 and 12 bits; every
+// frame is the same samples (the encoder keeps nothing from one frame to the next). Lossless
+// is the 5/3; lossy EBCOT is the 9/7 at DCI's 250 Mbit/s at 24 frames a second (1,302,083
+// bytes a 4K frame, opj_compress -r's ratio; as many bits a sample at other sizes), lossy HT the 9/7 at --qstep (no rate target, so
+// that the GPU codes the blocks: rate control is on the CPU for now).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "bench/bench.hpp"
+#include "common/error.hpp"
+#include "j2kfront/config.h"
+#include "j2kfront/j2kfront.hpp"
+#include "transform/backend.hpp"
+
+namespace j2k::bench {
+namespace {
+
+constexpr double kDciFrameBytes = 250e6 / 8 / 24;  // 250 Mbit/s at 24 frames a second
+constexpr double kDci4kSamples = 4096.0 * 2160 * 3;
+
+struct Config {
+  bool ht = false, lossless = true;
+  int bits = 8;
+  std::string backend;
+};
+
+struct Measured {
+  double first_ms = 0, ms = 0;               // the untimed first frame; the timed ones' mean
+  double front_ms = 0, tier1_ms = 0, rate_ms = 0, tier2_ms = 0;  // the report's, their mean
+  size_t bytes = 0;                          // the last frame's codestream
+  std::string tier1_on;
+  std::vector<uint8_t> codestream;           // the last frame's
+};
+
+j2k_backend backend_code(const std::string& name) {
+  if (name == "cuda") return J2K_BACKEND_CUDA;
+  if (name == "opencl") return J2K_BACKEND_OPENCL;
+  return J2K_BACKEND_CPU;
+}
+
+Measured run_config(const Config& c, const Upscaled& frame, int frames, int threads, double qstep) {
+  using clock = std::chrono::steady_clock;
+  const auto type = frame.bits > 8 ? J2K_SAMPLE_U16 : J2K_SAMPLE_U8;
+  const auto view = j2kfront::ImageView::interleaved(frame.bytes.data(), frame.bytes.size(), static_cast<uint32_t>(frame.width),
+                                                     static_cast<uint32_t>(frame.height), frame.components, type, frame.bits);
+  j2kfront::Settings s;
+  s.wavelet = c.lossless ? J2K_WAVELET_53 : J2K_WAVELET_97;
+  s.levels = 5;
+  s.backend = backend_code(c.backend);
+  s.threads = threads;
+  j2kfront::Coding coding;
+  coding.modes = c.ht ? J2K_MODE_HT : 0;
+  if (!c.lossless) {
+    if (c.ht) {
+      coding.qstep = qstep;
+    } else {
+      // DCI 4K's bits a sample at this frame's size.
+      const double samples = static_cast<double>(frame.width * frame.height * frame.components);
+      coding.rates = {samples * frame.bits / 8.0 / (kDciFrameBytes * samples / kDci4kSamples)};
+    }
+  }
+  j2kfront::Encoder encoder(s, coding, view);
+  Measured m;
+  auto t0 = clock::now();
+  encoder.encode_in_place(view);
+  m.first_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+  for (int f = 0; f < frames; ++f) {
+    t0 = clock::now();
+    const auto [data, size] = encoder.encode_in_place(view);
+    m.ms += std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+    const j2k_encode_report r = encoder.report();
+    m.front_ms += r.front_ms, m.tier1_ms += r.tier1_ms, m.rate_ms += r.rate_ms, m.tier2_ms += r.tier2_ms;
+    m.bytes = size;
+    m.tier1_on = r.tier1_on ? r.tier1_on : "?";
+    if (f == frames - 1) m.codestream.assign(data, data + size);
+  }
+  for (double* v : {&m.ms, &m.front_ms, &m.tier1_ms, &m.rate_ms, &m.tier2_ms}) *v /= frames;
+  return m;
+}
+
+}  // namespace
+
+int run_compress_frames(const CompressOptions& o, int frames, bool ht_only) {
+  std::vector<std::string> backends{"cpu"};
+  if (backend_available(Backend::Cuda)) backends.push_back("cuda");
+  else std::printf("no CUDA device here: CPU rows only\n");
+  // DCI 4K's shape at --size's width (4096 unless given).
+  const int64_t width = o.size, height = std::max<int64_t>(1, o.size * 2160 / 4096);
+  const std::string sample = o.samples + "/astronaut.ppm";
+  std::printf("frames: %lld x %lld RGB from %s, %d timed a configuration after one untimed; threads %d%s\n",
+              static_cast<long long>(width), static_cast<long long>(height), sample.c_str(), frames, o.threads,
+              o.threads == 0 ? " (one per core)" : "");
+  std::printf("lossless: 5/3; lossy EBCOT: 9/7 at %.0f bytes a 4K frame (250 Mbit/s at 24 fps), as many bits a sample here; lossy HT: 9/7 at --qstep %g; "
+              "5 levels, 64x64 blocks, LRCP, codestream in memory\n\n",
+              kDciFrameBytes, o.qstep);
+  std::printf("%-5s %-8s %4s %-6s %9s %8s %8s %9s %7s %11s  %s\n", "coder", "mode", "bits", "backend", "first ms", "ms", "fps",
+              "Gsample/s", "vs cpu", "bytes", "front / Tier-1 (on) / rate / Tier-2 ms, same as cpu");
+  CsvFile csv(o.csv, {"frame_w", "frame_h", "bits", "coder", "mode", "backend", "threads", "frames", "first_ms", "ms", "fps",
+                      "gsamples_s", "vs_cpu", "bytes", "front_ms", "tier1_ms", "tier1_on", "rate_ms", "tier2_ms", "same_as_cpu"});
+  for (const int bits : {8, 12}) {
+    const Upscaled frame = upscale(sample, width, height, bits);
+    const double samples = static_cast<double>(width * height * frame.components);
+    for (const bool ht : {true, false}) {
+      if (ht_only && !ht) continue;
+      for (const bool lossless : {true, false}) {
+        Measured cpu;
+        for (const std::string& backend : backends) {
+          const Config c{ht, lossless, bits, backend};
+          const Measured m = run_config(c, frame, frames, o.threads, o.qstep);
+          if (backend == "cpu") cpu = m;
+          const bool same = m.codestream == cpu.codestream;
+          const char* coder = ht ? "HT" : "EBCOT";
+          const char* mode = lossless ? "lossless" : "lossy";
+          std::printf("%-5s %-8s %4d %-6s %9.1f %8.2f %8.2f %9.3f %7.2f %11zu  %.1f / %.1f (%s) / %.1f / %.1f, %s\n", coder, mode,
+                      bits, backend.c_str(), m.first_ms, m.ms, 1000 / m.ms, samples / m.ms / 1e6, cpu.ms / m.ms, m.bytes,
+                      m.front_ms, m.tier1_ms, m.tier1_on.c_str(), m.rate_ms, m.tier2_ms, same ? "same" : "DIFFERENT");
+          std::fflush(stdout);
+          csv.row({width, height, bits, coder, mode, backend, o.threads, frames, m.first_ms, m.ms, 1000 / m.ms,
+                   samples / m.ms / 1e6, cpu.ms / m.ms, m.bytes, m.front_ms, m.tier1_ms, m.tier1_on, m.rate_ms, m.tier2_ms,
+                   same ? 1 : 0});
+          if (!same)
+            throw Error(ErrorCode::Internal, std::string(coder) + " " + mode + " " + std::to_string(bits) + "-bit on " + backend +
+                                                 ": the codestream differs from the CPU backend's");
+        }
+      }
+    }
+  }
+  csv.commit();
+  std::printf("\nms: a frame's encode (samples in host memory to the codestream in host memory), the mean of the timed "
+              "frames; first ms: the untimed first frame after the encoder was made (a GPU's start-up and buffers); "
+              "vs cpu: the CPU backend's ms over this one's, same coder, mode and depth\n");
+  return 0;
+}
+
+}  // namespace j2k::bench
