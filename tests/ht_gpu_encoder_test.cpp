@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// The HT cleanup pass on the GPU (GpuHtEncodeBatch, CUDA: one code-block a thread, the
+// The HT cleanup pass on the GPU (GpuHtEncodeBatch, CUDA: one code-block a warp, the
 // coefficients read in place) against the CPU encoder, ht::encode_block(), byte for byte: the
 // cleanup segment, `bitplanes` and `magnitude_bitplanes` of every block. The blocks lie side
 // by side in one plane (strided sub-views), random values between them, so that a read outside
@@ -10,9 +10,9 @@
 // round trips of GPU bytes through the CPU HT decoder, a block the coder must refuse, and a
 // whole image: the code-blocks of a 5/3 DWT (the CPU's) of a test image.
 //
-// The HtCleanupInPlace cases run the kernel's own function (encode_cleanup_in_place, the
-// same source) on the host, so a build without CUDA checks the in-place reading too; the
-// HtGpuEncoder cases skip, naming why, without a CUDA device.
+// The HtCleanupInPlace cases run the in-place coder (encode_cleanup_in_place, which the host
+// emulation of the GPU batch runs) on the host, so a build without CUDA checks the in-place
+// reading too; the HtGpuEncoder cases skip, naming why, without a CUDA device.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // HT cleanup passes (ISO/IEC 15444-15) of many code-blocks on a GPU, their quantised
-// coefficients read where the front stage left them in device memory, one code-block a GPU
-// thread (a first step: issue 46). Each block's bytes, `bitplanes` and `magnitude_bitplanes`
-// are ht::encode_block()'s (CPU) bit for bit, the cleanup pass being the same source
-// (ht/cleanup_encoder.hpp); tests/ht_gpu_encoder_test.cpp compares them.
+// coefficients read where the front stage left them in device memory, one code-block a warp
+// (CUDA: gpu/cuda/warp_cleanup.cuh). Each block's bytes, `bitplanes` and `magnitude_bitplanes`
+// are ht::encode_block()'s (CPU) bit for bit (the same bit strings into the same writers,
+// ht/bit_writers.hpp); tests/ht_gpu_encoder_test.cpp compares them.
 //
 //   std::unique_ptr<GpuHtEncodeBatch> batch = make_gpu_ht_encode_batch(options);  // one per encoder
 //   batch->clear();

@@ -6,7 +6,7 @@
 // above 0x8F. Then the terminations: MagSgn padded with 1s (which the decoder reads past its
 // end anyway), SigProp with 0s (its fill), MEL and VLC closed and, where their bits allow,
 // fused into one byte; MagRef's last byte padded with 0s. Host and device code
-// (host_device.hpp): the GPU's cleanup coder (gpu/cuda/ht_block_encoder.cu) writes with them.
+// (host_device.hpp): the GPU.s cleanup coder (gpu/cuda/warp_cleanup.cuh) writes with them.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The HT cleanup pass of one code-block (ISO/IEC 15444-15 clause 7.3), one source for the CPU
-// encoder (block_encoder.cpp) and the CUDA kernel that codes a batch of blocks on the GPU
-// (gpu/cuda/ht_block_encoder.cu), so that both give the same bytes. Quad by quad, two
+// encoder (block_encoder.cpp) and the host emulation of the GPU batch
+// (gpu/host_ht_image_encoder.cpp); the CUDA kernel (gpu/cuda/warp_cleanup.cuh) spreads the
+// same work over a warp and feeds the same writers. Quad by quad, two
 // line-pairs at a time: each quad's significance and exponent bound in MEL, CxtVLC and U-VLC,
 // its magnitude and sign bits in MagSgn, quads paired for their U-VLC codes.
 //
 // The coder reads a block's samples at the cleanup plane p through a quad source (`Quads`):
 // each sample as 2 * mu + sign (mu: its magnitude's bits from p up; the sign 0 where mu is 0),
 // 0 outside the block. The CPU's (PaddedQuads) reads a plane gathered first, padded to whole
-// quads; the GPU's reads the coefficients where they are (gpu/cuda/ht_block_encoder.cu).
+// quads; the in-place one (PlaneQuads) reads the coefficients where they are.
 // The tables (CxtVLC codewords, U-VLC codes) come by pointer: the host's, or device copies.
 // Every buffer is the caller's, its size known from the block's (the *_capacity functions):
 // nothing here allocates.
@@ -313,7 +314,7 @@ class CleanupEncoder {
   BackwardWriter vlc_;
 };
 
-// --- a block coded where its coefficients are (the GPU kernel's work, one block a thread) ---
+// --- a block coded where its coefficients are (the GPU batch's host emulation) ---
 
 // The in-place quad source: the coefficients data[y * stride + x] (int32, as BlockView has
 // them) read as each quad needs them, at `shift` (fraction bits plus the cleanup plane), 0

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // What lets the HT cleanup coder (cleanup_encoder.hpp, with bit_writers.hpp and
 // quad_rules.hpp) compile for the CPU and, unchanged, for the CUDA kernel that codes a batch of
-// code-blocks on the GPU (gpu/cuda/ht_block_encoder.cu): functions both may call are J2K_HD,
+// code-blocks on the GPU (gpu/cuda/warp_cleanup.cuh): functions both may call are J2K_HD,
 // and the few intrinsics and memory accesses that differ are wrapped here.
 #pragma once
 #include <cstddef>

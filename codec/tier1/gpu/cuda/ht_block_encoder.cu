@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// One thread codes one code-block's HT cleanup pass: encode_cleanup_in_place() of
-// ht/cleanup_encoder.hpp, the CPU encoder's own cleanup coder, on device copies of its tables
-// (uploaded once), the block's coefficients read where they are. A first step (issue 46):
-// a warp's 32 threads code 32 blocks side by side, each alone; no cooperation within a block.
+// One warp codes one code-block's HT cleanup pass (warp_cleanup.cuh: a line-pair's quads
+// spread over the lanes, the CPU's own writers fed by one lane), the block's coefficients
+// read where they are, on device copies of the CPU coder's tables (uploaded once); the bytes
+// are the CPU coder's (ht/cleanup_encoder.hpp).
 //
 // Device memory, each grown to the largest batch and kept (no allocation once the geometry
 // has been seen): the blocks' records; an output arena, a slot of each block's worst case
 // (cleanup_output_capacity) from a 16-byte boundary, MagSgn written straight into it and MEL
-// and VLC after it; a scratch arena (cleanup_scratch_bytes a block: the coder's rows, MEL and
-// VLC before assembly); the results (CleanupResult a block). Then the segments are packed end
-// to end (each block's offset the sum of the sizes before it, CUB's scan), and only the
-// results and the packed bytes come back, into page-locked memory: the worst-case slots are
-// many times the coded bytes (5 bytes a sample against about half a byte for 8-bit lossless).
+// and VLC after it; a scratch arena (cleanup_scratch_bytes a block: MEL and VLC before
+// assembly); the results (CleanupResult a block). Then the segments are packed end to end
+// (each block's offset the sum of the sizes before it, CUB's scan), and only the results and
+// the packed bytes come back, into page-locked memory: the worst-case slots are many times the
+// coded bytes (5 bytes a sample against about half a byte for 8-bit lossless).
 #include "codec/tier1/gpu/cuda/ht_block_encoder.hpp"
 
 #include <cuda_runtime_api.h>
@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/tier1/gpu/cuda/warp_cleanup.cuh"
 #include "codec/tier1/ht/cleanup_encoder.hpp"
 #include "codec/tier1/ht/vlc_tables.hpp"
 #include "common/error.hpp"
@@ -47,23 +48,46 @@ struct DeviceTables {
   ht::Uvlc uvlc[ht::UvlcTable::kSize];
 };
 
-// Threads of a CUDA block: one warp.
-constexpr int kThreads = 32;
+// Warps of a CUDA block, each coding one code-block.
+constexpr int kWarps = 4;
 
-__global__ void __launch_bounds__(kThreads) encode_cleanup_kernel(const DeviceHtBlock* blocks, int count, const DeviceTables* tables,
-                                                                  uint8_t* output, uint8_t* scratch, ht::CleanupResult* results,
-                                                                  uint64_t* sizes) {
-  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i >= count) return;
+__global__ void __launch_bounds__(kWarps * 32) encode_cleanup_kernel(const DeviceHtBlock* blocks, int count, const DeviceTables* tables,
+                                                                    uint8_t* output, uint8_t* scratch, ht::CleanupResult* results,
+                                                                    uint64_t* sizes) {
+  __shared__ ht::warp::Shared shared[kWarps];
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int lane = static_cast<int>(ht::warp::lane_id());
+  const int i = static_cast<int>(blockIdx.x) * kWarps + warp;
+  if (i >= count) return;  // the whole warp
   const DeviceHtBlock b = blocks[i];
-  ht::CleanupTables t;
-  t.cxt_vlc[0] = tables->cxt_vlc[0];
-  t.cxt_vlc[1] = tables->cxt_vlc[1];
-  t.uvlc = tables->uvlc;
-  const ht::CleanupResult r = ht::encode_cleanup_in_place(b.data, b.stride, b.width, b.height, b.fraction_bits, b.cleanup_plane, t,
-                                                          output + b.output, scratch + b.scratch);
-  results[i] = r;
-  sizes[i] = r.bytes;  // 0 where the block has no pass or could not be coded
+  uint32_t any = 0;
+  for (int y = 0; y < b.height; ++y) {
+    const int32_t* row = b.data + static_cast<ptrdiff_t>(y) * b.stride;
+    for (int x = lane; x < b.width; x += 32) any |= ht::magnitude_of(row[x]);
+  }
+  for (int d = 16; d > 0; d >>= 1) any |= __shfl_xor_sync(0xFFFFFFFFu, any, d);
+  const ht::CleanupPlan plan = ht::plan_cleanup(any >> b.fraction_bits, b.cleanup_plane);
+  ht::CleanupResult r;
+  r.bitplanes = static_cast<uint8_t>(plan.bitplanes);
+  r.magnitude_bitplanes = static_cast<uint8_t>(plan.magnitude_bitplanes);
+  if (plan.bitplanes != 0 && plan.too_large) r.status = ht::kCleanupTooLarge;
+  if (plan.bitplanes != 0 && !plan.too_large) {  // else no pass (nothing significant at that plane), or none possible
+    ht::CleanupTables t;
+    t.cxt_vlc[0] = tables->cxt_vlc[0];
+    t.cxt_vlc[1] = tables->cxt_vlc[1];
+    t.uvlc = tables->uvlc;
+    const size_t n = static_cast<size_t>(b.width) * static_cast<size_t>(b.height);
+    uint8_t* mel = scratch + b.scratch + ht::align16(ht::CleanupRows::bytes(b.width));
+    uint8_t* vlc = mel + ht::align16(ht::mel_capacity(n));
+    const size_t bytes = ht::warp::encode_cleanup(b.data, b.stride, b.width, b.height, b.fraction_bits + b.cleanup_plane, t,
+                                                  output + b.output, mel, vlc, shared[warp]);
+    if (bytes == 0) r.status = ht::kCleanupScupOverflow;
+    r.bytes = static_cast<uint32_t>(bytes);
+  }
+  if (lane == 0) {
+    results[i] = r;
+    sizes[i] = r.bytes;  // 0 where the block has no pass or could not be coded
+  }
 }
 
 // Threads of a CUDA block of the packing kernel: one CUDA block moves one code-block's bytes.
@@ -195,7 +219,7 @@ void HtEncodeBatch::encode(void* stream_handle) {
   cuda_check(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, sizes, offsets, n, stream), "cub::DeviceScan::ExclusiveSum");
   // From pageable memory: staged before the call returns, so `blocks` may change after it.
   cuda_check(cudaMemcpyAsync(blocks, m.blocks.data(), count * sizeof(DeviceHtBlock), cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
-  encode_cleanup_kernel<<<(n + kThreads - 1) / kThreads, kThreads, 0, stream>>>(
+  encode_cleanup_kernel<<<(n + kWarps - 1) / kWarps, kWarps * 32, 0, stream>>>(
       blocks, n, static_cast<const DeviceTables*>(m.tables_d.data()), output, scratch, results, sizes);
   cuda_check(cudaGetLastError(), "encode_cleanup_kernel");
   void* scan = m.scan_d.get(scan_bytes);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// HT cleanup passes of code-blocks on a CUDA GPU, one code-block a thread: the CPU's cleanup
-// coder (ht/cleanup_encoder.hpp) compiled for the device, reading each block's coefficients
-// in place. The GpuHtEncodeBatch of the CUDA backend (gpu_ht_encode_batch.hpp says how an
+// HT cleanup passes of code-blocks on a CUDA GPU, one code-block a warp (warp_cleanup.cuh),
+// reading each block's coefficients in place. The GpuHtEncodeBatch of the CUDA backend (gpu_ht_encode_batch.hpp says how an
 // encoder uses it): coefficients are device pointers of the current device, the stream a
 // cudaStream_t.
 #pragma once
