@@ -31,7 +31,7 @@ std::unique_ptr<BlockEncodeBatch> make_block_encode_batch(const CodingParams& pa
   // Auto as the plan's queue resolves it (make_queue).
   const Backend b = backend.backend == Backend::Auto ? resolve_backend(Backend::Auto, Job::Transform) : backend.backend;
 #if J2KFRONT_HAVE_CUDA
-  if (b == Backend::Cuda) return std::make_unique<cuda::HtImageEncoder>(backend.device);
+  if (b == Backend::Cuda) return std::make_unique<cuda::HtImageEncoder>(backend.device, params.threads);
 #else
   (void)b;
 #endif

@@ -17,7 +17,8 @@ namespace j2k::codec::cuda {
 
 class HtImageEncoder final : public BlockEncodeBatch {
  public:
-  explicit HtImageEncoder(int device);  // touches no device until encode()
+  // Touches no device until encode(); `threads` (0: one per core) copy the coded blocks out.
+  HtImageEncoder(int device, int threads);
   ~HtImageEncoder() override;
 
   bool reads(j2k_memory memory) const override { return memory == J2K_MEMORY_DEVICE; }
