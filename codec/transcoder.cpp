@@ -404,7 +404,7 @@ class TileTranscoder {
       }
       ++sequence;
       data.insert(data.end(), p.header.begin(), p.header.end());
-      for (const BodyPart& b : p.body) data.insert(data.end(), b.coded->bytes.begin() + b.from, b.coded->bytes.begin() + b.to);
+      for (const BodyPart& b : p.body) data.insert(data.end(), b.coded->data() + b.from, b.coded->data() + b.to);
       packet_lengths.push_back(static_cast<uint32_t>(data.size() - start));
     }
     report_.tier2_write_ms += ms_since(t0);

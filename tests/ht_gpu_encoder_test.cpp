@@ -300,7 +300,7 @@ bool gpu_usable(std::string& why) {
 }
 
 // The blocks of `values` (int32, rows `stride` apart) coded by the CUDA batch in one launch,
-// as CodedBlocks; bytes() checked against coded() on the way.
+// as CodedBlocks; bytes() and coded_in_place() checked against coded() on the way.
 std::vector<CodedBlock> gpu_code(const std::vector<int32_t>& values, int stride, const std::vector<Block>& blocks) {
   std::vector<CodedBlock> out;
 #if J2KFRONT_HAVE_CUDA
@@ -320,6 +320,10 @@ std::vector<CodedBlock> gpu_code(const std::vector<int32_t>& values, int stride,
     const uint8_t* p = batch->bytes(i, size);
     const CodedBlock& c = out.back();
     EXPECT_TRUE(size == c.bytes.size() && std::equal(c.bytes.begin(), c.bytes.end(), p)) << "bytes() and coded() of " << describe(i, blocks[i]);
+    const CodedBlock in_place = batch->coded_in_place(i);
+    EXPECT_TRUE(in_place.bytes.empty() && in_place.passes.size() == c.passes.size() &&
+                (c.passes.empty() ? true : in_place.external == p && in_place.data() == p))
+        << "coded_in_place() of " << describe(i, blocks[i]);
     EXPECT_EQ(c.passes.size(), c.bitplanes > 0 ? 1u : 0u) << describe(i, blocks[i]);
     if (!c.passes.empty()) {
       EXPECT_TRUE(c.passes[0].end == c.bytes.size() && c.passes[0].terminated) << describe(i, blocks[i]);

@@ -1,24 +1,33 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
-# The whole test suite: installs what is missing, then
-#  1. builds (Release, into build/) and runs every test through CTest: GPU tests skip with a
-#     reason on machines without a GPU; OpenCL tests run on PoCL;
-#  2. builds the same tests with clang under AddressSanitizer and UndefinedBehaviorSanitizer
-#     (into build-sanitize/, without CUDA or the Python module; any report fails its test)
-#     with the libFuzzer targets, and runs them all: the tests, then each fuzz target for a
-#     bounded time (J2K_FUZZ_SECONDS, 60 by default) on its seed corpus in tests/fuzz/.
+# The test suite: installs what is missing, then builds (Release, into build/) and runs every
+# test through CTest: GPU tests skip with a reason on machines without a GPU; OpenCL tests run
+# on PoCL.
+#   tools/run-tests.sh --sanitize   the same tests built with clang under AddressSanitizer and
+#     UndefinedBehaviorSanitizer (into build-sanitize/, without CUDA or the Python module; any
+#     report fails its test) with the libFuzzer targets, and runs them all: the tests, then each
+#     fuzz target for a bounded time (J2K_FUZZ_SECONDS, 60 by default) on its seed corpus in
+#     tests/fuzz/. CI (.ci/run) runs both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
 took() { echo "run-tests: $1 after $((SECONDS - start)) s"; }
+case "${1:-}" in
+  "") sanitize=0 ;;
+  --sanitize) sanitize=1 ;;
+  *) echo "usage: tools/run-tests.sh [--sanitize]" >&2; exit 2 ;;
+esac
 tools/install-deps.sh
 took "packages ready"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
-cmake --build build
-took "Release build done"
-(cd build && ctest --output-on-failure -j2 --timeout 1200)
-tools/skipped-tests.sh build
-took "Release tests done"
+if [[ $sanitize == 0 ]]; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+  cmake --build build
+  took "Release build done"
+  (cd build && ctest --output-on-failure -j2 --timeout 1200)
+  tools/skipped-tests.sh build
+  took "Release tests done"
+  exit 0
+fi
 
 CC=clang CXX=clang++ cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Sanitize \
   -DJ2K_WITH_CUDA=OFF -DJ2K_WITH_PYTHON=OFF -DJ2K_BUILD_FUZZERS=ON -DJ2K_FUZZ_SECONDS="${J2K_FUZZ_SECONDS:-60}"

@@ -184,7 +184,7 @@ uint64_t Assembler::assemble(const std::vector<PrecinctPackets>& packets, std::v
         o.insert(o.end(), pp.headers.begin() + static_cast<ptrdiff_t>(h0), pp.headers.begin() + static_cast<ptrdiff_t>(pp.header_end[k.layer]));
         for (size_t j = p0; j < pp.parts_end[k.layer]; ++j) {
           const BodyPart& b = pp.parts[j];
-          o.insert(o.end(), b.coded->bytes.begin() + b.from, b.coded->bytes.begin() + b.to);
+          o.insert(o.end(), b.coded->data() + b.from, b.coded->data() + b.to);
         }
       }
     }

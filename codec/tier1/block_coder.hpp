@@ -68,6 +68,10 @@ struct CodedBlock {
   double energy = 0;             // the sum of the squared magnitudes, in steps^2: the error
                                  // with no pass decoded (HT: 0 without estimate_distortion
                                  // unless SigProp and MagRef are coded)
+  // Where set, the segments are there (passes.back().end bytes) instead of in `bytes`: a GPU
+  // batch's page-locked copy of every block's bytes, valid until the batch's next encode.
+  const uint8_t* external = nullptr;
+  const uint8_t* data() const { return external ? external : bytes.data(); }
 };
 
 // What Tier-2 gathered for a block (BlockData), with the block's geometry and coding style.

@@ -55,7 +55,8 @@ class BlockEncodeBatch {
   // Codes every block's cleanup pass at plane 0 and returns them in order: passes, bytes and
   // bit planes as the CPU's HT coder (distortion and energy 0: not estimated). Throws
   // Error(InvalidArgument) for a 9/7 coefficient too large for its step (as the CPU path does),
-  // and the batch's errors (gpu_ht_encode_batch.hpp).
+  // and the batch's errors (gpu_ht_encode_batch.hpp). The blocks' bytes may stay in the
+  // batch's memory (CodedBlock::external), valid until its next encode.
   virtual std::vector<CodedBlock> encode(const std::vector<BatchBlock>& blocks, bool reversible) = 0;
 };
 

@@ -63,6 +63,9 @@ class GpuHtEncodeBatch {
   // significant at that plane: then no pass and no bytes), `magnitude_bitplanes`, the cleanup
   // pass (terminated, distortion 0) and its bytes.
   virtual CodedBlock coded(size_t i) const = 0;
+  // The same with its bytes left where bytes() says (CodedBlock::external): valid until the
+  // next encode() or clear().
+  virtual CodedBlock coded_in_place(size_t i) const = 0;
   // The same bytes where they lie, in the batch's page-locked memory (valid until the next
   // encode() or clear()): `size` bytes from the pointer.
   virtual const uint8_t* bytes(size_t i, size_t& size) const = 0;

@@ -275,6 +275,15 @@ const uint8_t* HtEncodeBatch::bytes(size_t i, size_t& size) const {
 }
 
 CodedBlock HtEncodeBatch::coded(size_t i) const {
+  CodedBlock c = coded_in_place(i);
+  if (c.external) {
+    c.bytes.assign(c.external, c.external + c.passes.back().end);
+    c.external = nullptr;
+  }
+  return c;
+}
+
+CodedBlock HtEncodeBatch::coded_in_place(size_t i) const {
   const Impl& m = *impl_;
   m.check_ready(i, "coded");
   const ht::CleanupResult& r = m.result(i);
@@ -283,8 +292,7 @@ CodedBlock HtEncodeBatch::coded(size_t i) const {
   c.magnitude_bitplanes = r.magnitude_bitplanes;
   if (r.bitplanes == 0) return c;  // no pass
   size_t size = 0;
-  const uint8_t* p = bytes(i, size);
-  c.bytes.assign(p, p + size);
+  c.external = bytes(i, size);
   CodedPass cleanup;
   cleanup.end = static_cast<uint32_t>(size);
   cleanup.terminated = true;

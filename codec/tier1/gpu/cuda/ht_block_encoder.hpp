@@ -22,6 +22,7 @@ class HtEncodeBatch final : public GpuHtEncodeBatch {
   void encode(void* stream) override;
   void wait() override;
   CodedBlock coded(size_t i) const override;
+  CodedBlock coded_in_place(size_t i) const override;
   const uint8_t* bytes(size_t i, size_t& size) const override;
 
  private:

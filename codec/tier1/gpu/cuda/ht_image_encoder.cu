@@ -128,10 +128,10 @@ std::vector<CodedBlock> HtImageEncoder::encode(const std::vector<BatchBlock>& bl
   if (flag_h && *flag_h != 0)  // the CPU path's message (encoder.cpp), before the coder's own
     throw Error(ErrorCode::InvalidArgument, "a 9/7 coefficient is too large for its quantisation step; use a larger step");
   m.batch.wait();
-  // Each block's bytes into its own vector (the encoder's form): on the CPU's threads, since a
-  // lossless 4K frame's 12,000 blocks take milliseconds one after another.
+  // Each block's record, its bytes left in the batch's page-locked copy (valid until the next
+  // encode: the encoder's Tier-2 reads them before), on the CPU's threads.
   parallel_for(static_cast<ptrdiff_t>(blocks.size()), m.threads,
-               [&](ptrdiff_t i) { coded[static_cast<size_t>(i)] = m.batch.coded(static_cast<size_t>(i)); });
+               [&](ptrdiff_t i) { coded[static_cast<size_t>(i)] = m.batch.coded_in_place(static_cast<size_t>(i)); });
   return coded;
 }
 
