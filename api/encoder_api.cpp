@@ -12,11 +12,23 @@
 #include "api/plan_info.hpp"
 #include "api/settings.hpp"
 #include "codec/encoder.hpp"
+#include "codec/frame_encoder.hpp"
 #include "tiling/limits.hpp"
 
 struct j2k_encoder {
   std::unique_ptr<j2k::codec::Encoder> encoder;
   std::string description;
+  // Frames in flight: their encoders, made at the first submit from these.
+  j2k::codec::EncoderSettings settings;
+  j2k_image_view shape{};
+  std::vector<j2k_component_view> shape_components;  // shape.components points here
+  int lanes = 2;
+  std::vector<int> devices;
+  std::unique_ptr<j2k::codec::FrameEncoder> frames;
+  std::vector<uint8_t> waited;  // the last wait's file
+  // What get_report says: the last run's (encoder's own) or the last wait's.
+  bool report_of_wait = false;
+  j2k::codec::EncodeReport wait_report;
 };
 
 namespace {
@@ -140,6 +152,20 @@ j2k::codec::EncoderSettings encoder_settings(const j2k_settings& s, const j2k_co
   return e;
 }
 
+// j2k_coding's frames in flight: how many encoders side by side, on which devices.
+void frames_options(const j2k_coding& c, int& lanes, std::vector<int>& devices) {
+  require(c.frames_in_flight >= 0 && c.frames_in_flight <= J2K_MAX_FRAMES_IN_FLIGHT,
+          "frames_in_flight must be 0 (2) to " + std::to_string(J2K_MAX_FRAMES_IN_FLIGHT) + ", got " + std::to_string(c.frames_in_flight));
+  lanes = c.frames_in_flight == 0 ? 2 : c.frames_in_flight;
+  require(c.num_devices >= 0 && (c.num_devices == 0 || c.devices != nullptr),
+          "devices must hold num_devices (" + std::to_string(c.num_devices) + ") device indices");
+  devices.clear();
+  for (int k = 0; k < c.num_devices; ++k) {
+    require(c.devices[k] >= 0, "devices[" + std::to_string(k) + "] must be a device index (0 and up), got " + std::to_string(c.devices[k]));
+    devices.push_back(c.devices[k]);
+  }
+}
+
 }  // namespace
 
 static_assert(static_cast<int>(j2k::codec::Progression::CPRL) == J2K_CPRL &&
@@ -179,6 +205,9 @@ j2k_status j2k_coding_check(const j2k_settings* settings, const j2k_coding* codi
     require(coding != nullptr, "coding is null");
     require(num_components >= 1, "num_components must be at least 1");
     j2k::codec::EncoderSettings e = encoder_settings(*settings, *coding, num_components);
+    int lanes = 0;
+    std::vector<int> devices;
+    frames_options(*coding, lanes, devices);
     e.coding.reversible = e.plan.wavelet == j2k::Wavelet::Reversible53;  // the settings as plan_settings read them
     e.coding.mct = e.plan.mct == j2k::Mct::On || (e.plan.mct == j2k::Mct::Auto && num_components >= 3);
     j2k::codec::set_layer_bytes(e.coding, e.layer_rates, 1e15);  // any size: the ratios are checked already
@@ -195,8 +224,13 @@ j2k_status j2k_encoder_create(const j2k_settings* settings, const j2k_coding* co
     require(shape != nullptr, "shape is null");
     require(encoder != nullptr, "the encoder pointer to fill is null");
     auto e = std::make_unique<j2k_encoder>();
-    e->encoder = std::make_unique<j2k::codec::Encoder>(encoder_settings(*settings, *coding, shape->num_components), *shape);
+    e->settings = encoder_settings(*settings, *coding, shape->num_components);
+    frames_options(*coding, e->lanes, e->devices);
+    e->encoder = std::make_unique<j2k::codec::Encoder>(e->settings, *shape);
     e->description = e->encoder->plan().description();
+    e->shape = *shape;
+    e->shape_components.assign(shape->components, shape->components + shape->num_components);
+    e->shape.components = e->shape_components.data();
     *encoder = e.release();
   });
 }
@@ -211,8 +245,35 @@ j2k_status j2k_encoder_run(j2k_encoder* encoder, const j2k_image_view* image, co
     require(image != nullptr, "image is null");
     require(data != nullptr && size != nullptr, "the data and size pointers to fill must not be null");
     const std::vector<uint8_t>& bytes = encoder->encoder->encode(*image);
+    encoder->report_of_wait = false;
     *data = bytes.data();
     *size = bytes.size();
+  });
+}
+
+j2k_status j2k_encoder_submit(j2k_encoder* encoder, const j2k_image_view* image, j2k_ticket* ticket) {
+  if (ticket) *ticket = 0;
+  return guard([&] {
+    require(encoder != nullptr, "encoder is null");
+    require(image != nullptr, "image is null");
+    require(ticket != nullptr, "the ticket pointer to fill is null");
+    if (!encoder->frames)
+      encoder->frames = std::make_unique<j2k::codec::FrameEncoder>(encoder->settings, encoder->shape, encoder->lanes, encoder->devices);
+    *ticket = encoder->frames->submit(*image);
+  });
+}
+
+j2k_status j2k_encoder_wait(j2k_encoder* encoder, j2k_ticket ticket, const uint8_t** data, size_t* size) {
+  if (data) *data = nullptr;
+  if (size) *size = 0;
+  return guard([&] {
+    require(encoder != nullptr, "encoder is null");
+    require(data != nullptr && size != nullptr, "the data and size pointers to fill must not be null");
+    require(encoder->frames != nullptr, "ticket " + std::to_string(ticket) + " is not in flight: nothing was submitted");
+    encoder->wait_report = encoder->frames->wait(ticket, encoder->waited);
+    encoder->report_of_wait = true;
+    *data = encoder->waited.data();
+    *size = encoder->waited.size();
   });
 }
 
@@ -220,13 +281,13 @@ j2k_status j2k_encoder_get_report(const j2k_encoder* encoder, j2k_encode_report*
   return guard([&] {
     require(encoder != nullptr, "encoder is null");
     require(report != nullptr, "report is null");
-    const j2k::codec::EncodeReport& r = encoder->encoder->report();
+    const j2k::codec::EncodeReport& r = encoder->report_of_wait ? encoder->wait_report : encoder->encoder->report();
     *report = j2k_encode_report{};
     report->front_ms = r.front_ms;
     report->tier1_ms = r.tier1_ms;
     report->rate_ms = r.rate_ms;
     report->tier2_ms = r.tier2_ms;
-    report->bytes = encoder->encoder->bytes().size();
+    report->bytes = encoder->report_of_wait ? encoder->waited.size() : encoder->encoder->bytes().size();
     report->layers = static_cast<int>(r.layer_psnr.size());
     report->layer_psnr = r.layer_psnr.data();
     report->tier1_on = r.tier1_on;

@@ -71,7 +71,9 @@ int run_decompress_ht(const CompressOptions& options);
 // `j2kfront bench --compress --frames N`: 4096 x 2160 RGB frames, 8 and 12 bits, compressed in
 // this process host memory to host memory by each backend, HT (and EBCOT unless ht_only),
 // lossless and lossy; frames a second and the encoder's split (bench/frames_bench.cpp).
-int run_compress_frames(const CompressOptions& options, int frames, bool ht_only);
+// in_flight > 0: each backend also with frames in flight through that many encoders (and every
+// GPU of the host where it has several).
+int run_compress_frames(const CompressOptions& options, int frames, bool ht_only, int in_flight);
 
 // What the compress and decompress benchmarks share (compress_bench.cpp).
 struct Timed {

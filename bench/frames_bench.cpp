@@ -26,6 +26,9 @@
 #include "j2kfront/config.h"
 #include "j2kfront/j2kfront.hpp"
 #include "transform/backend.hpp"
+#if J2KFRONT_HAVE_CUDA
+#include "device/available.hpp"
+#endif
 
 namespace j2k::bench {
 namespace {
@@ -37,7 +40,14 @@ struct Config {
   bool ht = false, lossless = true;
   int bits = 8;
   std::string backend;
+  int in_flight = 0;         // 0: encode() frame after frame; else submit/wait with this many encoders
+  std::vector<int> devices;  // with in_flight: the GPUs they go to (empty: the first)
 };
+
+std::string row_name(const Config& c) {
+  if (c.in_flight == 0) return c.backend;
+  return c.backend + " " + std::to_string(c.in_flight) + "fl" + (c.devices.size() > 1 ? " " + std::to_string(c.devices.size()) + "gpu" : "");
+}
 
 struct Measured {
   double first_ms = 0, ms = 0;               // the untimed first frame; the timed ones' mean
@@ -74,9 +84,40 @@ Measured run_config(const Config& c, const Upscaled& frame, int frames, int thre
       coding.rates = {samples * frame.bits / 8.0 / (kDciFrameBytes * samples / kDci4kSamples)};
     }
   }
+  coding.frames_in_flight = c.in_flight;
+  coding.devices = c.devices;
   j2kfront::Encoder encoder(s, coding, view);
   Measured m;
   auto t0 = clock::now();
+  if (c.in_flight > 0) {
+    // Frames in flight: up to twice as many submitted as there are encoders (so that each has
+    // the next frame queued), the oldest waited for first; the time a frame is the whole
+    // sequence's over its frames, the first `in_flight` ones (each encoder's start-up) untimed.
+    std::vector<j2k_ticket> tickets;
+    const size_t window = static_cast<size_t>(std::min(2 * c.in_flight, J2K_MAX_FRAMES_IN_FLIGHT));
+    size_t waited = 0;
+    auto wait_one = [&] {
+      const auto [data, size] = encoder.wait_in_place(tickets[waited++]);
+      m.bytes = size;
+      const j2k_encode_report r = encoder.report();
+      m.tier1_on = r.tier1_on ? r.tier1_on : "?";
+      if (waited == tickets.size()) m.codestream.assign(data, data + size);
+    };
+    for (int f = 0; f < c.in_flight; ++f) tickets.push_back(encoder.submit(view));
+    while (waited < tickets.size()) wait_one();
+    m.first_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+    tickets.clear();
+    waited = 0;
+    t0 = clock::now();
+    for (int f = 0; f < frames; ++f) {
+      if (tickets.size() - waited >= window) wait_one();
+      tickets.push_back(encoder.submit(view));
+    }
+    while (waited < tickets.size()) wait_one();
+    m.ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count() / frames;
+    m.front_ms = m.tier1_ms = m.rate_ms = m.tier2_ms = NAN;  // overlapped: no split
+    return m;
+  }
   encoder.encode_in_place(view);
   m.first_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
   for (int f = 0; f < frames; ++f) {
@@ -95,10 +136,32 @@ Measured run_config(const Config& c, const Upscaled& frame, int frames, int thre
 
 }  // namespace
 
-int run_compress_frames(const CompressOptions& o, int frames, bool ht_only) {
-  std::vector<std::string> backends{"cpu"};
-  if (backend_available(Backend::Cuda)) backends.push_back("cuda");
-  else std::printf("no CUDA device here: CPU rows only\n");
+int run_compress_frames(const CompressOptions& o, int frames, bool ht_only, int in_flight) {
+  std::vector<Config> runs{Config{}};  // (the coder, mode and depth filled in below)
+  runs.back().backend = "cpu";
+  if (in_flight > 0) {
+    runs.push_back(runs[0]);
+    runs.back().in_flight = in_flight;
+  }
+  if (backend_available(Backend::Cuda)) {
+    runs.push_back(Config{});
+    runs.back().backend = "cuda";
+    if (in_flight > 0) {
+      runs.push_back(runs.back());
+      runs.back().in_flight = in_flight;
+#if J2KFRONT_HAVE_CUDA
+      // Every GPU of the host, each with in_flight encoders (at most 8 in all).
+      const int gpus = std::min(cuda_device_count(), J2K_MAX_FRAMES_IN_FLIGHT);
+      if (gpus > 1) {
+        runs.push_back(runs.back());
+        runs.back().in_flight = std::min(in_flight * gpus, J2K_MAX_FRAMES_IN_FLIGHT);
+        for (int d = 0; d < gpus; ++d) runs.back().devices.push_back(d);
+      }
+#endif
+    }
+  } else {
+    std::printf("no CUDA device here: CPU rows only\n");
+  }
   // DCI 4K's shape at --size's width (4096 unless given).
   const int64_t width = o.size, height = std::max<int64_t>(1, o.size * 2160 / 4096);
   const std::string sample = o.samples + "/astronaut.ppm";
@@ -108,7 +171,7 @@ int run_compress_frames(const CompressOptions& o, int frames, bool ht_only) {
   std::printf("lossless: 5/3; lossy EBCOT: 9/7 at %.0f bytes a 4K frame (250 Mbit/s at 24 fps), as many bits a sample here; lossy HT: 9/7 at --qstep %g; "
               "5 levels, 64x64 blocks, LRCP, codestream in memory\n\n",
               kDciFrameBytes, o.qstep);
-  std::printf("%-5s %-8s %4s %-6s %9s %8s %8s %9s %7s %11s  %s\n", "coder", "mode", "bits", "backend", "first ms", "ms", "fps",
+  std::printf("%-5s %-8s %4s %-15s %9s %8s %8s %9s %7s %11s  %s\n", "coder", "mode", "bits", "backend", "first ms", "ms", "fps",
               "Gsample/s", "vs cpu", "bytes", "front / Tier-1 (on) / rate / Tier-2 ms, same as cpu");
   CsvFile csv(o.csv, {"frame_w", "frame_h", "bits", "coder", "mode", "backend", "threads", "frames", "first_ms", "ms", "fps",
                       "gsamples_s", "vs_cpu", "bytes", "front_ms", "tier1_ms", "tier1_on", "rate_ms", "tier2_ms", "same_as_cpu"});
@@ -119,14 +182,15 @@ int run_compress_frames(const CompressOptions& o, int frames, bool ht_only) {
       if (ht_only && !ht) continue;
       for (const bool lossless : {true, false}) {
         Measured cpu;
-        for (const std::string& backend : backends) {
-          const Config c{ht, lossless, bits, backend};
+        for (Config c : runs) {
+          c.ht = ht, c.lossless = lossless, c.bits = bits;
+          const std::string backend = row_name(c);
           const Measured m = run_config(c, frame, frames, o.threads, o.qstep);
           if (backend == "cpu") cpu = m;
           const bool same = m.codestream == cpu.codestream;
           const char* coder = ht ? "HT" : "EBCOT";
           const char* mode = lossless ? "lossless" : "lossy";
-          std::printf("%-5s %-8s %4d %-6s %9.1f %8.2f %8.2f %9.3f %7.2f %11zu  %.1f / %.1f (%s) / %.1f / %.1f, %s\n", coder, mode,
+          std::printf("%-5s %-8s %4d %-15s %9.1f %8.2f %8.2f %9.3f %7.2f %11zu  %.1f / %.1f (%s) / %.1f / %.1f, %s\n", coder, mode,
                       bits, backend.c_str(), m.first_ms, m.ms, 1000 / m.ms, samples / m.ms / 1e6, cpu.ms / m.ms, m.bytes,
                       m.front_ms, m.tier1_ms, m.tier1_on.c_str(), m.rate_ms, m.tier2_ms, same ? "same" : "DIFFERENT");
           std::fflush(stdout);
@@ -143,7 +207,9 @@ int run_compress_frames(const CompressOptions& o, int frames, bool ht_only) {
   csv.commit();
   std::printf("\nms: a frame's encode (samples in host memory to the codestream in host memory), the mean of the timed "
               "frames; first ms: the untimed first frame after the encoder was made (a GPU's start-up and buffers); "
-              "vs cpu: the CPU backend's ms over this one's, same coder, mode and depth\n");
+              "vs cpu: the CPU backend's ms over this one's, same coder, mode and depth; \"Nfl\": frames in flight through "
+              "N encoders side by side (submit/wait, twice as many frames queued; first ms: their first frames; no split, "
+              "the stages overlap), \"Mgpu\": spread over M GPUs\n");
   return 0;
 }
 

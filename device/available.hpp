@@ -10,6 +10,8 @@ namespace j2k {
 // A CUDA device and a driver new enough for this build; else false, with `why` (when given)
 // naming the case: no driver, a driver too old, or no device.
 bool cuda_available(std::string* why);
+// How many CUDA devices there are (0 where cuda_available() is false).
+int cuda_device_count();
 // An OpenCL device that supports OpenCL 1.2 with a compiler; else false, with `why` saying
 // which is missing.
 bool opencl_available(std::string* why);

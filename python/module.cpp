@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -243,6 +244,8 @@ class PyEncoder {
     c.imf_mainlevel = coding["imf_mainlevel"].cast<int>();
     c.imf_sublevel = coding["imf_sublevel"].cast<int>();
     c.qstep = coding["qstep"].cast<double>();
+    c.frames_in_flight = coding["frames_in_flight"].cast<int>();
+    c.devices = coding["devices"].cast<std::vector<int>>();
     const j2kfront::ImageView view = shape_.empty_view();
     py::gil_scoped_release unlocked;
     encoder_ = std::make_unique<j2kfront::Encoder>(s, c, view);
@@ -265,17 +268,54 @@ class PyEncoder {
       r = encoder_->report();
       psnr.assign(r.layer_psnr, r.layer_psnr + r.layers);
     }
+    return py::make_tuple(py::bytes(file), report_dict(r, psnr));
+  }
+
+  // Frames in flight (j2k_encoder_submit): the array is kept until its frame is waited for.
+  j2k_ticket submit(const py::array& image) {
+    const j2kfront::ImageView view = shape_.view(image, "encoder");
+    j2k_ticket t = 0;
+    {
+      py::gil_scoped_release unlocked;
+      std::lock_guard<std::mutex> lock(mutex_);
+      t = encoder_->submit(view);
+    }
+    held_[t] = image;
+    return t;
+  }
+  py::tuple wait(j2k_ticket ticket) {
+    std::string file;
+    j2k_encode_report r{};
+    std::vector<double> psnr;
+    try {
+      py::gil_scoped_release unlocked;
+      std::lock_guard<std::mutex> lock(mutex_);
+      const auto [data, size] = encoder_->wait_in_place(ticket);
+      file.assign(reinterpret_cast<const char*>(data), size);
+      r = encoder_->report();
+      psnr.assign(r.layer_psnr, r.layer_psnr + r.layers);
+    } catch (...) {
+      held_.erase(ticket);  // the frame is over, failed or not
+      throw;
+    }
+    held_.erase(ticket);
+    return py::make_tuple(py::bytes(file), report_dict(r, psnr));
+  }
+
+ private:
+  static py::dict report_dict(const j2k_encode_report& r, const std::vector<double>& psnr) {
     py::dict report;
     report["front_ms"] = r.front_ms;
     report["tier1_ms"] = r.tier1_ms;
     report["rate_ms"] = r.rate_ms;
     report["tier2_ms"] = r.tier2_ms;
     report["layer_psnr"] = psnr;
-    return py::make_tuple(py::bytes(file), report);
+    report["tier1_on"] = std::string(r.tier1_on ? r.tier1_on : "");
+    return report;
   }
 
- private:
   ImageShape shape_;
+  std::map<j2k_ticket, py::array> held_;  // the frames in flight's arrays
   std::unique_ptr<j2kfront::Encoder> encoder_;
   j2k_plan_info info_{};
   std::mutex mutex_;
@@ -479,7 +519,9 @@ PYBIND11_MODULE(_j2kfront, m) {
   py::class_<PyEncoder>(m, "Encoder")
       .def(py::init<const py::dict&, const py::dict&, py::ssize_t, py::ssize_t, int, int, int, uint32_t, uint32_t>())
       .def("info", &PyEncoder::info)
-      .def("encode", &PyEncoder::encode);
+      .def("encode", &PyEncoder::encode)
+      .def("submit", &PyEncoder::submit)
+      .def("wait", &PyEncoder::wait);
   py::class_<PyDwt>(m, "Dwt")
       .def(py::init<const py::dict&>())
       .def("description", &PyDwt::description)

@@ -26,7 +26,7 @@ struct BenchArgs {
   bool pipeline = false, busy_loop = false, compress = false, decompress = false, ht = false;
   std::string timeline, csv, inputs, samples = "tests/data", cpus;
   int64_t size = 4096;
-  int directory = 0, frames = 0;
+  int directory = 0, frames = 0, in_flight = 0;
   int64_t tile_size = 0;
   double qstep = 0;  // --qstep; 0: CompressOptions' default
 };
@@ -83,13 +83,14 @@ int run_compress_bench(const BenchArgs& a) {
   if (a.tile_size > 0 && !a.decompress) throw CLI::ValidationError("--tile-size", "is for --decompress");
   c.tile = a.tile_size;
   c.cli = fs::read_symlink("/proc/self/exe").string();
+  if (a.in_flight > 0 && a.frames == 0) throw CLI::ValidationError("--in-flight", "is for --frames");
   if (a.frames > 0) {
     if (a.decompress || a.directory != 0 || a.tile_size != 0 || !a.inputs.empty() || !a.cpus.empty())
       throw CLI::ValidationError("--frames", "times frames in this process, made from --samples: leave out --decompress, "
                                              "--directory, --tile-size, --inputs and --cpus");
     if (a.qstep > 0) c.qstep = a.qstep;
     c.threads = a.threads;  // 0: one per core
-    return bench::run_compress_frames(c, a.frames, a.ht);
+    return bench::run_compress_frames(c, a.frames, a.ht, a.in_flight);
   }
   if (a.qstep > 0 && !a.ht) throw CLI::ValidationError("--qstep", "sets ojph_compress's step for --ht: add --ht");
   if (a.ht) {
@@ -219,6 +220,10 @@ std::function<int()> add_bench_command(CLI::App& app) {
                   "host memory, by each backend here: HT (and EBCOT unless --ht), lossless and lossy; frames a second, "
                   "the encoder's split, codestreams checked equal to the CPU's")
       ->check(CLI::Range(1, 10000));
+  cmd->add_option("--in-flight", args->in_flight,
+                  "with --frames: also frames in flight (submit/wait) through N encoders side by side, and over every "
+                  "GPU of the host where it has several")
+      ->check(CLI::Range(1, 8));
   cmd->add_option("--inputs", args->inputs,
                   "with --compress: images, comma-separated (default: astronaut.ppm, RGB 8-bit, and moon.pgm "
                   "as 16-bit grey, of --samples, upscaled to --size)");

@@ -36,4 +36,13 @@ bool cuda_available(std::string* why) {
   return false;
 }
 
+int cuda_device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
 }  // namespace j2k

@@ -452,6 +452,14 @@ typedef struct j2k_coding {
                                  Kakadu's Qstep; without rates or PSNR targets every block
                                  is coded down to it (HT: one cleanup pass). 0: a step of 1
                                  sample value (1 / 2^precision). Not with the 5/3 (0) */
+  /* Frames in flight (j2k_encoder_submit): this many encoders side by side, each with its own
+   * plan, buffers and (on a GPU) streams, made at the first submit; 1 to
+   * J2K_MAX_FRAMES_IN_FLIGHT; 0: 2 (0). max_bytes holds for each of them. */
+  int frames_in_flight;
+  /* The GPUs the frames in flight go to, encoder i on devices[i % num_devices] (several GPUs
+   * of one host); NULL / 0: the settings' device (NULL, 0) */
+  const int* devices;
+  int num_devices;
 } j2k_coding;
 
 /* The defaults noted above. Always start from these: fields may be added at the end. */
@@ -494,6 +502,19 @@ typedef struct j2k_encode_report {
                                the GPU, only the coded bytes come back) */
 } j2k_encode_report;
 j2k_status j2k_encoder_get_report(const j2k_encoder* encoder, j2k_encode_report* report);
+/* Frames in flight through the whole encoder, for a sequence of images of its shape:
+ * j2k_encoder_submit queues one image and returns with a ticket while coding goes on (on
+ * coding->frames_in_flight encoders side by side, on the GPUs of coding->devices in turn), and
+ * j2k_encoder_wait returns that frame's file (valid until the next wait or run on this
+ * encoder), with the frame's own status: a problem in one frame (a sample out of range, a
+ * device out of memory) is reported by its wait, and the frames before and after it are not
+ * affected. Each file is what j2k_encoder_run gives for the image, byte for byte. The image's
+ * samples must stay valid and unchanged until its wait returns. At most
+ * J2K_MAX_FRAMES_IN_FLIGHT frames may be submitted and not yet waited for; frames may be waited
+ * for in any order; destroying the encoder waits for the frames being coded. After a wait,
+ * j2k_encoder_get_report reports that frame. */
+j2k_status j2k_encoder_submit(j2k_encoder* encoder, const j2k_image_view* image, j2k_ticket* ticket);
+j2k_status j2k_encoder_wait(j2k_encoder* encoder, j2k_ticket ticket, const uint8_t** data, size_t* size);
 /* The encoder's plan: its backend, tiles and tile-components (j2k_plan_info). */
 j2k_status j2k_encoder_get_plan_info(const j2k_encoder* encoder, j2k_plan_info* info);
 

@@ -289,6 +289,8 @@ struct Coding {
   bool last_is_alpha = false;  // the last component is an alpha channel (JP2: cdef)
   uint64_t max_bytes = 0;     // host memory the encoder may take (0: no limit)
   double qstep = 0;           // the 9/7's base step as a fraction of the range (0: one sample value)
+  int frames_in_flight = 0;   // Encoder::submit: encoders side by side (0: 2)
+  std::vector<int> devices;   // Encoder::submit: the GPUs they run on in turn (empty: the settings')
 
   const j2k_coding* get() const {
     j2k_coding_default(&c_);
@@ -315,6 +317,9 @@ struct Coding {
     c_.last_is_alpha = last_is_alpha ? 1 : 0;
     c_.max_bytes = max_bytes;
     c_.qstep = qstep;
+    c_.frames_in_flight = frames_in_flight;
+    c_.devices = devices.empty() ? nullptr : devices.data();
+    c_.num_devices = static_cast<int>(devices.size());
     return &c_;
   }
 
@@ -328,6 +333,7 @@ struct Coding {
 //   coding.rates = {40, 20, 10};                   // three quality layers
 //   j2kfront::Encoder encoder(settings, coding, view);
 //   std::vector<uint8_t> file = encoder.encode(view);
+// or, frames in flight: j2k_ticket t = encoder.submit(view); ... file = encoder.wait(t);
 class Encoder {
  public:
   Encoder(const j2k_settings& settings, const Coding& coding, const ImageView& shape) {
@@ -346,6 +352,22 @@ class Encoder {
   std::pair<const uint8_t*, size_t> encode_in_place(const ImageView& image) {
     std::pair<const uint8_t*, size_t> out{nullptr, 0};
     check(j2k_encoder_run(encoder_.get(), image.get(), &out.first, &out.second));
+    return out;
+  }
+  // Frames in flight (j2k_encoder_submit): the image's samples stay valid until its wait.
+  j2k_ticket submit(const ImageView& image) {
+    j2k_ticket t = 0;
+    check(j2k_encoder_submit(encoder_.get(), image.get(), &t));
+    return t;
+  }
+  std::vector<uint8_t> wait(j2k_ticket ticket) {
+    const auto [data, size] = wait_in_place(ticket);
+    return std::vector<uint8_t>(data, data + size);
+  }
+  // The same without a copy: valid until the next wait or encode.
+  std::pair<const uint8_t*, size_t> wait_in_place(j2k_ticket ticket) {
+    std::pair<const uint8_t*, size_t> out{nullptr, 0};
+    check(j2k_encoder_wait(encoder_.get(), ticket, &out.first, &out.second));
     return out;
   }
   j2k_encode_report report() const {

@@ -266,7 +266,8 @@ _PROFILES = {None: 0, "cinema2k": 3, "cinema4k": 4, "imf2k": 0x0400, "imf4k": 0x
 def _coding(format="j2k", rates=None, psnr=None, block_size=(64, 64), precincts=None,
             progression="LRCP", modes=0, sop=False, eph=False, plt=False, tlm=False,
             tile_parts=None, guard_bits=None, comment=None, coder="ebcot", max_bytes=0,
-            profile=None, frame_rate=0, imf_mainlevel=0, imf_sublevel=0, qstep=0) -> dict:
+            profile=None, frame_rate=0, imf_mainlevel=0, imf_sublevel=0, qstep=0,
+            frames_in_flight=0, devices=None) -> dict:
     if isinstance(modes, str):
         modes = [modes]
     if not isinstance(modes, (int, np.integer)):
@@ -293,12 +294,14 @@ def _coding(format="j2k", rates=None, psnr=None, block_size=(64, 64), precincts=
         "profile": _PROFILES[key], "frame_rate": float(frame_rate),
         "imf_mainlevel": int(imf_mainlevel), "imf_sublevel": int(imf_sublevel),
         "qstep": float(qstep),
+        "frames_in_flight": int(frames_in_flight), "devices": [int(d) for d in (devices or [])],
     }
 
 
 _CODING_KEYS = ("format", "rates", "psnr", "block_size", "precincts", "progression", "modes",
                 "sop", "eph", "plt", "tlm", "tile_parts", "guard_bits", "comment", "coder", "max_bytes",
-                "profile", "frame_rate", "imf_mainlevel", "imf_sublevel", "qstep")
+                "profile", "frame_rate", "imf_mainlevel", "imf_sublevel", "qstep", "frames_in_flight",
+                "devices")
 
 
 def _default_levels(shape, origin, tile_size, tile_origin) -> int:
@@ -321,7 +324,13 @@ class Encoder(_OnABackend):
     After each run, encoder.report holds the time of each stage (front_ms, tier1_ms, rate_ms,
     tier2_ms) and each layer's estimated PSNR (layer_psnr; inf where lossless).
 
-    shape, dtype, precision, image_origin: as for Plan. The keywords are compress()'s."""
+    Frames in flight, for a sequence: ticket = encoder.submit(image) returns while the frame
+    is coded, encoder.wait(ticket) -> bytes returns its file (and sets encoder.report), each
+    file what encode() gives; frames_in_flight (0: 2, at most 8) encoders work side by side,
+    on the GPUs of devices (a list of indices; None: the device keyword's) in turn; at most 8
+    frames submitted and not yet waited for. A frame's error is raised by its wait.
+
+    shape, dtype, precision, image_origin: as for Plan. The other keywords are compress()'s."""
 
     def __init__(self, shape: Sequence[int], dtype, *, precision: Optional[int] = None,
                  image_origin=(0, 0), **options):
@@ -343,6 +352,13 @@ class Encoder(_OnABackend):
     def encode(self, image) -> bytes:
         a = _image_of(image, self._shape, self._dtype, "encoder")
         data, self.report = self._encoder.encode(a)
+        return data
+
+    def submit(self, image) -> int:
+        return self._encoder.submit(_image_of(image, self._shape, self._dtype, "encoder"))
+
+    def wait(self, ticket: int) -> bytes:
+        data, self.report = self._encoder.wait(int(ticket))
         return data
 
 

@@ -72,6 +72,28 @@ def test_gpu_files_are_the_cpus(backend):
             j2kfront.compress(image, backend="cpu", **options), options
 
 
+def test_frames_in_flight_are_what_encode_gives(backend):
+    images = [RNG.integers(0, 256, size=(70, 90, 3)).astype(np.uint8) for _ in range(7)]
+    for options in (dict(), dict(coder="ht"), dict(coder="ht", wavelet="9/7", qstep=0.01)):
+        encoder = j2kfront.Encoder(images[0].shape, images[0].dtype, backend=backend, frames_in_flight=3, **options)
+        expected = [encoder.encode(image) for image in images]
+        tickets = [encoder.submit(image) for image in images]
+        for i in reversed(range(len(images))):  # any order
+            assert encoder.wait(tickets[i]) == expected[i], (options, i)
+            assert set(encoder.report) >= {"front_ms", "tier1_ms", "tier1_on"}
+        with pytest.raises(j2kfront.Error, match="not in flight"):
+            encoder.wait(tickets[0])
+    bad = images[0].astype(np.uint16)
+    bad[3, 4, 1] = 300  # above 8 bits: that frame's wait fails, the next one does not
+    encoder = j2kfront.Encoder(bad.shape, bad.dtype, precision=8, backend=backend)
+    first, second = encoder.submit(bad), encoder.submit(images[1].astype(np.uint16))
+    with pytest.raises(j2kfront.Error):
+        encoder.wait(first)
+    assert encoder.wait(second) == encoder.encode(images[1].astype(np.uint16))
+    with pytest.raises(j2kfront.Error, match="frames_in_flight"):
+        j2kfront.Encoder(images[0].shape, images[0].dtype, backend=backend, frames_in_flight=9)
+
+
 def test_levels_per_component_are_one_per_component():
     image = np.zeros((32, 32, 3), np.uint8)
     with pytest.raises(ValueError, match="2 given for 3 components"):

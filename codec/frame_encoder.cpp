@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Frames in flight through the whole encoder (frame_encoder.hpp).
+#include "codec/frame_encoder.hpp"
+
+#include <string>
+#include <utility>
+
+#include "common/error.hpp"
+
+namespace j2k::codec {
+
+FrameEncoder::FrameEncoder(const EncoderSettings& settings, const j2k_image_view& shape, int lanes,
+                           const std::vector<int>& devices) {
+  if (lanes < 1 || lanes > kMaxFramesInFlight)
+    throw Error(ErrorCode::InvalidArgument, "frames in flight: " + std::to_string(lanes) + " encoders side by side; 1 to " +
+                                                std::to_string(kMaxFramesInFlight) + " are allowed");
+  for (int d : devices)
+    if (d < 0) throw Error(ErrorCode::InvalidArgument, "frames in flight: device " + std::to_string(d) + " (devices are 0 and up)");
+  for (int i = 0; i < lanes; ++i) {
+    EncoderSettings s = settings;
+    if (!devices.empty()) s.plan.backend.device = devices[static_cast<size_t>(i) % devices.size()];
+    lanes_.push_back(std::make_unique<Encoder>(s, shape));
+  }
+  for (auto& lane : lanes_) threads_.emplace_back([this, e = lane.get()] { lane_loop(*e); });
+}
+
+FrameEncoder::~FrameEncoder() {
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    queue_.clear();  // frames not started are dropped; those being coded finish
+    stopping_ = true;
+  }
+  work_.notify_all();
+  for (std::thread& t : threads_) t.join();
+}
+
+void FrameEncoder::lane_loop(Encoder& encoder) {
+  for (;;) {
+    Frame* frame = nullptr;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      work_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      frame = queue_.front();
+      queue_.pop_front();
+    }
+    // Only this lane touches the frame until it is done.
+    try {
+      const std::vector<uint8_t>& bytes = encoder.encode(frame->image);
+      frame->file.assign(bytes.begin(), bytes.end());
+      frame->report = encoder.report();
+    } catch (...) {
+      frame->error = std::current_exception();
+    }
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      frame->done = true;
+    }
+    done_.notify_all();
+  }
+}
+
+uint64_t FrameEncoder::submit(const j2k_image_view& image) {
+  auto frame = std::make_unique<Frame>();
+  frame->image = image;
+  if (image.num_components > 0 && image.components != nullptr)
+    frame->components.assign(image.components, image.components + image.num_components);
+  frame->image.components = frame->components.empty() ? nullptr : frame->components.data();
+  uint64_t ticket = 0;
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (frames_.size() >= static_cast<size_t>(kMaxFramesInFlight))
+      throw Error(ErrorCode::InvalidArgument, "frames in flight: " + std::to_string(frames_.size()) +
+                                                  " submitted and not waited for, the most there may be: wait for one first");
+    if (!spare_files_.empty()) {
+      frame->file = std::move(spare_files_.back());
+      spare_files_.pop_back();
+    }
+    ticket = next_ticket_++;
+    queue_.push_back(frame.get());
+    frames_.emplace(ticket, std::move(frame));
+  }
+  work_.notify_one();
+  return ticket;
+}
+
+EncodeReport FrameEncoder::wait(uint64_t ticket, std::vector<uint8_t>& file) {
+  std::unique_ptr<Frame> frame;
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    const auto it = frames_.find(ticket);
+    if (it == frames_.end())
+      throw Error(ErrorCode::InvalidArgument, "frames in flight: ticket " + std::to_string(ticket) +
+                                                  " is not in flight (never submitted, or waited for already)");
+    Frame* f = it->second.get();
+    done_.wait(lock, [&] { return f->done; });
+    frame = std::move(it->second);
+    frames_.erase(it);
+    std::swap(file, frame->file);
+    spare_files_.push_back(std::move(frame->file));  // the caller's old storage, for a later frame
+  }
+  if (frame->error) std::rethrow_exception(frame->error);
+  return frame->report;
+}
+
+}  // namespace j2k::codec

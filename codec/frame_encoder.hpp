@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Frames in flight through the whole encoder: a sequence of images of one shape coded by
+// `lanes` encoders side by side (encoder.hpp), each on a host thread of its own with its own
+// plan, buffers and, on a GPU backend, streams, so that one frame's rate control and Tier-2
+// on the host overlap the next frames' front stage and block coding on the device. With a
+// list of devices, lane i runs on devices[i % count]: frames spread over several GPUs.
+//
+//   FrameEncoder frames(settings, shape, 3, {});  // 3 lanes on settings' device
+//   uint64_t t = frames.submit(image);   // the image's samples stay valid until wait(t) returns
+//   std::vector<uint8_t> file;
+//   EncodeReport r = frames.wait(t, file);   // throws that frame's error, if it had one
+//
+// Frames start in the order submitted, each on the first lane free; a frame's error (a sample
+// out of range, a device out of memory) is its own: the frames before and after it are coded
+// as usual. Each lane's codestream is what Encoder::encode gives for the image, byte for byte.
+#pragma once
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "codec/encoder.hpp"
+#include "j2kfront/j2kfront.h"
+
+namespace j2k::codec {
+
+class FrameEncoder {
+ public:
+  // At most this many frames submitted and not yet waited for (the plan's own limit).
+  static constexpr int kMaxFramesInFlight = J2K_MAX_FRAMES_IN_FLIGHT;
+
+  // `lanes` 1..kMaxFramesInFlight encoders of `settings` for `shape`, made here (each checks
+  // the settings; its max_bytes is its own); `devices` empty: each on settings' device.
+  // Throws Error as Encoder's constructor does, or InvalidArgument for a bad lane count.
+  FrameEncoder(const EncoderSettings& settings, const j2k_image_view& shape, int lanes, const std::vector<int>& devices);
+  ~FrameEncoder();  // waits for the frames in flight (their files are dropped)
+  FrameEncoder(const FrameEncoder&) = delete;
+  FrameEncoder& operator=(const FrameEncoder&) = delete;
+
+  // Queues `image` (the shape's geometry and types; its view is copied, its samples are read
+  // while it is coded) and returns its ticket (1, 2, ...). Throws InvalidArgument where
+  // kMaxFramesInFlight frames wait already.
+  uint64_t submit(const j2k_image_view& image);
+  // Waits for frame `ticket`; its file goes into `file` (whose storage is kept for a later
+  // frame), and its report comes back. Throws that frame's error, or InvalidArgument for a
+  // ticket not in flight (never submitted, or waited for already).
+  EncodeReport wait(uint64_t ticket, std::vector<uint8_t>& file);
+
+  int lanes() const { return static_cast<int>(lanes_.size()); }
+
+ private:
+  struct Frame {
+    j2k_image_view image{};
+    std::vector<j2k_component_view> components;  // image.components points here
+    bool done = false;
+    std::exception_ptr error;
+    std::vector<uint8_t> file;
+    EncodeReport report;
+  };
+  void lane_loop(Encoder& encoder);
+
+  std::vector<std::unique_ptr<Encoder>> lanes_;
+  std::vector<std::thread> threads_;
+  std::mutex mutex_;
+  std::condition_variable work_, done_;
+  std::deque<Frame*> queue_;                          // submitted, not started
+  std::map<uint64_t, std::unique_ptr<Frame>> frames_;  // submitted, not waited for
+  std::vector<std::vector<uint8_t>> spare_files_;     // storage of files waited for, for the next frames
+  uint64_t next_ticket_ = 1;
+  bool stopping_ = false;
+};
+
+}  // namespace j2k::codec
