@@ -3,6 +3,7 @@
 // yardstick measured in the same run on the same bytes (a copy of the image in the same
 // memory), because absolute times drift between machines.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
@@ -45,7 +46,10 @@ struct CompressOptions {
   std::vector<std::string> inputs;  // images; empty: made from the samples below
   std::string samples = "tests/data";  // astronaut.ppm (RGB 8-bit) and moon.pgm (made 16-bit grey)
   int64_t size = 4096;              // the made images' side
+  std::vector<std::string> made{"rgb", "grey16"};  // which of the two to make: rgb, grey16
   int threads = 1;                  // for every tool
+  std::vector<int> thread_counts;   // --compress / --decompress: a row of every tool at each of
+                                    // these (a sweep); empty: at `threads` alone
   std::string cpus;                 // the CPUs every tool is confined to (said in the output); empty: any
   int repeats = 3;                  // timed runs per row (median), after one warm-up
   std::string cli;                  // this j2kfront executable
@@ -75,22 +79,37 @@ int run_decompress_ht(const CompressOptions& options);
 // GPU of the host where it has several).
 int run_compress_frames(const CompressOptions& options, int frames, bool ht_only, int in_flight);
 
-// What the compress and decompress benchmarks share (compress_bench.cpp).
+// The thread counts a --compress / --decompress run times every tool at: thread_counts, or
+// `threads` alone; and the same as text for the table's heading ("1,2,4").
+std::vector<int> sweep(const CompressOptions& o);
+std::string sweep_text(const CompressOptions& o);
+
+// What the compress and decompress benchmarks share (compress_bench.cpp, run_process.cpp).
 struct Timed {
   int status = -1;
   double ms = 0;
+  double peak_mib = NAN;  // the process's peak resident memory (its ru_maxrss, from wait4)
 };
 // Runs args[0] (looked up on PATH) with its output into `log`, in the environment the
-// benchmark started with (start_environment()); the exit status and wall time.
+// benchmark started with (start_environment()); the exit status, wall time and peak memory.
+// Every tool of every benchmark, ours too, runs as such a process, so that each is measured
+// the same way: from start to exit, and its largest resident set as the kernel counted it. The
+// processes are started by a launcher (run_process.cpp), so that the peak is the tool's own
+// and not partly the benchmark's: start it with start_launcher() first thing, before the
+// benchmark makes or reads its images (or the first run_process starts it then).
 Timed run_process(const std::vector<std::string>& args, const std::string& log);
+void start_launcher();
 
 // Commands timed in rounds: one untimed round that warms the page cache, then `repeats`
 // rounds, each running every command once in turn, so that a slow spell of a shared machine
 // falls on all of them alike rather than on the one being timed then (on the GPU machine the
 // one-CPU decompress rows of one build had read 1.48x to 2.07x opj_decompress with each tool's
-// runs back to back). run(k) runs command k once and returns its time in ms (it throws on a
-// failure). Returns times[k][r], command k's time in timed round r.
-std::vector<std::vector<double>> time_in_rounds(size_t commands, int repeats, const std::function<double(size_t)>& run);
+// runs back to back). run(k) runs command k once (it throws on a failure). Returns, for each
+// command k and timed round r, its time ms[k][r] and its peak memory peak_mib[k][r].
+struct Rounds {
+  std::vector<std::vector<double>> ms, peak_mib;
+};
+Rounds time_in_rounds(size_t commands, int repeats, const std::function<Timed(size_t)>& run);
 // The median over the rounds of times[reference][r] / times[k][r]: how many times faster
 // command k ran than `reference` in the same rounds.
 double median_ratio(const std::vector<std::vector<double>>& times, size_t reference, size_t k);
@@ -104,10 +123,13 @@ double median_ratio(const std::vector<std::vector<double>>& times, size_t refere
 char* const* start_environment();
 bool tool_on_path(const std::string& tool);
 std::string slurp(const std::string& path);
+// Our compress's time split from its log ("  read A ms, front stage B, Tier-1 C, rate control
+// D, Tier-2 E, write F"): the six, or none where the log has no such line.
+std::vector<double> time_split(const std::string& log);
 // The back stages `j2kfront decompress --backend` can run here: cpu, then cuda and opencl
 // where there is such a GPU.
 std::vector<std::string> decoder_backends();
-// The benchmark's images: --inputs, or made in `dir` from the samples (saying so).
+// The benchmark's images: --inputs, or those of `made` made in `dir` from the samples (saying so).
 std::vector<std::string> bench_inputs(const CompressOptions& o, const std::string& dir);
 // PSNR of `decoded` against `original` over every sample (their precision's peak); -1 where
 // their shapes or sample types differ, infinity where they are equal.

@@ -61,14 +61,26 @@ double median(std::vector<double> values) {
   return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
-std::vector<std::vector<double>> time_in_rounds(size_t commands, int repeats, const std::function<double(size_t)>& run) {
-  std::vector<std::vector<double>> times(commands);
+Rounds time_in_rounds(size_t commands, int repeats, const std::function<Timed(size_t)>& run) {
+  Rounds rounds;
+  rounds.ms.resize(commands);
+  rounds.peak_mib.resize(commands);
   for (int r = 0; r <= repeats; ++r)
     for (size_t k = 0; k < commands; ++k) {
-      const double ms = run(k);
-      if (r > 0) times[k].push_back(ms);
+      const Timed t = run(k);
+      if (r == 0) continue;
+      rounds.ms[k].push_back(t.ms);
+      rounds.peak_mib[k].push_back(t.peak_mib);
     }
-  return times;
+  return rounds;
+}
+
+std::vector<int> sweep(const CompressOptions& o) { return o.thread_counts.empty() ? std::vector<int>{o.threads} : o.thread_counts; }
+
+std::string sweep_text(const CompressOptions& o) {
+  std::string text;
+  for (int t : sweep(o)) text += (text.empty() ? "" : ",") + std::to_string(t);
+  return text;
 }
 
 double median_ratio(const std::vector<std::vector<double>>& times, size_t reference, size_t k) {

@@ -5,13 +5,17 @@
 // samples as the compress benchmark makes them. Each tool runs as a process of its own, timed
 // from start to exit, writing PPM/PGM, in rounds (time_tools): one untimed round that warms the
 // page cache, then --repeats rounds of every tool once in turn; our output is compared with
-// opj_decompress's, sample for sample.
+// opj_decompress's, sample for sample. Each row also has the tool's peak memory (run_process).
+// "j2kfront --ht": our decoder on our own stream of the same image with HT code-blocks (j2kfront
+// compress --ht, the same settings), compared with opj_decompress's decoding of that stream.
+// --threads 1,2,4: every tool's rows at each count (sweep()), one table.
 // Where a GPU back stage can run here (CUDA; OpenCL on a GPU), `j2kfront decompress --backend`
 // with it is one more row, Tier-1 on the GPU too.
 // --tile-size N: the streams in N x N tiles (opj_compress -t N,N).
 // --directory N: each tool decodes a folder of N copies of each stream in one process
 // (opj_decompress -ImgDir, which writes beside its inputs; Grok is left out), every output
 // compared with opj_decompress's.
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -49,23 +53,25 @@ struct Tool {
 };
 
 // The tools timed in rounds (time_in_rounds), `clear(tool)` before each run. ms: each tool's
-// median time; speed: median_ratio() against tool `reference` (opj_decompress).
+// median time; speed: median_ratio() against tool `reference` (opj_decompress); peak_mib: each
+// tool's median peak memory.
 struct Timings {
-  std::vector<double> ms, speed;
+  std::vector<double> ms, speed, peak_mib;
 };
 template <class Clear>
 Timings time_tools(const std::vector<Tool>& tools, size_t reference, int repeats, const std::string& log, Clear&& clear) {
-  const std::vector<std::vector<double>> times = time_in_rounds(tools.size(), repeats, [&](size_t k) {
+  const Rounds rounds = time_in_rounds(tools.size(), repeats, [&](size_t k) {
     clear(tools[k]);
     const Timed tm = run_process(tools[k].args, log);
     if (tm.status != 0)
       throw Error(ErrorCode::Internal, tools[k].name + " failed (exit " + std::to_string(tm.status) + "):\n" + slurp(log));
-    return tm.ms;
+    return tm;
   });
   Timings t;
   for (size_t k = 0; k < tools.size(); ++k) {
-    t.ms.push_back(median(times[k]));
-    t.speed.push_back(median_ratio(times, reference, k));
+    t.ms.push_back(median(rounds.ms[k]));
+    t.speed.push_back(median_ratio(rounds.ms, reference, k));
+    t.peak_mib.push_back(median(rounds.peak_mib[k]));
   }
   return t;
 }
@@ -76,10 +82,12 @@ bool same_pixels(const std::string& ours, const std::string& theirs) {
   return n > 0 && tail(ours, n) == tail(theirs, n);
 }
 
-// The folder benchmark of one stream: N copies in a folder, one process per tool and folder.
-void run_folder(const CompressOptions& o, const std::string& dir, const std::string& stream, const std::string& label, bool lossy,
-                const std::string& ext, const std::vector<std::string>& backends, CsvFile& csv) {
-  const std::string threads = std::to_string(o.threads), log = dir + "/log.txt";
+// The folder benchmark of one stream on `thread_count` threads: N copies in a folder, one
+// process per tool and folder.
+void run_folder(const CompressOptions& o, int thread_count, const std::string& dir, const std::string& stream,
+                const std::string& label, bool lossy, const std::string& ext, const std::vector<std::string>& backends,
+                CsvFile& csv) {
+  const std::string threads = std::to_string(thread_count), log = dir + "/log.txt";
   const std::string folder = dir + "/streams", opj_folder = dir + "/streams-opj";  // opj writes beside its inputs
   for (const std::string& f : {folder, opj_folder}) {
     fs::remove_all(f);
@@ -114,18 +122,19 @@ void run_folder(const CompressOptions& o, const std::string& dir, const std::str
     }
     throw Error(ErrorCode::Internal, "opj_decompress wrote no output for " + std::to_string(k) + ".j2k in " + opj_folder);
   };
+  const char* mode = lossy ? "-I -r 20" : "lossless";
   for (size_t t = 0; t < at_opj; ++t) {
     bool same = true;
     for (int k = 0; k < o.directory; ++k) same = same && same_pixels(tools[t].out + "/" + std::to_string(k) + ext, opj_output(k));
-    const double speed = tm.speed[t];
-    std::printf("%-22s %-9s %-16s %10.1f %7.2fx %10.1f %s\n", label.c_str(), lossy ? "-I -r 20" : "lossless", tools[t].name.c_str(),
-                ms[t], speed, ms[t] / o.directory, same ? "= opj_decompress's" : "DIFFERS from opj_decompress's");
-    csv.row({label, lossy ? "r20" : "lossless", tools[t].name, o.threads, ms[t], speed, NAN, same ? 1 : 0});
+    std::printf("%-22s %-9s %-16s %3d %10.1f %7.2fx %9.1f %10.1f %s\n", label.c_str(), mode, tools[t].name.c_str(), thread_count,
+                ms[t], tm.speed[t], tm.peak_mib[t], ms[t] / o.directory,
+                same ? "= opj_decompress's" : "DIFFERS from opj_decompress's");
+    csv.row({label, lossy ? "r20" : "lossless", tools[t].name, thread_count, ms[t], tm.speed[t], NAN, same ? 1 : 0, tm.peak_mib[t]});
     if (!same) throw Error(ErrorCode::Internal, tools[t].name + " decompress's output differs from opj_decompress's on " + label);
   }
-  std::printf("%-22s %-9s %-16s %10.1f %7.2fx %10.1f\n", label.c_str(), lossy ? "-I -r 20" : "lossless", "opj_decompress",
-              ms[at_opj], 1.0, ms[at_opj] / o.directory);
-  csv.row({label, lossy ? "r20" : "lossless", "opj_decompress", o.threads, ms[at_opj], 1.0, NAN, -1});
+  std::printf("%-22s %-9s %-16s %3d %10.1f %7.2fx %9.1f %10.1f\n", label.c_str(), mode, "opj_decompress", thread_count, ms[at_opj],
+              1.0, tm.peak_mib[at_opj], ms[at_opj] / o.directory);
+  csv.row({label, lossy ? "r20" : "lossless", "opj_decompress", thread_count, ms[at_opj], 1.0, NAN, -1, tm.peak_mib[at_opj]});
   std::fflush(stdout);
 }
 
@@ -141,6 +150,7 @@ std::vector<std::string> decoder_backends() {
 }
 
 int run_decompress(const CompressOptions& o) {
+  start_launcher();  // before the images: each tool's peak memory its own
   const ScratchDir scratch;
   const std::string& dir = scratch.path;
   if (!tool_on_path("opj_compress") || !tool_on_path("opj_decompress"))
@@ -152,64 +162,94 @@ int run_decompress(const CompressOptions& o) {
   const std::vector<std::string> backends = decoder_backends();
 
   const std::vector<std::string> inputs = bench_inputs(o, dir);
-  const std::string threads = std::to_string(o.threads);
+  const std::vector<int> counts = sweep(o);
+  // The streams are made once, on the most threads of the sweep (the bytes do not depend on them).
+  const std::string most_threads = std::to_string(*std::max_element(counts.begin(), counts.end()));
   if (o.tile > 0) std::printf("streams in tiles of %lld x %lld\n", static_cast<long long>(o.tile), static_cast<long long>(o.tile));
   if (o.directory > 0)
-    std::printf("threads: %d for every tool%s\n\n%-22s %-9s %-16s %10s %8s %10s %s\n", o.threads, on_cpus(o).c_str(), "folder", "mode",
-                "tool", "ms", "vs opj", "ms/image", "outputs");
+    std::printf("threads: %s for every tool%s\n\n%-22s %-9s %-16s %3s %10s %8s %9s %10s %s\n", sweep_text(o).c_str(),
+                on_cpus(o).c_str(), "folder", "mode", "tool", "thr", "ms", "vs opj", "peak MiB", "ms/image", "outputs");
   else
-    std::printf("threads: %d for every tool%s\n\n%-22s %-9s %-16s %10s %8s %12s %s\n", o.threads, on_cpus(o).c_str(), "image", "mode",
-                "tool", "ms", "vs opj", "stream bytes", "output");
-  CsvFile csv(o.csv, {"image", "mode", "tool", "threads", "ms", "speed_vs_opj", "stream_bytes", "same_as_opj"});
+    std::printf("threads: %s for every tool%s\n\n%-22s %-9s %-16s %3s %10s %8s %9s %12s %s\n", sweep_text(o).c_str(),
+                on_cpus(o).c_str(), "image", "mode", "tool", "thr", "ms", "vs opj", "peak MiB", "stream bytes", "output");
+  CsvFile csv(o.csv, {"image", "mode", "tool", "threads", "ms", "speed_vs_opj", "stream_bytes", "same_as_opj", "peak_mib"});
   const std::string log = dir + "/log.txt";
   for (const std::string& input : inputs) {
     const std::string name = fs::path(input).filename().string() + (o.tile > 0 ? " t" + std::to_string(o.tile) : "");
     const std::string ext = fs::path(input).extension().string();  // .ppm or .pgm
     for (const bool lossy : {false, true}) {
       const std::string stream = dir + "/stream.j2k";
-      std::vector<std::string> enc{"opj_compress", "-i", input, "-o", stream, "-threads", threads, "-n", "6", "-b", "64,64"};
+      std::vector<std::string> enc{"opj_compress", "-i", input, "-o", stream, "-threads", most_threads, "-n", "6", "-b", "64,64"};
       if (lossy) enc.insert(enc.end(), {"-I", "-r", "20"});
       if (o.tile > 0) enc.insert(enc.end(), {"-t", std::to_string(o.tile) + "," + std::to_string(o.tile)});
       if (run_process(enc, log).status != 0) throw Error(ErrorCode::Internal, "opj_compress failed on " + input + ":\n" + slurp(log));
       const auto bytes = static_cast<double>(fs::file_size(stream));
       if (o.directory > 0) {
-        run_folder(o, dir, stream, name + " x" + std::to_string(o.directory), lossy, ext, backends, csv);
+        for (const int thread_count : counts)
+          run_folder(o, thread_count, dir, stream, name + " x" + std::to_string(o.directory), lossy, ext, backends, csv);
         continue;
       }
-      const std::string opj = dir + "/opj" + ext, grk = dir + "/grk" + ext;
-      std::vector<Tool> tools;
-      for (const std::string& b : backends) {
-        const std::string ours = dir + "/ours_" + b + ext;
-        tools.push_back({b == "cpu" ? "j2kfront" : "j2kfront " + b, ours,
-                         {o.cli, "decompress", "-i", stream, "-o", ours, "--force", "--quiet", "--threads", threads, "--backend", b}});
+      // Our own stream of HT code-blocks (Part 15) with the same settings, for our decoder's
+      // HT row, and opj_decompress's decoding of it (untimed), which ours must equal.
+      const std::string ht_stream = dir + "/stream-ht.j2k", opj_ht = dir + "/opj-ht" + ext;
+      std::vector<std::string> enc_ht{o.cli, "compress", "-i", input, "-o", ht_stream, "--force", "--quiet", "--threads",
+                                      most_threads, "--ht", "-n", "6", "-b", "64,64"};
+      if (lossy) enc_ht.insert(enc_ht.end(), {"-I", "-r", "20"});
+      if (o.tile > 0) enc_ht.insert(enc_ht.end(), {"-t", std::to_string(o.tile) + "," + std::to_string(o.tile)});
+      if (run_process(enc_ht, log).status != 0)
+        throw Error(ErrorCode::Internal, "j2kfront compress --ht failed on " + input + ":\n" + slurp(log));
+      const auto ht_bytes = static_cast<double>(fs::file_size(ht_stream));
+      const bool opj_reads_ht = run_process({"opj_decompress", "-i", ht_stream, "-o", opj_ht}, log).status == 0;
+      for (const int thread_count : counts) {
+        const std::string threads = std::to_string(thread_count);
+        const std::string opj = dir + "/opj" + ext, grk = dir + "/grk" + ext;
+        std::vector<Tool> tools;
+        for (const std::string& b : backends) {
+          const std::string ours = dir + "/ours_" + b + ext;
+          tools.push_back({b == "cpu" ? "j2kfront" : "j2kfront " + b, ours,
+                           {o.cli, "decompress", "-i", stream, "-o", ours, "--force", "--quiet", "--threads", threads, "--backend", b}});
+        }
+        const size_t at_ht = tools.size();
+        tools.push_back({"j2kfront --ht", dir + "/ours_ht" + ext,
+                         {o.cli, "decompress", "-i", ht_stream, "-o", dir + "/ours_ht" + ext, "--force", "--quiet", "--threads",
+                          threads, "--backend", "cpu"}});
+        const size_t ours_count = tools.size(), at_opj = tools.size();
+        tools.push_back({"opj_decompress", opj, {"opj_decompress", "-i", stream, "-o", opj, "-threads", threads}});
+        if (have_grk) tools.push_back({"grk_decompress", grk, {"grk_decompress", "-i", stream, "-o", grk, "-H", threads}});
+        const Timings tm = time_tools(tools, at_opj, o.repeats, log, [](const Tool& t) {
+          std::error_code ec;
+          fs::remove(t.out, ec);
+        });
+        // Our pixels against opj_decompress's of the same stream (the HT row's: where it reads it).
+        std::vector<int> same(tools.size(), -1);
+        for (size_t k = 0; k < ours_count; ++k)
+          if (k != at_ht) same[k] = same_pixels(tools[k].out, opj) ? 1 : 0;
+        if (opj_reads_ht) same[at_ht] = same_pixels(tools[at_ht].out, opj_ht) ? 1 : 0;
+        for (size_t k = 0; k < tools.size(); ++k) {
+          const double stream_bytes = k == at_ht ? ht_bytes : bytes;
+          const std::string reference = k == at_ht ? "opj_decompress's of the HT stream" : "opj_decompress's";
+          const std::string output = same[k] < 0 ? (k == at_ht ? "(opj_decompress cannot read the HT stream: unchecked)" : "")
+                                     : same[k]  ? "= " + reference
+                                                : "DIFFERS from " + reference;
+          std::printf("%-22s %-9s %-16s %3d %10.1f %7.2fx %9.1f %12.0f %s\n", name.c_str(), lossy ? "-I -r 20" : "lossless",
+                      tools[k].name.c_str(), thread_count, tm.ms[k], tm.speed[k], tm.peak_mib[k], stream_bytes, output.c_str());
+          csv.row({name, lossy ? "r20" : "lossless", tools[k].name, thread_count, tm.ms[k], tm.speed[k], stream_bytes, same[k],
+                   tm.peak_mib[k]});
+        }
+        std::fflush(stdout);
+        for (size_t k = 0; k < ours_count; ++k)
+          if (same[k] == 0) throw Error(ErrorCode::Internal, tools[k].name + " decompress's output differs from opj_decompress's on " + name);
       }
-      const size_t ours_count = tools.size(), at_opj = tools.size();
-      tools.push_back({"opj_decompress", opj, {"opj_decompress", "-i", stream, "-o", opj, "-threads", threads}});
-      if (have_grk) tools.push_back({"grk_decompress", grk, {"grk_decompress", "-i", stream, "-o", grk, "-H", threads}});
-      const Timings tm = time_tools(tools, at_opj, o.repeats, log, [](const Tool& t) {
-        std::error_code ec;
-        fs::remove(t.out, ec);
-      });
-      const std::vector<double>& ms = tm.ms;
-      // Our pixels against opj_decompress's.
-      std::vector<int> same(tools.size(), -1);
-      for (size_t k = 0; k < ours_count; ++k) same[k] = same_pixels(tools[k].out, opj) ? 1 : 0;
-      for (size_t k = 0; k < tools.size(); ++k) {
-        const double speed = tm.speed[k];
-        std::printf("%-22s %-9s %-16s %10.1f %7.2fx %12.0f %s\n", name.c_str(), lossy ? "-I -r 20" : "lossless", tools[k].name.c_str(),
-                    ms[k], speed, bytes, same[k] < 0 ? "" : same[k] ? "= opj_decompress's" : "DIFFERS from opj_decompress's");
-        csv.row({name, lossy ? "r20" : "lossless", tools[k].name, o.threads, ms[k], speed, bytes, same[k]});
-      }
-      std::fflush(stdout);
-      for (size_t k = 0; k < ours_count; ++k)
-        if (!same[k]) throw Error(ErrorCode::Internal, tools[k].name + " decompress's output differs from opj_decompress's on " + name);
     }
   }
   csv.commit();
   std::printf("\nms: wall time of the process from start to exit, file to file (PPM/PGM out)%s, median of %d rounds after one "
               "warm-up, each round every tool once in turn; vs opj: the median over the rounds of opj_decompress's time / "
-              "this time (above 1: faster).\n",
-              o.directory > 0 ? ", a folder of streams in one process" : "", o.repeats);
+              "this time (above 1: faster); peak MiB: the process's largest resident set (its ru_maxrss), median over the "
+              "rounds.%s\n",
+              o.directory > 0 ? ", a folder of streams in one process" : "", o.repeats,
+              o.directory > 0 ? "" : " j2kfront --ht: our decoder on our own stream of HT code-blocks (Part 15) of the same image "
+                                     "and settings (j2kfront compress --ht), its bytes in its row.");
   return 0;
 }
 

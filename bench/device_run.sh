@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
 # One call on the GPU machine (the `device` tool): build, GPU tests, sanitizers, benchmarks.
-#   bash bench/device_run.sh [all|test|sanitize|bench|pipeline|compress|decompress|ht|compress-ht|decompress-ht|compress-dir|decompress-dir|decompress-tiled|decompress-cpus|frames|cuda|profile]
+#   bash bench/device_run.sh [all|test|sanitize|bench|pipeline|compress|decompress|ht|compress-ht|decompress-ht|compress-dir|decompress-dir|decompress-tiled|decompress-cpus|frames|peers|compress-peers|decompress-peers|cuda|profile]
 # all = test + sanitize + bench (bench includes pipeline, compress, decompress and ht). cuda = only the CUDA
 # backend's tests, sanitizers and bench. compress = `bench --compress` against opj_compress and
 # grk_compress (carried in .deps/codecs) on 16 threads, front stage on the CPU and on CUDA;
@@ -15,6 +15,13 @@
 # decompress-tiled = `bench --decompress --tile-size` J2K_DECOMPRESS_TILE (1024), 16 threads and 1.
 # decompress-cpus = `bench --decompress` on one CPU of its own (CPU 6, 7 rounds), then two (5,6).
 # frames = `bench --compress --frames J2K_FRAMES (16)` on 16 threads: CPU and CUDA, in one process.
+# peers = compress-peers and decompress-peers: `bench --compress` / `--decompress` against
+# OpenJPEG and Grok on the 4096^2 RGB image alone (--made rgb), every tool at each of
+# J2K_PEERS_THREADS (1,2,4,8,16) threads, time and peak memory, J2K_COMPRESS_REPEATS (2) rounds;
+# CSVs compress-peers-MACHINE.csv and decompress-peers-MACHINE.csv, and where matplotlib is
+# there bench/plot.py's compress-vs-peers.png and decompress-vs-peers.png of them in $OUT/plots.
+# Each takes minutes at 4096 (the one-thread rows most): run them as two calls where one would
+# pass 10 minutes.
 # profile = Nsight Compute on the CUDA bench at 8192^2: per-kernel summary of every launch of one
 # timed row, and the SASS source view (instructions executed per line) of the kernels that match
 # J2K_NCU_KERNELS (space-separated regexes, default: the fused 5/3 and 9/7 forward kernels).
@@ -234,6 +241,28 @@ if [[ $what == frames ]]; then
   $cli bench --compress --frames ${J2K_FRAMES:-16} "${ht_only[@]}" --threads 16 \
     --csv "$out/results/compress-frames-$machine.csv" 2>&1 | tee "$out/bench-frames.txt"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+fi
+# Time and peak memory by threads against OpenJPEG and Grok (the codecs carried in .deps/codecs).
+peers=0
+for bench_peers in compress decompress; do
+  [[ $what == peers || $what == "$bench_peers-peers" ]] || continue
+  peers=1
+  PATH="$root/.deps/codecs/bin:$PATH" LD_LIBRARY_PATH="$root/.deps/codecs/lib:$LD_LIBRARY_PATH" \
+    $cli bench --$bench_peers --made rgb --threads ${J2K_PEERS_THREADS:-1,2,4,8,16} --size ${J2K_COMPRESS_SIZE:-4096} \
+    --repeats ${J2K_COMPRESS_REPEATS:-2} --csv "$out/results/$bench_peers-peers-$machine.csv" 2>&1 |
+    tee "$out/bench-$bench_peers-peers.txt"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+done
+if ((peers)); then
+  plotter=""
+  for p in /usr/bin/python3 python3; do
+    [[ -z $plotter ]] && "$p" -c 'import matplotlib' 2>/dev/null && plotter=$p
+  done
+  if [[ -n $plotter ]]; then
+    "$plotter" bench/plot.py "$out/results" "$out/plots" || status=1
+  else
+    echo "no matplotlib here: plot with python3 bench/plot.py on the CSVs in $out/results"
+  fi
 fi
 if [[ $what == profile ]]; then
   # Needs -lineinfo in the CUDA flags for the CUDA-line column (J2K_CMAKE_ARGS).

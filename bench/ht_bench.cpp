@@ -130,19 +130,6 @@ std::string versus(double diff, const std::string& what) {
   return "max diff " + exact_number(diff) + " from " + what;
 }
 
-// Our compress's time split, where its log has one: "  read A ms, front stage B, Tier-1 C,
-// rate control D, Tier-2 E, write F".
-std::vector<double> time_split(const std::string& log) {
-  const std::string text = slurp(log);
-  const size_t at = text.find("  read ");
-  double s[6] = {0};
-  if (at == std::string::npos ||
-      std::sscanf(text.c_str() + at, "  read %lf ms, front stage %lf, Tier-1 %lf, rate control %lf, Tier-2 %lf, write %lf", &s[0],
-                  &s[1], &s[2], &s[3], &s[4], &s[5]) != 6)
-    return {};
-  return std::vector<double>(s, s + 6);
-}
-
 // Our compress at `target` bytes: -r from the raw size, corrected by the size each run gave
 // (at most 4 runs, untimed) until within 0.5%; the -r of the closest run.
 std::string ratio_for(const CompressOptions& o, const std::string& input, double raw, double target, bool ht,
@@ -179,6 +166,7 @@ void fail_on(const std::vector<std::string>& failures) {
 }  // namespace
 
 int run_compress_ht(const CompressOptions& o) {
+  start_launcher();  // before the images: each tool's peak memory its own
   const ScratchDir scratch;
   const std::string& dir = scratch.path;
   const std::vector<std::string> inputs = bench_inputs(o, dir);
@@ -194,9 +182,9 @@ int run_compress_ht(const CompressOptions& o) {
               o.backend == "cuda" ? " (and the lossless rows' HT Tier-1: no target)" : "");
   CsvFile csv(o.csv, {"image", "mode", "tool", "threads", "ms", "speed_vs_ojph", "speed_vs_ebcot", "bytes", "bytes_vs_ojph",
                       "psnr_db", "exact", "other_decoder_max_diff", "read_ms", "front_ms", "tier1_ms", "rate_ms", "tier2_ms",
-                      "write_ms"});
-  std::printf("\n%-20s %-8s %-15s %3s %9s %10s %8s %11s %8s %8s  %s\n", "image", "mode", "tool", "thr", "ms", "vs ojph 1t",
-              "vs EBCOT", "bytes", "/ ojph", "PSNR dB", "decoded");
+                      "write_ms", "peak_mib"});
+  std::printf("\n%-20s %-8s %-15s %3s %9s %10s %8s %9s %11s %8s %8s  %s\n", "image", "mode", "tool", "thr", "ms", "vs ojph 1t",
+              "vs EBCOT", "peak MiB", "bytes", "/ ojph", "PSNR dB", "decoded");
   std::vector<std::string> failures;
   const std::string log = dir + "/log.txt";
   for (const std::string& input : inputs) {
@@ -234,21 +222,22 @@ int run_compress_ht(const CompressOptions& o) {
                         dir + "/log-ht.txt", true, true});
       coders.push_back({"j2kfront EBCOT", o.threads, our_compress_args(o, input, dir + "/ours-ebcot.j2c", false, ebcot_ratio),
                         dir + "/ours-ebcot.j2c", dir + "/log-ebcot.txt", true, false});
-      const std::vector<std::vector<double>> times = time_in_rounds(coders.size(), o.repeats, [&](size_t k) {
+      const Rounds rounds = time_in_rounds(coders.size(), o.repeats, [&](size_t k) {
         std::error_code ec;
         fs::remove(coders[k].out, ec);
         const Timed t = run_process(coders[k].args, coders[k].log);
         if (t.status != 0)
           throw Error(ErrorCode::Internal, coders[k].name + " failed (exit " + std::to_string(t.status) + ") on " + input + ":\n" +
                                                slurp(coders[k].log));
-        return t.ms;
+        return t;
       });
+      const std::vector<std::vector<double>>& times = rounds.ms;
       const size_t at_ebcot = coders.size() - 1;
       const double ojph_bytes = have_ojph ? static_cast<double>(fs::file_size(coders[0].out)) : NAN;
       if (!have_ojph) std::printf("%-20s %-8s %-15s %s\n", name.c_str(), mode.c_str(), "ojph_compress", kNoOpenJph);
       for (size_t k = 0; k < coders.size(); ++k) {
         const Coder& c = coders[k];
-        const double ms = median(times[k]);
+        const double ms = median(times[k]), peak = median(rounds.peak_mib[k]);
         const double vs_ojph = have_ojph ? median_ratio(times, 0, k) : NAN;
         const double vs_ebcot = median_ratio(times, at_ebcot, k);
         const auto bytes = static_cast<double>(fs::file_size(c.out));
@@ -292,8 +281,8 @@ int run_compress_ht(const CompressOptions& o) {
         }
         std::string decoded;
         for (const std::string& n : notes) decoded += (decoded.empty() ? "" : "; ") + n;
-        std::printf("%-20s %-8s %-15s %3d %9.1f %10s %8s %11.0f %8s %8s  %s\n", name.c_str(), mode.c_str(), c.name.c_str(),
-                    c.threads, ms, cell(vs_ojph, "%.2fx").c_str(), cell(vs_ebcot, "%.2fx").c_str(), bytes,
+        std::printf("%-20s %-8s %-15s %3d %9.1f %10s %8s %9.1f %11.0f %8s %8s  %s\n", name.c_str(), mode.c_str(), c.name.c_str(),
+                    c.threads, ms, cell(vs_ojph, "%.2fx").c_str(), cell(vs_ebcot, "%.2fx").c_str(), peak, bytes,
                     cell(bytes / ojph_bytes, "%.4fx").c_str(), cell(psnr_db, "%.3f").c_str(), decoded.c_str());
         const std::vector<double> split = c.ours ? time_split(c.log) : std::vector<double>{};
         if (!split.empty())
@@ -302,6 +291,7 @@ int run_compress_ht(const CompressOptions& o) {
         std::vector<CsvField> fields{name,  mode,    c.name,  c.threads, ms,   vs_ojph,    vs_ebcot, bytes,
                                      bytes / ojph_bytes, psnr_db, exact, cross_diff};
         for (size_t s = 0; s < 6; ++s) fields.push_back(s < split.size() ? split[s] : NAN);
+        fields.push_back(peak);
         csv.row(fields);
       }
       if (lossy)
@@ -314,7 +304,8 @@ int run_compress_ht(const CompressOptions& o) {
   csv.commit();
   std::printf("\nms: wall time of the process from start to exit, file to file, median of %d rounds after one warm-up, each "
               "round every coder once in turn; vs ojph 1t: the median over the rounds of ojph_compress's time (one thread) / "
-              "this time (above 1: faster); vs EBCOT: the same with our EBCOT compress's time (same threads); bytes / "
+              "this time (above 1: faster); vs EBCOT: the same with our EBCOT compress's time (same threads); peak MiB: the "
+              "process's largest resident set (its ru_maxrss), median over the rounds; bytes / "
               "ojph_compress's; PSNR of each stream as its own coder's decoder reads it (ours: j2kfront decompress, "
               "OpenJPH's: ojph_expand) against the input; decoded: that decoding against the input (lossless), then the "
               "other coder's decoding of the same stream against it.\n",
@@ -324,6 +315,7 @@ int run_compress_ht(const CompressOptions& o) {
 }
 
 int run_decompress_ht(const CompressOptions& o) {
+  start_launcher();  // before the images: each tool's peak memory its own
   const ScratchDir scratch;
   const std::string& dir = scratch.path;
   const bool have_ojph = tool_on_path("ojph_compress");
@@ -338,10 +330,10 @@ int run_decompress_ht(const CompressOptions& o) {
   std::printf("streams: %s, 6 resolutions, 64x64 blocks, RPCL; lossless 5/3; lossy 9/7, %s\n",
               have_ojph ? "ojph_compress's" : "j2kfront compress --ht's",
               have_ojph ? ("-qstep " + exact_number(o.qstep)).c_str() : "-I at 2 bits per pixel");
-  std::printf("\n%-20s %-8s %-16s %3s %9s %10s %12s  %s\n", "image", "mode", "tool", "thr", "ms", "vs ojph 1t", "stream bytes",
-              "output");
+  std::printf("\n%-20s %-8s %-16s %3s %9s %10s %9s %12s  %s\n", "image", "mode", "tool", "thr", "ms", "vs ojph 1t", "peak MiB",
+              "stream bytes", "output");
   CsvFile csv(o.csv, {"image", "mode", "tool", "threads", "ms", "speed_vs_ojph", "stream_bytes", "decodes", "max_diff_vs_reference",
-                      "exact"});
+                      "exact", "peak_mib"});
   std::vector<std::string> failures;
   const std::string log = dir + "/log.txt";
   for (const std::string& input : inputs) {
@@ -387,20 +379,21 @@ int run_decompress_ht(const CompressOptions& o) {
       const size_t at_reference = decoders[0].first.ok ? 0 : 1;
       const Decoded& reference = decoders[at_reference].first;
       const std::string reference_name = at_reference == 0 ? "ojph_expand's" : "j2kfront's";
-      std::vector<std::vector<double>> times = time_in_rounds(timed.size(), o.repeats, [&](size_t k) {
+      const Rounds rounds = time_in_rounds(timed.size(), o.repeats, [&](size_t k) {
         const Decoder& d = decoders[timed[k]];
         std::error_code ec;
         fs::remove(d.out, ec);
         const Timed t = run_process(d.args, log);
         if (t.status != 0)
           throw Error(ErrorCode::Internal, d.name + " failed (exit " + std::to_string(t.status) + ") on " + input + ":\n" + slurp(log));
-        return t.ms;
+        return t;
       });
+      const std::vector<std::vector<double>>& times = rounds.ms;
       for (size_t k = 0; k < decoders.size(); ++k) {
         const Decoder& d = decoders[k];
         const size_t at = static_cast<size_t>(std::find(timed.begin(), timed.end(), k) - timed.begin());
         const bool ran = at < timed.size();
-        const double ms = ran ? median(times[at]) : NAN;
+        const double ms = ran ? median(times[at]) : NAN, peak = ran ? median(rounds.peak_mib[at]) : NAN;
         const double vs_ojph = ran && decoders[0].first.ok ? median_ratio(times, 0, at) : NAN;
         std::string output;
         double diff = NAN;
@@ -427,9 +420,9 @@ int run_decompress_ht(const CompressOptions& o) {
           }
           for (const std::string& n : notes) output += (output.empty() ? "" : ", ") + n;
         }
-        std::printf("%-20s %-8s %-16s %3d %9s %10s %12.0f  %s\n", name.c_str(), mode.c_str(), d.name.c_str(), d.threads,
-                    cell(ms, "%.1f").c_str(), cell(vs_ojph, "%.2fx").c_str(), bytes, output.c_str());
-        csv.row({name, mode, d.name, d.threads, ms, vs_ojph, bytes, ran ? 1 : 0, diff, exact});
+        std::printf("%-20s %-8s %-16s %3d %9s %10s %9s %12.0f  %s\n", name.c_str(), mode.c_str(), d.name.c_str(), d.threads,
+                    cell(ms, "%.1f").c_str(), cell(vs_ojph, "%.2fx").c_str(), cell(peak, "%.1f").c_str(), bytes, output.c_str());
+        csv.row({name, mode, d.name, d.threads, ms, vs_ojph, bytes, ran ? 1 : 0, diff, exact, peak});
       }
       std::fflush(stdout);
     }
@@ -437,7 +430,8 @@ int run_decompress_ht(const CompressOptions& o) {
   csv.commit();
   std::printf("\nms: wall time of the process from start to exit, file to file (PPM/PGM out), median of %d rounds after one "
               "warm-up, each round every decoder that reads the stream once in turn; vs ojph 1t: the median over the rounds "
-              "of ojph_expand's time (one thread) / this time (above 1: faster); output: against the input (lossless) and "
+              "of ojph_expand's time (one thread) / this time (above 1: faster); peak MiB: the process's largest resident set "
+              "(its ru_maxrss), median over the rounds; output: against the input (lossless) and "
               "against ojph_expand's output, sample for sample.\n",
               o.repeats);
   fail_on(failures);

@@ -14,11 +14,18 @@ bench/plots/):
                    --pipeline` file (pipeline-<machine>.csv): t_link / t_pipeline per
                    configuration, one image at a time and as a sequence of frames (1 = as fast as
                    the link's own copies)
+  compress-vs-peers.png    the `bench --compress --threads 1,2,...` files (a thread sweep, with
+  decompress-vs-peers.png  peak memory; `bench --decompress` alike): time and peak memory
+                   against threads, a line per tool (j2kfront with EBCOT and with HT code-blocks,
+                   its GPU back stages, opj_*, grk_*), a panel per image and mode (lossless,
+                   lossy), time above and peak MiB below
 
 A file's table is known by its columns; the CPU bench's busy-machine and tile-size tables
-(-busy.csv, -tiles.csv) have no plot. The pictures depend only on the CSV files (fixed size and
-resolution, no time stamp or software version in the PNG), so that a committed plot changes only
-when its results do. Needs matplotlib (Debian: python3-matplotlib).
+(-busy.csv, -tiles.csv), the HT benchmark's, and compress and decompress files of one thread
+count or without peak memory (made before it was measured) have no plot. The pictures depend
+only on the CSV files (fixed size and resolution, no time stamp or software version in the
+PNG), so that a committed plot changes only when its results do. Needs matplotlib (Debian:
+python3-matplotlib).
 """
 import csv
 import os
@@ -49,6 +56,10 @@ def kind_of(columns):
         return "dwt"
     if {"image_link_over_t", "frame_link_over_t"} <= set(columns):
         return "pipeline"
+    if {"tool", "mode", "threads", "ms", "speed_vs_opj", "bytes_vs_opj", "peak_mib"} <= set(columns):
+        return "compress"
+    if {"tool", "mode", "threads", "ms", "speed_vs_opj", "same_as_opj", "peak_mib"} <= set(columns):
+        return "decompress"
     return None
 
 
@@ -209,6 +220,76 @@ def plot_pipeline(name, path, rows, out_dir):
     save(fig, os.path.join(out_dir, f"{name}.png"))
 
 
+PEER_MODES = {"lossless": "lossless", "r20": "lossy (-I -r 20)"}
+LINE_STYLES = ["-", "--", ":", "-."]
+
+
+def tool_label(tool):
+    """The tool as the legend says it: ours with EBCOT code-blocks is plain "j2kfront" in the CSV."""
+    return "j2kfront EBCOT" if tool == "j2kfront" else tool
+
+
+def plot_peers(kind, files, out_dir):
+    """Time and peak memory against threads: a column of panels per image and mode, a line per
+    tool (and file, where there are several), time above and peak MiB below."""
+    names = sorted(files)
+    panels, tools = {}, {}  # in the files' order: (image, mode); tool names
+    points = {}  # (file, image, mode, tool) -> [(threads, ms, peak_mib)]
+    for name in names:
+        path, rows = files[name]
+        for r in rows:
+            if r["ms"] in ("", "nan"):  # untimed rows: "j2kfront at opj's size"
+                continue
+            key = (r["image"], r["mode"])
+            panels.setdefault(key, None)
+            tools.setdefault(r["tool"], None)
+            points.setdefault((name, r["image"], r["mode"], r["tool"]), []).append(
+                (int(number(r, "threads", path)), number(r, "ms", path), number(r, "peak_mib", path)))
+    panels, tools = list(panels), list(tools)
+    threads = sorted({t for values in points.values() for t, _, _ in values})
+    fig, axes = plt.subplots(2, len(panels), figsize=(5 * len(panels) + 1, 8.5), squeeze=False)
+    for column, (image, mode) in enumerate(panels):
+        for row, (what, label) in enumerate([(1, "time (ms, process start to exit)"), (2, "peak resident memory (MiB)")]):
+            ax = axes[row][column]
+            values = []
+            for f, name in enumerate(names):
+                for i, tool in enumerate(tools):
+                    p = sorted(points.get((name, image, mode, tool), []))
+                    if not p:
+                        continue
+                    ys = [q[what] for q in p]
+                    values += ys
+                    ax.plot([q[0] for q in p], ys, marker="o", markersize=4, color=COLORS[i % len(COLORS)],
+                            linestyle=LINE_STYLES[f % len(LINE_STYLES)],
+                            label=tool_label(tool) + (f" ({name})" if len(names) > 1 else ""))
+            ax.set_xscale("log", base=2)
+            ax.set_xticks(threads, [str(t) for t in threads])
+            ax.minorticks_off()
+            if what == 1 and log_scale(values):
+                ax.set_yscale("log")
+            else:
+                ax.set_ylim(0, max(values + [1]) * 1.08)
+            ax.grid(which="both", alpha=0.3)
+            ax.set_ylabel(label)
+            if row == 0:
+                ax.set_title(f"{image}, {PEER_MODES.get(mode, mode)}", fontsize=10)
+            else:
+                ax.set_xlabel("threads (each tool's own option)")
+    handles, labels = {}, []
+    for ax in axes.flat:  # every line once, whichever panel has it
+        for h, l in zip(*ax.get_legend_handles_labels()):
+            if l not in handles:
+                handles[l] = h
+                labels.append(l)
+    fig.legend([handles[l] for l in labels], labels, loc="lower center", ncol=min(4, len(labels)), fontsize=8)
+    peers = "opj_compress and grk_compress" if kind == "compress" else "opj_decompress and grk_decompress"
+    fig.suptitle(f"j2kfront {kind} against {peers}, file to file, by threads (lower is better): "
+                 + ", ".join(f"{n}.csv" for n in names), fontsize=10)
+    rows_of_legend = (len(labels) + 3) // 4
+    fig.tight_layout(rect=(0, 0.02 + 0.03 * rows_of_legend, 1, 1))
+    save(fig, os.path.join(out_dir, f"{kind}-vs-peers.png"))
+
+
 def main(argv):
     here = os.path.dirname(os.path.abspath(__file__))
     if len(argv) > 3 or any(a in ("-h", "--help") for a in argv[1:]):
@@ -221,7 +302,7 @@ def main(argv):
         return 1
     os.makedirs(plots, exist_ok=True)
     matplotlib.rcdefaults()  # not the user's matplotlibrc: the same pictures everywhere
-    dwt, written = {}, 0
+    dwt, peers, written = {}, {"compress": {}, "decompress": {}}, 0
     for entry in sorted(os.listdir(results)):
         if not entry.endswith(".csv"):
             continue
@@ -235,12 +316,20 @@ def main(argv):
         elif kind == "pipeline":
             plot_pipeline(name, path, rows, plots)
             written += 1
+        elif kind in peers and len({r["threads"] for r in rows}) > 1:
+            peers[kind][name] = (path, rows)
+        elif kind in peers:
+            print(f"{path}: one thread count: no plot (a sweep is `bench --{kind} --threads 1,2,4,...`)")
         else:
             print(f"{path}: no plot for this table")
     if dwt:
         plot_dwt_overview(dwt, plots)
+    for kind, files in peers.items():
+        if files:
+            plot_peers(kind, files, plots)
+            written += 1
     if not written:
-        print(f"plot.py: no DWT or pipeline CSV file in {results}", file=sys.stderr)
+        print(f"plot.py: no DWT, pipeline or thread-sweep CSV file in {results}", file=sys.stderr)
         return 1
     return 0
 

@@ -78,6 +78,7 @@ TEST_F(BenchHt, CompressAgainstOpenJphAndOurEbcot) {
   ASSERT_EQ(lines.size(), 15u) << "a header and 2 images x (3 lossless + 4 lossy coders)";
   EXPECT_EQ(lines[0].rfind("image,mode,tool,threads,ms,speed_vs_ojph,speed_vs_ebcot,bytes,bytes_vs_ojph,psnr_db,exact,", 0), 0u)
       << lines[0];
+  EXPECT_EQ(lines[0].substr(lines[0].size() - 17), "write_ms,peak_mib") << lines[0];
   int exact = 0;
   for (const std::string& line : lines) {
     if (line.find(",lossless,") == std::string::npos) continue;
@@ -106,11 +107,14 @@ TEST_F(BenchHt, DecompressOpenJphStreams) {
   EXPECT_EQ(r.output.find("DIFFERS"), std::string::npos) << r.output;
   const std::vector<std::string> lines = csv_lines();
   ASSERT_GE(lines.size(), 9u) << "a header and 2 images x 2 modes x 2 decoders at least";
-  EXPECT_EQ(lines[0], "image,mode,tool,threads,ms,speed_vs_ojph,stream_bytes,decodes,max_diff_vs_reference,exact");
+  EXPECT_EQ(lines[0], "image,mode,tool,threads,ms,speed_vs_ojph,stream_bytes,decodes,max_diff_vs_reference,exact,peak_mib");
   int ours = 0;
   for (const std::string& line : lines) {
     if (line.find(",lossless,j2kfront,") == std::string::npos) continue;
-    EXPECT_EQ(line.substr(line.size() - 6), ",1,0,1") << line;
+    // decodes, max_diff_vs_reference, exact, then peak_mib (a process's resident set, MiB).
+    const size_t peak = line.rfind(',');
+    EXPECT_EQ(line.substr(peak - 6, 6), ",1,0,1") << line;
+    EXPECT_GT(std::stod(line.substr(peak + 1)), 1.0) << line;
     ++ours;
   }
   EXPECT_EQ(ours, 2);

@@ -679,15 +679,16 @@ TEST_F(Compress, BenchComparesWithTheOtherEncoders) {
                              " --csv " + quote(csv));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* want : {"lossless  j2kfront", "lossless  opj_compress", "-I -r 20  j2kfront", "-I -r 20  opj_compress",
-                           "j2kfront at opj's size", "read ", "Tier-1 "})
+                           "j2kfront at opj's size", "read ", "Tier-1 ", "lossless  j2kfront --ht", "peak MiB"})
     EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
   std::ifstream in(csv);
   std::string header, line;
   std::getline(in, header);
   EXPECT_EQ(header.rfind("image,mode,tool,threads,ms,speed_vs_opj,bytes", 0), 0u) << header;
+  EXPECT_EQ(header.substr(header.size() - 9), ",peak_mib") << header;
   int rows = 0;
   while (std::getline(in, line)) ++rows;
-  EXPECT_GE(rows, 5) << "two modes, two tools at least, and ours at opj's size";
+  EXPECT_GE(rows, 7) << "two modes, three tools at least (ours with EBCOT and HT), and ours at opj's size";
 }
 
 }  // namespace

@@ -780,20 +780,26 @@ TEST_F(Decompress, BenchComparesWithTheOtherDecoders) {
   const std::string threads = std::to_string(std::count(cpus.begin(), cpus.end(), ',') + 1);
   EXPECT_NE(r.output.find("threads: " + threads + " for every tool, on CPUs " + cpus), std::string::npos) << r.output;
   for (const char* want : {"lossless  j2kfront", "lossless  opj_decompress", "-I -r 20  j2kfront", "-I -r 20  opj_decompress",
-                           "= opj_decompress's"})
+                           "= opj_decompress's", "lossless  j2kfront --ht", "= opj_decompress's of the HT stream", "peak MiB"})
     EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
   std::ifstream in(csv);
   std::string header, line;
   std::getline(in, header);
-  EXPECT_EQ(header, "image,mode,tool,threads,ms,speed_vs_opj,stream_bytes,same_as_opj");
-  int rows = 0;
+  EXPECT_EQ(header, "image,mode,tool,threads,ms,speed_vs_opj,stream_bytes,same_as_opj,peak_mib");
+  int rows = 0, ours = 0;
   while (std::getline(in, line)) {
     ++rows;
-    if (line.find(",j2kfront,") == std::string::npos) continue;
+    // Ours on opj_compress's stream, and on our own of HT code-blocks.
+    if (line.find(",j2kfront,") == std::string::npos && line.find(",j2kfront --ht,") == std::string::npos) continue;
+    ++ours;
     EXPECT_NE(line.find("," + threads + ","), std::string::npos) << line;
-    EXPECT_EQ(line.back(), '1') << "ours differs from opj_decompress's: " << line;
+    // same_as_opj, then peak_mib: a process's resident set, in MiB.
+    const size_t peak = line.rfind(',');
+    EXPECT_EQ(line.substr(peak - 2, 3), ",1,") << "ours differs from opj_decompress's: " << line;
+    EXPECT_GT(std::stod(line.substr(peak + 1)), 1.0) << line;
   }
-  EXPECT_GE(rows, 4) << "two modes, two tools at least";
+  EXPECT_GE(rows, 6) << "two modes, three tools at least";
+  EXPECT_EQ(ours, 4) << "two modes, ours on EBCOT and HT streams";
 
   // A folder of copies of each stream, each tool over the folder in one process.
   r = run_command(quote(kCli) + " bench --decompress --repeats 1 --directory 2 --inputs " + quote(kData + "/camera.pgm") + " --cpus " +

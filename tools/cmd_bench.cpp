@@ -2,13 +2,16 @@
 // `j2kfront bench`: the DWT benchmark of one backend (bench/).
 #include <sched.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <sstream>
 
 #include "bench/bench.hpp"
+#include "common/parallel/thread_limit.hpp"
 #include "j2kfront/config.h"
 #include "transform/backend.hpp"
 #include "common/error.hpp"
@@ -22,7 +25,9 @@ namespace fs = std::filesystem;
 
 struct BenchArgs {
   std::string backend = "auto", sizes = "4096,8192", tiles = "1024,2048,0", outputs = "i32,i16,f32";
-  int levels = 5, repeats = 0, threads = 0, device = -1, streams = 0;
+  int levels = 5, repeats = 0, device = -1, streams = 0;
+  std::string threads = "0";  // one count; with --compress / --decompress a list, e.g. 1,2,4
+  std::string made = "rgb,grey16";
   bool pipeline = false, busy_loop = false, compress = false, decompress = false, ht = false;
   std::string timeline, csv, inputs, samples = "tests/data", cpus;
   int64_t size = 4096;
@@ -64,6 +69,17 @@ int pin_to_cpus(const std::string& list) {
   return CPU_COUNT(&set);
 }
 
+// --threads: the counts it lists (at least one; each checked as the library checks it).
+std::vector<int> thread_counts(const std::string& list) {
+  std::vector<int> counts;
+  for (int64_t n : numbers("--threads", list, 0, std::numeric_limits<int>::max())) {
+    const std::string problem = thread_count_problem(static_cast<int>(n));
+    if (!problem.empty()) throw CLI::ValidationError("--threads", problem);
+    counts.push_back(static_cast<int>(n));
+  }
+  return counts;
+}
+
 // --compress: the compress benchmark, with its own options.
 int run_compress_bench(const BenchArgs& a) {
   if (a.pipeline || !a.timeline.empty() || a.streams != 0)
@@ -74,7 +90,21 @@ int run_compress_bench(const BenchArgs& a) {
   if (!a.inputs.empty()) c.inputs = split(a.inputs);
   c.samples = a.samples;
   c.size = a.size;
-  c.threads = a.threads > 0 ? a.threads : cpus > 0 ? cpus : 1;
+  // A list of --threads is a sweep: a row of every tool at each count. 0 (or none): one
+  // thread, or as many as --cpus.
+  std::vector<int> counts = thread_counts(a.threads);
+  for (int& n : counts)
+    if (n == 0) n = cpus > 0 ? cpus : 1;
+  c.threads = counts.front();
+  if (counts.size() > 1) c.thread_counts = counts;
+  c.made.clear();
+  for (const std::string& m : split(a.made)) {
+    if (m != "rgb" && m != "grey16") throw CLI::ValidationError("--made", "expected rgb or grey16 separated by commas, got '" + a.made + "'");
+    if (std::find(c.made.begin(), c.made.end(), m) == c.made.end()) c.made.push_back(m);
+  }
+  if (c.made.empty()) throw CLI::ValidationError("--made", "is empty");
+  if (!a.inputs.empty() && a.made != BenchArgs().made)
+    throw CLI::ValidationError("--made", "chooses the images made from the samples: leave out --inputs");
   c.cpus = a.cpus;
   c.repeats = a.repeats > 0 ? a.repeats : 3;
   c.backend = a.backend == "auto" ? "cpu" : a.backend;  // the CPU unless a GPU is asked for
@@ -89,13 +119,18 @@ int run_compress_bench(const BenchArgs& a) {
       throw CLI::ValidationError("--frames", "times frames in this process, made from --samples: leave out --decompress, "
                                              "--directory, --tile-size, --inputs and --cpus");
     if (a.qstep > 0) c.qstep = a.qstep;
-    c.threads = a.threads;  // 0: one per core
+    if (counts.size() > 1 || a.made != BenchArgs().made)
+      throw CLI::ValidationError("--frames", "times one thread count on frames made from astronaut.ppm: leave out a list of "
+                                             "--threads and --made");
+    c.threads = thread_counts(a.threads).front();  // 0: one per core
+    c.thread_counts.clear();
     return bench::run_compress_frames(c, a.frames, a.ht, a.in_flight);
   }
   if (a.qstep > 0 && !a.ht) throw CLI::ValidationError("--qstep", "sets ojph_compress's step for --ht: add --ht");
   if (a.ht) {
     if (a.directory != 0 || a.tile_size != 0)
       throw CLI::ValidationError("--ht", "times single files in one tile: leave out --directory and --tile-size");
+    if (counts.size() > 1) throw CLI::ValidationError("--threads", "a list of thread counts is for --compress and --decompress without --ht");
     if (a.qstep > 0) c.qstep = a.qstep;
     return a.decompress ? bench::run_decompress_ht(c) : bench::run_compress_ht(c);
   }
@@ -107,12 +142,15 @@ int run_bench(const BenchArgs& a) {
   if (a.compress || a.decompress) return run_compress_bench(a);
   if (!a.cpus.empty()) throw CLI::ValidationError("--cpus", "is for --compress and --decompress");
   if (a.ht || a.qstep > 0) throw CLI::ValidationError("--ht/--qstep", "are for --compress and --decompress: add one");
-  if (!a.inputs.empty() || a.samples != BenchArgs().samples || a.size != BenchArgs().size || a.directory != 0 || a.tile_size != 0)
-    throw CLI::ValidationError("--inputs/--samples/--size/--directory/--tile-size", "choose the --compress or --decompress benchmark's images: add one");
+  if (!a.inputs.empty() || a.samples != BenchArgs().samples || a.size != BenchArgs().size || a.directory != 0 || a.tile_size != 0 ||
+      a.made != BenchArgs().made)
+    throw CLI::ValidationError("--inputs/--samples/--size/--made/--directory/--tile-size", "choose the --compress or --decompress benchmark's images: add one");
+  const std::vector<int> counts = thread_counts(a.threads);
+  if (counts.size() > 1) throw CLI::ValidationError("--threads", "a list of thread counts is for --compress and --decompress");
   bench::Options o;
   o.sizes = numbers("--sizes", a.sizes, 1, 65536);
   o.levels = a.levels;
-  o.threads = a.threads;
+  o.threads = counts.front();
   // --pipeline measures CUDA alone: auto means CUDA there (and says why where it is missing).
   const Backend asked = parse_backend(a.backend);
   const Backend b = a.pipeline && asked == Backend::Auto ? Backend::Cuda : resolve_backend(asked, Job::Transform);
@@ -179,7 +217,10 @@ std::function<int()> add_bench_command(CLI::App& app) {
   cmd->add_option("--sizes", args->sizes, "square image sizes, comma-separated")->capture_default_str();
   cmd->add_option("--levels", args->levels, "decomposition levels")->check(CLI::Range(0, 32))->capture_default_str();
   cmd->add_option("--repeats", args->repeats, "timed runs per row (median reported)")->check(CLI::Range(1, 10000));
-  cmd->add_option("--threads", args->threads, "CPU threads (default, 0: all cores)")->check(thread_count_check());
+  cmd->add_option("--threads", args->threads,
+                  "CPU threads (default, 0: all cores; with --compress or --decompress one, or as many as --cpus); with "
+                  "--compress or --decompress (not --ht) a list, e.g. 1,2,4,8,16: every tool at each count, one table")
+      ->type_name("N[,N...]");
   cmd->add_option("--device", args->device, "GPU/OpenCL device index")->check(CLI::Range(0, 4096));
   cmd->add_flag("--pipeline", args->pipeline,
                 "the whole front stage host to host (cuda), against the link's own copies; sizes default to 8192");
@@ -230,6 +271,10 @@ std::function<int()> add_bench_command(CLI::App& app) {
   cmd->add_option("--samples", args->samples, "with --compress: the folder of the sample images")->capture_default_str();
   cmd->add_option("--size", args->size, "with --compress: the side of the images made from the samples")
       ->check(CLI::Range(16, 32768))->capture_default_str();
+  cmd->add_option("--made", args->made,
+                  "with --compress or --decompress: which images to make from the samples, comma-separated: rgb "
+                  "(astronaut.ppm, 8-bit RGB), grey16 (moon.pgm as 16-bit grey)")
+      ->capture_default_str();
   cmd->add_option("--cpus", args->cpus,
                   "with --compress or --decompress: every tool on these CPUs only, e.g. 4,5 (threads: as many, "
                   "unless --threads), so that each runs on the same cores");
