@@ -13,6 +13,7 @@
 #include "api/settings.hpp"
 #include "codec/encoder.hpp"
 #include "codec/frame_encoder.hpp"
+#include "codec/tier1/block_coder.hpp"
 #include "tiling/limits.hpp"
 
 struct j2k_encoder {
@@ -75,6 +76,36 @@ std::vector<std::pair<int, int>> precincts_per_resolution(const j2k_coding& c, i
       const int halvings = k - given + 1, least = r == 0 ? 0 : 1;
       out[static_cast<size_t>(r)] = {std::max(least, last.first - halvings), std::max(least, last.second - halvings)};
     }
+  }
+  return out;
+}
+
+// j2k_coding's progression order changes checked, as one list per tile in the order given;
+// each change's end component clamped to the image's, as OpenJPEG writes it.
+std::vector<j2k::codec::TileChanges> tile_changes(const j2k_coding& c, int num_components) {
+  require(c.num_pocs >= 0, "num_pocs must not be negative");
+  if (c.num_pocs == 0) return {};
+  require(c.pocs != nullptr, "num_pocs is " + std::to_string(c.num_pocs) + " but pocs is null");
+  std::vector<j2k::codec::TileChanges> out;
+  for (int k = 0; k < c.num_pocs; ++k) {
+    const j2k_poc& e = c.pocs[k];
+    const std::string which = "pocs[" + std::to_string(k) + "]: ";
+    require(e.tile >= 0 && e.tile <= 65534, which + "tile must be 0 to 65534, got " + std::to_string(e.tile));
+    require(e.res_start >= 0 && e.res_start <= 32, which + "res_start must be 0 to 32, got " + std::to_string(e.res_start));
+    require(e.res_end > e.res_start && e.res_end <= 33,
+            which + "res_end must be res_start + 1 (" + std::to_string(e.res_start + 1) + ") to 33, got " + std::to_string(e.res_end));
+    require(e.comp_start >= 0 && e.comp_start < num_components,
+            which + "comp_start " + std::to_string(e.comp_start) + " is not a component of the image (0 to " +
+                std::to_string(num_components - 1) + ")");
+    require(e.comp_end > e.comp_start, which + "comp_end must be above comp_start (" + std::to_string(e.comp_start) + "), got " +
+                                           std::to_string(e.comp_end));
+    require(e.layer_end >= 1 && e.layer_end <= 65535, which + "layer_end must be 1 to 65535, got " + std::to_string(e.layer_end));
+    const int order = c_enum(e.progression);
+    require(order >= J2K_LRCP && order <= J2K_CPRL, which + "progression " + std::to_string(order) + " is not a j2k_progression value");
+    auto tile = std::find_if(out.begin(), out.end(), [&](const j2k::codec::TileChanges& t) { return t.tile == e.tile; });
+    if (tile == out.end()) tile = out.insert(out.end(), j2k::codec::TileChanges{e.tile, {}});
+    tile->changes.push_back({e.res_start, e.comp_start, e.layer_end, e.res_end, std::min(e.comp_end, num_components),
+                             static_cast<j2k::codec::Progression>(order)});
   }
   return out;
 }
@@ -146,6 +177,18 @@ j2k::codec::EncoderSettings encoder_settings(const j2k_settings& s, const j2k_co
   require(std::isfinite(c.qstep) && c.qstep >= 0 && c.qstep <= 1,
           "qstep must be 0 (a step of one sample value) or a fraction of the range up to 1, got " + std::to_string(c.qstep));
   p.relative_step = c.qstep;
+  p.tile_poc = tile_changes(c, num_components);
+  if (c.roi_shift != 0) {
+    require(c.roi_shift > 0 && c.roi_shift < j2k::codec::kMaxDecodedBitplanes,
+            "roi_shift must be 0 (none) or 1 to " + std::to_string(j2k::codec::kMaxDecodedBitplanes - 1) +
+                " (a code-block's bit planes and the shift together at most " + std::to_string(j2k::codec::kMaxDecodedBitplanes) +
+                ", what decoders take), got " + std::to_string(c.roi_shift));
+    require(c.roi_component >= 0 && c.roi_component < num_components,
+            "roi_component " + std::to_string(c.roi_component) + " is not a component of the image (0 to " +
+                std::to_string(num_components - 1) + ")");
+    p.roi_shift.assign(static_cast<size_t>(num_components), 0);
+    p.roi_shift[static_cast<size_t>(c.roi_component)] = c.roi_shift;
+  }
   require(c.last_is_alpha == 0 || c.last_is_alpha == 1, "last_is_alpha must be 0 or 1, got " + std::to_string(c.last_is_alpha));
   require(!c.last_is_alpha || num_components >= 2, "last_is_alpha needs a colour component before the alpha channel");
   e.last_is_alpha = c.last_is_alpha != 0;

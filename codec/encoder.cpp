@@ -16,6 +16,7 @@
 #include "codec/quant/quantiser.hpp"
 #include "codec/rate/ht_planes.hpp"
 #include "codec/rate/layers.hpp"
+#include "codec/tier1/block_coder.hpp"
 #include "codec/tier1/block_encode_batch.hpp"
 #include "codec/tier1/ht/plane_estimates.hpp"
 #include "codec/tier2/packet_writer.hpp"
@@ -203,6 +204,23 @@ int guard_bits_for(const std::vector<int>& block_planes, const TileLayout& layou
   return guard_bits;
 }
 
+// RGN's max-shift makes a decoder take each code-block of the component `shift` bit planes
+// higher (its coefficients coded as without it): no block may then pass the bit planes
+// decoders take (OpenJPEG's and ours, kMaxDecodedBitplanes).
+void check_roi_planes(const std::vector<CodedBlock>& coded, const TileLayout& layout, const std::vector<int>& roi_shift) {
+  std::vector<int> most(roi_shift.size(), 0);
+  for (size_t i = 0; i < coded.size(); ++i) {
+    const size_t c = layout.blocks[i].component;
+    if (c < roi_shift.size() && roi_shift[c] > 0) most[c] = std::max(most[c], coded[i].bitplanes);
+  }
+  for (size_t c = 0; c < roi_shift.size(); ++c)
+    if (roi_shift[c] > 0 && most[c] + roi_shift[c] > kMaxDecodedBitplanes)
+      bad("the ROI shift of " + std::to_string(roi_shift[c]) + " gives component " + std::to_string(c) + "'s code-blocks up to " +
+          std::to_string(most[c] + roi_shift[c]) + " bit planes; decoders (OpenJPEG's, ours) take at most " +
+          std::to_string(kMaxDecodedBitplanes) + ": a shift of at most " + std::to_string(kMaxDecodedBitplanes - most[c]) +
+          " for this image");
+}
+
 // The squared peak times the samples of every component (for the layers' PSNR).
 double peak_energy(const StreamInfo& info, const TileLayout& layout) {
   double peak_energy = 0;
@@ -365,6 +383,15 @@ Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) :
   // columns), so that the coarsest resolution of a whole tile is not empty (decoders differ
   // on such streams).
   const Canvas canvas(canvas_spec(ps, shape));
+  for (const TileChanges& t : p.tile_poc)
+    if (t.tile >= canvas.tile_count())
+      bad("progression order changes for tile " + std::to_string(t.tile) + ": the image has " + std::to_string(canvas.tile_count()) +
+          " tile" + (canvas.tile_count() == 1 ? "" : "s") + " (0 to " + std::to_string(canvas.tile_count() - 1) + ")");
+  for (size_t c = 0; c < p.roi_shift.size(); ++c)
+    if (p.roi_shift[c] >= kMaxDecodedBitplanes)
+      bad("the ROI shift of " + std::to_string(p.roi_shift[c]) + " for component " + std::to_string(c) + " leaves its code-blocks more than " +
+          std::to_string(kMaxDecodedBitplanes) + " bit planes, the most decoders (OpenJPEG's, ours) take: at most " +
+          std::to_string(kMaxDecodedBitplanes - 1));
   for (size_t c = 0; c < ncomp; ++c) {
     const int levels = component_style(p, c).levels;
     const int64_t side = std::min(canvas.spec().tile_w / shape.components[c].dx, canvas.spec().tile_h / shape.components[c].dy);
@@ -520,6 +547,7 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
     guard_bits = guard_bits_for(block_planes, layout_, bands, params.guard_bits);
   }
   report_.tier1_ms = ms_since(t0);  // with HT targets, the plane choice too: the two interleave
+  check_roi_planes(coded, layout_, params.roi_shift);
   if (targets) {
     // Rate control's hull per block (at most a point a pass, and one), and its lists of
     // slopes (every hull point's, and a copy; vectors that may double).

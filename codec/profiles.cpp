@@ -145,6 +145,9 @@ void apply_profile(const ProfileRequest& request, const j2k_image_view& shape, P
   // The settings it fixes, or refuses where they were asked for otherwise.
   if (params.block_coding != BlockCoding::Ebcot) bad("the " + name + " profile is Part 1's: EBCOT code-blocks, not HT");
   if (!params.layer_psnr.empty()) bad("the " + name + " profile limits the bytes of a frame: give rates (-r), not PSNR targets");
+  if (!params.tile_poc.empty()) bad("the " + name + " profile sets its own progression: no progression order changes (-POC)");
+  for (int shift : params.roi_shift)
+    if (shift != 0) bad("the " + name + " profile forbids a region of interest (RGN, -ROI)");
   if (!limits.cinema && params.layers != 1) bad("the " + name + " profile has one quality layer, not " + std::to_string(params.layers));
   const bool one_tile = (plan.tile_w == 0 || plan.tile_w >= shape.width) && (plan.tile_h == 0 || plan.tile_h >= shape.height);
   if (!one_tile) {

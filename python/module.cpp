@@ -18,6 +18,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "j2kfront/j2kfront.hpp"
@@ -246,6 +247,11 @@ class PyEncoder {
     c.qstep = coding["qstep"].cast<double>();
     c.frames_in_flight = coding["frames_in_flight"].cast<int>();
     c.devices = coding["devices"].cast<std::vector<int>>();
+    for (const auto& t : coding["pocs"].cast<std::vector<std::tuple<int, int, int, int, int, int, int>>>())
+      c.pocs.push_back({std::get<0>(t), std::get<1>(t), std::get<2>(t), std::get<3>(t), std::get<4>(t), std::get<5>(t),
+                        static_cast<j2k_progression>(std::get<6>(t))});
+    c.roi_component = coding["roi_component"].cast<int>();
+    c.roi_shift = coding["roi_shift"].cast<int>();
     const j2kfront::ImageView view = shape_.empty_view();
     py::gil_scoped_release unlocked;
     encoder_ = std::make_unique<j2kfront::Encoder>(s, c, view);

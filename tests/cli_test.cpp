@@ -510,8 +510,6 @@ TEST_F(Cli, BadDeviceVariableIsRefusedNamingIt) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
-// opj_compress's and opj_decompress's spellings: those that mean what ours mean are taken,
-// the others refused by name as not supported (not misread: -IMF is no -I -M F).
 // `-` for compress and decompress: an image through two pipes comes back whole (lossless), the
 // format of -o - from --OutFor, what is said of the run on standard error; a failed run writes
 // nothing to standard output; PGX (a file per component) is no format for it.
@@ -549,6 +547,9 @@ TEST_F(Cli, StandardInputAndOutput) {
   EXPECT_NE(r.output.find("add --ht"), std::string::npos) << r.output;
 }
 
+// opj_compress's and opj_decompress's spellings: those that mean what ours mean are taken
+// (-POC, -ROI and -s among them), the others (-jpip, -x) refused by name as not supported (not
+// misread: -IMF is no -I -M F).
 TEST_F(Cli, OpenJpegSpellingsAreTakenOrRefusedByName) {
   fs::create_directories(out("in"));
   fs::copy_file(kData + "/camera.pgm", out("in/camera.pgm"));
@@ -560,11 +561,52 @@ TEST_F(Cli, OpenJpegSpellingsAreTakenOrRefusedByName) {
   r = cli("decompress -ImgDir " + quote(out("j2k")) + " -o " + quote(out("png")) + " -OutFor pgm -allow-partial -quiet -force");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(fs::exists(out("png/camera.pgm")));
-  for (const char* flag : {"-POC T1=0,0,1,5,3,CPRL", "-ROI c=0,U=1", "-s 2,2"}) {
+  for (const char* flag : {"-POC T1=0,0,1,5,1,CPRL", "-ROI c=0,U=1", "-s 2,2"}) {
+    r = cli("compress -i " + quote(kData + "/camera.pgm") + " -o " + quote(out("x.j2k")) + " " + std::string(flag) + " --force --quiet");
+    EXPECT_EQ(r.exit_code, 0) << flag << "\n" << r.output;
+    EXPECT_TRUE(fs::exists(out("x.j2k"))) << flag;
+  }
+  fs::remove(out("x.j2k"));
+  for (const char* flag : {"-jpip", "-x index.txt"}) {
     r = cli("compress -i " + quote(kData + "/camera.pgm") + " -o " + quote(out("x.j2k")) + " " + std::string(flag));
     EXPECT_EQ(r.exit_code, 2) << flag << "\n" << r.output;
     EXPECT_NE(r.output.find("not supported"), std::string::npos) << flag << "\n" << r.output;
     EXPECT_FALSE(fs::exists(out("x.j2k"))) << flag;
+  }
+}
+
+// -s, -POC and -ROI: a value that is wrong, or that does not fit the image, is refused before
+// any work (exit 2), naming the flag and what is wrong.
+TEST_F(Cli, SubsamplingPocAndRoiBadValuesAreNamed) {
+  const std::string coffee = quote(kData + "/coffee.ppm");
+  for (const auto& [flags, want] : std::vector<std::pair<std::string, std::string>>{
+           {"-s 2", "-s: expected two numbers as X,Y"},
+           {"-s 0,2", "-s: values must be in 1..255"},
+           {"-s 2,2 -d 1,0", "-s: at the image origin 1,0 (-d), component 0 subsampled 2 x 2 would hold 599 x 400 of its 600 x 400 samples"},
+           {"-POC T1=0,0,1,6", "-POC: each change is T<tile>=resStart,compStart,layerEnd,resEnd,compEnd,PROG"},
+           {"-POC 0,0,1,6,3,CPRL", "-POC: each change is T<tile>"},
+           {"-POC T0=0,0,1,6,3,CPRL", "-POC: T0=0,0,1,6,3,CPRL: the tile (T1 the first) is a whole number 1 to 65535, not '0'"},
+           {"-POC T1=33,0,1,34,3,CPRL", "-POC: T1=33,0,1,34,3,CPRL: resStart is a whole number 0 to 32, not '33'"},
+           {"-POC T1=3,0,1,3,3,CPRL", "resEnd (above resStart) is a whole number 4 to 33, not '3'"},
+           {"-POC T1=0,0,0,6,3,CPRL", "layerEnd is a whole number 1 to 65535, not '0'"},
+           {"-POC T1=0,2,1,6,2,CPRL", "compEnd (above compStart) is a whole number 3 to 16384, not '2'"},
+           {"-POC T1=0,0,1,6,3,CPRX", "-POC: T1=0,0,1,6,3,CPRX: the progression is LRCP, RLCP, RPCL, PCRL or CPRL, not 'CPRX'"},
+           {"-POC T1=0,0,1,6,3,CPRL/", "-POC: expected T<tile>=resStart"},
+           {"-POC T1=0,3,1,6,4,CPRL", "-POC: T1: compStart 3, but the image has 3 components (0 to 2)"},
+           {"-POC T5=0,0,1,6,3,CPRL -t 300,200", "-POC: T5: the image has 4 tiles (T1 to T4)"},
+           {"-POC T1=0,0,1,6,3,CPRL --xyz srgb --cinema2K 24", "the cinema2k profile sets its own progression: no progression order changes (-POC)"},
+           {"-ROI c=0", "-ROI: expected c=<component>,U=<shift>"},
+           {"-ROI U=2,c=0", "-ROI: expected c=<component>,U=<shift>"},
+           {"-ROI c=x,U=2", "-ROI: c is a component, 0 the first, not 'x'"},
+           {"-ROI c=0,U=30", "-ROI: U is the shift in bit planes, 0 to 29"},
+           {"-ROI c=0,U=-1", "-ROI: U is the shift in bit planes, 0 to 29"},
+           {"-ROI c=3,U=2", "-ROI: c=3, but the image has 3 components (0 to 2)"},
+           {"-ROI c=0,U=2 --ht", "-ROI: a region of interest with HT code-blocks (--ht)"},
+           {"-ROI c=0,U=2 --xyz srgb --cinema4K", "the cinema4k profile forbids a region of interest (RGN, -ROI)"}}) {
+    const auto r = cli("compress -i " + coffee + " -o " + quote(out("x.j2k")) + " " + flags);
+    EXPECT_EQ(r.exit_code, 2) << flags << "\n" << r.output;
+    EXPECT_NE(r.output.find(want), std::string::npos) << flags << "\n" << r.output;
+    EXPECT_FALSE(fs::exists(out("x.j2k"))) << flags;
   }
 }
 

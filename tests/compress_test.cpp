@@ -4,6 +4,7 @@
 // OpenJPEG's own encoder (opj_compress, same settings: the same bytes, less its COM marker).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -104,6 +105,30 @@ class Compress : public test_support::TempDirTest {
       }
     }
     ASSERT_GT(decoders, 0);
+  }
+
+  // `j2k` decoded by our own decoder (`j2kfront decompress`) to exactly `input`'s samples.
+  void ours_decodes_exactly(const std::string& j2k, const std::string& input, const std::string& what) {
+    const std::string tif = path("ours_back.tif");
+    const auto r = run_command(quote(kCli) + " decompress -i " + quote(j2k) + " -o " + quote(tif) + " --force --quiet");
+    ASSERT_EQ(r.exit_code, 0) << what << ": " << r.output;
+    const j2kfront::Image want = j2k::io::read_image(input), got = j2k::io::read_image(tif);
+    ASSERT_EQ(got.components.size(), want.components.size()) << what;
+    for (size_t c = 0; c < want.components.size(); ++c)
+      EXPECT_TRUE(got.components[c].bytes == want.components[c].bytes) << what << ": component " << c << " differs";
+  }
+
+  // Our file and opj_compress's for `input` with `args`, less their COM markers; "" where
+  // opj_compress fails (its message in *why).
+  std::pair<std::vector<uint8_t>, std::vector<uint8_t>> ours_and_opjs(const std::string& input, const std::string& args,
+                                                                      std::string* why = nullptr) {
+    auto r = run_command(quote(kCli) + " compress -i " + quote(input) + " " + args + " -o " + quote(path("ours.j2k")) + " --force --quiet");
+    EXPECT_EQ(r.exit_code, 0) << args << ": " << r.output;
+    fs::remove(path("opj.j2k"));
+    r = run_command("opj_compress -i " + quote(input) + " " + args + " -o " + quote(path("opj.j2k")));
+    if (why) *why = r.output;
+    const bool opj = r.exit_code == 0 && fs::exists(path("opj.j2k"));
+    return {without_comments(file_bytes(path("ours.j2k"))), opj ? without_comments(file_bytes(path("opj.j2k"))) : std::vector<uint8_t>{}};
   }
 
   void SkipWithoutDecoders() {  // the test returns when IsSkipped()
@@ -305,6 +330,122 @@ TEST_F(Compress, OptionsGiveOpenJpegsBytes) {
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_TRUE(without_comments(file_bytes(path("ours.j2k"))) == without_comments(file_bytes(path("opj.j2k")))) << args;
   }
+}
+
+// -s DX,DY as opj_compress (its image readers): each component's dx, dy multiplied by them
+// (a raw input's own subsampling too) and the image area (width - 1) * DX + 1 by
+// (height - 1) * DY + 1 from the origin. opj_compress's bytes for the same flags, and the
+// samples back from opj_decompress and our decoder (grk_decompress's TIFF writer takes no
+// subsampled components).
+TEST_F(Compress, SubsamplingAsOpenJpeg) {
+  if (!have("opj_compress")) GTEST_SKIP() << "opj_compress not found (Debian: apt install libopenjp2-tools)";
+  SkipWithoutDecoders();
+  if (IsSkipped()) return;  // GTEST_SKIP in a helper returns from the helper only
+  for (const auto& [image, args] : std::vector<std::pair<std::string, std::string>>{
+           {"camera.pgm", "-s 2,2"}, {"coffee.ppm", "-s 3,2 -d 6,4"}, {"coffee.ppm", "-s 2,1 -t 256,256 -n 4"},
+           {"coffee.ppm", "-s 5,7 -ROI c=1,U=2"}}) {
+    const std::string input = kData + "/" + image;
+    const auto [ours, theirs] = ours_and_opjs(input, args);
+    EXPECT_TRUE(ours == theirs) << image << " " << args << ": " << ours.size() << " bytes, opj_compress's " << theirs.size();
+    round_trip(input, args, /*grok=*/false);
+    ours_decodes_exactly(path("out.j2k"), input, image + " " + args);
+  }
+  // A raw input's 4:2:0 planes (even sides: opj_compress reads w * h / 4 samples of each),
+  // subsampled again on the canvas.
+  std::mt19937 rng(11);
+  std::vector<char> planes(36 * 22 + 2 * 18 * 11);
+  for (char& v : planes) v = static_cast<char>(rng());
+  std::ofstream(path("yuv.raw"), std::ios::binary).write(planes.data(), static_cast<std::streamsize>(planes.size()));
+  for (const char* args : {"-s 2,3 -n 3", "-s 2,2 -d 4,4 -n 3", "-s 3,1 -d 6,5 -n 2"}) {
+    const auto [ours, theirs] = ours_and_opjs(path("yuv.raw"), std::string("-F 36,22,3,8,u@1x1:2x2:2x2 ") + args);
+    EXPECT_TRUE(ours == theirs) << args << ": " << ours.size() << " bytes, opj_compress's " << theirs.size();
+  }
+}
+
+// -POC T<tile>=resStart,compStart,layerEnd,resEnd,compEnd,PROG[/...] as opj_compress writes
+// it: the changes in a POC segment in the tile's first tile-part header (the values as given,
+// compEnd clamped to the components), a tile-part a change. opj_compress's bytes for changes
+// that send each packet once, in one tile or several, past the stream's bounds, with SOP,
+// EPH, PLT, TLM and precincts, and for changes that leave packets out (a warning says so);
+// the samples back from opj_decompress, grk_decompress and our decoder.
+TEST_F(Compress, ProgressionChangesAsOpenJpeg) {
+  if (!have("opj_compress")) GTEST_SKIP() << "opj_compress not found (Debian: apt install libopenjp2-tools)";
+  SkipWithoutDecoders();
+  if (IsSkipped()) return;  // GTEST_SKIP in a helper returns from the helper only
+  const std::string coffee = kData + "/coffee.ppm";
+  for (const char* args : {"-POC T1=0,0,1,3,3,CPRL/T1=3,0,1,6,3,LRCP", "-POC T1=0,0,1,3,3,CPRL/T1=3,0,1,6,3,LRCP -SOP -EPH -PLT -TLM",
+                           "-POC T1=0,0,5,33,9,RPCL", "-POC T1=0,0,1,6,1,LRCP/T1=0,1,1,6,3,RLCP",
+                           "-c [128,128],[64,64] -POC T1=0,0,1,2,3,PCRL/T1=2,0,1,6,3,RPCL", "-t 300,400 -POC T2=0,0,1,6,3,PCRL",
+                           "-t 300,400 -POC T1=0,0,1,3,3,CPRL/T1=3,0,1,6,3,LRCP/T2=0,0,1,3,3,CPRL/T2=3,0,1,6,3,LRCP"}) {
+    const auto [ours, theirs] = ours_and_opjs(coffee, args);
+    EXPECT_TRUE(ours == theirs) << args << ": " << ours.size() << " bytes, opj_compress's " << theirs.size();
+    round_trip(coffee, args);
+    ours_decodes_exactly(path("out.j2k"), coffee, args);
+  }
+  // Changes that leave resolutions 3 to 5 out: the same bytes, and the run says so.
+  const auto [ours, theirs] = ours_and_opjs(coffee, "-POC T1=0,0,1,3,3,CPRL");
+  EXPECT_TRUE(ours == theirs) << ours.size() << " bytes, opj_compress's " << theirs.size();
+  const auto r = run_command(quote(kCli) + " compress -i " + quote(coffee) + " -o " + quote(path("part.j2k")) + " -POC T1=0,0,1,3,3,CPRL --quiet");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("warning: -POC leaves packets unsent (T1: 9 of its 18 component-resolutions, the first component 0 resolution 3)"),
+            std::string::npos) << r.output;
+}
+
+// Where opj_compress's file is not what the changes say, ours differs and decodes exactly:
+// changes that overlap (opj_compress sends the packets again in the later tile-part, which
+// opj_decompress reads as the next packets), a change whose layers run past the one before
+// (opj_compress sends none of its packets), and -TP with -POC (opj_compress fails, or divides
+// at more than the index asked for).
+TEST_F(Compress, ProgressionChangesSendEachPacketOnce) {
+  SkipWithoutDecoders();
+  if (IsSkipped()) return;  // GTEST_SKIP in a helper returns from the helper only
+  const std::string coffee = kData + "/coffee.ppm";
+  for (const char* args : {"-POC T1=0,0,1,3,3,CPRL/T1=0,0,1,6,3,LRCP", "-r 20,10,1 -POC T1=0,0,2,3,3,CPRL/T1=0,0,3,6,3,LRCP",
+                           "-POC T1=0,0,1,3,3,CPRL/T1=3,0,1,6,3,LRCP -TP R", "-POC T1=0,0,1,6,3,CPRL -TP C"}) {
+    round_trip(coffee, args);
+    ours_decodes_exactly(path("out.j2k"), coffee, args);
+  }
+  // The overlap's packets once: the file of the changes apart, byte for byte.
+  const auto once = [&](const std::string& args) {
+    auto r = run_command(quote(kCli) + " compress -i " + quote(coffee) + " " + args + " -o " + quote(path("once.j2k")) + " --force --quiet");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return file_bytes(path("once.j2k"));
+  };
+  std::vector<uint8_t> apart = once("-POC T1=0,0,1,3,3,CPRL/T1=3,0,1,6,3,LRCP"), overlapping = once("-POC T1=0,0,1,3,3,CPRL/T1=0,0,1,6,3,LRCP");
+  const uint8_t poc[] = {0xFF, 0x5F};
+  for (std::vector<uint8_t>* b : {&apart, &overlapping}) {  // their POC segments differ in one byte: the second RSpoc
+    const size_t at = static_cast<size_t>(std::search(b->begin(), b->end(), std::begin(poc), std::end(poc)) - b->begin());
+    ASSERT_LT(at + 11, b->size());
+    (*b)[at + 11] = 0;
+  }
+  EXPECT_TRUE(apart == overlapping);
+}
+
+// -ROI c=N,U=S as opj_compress: RGN (max-shift) for component N in the main header, after TLM
+// and before COM, and the code-blocks as without it (a decoder takes them S bit planes higher
+// and shifts them back). opj_compress's bytes; the samples back from opj_decompress,
+// grk_decompress and our decoder (Grok 10 not at the 30 bit planes of moon_u16.tif's largest
+// blocks with a shift of 11: it decodes 28 at most); a shift that takes a code-block past the
+// 30 bit planes decoders take refused, saying how far it may go.
+TEST_F(Compress, RegionOfInterestAsOpenJpeg) {
+  if (!have("opj_compress")) GTEST_SKIP() << "opj_compress not found (Debian: apt install libopenjp2-tools)";
+  SkipWithoutDecoders();
+  if (IsSkipped()) return;  // GTEST_SKIP in a helper returns from the helper only
+  struct Case { const char* image; const char* args; bool grok; };
+  for (const Case& k : {Case{"camera.pgm", "-ROI c=0,U=5", true}, Case{"coffee.ppm", "-ROI c=2,U=10", true},
+                        Case{"coffee.ppm", "-ROI c=1,U=3 -TLM -PLT -t 256,256", true}, Case{"moon_u16.tif", "-ROI c=0,U=11", false},
+                        Case{"moon_u16.tif", "-ROI c=0,U=9", true}, Case{"coffee.ppm", "-ROI c=0,U=0", true}}) {
+    const std::string input = kData + "/" + k.image;
+    const auto [ours, theirs] = ours_and_opjs(input, k.args);
+    EXPECT_TRUE(ours == theirs) << k.image << " " << k.args << ": " << ours.size() << " bytes, opj_compress's " << theirs.size();
+    round_trip(input, k.args, k.grok);
+    ours_decodes_exactly(path("out.j2k"), input, std::string(k.image) + " " + k.args);
+  }
+  const auto r = run_command(quote(kCli) + " compress -i " + quote(kData + "/camera.pgm") + " -o " + quote(path("roi.j2k")) + " -ROI c=0,U=25");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("the ROI shift of 25 gives component 0's code-blocks up to 33 bit planes"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("a shift of at most 22 for this image"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(path("roi.j2k")));
 }
 
 // Lossy 9/7 at -r 10, 20, 40, 80: both decoders open the streams, and at the size of

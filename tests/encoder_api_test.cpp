@@ -105,7 +105,8 @@ TEST_F(EncoderApi, LosslessImagesDecodeToTheirSamples) {
 
 TEST_F(EncoderApi, SameBytesAsTheCommandLine) {
   for (const std::string& flags : {std::string(""), std::string("-I -r 40,20 -b 32,32 -p RPCL -c [128,128]"),
-                                   std::string("-q 30,40 -I -M 9 --SOP --EPH"), std::string("-n 4 -t 100,90 --TP R --TLM --PLT")}) {
+                                   std::string("-q 30,40 -I -M 9 --SOP --EPH"), std::string("-n 4 -t 100,90 --TP R --TLM --PLT"),
+                                   std::string("-t 256,256 -POC T1=0,0,1,3,3,CPRL/T1=3,0,1,6,3,LRCP/T4=0,1,1,6,3,RLCP -ROI c=1,U=4 --TLM")}) {
     for (const char* ext : {".j2k", ".jp2"}) {
       const std::string file = path(std::string("cli") + ext);
       const auto r = run_command(quote(kCli) + " compress --backend cpu --quiet --force -i " + quote(kData + "/astronaut.ppm") +
@@ -134,6 +135,13 @@ TEST_F(EncoderApi, SameBytesAsTheCommandLine) {
         s.tile_w = 100, s.tile_h = 90;
         c.tile_parts = 'R';
         c.tlm = c.plt = true;
+      }
+      if (flags.find("-POC") != std::string::npos) {
+        s.tile_w = s.tile_h = 256;
+        c.pocs = {{0, 0, 0, 1, 3, 3, J2K_CPRL}, {0, 3, 0, 1, 6, 3, J2K_LRCP}, {3, 0, 1, 1, 6, 3, J2K_RLCP}};
+        c.roi_component = 1;
+        c.roi_shift = 4;
+        c.tlm = true;
       }
       const j2kfront::ImageView view = image.view();
       j2kfront::Encoder encoder(s, c, view);
@@ -275,6 +283,19 @@ TEST_F(EncoderApi, BadSettingsAreNamed) {
       {"narrow_output must be 0", J2K_INVALID_ARGUMENT, [](auto& s, auto&) { s.narrow_output = 1; }, false},
       {"output_memory must be HOST", J2K_INVALID_ARGUMENT, [](auto& s, auto&) { s.output_memory = J2K_MEMORY_DEVICE; }, false},
       {"this image allows 6 levels (7 resolutions)", J2K_INVALID_ARGUMENT, [](auto& s, auto&) { s.levels = 7; }, false},
+      {"pocs[0]: tile must be 0 to 65534", J2K_INVALID_ARGUMENT, [](auto&, auto& c) { c.pocs = {{-1, 0, 0, 1, 6, 3, J2K_LRCP}}; }, false},
+      {"pocs[1]: res_end must be res_start + 1 (4) to 33", J2K_INVALID_ARGUMENT,
+       [](auto&, auto& c) { c.pocs = {{0, 0, 0, 1, 3, 3, J2K_LRCP}, {0, 3, 0, 1, 3, 3, J2K_LRCP}}; }, false},
+      {"pocs[0]: comp_start 3 is not a component of the image (0 to 2)", J2K_INVALID_ARGUMENT,
+       [](auto&, auto& c) { c.pocs = {{0, 0, 3, 1, 6, 4, J2K_LRCP}}; }, false},
+      {"pocs[0]: comp_end must be above comp_start", J2K_INVALID_ARGUMENT, [](auto&, auto& c) { c.pocs = {{0, 0, 1, 1, 6, 1, J2K_LRCP}}; }, false},
+      {"pocs[0]: layer_end must be 1 to 65535", J2K_INVALID_ARGUMENT, [](auto&, auto& c) { c.pocs = {{0, 0, 0, 0, 6, 3, J2K_LRCP}}; }, false},
+      {"progression order changes for tile 4: the image has 4 tiles (0 to 3)", J2K_INVALID_ARGUMENT,
+       [](auto& s, auto& c) { s.tile_w = s.tile_h = 32, c.pocs = {{4, 0, 0, 1, 6, 3, J2K_LRCP}}; }, false},
+      {"roi_shift must be 0 (none) or 1 to 29", J2K_INVALID_ARGUMENT, [](auto&, auto& c) { c.roi_shift = 30; }, false},
+      {"roi_component 3 is not a component of the image (0 to 2)", J2K_INVALID_ARGUMENT,
+       [](auto&, auto& c) { c.roi_component = 3, c.roi_shift = 2; }, false},
+      {"a region of interest (RGN) with HT code-blocks", J2K_INVALID_ARGUMENT, [](auto&, auto& c) { c.modes = J2K_MODE_HT, c.roi_shift = 2; }, false},
   };
   for (const Case& k : cases) {
     j2kfront::Settings s;

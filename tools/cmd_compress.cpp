@@ -2,8 +2,9 @@
 // `j2kfront compress -i IN -o OUT.j2k|.j2c|.jp2`: a JPEG 2000 file from an image file (or
 // every image of a directory into another), through the front stage (any backend) and the
 // codec (codec/), with opj_compress's flags: -r / -q quality layers, -n, -b, -c, -t, -T, -d,
-// -p, -I, -mct, -M, -SOP, -EPH, -PLT, -TLM, -TP, -OutFor. Every flag and every output name is
-// checked before any work; each file is written under a temporary name and renamed.
+// -s, -p, -POC, -I, -mct, -M, -SOP, -EPH, -PLT, -TLM, -TP, -ROI, -OutFor. Every flag and every
+// output name is checked before any work; each file is written under a temporary name and
+// renamed.
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -51,6 +52,9 @@ struct CompressArgs {
   std::string imf;   // --IMF PROFILE[,mainlevel=X][,sublevel=Y][,framerate=FPS]
   std::string modes = "0";  // -M: the sum of the mode switches, or HT
   std::string max_memory;   // --max-memory; empty: half the RAM
+  std::string subsampling;  // -s DX,DY: the image subsampled on the canvas
+  std::string poc;          // -POC T<tile>=RS,CS,LE,RE,CE,PROG[/...]: tiles' progression order changes
+  std::string roi;          // -ROI c=N,U=S: a whole component a region of interest (RGN)
   bool irreversible = false, ht = false, sop = false, eph = false, plt = false, tlm = false, force = false, quiet = false;
 };
 
@@ -146,6 +150,75 @@ void imf_from(const std::string& text, j2kfront::Coding& c) {
   }
 }
 
+// A whole number in `text` within [least, most]; nullopt where it is not one or outside.
+std::optional<int64_t> whole_number(const std::string& text, int64_t least, int64_t most) {
+  if (text.empty() || text.size() > 18 || !std::all_of(text.begin(), text.end(), [](unsigned char ch) { return std::isdigit(ch); }))
+    return std::nullopt;
+  const int64_t v = std::stoll(text);
+  if (v < least || v > most) return std::nullopt;
+  return v;
+}
+
+// -POC T<tile>=resStart,compStart,layerEnd,resEnd,compEnd,PROG[/T...], as opj_compress: each
+// change of tile <tile> (T1 the first, raster order). Every part is checked, and named where
+// it is wrong.
+std::vector<j2k_poc> pocs_from(const std::string& text) {
+  static const char* kForm = "T<tile>=resStart,compStart,layerEnd,resEnd,compEnd,PROG";
+  std::vector<j2k_poc> out;
+  std::stringstream in(text);
+  std::string change;
+  while (std::getline(in, change, '/')) {
+    const size_t eq = change.find('=');
+    std::vector<std::string> f;
+    if (eq != std::string::npos) {
+      std::stringstream values(change.substr(eq + 1));
+      for (std::string v; std::getline(values, v, ',');) f.push_back(v);
+    }
+    if (change.size() < 2 || change[0] != 'T' || eq == std::string::npos || f.size() != 6 || change.back() == ',')
+      throw CLI::ValidationError("-POC", "each change is " + std::string(kForm) + ", changes apart by '/', not '" + change + "'");
+    auto field = [&](const std::string& value, const char* name, int64_t least, int64_t most) {
+      const std::optional<int64_t> v = whole_number(value, least, most);
+      if (!v)
+        throw CLI::ValidationError("-POC", change + ": " + name + " is a whole number " + std::to_string(least) + " to " +
+                                               std::to_string(most) + ", not '" + value + "'");
+      return static_cast<int>(*v);
+    };
+    j2k_poc e{};
+    e.tile = field(change.substr(1, eq - 1), "the tile (T1 the first)", 1, 65535) - 1;
+    e.res_start = field(f[0], "resStart", 0, 32);
+    e.comp_start = field(f[1], "compStart", 0, 16383);
+    e.layer_end = field(f[2], "layerEnd", 1, 65535);
+    e.res_end = field(f[3], "resEnd (above resStart)", e.res_start + 1, 33);
+    e.comp_end = field(f[4], "compEnd (above compStart)", e.comp_start + 1, 16384);
+    try {
+      e.progression = progression_from(f[5]);
+    } catch (const CLI::ValidationError&) {
+      throw CLI::ValidationError("-POC", change + ": the progression is LRCP, RLCP, RPCL, PCRL or CPRL, not '" + f[5] + "'");
+    }
+    out.push_back(e);
+  }
+  if (out.empty() || text.back() == '/')
+    throw CLI::ValidationError("-POC", "expected " + std::string(kForm) + "[/...], not '" + text + "'");
+  return out;
+}
+
+// -ROI c=N,U=S, as opj_compress: component N (0 the first) a region of interest, its
+// coefficients taken S bit planes up (RGN's max-shift; 0: none).
+void roi_from(const std::string& text, j2kfront::Coding& c) {
+  const size_t comma = text.find(',');
+  const std::string n = text.substr(0, comma), u = comma == std::string::npos ? "" : text.substr(comma + 1);
+  if (n.rfind("c=", 0) != 0 || u.rfind("U=", 0) != 0)
+    throw CLI::ValidationError("-ROI", "expected c=<component>,U=<shift>, not '" + text + "'");
+  const std::optional<int64_t> component = whole_number(n.substr(2), 0, 16383);
+  if (!component) throw CLI::ValidationError("-ROI", "c is a component, 0 the first, not '" + n.substr(2) + "'");
+  const std::optional<int64_t> shift = whole_number(u.substr(2), 0, 29);
+  if (!shift)
+    throw CLI::ValidationError("-ROI", "U is the shift in bit planes, 0 to 29 (a code-block's bit planes and the shift together at "
+                                       "most 30, what decoders take), not '" + u.substr(2) + "'");
+  c.roi_component = static_cast<int>(*component);
+  c.roi_shift = static_cast<int>(*shift);
+}
+
 j2kfront::Coding coding_from(const CompressArgs& a) {
   j2kfront::Coding c;
   if (!a.rates.empty() && !a.psnr.empty()) throw CLI::ValidationError("-q", "give -r (rates) or -q (PSNR), not both");
@@ -167,7 +240,101 @@ j2kfront::Coding coding_from(const CompressArgs& a) {
   if (!a.imf.empty()) imf_from(a.imf, c);
   if (a.cinema2k) c.profile = J2K_PROFILE_CINEMA_2K, c.frame_rate = a.cinema2k;
   if (a.cinema4k) c.profile = J2K_PROFILE_CINEMA_4K, c.frame_rate = 24;
+  if (!a.poc.empty()) c.pocs = pocs_from(a.poc);
+  if (!a.roi.empty()) {
+    roi_from(a.roi, c);
+    if (c.roi_shift > 0 && (c.modes & J2K_MODE_HT))
+      throw CLI::ValidationError("-ROI", "a region of interest with HT code-blocks (--ht): OpenJPEG decodes no ROI in those");
+  }
   return c;
+}
+
+// The components the flags name (-POC, -ROI), 3 at least: the count the flags are checked
+// for before an image is read (then again for each image).
+int components_named(const j2kfront::Coding& c) {
+  int n = 3;
+  for (const j2k_poc& e : c.pocs) n = std::max(n, e.comp_start + 1);
+  if (c.roi_shift > 0) n = std::max(n, c.roi_component + 1);
+  return n;
+}
+
+// -s DX,DY, as opj_compress: the image's samples DX and DY reference-grid units apart, each
+// component's dx and dy (a raw input's own too) multiplied by them, the image area from its
+// origin across (width - 1) * DX + 1 columns and (height - 1) * DY + 1 rows. Each component
+// must keep its samples there, which needs an origin on the components' grid (opj_compress
+// would code one row and column fewer of it, shifted).
+void subsample(j2kfront::Image& image, std::pair<int64_t, int64_t> by) {
+  const auto [sx, sy] = by;
+  const int64_t width = (int64_t{image.width} - 1) * sx + 1, height = (int64_t{image.height} - 1) * sy + 1;
+  if (image.x0 + width > UINT32_MAX || image.y0 + height > UINT32_MAX)
+    throw CLI::ValidationError("-s", "the subsampled image does not fit on the canvas at its origin (-d)");
+  auto cdiv = [](int64_t v, int64_t d) { return (v + d - 1) / d; };
+  for (size_t k = 0; k < image.components.size(); ++k) {
+    j2kfront::Image::Component& c = image.components[k];
+    const int64_t dx = c.dx * sx, dy = c.dy * sy;
+    if (dx > 255 || dy > 255)
+      throw CLI::ValidationError("-s", "component " + std::to_string(k) + " would be subsampled " + std::to_string(dx) + " x " +
+                                           std::to_string(dy) + "; a codestream holds 1 to 255 each way");
+    const int64_t w = cdiv(image.x0 + width, dx) - cdiv(image.x0, dx), h = cdiv(image.y0 + height, dy) - cdiv(image.y0, dy);
+    if (w != c.width || h != c.height)
+      throw CLI::ValidationError("-s", "at the image origin " + std::to_string(image.x0) + "," + std::to_string(image.y0) +
+                                           " (-d), component " + std::to_string(k) + " subsampled " + std::to_string(dx) + " x " +
+                                           std::to_string(dy) + " would hold " + std::to_string(w) + " x " + std::to_string(h) +
+                                           " of its " + std::to_string(c.width) + " x " + std::to_string(c.height) +
+                                           " samples: the origin must be a multiple of the subsampling");
+    c.dx = static_cast<int>(dx);
+    c.dy = static_cast<int>(dy);
+  }
+  image.width = static_cast<uint32_t>(width);
+  image.height = static_cast<uint32_t>(height);
+}
+
+// What -POC leaves out, which opj_compress warns of too ("Missing packets"): for each tile with
+// changes, the component-resolutions (of `resolutions` in each of `components`) whose
+// `layers` its changes do not all send. Empty where they send every packet.
+std::string poc_gaps(const j2kfront::Coding& c, int components, int resolutions, int layers) {
+  std::map<int, std::vector<int>> sent;  // per tile, per component-resolution: the layers sent (a prefix)
+  for (const j2k_poc& e : c.pocs) {
+    std::vector<int>& s = sent[e.tile];
+    s.resize(static_cast<size_t>(components * resolutions), 0);
+    for (int k = e.comp_start; k < std::min(e.comp_end, components); ++k)
+      for (int r = e.res_start; r < std::min(e.res_end, resolutions); ++r) {
+        int& n = s[static_cast<size_t>(k * resolutions + r)];
+        n = std::max(n, std::min(e.layer_end, layers));
+      }
+  }
+  std::string out;
+  for (const auto& [tile, s] : sent) {
+    const auto first = std::find_if(s.begin(), s.end(), [&](int n) { return n < layers; });
+    if (first == s.end()) continue;
+    const auto at = static_cast<int>(first - s.begin());
+    out += std::string(out.empty() ? "" : "; ") + "T" + std::to_string(tile + 1) + ": " +
+           std::to_string(std::count_if(s.begin(), s.end(), [&](int n) { return n < layers; })) + " of its " +
+           std::to_string(s.size()) + " component-resolutions, the first component " + std::to_string(at / resolutions) +
+           " resolution " + std::to_string(at % resolutions);
+  }
+  return out;
+}
+
+// The flags that depend on the image, checked against it and named where they do not fit:
+// -POC's tiles and components, -ROI's component.
+void check_flags_for(const j2kfront::Coding& c, const j2k_settings& s, const j2kfront::Image& image) {
+  const auto n = static_cast<int>(image.components.size());
+  auto across = [](int64_t x0, int64_t x1, int64_t t0, int64_t size) { return size == 0 ? 1 : (x1 - t0 + size - 1) / size - (x0 - t0) / size; };
+  const int64_t tiles = across(image.x0, int64_t{image.x0} + image.width, s.tile_x0, s.tile_w) *
+                        across(image.y0, int64_t{image.y0} + image.height, s.tile_y0, s.tile_h);
+  for (const j2k_poc& e : c.pocs) {
+    const std::string which = "T" + std::to_string(e.tile + 1) + ": ";
+    if (e.tile >= tiles)
+      throw CLI::ValidationError("-POC", which + "the image has " + std::to_string(tiles) + " tile" + (tiles == 1 ? "" : "s") +
+                                             " (T1 to T" + std::to_string(tiles) + ")");
+    if (e.comp_start >= n)
+      throw CLI::ValidationError("-POC", which + "compStart " + std::to_string(e.comp_start) + ", but the image has " +
+                                             std::to_string(n) + " component" + (n == 1 ? "" : "s") + " (0 to " + std::to_string(n - 1) + ")");
+  }
+  if (c.roi_shift > 0 && c.roi_component >= n)
+    throw CLI::ValidationError("-ROI", "c=" + std::to_string(c.roi_component) + ", but the image has " + std::to_string(n) + " component" +
+                                           (n == 1 ? "" : "s") + " (0 to " + std::to_string(n - 1) + ")");
 }
 
 // Without -n: opj_compress's 6 resolutions, or as many as the image's nominal tile allows in
@@ -333,9 +500,11 @@ int run_compress(CompressArgs a) {
   const uint64_t max_memory = a.max_memory.empty() ? default_memory_budget() : parse_memory_size(a.max_memory);
   // .jp2, and .jph with --ht: the JP2 boxes (brand 'jph ' around HT code-blocks).
   j2k_file_format_from_name(jobs[0].format_name.c_str(), &coding.format);
+  std::optional<std::pair<int64_t, int64_t>> subsampling;
+  if (!a.subsampling.empty()) subsampling = parse_pair("-s", a.subsampling, 1, 255);
   // Every flag before an image is read (the component count, for -mct, once it is), then the
   // outputs: never an input, an existing file only with --force.
-  j2kfront::check(j2k_coding_check(&s, coding.get(), 3));
+  j2kfront::check(j2k_coding_check(&s, coding.get(), components_named(coding)));
   // A directory's outputs go to OUTDIR, created if missing; a single output's directory must be
   // there (OutputFile::check).
   if (batch) {
@@ -353,6 +522,7 @@ int run_compress(CompressArgs a) {
   std::string encoder_key;
   size_t failed = 0;
   uint64_t bytes_in = 0, bytes_out = 0;
+  bool warned_gaps = false;  // -POC's (once a run)
   for (size_t k = 0; k < jobs.size(); ++k) {
     const CompressJob& job = jobs[k];
     try {
@@ -379,8 +549,20 @@ int run_compress(CompressArgs a) {
         throw CLI::ValidationError("-t", "the first tile must overlap the image: tile origin + tile size must exceed the image origin");
       image.x0 = static_cast<uint32_t>(ix);
       image.y0 = static_cast<uint32_t>(iy);
+      if (subsampling) subsample(image, *subsampling);
+      check_flags_for(coding, s, image);
       const j2kfront::ImageView view = image.view();
       if (a.resolutions == 0) s.levels = default_levels(s, image);  // a function of the shape (the key)
+      if (!warned_gaps) {
+        const int layers = static_cast<int>(std::max<size_t>({1, coding.rates.size(), coding.psnr.size()}));
+        const std::string gaps = poc_gaps(coding, static_cast<int>(image.components.size()), s.levels + 1, layers);
+        if (!gaps.empty()) {
+          progress.clear();
+          std::fprintf(stderr, "j2kfront: warning: -POC leaves packets unsent (%s): the image loses them, as in opj_compress's file\n",
+                       gaps.c_str());
+          warned_gaps = true;
+        }
+      }
       const std::string key = shape_key(image);
       // The image's samples are held while it is encoded: the encoder may take the rest.
       uint64_t samples = 0;
@@ -479,7 +661,14 @@ std::function<int()> add_compress_command(CLI::App& app) {
   cmd->add_option("-t", args->tile_size, "tile size W,H (default: one tile)");
   cmd->add_option("-T", args->tile_origin, "tile grid origin X,Y on the canvas")->capture_default_str();
   cmd->add_option("-d", args->image_origin, "image origin X,Y on the canvas")->capture_default_str();
+  cmd->add_option("-s", args->subsampling,
+                  "subsampling DX,DY (1..255) as opj_compress -s: every component's samples DX, DY apart on the canvas "
+                  "(the image area (width-1)*DX+1 x (height-1)*DY+1 from -d, which must fall on that grid)");
   cmd->add_option("-p", args->order, "progression order: LRCP, RLCP, RPCL, PCRL or CPRL")->capture_default_str();
+  cmd->add_option("--POC", args->poc,
+                  "progression order changes as opj_compress -POC: T<tile>=resStart,compStart,layerEnd,resEnd,compEnd,PROG[/...], "
+                  "tiles from T1; each tile's in its first tile-part header, a tile-part each change, each packet sent once "
+                  "(where changes overlap, opj_compress sends it again); packets no change covers are left out");
   cmd->add_flag("-I", args->irreversible, "the irreversible 9/7 wavelet (lossy), with the ICT");
   cmd->add_option("--qstep", args->qstep,
                   "with -I: the base quantisation step as a fraction of the samples' range, each band's the base over its "
@@ -515,6 +704,9 @@ std::function<int()> add_compress_command(CLI::App& app) {
   cmd->add_flag("--TLM", args->tlm, "tile-part lengths in the main header");
   cmd->add_option("--TP", args->tile_parts, "tile-parts: a new one at each resolution (R), layer (L) or component (C)")
       ->check(CLI::IsMember({"R", "L", "C"}));
+  cmd->add_option("--ROI", args->roi,
+                  "c=N,U=S as opj_compress -ROI: component N a region of interest, RGN's max-shift by S bit planes (0..29; "
+                  "0: none); the blocks coded as without it (a decoder shifts them up and back), a block's planes plus S at most 30");
   cmd->add_option("--guard-bits", args->guard_bits, "guard bits 0..7 (default 2, more where the 5/3 needs them)")
       ->check(CLI::Range(0, 7));
   cmd->add_option("-C,--comment", args->comment, "the COM marker's text (empty: none)")->capture_default_str();
@@ -527,9 +719,9 @@ std::function<int()> add_compress_command(CLI::App& app) {
                   "host memory one image may take, its samples included, e.g. 800M, 4G (default: half the RAM): "
                   "settings or an image that need more are refused before the work");
   cmd->add_flag("--force", args->force, "replace an existing output file");
-  cmd->add_flag("--quiet", args->quiet, "print nothing but errors");
-  cmd->footer("opj_compress's spellings -mct, -SOP, -EPH, -PLT, -TLM, -TP, -GuardBits, -threads, -OutFor, -ImgDir, -quiet and -force\n"
-              "-cinema2K, -cinema4K, -IMF are accepted too; -s, -POC, -ROI, -jpip and -x are refused as not supported.");
+  cmd->add_flag("--quiet", args->quiet, "print nothing but errors and warnings");
+  cmd->footer("opj_compress's spellings -mct, -SOP, -EPH, -PLT, -TLM, -TP, -GuardBits, -threads, -OutFor, -ImgDir, -quiet, -force,\n"
+              "-cinema2K, -cinema4K, -IMF, -POC and -ROI are accepted too; -jpip and -x are refused as not supported.");
   return [args] { return run_compress(*args); };
 }
 
@@ -543,13 +735,12 @@ std::vector<std::string> opj_style_arguments(int argc, char** argv) {
   static const std::map<std::string, std::string> kCompress = {
       {"-mct", "--mct"}, {"-SOP", "--SOP"}, {"-EPH", "--EPH"}, {"-PLT", "--PLT"},
       {"-TLM", "--TLM"}, {"-TP", "--TP"},   {"-GuardBits", "--guard-bits"},
-      {"-cinema2K", "--cinema2K"}, {"-cinema4K", "--cinema4K"}, {"-IMF", "--IMF"}};
+      {"-cinema2K", "--cinema2K"}, {"-cinema4K", "--cinema4K"}, {"-IMF", "--IMF"},
+      {"-POC", "--POC"}, {"-ROI", "--ROI"}};
   static const std::map<std::string, std::string> kDecompress = {{"-allow-partial", "--allow-partial"}};
   // Theirs that j2kfront does not do: named as such, not misread as a cluster of short flags
   // (-IMF as -I -M F).
   static const std::map<std::string, std::string> kNotCompress = {
-      {"-s", "subsampled input (-s dx,dy)"},
-      {"-POC", "progression order changes (-POC)"}, {"-ROI", "regions of interest (-ROI)"},
       {"-jpip", "JPIP index boxes (-jpip)"},
       {"-x", "index files (-x)"}};
   for (size_t k = 2; k < out.size(); ++k) {

@@ -29,7 +29,7 @@ SampleBytes read_input_file(const std::string& path, uint64_t limit);
 // argv as CLI11 parses it: for `compress` and `decompress`, opj_compress's and
 // opj_decompress's spellings that mean what one of ours means (-mct, -SOP, -EPH, -PLT, -TLM,
 // -TP, -GuardBits, -threads, -OutFor, -ImgDir, -quiet, -force, -allow-partial,
-// -cinema2K, -cinema4K, -IMF) in ours; theirs that j2kfront does not do (-s, -POC, -ROI, -jpip, -x)
+// -cinema2K, -cinema4K, -IMF, -POC, -ROI) in ours; theirs that j2kfront does not do (-jpip, -x)
 // throw CLI::ValidationError("not supported: ...").
 std::vector<std::string> opj_style_arguments(int argc, char** argv);
 

@@ -20,7 +20,7 @@ constexpr uint64_t kSopBytes = 6;  // A.8.1: marker, Lsop, Nsop
 }  // namespace
 
 Assembler::Assembler(const StreamInfo& info, const CodingParams& params, const TileLayout& layout,
-                     const std::vector<const BlockContribution*>& blocks, std::vector<uint8_t> main_header, int threads,
+                     const std::vector<const BlockContribution*>& blocks, MainHeader main_header, int threads,
                      MemoryBudget* budget)
     : p_(params), main_(std::move(main_header)), threads_(threads), budget_(budget), memory_(budget) {
   // The records below, counted before they are made: per precinct its bands, per band with
@@ -55,7 +55,18 @@ Assembler::Assembler(const StreamInfo& info, const CodingParams& params, const T
   for (const LaidTile& t : layout.tiles) {
     auto [grids, first] = tile_precincts(info, t, blocks, precincts_);
     first_.push_back(std::move(first));
-    if (p_.poc.empty()) {
+    const size_t index = orders_.size();
+    const auto own = std::find_if(p_.tile_poc.begin(), p_.tile_poc.end(),
+                                  [&](const TileChanges& c) { return static_cast<size_t>(c.tile) == index; });
+    change_starts_.emplace_back();
+    tile_pocs_.emplace_back();
+    if (own != p_.tile_poc.end()) {
+      // The tile's own changes: the packets they cover (B.12.2), a tile-part each change.
+      uint64_t steps = 0;
+      orders_.emplace_back();
+      change_packet_order(own->changes, p_.layers, grids, t.x0, t.y0, t.x1, t.y1, orders_.back(), steps, &change_starts_.back());
+      write_poc(own->changes, info.components.size(), tile_pocs_.back());
+    } else if (p_.poc.empty()) {
       orders_.push_back(packet_order(p_.order, p_.layers, grids, t.x0, t.y0, t.x1, t.y1));
     } else {
       // The changes must send every packet: a decoder has no other way to the rest.
@@ -105,6 +116,7 @@ uint64_t Assembler::assemble(const std::vector<PrecinctPackets>& packets, std::v
     uint16_t tile;
     std::vector<Packet> packets;
     std::vector<uint8_t> plt;
+    const std::vector<uint8_t>* poc = nullptr;  // the tile's own POC segment, in its first tile-part
     uint64_t psot = 0;
   };
   auto header_bytes = [&](const Packet& k) {
@@ -115,8 +127,10 @@ uint64_t Assembler::assemble(const std::vector<PrecinctPackets>& packets, std::v
     return (p_.sop ? kSopBytes : 0) + header_bytes(k) + packets[k.precinct].body_bytes[k.layer];
   };
 
-  // The tile-parts: a new one where the index that divides them changes. Their lists of
-  // packets (vectors that may double), lengths and the codestream are reserved first.
+  // The tile-parts: a new one where the index that divides them changes, and at each of a
+  // tile's own changes (an empty one for a change that sends nothing, as OpenJPEG writes it).
+  // Their lists of packets (vectors that may double), lengths and the codestream are reserved
+  // first.
   uint64_t count = 0;
   for (const auto& order : orders_) count += order.size();
   Reservation memory(budget_, 2 * count * sizeof(Packet) + (p_.plt ? 2 * 5 * count : 0) + orders_.size() * 256,
@@ -125,17 +139,25 @@ uint64_t Assembler::assemble(const std::vector<PrecinctPackets>& packets, std::v
   std::vector<TilePartEntry> entries;
   for (size_t t = 0; t < orders_.size(); ++t) {
     std::vector<TilePart>& parts = tiles[t];
+    const std::vector<PacketId>& order = orders_[t];
+    const std::vector<size_t>& starts = change_starts_[t];
     int key = -1;
     uint32_t sequence = 0;
-    for (const PacketId& id : orders_[t]) {
+    size_t change = 0;
+    for (size_t i = 0; i <= order.size(); ++i) {
+      bool opened = false;  // by a change starting here
+      for (; change < starts.size() && starts[change] == i; ++change, opened = true) parts.push_back({static_cast<uint16_t>(t), {}, {}, nullptr, 0});
+      if (i == order.size()) break;
+      const PacketId& id = order[i];
       const int k = p_.tile_parts == 'R' ? id.resolution : p_.tile_parts == 'L' ? id.layer : p_.tile_parts == 'C' ? id.component : 0;
-      if (parts.empty() || (p_.tile_parts && k != key)) parts.push_back({static_cast<uint16_t>(t), {}, {}, 0});
+      if (parts.empty() || (!opened && p_.tile_parts && k != key)) parts.push_back({static_cast<uint16_t>(t), {}, {}, nullptr, 0});
       key = k;
       const size_t precinct = first_[t][static_cast<size_t>(id.component)][static_cast<size_t>(id.resolution)] + static_cast<size_t>(id.precinct);
       parts.back().packets.push_back({precinct, static_cast<size_t>(id.layer), sequence++, id.component});
     }
-    if (parts.empty()) parts.push_back({static_cast<uint16_t>(t), {}, {}, 0});  // a tile without packets still has a tile-part
+    if (parts.empty()) parts.push_back({static_cast<uint16_t>(t), {}, {}, nullptr, 0});  // a tile without packets still has a tile-part
     if (parts.size() > 255) bad("tile " + std::to_string(t) + " would have " + std::to_string(parts.size()) + " tile-parts; a tile has at most 255");
+    if (!tile_pocs_[t].empty()) parts[0].poc = &tile_pocs_[t];
     for (TilePart& part : parts) {
       uint64_t body = 0;
       std::vector<uint32_t> lengths;
@@ -150,14 +172,14 @@ uint64_t Assembler::assemble(const std::vector<PrecinctPackets>& packets, std::v
         body += n;
       }
       if (p_.plt) write_plt(lengths, part.plt);
-      part.psot = 12 + part.plt.size() + 2 + body;  // SOT, PLT, SOD, packets
+      part.psot = 12 + (part.poc ? part.poc->size() : 0) + part.plt.size() + 2 + body;  // SOT, POC, PLT, SOD, packets
       if (part.psot > UINT32_MAX) bad("a tile-part's data exceeds 4 GiB");
       entries.push_back({part.tile, static_cast<uint32_t>(part.psot)});
     }
   }
   std::vector<uint8_t> tlm;
   if (p_.tlm) write_tlm(entries, tlm);
-  uint64_t total = main_.size() + tlm.size() + 2;  // EOC
+  uint64_t total = main_.bytes.size() + tlm.size() + 2;  // EOC
   for (const auto& parts : tiles)
     for (const TilePart& part : parts) total += part.psot;
   if (out == nullptr) return total;
@@ -165,12 +187,15 @@ uint64_t Assembler::assemble(const std::vector<PrecinctPackets>& packets, std::v
   memory.grow(total, [&] { return "the codestream's " + std::to_string(total) + " bytes"; });
   std::vector<uint8_t>& o = *out;
   o.reserve(static_cast<size_t>(total));
-  o.insert(o.end(), main_.begin(), main_.end());
+  const auto tlm_at = main_.bytes.begin() + static_cast<ptrdiff_t>(main_.tlm_at);
+  o.insert(o.end(), main_.bytes.begin(), tlm_at);
   o.insert(o.end(), tlm.begin(), tlm.end());
+  o.insert(o.end(), tlm_at, main_.bytes.end());
   for (const auto& parts : tiles)
     for (size_t i = 0; i < parts.size(); ++i) {
       const TilePart& part = parts[i];
       write_sot(part.tile, static_cast<uint32_t>(part.psot), static_cast<int>(i), static_cast<int>(parts.size()), o);
+      if (part.poc) o.insert(o.end(), part.poc->begin(), part.poc->end());
       o.insert(o.end(), part.plt.begin(), part.plt.end());
       put16(o, 0xFF93);  // SOD
       for (const Packet& k : part.packets) {

@@ -3,7 +3,8 @@
 // packets for the code-blocks' passes per layer as they stand, then per tile its tile-parts
 // (SOT, PLT, SOD, the packets in the progression's order, each after a SOP when asked), the
 // main header (with TLM when asked) before them and EOC after. With POC, the tile's packets
-// in the order its changes send them. Precincts are independent, so
+// in the order its changes send them; a tile's own changes (CodingParams::tile_poc) go in its
+// first tile-part's header, each change starting a tile-part. Precincts are independent, so
 // their packet headers are coded on all threads. Rate control asks for the size at every
 // step of its search; that codes the headers but copies no byte of the code-blocks.
 #pragma once
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "codec/params/coding_params.hpp"
+#include "codec/codestream/markers.hpp"
 #include "codec/codestream/tile_layout.hpp"
 #include "codec/tier2/packet_writer.hpp"
 #include "common/memory_budget.hpp"
@@ -20,12 +22,12 @@ namespace j2k::codec {
 class Assembler {
  public:
   // `blocks`: Tier-2's view of each of layout.blocks (same index), whose passes per layer
-  // the caller changes between calls; `main_header`: SOC to the last marker before TLM.
-  // Everything given must outlive the assembler. With a `budget`, what the assembly
+  // the caller changes between calls; `main_header`: the main header but TLM, and TLM's place
+  // in it. Everything given must outlive the assembler. With a `budget`, what the assembly
   // allocates (its precincts' records, each run's packet headers and the codestream) is
   // reserved there first (Error(OutOfMemory) where it does not fit).
   Assembler(const StreamInfo& info, const CodingParams& params, const TileLayout& layout,
-            const std::vector<const BlockContribution*>& blocks, std::vector<uint8_t> main_header, int threads,
+            const std::vector<const BlockContribution*>& blocks, MainHeader main_header, int threads,
             MemoryBudget* budget = nullptr);
 
   // The codestream.
@@ -54,7 +56,7 @@ class Assembler {
                     std::vector<uint64_t>* per_component = nullptr) const;
 
   const CodingParams& p_;
-  std::vector<uint8_t> main_;
+  MainHeader main_;
   int threads_;
   MemoryBudget* budget_;
   Reservation memory_;       // for the records below
@@ -62,6 +64,10 @@ class Assembler {
   std::vector<std::vector<PrecinctBand>> precincts_;          // every tile's, in tile, component, resolution order
   std::vector<std::vector<std::vector<size_t>>> first_;      // [tile][component][resolution]: its first in precincts_
   std::vector<std::vector<PacketId>> orders_;                // per tile, the progression
+  // Per tile with changes of its own: where each change's packets start in its order, and
+  // its POC segment (for its first tile-part's header); empty for the others.
+  std::vector<std::vector<size_t>> change_starts_;
+  std::vector<std::vector<uint8_t>> tile_pocs_;
 };
 
 }  // namespace j2k::codec

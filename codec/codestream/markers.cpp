@@ -110,6 +110,17 @@ void write_poc(const std::vector<PocEntry>& changes, size_t components, std::vec
   }
 }
 
+void write_rgn(size_t component, size_t components, int shift, std::vector<uint8_t>& out) {
+  // A.6.3: Crgn (8 bits below 257 components, else 16), Srgn (0: max-shift), SPrgn.
+  const size_t index_bytes = components < 257 ? 1 : 2;
+  put16(out, 0xFF5E);
+  put16(out, static_cast<uint32_t>(4 + index_bytes));
+  if (index_bytes == 1) put8(out, static_cast<uint32_t>(component));
+  else put16(out, static_cast<uint32_t>(component));
+  put8(out, 0);
+  put8(out, static_cast<uint32_t>(shift));
+}
+
 void write_com(const std::string& text, std::vector<uint8_t>& out) {
   if (text.size() > 65531) throw Error(ErrorCode::InvalidArgument, "a comment holds at most 65531 bytes");
   put16(out, 0xFF64);
@@ -178,10 +189,11 @@ void write_plt(const std::vector<uint32_t>& lengths, std::vector<uint8_t>& out) 
   }
 }
 
-std::vector<uint8_t> main_header(const StreamInfo& info, const CodingParams& params,
-                                 const std::vector<std::vector<BandStep>>& steps, int guard_bits) {
+MainHeader main_header(const StreamInfo& info, const CodingParams& params, const std::vector<std::vector<BandStep>>& steps,
+                       int guard_bits) {
   const size_t ncomp = info.components.size();
-  std::vector<uint8_t> header;
+  MainHeader out;
+  std::vector<uint8_t>& header = out.bytes;
   put16(header, 0xFF4F);  // SOC
   const bool ht = params.block_coding == BlockCoding::HighThroughput;
   write_siz(info, header, ht, params.rsiz);
@@ -203,9 +215,12 @@ std::vector<uint8_t> main_header(const StreamInfo& info, const CodingParams& par
   };
   for (size_t c = 1; c < ncomp; ++c)
     if (!same_steps(steps[c], steps[0])) write_qcd(static_cast<int>(c), ncomp, params.reversible, guard_bits, steps[c], header);
+  out.tlm_at = header.size();
   if (!params.poc.empty()) write_poc(params.poc, ncomp, header);
+  for (size_t c = 0; c < params.roi_shift.size(); ++c)
+    if (params.roi_shift[c] > 0) write_rgn(c, ncomp, params.roi_shift[c], header);
   if (!params.comment.empty()) write_com(params.comment, header);
-  return header;
+  return out;
 }
 
 }  // namespace j2k::codec

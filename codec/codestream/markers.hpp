@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The marker segments of a codestream (ISO/IEC 15444-1 Annex A), each appended to a byte
-// vector: the main header's SIZ, CAP (HTJ2K), COD/COC, QCD/QCC, COM and TLM, and the tile-part header's SOT and
-// PLT. Big-endian, lengths as A.2 defines them.
+// vector: the main header's SIZ, CAP (HTJ2K), COD/COC, QCD/QCC, RGN, COM and TLM, POC in
+// either header, and the tile-part header's SOT and PLT. Big-endian, lengths as A.2 defines
+// them.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -30,15 +31,23 @@ void write_coc(size_t component, size_t components, const CodingParams& params, 
 // then HL, LH, HH from the coarsest level).
 void write_qcd(int component, size_t components, bool reversible, int guard_bits,
                const std::vector<BandStep>& steps, std::vector<uint8_t>& out);
-// POC for the whole codestream (main header): the changes in order.
+// POC (the main header's, for the whole codestream, or a tile-part header's): the changes in
+// order.
 void write_poc(const std::vector<PocEntry>& changes, size_t components, std::vector<uint8_t>& out);
+// RGN (A.6.3) for one component: the max-shift style (0) and its shift.
+void write_rgn(size_t component, size_t components, int shift, std::vector<uint8_t>& out);
 void write_com(const std::string& text, std::vector<uint8_t>& out);
 
-// The main header from SOC to the last marker before TLM: SIZ, COD and QCD (component 0's),
-// COC and QCC for each component that differs from component 0 (A.6.2, A.6.5: they override
-// the main header's for their component), POC, COM. steps[c]: component c's band steps.
-std::vector<uint8_t> main_header(const StreamInfo& info, const CodingParams& params,
-                                 const std::vector<std::vector<BandStep>>& steps, int guard_bits);
+// The main header but TLM, and where TLM goes in it: SIZ, COD and QCD (component 0's), COC and
+// QCC for each component that differs from component 0 (A.6.2, A.6.5: they override the main
+// header's for their component), then (TLM,) POC, RGN, COM, in OpenJPEG's order. steps[c]:
+// component c's band steps.
+struct MainHeader {
+  std::vector<uint8_t> bytes;
+  size_t tlm_at = 0;  // TLM's place in `bytes`
+};
+MainHeader main_header(const StreamInfo& info, const CodingParams& params, const std::vector<std::vector<BandStep>>& steps,
+                       int guard_bits);
 
 struct TilePartEntry {
   uint16_t tile;

@@ -86,10 +86,30 @@ void check_params(const CodingParams& p, size_t components) {
   if (p.guard_bits < -1 || p.guard_bits > 7) bad("guard bits must be 0 to 7");
   if (!p.reversible && !(p.base_step > 0 && std::isfinite(p.base_step))) bad("the quantisation step must be positive");
   if (p.mct && components < 3) bad("the component transform needs 3 or more components");
-  for (const PocEntry& e : p.poc)
+  auto check_change = [&](const PocEntry& e, const std::string& whose) {
     if (e.res_start < 0 || e.res_end <= e.res_start || e.res_end > 33 || e.comp_start < 0 || e.comp_end <= e.comp_start ||
-        static_cast<size_t>(e.comp_end) > components || e.layer_end < 1 || e.layer_end > 65535)
-      bad("a progression order change has an empty or impossible range of resolutions, components or layers");
+        static_cast<size_t>(e.comp_end) > components || e.layer_end < 1 || e.layer_end > 65535 ||
+        static_cast<int>(e.order) < 0 || static_cast<int>(e.order) > 4)
+      bad(whose + "a progression order change has an empty or impossible range of resolutions, components or layers");
+  };
+  for (const PocEntry& e : p.poc) check_change(e, "");
+  if (!p.poc.empty() && !p.tile_poc.empty()) bad("progression order changes go in the main header or in tiles' headers, not both");
+  for (size_t k = 0; k < p.tile_poc.size(); ++k) {
+    const TileChanges& t = p.tile_poc[k];
+    const std::string whose = "tile " + std::to_string(t.tile) + ": ";
+    if (t.tile < 0 || t.tile > 65534) bad("progression order changes of tile " + std::to_string(t.tile) + ": tiles are 0 to 65534");
+    for (size_t j = 0; j < k; ++j)
+      if (p.tile_poc[j].tile == t.tile) bad(whose + "its progression order changes come in one list");
+    if (t.changes.empty()) bad(whose + "a list of progression order changes holds one at least");
+    for (const PocEntry& e : t.changes) check_change(e, whose);
+  }
+  if (!p.roi_shift.empty() && p.roi_shift.size() != components) bad("ROI shifts: one per component");
+  for (size_t c = 0; c < p.roi_shift.size(); ++c) {
+    if (p.roi_shift[c] < 0 || p.roi_shift[c] > 255)
+      bad("component " + std::to_string(c) + "'s ROI shift must be 0 to 255 (RGN's SPrgn), not " + std::to_string(p.roi_shift[c]));
+    if (p.roi_shift[c] > 0 && p.block_coding == BlockCoding::HighThroughput)
+      bad("a region of interest (RGN) with HT code-blocks: OpenJPEG does not decode those; RGN is written with EBCOT's alone");
+  }
   if (p.comment.size() > 65531) bad("a comment holds at most 65531 bytes, not " + std::to_string(p.comment.size()));
 }
 

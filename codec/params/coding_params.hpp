@@ -46,6 +46,15 @@ struct PocEntry {
   Progression order;
 };
 
+// One tile's progression order changes (A.6.6), as opj_compress -POC writes them: a POC
+// segment in the tile's first tile-part header and a tile-part for each change (each divided
+// further as `tile_parts` says). Each packet is sent once, with the first change that covers
+// it (B.12.2); the packets no change covers are not in the tile.
+struct TileChanges {
+  int tile = 0;  // the tile's raster index
+  std::vector<PocEntry> changes;
+};
+
 // What a component's tile-components are cut into: its decomposition levels, precinct sizes
 // and code-blocks (COC where they differ from COD's).
 struct ComponentStyle {
@@ -94,6 +103,13 @@ struct CodingParams {
   // Progression order changes in the main header (A.6.6), which must send every packet;
   // empty: `order` alone.
   std::vector<PocEntry> poc;
+  // Progression order changes of single tiles, at most one entry a tile (not with `poc`).
+  std::vector<TileChanges> tile_poc;
+  // RGN's max-shift (Annex H) per component in the main header, the whole component a region
+  // of interest, as opj_compress -ROI writes it: the RGN segment alone, the code-blocks coded
+  // as without it (a decoder takes their bit planes `shift` higher, then shifts every
+  // coefficient back down). Empty, or 0 for a component: none.
+  std::vector<int> roi_shift;
   // At most this many bytes of packets per component in the whole codestream (a profile's
   // limit, as digital cinema's per-component one); 0: none.
   double component_bytes = 0;

@@ -46,12 +46,14 @@ uint64_t change_coverage(const std::vector<PocEntry>& changes, const std::vector
 }
 
 void change_packet_order(const std::vector<PocEntry>& changes, int layers, const std::vector<ComponentGrid>& components,
-                         int64_t tx0, int64_t ty0, int64_t tx1, int64_t ty1, std::vector<PacketId>& out, uint64_t& steps) {
+                         int64_t tx0, int64_t ty0, int64_t tx1, int64_t ty1, std::vector<PacketId>& out, uint64_t& steps,
+                         std::vector<size_t>* starts) {
   // Layers sent so far per component-resolution: a change sends layers [sent, its end).
   std::vector<std::vector<int>> sent(components.size());
   for (size_t i = 0; i < components.size(); ++i) sent[i].assign(components[i].resolutions.size(), 0);
   std::vector<StreamLayers> sending;
   for (const PocEntry& e : changes) {
+    if (starts) starts->push_back(out.size());
     const int end = std::min(e.layer_end, layers);
     const int c1 = std::min(e.comp_end, static_cast<int>(components.size()));
     sending.clear();

@@ -26,8 +26,10 @@ uint64_t change_coverage(const std::vector<PocEntry>& changes, const std::vector
 
 // The packets the changes send, in their order (the tile is tx0..tx1 x ty0..ty1, as for
 // packet_order), appended to `out`: each packet visited once, however many changes cover it,
-// so that the work is the packets plus change_coverage(); `steps` counts it.
+// so that the work is the packets plus change_coverage(); `steps` counts it. With `starts`,
+// where each change's packets begin in `out` is appended to it (one index a change).
 void change_packet_order(const std::vector<PocEntry>& changes, int layers, const std::vector<ComponentGrid>& components,
-                         int64_t tx0, int64_t ty0, int64_t tx1, int64_t ty1, std::vector<PacketId>& out, uint64_t& steps);
+                         int64_t tx0, int64_t ty0, int64_t tx1, int64_t ty1, std::vector<PacketId>& out, uint64_t& steps,
+                         std::vector<size_t>* starts = nullptr);
 
 }  // namespace j2k::codec

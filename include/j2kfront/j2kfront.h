@@ -392,6 +392,19 @@ int j2k_file_format_is_ht(const char* path);
  * one layer to the next (one HT set per block). */
 #define J2K_MODE_HT 64
 
+/* One progression order change of one tile (A.6.6), as opj_compress -POC T<tile + 1>=RS,CS,
+ * LE,RE,CE,PROG: the packets of layers 0..layer_end - 1, resolutions res_start..res_end - 1
+ * and components comp_start..comp_end - 1 in `progression`, those an earlier change of the
+ * tile sent left out (B.12.2). */
+typedef struct j2k_poc {
+  int tile;                    /* the tile's raster index, 0 the first */
+  int res_start, comp_start;   /* 0..32; a component of the image */
+  int layer_end;               /* 1..65535 (more than the layers: all of them) */
+  int res_end, comp_end;       /* res_start + 1..33; comp_start + 1.. (past the image's
+                                  components: up to the last, as OpenJPEG clamps it) */
+  j2k_progression progression;
+} j2k_poc;
+
 typedef struct j2k_coding {
   j2k_file_format format;     /* J2K_FORMAT_J2K */
   int layers;                 /* quality layers: 1..65535 (1) */
@@ -460,6 +473,21 @@ typedef struct j2k_coding {
    * of one host); NULL / 0: the settings' device (NULL, 0) */
   const int* devices;
   int num_devices;
+  /* Progression order changes of single tiles, as opj_compress -POC: num_pocs entries, each
+   * tile's in order. A tile with changes gets them in a POC segment in its first tile-part's
+   * header and a tile-part for each change (divided further by tile_parts), an empty one for a
+   * change that sends nothing; the packets no change of the tile covers are not written (the
+   * image loses them, as opj_compress's file does). Not with a profile (0, NULL) */
+  int num_pocs;
+  const j2k_poc* pocs;
+  /* A region of interest by max-shift (RGN, Annex H) over the whole component roi_component,
+   * as opj_compress -ROI c=roi_component,U=roi_shift: the main header's RGN segment says the
+   * shift and the code-blocks are coded as without it (decoders take them roi_shift bit planes
+   * higher and shift back, the same samples). roi_shift 1..29: a block's bit planes plus the
+   * shift must not pass 30, what decoders take (checked as the blocks are coded); 0: none. Not
+   * with J2K_MODE_HT (OpenJPEG decodes no ROI in HT code-blocks) or a profile (0, 0) */
+  int roi_component;
+  int roi_shift;
 } j2k_coding;
 
 /* The defaults noted above. Always start from these: fields may be added at the end. */

@@ -291,6 +291,8 @@ struct Coding {
   double qstep = 0;           // the 9/7's base step as a fraction of the range (0: one sample value)
   int frames_in_flight = 0;   // Encoder::submit: encoders side by side (0: 2)
   std::vector<int> devices;   // Encoder::submit: the GPUs they run on in turn (empty: the settings')
+  std::vector<j2k_poc> pocs;  // progression order changes of single tiles (as opj_compress -POC)
+  int roi_component = 0, roi_shift = 0;  // RGN's max-shift over one component (as -ROI; 0: none)
 
   const j2k_coding* get() const {
     j2k_coding_default(&c_);
@@ -320,6 +322,10 @@ struct Coding {
     c_.frames_in_flight = frames_in_flight;
     c_.devices = devices.empty() ? nullptr : devices.data();
     c_.num_devices = static_cast<int>(devices.size());
+    c_.num_pocs = static_cast<int>(pocs.size());
+    c_.pocs = pocs.empty() ? nullptr : pocs.data();
+    c_.roi_component = roi_component;
+    c_.roi_shift = roi_shift;
     return &c_;
   }
 

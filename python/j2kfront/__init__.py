@@ -266,8 +266,8 @@ _PROFILES = {None: 0, "cinema2k": 3, "cinema4k": 4, "imf2k": 0x0400, "imf4k": 0x
 def _coding(format="j2k", rates=None, psnr=None, block_size=(64, 64), precincts=None,
             progression="LRCP", modes=0, sop=False, eph=False, plt=False, tlm=False,
             tile_parts=None, guard_bits=None, comment=None, coder="ebcot", max_bytes=0,
-            profile=None, frame_rate=0, imf_mainlevel=0, imf_sublevel=0, qstep=0,
-            frames_in_flight=0, devices=None) -> dict:
+            profile=None, frame_rate=0, imf_mainlevel=0, imf_sublevel=0, qstep=0, poc=None,
+            roi=None, frames_in_flight=0, devices=None) -> dict:
     if isinstance(modes, str):
         modes = [modes]
     if not isinstance(modes, (int, np.integer)):
@@ -282,6 +282,22 @@ def _coding(format="j2k", rates=None, psnr=None, block_size=(64, 64), precincts=
     key = profile.lower() if isinstance(profile, str) else profile
     if key not in _PROFILES:
         raise ValueError("profile must be None, " + ", ".join(repr(k) for k in _PROFILES if k) + f", not {profile!r}")
+    pocs = []
+    for change in poc or []:
+        try:
+            *numbers, order = change
+            tile, res_start, comp_start, layer_end, res_end, comp_end = (int(v) for v in numbers)
+        except (TypeError, ValueError):
+            raise ValueError("poc is a list of (tile, res_start, comp_start, layer_end, res_end, comp_end, "
+                             f"progression), the tile from 0, not {change!r}") from None
+        pocs.append((tile, res_start, comp_start, layer_end, res_end, comp_end,
+                     _choice(_PROGRESSIONS, order, "a change's progression")))
+    if roi is None:
+        roi = (0, 0)
+    try:
+        roi_component, roi_shift = (int(v) for v in roi)
+    except (TypeError, ValueError):
+        raise ValueError(f"roi is (component, shift), not {roi!r}") from None
     return {
         "format": _choice(_FORMATS, format, "format"),
         "rates": _numbers(rates, "rates"), "psnr": _numbers(psnr, "psnr"),
@@ -293,15 +309,15 @@ def _coding(format="j2k", rates=None, psnr=None, block_size=(64, 64), precincts=
         "comment": comment or "", "max_bytes": int(max_bytes),
         "profile": _PROFILES[key], "frame_rate": float(frame_rate),
         "imf_mainlevel": int(imf_mainlevel), "imf_sublevel": int(imf_sublevel),
-        "qstep": float(qstep),
+        "qstep": float(qstep), "pocs": pocs, "roi_component": roi_component, "roi_shift": roi_shift,
         "frames_in_flight": int(frames_in_flight), "devices": [int(d) for d in (devices or [])],
     }
 
 
 _CODING_KEYS = ("format", "rates", "psnr", "block_size", "precincts", "progression", "modes",
                 "sop", "eph", "plt", "tlm", "tile_parts", "guard_bits", "comment", "coder", "max_bytes",
-                "profile", "frame_rate", "imf_mainlevel", "imf_sublevel", "qstep", "frames_in_flight",
-                "devices")
+                "profile", "frame_rate", "imf_mainlevel", "imf_sublevel", "qstep", "poc", "roi",
+                "frames_in_flight", "devices")
 
 
 def _default_levels(shape, origin, tile_size, tile_origin) -> int:
@@ -371,7 +387,7 @@ def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str 
              device: Optional[int] = None, threads: Optional[int] = None,
              precision: Optional[int] = None, coder: str = "ebcot", max_bytes: int = 0,
              profile: Optional[str] = None, frame_rate: float = 0, imf_mainlevel: int = 0,
-             imf_sublevel: int = 0, qstep: float = 0) -> bytes:
+             imf_sublevel: int = 0, qstep: float = 0, poc=None, roi=None) -> bytes:
     """A JPEG 2000 file of one image, as bytes, with opj_compress's options.
 
     format: 'j2k' (a codestream) or 'jp2' (a JP2 file); rates: compression ratio per quality
@@ -393,7 +409,11 @@ def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str 
     wavelet, tiles, code-blocks, precincts, progression and tile-parts, and caps the bytes, as
     `j2kfront compress --cinema2K/--cinema4K/--IMF` does (docs/cli.md). qstep (with '9/7'): the
     base quantisation step as a fraction of the samples' range, as ojph_compress -qstep (0: one
-    sample value). The rest are transform()'s.
+    sample value). poc: progression order changes of tiles, as opj_compress -POC, a list of
+    (tile, res_start, comp_start, layer_end, res_end, comp_end, progression), the tile from 0
+    (raster order): in the tile's first tile-part header, a tile-part each change. roi:
+    (component, shift), as opj_compress -ROI c=component,U=shift: RGN's max-shift over the
+    component (shift 0: none). The rest are transform()'s.
 
     For many images of one shape, make an Encoder once and run it."""
     a = _image_array(image)
@@ -405,7 +425,7 @@ def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str 
                       tile_origin=tile_origin, mct=mct, backend=backend, device=device,
                       threads=threads, coder=coder, max_bytes=max_bytes, profile=profile,
                       frame_rate=frame_rate, imf_mainlevel=imf_mainlevel, imf_sublevel=imf_sublevel,
-                      qstep=qstep)
+                      qstep=qstep, poc=poc, roi=roi)
     return encoder.encode(a)
 
 

@@ -48,6 +48,24 @@ def test_lossless_files_decode_to_the_samples(tmp_path, backend, shape, dtype, p
     np.testing.assert_array_equal(got, image)
 
 
+@pytest.mark.skipif(not HAVE_OPJ, reason="opj_decompress is not installed (Debian: libopenjp2-tools)")
+def test_progression_changes_and_a_region_of_interest_decode_to_the_samples(tmp_path):
+    """poc= and roi=, as opj_compress -POC and -ROI: the changes in their tiles' headers (a
+    tile-part each), RGN in the main header; opj_decompress gives back the samples."""
+    image = RNG.integers(0, 256, size=(70, 90, 3)).astype(np.uint8)
+    poc = [(0, 0, 0, 1, 2, 3, "CPRL"), (0, 2, 0, 1, 4, 3, "LRCP"), (3, 0, 0, 1, 4, 3, "RLCP")]
+    data = j2kfront.compress(image, backend="cpu", tile_size=(48, 48), levels=3, poc=poc, roi=(1, 4))
+    first_sot = data.index(b"\xff\x90")
+    assert b"\xff\x5e\x00\x05\x01\x00\x04" in data[:first_sot]  # RGN: component 1, max-shift, 4
+    with_poc, at = set(), first_sot
+    while data[at:at + 2] == b"\xff\x90":  # each tile-part: SOT, then its header's first marker
+        if data[at + 12:at + 14] == b"\xff\x5f":
+            with_poc.add(int.from_bytes(data[at + 4:at + 6], "big"))
+        at += int.from_bytes(data[at + 6:at + 10], "big")
+    assert with_poc == {0, 3}
+    np.testing.assert_array_equal(decode(data, tmp_path, image.shape, image.dtype), image)
+
+
 def test_rates_bound_the_layers_and_the_report_says_so(backend):
     y, x = np.mgrid[0:256, 0:320]
     image = ((np.sin(x / 9.0) * np.cos(y / 13.0) + 1) * 120 + RNG.integers(0, 15, size=(256, 320))).astype(np.uint8)
@@ -120,6 +138,10 @@ def test_an_encoder_takes_its_shape_only():
     (dict(precincts=[(48, 48)]), "precinct width 48 is not a power of two"),
     (dict(guard_bits=9), "guard_bits must be"),
     (dict(levels=9), "this image allows 6 levels"),
+    (dict(poc=[(9, 0, 0, 1, 6, 1, "LRCP")]), "progression order changes for tile 9: the image has 1 tile"),
+    (dict(poc=[(0, 3, 0, 1, 3, 1, "LRCP")]), r"pocs\[0\]: res_end must be res_start \+ 1"),
+    (dict(roi=(0, 30)), "roi_shift must be 0"),
+    (dict(roi=(1, 3)), "roi_component 1 is not a component of the image"),
 ])
 def test_bad_options_are_named(options, message):
     with pytest.raises(j2kfront.Error, match=message) as e:
@@ -131,6 +153,8 @@ def test_bad_options_are_named(options, message):
     (dict(modes=["fast"]), ValueError), (dict(format="png"), ValueError),
     (dict(progression="XYZ"), ValueError), (dict(tile_parts="Q"), ValueError),
     (dict(rates="many"), ValueError), (dict(profile="cinema8k"), ValueError),
+    (dict(poc=[(0, 0, 0, 1, 6)]), ValueError), (dict(poc=[(0, 0, 0, 1, 6, 1, "XYZ")]), ValueError),
+    (dict(roi="c=0"), ValueError),
 ])
 def test_bad_option_values_are_named_in_python(options, error):
     with pytest.raises(error):
