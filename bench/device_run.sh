@@ -14,7 +14,8 @@
 # decompress-dir = `bench --decompress --directory` over J2K_DECOMPRESS_FILES (8) copies, 16 threads.
 # decompress-tiled = `bench --decompress --tile-size` J2K_DECOMPRESS_TILE (1024), 16 threads and 1.
 # decompress-cpus = `bench --decompress` on one CPU of its own (CPU 6, 7 rounds), then two (5,6).
-# frames = `bench --compress --frames J2K_FRAMES (16)` on 16 threads: CPU and CUDA, in one process.
+# frames = `bench --compress --frames J2K_FRAMES (16) --in-flight J2K_IN_FLIGHT (3)` on 16 threads:
+# CPU and CUDA, one frame after another and frames in flight, in one process.
 # peers = compress-peers and decompress-peers: `bench --compress` / `--decompress` against
 # OpenJPEG and Grok on the 4096^2 RGB image alone (--made rgb), every tool at each of
 # J2K_PEERS_THREADS (1,2,4,8,16) threads, time and peak memory, J2K_COMPRESS_REPEATS (2) rounds;
@@ -138,6 +139,9 @@ if [[ $what == all || $what == sanitize || $what == cuda ]]; then
     # HT cleanup coding on the GPU: coefficients read in place, each block's slot of the output
     # arena and of the scratch.
     sanitized $tool ht_gpu_encoder_test ./build-device/tests/ht_gpu_encoder_test --gtest_filter='HtGpuEncoder.*'
+    # The whole encoder with Tier-1 on the GPU, and frames in flight through several encoders.
+    sanitized $tool ht_gpu_compress_test ./build-device/tests/ht_gpu_compress_test --gtest_filter='GpuCompress*'
+    sanitized $tool encoder_frames_test ./build-device/tests/encoder_frames_test --gtest_filter='EncoderFramesCuda.*'
     sanitized $tool decoder_test ./build-device/tests/decoder_test --gtest_filter='DecoderGpu.*'
   done
 fi
@@ -238,7 +242,7 @@ if [[ $what == frames ]]; then
   # memory, by the CPU (16 threads) and CUDA: HT, and EBCOT unless J2K_FRAMES_HT_ONLY=1.
   ht_only=()
   [[ ${J2K_FRAMES_HT_ONLY:-0} == 1 ]] && ht_only=(--ht)
-  $cli bench --compress --frames ${J2K_FRAMES:-16} "${ht_only[@]}" --threads 16 \
+  $cli bench --compress --frames ${J2K_FRAMES:-16} "${ht_only[@]}" --in-flight ${J2K_IN_FLIGHT:-3} --threads 16 \
     --csv "$out/results/compress-frames-$machine.csv" 2>&1 | tee "$out/bench-frames.txt"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 fi
