@@ -457,11 +457,24 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     stream_size = jp2.codestream_length;
     image.format = FileFormat::Jp2;
     image.enum_cs = jp2.enum_cs;
+    // The decoded image's grid: at reduce r, 2^r grid points make one.
+    image.resolution = jp2.capture.given() ? jp2.capture : jp2.display;
+    image.resolution.x = std::ldexp(image.resolution.x, -std::min(settings.reduce, 64));
+    image.resolution.y = std::ldexp(image.resolution.y, -std::min(settings.reduce, 64));
   }
   // Every large allocation below is reserved here first (common/memory_budget.hpp). The
   // stream's bytes count too: they are held while it is decoded.
   MemoryBudget budget(settings.max_bytes);
   Reservation memory(&budget, size, [&] { return "the stream's " + std::to_string(size) + " bytes"; });
+  if (image.format == FileFormat::Jp2) {
+    // The copies of the profile and the boxes that go out with the image.
+    uint64_t metadata = jp2.icc.size();
+    for (const Jp2BoxRef& b : jp2.boxes) metadata += b.length;
+    memory.grow(metadata, [&] { return "the JP2 file's ICC profile and " + std::to_string(jp2.boxes.size()) + " other boxes"; });
+    image.icc = jp2.icc;
+    for (const Jp2BoxRef& b : jp2.boxes)
+      image.boxes.push_back({b.type, std::vector<uint8_t>(data + b.contents, data + b.contents + b.length)});
+  }
   ReadOptions options;
   options.allow_partial = settings.allow_partial;
   const Codestream cs = read_codestream(stream, stream_size, options);
@@ -573,7 +586,8 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     stage.cancel();  // no copy may still be on its way into `image` when it goes
     throw;
   }
-  image.warnings = tiles.warnings_;
+  image.warnings = jp2.warnings;
+  image.warnings.insert(image.warnings.end(), tiles.warnings_.begin(), tiles.warnings_.end());
   // The steps below make new arrays beside the decoded ones: each reserves what it makes
   // before, and gives it back once the arrays it replaces are gone.
   // The image's widest sample (bytes) and largest component (samples), as the steps find it.
@@ -616,15 +630,16 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     // widest sample: reserved where one will run.
     const int cs_code = image.format == FileFormat::Jp2 ? jp2.enum_cs : 0;
     const bool converts = cs_code == 12 || cs_code == 14 || cs_code == 18 || cs_code == 24 ||
-                          (image.format == FileFormat::Jp2 && !jp2.icc.empty()) ||
+                          (image.format == FileFormat::Jp2 && !jp2.icc.empty() && !settings.keep_icc) ||
                           (image.components.size() == 3 && image.components[1].dx != 1);  // taken as sYCC, as OpenJPEG does
     extent(widest, largest);  // after the channels and the choice of components
     const Reservation planes(&budget, converts ? saturating_mul(saturating_mul(largest, widest), image.components.size()) : 0,
                              [&] { return "the colour conversion's " + std::to_string(image.components.size()) + " planes"; });
     apply_opj_colour(image, cs_code, area.x0, area.y0, settings.keep_cmyk);
     // Then, as opj_decompress, the JP2 file's ICC profile or CIELab through Little CMS.
-    if (image.format == FileFormat::Jp2 && !jp2.icc.empty()) apply_icc_profile(image, jp2.icc);
-    else if (image.format == FileFormat::Jp2 && jp2.enum_cs == 14) apply_cielab(image, jp2.lab);
+    if (image.format == FileFormat::Jp2 && !jp2.icc.empty()) {
+      if (!settings.keep_icc) image.icc_applied = apply_icc_profile(image, jp2.icc);
+    } else if (image.format == FileFormat::Jp2 && jp2.enum_cs == 14) apply_cielab(image, jp2.lab);
   }
   return image;
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/codestream/jp2_boxes.hpp"
 #include "codec/params/coding_params.hpp"
 #include "common/sample_bytes.hpp"
 #include "j2kfront/j2kfront.h"
@@ -34,6 +35,9 @@ struct DecodeSettings {
   // line applies them; off: the components as coded.
   bool convert_colour = false;
   bool keep_cmyk = false;  // with convert_colour: CMYK stays as it is (opj_decompress's TIFF)
+  // With convert_colour: a JP2 file's ICC profile is not applied; the samples stay in its colour
+  // space, and DecodedImage::icc gives the profile to whoever writes them.
+  bool keep_icc = false;
   // Host memory the decode may take (common/memory_budget.hpp): the stream's bytes, the
   // output's samples, one tile's coefficients (4 bytes each; on a GPU back stage, two tiles'
   // and their samples, and the blocks gathered for a launch) and each tile's code-block and
@@ -98,6 +102,15 @@ struct DecodedImage {
   FileFormat format = FileFormat::Codestream;
   int enum_cs = 0;                 // the JP2 file's colr EnumCS (0: none, or an ICC profile)
   std::vector<std::string> warnings;  // e.g. SEGMARK errors (the blocks are decoded anyway)
+  // What a JP2 file holds beside the image: its ICC profile (empty: none) and whether the
+  // colour conversion turned the samples into sRGB through it (then the profile no longer
+  // describes them); its resolution in grid points per metre, the capture one (resc), else the
+  // default display one (resd), of the decoded image (at reduce r, the file's over 2^r; none: 0); its other top-level boxes (XML,
+  // UUID: XMP, Exif, GeoJP2, ...), in order.
+  std::vector<uint8_t> icc;
+  bool icc_applied = false;
+  Jp2Resolution resolution;
+  std::vector<Jp2Box> boxes;
 };
 
 // With Tier-1 on a GPU, the code-blocks of consecutive tiles are decoded in one launch

@@ -601,7 +601,12 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
     j.colour = default_colour(info_.components.size());
     j.jph = settings_.coding.block_coding == BlockCoding::HighThroughput;  // a JP2 file holds Part 1 code-blocks only
     j.last_is_alpha = settings_.last_is_alpha;
-    work.grow(bytes_.size() + 4096, "the JP2 file's copy of the codestream");
+    j.icc = settings_.icc;
+    j.capture = settings_.capture;
+    j.boxes = settings_.boxes;
+    uint64_t boxes = j.icc.size();
+    for (const Jp2Box& b : j.boxes) boxes += 16 + b.contents.size();
+    work.grow(bytes_.size() + 4096 + boxes, "the JP2 file's copy of the codestream and its boxes");
     bytes_ = write_jp2(j, bytes_);
   }
   report_.tier2_ms = ms_since(t0);

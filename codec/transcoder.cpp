@@ -438,6 +438,7 @@ std::vector<uint8_t> transcode(const uint8_t* data, size_t size, const Transcode
     jp2 = read_jp2(data, size);
     stream = data + jp2.codestream;
     stream_size = jp2.codestream_length;
+    r.warnings.insert(r.warnings.end(), jp2.warnings.begin(), jp2.warnings.end());
   }
   const Codestream cs = read_codestream(stream, stream_size);
   const size_t ncomp = cs.info.components.size();
@@ -519,8 +520,14 @@ std::vector<uint8_t> transcode(const uint8_t* data, size_t size, const Transcode
   put16(out, 0xFFD9);  // EOC
 
   if (settings.format == FileFormat::Jp2) {
-    output.grow(out.size() + 4096, "the JP2 file's copy of the codestream");
-    if (in_jp2) return write_jp2_with_header(data + jp2.header, jp2.header_length, ht, out);
+    // A JP2 input's other top-level boxes (XML, UUID: XMP, Exif, GeoJP2, ...) go along, in
+    // their order, between the JP2 Header box and the codestream.
+    std::vector<Jp2Box> boxes;
+    uint64_t box_bytes = 0;
+    for (const Jp2BoxRef& b : jp2.boxes) box_bytes += 16 + b.length;
+    output.grow(out.size() + 4096 + box_bytes, "the JP2 file's copy of the codestream and its boxes");
+    for (const Jp2BoxRef& b : jp2.boxes) boxes.push_back({b.type, std::vector<uint8_t>(data + b.contents, data + b.contents + b.length)});
+    if (in_jp2) return write_jp2_with_header(data + jp2.header, jp2.header_length, ht, boxes, out);
     Jp2Info j;
     j.width = cs.info.x1 - cs.info.x0;
     j.height = cs.info.y1 - cs.info.y0;
@@ -532,6 +539,17 @@ std::vector<uint8_t> transcode(const uint8_t* data, size_t size, const Transcode
   if (in_jp2 && (!jp2.icc.empty() || !jp2.palette.columns.empty() || !jp2.channels.empty() ||
                  (jp2.enum_cs != 0 && jp2.enum_cs != (ncomp >= 3 ? 16 : 17))))
     r.warnings.push_back("the JP2 file's colour specification, palette or channel definitions are not carried into a bare codestream");
+  if (in_jp2 && !jp2.boxes.empty()) {
+    std::string names;
+    for (const Jp2BoxRef& b : jp2.boxes) {
+      const std::string uuid = jp2_uuid_name(data + b.contents, b.type == jp2_fourcc("uuid") ? b.length : 0);
+      names += (names.empty() ? "" : ", ") + ("'" + jp2_box_name(b.type) + "'") + (uuid.empty() ? "" : " (" + uuid + ")");
+    }
+    r.warnings.push_back("the JP2 file's " + names + " box" + (jp2.boxes.size() == 1 ? " is" : "es are") +
+                         " not carried into a bare codestream");
+  }
+  if (in_jp2 && (jp2.capture.given() || jp2.display.given()))
+    r.warnings.push_back("the JP2 file's resolution is not carried into a bare codestream");
   return out;
 }
 

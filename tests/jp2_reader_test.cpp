@@ -7,6 +7,7 @@
 
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "codec/codestream/codestream_reader.hpp"
@@ -135,6 +136,14 @@ TEST(Jp2Reader, PaletteMappingChannelsIccAndLongBoxes) {
   EXPECT_EQ(f.codestream_length, kCodestream.size());
   EXPECT_EQ(file[f.codestream], 0xFF);
   EXPECT_EQ(file[f.codestream + 1], 0x4F);
+  EXPECT_DOUBLE_EQ(f.capture.x, 1.0);  // resc: 1/1 x 10^0 both ways
+  EXPECT_DOUBLE_EQ(f.capture.y, 1.0);
+  EXPECT_FALSE(f.display.given());
+  ASSERT_EQ(f.boxes.size(), 1u);
+  EXPECT_EQ(f.boxes[0].type, jp2_fourcc("xml "));
+  EXPECT_EQ(f.boxes[0].length, 4u);
+  EXPECT_EQ(file[f.boxes[0].contents], '<');
+  EXPECT_TRUE(f.warnings.empty());
 
   // Not JP2-compatible, a mapping to a missing component, a box longer than the file.
   std::vector<uint8_t> jpx = file;
@@ -146,6 +155,72 @@ TEST(Jp2Reader, PaletteMappingChannelsIccAndLongBoxes) {
     EXPECT_EQ(e.code(), j2k::ErrorCode::UnsupportedInput) << e.what();
   }
   EXPECT_THROW(read_jp2(file.data(), file.size() - 1), j2k::Error);
+}
+
+// What our writer puts beside the image reads back: the ICC profile, the capture resolution
+// (resc), the carried boxes in order, where they are in the file.
+TEST(Jp2Reader, MetadataReadsBack) {
+  Jp2Info info;
+  info.width = 9, info.height = 7;
+  info.components = {{8, false}, {8, false}, {8, false}};
+  info.icc.assign(160, 0);
+  info.icc[3] = 160;
+  for (size_t i = 0; i < 4; ++i) info.icc[16 + i] = static_cast<uint8_t>("RGB "[i]), info.icc[36 + i] = static_cast<uint8_t>("acsp"[i]);
+  info.capture = {11811, 300 / 0.0254};
+  std::vector<uint8_t> uuid(kGeoJp2Uuid, kGeoJp2Uuid + 16);
+  uuid.insert(uuid.end(), {'I', 'I', 42, 0});
+  info.boxes = {{jp2_fourcc("uuid"), uuid}, {jp2_fourcc("xml "), {'<', 'b', '/', '>'}}};
+  const std::vector<uint8_t> file = write_jp2(info, kCodestream);
+  const Jp2File f = read_jp2(file.data(), file.size());
+  EXPECT_EQ(f.enum_cs, 0);
+  EXPECT_EQ(f.icc, info.icc);
+  EXPECT_DOUBLE_EQ(f.capture.x, 11811);
+  EXPECT_NEAR(f.capture.y * 0.0254, 300, 1e-9);
+  ASSERT_EQ(f.boxes.size(), 2u);
+  EXPECT_EQ(f.boxes[0].type, jp2_fourcc("uuid"));
+  EXPECT_EQ(std::vector<uint8_t>(file.begin() + static_cast<ptrdiff_t>(f.boxes[0].contents),
+                                 file.begin() + static_cast<ptrdiff_t>(f.boxes[0].contents + f.boxes[0].length)),
+            uuid);
+  EXPECT_EQ(jp2_uuid_name(file.data() + f.boxes[0].contents, f.boxes[0].length), "GeoJP2");
+  EXPECT_EQ(f.boxes[1].type, jp2_fourcc("xml "));
+  EXPECT_TRUE(f.warnings.empty());
+  EXPECT_EQ(jp2_uuid_name(kXmpUuid, 16), "XMP");
+  EXPECT_EQ(jp2_uuid_name(kExifUuid, 16), "EXIF");
+  const uint8_t other[16] = {0x12, 0x34, 0x56, 0x78, 0x9A, 0xBC, 0xDE, 0xF0, 1, 2, 3, 4, 5, 6, 7, 8};
+  EXPECT_EQ(jp2_uuid_name(other, 16), "12345678-9ABC-DEF0-0102-030405060708");
+  EXPECT_EQ(jp2_uuid_name(other, 15), "");
+}
+
+// A Resolution box or a UUID box that is malformed is skipped with a warning naming it: the
+// image does not need it. A UUID box shorter than its UUID; a resc of 9 bytes; a resd with a
+// zero; a res whose inner box runs past it.
+TEST(Jp2Reader, MalformedMetadataBoxesAreSkippedWithWarnings) {
+  for (const auto& [res, uuid, said] : std::vector<std::tuple<std::vector<uint8_t>, std::vector<uint8_t>, std::string>>{
+           {box("resc", {0, 1, 0, 1, 0, 1, 0, 1, 0}), {}, "the 'resc' box has 9 bytes (10); it is skipped"},
+           {box("resd", {0, 0, 0, 1, 0, 1, 0, 1, 0, 0}), {}, "the 'resd' box says 1/1 by 0/1 (no zero allowed)"},
+           {{0, 0, 0, 40, 'r', 'e', 's', 'c', 1, 2}, {}, "inside the Resolution box, which is skipped"},
+           {{}, std::vector<uint8_t>(15, 7), "a UUID box of 15 bytes (fewer than its 16-byte UUID) is skipped"}}) {
+    SCOPED_TRACE(said);
+    Jp2Info info;
+    info.width = 4, info.height = 4;
+    info.components = {{8, false}};
+    const std::vector<uint8_t> plain = write_jp2(info, kCodestream);
+    // The JP2 Header box (at byte 32) gets the res box at its end; the UUID box follows it.
+    std::vector<uint8_t> file(plain.begin(), plain.begin() + 32);
+    const size_t header_length = (size_t{plain[32]} << 24 | size_t{plain[33]} << 16 | size_t{plain[34]} << 8 | plain[35]);
+    std::vector<uint8_t> header(plain.begin() + 40, plain.begin() + 32 + static_cast<ptrdiff_t>(header_length));
+    if (!res.empty()) append(header, box("res ", res));
+    append(file, box("jp2h", header));
+    if (!uuid.empty()) append(file, box("uuid", uuid));
+    file.insert(file.end(), plain.begin() + 32 + static_cast<ptrdiff_t>(header_length), plain.end());
+    const Jp2File f = read_jp2(file.data(), file.size());
+    ASSERT_EQ(f.warnings.size(), 1u);
+    EXPECT_NE(f.warnings[0].find(said), std::string::npos) << f.warnings[0];
+    EXPECT_FALSE(f.capture.given());
+    EXPECT_FALSE(f.display.given());
+    EXPECT_TRUE(f.boxes.empty());
+    EXPECT_EQ(f.codestream_length, kCodestream.size());
+  }
 }
 
 class Jp2ReaderFiles : public test_support::TempDirTest {};

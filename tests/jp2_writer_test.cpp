@@ -6,6 +6,8 @@
 // real codestream, ours and opj_compress's.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <fstream>
 #include <iterator>
@@ -378,6 +380,130 @@ TEST(Jp2Writer, RefusesImpossibleInfo) {
   expect_invalid(info_of(8, 8, {{39, true}}), "component 0 has precision 39");
   expect_invalid(info_of(8, 8, {{8, false}, {8, false}, {-3, false}}), "component 2 has precision -3");
   expect_invalid(info_of(8, 8, {{8, false}}, static_cast<Jp2Colour>(7)), "colour space 7");
+}
+
+// --- what the file holds beside the image ---------------------------------------------------
+
+// A profile's header as the writer checks it (size field, 'acsp', colour space), no tags.
+Bytes icc_profile(const char* space, size_t tail) {
+  Bytes p(132 + tail, 0);
+  const auto n = static_cast<uint32_t>(p.size());
+  p[0] = static_cast<uint8_t>(n >> 24), p[1] = static_cast<uint8_t>(n >> 16), p[2] = static_cast<uint8_t>(n >> 8), p[3] = static_cast<uint8_t>(n);
+  std::copy(space, space + 4, p.begin() + 16);
+  std::copy_n("acsp", 4, p.begin() + 36);
+  for (size_t i = 132; i < p.size(); ++i) p[i] = static_cast<uint8_t>(i * 13);
+  return p;
+}
+
+// The boxes of `file` and of its JP2 Header box.
+void boxes_of(const Bytes& file, std::vector<Box>& top, std::vector<Box>& header) {
+  try {
+    top = walk(file.data(), file.size());
+    ASSERT_GE(top.size(), 3u);
+    ASSERT_EQ(top[2].type, "jp2h");
+    header = walk(top[2].content.data(), top[2].content.size());
+  } catch (const std::runtime_error& e) {
+    FAIL() << e.what();
+  }
+}
+
+TEST(Jp2Writer, IccProfileInColourSpecificationMethod2) {
+  for (const auto& [space, ncomp] : {std::pair{"RGB ", size_t{3}}, {"RGB ", size_t{4}}, {"GRAY", size_t{1}}, {"GRAY", size_t{2}}}) {
+    SCOPED_TRACE(std::string(space) + " for " + std::to_string(ncomp) + " components");
+    Jp2Info info = info_of(6, 5, std::vector<Jp2Component>(ncomp, {8, false}));
+    info.icc = icc_profile(space, 40);
+    std::vector<Box> top, header;
+    ASSERT_NO_FATAL_FAILURE(boxes_of(write_jp2(info, fake_codestream(30)), top, header));
+    ASSERT_EQ(types(header), (std::vector<std::string>{"ihdr", "colr"}));
+    const Bytes& colr = header[1].content;
+    ASSERT_EQ(colr.size(), 3 + info.icc.size());
+    EXPECT_EQ(colr[0], 2) << "METH 2: restricted ICC";
+    EXPECT_EQ(colr[1], 0) << "PREC";
+    EXPECT_EQ(colr[2], 0) << "APPROX";
+    EXPECT_EQ(Bytes(colr.begin() + 3, colr.end()), info.icc);
+  }
+}
+
+TEST(Jp2Writer, CaptureResolutionInResolutionBox) {
+  Jp2Info info = info_of(6, 5, {{8, false}, {8, false}, {8, false}});
+  info.capture = {300 / 0.0254, 11811};  // 300 dpi across, 11811 per metre down
+  std::vector<Box> top, header;
+  ASSERT_NO_FATAL_FAILURE(boxes_of(write_jp2(info, fake_codestream(30)), top, header));
+  ASSERT_EQ(types(header), (std::vector<std::string>{"ihdr", "colr", "res "}));
+  const std::vector<Box> res = walk(header[2].content.data(), header[2].content.size());
+  ASSERT_EQ(types(res), (std::vector<std::string>{"resc"}));
+  const Bytes& r = res[0].content;
+  ASSERT_EQ(r.size(), 10u) << "VRcN, VRcD, HRcN, HRcD (2 bytes each), VRcE, HRcE (1 byte each)";
+  EXPECT_EQ(be(r.data(), 2), 11811u);  // down: 11811 / 1 x 10^0
+  EXPECT_EQ(be(r.data() + 2, 2), 1u);
+  EXPECT_EQ(r[8], 0);
+  // Across: 300 dpi is 1500000 / 127 per metre, exactly 15000 / 127 x 10^2.
+  const double across = static_cast<double>(be(r.data() + 4, 2)) / static_cast<double>(be(r.data() + 6, 2)) *
+                        std::pow(10.0, static_cast<int8_t>(r[9]));
+  EXPECT_NEAR(across * 0.0254, 300.0, 1e-9);
+  EXPECT_EQ(be(r.data() + 6, 2) % 127, 0u) << "the inch's 127 in the denominator";
+}
+
+TEST(Jp2Writer, ResolutionFieldsCoverTheBoxsRange) {
+  using j2k::codec::jp2_detail::resolution_fields;
+  for (double v : {1.0, 2834.645669, 11811.0, 39370.07874, 65535.0, 1e6, 123456789.0, 0.5, 1e-3, 3.14159e20, 7e-30}) {
+    const auto f = resolution_fields(v);
+    SCOPED_TRACE(v);
+    EXPECT_GE(f.n, 1u);
+    EXPECT_LE(f.n, 65535u);
+    EXPECT_GE(f.d, 1u);
+    EXPECT_LE(f.d, 65535u);
+    EXPECT_GE(f.e, -128);
+    EXPECT_LE(f.e, 127);
+    EXPECT_NEAR(static_cast<double>(f.n) / f.d * std::pow(10.0, f.e) / v, 1.0, 1e-6);
+  }
+  EXPECT_EQ(resolution_fields(11811).n, 11811u);
+  EXPECT_EQ(resolution_fields(11811).d, 1u);
+  EXPECT_EQ(resolution_fields(11811).e, 0);
+  for (double bad : {0.0, -1.0, std::nan(""), HUGE_VAL, 1e140, 1e-140}) {
+    SCOPED_TRACE(bad);
+    EXPECT_THROW(resolution_fields(bad), j2k::Error);
+  }
+}
+
+TEST(Jp2Writer, CarriedBoxesBetweenHeaderAndCodestream) {
+  Jp2Info info = info_of(6, 5, {{8, false}});
+  const Bytes uuid = {0xBE, 0x7A, 0xCF, 0xCB, 0x97, 0xA9, 0x42, 0xE8, 0x9C, 0x71, 0x99, 0x94, 0x91, 0xE3, 0xAF, 0xAC, '<', 'x', '/', '>'};
+  info.boxes = {{j2k::codec::jp2_fourcc("uuid"), uuid}, {j2k::codec::jp2_fourcc("xml "), {'<', 'a', '/', '>'}}};
+  const Bytes cs = fake_codestream(40);
+  std::vector<Box> top, header;
+  const Bytes file = write_jp2(info, cs);
+  ASSERT_NO_FATAL_FAILURE(boxes_of(file, top, header));
+  ASSERT_EQ(types(top), (std::vector<std::string>{"jP  ", "ftyp", "jp2h", "uuid", "xml ", "jp2c"}));
+  EXPECT_EQ(top[3].content, uuid);
+  EXPECT_EQ(top[4].content, (Bytes{'<', 'a', '/', '>'}));
+  EXPECT_EQ(top[5].content, cs);
+  EXPECT_EQ(total_length(top), file.size());
+  // write_jp2_with_header puts them in the same place.
+  const Bytes again = j2k::codec::write_jp2_with_header(file.data() + top[2].offset + 8, top[2].content.size(), false, info.boxes, cs);
+  EXPECT_EQ(again, file);
+}
+
+TEST(Jp2Writer, RefusesBrokenMetadata) {
+  Jp2Info info = info_of(8, 8, {{8, false}, {8, false}, {8, false}});
+  info.icc = icc_profile("GRAY", 8);
+  expect_invalid(info, "a 'GRAY' profile, and the image has 3 components");
+  info.icc = icc_profile("RGB ", 8);
+  info.icc[3] ^= 1;
+  expect_invalid(info, "its header says 141 bytes, and 140 are there");
+  info.icc = Bytes(100, 0);
+  expect_invalid(info, "less than an ICC header");
+  info.icc = icc_profile("RGB ", 8);
+  info.icc[36] = 'x';
+  expect_invalid(info, "no ICC signature");
+  info.icc.clear();
+  info.capture = {300, 0};
+  expect_invalid(info, "a resolution of 0.000000 grid points per metre");
+  info.capture = {};
+  info.boxes = {{j2k::codec::jp2_fourcc("jp2c"), {1, 2, 3}}};
+  expect_invalid(info, "a 'jp2c' box is the file's own");
+  info.boxes = {{j2k::codec::jp2_fourcc("uuid"), Bytes(15, 0)}};
+  expect_invalid(info, "a UUID box of 15 bytes");
 }
 
 TEST(Jp2Writer, DefaultColour) {

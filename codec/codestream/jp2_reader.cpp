@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "codec/codestream/jp2_reader.hpp"
 
+#include <cmath>
 #include <string>
 
 #include "common/error.hpp"
@@ -8,11 +9,7 @@
 namespace j2k::codec {
 namespace {
 
-constexpr uint32_t fourcc(const char (&s)[5]) {
-  uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v = v << 8 | static_cast<uint8_t>(s[i]);
-  return v;
-}
+constexpr uint32_t fourcc(const char (&s)[5]) { return jp2_fourcc(s); }
 
 std::string name_of(uint32_t type) {
   std::string s = "'";
@@ -85,6 +82,26 @@ std::vector<Box> boxes(const uint8_t* data, size_t begin, size_t end, bool* cut 
     pos += static_cast<size_t>(length);
   }
   return out;
+}
+
+// A Resolution box's resc or resd (I.5.3.7.1, I.5.3.7.2): VRN, VRD, HRN, HRD, VRE, HRE, each
+// resolution N / D x 10^E grid points per metre. Malformed: a warning, and none.
+void read_resolution(const uint8_t* data, const Box& b, Jp2File& f, Jp2Resolution& out) {
+  const std::string name = "the " + name_of(b.type);
+  if (b.length != 10) {
+    f.warnings.push_back("JP2: " + name + " has " + std::to_string(b.length) + " bytes (10); it is skipped");
+    return;
+  }
+  Contents c(data + b.contents, b.length, b.type);
+  const uint32_t vn = c.u16(), vd = c.u16(), hn = c.u16(), hd = c.u16();
+  const auto ve = static_cast<int8_t>(c.u8()), he = static_cast<int8_t>(c.u8());
+  if (vn == 0 || vd == 0 || hn == 0 || hd == 0) {
+    f.warnings.push_back("JP2: " + name + " says " + std::to_string(hn) + "/" + std::to_string(hd) + " by " + std::to_string(vn) +
+                         "/" + std::to_string(vd) + " (no zero allowed); it is skipped");
+    return;
+  }
+  out.x = static_cast<double>(hn) / hd * std::pow(10.0, he);
+  out.y = static_cast<double>(vn) / vd * std::pow(10.0, ve);
 }
 
 void read_header_box(const uint8_t* data, const Box& jp2h, Jp2File& f) {
@@ -167,8 +184,19 @@ void read_header_box(const uint8_t* data, const Box& jp2h, Jp2File& f) {
       const uint32_t n = c.u16();
       if (b.length != 2 + 6 * size_t{n}) c.fail("does not hold its " + std::to_string(n) + " entries");
       for (uint32_t k = 0; k < n; ++k) f.channels.push_back({static_cast<int>(c.u16()), static_cast<int>(c.u16()), static_cast<int>(c.u16())});
+    } else if (b.type == fourcc("res ")) {
+      std::vector<Box> resolutions;
+      try {
+        resolutions = boxes(data, b.contents, b.contents + b.length);
+      } catch (const Error& e) {
+        f.warnings.push_back(std::string(e.what()) + " (inside the Resolution box, which is skipped)");
+      }
+      for (const Box& r : resolutions) {
+        if (r.type == fourcc("resc")) read_resolution(data, r, f, f.capture);
+        else if (r.type == fourcc("resd")) read_resolution(data, r, f, f.display);
+      }
     }
-    // res (and anything else) is skipped.
+    // Anything else is skipped.
   }
   if (!have_colour) corrupt("the JP2 Header box has no Colour Specification box this reader knows");
   // The mapping must name real components and palette columns.
@@ -222,6 +250,11 @@ Jp2File read_jp2(const uint8_t* data, size_t size, bool allow_partial) {
       f.codestream = b.contents;
       f.codestream_length = b.length;
       codestream = true;
+    } else if (!is_jp2_structure_box(b.type)) {
+      if (b.type == fourcc("uuid") && b.length < 16)
+        f.warnings.push_back("JP2: a UUID box of " + std::to_string(b.length) + " bytes (fewer than its 16-byte UUID) is skipped");
+      else
+        f.boxes.push_back({b.type, b.contents, b.length});
     }
   }
   if (!header) corrupt("no JP2 Header box");

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Reads the JP2 file format (ISO/IEC 15444-1 Annex I): the signature and File Type boxes, the
 // JP2 Header box (Image Header, Bits Per Component, Colour Specification, Palette, Component
-// Mapping, Channel Definition; Resolution is skipped) and where the first Contiguous Codestream
-// box's codestream lies. Each box's length is checked against the bytes there and each field
-// against Annex I's ranges before anything is sized from it; a bad file is an error naming the
-// box and the cause. What to do with the palette, mapping and channels is the decoder's.
+// Mapping, Channel Definition, Resolution), where the first Contiguous Codestream box's
+// codestream lies, and where the other top-level boxes (XML, UUID, ...) are. Each box's length
+// is checked against the bytes there and each field against Annex I's ranges before anything
+// is sized from it; a bad file is an error naming the box and the cause. What to do with the
+// palette, mapping and channels is the decoder's. A Resolution or UUID box that is malformed is
+// skipped with a warning (Jp2File::warnings): the image does not need it.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "codec/codestream/jp2_writer.hpp"
@@ -38,6 +41,11 @@ struct Jp2CieLab {
   uint32_t rl = 0, ol = 0, ra = 0, oa = 0, rb = 0, ob = 0, il = 0x00443530;  // il: "D50"
 };
 
+struct Jp2BoxRef {  // a top-level box: its type and where its contents lie in the file
+  uint32_t type = 0;
+  size_t contents = 0, length = 0;
+};
+
 struct Jp2File {
   uint32_t width = 0, height = 0;        // ihdr
   std::vector<Jp2Component> components;  // ihdr's BPC, or bpcc's per component
@@ -50,6 +58,9 @@ struct Jp2File {
   size_t codestream = 0, codestream_length = 0;  // the first jp2c's contents in the file
   size_t header = 0, header_length = 0;          // the jp2h box's contents in the file
   bool cut = false;  // (allow_partial) the file ends inside its Contiguous Codestream box
+  Jp2Resolution capture, display;        // res: resc and resd (not given: none)
+  std::vector<Jp2BoxRef> boxes;          // the top-level boxes but jP, ftyp, jp2h and jp2c, in order
+  std::vector<std::string> warnings;     // boxes skipped as malformed, and why
 };
 
 // Whether `data` starts with the JP2 signature box.

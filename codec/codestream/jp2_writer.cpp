@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "codec/codestream/jp2_writer.hpp"
 
+#include <cmath>
+#include <limits>
 #include <string>
 
 #include "common/error.hpp"
+#include "common/icc_profile.hpp"
 #include "tiling/limits.hpp"  // NC (I.5.3.1) has Csiz's range; BPC/bpcc hold depths 1..38
 
 namespace j2k::codec {
@@ -16,13 +19,7 @@ void put64(std::vector<uint8_t>& o, uint64_t v) {
   put32(o, static_cast<uint32_t>(v >> 32)), put32(o, static_cast<uint32_t>(v));
 }
 
-// A box type as the standard writes it, four ISO/IEC 646 characters read as a big-endian
-// integer (I.4).
-constexpr uint32_t fourcc(const char (&s)[5]) {
-  uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v = v << 8 | static_cast<uint8_t>(s[i]);
-  return v;
-}
+constexpr uint32_t fourcc(const char (&s)[5]) { return jp2_fourcc(s); }
 
 // The boxes (I.5), and the signature's contents: <CR><LF><0x87><LF>, which a transfer that
 // mangles line ends or the eighth bit does not leave intact.
@@ -36,6 +33,8 @@ constexpr uint32_t kImageHeaderBox = fourcc("ihdr");       // I.5.3.1
 constexpr uint32_t kBitsPerComponentBox = fourcc("bpcc");  // I.5.3.2
 constexpr uint32_t kColourBox = fourcc("colr");            // I.5.3.3
 constexpr uint32_t kChannelsBox = fourcc("cdef");          // I.5.3.6
+constexpr uint32_t kResolutionBox = fourcc("res ");        // I.5.3.7, a superbox
+constexpr uint32_t kCaptureResolutionBox = fourcc("resc"); // I.5.3.7.1
 constexpr uint32_t kCodestreamBox = fourcc("jp2c");        // I.5.4
 
 // A component's depth byte, as BPC and the bpcc entries hold it: the depth minus one in the
@@ -56,6 +55,60 @@ uint32_t enum_cs(Jp2Colour colour) {
                   " (sRGB, greyscale or sYCC)");
 }
 
+// Appends a box of `type` around `contents` to `out`.
+void put_box(std::vector<uint8_t>& out, uint32_t type, const std::vector<uint8_t>& contents) {
+  const std::vector<uint8_t> h = jp2_detail::box_header(type, contents.size());
+  out.insert(out.end(), h.begin(), h.end());
+  out.insert(out.end(), contents.begin(), contents.end());
+}
+
+// The boxes a writer carries must leave the file's structure to it; a UUID box starts with
+// its UUID.
+void check_boxes(const std::vector<Jp2Box>& boxes) {
+  for (const Jp2Box& b : boxes) {
+    if (is_jp2_structure_box(b.type))
+      throw Error(ErrorCode::InvalidArgument, "JP2: a '" + jp2_box_name(b.type) +
+                                                  "' box is the file's own (signature, File Type, JP2 Header and "
+                                                  "Contiguous Codestream boxes are not carried)");
+    if (b.type == fourcc("uuid") && b.contents.size() < 16)
+      throw Error(ErrorCode::InvalidArgument, "JP2: a UUID box of " + std::to_string(b.contents.size()) +
+                                                  " bytes; it starts with its 16-byte UUID");
+  }
+}
+
+// The signature and File Type boxes, the JP2 Header box around `header`, `boxes`, then the
+// Contiguous Codestream box around `codestream`.
+std::vector<uint8_t> assemble(const uint8_t* header, size_t header_bytes, bool jph, const std::vector<Jp2Box>& boxes,
+                              const std::vector<uint8_t>& codestream) {
+  check_boxes(boxes);
+  const std::vector<uint8_t> jp2h = jp2_detail::box_header(kHeaderBox, header_bytes);
+  const std::vector<uint8_t> jp2c = jp2_detail::box_header(kCodestreamBox, codestream.size());
+  size_t extra = 0;
+  for (const Jp2Box& b : boxes) extra += 16 + b.contents.size();
+  std::vector<uint8_t> out;
+  out.reserve(12 + 20 + jp2h.size() + header_bytes + extra + jp2c.size() + codestream.size());
+  // Signature box (I.5.1), first, then the File Type box (I.5.2) right after it: brand 'jp2 ',
+  // minor version 0, and 'jp2 ' in the compatibility list, where a reader looks for it.
+  std::vector<uint8_t> box = jp2_detail::box_header(kSignatureBox, 4);
+  out.insert(out.end(), box.begin(), box.end());
+  put32(out, kSignature);
+  box = jp2_detail::box_header(kFileTypeBox, 12);
+  out.insert(out.end(), box.begin(), box.end());
+  const uint32_t brand = jph ? kJphBrand : kJp2Brand;
+  put32(out, brand);
+  put32(out, 0);
+  put32(out, brand);
+  out.insert(out.end(), jp2h.begin(), jp2h.end());
+  out.insert(out.end(), header, header + header_bytes);
+  // The carried boxes between the header and the codestream: a reader that stops at the
+  // codestream has seen them.
+  for (const Jp2Box& b : boxes) put_box(out, b.type, b.contents);
+  // Contiguous Codestream box (I.5.4), after the JP2 Header box: the codestream as it is.
+  out.insert(out.end(), jp2c.begin(), jp2c.end());
+  out.insert(out.end(), codestream.begin(), codestream.end());
+  return out;
+}
+
 }  // namespace
 
 namespace jp2_detail {
@@ -74,6 +127,42 @@ std::vector<uint8_t> box_header(uint32_t type, uint64_t content_bytes) {
     put64(out, content_bytes + 16);
   }
   return out;
+}
+
+ResolutionFields resolution_fields(double v) {
+  if (!(v > 0) || !std::isfinite(v))
+    throw Error(ErrorCode::InvalidArgument, "JP2: a resolution of " + std::to_string(v) + " grid points per metre; it is above 0");
+  // Exponents from 0 outwards; for each, the continued fraction's convergents of v / 10^e whose
+  // terms fit 16 bits, the closest kept. A value the fields hold exactly ends the search.
+  ResolutionFields best;
+  double best_error = std::numeric_limits<double>::infinity();
+  for (int step = 0; step < 256 && best_error > 1e-12; ++step) {
+    const int e = step % 2 == 0 ? step / 2 : -(step + 1) / 2;
+    if (e < -128 || e > 127) continue;
+    const double x = v / std::pow(10.0, e);
+    if (!std::isfinite(x) || x > 65535.5 || x < 1.0 / 65535) continue;
+    double h0 = 0, h1 = 1, k0 = 1, k1 = 0, y = x;
+    for (int term = 0; term < 64; ++term) {
+      const double a = std::floor(y);
+      const double h = a * h1 + h0, k = a * k1 + k0;
+      if (h > 65535 || k > 65535) break;
+      if (h >= 1) {
+        const double error = std::fabs(h / k * std::pow(10.0, e) - v) / v;
+        if (error < best_error) {
+          best_error = error;
+          best = {static_cast<uint32_t>(h), static_cast<uint32_t>(k), e};
+        }
+      }
+      h0 = h1, h1 = h, k0 = k1, k1 = k;
+      const double fraction = y - a;
+      if (fraction < 1e-15) break;
+      y = 1 / fraction;
+    }
+  }
+  if (best.n == 0)
+    throw Error(ErrorCode::InvalidArgument, "JP2: a resolution of " + std::to_string(v) +
+                                                " grid points per metre is beyond what a Resolution box holds");
+  return best;
 }
 
 }  // namespace jp2_detail
@@ -119,14 +208,20 @@ std::vector<uint8_t> write_jp2(const Jp2Info& info, const std::vector<uint8_t>& 
     header.insert(header.end(), box.begin(), box.end());
     for (const Jp2Component& c : info.components) put8(header, depth_byte(c));
   }
-  // Colour Specification box (I.5.3.3): METH 1, an enumerated colour space; PREC and APPROX
-  // 0, as JP2 requires of them (readers ignore both).
-  box = jp2_detail::box_header(kColourBox, 7);
+  // Colour Specification box (I.5.3.3): METH 1, an enumerated colour space, or METH 2, the
+  // restricted ICC method, and the profile; PREC and APPROX 0, as JP2 requires of them
+  // (readers ignore both).
+  if (!info.icc.empty()) {
+    const std::string why = icc_profile_problem(info.icc.data(), info.icc.size(), ncomp);
+    if (!why.empty()) throw Error(ErrorCode::InvalidArgument, "JP2: the ICC profile cannot be written: " + why);
+  }
+  box = jp2_detail::box_header(kColourBox, 3 + (info.icc.empty() ? 4 : info.icc.size()));
   header.insert(header.end(), box.begin(), box.end());
-  put8(header, 1);
+  put8(header, info.icc.empty() ? 1 : 2);
   put8(header, 0);
   put8(header, 0);
-  put32(header, colour);
+  if (info.icc.empty()) put32(header, colour);
+  else header.insert(header.end(), info.icc.begin(), info.icc.end());
   if (info.last_is_alpha) {
     if (ncomp < 2) throw Error(ErrorCode::InvalidArgument, "JP2: an alpha channel needs a colour channel before it");
     // Channel Definition box (I.5.3.6): N, then per channel Cn, Typ (0 colour, 1 opacity) and
@@ -141,50 +236,29 @@ std::vector<uint8_t> write_jp2(const Jp2Info& info, const std::vector<uint8_t>& 
       put16(header, alpha ? 0 : static_cast<uint32_t>(k + 1));
     }
   }
+  if (info.capture.x != 0 || info.capture.y != 0) {
+    // Resolution box (I.5.3.7) holding a Capture Resolution box (I.5.3.7.1): VRcN, VRcD,
+    // HRcN, HRcD, VRcE, HRcE; each resolution N / D x 10^E grid points per metre.
+    const jp2_detail::ResolutionFields down = jp2_detail::resolution_fields(info.capture.y);
+    const jp2_detail::ResolutionFields across = jp2_detail::resolution_fields(info.capture.x);
+    std::vector<uint8_t> resc;
+    put16(resc, down.n);
+    put16(resc, down.d);
+    put16(resc, across.n);
+    put16(resc, across.d);
+    put8(resc, static_cast<uint32_t>(static_cast<uint8_t>(static_cast<int8_t>(down.e))));
+    put8(resc, static_cast<uint32_t>(static_cast<uint8_t>(static_cast<int8_t>(across.e))));
+    std::vector<uint8_t> res;
+    put_box(res, kCaptureResolutionBox, resc);
+    put_box(header, kResolutionBox, res);
+  }
 
-  std::vector<uint8_t> out;
-  const std::vector<uint8_t> jp2h = jp2_detail::box_header(kHeaderBox, header.size());
-  const std::vector<uint8_t> jp2c = jp2_detail::box_header(kCodestreamBox, codestream.size());
-  out.reserve(12 + 20 + jp2h.size() + header.size() + jp2c.size() + codestream.size());
-  // Signature box (I.5.1), first, then the File Type box (I.5.2) right after it: brand 'jp2 ',
-  // minor version 0, and 'jp2 ' in the compatibility list, where a reader looks for it.
-  box = jp2_detail::box_header(kSignatureBox, 4);
-  out.insert(out.end(), box.begin(), box.end());
-  put32(out, kSignature);
-  box = jp2_detail::box_header(kFileTypeBox, 12);
-  out.insert(out.end(), box.begin(), box.end());
-  const uint32_t brand = info.jph ? kJphBrand : kJp2Brand;
-  put32(out, brand);
-  put32(out, 0);
-  put32(out, brand);
-  out.insert(out.end(), jp2h.begin(), jp2h.end());
-  out.insert(out.end(), header.begin(), header.end());
-  // Contiguous Codestream box (I.5.4), after the JP2 Header box: the codestream as it is.
-  out.insert(out.end(), jp2c.begin(), jp2c.end());
-  out.insert(out.end(), codestream.begin(), codestream.end());
-  return out;
+  return assemble(header.data(), header.size(), info.jph, info.boxes, codestream);
 }
 
 std::vector<uint8_t> write_jp2_with_header(const uint8_t* header_contents, size_t header_bytes, bool jph,
-                                           const std::vector<uint8_t>& codestream) {
-  const std::vector<uint8_t> jp2h = jp2_detail::box_header(kHeaderBox, header_bytes);
-  const std::vector<uint8_t> jp2c = jp2_detail::box_header(kCodestreamBox, codestream.size());
-  std::vector<uint8_t> out;
-  out.reserve(12 + 20 + jp2h.size() + header_bytes + jp2c.size() + codestream.size());
-  std::vector<uint8_t> box = jp2_detail::box_header(kSignatureBox, 4);
-  out.insert(out.end(), box.begin(), box.end());
-  put32(out, kSignature);
-  box = jp2_detail::box_header(kFileTypeBox, 12);
-  out.insert(out.end(), box.begin(), box.end());
-  const uint32_t brand = jph ? kJphBrand : kJp2Brand;
-  put32(out, brand);
-  put32(out, 0);
-  put32(out, brand);
-  out.insert(out.end(), jp2h.begin(), jp2h.end());
-  out.insert(out.end(), header_contents, header_contents + header_bytes);
-  out.insert(out.end(), jp2c.begin(), jp2c.end());
-  out.insert(out.end(), codestream.begin(), codestream.end());
-  return out;
+                                           const std::vector<Jp2Box>& boxes, const std::vector<uint8_t>& codestream) {
+  return assemble(header_contents, header_bytes, jph, boxes, codestream);
 }
 
 Jp2Colour default_colour(size_t ncomp) { return ncomp >= 3 ? Jp2Colour::Srgb : Jp2Colour::Greyscale; }
