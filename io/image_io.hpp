@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "io/image_metadata.hpp"
 #include "j2kfront/j2kfront.hpp"
 
 namespace j2k::io {
@@ -26,7 +28,8 @@ struct ReadOptions {
   uint64_t max_bytes = 0;
 };
 // Running out of memory while reading is Error(OutOfMemory) naming the file and the size.
-j2kfront::Image read_image(const std::string& path, const ReadOptions& options = {});
+// `metadata` (where not null): what the file says beside its samples (image_metadata.hpp).
+j2kfront::Image read_image(const std::string& path, const ReadOptions& options = {}, ImageMetadata* metadata = nullptr);
 
 namespace detail {
 class FormatReader;
@@ -55,6 +58,8 @@ class ImageReader {
   // origin (0,0). Refuses with Error(OutOfMemory) naming both figures, before allocating,
   // when their samples need more than `max_bytes` (0: no limit).
   j2kfront::Image read_rows(uint32_t rows, uint64_t max_bytes = 0);
+  // What the file says beside its samples: whole once the last rows are read.
+  const ImageMetadata& metadata() const;
 
  private:
   std::string path_;
@@ -81,9 +86,12 @@ struct PngPixels {
   ptrdiff_t row_stride = 0;
 };
 // Writes it into a stream the caller opened and closes (`name` for messages), with a tEXt
-// "Software" chunk "j2kfront <version>". Throws Error(Io) naming `name` when the write fails,
-// Error(UnsupportedInput) in a build without libpng.
-void write_png(std::FILE* file, const std::string& name, const PngPixels& pixels);
+// "Software" chunk "j2kfront <version>", and what `metadata` holds (where not null): iCCP,
+// pHYs, an iTXt XMP packet, eXIf. Throws Error(Io) naming `name` when the write fails,
+// Error(UnsupportedInput) in a build without libpng. Returns what of `metadata` was not written
+// and why (libpng refused a profile, an XMP packet holds a NUL), one sentence each.
+std::vector<std::string> write_png(std::FILE* file, const std::string& name, const PngPixels& pixels,
+                                   const ImageMetadata* metadata = nullptr);
 // Whether `path` is a PNG that write_png wrote (its Software chunk), e.g. one the CLI may replace.
 bool written_by_j2kfront(const std::string& path);
 

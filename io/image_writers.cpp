@@ -207,7 +207,8 @@ void write_pgx(std::FILE* file, const std::string& name, const ComponentSamples&
   if (std::fflush(file) != 0) throw Error(ErrorCode::Io, name + ": cannot write: " + std::strerror(errno));
 }
 
-void write_png_image(std::FILE* file, const std::string& name, const ImageSamples& image) {
+std::vector<std::string> write_png_image(std::FILE* file, const std::string& name, const ImageSamples& image,
+                                         const ImageMetadata* metadata) {
   const bool wide = max_precision(image) > 8;
   const std::vector<unsigned char> pixels = interleave(image, wide, /*big_endian=*/false);  // write_png swaps
   PngPixels p;
@@ -217,7 +218,7 @@ void write_png_image(std::FILE* file, const std::string& name, const ImageSample
   p.channels = static_cast<int>(image.components.size());
   p.bit_depth = wide ? 16 : 8;
   p.row_stride = static_cast<ptrdiff_t>(p.width) * p.channels * (wide ? 2 : 1);
-  write_png(file, name, p);
+  return write_png(file, name, p, metadata);
 }
 
 }  // namespace j2k::io

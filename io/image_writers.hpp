@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "io/image_metadata.hpp"
 #include "j2kfront/j2kfront.hpp"
 
 namespace j2k::io {
@@ -69,7 +70,13 @@ void interleave_rows(const ImageSamples& image, int64_t y0, int64_t rows, bool w
 // write fails. write_pnm: P5 for 1 component, P6 for 3, PAM (P7) for 2 and 4.
 void write_pnm(std::FILE* file, const std::string& name, const ImageSamples& image);
 void write_pgx(std::FILE* file, const std::string& name, const ComponentSamples& component, bool is_signed);
-void write_tiff(std::FILE* file, const std::string& name, const ImageSamples& image);
-void write_png_image(std::FILE* file, const std::string& name, const ImageSamples& image);
+// write_tiff and write_png_image also write what `metadata` holds (where not null): TIFF its
+// ICCProfile, resolution (in dots per inch or per centimetre, whichever is whole, else per
+// inch) and XMP tags; PNG its iCCP, pHYs, iTXt XMP and eXIf chunks. They return what of it was
+// not written and why (a TIFF's Exif, a profile that does not fit), one sentence each.
+std::vector<std::string> write_tiff(std::FILE* file, const std::string& name, const ImageSamples& image,
+                                    const ImageMetadata* metadata = nullptr);
+std::vector<std::string> write_png_image(std::FILE* file, const std::string& name, const ImageSamples& image,
+                                         const ImageMetadata* metadata = nullptr);
 
 }  // namespace j2k::io

@@ -27,6 +27,7 @@ std::unique_ptr<FormatReader> open_png(std::unique_ptr<InputFile> in) {
 
 #include <csetjmp>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,7 +41,8 @@ constexpr uint64_t kMaxRowBytes = uint64_t{256} << 20;
 // zlib expands at most about 1032:1: pixel data beyond that many times the file's size cannot
 // be in the file, whatever the header says.
 constexpr uint64_t kMaxDeflateRatio = 1032;
-// Ancillary chunks (text, ICC profiles) are not needed: none is allowed to take more.
+// No ancillary chunk (text, ICC profiles, Exif) may take more: a larger one is left out with
+// a warning (libpng's "exceeds application limits"), whatever size it declares.
 constexpr png_alloc_size_t kMaxChunkBytes = 8 << 20;
 
 // libpng's read and info structs, destroyed with their owner, also when its constructor throws.
@@ -68,6 +70,7 @@ class PngReader : public FormatReader {
       png_set_chunk_malloc_max(structs_.png, kMaxChunkBytes);
       png_read_info(structs_.png, structs_.info);
     });
+    collect_metadata();
     png_uint_32 width = 0, height = 0;
     int depth = 0, color = 0, interlace = 0;
     png_get_IHDR(structs_.png, structs_.info, &width, &height, &depth, &color, &interlace, nullptr, nullptr);
@@ -115,8 +118,9 @@ class PngReader : public FormatReader {
       for (uint64_t y = 0; y < rows; ++y) at[y] = pixels.data() + y * row_bytes_;
       guarded("interlaced image", [&] {
         png_read_image(structs_.png, at.data());
-        png_read_end(structs_.png, nullptr);
+        png_read_end(structs_.png, structs_.info);
       });
+      collect_metadata();
       for (uint64_t y = 0; y < rows; ++y) split(band, y, pixels.data() + y * row_bytes_);
       return band;
     }
@@ -126,7 +130,11 @@ class PngReader : public FormatReader {
     }
     // After the last row, the rest of the file up to IEND, so that a file cut after its last
     // row's data (the zlib stream or a CRC incomplete) is not taken as whole.
-    if (first + rows == shape_.height) guarded("after the last row", [&] { png_read_end(structs_.png, nullptr); });
+    // The chunks after the image data (text, Exif) join the header's.
+    if (first + rows == shape_.height) {
+      guarded("after the last row", [&] { png_read_end(structs_.png, structs_.info); });
+      collect_metadata();
+    }
     return band;
   }
 
@@ -146,6 +154,44 @@ class PngReader : public FormatReader {
       file_->fail(ErrorCode::UnsupportedInput, "rows of " + std::to_string(width) + " pixels (up to " +
                                                    std::to_string(row) + " bytes) are more than the " +
                                                    std::to_string(kMaxRowBytes) + " bytes a row may take");
+  }
+
+  // What the chunks read so far hold that a JP2 file can carry: iCCP, pHYs in pixels per metre
+  // (one without a unit is only an aspect ratio, and is left out, with a warning where it is
+  // not 1:1), an iTXt XMP packet, eXIf. libpng has checked each and left out (with a warning,
+  // kept by on_warning) a damaged one.
+  void collect_metadata() {
+    png_structp png = structs_.png;
+    png_infop info = structs_.info;
+    png_charp name = nullptr;
+    int compression = 0;
+    png_bytep profile = nullptr;
+    png_uint_32 length = 0;
+    if (png_get_iCCP(png, info, &name, &compression, &profile, &length) && profile != nullptr)
+      metadata_.icc.assign(profile, profile + length);
+    png_uint_32 x = 0, y = 0;
+    int unit = 0;
+    if (png_get_pHYs(png, info, &x, &y, &unit) && !metadata_.has_resolution()) {
+      if (unit == PNG_RESOLUTION_METER && x > 0 && y > 0) {
+        metadata_.x_per_metre = x;
+        metadata_.y_per_metre = y;
+      } else if (x != y && !pixel_aspect_said_) {
+        metadata_.warnings.push_back("its pHYs chunk gives only a pixel aspect ratio (" + std::to_string(x) + ":" + std::to_string(y) +
+                                     "), not a resolution: it is not carried");
+        pixel_aspect_said_ = true;
+      }
+    }
+    png_textp text = nullptr;
+    int count = 0;
+    png_get_text(png, info, &text, &count);
+    for (int k = 0; k < count; ++k)
+      if (text[k].key != nullptr && text[k].text != nullptr && std::strcmp(text[k].key, kPngXmpKeyword) == 0)
+        metadata_.xmp.assign(text[k].text, text[k].text + std::strlen(text[k].text));
+#ifdef PNG_eXIf_SUPPORTED
+    png_bytep exif = nullptr;
+    png_uint_32 exif_length = 0;
+    if (png_get_eXIf_1(png, info, &exif_length, &exif) && exif != nullptr) metadata_.exif.assign(exif, exif + exif_length);
+#endif
   }
 
   // One decoded row (channels interleaved) into row y of each component.
@@ -177,7 +223,18 @@ class PngReader : public FormatReader {
     self->error_ = message ? message : "libpng error";
     png_longjmp(png, 1);
   }
-  static void on_warning(png_structp, png_const_charp) {}  // damaged ancillary chunks: skipped
+  // Damaged ancillary chunks are skipped; what libpng says of the ones whose contents are
+  // carried (a cut or oversized iCCP, a bad eXIf) is kept for the caller to say.
+  static void on_warning(png_structp png, png_const_charp message) {
+    auto* self = static_cast<PngReader*>(png_get_error_ptr(png));
+    if (message == nullptr || self->metadata_.warnings.size() >= 8) return;
+    const std::string m = message;
+    for (const char* chunk : {"iCCP", "pHYs", "iTXt", "eXIf"})
+      if (m.rfind(chunk, 0) == 0) {
+        self->metadata_.warnings.push_back("its " + std::string(chunk) + " chunk is not read (libpng: " + m + ")");
+        return;
+      }
+  }
 
   // libpng's input: exactly n bytes, or a libpng error naming the shortfall.
   static void on_read(png_structp png, png_bytep dst, size_t n) {
@@ -197,6 +254,7 @@ class PngReader : public FormatReader {
   std::unique_ptr<InputFile> file_;
   PngStructs structs_;
   std::string error_;
+  bool pixel_aspect_said_ = false;
   int passes_ = 1;
   int channels_ = 0;
   uint64_t row_bytes_ = 0;

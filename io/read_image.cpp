@@ -141,6 +141,8 @@ ImageReader::~ImageReader() = default;
 
 const j2kfront::Image& ImageReader::shape() const { return format_->shape(); }
 
+const ImageMetadata& ImageReader::metadata() const { return format_->metadata(); }
+
 uint64_t ImageReader::row_bytes() const {
   uint64_t n = 0;
   for (const j2kfront::Image::Component& c : shape().components) n += static_cast<uint64_t>(c.row_stride());
@@ -170,9 +172,11 @@ j2kfront::Image ImageReader::read_rows(uint32_t rows, uint64_t max_bytes) {
   }
 }
 
-j2kfront::Image read_image(const std::string& path, const ReadOptions& options) {
+j2kfront::Image read_image(const std::string& path, const ReadOptions& options, ImageMetadata* metadata) {
   ImageReader reader(path);
-  return reader.read_rows(reader.shape().height, options.max_bytes);
+  j2kfront::Image image = reader.read_rows(reader.shape().height, options.max_bytes);
+  if (metadata) *metadata = reader.metadata();
+  return image;
 }
 
 }  // namespace j2k::io

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "io/image_metadata.hpp"
 #include "j2kfront/j2kfront.hpp"
 
 namespace j2k::io::detail {
@@ -61,12 +62,16 @@ class FormatReader {
   // Rows [first, first + rows) of every component, as an image `rows` high. `first` is
   // where the last band ended (0 at the start); rows >= 1 and first + rows <= height.
   virtual j2kfront::Image read_rows(uint64_t first, uint64_t rows) = 0;
+  // What the file says beside its samples: what its header held from construction on, and
+  // once the last row is read, what came after the samples too (a PNG's chunks after IDAT).
+  const ImageMetadata& metadata() const { return metadata_; }
 
  protected:
   // An image `rows` high with the shape's components, their planes allocated and zeroed.
   j2kfront::Image band(uint64_t rows) const;
 
   j2kfront::Image shape_;
+  ImageMetadata metadata_;
 };
 
 // Each reader expects `in` at the first byte of the file (the signature included).

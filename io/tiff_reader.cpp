@@ -20,6 +20,7 @@ std::unique_ptr<FormatReader> open_tiff(const std::string& path) {
 #include <tiffio.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -152,11 +153,119 @@ CodecBound codec_bound(uint16_t compression) {
   }
 }
 
+// The most bytes of values an Exif directory is copied with (entries pointing again and again
+// at a large part of the file must not multiply it).
+constexpr uint64_t kMaxExifBytes = uint64_t{16} << 20;
+
+// The Exif directory at `offset` of the classic TIFF at `path` (byte order `little`), as
+// TiffReader::read_exif describes; empty with `why` set when it cannot be read.
+std::vector<uint8_t> exif_blob(const std::string& path, uint64_t offset, bool little, uint64_t file_size, std::string& why) {
+  // The file is read only where the directory and its values are, through one small reader.
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    why = "the file cannot be opened again";
+    return {};
+  }
+  auto read_at = [&](uint64_t at, size_t n, uint8_t* out) {
+    return at <= file_size && n <= file_size - at && std::fseek(f, static_cast<long>(at), SEEK_SET) == 0 &&
+           std::fread(out, 1, n, f) == n;
+  };
+  auto get = [&](const uint8_t* p, int bytes) {
+    uint32_t v = 0;
+    for (int i = 0; i < bytes; ++i) v |= uint32_t{p[little ? i : bytes - 1 - i]} << (8 * (little ? i : bytes - 1 - i));
+    return v;
+  };
+  std::vector<uint8_t> out;
+  auto put = [&](uint32_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * (little ? i : bytes - 1 - i))));
+  };
+  auto put_at = [&](size_t at, uint32_t v) {
+    for (int i = 0; i < 4; ++i) out[at + static_cast<size_t>(i)] = static_cast<uint8_t>(v >> (8 * (little ? i : 3 - i)));
+  };
+  uint8_t count_bytes[2];
+  if (offset > UINT32_MAX || !read_at(offset, 2, count_bytes)) {
+    std::fclose(f);
+    why = "its offset " + std::to_string(offset) + " is outside the file";
+    return {};
+  }
+  const uint32_t count = get(count_bytes, 2);
+  std::vector<uint8_t> entries(size_t{count} * 12);
+  if (count == 0 || !read_at(offset + 2, entries.size(), entries.data())) {
+    std::fclose(f);
+    why = count == 0 ? "it has no entries" : "its entries run past the end of the file";
+    return {};
+  }
+  // The sizes of TIFF 6's types (1 BYTE ... 12 DOUBLE); 0: unknown.
+  static const uint32_t kTypeBytes[13] = {0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8};
+  struct Entry {
+    uint32_t tag, type, count;
+    std::vector<uint8_t> value;  // the raw bytes, in the file's order
+  };
+  std::vector<Entry> kept;
+  uint64_t total = 0;
+  for (uint32_t k = 0; k < count; ++k) {
+    const uint8_t* e = entries.data() + size_t{k} * 12;
+    Entry x{get(e, 2), get(e + 2, 2), get(e + 4, 4), {}};
+    // A further directory (Interoperability, or any entry of type IFD), an unknown type.
+    if (x.tag == 40965 || x.type == 0 || x.type >= 13) continue;
+    const uint64_t bytes = uint64_t{kTypeBytes[x.type]} * x.count;
+    if (bytes > file_size) continue;
+    total += bytes;  // each at most the file's size: no overflow
+    if (total > kMaxExifBytes) {
+      std::fclose(f);
+      why = "its values take more than " + std::to_string(kMaxExifBytes >> 20) + " MiB";
+      return {};
+    }
+    x.value.resize(static_cast<size_t>(bytes));
+    if (bytes <= 4) std::memcpy(x.value.data(), e + 8, static_cast<size_t>(bytes));
+    else if (!read_at(get(e + 8, 4), x.value.size(), x.value.data())) continue;
+    kept.push_back(std::move(x));
+  }
+  std::fclose(f);
+  if (kept.empty()) {
+    why = "none of its entries can be read";
+    return {};
+  }
+  // Header, IFD0 (one entry: the Exif pointer) at 8, the Exif IFD at 26, then the values.
+  out.push_back(little ? 'I' : 'M');
+  out.push_back(little ? 'I' : 'M');
+  put(42, 2);
+  put(8, 4);
+  put(1, 2);
+  put(34665, 2), put(4, 2), put(1, 4), put(26, 4);
+  put(0, 4);
+  const size_t exif = out.size();
+  put(static_cast<uint32_t>(kept.size()), 2);
+  size_t data_at = exif + 2 + kept.size() * 12 + 4;
+  std::vector<size_t> offsets;
+  for (const Entry& x : kept) {
+    put(x.tag, 2), put(x.type, 2), put(x.count, 4);
+    if (x.value.size() <= 4) {
+      out.insert(out.end(), x.value.begin(), x.value.end());
+      out.insert(out.end(), 4 - x.value.size(), 0);
+    } else {
+      offsets.push_back(out.size());
+      put(0, 4);  // set below
+    }
+  }
+  put(0, 4);  // no next directory
+  size_t next = 0;
+  for (const Entry& x : kept) {
+    if (x.value.size() <= 4) continue;
+    put_at(offsets[next++], static_cast<uint32_t>(data_at));
+    out.insert(out.end(), x.value.begin(), x.value.end());
+    if (x.value.size() % 2) out.push_back(0);  // values start on a word boundary
+    data_at = out.size();
+  }
+  return out;
+}
+
 class TiffReader : public FormatReader {
  public:
   explicit TiffReader(const std::string& path) : path_(path) {
     open();
     read_layout();
+    read_metadata();
     if (TIFFIsTiled(tif_.get())) tile_layout();
     else strip_layout();
     // Every block is checked before any is decoded, so that a forged size anywhere in the
@@ -271,6 +380,51 @@ class TiffReader : public FormatReader {
     uint64_t decoded = 0;
     plausible_ = !__builtin_mul_overflow(width_ * height_, samples_per_pixel_ * bytes_, &decoded) &&
                  decoded / 1024 <= file_size_;
+  }
+
+  // The tags a JP2 file can carry: ICCProfile (34675), XResolution, YResolution and
+  // ResolutionUnit (inches and centimetres to metres; "none" is an aspect ratio only, left out
+  // with a warning where it is not 1:1), XMP (700), and the Exif directory (34665) as a TIFF
+  // structure of its own (exif_blob). libtiff has read each tag's values within the file.
+  void read_metadata() {
+    TIFF* t = tif_.get();
+    uint32_t count = 0;
+    const uint8_t* data = nullptr;
+    if (TIFFGetField(t, TIFFTAG_ICCPROFILE, &count, &data) && data != nullptr) metadata_.icc.assign(data, data + count);
+    count = 0, data = nullptr;
+    if (TIFFGetField(t, TIFFTAG_XMLPACKET, &count, &data) && data != nullptr) metadata_.xmp.assign(data, data + count);
+    float x = 0, y = 0;
+    uint16_t unit = RESUNIT_INCH;
+    if (TIFFGetField(t, TIFFTAG_XRESOLUTION, &x) && TIFFGetField(t, TIFFTAG_YRESOLUTION, &y) && x > 0 && y > 0 &&
+        std::isfinite(x) && std::isfinite(y)) {
+      TIFFGetFieldDefaulted(t, TIFFTAG_RESOLUTIONUNIT, &unit);
+      if (unit == RESUNIT_INCH || unit == RESUNIT_CENTIMETER) {
+        const double to_metre = unit == RESUNIT_INCH ? 1 / 0.0254 : 100;
+        metadata_.x_per_metre = x * to_metre;
+        metadata_.y_per_metre = y * to_metre;
+      } else if (x != y) {
+        metadata_.warnings.push_back("its resolution has no unit (" + std::to_string(x) + ":" + std::to_string(y) +
+                                     " is an aspect ratio only): it is not carried");
+      }
+    }
+    uint64_t exif_offset = 0;
+    if (TIFFGetField(t, TIFFTAG_EXIFIFD, &exif_offset) && exif_offset != 0) read_exif(exif_offset);
+  }
+
+  // The Exif directory at `offset` as a TIFF structure of its own (what a PNG's eXIf chunk or a
+  // JP2 file's Exif UUID box holds): a header in the file's byte order, a first directory with
+  // only the Exif pointer, then the Exif directory with its values after it. Its entries are
+  // copied as they are, the values they point to moved along; a pointer to a further directory
+  // (Interoperability, 40965) is left out, and so is an entry whose values lie outside the
+  // file. BigTIFF's directories are not read (a warning says so).
+  void read_exif(uint64_t offset) {
+    if (TIFFIsBigTIFF(tif_.get())) {
+      metadata_.warnings.push_back("its Exif directory is not carried: it is a BigTIFF's");
+      return;
+    }
+    std::string why;
+    metadata_.exif = exif_blob(path_, offset, !TIFFIsBigEndian(tif_.get()), file_size_, why);
+    if (metadata_.exif.empty()) metadata_.warnings.push_back("its Exif directory is not carried: " + why);
   }
 
   // The band's planes, left empty: they grow as rows decode (ensure_rows), reserved at once

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // TIFF output through libtiff: 8- or 16-bit gray, gray + alpha, RGB or RGBA, one strip of
-// rows at a time, interleaved (PLANARCONFIG_CONTIG), uncompressed.
+// rows at a time, interleaved (PLANARCONFIG_CONTIG), uncompressed; with an ICC profile,
+// resolution and XMP packet where given.
 #include "io/image_writers.hpp"
 
 #include "common/error.hpp"
@@ -8,7 +9,7 @@
 #ifndef J2K_HAVE_TIFF
 
 namespace j2k::io {
-void write_tiff(std::FILE*, const std::string& name, const ImageSamples&) {
+std::vector<std::string> write_tiff(std::FILE*, const std::string& name, const ImageSamples&, const ImageMetadata*) {
   throw Error(ErrorCode::UnsupportedInput, name + ": TIFF output was not built in (libtiff not found)");
 }
 }  // namespace j2k::io
@@ -19,11 +20,47 @@ void write_tiff(std::FILE*, const std::string& name, const ImageSamples&) {
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
-namespace j2k::io {
+#include "common/icc_profile.hpp"
 
-void write_tiff(std::FILE* file, const std::string& name, const ImageSamples& image) {
+namespace j2k::io {
+namespace {
+
+// Whether v is a whole number, to 1 part in 10^5: a JP2 file's resolution of 300 dpi or a PNG's
+// 11811 pixels per metre comes back as 300 dpi.
+bool whole(double v) { return std::fabs(v - std::round(v)) <= 1e-5 * std::max(1.0, v); }
+
+// The metadata's tags; returns what is not written and why.
+std::vector<std::string> set_metadata(TIFF* tif, const ImageMetadata& m, size_t channels, bool cmyk) {
+  std::vector<std::string> left;
+  if (!m.icc.empty()) {
+    const std::string why = icc_profile_problem(m.icc.data(), m.icc.size(), cmyk ? 0 : channels);
+    if (!why.empty() || m.icc.size() > UINT32_MAX) left.push_back("the ICC profile is not written: " + (why.empty() ? "it is over 4 GiB" : why));
+    else TIFFSetField(tif, TIFFTAG_ICCPROFILE, static_cast<uint32_t>(m.icc.size()), m.icc.data());
+  }
+  if (m.has_resolution()) {
+    // Dots per inch, or per centimetre where those are whole and the inch's are not.
+    const double inch_x = m.x_per_metre * 0.0254, inch_y = m.y_per_metre * 0.0254;
+    const double cm_x = m.x_per_metre / 100, cm_y = m.y_per_metre / 100;
+    const bool per_cm = !(whole(inch_x) && whole(inch_y)) && whole(cm_x) && whole(cm_y);
+    const double x = per_cm ? cm_x : inch_x, y = per_cm ? cm_y : inch_y;
+    TIFFSetField(tif, TIFFTAG_XRESOLUTION, static_cast<float>(whole(x) ? std::round(x) : x));
+    TIFFSetField(tif, TIFFTAG_YRESOLUTION, static_cast<float>(whole(y) ? std::round(y) : y));
+    TIFFSetField(tif, TIFFTAG_RESOLUTIONUNIT, per_cm ? RESUNIT_CENTIMETER : RESUNIT_INCH);
+  }
+  if (!m.xmp.empty()) {
+    if (m.xmp.size() > UINT32_MAX) left.push_back("the XMP packet is not written: it is over 4 GiB");
+    else TIFFSetField(tif, TIFFTAG_XMLPACKET, static_cast<uint32_t>(m.xmp.size()), m.xmp.data());
+  }
+  if (!m.exif.empty()) left.push_back("the Exif is not written: the TIFF writer writes no Exif directory");
+  return left;
+}
+
+}  // namespace
+
+std::vector<std::string> write_tiff(std::FILE* file, const std::string& name, const ImageSamples& image, const ImageMetadata* metadata) {
   if (std::fflush(file) != 0) throw Error(ErrorCode::Io, name + ": cannot write");
   // libtiff closes the descriptor it is given: give it its own.
   const int fd = ::dup(::fileno(file));
@@ -54,6 +91,8 @@ void write_tiff(std::FILE* file, const std::string& name, const ImageSamples& im
   }
   TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif, 0));
   TIFFSetField(tif, TIFFTAG_SOFTWARE, (std::string("j2kfront ") + j2k_version()).c_str());
+  std::vector<std::string> left;
+  if (metadata) left = set_metadata(tif, *metadata, channels, image.cmyk);
   const size_t size = bits / 8;
   std::vector<unsigned char> row(static_cast<size_t>(width) * channels * size);
   bool ok = true;
@@ -64,6 +103,7 @@ void write_tiff(std::FILE* file, const std::string& name, const ImageSamples& im
   ok = ok && TIFFWriteDirectory(tif) == 1;
   TIFFClose(tif);
   if (!ok) throw Error(ErrorCode::Io, name + ": libtiff could not write the image");
+  return left;
 }
 
 }  // namespace j2k::io
