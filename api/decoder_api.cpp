@@ -17,6 +17,9 @@ struct j2k_decoder {
   std::vector<j2k_component_view> views;
   j2k_decode_report report{};
   std::string warnings;
+  std::vector<uint8_t> icc;                  // the report's JP2 metadata
+  std::vector<j2k::codec::Jp2Box> boxes;
+  std::vector<j2k_box> box_views;
   // The back stage, made by the first run and kept: a GPU's queue and buffers serve every
   // image this decoder decodes.
   std::unique_ptr<j2k::BackStage> stage;
@@ -53,7 +56,7 @@ j2k_status j2k_decoder_create(const j2k_decode_settings* settings, j2k_decoder**
     require(settings->device >= -1, "device must be -1 (the default) or a device index, got " + std::to_string(settings->device));
     require(settings->num_components >= 0 && (settings->num_components == 0 || settings->components != nullptr),
             "num_components must be 0 (all) or the count of the `components` array");
-    *decoder = new j2k_decoder{*settings, {}, {}, {}, {}, {}, {}};
+    *decoder = new j2k_decoder{*settings, {}, {}, {}, {}, {}, {}, {}, {}, {}};
     (*decoder)->components.assign(settings->components, settings->components + settings->num_components);
   });
 }
@@ -71,6 +74,7 @@ j2k_status j2k_decoder_run(j2k_decoder* decoder, const void* data, size_t size, 
     s.allow_partial = decoder->settings.allow_partial != 0;
     s.convert_colour = decoder->settings.convert_colour != 0;
     s.keep_cmyk = decoder->settings.keep_cmyk != 0;
+    s.keep_icc = decoder->settings.keep_icc != 0;
     s.max_bytes = decoder->settings.max_bytes;
     s.tile = decoder->settings.tile;
     const j2k_rect& g = decoder->settings.region;
@@ -124,6 +128,17 @@ j2k_status j2k_decoder_run(j2k_decoder* decoder, const void* data, size_t size, 
     decoder->report.jp2 = decoded.format == j2k::codec::FileFormat::Jp2 ? 1 : 0;
     decoder->report.enum_cs = decoded.enum_cs;
     decoder->report.warnings = decoder->warnings.c_str();
+    decoder->icc = std::move(decoded.icc);
+    decoder->boxes = std::move(decoded.boxes);
+    decoder->box_views.clear();
+    for (const j2k::codec::Jp2Box& box : decoder->boxes) decoder->box_views.push_back({box.type, box.contents.data(), box.contents.size()});
+    decoder->report.icc_profile = decoder->icc.empty() ? nullptr : decoder->icc.data();
+    decoder->report.icc_profile_size = decoder->icc.size();
+    decoder->report.icc_applied = decoded.icc_applied ? 1 : 0;
+    decoder->report.resolution_x = decoded.resolution.x;
+    decoder->report.resolution_y = decoded.resolution.y;
+    decoder->report.num_boxes = static_cast<int>(decoder->box_views.size());
+    decoder->report.boxes = decoder->box_views.empty() ? nullptr : decoder->box_views.data();
     decoder->report.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   });
 }

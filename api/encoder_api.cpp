@@ -11,9 +11,11 @@
 #include "api/guard.hpp"
 #include "api/plan_info.hpp"
 #include "api/settings.hpp"
+#include "codec/codestream/jp2_writer.hpp"
 #include "codec/encoder.hpp"
 #include "codec/frame_encoder.hpp"
 #include "codec/tier1/block_coder.hpp"
+#include "common/icc_profile.hpp"
 #include "tiling/limits.hpp"
 
 struct j2k_encoder {
@@ -110,6 +112,40 @@ std::vector<j2k::codec::TileChanges> tile_changes(const j2k_coding& c, int num_c
   return out;
 }
 
+// A JP2 file's ICC profile, capture resolution and boxes, checked and copied (the encoder keeps
+// no pointer of the caller's).
+void jp2_metadata(const j2k_coding& c, int num_components, j2k::codec::EncoderSettings& e) {
+  require(c.icc_profile != nullptr || c.icc_profile_size == 0, "icc_profile is null but icc_profile_size is " +
+                                                                   std::to_string(c.icc_profile_size));
+  require(c.num_boxes >= 0 && (c.num_boxes == 0 || c.boxes != nullptr), "num_boxes must be 0 or the count of the `boxes` array");
+  require(std::isfinite(c.resolution_x) && std::isfinite(c.resolution_y) && c.resolution_x >= 0 && c.resolution_y >= 0 &&
+              (c.resolution_x > 0) == (c.resolution_y > 0),
+          "resolution_x and resolution_y are both 0 (none) or both grid points per metre above 0, got " + number(c.resolution_x) +
+              " and " + number(c.resolution_y));
+  const bool any = c.icc_profile_size > 0 || c.resolution_x > 0 || c.num_boxes > 0;
+  require(!any || e.format == j2k::codec::FileFormat::Jp2,
+          "an ICC profile, a resolution or boxes need J2K_FORMAT_JP2: a codestream has no place for them");
+  if (c.icc_profile_size > 0) {
+    const std::string why = j2k::icc_profile_problem(c.icc_profile, c.icc_profile_size, static_cast<size_t>(num_components));
+    require(why.empty(), "icc_profile: " + why);
+    e.icc.assign(c.icc_profile, c.icc_profile + c.icc_profile_size);
+  }
+  if (c.resolution_x > 0) {
+    j2k::codec::jp2_detail::resolution_fields(c.resolution_x);  // throws InvalidArgument beyond the box's range
+    j2k::codec::jp2_detail::resolution_fields(c.resolution_y);
+    e.capture = {c.resolution_x, c.resolution_y};
+  }
+  for (int k = 0; k < c.num_boxes; ++k) {
+    const j2k_box& b = c.boxes[k];
+    const std::string which = "boxes[" + std::to_string(k) + "] ('" + j2k::codec::jp2_box_name(b.type) + "')";
+    require(b.data != nullptr || b.size == 0, which + ": data is null but size is " + std::to_string(b.size));
+    require(!j2k::codec::is_jp2_structure_box(b.type), which + " is one of the file's own boxes (jP, ftyp, jp2h, jp2c)");
+    require(b.type != J2K_BOX_UUID || b.size >= 16, which + ": a UUID box starts with its 16-byte UUID, and has " +
+                                                        std::to_string(b.size) + " bytes");
+    e.boxes.push_back({b.type, std::vector<uint8_t>(b.data, b.data + b.size)});
+  }
+}
+
 // Everything of j2k_coding checked and turned into the encoder's settings for an image of
 // `num_components` components.
 j2k::codec::EncoderSettings encoder_settings(const j2k_settings& s, const j2k_coding& c, int num_components) {
@@ -192,6 +228,7 @@ j2k::codec::EncoderSettings encoder_settings(const j2k_settings& s, const j2k_co
   require(c.last_is_alpha == 0 || c.last_is_alpha == 1, "last_is_alpha must be 0 or 1, got " + std::to_string(c.last_is_alpha));
   require(!c.last_is_alpha || num_components >= 2, "last_is_alpha needs a colour component before the alpha channel");
   e.last_is_alpha = c.last_is_alpha != 0;
+  jp2_metadata(c, num_components, e);
   return e;
 }
 
@@ -211,6 +248,8 @@ void frames_options(const j2k_coding& c, int& lanes, std::vector<int>& devices) 
 
 }  // namespace
 
+static_assert(J2K_BOX_UUID == j2k::codec::jp2_fourcc("uuid") && J2K_BOX_XML == j2k::codec::jp2_fourcc("xml "),
+              "the C box types are the codec's");
 static_assert(static_cast<int>(j2k::codec::Progression::CPRL) == J2K_CPRL &&
                   static_cast<int>(j2k::codec::Progression::LRCP) == J2K_LRCP,
               "the C progression values are the codec's");

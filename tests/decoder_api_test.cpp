@@ -236,6 +236,96 @@ TEST(DecoderApi, CutJp2FilesDecodeWithAllowPartial) {
   j2k_decoder_destroy(decoder);
 }
 
+// A JP2 file's metadata through the API: the encoder's ICC profile (colr method 2), capture
+// resolution and boxes (j2k_coding) come back in the decoder's report, the profile unapplied
+// without convert_colour or with keep_icc, and at reduce 1 the resolution halves. Metadata for a
+// bare codestream, a UUID box without its UUID, a box of the file's own, a broken profile or one
+// of the wrong colour space, and half a resolution are refused naming why.
+TEST(DecoderApi, Jp2MetadataComesBackInTheReport) {
+  const j2kfront::Image img = make_image(0, 0, 32, 24, 3, J2K_SAMPLE_U8, 8);
+  j2kfront::Settings s;
+  s.backend = J2K_BACKEND_CPU;
+  s.levels = 3;
+  j2kfront::Coding coding;
+  coding.format = J2K_FORMAT_JP2;
+  coding.icc_profile.assign(140, 0);
+  coding.icc_profile[3] = 140;
+  std::memcpy(coding.icc_profile.data() + 16, "RGB ", 4);
+  std::memcpy(coding.icc_profile.data() + 36, "acsp", 4);
+  coding.resolution_x = 11811, coding.resolution_y = 5000;
+  const std::string xmp = "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"/>";
+  coding.boxes.push_back(j2kfront::uuid_box(J2K_UUID_XMP, std::vector<uint8_t>(xmp.begin(), xmp.end())));
+  coding.boxes.push_back({J2K_BOX_XML, {'<', 'a', '/', '>'}});
+  j2kfront::Encoder encoder(s, coding, img.view());
+  const std::vector<uint8_t> jp2 = encoder.encode(img.view());
+
+  for (int keep : {0, 1}) {
+    SCOPED_TRACE(keep ? "convert_colour with keep_icc" : "no colour conversion");
+    j2kfront::DecodeSettings d;
+    d.convert_colour = keep;
+    d.keep_icc = keep;
+    j2kfront::Decoder decoder(d);
+    const j2k_image_view v = decoder.decode(jp2.data(), jp2.size());
+    EXPECT_EQ(std::memcmp(v.components[0].data, img.components[0].bytes.data(), img.components[0].bytes.size()), 0);
+    const j2k_decode_report r = decoder.report();
+    ASSERT_EQ(r.icc_profile_size, coding.icc_profile.size());
+    EXPECT_EQ(std::memcmp(r.icc_profile, coding.icc_profile.data(), r.icc_profile_size), 0);
+    EXPECT_EQ(r.icc_applied, 0);
+    EXPECT_EQ(r.enum_cs, 0);
+    EXPECT_DOUBLE_EQ(r.resolution_x, 11811);
+    EXPECT_DOUBLE_EQ(r.resolution_y, 5000);
+    ASSERT_EQ(r.num_boxes, 2);
+    EXPECT_EQ(r.boxes[0].type, J2K_BOX_UUID);
+    ASSERT_EQ(r.boxes[0].size, 16 + xmp.size());
+    EXPECT_EQ(std::memcmp(r.boxes[0].data, J2K_UUID_XMP, 16), 0);
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(r.boxes[0].data) + 16, xmp.size()), xmp);
+    EXPECT_EQ(r.boxes[1].type, J2K_BOX_XML);
+    EXPECT_EQ(r.boxes[1].size, 4u);
+  }
+  j2kfront::DecodeSettings half;
+  half.reduce = 1;
+  j2kfront::Decoder reduced(half);
+  reduced.decode(jp2.data(), jp2.size());
+  EXPECT_DOUBLE_EQ(reduced.report().resolution_x, 11811 / 2.0);
+  EXPECT_DOUBLE_EQ(reduced.report().resolution_y, 2500);
+  // A codestream has no metadata.
+  j2kfront::Decoder plain;
+  const std::vector<uint8_t> j2k = encode(img);
+  plain.decode(j2k.data(), j2k.size());
+  EXPECT_EQ(plain.report().icc_profile, nullptr);
+  EXPECT_EQ(plain.report().num_boxes, 0);
+  EXPECT_EQ(plain.report().resolution_x, 0);
+
+  const auto refused = [&](j2kfront::Coding c, const std::string& cause) {
+    SCOPED_TRACE(cause);
+    j2k_encoder* e = nullptr;
+    EXPECT_EQ(j2k_encoder_create(&s, c.get(), img.view().get(), &e), J2K_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(j2k_last_error()).find(cause), std::string::npos) << j2k_last_error();
+    EXPECT_EQ(j2k_coding_check(&s, c.get(), 3), J2K_INVALID_ARGUMENT);
+    j2k_encoder_destroy(e);
+  };
+  j2kfront::Coding c = coding;
+  c.format = J2K_FORMAT_J2K;
+  refused(c, "need J2K_FORMAT_JP2");
+  c = coding;
+  c.boxes = {{J2K_BOX_UUID, {1, 2, 3}}};
+  refused(c, "a UUID box starts with its 16-byte UUID");
+  c.boxes = {{0x6A703263u, {1, 2, 3}}};  // 'jp2c'
+  refused(c, "one of the file's own boxes");
+  c = coding;
+  c.icc_profile.pop_back();
+  refused(c, "icc_profile: its header says 140 bytes, and 139 are there");
+  c = coding;
+  std::memcpy(c.icc_profile.data() + 16, "CMYK", 4);
+  refused(c, "a 'CMYK' profile, and the image has 3 components");
+  c = coding;
+  c.resolution_y = 0;
+  refused(c, "both 0 (none) or both grid points per metre above 0");
+  c.resolution_y = 1e200;
+  c.resolution_x = 1e200;
+  refused(c, "beyond what a Resolution box holds");
+}
+
 TEST(DecoderApi, OneDecoderManyImagesOnEveryBackend) {
   const j2kfront::Image small = make_image(3, 1, 37, 29, 3, J2K_SAMPLE_U8, 8);
   const j2kfront::Image large = make_image(0, 0, 300, 200, 1, J2K_SAMPLE_U16, 12);

@@ -20,6 +20,7 @@
 
 #include "codec/dci_xyz.hpp"
 #include "common/error.hpp"
+#include "common/icc_profile.hpp"
 #include "common/memory_budget.hpp"
 #include "io/image_io.hpp"
 #include "io/image_writers.hpp"
@@ -455,6 +456,48 @@ bool last_is_alpha(const std::string& input, const j2kfront::Image& image) {
   return (n == 2 || n == 4) && f && (*f == io::ImageFormat::Png || *f == io::ImageFormat::Tiff);
 }
 
+// What of the image file's metadata the output carries, into `coding`: a JP2 file its ICC
+// profile (where it fits the components), resolution, XMP packet and Exif (UUID boxes, as Adobe
+// and Exiv2 write them); a codestream none of them. Whatever is left out is said on standard
+// error, as is what the reader could not take.
+void carry_metadata(const io::ImageMetadata& meta, const j2kfront::Image& image, bool xyz, const std::string& input,
+                    j2kfront::Coding& coding) {
+  const char* name = input == "-" ? "standard input" : input.c_str();
+  for (const std::string& w : meta.warnings) std::fprintf(stderr, "j2kfront: warning: %s: %s\n", name, w.c_str());
+  coding.icc_profile.clear();
+  coding.resolution_x = coding.resolution_y = 0;
+  coding.boxes.clear();
+  if (meta.empty()) return;
+  if (coding.format != J2K_FORMAT_JP2) {
+    std::vector<std::string> items;
+    for (const auto& [has, item] : {std::pair{!meta.icc.empty(), "ICC profile"}, {meta.has_resolution(), "resolution"},
+                                    {!meta.xmp.empty(), "XMP packet"}, {!meta.exif.empty(), "Exif"}})
+      if (has) items.push_back(item);
+    std::string what;  // "a, b and c"
+    for (size_t k = 0; k < items.size(); ++k) what += (k == 0 ? "" : k + 1 == items.size() ? " and " : ", ") + items[k];
+    std::fprintf(stderr, "j2kfront: warning: %s: its %s %s not written: a bare codestream has no place for %s (write .jp2 or .jph)\n",
+                 name, what.c_str(), items.size() == 1 ? "is" : "are", items.size() == 1 ? "it" : "them");
+    return;
+  }
+  if (!meta.icc.empty()) {
+    const std::string why = xyz ? "--xyz codes X'Y'Z', which it does not describe"
+                                : icc_profile_problem(meta.icc.data(), meta.icc.size(), image.components.size());
+    if (why.empty()) coding.icc_profile = meta.icc;
+    else std::fprintf(stderr, "j2kfront: warning: %s: its ICC profile is not carried: %s\n", name, why.c_str());
+  }
+  if (meta.has_resolution()) coding.resolution_x = meta.x_per_metre, coding.resolution_y = meta.y_per_metre;
+  if (!meta.xmp.empty()) coding.boxes.push_back(j2kfront::uuid_box(J2K_UUID_XMP, meta.xmp));
+  if (!meta.exif.empty()) coding.boxes.push_back(j2kfront::uuid_box(J2K_UUID_EXIF, meta.exif));
+}
+
+// The metadata an encoder writes, as a key: an image with other metadata needs another encoder.
+std::string metadata_key(const j2kfront::Coding& coding) {
+  std::string key(coding.icc_profile.begin(), coding.icc_profile.end());
+  key += ';' + std::to_string(coding.resolution_x) + ',' + std::to_string(coding.resolution_y);
+  for (const j2kfront::Box& b : coding.boxes) key += ';' + std::to_string(b.type) + ':' + std::string(b.data.begin(), b.data.end());
+  return key;
+}
+
 // What decides whether an encoder made for one image can code the next.
 std::string shape_key(const j2kfront::Image& image) {
   std::ostringstream key;
@@ -519,7 +562,7 @@ int run_compress(CompressArgs a) {
   std::FILE* info = a.output == "-" ? stderr : stdout;
   Progress progress(a.quiet ? 0 : jobs.size());
   std::unique_ptr<j2kfront::Encoder> encoder;
-  std::string encoder_key;
+  std::string encoder_key, encoder_metadata;
   size_t failed = 0;
   uint64_t bytes_in = 0, bytes_out = 0;
   bool warned_gaps = false;  // -POC's (once a run)
@@ -534,13 +577,15 @@ int run_compress(CompressArgs a) {
       io::ReadOptions read_options;
       read_options.max_bytes = max_memory;  // the samples alone
       j2kfront::Image image;
+      io::ImageMetadata metadata;  // none for raw samples
       try {
         image = raw ? io::read_raw(job.input, *raw, read_options)
-                    : io::read_image(from_stdin ? from_stdin->path() : job.input, read_options);
+                    : io::read_image(from_stdin ? from_stdin->path() : job.input, read_options, &metadata);
       } catch (const std::exception& e) {
         if (from_stdin) from_stdin->rethrow_named(e);
         throw;
       }
+      carry_metadata(metadata, image, !a.xyz.empty(), job.input, coding);
       if (!a.xyz.empty()) image = to_dci_xyz(image, a.xyz);
       const double read_ms = ms_since(t);
       if (ix + image.width > UINT32_MAX || iy + image.height > UINT32_MAX)
@@ -572,7 +617,8 @@ int run_compress(CompressArgs a) {
         return j2kfront::Error(e.status(), std::string(e.what()) + " (--max-memory " + mib_text(max_memory) +
                                                " less the image's samples, " + mib_text(samples) + ")");
       };
-      if (!encoder || key != encoder_key || coding.last_is_alpha != last_is_alpha(job.input, image)) {
+      const std::string carried = metadata_key(coding);
+      if (!encoder || key != encoder_key || coding.last_is_alpha != last_is_alpha(job.input, image) || carried != encoder_metadata) {
         encoder.reset();
         coding.last_is_alpha = last_is_alpha(job.input, image);
         coding.max_bytes = max_memory == 0 ? 0 : max_memory - std::min(samples, max_memory - 1);
@@ -582,6 +628,7 @@ int run_compress(CompressArgs a) {
           throw refused(e);
         }
         encoder_key = key;
+        encoder_metadata = carried;
       }
       const auto [data, size] = [&] {
         try {

@@ -19,6 +19,7 @@
 #include <memory>
 #include <sstream>
 
+#include "codec/codestream/jp2_boxes.hpp"
 #include "common/error.hpp"
 #include "common/sample_bytes.hpp"
 #include "common/sample_type.hpp"
@@ -84,7 +85,7 @@ namespace fs = std::filesystem;
 struct DecompressArgs {
   std::string input, output, out_format, region, components, max_memory, backend = "auto";
   int reduce = 0, layers = 0, tile = -1, threads = 0, device = -1;
-  bool allow_partial = false, force = false, quiet = false;
+  bool allow_partial = false, force = false, quiet = false, keep_icc = false;
 };
 
 bool is_jpeg2000_name(const std::string& path) { return j2k_file_format_from_name(path.c_str(), nullptr) != 0; }
@@ -180,9 +181,42 @@ std::vector<std::string> output_names(const std::string& output, size_t componen
   return names;
 }
 
+// What a JP2 file held beside the image (the decoder's report) that an image file can hold: its
+// ICC profile where the samples are still in its space (not applied), its resolution, its XMP
+// packet and Exif (their UUID boxes; Exif after the "Exif\0\0" some writers put first). The
+// other boxes (GeoJP2, XML, other UUIDs) are named in `left` for a warning.
+io::ImageMetadata metadata_of(const j2k_decode_report& r, std::vector<std::string>& left) {
+  io::ImageMetadata m;
+  if (r.icc_profile && !r.icc_applied) m.icc.assign(r.icc_profile, r.icc_profile + r.icc_profile_size);
+  if (r.resolution_x > 0 && r.resolution_y > 0) m.x_per_metre = r.resolution_x, m.y_per_metre = r.resolution_y;
+  for (int k = 0; k < r.num_boxes; ++k) {
+    const j2k_box& b = r.boxes[k];
+    const std::string uuid = codec::jp2_uuid_name(b.data, b.type == J2K_BOX_UUID ? b.size : 0);
+    if (uuid == "XMP") {
+      m.xmp.assign(b.data + 16, b.data + b.size);
+    } else if (uuid == "EXIF") {
+      static const uint8_t kExifHeader[6] = {'E', 'x', 'i', 'f', 0, 0};
+      const size_t skip = b.size >= 22 && std::memcmp(b.data + 16, kExifHeader, 6) == 0 ? 22 : 16;
+      m.exif.assign(b.data + skip, b.data + b.size);
+    } else {
+      left.push_back(uuid.empty() ? "'" + codec::jp2_box_name(b.type) + "' box" : uuid + " box");
+    }
+  }
+  return m;
+}
+
+// "a, b and c"
+std::string listed(const std::vector<std::string>& items) {
+  std::string out;
+  for (size_t k = 0; k < items.size(); ++k) out += (k == 0 ? "" : k + 1 == items.size() ? " and " : ", ") + items[k];
+  return out;
+}
+
 // `format_name`: a name whose extension says the format (for "-", standard output, --OutFor's).
+// `metadata`: what the JP2 file held beside the image; a TIFF or PNG takes what it has a place
+// for, and warnings name what no output keeps.
 void write_image(const io::ImageSamples& whole, const std::string& output, const std::string& format_name, const std::string& input,
-                 bool force) {
+                 bool force, const io::ImageMetadata& metadata, std::vector<std::string> left) {
   const io::ImageFormat format = io::image_format_for(format_name);
   const std::string why = io::cannot_write(whole, format);
   if (!why.empty()) throw Error(ErrorCode::InvalidArgument, output + ": " + why);
@@ -195,13 +229,14 @@ void write_image(const io::ImageSamples& whole, const std::string& output, const
   for (const std::string& n : names)
     files.emplace_back(n, input, force, format == io::ImageFormat::Png ? std::function<bool(const std::string&)>(io::written_by_j2kfront) : nullptr);
   for (const OutputFile& f : files) f.check();
+  std::vector<std::string> unwritten;  // what the TIFF or PNG writer could not take, and why
   for (size_t k = 0; k < files.size(); ++k)
     files[k].write([&](std::FILE* f, const std::string& name) {
       switch (format) {
         case io::ImageFormat::Pgm:
         case io::ImageFormat::Pnm: io::write_pnm(f, name, image); break;
-        case io::ImageFormat::Tiff: io::write_tiff(f, name, image); break;
-        case io::ImageFormat::Png: io::write_png_image(f, name, image); break;
+        case io::ImageFormat::Tiff: unwritten = io::write_tiff(f, name, image, &metadata); break;
+        case io::ImageFormat::Png: unwritten = io::write_png_image(f, name, image, &metadata); break;
         case io::ImageFormat::Pgx: {
           const auto& c = image.components[k];
           io::write_pgx(f, name, c, sample_is_signed(c.type));
@@ -209,6 +244,18 @@ void write_image(const io::ImageSamples& whole, const std::string& output, const
         }
       }
     });
+  const char* out = output == "-" ? "standard output" : output.c_str();
+  if (format != io::ImageFormat::Tiff && format != io::ImageFormat::Png) {
+    if (!metadata.icc.empty()) left.push_back("ICC profile (the samples are in its colour space, not sRGB)");
+    if (metadata.has_resolution()) left.push_back("resolution");
+    if (!metadata.xmp.empty()) left.push_back("XMP packet");
+    if (!metadata.exif.empty()) left.push_back("Exif");
+  }
+  if (!left.empty())
+    std::fprintf(stderr, "j2kfront: warning: %s: its %s %s not written: %s has no place for %s%s\n", input.c_str(), listed(left).c_str(),
+                 left.size() == 1 ? "is" : "are", out, left.size() == 1 ? "it" : "them",
+                 format != io::ImageFormat::Tiff && format != io::ImageFormat::Png ? " (a .tif or .png keeps the profile, resolution, XMP and Exif)" : "");
+  for (const std::string& w : unwritten) std::fprintf(stderr, "j2kfront: warning: %s: %s: %s\n", input.c_str(), out, w.c_str());
 }
 
 using Clock = std::chrono::steady_clock;
@@ -237,6 +284,7 @@ int run_decompress(const DecompressArgs& a) {
   // ... but CMYK stays CMYK in a TIFF (all outputs share the format of the first).
   const bool tiff_out = !jobs.empty() && io::image_format_for(jobs[0].format_name) == io::ImageFormat::Tiff;
   s.keep_cmyk = tiff_out ? 1 : 0;
+  s.keep_icc = a.keep_icc ? 1 : 0;  // the ICC profile goes into the TIFF or PNG, the samples as coded
   s.max_bytes = a.max_memory.empty() ? default_memory_budget() : parse_memory_size(a.max_memory);
   if (!a.region.empty()) {
     const std::vector<int64_t> r = parse_integers("-d", a.region, 0, (int64_t{1} << 32) - 1);
@@ -275,7 +323,9 @@ int run_decompress(const DecompressArgs& a) {
       io::ImageSamples image = io::samples_of(view);
       image.cmyk = tiff_out && report.enum_cs == 12 && image.components.size() >= 4;
       if (image.cmyk) image.components.resize(4);  // the inks; a channel after K is left out, as opj_decompress does
-      write_image(image, job.output, job.format_name, job.input, a.force);
+      std::vector<std::string> left;
+      const io::ImageMetadata metadata = metadata_of(report, left);
+      write_image(image, job.output, job.format_name, job.input == "-" ? "standard input" : job.input, a.force, metadata, left);
       progress.clear();
       if (report.warnings && *report.warnings) std::fprintf(stderr, "j2kfront: warning: %s: %s", job.input.c_str(), report.warnings);
       if (report.truncated) std::fprintf(stderr, "j2kfront: warning: %s is cut short: the image holds what it had\n", job.input.c_str());
@@ -329,6 +379,10 @@ std::function<int()> add_decompress_command(CLI::App& app) {
                   "decides), else the CPU")
       ->check(CLI::IsMember({"auto", "cpu", "cuda", "opencl"}))->capture_default_str();
   cmd->add_option("--device", args->device, "GPU/OpenCL device index (default: J2KFRONT_DEVICE or the first)")->check(CLI::Range(0, 4096));
+  cmd->add_flag("--keep-icc", args->keep_icc,
+                "a JP2 file's ICC profile is not applied (the samples stay in its colour space) but written into the "
+                "TIFF or PNG (without it, it becomes sRGB as opj_decompress converts it, and only a profile that "
+                "cannot be applied is written)");
   cmd->add_flag("--allow-partial", args->allow_partial, "decode a cut stream to what it holds (a warning says so) instead of failing");
   cmd->add_option("--max-memory", args->max_memory, "host memory one image may take, e.g. 800M, 4G (default: half the RAM)");
   cmd->add_flag("--force", args->force, "replace an existing output file");

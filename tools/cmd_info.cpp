@@ -9,7 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "codec/codestream/jp2_reader.hpp"
 #include "common/error.hpp"
+#include "common/icc_profile.hpp"
 #include "j2kfront/j2kfront.hpp"
 #include "tools/commands.hpp"
 
@@ -38,7 +40,42 @@ std::string modes_text(unsigned modes) {
   return out.empty() ? "none" : out;
 }
 
-nlohmann::json info_json(const std::string& path, const j2k_stream_info& i, const std::vector<j2k_component_info>& cs) {
+// What a JP2 file holds beside the image: its colour specification's ICC profile, its
+// resolutions, its other top-level boxes (UUIDs named where known), and the boxes skipped as
+// malformed; from the JP2 reader (j2k_read_info gives the colour space only).
+struct Jp2Extras {
+  size_t icc_bytes = 0;
+  std::string icc_space;
+  codec::Jp2Resolution capture, display;
+  struct Box {
+    std::string type, uuid;
+    size_t bytes = 0;
+  };
+  std::vector<Box> boxes;
+  std::vector<std::string> warnings;
+};
+
+Jp2Extras jp2_extras(const std::vector<char>& bytes) {
+  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  const codec::Jp2File f = codec::read_jp2(data, bytes.size(), /*allow_partial=*/true);
+  Jp2Extras e;
+  e.icc_bytes = f.icc.size();
+  e.icc_space = icc_colour_space(f.icc.data(), f.icc.size());
+  e.capture = f.capture;
+  e.display = f.display;
+  for (const codec::Jp2BoxRef& b : f.boxes)
+    e.boxes.push_back({codec::jp2_box_name(b.type), codec::jp2_uuid_name(data + b.contents, b.type == codec::jp2_fourcc("uuid") ? b.length : 0),
+                       b.length});
+  e.warnings = f.warnings;
+  return e;
+}
+
+nlohmann::json resolution_json(const codec::Jp2Resolution& r) {
+  return r.given() ? nlohmann::json{r.x, r.y} : nlohmann::json(nullptr);
+}
+
+nlohmann::json info_json(const std::string& path, const j2k_stream_info& i, const std::vector<j2k_component_info>& cs,
+                         const Jp2Extras& x) {
   nlohmann::json j = {{"file", path},
                       {"format", i.format == J2K_FORMAT_JP2 ? "jp2" : "j2k"},
                       {"origin", {i.x0, i.y0}},
@@ -56,6 +93,20 @@ nlohmann::json info_json(const std::string& path, const j2k_stream_info& i, cons
   if (i.format == J2K_FORMAT_JP2) {
     j["enum_cs"] = i.enum_cs;
     j["icc"] = i.icc != 0;
+    if (i.icc) {
+      j["icc_bytes"] = x.icc_bytes;
+      j["icc_colour_space"] = x.icc_space;
+    }
+    // Grid points per metre, across and down (null: no such box).
+    j["capture_resolution"] = resolution_json(x.capture);
+    j["display_resolution"] = resolution_json(x.display);
+    j["boxes"] = nlohmann::json::array();
+    for (const Jp2Extras::Box& b : x.boxes) {
+      nlohmann::json box = {{"type", b.type}, {"bytes", b.bytes}};
+      if (!b.uuid.empty()) box["uuid"] = b.uuid;
+      j["boxes"].push_back(box);
+    }
+    j["warnings"] = x.warnings;
   }
   j["components"] = nlohmann::json::array();
   for (const j2k_component_info& c : cs)
@@ -70,14 +121,26 @@ nlohmann::json info_json(const std::string& path, const j2k_stream_info& i, cons
   return j;
 }
 
-void print_text(const std::string& path, const j2k_stream_info& i, const std::vector<j2k_component_info>& cs) {
+// "11811 x 11811 per metre (300 x 300 dpi)"
+std::string resolution_text(const codec::Jp2Resolution& r) {
+  char text[160];
+  std::snprintf(text, sizeof text, "%.6g x %.6g per metre (%.6g x %.6g dpi)", r.x, r.y, r.x * 0.0254, r.y * 0.0254);
+  return text;
+}
+
+void print_text(const std::string& path, const j2k_stream_info& i, const std::vector<j2k_component_info>& cs, const Jp2Extras& x) {
   const bool ht = !cs.empty() && (cs[0].modes & J2K_MODE_HT) != 0;  // HT code-blocks (Part 15): a JPH file, an HTJ2K codestream
   std::printf("%s: %s, %u x %u at (%u,%u), %d component%s%s\n", path.c_str(),
               i.format == J2K_FORMAT_JP2 ? (ht ? "JPH file" : "JP2 file") : (ht ? "HTJ2K codestream" : "codestream"), i.width, i.height, i.x0, i.y0, i.num_components,
               i.num_components == 1 ? "" : "s", i.truncated ? ", cut short (its headers are whole)" : "");
   if (i.format == J2K_FORMAT_JP2) {
-    if (i.icc) std::printf("  colour: an ICC profile\n");
+    if (i.icc) std::printf("  colour: an ICC profile (method 2), %zu bytes, colour space '%s'\n", x.icc_bytes, x.icc_space.c_str());
     else std::printf("  colour: EnumCS %d\n", i.enum_cs);
+    if (x.capture.given()) std::printf("  capture resolution: %s\n", resolution_text(x.capture).c_str());
+    if (x.display.given()) std::printf("  display resolution: %s\n", resolution_text(x.display).c_str());
+    for (const Jp2Extras::Box& b : x.boxes)
+      std::printf("  box '%s'%s: %zu bytes\n", b.type.c_str(), b.uuid.empty() ? "" : (" " + b.uuid).c_str(), b.bytes);
+    for (const std::string& w : x.warnings) std::printf("  warning: %s\n", w.c_str());
   }
   std::printf("  tiles: %u x %u of %u x %u from (%u,%u), %d tile-part%s\n", i.tiles_x, i.tiles_y, i.tile_w, i.tile_h,
               i.tile_x0, i.tile_y0, i.tile_parts, i.tile_parts == 1 ? "" : "s");
@@ -117,8 +180,9 @@ std::function<int()> add_info_command(CLI::App& app) {
       }
       std::vector<j2k_component_info> components(static_cast<size_t>(info.num_components));
       j2kfront::check(j2k_read_info(bytes.data(), bytes.size(), &info, components.data(), info.num_components));
-      if (args->json) std::printf("%s\n", info_json(path, info, components).dump().c_str());
-      else print_text(path, info, components);
+      const Jp2Extras extras = info.format == J2K_FORMAT_JP2 ? jp2_extras(bytes) : Jp2Extras{};
+      if (args->json) std::printf("%s\n", info_json(path, info, components, extras).dump().c_str());
+      else print_text(path, info, components, extras);
     }
     return status;
   };

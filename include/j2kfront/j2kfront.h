@@ -378,6 +378,22 @@ int j2k_file_format_from_name(const char* path, j2k_file_format* format);
 /* 1 for the names of Part 15 (.jhc, .jph: HT code-blocks, J2K_MODE_HT), else 0. */
 int j2k_file_format_is_ht(const char* path);
 
+/* A box of a JP2 file beside its image (ISO/IEC 15444-1 I.7): its type, four characters read
+ * as a big-endian number (J2K_BOX_UUID 'uuid', J2K_BOX_XML 'xml '), and its `size` bytes of
+ * contents at `data` (a UUID box's start with its 16-byte UUID: J2K_UUID_XMP, an XMP packet;
+ * J2K_UUID_EXIF, Exif as a TIFF structure, as Exiv2 and Adobe write it; J2K_UUID_GEOJP2, a
+ * GeoJP2 GeoTIFF). */
+typedef struct j2k_box {
+  uint32_t type;
+  const uint8_t* data;
+  size_t size;
+} j2k_box;
+#define J2K_BOX_UUID 0x75756964u /* 'uuid' */
+#define J2K_BOX_XML 0x786D6C20u  /* 'xml ' */
+#define J2K_UUID_XMP "\xBE\x7A\xCF\xCB\x97\xA9\x42\xE8\x9C\x71\x99\x94\x91\xE3\xAF\xAC"
+#define J2K_UUID_EXIF "JpgTiffExif->JP2"
+#define J2K_UUID_GEOJP2 "\xB1\x4B\xF8\xBD\x08\x3D\x4B\x43\xA5\xAE\x8C\xD7\xD5\xA6\xCE\x03"
+
 /* Code-block mode switches (COD's SPcod, Table A.19), to be or-ed together. */
 #define J2K_MODE_BYPASS 1   /* raw (uncoded) passes from the 5th bit plane on */
 #define J2K_MODE_RESET 2    /* context probabilities reset after each pass */
@@ -488,6 +504,19 @@ typedef struct j2k_coding {
    * with J2K_MODE_HT (OpenJPEG decodes no ROI in HT code-blocks) or a profile (0, 0) */
   int roi_component;
   int roi_shift;
+  /* What a JP2 file holds beside the image (J2K_FORMAT_JP2 only: a codestream has no place for
+   * any of it, and giving one with J2K_FORMAT_J2K is J2K_INVALID_ARGUMENT). */
+  const uint8_t* icc_profile; /* an ICC profile of icc_profile_size bytes, written in the
+                                 Colour Specification box (method 2, restricted ICC) instead of
+                                 the enumerated sRGB or greyscale: a grey profile for 1 or 2
+                                 components, an RGB one for 3 or more; its header must be whole
+                                 (its size field icc_profile_size, 'acsp'). NULL: none (NULL) */
+  size_t icc_profile_size;
+  double resolution_x;        /* the capture resolution, grid points per metre across and down */
+  double resolution_y;        /* (a Resolution box with resc); 0, 0: none (0, 0) */
+  int num_boxes;              /* boxes written as they are after the JP2 Header box: 'uuid' */
+  const j2k_box* boxes;       /* (XMP, Exif, GeoJP2, ...), 'xml ' or any other top-level box
+                                 but the file's own (jP, ftyp, jp2h, jp2c) (0, NULL) */
 } j2k_coding;
 
 /* The defaults noted above. Always start from these: fields may be added at the end. */
@@ -589,6 +618,8 @@ typedef struct j2k_decode_settings {
                           coded (0) */
   int keep_cmyk;       /* with convert_colour: a JP2 file's CMYK stays four components C, M,
                           Y, K (opj_decompress keeps it so for a TIFF) (0) */
+  int keep_icc;        /* with convert_colour: a JP2 file's ICC profile is not applied; the
+                          samples stay in its colour space (the report gives the profile) (0) */
 } j2k_decode_settings;
 
 /* The defaults noted above. Always start from these: fields may be added at the end. */
@@ -617,6 +648,16 @@ typedef struct j2k_decode_report {
   double ms;             /* the whole decode */
   int enum_cs;           /* the JP2 file's colour space (EnumCS: 16 sRGB, 17 grey, 18 sYCC,
                             12 CMYK, 14 CIELab, ...); 0 for a codestream or an ICC profile */
+  /* What a JP2 file holds beside the image, valid until the next run: */
+  const uint8_t* icc_profile; /* its ICC profile (colr method 2), icc_profile_size bytes; NULL: none */
+  size_t icc_profile_size;
+  int icc_applied;       /* 1: convert_colour turned the samples into sRGB through the profile,
+                            which no longer describes them; 0: the samples are in its space */
+  double resolution_x;   /* its resolution in grid points per metre across and down: the capture */
+  double resolution_y;   /* one (resc), else the display one (resd), of the decoded image (at
+                            reduce r, the file's over 2^r); 0, 0: none */
+  int num_boxes;         /* its top-level boxes but jP, ftyp, jp2h and jp2c, in order: */
+  const j2k_box* boxes;  /* XML and UUID boxes (XMP, Exif, GeoJP2, ...) and any other */
 } j2k_decode_report;
 j2k_status j2k_decoder_get_report(const j2k_decoder* decoder, j2k_decode_report* report);
 

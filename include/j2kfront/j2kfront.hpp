@@ -15,6 +15,7 @@
 #ifndef J2KFRONT_HPP_
 #define J2KFRONT_HPP_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -269,6 +270,23 @@ class Plan {
   std::unique_ptr<j2k_plan, Deleter> plan_;
 };
 
+// A JP2 file's box beside the image (j2k_box), owning its contents: a UUID box's start with its
+// 16-byte UUID (J2K_UUID_XMP, J2K_UUID_EXIF, J2K_UUID_GEOJP2, ...).
+struct Box {
+  uint32_t type = J2K_BOX_UUID;  // J2K_BOX_UUID, J2K_BOX_XML, ...
+  std::vector<uint8_t> data;
+};
+
+// A UUID box of `uuid` (16 bytes, e.g. J2K_UUID_XMP) around `payload`.
+inline Box uuid_box(const char* uuid, const std::vector<uint8_t>& payload) {
+  Box b;
+  b.type = J2K_BOX_UUID;
+  b.data.resize(16 + payload.size());  // sized once: GCC 12 misreads an insert after 16 bytes
+  std::copy(uuid, uuid + 16, b.data.begin());
+  std::copy(payload.begin(), payload.end(), b.data.begin() + 16);
+  return b;
+}
+
 // How an encoder codes (j2k_coding), owning its lists: set the vectors and strings, not the
 // C struct's pointers (get() points them here).
 struct Coding {
@@ -293,6 +311,11 @@ struct Coding {
   std::vector<int> devices;   // Encoder::submit: the GPUs they run on in turn (empty: the settings')
   std::vector<j2k_poc> pocs;  // progression order changes of single tiles (as opj_compress -POC)
   int roi_component = 0, roi_shift = 0;  // RGN's max-shift over one component (as -ROI; 0: none)
+  // JP2 only: an ICC profile (colr method 2), the capture resolution in grid points per metre
+  // (res/resc; 0, 0: none) and boxes after the JP2 Header box (XMP, Exif, XML, ...).
+  std::vector<uint8_t> icc_profile;
+  double resolution_x = 0, resolution_y = 0;
+  std::vector<Box> boxes;
 
   const j2k_coding* get() const {
     j2k_coding_default(&c_);
@@ -326,12 +349,21 @@ struct Coding {
     c_.pocs = pocs.empty() ? nullptr : pocs.data();
     c_.roi_component = roi_component;
     c_.roi_shift = roi_shift;
+    c_.icc_profile = icc_profile.empty() ? nullptr : icc_profile.data();
+    c_.icc_profile_size = icc_profile.size();
+    c_.resolution_x = resolution_x;
+    c_.resolution_y = resolution_y;
+    box_views_.clear();
+    for (const Box& b : boxes) box_views_.push_back({b.type, b.data.empty() ? nullptr : b.data.data(), b.data.size()});
+    c_.num_boxes = static_cast<int>(box_views_.size());
+    c_.boxes = box_views_.empty() ? nullptr : box_views_.data();
     return &c_;
   }
 
  private:
   mutable j2k_coding c_{};
   mutable std::vector<int> flat_;
+  mutable std::vector<j2k_box> box_views_;
 };
 
 // Compress images of one shape to JPEG 2000 files in memory:
