@@ -215,6 +215,12 @@ class PyPlan {
   std::mutex mutex_;
 };
 
+// The bytes of a Python bytes object, copied.
+std::vector<uint8_t> bytes_of(const py::handle& b) {
+  const std::string s = b.cast<py::bytes>();
+  return std::vector<uint8_t>(s.begin(), s.end());
+}
+
 // The whole encoder for one image shape (j2k_encoder): encode() returns the file as bytes.
 class PyEncoder {
  public:
@@ -252,6 +258,14 @@ class PyEncoder {
                         static_cast<j2k_progression>(std::get<6>(t))});
     c.roi_component = coding["roi_component"].cast<int>();
     c.roi_shift = coding["roi_shift"].cast<int>();
+    // A JP2 file's metadata: the profile's bytes, (x, y) grid points per metre, (type, contents) boxes.
+    c.icc_profile = bytes_of(coding["icc_profile"]);
+    const auto resolution = coding["resolution"].cast<std::pair<double, double>>();
+    c.resolution_x = resolution.first, c.resolution_y = resolution.second;
+    for (const py::handle box : coding["boxes"].cast<py::list>()) {
+      const auto pair = box.cast<py::tuple>();
+      c.boxes.push_back({pair[0].cast<uint32_t>(), bytes_of(pair[1])});
+    }
     const j2kfront::ImageView view = shape_.empty_view();
     py::gil_scoped_release unlocked;
     encoder_ = std::make_unique<j2kfront::Encoder>(s, c, view);
@@ -415,6 +429,7 @@ py::tuple decompress(const py::bytes& data, const py::dict& d) {
   s.backend = static_cast<j2k_backend>(d["backend"].cast<int>());
   s.device = d["device"].cast<int>();
   s.convert_colour = d["convert_colour"].cast<bool>() ? 1 : 0;
+  s.keep_icc = d["keep_icc"].cast<bool>() ? 1 : 0;
   if (!d["region"].is_none()) {
     const auto r = d["region"].cast<std::vector<int64_t>>();
     if (r.size() != 4) throw py::value_error("region: (x0, y0, x1, y1)");
@@ -434,6 +449,10 @@ py::tuple decompress(const py::bytes& data, const py::dict& d) {
     v = decoder.decode(bytes, static_cast<size_t>(size));
     r = decoder.report();
   }
+  // A JP2 file's metadata, copied out of the decoder's buffers (valid until it goes).
+  auto as_bytes = [](const uint8_t* p, size_t n) { return py::bytes(reinterpret_cast<const char*>(p), static_cast<py::ssize_t>(n)); };
+  py::list boxes;
+  for (int k = 0; k < r.num_boxes; ++k) boxes.append(py::make_tuple(r.boxes[k].type, as_bytes(r.boxes[k].data, r.boxes[k].size)));
   py::list planes;
   for (int c = 0; c < v.num_components; ++c) {
     const j2k_component_view& k = v.components[c];
@@ -454,6 +473,10 @@ py::tuple decompress(const py::bytes& data, const py::dict& d) {
   report["enum_cs"] = r.enum_cs;
   report["warnings"] = std::string(r.warnings ? r.warnings : "");
   report["ms"] = r.ms;
+  report["icc_profile"] = r.icc_profile ? py::object(as_bytes(r.icc_profile, r.icc_profile_size)) : py::object(py::none());
+  report["icc_applied"] = r.icc_applied != 0;
+  report["resolution"] = r.resolution_x > 0 ? py::object(py::make_tuple(r.resolution_x, r.resolution_y)) : py::object(py::none());
+  report["boxes"] = boxes;
   report["origin"] = py::make_tuple(v.x0, v.y0);
   report["precision"] = [&] {
     py::list p;

@@ -33,7 +33,8 @@ import numpy as np
 from . import _j2kfront
 
 __all__ = ["Band", "Dwt", "Encoder", "Error", "Plan", "Result", "TileComponent", "backends", "decompress",
-           "compress", "dwt_forward", "dwt_inverse", "imread", "imwrite", "info", "transcode", "transform", "__version__"]
+           "compress", "dwt_forward", "dwt_inverse", "imread", "imwrite", "info", "transcode", "transform", "__version__",
+           "XMP_UUID", "EXIF_UUID", "GEOJP2_UUID"]
 
 __version__ = _j2kfront.version()
 Error = _j2kfront.Error
@@ -263,11 +264,42 @@ _PROFILES = {None: 0, "cinema2k": 3, "cinema4k": 4, "imf2k": 0x0400, "imf4k": 0x
              "imf2k_r": 0x0700, "imf4k_r": 0x0800, "imf8k_r": 0x0900}
 
 
+# The UUIDs of the JP2 UUID boxes whose contents are known: an XMP packet, Exif as a TIFF
+# structure ("JpgTiffExif->JP2", as Exiv2 and Adobe write it), a GeoJP2 GeoTIFF.
+XMP_UUID = bytes.fromhex("BE7ACFCB97A942E89C71999491E3AFAC")
+EXIF_UUID = b"JpgTiffExif->JP2"
+GEOJP2_UUID = bytes.fromhex("B14BF8BD083D4B43A5AE8CD7D5A6CE03")
+
+
+def _box_type(name) -> int:
+    """A box type ('uuid', 'xml ') as j2k_box holds it: four characters as a big-endian number."""
+    raw = name.encode("latin-1") if isinstance(name, str) else bytes(name)
+    if len(raw) != 4:
+        raise ValueError(f"a box type is four characters ('uuid', 'xml '), not {name!r}")
+    return int.from_bytes(raw, "big")
+
+
+def _metadata(icc_profile=None, resolution=None, xmp=None, exif=None, boxes=None) -> dict:
+    """The JP2 metadata keywords of compress() as the native encoder takes them."""
+    out = []
+    if xmp is not None:
+        out.append((_box_type("uuid"), XMP_UUID + (xmp.encode("utf-8") if isinstance(xmp, str) else bytes(xmp))))
+    if exif is not None:
+        out.append((_box_type("uuid"), EXIF_UUID + bytes(exif)))
+    for box in boxes or []:
+        if not isinstance(box, (tuple, list)) or len(box) != 2:
+            raise TypeError(f"boxes: each a (type, contents) pair, e.g. ('xml ', b'<a/>'), not {box!r}")
+        out.append((_box_type(box[0]), bytes(box[1])))
+    x, y = (0.0, 0.0) if resolution is None else (float(resolution[0]), float(resolution[1]))
+    return {"icc_profile": b"" if icc_profile is None else bytes(icc_profile), "resolution": (x, y), "boxes": out}
+
+
 def _coding(format="j2k", rates=None, psnr=None, block_size=(64, 64), precincts=None,
             progression="LRCP", modes=0, sop=False, eph=False, plt=False, tlm=False,
             tile_parts=None, guard_bits=None, comment=None, coder="ebcot", max_bytes=0,
             profile=None, frame_rate=0, imf_mainlevel=0, imf_sublevel=0, qstep=0, poc=None,
-            roi=None, frames_in_flight=0, devices=None) -> dict:
+            roi=None, frames_in_flight=0, devices=None, icc_profile=None, resolution=None, xmp=None,
+            exif=None, boxes=None) -> dict:
     if isinstance(modes, str):
         modes = [modes]
     if not isinstance(modes, (int, np.integer)):
@@ -311,13 +343,14 @@ def _coding(format="j2k", rates=None, psnr=None, block_size=(64, 64), precincts=
         "imf_mainlevel": int(imf_mainlevel), "imf_sublevel": int(imf_sublevel),
         "qstep": float(qstep), "pocs": pocs, "roi_component": roi_component, "roi_shift": roi_shift,
         "frames_in_flight": int(frames_in_flight), "devices": [int(d) for d in (devices or [])],
+        **_metadata(icc_profile, resolution, xmp, exif, boxes),
     }
 
 
 _CODING_KEYS = ("format", "rates", "psnr", "block_size", "precincts", "progression", "modes",
                 "sop", "eph", "plt", "tlm", "tile_parts", "guard_bits", "comment", "coder", "max_bytes",
                 "profile", "frame_rate", "imf_mainlevel", "imf_sublevel", "qstep", "poc", "roi",
-                "frames_in_flight", "devices")
+                "frames_in_flight", "devices", "icc_profile", "resolution", "xmp", "exif", "boxes")
 
 
 def _default_levels(shape, origin, tile_size, tile_origin) -> int:
@@ -387,7 +420,9 @@ def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str 
              device: Optional[int] = None, threads: Optional[int] = None,
              precision: Optional[int] = None, coder: str = "ebcot", max_bytes: int = 0,
              profile: Optional[str] = None, frame_rate: float = 0, imf_mainlevel: int = 0,
-             imf_sublevel: int = 0, qstep: float = 0, poc=None, roi=None) -> bytes:
+             imf_sublevel: int = 0, qstep: float = 0, poc=None, roi=None,
+             icc_profile: Optional[bytes] = None, resolution: Optional[Tuple[float, float]] = None,
+             xmp=None, exif: Optional[bytes] = None, boxes=None) -> bytes:
     """A JPEG 2000 file of one image, as bytes, with opj_compress's options.
 
     format: 'j2k' (a codestream) or 'jp2' (a JP2 file); rates: compression ratio per quality
@@ -413,7 +448,12 @@ def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str 
     (tile, res_start, comp_start, layer_end, res_end, comp_end, progression), the tile from 0
     (raster order): in the tile's first tile-part header, a tile-part each change. roi:
     (component, shift), as opj_compress -ROI c=component,U=shift: RGN's max-shift over the
-    component (shift 0: none). The rest are transform()'s.
+    component (shift 0: none). With format 'jp2', what the file holds beside the image:
+    icc_profile (bytes: the colour specification's ICC profile, grey for 1 or 2 components, RGB
+    for 3 or more), resolution ((x, y) capture resolution in grid points per metre), xmp (an XMP
+    packet, str or bytes) and exif (Exif as a TIFF structure) in their UUID boxes, and boxes
+    ([(type, contents), ...], e.g. [('xml ', b'<a/>')], written as they are); a 'j2k'
+    codestream has no place for them (j2kfront.Error). The rest are transform()'s.
 
     For many images of one shape, make an Encoder once and run it."""
     a = _image_array(image)
@@ -425,7 +465,8 @@ def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str 
                       tile_origin=tile_origin, mct=mct, backend=backend, device=device,
                       threads=threads, coder=coder, max_bytes=max_bytes, profile=profile,
                       frame_rate=frame_rate, imf_mainlevel=imf_mainlevel, imf_sublevel=imf_sublevel,
-                      qstep=qstep, poc=poc, roi=roi)
+                      qstep=qstep, poc=poc, roi=roi, icc_profile=icc_profile, resolution=resolution,
+                      xmp=xmp, exif=exif, boxes=boxes)
     return encoder.encode(a)
 
 
@@ -514,7 +555,8 @@ def decompress(data, *, reduce: int = 0, layers: int = 0, tile: Optional[int] = 
                region: Optional[Tuple[int, int, int, int]] = None,
                components: Optional[Sequence[int]] = None, allow_partial: bool = False,
                threads: Optional[int] = None, max_bytes: int = 0, backend: str = "auto",
-               device: Optional[int] = None, convert_colour: bool = False, report: Optional[dict] = None):
+               device: Optional[int] = None, convert_colour: bool = False, keep_icc: bool = False,
+               report: Optional[dict] = None):
     """The image of a JPEG 2000 codestream or JP2 file, as opj_decompress decodes it. data:
     bytes, a path (str or os.PathLike) or a binary file object.
 
@@ -529,16 +571,28 @@ def decompress(data, *, reduce: int = 0, layers: int = 0, tile: Optional[int] = 
     or 'opencl' on the GPU); 'auto': 'cuda' where a CUDA GPU is there and the stream holds more than 2 MiB
     a thread, else 'cpu',
     device: the GPU's index; convert_colour: sYCC, e-sYCC and CMYK to RGB, a JP2 file's ICC
-    profile or CIELab to sRGB, as opj_decompress converts them (off: the components as coded). report, a dict if given, receives truncated, jp2, enum_cs (the JP2 file's colour space), warnings, ms,
-    origin and precision (per component). Raises j2kfront.Error naming the cause."""
+    profile or CIELab to sRGB, as opj_decompress converts them (off: the components as coded);
+    keep_icc (with convert_colour): the ICC profile is not applied. report, a dict if given,
+    receives truncated, jp2, enum_cs (the JP2 file's colour space), warnings, ms, origin and
+    precision (per component), and a JP2 file's metadata: icc_profile (bytes or None),
+    icc_applied (the samples were turned into sRGB through it), resolution ((x, y) grid points
+    per metre of the decoded image, or None), boxes ([(type, contents), ...]: its top-level
+    boxes but the file's own four, type as a str like 'uuid'), and xmp and exif (the contents of
+    their UUID boxes, or None). Raises j2kfront.Error naming the cause."""
     settings = dict(reduce=reduce, layers=layers, tile=-1 if tile is None else tile,
                     region=None if region is None else [int(v) for v in region],
                     components=None if components is None else [int(c) for c in components],
                     allow_partial=bool(allow_partial), threads=threads or 0, max_bytes=max_bytes,
                     backend=_choice(_BACKENDS, backend, "backend"), device=-1 if device is None else device,
-                    convert_colour=bool(convert_colour))
+                    convert_colour=bool(convert_colour), keep_icc=bool(keep_icc))
     planes, decoded = _j2kfront.decompress(_bytes_of(data, "decompress"), settings)
     if report is not None:
+        boxes = [(t.to_bytes(4, "big").decode("latin-1"), contents) for t, contents in decoded["boxes"]]
+        decoded["boxes"] = boxes
+        uuid = {c[:16]: c[16:] for t, c in boxes if t == "uuid" and len(c) >= 16}
+        decoded["xmp"] = uuid.get(XMP_UUID)
+        exif = uuid.get(EXIF_UUID)
+        decoded["exif"] = exif[6:] if exif is not None and exif.startswith(b"Exif\0\0") else exif
         report.clear()
         report.update(decoded)
     if len(planes) == 1:
