@@ -711,6 +711,25 @@ TEST_F(Metadata, DamagedMetadataIsWarnedAndLeftOut) {
   EXPECT_NE(r.output.find("its ICC profile is not carried: its header says 1073741824 bytes, and 228 are there"), std::string::npos)
       << r.output;
 
+  // A JP2 file whose profile declares 1 GiB in its 228 bytes: decoded, the profile named and
+  // left out of the PNG (and not applied).
+  PngMetadata with;
+  with.icc = tagless_profile("RGB ", "declares too much");
+  const std::string with_png = path("with.png"), liar = path("liar.jp2");
+  ASSERT_EQ(write_png(with_png, 8, 8, 3, gradient(8, 8, 3), with), "");
+  ASSERT_EQ(cli("compress -i " + quote(with_png) + " -o " + quote(liar)).exit_code, 0);
+  Bytes lying = file_bytes(liar);
+  const Bytes colr = colr_of(lying);
+  ASSERT_EQ(colr.size(), 3 + with.icc.size());
+  const auto at = std::search(lying.begin(), lying.end(), with.icc.begin(), with.icc.end()) - lying.begin();
+  lying[static_cast<size_t>(at)] = 0x40;  // 228 -> 0x400000E4
+  write_file(liar, lying);
+  r = cli("decompress -i " + quote(liar) + " -o " + quote(path("liar.png")) + " --keep-icc");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("the ICC profile is not written: its header says 1073742052 bytes, and 228 are there"), std::string::npos)
+      << r.output;
+  expect_same_samples(with_png, path("liar.png"));
+
   // An Exif directory whose 120 entries each point at 150,000 bytes of the samples: 18 MB of
   // values from a file of 200 KB, more than the 16 MiB the reader copies.
   std::vector<TiffEntry> many;
