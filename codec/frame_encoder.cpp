@@ -21,7 +21,17 @@ FrameEncoder::FrameEncoder(const EncoderSettings& settings, const j2k_image_view
     if (!devices.empty()) s.plan.backend.device = devices[static_cast<size_t>(i) % devices.size()];
     lanes_.push_back(std::make_unique<Encoder>(s, shape));
   }
-  for (auto& lane : lanes_) threads_.emplace_back([this, e = lane.get()] { lane_loop(*e); });
+  try {
+    for (auto& lane : lanes_) threads_.emplace_back([this, e = lane.get()] { lane_loop(*e); });
+  } catch (...) {  // a thread the system would not start: those started go before the error does
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    work_.notify_all();
+    for (std::thread& t : threads_) t.join();
+    throw;
+  }
 }
 
 FrameEncoder::~FrameEncoder() {
