@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "api/guard.hpp"
-#include "api/plan_info.hpp"
 #include "api/settings.hpp"
 #include "codec/codestream/jp2_writer.hpp"
 #include "codec/encoder.hpp"
@@ -246,6 +245,36 @@ void frames_options(const j2k_coding& c, int& lanes, std::vector<int>& devices) 
   }
 }
 
+j2k_status create(const j2k_settings* settings, const j2k_coding* coding, const j2k_image_view* shape, j2k_encoder** encoder,
+                  bool by_rows) {
+  if (encoder) *encoder = nullptr;
+  return guard([&] {
+    require(settings != nullptr, "settings is null");
+    require(coding != nullptr, "coding is null");
+    require(shape != nullptr, "shape is null");
+    require(encoder != nullptr, "the encoder pointer to fill is null");
+    auto e = std::make_unique<j2k_encoder>();
+    e->settings = encoder_settings(*settings, *coding, shape->num_components);
+    e->settings.by_tile_rows = by_rows;
+    frames_options(*coding, e->lanes, e->devices);
+    e->encoder = std::make_unique<j2k::codec::Encoder>(e->settings, *shape);
+    e->description = e->encoder->front().description;
+    e->shape = *shape;
+    e->shape_components.assign(shape->components, shape->components + shape->num_components);
+    e->shape.components = e->shape_components.data();
+    *encoder = e.release();
+  });
+}
+
+// A callback's status other than J2K_OK as an error naming it and what it was doing.
+void check_callback(j2k_status status, const std::string& what) {
+  if (status == J2K_OK) return;
+  const int code = j2k::c_enum(status);
+  require(code >= J2K_INVALID_ARGUMENT && code <= J2K_INTERNAL_ERROR,
+          what + " returned " + std::to_string(code) + ", not a j2k_status value");
+  throw j2k::Error(static_cast<j2k::ErrorCode>(code), what + " returned " + j2k_status_name(status));
+}
+
 }  // namespace
 
 static_assert(J2K_BOX_UUID == j2k::codec::jp2_fourcc("uuid") && J2K_BOX_XML == j2k::codec::jp2_fourcc("xml "),
@@ -299,22 +328,12 @@ j2k_status j2k_coding_check(const j2k_settings* settings, const j2k_coding* codi
 
 j2k_status j2k_encoder_create(const j2k_settings* settings, const j2k_coding* coding, const j2k_image_view* shape,
                               j2k_encoder** encoder) {
-  if (encoder) *encoder = nullptr;
-  return guard([&] {
-    require(settings != nullptr, "settings is null");
-    require(coding != nullptr, "coding is null");
-    require(shape != nullptr, "shape is null");
-    require(encoder != nullptr, "the encoder pointer to fill is null");
-    auto e = std::make_unique<j2k_encoder>();
-    e->settings = encoder_settings(*settings, *coding, shape->num_components);
-    frames_options(*coding, e->lanes, e->devices);
-    e->encoder = std::make_unique<j2k::codec::Encoder>(e->settings, *shape);
-    e->description = e->encoder->plan().description();
-    e->shape = *shape;
-    e->shape_components.assign(shape->components, shape->components + shape->num_components);
-    e->shape.components = e->shape_components.data();
-    *encoder = e.release();
-  });
+  return create(settings, coding, shape, encoder, false);
+}
+
+j2k_status j2k_encoder_create_by_rows(const j2k_settings* settings, const j2k_coding* coding, const j2k_image_view* shape,
+                                      j2k_encoder** encoder) {
+  return create(settings, coding, shape, encoder, true);
 }
 
 void j2k_encoder_destroy(j2k_encoder* encoder) { delete encoder; }
@@ -339,6 +358,9 @@ j2k_status j2k_encoder_submit(j2k_encoder* encoder, const j2k_image_view* image,
     require(encoder != nullptr, "encoder is null");
     require(image != nullptr, "image is null");
     require(ticket != nullptr, "the ticket pointer to fill is null");
+    require(!encoder->settings.by_tile_rows,
+            "this encoder was made for an image a row of tiles at a time (j2k_encoder_create_by_rows): run it by rows "
+            "(j2k_encoder_run_by_rows), not as frames in flight");
     if (!encoder->frames)
       encoder->frames = std::make_unique<j2k::codec::FrameEncoder>(encoder->settings, encoder->shape, encoder->lanes, encoder->devices);
     *ticket = encoder->frames->submit(*image);
@@ -359,6 +381,25 @@ j2k_status j2k_encoder_wait(j2k_encoder* encoder, j2k_ticket ticket, const uint8
   });
 }
 
+j2k_status j2k_encoder_run_by_rows(j2k_encoder* encoder, j2k_row_reader read, void* read_user, j2k_byte_writer write,
+                                   void* write_user, uint64_t* size) {
+  if (size) *size = 0;
+  return guard([&] {
+    require(encoder != nullptr, "encoder is null");
+    require(read != nullptr && write != nullptr, "the row reader and the byte writer must not be null");
+    const uint64_t n = encoder->encoder->encode_rows(
+        [&](uint32_t y0, uint32_t rows) {
+          j2k_image_view band{};
+          check_callback(read(read_user, y0, rows, &band),
+                         "the row reader, asked for canvas rows " + std::to_string(y0) + ".." + std::to_string(y0 + rows - 1) + ",");
+          return band;
+        },
+        [&](const uint8_t* data, size_t bytes) { check_callback(write(write_user, data, bytes), "the byte writer"); });
+    encoder->report_of_wait = false;
+    if (size) *size = n;
+  });
+}
+
 j2k_status j2k_encoder_get_report(const j2k_encoder* encoder, j2k_encode_report* report) {
   return guard([&] {
     require(encoder != nullptr, "encoder is null");
@@ -369,10 +410,11 @@ j2k_status j2k_encoder_get_report(const j2k_encoder* encoder, j2k_encode_report*
     report->tier1_ms = r.tier1_ms;
     report->rate_ms = r.rate_ms;
     report->tier2_ms = r.tier2_ms;
-    report->bytes = encoder->report_of_wait ? encoder->waited.size() : encoder->encoder->bytes().size();
+    report->bytes = encoder->report_of_wait ? encoder->waited.size() : static_cast<size_t>(r.bytes);
     report->layers = static_cast<int>(r.layer_psnr.size());
     report->layer_psnr = r.layer_psnr.data();
     report->tier1_on = r.tier1_on;
+    report->tile_rows = r.tile_rows;
   });
 }
 
@@ -380,7 +422,16 @@ j2k_status j2k_encoder_get_plan_info(const j2k_encoder* encoder, j2k_plan_info* 
   return guard([&] {
     require(encoder != nullptr, "encoder is null");
     require(info != nullptr, "info is null");
-    *info = j2k::api::plan_info(encoder->encoder->plan(), encoder->description);
+    const j2k::codec::FrontInfo& f = encoder->encoder->front();
+    *info = j2k_plan_info{};
+    info->backend = static_cast<j2k_backend>(f.backend);
+    info->description = encoder->description.c_str();
+    info->mct = f.mct ? 1 : 0;
+    info->tiles_x = f.tiles_x;
+    info->tiles_y = f.tiles_y;
+    info->tile_components = f.tile_components;
+    info->coefficient_type = f.coefficient_type;
+    info->streams = f.streams;
   });
 }
 

@@ -25,6 +25,14 @@
 #include "tiling/canvas.hpp"
 
 namespace j2k::codec {
+
+// Each component's band steps (QCD/QCC) and the image squared error of a step^2 of
+// distortion in each band (the squared synthesis norm, of the MCT too, times the step^2).
+struct BandSteps {
+  std::vector<std::vector<BandStep>> steps;
+  std::vector<std::vector<double>> weights;
+};
+
 namespace {
 
 [[noreturn]] void bad(const std::string& what) { throw Error(ErrorCode::InvalidArgument, what); }
@@ -36,13 +44,6 @@ double ms_since(Clock::time_point t) { return std::chrono::duration<double, std:
 
 // A band's decomposition level (1 = finest; LL at the coarsest) from its index.
 int band_level(int levels, size_t k) { return k == 0 ? levels : levels - static_cast<int>((k - 1) / 3); }
-
-// Each component's band steps (QCD/QCC) and the image squared error of a step^2 of
-// distortion in each band (the squared synthesis norm, of the MCT too, times the step^2).
-struct BandSteps {
-  std::vector<std::vector<BandStep>> steps;
-  std::vector<std::vector<double>> weights;
-};
 
 BandSteps band_steps(const StreamInfo& info, const CodingParams& params) {
   const size_t ncomp = info.components.size();
@@ -122,32 +123,31 @@ void for_each_view(ptrdiff_t count, const std::function<size_t(ptrdiff_t)>& bloc
 
 size_t same_block(ptrdiff_t k) { return static_cast<size_t>(k); }
 
-// Tier-1: every code-block of the layout through the coder, its output reserved in `memory`
-// as it comes.
-std::vector<CodedBlock> code_blocks(const BlockCoder& coder, const TileLayout& layout,
-                                    const std::vector<std::vector<TileComponentInput>>& tiles, const CodingParams& params,
-                                    const BandSteps& bands, bool estimate, int threads, Reservation& memory) {
-  std::vector<CodedBlock> coded(layout.blocks.size());
-  for_each_view(static_cast<ptrdiff_t>(coded.size()), same_block, layout, tiles, params, bands, estimate, threads,
-                [&](ptrdiff_t i, const BlockView& v, int) {
-                  CodedBlock& out = coded[static_cast<size_t>(i)];
+// Tier-1: code-blocks [first, last) of the layout through the coder into coded[first, last),
+// their output reserved in `memory` as it comes.
+void code_blocks(const BlockCoder& coder, const TileLayout& layout, const std::vector<std::vector<TileComponentInput>>& tiles,
+                 const CodingParams& params, const BandSteps& bands, bool estimate, int threads, size_t first, size_t last,
+                 std::vector<CodedBlock>& coded, Reservation& memory) {
+  for_each_view(static_cast<ptrdiff_t>(last - first), [first](ptrdiff_t k) { return first + static_cast<size_t>(k); }, layout,
+                tiles, params, bands, estimate, threads, [&](ptrdiff_t k, const BlockView& v, int) {
+                  CodedBlock& out = coded[first + static_cast<size_t>(k)];
                   out = coder.encode(v);
                   // Its passes and bytes (a block of 1 x 1 samples has up to 3 passes a bit
                   // plane: a layout of tiny blocks codes to many times the image's size).
                   memory.grow(heap_bytes(out.passes.capacity() * sizeof(CodedPass)) + heap_bytes(out.bytes.capacity()),
                               [&] { return "Tier-1's output for " + std::to_string(coded.size()) + " code-blocks"; });
                 });
-  return coded;
 }
 
-// Tier-1 through a batch (a device's, block_encode_batch.hpp): every code-block of the layout
-// where the plan left it, coded at once; what comes back is reserved in `memory`.
-std::vector<CodedBlock> code_blocks_in_batch(BlockEncodeBatch& batch, const TileLayout& layout,
-                                             const std::vector<std::vector<TileComponentInput>>& tiles,
-                                             const CodingParams& params, const BandSteps& bands, Reservation& memory) {
-  std::vector<BatchBlock> blocks(layout.blocks.size());
+// Tier-1 through a batch (a device's, block_encode_batch.hpp): code-blocks [first, last) of
+// the layout where the plan left them, coded at once into coded[first, last); what comes back
+// is reserved in `memory`, the batch's host copy in `host` (the largest it has held).
+void code_blocks_in_batch(BlockEncodeBatch& batch, const TileLayout& layout, const std::vector<std::vector<TileComponentInput>>& tiles,
+                          const CodingParams& params, const BandSteps& bands, size_t first, size_t last,
+                          std::vector<CodedBlock>& coded, Reservation& memory, Reservation& host) {
+  std::vector<BatchBlock> blocks(last - first);
   for (size_t i = 0; i < blocks.size(); ++i) {
-    const LaidBlock& lb = layout.blocks[i];
+    const LaidBlock& lb = layout.blocks[first + i];
     const BlockOrigin o = block_origin(lb, tiles);
     BatchBlock& b = blocks[i];
     b.coefficients = o.base + o.offset * 4;  // int32 or float
@@ -160,12 +160,14 @@ std::vector<CodedBlock> code_blocks_in_batch(BlockEncodeBatch& batch, const Tile
       b.fraction_bits = kFractionBits;
     }
   }
-  memory.grow(batch.host_bytes(blocks), [&] { return std::string("Tier-1's output on ") + batch.where() + " (its host copy)"; });
-  std::vector<CodedBlock> coded = batch.encode(blocks, params.reversible);
+  const uint64_t copy = batch.host_bytes(blocks);
+  if (copy > host.bytes())
+    host.grow(copy - host.bytes(), [&] { return std::string("Tier-1's output on ") + batch.where() + " (its host copy)"; });
+  std::vector<CodedBlock> out = batch.encode(blocks, params.reversible);
   uint64_t bytes = 0;
-  for (const CodedBlock& c : coded) bytes += heap_bytes(c.passes.capacity() * sizeof(CodedPass)) + heap_bytes(c.bytes.capacity());
+  for (const CodedBlock& c : out) bytes += heap_bytes(c.passes.capacity() * sizeof(CodedPass)) + heap_bytes(c.bytes.capacity());
   memory.grow(bytes, [&] { return "Tier-1's output for " + std::to_string(coded.size()) + " code-blocks"; });
-  return coded;
+  std::move(out.begin(), out.end(), coded.begin() + static_cast<ptrdiff_t>(first));
 }
 
 // HT with a rate or PSNR target (rate/ht_planes.hpp): each block's plane estimates, energy
@@ -407,10 +409,14 @@ Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) :
   // The layout and the tile-components' records, counted from the canvas before either is
   // made (a few flags can ask for millions of code-blocks and precincts); then the plan,
   // which checks its own share (max_host_memory) before it allocates the coefficients.
+  // Tier-1 reads each tile-component where the plan keeps it: its geometry from the canvas
+  // here, the place of its coefficients from the plan (by rows, a row's at a time).
   LayoutCounts counts;
   uint64_t records = 0;
+  tiles_.resize(static_cast<size_t>(canvas.tile_count()));
   for (int64_t t = 0; t < canvas.tile_count(); ++t) {
-    std::vector<TileComponentInput> tile(ncomp);
+    std::vector<TileComponentInput>& tile = tiles_[static_cast<size_t>(t)];
+    tile.resize(ncomp);
     for (size_t c = 0; c < ncomp; ++c) {
       const Rect r = canvas.tile_component(t, static_cast<int>(c));
       tile[c].rect = j2k_rect{r.x0, r.y0, r.x1, r.y1};
@@ -438,21 +444,75 @@ Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) :
                                     " bytes each) that each image takes to encode");
   PlanSettings plan_settings = ps;
   if (batch_on_device) plan_settings.output_memory = J2K_MEMORY_DEVICE;
-  if (settings_.max_bytes != 0) {
-    const uint64_t left = std::max<uint64_t>(1, settings_.max_bytes - held_.bytes() - per_encode);
-    if (plan_settings.max_host_memory == 0 || plan_settings.max_host_memory > left) plan_settings.max_host_memory = left;
+  front_.tiles_x = canvas.tiles_x();
+  front_.tiles_y = canvas.tiles_y();
+  front_.tile_components = static_cast<size_t>(canvas.tile_count()) * ncomp;
+  const uint64_t left = settings_.max_bytes == 0 ? 0 : std::max<uint64_t>(1, settings_.max_bytes - held_.bytes() - per_encode);
+  auto refused = [&](const Error& e, const std::string& what) {
+    return Error(ErrorCode::OutOfMemory, what + e.what() + ": the " + mib_text(settings_.max_bytes) +
+                                             " of memory allowed (max_bytes, --max-memory) less the " + mib_text(held_.bytes() + per_encode) +
+                                             " the layout and the code-blocks' records need");
+  };
+  if (settings_.by_tile_rows) {
+    const bool targets = !p.layer_bytes.empty() || !p.layer_psnr.empty();
+    if (p.block_coding == BlockCoding::HighThroughput && targets)
+      throw Error(ErrorCode::UnsupportedInput,
+                  "HT rate control (a rate or PSNR target with HT code-blocks) chooses each code-block's cleanup plane "
+                  "from every block's estimates and then codes the blocks from their coefficients, so it needs the whole "
+                  "image's coefficients at once; it cannot code the image a row of tiles at a time");
+    // Each row of tiles has a plan of its own, with the whole canvas's tile size and the grid
+    // moved down to the row's top (so the row's tiles keep their coordinates); the tallest
+    // row's is made here to check what a row needs, and freed.
+    shape_ = shape;
+    shape_components_.assign(shape.components, shape.components + ncomp);
+    for (j2k_component_view& c : shape_components_) c.data = nullptr, c.bytes = 0;
+    shape_.components = shape_components_.data();
+    row_settings_ = plan_settings;
+    row_settings_.tile_w = canvas.spec().tile_w;
+    row_settings_.tile_h = canvas.spec().tile_h;
+    size_t tallest = 0;
+    for (int64_t q = 0; q < canvas.tiles_y(); ++q) {
+      rows_.push_back(canvas.tile_row(q));
+      const TileRow& r = rows_.back();
+      if (r.y1 - r.y0 > rows_[tallest].y1 - rows_[tallest].y0) tallest = rows_.size() - 1;
+    }
+    const TileRow& row = rows_[tallest];
+    std::unique_ptr<Plan> plan;
+    try {
+      plan = row_plan(row, left);
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::OutOfMemory || left == 0) throw;
+      throw refused(e, "a row of tiles (canvas rows " + std::to_string(row.y0) + ".." + std::to_string(row.y1 - 1) +
+                           ", the tallest of " + std::to_string(rows_.size()) + "): ");
+    }
+    p.mct = plan->mct();
+    front_.backend = plan->backend();
+    front_.description = plan->description();
+    front_.coefficient_type = plan->coefficient_type();
+    front_.streams = plan->streams();
+  } else {
+    if (left != 0 && (plan_settings.max_host_memory == 0 || plan_settings.max_host_memory > left)) plan_settings.max_host_memory = left;
+    try {
+      plan_ = std::make_unique<Plan>(plan_settings, shape);
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::OutOfMemory || plan_settings.max_host_memory == ps.max_host_memory) throw;
+      throw refused(e, "");
+    }
+    const j2k_memory_report front = plan_->memory();
+    held_.grow(front.host + front.pinned, "the front stage's coefficients and buffers");
+    p.mct = plan_->mct();  // auto: off where components 0..2 differ in subsampling
+    for (const PlanTileComponent& tc : plan_->tile_components()) {
+      TileComponentInput& in = tiles_.at(static_cast<size_t>(tc.tile)).at(static_cast<size_t>(tc.component));
+      if (in.rect.x0 != tc.rect.x0 || in.rect.y0 != tc.rect.y0 || in.rect.x1 != tc.rect.x1 || in.rect.y1 != tc.rect.y1)
+        throw Error(ErrorCode::Internal, "encoder: the plan's tile-component is not the canvas's");
+      in.coefficients = tc.home;
+    }
+    front_.backend = plan_->backend();
+    front_.description = plan_->description();
+    front_.coefficient_type = plan_->coefficient_type();
+    front_.streams = plan_->streams();
   }
-  try {
-    plan_ = std::make_unique<Plan>(plan_settings, shape);
-  } catch (const Error& e) {
-    if (e.code() != ErrorCode::OutOfMemory || plan_settings.max_host_memory == ps.max_host_memory) throw;
-    throw Error(ErrorCode::OutOfMemory, std::string(e.what()) + ": the " + mib_text(settings_.max_bytes) +
-                                            " of memory allowed (max_bytes, --max-memory) less the " + mib_text(held_.bytes() + per_encode) +
-                                            " the layout and the code-blocks' records need");
-  }
-  const j2k_memory_report front = plan_->memory();
-  held_.grow(front.host + front.pinned, "the front stage's coefficients and buffers");
-  p.mct = plan_->mct();  // auto: off where components 0..2 differ in subsampling
+  front_.mct = p.mct;
 
   info_.x0 = shape.x0;
   info_.y0 = shape.y0;
@@ -465,23 +525,38 @@ Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) :
   for (size_t c = 0; c < ncomp; ++c)
     info_.components.push_back({shape.components[c].precision, is_signed(shape.components[c].type),
                                 shape.components[c].dx, shape.components[c].dy});
-  // Tier-1 reads each tile-component where the plan keeps it.
-  tiles_.resize(static_cast<size_t>(canvas.tile_count()));
-  for (const PlanTileComponent& tc : plan_->tile_components()) {
-    TileComponentInput in;
-    in.rect = j2k_rect{tc.rect.x0, tc.rect.y0, tc.rect.x1, tc.rect.y1};
-    in.levels = tc.levels;
-    in.coefficients = tc.home;
-    for (const BandInfo& b : tc.bands)
-      in.bands.push_back({static_cast<j2k_band_type>(b.type), j2k_rect{b.rect.x0, b.rect.y0, b.rect.x1, b.rect.y1}, b.col, b.row});
-    tiles_[static_cast<size_t>(tc.tile)].push_back(std::move(in));
-  }
-  for (const auto& t : tiles_)
-    if (t.size() != ncomp) throw Error(ErrorCode::Internal, "encoder: a tile without every component");
   layout_ = lay_out(info_, p, tiles_);
+  // By rows: each row's blocks, which the layout lays out tile after tile.
+  if (settings_.by_tile_rows) {
+    auto tile_of = [](const LaidBlock& b) { return b.tile; };
+    if (!std::is_sorted(layout_.blocks.begin(), layout_.blocks.end(),
+                        [&](const LaidBlock& a, const LaidBlock& b) { return tile_of(a) < tile_of(b); }))
+      throw Error(ErrorCode::Internal, "encoder: the layout's blocks are not in tile order");
+    for (const TileRow& row : rows_)
+      row_blocks_.push_back(static_cast<size_t>(
+          std::lower_bound(layout_.blocks.begin(), layout_.blocks.end(), static_cast<uint32_t>(row.first_tile),
+                           [](const LaidBlock& b, uint32_t t) { return b.tile < t; }) -
+          layout_.blocks.begin()));
+    row_blocks_.push_back(layout_.blocks.size());
+  }
+}
+
+std::unique_ptr<Plan> Encoder::row_plan(const TileRow& row, uint64_t limit) const {
+  PlanSettings s = row_settings_;
+  s.tile_y0 = row.top;
+  if (limit != 0 && (s.max_host_memory == 0 || s.max_host_memory > limit)) s.max_host_memory = static_cast<size_t>(limit);
+  j2k_image_view band = shape_;
+  band.y0 = static_cast<uint32_t>(row.y0);
+  band.height = static_cast<uint32_t>(row.y1 - row.y0);
+  std::unique_ptr<Plan> plan = std::make_unique<Plan>(s, band);
+  if (plan->canvas().tiles_y() != 1 || plan->canvas().tiles_x() != front_.tiles_x)
+    throw Error(ErrorCode::Internal, "encoder: a row of tiles was planned as " + std::to_string(plan->canvas().tiles_x()) + " x " +
+                                         std::to_string(plan->canvas().tiles_y()) + " tiles");
+  return plan;
 }
 
 const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
+  if (!plan_) bad("this encoder takes the image a row of tiles at a time (by_tile_rows): encode_rows(), not encode()");
   const CodingParams& params = settings_.coding;
   auto t0 = Clock::now();
   plan_->run(image);
@@ -507,6 +582,7 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
   Reservation work(budget_.get(), blocks_ * block_record_bytes() + heap_bytes(params.layers * sizeof(int)) * blocks_ +
                                       static_cast<uint64_t>(std::max(threads, 1)) * heap_bytes(4096 * sizeof(int32_t)),
                    [&] { return "the records of " + std::to_string(blocks_) + " code-blocks"; });
+  Reservation batch_host(budget_.get());  // a batch's host copy of its output
   t0 = Clock::now();
   BandSteps bands;
   std::vector<CodedBlock> coded;
@@ -533,21 +609,110 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
     bands = std::move(best.bands);
     guard_bits = best.guard_bits;
     coded = std::move(best.coded);
-  } else if (batch_) {
-    bands = band_steps(info_, params);
-    coded = code_blocks_in_batch(*batch_, layout_, tiles_, params, bands, work);
-    std::vector<int> block_planes;
-    for (const CodedBlock& c : coded) block_planes.push_back(std::max(c.bitplanes, c.magnitude_bitplanes));
-    guard_bits = guard_bits_for(block_planes, layout_, bands, params.guard_bits);
   } else {
     bands = band_steps(info_, params);
-    coded = code_blocks(*coder_, layout_, tiles_, params, bands, estimate, threads, work);
+    coded.resize(layout_.blocks.size());
+    if (batch_) code_blocks_in_batch(*batch_, layout_, tiles_, params, bands, 0, coded.size(), coded, work, batch_host);
+    else code_blocks(*coder_, layout_, tiles_, params, bands, estimate, threads, 0, coded.size(), coded, work);
     std::vector<int> block_planes;
     for (const CodedBlock& c : coded) block_planes.push_back(std::max(c.bitplanes, c.magnitude_bitplanes));
     guard_bits = guard_bits_for(block_planes, layout_, bands, params.guard_bits);
   }
   report_.tier1_ms = ms_since(t0);  // with HT targets, the plane choice too: the two interleave
+  write_file(coded, bands, guard_bits, estimate, threads, work, nullptr);
+  return bytes_;
+}
+
+uint64_t Encoder::encode_rows(const RowSource& source, const ByteSink& sink) {
+  if (!settings_.by_tile_rows) bad("this encoder takes whole images: encode(), not encode_rows() (by_tile_rows is off)");
+  const CodingParams& params = settings_.coding;
+  report_ = EncodeReport{};
+  report_.tier1_on = batch_ ? batch_->where() : "cpu";
+  report_.tile_rows = static_cast<int>(rows_.size());
+  output_.reset();  // the last run's file is written already
+  bytes_ = std::vector<uint8_t>();
+  const ScopedThreadPool pool(settings_.plan.backend.thread_pool);
+  const int threads = params.threads > 0 ? params.threads : available_cores();
+  const bool targets = !params.layer_bytes.empty() || !params.layer_psnr.empty();
+  const bool estimate = targets || !params.reversible;
+  Reservation work(budget_.get(), blocks_ * block_record_bytes() + heap_bytes(params.layers * sizeof(int)) * blocks_ +
+                                      static_cast<uint64_t>(std::max(threads, 1)) * heap_bytes(4096 * sizeof(int32_t)),
+                   [&] { return "the records of " + std::to_string(blocks_) + " code-blocks"; });
+  Reservation batch_host(budget_.get());
+  const BandSteps bands = band_steps(info_, params);
+  std::vector<CodedBlock> coded(layout_.blocks.size());
+  const size_t ncomp = info_.components.size();
+  for (size_t q = 0; q < rows_.size(); ++q) {
+    const TileRow& row = rows_[q];
+    const std::string which = "the row of tiles at canvas rows " + std::to_string(row.y0) + ".." + std::to_string(row.y1 - 1);
+    // The row's plan within what the rows before left of the budget (their coded passes).
+    auto t0 = Clock::now();
+    std::unique_ptr<Plan> plan;
+    const uint64_t taken = budget_->reserved();
+    try {
+      plan = row_plan(row, settings_.max_bytes == 0 ? 0 : std::max<uint64_t>(1, settings_.max_bytes - std::min(taken, settings_.max_bytes)));
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::OutOfMemory || settings_.max_bytes == 0) throw;
+      throw Error(ErrorCode::OutOfMemory, which + ": " + e.what() + ": the " + mib_text(settings_.max_bytes) +
+                                              " of memory allowed (max_bytes, --max-memory) less the " + mib_text(taken) +
+                                              " taken by the layout, the records and the coded passes of the rows above");
+    }
+    const j2k_memory_report m = plan->memory();
+    Reservation front(budget_.get(), m.host + m.pinned, [&] { return "the front stage's coefficients and buffers for " + which; });
+    report_.front_ms += ms_since(t0);
+    const j2k_image_view band = source(static_cast<uint32_t>(row.y0), static_cast<uint32_t>(row.y1 - row.y0));  // (its time is the caller's)
+    t0 = Clock::now();
+    plan->run(band);  // refuses a band that is not the row's shape
+    report_.front_ms += ms_since(t0);
+
+    t0 = Clock::now();
+    // Tier-1 reads the row's tiles where its plan keeps them; they go with the plan, and
+    // nothing may point to them after.
+    const auto first_tile = static_cast<size_t>(row.first_tile);
+    auto forget = [&] {
+      for (size_t t = first_tile; t < first_tile + static_cast<size_t>(front_.tiles_x); ++t)
+        for (size_t c = 0; c < ncomp; ++c) tiles_[t][c].coefficients = Plane{};
+    };
+    try {
+      for (const PlanTileComponent& tc : plan->tile_components()) {
+        TileComponentInput& in = tiles_.at(first_tile + static_cast<size_t>(tc.tile)).at(static_cast<size_t>(tc.component));
+        if (in.rect.x0 != tc.rect.x0 || in.rect.y0 != tc.rect.y0 || in.rect.x1 != tc.rect.x1 || in.rect.y1 != tc.rect.y1)
+          throw Error(ErrorCode::Internal, "encoder: " + which + "'s tile-component is not the canvas's");
+        in.coefficients = tc.home;
+      }
+      if (batch_) {
+        code_blocks_in_batch(*batch_, layout_, tiles_, params, bands, row_blocks_[q], row_blocks_[q + 1], coded, work, batch_host);
+        // The batch's copy of the blocks' bytes (CodedBlock::external) holds until its next
+        // encode, the next row's: each block's go to its own bytes now.
+        for (size_t i = row_blocks_[q]; i < row_blocks_[q + 1]; ++i) {
+          CodedBlock& c = coded[i];
+          if (!c.external) continue;
+          const size_t n = c.passes.empty() ? 0 : c.passes.back().end;
+          work.grow(heap_bytes(n), [&] { return "Tier-1's output for " + std::to_string(coded.size()) + " code-blocks"; });
+          c.bytes.assign(c.external, c.external + n);
+          c.external = nullptr;
+        }
+      } else {
+        code_blocks(*coder_, layout_, tiles_, params, bands, estimate, threads, row_blocks_[q], row_blocks_[q + 1], coded, work);
+      }
+    } catch (...) {
+      forget();
+      throw;
+    }
+    forget();
+    report_.tier1_ms += ms_since(t0);
+  }
+  std::vector<int> block_planes;
+  for (const CodedBlock& c : coded) block_planes.push_back(std::max(c.bitplanes, c.magnitude_bitplanes));
+  const int guard_bits = guard_bits_for(block_planes, layout_, bands, params.guard_bits);
+  return write_file(coded, bands, guard_bits, estimate, threads, work, &sink);
+}
+
+uint64_t Encoder::write_file(const std::vector<CodedBlock>& coded, const BandSteps& bands, int guard_bits, bool estimate,
+                             int threads, Reservation& work, const ByteSink* sink) {
+  const CodingParams& params = settings_.coding;
   check_roi_planes(coded, layout_, params.roi_shift);
+  const bool targets = !params.layer_bytes.empty() || !params.layer_psnr.empty();
   if (targets) {
     // Rate control's hull per block (at most a point a pass, and one), and its lists of
     // slopes (every hull point's, and a copy; vectors that may double).
@@ -565,7 +730,7 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
   for (size_t i = 0; i < nblocks; ++i) tier2[i] = &contributions[i];
 
   // Rate control: the passes of each layer, the codestream's size asked of Tier-2.
-  t0 = Clock::now();
+  auto t0 = Clock::now();
   const Assembler assembler(info_, params, layout_, tier2, main_header(info_, params, bands.steps, guard_bits), threads,
                             budget_.get());
   std::vector<RatedBlock> rated(nblocks);
@@ -587,14 +752,11 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
   report_.rate_ms = ms_since(t0);
 
   t0 = Clock::now();
-  output_.reset();  // the last run's bytes go now
-  bytes_ = std::vector<uint8_t>();
-  bytes_ = assembler.run();
   if (estimate && batch_) report_.layer_psnr.assign(static_cast<size_t>(params.layers), NAN);  // none estimated
   else if (estimate) report_.layer_psnr = layer_psnr(rated, static_cast<size_t>(params.layers), energy);
   else report_.layer_psnr.assign(static_cast<size_t>(params.layers), INFINITY);
+  Jp2Info j;
   if (settings_.format == FileFormat::Jp2) {
-    Jp2Info j;
     j.width = info_.x1 - info_.x0;
     j.height = info_.y1 - info_.y0;
     for (const ComponentInfo& c : info_.components) j.components.push_back({c.precision, c.is_signed});
@@ -604,6 +766,24 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
     j.icc = settings_.icc;
     j.capture = settings_.capture;
     j.boxes = settings_.boxes;
+  }
+  if (sink) {
+    // The file streamed: the JP2 boxes (which need the codestream's size) before it.
+    uint64_t bytes = 0;
+    if (settings_.format == FileFormat::Jp2) {
+      const std::vector<uint8_t> boxes = jp2_boxes_before_codestream(j, assembler.size());
+      (*sink)(boxes.data(), boxes.size());
+      bytes += boxes.size();
+    }
+    bytes += assembler.run(*sink);
+    report_.bytes = bytes;
+    report_.tier2_ms = ms_since(t0);
+    return bytes;
+  }
+  output_.reset();  // the last run's bytes go now
+  bytes_ = std::vector<uint8_t>();
+  bytes_ = assembler.run();
+  if (settings_.format == FileFormat::Jp2) {
     uint64_t boxes = j.icc.size();
     for (const Jp2Box& b : j.boxes) boxes += 16 + b.contents.size();
     work.grow(bytes_.size() + 4096 + boxes, "the JP2 file's copy of the codestream and its boxes");
@@ -612,7 +792,8 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
   report_.tier2_ms = ms_since(t0);
   work.reset();
   output_.grow(bytes_.capacity(), "the file");  // within what `work` held
-  return bytes_;
+  report_.bytes = bytes_.size();
+  return bytes_.size();
 }
 
 }  // namespace j2k::codec

@@ -7,6 +7,11 @@
 // layers; Tier-2 and the markers (codestream/) write the codestream, and a JP2 file around it
 // when asked. Everything the standard or the codec refuses is refused at construction, before
 // any work; encode() then allocates only what Tier-1 and Tier-2 produce.
+// By rows of tiles (EncoderSettings::by_tile_rows, encode_rows()): no plan of the whole image;
+// each row of tiles is asked of a source, transformed by a plan of its own (tiles keep their
+// canvas coordinates, so their coefficients are the whole image's), its blocks coded and the
+// plan freed before the next row; the coded passes of every block (compressed data) wait for
+// rate control and Tier-2, which then stream the file to a sink: the same bytes as encode().
 // What runs where: the front stage on the plan's backend; Tier-1 on the CPU's threads, except
 // HT with no rate or PSNR target on the cuda backend (a CUDA build), whose blocks are coded on
 // the GPU where the plan left them (tier1/block_encode_batch.hpp: the 5/3's int32 read in
@@ -16,8 +21,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "codec/codestream/assembler.hpp"
 #include "codec/codestream/jp2_boxes.hpp"
 #include "codec/codestream/tile_layout.hpp"
 #include "codec/params/coding_params.hpp"
@@ -28,6 +35,7 @@
 #include "common/memory_budget.hpp"
 #include "j2kfront/j2kfront.h"
 #include "pipeline/plan.hpp"
+#include "tiling/canvas.hpp"
 
 namespace j2k::codec {
 
@@ -58,6 +66,11 @@ struct EncoderSettings {
   // For tests: makes the Tier-1 batch that replaces make_block_encode_batch()'s choice (e.g.
   // the host emulation of the GPU's, tier1/gpu/host_ht_image_encoder.hpp); empty: the factory's.
   std::function<std::unique_ptr<BlockEncodeBatch>()> make_tier1_batch;
+  // The image comes a row of tiles at a time (encode_rows(), not encode()): memory holds one
+  // row's plan and coefficients, and every block's coded passes, never the whole image's
+  // coefficients. Not with HT and a rate or PSNR target, whose plane choice codes the blocks
+  // from their coefficients after every block's estimates (rate/ht_planes.hpp).
+  bool by_tile_rows = false;
 };
 
 // params.layer_bytes from compression ratios (<= 1: every pass) of `raw_bytes` bytes of samples.
@@ -67,17 +80,46 @@ struct EncodeReport {
   double front_ms = 0, tier1_ms = 0, rate_ms = 0, tier2_ms = 0;
   std::vector<double> layer_psnr;  // estimated, per layer (NaN: the 9/7 coded on a device, none estimated)
   const char* tier1_on = "cpu";    // where the blocks were coded: "cpu", or a batch's device ("cuda")
+  uint64_t bytes = 0;              // the file's
+  int tile_rows = 0;               // the rows of tiles encode_rows() took the image in; 0: encode(), whole
 };
+
+// What encode_rows() asks for: the view of canvas rows [y0, y0 + rows) of the image (every
+// component's rows there, B-12), with the shape's x0, width and components' formats; its
+// samples must stay valid until the next call or encode_rows()'s return.
+using RowSource = std::function<j2k_image_view(uint32_t y0, uint32_t rows)>;
+
+// The front stage as the encoder runs it: its plan's, or by rows a row's, with the whole
+// image's tiles.
+struct FrontInfo {
+  Backend backend = Backend::Cpu;
+  std::string description;
+  bool mct = false;
+  int64_t tiles_x = 0, tiles_y = 0;
+  size_t tile_components = 0;
+  j2k_sample_type coefficient_type = J2K_SAMPLE_I32;
+  int streams = 1;
+};
+
+struct BandSteps;  // each component's band steps and weights (encoder.cpp)
 
 class Encoder {
  public:
-  // Throws Error (InvalidArgument, UnsupportedInput) naming the first problem.
+  // Throws Error (InvalidArgument, UnsupportedInput) naming the first problem. By rows, the
+  // shape's samples are not read (its data may be null), and the tallest row's plan is made
+  // (and freed) to check that it fits max_bytes beside the layout and the records.
   Encoder(const EncoderSettings& settings, const j2k_image_view& shape);
   // The file's bytes, valid until the next encode(). `image` has the shape's geometry and types.
   const std::vector<uint8_t>& encode(const j2k_image_view& image);
+  // By rows: each row of tiles from `source`, top to bottom (every row read, transformed and
+  // coded before the next is asked for), then the file through `sink`, in order, a piece at a
+  // time; returns its size. What `source` or `sink` throw goes through.
+  uint64_t encode_rows(const RowSource& source, const ByteSink& sink);
   const std::vector<uint8_t>& bytes() const { return bytes_; }  // the last encode()'s
   const EncodeReport& report() const { return report_; }
-  const Plan& plan() const { return *plan_; }
+  const FrontInfo& front() const { return front_; }
+  // The rows of tiles on the canvas, top to bottom.
+  const std::vector<TileRow>& tile_rows() const { return rows_; }
 
  private:
   EncoderSettings settings_;
@@ -92,7 +134,22 @@ class Encoder {
   std::unique_ptr<BlockEncodeBatch> batch_;  // where the blocks are coded at once (a device's), or none
   std::vector<uint8_t> bytes_;
   EncodeReport report_;
+  FrontInfo front_;
   uint64_t blocks_ = 0;  // layout_'s
+  // By rows: the shape (no samples), each row of tiles and its first block in layout_ (one
+  // more: the end), and what each row's plan is made with.
+  j2k_image_view shape_{};
+  std::vector<j2k_component_view> shape_components_;
+  std::vector<TileRow> rows_;
+  std::vector<size_t> row_blocks_;
+  PlanSettings row_settings_;
+
+  // A plan for row `row` within `limit` bytes of host memory (0: none).
+  std::unique_ptr<Plan> row_plan(const TileRow& row, uint64_t limit) const;
+  // Rate control, Tier-2 and the file from every block's coding: into bytes_, or through
+  // `sink` when given. Returns the file's size; `work` holds Tier-1's output.
+  uint64_t write_file(const std::vector<CodedBlock>& coded, const BandSteps& bands, int guard_bits, bool estimate,
+                      int threads, Reservation& work, const ByteSink* sink);
   // The bytes each encode() takes a code-block for its records (Tier-1's, Tier-2's, rate
   // control's), before their vectors.
   static uint64_t block_record_bytes();

@@ -26,6 +26,7 @@
 #include "codec/tier1/block_encode_batch.hpp"
 #include "codec/tier1/gpu/host_ht_image_encoder.hpp"
 #include "j2kfront/j2kfront.hpp"
+#include "tests/support/image_rows.hpp"
 #include "tests/support/pattern_images.hpp"
 #include "tests/support/run_command.hpp"
 #include "tests/support/temp_dir_test.hpp"
@@ -195,8 +196,8 @@ int log2_of(int v) {
 }
 
 // `c` through the codec's encoder on the CPU backend, Tier-1 by the CPU's coder or (emulate)
-// by the host emulation of the GPU batch.
-Encoded encode_internal(const Case& c, const std::vector<j2kfront::Image>& images, bool emulate) {
+// by the host emulation of the GPU batch; whole or (by_rows) a row of tiles at a time.
+Encoded encode_internal(const Case& c, const std::vector<j2kfront::Image>& images, bool emulate, bool by_rows = false) {
   j2k::codec::EncoderSettings e;
   e.plan.wavelet = c.irreversible ? j2k::Wavelet::Irreversible97 : j2k::Wavelet::Reversible53;
   e.plan.levels = c.levels;
@@ -210,13 +211,27 @@ Encoded encode_internal(const Case& c, const std::vector<j2kfront::Image>& image
     for (int r = 0; r <= c.levels; ++r) e.coding.precincts.push_back(r == 0 ? std::pair{4, 5} : std::pair{6, 5});
   e.coding.relative_step = c.qstep;
   if (emulate) e.make_tier1_batch = [] { return j2k::codec::make_host_ht_image_encoder(); };
+  e.by_tile_rows = by_rows;
   Encoded out;
   try {
-    const j2kfront::ImageView shape = images[0].view();
+    const j2kfront::Image no_samples = by_rows ? test_support::shape_of(images[0]) : j2kfront::Image();
+    const j2kfront::ImageView shape = (by_rows ? no_samples : images[0]).view();
     j2k::codec::Encoder encoder(e, *shape.get());
     for (const j2kfront::Image& im : images) {
-      const j2kfront::ImageView v = im.view();
-      out.bytes.push_back(encoder.encode(*v.get()));
+      if (by_rows) {
+        j2kfront::ImageView band;
+        std::vector<uint8_t> bytes;
+        encoder.encode_rows(
+            [&](uint32_t y0, uint32_t rows) {
+              band = test_support::rows_of(im, y0, rows);
+              return *band.get();
+            },
+            [&](const uint8_t* data, size_t n) { bytes.insert(bytes.end(), data, data + n); });
+        out.bytes.push_back(std::move(bytes));
+      } else {
+        const j2kfront::ImageView v = im.view();
+        out.bytes.push_back(encoder.encode(*v.get()));
+      }
       out.tier1_on = encoder.report().tier1_on;
     }
   } catch (const std::exception& x) {
@@ -288,6 +303,33 @@ TEST(GpuBatchEmulation, EqualsTheCpuCoder) {
   }
 }
 
+// By rows of tiles, the batch codes each row's blocks where that row's plan left them: the
+// file of the CPU's coder on the whole image.
+TEST(GpuBatchEmulation, ByRowsOfTiles) {
+  for (bool i97 : {false, true}) {
+    Case c;
+    c.irreversible = i97;
+    c.name = "tiles by rows", c.x0 = 3, c.y0 = 1, c.w = 309, c.h = 217, c.ncomp = 3, c.levels = 3, c.tile_w = 128, c.tile_h = 96;
+    for (const Case& k : {c, [&] {
+                            Case t = c;
+                            t.name = "tiles by rows, 32x32 blocks, RPCL", t.bw = t.bh = 32, t.order = J2K_RPCL, t.pattern = 1;
+                            return t;
+                          }()}) {
+      SCOPED_TRACE(describe(k));
+      const std::vector<j2kfront::Image> images = {pattern_image(k.x0, k.y0, k.w, k.h, k.ncomp, k.type, k.precision, k.pattern, 1),
+                                                   pattern_image(k.x0, k.y0, k.w, k.h, k.ncomp, k.type, k.precision, 1 - k.pattern, 2)};
+      const Encoded cpu = encode_internal(k, images, false);
+      const Encoded rows = encode_internal(k, images, true, true);
+      ASSERT_EQ(cpu.error, "");
+      ASSERT_EQ(rows.error, "");
+      EXPECT_EQ(rows.tier1_on, "host emulation of the GPU batch");
+      ASSERT_EQ(rows.bytes.size(), cpu.bytes.size());
+      for (size_t i = 0; i < cpu.bytes.size(); ++i)
+        EXPECT_TRUE(rows.bytes[i] == cpu.bytes[i]) << "image " << i << ": " << first_difference(rows.bytes[i], cpu.bytes[i]);
+    }
+  }
+}
+
 // ------------------------------------------------------------------ the C API
 
 class GpuCompress : public ::testing::Test {
@@ -334,6 +376,32 @@ TEST_F(GpuCompress, SeveralTiles) {
     expect_same_codestreams(c);
     c.tile_w = 200, c.tile_h = 317, c.bw = 32, c.bh = 32, c.ncomp = 1, c.pattern = 1;
     expect_same_codestreams(c);
+  }
+}
+
+// By rows of tiles on the GPU (each row's plan keeps its coefficients there, its blocks coded
+// there): the CPU backend's file of the whole image.
+TEST_F(GpuCompress, ByRowsOfTiles) {
+  REQUIRE_CUDA_DEVICE();
+  for (bool i97 : {false, true}) {
+    const j2kfront::Image image = pattern_image(3, 1, 509, 317, 3, J2K_SAMPLE_U8, 8, 1, 1);
+    j2kfront::Settings s;
+    s.wavelet = i97 ? J2K_WAVELET_97 : J2K_WAVELET_53;
+    s.levels = 3;
+    s.tile_w = 128, s.tile_h = 96;
+    j2kfront::Coding k;
+    k.modes = J2K_MODE_HT;
+    s.backend = J2K_BACKEND_CPU;
+    const std::vector<uint8_t> want = j2kfront::Encoder(s, k, image.view()).encode(image.view());
+    s.backend = J2K_BACKEND_CUDA;
+    j2kfront::Encoder rows(s, k, test_support::shape_of(image).view(), j2kfront::Encoder::by_tile_rows);
+    std::vector<uint8_t> got;
+    rows.encode_by_rows([&](uint32_t y0, uint32_t n) { return test_support::rows_of(image, y0, n); },
+                        [&](const uint8_t* data, size_t n) { got.insert(got.end(), data, data + n); });
+    EXPECT_STREQ(rows.report().tier1_on, "cuda");
+    EXPECT_EQ(rows.report().tile_rows, 4);
+    EXPECT_TRUE(got == want) << (i97 ? "9/7: " : "5/3: ") << first_difference(got, want);
+    ++g_compared;
   }
 }
 

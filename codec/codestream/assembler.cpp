@@ -104,7 +104,7 @@ Assembler::CodedPackets Assembler::code_packets() const {
 }
 
 uint64_t Assembler::assemble(const std::vector<PrecinctPackets>& packets, std::vector<uint8_t>* out,
-                             std::vector<uint64_t>* per_component) const {
+                             std::vector<uint64_t>* per_component, const ByteSink* sink) const {
   // A packet: its precinct (index into packets), layer, number in its tile (for SOP) and component.
   struct Packet {
     size_t precinct;
@@ -182,11 +182,25 @@ uint64_t Assembler::assemble(const std::vector<PrecinctPackets>& packets, std::v
   uint64_t total = main_.bytes.size() + tlm.size() + 2;  // EOC
   for (const auto& parts : tiles)
     for (const TilePart& part : parts) total += part.psot;
-  if (out == nullptr) return total;
+  if (out == nullptr && sink == nullptr) return total;
 
-  memory.grow(total, [&] { return "the codestream's " + std::to_string(total) + " bytes"; });
-  std::vector<uint8_t>& o = *out;
-  o.reserve(static_cast<size_t>(total));
+  // Through a sink, a piece of about kPiece bytes at a time (a packet header's or a
+  // code-block's bytes more at most).
+  constexpr size_t kPiece = size_t{256} << 10;
+  std::vector<uint8_t> piece;
+  const uint64_t held = sink ? 2 * kPiece : total;
+  memory.grow(held, [&] {
+    return sink ? "the codestream's pieces of " + std::to_string(kPiece) + " bytes" : "the codestream's " + std::to_string(total) + " bytes";
+  });
+  std::vector<uint8_t>& o = sink ? piece : *out;
+  o.reserve(static_cast<size_t>(sink ? 2 * kPiece : total));
+  uint64_t written = 0;
+  auto pass_on = [&](size_t at_least) {
+    if (!sink || o.empty() || o.size() < at_least) return;
+    (*sink)(o.data(), o.size());
+    written += o.size();
+    o.clear();
+  };
   const auto tlm_at = main_.bytes.begin() + static_cast<ptrdiff_t>(main_.tlm_at);
   o.insert(o.end(), main_.bytes.begin(), tlm_at);
   o.insert(o.end(), tlm.begin(), tlm.end());
@@ -207,14 +221,17 @@ uint64_t Assembler::assemble(const std::vector<PrecinctPackets>& packets, std::v
         const PrecinctPackets& pp = packets[k.precinct];
         const size_t h0 = k.layer > 0 ? pp.header_end[k.layer - 1] : 0, p0 = k.layer > 0 ? pp.parts_end[k.layer - 1] : 0;
         o.insert(o.end(), pp.headers.begin() + static_cast<ptrdiff_t>(h0), pp.headers.begin() + static_cast<ptrdiff_t>(pp.header_end[k.layer]));
+        pass_on(kPiece);
         for (size_t j = p0; j < pp.parts_end[k.layer]; ++j) {
           const BodyPart& b = pp.parts[j];
           o.insert(o.end(), b.coded->data() + b.from, b.coded->data() + b.to);
+          pass_on(kPiece);
         }
       }
     }
   put16(o, 0xFFD9);  // EOC
-  if (o.size() != total) throw Error(ErrorCode::Internal, "codestream: assembled size differs from the count");
+  pass_on(0);
+  if (written + o.size() != total) throw Error(ErrorCode::Internal, "codestream: assembled size differs from the count");
   return total;
 }
 
@@ -223,6 +240,8 @@ std::vector<uint8_t> Assembler::run() const {
   assemble(code_packets().precincts, &out);
   return out;
 }
+
+uint64_t Assembler::run(const ByteSink& write) const { return assemble(code_packets().precincts, nullptr, nullptr, &write); }
 
 uint64_t Assembler::size() const { return assemble(code_packets().precincts, nullptr); }
 

@@ -8,7 +8,9 @@
 // their packet headers are coded on all threads. Rate control asks for the size at every
 // step of its search; that codes the headers but copies no byte of the code-blocks.
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "codec/params/coding_params.hpp"
@@ -18,6 +20,10 @@
 #include "common/memory_budget.hpp"
 
 namespace j2k::codec {
+
+// Where a file's bytes go as they are made, in order, a piece at a time (a writer that does
+// not hold the whole file).
+using ByteSink = std::function<void(const uint8_t* data, size_t size)>;
 
 class Assembler {
  public:
@@ -32,6 +38,9 @@ class Assembler {
 
   // The codestream.
   std::vector<uint8_t> run() const;
+  // The same bytes through `write`, in pieces of about a MiB (never the whole codestream at
+  // once); returns their count.
+  uint64_t run(const ByteSink& write) const;
   // Its size in bytes, as run() would make it.
   uint64_t size() const;
   // The bytes of each component's packets (SOP and headers with them), as run() would make them.
@@ -51,9 +60,10 @@ class Assembler {
   };
   CodedPackets code_packets() const;
   // Lays the packets out in tile-parts; returns the codestream's size, and writes it to *out
-  // when given, each component's packet bytes to *per_component when given.
+  // when given (or through *sink, a piece at a time), each component's packet bytes to
+  // *per_component when given.
   uint64_t assemble(const std::vector<PrecinctPackets>& packets, std::vector<uint8_t>* out,
-                    std::vector<uint64_t>* per_component = nullptr) const;
+                    std::vector<uint64_t>* per_component = nullptr, const ByteSink* sink = nullptr) const;
 
   const CodingParams& p_;
   MainHeader main_;

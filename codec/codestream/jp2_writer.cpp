@@ -78,15 +78,17 @@ void check_boxes(const std::vector<Jp2Box>& boxes) {
 
 // The signature and File Type boxes, the JP2 Header box around `header`, `boxes`, then the
 // Contiguous Codestream box around `codestream`.
-std::vector<uint8_t> assemble(const uint8_t* header, size_t header_bytes, bool jph, const std::vector<Jp2Box>& boxes,
-                              const std::vector<uint8_t>& codestream) {
+// The file up to its codestream of `codestream_bytes` bytes (the Contiguous Codestream box's
+// header last), with room for `extra_capacity` bytes more.
+std::vector<uint8_t> boxes_before(const uint8_t* header, size_t header_bytes, bool jph, const std::vector<Jp2Box>& boxes,
+                                  uint64_t codestream_bytes, size_t extra_capacity) {
   check_boxes(boxes);
   const std::vector<uint8_t> jp2h = jp2_detail::box_header(kHeaderBox, header_bytes);
-  const std::vector<uint8_t> jp2c = jp2_detail::box_header(kCodestreamBox, codestream.size());
+  const std::vector<uint8_t> jp2c = jp2_detail::box_header(kCodestreamBox, codestream_bytes);
   size_t extra = 0;
   for (const Jp2Box& b : boxes) extra += 16 + b.contents.size();
   std::vector<uint8_t> out;
-  out.reserve(12 + 20 + jp2h.size() + header_bytes + extra + jp2c.size() + codestream.size());
+  out.reserve(12 + 20 + jp2h.size() + header_bytes + extra + jp2c.size() + extra_capacity);
   // Signature box (I.5.1), first, then the File Type box (I.5.2) right after it: brand 'jp2 ',
   // minor version 0, and 'jp2 ' in the compatibility list, where a reader looks for it.
   std::vector<uint8_t> box = jp2_detail::box_header(kSignatureBox, 4);
@@ -105,6 +107,12 @@ std::vector<uint8_t> assemble(const uint8_t* header, size_t header_bytes, bool j
   for (const Jp2Box& b : boxes) put_box(out, b.type, b.contents);
   // Contiguous Codestream box (I.5.4), after the JP2 Header box: the codestream as it is.
   out.insert(out.end(), jp2c.begin(), jp2c.end());
+  return out;
+}
+
+std::vector<uint8_t> assemble(const uint8_t* header, size_t header_bytes, bool jph, const std::vector<Jp2Box>& boxes,
+                              const std::vector<uint8_t>& codestream) {
+  std::vector<uint8_t> out = boxes_before(header, header_bytes, jph, boxes, codestream.size(), codestream.size());
   out.insert(out.end(), codestream.begin(), codestream.end());
   return out;
 }
@@ -167,7 +175,10 @@ ResolutionFields resolution_fields(double v) {
 
 }  // namespace jp2_detail
 
-std::vector<uint8_t> write_jp2(const Jp2Info& info, const std::vector<uint8_t>& codestream) {
+namespace {
+
+// The JP2 Header box's contents for `info` (write_jp2's checks on it first).
+std::vector<uint8_t> header_contents(const Jp2Info& info) {
   const size_t ncomp = info.components.size();
   if (ncomp == 0 || ncomp > static_cast<size_t>(kMaxComponents))
     throw Error(ErrorCode::InvalidArgument,
@@ -253,7 +264,19 @@ std::vector<uint8_t> write_jp2(const Jp2Info& info, const std::vector<uint8_t>& 
     put_box(header, kResolutionBox, res);
   }
 
+  return header;
+}
+
+}  // namespace
+
+std::vector<uint8_t> write_jp2(const Jp2Info& info, const std::vector<uint8_t>& codestream) {
+  const std::vector<uint8_t> header = header_contents(info);
   return assemble(header.data(), header.size(), info.jph, info.boxes, codestream);
+}
+
+std::vector<uint8_t> jp2_boxes_before_codestream(const Jp2Info& info, uint64_t codestream_bytes) {
+  const std::vector<uint8_t> header = header_contents(info);
+  return boxes_before(header.data(), header.size(), info.jph, info.boxes, codestream_bytes, 0);
 }
 
 std::vector<uint8_t> write_jp2_with_header(const uint8_t* header_contents, size_t header_bytes, bool jph,

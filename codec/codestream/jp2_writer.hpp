@@ -58,6 +58,9 @@ struct Jp2Info {
 // components, a resolution that is not a positive number the box can hold (1/65535 x 10^-128
 // to 65535 x 10^127), a box of the file's structure or a UUID box of fewer than 16 bytes.
 std::vector<uint8_t> write_jp2(const Jp2Info& info, const std::vector<uint8_t>& codestream);
+// The same file up to the codestream, for a writer that streams a codestream of
+// `codestream_bytes` bytes after it (the Contiguous Codestream box's header last).
+std::vector<uint8_t> jp2_boxes_before_codestream(const Jp2Info& info, uint64_t codestream_bytes);
 
 // A JP2 file (JPH for `jph`) of `codestream` around the contents of a JP2 Header box as
 // another file had it (`header_contents`, `header_bytes` of them: ihdr, bpcc, colr, pclr,

@@ -557,6 +557,8 @@ typedef struct j2k_encode_report {
   const char* tier1_on;     /* where Tier-1 coded the blocks: "cpu", or "cuda" (HT with no rate
                                or PSNR target on the cuda backend: the coefficients never leave
                                the GPU, only the coded bytes come back) */
+  int tile_rows;            /* the rows of tiles j2k_encoder_run_by_rows took the image in;
+                               0 after j2k_encoder_run (the image whole) */
 } j2k_encode_report;
 j2k_status j2k_encoder_get_report(const j2k_encoder* encoder, j2k_encode_report* report);
 /* Frames in flight through the whole encoder, for a sequence of images of its shape:
@@ -572,8 +574,38 @@ j2k_status j2k_encoder_get_report(const j2k_encoder* encoder, j2k_encode_report*
  * j2k_encoder_get_report reports that frame. */
 j2k_status j2k_encoder_submit(j2k_encoder* encoder, const j2k_image_view* image, j2k_ticket* ticket);
 j2k_status j2k_encoder_wait(j2k_encoder* encoder, j2k_ticket ticket, const uint8_t** data, size_t* size);
-/* The encoder's plan: its backend, tiles and tile-components (j2k_plan_info). */
+/* The encoder's plan: its backend, tiles and tile-components (j2k_plan_info). By rows: a
+ * row's plan's backend and description, the whole image's tiles. */
 j2k_status j2k_encoder_get_plan_info(const j2k_encoder* encoder, j2k_plan_info* info);
+
+/* An image larger than memory, a row of tiles at a time. An encoder made by
+ * j2k_encoder_create_by_rows (as j2k_encoder_create, from the whole image's shape, whose
+ * samples are not read: its data pointers may be NULL) holds no plan or coefficients of the
+ * whole image. j2k_encoder_run_by_rows asks `read` for each row of tiles in turn, top to bottom,
+ * transforms it with a plan of its own, codes its code-blocks and frees the plan before it
+ * asks for the next row, keeping only the blocks' coded passes (compressed data); rate control
+ * and Tier-2 then hand the file to `write` in pieces of about a MiB, in order: byte for byte
+ * the file j2k_encoder_run writes of the same image, lossless or not, with rates or PSNR
+ * targets or none. max_bytes counts the layout and records, one row's plan and coefficients,
+ * the coded passes and Tier-2's packets, not the caller's samples; a row that cannot fit
+ * beside the rest is refused at create with J2K_OUT_OF_MEMORY, naming the row and what it
+ * needs. Refused with J2K_UNSUPPORTED_INPUT: J2K_MODE_HT with rates or psnr (HT rate control
+ * chooses each block's cleanup plane from every block's estimates, then codes the blocks from
+ * their coefficients, which by rows are gone). j2k_encoder_run is refused on such an encoder,
+ * and j2k_encoder_run_by_rows on one made by j2k_encoder_create. */
+/* Fills *band with the image's canvas rows [y0, y0 + rows): x0 and width the shape's, y0 and
+ * height these, each component's rows there (B-12) in the shape's types, precisions and
+ * subsampling. Its component array and samples must stay valid until the next call or the
+ * end of the run. A status other than J2K_OK stops the run, which returns it. */
+typedef j2k_status (*j2k_row_reader)(void* user, uint32_t y0, uint32_t rows, j2k_image_view* band);
+/* Takes the next `size` bytes of the file. A status other than J2K_OK stops the run, which
+ * returns it (what was written before stays written). */
+typedef j2k_status (*j2k_byte_writer)(void* user, const uint8_t* data, size_t size);
+j2k_status j2k_encoder_create_by_rows(const j2k_settings* settings, const j2k_coding* coding,
+                                      const j2k_image_view* shape, j2k_encoder** encoder);
+/* *size (may be NULL): the file's bytes written. */
+j2k_status j2k_encoder_run_by_rows(j2k_encoder* encoder, j2k_row_reader read, void* read_user,
+                                   j2k_byte_writer write, void* write_user, uint64_t* size);
 
 /* ---------------------------------------------------------------- the decoder */
 

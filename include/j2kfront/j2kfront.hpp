@@ -18,6 +18,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -372,12 +374,64 @@ struct Coding {
 //   j2kfront::Encoder encoder(settings, coding, view);
 //   std::vector<uint8_t> file = encoder.encode(view);
 // or, frames in flight: j2k_ticket t = encoder.submit(view); ... file = encoder.wait(t);
+// Or an image larger than memory, a row of tiles at a time (j2k_encoder_create_by_rows):
+//   j2kfront::Encoder encoder(settings, coding, shape, j2kfront::Encoder::by_tile_rows);
+//   encoder.encode_by_rows([&](uint32_t y0, uint32_t rows) { return view_of_rows(y0, rows); },
+//                          [&](const uint8_t* data, size_t size) { out.write(data, size); });
 class Encoder {
  public:
+  struct ByTileRows {};
+  static constexpr ByTileRows by_tile_rows{};
+
   Encoder(const j2k_settings& settings, const Coding& coding, const ImageView& shape) {
     j2k_encoder* e = nullptr;
     check(j2k_encoder_create(&settings, coding.get(), shape.get(), &e));
     encoder_.reset(e);
+  }
+  // By rows: the shape's samples are not read.
+  Encoder(const j2k_settings& settings, const Coding& coding, const ImageView& shape, ByTileRows) {
+    j2k_encoder* e = nullptr;
+    check(j2k_encoder_create_by_rows(&settings, coding.get(), shape.get(), &e));
+    encoder_.reset(e);
+  }
+  // By rows: read(y0, rows) gives the view of the image's canvas rows [y0, y0 + rows), its
+  // samples valid until the next call; write(data, size) takes the file's next bytes. Returns
+  // the file's size. What read or write throw comes out of here as it was thrown.
+  using RowReader = std::function<ImageView(uint32_t y0, uint32_t rows)>;
+  using ByteWriter = std::function<void(const uint8_t* data, size_t size)>;
+  uint64_t encode_by_rows(const RowReader& read, const ByteWriter& write) {
+    struct Calls {
+      const RowReader& read;
+      const ByteWriter& write;
+      ImageView band;  // the last row's view, kept until the next call
+      std::exception_ptr error;
+    } calls{read, write, ImageView(), nullptr};
+    auto on_read = [](void* user, uint32_t y0, uint32_t rows, j2k_image_view* band) -> j2k_status {
+      Calls& c = *static_cast<Calls*>(user);
+      try {
+        c.band = c.read(y0, rows);
+        *band = *c.band.get();
+        return J2K_OK;
+      } catch (...) {
+        c.error = std::current_exception();
+        return J2K_IO_ERROR;
+      }
+    };
+    auto on_write = [](void* user, const uint8_t* data, size_t size) -> j2k_status {
+      Calls& c = *static_cast<Calls*>(user);
+      try {
+        c.write(data, size);
+        return J2K_OK;
+      } catch (...) {
+        c.error = std::current_exception();
+        return J2K_IO_ERROR;
+      }
+    };
+    uint64_t size = 0;
+    const j2k_status status = j2k_encoder_run_by_rows(encoder_.get(), on_read, &calls, on_write, &calls, &size);
+    if (calls.error) std::rethrow_exception(calls.error);
+    check(status);
+    return size;
   }
   // The file's bytes, copied out.
   std::vector<uint8_t> encode(const ImageView& image) {
