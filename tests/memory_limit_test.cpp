@@ -159,6 +159,48 @@ TEST_F(MemoryLimit, CompressFitsOrdinarySettings) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
+// A tiled image whose samples and coefficients are over --max-memory goes a row of tiles at a
+// time (its line says so): within the limit, below the whole run's peak, into the file the
+// whole run writes, lossless, with -I -r, and as a JP2 with an odd origin, TLM, PLT and
+// tile-parts (5 rows of tiles there, the first and last cut by the image), and subsampled on
+// the canvas (-s: 9 rows of tiles, the file's rows every other canvas row) with -ROI and -POC.
+// 2048 x 2048 RGB: 12 MiB of samples and 48 MiB of coefficients whole; a row of 512 x 2048
+// tiles takes 3 and 12.
+TEST_F(MemoryLimit, CompressByRowsOfTiles) {
+  const std::string image = rgb_image("image.ppm", 2048, 2048);
+  struct Case {
+    std::string flags;
+    int tile_rows;
+  };
+  for (const Case& k : {Case{"-o {}.j2k", 4}, Case{"-o {}.j2k -I -r 20,5", 4}, Case{"-o {}.jp2 -d 5,3 --TLM --PLT --TP R -p RPCL", 5},
+                        Case{"-o {}.j2k -s 2,2 -d 4,2 --ROI c=0,U=2 --POC T1=0,0,1,6,3,CPRL", 9}}) {
+    const std::string& flags = k.flags;
+    auto args = [&](const std::string& name) {
+      std::string f = flags;
+      f.replace(f.find("{}"), 2, quote(path(name)));
+      return "compress -i " + quote(image) + " -t 512,512 --force " + f;
+    };
+    const std::string ext = flags.substr(6, 4);
+    const auto whole = run(args("whole"), 400);
+    ASSERT_EQ(whole.exit_code, 0) << whole.output;
+    EXPECT_EQ(whole.output.find("rows of tiles"), std::string::npos) << "within 400 MiB the image goes whole:\n" << whole.output;
+    const auto rows = run(args("rows"), 40);
+    ASSERT_EQ(rows.exit_code, 0) << rows.output;
+    EXPECT_NE(rows.output.find("by " + std::to_string(k.tile_rows) + " rows of tiles"), std::string::npos) << flags << ":\n" << rows.output;
+    EXPECT_TRUE(test_support::file_bytes(path("whole" + ext)) == test_support::file_bytes(path("rows" + ext))) << flags;
+    if (!J2K_TEST_UNDER_ASAN) {
+      EXPECT_LT(rows.peak_rss_kb, whole.peak_rss_kb) << flags;
+    }
+  }
+  // A limit a row of tiles does not fit: refused naming the row and what its plan needs; one
+  // its samples alone do not fit: refused saying so.
+  const std::string args = "compress -i " + quote(image) + " -t 512,512 -o " + quote(path("small.j2k"));
+  expect_refused(run(args, 10), "a row of tiles (canvas rows 0..511", 10);
+  const auto r = run(args, 3);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("for its samples alone"), std::string::npos) << r.output;
+}
+
 }  // namespace
 
 // HT with a rate target codes several planes of each block on the way to its choice: those

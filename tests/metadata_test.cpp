@@ -524,6 +524,42 @@ TEST_F(Metadata, PngRoundTripKeepsIccResolutionXmpAndExif) {
   EXPECT_TRUE(tags.find(34675)->value == m.icc);
 }
 
+// By rows of tiles (a tiled image over --max-memory): the metadata before the image data goes
+// into the JP2 file as a whole-image run writes it, byte for byte; an XMP packet after the
+// image data (read with the last rows, after the encoder is made) is said and left out.
+TEST_F(Metadata, ByRowsOfTilesCarriesWhatComesBeforeTheImageData) {
+  PngMetadata m;
+  m.icc = tagless_profile("RGB ", "j2kfront rows test profile..");
+  m.has_phys = true, m.phys_x = 4000, m.phys_y = 2000, m.phys_unit = PNG_RESOLUTION_METER;
+  m.xmp = kXmp;
+  m.exif = {'M', 'M', 0, 42, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0};
+  const std::string before = path("before.png"), after = path("after.png");
+  ASSERT_EQ(write_png(before, 512, 512, 3, gradient(512, 512, 3), m), "");
+  m.text_after_data = true;
+  ASSERT_EQ(write_png(after, 512, 512, 3, gradient(512, 512, 3), m), "");
+  // 0.75 MiB of samples and 3 MiB of coefficients whole: within 3M, 4 rows of 128 x 512 tiles.
+  auto compress = [&](const std::string& in, const std::string& out, const std::string& limit) {
+    return cli("compress -i " + quote(in) + " -o " + quote(out) + " -t 128,128 --threads 2 --max-memory " + limit);
+  };
+  auto r = compress(before, path("whole.jp2"), "1G");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = compress(before, path("rows.jp2"), "3M");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("by 4 rows of tiles"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("warning"), std::string::npos) << r.output;
+  EXPECT_TRUE(file_bytes(path("rows.jp2")) == file_bytes(path("whole.jp2"))) << "the same file by rows as whole";
+  EXPECT_FALSE(colr_of(file_bytes(path("rows.jp2"))).empty());
+  EXPECT_FALSE(box_contents(file_bytes(path("rows.jp2")), "uuid", kXmpUuid, 16).empty()) << "the XMP box";
+
+  r = compress(after, path("late.jp2"), "3M");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("by 4 rows of tiles"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("its XMP packet is not written: it comes after the image data"), std::string::npos) << r.output;
+  const Bytes late = file_bytes(path("late.jp2"));
+  EXPECT_TRUE(box_contents(late, "uuid", kXmpUuid, 16).empty()) << "no XMP box";
+  EXPECT_TRUE(colr_of(late) == colr_of(file_bytes(path("whole.jp2")))) << "the profile, from before the image data, is there";
+}
+
 // Without --keep-icc, a profile the decoder cannot apply (Little CMS makes no transform from
 // this one) stays with the samples it describes; one it applies (sRGB's own, where the build has
 // Little CMS) is not written, the samples being sRGB now. A PGM/PPM output says what it drops.

@@ -33,6 +33,7 @@
 #include "tools/output_dir.hpp"
 #include "tools/progress.hpp"
 #include "tools/stdin_file.hpp"
+#include "tools/transform_rows.hpp"
 #include "transform/backend.hpp"
 
 namespace j2k::tools {
@@ -566,6 +567,31 @@ int run_compress(CompressArgs a) {
   size_t failed = 0;
   uint64_t bytes_in = 0, bytes_out = 0;
   bool warned_gaps = false;  // -POC's (once a run)
+  // What is said of an image compressed: its line (and alone, the stages' times and layers).
+  auto said = [&](const CompressJob& job, const j2kfront::Image& image, size_t size, const j2kfront::Encoder& e, double read_ms,
+                  double write_ms, Clock::time_point t0) {
+    double raw_bytes = 0;
+    for (const auto& c : image.components) raw_bytes += static_cast<double>(c.width) * c.height * c.precision / 8.0;
+    bytes_in += static_cast<uint64_t>(raw_bytes);
+    bytes_out += size;
+    if (a.quiet) return;
+    progress.clear();
+    const j2k_encode_report r = e.report();
+    const std::string rows = r.tile_rows > 0 ? ", by " + std::to_string(r.tile_rows) + " rows of tiles" : std::string();
+    std::fprintf(info, "j2kfront: %s %ux%u x%zu -> %s: %zu bytes (%.2f:1, %s, %d resolutions, %d layer%s, %s%s) in %.1f ms\n",
+                 job.input == "-" ? "standard input" : job.input.c_str(), image.width, image.height, image.components.size(),
+                 job.output == "-" ? "standard output" : job.output.c_str(), size, raw_bytes / static_cast<double>(size),
+                 a.irreversible ? "9/7" : "5/3", s.levels + 1, r.layers, r.layers == 1 ? "" : "s", e.info().description,
+                 rows.c_str(), ms_since(t0));
+    if (!batch) {
+      std::fprintf(info, "  read %.1f ms, front stage %.1f, Tier-1 %.1f, rate control %.1f, Tier-2 %.1f, write %.1f\n", read_ms,
+                   r.front_ms, r.tier1_ms, r.rate_ms, r.tier2_ms, write_ms);
+      std::fprintf(info, "  Tier-1 on %s\n", r.tier1_on ? r.tier1_on : "cpu");
+      if (!coding.rates.empty() || !coding.psnr.empty())
+        for (int l = 0; l < r.layers; ++l) std::fprintf(info, "  layer %d: estimated PSNR %.2f dB\n", l, r.layer_psnr[l]);
+    }
+    std::fflush(info);
+  };
   for (size_t k = 0; k < jobs.size(); ++k) {
     const CompressJob& job = jobs[k];
     try {
@@ -574,95 +600,225 @@ int run_compress(CompressArgs a) {
       // "-": standard input, copied to a file the readers open (its format found by its signature).
       std::unique_ptr<StdinFile> from_stdin;
       if (job.input == "-") from_stdin = std::make_unique<StdinFile>(max_memory);
-      io::ReadOptions read_options;
-      read_options.max_bytes = max_memory;  // the samples alone
-      j2kfront::Image image;
-      io::ImageMetadata metadata;  // none for raw samples
-      try {
-        image = raw ? io::read_raw(job.input, *raw, read_options)
-                    : io::read_image(from_stdin ? from_stdin->path() : job.input, read_options, &metadata);
-      } catch (const std::exception& e) {
-        if (from_stdin) from_stdin->rethrow_named(e);
-        throw;
-      }
-      carry_metadata(metadata, image, !a.xyz.empty(), job.input, coding);
-      if (!a.xyz.empty()) image = to_dci_xyz(image, a.xyz);
-      const double read_ms = ms_since(t);
-      if (ix + image.width > UINT32_MAX || iy + image.height > UINT32_MAX)
-        throw CLI::ValidationError("-d", "the image does not fit on the canvas at that origin");
-      if (!a.tile_size.empty() && (s.tile_x0 + int64_t{s.tile_w} <= ix || s.tile_y0 + int64_t{s.tile_h} <= iy))
-        throw CLI::ValidationError("-t", "the first tile must overlap the image: tile origin + tile size must exceed the image origin");
-      image.x0 = static_cast<uint32_t>(ix);
-      image.y0 = static_cast<uint32_t>(iy);
-      if (subsampling) subsample(image, *subsampling);
-      check_flags_for(coding, s, image);
-      const j2kfront::ImageView view = image.view();
-      if (a.resolutions == 0) s.levels = default_levels(s, image);  // a function of the shape (the key)
-      if (!warned_gaps) {
-        const int layers = static_cast<int>(std::max<size_t>({1, coding.rates.size(), coding.psnr.size()}));
-        const std::string gaps = poc_gaps(coding, static_cast<int>(image.components.size()), s.levels + 1, layers);
-        if (!gaps.empty()) {
-          progress.clear();
-          std::fprintf(stderr, "j2kfront: warning: -POC leaves packets unsent (%s): the image loses them, as in opj_compress's file\n",
-                       gaps.c_str());
-          warned_gaps = true;
+      const std::string path = from_stdin ? from_stdin->path() : job.input;
+      auto named = [&](const auto& body) {  // the readers' errors name standard input as such
+        try {
+          return body();
+        } catch (const std::exception& e) {
+          if (from_stdin) from_stdin->rethrow_named(e);
+          throw;
         }
-      }
-      const std::string key = shape_key(image);
-      // The image's samples are held while it is encoded: the encoder may take the rest.
-      uint64_t samples = 0;
-      for (const auto& c : image.components) samples += c.bytes.size();
-      auto refused = [&](const j2kfront::Error& e) {
-        if (e.status() != J2K_OUT_OF_MEMORY || max_memory == 0) return e;
-        return j2kfront::Error(e.status(), std::string(e.what()) + " (--max-memory " + mib_text(max_memory) +
-                                               " less the image's samples, " + mib_text(samples) + ")");
       };
-      const std::string carried = metadata_key(coding);
-      if (!encoder || key != encoder_key || coding.last_is_alpha != last_is_alpha(job.input, image) || carried != encoder_metadata) {
-        encoder.reset();
-        coding.last_is_alpha = last_is_alpha(job.input, image);
-        coding.max_bytes = max_memory == 0 ? 0 : max_memory - std::min(samples, max_memory - 1);
-        try {
-          encoder = std::make_unique<j2kfront::Encoder>(s, coding, view);
-        } catch (const j2kfront::Error& e) {
-          throw refused(e);
+      auto check_origin = [&](uint32_t width, uint32_t height) {
+        if (ix + width > UINT32_MAX || iy + height > UINT32_MAX)
+          throw CLI::ValidationError("-d", "the image does not fit on the canvas at that origin");
+        if (!a.tile_size.empty() && (s.tile_x0 + int64_t{s.tile_w} <= ix || s.tile_y0 + int64_t{s.tile_h} <= iy))
+          throw CLI::ValidationError("-t", "the first tile must overlap the image: tile origin + tile size must exceed the image origin");
+      };
+      // The image (or, by rows, its shape) put on the canvas: its origin, -s, the flags that
+      // depend on it checked, the default levels, -POC's gaps said once.
+      auto on_canvas = [&](j2kfront::Image& image) {
+        check_origin(image.width, image.height);
+        image.x0 = static_cast<uint32_t>(ix);
+        image.y0 = static_cast<uint32_t>(iy);
+        if (subsampling) subsample(image, *subsampling);
+        check_flags_for(coding, s, image);
+        if (a.resolutions == 0) s.levels = default_levels(s, image);  // a function of the shape (the key)
+        if (!warned_gaps) {
+          const int layers = static_cast<int>(std::max<size_t>({1, coding.rates.size(), coding.psnr.size()}));
+          const std::string gaps = poc_gaps(coding, static_cast<int>(image.components.size()), s.levels + 1, layers);
+          if (!gaps.empty()) {
+            progress.clear();
+            std::fprintf(stderr, "j2kfront: warning: -POC leaves packets unsent (%s): the image loses them, as in opj_compress's file\n",
+                         gaps.c_str());
+            warned_gaps = true;
+          }
         }
-        encoder_key = key;
-        encoder_metadata = carried;
+      };
+      // The header first (a raw input has none: -F says it): a tiled image whose samples and
+      // coefficients are over --max-memory goes a row of tiles at a time, and so does one whose
+      // encoder then turns out not to fit whole.
+      std::unique_ptr<io::ImageReader> reader;
+      if (!raw) reader = named([&] { return std::make_unique<io::ImageReader>(path); });
+      // The canvas rows an image file's rows cover (-s spreads them).
+      const int64_t sy = subsampling ? subsampling->second : 1;
+      const bool rows_possible =
+          reader && !a.tile_size.empty() &&
+          tile_rows(s, ix, iy, reader->shape().width, (int64_t{reader->shape().height} - 1) * sy + 1).size() > 1;
+      bool by_rows = rows_possible && max_memory != 0 && whole_image_bytes(*reader) > max_memory;
+      bool metadata_carried = false;  // into `coding`, from the whole file
+      std::string why_rows;  // why the image goes by rows, for what refuses it then
+      if (by_rows)
+        why_rows = "its samples and coefficients need " + mib_text(whole_image_bytes(*reader)) + " whole, more than --max-memory " +
+                   mib_text(max_memory);
+      if (!by_rows) {
+        io::ReadOptions read_options;
+        read_options.max_bytes = max_memory;  // the samples alone
+        j2kfront::Image image = named([&] {
+          return raw ? io::read_raw(job.input, *raw, read_options) : reader->read_rows(reader->shape().height, max_memory);
+        });
+        carry_metadata(reader ? reader->metadata() : io::ImageMetadata(), image, !a.xyz.empty(), job.input, coding);  // none for raw samples
+        metadata_carried = true;
+        if (!a.xyz.empty()) image = to_dci_xyz(image, a.xyz);
+        const double read_ms = ms_since(t);
+        on_canvas(image);
+        const j2kfront::ImageView view = image.view();
+        const std::string key = shape_key(image);
+        // The image's samples are held while it is encoded: the encoder may take the rest.
+        uint64_t samples = 0;
+        for (const auto& c : image.components) samples += c.bytes.size();
+        // Where the coefficients are what does not fit, what would take less: a row of tiles at
+        // a time.
+        uint64_t coefficients = 0;
+        for (const auto& c : image.components) coefficients += 4 * static_cast<uint64_t>(c.width * c.height);
+        const std::string instead = max_memory == 0 || samples + coefficients <= max_memory ? std::string()
+                                    : raw ? "; a raw input (-F) is read whole, never a row of tiles at a time"
+                                    : a.tile_size.empty() ? "; with tiles (-t W,H) it would go a row of tiles at a time"
+                                    : rows_possible ? std::string() : "; this is one row of tiles: use tiles fewer rows high";
+        auto refused = [&](const j2kfront::Error& e) {
+          if (e.status() != J2K_OUT_OF_MEMORY || max_memory == 0) return e;
+          return j2kfront::Error(e.status(), std::string(e.what()) + " (--max-memory " + mib_text(max_memory) +
+                                                 " less the image's samples, " + mib_text(samples) + ")" + instead);
+        };
+        std::pair<const uint8_t*, size_t> out{nullptr, 0};
+        try {
+          const std::string carried = metadata_key(coding);
+          if (!encoder || key != encoder_key || coding.last_is_alpha != last_is_alpha(job.input, image) || carried != encoder_metadata) {
+            encoder.reset();
+            encoder_key.clear();
+            coding.last_is_alpha = last_is_alpha(job.input, image);
+            coding.max_bytes = max_memory == 0 ? 0 : max_memory - std::min(samples, max_memory - 1);
+            encoder = std::make_unique<j2kfront::Encoder>(s, coding, view);
+            encoder_key = key;
+            encoder_metadata = carried;
+          }
+          out = encoder->encode_in_place(view);
+        } catch (const j2kfront::Error& e) {
+          if (e.status() != J2K_OUT_OF_MEMORY || !rows_possible) throw refused(e);
+          by_rows = true;  // it does not fit whole: its memory back, then the rows
+          why_rows = refused(e).what();
+          encoder.reset();
+          encoder_key.clear();
+        }
+        if (!by_rows) {
+          const auto [data, size] = out;
+          t = Clock::now();
+          outputs[k].write([&, data = data, size = size](std::FILE* f, const std::string& name) {
+            if (std::fwrite(data, 1, size, f) != size || std::fflush(f) != 0)
+              throw Error(ErrorCode::Io, name + ": cannot write the file");
+          });
+          said(job, image, size, *encoder, read_ms, ms_since(t), t0);
+        }
       }
-      const auto [data, size] = [&] {
+      if (by_rows) {
+        encoder.reset();  // one encoder's memory at a time
+        encoder_key.clear();
+        encoder_metadata.clear();
+        return_large_buffers_at_once();
+        if (!reader || reader->next_row() != 0) reader = named([&] { return std::make_unique<io::ImageReader>(path); });
+        double read_ms = 0, write_ms = 0;
+        // The shape without samples on the canvas: the file's, or the X'Y'Z' it becomes.
+        j2kfront::Image shape = reader->shape();
+        if (!a.xyz.empty()) {
+          if (shape.components.size() != 3) throw CLI::ValidationError("--xyz", "needs an RGB image (3 components)");
+          for (auto& c : shape.components) c.type = J2K_SAMPLE_U16, c.precision = 12;
+        }
+        on_canvas(shape);
+        // What the file says beside its samples, as far as its header (a PNG's chunks after
+        // the image data are read with the last rows, after the encoder is made): said where
+        // that leaves something behind, once the rows are read.
+        const io::ImageMetadata header_metadata = reader->metadata();
+        if (!metadata_carried) carry_metadata(header_metadata, shape, !a.xyz.empty(), job.input, coding);
+        // The file's rows in canvas rows [y0, y1) (with -s, every sy-th canvas row has one),
+        // and the first of them.
+        auto cdiv = [](int64_t v, int64_t d) { return (v + d - 1) / d; };
+        auto file_rows = [&](int64_t y0, int64_t y1) { return cdiv(y1, sy) - cdiv(y0, sy); };
+        auto file_row = [&](int64_t y0) { return cdiv(y0, sy) - cdiv(iy, sy); };
+        // The caller holds one row's samples (and, with --xyz, its X'Y'Z' beside them): the
+        // encoder may take the rest.
+        const std::vector<TileRow> rows = tile_rows(s, ix, iy, shape.width, shape.height);
+        int64_t tallest = 0;
+        for (const TileRow& r : rows) {
+          if (file_rows(r.y0, r.y1) == 0)
+            throw CLI::ValidationError("-s", "the row of tiles at canvas rows " + std::to_string(r.y0) + ".." + std::to_string(r.y1 - 1) +
+                                                 " holds no row of samples subsampled " + std::to_string(sy) +
+                                                 " apart: use tiles at least that high");
+          tallest = std::max(tallest, file_rows(r.y0, r.y1));
+        }
+        const uint64_t row_samples =
+            static_cast<uint64_t>(tallest) * (reader->row_bytes() + (a.xyz.empty() ? 0 : uint64_t{6} * reader->shape().width));
+        if (max_memory != 0 && row_samples >= max_memory)
+          throw j2kfront::Error(J2K_OUT_OF_MEMORY, job.input + ": a row of tiles (" + std::to_string(tallest) + " rows) needs " +
+                                                       mib_text(row_samples) + " for its samples alone, more than the " +
+                                                       mib_text(max_memory) + " of --max-memory; use tiles fewer rows high");
+        coding.last_is_alpha = last_is_alpha(job.input, shape);
+        coding.max_bytes = max_memory == 0 ? 0 : max_memory - row_samples;
+        auto refused = [&](const j2kfront::Error& e) {
+          if (e.status() != J2K_OUT_OF_MEMORY || max_memory == 0) return e;
+          return j2kfront::Error(e.status(), std::string(e.what()) + " (--max-memory " + mib_text(max_memory) +
+                                                 " less a row of tiles' samples, " + mib_text(row_samples) + ")");
+        };
+        std::unique_ptr<j2kfront::Encoder> rows_encoder;
         try {
-          return encoder->encode_in_place(view);
+          rows_encoder = std::make_unique<j2kfront::Encoder>(s, coding, shape.view(), j2kfront::Encoder::by_tile_rows);
         } catch (const j2kfront::Error& e) {
-          throw refused(e);
+          throw j2kfront::Error(e.status(), "the image does not fit whole (" + why_rows + "), and a row of tiles at a time: " +
+                                                refused(e).what());
         }
-      }();
-      t = Clock::now();
-      outputs[k].write([&, data = data, size = size](std::FILE* f, const std::string& name) {
-        if (std::fwrite(data, 1, size, f) != size || std::fflush(f) != 0)
-          throw Error(ErrorCode::Io, name + ": cannot write the file");
-      });
-      const double write_ms = ms_since(t);
-      double raw_bytes = 0;
-      for (const auto& c : image.components) raw_bytes += static_cast<double>(c.width) * c.height * c.precision / 8.0;
-      bytes_in += static_cast<uint64_t>(raw_bytes);
-      bytes_out += size;
-      if (!a.quiet) {
-        progress.clear();
-        const j2k_encode_report r = encoder->report();
-        std::fprintf(info, "j2kfront: %s %ux%u x%zu -> %s: %zu bytes (%.2f:1, %s, %d resolutions, %d layer%s, %s) in %.1f ms\n",
-                    job.input == "-" ? "standard input" : job.input.c_str(), image.width, image.height, image.components.size(),
-                    job.output == "-" ? "standard output" : job.output.c_str(), size,
-                    raw_bytes / static_cast<double>(size), a.irreversible ? "9/7" : "5/3", s.levels + 1, r.layers,
-                    r.layers == 1 ? "" : "s", encoder->info().description, ms_since(t0));
-        if (!batch) {
-          std::fprintf(info, "  read %.1f ms, front stage %.1f, Tier-1 %.1f, rate control %.1f, Tier-2 %.1f, write %.1f\n", read_ms,
-                      r.front_ms, r.tier1_ms, r.rate_ms, r.tier2_ms, write_ms);
-          std::fprintf(info, "  Tier-1 on %s\n", r.tier1_on ? r.tier1_on : "cpu");
-          if (!coding.rates.empty() || !coding.psnr.empty())
-            for (int l = 0; l < r.layers; ++l) std::fprintf(info, "  layer %d: estimated PSNR %.2f dB\n", l, r.layer_psnr[l]);
+        j2kfront::Image band;
+        auto read = [&](uint32_t y0, uint32_t height) {
+          const auto t_read = Clock::now();
+          if (reader->next_row() != file_row(y0))
+            throw Error(ErrorCode::Internal, "compress: canvas rows from " + std::to_string(y0) + " asked for at image row " +
+                                                 std::to_string(reader->next_row()));
+          band = j2kfront::Image();  // the last row's samples go first
+          band = named([&] { return reader->read_rows(static_cast<uint32_t>(file_rows(y0, int64_t{y0} + height))); });
+          if (!a.xyz.empty()) {
+            j2kfront::Image xyz = to_dci_xyz(band, a.xyz);
+            band = std::move(xyz);
+          }
+          // On the canvas as the shape: its columns, these rows, the components' subsampling.
+          band.x0 = shape.x0;
+          band.width = shape.width;
+          band.y0 = y0;
+          band.height = height;
+          for (size_t c = 0; c < band.components.size(); ++c) band.components[c].dx = shape.components[c].dx, band.components[c].dy = shape.components[c].dy;
+          read_ms += ms_since(t_read);
+          return band.view();
+        };
+        uint64_t size = 0;
+        outputs[k].write([&](std::FILE* f, const std::string& name) {
+          try {
+            size = rows_encoder->encode_by_rows(read, [&](const uint8_t* data, size_t n) {
+              const auto t_write = Clock::now();
+              if (std::fwrite(data, 1, n, f) != n) throw Error(ErrorCode::Io, name + ": cannot write the file");
+              write_ms += ms_since(t_write);
+            });
+          } catch (const j2kfront::Error& e) {
+            throw refused(e);
+          }
+          if (std::fflush(f) != 0) throw Error(ErrorCode::Io, name + ": cannot write the file");
+        });
+        if (!metadata_carried) {
+          const io::ImageMetadata& late = reader->metadata();
+          std::vector<std::string> left;
+          if (late.icc != header_metadata.icc) left.push_back("ICC profile");
+          if (late.x_per_metre != header_metadata.x_per_metre || late.y_per_metre != header_metadata.y_per_metre)
+            left.push_back("resolution");
+          if (late.xmp != header_metadata.xmp) left.push_back("XMP packet");
+          if (late.exif != header_metadata.exif) left.push_back("Exif");
+          for (size_t w = header_metadata.warnings.size(); w < late.warnings.size(); ++w)
+            std::fprintf(stderr, "j2kfront: warning: %s: %s\n", job.input == "-" ? "standard input" : job.input.c_str(),
+                         late.warnings[w].c_str());
+          for (const std::string& item : left)
+            std::fprintf(stderr, "j2kfront: warning: %s: its %s is not written: %s\n", job.input == "-" ? "standard input" : job.input.c_str(),
+                         item.c_str(),
+                         coding.format == J2K_FORMAT_JP2
+                             ? "it comes after the image data, read a row of tiles at a time after the encoder was made (a "
+                               "whole-image run, with more --max-memory, carries it)"
+                             : "a bare codestream has no place for it (write .jp2 or .jph)");
         }
-        std::fflush(info);
+        said(job, shape, static_cast<size_t>(size), *rows_encoder, read_ms, write_ms, t0);
       }
     } catch (const std::exception& e) {
       if (!batch) throw;  // main() reports it
@@ -763,8 +919,9 @@ std::function<int()> add_compress_command(CLI::App& app) {
   cmd->add_option("--threads", args->threads, "CPU threads (default, 0: all cores)")->check(thread_count_check());
   cmd->add_option("--device", args->device, "GPU/OpenCL device index (default: J2KFRONT_DEVICE or the first)")->check(CLI::Range(0, 4096));
   cmd->add_option("--max-memory", args->max_memory,
-                  "host memory one image may take, its samples included, e.g. 800M, 4G (default: half the RAM): "
-                  "settings or an image that need more are refused before the work");
+                  "host memory one image may take, its samples included, e.g. 800M, 4G (default: half the RAM): a tiled "
+                  "image (-t) that needs more goes a row of tiles at a time, into the same file; settings or an image that "
+                  "need more even so are refused before the work");
   cmd->add_flag("--force", args->force, "replace an existing output file");
   cmd->add_flag("--quiet", args->quiet, "print nothing but errors and warnings");
   cmd->footer("opj_compress's spellings -mct, -SOP, -EPH, -PLT, -TLM, -TP, -GuardBits, -threads, -OutFor, -ImgDir, -quiet, -force,\n"

@@ -18,6 +18,7 @@ packages=(
   help2man                        # the man page, generated from the CLI's help at build time
   python3-numpy                   # the Python examples of README.md and docs/python.md (tests)
   python3-matplotlib              # bench/plot.py: the benchmarks' CSV files as PNG plots (tested)
+  time                            # GNU time: bench/memory.sh's and bench/compress_memory.sh's peak memory
   python3-dev pybind11-dev python3-pytest  # the Python module and its tests
   python3-venv python3-setuptools python3-wheel python3-pip  # pip install --no-build-isolation . (pyproject.toml; tested in a venv)
 )

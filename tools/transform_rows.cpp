@@ -46,14 +46,14 @@ uint64_t whole_image_bytes(const io::ImageReader& reader) {
   return reader.sample_bytes() + 4 * samples;
 }
 
-void transform_by_tile_rows(io::ImageReader& reader, const RowsJob& job) {
+void return_large_buffers_at_once() {
 #ifdef M_MMAP_THRESHOLD
-  // Every row allocates its band and its plan's buffers anew, and frees them. glibc would
-  // raise its mmap threshold past those sizes after the first free and then keep the freed
-  // memory in its heap, holding two rows' worth or more; a fixed threshold sends every large
-  // buffer straight back to the system.
   mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 #endif
+}
+
+void transform_by_tile_rows(io::ImageReader& reader, const RowsJob& job) {
+  return_large_buffers_at_once();
   j2kfront::Image shape = reader.shape();  // the whole image's size and components
   shape.x0 = static_cast<uint32_t>(job.x0);
   shape.y0 = static_cast<uint32_t>(job.y0);

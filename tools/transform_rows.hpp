@@ -26,6 +26,12 @@ std::vector<TileRow> tile_rows(const j2k_settings& s, int64_t x0, int64_t y0, in
 // its coefficients (4 bytes each, for the 5/3 and the 9/7 alike).
 uint64_t whole_image_bytes(const io::ImageReader& reader);
 
+// Every row allocates its band and its plan's buffers anew, and frees them. glibc would raise
+// its mmap threshold past those sizes after the first free and then keep the freed memory in
+// its heap, holding two rows' worth or more; a fixed threshold (for the whole process) sends
+// every large buffer straight back to the system. Called before the first row.
+void return_large_buffers_at_once();
+
 struct RowsJob {
   std::string input, outdir;
   bool force = false;
