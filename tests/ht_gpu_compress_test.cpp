@@ -16,8 +16,10 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -195,9 +197,41 @@ int log2_of(int v) {
   return k;
 }
 
+// The host emulation with its blocks' bytes left in one buffer of its own, as the CUDA batch
+// leaves them in its page-locked copy (CodedBlock::external), overwritten by the next encode.
+class ExternalBytes : public j2k::codec::BlockEncodeBatch {
+ public:
+  bool reads(j2k_memory memory) const override { return inner_->reads(memory); }
+  const char* where() const override { return inner_->where(); }
+  uint64_t host_bytes(const std::vector<j2k::codec::BatchBlock>& blocks) const override { return inner_->host_bytes(blocks); }
+  std::vector<j2k::codec::CodedBlock> encode(const std::vector<j2k::codec::BatchBlock>& blocks, bool reversible) override {
+    std::vector<j2k::codec::CodedBlock> coded = inner_->encode(blocks, reversible);
+    buffer_.clear();  // capacity kept: a block still pointing here reads the next encode's bytes
+    std::vector<size_t> at;
+    for (const j2k::codec::CodedBlock& b : coded) at.push_back(buffer_.size()), buffer_.insert(buffer_.end(), b.bytes.begin(), b.bytes.end());
+    if (buffer_.capacity() > kCapacity) throw std::runtime_error("ExternalBytes: more bytes than its buffer holds");
+    for (size_t i = 0; i < coded.size(); ++i) {
+      coded[i].bytes.clear();
+      coded[i].external = buffer_.data() + at[i];
+    }
+    return coded;
+  }
+
+ private:
+  static constexpr size_t kCapacity = size_t{16} << 20;
+  std::unique_ptr<j2k::codec::BlockEncodeBatch> inner_ = j2k::codec::make_host_ht_image_encoder();
+  std::vector<uint8_t> buffer_ = [] {
+    std::vector<uint8_t> b;
+    b.reserve(kCapacity);
+    return b;
+  }();
+};
+
 // `c` through the codec's encoder on the CPU backend, Tier-1 by the CPU's coder or (emulate)
-// by the host emulation of the GPU batch; whole or (by_rows) a row of tiles at a time.
-Encoded encode_internal(const Case& c, const std::vector<j2kfront::Image>& images, bool emulate, bool by_rows = false) {
+// by the host emulation of the GPU batch (external: its bytes left in its buffer); whole or
+// (by_rows) a row of tiles at a time.
+Encoded encode_internal(const Case& c, const std::vector<j2kfront::Image>& images, bool emulate, bool by_rows = false,
+                        bool external = false) {
   j2k::codec::EncoderSettings e;
   e.plan.wavelet = c.irreversible ? j2k::Wavelet::Irreversible97 : j2k::Wavelet::Reversible53;
   e.plan.levels = c.levels;
@@ -211,6 +245,7 @@ Encoded encode_internal(const Case& c, const std::vector<j2kfront::Image>& image
     for (int r = 0; r <= c.levels; ++r) e.coding.precincts.push_back(r == 0 ? std::pair{4, 5} : std::pair{6, 5});
   e.coding.relative_step = c.qstep;
   if (emulate) e.make_tier1_batch = [] { return j2k::codec::make_host_ht_image_encoder(); };
+  if (external) e.make_tier1_batch = [] { return std::make_unique<ExternalBytes>(); };
   e.by_tile_rows = by_rows;
   Encoded out;
   try {
@@ -304,7 +339,8 @@ TEST(GpuBatchEmulation, EqualsTheCpuCoder) {
 }
 
 // By rows of tiles, the batch codes each row's blocks where that row's plan left them: the
-// file of the CPU's coder on the whole image.
+// file of the CPU's coder on the whole image, also where the batch keeps the blocks' bytes in
+// its own buffer until its next encode (the next row's).
 TEST(GpuBatchEmulation, ByRowsOfTiles) {
   for (bool i97 : {false, true}) {
     Case c;
@@ -319,13 +355,20 @@ TEST(GpuBatchEmulation, ByRowsOfTiles) {
       const std::vector<j2kfront::Image> images = {pattern_image(k.x0, k.y0, k.w, k.h, k.ncomp, k.type, k.precision, k.pattern, 1),
                                                    pattern_image(k.x0, k.y0, k.w, k.h, k.ncomp, k.type, k.precision, 1 - k.pattern, 2)};
       const Encoded cpu = encode_internal(k, images, false);
-      const Encoded rows = encode_internal(k, images, true, true);
       ASSERT_EQ(cpu.error, "");
-      ASSERT_EQ(rows.error, "");
-      EXPECT_EQ(rows.tier1_on, "host emulation of the GPU batch");
-      ASSERT_EQ(rows.bytes.size(), cpu.bytes.size());
-      for (size_t i = 0; i < cpu.bytes.size(); ++i)
-        EXPECT_TRUE(rows.bytes[i] == cpu.bytes[i]) << "image " << i << ": " << first_difference(rows.bytes[i], cpu.bytes[i]);
+      for (bool external : {false, true}) {
+        const Encoded rows = encode_internal(k, images, true, true, external);
+        ASSERT_EQ(rows.error, "");
+        EXPECT_EQ(rows.tier1_on, "host emulation of the GPU batch");
+        ASSERT_EQ(rows.bytes.size(), cpu.bytes.size());
+        for (size_t i = 0; i < cpu.bytes.size(); ++i)
+          EXPECT_TRUE(rows.bytes[i] == cpu.bytes[i]) << (external ? "external bytes, " : "") << "image " << i << ": "
+                                                     << first_difference(rows.bytes[i], cpu.bytes[i]);
+      }
+      // The decorator itself, whole: its bytes read before its next encode.
+      const Encoded whole_external = encode_internal(k, images, true, false, true);
+      ASSERT_EQ(whole_external.error, "");
+      for (size_t i = 0; i < cpu.bytes.size(); ++i) EXPECT_TRUE(whole_external.bytes[i] == cpu.bytes[i]) << "whole, external bytes";
     }
   }
 }
