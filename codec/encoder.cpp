@@ -556,7 +556,9 @@ std::unique_ptr<Plan> Encoder::row_plan(const TileRow& row, uint64_t limit) cons
 }
 
 const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
-  if (!plan_) bad("this encoder takes the image a row of tiles at a time (by_tile_rows): encode_rows(), not encode()");
+  if (!plan_)
+    bad("this encoder was made for an image a row of tiles at a time (j2k_encoder_create_by_rows): run it by rows "
+        "(j2k_encoder_run_by_rows, encode_by_rows), not whole");
   const CodingParams& params = settings_.coding;
   auto t0 = Clock::now();
   plan_->run(image);
@@ -624,7 +626,9 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
 }
 
 uint64_t Encoder::encode_rows(const RowSource& source, const ByteSink& sink) {
-  if (!settings_.by_tile_rows) bad("this encoder takes whole images: encode(), not encode_rows() (by_tile_rows is off)");
+  if (!settings_.by_tile_rows)
+    bad("this encoder was made for whole images (j2k_encoder_create): run it on an image (j2k_encoder_run, encode), "
+        "not by rows; j2k_encoder_create_by_rows makes one for rows of tiles");
   const CodingParams& params = settings_.coding;
   report_ = EncodeReport{};
   report_.tier1_on = batch_ ? batch_->where() : "cpu";
