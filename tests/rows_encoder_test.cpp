@@ -257,6 +257,9 @@ TEST(EncoderByRows, RefusedNamingWhy) {
   size_t size = 0;
   EXPECT_EQ(j2k_encoder_run(rows.get(), image.view().get(), &data, &size), J2K_INVALID_ARGUMENT);
   EXPECT_NE(std::string(j2k_last_error()).find("run it by rows (j2k_encoder_run_by_rows"), std::string::npos) << j2k_last_error();
+  j2k_ticket ticket = 0;
+  EXPECT_EQ(j2k_encoder_submit(rows.get(), image.view().get(), &ticket), J2K_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(j2k_last_error()).find("not as frames in flight"), std::string::npos) << j2k_last_error();
   j2kfront::Encoder whole_encoder(s, c, image.view());
   auto read = [](void*, uint32_t, uint32_t, j2k_image_view*) { return J2K_OK; };
   auto write = [](void*, const uint8_t*, size_t) { return J2K_OK; };

@@ -640,11 +640,13 @@ int run_compress(CompressArgs a) {
       // encoder then turns out not to fit whole.
       std::unique_ptr<io::ImageReader> reader;
       if (!raw) reader = named([&] { return std::make_unique<io::ImageReader>(path); });
-      // The canvas rows an image file's rows cover (-s spreads them).
-      const int64_t sy = subsampling ? subsampling->second : 1;
-      const bool rows_possible =
-          reader && !a.tile_size.empty() &&
-          tile_rows(s, ix, iy, reader->shape().width, (int64_t{reader->shape().height} - 1) * sy + 1).size() > 1;
+      // The canvas an image file's samples cover (-s spreads them: an image file's components
+      // are never subsampled themselves).
+      const int64_t sx = subsampling ? subsampling->first : 1, sy = subsampling ? subsampling->second : 1;
+      const bool rows_possible = reader && !a.tile_size.empty() &&
+                                 tile_rows(s, ix, iy, (int64_t{reader->shape().width} - 1) * sx + 1,
+                                           (int64_t{reader->shape().height} - 1) * sy + 1)
+                                         .size() > 1;
       bool by_rows = rows_possible && max_memory != 0 && whole_image_bytes(*reader) > max_memory;
       bool metadata_carried = false;  // into `coding`, from the whole file
       std::string why_rows;  // why the image goes by rows, for what refuses it then
@@ -782,7 +784,10 @@ int run_compress(CompressArgs a) {
           band.width = shape.width;
           band.y0 = y0;
           band.height = height;
-          for (size_t c = 0; c < band.components.size(); ++c) band.components[c].dx = shape.components[c].dx, band.components[c].dy = shape.components[c].dy;
+          for (size_t c = 0; c < band.components.size(); ++c) {
+            band.components[c].dx = shape.components[c].dx;
+            band.components[c].dy = shape.components[c].dy;
+          }
           read_ms += ms_since(t_read);
           return band.view();
         };
