@@ -206,16 +206,6 @@ void put_qcd(int component, size_t components, const ComponentQuant& q, std::vec
   }
 }
 
-void put_rgn(size_t c, size_t components, int shift, std::vector<uint8_t>& out) {
-  const size_t index_bytes = components < 257 ? 1 : 2;
-  put16(out, 0xFF5E);
-  put16(out, static_cast<uint32_t>(4 + index_bytes));
-  if (index_bytes == 1) put8(out, static_cast<uint32_t>(c));
-  else put16(out, static_cast<uint32_t>(c));
-  put8(out, 0);  // Srgn: max-shift, the only style of Part 1
-  put8(out, static_cast<uint32_t>(shift));
-}
-
 // The POC changes with their layers clamped to the one layer left.
 std::vector<PocEntry> one_layer(std::vector<PocEntry> changes) {
   for (PocEntry& e : changes) e.layer_end = std::min(e.layer_end, 1);
@@ -259,7 +249,7 @@ void put_coding(const TileCoding& tc, const CodeBlockStyle& style, bool all, con
     if (all || !same_quant(tc.quant[c], tc.quant[0])) put_qcd(static_cast<int>(c), n, tc.quant[c], out);
   for (size_t c = 0; c < n && c < tc.roi_shift.size(); ++c) {
     const int before = c < roi_before.size() ? roi_before[c] : 0;
-    if (tc.roi_shift[c] != before) put_rgn(c, n, tc.roi_shift[c], out);
+    if (tc.roi_shift[c] != before) write_rgn(c, n, tc.roi_shift[c], out);
   }
   if (!tc.poc.empty()) write_poc(one_layer(tc.poc), n, out);
 }
