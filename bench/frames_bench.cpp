@@ -6,14 +6,16 @@
 // then N frames each timed alone. Reported: milliseconds a frame (the mean), frames and
 // samples a second, the speed over the CPU backend's with the same coder, mode and depth, the
 // encoder's own split (front stage, Tier-1, rate control, Tier-2; its report), where Tier-1
-// ran, and whether each backend's codestream is the CPU's byte for byte.
+// ran, and whether each backend's codestream is the CPU's byte for byte. With --in-flight K,
+// each backend again with frames in flight (j2k_encoder_submit / wait through K encoders side
+// by side, 2K frames queued), and over every GPU of the host where it has several.
 //
 // The frames are 4096 x 2160 RGB (DCI 4K; --size another width, the same shape) made from the
-// sample image at 8 and 12 bits; every
-// frame is the same samples (the encoder keeps nothing from one frame to the next). Lossless
-// is the 5/3; lossy EBCOT is the 9/7 at DCI's 250 Mbit/s at 24 frames a second (1,302,083
-// bytes a 4K frame, opj_compress -r's ratio; as many bits a sample at other sizes), lossy HT the 9/7 at --qstep (no rate target, so
-// that the GPU codes the blocks: rate control is on the CPU for now).
+// sample image at 8 and 12 bits; every frame is the same samples (the encoder keeps nothing
+// from one frame to the next). Lossless is the 5/3; lossy EBCOT is the 9/7 at DCI's 250 Mbit/s
+// at 24 frames a second (1,302,083 bytes a 4K frame, opj_compress -r's ratio; as many bits a
+// sample at other sizes), lossy HT the 9/7 at --qstep (no rate target, so that the GPU codes
+// the blocks: rate control is on the CPU for now).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
