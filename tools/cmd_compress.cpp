@@ -537,7 +537,7 @@ int run_compress(CompressArgs a) {
   a.backend = backend_name(resolve_backend(parse_backend(a.backend), batch ? Job::CompressBatch : Job::CompressOne));
   std::pair<int64_t, int64_t> origin;
   j2kfront::Settings s = settings_from(a, origin);
-  const auto [ix, iy] = origin;
+  const int64_t ix = origin.first, iy = origin.second;  // (not a structured binding: lambdas below capture them)
   std::string tuning;  // what s.backend_options points to
   apply_env_options(s, tuning);
   j2kfront::Coding coding = coding_from(a);
