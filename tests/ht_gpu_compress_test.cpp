@@ -162,6 +162,13 @@ bool cuda_device(std::string& why) {
     g_compared = 0;                                                            \
   } while (0)
 
+// Two images of `c`'s shape, the second of another pattern (the same where it is constant),
+// for one encoder to code in turn.
+std::vector<j2kfront::Image> two_images(const Case& c) {
+  return {pattern_image(c.x0, c.y0, c.w, c.h, c.ncomp, c.type, c.precision, c.pattern, 1),
+          pattern_image(c.x0, c.y0, c.w, c.h, c.ncomp, c.type, c.precision, c.pattern == 2 ? 2 : 1 - c.pattern, 2)};
+}
+
 // Cases compared byte for byte (not refused by both), so that a test can tell it compared some.
 int g_compared = 0;
 
@@ -170,9 +177,7 @@ int g_compared = 0;
 // refusal.
 void expect_same_codestreams(const Case& c) {
   SCOPED_TRACE(describe(c));
-  const std::vector<j2kfront::Image> images = {
-      pattern_image(c.x0, c.y0, c.w, c.h, c.ncomp, c.type, c.precision, c.pattern, 1),
-      pattern_image(c.x0, c.y0, c.w, c.h, c.ncomp, c.type, c.precision, c.pattern == 2 ? 2 : 1 - c.pattern, 2)};
+  const std::vector<j2kfront::Image> images = two_images(c);
   const Encoded cpu = encode(c, J2K_BACKEND_CPU, images);
   const Encoded gpu = encode(c, J2K_BACKEND_CUDA, images);
   if (!cpu.error.empty()) {
@@ -320,9 +325,7 @@ TEST(GpuBatchEmulation, EqualsTheCpuCoder) {
   }
   for (const Case& c : cases) {
     SCOPED_TRACE(describe(c));
-    const std::vector<j2kfront::Image> images = {
-        pattern_image(c.x0, c.y0, c.w, c.h, c.ncomp, c.type, c.precision, c.pattern, 1),
-        pattern_image(c.x0, c.y0, c.w, c.h, c.ncomp, c.type, c.precision, c.pattern == 2 ? 2 : 1 - c.pattern, 2)};
+    const std::vector<j2kfront::Image> images = two_images(c);
     const Encoded cpu = encode_internal(c, images, false);
     const Encoded emulated = encode_internal(c, images, true);
     if (!cpu.error.empty()) {  // -I --qstep 1e-7: a coefficient too large for its step
