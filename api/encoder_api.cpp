@@ -415,6 +415,11 @@ j2k_status j2k_encoder_get_report(const j2k_encoder* encoder, j2k_encode_report*
     report->layer_psnr = r.layer_psnr.data();
     report->tier1_on = r.tier1_on;
     report->tile_rows = r.tile_rows;
+    report->front_begin_ms = r.front_at;
+    report->tier1_begin_ms = r.tier1_at;
+    report->rate_begin_ms = r.rate_at;
+    report->tier2_begin_ms = r.tier2_at;
+    report->lane = r.lane;
   });
 }
 

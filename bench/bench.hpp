@@ -77,7 +77,10 @@ int run_decompress_ht(const CompressOptions& options);
 // lossless and lossy; frames a second and the encoder's split (bench/frames_bench.cpp).
 // in_flight > 0: each backend also with frames in flight through that many encoders (and every
 // GPU of the host where it has several).
-int run_compress_frames(const CompressOptions& options, int frames, bool ht_only, int in_flight);
+// timelines (not empty): a folder where each in-flight row's last frames are drawn
+// (frames-BITSbit-CODER-MODE-BACKEND.svg: per encoder, each frame's front stage, Tier-1, rate
+// control and Tier-2 as its host thread saw them).
+int run_compress_frames(const CompressOptions& options, int frames, bool ht_only, int in_flight, const std::string& timelines);
 
 // The thread counts a --compress / --decompress run times every tool at: thread_counts, or
 // `threads` alone; and the same as text for the table's heading ("1,2,4").

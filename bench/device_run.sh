@@ -242,8 +242,10 @@ if [[ $what == frames ]]; then
   # memory, by the CPU (16 threads) and CUDA: HT, and EBCOT unless J2K_FRAMES_HT_ONLY=1.
   ht_only=()
   [[ ${J2K_FRAMES_HT_ONLY:-0} == 1 ]] && ht_only=(--ht)
+  # Each in-flight row's last frames drawn per encoder into $out/timelines.
+  mkdir -p "$out/timelines"
   $cli bench --compress --frames ${J2K_FRAMES:-16} "${ht_only[@]}" --in-flight ${J2K_IN_FLIGHT:-3} --threads 16 \
-    --csv "$out/results/compress-frames-$machine.csv" 2>&1 | tee "$out/bench-frames.txt"
+    --timeline "$out/timelines" --csv "$out/results/compress-frames-$machine.csv" 2>&1 | tee "$out/bench-frames.txt"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 fi
 # Time and peak memory by threads against OpenJPEG and Grok (the codecs carried in .deps/codecs).

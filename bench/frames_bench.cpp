@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "bench/bench.hpp"
+#include "bench/timeline_svg.hpp"
 #include "common/error.hpp"
 #include "j2kfront/config.h"
 #include "j2kfront/j2kfront.hpp"
@@ -57,7 +58,36 @@ struct Measured {
   size_t bytes = 0;                          // the last frame's codestream
   std::string tier1_on;
   std::vector<uint8_t> codestream;           // the last frame's
+  std::vector<j2k_span> spans;               // in flight: the timed frames' stages (j2k_encode_report)
 };
+
+// A frame's four stages as timeline spans on its encoder's lane (begin_ms on the process's
+// clock until timeline() moves them to its own origin).
+void add_spans(const j2k_encode_report& r, j2k_ticket ticket, std::vector<j2k_span>& spans) {
+  const std::pair<j2k_stage, std::pair<double, double>> stages[] = {
+      {J2K_STAGE_FRONT, {r.front_begin_ms, r.front_ms}},
+      {J2K_STAGE_TIER1, {r.tier1_begin_ms, r.tier1_ms}},
+      {J2K_STAGE_RATE, {r.rate_begin_ms, r.rate_ms}},
+      {J2K_STAGE_TIER2, {r.tier2_begin_ms, r.tier2_ms}}};
+  for (const auto& [stage, at] : stages) {
+    j2k_span s{};
+    s.queue = r.lane;
+    s.frame = ticket;
+    s.stage = stage;
+    s.begin_ms = at.first;
+    s.end_ms = at.first + at.second;
+    spans.push_back(s);
+  }
+}
+
+// The spans of the last `frames` frames, from the first one's beginning.
+std::vector<j2k_span> timeline(const std::vector<j2k_span>& spans, size_t frames) {
+  std::vector<j2k_span> last(spans.end() - static_cast<ptrdiff_t>(std::min(spans.size(), 4 * frames)), spans.end());
+  double origin = INFINITY;
+  for (const j2k_span& s : last) origin = std::min(origin, s.begin_ms);
+  for (j2k_span& s : last) s.begin_ms -= origin, s.end_ms -= origin;
+  return last;
+}
 
 j2k_backend backend_code(const std::string& name) {
   if (name == "cuda") return J2K_BACKEND_CUDA;
@@ -98,10 +128,13 @@ Measured run_config(const Config& c, const Upscaled& frame, int frames, int thre
     std::vector<j2k_ticket> tickets;
     const size_t window = static_cast<size_t>(std::min(2 * c.in_flight, J2K_MAX_FRAMES_IN_FLIGHT));
     size_t waited = 0;
+    bool timed = false;
     auto wait_one = [&] {
-      const auto [data, size] = encoder.wait_in_place(tickets[waited++]);
+      const j2k_ticket ticket = tickets[waited++];
+      const auto [data, size] = encoder.wait_in_place(ticket);
       m.bytes = size;
       const j2k_encode_report r = encoder.report();
+      if (timed) add_spans(r, ticket, m.spans);
       m.tier1_on = r.tier1_on ? r.tier1_on : "?";
       if (waited == tickets.size()) m.codestream.assign(data, data + size);
     };
@@ -110,6 +143,7 @@ Measured run_config(const Config& c, const Upscaled& frame, int frames, int thre
     m.first_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
     tickets.clear();
     waited = 0;
+    timed = true;
     t0 = clock::now();
     for (int f = 0; f < frames; ++f) {
       if (tickets.size() - waited >= window) wait_one();
@@ -138,7 +172,7 @@ Measured run_config(const Config& c, const Upscaled& frame, int frames, int thre
 
 }  // namespace
 
-int run_compress_frames(const CompressOptions& o, int frames, bool ht_only, int in_flight) {
+int run_compress_frames(const CompressOptions& o, int frames, bool ht_only, int in_flight, const std::string& timelines) {
   std::vector<Config> runs{Config{}};  // (the coder, mode and depth filled in below)
   runs.back().backend = "cpu";
   if (in_flight > 0) {
@@ -199,6 +233,18 @@ int run_compress_frames(const CompressOptions& o, int frames, bool ht_only, int 
           csv.row({width, height, bits, coder, mode, backend, o.threads, frames, m.first_ms, m.ms, 1000 / m.ms,
                    samples / m.ms / 1e6, cpu.ms / m.ms, m.bytes, m.front_ms, m.tier1_ms, m.tier1_on, m.rate_ms, m.tier2_ms,
                    same ? 1 : 0});
+          if (!timelines.empty() && c.in_flight > 0) {
+            // The last frames in flight (at most three an encoder), one picture a row.
+            std::string name = backend;
+            std::replace(name.begin(), name.end(), ' ', '-');
+            const std::string path = timelines + "/frames-" + std::to_string(bits) + "bit-" + (ht ? "ht" : "ebcot") + "-" + mode + "-" + name + ".svg";
+            const size_t shown = std::min<size_t>(static_cast<size_t>(frames), 3 * static_cast<size_t>(c.in_flight));
+            write_timeline_svg(path, std::string(coder) + " " + mode + " " + std::to_string(bits) + "-bit " + std::to_string(width) + "x" +
+                                         std::to_string(height) + " RGB frames on " + backend + ": the last " + std::to_string(shown) +
+                                         " frames in flight",
+                               timeline(m.spans, shown), c.in_flight);
+            std::printf("  timeline: %s\n", path.c_str());
+          }
           if (!same)
             throw Error(ErrorCode::Internal, std::string(coder) + " " + mode + " " + std::to_string(bits) + "-bit on " + backend +
                                                  ": the codestream differs from the CPU backend's");

@@ -19,10 +19,26 @@ namespace {
 
 constexpr double kLeft = 90, kRight = 20, kTop = 58, kLane = 34, kGap = 6, kWidth = 1200;
 
+const char* stage_name(j2k_stage s) {
+  switch (s) {
+    case J2K_STAGE_UPLOAD: return "upload";
+    case J2K_STAGE_TRANSFORM: return "shift + MCT + DWT";
+    case J2K_STAGE_DOWNLOAD: return "download";
+    case J2K_STAGE_FRONT: return "front stage (upload, shift + MCT + DWT)";
+    case J2K_STAGE_TIER1: return "Tier-1 (block coding, bytes back)";
+    case J2K_STAGE_RATE: return "rate control";
+    default: return "Tier-2 (packets, file)";
+  }
+}
+
 const char* colour(j2k_stage s) {
   switch (s) {
     case J2K_STAGE_UPLOAD: return "#4c78a8";
     case J2K_STAGE_TRANSFORM: return "#59a14f";
+    case J2K_STAGE_FRONT: return "#59a14f";
+    case J2K_STAGE_TIER1: return "#e15759";
+    case J2K_STAGE_RATE: return "#b07aa1";
+    case J2K_STAGE_TIER2: return "#4c78a8";
     default: return "#f28e2b";
   }
 }
@@ -47,8 +63,8 @@ std::string escape(const std::string& s) {
   return out;
 }
 
-std::string svg(const std::string& title, const std::vector<j2k_span>& spans) {
-  int lanes = 1;
+std::string svg(const std::string& title, const std::vector<j2k_span>& spans, int lanes) {
+  lanes = std::max(lanes, 1);
   double end = 0;
   uint64_t first_frame = spans.empty() ? 0 : spans[0].frame;
   for (const j2k_span& s : spans) {
@@ -69,37 +85,48 @@ std::string svg(const std::string& title, const std::vector<j2k_span>& spans) {
     << "\" font-family=\"sans-serif\" font-size=\"11\">\n"
     << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
     << "<text x=\"" << kLeft << "\" y=\"18\" font-size=\"13\">" << escape(title) << "</text>\n";
-  // Legend.
+  // Legend. An encoder's timeline (frames in flight, stages FRONT..TIER2) has a lane per
+  // encoder and a box per frame and stage, timed on the lane's host thread; a plan's has a
+  // lane per queue and a box per tile and stage, timed on the GPU's streams.
+  bool encoder = false;
+  for (const j2k_span& s : spans) encoder = encoder || s.stage >= J2K_STAGE_FRONT;
   double lx = kLeft;
-  for (j2k_stage s : {J2K_STAGE_UPLOAD, J2K_STAGE_TRANSFORM, J2K_STAGE_DOWNLOAD}) {
-    const char* name = s == J2K_STAGE_UPLOAD ? "upload" : s == J2K_STAGE_TRANSFORM ? "shift + MCT + DWT" : "download";
+  const std::vector<j2k_stage> stages =
+      encoder ? std::vector<j2k_stage>{J2K_STAGE_FRONT, J2K_STAGE_TIER1, J2K_STAGE_RATE, J2K_STAGE_TIER2}
+              : std::vector<j2k_stage>{J2K_STAGE_UPLOAD, J2K_STAGE_TRANSFORM, J2K_STAGE_DOWNLOAD};
+  for (j2k_stage s : stages) {
+    const char* name = stage_name(s);
     o << "<rect x=\"" << lx << "\" y=\"28\" width=\"12\" height=\"12\" fill=\"" << colour(s) << "\"/>"
       << "<text x=\"" << lx + 16 << "\" y=\"38\">" << name << "</text>\n";
-    lx += 40 + 7.0 * static_cast<double>(std::strlen(name));
+    lx += 28 + 6.0 * static_cast<double>(std::strlen(name));
   }
   // A box runs from when its stream reaches the stage to its end: a copy waiting for the copy
   // engine that another stream holds is inside it.
-  o << "<text x=\"" << lx << "\" y=\"38\" fill=\"#555\">numbers: tiles; lighter: every other frame; boxes include waits for a busy copy engine</text>\n";
+  if (encoder)
+    o << "<text x=\"" << lx << "\" y=\"38\" fill=\"#555\">numbers: frames; lighter: every other frame</text>\n";
+  else
+    o << "<text x=\"" << lx << "\" y=\"38\" fill=\"#555\">numbers: tiles; lighter: every other frame; boxes include waits for a busy copy engine</text>\n";
   // Each queue's downloads have a stream of their own (they overlap its next upload): they
   // take the lower half of its lane.
   // Lanes.
   for (int q = 0; q < lanes; ++q) {
     const double y = kTop + q * (kLane + kGap);
-    o << "<text x=\"8\" y=\"" << y + kLane / 2 + 4 << "\">queue " << q << "</text>\n"
+    o << "<text x=\"8\" y=\"" << y + kLane / 2 + 4 << "\">" << (encoder ? "encoder " : "queue ") << q << "</text>\n"
       << "<rect x=\"" << kLeft << "\" y=\"" << y << "\" width=\"" << plot << "\" height=\"" << kLane
       << "\" fill=\"#f4f4f4\"/>\n";
   }
   for (const j2k_span& s : spans) {
-    const double half = (kLane - 4) / 2;
+    const double half = encoder ? kLane - 4 : (kLane - 4) / 2;
     const double y = kTop + s.queue * (kLane + kGap) + (s.stage == J2K_STAGE_DOWNLOAD ? half : 0);
     const double x0 = x_of(s.begin_ms), w = std::max(0.5, x_of(s.end_ms) - x0);
     const bool odd = (s.frame - first_frame) % 2 == 1;
     o << "<rect x=\"" << x0 << "\" y=\"" << y + 2 << "\" width=\"" << w << "\" height=\"" << half
       << "\" fill=\"" << colour(s.stage) << "\" fill-opacity=\"" << (odd ? "0.55" : "1") << "\" stroke=\"white\" stroke-width=\"0.5\">"
-      << "<title>frame " << s.frame << ", tile " << s.tile << ": " << s.begin_ms << " .. " << s.end_ms << " ms</title></rect>\n";
+      << "<title>frame " << s.frame << (encoder ? "" : ", tile " + std::to_string(s.tile)) << ", " << stage_name(s.stage) << ": "
+      << s.begin_ms << " .. " << s.end_ms << " ms</title></rect>\n";
     if (w >= 16)
       o << "<text x=\"" << x0 + w / 2 << "\" y=\"" << y + 2 + half / 2 + 4 << "\" text-anchor=\"middle\" fill=\"white\">"
-        << s.tile << "</text>\n";
+        << (encoder ? static_cast<int64_t>(s.frame - first_frame) : s.tile) << "</text>\n";
   }
   // Time axis.
   o << "<line x1=\"" << kLeft << "\" y1=\"" << axis_y << "\" x2=\"" << kLeft + plot << "\" y2=\"" << axis_y
@@ -121,8 +148,8 @@ std::string svg(const std::string& title, const std::vector<j2k_span>& spans) {
 
 }  // namespace
 
-void write_timeline_svg(const std::string& path, const std::string& title, const std::vector<j2k_span>& spans) {
-  const std::string text = svg(title, spans);
+void write_timeline_svg(const std::string& path, const std::string& title, const std::vector<j2k_span>& spans, int lanes) {
+  const std::string text = svg(title, spans, lanes);
   // A new file beside the target, renamed over it when complete: never a half-written picture.
   std::string tmp = path + ".XXXXXX";
   const int fd = mkstemp(tmp.data());

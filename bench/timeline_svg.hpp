@@ -10,8 +10,8 @@
 
 namespace j2k::bench {
 
-// Writes the picture to `path` (through a temporary file renamed into place); throws
-// Error(IoError) naming the path when it cannot.
-void write_timeline_svg(const std::string& path, const std::string& title, const std::vector<j2k_span>& spans);
+// Writes the picture to `path` (through a temporary file renamed into place), with at least
+// `lanes` lanes (an idle one shown too); throws Error(IoError) naming the path when it cannot.
+void write_timeline_svg(const std::string& path, const std::string& title, const std::vector<j2k_span>& spans, int lanes = 1);
 
 }  // namespace j2k::bench

@@ -33,6 +33,10 @@ struct BandSteps {
   std::vector<std::vector<double>> weights;
 };
 
+double clock_ms(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(t.time_since_epoch()).count();
+}
+
 namespace {
 
 [[noreturn]] void bad(const std::string& what) { throw Error(ErrorCode::InvalidArgument, what); }
@@ -41,6 +45,11 @@ bool is_signed(j2k_sample_type t) { return t == J2K_SAMPLE_I8 || t == J2K_SAMPLE
 
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+// A stage's first beginning (by rows, stages come again row after row).
+void began(double& at, Clock::time_point t) {
+  if (at == 0) at = clock_ms(t);
+}
 
 // A band's decomposition level (1 = finest; LL at the coarsest) from its index.
 int band_level(int levels, size_t k) { return k == 0 ? levels : levels - static_cast<int>((k - 1) / 3); }
@@ -565,6 +574,7 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
   report_ = EncodeReport{};
   report_.tier1_on = batch_ ? batch_->where() : "cpu";
   report_.front_ms = ms_since(t0);
+  began(report_.front_at, t0);
   // Tier-1 on the embedder's pool where the settings name one (as the plan's CPU work).
   const ScopedThreadPool pool(settings_.plan.backend.thread_pool);
   const int threads = params.threads > 0 ? params.threads : available_cores();
@@ -586,6 +596,7 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
                    [&] { return "the records of " + std::to_string(blocks_) + " code-blocks"; });
   Reservation batch_host(budget_.get());  // a batch's host copy of its output
   t0 = Clock::now();
+  began(report_.tier1_at, t0);
   BandSteps bands;
   std::vector<CodedBlock> coded;
   int guard_bits = 0;
@@ -664,12 +675,14 @@ uint64_t Encoder::encode_rows(const RowSource& source, const ByteSink& sink) {
     const j2k_memory_report m = plan->memory();
     Reservation front(budget_.get(), m.host + m.pinned, [&] { return "the front stage's coefficients and buffers for " + which; });
     report_.front_ms += ms_since(t0);
+    began(report_.front_at, t0);
     const j2k_image_view band = source(static_cast<uint32_t>(row.y0), static_cast<uint32_t>(row.y1 - row.y0));  // (its time is the caller's)
     t0 = Clock::now();
     plan->run(band);  // refuses a band that is not the row's shape
     report_.front_ms += ms_since(t0);
 
     t0 = Clock::now();
+    began(report_.tier1_at, t0);
     // Tier-1 reads the row's tiles where its plan keeps them; they go with the plan, and
     // nothing may point to them after.
     const auto first_tile = static_cast<size_t>(row.first_tile);
@@ -735,6 +748,7 @@ uint64_t Encoder::write_file(const std::vector<CodedBlock>& coded, const BandSte
 
   // Rate control: the passes of each layer, the codestream's size asked of Tier-2.
   auto t0 = Clock::now();
+  began(report_.rate_at, t0);
   const Assembler assembler(info_, params, layout_, tier2, main_header(info_, params, bands.steps, guard_bits), threads,
                             budget_.get());
   std::vector<RatedBlock> rated(nblocks);
@@ -756,6 +770,7 @@ uint64_t Encoder::write_file(const std::vector<CodedBlock>& coded, const BandSte
   report_.rate_ms = ms_since(t0);
 
   t0 = Clock::now();
+  began(report_.tier2_at, t0);
   if (estimate && batch_) report_.layer_psnr.assign(static_cast<size_t>(params.layers), NAN);  // none estimated
   else if (estimate) report_.layer_psnr = layer_psnr(rated, static_cast<size_t>(params.layers), energy);
   else report_.layer_psnr.assign(static_cast<size_t>(params.layers), INFINITY);

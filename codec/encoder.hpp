@@ -18,6 +18,7 @@
 // place, the 9/7's quantised there first) and only the coded bytes come back; rate control,
 // Tier-2 and the file on the host. The codestream is the same byte for byte either way.
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -82,7 +83,14 @@ struct EncodeReport {
   const char* tier1_on = "cpu";    // where the blocks were coded: "cpu", or a batch's device ("cuda")
   uint64_t bytes = 0;              // the file's
   int tile_rows = 0;               // the rows of tiles encode_rows() took the image in; 0: encode(), whole
+  // When each stage began (by rows: first began), ms on the steady clock (clock_ms()), for
+  // timelines of frames in flight; `lane`: FrameEncoder's encoder that coded the frame.
+  double front_at = 0, tier1_at = 0, rate_at = 0, tier2_at = 0;
+  int lane = 0;
 };
+
+// Milliseconds on the process's steady clock (an arbitrary origin), for EncodeReport's *_at.
+double clock_ms(std::chrono::steady_clock::time_point t);
 
 // What encode_rows() asks for: the view of canvas rows [y0, y0 + rows) of the image (every
 // component's rows there, B-12), with the shape's x0, width and components' formats; its
@@ -116,6 +124,9 @@ class Encoder {
   // time; returns its size. What `source` or `sink` throw goes through.
   uint64_t encode_rows(const RowSource& source, const ByteSink& sink);
   const std::vector<uint8_t>& bytes() const { return bytes_; }  // the last encode()'s
+  // Hands the last encode()'s file over in exchange for `storage` (whose contents are
+  // dropped; its capacity serves a later file): no copy of the file.
+  void swap_bytes(std::vector<uint8_t>& storage) { bytes_.swap(storage); }
   const EncodeReport& report() const { return report_; }
   const FrontInfo& front() const { return front_; }
   // The rows of tiles on the canvas, top to bottom.

@@ -62,7 +62,7 @@ class FrameEncoder {
     std::vector<uint8_t> file;
     EncodeReport report;
   };
-  void lane_loop(Encoder& encoder);
+  void lane_loop(Encoder& encoder, int lane);
 
   std::vector<std::unique_ptr<Encoder>> lanes_;
   std::vector<std::thread> threads_;

@@ -331,6 +331,13 @@ class PyEncoder {
     report["tier2_ms"] = r.tier2_ms;
     report["layer_psnr"] = psnr;
     report["tier1_on"] = std::string(r.tier1_on ? r.tier1_on : "");
+    // For timelines of frames in flight: when each stage began (ms on one steady clock of
+    // the process) and which encoder coded the frame.
+    report["front_begin_ms"] = r.front_begin_ms;
+    report["tier1_begin_ms"] = r.tier1_begin_ms;
+    report["rate_begin_ms"] = r.rate_begin_ms;
+    report["tier2_begin_ms"] = r.tier2_begin_ms;
+    report["lane"] = r.lane;
     return report;
   }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <string>
@@ -159,6 +160,34 @@ TEST_F(BenchHt, FramesInThisProcess) {
   // DCI's 250 Mbit/s at 24 fps is 0.392 bits a sample: EBCOT's lossy frames keep within it.
   const double samples = 256.0 * 135 * 3;
   EXPECT_LE(bytes["8 EBCOT lossy"], samples * 0.3925 / 8) << "bytes a frame";
+}
+
+// Frames in flight drawn: a picture per in-flight row, a lane per encoder, each frame's four
+// stages; --timeline needs --in-flight and a folder.
+TEST_F(BenchHt, FramesInFlightOnATimeline) {
+  const std::string dir = path("timelines");
+  ASSERT_EQ(run_command("mkdir -p " + quote(dir)).exit_code, 0);
+  const auto r = run_command(quote(kCli) + " bench --compress --frames 4 --in-flight 2 --ht --size 128 --threads 2 --samples " +
+                             quote(kData) + " --timeline " + quote(dir));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* bits : {"8", "12"})
+    for (const char* mode : {"lossless", "lossy"}) {
+      const std::string file = dir + "/frames-" + bits + "bit-ht-" + mode + "-cpu-2fl.svg";
+      std::ifstream in(file);
+      ASSERT_TRUE(in) << file << "\n" << r.output;
+      const std::string svg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      EXPECT_NE(svg.find("encoder 1"), std::string::npos) << file;
+      size_t boxes = 0;
+      for (size_t at = svg.find("<title>frame "); at != std::string::npos; at = svg.find("<title>frame ", at + 1)) ++boxes;
+      EXPECT_EQ(boxes, 4u * 4u) << file;  // the 4 timed frames, 4 stages each
+      for (const char* stage : {"front stage", "Tier-1", "rate control", "Tier-2"})
+        EXPECT_NE(svg.find(std::string(", ") + stage), std::string::npos) << file << ": " << stage;
+    }
+  for (const std::string& args : {std::string(" --timeline ") + quote(dir), std::string(" --in-flight 2 --timeline ") + quote(path("none"))}) {
+    const auto bad = run_command(quote(kCli) + " bench --compress --frames 2 --ht --size 64 --samples " + quote(kData) + args);
+    EXPECT_EQ(bad.exit_code, 2) << args << "\n" << bad.output;
+    EXPECT_NE(bad.output.find("--timeline"), std::string::npos) << bad.output;
+  }
 }
 
 TEST_F(BenchHt, FlagsWhereTheyMeanNothingAreRefused) {

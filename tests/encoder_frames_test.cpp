@@ -9,6 +9,7 @@
 // has them, each skipped, saying why, otherwise.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -119,6 +120,38 @@ TEST(EncoderFrames, WaitsInAnyOrderAndTheReportIsTheWaitedFrames) {
   // j2k_encoder_run still works beside them, and the report is its again.
   EXPECT_EQ(e.encode(images[2].view()), expected[2]);
   EXPECT_EQ(e.report().bytes, expected[2].size());
+}
+
+// Each frame's report places its stages on one clock: in order on its lane, and the frames of
+// one lane one after another (a lane codes one frame at a time); j2k_encoder_run's on lane 0.
+TEST(EncoderFrames, TheReportPlacesEachFrameOnATimeline) {
+  FrameSetup u;
+  u.lanes = 3;
+  const std::vector<j2kfront::Image> images = frames(8);
+  j2kfront::Encoder e(settings_of(u), coding_of(u), images[0].view());
+  std::vector<j2k_ticket> tickets;
+  for (const j2kfront::Image& im : images) tickets.push_back(e.submit(im.view()));
+  std::vector<std::vector<std::pair<double, double>>> lanes(3);  // each lane's frames: begin, end
+  for (size_t i = 0; i < tickets.size(); ++i) {
+    e.wait_in_place(tickets[i]);
+    const j2k_encode_report r = e.report();
+    ASSERT_GE(r.lane, 0) << "frame " << i;
+    ASSERT_LT(r.lane, 3) << "frame " << i;
+    const double begins[] = {r.front_begin_ms, r.tier1_begin_ms, r.rate_begin_ms, r.tier2_begin_ms};
+    const double lengths[] = {r.front_ms, r.tier1_ms, r.rate_ms, r.tier2_ms};
+    EXPECT_GT(begins[0], 0) << "frame " << i;
+    for (int k = 0; k < 3; ++k) EXPECT_LE(begins[k] + lengths[k], begins[k + 1] + 1e-3) << "frame " << i << ", stage " << k;
+    lanes[static_cast<size_t>(r.lane)].push_back({begins[0], begins[3] + lengths[3]});
+  }
+  for (auto& frames_of_lane : lanes) {
+    std::sort(frames_of_lane.begin(), frames_of_lane.end());
+    for (size_t k = 1; k < frames_of_lane.size(); ++k) EXPECT_LE(frames_of_lane[k - 1].second, frames_of_lane[k].first + 1e-3);
+  }
+  e.encode(images[0].view());
+  const j2k_encode_report r = e.report();
+  EXPECT_EQ(r.lane, 0);
+  EXPECT_GT(r.front_begin_ms, 0);
+  EXPECT_LE(r.front_begin_ms + r.front_ms, r.tier1_begin_ms + 1e-3);
 }
 
 TEST(EncoderFrames, AFramesErrorIsItsOwn) {

@@ -82,9 +82,9 @@ std::vector<int> thread_counts(const std::string& list) {
 
 // --compress: the compress benchmark, with its own options.
 int run_compress_bench(const BenchArgs& a) {
-  if (a.pipeline || !a.timeline.empty() || a.streams != 0)
+  if (a.pipeline || (!a.timeline.empty() && a.frames == 0) || a.streams != 0)
     throw CLI::ValidationError(a.decompress ? "--decompress" : "--compress",
-                               "is a benchmark of its own: leave out --pipeline, --timeline and --streams");
+                               "is a benchmark of its own: leave out --pipeline, --timeline (but with --frames) and --streams");
   const int cpus = a.cpus.empty() ? 0 : pin_to_cpus(a.cpus);
   bench::CompressOptions c;
   if (!a.inputs.empty()) c.inputs = split(a.inputs);
@@ -124,7 +124,11 @@ int run_compress_bench(const BenchArgs& a) {
                                              "--threads and --made");
     c.threads = thread_counts(a.threads).front();  // 0: one per core
     c.thread_counts.clear();
-    return bench::run_compress_frames(c, a.frames, a.ht, a.in_flight);
+    if (!a.timeline.empty() && a.in_flight == 0)
+      throw CLI::ValidationError("--timeline", "with --frames draws the frames in flight: add --in-flight");
+    if (!a.timeline.empty() && !fs::is_directory(a.timeline))
+      throw CLI::ValidationError("--timeline", "with --frames is a folder for the pictures, and '" + a.timeline + "' is none");
+    return bench::run_compress_frames(c, a.frames, a.ht, a.in_flight, a.timeline);
   }
   if (a.qstep > 0 && !a.ht) throw CLI::ValidationError("--qstep", "sets ojph_compress's step for --ht: add --ht");
   if (a.ht) {
@@ -226,7 +230,9 @@ std::function<int()> add_bench_command(CLI::App& app) {
                 "the whole front stage host to host (cuda), against the link's own copies; sizes default to 8192");
   cmd->add_option("--timeline", args->timeline,
                   "with --pipeline: write an SVG timeline (per queue: upload, transform, download of each tile) "
-                  "of 3 frames of the first image, tile size and output, pinned input");
+                  "of 3 frames of the first image, tile size and output, pinned input; with --frames --in-flight: a "
+                  "folder where each in-flight row's last frames are drawn (per encoder: front stage, Tier-1, rate "
+                  "control, Tier-2 of each frame)");
   cmd->add_option("--streams", args->streams,
                   "with --pipeline: CUDA streams per plan (default: the plan's own choice)")
       ->check(CLI::Range(1, 16));

@@ -318,7 +318,12 @@ j2k_status j2k_plan_signal(j2k_plan* plan, j2k_ticket ticket, void* stream);
 typedef enum j2k_stage {
   J2K_STAGE_UPLOAD = 0,
   J2K_STAGE_TRANSFORM = 1,
-  J2K_STAGE_DOWNLOAD = 2
+  J2K_STAGE_DOWNLOAD = 2,
+  /* An encoder's stages (j2k_encode_report), for timelines of frames in flight. */
+  J2K_STAGE_FRONT = 3,
+  J2K_STAGE_TIER1 = 4,
+  J2K_STAGE_RATE = 5,
+  J2K_STAGE_TIER2 = 6
 } j2k_stage;
 typedef struct j2k_span {
   int queue;             /* 0 .. streams-1 */
@@ -559,6 +564,12 @@ typedef struct j2k_encode_report {
                                the GPU, only the coded bytes come back) */
   int tile_rows;            /* the rows of tiles j2k_encoder_run_by_rows took the image in;
                                0 after j2k_encoder_run (the image whole) */
+  /* When each stage began, in milliseconds on a steady clock common to the process (its
+   * origin is arbitrary: compare frames with each other), for drawing frames in flight on a
+   * timeline; each stage ends its *_ms later. By rows: when each first began. */
+  double front_begin_ms, tier1_begin_ms, rate_begin_ms, tier2_begin_ms;
+  int lane;                 /* which of coding->frames_in_flight encoders coded the frame (0
+                               after j2k_encoder_run) */
 } j2k_encode_report;
 j2k_status j2k_encoder_get_report(const j2k_encoder* encoder, j2k_encode_report* report);
 /* Frames in flight through the whole encoder, for a sequence of images of its shape:

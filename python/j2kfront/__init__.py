@@ -377,7 +377,10 @@ class Encoder(_OnABackend):
     is coded, encoder.wait(ticket) -> bytes returns its file (and sets encoder.report), each
     file what encode() gives; frames_in_flight (0: 2, at most 8) encoders work side by side,
     on the GPUs of devices (a list of indices; None: the device keyword's) in turn; at most 8
-    frames submitted and not yet waited for. A frame's error is raised by its wait.
+    frames submitted and not yet waited for. A frame's error is raised by its wait. The
+    report of a wait also says which encoder coded the frame (lane) and when each stage began
+    (front_begin_ms, tier1_begin_ms, rate_begin_ms, tier2_begin_ms: one steady clock of the
+    process), for drawing frames in flight on a timeline.
 
     shape, dtype, precision, image_origin: as for Plan. The other keywords are compress()'s."""
 

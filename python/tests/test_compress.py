@@ -98,7 +98,10 @@ def test_frames_in_flight_are_what_encode_gives(backend):
         tickets = [encoder.submit(image) for image in images]
         for i in reversed(range(len(images))):  # any order
             assert encoder.wait(tickets[i]) == expected[i], (options, i)
-            assert set(encoder.report) >= {"front_ms", "tier1_ms", "tier1_on"}
+            report = encoder.report
+            assert set(report) >= {"front_ms", "tier1_ms", "tier1_on"}
+            assert 0 <= report["lane"] < 3
+            assert 0 < report["front_begin_ms"] <= report["tier1_begin_ms"] <= report["rate_begin_ms"] <= report["tier2_begin_ms"]
         with pytest.raises(j2kfront.Error, match="not in flight"):
             encoder.wait(tickets[0])
     bad = images[0].astype(np.uint16)
