@@ -800,8 +800,15 @@ uint64_t Encoder::write_file(const std::vector<CodedBlock>& coded, const BandSte
     return bytes;
   }
   output_.reset();  // the last run's bytes go now
-  bytes_ = std::vector<uint8_t>();
-  bytes_ = assembler.run();
+  if (settings_.max_bytes == 0) {
+    // No limit to keep within: the file goes into the last one's memory (a frame encoder's
+    // lanes swap theirs with the waited frames', so this is an earlier frame's).
+    bytes_ = assembler.run(std::move(bytes_));
+  } else {
+    // Within a limit, the last file's memory goes first: it is not counted in the budget.
+    bytes_ = std::vector<uint8_t>();
+    bytes_ = assembler.run();
+  }
   if (settings_.format == FileFormat::Jp2) {
     uint64_t boxes = j.icc.size();
     for (const Jp2Box& b : j.boxes) boxes += 16 + b.contents.size();

@@ -235,10 +235,10 @@ uint64_t Assembler::assemble(const std::vector<PrecinctPackets>& packets, std::v
   return total;
 }
 
-std::vector<uint8_t> Assembler::run() const {
-  std::vector<uint8_t> out;
-  assemble(code_packets().precincts, &out);
-  return out;
+std::vector<uint8_t> Assembler::run(std::vector<uint8_t> storage) const {
+  storage.clear();
+  assemble(code_packets().precincts, &storage);
+  return storage;
 }
 
 uint64_t Assembler::run(const ByteSink& write) const { return assemble(code_packets().precincts, nullptr, nullptr, &write); }

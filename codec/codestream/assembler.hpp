@@ -36,8 +36,10 @@ class Assembler {
             const std::vector<const BlockContribution*>& blocks, MainHeader main_header, int threads,
             MemoryBudget* budget = nullptr);
 
-  // The codestream.
-  std::vector<uint8_t> run() const;
+  // The codestream, in `storage`'s memory where it has room (a sequence of frames then writes
+  // each into the pages of an earlier one instead of faulting in new ones: 25 MB a 12-bit
+  // lossless 4K frame).
+  std::vector<uint8_t> run(std::vector<uint8_t> storage = {}) const;
   // The same bytes through `write`, in pieces of about a MiB (never the whole codestream at
   // once); returns their count.
   uint64_t run(const ByteSink& write) const;
