@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -35,6 +36,9 @@
 #include "tools/stdin_file.hpp"
 #include "tools/transform_rows.hpp"
 #include "transform/backend.hpp"
+#if J2KFRONT_HAVE_CUDA
+#include "device/available.hpp"
+#endif
 
 namespace j2k::tools {
 namespace {
@@ -540,6 +544,12 @@ int run_compress(CompressArgs a) {
   const int64_t ix = origin.first, iy = origin.second;  // (not a structured binding: lambdas below capture them)
   std::string tuning;  // what s.backend_options points to
   apply_env_options(s, tuning);
+#if J2KFRONT_HAVE_CUDA
+  // The GPU's start-up on a thread of its own while the flags are checked and the images read;
+  // the encoder's first CUDA call then finds the context made.
+  std::future<void> cuda_started;
+  if (s.backend == J2K_BACKEND_CUDA) cuda_started = start_cuda(std::max(s.device, 0));
+#endif
   j2kfront::Coding coding = coding_from(a);
   const uint64_t max_memory = a.max_memory.empty() ? default_memory_budget() : parse_memory_size(a.max_memory);
   // .jp2, and .jph with --ht: the JP2 boxes (brand 'jph ' around HT code-blocks).

@@ -36,6 +36,13 @@ bool cuda_available(std::string* why) {
   return false;
 }
 
+std::future<void> start_cuda(int device) {
+  return std::async(std::launch::async, [device] {
+    if (cudaSetDevice(device) == cudaSuccess) cudaFree(nullptr);  // makes the primary context
+    cudaGetLastError();
+  });
+}
+
 int cuda_device_count() {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess) {
