@@ -189,8 +189,8 @@ Bytes exif_structure(const std::vector<std::array<uint32_t, 4>>& entries, const 
   return b;
 }
 
-// A 16 x 16 grey JP2 file whose Exif UUID box holds `exif`.
-Bytes jp2_with_exif(const Bytes& exif) {
+// A 16 x 16 grey JP2 file with a UUID box of `uuid` around `payload`.
+Bytes jp2_with_uuid_box(const char* uuid, const Bytes& payload) {
   j2kfront::Image image;
   image.width = 16, image.height = 16;
   auto& c = image.add_component(J2K_SAMPLE_U8, 8, 1, 1);
@@ -201,10 +201,11 @@ Bytes jp2_with_exif(const Bytes& exif) {
   s.levels = 2;
   j2kfront::Coding coding;
   coding.format = J2K_FORMAT_JP2;
-  coding.boxes.push_back(j2kfront::uuid_box(J2K_UUID_EXIF, exif));
+  coding.boxes.push_back(j2kfront::uuid_box(uuid, payload));
   j2kfront::Encoder encoder(s, coding, image.view());
   return encoder.encode(image.view());
 }
+Bytes jp2_with_exif(const Bytes& exif) { return jp2_with_uuid_box(J2K_UUID_EXIF, exif); }
 
 void write_bytes(const std::string& path, const Bytes& b) {
   FILE* f = std::fopen(path.c_str(), "wb");
@@ -449,6 +450,25 @@ TEST_F(TiffMetadata, GeoTiffTagsComeBackThroughGeoJp2) {
       r = run_command("gdalinfo " + quote(jp2));
       EXPECT_NE(r.output.find("Origin"), std::string::npos) << r.output;
     }
+  }
+}
+
+// A GeoJP2 box whose GeoTIFF libtiff cannot read, or which holds none of GeoTIFF's tags, is a
+// warning; the TIFF is written without georeferencing.
+TEST_F(TiffMetadata, BrokenGeoJp2BoxIsWarnedAndLeftOut) {
+  const Bytes plain_tiff = {'I', 'I', 42, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0};  // an empty directory
+  for (const auto& [payload, said] : std::vector<std::pair<Bytes, std::string>>{
+           {{'n', 'o', 't', ' ', 'a', ' ', 't', 'i', 'f', 'f'}, "libtiff cannot read the GeoTIFF inside it"},
+           {{'I', 'I', 42, 0, 0xF0, 0xFF, 0xFF, 0x7F}, "libtiff cannot read the GeoTIFF inside it"},
+           {plain_tiff, "the georeferencing (GeoJP2) is not written"}}) {
+    SCOPED_TRACE(said);
+    const std::string jp2 = path("g.jp2"), tif = path("g.tif");
+    ASSERT_NO_FATAL_FAILURE(write_bytes(jp2, jp2_with_uuid_box(J2K_UUID_GEOJP2, payload)));
+    const auto r = cli("decompress -i " + quote(jp2) + " -o " + quote(tif) + " --force");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("the georeferencing (GeoJP2) is not written"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(said), std::string::npos) << r.output;
+    EXPECT_TRUE(read_geo(tif) == Geo{});
   }
 }
 
