@@ -3,9 +3,11 @@
 // the inputs are made here with libtiff (an Exif directory written as libtiff's documentation
 // shows, GeoTIFF's tags defined here as libgeotiff defines them), compressed to JP2 (the Exif
 // and GeoJP2 UUID boxes), decompressed to TIFF, and the output's Exif directory and six GeoTIFF
-// tags read back with libtiff and compared with what the input holds. An Exif structure with
-// entries libtiff does not know or cannot read is written without them, naming them; a GeoJP2
-// box in a PNG output is said to be left out. Without libtiff every case skips.
+// tags read back with libtiff (and Pillow, where a Python here has it) and compared with what
+// the input holds. An Exif structure with entries libtiff does not know or cannot read is
+// written without them, naming them; hostile Exif structures and broken GeoJP2 boxes are
+// warnings; a GeoJP2 box in a PNG output is said to be left out. Without libtiff one case
+// skips, saying why.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -46,6 +48,25 @@ class TiffMetadata : public test_support::TempDirTest {
 };
 
 #if J2K_TESTS_HAVE_TIFF
+
+// A Python with Pillow, an outside reader of TIFF tags, where this machine has one ("": none).
+std::string pillow_python() {
+  static const std::string found = [] {
+    for (const char* py : {"python3", "/usr/bin/python3"})
+      if (run_command(std::string(py) + " -c 'import PIL.TiffImagePlugin'").exit_code == 0) return std::string(py);
+    return std::string();
+  }();
+  return found;
+}
+
+// Runs `script` (Python, with the TIFF's path as sys.argv[1]) where Pillow is there; it checks
+// what Pillow reads with asserts.
+void check_with_pillow(const std::string& tif, const std::string& script) {
+  const std::string py = pillow_python();
+  if (py.empty()) return;  // (libtiff's reading above is the check then)
+  const auto r = run_command(py + " -c " + quote("import sys\nfrom PIL import Image\n" + script) + " " + quote(tif));
+  EXPECT_EQ(r.exit_code, 0) << "Pillow reads " << tif << " otherwise:\n" << r.output;
+}
 
 // ---------------------------------------------------------------- Exif
 
@@ -151,6 +172,13 @@ TEST_F(TiffMetadata, ExifDirectoryComesBackIntoTiff) {
   EXPECT_NEAR(back.f_number / input.f_number, 1.0, 1e-7);
   EXPECT_NEAR(back.f_number, 2.8, 1e-6);
   EXPECT_EQ(back.iso, input.iso);
+  // Pillow sees the same Exif directory.
+  check_with_pillow(tif,
+                    "e = Image.open(sys.argv[1]).getexif().get_ifd(0x8769)\n"
+                    "assert e[36867] == '2025:01:02 03:04:05', e\n"
+                    "assert abs(float(e[33434]) - 1 / 250) < 1e-9, e\n"
+                    "assert abs(float(e[33437]) - 2.8) < 1e-6, e\n"
+                    "assert e[34855] == 200, e\n");
   // The image itself is still the first directory's, and reads.
   TIFF* t = TIFFOpen(tif.c_str(), "r");
   ASSERT_NE(t, nullptr);
@@ -440,6 +468,25 @@ TEST_F(TiffMetadata, GeoTiffTagsComeBackThroughGeoJp2) {
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_EQ(r.output.find("warning"), std::string::npos) << r.output;
     EXPECT_TRUE(read_geo(tif) == geo) << "the six tags as the input has them";
+    // And Pillow reads the same tags (a one-value tag as a number, not a tuple).
+    std::string script = "t = Image.open(sys.argv[1]).tag_v2\n"
+                         "def values(tag):\n"
+                         "    v = t.get(tag, ())\n"
+                         "    return v if isinstance(v, tuple) else (v,)\n";
+    const auto expect = [&](uint32_t tag, const auto& values) {
+      std::string list = "(";
+      for (const auto v : values) list += std::to_string(v) + ",";
+      script += "assert all(abs(a - b) <= 1e-6 * max(1, abs(b)) for a, b in zip(values(" + std::to_string(tag) + "), " + list +
+                "))) and len(values(" + std::to_string(tag) + ")) == " + std::to_string(values.size()) + ", values(" +
+                std::to_string(tag) + ")\n";
+    };
+    expect(kPixelScale, geo.scale);
+    expect(kTiepoint, geo.tiepoints);
+    expect(kTransformation, geo.matrix);
+    expect(kKeyDirectory, geo.keys);
+    expect(kDoubleParams, geo.doubles);
+    script += "assert t.get(34737, '') == " + quote(geo.ascii) + ", t.get(34737)\n";
+    check_with_pillow(tif, script);
 
     r = cli("decompress -i " + quote(jp2) + " -o " + quote(png));
     ASSERT_EQ(r.exit_code, 0) << r.output;
