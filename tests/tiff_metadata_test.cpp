@@ -519,6 +519,28 @@ TEST_F(TiffMetadata, BrokenGeoJp2BoxIsWarnedAndLeftOut) {
   }
 }
 
+// GeoTIFF tags whose counts are not GeoTIFF's (2 pixel scales; a key directory whose header
+// counts 3 keys and holds 1) are left out of the GeoJP2 box with a warning naming each; the
+// tiepoint still goes across.
+TEST_F(TiffMetadata, MalformedGeoTiffTagsAreWarnedAndLeftOut) {
+  Geo geo;
+  geo.tiepoints = {0, 0, 0, 10, 20, 0};
+  geo.scale = {1, 2};
+  geo.keys = {1, 1, 0, 3, 1024, 0, 1, 1};
+  const std::string in = path("bad.tif"), jp2 = path("bad.jp2"), tif = path("bad_back.tif");
+  ASSERT_NO_FATAL_FAILURE(write_geotiff(in, geo));
+  auto r = cli("compress -i " + quote(in) + " -o " + quote(jp2));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("its ModelPixelScale tag holds 2 values, not what GeoTIFF says: it is not carried"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("its GeoKeyDirectory tag holds 8 values"), std::string::npos) << r.output;
+  r = cli("decompress -i " + quote(jp2) + " -o " + quote(tif));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  Geo kept;
+  kept.tiepoints = geo.tiepoints;
+  EXPECT_TRUE(read_geo(tif) == kept);
+}
+
 // A codestream output has no place for the georeferencing, and says so.
 TEST_F(TiffMetadata, CodestreamOutputSaysItDropsTheGeoreferencing) {
   const std::string in = path("geo.tif"), j2k = path("geo.j2k");
