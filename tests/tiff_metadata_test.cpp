@@ -14,11 +14,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "io/image_writers.hpp"
 #include "j2kfront/j2kfront.hpp"
 #include "tests/support/run_command.hpp"
 #include "tests/support/temp_dir_test.hpp"
@@ -235,6 +237,18 @@ Bytes jp2_with_uuid_box(const char* uuid, const Bytes& payload) {
 }
 Bytes jp2_with_exif(const Bytes& exif) { return jp2_with_uuid_box(J2K_UUID_EXIF, exif); }
 
+// The contents after the UUID of `file`'s first top-level UUID box of `uuid` (empty: none).
+Bytes uuid_box_payload(const Bytes& file, const char* uuid) {
+  for (size_t at = 0; at + 8 <= file.size();) {
+    const size_t length = size_t{file[at]} << 24 | size_t{file[at + 1]} << 16 | size_t{file[at + 2]} << 8 | file[at + 3];
+    if (length < 8 || length > file.size() - at) break;
+    if (std::memcmp(file.data() + at + 4, "uuid", 4) == 0 && length >= 24 && std::memcmp(file.data() + at + 8, uuid, 16) == 0)
+      return Bytes(file.begin() + static_cast<ptrdiff_t>(at + 24), file.begin() + static_cast<ptrdiff_t>(at + length));
+    at += length;
+  }
+  return {};
+}
+
 void write_bytes(const std::string& path, const Bytes& b) {
   FILE* f = std::fopen(path.c_str(), "wb");
   ASSERT_NE(f, nullptr);
@@ -438,20 +452,9 @@ TEST_F(TiffMetadata, GeoTiffTagsComeBackThroughGeoJp2) {
     // The box's GeoTIFF itself: one pixel, the same tags (libtiff reads it as a file).
     const Bytes file = file_bytes(jp2);
     const std::string box_tif = path("box.tif");
-    static const uint8_t kGeoJp2Uuid[16] = {0xB1, 0x4B, 0xF8, 0xBD, 0x08, 0x3D, 0x4B, 0x43,
-                                            0xA5, 0xAE, 0x8C, 0xD7, 0xD5, 0xA6, 0xCE, 0x03};
-    bool seen = false;
-    for (size_t at = 0; at + 8 <= file.size();) {
-      const size_t length = size_t{file[at]} << 24 | size_t{file[at + 1]} << 16 | size_t{file[at + 2]} << 8 | file[at + 3];
-      if (length < 8 || length > file.size() - at) break;
-      if (std::memcmp(file.data() + at + 4, "uuid", 4) == 0 && length >= 24 && std::memcmp(file.data() + at + 8, kGeoJp2Uuid, 16) == 0) {
-        ASSERT_NO_FATAL_FAILURE(write_bytes(box_tif, Bytes(file.begin() + static_cast<ptrdiff_t>(at + 24),
-                                                          file.begin() + static_cast<ptrdiff_t>(at + length))));
-        seen = true;
-      }
-      at += length;
-    }
-    ASSERT_TRUE(seen) << "a GeoJP2 UUID box";
+    const Bytes payload = uuid_box_payload(file, J2K_UUID_GEOJP2);
+    ASSERT_FALSE(payload.empty()) << "a GeoJP2 UUID box";
+    ASSERT_NO_FATAL_FAILURE(write_bytes(box_tif, payload));
     EXPECT_TRUE(read_geo(box_tif) == geo);
     TIFF* t = TIFFOpen(box_tif.c_str(), "r");
     ASSERT_NE(t, nullptr);
@@ -539,6 +542,49 @@ TEST_F(TiffMetadata, MalformedGeoTiffTagsAreWarnedAndLeftOut) {
   Geo kept;
   kept.tiepoints = geo.tiepoints;
   EXPECT_TRUE(read_geo(tif) == kept);
+}
+
+// Exif structures and GeoJP2 boxes with bytes changed or cut at random, written into a TIFF by
+// the library's TIFF writer in this process (where a sanitizer build sees any bad access): the
+// image is always written and reads back with libtiff, whatever metadata comes along.
+TEST_F(TiffMetadata, MutatedExifAndGeoJp2NeverStopTheImage) {
+  const std::string in = path("seed.tif"), jp2 = path("seed.jp2");
+  ASSERT_NO_FATAL_FAILURE(write_geotiff(in, geotiff_cases()[0]));
+  ASSERT_EQ(cli("compress -i " + quote(in) + " -o " + quote(jp2)).exit_code, 0);
+  const Bytes geo_seed = uuid_box_payload(file_bytes(jp2), J2K_UUID_GEOJP2);
+  const std::string date = "2024:12:31 23:59:58";
+  Bytes tail(date.begin(), date.end());
+  tail.push_back(0);
+  tail.insert(tail.end(), {1, 0, 0, 0, 60, 0, 0, 0});  // a rational, 1/60, at 100
+  const Bytes exif_seed = exif_structure({{33434, 5, 1, 100}, {34855, 3, 1, 800}, {36867, 2, 20, 80}, {0xC000, 4, 1, 7}}, tail);
+  ASSERT_FALSE(geo_seed.empty());
+
+  j2kfront::Image image;
+  image.width = 3, image.height = 2;
+  auto& c = image.add_component(J2K_SAMPLE_U8, 8, 1, 1);
+  for (int64_t y = 0; y < 2; ++y)
+    for (int64_t x = 0; x < 3; ++x) c.row<uint8_t>(y)[x] = static_cast<uint8_t>(40 * y + x);
+  const j2k::io::ImageSamples samples = j2k::io::samples_of(image);
+  std::mt19937 rng(44);
+  const std::string out = path("mutated.tif");
+  for (int round = 0; round < 400; ++round) {
+    j2k::io::ImageMetadata m;
+    m.exif = exif_seed, m.geotiff = geo_seed;
+    for (Bytes* b : {&m.exif, &m.geotiff}) {
+      for (int k = 1 + static_cast<int>(rng() % 6); k > 0; --k) (*b)[rng() % b->size()] = static_cast<uint8_t>(rng());
+      if (rng() % 4 == 0) b->resize(rng() % b->size());
+    }
+    FILE* f = std::fopen(out.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    EXPECT_NO_THROW(j2k::io::write_tiff(f, out, samples, &m)) << "round " << round;
+    std::fclose(f);
+    TIFF* t = TIFFOpen(out.c_str(), "r");
+    ASSERT_NE(t, nullptr) << "round " << round;
+    uint8_t row[3] = {};
+    EXPECT_EQ(TIFFReadScanline(t, row, 1, 0), 1) << "round " << round;
+    EXPECT_EQ(row[2], 42) << "round " << round;
+    TIFFClose(t);
+  }
 }
 
 // A codestream output has no place for the georeferencing, and says so.
