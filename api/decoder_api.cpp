@@ -137,6 +137,8 @@ j2k_status j2k_decoder_run(j2k_decoder* decoder, const void* data, size_t size, 
     decoder->report.icc_applied = decoded.icc_applied ? 1 : 0;
     decoder->report.resolution_x = decoded.resolution.x;
     decoder->report.resolution_y = decoded.resolution.y;
+    decoder->report.display_resolution_x = decoded.display.x;
+    decoder->report.display_resolution_y = decoded.display.y;
     decoder->report.num_boxes = static_cast<int>(decoder->box_views.size());
     decoder->report.boxes = decoder->box_views.empty() ? nullptr : decoder->box_views.data();
     decoder->report.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -111,7 +111,7 @@ std::vector<j2k::codec::TileChanges> tile_changes(const j2k_coding& c, int num_c
   return out;
 }
 
-// A JP2 file's ICC profile, capture resolution and boxes, checked and copied (the encoder keeps
+// A JP2 file's ICC profile, capture and display resolutions and boxes, checked and copied (the encoder keeps
 // no pointer of the caller's).
 void jp2_metadata(const j2k_coding& c, int num_components, j2k::codec::EncoderSettings& e) {
   require(c.icc_profile != nullptr || c.icc_profile_size == 0, "icc_profile is null but icc_profile_size is " +
@@ -121,7 +121,11 @@ void jp2_metadata(const j2k_coding& c, int num_components, j2k::codec::EncoderSe
               (c.resolution_x > 0) == (c.resolution_y > 0),
           "resolution_x and resolution_y are both 0 (none) or both grid points per metre above 0, got " + number(c.resolution_x) +
               " and " + number(c.resolution_y));
-  const bool any = c.icc_profile_size > 0 || c.resolution_x > 0 || c.num_boxes > 0;
+  require(std::isfinite(c.display_resolution_x) && std::isfinite(c.display_resolution_y) && c.display_resolution_x >= 0 &&
+              c.display_resolution_y >= 0 && (c.display_resolution_x > 0) == (c.display_resolution_y > 0),
+          "display_resolution_x and display_resolution_y are both 0 (none) or both grid points per metre above 0, got " +
+              number(c.display_resolution_x) + " and " + number(c.display_resolution_y));
+  const bool any = c.icc_profile_size > 0 || c.resolution_x > 0 || c.display_resolution_x > 0 || c.num_boxes > 0;
   require(!any || e.format == j2k::codec::FileFormat::Jp2,
           "an ICC profile, a resolution or boxes need J2K_FORMAT_JP2: a codestream has no place for them");
   if (c.icc_profile_size > 0) {
@@ -133,6 +137,11 @@ void jp2_metadata(const j2k_coding& c, int num_components, j2k::codec::EncoderSe
     j2k::codec::jp2_detail::resolution_fields(c.resolution_x);  // throws InvalidArgument beyond the box's range
     j2k::codec::jp2_detail::resolution_fields(c.resolution_y);
     e.capture = {c.resolution_x, c.resolution_y};
+  }
+  if (c.display_resolution_x > 0) {
+    j2k::codec::jp2_detail::resolution_fields(c.display_resolution_x);
+    j2k::codec::jp2_detail::resolution_fields(c.display_resolution_y);
+    e.display = {c.display_resolution_x, c.display_resolution_y};
   }
   for (int k = 0; k < c.num_boxes; ++k) {
     const j2k_box& b = c.boxes[k];

@@ -461,6 +461,8 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     image.resolution = jp2.capture.given() ? jp2.capture : jp2.display;
     image.resolution.x = std::ldexp(image.resolution.x, -std::min(settings.reduce, 64));
     image.resolution.y = std::ldexp(image.resolution.y, -std::min(settings.reduce, 64));
+    image.display.x = std::ldexp(jp2.display.x, -std::min(settings.reduce, 64));
+    image.display.y = std::ldexp(jp2.display.y, -std::min(settings.reduce, 64));
   }
   // Every large allocation below is reserved here first (common/memory_budget.hpp). The
   // stream's bytes count too: they are held while it is decoded.

@@ -110,6 +110,7 @@ struct DecodedImage {
   std::vector<uint8_t> icc;
   bool icc_applied = false;
   Jp2Resolution resolution;
+  Jp2Resolution display;  // the default display resolution (resd) alone, reduced as `resolution`
   std::vector<Jp2Box> boxes;
 };
 

@@ -784,6 +784,7 @@ uint64_t Encoder::write_file(const std::vector<CodedBlock>& coded, const BandSte
     j.last_is_alpha = settings_.last_is_alpha;
     j.icc = settings_.icc;
     j.capture = settings_.capture;
+    j.display = settings_.display;
     j.boxes = settings_.boxes;
   }
   if (sink) {

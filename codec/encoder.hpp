@@ -52,11 +52,11 @@ struct EncoderSettings {
   ProfileRequest profile;
   // The last component is an alpha channel: a JP2 file says so (cdef).
   bool last_is_alpha = false;
-  // A JP2 file's ICC profile (colr method 2; empty: the enumerated colour space), capture
-  // resolution (res/resc) and the boxes it carries after its JP2 Header box (XML, UUID), as
-  // Jp2Info has them; a bare codestream has no place for any of them.
+  // A JP2 file's ICC profile (colr method 2; empty: the enumerated colour space), capture and
+  // default display resolutions (res/resc, res/resd) and the boxes it carries after its JP2
+  // Header box (XML, UUID), as Jp2Info has them; a bare codestream has no place for any of them.
   std::vector<uint8_t> icc;
-  Jp2Resolution capture;
+  Jp2Resolution capture, display;
   std::vector<Jp2Box> boxes;
   // Host memory the encoder may take: the front stage's coefficients and buffers, every
   // code-block's and precinct's records, Tier-1's output, Tier-2's packets and the file. Each

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // What an image file says beside its samples that a JP2 file can hold too: its ICC profile, its
-// resolution, its XMP packet and its Exif. The readers fill it from TIFF tags (ICCProfile 34675,
-// XResolution / YResolution / ResolutionUnit, XMP 700) and PNG chunks (iCCP, pHYs, iTXt
-// "XML:com.adobe.xmp", eXIf); the TIFF and PNG writers put it back in the same places.
+// resolution, its XMP packet, its Exif and its georeferencing. The readers fill it from TIFF tags
+// (ICCProfile 34675, XResolution / YResolution / ResolutionUnit, XMP 700, the Exif directory
+// 34665, GeoTIFF's six tags) and PNG chunks (iCCP, pHYs, iTXt "XML:com.adobe.xmp", eXIf); the
+// TIFF and PNG writers put it back in the same places (PNG has none for georeferencing).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -17,12 +18,16 @@ struct ImageMetadata {
   double x_per_metre = 0, y_per_metre = 0;
   std::vector<uint8_t> xmp;   // an XMP packet (UTF-8 XML)
   std::vector<uint8_t> exif;  // Exif as a TIFF structure: "II*\0" or "MM\0*", then its IFDs
+  // GeoTIFF's tags as a GeoJP2 box holds them (OGC 08-085): a degenerate GeoTIFF, one pixel
+  // whose directory holds ModelPixelScale, ModelTiepoint, ModelTransformation and the GeoKey
+  // tags (io/geotiff.hpp)
+  std::vector<uint8_t> geotiff;
   // What the file held that could not be taken (a damaged iCCP chunk, a resolution without a
   // unit), one sentence each, for the caller to say.
   std::vector<std::string> warnings;
 
   bool has_resolution() const { return x_per_metre > 0 && y_per_metre > 0; }
-  bool empty() const { return icc.empty() && !has_resolution() && xmp.empty() && exif.empty(); }
+  bool empty() const { return icc.empty() && !has_resolution() && xmp.empty() && exif.empty() && geotiff.empty(); }
 };
 
 // The PNG iTXt keyword of an XMP packet (XMP specification part 3, 1.1.5).

@@ -72,8 +72,10 @@ void write_pnm(std::FILE* file, const std::string& name, const ImageSamples& ima
 void write_pgx(std::FILE* file, const std::string& name, const ComponentSamples& component, bool is_signed);
 // write_tiff and write_png_image also write what `metadata` holds (where not null): TIFF its
 // ICCProfile, resolution (in dots per inch or per centimetre, whichever is whole, else per
-// inch) and XMP tags; PNG its iCCP, pHYs, iTXt XMP and eXIf chunks. They return what of it was
-// not written and why (a TIFF's Exif, a profile that does not fit), one sentence each.
+// inch), XMP tags, Exif directory (tag 34665) and GeoTIFF tags; PNG its iCCP, pHYs, iTXt XMP
+// and eXIf chunks (not the georeferencing: the caller says so). They return what of it was not
+// written and why (Exif entries libtiff does not know, a profile that does not fit), one
+// sentence each.
 std::vector<std::string> write_tiff(std::FILE* file, const std::string& name, const ImageSamples& image,
                                     const ImageMetadata* metadata = nullptr);
 std::vector<std::string> write_png_image(std::FILE* file, const std::string& name, const ImageSamples& image,

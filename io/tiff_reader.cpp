@@ -29,6 +29,7 @@ std::unique_ptr<FormatReader> open_tiff(const std::string& path) {
 #include <vector>
 
 #include "common/parallel/parallel_for.hpp"
+#include "io/geotiff.hpp"
 
 namespace j2k::io::detail {
 namespace {
@@ -296,6 +297,7 @@ class TiffReader : public FormatReader {
   }
 
   void open() {
+    register_geotiff_tags();  // before the file's directory is read: libtiff keeps the tags it knows
     tif_.reset(open_tiff(path_, &messages_));
     // read_image opened the file a moment ago, so a failure here is the file's content.
     if (!tif_) corrupt("not a readable TIFF file");
@@ -384,8 +386,9 @@ class TiffReader : public FormatReader {
 
   // The tags a JP2 file can carry: ICCProfile (34675), XResolution, YResolution and
   // ResolutionUnit (inches and centimetres to metres; "none" is an aspect ratio only, left out
-  // with a warning where it is not 1:1), XMP (700), and the Exif directory (34665) as a TIFF
-  // structure of its own (exif_blob). libtiff has read each tag's values within the file.
+  // with a warning where it is not 1:1), XMP (700), the Exif directory (34665) as a TIFF
+  // structure of its own (exif_blob), and GeoTIFF's tags (io/geotiff.hpp). libtiff has read
+  // each tag's values within the file.
   void read_metadata() {
     TIFF* t = tif_.get();
     uint32_t count = 0;
@@ -409,6 +412,9 @@ class TiffReader : public FormatReader {
     }
     uint64_t exif_offset = 0;
     if (TIFFGetField(t, TIFFTAG_EXIFIFD, &exif_offset) && exif_offset != 0) read_exif(exif_offset);
+    // GeoTIFF's georeferencing, as the GeoJP2 box's one-pixel GeoTIFF that carries it.
+    const GeoTiffTags geo = read_geotiff_tags(t, metadata_.warnings);
+    if (!geo.empty()) metadata_.geotiff = geojp2_tiff(geo);
   }
 
   // The Exif directory at `offset` as a TIFF structure of its own (what a PNG's eXIf chunk or a

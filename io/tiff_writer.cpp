@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // TIFF output through libtiff: 8- or 16-bit gray, gray + alpha, RGB or RGBA, one strip of
 // rows at a time, interleaved (PLANARCONFIG_CONTIG), uncompressed; with an ICC profile,
-// resolution and XMP packet where given.
+// resolution, XMP packet, Exif directory and GeoTIFF tags where given.
 #include "io/image_writers.hpp"
 
 #include "common/error.hpp"
@@ -24,6 +24,8 @@ std::vector<std::string> write_tiff(std::FILE*, const std::string& name, const I
 #include <vector>
 
 #include "common/icc_profile.hpp"
+#include "io/geotiff.hpp"
+#include "io/tiff_exif.hpp"
 
 namespace j2k::io {
 namespace {
@@ -32,7 +34,8 @@ namespace {
 // 11811 pixels per metre comes back as 300 dpi.
 bool whole(double v) { return std::fabs(v - std::round(v)) <= 1e-5 * std::max(1.0, v); }
 
-// The metadata's tags; returns what is not written and why.
+// The metadata's tags but Exif (written before them: write_exif_directory); returns what is not
+// written and why.
 std::vector<std::string> set_metadata(TIFF* tif, const ImageMetadata& m, size_t channels, bool cmyk) {
   std::vector<std::string> left;
   if (!m.icc.empty()) {
@@ -54,7 +57,12 @@ std::vector<std::string> set_metadata(TIFF* tif, const ImageMetadata& m, size_t 
     if (m.xmp.size() > UINT32_MAX) left.push_back("the XMP packet is not written: it is over 4 GiB");
     else TIFFSetField(tif, TIFFTAG_XMLPACKET, static_cast<uint32_t>(m.xmp.size()), m.xmp.data());
   }
-  if (!m.exif.empty()) left.push_back("the Exif is not written: the TIFF writer writes no Exif directory");
+  if (!m.geotiff.empty()) {
+    std::string why;
+    const GeoTiffTags geo = geotiff_tags_of(m.geotiff, why);
+    if (geo.empty()) left.push_back("the georeferencing (GeoJP2) is not written: " + why);
+    else set_geotiff_tags(tif, geo);
+  }
   return left;
 }
 
@@ -65,11 +73,18 @@ std::vector<std::string> write_tiff(std::FILE* file, const std::string& name, co
   // libtiff closes the descriptor it is given: give it its own.
   const int fd = ::dup(::fileno(file));
   if (fd < 0) throw Error(ErrorCode::Io, name + ": cannot write (dup failed)");
+  register_geotiff_tags();  // before the open: libtiff sets a file's fields up then
   TIFF* tif = TIFFFdOpen(fd, name.c_str(), "w");
   if (tif == nullptr) {
     ::close(fd);
     throw Error(ErrorCode::Io, name + ": libtiff cannot open it for writing");
   }
+  // The Exif directory first, while nothing is set: libtiff writes a custom directory from the
+  // handle's current one, which write_exif_directory then makes a fresh image directory again;
+  // the image's tags follow, and its directory points at the Exif one (TIFFTAG_EXIFIFD).
+  std::vector<std::string> left;
+  uint64_t exif_offset = 0;
+  if (metadata && !metadata->exif.empty()) exif_offset = write_exif_directory(tif, metadata->exif, left);
   const auto& c0 = image.components[0];
   const auto width = static_cast<uint32_t>(c0.width), height = static_cast<uint32_t>(c0.height);
   const auto channels = static_cast<uint16_t>(image.components.size());
@@ -91,8 +106,11 @@ std::vector<std::string> write_tiff(std::FILE* file, const std::string& name, co
   }
   TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif, 0));
   TIFFSetField(tif, TIFFTAG_SOFTWARE, (std::string("j2kfront ") + j2k_version()).c_str());
-  std::vector<std::string> left;
-  if (metadata) left = set_metadata(tif, *metadata, channels, image.cmyk);
+  if (metadata) {
+    const std::vector<std::string> unset = set_metadata(tif, *metadata, channels, image.cmyk);
+    left.insert(left.end(), unset.begin(), unset.end());
+  }
+  if (exif_offset != 0) TIFFSetField(tif, TIFFTAG_EXIFIFD, exif_offset);
   const size_t size = bits / 8;
   std::vector<unsigned char> row(static_cast<size_t>(width) * channels * size);
   bool ok = true;

@@ -262,6 +262,8 @@ class PyEncoder {
     c.icc_profile = bytes_of(coding["icc_profile"]);
     const auto resolution = coding["resolution"].cast<std::pair<double, double>>();
     c.resolution_x = resolution.first, c.resolution_y = resolution.second;
+    const auto display = coding["display_resolution"].cast<std::pair<double, double>>();
+    c.display_resolution_x = display.first, c.display_resolution_y = display.second;
     for (const py::handle box : coding["boxes"].cast<py::list>()) {
       const auto pair = box.cast<py::tuple>();
       c.boxes.push_back({pair[0].cast<uint32_t>(), bytes_of(pair[1])});
@@ -483,6 +485,8 @@ py::tuple decompress(const py::bytes& data, const py::dict& d) {
   report["icc_profile"] = r.icc_profile ? py::object(as_bytes(r.icc_profile, r.icc_profile_size)) : py::object(py::none());
   report["icc_applied"] = r.icc_applied != 0;
   report["resolution"] = r.resolution_x > 0 ? py::object(py::make_tuple(r.resolution_x, r.resolution_y)) : py::object(py::none());
+  report["display_resolution"] =
+      r.display_resolution_x > 0 ? py::object(py::make_tuple(r.display_resolution_x, r.display_resolution_y)) : py::object(py::none());
   report["boxes"] = boxes;
   report["origin"] = py::make_tuple(v.x0, v.y0);
   report["precision"] = [&] {

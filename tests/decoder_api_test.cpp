@@ -6,6 +6,7 @@
 // stream; and every bad argument or stream a status naming the cause.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -324,6 +325,52 @@ TEST(DecoderApi, Jp2MetadataComesBackInTheReport) {
   c.resolution_y = 1e200;
   c.resolution_x = 1e200;
   refused(c, "beyond what a Resolution box holds");
+}
+
+// The default display resolution (j2k_coding's display_resolution_x/_y, a resd box) comes back
+// in the report's display_resolution_x/_y, and as its resolution_x/_y where no capture
+// resolution is given; both halve at reduce 1. Half a pair, zero, a negative or infinite value
+// and values a resd box cannot hold are refused naming why.
+TEST(DecoderApi, DisplayResolutionComesBackInTheReport) {
+  const j2kfront::Image img = make_image(0, 0, 20, 12, 1, J2K_SAMPLE_U8, 8);
+  j2kfront::Settings s;
+  s.backend = J2K_BACKEND_CPU;
+  s.levels = 2;
+  j2kfront::Coding coding;
+  coding.format = J2K_FORMAT_JP2;
+  coding.display_resolution_x = 72 / 0.0254, coding.display_resolution_y = 3000;
+  std::vector<uint8_t> jp2 = j2kfront::Encoder(s, coding, img.view()).encode(img.view());
+  j2kfront::Decoder decoder;
+  decoder.decode(jp2.data(), jp2.size());
+  EXPECT_NEAR(decoder.report().display_resolution_x * 0.0254, 72, 1e-9);
+  EXPECT_NEAR(decoder.report().display_resolution_y, 3000, 1e-9);
+  EXPECT_NEAR(decoder.report().resolution_x * 0.0254, 72, 1e-9) << "no resc: the display one";
+  coding.resolution_x = coding.resolution_y = 11811;
+  jp2 = j2kfront::Encoder(s, coding, img.view()).encode(img.view());
+  j2kfront::DecodeSettings half;
+  half.reduce = 1;
+  j2kfront::Decoder reduced(half);
+  reduced.decode(jp2.data(), jp2.size());
+  EXPECT_DOUBLE_EQ(reduced.report().resolution_x, 11811 / 2.0) << "resc first";
+  EXPECT_NEAR(reduced.report().display_resolution_y, 1500, 1e-9);
+
+  const auto refused = [&](double x, double y, const std::string& cause) {
+    SCOPED_TRACE(std::to_string(x) + ", " + std::to_string(y));
+    j2kfront::Coding c = coding;
+    c.display_resolution_x = x, c.display_resolution_y = y;
+    EXPECT_EQ(j2k_coding_check(&s, c.get(), 1), J2K_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(j2k_last_error()).find(cause), std::string::npos) << j2k_last_error();
+  };
+  refused(72, 0, "display_resolution_x and display_resolution_y are both 0 (none) or both grid points per metre above 0");
+  refused(-72, -72, "both grid points per metre above 0");
+  refused(HUGE_VAL, 1, "both grid points per metre above 0");
+  refused(1e140, 1, "beyond what a Resolution box holds");
+  refused(1, 1e-140, "beyond what a Resolution box holds");
+  j2kfront::Coding bare = coding;
+  bare.format = J2K_FORMAT_J2K;
+  bare.resolution_x = bare.resolution_y = 0;
+  EXPECT_EQ(j2k_coding_check(&s, bare.get(), 1), J2K_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(j2k_last_error()).find("need J2K_FORMAT_JP2"), std::string::npos) << j2k_last_error();
 }
 
 TEST(DecoderApi, OneDecoderManyImagesOnEveryBackend) {

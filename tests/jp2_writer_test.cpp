@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/codestream/jp2_reader.hpp"
 #include "codec/codestream/jp2_writer.hpp"
 #include "common/error.hpp"
 #include "tests/support/run_command.hpp"
@@ -444,6 +445,40 @@ TEST(Jp2Writer, CaptureResolutionInResolutionBox) {
   EXPECT_EQ(be(r.data() + 6, 2) % 127, 0u) << "the inch's 127 in the denominator";
 }
 
+// The Default Display Resolution box (I.5.3.7.2): VRdN, VRdD, HRdN, HRdD (2 bytes each), VRdE,
+// HRdE (1 byte each, signed), alone in the Resolution box or after the Capture Resolution box.
+TEST(Jp2Writer, DisplayResolutionInResolutionBox) {
+  const auto value = [](const Bytes& r, size_t at, size_t e) {
+    return static_cast<double>(be(r.data() + at, 2)) / static_cast<double>(be(r.data() + at + 2, 2)) *
+           std::pow(10.0, static_cast<int8_t>(r[e]));
+  };
+  Jp2Info info = info_of(6, 5, {{8, false}});
+  info.display = {72 / 0.0254, 1e-5};  // 72 dpi across; 1 per 100 km down (1 x 10^-5: a negative exponent)
+  std::vector<Box> top, header;
+  ASSERT_NO_FATAL_FAILURE(boxes_of(write_jp2(info, fake_codestream(30)), top, header));
+  ASSERT_EQ(types(header), (std::vector<std::string>{"ihdr", "colr", "res "}));
+  std::vector<Box> res = walk(header[2].content.data(), header[2].content.size());
+  ASSERT_EQ(types(res), (std::vector<std::string>{"resd"}));
+  ASSERT_EQ(res[0].content.size(), 10u);
+  EXPECT_NEAR(value(res[0].content, 4, 9) * 0.0254, 72.0, 1e-9);
+  EXPECT_NEAR(value(res[0].content, 0, 8), 1e-5, 1e-18);
+  EXPECT_LT(static_cast<int8_t>(res[0].content[8]), 0) << "VRdE is signed";
+
+  info.capture = {11811, 11811};
+  ASSERT_NO_FATAL_FAILURE(boxes_of(write_jp2(info, fake_codestream(30)), top, header));
+  res = walk(header[2].content.data(), header[2].content.size());
+  ASSERT_EQ(types(res), (std::vector<std::string>{"resc", "resd"}));
+  EXPECT_EQ(value(res[0].content, 0, 8), 11811);
+  EXPECT_EQ(value(res[0].content, 4, 9), 11811);
+  EXPECT_NEAR(value(res[1].content, 4, 9) * 0.0254, 72.0, 1e-9);
+  // The library's own reader takes both back.
+  const Bytes file = write_jp2(info, fake_codestream(30));
+  const j2k::codec::Jp2File f = j2k::codec::read_jp2(file.data(), file.size());
+  EXPECT_DOUBLE_EQ(f.capture.x, 11811);
+  EXPECT_NEAR(f.display.x * 0.0254, 72.0, 1e-9);
+  EXPECT_NEAR(f.display.y, 1e-5, 1e-18);
+}
+
 TEST(Jp2Writer, ResolutionFieldsCoverTheBoxsRange) {
   using j2k::codec::jp2_detail::resolution_fields;
   for (double v : {1.0, 2834.645669, 11811.0, 39370.07874, 65535.0, 1e6, 123456789.0, 0.5, 1e-3, 3.14159e20, 7e-30}) {
@@ -500,6 +535,15 @@ TEST(Jp2Writer, RefusesBrokenMetadata) {
   info.capture = {300, 0};
   expect_invalid(info, "a resolution of 0.000000 grid points per metre");
   info.capture = {};
+  info.display = {0, 72};
+  expect_invalid(info, "a resolution of 0.000000 grid points per metre");
+  info.display = {-72, -72};
+  expect_invalid(info, "it is above 0");
+  info.display = {1e140, 1e140};  // 65535 x 10^127 at most
+  expect_invalid(info, "beyond what a Resolution box holds");
+  info.display = {1e-140, 1};  // 1/65535 x 10^-128 at least
+  expect_invalid(info, "beyond what a Resolution box holds");
+  info.display = {};
   info.boxes = {{j2k::codec::jp2_fourcc("jp2c"), {1, 2, 3}}};
   expect_invalid(info, "a 'jp2c' box is the file's own");
   info.boxes = {{j2k::codec::jp2_fourcc("uuid"), Bytes(15, 0)}};

@@ -60,6 +60,11 @@ void put_be(Bytes& out, uint64_t v, int bytes) {
 void put_le(Bytes& out, uint64_t v, int bytes) {
   for (int i = 0; i < bytes; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
 }
+uint64_t get_le(const uint8_t* p, int bytes) {
+  uint64_t v = 0;
+  for (int i = bytes - 1; i >= 0; --i) v = v << 8 | p[i];
+  return v;
+}
 uint64_t get_be(const uint8_t* p, int bytes) {
   uint64_t v = 0;
   for (int i = 0; i < bytes; ++i) v = v << 8 | p[i];
@@ -423,7 +428,7 @@ const std::string kXmp =
 
 // A TIFF's ICC profile, 300 dpi, XMP and Exif into a JP2 file: the profile in colr (method 2),
 // the resolution in res/resc, the XMP and Exif UUID boxes; then back to a TIFF (the profile,
-// resolution and XMP tags byte for byte; the Exif is said to be left out) and a PNG (all four).
+// resolution and XMP tags byte for byte, the Exif directory's entries) and a PNG (all four).
 TEST_F(Metadata, TiffRoundTripKeepsIccResolutionXmpAndExif) {
   if (!kHaveTiff) GTEST_SKIP() << "this build has no TIFF support (libtiff not found; Debian: libtiff-dev)";
   const Bytes icc = tagless_profile("RGB ", "j2kfront tiff test profile..");
@@ -457,12 +462,29 @@ TEST_F(Metadata, TiffRoundTripKeepsIccResolutionXmpAndExif) {
     EXPECT_TRUE(carried[k].value == exif[k].value) << "Exif tag " << exif[k].tag;
   }
 
-  // Back to TIFF: the samples (lossless), the profile and XMP byte for byte, 300 dpi.
+  // Back to TIFF: the samples (lossless), the profile and XMP byte for byte, 300 dpi, and an
+  // Exif directory (tag 34665) with the same entries: the rational by its value (libtiff holds it
+  // as a float and writes it back as a fraction of its own), the others byte for byte.
   r = cli("decompress -i " + quote(jp2) + " -o " + quote(tif) + " --keep-icc");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("the Exif is not written"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("warning"), std::string::npos) << r.output;
   expect_same_samples(in, tif);
-  const TiffTags tags = read_tiff_tags(file_bytes(tif));
+  const Bytes tif_bytes = file_bytes(tif);
+  const TiffTags tags = read_tiff_tags(tif_bytes);
+  const TiffEntry* exif_pointer = tags.find(34665);
+  ASSERT_NE(exif_pointer, nullptr) << "an Exif directory";
+  ASSERT_EQ(exif_pointer->value.size(), 4u);
+  const TiffTags written = read_tiff_tags(tif_bytes, get_le(exif_pointer->value.data(), 4));
+  ASSERT_EQ(written.entries.size(), exif.size());
+  for (size_t k = 0; k < exif.size(); ++k) {
+    SCOPED_TRACE("Exif tag " + std::to_string(exif[k].tag));
+    EXPECT_EQ(written.entries[k].tag, exif[k].tag);
+    EXPECT_EQ(written.entries[k].type, exif[k].type);
+    EXPECT_EQ(written.entries[k].count, exif[k].count);
+    if (exif[k].type == 5)  // libtiff holds this rational as a float: 1/125 comes back to 7 digits
+      EXPECT_NEAR(tiff_rational_of(&written.entries[k], written.little) / tiff_rational_of(&exif[k], true), 1.0, 1e-7);
+    else EXPECT_TRUE(written.entries[k].value == exif[k].value);
+  }
   ASSERT_NE(tags.find(34675), nullptr);
   EXPECT_TRUE(tags.find(34675)->value == icc);
   ASSERT_NE(tags.find(700), nullptr);
@@ -623,6 +645,82 @@ TEST_F(Metadata, CodestreamOutputSaysWhatItDrops) {
       << r.output;
 }
 
+// --display-resolution writes a Default Display Resolution box (resd, read here from the bytes:
+// VRdN, VRdD, HRdN, HRdD, VRdE, HRdE) beside the capture resolution the input carries (resc);
+// `info` prints both, `transcode` keeps them, and a PNG output without a capture resolution
+// takes the display one. Values the box cannot hold, or a codestream output, are refused.
+TEST_F(Metadata, DisplayResolutionOption) {
+  PngMetadata m;
+  m.has_phys = true, m.phys_x = 4000, m.phys_y = 2000, m.phys_unit = PNG_RESOLUTION_METER;
+  const std::string in = path("in.png"), plain = path("plain.png"), jp2 = path("out.jp2"), jph = path("out.jph");
+  ASSERT_EQ(write_png(in, 8, 8, 1, gradient(8, 8, 1), m), "");
+  ASSERT_EQ(write_png(plain, 8, 8, 1, gradient(8, 8, 1), PngMetadata{}), "");
+  auto r = cli("compress -i " + quote(in) + " -o " + quote(jp2) + " --display-resolution 72,96dpi");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // The res box in the JP2 Header box: resc (the PNG's pHYs), then resd.
+  const Bytes header = box_contents(file_bytes(jp2), "jp2h");
+  Bytes res;
+  for (const TopBox& b : top_boxes(header))
+    if (b.type == "res ") res.assign(header.begin() + static_cast<ptrdiff_t>(b.offset + b.header), header.begin() + static_cast<ptrdiff_t>(b.offset + b.length));
+  const std::vector<TopBox> inner = top_boxes(res);
+  ASSERT_EQ(inner.size(), 2u);
+  EXPECT_EQ(inner[0].type, "resc");
+  ASSERT_EQ(inner[1].type, "resd");
+  ASSERT_EQ(inner[1].length, 18u) << "8 bytes of header, 10 of fields";
+  const uint8_t* d = res.data() + inner[1].offset + 8;
+  const double down = static_cast<double>(get_be(d, 2)) / get_be(d + 2, 2) * std::pow(10.0, static_cast<int8_t>(d[8]));
+  const double across = static_cast<double>(get_be(d + 4, 2)) / get_be(d + 6, 2) * std::pow(10.0, static_cast<int8_t>(d[9]));
+  EXPECT_NEAR(across * 0.0254, 72, 1e-9);
+  EXPECT_NEAR(down * 0.0254, 96, 1e-9);
+
+  r = cli("info --json " + quote(jp2));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  nlohmann::json j = nlohmann::json::parse(r.output);
+  EXPECT_NEAR(j["display_resolution"][0].get<double>() * 0.0254, 72, 1e-9);
+  EXPECT_NEAR(j["display_resolution"][1].get<double>() * 0.0254, 96, 1e-9);
+  EXPECT_DOUBLE_EQ(j["capture_resolution"][0].get<double>(), 4000);
+  r = cli("info " + quote(jp2));
+  EXPECT_NE(r.output.find("display resolution: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(72 x 96 dpi)"), std::string::npos) << r.output;
+
+  r = cli("transcode -i " + quote(jp2) + " -o " + quote(jph));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = cli("info --json " + quote(jph));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  j = nlohmann::json::parse(r.output);
+  EXPECT_NEAR(j["display_resolution"][0].get<double>() * 0.0254, 72, 1e-9);
+  EXPECT_DOUBLE_EQ(j["capture_resolution"][1].get<double>(), 2000);
+
+  // Without a capture resolution the decoder's resolution is the display one: 5000 x 2500 per
+  // metre into pHYs.
+  const std::string only = path("only.jp2"), back = path("back.png");
+  r = cli("compress -i " + quote(plain) + " -o " + quote(only) + " --display-resolution 5000,2500");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = cli("decompress -i " + quote(only) + " -o " + quote(back));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  PngMetadata got;
+  ASSERT_EQ(read_png(back, got), "");
+  EXPECT_TRUE(got.has_phys);
+  EXPECT_EQ(got.phys_x, 5000u);
+  EXPECT_EQ(got.phys_y, 2500u);
+
+  for (const auto& [value, said] : std::vector<std::pair<std::string, std::string>>{
+           {"0,72", "two numbers above 0"},
+           {"-72,-72", "two numbers above 0"},
+           {"72", "two numbers above 0"},
+           {"72,x", "two numbers above 0"},
+           {"1e140,1", "beyond what a Resolution box holds"},
+           {"1,1e-140", "beyond what a Resolution box holds"}}) {
+    SCOPED_TRACE(value);
+    r = cli("compress -i " + quote(plain) + " -o " + quote(path("bad.jp2")) + " --force --display-resolution " + quote(value));
+    EXPECT_NE(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(said), std::string::npos) << r.output;
+  }
+  r = cli("compress -i " + quote(plain) + " -o " + quote(path("bad.j2k")) + " --display-resolution 72,72");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("a bare codestream has no place for it"), std::string::npos) << r.output;
+}
+
 // OpenJPEG reads our files: opj_dump takes the boxes (it prints no colour specification: its
 // JP2 dump is the codestream's), opj_decompress decodes a file with every kind of metadata to
 // exactly the image (the profile here is one it cannot apply either), and, where the build has
@@ -675,8 +773,9 @@ TEST_F(Metadata, OpenJpegReadsOurFiles) {
 }
 
 // A GeoJP2 UUID box (a GeoTIFF inside) and an XML box put into our file by hand are listed by
-// `info` (text and JSON), carried by `transcode` as they are, named by a decompress to TIFF
-// that has no place for them, and said to be lost by a transcode to a bare codestream.
+// `info` (text and JSON), carried by `transcode` as they are, named by a decompress to PNG
+// that has no place for them, and said to be lost by a transcode to a bare codestream; a TIFF
+// output takes the GeoTIFF's tags (tiff_metadata_test checks all six).
 TEST_F(Metadata, GeoJp2BoxSurvivesTranscodeAndShowsInInfo) {
   const std::string in = path("in.png"), plain = path("plain.jp2"), geo = path("geo.jp2"), jph = path("geo.jph");
   ASSERT_EQ(write_png(in, 16, 16, 1, gradient(16, 16, 1), PngMetadata{}), "");
@@ -716,10 +815,19 @@ TEST_F(Metadata, GeoJp2BoxSurvivesTranscodeAndShowsInInfo) {
   r = cli("transcode -i " + quote(geo) + " -o " + quote(path("bare.jhc")));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("'uuid' (GeoJP2), 'xml ' boxes are not carried into a bare codestream"), std::string::npos) << r.output;
+  // A PNG has no place for either.
+  r = cli("decompress -i " + quote(geo) + " -o " + quote(path("geo.png")));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("its 'xml ' box and georeferencing (GeoJP2) are not written"), std::string::npos) << r.output;
   if (!kHaveTiff) return;  // (the TIFF output needs libtiff)
+  // A TIFF takes the GeoTIFF's GeoKeyDirectory; the XML box stays behind.
   r = cli("decompress -i " + quote(geo) + " -o " + quote(path("geo.tif")));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("GeoJP2 box and 'xml ' box are not written"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("its 'xml ' box is not written"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("GeoJP2"), std::string::npos) << r.output;
+  const TiffTags tags = read_tiff_tags(file_bytes(path("geo.tif")));
+  ASSERT_NE(tags.find(34735), nullptr);
+  EXPECT_TRUE(tags.find(34735)->value == tiff_short(34735, {1, 1, 0, 1, 1024, 0, 1, 2}).value);
 }
 
 // Damaged metadata is said and left out; the image goes through. A PNG whose iCCP chunk is cut

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <tuple>
 
 #include "codec/dci_xyz.hpp"
 #include "common/error.hpp"
@@ -61,6 +62,7 @@ struct CompressArgs {
   std::string subsampling;  // -s DX,DY: the image subsampled on the canvas
   std::string poc;          // -POC T<tile>=RS,CS,LE,RE,CE,PROG[/...]: tiles' progression order changes
   std::string roi;          // -ROI c=N,U=S: a whole component a region of interest (RGN)
+  std::string display_resolution;  // --display-resolution X,Y[dpi]: a JP2 file's resd
   bool irreversible = false, ht = false, sop = false, eph = false, plt = false, tlm = false, force = false, quiet = false;
 };
 
@@ -225,6 +227,30 @@ void roi_from(const std::string& text, j2kfront::Coding& c) {
   c.roi_shift = static_cast<int>(*shift);
 }
 
+// --display-resolution X,Y: grid points per metre across and down, as the C API's
+// display_resolution_x/_y and `info` print them; X,Ydpi: dots per inch (300,300dpi is
+// 11811.02 per metre). The library refuses what a Default Display Resolution box cannot hold.
+std::pair<double, double> display_resolution_from(const std::string& text) {
+  const bool dpi = text.size() > 3 && text.compare(text.size() - 3, 3, "dpi") == 0;
+  const std::string numbers = dpi ? text.substr(0, text.size() - 3) : text;
+  const size_t comma = numbers.find(',');
+  const auto number = [&](const std::string& item) {
+    size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size() || !std::isfinite(v) || v <= 0)
+      throw CLI::ValidationError("--display-resolution", "expected X,Y, two numbers above 0 (grid points per metre, or "
+                                                         "dots per inch with 'dpi' after them: 300,300dpi), got '" + text + "'");
+    return dpi ? v / 0.0254 : v;
+  };
+  if (comma == std::string::npos) number("");  // the message
+  return {number(numbers.substr(0, comma)), number(numbers.substr(comma + 1))};
+}
+
 j2kfront::Coding coding_from(const CompressArgs& a) {
   j2kfront::Coding c;
   if (!a.rates.empty() && !a.psnr.empty()) throw CLI::ValidationError("-q", "give -r (rates) or -q (PSNR), not both");
@@ -247,6 +273,8 @@ j2kfront::Coding coding_from(const CompressArgs& a) {
   if (a.cinema2k) c.profile = J2K_PROFILE_CINEMA_2K, c.frame_rate = a.cinema2k;
   if (a.cinema4k) c.profile = J2K_PROFILE_CINEMA_4K, c.frame_rate = 24;
   if (!a.poc.empty()) c.pocs = pocs_from(a.poc);
+  if (!a.display_resolution.empty())
+    std::tie(c.display_resolution_x, c.display_resolution_y) = display_resolution_from(a.display_resolution);
   if (!a.roi.empty()) {
     roi_from(a.roi, c);
     if (c.roi_shift > 0 && (c.modes & J2K_MODE_HT))
@@ -463,7 +491,8 @@ bool last_is_alpha(const std::string& input, const j2kfront::Image& image) {
 
 // What of the image file's metadata the output carries, into `coding`: a JP2 file its ICC
 // profile (where it fits the components), resolution, XMP packet and Exif (UUID boxes, as Adobe
-// and Exiv2 write them); a codestream none of them. Whatever is left out is said on standard
+// and Exiv2 write them) and a GeoTIFF's georeferencing (a GeoJP2 UUID box, OGC 08-085); a
+// codestream none of them. Whatever is left out is said on standard
 // error, as is what the reader could not take.
 void carry_metadata(const io::ImageMetadata& meta, const j2kfront::Image& image, bool xyz, const std::string& input,
                     j2kfront::Coding& coding) {
@@ -476,7 +505,8 @@ void carry_metadata(const io::ImageMetadata& meta, const j2kfront::Image& image,
   if (coding.format != J2K_FORMAT_JP2) {
     std::vector<std::string> items;
     for (const auto& [has, item] : {std::pair{!meta.icc.empty(), "ICC profile"}, {meta.has_resolution(), "resolution"},
-                                    {!meta.xmp.empty(), "XMP packet"}, {!meta.exif.empty(), "Exif"}})
+                                    {!meta.xmp.empty(), "XMP packet"}, {!meta.exif.empty(), "Exif"},
+                                    {!meta.geotiff.empty(), "georeferencing (GeoTIFF tags)"}})
       if (has) items.push_back(item);
     std::string what;  // "a, b and c"
     for (size_t k = 0; k < items.size(); ++k) what += (k == 0 ? "" : k + 1 == items.size() ? " and " : ", ") + items[k];
@@ -493,6 +523,7 @@ void carry_metadata(const io::ImageMetadata& meta, const j2kfront::Image& image,
   if (meta.has_resolution()) coding.resolution_x = meta.x_per_metre, coding.resolution_y = meta.y_per_metre;
   if (!meta.xmp.empty()) coding.boxes.push_back(j2kfront::uuid_box(J2K_UUID_XMP, meta.xmp));
   if (!meta.exif.empty()) coding.boxes.push_back(j2kfront::uuid_box(J2K_UUID_EXIF, meta.exif));
+  if (!meta.geotiff.empty()) coding.boxes.push_back(j2kfront::uuid_box(J2K_UUID_GEOJP2, meta.geotiff));
 }
 
 // The metadata an encoder writes, as a key: an image with other metadata needs another encoder.
@@ -554,6 +585,8 @@ int run_compress(CompressArgs a) {
   const uint64_t max_memory = a.max_memory.empty() ? default_memory_budget() : parse_memory_size(a.max_memory);
   // .jp2, and .jph with --ht: the JP2 boxes (brand 'jph ' around HT code-blocks).
   j2k_file_format_from_name(jobs[0].format_name.c_str(), &coding.format);
+  if (coding.display_resolution_x > 0 && coding.format != J2K_FORMAT_JP2)
+    throw CLI::ValidationError("--display-resolution", "a bare codestream has no place for it (write .jp2 or .jph)");
   std::optional<std::pair<int64_t, int64_t>> subsampling;
   if (!a.subsampling.empty()) subsampling = parse_pair("-s", a.subsampling, 1, 255);
   // Every flag before an image is read (the component count, for -mct, once it is), then the
@@ -925,6 +958,10 @@ std::function<int()> add_compress_command(CLI::App& app) {
   cmd->add_option("--ROI", args->roi,
                   "c=N,U=S as opj_compress -ROI: component N a region of interest, RGN's max-shift by S bit planes (0..29; "
                   "0: none); the blocks coded as without it (a decoder shifts them up and back), a block's planes plus S at most 30");
+  cmd->add_option("--display-resolution", args->display_resolution,
+                  "a .jp2 or .jph file's default display resolution X,Y in grid points per metre across and down, or "
+                  "X,Ydpi in dots per inch (a Default Display Resolution box, resd, beside the capture resolution the "
+                  "input's own carries)");
   cmd->add_option("--guard-bits", args->guard_bits, "guard bits 0..7 (default 2, more where the 5/3 needs them)")
       ->check(CLI::Range(0, 7));
   cmd->add_option("-C,--comment", args->comment, "the COM marker's text (empty: none)")->capture_default_str();

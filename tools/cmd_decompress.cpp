@@ -183,8 +183,9 @@ std::vector<std::string> output_names(const std::string& output, size_t componen
 
 // What a JP2 file held beside the image (the decoder's report) that an image file can hold: its
 // ICC profile where the samples are still in its space (not applied), its resolution, its XMP
-// packet and Exif (their UUID boxes; Exif after the "Exif\0\0" some writers put first). The
-// other boxes (GeoJP2, XML, other UUIDs) are named in `left` for a warning.
+// packet and Exif (their UUID boxes; Exif after the "Exif\0\0" some writers put first) and its
+// GeoJP2 box's GeoTIFF (the first, for a TIFF's GeoTIFF tags). The other boxes (XML, other
+// UUIDs) are named in `left` for a warning.
 io::ImageMetadata metadata_of(const j2k_decode_report& r, std::vector<std::string>& left) {
   io::ImageMetadata m;
   if (r.icc_profile && !r.icc_applied) m.icc.assign(r.icc_profile, r.icc_profile + r.icc_profile_size);
@@ -198,6 +199,8 @@ io::ImageMetadata metadata_of(const j2k_decode_report& r, std::vector<std::strin
       static const uint8_t kExifHeader[6] = {'E', 'x', 'i', 'f', 0, 0};
       const size_t skip = b.size >= 22 && std::memcmp(b.data + 16, kExifHeader, 6) == 0 ? 22 : 16;
       m.exif.assign(b.data + skip, b.data + b.size);
+    } else if (uuid == "GeoJP2" && m.geotiff.empty()) {
+      m.geotiff.assign(b.data + 16, b.data + b.size);
     } else {
       left.push_back(uuid.empty() ? "'" + codec::jp2_box_name(b.type) + "' box" : uuid + " box");
     }
@@ -251,10 +254,14 @@ void write_image(const io::ImageSamples& whole, const std::string& output, const
     if (!metadata.xmp.empty()) left.push_back("XMP packet");
     if (!metadata.exif.empty()) left.push_back("Exif");
   }
+  // Only a TIFF has GeoTIFF's tags.
+  if (format != io::ImageFormat::Tiff && !metadata.geotiff.empty()) left.push_back("georeferencing (GeoJP2)");
   if (!left.empty())
     std::fprintf(stderr, "j2kfront: warning: %s: its %s %s not written: %s has no place for %s%s\n", input.c_str(), listed(left).c_str(),
                  left.size() == 1 ? "is" : "are", out, left.size() == 1 ? "it" : "them",
-                 format != io::ImageFormat::Tiff && format != io::ImageFormat::Png ? " (a .tif or .png keeps the profile, resolution, XMP and Exif)" : "");
+                 format != io::ImageFormat::Tiff && format != io::ImageFormat::Png
+                     ? " (a .tif keeps the profile, resolution, XMP, Exif and georeferencing; a .png all but the last)"
+                     : "");
   for (const std::string& w : unwritten) std::fprintf(stderr, "j2kfront: warning: %s: %s: %s\n", input.c_str(), out, w.c_str());
 }
 

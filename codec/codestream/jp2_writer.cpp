@@ -35,6 +35,7 @@ constexpr uint32_t kColourBox = fourcc("colr");            // I.5.3.3
 constexpr uint32_t kChannelsBox = fourcc("cdef");          // I.5.3.6
 constexpr uint32_t kResolutionBox = fourcc("res ");        // I.5.3.7, a superbox
 constexpr uint32_t kCaptureResolutionBox = fourcc("resc"); // I.5.3.7.1
+constexpr uint32_t kDisplayResolutionBox = fourcc("resd"); // I.5.3.7.2
 constexpr uint32_t kCodestreamBox = fourcc("jp2c");        // I.5.4
 
 // A component's depth byte, as BPC and the bpcc entries hold it: the depth minus one in the
@@ -177,6 +178,22 @@ ResolutionFields resolution_fields(double v) {
 
 namespace {
 
+// A resc's or resd's contents (I.5.3.7.1, I.5.3.7.2, the same fields): VRN, VRD, HRN, HRD, VRE,
+// HRE; each resolution N / D x 10^E grid points per metre. resolution_fields() refuses a value
+// the fields cannot hold.
+std::vector<uint8_t> resolution_contents(const Jp2Resolution& r) {
+  const jp2_detail::ResolutionFields down = jp2_detail::resolution_fields(r.y);
+  const jp2_detail::ResolutionFields across = jp2_detail::resolution_fields(r.x);
+  std::vector<uint8_t> out;
+  put16(out, down.n);
+  put16(out, down.d);
+  put16(out, across.n);
+  put16(out, across.d);
+  put8(out, static_cast<uint32_t>(static_cast<uint8_t>(static_cast<int8_t>(down.e))));
+  put8(out, static_cast<uint32_t>(static_cast<uint8_t>(static_cast<int8_t>(across.e))));
+  return out;
+}
+
 // The JP2 Header box's contents for `info` (write_jp2's checks on it first).
 std::vector<uint8_t> header_contents(const Jp2Info& info) {
   const size_t ncomp = info.components.size();
@@ -247,22 +264,12 @@ std::vector<uint8_t> header_contents(const Jp2Info& info) {
       put16(header, alpha ? 0 : static_cast<uint32_t>(k + 1));
     }
   }
-  if (info.capture.x != 0 || info.capture.y != 0) {
-    // Resolution box (I.5.3.7) holding a Capture Resolution box (I.5.3.7.1): VRcN, VRcD,
-    // HRcN, HRcD, VRcE, HRcE; each resolution N / D x 10^E grid points per metre.
-    const jp2_detail::ResolutionFields down = jp2_detail::resolution_fields(info.capture.y);
-    const jp2_detail::ResolutionFields across = jp2_detail::resolution_fields(info.capture.x);
-    std::vector<uint8_t> resc;
-    put16(resc, down.n);
-    put16(resc, down.d);
-    put16(resc, across.n);
-    put16(resc, across.d);
-    put8(resc, static_cast<uint32_t>(static_cast<uint8_t>(static_cast<int8_t>(down.e))));
-    put8(resc, static_cast<uint32_t>(static_cast<uint8_t>(static_cast<int8_t>(across.e))));
-    std::vector<uint8_t> res;
-    put_box(res, kCaptureResolutionBox, resc);
-    put_box(header, kResolutionBox, res);
-  }
+  // Resolution box (I.5.3.7) holding a Capture Resolution box (I.5.3.7.1), a Default Display
+  // Resolution box (I.5.3.7.2) or both, in that order.
+  std::vector<uint8_t> res;
+  if (info.capture.x != 0 || info.capture.y != 0) put_box(res, kCaptureResolutionBox, resolution_contents(info.capture));
+  if (info.display.x != 0 || info.display.y != 0) put_box(res, kDisplayResolutionBox, resolution_contents(info.display));
+  if (!res.empty()) put_box(header, kResolutionBox, res);
 
   return header;
 }

@@ -3,7 +3,7 @@
 // reader expects. The signature box, the File Type box, the JP2 Header box (Image Header,
 // Bits Per Component where the components differ, a Colour Specification: an enumerated colour
 // space or an ICC profile, a Channel Definition where the last component is an alpha channel,
-// a Resolution box where a capture resolution is given), the boxes the caller carries (XML,
+// a Resolution box where a capture or display resolution is given), the boxes the caller carries (XML,
 // UUID: XMP, Exif, GeoJP2, ...), then the codestream in one Contiguous Codestream box. No
 // palette or IPR box.
 #pragma once
@@ -38,9 +38,9 @@ struct Jp2Info {
   // ICC method, I.5.3.3) instead of `colour`. A grey profile for 1 or 2 components, an RGB one
   // for 3 or more (common/icc_profile.hpp checks its header; its tags are carried as they are).
   std::vector<uint8_t> icc;
-  // The capture resolution (I.5.3.7.1), in a Resolution box after the others of the JP2 Header
-  // box; not given: no Resolution box.
-  Jp2Resolution capture;
+  // The capture resolution (I.5.3.7.1) and the default display resolution (I.5.3.7.2), in a
+  // Resolution box after the others of the JP2 Header box; neither given: no Resolution box.
+  Jp2Resolution capture, display;
   // Boxes written as they are after the JP2 Header box, before the codestream, in this order
   // (XML, UUID and the like: none of the four boxes of the file's structure).
   std::vector<Jp2Box> boxes;
@@ -51,8 +51,8 @@ struct Jp2Info {
 // Jp2Info::jph), the JP2
 // Header box (ihdr; bpcc only where the components' precisions or signedness differ; colr,
 // method 1 with the enumerated colour space or method 2 with the ICC profile; cdef for an
-// alpha channel; res with resc for a capture resolution), the boxes to carry, then the
-// Contiguous Codestream box. Throws j2k::Error (InvalidArgument) naming the cause for an
+// alpha channel; res with resc for a capture resolution and resd for a display one), the
+// boxes to carry, then the Contiguous Codestream box. Throws j2k::Error (InvalidArgument) naming the cause for an
 // impossible Jp2Info: no components or more than 16384, a zero width or height, a precision
 // outside 1..38, an unknown colour, an ICC profile whose header is broken or does not fit the
 // components, a resolution that is not a positive number the box can hold (1/65535 x 10^-128

@@ -522,6 +522,11 @@ typedef struct j2k_coding {
   int num_boxes;              /* boxes written as they are after the JP2 Header box: 'uuid' */
   const j2k_box* boxes;       /* (XMP, Exif, GeoJP2, ...), 'xml ' or any other top-level box
                                  but the file's own (jP, ftyp, jp2h, jp2c) (0, NULL) */
+  double display_resolution_x; /* the default display resolution, grid points per metre across */
+  double display_resolution_y; /* and down (a Resolution box with resd, after any resc); each
+                                  value n / d x 10^e with n, d of 16 bits and e of 8, as the box
+                                  holds it: 1/65535 x 10^-128 to 65535 x 10^127; 0, 0: none
+                                  (0, 0) */
 } j2k_coding;
 
 /* The defaults noted above. Always start from these: fields may be added at the end. */
@@ -701,6 +706,9 @@ typedef struct j2k_decode_report {
                             reduce r, the file's over 2^r); 0, 0: none */
   int num_boxes;         /* its top-level boxes but jP, ftyp, jp2h and jp2c, in order: */
   const j2k_box* boxes;  /* XML and UUID boxes (XMP, Exif, GeoJP2, ...) and any other */
+  double display_resolution_x; /* its default display resolution (resd) alone, grid points per */
+  double display_resolution_y; /* metre across and down, of the decoded image as resolution_x
+                                  is; 0, 0: none */
 } j2k_decode_report;
 j2k_status j2k_decoder_get_report(const j2k_decoder* decoder, j2k_decode_report* report);
 

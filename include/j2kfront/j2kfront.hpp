@@ -313,11 +313,13 @@ struct Coding {
   std::vector<int> devices;   // Encoder::submit: the GPUs they run on in turn (empty: the settings')
   std::vector<j2k_poc> pocs;  // progression order changes of single tiles (as opj_compress -POC)
   int roi_component = 0, roi_shift = 0;  // RGN's max-shift over one component (as -ROI; 0: none)
-  // JP2 only: an ICC profile (colr method 2), the capture resolution in grid points per metre
-  // (res/resc; 0, 0: none) and boxes after the JP2 Header box (XMP, Exif, XML, ...).
+  // JP2 only: an ICC profile (colr method 2), the capture and default display resolutions in
+  // grid points per metre (res/resc, res/resd; 0, 0: none) and boxes after the JP2 Header box
+  // (XMP, Exif, XML, ...).
   std::vector<uint8_t> icc_profile;
   double resolution_x = 0, resolution_y = 0;
   std::vector<Box> boxes;
+  double display_resolution_x = 0, display_resolution_y = 0;
 
   const j2k_coding* get() const {
     j2k_coding_default(&c_);
@@ -359,6 +361,8 @@ struct Coding {
     for (const Box& b : boxes) box_views_.push_back({b.type, b.data.empty() ? nullptr : b.data.data(), b.data.size()});
     c_.num_boxes = static_cast<int>(box_views_.size());
     c_.boxes = box_views_.empty() ? nullptr : box_views_.data();
+    c_.display_resolution_x = display_resolution_x;
+    c_.display_resolution_y = display_resolution_y;
     return &c_;
   }
 

@@ -279,7 +279,8 @@ def _box_type(name) -> int:
     return int.from_bytes(raw, "big")
 
 
-def _metadata(icc_profile=None, resolution=None, xmp=None, exif=None, boxes=None) -> dict:
+def _metadata(icc_profile=None, resolution=None, xmp=None, exif=None, boxes=None,
+              display_resolution=None) -> dict:
     """The JP2 metadata keywords of compress() as the native encoder takes them."""
     out = []
     if xmp is not None:
@@ -291,7 +292,10 @@ def _metadata(icc_profile=None, resolution=None, xmp=None, exif=None, boxes=None
             raise TypeError(f"boxes: each a (type, contents) pair, e.g. ('xml ', b'<a/>'), not {box!r}")
         out.append((_box_type(box[0]), bytes(box[1])))
     x, y = (0.0, 0.0) if resolution is None else (float(resolution[0]), float(resolution[1]))
-    return {"icc_profile": b"" if icc_profile is None else bytes(icc_profile), "resolution": (x, y), "boxes": out}
+    dx, dy = (0.0, 0.0) if display_resolution is None else (float(display_resolution[0]),
+                                                              float(display_resolution[1]))
+    return {"icc_profile": b"" if icc_profile is None else bytes(icc_profile), "resolution": (x, y), "boxes": out,
+            "display_resolution": (dx, dy)}
 
 
 def _coding(format="j2k", rates=None, psnr=None, block_size=(64, 64), precincts=None,
@@ -299,7 +303,7 @@ def _coding(format="j2k", rates=None, psnr=None, block_size=(64, 64), precincts=
             tile_parts=None, guard_bits=None, comment=None, coder="ebcot", max_bytes=0,
             profile=None, frame_rate=0, imf_mainlevel=0, imf_sublevel=0, qstep=0, poc=None,
             roi=None, frames_in_flight=0, devices=None, icc_profile=None, resolution=None, xmp=None,
-            exif=None, boxes=None) -> dict:
+            exif=None, boxes=None, display_resolution=None) -> dict:
     if isinstance(modes, str):
         modes = [modes]
     if not isinstance(modes, (int, np.integer)):
@@ -343,14 +347,15 @@ def _coding(format="j2k", rates=None, psnr=None, block_size=(64, 64), precincts=
         "imf_mainlevel": int(imf_mainlevel), "imf_sublevel": int(imf_sublevel),
         "qstep": float(qstep), "pocs": pocs, "roi_component": roi_component, "roi_shift": roi_shift,
         "frames_in_flight": int(frames_in_flight), "devices": [int(d) for d in (devices or [])],
-        **_metadata(icc_profile, resolution, xmp, exif, boxes),
+        **_metadata(icc_profile, resolution, xmp, exif, boxes, display_resolution),
     }
 
 
 _CODING_KEYS = ("format", "rates", "psnr", "block_size", "precincts", "progression", "modes",
                 "sop", "eph", "plt", "tlm", "tile_parts", "guard_bits", "comment", "coder", "max_bytes",
                 "profile", "frame_rate", "imf_mainlevel", "imf_sublevel", "qstep", "poc", "roi",
-                "frames_in_flight", "devices", "icc_profile", "resolution", "xmp", "exif", "boxes")
+                "frames_in_flight", "devices", "icc_profile", "resolution", "xmp", "exif", "boxes",
+                "display_resolution")
 
 
 def _default_levels(shape, origin, tile_size, tile_origin) -> int:
@@ -425,7 +430,8 @@ def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str 
              profile: Optional[str] = None, frame_rate: float = 0, imf_mainlevel: int = 0,
              imf_sublevel: int = 0, qstep: float = 0, poc=None, roi=None,
              icc_profile: Optional[bytes] = None, resolution: Optional[Tuple[float, float]] = None,
-             xmp=None, exif: Optional[bytes] = None, boxes=None) -> bytes:
+             xmp=None, exif: Optional[bytes] = None, boxes=None,
+             display_resolution: Optional[Tuple[float, float]] = None) -> bytes:
     """A JPEG 2000 file of one image, as bytes, with opj_compress's options.
 
     format: 'j2k' (a codestream) or 'jp2' (a JP2 file); rates: compression ratio per quality
@@ -453,7 +459,8 @@ def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str 
     (component, shift), as opj_compress -ROI c=component,U=shift: RGN's max-shift over the
     component (shift 0: none). With format 'jp2', what the file holds beside the image:
     icc_profile (bytes: the colour specification's ICC profile, grey for 1 or 2 components, RGB
-    for 3 or more), resolution ((x, y) capture resolution in grid points per metre), xmp (an XMP
+    for 3 or more), resolution ((x, y) capture resolution in grid points per metre),
+    display_resolution ((x, y) default display resolution, likewise), xmp (an XMP
     packet, str or bytes) and exif (Exif as a TIFF structure) in their UUID boxes, and boxes
     ([(type, contents), ...], e.g. [('xml ', b'<a/>')], written as they are); a 'j2k'
     codestream has no place for them (j2kfront.Error). The rest are transform()'s.
@@ -469,7 +476,7 @@ def compress(image, *, format: str = "j2k", rates=None, psnr=None, wavelet: str 
                       threads=threads, coder=coder, max_bytes=max_bytes, profile=profile,
                       frame_rate=frame_rate, imf_mainlevel=imf_mainlevel, imf_sublevel=imf_sublevel,
                       qstep=qstep, poc=poc, roi=roi, icc_profile=icc_profile, resolution=resolution,
-                      xmp=xmp, exif=exif, boxes=boxes)
+                      xmp=xmp, exif=exif, boxes=boxes, display_resolution=display_resolution)
     return encoder.encode(a)
 
 
@@ -579,7 +586,8 @@ def decompress(data, *, reduce: int = 0, layers: int = 0, tile: Optional[int] = 
     receives truncated, jp2, enum_cs (the JP2 file's colour space), warnings, ms, origin and
     precision (per component), and a JP2 file's metadata: icc_profile (bytes or None),
     icc_applied (the samples were turned into sRGB through it), resolution ((x, y) grid points
-    per metre of the decoded image, or None), boxes ([(type, contents), ...]: its top-level
+    per metre of the decoded image, the capture one, else the display one, or None),
+    display_resolution (the display one alone, likewise, or None), boxes ([(type, contents), ...]: its top-level
     boxes but the file's own four, type as a str like 'uuid'), and xmp and exif (the contents of
     their UUID boxes, or None). Raises j2kfront.Error naming the cause."""
     settings = dict(reduce=reduce, layers=layers, tile=-1 if tile is None else tile,

@@ -47,6 +47,26 @@ def test_metadata_comes_back_from_a_jp2_file(backend):
     assert report["xmp"] is None and report["exif"] is None
 
 
+def test_display_resolution_comes_back_from_a_jp2_file():
+    image = np.zeros((16, 24), np.uint8)
+    data = j2kfront.compress(image, format="jp2", levels=2, display_resolution=(300 / 0.0254, 2000))
+    report = {}
+    j2kfront.decompress(data, report=report)
+    assert report["display_resolution"] == pytest.approx((300 / 0.0254, 2000), rel=1e-9)
+    assert report["resolution"] == pytest.approx((300 / 0.0254, 2000), rel=1e-9)  # no capture resolution
+    both = j2kfront.compress(image, format="jp2", levels=2, resolution=(5000, 5000), display_resolution=(100, 200))
+    report = {}
+    j2kfront.decompress(both, reduce=1, report=report)
+    assert report["resolution"] == (2500, 2500)
+    assert report["display_resolution"] == (50, 100)
+    with pytest.raises(j2kfront.Error, match="display_resolution_x and display_resolution_y"):
+        j2kfront.compress(image, format="jp2", display_resolution=(0, 72))
+    with pytest.raises(j2kfront.Error, match="beyond what a Resolution box holds"):
+        j2kfront.compress(image, format="jp2", display_resolution=(1e200, 1e200))
+    with pytest.raises(j2kfront.Error, match="need J2K_FORMAT_JP2"):
+        j2kfront.compress(image, display_resolution=(72, 72))
+
+
 def test_metadata_is_refused_where_it_has_no_place():
     image = np.zeros((16, 16), np.uint8)
     with pytest.raises(j2kfront.Error, match="need J2K_FORMAT_JP2"):
