@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
 # One call on the GPU machine (the `device` tool): build, GPU tests, sanitizers, benchmarks.
-#   bash bench/device_run.sh [all|test|sanitize|bench|pipeline|compress|decompress|ht|compress-ht|decompress-ht|compress-dir|decompress-dir|decompress-tiled|decompress-cpus|frames|peers|compress-peers|decompress-peers|cuda|profile]
+#   bash bench/device_run.sh [all|test|sanitize|bench|pipeline|compress|decompress|ht|compress-ht|decompress-ht|compress-dir|decompress-dir|decompress-tiled|decompress-cpus|frames|compress-one|peers|compress-peers|decompress-peers|cuda|profile]
 # all = test + sanitize + bench (bench includes pipeline, compress, decompress and ht). cuda = only the CUDA
 # backend's tests, sanitizers and bench. compress = `bench --compress` against opj_compress and
 # grk_compress (carried in .deps/codecs) on 16 threads, front stage on the CPU and on CUDA;
@@ -16,6 +16,8 @@
 # decompress-cpus = `bench --decompress` on one CPU of its own (CPU 6, 7 rounds), then two (5,6).
 # frames = `bench --compress --frames J2K_FRAMES (16) --in-flight J2K_IN_FLIGHT (3)` on 16 threads:
 # CPU and CUDA, one frame after another and frames in flight, in one process.
+# compress-one = bench/compress_one.sh: one image a process, the CPU backend against CUDA, at
+# J2K_ONE_SIZES ("512 4096 8192"), 16 threads, 5 rounds.
 # peers = compress-peers and decompress-peers: `bench --compress` / `--decompress` against
 # OpenJPEG and Grok on the 4096^2 RGB image alone (--made rgb), every tool at each of
 # J2K_PEERS_THREADS (1,2,4,8,16) threads, time and peak memory, J2K_COMPRESS_REPEATS (2) rounds;
@@ -246,6 +248,10 @@ if [[ $what == frames ]]; then
   mkdir -p "$out/timelines"
   $cli bench --compress --frames ${J2K_FRAMES:-16} "${ht_only[@]}" --in-flight ${J2K_IN_FLIGHT:-3} --threads 16 \
     --timeline "$out/timelines" --csv "$out/results/compress-frames-$machine.csv" 2>&1 | tee "$out/bench-frames.txt"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+fi
+if [[ $what == compress-one ]]; then
+  J2KFRONT=$cli THREADS=16 bash bench/compress_one.sh "${J2K_ONE_SIZES:-512 4096 8192}" 5 2>&1 | tee "$out/bench-compress-one.txt"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 fi
 # Time and peak memory by threads against OpenJPEG and Grok (the codecs carried in .deps/codecs).
