@@ -25,6 +25,7 @@ struct j2k_encoder {
   j2k_image_view shape{};
   std::vector<j2k_component_view> shape_components;  // shape.components points here
   int lanes = 2;
+  int device_turns = 0;  // coding.device_turns
   std::vector<int> devices;
   std::unique_ptr<j2k::codec::FrameEncoder> frames;
   std::vector<uint8_t> waited;  // the last wait's file
@@ -240,11 +241,15 @@ j2k::codec::EncoderSettings encoder_settings(const j2k_settings& s, const j2k_co
   return e;
 }
 
-// j2k_coding's frames in flight: how many encoders side by side, on which devices.
-void frames_options(const j2k_coding& c, int& lanes, std::vector<int>& devices) {
+// j2k_coding's frames in flight: how many encoders side by side, on which devices, how many
+// of one device's in their device stages at once.
+void frames_options(const j2k_coding& c, int& lanes, std::vector<int>& devices, int& turns) {
   require(c.frames_in_flight >= 0 && c.frames_in_flight <= J2K_MAX_FRAMES_IN_FLIGHT,
           "frames_in_flight must be 0 (2) to " + std::to_string(J2K_MAX_FRAMES_IN_FLIGHT) + ", got " + std::to_string(c.frames_in_flight));
   lanes = c.frames_in_flight == 0 ? 2 : c.frames_in_flight;
+  require(c.device_turns >= 0 && c.device_turns <= J2K_MAX_FRAMES_IN_FLIGHT,
+          "device_turns must be 0 (no limit) to " + std::to_string(J2K_MAX_FRAMES_IN_FLIGHT) + ", got " + std::to_string(c.device_turns));
+  turns = c.device_turns;
   require(c.num_devices >= 0 && (c.num_devices == 0 || c.devices != nullptr),
           "devices must hold num_devices (" + std::to_string(c.num_devices) + ") device indices");
   devices.clear();
@@ -265,7 +270,7 @@ j2k_status create(const j2k_settings* settings, const j2k_coding* coding, const 
     auto e = std::make_unique<j2k_encoder>();
     e->settings = encoder_settings(*settings, *coding, shape->num_components);
     e->settings.by_tile_rows = by_rows;
-    frames_options(*coding, e->lanes, e->devices);
+    frames_options(*coding, e->lanes, e->devices, e->device_turns);
     e->encoder = std::make_unique<j2k::codec::Encoder>(e->settings, *shape);
     e->description = e->encoder->front().description;
     e->shape = *shape;
@@ -325,9 +330,9 @@ j2k_status j2k_coding_check(const j2k_settings* settings, const j2k_coding* codi
     require(coding != nullptr, "coding is null");
     require(num_components >= 1, "num_components must be at least 1");
     j2k::codec::EncoderSettings e = encoder_settings(*settings, *coding, num_components);
-    int lanes = 0;
+    int lanes = 0, turns = 0;
     std::vector<int> devices;
-    frames_options(*coding, lanes, devices);
+    frames_options(*coding, lanes, devices, turns);
     e.coding.reversible = e.plan.wavelet == j2k::Wavelet::Reversible53;  // the settings as plan_settings read them
     e.coding.mct = e.plan.mct == j2k::Mct::On || (e.plan.mct == j2k::Mct::Auto && num_components >= 3);
     j2k::codec::set_layer_bytes(e.coding, e.layer_rates, 1e15);  // any size: the ratios are checked already
@@ -371,7 +376,8 @@ j2k_status j2k_encoder_submit(j2k_encoder* encoder, const j2k_image_view* image,
             "this encoder was made for an image a row of tiles at a time (j2k_encoder_create_by_rows): run it by rows "
             "(j2k_encoder_run_by_rows), not as frames in flight");
     if (!encoder->frames)
-      encoder->frames = std::make_unique<j2k::codec::FrameEncoder>(encoder->settings, encoder->shape, encoder->lanes, encoder->devices);
+      encoder->frames = std::make_unique<j2k::codec::FrameEncoder>(encoder->settings, encoder->shape, encoder->lanes, encoder->devices,
+                                                                     encoder->device_turns);
     *ticket = encoder->frames->submit(*image);
   });
 }

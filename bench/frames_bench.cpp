@@ -44,12 +44,14 @@ struct Config {
   int bits = 8;
   std::string backend;
   int in_flight = 0;         // 0: encode() frame after frame; else submit/wait with this many encoders
+  int device_turns = 0;      // with in_flight on a GPU: coding.device_turns (0: no limit)
   std::vector<int> devices;  // with in_flight: the GPUs they go to (empty: the first)
 };
 
 std::string row_name(const Config& c) {
   if (c.in_flight == 0) return c.backend;
-  return c.backend + " " + std::to_string(c.in_flight) + "fl" + (c.devices.size() > 1 ? " " + std::to_string(c.devices.size()) + "gpu" : "");
+  return c.backend + " " + std::to_string(c.in_flight) + "fl" + (c.devices.size() > 1 ? " " + std::to_string(c.devices.size()) + "gpu" : "") +
+         (c.device_turns > 0 ? " " + std::to_string(c.device_turns) + "turn" : "");
 }
 
 struct Measured {
@@ -118,6 +120,7 @@ Measured run_config(const Config& c, const Upscaled& frame, int frames, int thre
   }
   coding.frames_in_flight = c.in_flight;
   coding.devices = c.devices;
+  coding.device_turns = c.device_turns;
   j2kfront::Encoder encoder(s, coding, view);
   Measured m;
   auto t0 = clock::now();
@@ -185,12 +188,16 @@ int run_compress_frames(const CompressOptions& o, int frames, bool ht_only, int 
     if (in_flight > 0) {
       runs.push_back(runs.back());
       runs.back().in_flight = in_flight;
+      // The same encoders taking turns on the GPU, one in its device stages at a time.
+      runs.push_back(runs.back());
+      runs.back().device_turns = 1;
 #if J2KFRONT_HAVE_CUDA
       // Every GPU of the host, each with in_flight encoders (at most 8 in all).
       const int gpus = std::min(cuda_device_count(), J2K_MAX_FRAMES_IN_FLIGHT);
       if (gpus > 1) {
         runs.push_back(runs.back());
         runs.back().in_flight = std::min(in_flight * gpus, J2K_MAX_FRAMES_IN_FLIGHT);
+        runs.back().device_turns = 0;
         for (int d = 0; d < gpus; ++d) runs.back().devices.push_back(d);
       }
 #endif

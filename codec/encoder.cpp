@@ -569,8 +569,11 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
     bad("this encoder was made for an image a row of tiles at a time (j2k_encoder_create_by_rows): run it by rows "
         "(j2k_encoder_run_by_rows, encode_by_rows), not whole");
   const CodingParams& params = settings_.coding;
+  // A turn on the device (shared with other encoders) through the device stages only.
+  DeviceTurn turn(front_.backend == Backend::Cpu ? nullptr : turns_);
   auto t0 = Clock::now();
   plan_->run(image);
+  if (!batch_) turn.release();
   report_ = EncodeReport{};
   report_.tier1_on = batch_ ? batch_->where() : "cpu";
   report_.front_ms = ms_since(t0);
@@ -632,6 +635,7 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
     guard_bits = guard_bits_for(block_planes, layout_, bands, params.guard_bits);
   }
   report_.tier1_ms = ms_since(t0);  // with HT targets, the plane choice too: the two interleave
+  turn.release();
   write_file(coded, bands, guard_bits, estimate, threads, work, nullptr);
   return bytes_;
 }

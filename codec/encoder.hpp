@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "codec/codestream/assembler.hpp"
+#include "codec/device_turns.hpp"
 #include "codec/codestream/jp2_boxes.hpp"
 #include "codec/codestream/tile_layout.hpp"
 #include "codec/params/coding_params.hpp"
@@ -127,6 +128,9 @@ class Encoder {
   // Hands the last encode()'s file over in exchange for `storage` (whose contents are
   // dropped; its capacity serves a later file): no copy of the file.
   void swap_bytes(std::vector<uint8_t>& storage) { bytes_.swap(storage); }
+  // Turns on its device shared with other encoders (FrameEncoder, device_turns.hpp): encode()
+  // on a GPU backend holds one through its device stages. nullptr: none.
+  void share_device(DeviceTurns* turns) { turns_ = turns; }
   const EncodeReport& report() const { return report_; }
   const FrontInfo& front() const { return front_; }
   // The rows of tiles on the canvas, top to bottom.
@@ -146,6 +150,7 @@ class Encoder {
   std::vector<uint8_t> bytes_;
   EncodeReport report_;
   FrontInfo front_;
+  DeviceTurns* turns_ = nullptr;
   uint64_t blocks_ = 0;  // layout_'s
   // By rows: the shape (no samples), each row of tiles and its first block in layout_ (one
   // more: the end), and what each row's plan is made with.

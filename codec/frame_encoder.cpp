@@ -10,7 +10,7 @@
 namespace j2k::codec {
 
 FrameEncoder::FrameEncoder(const EncoderSettings& settings, const j2k_image_view& shape, int lanes,
-                           const std::vector<int>& devices) {
+                           const std::vector<int>& devices, int device_turns) {
   if (lanes < 1 || lanes > kMaxFramesInFlight)
     throw Error(ErrorCode::InvalidArgument, "frames in flight: " + std::to_string(lanes) + " encoders side by side; 1 to " +
                                                 std::to_string(kMaxFramesInFlight) + " are allowed");
@@ -20,6 +20,11 @@ FrameEncoder::FrameEncoder(const EncoderSettings& settings, const j2k_image_view
     EncoderSettings s = settings;
     if (!devices.empty()) s.plan.backend.device = devices[static_cast<size_t>(i) % devices.size()];
     lanes_.push_back(std::make_unique<Encoder>(s, shape));
+    if (device_turns > 0) {
+      std::unique_ptr<DeviceTurns>& turns = turns_[s.plan.backend.device];
+      if (!turns) turns = std::make_unique<DeviceTurns>(device_turns);
+      lanes_.back()->share_device(turns.get());
+    }
   }
   try {
     for (size_t i = 0; i < lanes_.size(); ++i)

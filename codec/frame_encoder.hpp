@@ -36,8 +36,11 @@ class FrameEncoder {
 
   // `lanes` 1..kMaxFramesInFlight encoders of `settings` for `shape`, made here (each checks
   // the settings; its max_bytes is its own); `devices` empty: each on settings' device.
-  // Throws Error as Encoder's constructor does, or InvalidArgument for a bad lane count.
-  FrameEncoder(const EncoderSettings& settings, const j2k_image_view& shape, int lanes, const std::vector<int>& devices);
+  // device_turns > 0: at most that many of one device's encoders in their device stages at
+  // once (device_turns.hpp). Throws Error as Encoder's constructor does, or InvalidArgument
+  // for a bad lane count.
+  FrameEncoder(const EncoderSettings& settings, const j2k_image_view& shape, int lanes, const std::vector<int>& devices,
+               int device_turns = 0);
   ~FrameEncoder();  // waits for the frames in flight (their files are dropped)
   FrameEncoder(const FrameEncoder&) = delete;
   FrameEncoder& operator=(const FrameEncoder&) = delete;
@@ -64,6 +67,7 @@ class FrameEncoder {
   };
   void lane_loop(Encoder& encoder, int lane);
 
+  std::map<int, std::unique_ptr<DeviceTurns>> turns_;  // by device, with device_turns
   std::vector<std::unique_ptr<Encoder>> lanes_;
   std::vector<std::thread> threads_;
   std::mutex mutex_;

@@ -252,6 +252,7 @@ class PyEncoder {
     c.imf_sublevel = coding["imf_sublevel"].cast<int>();
     c.qstep = coding["qstep"].cast<double>();
     c.frames_in_flight = coding["frames_in_flight"].cast<int>();
+    c.device_turns = coding["device_turns"].cast<int>();
     c.devices = coding["devices"].cast<std::vector<int>>();
     for (const auto& t : coding["pocs"].cast<std::vector<std::tuple<int, int, int, int, int, int, int>>>())
       c.pocs.push_back({std::get<0>(t), std::get<1>(t), std::get<2>(t), std::get<3>(t), std::get<4>(t), std::get<5>(t),

@@ -38,6 +38,7 @@ struct FrameSetup {
   bool ht = false, irreversible = false;
   int lanes = 0;
   std::vector<int> devices;
+  int turns = 0;  // coding.device_turns
 };
 
 j2kfront::Settings settings_of(const FrameSetup& u) {
@@ -57,6 +58,7 @@ j2kfront::Coding coding_of(const FrameSetup& u) {
   if (u.irreversible && u.ht) c.qstep = 0.01;
   c.frames_in_flight = u.lanes;
   c.devices = u.devices;
+  c.device_turns = u.turns;
   return c;
 }
 
@@ -214,6 +216,15 @@ TEST(EncoderFrames, LimitsAreRefusedByName) {
   c.num_devices = 0;
   c.frames_in_flight = 9;
   EXPECT_EQ(j2k_coding_check(&s, &c, 3), J2K_INVALID_ARGUMENT);
+  c.frames_in_flight = 0;
+  for (int turns : {-1, J2K_MAX_FRAMES_IN_FLIGHT + 1}) {
+    c.device_turns = turns;
+    EXPECT_EQ(j2k_coding_check(&s, &c, 3), J2K_INVALID_ARGUMENT) << turns;
+    u = FrameSetup{};
+    u.turns = turns;
+    EXPECT_NE(create_error(u).find("device_turns"), std::string::npos) << create_error(u);
+  }
+  c.device_turns = 0;
 
   u = FrameSetup{};
   u.lanes = 2;
@@ -256,6 +267,30 @@ bool cuda_device(std::string& why) {
   if (j2k_backend_available(J2K_BACKEND_CUDA, &reason)) return true;
   why = reason ? reason : "unknown";
   return false;
+}
+
+// Encoders taking turns on the GPU (device_turns 1): the same files, and no two frames in
+// their device stages (front stage, Tier-1 on the GPU) at once.
+TEST(EncoderFramesCuda, TurnsOnTheGpuKeepTheBytesAndDoNotOverlap) {
+  std::string why;
+  if (!cuda_device(why)) GTEST_SKIP() << "no CUDA backend/device: " << why;
+  FrameSetup u;
+  u.backend = J2K_BACKEND_CUDA, u.ht = true, u.lanes = 3, u.turns = 1;
+  check_sliding_window(u, 9, 6);
+  const std::vector<j2kfront::Image> images = frames(8);
+  j2kfront::Encoder e(settings_of(u), coding_of(u), images[0].view());
+  std::vector<j2k_ticket> tickets;
+  for (const j2kfront::Image& im : images) tickets.push_back(e.submit(im.view()));
+  std::vector<std::pair<double, double>> device_stages;
+  for (j2k_ticket t : tickets) {
+    e.wait_in_place(t);
+    const j2k_encode_report r = e.report();
+    EXPECT_STREQ(r.tier1_on, "cuda");
+    device_stages.push_back({r.front_begin_ms, r.tier1_begin_ms + r.tier1_ms});
+  }
+  std::sort(device_stages.begin(), device_stages.end());
+  for (size_t k = 1; k < device_stages.size(); ++k)
+    EXPECT_LE(device_stages[k - 1].second, device_stages[k].first + 1e-3) << "frames " << k - 1 << " and " << k << " overlap";
 }
 
 TEST(EncoderFramesCuda, HtFramesCodedOnTheGpuAreTheCpus) {

@@ -527,6 +527,13 @@ typedef struct j2k_coding {
                                   value n / d x 10^e with n, d of 16 bits and e of 8, as the box
                                   holds it: 1/65535 x 10^-128 to 65535 x 10^127; 0, 0: none
                                   (0, 0) */
+  int device_turns;           /* with frames in flight on a GPU backend: how many of one
+                                 device's encoders may be in their device stages (the front
+                                 stage, and Tier-1 where the blocks are coded there) at once,
+                                 the others doing rate control and Tier-2 on the host
+                                 meanwhile, so that they take turns on the device instead of
+                                 contending for its copy engines; 0: no limit; 0 to
+                                 J2K_MAX_FRAMES_IN_FLIGHT (0) */
 } j2k_coding;
 
 /* The defaults noted above. Always start from these: fields may be added at the end. */

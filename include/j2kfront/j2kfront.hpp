@@ -320,6 +320,7 @@ struct Coding {
   double resolution_x = 0, resolution_y = 0;
   std::vector<Box> boxes;
   double display_resolution_x = 0, display_resolution_y = 0;
+  int device_turns = 0;       // Encoder::submit on a GPU: its encoders in device stages at once (0: any)
 
   const j2k_coding* get() const {
     j2k_coding_default(&c_);
@@ -363,6 +364,7 @@ struct Coding {
     c_.boxes = box_views_.empty() ? nullptr : box_views_.data();
     c_.display_resolution_x = display_resolution_x;
     c_.display_resolution_y = display_resolution_y;
+    c_.device_turns = device_turns;
     return &c_;
   }
 

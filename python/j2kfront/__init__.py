@@ -303,7 +303,7 @@ def _coding(format="j2k", rates=None, psnr=None, block_size=(64, 64), precincts=
             tile_parts=None, guard_bits=None, comment=None, coder="ebcot", max_bytes=0,
             profile=None, frame_rate=0, imf_mainlevel=0, imf_sublevel=0, qstep=0, poc=None,
             roi=None, frames_in_flight=0, devices=None, icc_profile=None, resolution=None, xmp=None,
-            exif=None, boxes=None, display_resolution=None) -> dict:
+            exif=None, boxes=None, display_resolution=None, device_turns=0) -> dict:
     if isinstance(modes, str):
         modes = [modes]
     if not isinstance(modes, (int, np.integer)):
@@ -347,6 +347,7 @@ def _coding(format="j2k", rates=None, psnr=None, block_size=(64, 64), precincts=
         "imf_mainlevel": int(imf_mainlevel), "imf_sublevel": int(imf_sublevel),
         "qstep": float(qstep), "pocs": pocs, "roi_component": roi_component, "roi_shift": roi_shift,
         "frames_in_flight": int(frames_in_flight), "devices": [int(d) for d in (devices or [])],
+        "device_turns": int(device_turns),
         **_metadata(icc_profile, resolution, xmp, exif, boxes, display_resolution),
     }
 
@@ -355,7 +356,7 @@ _CODING_KEYS = ("format", "rates", "psnr", "block_size", "precincts", "progressi
                 "sop", "eph", "plt", "tlm", "tile_parts", "guard_bits", "comment", "coder", "max_bytes",
                 "profile", "frame_rate", "imf_mainlevel", "imf_sublevel", "qstep", "poc", "roi",
                 "frames_in_flight", "devices", "icc_profile", "resolution", "xmp", "exif", "boxes",
-                "display_resolution")
+                "display_resolution", "device_turns")
 
 
 def _default_levels(shape, origin, tile_size, tile_origin) -> int:
@@ -380,7 +381,8 @@ class Encoder(_OnABackend):
 
     Frames in flight, for a sequence: ticket = encoder.submit(image) returns while the frame
     is coded, encoder.wait(ticket) -> bytes returns its file (and sets encoder.report), each
-    file what encode() gives; frames_in_flight (0: 2, at most 8) encoders work side by side,
+    file what encode() gives; frames_in_flight (0: 2, at most 8) encoders work side by side
+    (device_turns: how many of one GPU's may be in their device stages at once; 0: any),
     on the GPUs of devices (a list of indices; None: the device keyword's) in turn; at most 8
     frames submitted and not yet waited for. A frame's error is raised by its wait. The
     report of a wait also says which encoder coded the frame (lane) and when each stage began
