@@ -60,10 +60,10 @@ class TileDecoder {
   // they fill a launch (or at finish()).
   void run(size_t t, DecodedImage& image) {
     Prepared p = prepare(t, image);
-    // HT code-blocks (Part 15) go to the GPU's batch where it decodes them (CUDA's, block by
-    // block: an HTMIXED tile's HT and Part 1 blocks in one launch). OpenCL's batch decodes
-    // Part 1's only: there a tile with HT blocks is decoded on the CPU's threads and goes
-    // through the host buffers, after the GPU's gathered tiles.
+    // HT code-blocks (Part 15) go to the GPU's batch as Part 1's do (CUDA's and OpenCL's
+    // decode both, block by block: an HTMIXED tile's in one launch). A batch that did not
+    // (decodes_ht()) would leave such a tile to the CPU's threads, through the host buffers,
+    // after the GPU's gathered tiles.
     if (stage_.on_device()) {
       bool ht = false;
       for (const ComponentCoding& k : cs_.tiles[t].components) ht = ht || (k.modes & kModeHt) != 0;

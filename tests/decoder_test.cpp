@@ -648,9 +648,9 @@ TEST(DecoderGpu, TilesGatheredIntoLaunchesDecodeAsTheCpu) {
   }
 }
 
-// HT code-blocks (Part 15) on a GPU back stage: with CUDA decoded on the GPU (its batch's HT
-// decoder, ht/device_block_decoder.hpp), with OpenCL on the CPU's threads; every sample the
-// CPU backend's either way. Lossless and lossy HT streams (the lossy ones with SigProp and
+// HT code-blocks (Part 15) on a GPU back stage, decoded on the GPU (CUDA's batch runs
+// ht/device_block_decoder.hpp, OpenCL's its OpenCL C mirror): every sample the CPU
+// backend's. Lossless and lossy HT streams (the lossy ones with SigProp and
 // MagRef where rate control stops a block above plane 0), tiles gathered into one launch,
 // long and small code-blocks, 12-bit grey, reduce; then streams with flipped bytes, whose
 // inconsistent HT blocks must decode to zeros and be counted in the same warnings; then T.803's

@@ -8,7 +8,8 @@
 // - every pass pinned: each block delivered up to each of its passes in turn, so that the
 //   GPU's passes (the CUDA build of the CPU's passes, and the OpenCL C ones of
 //   gpu/opencl/block_decoder.cl, a second source) agree after each one;
-// - HT code-blocks (Part 15) on the batches that decode them (CUDA's): every size, lossless
+// - HT code-blocks (Part 15) on the batches that decode them (CUDA's and OpenCL's, the
+//   second an OpenCL C source of the same steps): every size, lossless
 //   and lossy with SigProp and MagRef, cut and corrupted (tests/support/ht_decoder_cases.hpp,
 //   whose cases ht_device_decoder_test runs through the same decoder on the host), mixed with
 //   Part 1 blocks in one launch as an HTMIXED tile's are, the corrupt ones counted per tile

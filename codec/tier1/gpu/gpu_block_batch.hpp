@@ -4,8 +4,9 @@
 // the OpenCL batch (opencl/block_decoder) both offer the decoder. The coefficients are
 // decode_block()'s and dequantiser.cpp's bit for bit (tests/gpu_block_batch_test.cpp); only
 // the codestream's bytes cross the bus. Part 1 (EBCOT) code-blocks on every batch; HT ones
-// (Part 15, kModeHt) on the batches whose decodes_ht() says so (CUDA's: ht/
-// device_block_decoder.hpp), block by block, so that an HTMIXED tile's go in one batch.
+// (Part 15, kModeHt) on the batches whose decodes_ht() says so (CUDA's runs
+// ht/device_block_decoder.hpp, OpenCL's its OpenCL C mirror), block by block, so that an
+// HTMIXED tile's go in one batch.
 //
 //   std::unique_ptr<GpuBlockBatch> batch = make_gpu_block_batch(options);  // one per decoder
 //   batch->clear();
