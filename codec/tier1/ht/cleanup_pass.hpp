@@ -102,9 +102,8 @@ struct ExponentRow {
 // Host and device code (device_block_decoder.hpp's cleanup pass reads it too).
 J2K_HD inline unsigned kappa(unsigned rho, const uint8_t* e_above, int q) {
   const uint8_t* e = e_above + 2 * q - 1;
-  const int left = e[0] > e[1] ? e[0] : e[1], right = e[2] > e[3] ? e[2] : e[3];
-  const int e_max = left > right ? left : right;
-  return static_cast<unsigned>((rho & (rho - 1)) != 0 && e_max > 2 ? e_max - 1 : 1);
+  const int e_max = max_of(max_of(e[0], e[1]), max_of(e[2], e[3]));
+  return static_cast<unsigned>((rho & (rho - 1)) != 0 ? max_of(1, e_max - 1) : 1);
 }
 
 // One quad's codeword from `table` (its row kind's); a quad in the zero context is

@@ -45,7 +45,7 @@ J2K_HD inline bool find_set(const BlockCode& c, HtSet& set) {
     } else if (found && n == set.passes && n % 3 == 1) {
       set.refinement = bytes;
       set.refinement_size = size;
-      set.refinement_passes = passes < 2 ? passes : 2;
+      set.refinement_passes = min_of(passes, 2);
       set.passes += set.refinement_passes;
     }
     n += passes;

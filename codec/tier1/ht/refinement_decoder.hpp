@@ -31,9 +31,9 @@ class RefinementDecoder {
   J2K_HD void significance_propagation(Reader& bits) {
     int newly[16][2];
     for (int y0 = 0; y0 < h_; y0 += 4) {
-      const int y1 = y0 + 4 < h_ ? y0 + 4 : h_;
+      const int y1 = min_of(y0 + 4, h_);
       for (int x0 = 0; x0 < w_; x0 += 4) {
-        const int x1 = x0 + 4 < w_ ? x0 + 4 : w_;
+        const int x1 = min_of(x0 + 4, w_);
         int count = 0;
         for (int x = x0; x < x1; ++x)
           for (int y = y0; y < y1; ++y) {
@@ -58,7 +58,7 @@ class RefinementDecoder {
   template <class Reader>
   J2K_HD void magnitude_refinement(Reader& bits) {
     for (int y0 = 0; y0 < h_; y0 += 4) {
-      const int y1 = y0 + 4 < h_ ? y0 + 4 : h_;
+      const int y1 = min_of(y0 + 4, h_);
       for (int x = 0; x < w_; ++x)
         for (int y = y0; y < y1; ++y) {
           if (sig_[y * w_ + x] != 1) continue;
