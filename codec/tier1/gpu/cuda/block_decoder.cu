@@ -2,9 +2,9 @@
 // One thread decodes one code-block: block_passes.hpp's passes on device-memory copies of
 // their tables, or for an HT block (kModeHt) ht/device_block_decoder.hpp's on a copy of the
 // CPU's HT tables uploaded with the blocks, then the ROI shift undone and the dequantisation,
-// as dequantiser.cpp does them. The code-blocks are sorted by their bytes, most first, so that a warp's threads decode
-// blocks of about the same work and the longest start first. A CUDA block is one warp with
-// lanes_for() of its 32 lanes busy (see there).
+// as dequantiser.cpp does them. The code-blocks are sorted by their bytes, most first, so
+// that a warp's threads decode blocks of about the same work and the longest start first. A
+// CUDA block is one warp with lanes_for() of its 32 lanes busy (see there).
 #include "codec/tier1/gpu/cuda/block_decoder.hpp"
 
 #include <cuda_runtime_api.h>
@@ -49,7 +49,8 @@ struct Layout {
 };
 
 // An HT block, out of line: inlined, its locals would take registers from EBCOT's passes
-// (ptxas: the kernel's spills from 4 to 48 bytes and its stack frame from 224 to 416).
+// (sm_90 ptxas: 4 bytes of spill loads became 48; out of line none, the stack frame 400
+// bytes against 224; docs/maintainers/experiments.md).
 __device__ __noinline__ bool decode_ht_block(const BlockCode& code, const ht::cleanup::Tables& tables, uint8_t* scratch,
                                              int32_t* out, ptrdiff_t stride) {
   return ht::device::decode_block(code, tables, scratch, out, stride).corrupt;
