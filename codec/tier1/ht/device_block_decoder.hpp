@@ -123,11 +123,25 @@ J2K_HD inline bool decode_magsgn_row(ForwardWordReader& magsgn, const Rows& rows
       // Samples past the block's edge (odd sizes) are never coded.
       todo = rho & row_mask & (right_inside ? 0xFu : 0x3u);
       const unsigned e_k = entry >> packed::kEkShift & 0xF, e_1 = entry >> packed::kE1Shift & todo & 0xF;
+      // Each coded sample's bits (big_u >= 1: kappa >= 1), all of them read at once where
+      // they fit what a refill brings (at most 4 x 31), as PortableMagSgnRow does.
+      int n[4], total = 0;
       for (int j = 0; j < 4; ++j) {
-        if (((todo >> j) & 1) == 0) continue;
-        const int n = static_cast<int>(big_u - ((e_k >> j) & 1));  // big_u >= 1 (kappa >= 1)
-        v[j] = magsgn.take(n) | ((e_1 >> j) & 1) << n;
+        n[j] = ((todo >> j) & 1) ? static_cast<int>(big_u - ((e_k >> j) & 1)) : 0;
+        total += n[j];
       }
+      if (total <= kRefilled) {
+        magsgn.need(total);
+        uint64_t word = magsgn.bits();
+        for (int j = 0; j < 4; ++j) {
+          v[j] = static_cast<uint32_t>(word) & ((1u << n[j]) - 1);  // n[j] <= 31
+          word >>= n[j];
+        }
+        magsgn.skip(total);
+      } else {
+        for (int j = 0; j < 4; ++j) v[j] = magsgn.take(n[j]);
+      }
+      for (int j = 0; j < 4; ++j) v[j] |= ((e_1 >> j) & 1) << n[j];
       // The exponent of a bottom sample, for the next row's kappa.
       if (todo & 2) e_row[x] = static_cast<uint8_t>(bit_length(v[1] | 1));
       if (todo & 8) e_row[x + 1] = static_cast<uint8_t>(bit_length(v[3] | 1));
