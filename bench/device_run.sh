@@ -135,8 +135,8 @@ if [[ $what == all || $what == sanitize || $what == cuda ]]; then
     sanitized $tool frames_test ./build-device/tests/frames_test --gtest_filter='*/cuda'
     # The decoder's back stage: inverse DWT, to_samples, uploads and downloads, two slots.
     sanitized $tool back_stage_test ./build-device/tests/back_stage_test --gtest_filter='*/cuda'
-    # Tier-1 on the GPU: the batch's kernel, its own planes and their copies, the blocks of
-    # several tiles in one launch.
+    # Tier-1 on the GPU: the batch's kernel (Part 1 and HT blocks, each HT block's scratch),
+    # its own planes and their copies, the blocks of several tiles in one launch.
     sanitized $tool gpu_block_batch_test ./build-device/tests/gpu_block_batch_test --gtest_filter='*/cuda'
     # HT cleanup coding on the GPU: coefficients read in place, each block's slot of the output
     # arena and of the scratch.
@@ -144,6 +144,7 @@ if [[ $what == all || $what == sanitize || $what == cuda ]]; then
     # The whole encoder with Tier-1 on the GPU, and frames in flight through several encoders.
     sanitized $tool ht_gpu_compress_test ./build-device/tests/ht_gpu_compress_test --gtest_filter='GpuCompress*'
     sanitized $tool encoder_frames_test ./build-device/tests/encoder_frames_test --gtest_filter='EncoderFramesCuda.*'
+    # The decoder's gathered launches, HT streams' blocks included (HtStreamsDecodeAsTheCpu).
     sanitized $tool decoder_test ./build-device/tests/decoder_test --gtest_filter='DecoderGpu.*'
   done
 fi

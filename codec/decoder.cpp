@@ -60,14 +60,18 @@ class TileDecoder {
   // they fill a launch (or at finish()).
   void run(size_t t, DecodedImage& image) {
     Prepared p = prepare(t, image);
-    // HT code-blocks (Part 15) are decoded on the CPU for now, whatever the back stage: such a
-    // tile goes through the host buffers, after the GPU's gathered tiles.
-    bool ht = false;
-    for (const ComponentCoding& k : cs_.tiles[t].components) ht = ht || (k.modes & kModeHt) != 0;
-    if (stage_.on_device() && ht) flush();
-    if (stage_.on_device() && !ht) {
-      gather(p);
-      return;
+    // HT code-blocks (Part 15) go to the GPU's batch as Part 1's do (CUDA's and OpenCL's
+    // decode both, block by block: an HTMIXED tile's in one launch). A batch that did not
+    // (decodes_ht()) would leave such a tile to the CPU's threads, through the host buffers,
+    // after the GPU's gathered tiles.
+    if (stage_.on_device()) {
+      bool ht = false;
+      for (const ComponentCoding& k : cs_.tiles[t].components) ht = ht || (k.modes & kModeHt) != 0;
+      if (!ht || gpu_batch().decodes_ht()) {
+        gather(p);
+        return;
+      }
+      flush();
     }
     const std::vector<void*>& buffers = stage_.begin(p.stage, p.mct);
     for (size_t c = 0; c < p.comps.size(); ++c) {
@@ -82,10 +86,12 @@ class TileDecoder {
   // is done (BackStage::finish()), gpu_warnings().
   void finish() { flush(); }
 
-  // The warnings of blocks that failed their SEGMARK check on the GPU, once its work is done.
+  // The warnings of blocks that failed their SEGMARK check on the GPU, and of HT blocks
+  // decoded there as zeros, once its work is done.
   void gpu_warnings() {
     if (!gpu_blocks_) return;
     for (const auto& [t, n] : gpu_blocks_->segmark_errors()) segmark_warning(static_cast<size_t>(t), n);
+    for (const auto& [t, n] : gpu_blocks_->corrupt_blocks()) corrupt_warning(static_cast<size_t>(t), n);
   }
 
  private:
@@ -147,8 +153,7 @@ class TileDecoder {
   // long as the whole image would take). A tile larger than that goes alone, into the back
   // stage's planes.
   void gather(Prepared& p) {
-    if (!gpu_blocks_) gpu_blocks_ = make_gpu_block_batch(settings_.backend);
-    const uint64_t device_limit = gpu_blocks_->max_buffer_bytes();
+    const uint64_t device_limit = gpu_batch().max_buffer_bytes();
     const size_t limit = device_limit > 0 && device_limit < kGpuGroupBytes ? static_cast<size_t>(device_limit) : kGpuGroupBytes;
     std::vector<size_t> planes;
     size_t bytes = 0;  // as own_planes() lays them out, each from a 256-byte boundary
@@ -305,9 +310,13 @@ class TileDecoder {
         dequantise_irreversible(values.data(), code.width, code.width, code.height, b.step, k.floats + b.at, b.stride);
     }, settings_.backend.threads);
     if (segmark_errors > 0) segmark_warning(t, segmark_errors.load());
-    if (corrupt_blocks > 0)
-      warnings_.push_back("tile " + std::to_string(t) + ": " + std::to_string(corrupt_blocks.load()) +
-                          " HT code-blocks with inconsistent data (decoded as zeros)");
+    if (corrupt_blocks > 0) corrupt_warning(t, corrupt_blocks.load());
+  }
+
+  // The decoder's GPU batch, made by the first tile on the GPU.
+  GpuBlockBatch& gpu_batch() {
+    if (!gpu_blocks_) gpu_blocks_ = make_gpu_block_batch(settings_.backend);
+    return *gpu_blocks_;
   }
 
   const BlockCoder& coder_for(const BlockCode& code) const { return (code.modes & kModeHt) ? *ht_coder_ : *coder_; }
@@ -315,6 +324,10 @@ class TileDecoder {
   void segmark_warning(size_t t, int blocks) {
     warnings_.push_back("tile " + std::to_string(t) + ": " + std::to_string(blocks) +
                         " code-blocks failed their SEGMARK check (decoded anyway)");
+  }
+  void corrupt_warning(size_t t, int blocks) {
+    warnings_.push_back("tile " + std::to_string(t) + ": " + std::to_string(blocks) +
+                        " HT code-blocks with inconsistent data (decoded as zeros)");
   }
 
   // The inverse RCT or ICT (G.2, G.3) needs components 0..2 of one size and wavelet.

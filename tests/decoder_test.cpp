@@ -648,6 +648,113 @@ TEST(DecoderGpu, TilesGatheredIntoLaunchesDecodeAsTheCpu) {
   }
 }
 
+// HT code-blocks (Part 15) on a GPU back stage, decoded on the GPU (CUDA's batch runs
+// ht/device_block_decoder.hpp, OpenCL's its OpenCL C mirror): every sample the CPU
+// backend's. Lossless and lossy HT streams (the lossy ones with SigProp and
+// MagRef where rate control stops a block above plane 0), tiles gathered into one launch,
+// long and small code-blocks, 12-bit grey, reduce; then streams with flipped bytes, whose
+// inconsistent HT blocks must decode to zeros and be counted in the same warnings; then T.803's
+// HTJ2K and HTMIXED codestreams where J2K_CONFORMANCE_DATA/htj2k has them. Small images: it
+// runs on PoCL too (seconds), so CI decodes HT blocks through the OpenCL kernel.
+TEST(DecoderGpu, HtStreamsDecodeAsTheCpu) {
+  std::vector<j2k::Backend> gpus;
+  std::string cuda_why, opencl_why;
+  if (j2k::backend_available(j2k::Backend::Cuda, &cuda_why)) gpus.push_back(j2k::Backend::Cuda);
+  if (j2k::backend_available(j2k::Backend::OpenCL, &opencl_why)) gpus.push_back(j2k::Backend::OpenCL);
+  if (gpus.empty()) GTEST_SKIP() << "CUDA: " << cuda_why << "; OpenCL: " << opencl_why;
+  auto expect_same = [&](const std::vector<uint8_t>& bytes, DecodeSettings d, const std::string& what) {
+    d.backend = j2k::BackendOptions(j2k::Backend::Cpu);
+    DecodedImage want;
+    try {
+      want = decode(bytes.data(), bytes.size(), d);
+    } catch (const j2k::Error& e) {
+      for (j2k::Backend b : gpus) {
+        d.backend = j2k::BackendOptions(b);
+        EXPECT_THROW(decode(bytes.data(), bytes.size(), d), j2k::Error) << what << " on " << j2k::backend_name(b) << ": the CPU refused it: " << e.what();
+      }
+      return std::vector<std::string>{};
+    }
+    std::vector<std::string> warnings = want.warnings;
+    std::sort(warnings.begin(), warnings.end());
+    for (j2k::Backend b : gpus) {
+      d.backend = j2k::BackendOptions(b);
+      const DecodedImage got = decode(bytes.data(), bytes.size(), d);
+      EXPECT_EQ(got.truncated, want.truncated) << what << " on " << j2k::backend_name(b);
+      std::vector<std::string> got_warnings = got.warnings;
+      std::sort(got_warnings.begin(), got_warnings.end());
+      EXPECT_EQ(got_warnings, warnings) << what << " on " << j2k::backend_name(b);
+      EXPECT_EQ(got.components.size(), want.components.size()) << what;
+      for (size_t k = 0; k < std::min(got.components.size(), want.components.size()); ++k)
+        EXPECT_TRUE(got.components[k].bytes == want.components[k].bytes)
+            << what << ", component " << k << " on " << j2k::backend_name(b);
+    }
+    return warnings;
+  };
+  j2kfront::Image grey12;
+  grey12.width = 211;
+  grey12.height = 97;
+  auto& g = grey12.add_component(J2K_SAMPLE_U16, 12);
+  for (int64_t y = 0; y < g.height; ++y)
+    for (int64_t x = 0; x < g.width; ++x)
+      g.row<uint16_t>(y)[x] = static_cast<uint16_t>((x * 37 + y * 11 + ((x * 2654435761u) >> 9 ^ y * 977u) % 301) & 4095);
+  const j2kfront::Image rgb = noisy_rgb(300, 200);
+  struct Stream {
+    const char* name;
+    const j2kfront::Image* image;
+    bool irreversible;
+    uint32_t tile;
+    int block_w, block_h;
+    std::vector<double> rates;
+    int reduce;
+  };
+  const Stream streams[] = {
+      {"RGB lossless, tiles of 128", &rgb, false, 128, 64, 64, {}, 0},
+      {"RGB 9/7 at 20:1 and 6:1", &rgb, true, 0, 64, 64, {20, 6}, 0},
+      {"RGB 9/7 at 12:1, blocks of 128x32, reduce 1", &rgb, true, 0, 128, 32, {12}, 1},
+      {"RGB lossless, blocks of 1024x4", &rgb, false, 0, 1024, 4, {}, 0},
+      {"12-bit grey lossless, blocks of 4x1024", &grey12, false, 0, 4, 1024, {}, 0},
+      {"12-bit grey 9/7 at 8:1, blocks of 8x8, tiles of 64", &grey12, true, 64, 8, 8, {8}, 0},
+  };
+  std::mt19937 rng(46);
+  int corrupt_warnings = 0;
+  for (const Stream& k : streams) {
+    j2kfront::Settings s;
+    s.backend = J2K_BACKEND_CPU;
+    s.wavelet = k.irreversible ? J2K_WAVELET_97 : J2K_WAVELET_53;
+    s.tile_w = s.tile_h = k.tile;
+    j2kfront::Coding c;
+    c.modes = J2K_MODE_HT;
+    c.block_w = k.block_w;
+    c.block_h = k.block_h;
+    c.rates = k.rates;
+    const std::vector<uint8_t> bytes = j2kfront::Encoder(s, c, k.image->view()).encode(k.image->view());
+    DecodeSettings d;
+    d.reduce = k.reduce;
+    expect_same(bytes, d, k.name);
+    // Bytes flipped in the second half (packet data, mostly): decoded alike or refused alike.
+    d.allow_partial = true;
+    for (int trial = 0; trial < 6; ++trial) {
+      std::vector<uint8_t> bad = bytes;
+      for (int f = 0; f < 3; ++f) bad[bad.size() / 2 + rng() % (bad.size() / 2)] ^= static_cast<uint8_t>(1 + rng() % 255);
+      for (const std::string& w : expect_same(bad, d, std::string(k.name) + ", flipped " + std::to_string(trial)))
+        corrupt_warnings += w.find("HT code-blocks with inconsistent data") != std::string::npos;
+    }
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_GT(corrupt_warnings, 0) << "some flipped bytes should have made HT blocks inconsistent";
+  // T.803's codestreams, where there.
+  const fs::path dir = conformance_dir() + "/htj2k";
+  int conformance = 0;
+  if (fs::exists(dir))
+    for (const auto& e : fs::directory_iterator(dir)) {
+      const std::string name = e.path().filename().string();
+      if (e.path().extension() != ".j2k" || (name.rfind("ds0_ht_", 0) != 0 && name.rfind("ds0_hm_", 0) != 0)) continue;
+      expect_same(file_bytes(e.path().string()), DecodeSettings{}, name);
+      ++conformance;
+    }
+  std::printf("[ht-gpu] %d of T.803's HTJ2K codestreams compared too (%s)\n", conformance, dir.string().c_str());
+}
+
 // An OpenCL device whose largest buffer is small (the tuning's max_alloc makes any device
 // one, PoCL's too): the tiles gathered into a launch stay within it (here two tiles of 64^2
 // RGB, 48 KiB each, where the image's eight tiles would take 225 KiB); a tile alone whose planes

@@ -405,7 +405,7 @@ TEST_F(Decompress, GpuBackStagesAsOpenJpeg) {
       {"coffee.ppm", "-t 160,96", "-d 33,17,300,200"},
       {"moon_u16.tif", "-I -r 30", ""},
       {"moon_u16.tif", "", "-r 2"},
-      // HT code-blocks: Tier-1 on the CPU's threads, the back stage on the GPU.
+      // HT code-blocks: Tier-1 on the GPU too.
       {"astronaut.ppm", "--ht", ""},
       {"coffee.ppm", "--ht -I -t 128,128 -d 5,9", "-r 1"},
   };

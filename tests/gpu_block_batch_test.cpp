@@ -7,16 +7,24 @@
 //   them, the second gathering two tiles into one launch through the batch's own planes;
 // - every pass pinned: each block delivered up to each of its passes in turn, so that the
 //   GPU's passes (the CUDA build of the CPU's passes, and the OpenCL C ones of
-//   gpu/opencl/block_decoder.cl, a second source) agree after each one.
+//   gpu/opencl/block_decoder.cl, a second source) agree after each one;
+// - HT code-blocks (Part 15) on the batches that decode them (CUDA's and OpenCL's, the
+//   second an OpenCL C source of the same steps): every size, lossless
+//   and lossy with SigProp and MagRef, cut and corrupted (tests/support/ht_decoder_cases.hpp,
+//   whose cases ht_device_decoder_test runs through the same decoder on the host), mixed with
+//   Part 1 blocks in one launch as an HTMIXED tile's are, the corrupt ones counted per tile
+//   as the CPU counts them.
 // A backend without a device here skips, naming why (PoCL runs OpenCL on the CPU in CI).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "codec/tier1/gpu/gpu_block_batch.hpp"
 #include "tests/support/decoder_cases.hpp"
+#include "tests/support/ht_decoder_cases.hpp"
 #include "tests/support/gpu_memory.hpp"
 
 namespace {
@@ -129,6 +137,63 @@ TEST_P(GpuBlockBatchTest, EveryPassAsTheCpu) {
   decode_into(plane, bytes, cases);
   expect_cpu_values(plane, cases, want, 0, "cut after its last delivered pass");
   EXPECT_TRUE(batch_->segmark_errors().empty());
+}
+
+TEST_P(GpuBlockBatchTest, HtAndPart1BlocksInOneLaunchAsTheCpu) {
+  if (!batch_->decodes_ht()) {
+    int64_t values = 0;
+    const std::vector<Case> one = test_support::ht_cases(values);
+    EXPECT_THROW(batch_->add(one.front().code, 0, 0, 0, 1, 0.0f), j2k::Error) << "an HT block for a batch that decodes Part 1's only";
+    GTEST_SKIP() << j2k::backend_name(GetParam()) << "'s batch decodes Part 1 blocks only (HT ones on the CPU: decoder.cpp)";
+  }
+  // The HT cases, then as many Part 1 ones, interleaved in one plane.
+  int64_t total = 0;
+  std::vector<Case> cases = test_support::ht_cases(total);
+  const size_t ht = cases.size();
+  {
+    int64_t part1_total = 0;
+    std::vector<Case> part1 = test_support::all_cases(part1_total);
+    part1.resize(std::min(part1.size(), ht));
+    for (Case& c : part1) {
+      c.at += total;
+      cases.push_back(std::move(c));
+    }
+    total += part1_total;
+    for (Case& c : cases) test_support::point(c);
+  }
+  const size_t bytes = static_cast<size_t>(total) * 4;
+  std::vector<int32_t> want(static_cast<size_t>(total));
+  int want_segmark[2] = {0, 0}, want_corrupt[2] = {0, 0};  // by tile: even cases, odd cases
+  for (size_t i = 0; i < cases.size(); ++i) decode_on_cpu(cases[i], want.data() + cases[i].at, want_segmark[i % 2], &want_corrupt[i % 2]);
+
+  // Two tiles' planes: the even cases into `plane` (tile 3), the odd ones into a second plane
+  // (tile 4), alternately HT and Part 1 blocks in the order added.
+  const Plane plane = memory_->filled(bytes, 0x5A), other = memory_->filled(bytes, 0x5A);
+  batch_->clear();
+  for (size_t k = 0; k < ht; ++k)
+    for (size_t i : {k, ht + k})
+      if (i < cases.size()) {
+        check_block(cases[i].code);
+        batch_->add(cases[i].code, cases[i].roi, i % 2, cases[i].at, cases[i].code.width, cases[i].step);
+      }
+  batch_->decode({plane, other}, {bytes, bytes}, memory_->stream(), {3, 4});
+  std::vector<int32_t> got[2] = {std::vector<int32_t>(want.size()), std::vector<int32_t>(want.size())};
+  memory_->read(plane, got[0].data(), bytes);
+  memory_->read(other, got[1].data(), bytes);
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    const size_t n = static_cast<size_t>(c.code.width * c.code.height);
+    ASSERT_EQ(std::memcmp(got[i % 2].data() + c.at, want.data() + c.at, n * 4), 0)
+        << (i < ht ? "HT " : "Part 1 ") << describe(c);
+  }
+  const auto corrupt = batch_->corrupt_blocks();
+  const auto segmark = batch_->segmark_errors();
+  EXPECT_EQ(corrupt.count(3) ? corrupt.at(3) : 0, want_corrupt[0]) << "corrupt HT blocks of tile 3";
+  EXPECT_EQ(corrupt.count(4) ? corrupt.at(4) : 0, want_corrupt[1]) << "corrupt HT blocks of tile 4";
+  EXPECT_EQ(segmark.count(3) ? segmark.at(3) : 0, want_segmark[0]) << "SEGMARK failures of tile 3";
+  EXPECT_EQ(segmark.count(4) ? segmark.at(4) : 0, want_segmark[1]) << "SEGMARK failures of tile 4";
+  EXPECT_GT(want_corrupt[0] * want_corrupt[1], 0) << "both tiles should hold corrupt HT blocks";
+  EXPECT_TRUE(batch_->corrupt_blocks().empty()) << "counted once";
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, GpuBlockBatchTest, ::testing::Values(Backend::Cuda, Backend::OpenCL),

@@ -5,8 +5,10 @@
 // decompress`: lossless ones to exactly the original image and what ojph_expand gives; lossy
 // ones to exactly what opj_decompress (OpenJPEG 2.5, whose dequantisation and 9/7 ours
 // follows bit for bit) gives, and within 1 of ojph_expand's (its own float 9/7 rounds a few
-// samples the other way). Then our `compress --ht` streams in those decoders and Grok's. Each
-// case skips, saying why, where its tools are missing.
+// samples the other way). Where the CLI has a CUDA device, `decompress --backend cuda` (HT
+// code-blocks decoded on the GPU) gives the CPU backend's samples exactly. Then our `compress
+// --ht` streams in those decoders and Grok's. Each case skips, saying why, where its tools are
+// missing.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -31,6 +33,15 @@ using test_support::write_pnm;
 namespace {
 
 const std::string kCli = J2K_CLI_PATH;
+
+// Whether the CLI runs --backend cuda here (its --version lists the backends it can run).
+bool cli_has_cuda() {
+  static const bool has = [] {
+    const auto r = run_command(quote(kCli) + " --version");
+    return r.exit_code == 0 && r.output.find("cuda: ") != std::string::npos && r.output.find("cuda: unavailable") == std::string::npos;
+  }();
+  return has;
+}
 
 struct Case {
   const char* name;
@@ -60,6 +71,11 @@ TEST_P(HtInterop, OpenJphStreamsDecode) {
   r = run_command(quote(kCli) + " decompress --quiet -i " + quote(stream) + " -o " + quote(path("ours" + ext)));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const Pnm in = read_pnm(original), theirs = read_pnm(path("ojph" + ext)), ours = read_pnm(path("ours" + ext));
+  if (cli_has_cuda()) {  // HT blocks decoded on the GPU: the CPU's samples
+    r = run_command(quote(kCli) + " decompress --quiet --backend cuda -i " + quote(stream) + " -o " + quote(path("cuda" + ext)));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(read_pnm(path("cuda" + ext)).samples, ours.samples) << "--backend cuda: not the CPU backend's samples";
+  }
   ASSERT_EQ(ours.width, c.width);
   ASSERT_EQ(ours.height, c.height);
   ASSERT_EQ(ours.samples.size(), theirs.samples.size());

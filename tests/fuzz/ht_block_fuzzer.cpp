@@ -6,14 +6,18 @@
 // segment, with 0 to 2 refinement passes and 0 to 2 groups of placeholder passes. The decoder
 // must write only inside the block, give values its form allows (|v| < 2^31), and either
 // decode or report the block corrupt (zeros); a throw is a finding but for the sizes it
-// checks. And each of its builds (portable, AVX2 where the CPU has it) must decode exactly as
-// the reference decoder (reference_block_decoder.hpp) does: the same values and report.
+// checks. And each of its builds (portable, AVX2 where the CPU has it), and the decoder the
+// GPU batches run (device_block_decoder.hpp, here on the host, its scratch full of junk), must
+// decode exactly as the reference decoder (reference_block_decoder.hpp) does: the same values
+// and report.
 // Seeds: ht_block/.
 #include <cstdint>
 #include <cstdlib>
 #include <vector>
 
 #include "codec/tier1/ht/block_decoder.hpp"
+#include "codec/tier1/ht/cleanup_pass.hpp"
+#include "codec/tier1/ht/device_block_decoder.hpp"
 #include "codec/tier1/ht/reference_block_decoder.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -58,6 +62,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!ht::available(path)) continue;
     std::vector<int32_t> other(out.size(), 0x5A5A5A5A);
     const BlockDecodeReport o = ht::decode_block(code, other.data(), stride, path);
+    if (o.passes != e.passes || o.corrupt != e.corrupt || other != expected) __builtin_trap();
+  }
+  {
+    std::vector<int32_t> other(out.size(), 0x5A5A5A5A);
+    std::vector<uint8_t> scratch(ht::device::scratch_bytes(w, h), 0xA5);
+    const BlockDecodeReport o = ht::device::decode_block(code, ht::cleanup::tables(), scratch.data(), other.data(), stride);
     if (o.passes != e.passes || o.corrupt != e.corrupt || other != expected) __builtin_trap();
   }
   for (int y = 0; y <= h; ++y)

@@ -12,6 +12,7 @@
 #include "codec/quant/dequantiser.hpp"
 #include "codec/tier1/ebcot/block_decoder.hpp"
 #include "codec/tier1/ebcot/block_encoder.hpp"
+#include "codec/tier1/ht/block_decoder.hpp"
 #include "tests/support/coded_blocks.hpp"
 
 namespace test_support {
@@ -86,10 +87,14 @@ inline void point(Case& c) {  // the code's pointers into the case's own vectors
   c.code.segment_passes = c.segment_passes.data();
 }
 
-// What the decoder's CPU path writes for the block (codec/decoder.cpp).
-inline void decode_on_cpu(const Case& c, int32_t* out, int& segmark_errors) {
+// What the decoder's CPU path writes for the block (codec/decoder.cpp): EBCOT's decoder or,
+// for a block with kModeHt, HT's. `corrupt`: HT blocks decoded as zeros, where asked.
+inline void decode_on_cpu(const Case& c, int32_t* out, int& segmark_errors, int* corrupt = nullptr) {
   std::vector<int32_t> values(static_cast<size_t>(c.code.width * c.code.height));
-  if (decode_block(c.code, values.data(), c.code.width).segmark_error) ++segmark_errors;
+  const BlockDecodeReport r = (c.code.modes & kModeHt) ? ht::decode_block(c.code, values.data(), c.code.width)
+                                                        : decode_block(c.code, values.data(), c.code.width);
+  if (r.segmark_error) ++segmark_errors;
+  if (r.corrupt && corrupt) ++*corrupt;
   undo_roi_shift(values.data(), values.size(), c.roi);
   if (c.step == 0.0f)
     dequantise_reversible(values.data(), c.code.width, c.code.width, c.code.height, out, c.code.width);

@@ -21,6 +21,8 @@ GpuBlockBatch::~GpuBlockBatch() = default;
 void GpuBlockBatch::clear() { records_->clear(); }
 size_t GpuBlockBatch::size() const { return records_->blocks.size(); }
 void GpuBlockBatch::add(const BlockCode& code, int roi, size_t plane, int64_t at, int64_t stride, float step) {
+  if ((code.modes & kModeHt) && !decodes_ht())
+    throw Error(ErrorCode::Internal, "GpuBlockBatch::add: an HT code-block for a batch that decodes Part 1's only");
   records_->add(code, roi, plane, at, stride, step);
 }
 

@@ -2,14 +2,17 @@
 // Tier-1 decoding of many code-blocks on a GPU, straight into the coefficient planes of the
 // GPU back stage, one code-block a GPU thread: what the CUDA batch (cuda/block_decoder) and
 // the OpenCL batch (opencl/block_decoder) both offer the decoder. The coefficients are
-// decode_block()'s and dequantiser.cpp's bit for bit (tests/block_decoder_*_test.cpp); only
-// the codestream's bytes cross the bus.
+// decode_block()'s and dequantiser.cpp's bit for bit (tests/gpu_block_batch_test.cpp); only
+// the codestream's bytes cross the bus. Part 1 (EBCOT) code-blocks on every batch; HT ones
+// (Part 15, kModeHt) on the batches whose decodes_ht() says so (CUDA's runs
+// ht/device_block_decoder.hpp, OpenCL's its OpenCL C mirror), block by block, so that an
+// HTMIXED tile's go in one batch.
 //
 //   std::unique_ptr<GpuBlockBatch> batch = make_gpu_block_batch(options);  // one per decoder
 //   batch->clear();
 //   for each block: coder.check(code); batch->add(code, roi, plane, at, stride, step);
 //   batch->decode(planes, bytes, stream, tiles);   // asynchronous on `stream`
-//   ... once the stream's work is done: batch->segmark_errors()
+//   ... once the stream's work is done: batch->segmark_errors(), batch->corrupt_blocks()
 //
 // A plane is a Plane of the backend's device memory (transform/queue.hpp: a CUDA pointer, or
 // an OpenCL cl_mem, with an offset in bytes); a stream is the back stage's (BackStage::
@@ -44,10 +47,14 @@ class GpuBlockBatch {
   void clear();
   // How many planes a batch's blocks may go to.
   static constexpr size_t kMaxPlanes = 65536;
+  // Whether HT code-blocks may be added (else Part 1's only; the decoder decodes HT ones on
+  // the CPU then).
+  virtual bool decodes_ht() const { return false; }
   // A block (checked with BlockCoder::check() by the caller) whose coefficients go to planes[plane]
   // at [at + y * stride + x] (in 4-byte values; plane below kMaxPlanes): int32 for the 5/3
   // (step 0), else float, dequantised with `step` (band_step()); `roi`: its component's
-  // max-shift.
+  // max-shift. An HT block (kModeHt in code.modes) where decodes_ht() is false throws
+  // Error(Internal).
   void add(const BlockCode& code, int roi, size_t plane, int64_t at, int64_t stride, float step);
   size_t size() const;
 
@@ -61,6 +68,9 @@ class GpuBlockBatch {
   // Once the work of the batches decoded so far is done: the tiles whose blocks failed their
   // SEGMARK check, and how many in each; forgets them.
   virtual std::map<int64_t, int> segmark_errors() = 0;
+  // The same for HT blocks whose data contradicts itself, decoded as zeros
+  // (BlockDecodeReport::corrupt); none on a batch without HT blocks.
+  virtual std::map<int64_t, int> corrupt_blocks() { return {}; }
 
   // Device planes of the batch's own, bytes[p] each (each from a 256-byte boundary of one
   // buffer), for decode(); kept (and reused) until the next call, which must come after the

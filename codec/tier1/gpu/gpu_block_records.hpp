@@ -12,6 +12,7 @@
 
 #include "codec/tier1/ebcot/block_passes.hpp"
 #include "codec/tier1/gpu/gpu_block_batch.hpp"
+#include "codec/tier1/ht/device_block_decoder.hpp"
 #include "common/error.hpp"
 
 namespace j2k::codec {
@@ -20,7 +21,7 @@ namespace j2k::codec {
 // OpenCL kernel declares the same).
 struct GpuBlockRecord {
   uint64_t bytes;        // its segments, in the upload's bytes
-  uint64_t words;        // its flag words, in the scratch
+  uint64_t words;        // its scratch, in 32-bit words: EBCOT's flag words, or HT's rows
   int64_t at, stride;    // its coefficients: planes[plane][at + y * stride + x]
   uint32_t size;         // its bytes
   uint32_t segments_at;  // its first segment in segment_bytes / segment_passes
@@ -39,7 +40,8 @@ struct GpuBlockRecords {
   std::vector<uint32_t> segment_bytes;
   std::vector<int> segment_passes;
   std::vector<uint8_t> bytes;
-  uint64_t words = 0;  // the scratch flag words the blocks need
+  uint64_t words = 0;  // the scratch words the blocks need
+  bool ht = false;     // whether a block is HT's (the kernels then need its tables)
 
   void clear() {
     blocks.clear();
@@ -47,6 +49,7 @@ struct GpuBlockRecords {
     segment_passes.clear();
     bytes.clear();
     words = 0;
+    ht = false;
   }
 
   // GpuBlockBatch::add().
@@ -74,7 +77,9 @@ struct GpuBlockRecords {
     bytes.insert(bytes.end(), code.bytes, code.bytes + size);
     segment_bytes.insert(segment_bytes.end(), code.segment_bytes, code.segment_bytes + code.segments);
     segment_passes.insert(segment_passes.end(), code.segment_passes, code.segment_passes + code.segments);
-    words += t1::BlockPasses<t1::HostTables>::words_for(code);
+    const bool is_ht = (code.modes & kModeHt) != 0;
+    words += is_ht ? ht::device::scratch_bytes(code.width, code.height) / 4 : t1::BlockPasses<t1::HostTables>::words_for(code);
+    ht = ht || is_ht;
     blocks.push_back(b);
   }
 

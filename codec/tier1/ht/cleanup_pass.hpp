@@ -54,8 +54,8 @@ constexpr int kE1Shift = 12;         // bits 12-15: e_1
 constexpr int kRightContextShift = 16;
 // Bit 20: no codeword starts with these bits (and the rest 0: none taken, insignificant).
 constexpr uint32_t kUnknown = 1u << 20;
-constexpr int length(uint32_t entry) { return static_cast<int>((entry >> kLengthShift) & 7); }
-constexpr unsigned right_context(uint32_t entry) { return (entry >> kRightContextShift) & 7; }
+J2K_HD constexpr int length(uint32_t entry) { return static_cast<int>((entry >> kLengthShift) & 7); }
+J2K_HD constexpr unsigned right_context(uint32_t entry) { return (entry >> kRightContextShift) & 7; }
 }  // namespace packed
 
 // The U-VLC bits of a quad pair but the extensions, decoded from the next 6 bits: the
@@ -99,10 +99,11 @@ struct ExponentRow {
 // The exponent bound's kappa of a quad with significance `rho` (more than one significant
 // sample: from the largest exponent of the four samples above it, which are all 0 in row 0;
 // else 1). `e_above`: the row above's bottom exponents (ExponentRow::at()).
-inline unsigned kappa(unsigned rho, const uint8_t* e_above, int q) {
+// Host and device code (device_block_decoder.hpp's cleanup pass reads it too).
+J2K_HD inline unsigned kappa(unsigned rho, const uint8_t* e_above, int q) {
   const uint8_t* e = e_above + 2 * q - 1;
-  const int e_max = std::max(std::max(e[0], e[1]), std::max(e[2], e[3]));
-  return static_cast<unsigned>((rho & (rho - 1)) != 0 ? std::max(1, e_max - 1) : 1);
+  const int e_max = max_of(max_of(e[0], e[1]), max_of(e[2], e[3]));
+  return static_cast<unsigned>((rho & (rho - 1)) != 0 ? max_of(1, e_max - 1) : 1);
 }
 
 // One quad's codeword from `table` (its row kind's); a quad in the zero context is

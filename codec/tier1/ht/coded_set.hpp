@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Which of a block's HT sets the decoders (block_decoder.cpp and reference_block_decoder.cpp)
 // decode: the last segment that ends with a cleanup pass and holds bytes, and the refinement
-// segment right after it (block_decoder.hpp says how Tier-2 counts the passes).
+// segment right after it (block_decoder.hpp says how Tier-2 counts the passes). Host and
+// device code (host_device.hpp), for device_block_decoder.hpp too.
 #pragma once
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
 #include "codec/tier1/block_coder.hpp"
+#include "codec/tier1/ht/host_device.hpp"
 
 namespace j2k::codec::ht {
 
@@ -23,7 +24,7 @@ struct HtSet {
 };
 
 // Whether the block has a set to decode; if so it is left in `set`.
-inline bool find_set(const BlockCode& c, HtSet& set) {
+J2K_HD inline bool find_set(const BlockCode& c, HtSet& set) {
   bool found = false;
   size_t offset = 0;
   int n = 0;
@@ -44,7 +45,7 @@ inline bool find_set(const BlockCode& c, HtSet& set) {
     } else if (found && n == set.passes && n % 3 == 1) {
       set.refinement = bytes;
       set.refinement_size = size;
-      set.refinement_passes = std::min(passes, 2);
+      set.refinement_passes = min_of(passes, 2);
       set.passes += set.refinement_passes;
     }
     n += passes;

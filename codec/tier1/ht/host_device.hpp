@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // What lets the HT cleanup coder (cleanup_encoder.hpp, with bit_writers.hpp and
 // quad_rules.hpp) compile for the CPU and, unchanged, for the CUDA kernel that codes a batch of
-// code-blocks on the GPU (gpu/cuda/warp_cleanup.cuh): functions both may call are J2K_HD,
+// code-blocks on the GPU (gpu/cuda/warp_cleanup.cuh), and the HT decoder's steps for the
+// kernel that decodes them (device_block_decoder.hpp): functions both may call are J2K_HD,
 // and the few intrinsics and memory accesses that differ are wrapped here.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -15,6 +17,25 @@
 #endif
 
 namespace j2k::codec::ht {
+
+// std::min and std::max where device code may call them too: the CPU keeps the standard ones
+// (its HT decoder's code, which the AVX2 path was measured with, stays as it was compiled).
+template <class T>
+J2K_HD constexpr const T& min_of(const T& a, const T& b) {
+#if defined(__CUDA_ARCH__)
+  return b < a ? b : a;
+#else
+  return std::min(a, b);
+#endif
+}
+template <class T>
+J2K_HD constexpr const T& max_of(const T& a, const T& b) {
+#if defined(__CUDA_ARCH__)
+  return a < b ? b : a;
+#else
+  return std::max(a, b);
+#endif
+}
 
 // The leading zero bits of x, which must not be 0.
 J2K_HD inline int leading_zeros(uint32_t x) {

@@ -6,11 +6,13 @@
 // columns, the samples still insignificant with a significant neighbour (one made significant
 // earlier in this pass counts; with the stripe-causal mode the stripe below is unseen), each
 // group's significance bits then the signs of its new samples; MagRef gives every sample the
-// cleanup made significant its bit at p - 1, stripe by stripe, column by column.
+// cleanup made significant its bit at p - 1, stripe by stripe, column by column. Host and
+// device code (host_device.hpp), for device_block_decoder.hpp too.
 #pragma once
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+
+#include "codec/tier1/ht/host_device.hpp"
 
 namespace j2k::codec::ht {
 
@@ -18,7 +20,7 @@ class RefinementDecoder {
  public:
   // The width x height block at out[y * stride + x] after its cleanup pass at `plane` (> 0);
   // `sig`: width * height bytes of the caller's, for the significance.
-  RefinementDecoder(int width, int height, int plane, bool causal, int32_t* out, ptrdiff_t stride, uint8_t* sig)
+  J2K_HD RefinementDecoder(int width, int height, int plane, bool causal, int32_t* out, ptrdiff_t stride, uint8_t* sig)
       : w_(width), h_(height), p_(plane - 1), plane_(plane), causal_(causal), out_(out), stride_(stride), sig_(sig) {
     for (int y = 0; y < h_; ++y)
       for (int x = 0; x < w_; ++x) sig_[y * w_ + x] = out_[y * stride_ + x] != 0 ? 1 : 0;
@@ -26,12 +28,12 @@ class RefinementDecoder {
 
   // Reader: take(n), the next n bits (ForwardBits or ForwardWordReader).
   template <class Reader>
-  void significance_propagation(Reader& bits) {
+  J2K_HD void significance_propagation(Reader& bits) {
     int newly[16][2];
     for (int y0 = 0; y0 < h_; y0 += 4) {
-      const int y1 = std::min(y0 + 4, h_);
+      const int y1 = min_of(y0 + 4, h_);
       for (int x0 = 0; x0 < w_; x0 += 4) {
-        const int x1 = std::min(x0 + 4, w_);
+        const int x1 = min_of(x0 + 4, w_);
         int count = 0;
         for (int x = x0; x < x1; ++x)
           for (int y = y0; y < y1; ++y) {
@@ -54,9 +56,9 @@ class RefinementDecoder {
 
   // Reader: BackwardBits or BackwardWordReader, over the same segment read from its end.
   template <class Reader>
-  void magnitude_refinement(Reader& bits) {
+  J2K_HD void magnitude_refinement(Reader& bits) {
     for (int y0 = 0; y0 < h_; y0 += 4) {
-      const int y1 = std::min(y0 + 4, h_);
+      const int y1 = min_of(y0 + 4, h_);
       for (int x = 0; x < w_; ++x)
         for (int y = y0; y < y1; ++y) {
           if (sig_[y * w_ + x] != 1) continue;
@@ -69,9 +71,9 @@ class RefinementDecoder {
   }
 
  private:
-  bool sig(int x, int y) const { return sig_[y * w_ + x] != 0; }
+  J2K_HD bool sig(int x, int y) const { return sig_[y * w_ + x] != 0; }
   // Whether any of the 8 neighbours is significant now; rows from `below_end` on are unseen.
-  bool neighbour_significant(int x, int y, int below_end) const {
+  J2K_HD bool neighbour_significant(int x, int y, int below_end) const {
     for (int dy = -1; dy <= 1; ++dy) {
       const int yy = y + dy;
       if (yy < 0 || yy >= h_ || yy >= below_end) continue;

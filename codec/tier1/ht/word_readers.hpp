@@ -10,25 +10,46 @@
 // fit. The byte that fits in part leaves its low bits in place; the next refill starts with that
 // same byte, unstuffed, at that same place, so ORing it again changes nothing. Elsewhere (a
 // stuffed byte in sight, fewer than 8 bytes left) a byte at a time, as the reference reads.
-// Every load stays inside [data, data + size).
+// Every load stays inside [data, data + size). Host and device code (host_device.hpp): the
+// CUDA batch's HT decoder (device_block_decoder.hpp) reads with them too.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+
+#include "codec/tier1/ht/host_device.hpp"
 
 namespace j2k::codec::ht {
 
 // At least this many bits are in hand after a refill.
 constexpr int kRefilled = 56;
 
-// 8 bytes from p, p[0] in the low byte.
-inline uint64_t load_le64(const uint8_t* p) {
+// 8 bytes from p, p[0] in the low byte: one unaligned load on the CPU, byte loads on the GPU
+// (whose 64-bit loads must be aligned).
+J2K_HD inline uint64_t load_le64(const uint8_t* p) {
+#if defined(__CUDA_ARCH__)
+  uint64_t w = 0;
+  for (int i = 7; i >= 0; --i) w = w << 8 | p[i];
+  return w;
+#else
   uint64_t w;
   std::memcpy(&w, p, sizeof w);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
   w = __builtin_bswap64(w);
 #endif
   return w;
+#endif
+}
+
+// 8 bytes from p, p[7] in the low byte.
+J2K_HD inline uint64_t load_be64(const uint8_t* p) {
+#if defined(__CUDA_ARCH__)
+  uint64_t w = 0;
+  for (int i = 0; i < 8; ++i) w = w << 8 | p[i];
+  return w;
+#else
+  return __builtin_bswap64(load_le64(p));
+#endif
 }
 
 constexpr uint64_t kLowBits = 0x0101010101010101ull;
@@ -40,17 +61,17 @@ template <class Reader>
 class WordBits {
  public:
   // Makes at least n <= kRefilled bits available to bits() and take().
-  void need(int n) {
+  J2K_HD void need(int n) {
     if (count_ < n) static_cast<Reader*>(this)->refill();
   }
   // The bits in hand (need() says how many are valid), the next in bit 0.
-  uint64_t bits() const { return bits_; }
-  void skip(int n) {
+  J2K_HD uint64_t bits() const { return bits_; }
+  J2K_HD void skip(int n) {
     bits_ >>= n;
     count_ -= n;
   }
   // The next n <= 32 bits (none for 0), refilling first where fewer are in hand.
-  uint32_t take(int n) {
+  J2K_HD uint32_t take(int n) {
     need(n);
     const uint32_t v = static_cast<uint32_t>(bits_ & ((uint64_t{1} << n) - 1));
     skip(n);
@@ -66,11 +87,11 @@ class WordBits {
 // after a 0xFF; past the end 1s (`fill_ones`, MagSgn) or 0s (SigProp).
 class ForwardWordReader : public WordBits<ForwardWordReader> {
  public:
-  ForwardWordReader(const uint8_t* data, size_t size, bool fill_ones) : next_(data), left_(size), fill_ones_(fill_ones) {}
+  J2K_HD ForwardWordReader(const uint8_t* data, size_t size, bool fill_ones) : next_(data), left_(size), fill_ones_(fill_ones) {}
 
  private:
   friend class WordBits<ForwardWordReader>;
-  void refill() {
+  J2K_HD void refill() {
     if (left_ >= 8 && !last_ff_) {
       const uint64_t word = load_le64(next_);
       // A 0xFF byte is a zero byte of the complement (the classic has-zero-byte test).
@@ -86,7 +107,7 @@ class ForwardWordReader : public WordBits<ForwardWordReader> {
     }
     refill_bytes();
   }
-  void refill_bytes() {
+  J2K_HD void refill_bytes() {
     while (count_ <= kRefilled) {
       if (left_ == 0) {
         // Past the end: the fill forever (a fill byte after 0xFF gives 7 of its bits, all alike).
@@ -115,7 +136,7 @@ class ForwardWordReader : public WordBits<ForwardWordReader> {
 // (3 when their low 3 are all 1); otherwise (MagRef) the first byte reads as after one above 0x8F.
 class BackwardWordReader : public WordBits<BackwardWordReader> {
  public:
-  BackwardWordReader(const uint8_t* data, size_t size, bool first_nibble) : data_(data), left_(size) {
+  J2K_HD BackwardWordReader(const uint8_t* data, size_t size, bool first_nibble) : data_(data), left_(size) {
     if (first_nibble && left_ > 0) {
       const unsigned byte = data_[--left_];
       const unsigned nibble = byte >> 4;
@@ -128,10 +149,10 @@ class BackwardWordReader : public WordBits<BackwardWordReader> {
 
  private:
   friend class WordBits<BackwardWordReader>;
-  void refill() {
+  J2K_HD void refill() {
     if (left_ >= 8) {
       // The 8 bytes before the next, the next (first read) in the low byte.
-      const uint64_t word = __builtin_bswap64(load_le64(data_ + left_ - 8));
+      const uint64_t word = load_be64(data_ + left_ - 8);
       // Per byte (no carry crosses a byte): bit 7 set where the byte is above 0x8F (its MSB
       // set and its low 7 bits at least 0x10), and where its low 7 bits are all 1.
       const uint64_t low7 = word & ~kHighBits;
@@ -149,7 +170,7 @@ class BackwardWordReader : public WordBits<BackwardWordReader> {
     }
     refill_bytes();
   }
-  void refill_bytes() {
+  J2K_HD void refill_bytes() {
     while (count_ <= kRefilled) {
       if (left_ == 0) {  // past the start: 0s forever, none of them stuffed
         count_ = 64;
@@ -181,10 +202,10 @@ struct MelRun {
 class MelStream {
  public:
   // The MEL stream: `size` bytes at `data`, the last one shared with the VLC stream.
-  MelStream(const uint8_t* data, size_t size) : next_(data), left_(size) {}
+  J2K_HD MelStream(const uint8_t* data, size_t size) : next_(data), left_(size) {}
 
   // The next run: "1", 2^E zero events; "0" and E bits, that many zero events and a one event.
-  [[gnu::noinline]] MelRun next_run() {
+  [[gnu::noinline]] J2K_HD MelRun next_run() {
     static constexpr int kExponent[13] = {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4, 5};
     const int e = kExponent[k_];
     if (count_ < 1 + e) refill();
@@ -205,7 +226,7 @@ class MelStream {
   }
 
  private:
-  void refill() {
+  J2K_HD void refill() {
     while (count_ <= kRefilled) {
       // Past the end 0xFF; the last byte is shared with the VLC stream: its low nibble reads 1s.
       unsigned byte = 0xFF;
@@ -230,10 +251,10 @@ class MelStream {
 
 class MelRunDecoder {
  public:
-  explicit MelRunDecoder(MelStream& stream) : stream_(&stream) {}
+  J2K_HD explicit MelRunDecoder(MelStream& stream) : stream_(&stream) {}
 
   // The next event: 0 (a quad of the zero context that stays insignificant) or 1.
-  int event() {
+  J2K_HD int event() {
     if (run_.zeros > 0) {
       --run_.zeros;
       return 0;

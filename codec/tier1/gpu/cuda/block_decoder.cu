@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // One thread decodes one code-block: block_passes.hpp's passes on device-memory copies of
-// their tables, then the ROI shift undone and the dequantisation, as dequantiser.cpp does
-// them. The code-blocks are sorted by their bytes, most first, so that a warp's threads decode
-// blocks of about the same work and the longest start first. A CUDA block is one warp with
-// lanes_for() of its 32 lanes busy (see there).
+// their tables, or for an HT block (kModeHt) ht/device_block_decoder.hpp's on a copy of the
+// CPU's HT tables uploaded with the blocks, then the ROI shift undone and the dequantisation,
+// as dequantiser.cpp does them. The code-blocks are sorted by their bytes, most first, so
+// that a warp's threads decode blocks of about the same work and the longest start first. A
+// CUDA block is one warp with lanes_for() of its 32 lanes busy (see there).
 #include "codec/tier1/gpu/cuda/block_decoder.hpp"
 
 #include <cuda_runtime_api.h>
@@ -14,6 +15,8 @@
 
 #include "codec/tier1/ebcot/block_passes.hpp"
 #include "codec/tier1/gpu/gpu_block_records.hpp"
+#include "codec/tier1/ht/cleanup_pass.hpp"
+#include "codec/tier1/ht/device_block_decoder.hpp"
 #include "common/error.hpp"
 #include "device/cuda/buffers.hpp"
 #include "device/cuda/cuda_check.hpp"
@@ -39,14 +42,24 @@ struct DeviceTables {
 using DeviceBlock = GpuBlockRecord;
 
 // Where each part of the upload starts, bytes from its base. `counts`: each plane's SEGMARK
-// failures, zeros going up.
+// failures, then each plane's corrupt HT blocks, zeros going up; `ht_tables`: the HT
+// decoder's tables (cleanup::tables()), where the batch has HT blocks.
 struct Layout {
-  size_t blocks, planes, counts, segment_bytes, segment_passes, bytes, total;
+  size_t blocks, planes, counts, segment_bytes, segment_passes, bytes, ht_tables, total;
 };
+
+// An HT block, out of line: inlined, its locals would take registers from EBCOT's passes
+// (sm_90 ptxas: 4 bytes of spill loads became 48; out of line none, the stack frame 400
+// bytes against 224; docs/maintainers/experiments.md).
+__device__ __noinline__ bool decode_ht_block(const BlockCode& code, const ht::cleanup::Tables& tables, uint8_t* scratch,
+                                             int32_t* out, ptrdiff_t stride) {
+  return ht::device::decode_block(code, tables, scratch, out, stride).corrupt;
+}
 
 __global__ void __launch_bounds__(32) decode_blocks_kernel(const DeviceBlock* blocks, int count, void* const* planes,
                                                            const uint32_t* segment_bytes, const int* segment_passes,
-                                                           const uint8_t* bytes, uint32_t* words, int* segmark_errors) {
+                                                           const uint8_t* bytes, uint32_t* words, int* segmark_errors,
+                                                           int* corrupt_blocks, const ht::cleanup::Tables* ht_tables) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (i >= count) return;
   const DeviceBlock b = blocks[i];
@@ -62,8 +75,12 @@ __global__ void __launch_bounds__(32) decode_blocks_kernel(const DeviceBlock* bl
   code.modes = b.modes;
   code.bitplanes = b.bitplanes;
   int32_t* out = static_cast<int32_t*>(planes[b.plane]) + b.at;
-  if (t1::BlockPasses<DeviceTables>(code, words + b.words, out, b.stride).run().segmark_error)
+  if (b.modes & kModeHt) {
+    if (decode_ht_block(code, *ht_tables, reinterpret_cast<uint8_t*>(words + b.words), out, b.stride))
+      atomicAdd(corrupt_blocks + b.plane, 1);
+  } else if (t1::BlockPasses<DeviceTables>(code, words + b.words, out, b.stride).run().segmark_error) {
     atomicAdd(segmark_errors + b.plane, 1);
+  }
   // undo_roi_shift and dequantise_reversible / _irreversible (dequantiser.cpp), in place.
   const int shift = b.roi;
   const float half = 0.5f * b.step;
@@ -94,15 +111,15 @@ struct BlockBatch::Impl {
   std::vector<uint8_t> upload;  // what goes up, laid out as Layout says
 
   DeviceBuffer upload_d, words_d, planes_d;
-  // SEGMARK failures: a counter per plane of each batch in flight, read back into page-locked
-  // memory.
+  // SEGMARK failures and corrupt HT blocks: two counters per plane of each batch in flight,
+  // read back into page-locked memory.
   static constexpr int kCounters = 64;
   PinnedBuffer counts_h[kCounters];
   cudaEvent_t done[kCounters] = {};
   std::vector<int64_t> tiles_of[kCounters];
   bool pending[kCounters] = {};
   int next = 0;
-  std::map<int64_t, int> errors;
+  std::map<int64_t, int> errors, corrupt;
 
   // The threads of a CUDA block (one warp): how many of a warp's lanes decode a code-block.
   // The threads of a warp take different branches, decision after decision, so a warp's
@@ -142,8 +159,11 @@ struct BlockBatch::Impl {
     cuda_check(cudaEventSynchronize(done[slot]), "cudaEventSynchronize");
     pending[slot] = false;
     const int* n = static_cast<const int*>(counts_h[slot].data());
-    for (size_t p = 0; p < tiles_of[slot].size(); ++p)
+    const size_t planes = tiles_of[slot].size();
+    for (size_t p = 0; p < planes; ++p) {
       if (n[p] > 0) errors[tiles_of[slot][p]] += n[p];
+      if (n[planes + p] > 0) corrupt[tiles_of[slot][p]] += n[planes + p];
+    }
   }
 };
 
@@ -165,15 +185,19 @@ void BlockBatch::decode(const std::vector<Plane>& plane_list, const std::vector<
   l.blocks = 0;
   l.planes = align16(l.blocks + r.blocks.size() * sizeof(DeviceBlock));
   l.counts = align16(l.planes + planes.size() * sizeof(void*));
-  l.segment_bytes = align16(l.counts + planes.size() * sizeof(int));
+  const size_t counts = 2 * planes.size();  // SEGMARK failures, then corrupt HT blocks
+  l.segment_bytes = align16(l.counts + counts * sizeof(int));
   l.segment_passes = align16(l.segment_bytes + r.segment_bytes.size() * sizeof(uint32_t));
   l.bytes = align16(l.segment_passes + r.segment_passes.size() * sizeof(int));
-  l.total = align16(l.bytes + r.bytes.size() + 1);
+  l.ht_tables = align16(l.bytes + r.bytes.size() + 1);
+  l.total = align16(l.ht_tables + (r.ht ? sizeof(ht::cleanup::Tables) : 0));
   m.upload.resize(l.total);
   uint8_t* u = m.upload.data();
   std::memcpy(u + l.blocks, r.blocks.data(), r.blocks.size() * sizeof(DeviceBlock));
   std::memcpy(u + l.planes, planes.data(), planes.size() * sizeof(void*));
-  std::memset(u + l.counts, 0, planes.size() * sizeof(int));
+  std::memset(u + l.counts, 0, counts * sizeof(int));
+  // 11 KiB, with the blocks: no state per device to keep.
+  if (r.ht) std::memcpy(u + l.ht_tables, &ht::cleanup::tables(), sizeof(ht::cleanup::Tables));
   std::memcpy(u + l.segment_bytes, r.segment_bytes.data(), r.segment_bytes.size() * sizeof(uint32_t));
   std::memcpy(u + l.segment_passes, r.segment_passes.data(), r.segment_passes.size() * sizeof(int));
   if (!r.bytes.empty()) std::memcpy(u + l.bytes, r.bytes.data(), r.bytes.size());
@@ -186,7 +210,7 @@ void BlockBatch::decode(const std::vector<Plane>& plane_list, const std::vector<
   const int slot = m.next;
   m.next = (m.next + 1) % Impl::kCounters;
   m.harvest(slot);  // its counters' last batch, long done
-  void* counts_h = m.counts_h[slot].get(planes.size() * sizeof(int));
+  void* counts_h = m.counts_h[slot].get(counts * sizeof(int));
   int* counts_d = reinterpret_cast<int*>(up + l.counts);
   // From pageable memory: the copy is staged before it returns, so `upload` may be reused.
   cuda_check(cudaMemcpyAsync(up, u, l.total, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
@@ -195,9 +219,9 @@ void BlockBatch::decode(const std::vector<Plane>& plane_list, const std::vector<
   decode_blocks_kernel<<<(count + lanes - 1) / lanes, lanes, 0, stream>>>(
       reinterpret_cast<const DeviceBlock*>(up + l.blocks), count, reinterpret_cast<void* const*>(up + l.planes),
       reinterpret_cast<const uint32_t*>(up + l.segment_bytes), reinterpret_cast<const int*>(up + l.segment_passes),
-      up + l.bytes, words, counts_d);
+      up + l.bytes, words, counts_d, counts_d + planes.size(), reinterpret_cast<const ht::cleanup::Tables*>(up + l.ht_tables));
   cuda_check(cudaGetLastError(), "decode_blocks_kernel");
-  cuda_check(cudaMemcpyAsync(counts_h, counts_d, planes.size() * sizeof(int), cudaMemcpyDeviceToHost, stream),
+  cuda_check(cudaMemcpyAsync(counts_h, counts_d, counts * sizeof(int), cudaMemcpyDeviceToHost, stream),
              "cudaMemcpyAsync");
   cuda_check(cudaEventRecord(m.done[slot], stream), "cudaEventRecord");
   m.tiles_of[slot] = tiles;
@@ -217,6 +241,14 @@ std::map<int64_t, int> BlockBatch::segmark_errors() {
   for (int s = 0; s < Impl::kCounters; ++s) m.harvest(s);
   std::map<int64_t, int> out;
   out.swap(m.errors);
+  return out;
+}
+
+std::map<int64_t, int> BlockBatch::corrupt_blocks() {
+  Impl& m = *impl_;
+  for (int s = 0; s < Impl::kCounters; ++s) m.harvest(s);
+  std::map<int64_t, int> out;
+  out.swap(m.corrupt);
   return out;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// The Tier-1 decoder of JPEG 2000 code-blocks (ISO/IEC 15444-1 Annex D) in OpenCL C 1.2, one
-// code-block per work-item: the OpenCL counterpart of cuda/block_decoder.cu. It mirrors, bit
+// The Tier-1 decoder of JPEG 2000 code-blocks (ISO/IEC 15444-1 Annex D, and Part 15's HT
+// code-blocks further down) in OpenCL C 1.2, one code-block per work-item: the OpenCL
+// counterpart of cuda/block_decoder.cu. It mirrors, bit
 // for bit, block_passes.hpp (the three coding passes, run_as), mq_decoder.hpp (the MQ decoder)
 // and raw_decoder.hpp (BYPASS), then undoes the ROI shift and dequantises in place as
 // quant/dequantiser.cpp does; the host test compares its coefficients with decode_block()'s.
@@ -15,7 +16,8 @@
 // keeps the two at 64 bytes).
 typedef struct {
   ulong bytes;        // offset of the block's segments in `bytes`
-  ulong words;        // offset of its flag words in `words`: (width + 2) * ((height + 3) / 4 + 2)
+  ulong words;        // offset of its flag words in `words`: (width + 2) * ((height + 3) / 4 + 2);
+                      // an HT block's scratch there (device_block_decoder.hpp's scratch_bytes() / 4)
   long at;            // its first coefficient: out[plane_at[plane] + at + y * stride + x]
   long stride;
   uint size;          // its bytes (the sum of its segments)
@@ -391,14 +393,448 @@ static int run_passes(const Geometry* g, __global const DeviceBlock* blk, __glob
   return segmark_error;
 }
 
+// ---- HT code-blocks (Part 15): ht/device_block_decoder.hpp in OpenCL C -------------------
+// The cleanup pass in two sub-passes a quad row at a time, then SigProp and MagRef, each step
+// named as there; errors return 0, and the block then decodes to zeros, counted as corrupt.
+// The readers are bit_readers.hpp's byte readers (the CPU's word readers read the same bits a
+// word at a time). The tables are the CPU's (cleanup::tables(), uploaded once per context):
+// the packed CxtVLC entries [initial row][context * 128 + next 7 bits], then the U-VLC
+// prefixes [mode][next 6 bits] of 8 bytes each. The rows live in the block's scratch in
+// `words` (device_block_decoder.hpp's scratch_layout()).
+
+#define MODE_HT 0x40
+#define MAX_PLANES 30  // kMaxDecodedBitplanes
+// cleanup_pass.hpp's packed CxtVLC entries.
+#define HT_RHO 0x000Fu
+#define HT_U_OFF 0x0010u
+#define HT_LENGTH(e) (((e) >> 5) & 7u)
+#define HT_EK(e) (((e) >> 8) & 0xFu)
+#define HT_E1(e) (((e) >> 12) & 0xFu)
+#define HT_RIGHT_CONTEXT(e) (((e) >> 16) & 7u)
+#define HT_UNKNOWN (1u << 20)
+#define HT_UVLC_AT 8192  // bytes: the U-VLC prefixes after the 2 x 1024 CxtVLC entries
+// UvlcMode.
+#define FIRST_U 1u
+#define SECOND_U 2u
+#define BOTH_U 3u
+#define INITIAL_BOTH_ABOVE2 4u
+#define INITIAL_BOTH 5u
+
+// MagSgn and SigProp (ForwardBits): forward, each byte from its LSB, 7 bits after 0xFF;
+// past the end `fill` bytes.
+typedef struct {
+  __global const uchar* data;
+  ulong size, pos;
+  uint fill;
+  int last_ff;
+  ulong bits;
+  int count;
+} ForwardBits;
+
+static inline void forward_init(ForwardBits* r, __global const uchar* data, ulong size, uint fill) {
+  r->data = data;
+  r->size = size;
+  r->pos = 0;
+  r->fill = fill;
+  r->last_ff = 0;
+  r->bits = 0;
+  r->count = 0;
+}
+
+static inline uint forward_take(ForwardBits* r, int n) {
+  if (n == 0) return 0;
+  while (r->count <= 32) {
+    const uint byte = r->pos < r->size ? r->data[r->pos] : r->fill;
+    ++r->pos;
+    const int width = r->last_ff ? 7 : 8;
+    r->bits |= (ulong)(byte & ((1u << width) - 1)) << r->count;
+    r->count += width;
+    r->last_ff = byte == 0xFF;
+  }
+  const uint v = (uint)(r->bits & ((1ul << n) - 1));
+  r->bits >>= n;
+  r->count -= n;
+  return v;
+}
+
+// VLC and MagRef (BackwardBits): backward from data[size - 1], each byte from its LSB, 7 bits
+// from a byte whose low 7 bits are all 1 after one above 0x8F; past data[0] 0s.
+typedef struct {
+  __global const uchar* data;
+  ulong left;
+  int last_above_8f;
+  ulong bits;
+  int count;
+} BackwardBits;
+
+static inline void backward_init(BackwardBits* r, __global const uchar* data, ulong size, int first_nibble) {
+  r->data = data;
+  r->left = size;
+  r->last_above_8f = 1;
+  r->bits = 0;
+  r->count = 0;
+  if (first_nibble && r->left > 0) {
+    const uint byte = data[--r->left];
+    const uint nibble = byte >> 4;
+    const int width = (nibble & 7) == 7 ? 3 : 4;
+    r->bits = nibble & ((1u << width) - 1);
+    r->count = width;
+    r->last_above_8f = (byte | 0x0F) > 0x8F;
+  }
+}
+
+static inline uint backward_peek(BackwardBits* r, int n) {
+  while (r->count <= 32) {
+    const uint byte = r->left > 0 ? r->data[--r->left] : 0u;
+    const int width = (r->last_above_8f && (byte & 0x7F) == 0x7F) ? 7 : 8;
+    r->bits |= (ulong)(byte & ((1u << width) - 1)) << r->count;
+    r->count += width;
+    r->last_above_8f = byte > 0x8F;
+  }
+  return (uint)(r->bits & ((1ul << n) - 1));
+}
+
+static inline void backward_skip(BackwardBits* r, int n) {
+  backward_peek(r, 0);
+  r->bits >>= n;
+  r->count -= n;
+}
+
+static inline uint backward_take(BackwardBits* r, int n) {
+  if (n == 0) return 0;
+  const uint v = backward_peek(r, n);
+  backward_skip(r, n);
+  return v;
+}
+
+// MEL (MelDecoder): forward, each byte from its MSB, 7 bits after 0xFF, past the end 0xFF; its
+// last byte, shared with VLC, reads with its low nibble set. States k 0..12.
+typedef struct {
+  __global const uchar* data;
+  ulong size, pos;
+  uint byte;
+  int count, last_ff, k, zeros, one;
+} Mel;
+
+static inline void mel_init(Mel* m, __global const uchar* data, ulong size) {
+  m->data = data;
+  m->size = size;
+  m->pos = 0;
+  m->byte = 0;
+  m->count = 0;
+  m->last_ff = 0;
+  m->k = 0;
+  m->zeros = 0;
+  m->one = 0;
+}
+
+static inline int mel_bit(Mel* m) {
+  if (m->count == 0) {
+    uint byte = 0xFF;
+    if (m->pos < m->size) byte = m->data[m->pos] | (m->pos + 1 == m->size ? 0x0Fu : 0u);
+    ++m->pos;
+    m->count = m->last_ff ? 7 : 8;
+    m->byte = byte;
+    m->last_ff = byte == 0xFF;
+  }
+  --m->count;
+  return (int)((m->byte >> m->count) & 1);
+}
+
+static inline int mel_event(Mel* m) {
+  if (m->zeros == 0 && !m->one) {
+    const int e = m->k < 9 ? m->k / 3 : m->k < 11 ? 3 : m->k - 7;  // 0,0,0,1,1,1,2,2,2,3,3,4,5
+    if (mel_bit(m)) {
+      m->zeros = 1 << e;
+      if (m->k < 12) ++m->k;
+    } else {
+      int run = 0;
+      for (int i = 0; i < e; ++i) run = (run << 1) | mel_bit(m);
+      m->zeros = run;
+      m->one = 1;
+      if (m->k > 0) --m->k;
+    }
+  }
+  if (m->zeros > 0) {
+    --m->zeros;
+    return 0;
+  }
+  m->one = 0;
+  return 1;
+}
+
+// quad_rules.hpp's context bits.
+static inline uint initial_row_context(uint left) { return ((left | (left >> 1)) & 1) | (((left >> 2) & 1) << 1) | (((left >> 3) & 1) << 2); }
+static inline uint other_row_context(uint above_left, uint above, uint above_right, uint left) {
+  const uint nw = (above_left >> 3) & 1, n = (above >> 1) & 1, ne = (above >> 3) & 1, nf = (above_right >> 1) & 1;
+  const uint w = (left >> 2) & 1, sw = (left >> 3) & 1;
+  return (nw | n) | ((w | sw) << 1) | ((ne | nf) << 2);
+}
+static inline uint bit_length(uint x) { return x ? 32 - clz(x) : 0; }
+
+// The exponent bound's kappa of a quad (cleanup_pass.hpp's kappa()).
+static inline uint kappa(uint rho, __global const uchar* e_above, int q) {
+  __global const uchar* e = e_above + 2 * q - 1;
+  const int left = max(e[0], e[1]), right = max(e[2], e[3]);
+  const int e_max = max(left, right);
+  return (rho & (rho - 1)) != 0 && e_max > 2 ? (uint)(e_max - 1) : 1u;
+}
+
+// The quad row's arrays in the scratch (device_block_decoder.hpp's Rows).
+typedef struct {
+  __global ushort* codeword;  // [-1] and [qw]: empty quads
+  __global uchar* big_u;
+  __global uchar* above;
+  __global uchar* exponents[2];
+} Rows;
+
+static inline uint decode_quad(__global const uint* table, uint context, BackwardBits* vlc, Mel* mel) {
+  if (context == 0 && !mel_event(mel)) return 0;
+  const uint entry = table[context << 7 | backward_peek(vlc, 7)];
+  backward_skip(vlc, (int)HT_LENGTH(entry));
+  return entry;
+}
+
+// Sub-pass 1 of a quad row: 0 where a codeword is none of the table's.
+static int decode_vlc_row(__global const uchar* tables, BackwardBits* vlc, Mel* mel, int initial, int qw,
+                          __global const uchar* e_above, const Rows* rows) {
+  __global const uint* table = (__global const uint*)tables + (initial ? 1024 : 0);
+  __global const uchar* uvlc = tables + HT_UVLC_AT;
+  uint seen = 0, left = 0;
+  for (int q = 0; q < qw; q += 2) {
+    const uint first = decode_quad(table, rows->above[q] | HT_RIGHT_CONTEXT(left), vlc, mel);
+    const uint second = q + 1 < qw ? decode_quad(table, rows->above[q + 1] | HT_RIGHT_CONTEXT(first), vlc, mel) : 0u;
+    left = second;
+    seen |= first | second;
+    rows->codeword[q] = (ushort)first;
+    rows->codeword[q + 1] = (ushort)second;
+    uint mode = ((first & HT_U_OFF) ? FIRST_U : 0u) | ((second & HT_U_OFF) ? SECOND_U : 0u);
+    if (initial && mode == BOTH_U) mode = mel_event(mel) ? INITIAL_BOTH_ABOVE2 : INITIAL_BOTH;
+    const uint bits = backward_peek(vlc, 16);  // prefixes (6 bits at most) and two suffixes (5 each)
+    // UvlcPrefixes: bits, prefix_bits, u_first, u_second, suffix_bits_first, suffix_mask_first, suffix_mask_second.
+    __global const uchar* p = uvlc + 8 * (mode * 64 + (bits & 63));
+    backward_skip(vlc, p[0]);
+    const uint suffixes = bits >> p[1];
+    const uint suffix_first = suffixes & p[5];
+    const uint suffix_second = (suffixes >> p[4]) & p[6];
+    uint u_first = p[2] + suffix_first, u_second = p[3] + suffix_second;
+    if (suffix_first >= 28) u_first += 4 * backward_take(vlc, 4);
+    if (suffix_second >= 28) u_second += 4 * backward_take(vlc, 4);
+    rows->big_u[q] = (uchar)(u_first + kappa(first & HT_RHO, e_above, q));
+    rows->big_u[q + 1] = (uchar)(u_second + kappa(second & HT_RHO, e_above, q + 1));
+  }
+  return (seen & HT_UNKNOWN) == 0;
+}
+
+// Sub-pass 2 of a quad row: each significant sample's MagSgn bits and EMB bit as its
+// coefficient; `bottom` 0: the block ends after `top`. 0 where a bound or magnitude passes 30 planes.
+static int decode_magsgn_row(ForwardBits* magsgn, const Rows* rows, __global uchar* e_row, __global int* top,
+                             __global int* bottom, int width, int qw, int plane) {
+  const uint row_mask = bottom ? 0xFu : 0x5u;
+  const int mu_limit = MAX_PLANES - plane;
+  uint overflow = 0;
+  for (int q = 0; q < qw; ++q) {
+    const int x = 2 * q;
+    const int right_inside = x + 1 < width;
+    const uint entry = rows->codeword[q];
+    const uint rho = entry & HT_RHO;
+    uint todo = 0;
+    uint v[4] = {0, 0, 0, 0};
+    e_row[x] = 0;
+    e_row[x + 1] = 0;
+    if (rho != 0) {
+      const uint big_u = rows->big_u[q];
+      if ((int)big_u + plane > MAX_PLANES + 1) return 0;
+      todo = rho & row_mask & (right_inside ? 0xFu : 0x3u);
+      const uint e_k = HT_EK(entry), e_1 = HT_E1(entry) & todo;
+      for (int j = 0; j < 4; ++j) {
+        if (((todo >> j) & 1) == 0) continue;
+        const int n = (int)(big_u - ((e_k >> j) & 1));
+        v[j] = forward_take(magsgn, n) | ((e_1 >> j) & 1) << n;
+      }
+      if (todo & 2) e_row[x] = (uchar)bit_length(v[1] | 1);
+      if (todo & 8) e_row[x + 1] = (uchar)bit_length(v[3] | 1);
+    }
+    int c[4];
+    for (int j = 0; j < 4; ++j) {
+      const uint present = 0u - ((todo >> j) & 1);
+      const uint value = v[j] & 0x7FFFFFFFu;
+      const uint magnitude = ((value & ~1u) + 3) << plane;
+      const uint negative = 0u - (value & 1);
+      c[j] = (int)(((magnitude ^ negative) - negative) & present);
+      overflow |= (((value >> 1) + 1) >> mu_limit) & present;
+    }
+    top[x] = c[0];
+    if (bottom) bottom[x] = c[1];
+    if (right_inside) {
+      top[x + 1] = c[2];
+      if (bottom) bottom[x + 1] = c[3];
+    }
+  }
+  return overflow == 0;
+}
+
+// The cleanup pass at `plane` into every sample of the block; 0 where the data contradicts itself.
+static int decode_cleanup(__global const uchar* tables, __global const uchar* d, ulong lcup, __global int* out, long stride,
+                          int width, int height, int plane, __global uchar* scratch) {
+  if (lcup < 2) return 0;
+  const ulong scup = ((ulong)d[lcup - 1] << 4) | (d[lcup - 2] & 0x0F);
+  if (scup < 2 || scup > lcup || scup > 4079) return 0;
+  const ulong pcup = lcup - scup;
+  Mel mel;
+  mel_init(&mel, d + pcup, scup - 1);
+  BackwardBits vlc;
+  backward_init(&vlc, d + pcup, scup - 1, 1);
+  ForwardBits magsgn;
+  forward_init(&magsgn, d, pcup, 0xFF);
+
+  // scratch_layout(): codewords, big_u, above, two exponent rows, SigProp's significance.
+  const int qw = (width + 1) / 2, qh = (height + 1) / 2;
+  const int exponent_row = 2 * qw + 4;
+  Rows rows;
+  rows.codeword = (__global ushort*)scratch + 1;
+  rows.big_u = scratch + 2 * (qw + 2);
+  rows.above = rows.big_u + (qw + 2);
+  rows.exponents[0] = rows.above + (qw + 1) + 1;
+  rows.exponents[1] = rows.exponents[0] + exponent_row;
+  for (int q = 0; q < qw; ++q) rows.above[q] = 0;
+  rows.codeword[-1] = 0;
+  rows.codeword[qw] = 0;
+  for (int i = 0; i < 2 * exponent_row; ++i) rows.exponents[0][i - 1] = 0;
+  int above = 0;
+  for (int r = 0; r < qh; ++r) {
+    if (!decode_vlc_row(tables, &vlc, &mel, r == 0, qw, rows.exponents[above], &rows)) return 0;
+    __global int* top = out + 2 * r * stride;
+    __global int* bottom = 2 * r + 1 < height ? top + stride : 0;
+    if (!decode_magsgn_row(&magsgn, &rows, rows.exponents[1 - above], top, bottom, width, qw, plane)) return 0;
+    above = 1 - above;
+    for (int q = 0; q < qw; ++q)  // set_above_contexts
+      rows.above[q] = (uchar)other_row_context(rows.codeword[q - 1], rows.codeword[q], rows.codeword[q + 1], 0);
+  }
+  return 1;
+}
+
+// SigProp and MagRef at plane - 1 (refinement_decoder.hpp), `sig` a byte a sample: 1
+// significant after the cleanup pass, 2 made significant by SigProp.
+static inline int ht_neighbour_significant(__global const uchar* sig, int w, int h, int x, int y, int below_end) {
+  for (int dy = -1; dy <= 1; ++dy) {
+    const int yy = y + dy;
+    if (yy < 0 || yy >= h || yy >= below_end) continue;
+    for (int dx = -1; dx <= 1; ++dx) {
+      const int xx = x + dx;
+      if ((dx || dy) && xx >= 0 && xx < w && sig[yy * w + xx]) return 1;
+    }
+  }
+  return 0;
+}
+
+static void ht_refinement(__global int* out, long stride, int w, int h, int plane, int causal, int passes,
+                          __global const uchar* data, ulong size, __global uchar* sig) {
+  const int p = plane - 1;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) sig[y * w + x] = out[y * stride + x] != 0 ? 1 : 0;
+  ForwardBits bits;
+  forward_init(&bits, data, size, 0x00);
+  int newly[16][2];
+  for (int y0 = 0; y0 < h; y0 += 4) {
+    const int y1 = min(y0 + 4, h);
+    for (int x0 = 0; x0 < w; x0 += 4) {
+      const int x1 = min(x0 + 4, w);
+      int count = 0;
+      for (int x = x0; x < x1; ++x)
+        for (int y = y0; y < y1; ++y) {
+          if (sig[y * w + x] || !ht_neighbour_significant(sig, w, h, x, y, causal ? y1 : h)) continue;
+          if (forward_take(&bits, 1)) {
+            sig[y * w + x] = 2;
+            newly[count][0] = x;
+            newly[count][1] = y;
+            ++count;
+          }
+        }
+      for (int i = 0; i < count; ++i) {
+        const int v = 3 * (1 << p);
+        out[newly[i][1] * stride + newly[i][0]] = forward_take(&bits, 1) ? -v : v;
+      }
+    }
+  }
+  if (passes < 2) return;
+  BackwardBits back;
+  backward_init(&back, data, size, 0);
+  for (int y0 = 0; y0 < h; y0 += 4) {
+    const int y1 = min(y0 + 4, h);
+    for (int x = 0; x < w; ++x)
+      for (int y = y0; y < y1; ++y) {
+        if (sig[y * w + x] != 1) continue;
+        __global int* v = out + y * stride + x;
+        const int m = *v < 0 ? -*v : *v;
+        const int refined = m - (1 << plane) + ((2 * (int)backward_take(&back, 1) + 1) << p);
+        *v = *v < 0 ? -refined : refined;
+      }
+  }
+}
+
+// The block into out (coded_set.hpp's find_set, then device_block_decoder.hpp's
+// decode_block()): returns 1 where it is corrupt (decoded as zeros).
+static int ht_decode_block(__global const DeviceBlock* blk, __global const uint* segment_bytes, __global const int* segment_passes,
+                           __global const uchar* bytes, __global const uchar* tables, __global uchar* scratch,
+                           __global int* out) {
+  const int w = blk->width, h = blk->height;
+  const long stride = blk->stride;
+  // find_set: the last segment that ends with a cleanup pass and holds bytes, and the
+  // refinement segment right after it.
+  int found = 0, plane = 0, passes_to = 0, refinement_passes = 0;
+  ulong offset = 0, cleanup_at = 0, cleanup_size = 0, refinement_at = 0, refinement_size = 0;
+  int n = 0;
+  for (uint s = 0; s < blk->segments; ++s) {
+    const int passes = segment_passes[s];
+    const ulong at = offset, size = segment_bytes[s];
+    offset += size;
+    if (passes <= 0) continue;
+    const int last = n + passes - 1;
+    if (last % 3 == 0 && size > 0) {
+      found = 1;
+      cleanup_at = at;
+      cleanup_size = size;
+      refinement_at = refinement_size = 0;
+      refinement_passes = 0;
+      plane = blk->bitplanes - 1 - last / 3;
+      passes_to = last + 1;
+    } else if (found && n == passes_to && n % 3 == 1) {
+      refinement_at = at;
+      refinement_size = size;
+      refinement_passes = min(passes, 2);
+      passes_to += refinement_passes;
+    }
+    n += passes;
+  }
+  int corrupt = 0;
+  if (blk->bitplanes > 0 && found) {
+    if (plane < 0 || !decode_cleanup(tables, bytes + cleanup_at, cleanup_size, out, stride, w, h, plane, scratch)) {
+      corrupt = 1;
+    } else {
+      if (plane > 0 && refinement_passes > 0) {
+        const ulong qw = (ulong)(w + 1) / 2;
+        __global uchar* sig = scratch + 2 * (qw + 2) + (qw + 2) + (qw + 1) + 2 * (2 * qw + 4);  // scratch_layout().sig
+        ht_refinement(out, stride, w, h, plane, (blk->modes & MODE_CAUSAL) != 0, refinement_passes, bytes + refinement_at,
+                      refinement_size, sig);
+      }
+      return 0;
+    }
+  }
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) out[y * stride + x] = 0;
+  return corrupt;
+}
+
 __kernel void decode_blocks(__global const DeviceBlock* blocks, int count,
                             __global const uint* segment_bytes, __global const int* segment_passes,
                             __global const uchar* bytes, __global uint* words,
                             __global int* out, __global const long* plane_at,
-                            __global int* segmark_errors, uint plane_from, uint plane_to,
+                            __global int* counts, uint plane_from, uint plane_to, uint planes,
                             __global const ulong* next_words,
                             __global const uchar* zero_contexts,
-                            __global const uchar* sign_table) {
+                            __global const uchar* sign_table,
+                            __global const uchar* ht_tables) {
   const int i = (int)get_global_id(0);
   if (i >= count) return;
   __global const DeviceBlock* blk = blocks + i;
@@ -417,16 +853,22 @@ __kernel void decode_blocks(__global const DeviceBlock* blocks, int count,
   g.sign_table = sign_table;
   g.last_row_window = (blk->modes & MODE_CAUSAL) ? WINDOW_ABOVE : WINDOW;
 
-  // BlockPasses' constructor: the flag words, with their border of one word all round, and
-  // the coefficients start at zero.
-  const long count_words = g.pitch * (long)(g.stripes + 2);
-  for (long k = 0; k < count_words; ++k) g.words[k] = 0;
-  for (int y = 0; y < g.h; ++y)
-    for (int x = 0; x < g.w; ++x) g.out[y * g.stride + x] = 0;
-
-  if (run_passes(&g, blk, segment_bytes + blk->segments_at, segment_passes + blk->segments_at, bytes + blk->bytes,
-                 next_words))
-    atomic_inc(segmark_errors + blk->plane);
+  // `counts`: each plane's SEGMARK failures, then each plane's corrupt HT blocks.
+  if (blk->modes & MODE_HT) {
+    if (ht_decode_block(blk, segment_bytes + blk->segments_at, segment_passes + blk->segments_at, bytes + blk->bytes, ht_tables,
+                        (__global uchar*)g.words, g.out))
+      atomic_inc(counts + planes + blk->plane);
+  } else {
+    // BlockPasses' constructor: the flag words, with their border of one word all round, and
+    // the coefficients start at zero.
+    const long count_words = g.pitch * (long)(g.stripes + 2);
+    for (long k = 0; k < count_words; ++k) g.words[k] = 0;
+    for (int y = 0; y < g.h; ++y)
+      for (int x = 0; x < g.w; ++x) g.out[y * g.stride + x] = 0;
+    if (run_passes(&g, blk, segment_bytes + blk->segments_at, segment_passes + blk->segments_at, bytes + blk->bytes,
+                   next_words))
+      atomic_inc(counts + blk->plane);
+  }
 
   // undo_roi_shift, then dequantise_reversible (v / 2, toward zero) or _irreversible
   // ((float)v * (0.5f * step), stored as its bits), in place as cuda/block_decoder.cu does.

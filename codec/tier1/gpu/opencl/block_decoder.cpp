@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The host side of block_decoder.cl: the blocks packed into one upload (their descriptions,
 // segment tables and bytes), the program and its tables once per OpenCL context, the launch,
-// and the SEGMARK counters read back per batch.
+// and the SEGMARK and corrupt-HT-block counters read back per batch.
 #include "codec/tier1/gpu/opencl/block_decoder.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -12,6 +13,7 @@
 #include "codec/tier1/block_decoder_cl_source.hpp"  // kBlockDecoderClSource, generated from block_decoder.cl
 #include "codec/tier1/ebcot/block_passes.hpp"
 #include "codec/tier1/gpu/gpu_block_records.hpp"
+#include "codec/tier1/ht/cleanup_pass.hpp"
 #include "common/error.hpp"
 #include "device/opencl/opencl_device.hpp"
 
@@ -28,7 +30,7 @@ using DeviceBlock = GpuBlockRecord;
 // (never released, as the DWT's programs: transform/opencl/runner.cpp says why).
 struct Program {
   cl_program program = nullptr;
-  cl_mem next_words = nullptr, zero_contexts = nullptr, sign_table = nullptr;
+  cl_mem next_words = nullptr, zero_contexts = nullptr, sign_table = nullptr, ht_tables = nullptr;
 };
 
 cl_mem constant_buffer(cl_context ctx, const void* data, size_t bytes) {
@@ -63,10 +65,14 @@ const Program& program_for(cl_context ctx, cl_device_id device) {
   p.next_words = constant_buffer(ctx, mq_detail::kNextWords.after, sizeof mq_detail::kNextWords.after);
   p.zero_contexts = constant_buffer(ctx, &t1::kWindowZeroContexts, sizeof t1::kWindowZeroContexts);
   p.sign_table = constant_buffer(ctx, t1::kSignTable.entry, sizeof t1::kSignTable.entry);
+  p.ht_tables = constant_buffer(ctx, &ht::cleanup::tables(), sizeof(ht::cleanup::Tables));
   p.program = prog;
   return p;
 }
 static_assert(sizeof(t1::WindowZeroContexts) == 3 * 512, "ll_lh, hl, hh back to back, as block_decoder.cl reads them");
+static_assert(sizeof(ht::cleanup::Tables) == 8192 + 6 * 64 * 8 && offsetof(ht::cleanup::Tables, uvlc) == 8192 &&
+                  sizeof(ht::cleanup::UvlcPrefixes) == 8,
+              "the CxtVLC entries, then the U-VLC prefixes, as block_decoder.cl reads them (HT_UVLC_AT)");
 
 template <class T>
 T queue_info(cl_command_queue q, cl_command_queue_info what) {
@@ -107,7 +113,8 @@ struct BlockBatch::Impl {
   cl_context kernel_context = nullptr;
 
   // Each batch's upload from a host buffer of its own, reused once the batch's counters (a
-  // SEGMARK counter per plane) are read back: the queue is in order, so its writes are done.
+  // SEGMARK counter per plane, then a corrupt-HT-block one) are read back: the queue is in
+  // order, so its writes are done.
   static constexpr int kSlots = 4;
   struct Slot {
     std::vector<uint8_t> upload;
@@ -117,7 +124,7 @@ struct BlockBatch::Impl {
   };
   Slot slots[kSlots];
   int next = 0;
-  std::map<int64_t, int> errors;
+  std::map<int64_t, int> errors, corrupt;
 
   ~Impl() {
     for (Slot& s : slots) harvest(s, /*throwing=*/false);
@@ -131,22 +138,25 @@ struct BlockBatch::Impl {
       cl().clReleaseEvent(s.counted);
       s.counted = nullptr;
       if (throwing) check(err, "clWaitForEvents");
-      for (size_t p = 0; p < s.tiles.size(); ++p)
+      const size_t planes = s.tiles.size();
+      for (size_t p = 0; p < planes; ++p) {
         if (s.counts[p] > 0) errors[s.tiles[p]] += s.counts[p];
+        if (s.counts[planes + p] > 0) corrupt[s.tiles[p]] += s.counts[planes + p];
+      }
     }
   }
 
-  static constexpr cl_uint kPlaneRangeArg = 9;  // plane_from, plane_to (block_decoder.cl)
-  static constexpr cl_uint kTableArgs = 11;     // next_words, zero_contexts, sign_table
+  static constexpr cl_uint kPlaneRangeArg = 9;  // plane_from, plane_to, planes (block_decoder.cl)
+  static constexpr cl_uint kTableArgs = 12;     // next_words, zero_contexts, sign_table, ht_tables
   cl_kernel kernel_for(cl_context ctx, cl_device_id device) {
     if (kernel && kernel_context == ctx) return kernel;
     const Program& p = program_for(ctx, device);
     cl_int err = CL_SUCCESS;
     cl_kernel k = cl().clCreateKernel(p.program, "decode_blocks", &err);
     check(err, "clCreateKernel");
-    // The constant tables, the kernel's last three arguments, once for the kernel's life.
-    const cl_mem tables[3] = {p.next_words, p.zero_contexts, p.sign_table};
-    for (cl_uint i = 0; i < 3; ++i)
+    // The constant tables, the kernel's last four arguments, once for the kernel's life.
+    const cl_mem tables[4] = {p.next_words, p.zero_contexts, p.sign_table, p.ht_tables};
+    for (cl_uint i = 0; i < 4; ++i)
       if ((err = cl().clSetKernelArg(k, kTableArgs + i, sizeof(cl_mem), &tables[i])) != CL_SUCCESS) {
         cl().clReleaseKernel(k);
         check(err, "clSetKernelArg");
@@ -229,7 +239,8 @@ void BlockBatch::decode(const std::vector<Plane>& planes, const std::vector<size
   l.blocks = 0;
   l.plane_at = align16(r.blocks.size() * sizeof(DeviceBlock));
   l.counts = align16(l.plane_at + planes.size() * sizeof(int64_t));
-  l.segment_bytes = align16(l.counts + planes.size() * sizeof(int));
+  const size_t counts = 2 * planes.size();  // SEGMARK failures, then corrupt HT blocks
+  l.segment_bytes = align16(l.counts + counts * sizeof(int));
   l.segment_passes = align16(l.segment_bytes + r.segment_bytes.size() * sizeof(uint32_t));
   l.bytes = align16(l.segment_passes + r.segment_passes.size() * sizeof(int));
   l.total = align16(l.bytes + r.bytes.size() + 1);
@@ -241,7 +252,7 @@ void BlockBatch::decode(const std::vector<Plane>& planes, const std::vector<size
   uint8_t* u = slot.upload.data();
   std::memcpy(u + l.blocks, r.blocks.data(), r.blocks.size() * sizeof(DeviceBlock));
   std::memcpy(u + l.plane_at, plane_at.data(), plane_at.size() * sizeof(int64_t));
-  std::memset(u + l.counts, 0, planes.size() * sizeof(int));
+  std::memset(u + l.counts, 0, counts * sizeof(int));
   std::memcpy(u + l.segment_bytes, r.segment_bytes.data(), r.segment_bytes.size() * sizeof(uint32_t));
   std::memcpy(u + l.segment_passes, r.segment_passes.data(), r.segment_passes.size() * sizeof(int));
   if (!r.bytes.empty()) std::memcpy(u + l.bytes, r.bytes.data(), r.bytes.size());
@@ -254,7 +265,7 @@ void BlockBatch::decode(const std::vector<Plane>& planes, const std::vector<size
   };
   const Part parts[] = {{m.blocks_d, l.blocks, r.blocks.size() * sizeof(DeviceBlock)},
                         {m.plane_at_d, l.plane_at, planes.size() * sizeof(int64_t)},
-                        {m.counts_d, l.counts, planes.size() * sizeof(int)},
+                        {m.counts_d, l.counts, counts * sizeof(int)},
                         {m.segment_bytes_d, l.segment_bytes, r.segment_bytes.size() * sizeof(uint32_t)},
                         {m.segment_passes_d, l.segment_passes, r.segment_passes.size() * sizeof(int)},
                         {m.bytes_d, l.bytes, r.bytes.size()}};
@@ -282,14 +293,16 @@ void BlockBatch::decode(const std::vector<Plane>& planes, const std::vector<size
     arg(sizeof(cl_mem), &words);
     arg(sizeof(cl_mem), &out);
     arg(sizeof(cl_mem), &mems[1]);  // plane_at
-    arg(sizeof(cl_mem), &mems[2]);  // segmark_errors
+    arg(sizeof(cl_mem), &mems[2]);  // counts
     const size_t local = m.group_size(r.blocks.size(), r.bytes.size());
     const size_t global = (r.blocks.size() + local - 1) / local * local;
+    const auto plane_count = static_cast<cl_uint>(planes.size());
     for (size_t k = 0; k + 1 < run_from.size(); ++k) {
       const auto from = static_cast<cl_uint>(run_from[k]), to = static_cast<cl_uint>(run_from[k + 1]);
       a = Impl::kPlaneRangeArg;
       arg(sizeof from, &from);
       arg(sizeof to, &to);
+      arg(sizeof plane_count, &plane_count);
       check(cl().clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr), "clEnqueueNDRangeKernel");
       if (direct) continue;
       // The run's planes home before the next launch writes the buffer again (the queue is in order).
@@ -299,9 +312,9 @@ void BlockBatch::decode(const std::vector<Plane>& planes, const std::vector<size
                                          planes[p].offset, plane_bytes[p], 0, nullptr, nullptr),
                 "clEnqueueCopyBuffer");
     }
-    slot.counts.assign(planes.size(), 0);
+    slot.counts.assign(counts, 0);
     slot.tiles = tiles;
-    check(cl().clEnqueueReadBuffer(queue, mems[2], CL_FALSE, 0, planes.size() * sizeof(int), slot.counts.data(), 0, nullptr,
+    check(cl().clEnqueueReadBuffer(queue, mems[2], CL_FALSE, 0, counts * sizeof(int), slot.counts.data(), 0, nullptr,
                                    &slot.counted),
           "clEnqueueReadBuffer");
   } catch (...) {
@@ -326,6 +339,14 @@ std::map<int64_t, int> BlockBatch::segmark_errors() {
   for (Impl::Slot& s : m.slots) m.harvest(s);
   std::map<int64_t, int> out;
   out.swap(m.errors);
+  return out;
+}
+
+std::map<int64_t, int> BlockBatch::corrupt_blocks() {
+  Impl& m = *impl_;
+  for (Impl::Slot& s : m.slots) m.harvest(s);
+  std::map<int64_t, int> out;
+  out.swap(m.corrupt);
   return out;
 }
 

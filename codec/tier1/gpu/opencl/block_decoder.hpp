@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Tier-1 decoding and dequantisation of code-blocks on an OpenCL device, one code-block a
-// work-item (block_decoder.cl): the CPU's passes (block_passes.hpp) written again in OpenCL C,
-// so that the coefficients are decode_block()'s and dequantiser.cpp's bit for bit (the tests
+// work-item (block_decoder.cl): the CPU's passes (block_passes.hpp), and for HT blocks
+// ht/device_block_decoder.hpp's, written again in OpenCL C, so that the coefficients are
+// decode_block()'s (ht::decode_block()'s) and dequantiser.cpp's bit for bit (the tests
 // compare them). The GpuBlockBatch of the OpenCL backend (gpu_block_batch.hpp says how the
 // decoder uses it): planes are cl_mem buffers with offsets in bytes, the stream a
 // cl_command_queue (in order).
@@ -28,7 +29,9 @@ class BlockBatch final : public GpuBlockBatch {
 
   void decode(const std::vector<Plane>& planes, const std::vector<size_t>& bytes, void* stream,
               const std::vector<int64_t>& tiles) override;
+  bool decodes_ht() const override { return true; }
   std::map<int64_t, int> segmark_errors() override;
+  std::map<int64_t, int> corrupt_blocks() override;
   void copy(const Plane& from, const Plane& to, size_t bytes, void* stream) override;
   uint64_t max_buffer_bytes() const override { return max_alloc_; }
 
