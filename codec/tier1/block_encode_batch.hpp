@@ -40,6 +40,10 @@ struct BatchBlock {
   // kFractionBits); unused for the 5/3.
   double delta = 1;
   int fraction_bits = 0;
+  // As BlockView has them (EBCOT's batch; the HT batch codes no pass they change): the mode
+  // switches, and whether to estimate each pass's distortion.
+  uint8_t modes = 0;
+  bool estimate_distortion = false;
 };
 
 class BlockEncodeBatch {
@@ -49,6 +53,10 @@ class BlockEncodeBatch {
   virtual bool reads(j2k_memory memory) const = 0;
   // Where the blocks are coded, for the reports: "cuda".
   virtual const char* where() const = 0;
+  // Whether encode() estimates the passes' distortion where BatchBlock::estimate_distortion
+  // asks (EBCOT's batch: encode_block()'s figures bit for bit), so that the encoder can report
+  // the layers' PSNR; the HT batch leaves them 0.
+  virtual bool estimates_distortion() const { return false; }
   // Host memory encode() keeps for `blocks` (its page-locked copy of the output), for the
   // encoder's budget before it runs.
   virtual uint64_t host_bytes(const std::vector<BatchBlock>& blocks) const = 0;
