@@ -319,6 +319,37 @@ TEST(EbcotEncodePasses, StopsInsideASlotTooSmall) {
   EXPECT_GT(stopped, p.blocks().size() / 2) << "half a block's bytes must not fit most blocks";
 }
 
+// The slots' size: noise of 30 bit planes fits (every real block does), of 31 not, and the
+// emulated batch then codes such a block with the CPU's coder.
+TEST(EbcotEncodePasses, NoiseOf31PlanesOutgrowsItsSlot) {
+  std::mt19937 rng(5);
+  for (uint32_t mask : {0x3FFFFFFFu, 0x7FFFFFFFu}) {
+    std::vector<int32_t> v(4096);
+    for (int32_t& c : v) c = static_cast<int32_t>(rng() & mask) * ((rng() & 1) ? -1 : 1);
+    Block b;
+    b.width = 64, b.height = 64, b.what = mask == 0x7FFFFFFFu ? "noise of 31 planes" : "noise of 30 planes";
+    const BlockView view = view_of(v.data(), 64, 0, b);
+    t1::EncodeResult r;
+    std::string overrun;
+    const CodedBlock got = host_code(view, 0, r, overrun);
+    EXPECT_EQ(overrun, "");
+    const CodedBlock want = encode_block(view);
+    if (mask == 0x3FFFFFFFu) {
+      EXPECT_EQ(r.status, t1::kEncodeCoded) << b.what << ": " << want.passes.back().end << " bytes";
+      EXPECT_EQ(difference(want, got), "") << b.what;
+    } else {
+      EXPECT_EQ(r.status, t1::kEncodeOutOfRoom) << b.what << ": " << want.passes.back().end << " bytes";
+    }
+    BatchBlock bb;
+    bb.coefficients = v.data();
+    bb.stride = 64;
+    bb.width = 64, bb.height = 64;
+    bb.estimate_distortion = true;
+    const std::vector<CodedBlock> batch = make_host_ebcot_image_encoder()->encode({bb}, true);
+    EXPECT_EQ(difference(want, batch.at(0)), "") << b.what << " through the emulated batch";
+  }
+}
+
 // The host emulation of the batch with slots too small for many blocks: those coded by the
 // CPU's coder, the others by the kernel's, the same blocks either way.
 TEST(EbcotEncodePasses, TheEmulatedBatchCodesBlocksOutOfRoomOnTheCpu) {
@@ -494,7 +525,7 @@ TEST(EbcotGpuEncoder, EqualsEncodeBlockOnEveryBlock) {
   for (size_t i = 0; i < gpu.size(); ++i) m.check(i, p.blocks()[i], difference(encode_block(view_of(p, p.blocks()[i])), gpu[i]));
 }
 
-// Noise of 30 bit planes outgrows the slots (4 bytes a sample): those blocks are coded on the
+// Noise of 31 bit planes outgrows the slots (4 bytes a sample): those blocks are coded on the
 // CPU in wait(), the same blocks.
 TEST(EbcotGpuEncoder, BlocksOutOfRoomAreCodedOnTheCpu) {
   std::string why;
@@ -503,9 +534,9 @@ TEST(EbcotGpuEncoder, BlocksOutOfRoomAreCodedOnTheCpu) {
   std::mt19937 rng(5);
   for (int k = 0; k < 6; ++k) {
     Block b;
-    b.width = 64, b.height = 64, b.modes = static_cast<uint8_t>(k == 0 ? 0 : kModeTermAll), b.what = "noise of 30 planes";
+    b.width = 64, b.height = 64, b.modes = static_cast<uint8_t>(k == 0 ? 0 : kModeTermAll), b.what = "noise of 31 planes";
     std::vector<int32_t> v(4096);
-    for (int32_t& c : v) c = static_cast<int32_t>(rng() & 0x3FFFFFFF) * ((rng() & 1) ? -1 : 1);
+    for (int32_t& c : v) c = static_cast<int32_t>(rng() & 0x7FFFFFFF) * ((rng() & 1) ? -1 : 1);
     p.add(b, v);
     Block small = b;
     small.width = 8, small.height = 8, small.what = "small, depth 8";
@@ -514,7 +545,7 @@ TEST(EbcotGpuEncoder, BlocksOutOfRoomAreCodedOnTheCpu) {
   size_t on_host = 0;
   const std::vector<CodedBlock> gpu = gpu_code(p, p.blocks(), on_host);
   ASSERT_EQ(gpu.size(), p.blocks().size());
-  EXPECT_GT(on_host, 0u) << "noise of 30 planes must outgrow a slot of 4 bytes a sample";
+  EXPECT_GT(on_host, 0u) << "noise of 31 planes must outgrow a slot of 4 bytes a sample";
   Mismatches m("CUDA batch");
   for (size_t i = 0; i < gpu.size(); ++i) m.check(i, p.blocks()[i], difference(encode_block(view_of(p, p.blocks()[i])), gpu[i]));
 }

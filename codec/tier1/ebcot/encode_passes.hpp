@@ -11,7 +11,7 @@
 // Output: the block's segments back to back in a slot of encode_slot_bytes() (from its second
 // byte: the first is the zero the MQ coder's first byte-out may carry into, C.2.8), each pass
 // in an EncodedPass, and an EncodeResult. Where the slot is too small (a block whose bytes
-// pass 4 a sample: noise of more than about 28 bit planes), the coder stops and says so
+// pass 4 a sample: noise of 31 bit planes, the most an int32 holds), the coder stops and says so
 // (kEncodeOutOfRoom); the caller codes that block on the CPU instead.
 //
 // `Tables` says where the constant tables are (Table C.2, Table D.1 by window, kSignTable):
@@ -55,7 +55,7 @@ struct EncodeResult {
 constexpr size_t kEncodeColumnRoom = 64;
 
 // The slot of a width x height block: the byte before its first segment, 4 bytes a sample
-// (32 bits: the MQ coder's output for noise of up to about 28 bit planes, far more than real
+// (32 bits: the MQ coder's output for noise of 30 bit planes fits, of 31 not; far more than real
 // coefficients need), a termination for every pass (TERMALL: at most 5 bytes each) and the
 // room of one column; a multiple of 16.
 J2K_T1_HD inline size_t encode_slot_bytes(int width, int height) {
@@ -150,6 +150,12 @@ class BlockEncodePasses {
         // BYPASS (D.6): from the 11th pass, significance and refinement passes are raw.
         raw_ = (b_.modes & kModeBypass) && n >= 10 && kind != PassKind::Cleanup;
         if (n == segment_first_) start_segment();
+        // The room of a column before any pass too: a pass that codes no column still ends
+        // its segment (TERMALL).
+        if (!room(mq_)) {
+          out.status = kEncodeOutOfRoom;
+          return out;
+        }
         distortion_ = 0;
         if (kind == PassKind::Significance) significance_pass(p);
         else if (kind == PassKind::Refinement) refinement_pass(p);
@@ -166,7 +172,7 @@ class BlockEncodePasses {
         } else if (raw_) {
           ends_[n] = PendingEnd{static_cast<uint32_t>(raw_bytes_needed()), 0, 0, 0, 0};
         } else {
-          ends_[n] = PendingEnd{static_cast<uint32_t>(mq_.bp - (segment_ - 1)), mq_.c, mq_.a, mq_.ct, *mq_.bp};
+          ends_[n] = PendingEnd{static_cast<uint32_t>(mq_.bp - (segment_ - 1)), mq_.c, mq_.a, static_cast<int8_t>(mq_.ct), *mq_.bp};
         }
         if (b_.modes & kModeReset) reset_contexts();
         ++n;
@@ -182,7 +188,7 @@ class BlockEncodePasses {
   struct PendingEnd {
     uint32_t bytes;
     uint32_t c, a;
-    int ct;
+    int8_t ct;  // 0..12
     uint8_t b;
   };
 

@@ -16,7 +16,7 @@
 // and the flag words of each block, their passes, results) and page-locked copies of what
 // comes back, each grown to the largest batch seen and kept. The segments and the passes are
 // packed end to end on the device, and only those come back. A block whose bytes outgrow its
-// slot (encode_passes.hpp: more than 4 bytes a sample, noise of about 28 bit planes) is coded
+// slot (encode_passes.hpp: more than 4 bytes a sample: noise of 31 bit planes) is coded
 // again by encode_block() on the CPU from a copy of its coefficients, in wait().
 #pragma once
 #include <cstddef>

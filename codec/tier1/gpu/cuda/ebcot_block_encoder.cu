@@ -7,7 +7,7 @@
 //
 // Device memory, each grown to the largest batch and kept (no allocation once the geometry has
 // been seen): the blocks' records; a slot arena (encode_slot_bytes() a block, its worst case
-// but for noise of about 28 bit planes, which the CPU codes instead: gpu_ebcot_encode_batch.hpp);
+// but for noise of 31 bit planes, which the CPU codes instead: gpu_ebcot_encode_batch.hpp);
 // a flag-word arena (encode_words() a block); the passes (kMaxEncodedPasses a block) and the
 // results. Then the segments and the passes are packed end to end (each block's offset the
 // sum of the sizes before it, CUB's scan), and only the results and the packed bytes and
