@@ -759,7 +759,8 @@ uint64_t Encoder::write_file(const std::vector<CodedBlock>& coded, const BandSte
   report_.rate_ms = ms_since(t0);
 
   t0 = Clock::now();
-  if (estimate && batch_ && !batch_->estimates_distortion()) report_.layer_psnr.assign(static_cast<size_t>(params.layers), NAN);  // none estimated
+  if (estimate && batch_ && !batch_->estimates_distortion())
+    report_.layer_psnr.assign(static_cast<size_t>(params.layers), NAN);  // none estimated (HT's batch)
   else if (estimate) report_.layer_psnr = layer_psnr(rated, static_cast<size_t>(params.layers), energy);
   else report_.layer_psnr.assign(static_cast<size_t>(params.layers), INFINITY);
   Jp2Info j;
