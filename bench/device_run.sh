@@ -141,7 +141,13 @@ if [[ $what == all || $what == sanitize || $what == cuda ]]; then
     # HT cleanup coding on the GPU: coefficients read in place, each block's slot of the output
     # arena and of the scratch.
     sanitized $tool ht_gpu_encoder_test ./build-device/tests/ht_gpu_encoder_test --gtest_filter='HtGpuEncoder.*'
+    # EBCOT block coding on the GPU: one thread a block in its slot, the packing, the blocks
+    # out of room coded on the CPU.
+    sanitized $tool ebcot_gpu_encoder_test ./build-device/tests/ebcot_gpu_encoder_test --gtest_filter='EbcotGpuEncoder.*'
     # The whole encoder with Tier-1 on the GPU, and frames in flight through several encoders.
+    # (EBCOT's: a case of tiles by rows with a rate target; its full sweep takes too long
+    # under the sanitizer.)
+    sanitized $tool ebcot_gpu_compress_test ./build-device/tests/ebcot_gpu_compress_test --gtest_filter='EbcotGpuCompress.ByRowsOfTiles'
     sanitized $tool ht_gpu_compress_test ./build-device/tests/ht_gpu_compress_test --gtest_filter='GpuCompress*'
     sanitized $tool encoder_frames_test ./build-device/tests/encoder_frames_test --gtest_filter='EncoderFramesCuda.*'
     # The decoder's gathered launches, HT streams' blocks included (HtStreamsDecodeAsTheCpu).

@@ -152,7 +152,7 @@ void code_blocks(const BlockCoder& coder, const TileLayout& layout, const std::v
 // the layout where the plan left them, coded at once into coded[first, last); what comes back
 // is reserved in `memory`, the batch's host copy in `host` (the largest it has held).
 void code_blocks_in_batch(BlockEncodeBatch& batch, const TileLayout& layout, const std::vector<std::vector<TileComponentInput>>& tiles,
-                          const CodingParams& params, const BandSteps& bands, size_t first, size_t last,
+                          const CodingParams& params, const BandSteps& bands, bool estimate, size_t first, size_t last,
                           std::vector<CodedBlock>& coded, Reservation& memory, Reservation& host) {
   std::vector<BatchBlock> blocks(last - first);
   for (size_t i = 0; i < blocks.size(); ++i) {
@@ -164,6 +164,8 @@ void code_blocks_in_batch(BlockEncodeBatch& batch, const TileLayout& layout, con
     b.width = static_cast<int>(lb.x1 - lb.x0);
     b.height = static_cast<int>(lb.y1 - lb.y0);
     b.band = tiles[lb.tile][lb.component].bands[lb.band].type;
+    b.modes = params.modes;
+    b.estimate_distortion = estimate;
     if (!params.reversible) {
       b.delta = bands.steps[lb.component][lb.band].delta;
       b.fraction_bits = kFractionBits;
@@ -628,7 +630,7 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
   } else {
     bands = band_steps(info_, params);
     coded.resize(layout_.blocks.size());
-    if (batch_) code_blocks_in_batch(*batch_, layout_, tiles_, params, bands, 0, coded.size(), coded, work, batch_host);
+    if (batch_) code_blocks_in_batch(*batch_, layout_, tiles_, params, bands, estimate, 0, coded.size(), coded, work, batch_host);
     else code_blocks(*coder_, layout_, tiles_, params, bands, estimate, threads, 0, coded.size(), coded, work);
     std::vector<int> block_planes;
     for (const CodedBlock& c : coded) block_planes.push_back(std::max(c.bitplanes, c.magnitude_bitplanes));
@@ -702,7 +704,8 @@ uint64_t Encoder::encode_rows(const RowSource& source, const ByteSink& sink) {
         in.coefficients = tc.home;
       }
       if (batch_) {
-        code_blocks_in_batch(*batch_, layout_, tiles_, params, bands, row_blocks_[q], row_blocks_[q + 1], coded, work, batch_host);
+        code_blocks_in_batch(*batch_, layout_, tiles_, params, bands, estimate, row_blocks_[q], row_blocks_[q + 1], coded, work,
+                             batch_host);
         // The batch's copy of the blocks' bytes (CodedBlock::external) holds until its next
         // encode, the next row's: each block's go to its own bytes now.
         for (size_t i = row_blocks_[q]; i < row_blocks_[q + 1]; ++i) {
@@ -775,7 +778,8 @@ uint64_t Encoder::write_file(const std::vector<CodedBlock>& coded, const BandSte
 
   t0 = Clock::now();
   began(report_.tier2_at, t0);
-  if (estimate && batch_) report_.layer_psnr.assign(static_cast<size_t>(params.layers), NAN);  // none estimated
+  if (estimate && batch_ && !batch_->estimates_distortion())
+    report_.layer_psnr.assign(static_cast<size_t>(params.layers), NAN);  // none estimated (HT's batch)
   else if (estimate) report_.layer_psnr = layer_psnr(rated, static_cast<size_t>(params.layers), energy);
   else report_.layer_psnr.assign(static_cast<size_t>(params.layers), INFINITY);
   Jp2Info j;

@@ -5,7 +5,7 @@
 // frames in flight (more frames than encoders, a sliding window); a frame's error is its own
 // (the frames before and after it are coded as usual); the limits are refused by name, and an
 // encoder destroyed with frames in flight neither hangs nor leaks. On the CPU in every build;
-// on CUDA (HT: Tier-1 on the GPU too) where there is a device, and on two GPUs where the host
+// on CUDA (Tier-1 on the GPU too) where there is a device, and on two GPUs where the host
 // has them, each skipped, saying why, otherwise.
 #include <gtest/gtest.h>
 
@@ -309,7 +309,7 @@ TEST(EncoderFramesCuda, HtFramesCodedOnTheGpuAreTheCpus) {
     }
   FrameSetup ebcot;
   ebcot.backend = J2K_BACKEND_CUDA, ebcot.lanes = 2;
-  check_sliding_window(ebcot, 6, 3);  // the front stage on the GPU, Tier-1 on the CPU
+  check_sliding_window(ebcot, 6, 3);  // EBCOT: the front stage and Tier-1 on the GPU too
 }
 
 TEST(EncoderFramesCuda, TwoGpusGiveTheBytesOfOne) {

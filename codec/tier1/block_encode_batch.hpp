@@ -11,11 +11,13 @@
 //   if (batch && batch->reads(J2K_MEMORY_DEVICE)) ... the plan's output memory is DEVICE
 //   std::vector<CodedBlock> coded = batch->encode(blocks, reversible);   // per image
 //
-// Today: HT with no rate or PSNR target (every block's cleanup pass at plane 0, no SigProp or
-// MagRef, no distortion estimates), on CUDA. The 5/3's int32 coefficients are read in place;
-// the 9/7's float ones are quantised first into a device scratch of int32, as quantise_block
-// (quant/quantiser.hpp) does, bit for bit. Each block's bytes, `bitplanes` and
-// `magnitude_bitplanes` are ht::encode_block()'s on the CPU.
+// Today, on CUDA: EBCOT (Part 1) with any target and mode switches (every pass, with the
+// distortion estimates rate control needs: each block as encode_block() codes it on the CPU, bit
+// for bit, gpu/gpu_ebcot_encode_batch.hpp), and HT with no rate or PSNR target (every block's
+// cleanup pass at plane 0, no SigProp or MagRef, no distortion estimates: ht::encode_block()'s
+// bytes, `bitplanes` and `magnitude_bitplanes`). The 5/3's int32 coefficients are read in
+// place; the 9/7's float ones are quantised first into a device scratch of int32, as
+// quantise_block (quant/quantiser.hpp) does, bit for bit.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -40,6 +42,10 @@ struct BatchBlock {
   // kFractionBits); unused for the 5/3.
   double delta = 1;
   int fraction_bits = 0;
+  // As BlockView has them (EBCOT's batch; the HT batch codes no pass they change): the mode
+  // switches, and whether to estimate each pass's distortion.
+  uint8_t modes = 0;
+  bool estimate_distortion = false;
 };
 
 class BlockEncodeBatch {
@@ -49,11 +55,16 @@ class BlockEncodeBatch {
   virtual bool reads(j2k_memory memory) const = 0;
   // Where the blocks are coded, for the reports: "cuda".
   virtual const char* where() const = 0;
+  // Whether encode() estimates the passes' distortion where BatchBlock::estimate_distortion
+  // asks (EBCOT's batch: encode_block()'s figures bit for bit), so that the encoder can report
+  // the layers' PSNR; the HT batch leaves them 0.
+  virtual bool estimates_distortion() const { return false; }
   // Host memory encode() keeps for `blocks` (its page-locked copy of the output), for the
   // encoder's budget before it runs.
   virtual uint64_t host_bytes(const std::vector<BatchBlock>& blocks) const = 0;
-  // Codes every block's cleanup pass at plane 0 and returns them in order: passes, bytes and
-  // bit planes as the CPU's HT coder (distortion and energy 0: not estimated). Throws
+  // Codes every block and returns them in order: EBCOT's batch every pass, as encode_block()
+  // (distortions where BatchBlock::estimate_distortion asks); HT's the cleanup pass at plane 0,
+  // passes, bytes and bit planes as the CPU's HT coder (distortion and energy 0). Throws
   // Error(InvalidArgument) for a 9/7 coefficient too large for its step (as the CPU path does),
   // and the batch's errors (gpu_ht_encode_batch.hpp). The blocks' bytes may stay in the
   // batch's memory (CodedBlock::external), valid until its next encode.
@@ -62,7 +73,7 @@ class BlockEncodeBatch {
 
 // The batch for coding `params` on `backend` (Auto resolved as the plan resolves it), or
 // nullptr where the blocks are coded one by one on the CPU: another backend, a build without
-// CUDA, EBCOT, or a rate, PSNR or component target (which need SigProp, MagRef and the
+// CUDA, or HT with a rate, PSNR or component target (which needs SigProp, MagRef and the
 // distortion estimates). Touches no device: a missing one shows when the plan is made.
 std::unique_ptr<BlockEncodeBatch> make_block_encode_batch(const CodingParams& params, const BackendOptions& backend);
 

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "codec/tier1/ebcot/host_device.hpp"
+
 namespace j2k::codec {
 
 // One adaptive context: its probability state (an index into Table C.2) and its more
@@ -37,6 +39,12 @@ inline constexpr QeState kStates[47] = {
     {0x0001, 45, 43, 0}, {0x5601, 46, 46, 0},
 };
 
+// Table C.2 on the CPU: the constants themselves. The GPU's coder (encode_passes.hpp) reads a
+// device-memory copy through a struct of its own with the same qe_state().
+struct HostQeStates {
+  static const QeState& qe_state(int index) { return kStates[index]; }
+};
+
 }  // namespace mq_detail
 
 // The coder's registers (C.2): the interval A, the code register C, the count CT of shifts
@@ -51,7 +59,7 @@ struct MqRegisters {
 
 // BYTEOUT (C.2.8): a byte after 0xFF carries 7 bits (bit stuffing), so that no two bytes of
 // the codeword read as a marker (0xFF90 and above). The buffer after B must have room.
-inline void mq_byte_out(MqRegisters& r) {
+J2K_T1_HD inline void mq_byte_out(MqRegisters& r) {
   if (*r.bp != 0xFF && (r.c & 0x8000000) != 0) {  // the carry
     ++*r.bp;
     if (*r.bp == 0xFF) r.c &= 0x7FFFFFF;
@@ -67,10 +75,17 @@ inline void mq_byte_out(MqRegisters& r) {
   }
 }
 
-// Codes decision `d` (0 or 1) in context `cx` (ENCODE: CODEMPS or CODELPS). At most 3 bytes
-// are put (15 shifts, a byte-out at most every 7).
-inline void mq_encode(MqRegisters& r, MqContext& cx, int d) {
-  const mq_detail::QeState& s = mq_detail::kStates[cx.index];
+// Codes decision `d` (0 or 1) in context `cx` (ENCODE: CODEMPS or CODELPS), Table C.2 read
+// through `States` (mq_detail::HostQeStates on the CPU). At most 3 bytes are put (15 shifts, a
+// byte-out at most every 7).
+// (nvcc: the CPU's instantiation, on HostQeStates, is a host function's; its device side is
+// never called, so no check that it calls host code.)
+#if defined(__CUDACC__)
+#pragma nv_exec_check_disable
+#endif
+template <class States>
+J2K_T1_HD J2K_T1_INLINE void mq_encode_in(MqRegisters& r, MqContext& cx, int d) {
+  const mq_detail::QeState& s = States::qe_state(cx.index);
   const uint32_t qe = s.qe;
   r.a -= qe;
   if (d == cx.mps) {  // CODEMPS (C.2.6)
@@ -89,7 +104,11 @@ inline void mq_encode(MqRegisters& r, MqContext& cx, int d) {
   }
   // RENORME (C.2.7): the shifts that bring A to 0x8000 or above, all at once where no
   // byte-out falls among them.
+#if defined(__CUDA_ARCH__)
+  int shifts = __clz(static_cast<int>(r.a)) - 16;
+#else
   int shifts = __builtin_clz(r.a) - 16;
+#endif
   while (shifts >= r.ct) {
     r.a <<= r.ct;
     r.c <<= r.ct;
@@ -100,6 +119,9 @@ inline void mq_encode(MqRegisters& r, MqContext& cx, int d) {
   r.c <<= shifts;
   r.ct -= shifts;
 }
+
+// The CPU's: mq_encode_in on the constants of Table C.2.
+inline void mq_encode(MqRegisters& r, MqContext& cx, int d) { mq_encode_in<mq_detail::HostQeStates>(r, cx, d); }
 
 class MqEncoder {
  public:

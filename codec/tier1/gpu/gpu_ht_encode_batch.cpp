@@ -3,12 +3,10 @@
 
 #include <string>
 
-#include "codec/tier1/block_encode_batch.hpp"
 #include "codec/tier1/ht/cleanup_encoder.hpp"
 #include "common/error.hpp"
 #if J2KFRONT_HAVE_CUDA
 #include "codec/tier1/gpu/cuda/ht_block_encoder.hpp"
-#include "codec/tier1/gpu/cuda/ht_image_encoder.hpp"
 #endif
 
 namespace j2k::codec {
@@ -19,23 +17,6 @@ std::unique_ptr<GpuHtEncodeBatch> make_gpu_ht_encode_batch(const BackendOptions&
 #endif
   throw Error(ErrorCode::BackendUnavailable,
               std::string("HT block coding on the GPU: no ") + backend_name(options.backend) + " batch in this build");
-}
-
-// block_encode_batch.hpp's factory: here, with the batches, so that the backend is weighed in
-// codec/tier1/gpu/ alone.
-std::unique_ptr<BlockEncodeBatch> make_block_encode_batch(const CodingParams& params, const BackendOptions& backend) {
-  // Only the cleanup pass at plane 0 and no distortion: HT without any target.
-  if (params.block_coding != BlockCoding::HighThroughput || !params.layer_bytes.empty() || !params.layer_psnr.empty() ||
-      params.component_bytes > 0)
-    return nullptr;
-  // Auto as the plan's queue resolves it (make_queue).
-  const Backend b = backend.backend == Backend::Auto ? resolve_backend(Backend::Auto, Job::Transform) : backend.backend;
-#if J2KFRONT_HAVE_CUDA
-  if (b == Backend::Cuda) return std::make_unique<cuda::HtImageEncoder>(backend.device, params.threads);
-#else
-  (void)b;
-#endif
-  return nullptr;
 }
 
 size_t gpu_ht_output_capacity(int width, int height) { return ht::cleanup_output_capacity(width, height); }

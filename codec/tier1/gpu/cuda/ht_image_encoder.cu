@@ -8,8 +8,9 @@
 #include <cmath>
 #include <string>
 
-#include "codec/tier1/gpu/batch_quantise.hpp"
 #include "codec/tier1/gpu/cuda/ht_block_encoder.hpp"
+#include "codec/tier1/gpu/cuda/own_stream.hpp"
+#include "codec/tier1/gpu/cuda/quantise_blocks.cuh"
 #include "codec/tier1/ht/cleanup_encoder.hpp"
 #include "common/error.hpp"
 #include "common/parallel/parallel_for.hpp"
@@ -17,48 +18,6 @@
 #include "device/cuda/cuda_check.hpp"
 
 namespace j2k::codec::cuda {
-namespace {
-
-// A 9/7 block to quantise: its floats where the plan left them, its int32 in the scratch.
-struct QuantiseJob {
-  const float* src;
-  int64_t stride;
-  int32_t* dst;
-  double scale;  // 2^fraction_bits / delta, computed on the host as quantise_block computes it
-  int32_t width, height;
-};
-
-constexpr int kQuantiseThreads = 128;
-
-// quantise_block's arithmetic (batch_quantise.hpp), so the same int32 for every float;
-// `too_large` set where a magnitude reaches 2^31 steps (or is not a number), as
-// quantise_block refuses it.
-__global__ void __launch_bounds__(kQuantiseThreads) quantise_kernel(const QuantiseJob* jobs, unsigned* too_large) {
-  const QuantiseJob j = jobs[blockIdx.x];
-  const int n = j.width * j.height;
-  for (int k = static_cast<int>(threadIdx.x); k < n; k += kQuantiseThreads) {
-    const int y = k / j.width, x = k - y * j.width;
-    int32_t q = 0;
-    if (!quantise_value(j.src[y * j.stride + x], j.scale, q)) atomicOr(too_large, 1u);
-    j.dst[k] = q;
-  }
-}
-
-}  // namespace
-
-// The batch's stream, made on first use; its work waited for before it goes.
-struct OwnStream {
-  cudaStream_t stream = nullptr;
-  OwnStream() = default;
-  OwnStream(const OwnStream&) = delete;
-  OwnStream& operator=(const OwnStream&) = delete;
-  ~OwnStream() {
-    if (stream) {
-      cudaStreamSynchronize(stream);
-      cudaStreamDestroy(stream);
-    }
-  }
-};
 
 struct HtImageEncoder::Impl {
   int device = 0, threads = 0;
