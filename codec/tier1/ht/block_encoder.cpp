@@ -9,6 +9,7 @@
 
 #include "codec/tier1/ht/bit_writers.hpp"
 #include "codec/tier1/ht/cleanup_encoder.hpp"
+#include "codec/tier1/ht/cleanup_encoder_avx2.hpp"
 #include "codec/tier1/ht/quad_rules.hpp"
 #include "common/error.hpp"
 
@@ -111,14 +112,18 @@ double reconstruction(uint32_t mu, int p, bool reversible) {
 
 double squared(double v) { return v * v; }
 
-// The samples of a row of Scratch::quads: the width padded to whole quad pairs.
-size_t quad_stride(int width) { return static_cast<size_t>((width + 3) & ~3); }
+// The samples of a row of Scratch::quads: the width padded to whole quad pairs (the portable
+// coder) or to the AVX2 coder's groups of 8 quads.
+size_t quad_stride(int width, bool avx2) {
+  const size_t w = static_cast<size_t>(width);
+  return avx2 ? (w + kAvx2QuadColumns - 1) / kAvx2QuadColumns * kAvx2QuadColumns : (w + 3) & ~size_t{3};
+}
 
-// Fills s.quads with the block at `plane` (Scratch says how); returns the OR of every
-// magnitude, its fraction bits dropped.
-uint32_t gather_quads(const BlockView& b, int plane, Scratch& s) {
+// Fills s.quads with the block at `plane` (Scratch says how), rows `stride` samples apart;
+// returns the OR of every magnitude, its fraction bits dropped.
+uint32_t gather_quads(const BlockView& b, int plane, size_t stride, Scratch& s) {
   const int width = b.width, height = b.height, shift = b.fraction_bits + plane;
-  const size_t stride = quad_stride(width), rows = static_cast<size_t>((height + 1) & ~1);
+  const size_t rows = static_cast<size_t>((height + 1) & ~1);
   s.quads.resize(stride * rows);
   uint32_t any = 0;
   for (int y = 0; y < height; ++y) {
@@ -199,6 +204,19 @@ void size_streams(Scratch& s, size_t n) {
 
 }  // namespace
 
+bool available(HtEncoderPath path) {
+  switch (path) {
+    case HtEncoderPath::Portable: return true;
+    case HtEncoderPath::Avx2:
+#if J2K_HT_HAVE_AVX2
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
+#else
+      return false;
+#endif
+  }
+  return false;
+}
+
 int magnitude_bitplanes(const BlockView& b) {
   uint32_t any = 0;
   for (int y = 0; y < b.height; ++y)
@@ -210,13 +228,21 @@ int magnitude_bitplanes(const BlockView& b) {
 }
 
 CodedBlock encode_block(const BlockView& b) {
+  static const HtEncoderPath fastest = available(HtEncoderPath::Avx2) ? HtEncoderPath::Avx2 : HtEncoderPath::Portable;
+  return encode_block(b, fastest);
+}
+
+CodedBlock encode_block(const BlockView& b, HtEncoderPath path) {
+  static const bool has_avx2 = available(HtEncoderPath::Avx2);
+  const bool avx2 = path == HtEncoderPath::Avx2 && has_avx2;
   const int plane = b.cleanup_plane;
   if (plane < 0 || plane > 30)
     throw Error(ErrorCode::InvalidArgument, "HT encoder: a cleanup pass at bit plane " + std::to_string(plane) + " (0 to 30)");
   Scratch& s = thread_scratch();
   const size_t n = static_cast<size_t>(b.width) * static_cast<size_t>(b.height);
   CodedBlock out;
-  const CleanupPlan plan = plan_cleanup(gather_quads(b, plane, s), plane);
+  const size_t stride = quad_stride(b.width, avx2);
+  const CleanupPlan plan = plan_cleanup(gather_quads(b, plane, stride, s), plane);
   out.magnitude_bitplanes = plan.magnitude_bitplanes;
   // Refinement passes and their distortion estimates need the magnitudes at plane 0 too; a
   // cleanup pass at plane 0 alone has its estimate from one pass over the block.
@@ -228,12 +254,25 @@ CodedBlock encode_block(const BlockView& b) {
   if (plan.too_large) throw Error(ErrorCode::InvalidArgument, "HT encoder: a coefficient of 2^31 steps (at most 2^31 - 1)");
   size_streams(s, n);
   out.bitplanes = plan.bitplanes;  // plane + 1, no placeholder passes: Tier-2 signals Mb - plane - 1 missing MSBs
-  {
+  const char* const scup_overflow = "HT encoder: MEL and VLC outgrow the cleanup segment's length field";
+#if J2K_HT_HAVE_AVX2
+  if (avx2) {
+    ForwardWriter magsgn(s.magsgn.data());
+    MelEncoder mel(s.mel.data());
+    BackwardWriter vlc(s.vlc.data(), BackwardWriter::kVlc);
+    encode_cleanup_avx2(s.quads.data(), stride, b.width, b.height, magsgn, mel, vlc);
+    const size_t bytes = finish_cleanup(magsgn, mel, vlc);
+    if (bytes == 0) throw Error(ErrorCode::Internal, scup_overflow);
+    out.bytes.resize(bytes);
+    write_cleanup(magsgn, mel, vlc, out.bytes.data());
+  }
+#endif
+  if (!avx2) {
     s.rows.resize((CleanupRows::bytes(b.width) + sizeof(unsigned) - 1) / sizeof(unsigned));
     CleanupEncoder<PaddedQuads> coder(b.width, b.height, host_cleanup_tables(), CleanupRows::carve(s.rows.data(), b.width),
                                       CleanupBuffers{s.magsgn.data(), s.mel.data(), s.vlc.data()});
-    const size_t bytes = coder.run(PaddedQuads{s.quads.data(), quad_stride(b.width)});
-    if (bytes == 0) throw Error(ErrorCode::Internal, "HT encoder: MEL and VLC outgrow the cleanup segment's length field");
+    const size_t bytes = coder.run(PaddedQuads{s.quads.data(), stride});
+    if (bytes == 0) throw Error(ErrorCode::Internal, scup_overflow);
     out.bytes.resize(bytes);
     coder.write(out.bytes.data());
   }
