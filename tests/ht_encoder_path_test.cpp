@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -121,6 +122,53 @@ TEST(HtEncoderPath, Extremes) {
     std::vector<int32_t> block(64 * 64);
     for (int32_t& c : block) c = static_cast<int32_t>((rng() & ((1u << bits) - 1)) | (1u << (bits - 1))) * ((rng() & 1) ? -1 : 1);
     expect_same(block, 64, 64, 64, 0, 0, "every magnitude of " + std::to_string(bits) + " bits");
+  }
+}
+
+// A cleanup pass at plane 0: the block's energy and the distortion the pass removes, each
+// builds' (integer sums gathered with the samples, or a pass in double for large magnitudes)
+// against the sums worked out here in double, term by term in the block's order: the
+// coefficient a = m / 2^f, the decoder's reconstruction mu + 1/2 (mu for the 5/3), the pass
+// removing a^2 - (a - reconstruction)^2 from each significant coefficient. Equal to the bit.
+TEST(HtEncoderPath, Plane0EstimateAsTheDoubleSums) {
+  std::mt19937 rng(14);
+  for (int trial = 0; trial < 400; ++trial) {
+    const int w = 1 + static_cast<int>(rng() % 64), h = 1 + static_cast<int>(rng() % 64);
+    const bool lossy = trial % 2 == 0;
+    const int fraction_bits = lossy ? 6 : 0;
+    const int depth = 1 + static_cast<int>(rng() % (31 - fraction_bits));  // with its fraction bits, up to 31
+    std::vector<int32_t> block = test_support::random_block(rng, static_cast<size_t>(w * h), depth + fraction_bits, 0.3);
+    BlockView v;
+    v.data = block.data();
+    v.stride = w;
+    v.width = w;
+    v.height = h;
+    v.fraction_bits = fraction_bits;
+    v.reversible = !lossy;
+    v.estimate_distortion = true;
+    double energy = 0, removed = 0;
+    const double step = std::ldexp(1.0, -fraction_bits), half = lossy ? 0.5 : 0.0;
+    for (int32_t c : block) {
+      const uint32_t m = c < 0 ? 0u - static_cast<uint32_t>(c) : static_cast<uint32_t>(c);
+      const double a = static_cast<double>(m) * step;
+      const uint32_t mu = m >> fraction_bits;
+      const double error = a - (static_cast<double>(mu) + half);
+      energy += a * a;
+      if (mu != 0) removed += a * a - error * error;
+    }
+    const std::string what = std::to_string(w) + "x" + std::to_string(h) + ", " + std::to_string(depth + fraction_bits) +
+                             " bits" + (lossy ? ", lossy" : ", lossless");
+    for (ht::HtEncoderPath path : {ht::HtEncoderPath::Portable, ht::HtEncoderPath::Avx2}) {
+      if (!ht::available(path)) continue;
+      const CodedBlock c = ht::encode_block(v, path);
+      ASSERT_EQ(c.energy, energy) << what;
+      if (c.passes.empty()) {
+        ASSERT_EQ(removed, 0.0) << what;
+        continue;
+      }
+      ASSERT_EQ(c.passes.size(), 1u) << what;
+      ASSERT_EQ(c.passes[0].distortion, removed) << what;
+    }
   }
 }
 
