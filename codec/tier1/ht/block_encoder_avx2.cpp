@@ -171,12 +171,53 @@ J2K_HT_AVX2 inline void put_wide_quad(ForwardWriter& magsgn, const uint32_t* top
   }
 }
 
-// The writers fed in the coder's order: per quad its MEL event, codeword and MagSgn bits, per
-// pair the U-VLC codes.
+// A quad's MagSgn bits (all of them where U <= 8: `whole` says so) into the writer.
+J2K_HT_AVX2 inline void put_magsgn(ForwardWriter& magsgn, const QuadCodes& c, const uint32_t* top, const uint32_t* bottom, int k) {
+  const uint32_t bound = c.bound[k], big_u = (bound >> 8) & 0xFF, counts = c.counts[k];
+  if (big_u <= 8) {
+    magsgn.put(c.low[k], static_cast<int>((counts & 0xFF) + (counts >> 8)));
+  } else if (big_u <= 16) {
+    magsgn.put(c.low[k], static_cast<int>(counts & 0xFF));
+    magsgn.put(c.high[k], static_cast<int>(counts >> 8));
+  } else {
+    put_wide_quad(magsgn, top, bottom, k, bound);
+  }
+}
+
+// The writers fed in the coder's order, each stream's own: per quad its MEL event, codeword
+// and MagSgn bits, per pair then the U-VLC codes. Outside the initial line-pair a pair's two
+// codewords and U-VLC codes go in one put where they fit 32 bits, and so do two quads' MagSgn
+// bits: the streams' bits are the same, in fewer calls.
 template <bool kInitial>
 J2K_HT_AVX2 inline void scalar_stage(const QuadCodes& c, int qw, const uint32_t* top, const uint32_t* bottom, ForwardWriter& magsgn,
                                      MelEncoder& mel, BackwardWriter& vlc, const Uvlc* uvlc) {
-  for (int q = 0; q < qw; q += 2) {
+  const int pairs = kInitial ? 0 : qw / 2;  // whole pairs, coded below
+  for (int q = 0; q < 2 * pairs; q += 2) {
+    const uint32_t code_a = c.vlc[q], code_b = c.vlc[q + 1];
+    if (code_a & kMelEvent) mel.put((code_a & kMelOne) != 0);
+    if (code_b & kMelEvent) mel.put((code_b & kMelOne) != 0);
+    const int length_a = static_cast<int>((code_a >> 8) & 0xF), length_b = static_cast<int>((code_b >> 8) & 0xF);
+    const uint32_t codewords = _bzhi_u32(code_a, static_cast<unsigned>(length_a)) |
+                               (_bzhi_u32(code_b, static_cast<unsigned>(length_b)) << length_a);
+    const int length = length_a + length_b;  // at most 14
+    const uint32_t bound_a = c.bound[q], bound_b = c.bound[q + 1];
+    const UvlcPairBits u = uvlc_pair_bits(uvlc[bound_a & 0xFF], uvlc[bound_b & 0xFF]);
+    if (length + u.length <= 32) {
+      vlc.put(codewords | static_cast<uint32_t>(static_cast<uint64_t>(u.bits) << length), length + u.length);
+    } else {
+      vlc.put(codewords, length);
+      vlc.put(u.bits, u.length);
+    }
+    const uint32_t counts_a = c.counts[q], counts_b = c.counts[q + 1];
+    const uint32_t total_a = (counts_a & 0xFF) + (counts_a >> 8), total_b = (counts_b & 0xFF) + (counts_b >> 8);
+    if (((bound_a >> 8) & 0xFF) <= 8 && ((bound_b >> 8) & 0xFF) <= 8 && total_a + total_b <= 32) {
+      magsgn.put(c.low[q] | static_cast<uint32_t>(static_cast<uint64_t>(c.low[q + 1]) << total_a), static_cast<int>(total_a + total_b));
+    } else {
+      put_magsgn(magsgn, c, top, bottom, q);
+      put_magsgn(magsgn, c, top, bottom, q + 1);
+    }
+  }
+  for (int q = 2 * pairs; q < qw; q += 2) {
     int u[2] = {0, 0};
     const int count = min_int(2, qw - q);
     for (int i = 0; i < count; ++i) {
@@ -184,17 +225,8 @@ J2K_HT_AVX2 inline void scalar_stage(const QuadCodes& c, int qw, const uint32_t*
       const uint32_t code = c.vlc[k];
       if (code & kMelEvent) mel.put((code & kMelOne) != 0);
       vlc.put(code & 0xFF, static_cast<int>((code >> 8) & 0xF));
-      const uint32_t bound = c.bound[k];
-      u[i] = static_cast<int>(bound & 0xFF);
-      const uint32_t big_u = (bound >> 8) & 0xFF, counts = c.counts[k];
-      if (big_u <= 8) {
-        magsgn.put(c.low[k], static_cast<int>((counts & 0xFF) + (counts >> 8)));
-      } else if (big_u <= 16) {
-        magsgn.put(c.low[k], static_cast<int>(counts & 0xFF));
-        magsgn.put(c.high[k], static_cast<int>(counts >> 8));
-      } else {
-        put_wide_quad(magsgn, top, bottom, k, bound);
-      }
+      u[i] = static_cast<int>(c.bound[k] & 0xFF);
+      put_magsgn(magsgn, c, top, bottom, k);
     }
     put_u<kInitial>(mel, vlc, u[0], u[1], uvlc);
   }

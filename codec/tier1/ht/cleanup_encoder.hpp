@@ -178,8 +178,12 @@ J2K_HD inline int min_int(int a, int b) { return a < b ? a : b; }
 J2K_HD inline int max_int(int a, int b) { return a > b ? a : b; }
 
 // The U-VLC codes of a quad pair: both prefixes, both suffixes, both extensions, at most 24
-// bits, one put (none for u = 0).
-J2K_HD inline void put_uvlc_pair(BackwardWriter& vlc, const Uvlc& a, const Uvlc& b) {
+// bits (none for u = 0), as one field of `length` bits.
+struct UvlcPairBits {
+  uint32_t bits = 0;
+  int length = 0;
+};
+J2K_HD inline UvlcPairBits uvlc_pair_bits(const Uvlc& a, const Uvlc& b) {
   uint32_t bits = a.prefix;
   int n = a.prefix_length;
   bits |= b.prefix << n;
@@ -192,7 +196,12 @@ J2K_HD inline void put_uvlc_pair(BackwardWriter& vlc, const Uvlc& a, const Uvlc&
   n += a.extension_length;
   bits |= b.extension << n;
   n += b.extension_length;
-  vlc.put(bits, n);
+  return UvlcPairBits{bits, n};
+}
+// The same in one put.
+J2K_HD inline void put_uvlc_pair(BackwardWriter& vlc, const Uvlc& a, const Uvlc& b) {
+  const UvlcPairBits p = uvlc_pair_bits(a, b);
+  vlc.put(p.bits, p.length);
 }
 
 // The u of a quad pair, as decode_u() reads them (0: none coded): in the initial line-pair a
