@@ -107,10 +107,17 @@ TEST(Quantise, EveryCoefficientAsTheScalarFormulaSays) {
         const auto q = static_cast<int32_t>(m);
         ASSERT_EQ(out[static_cast<size_t>(y * width + x)], v < 0 ? -q : q) << "width " << width << " at " << x << "," << y;
       }
-    // One magnitude past 2^31 steps, or not a number, anywhere refuses the block.
-    std::vector<float> bad = in;
-    bad[static_cast<size_t>(width - 1)] = (width % 2) ? 1e30f : std::nanf("");
-    EXPECT_FALSE(quantise_block(bad.data(), stride, width, height, delta, out.data())) << "width " << width;
+    // One magnitude of 2^31 steps or more, or not a number, anywhere refuses the block (in a
+    // vector or in the tail: every column of some width); just below 2^31 steps is kept.
+    const float at_limit = static_cast<float>(2147483648.0 * delta / 64);  // rounded to a float: about 2^31 steps
+    const bool limit_fits = std::fabs(static_cast<double>(at_limit)) * (64 / delta) < 2147483648.0;
+    for (float outside : {1e30f, -1e30f, std::nanf(""), -std::nanf(""), at_limit, -at_limit}) {
+      std::vector<float> bad = in;
+      bad[static_cast<size_t>(static_cast<int>(rng() % static_cast<unsigned>(height)) * stride + rng() % static_cast<unsigned>(width))] =
+          outside;
+      const bool fits = std::fabs(outside) == at_limit && limit_fits;
+      EXPECT_EQ(quantise_block(bad.data(), stride, width, height, delta, out.data()), fits) << "width " << width << ", " << outside;
+    }
   }
 }
 
