@@ -183,7 +183,7 @@ struct UvlcPairBits {
   uint32_t bits = 0;
   int length = 0;
 };
-J2K_HD inline UvlcPairBits uvlc_pair_bits(const Uvlc& a, const Uvlc& b) {
+J2K_HD constexpr UvlcPairBits uvlc_pair_bits(const Uvlc& a, const Uvlc& b) {
   uint32_t bits = a.prefix;
   int n = a.prefix_length;
   bits |= b.prefix << n;
