@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -29,6 +30,7 @@ struct Scratch {
   std::vector<unsigned> rows;  // CleanupRows, for the widest block
   std::vector<uint8_t> magsgn, mel, vlc;  // the streams' buffers, stream_capacity() each (MEL mel_capacity())
   std::vector<uint8_t> sigprop, magref;
+  std::vector<uint8_t> avx2;  // the AVX2 cleanup coder's, avx2_cleanup_scratch_bytes() from a 32-byte boundary
 };
 
 // The refinement passes at plane p - 1 after a cleanup pass at p (Part 15 clause 7.4, 7.5),
@@ -315,7 +317,9 @@ CodedBlock encode_block(const BlockView& b, HtEncoderPath path) {
     ForwardWriter magsgn(s.magsgn.data());
     MelEncoder mel(s.mel.data());
     BackwardWriter vlc(s.vlc.data(), BackwardWriter::kVlc);
-    encode_cleanup_avx2(s.quads.data(), stride, b.width, b.height, magsgn, mel, vlc);
+    if (s.avx2.empty()) s.avx2.resize(avx2_cleanup_scratch_bytes() + 31);
+    void* scratch = s.avx2.data() + (-reinterpret_cast<uintptr_t>(s.avx2.data()) & 31);
+    encode_cleanup_avx2(s.quads.data(), stride, b.width, b.height, scratch, magsgn, mel, vlc);
     const size_t bytes = finish_cleanup(magsgn, mel, vlc);
     if (bytes == 0) throw Error(ErrorCode::Internal, scup_overflow);
     out.bytes.resize(bytes);

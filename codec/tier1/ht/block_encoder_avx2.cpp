@@ -246,21 +246,31 @@ J2K_HT_AVX2 inline void scalar_stage(const QuadCodes& c, int qw, const uint32_t*
 
 }  // namespace
 
+// The scratch: two line-pairs' contexts, then the codes.
+struct CleanupScratch {
+  LinePairContext context[2];
+  QuadCodes codes;
+};
+
+size_t avx2_cleanup_scratch_bytes() { return sizeof(CleanupScratch); }
+
 J2K_HT_AVX2 __attribute__((flatten)) void encode_cleanup_avx2(const uint32_t* data, size_t stride, int width, int height,
-                                                              ForwardWriter& magsgn_out, MelEncoder& mel_out, BackwardWriter& vlc_out) {
+                                                              void* scratch, ForwardWriter& magsgn_out, MelEncoder& mel_out,
+                                                              BackwardWriter& vlc_out) {
   // The writers as locals (see CleanupEncoder::line_pair), given back at the end.
   ForwardWriter magsgn = magsgn_out;
   MelEncoder mel = mel_out;
   BackwardWriter vlc = vlc_out;
   const int qw = (width + 1) / 2, qh = (height + 1) / 2;
-  LinePairContext context[2];
-  QuadCodes codes;
+  CleanupScratch& work = *static_cast<CleanupScratch*>(scratch);
+  LinePairContext* context = work.context;
+  QuadCodes& codes = work.codes;
   // Every entry a line-pair reads: its groups' and two past them (the last group's right).
   const size_t used = static_cast<size_t>((qw + kGroup - 1) / kGroup * kGroup + 2 + 1) * sizeof(int32_t);
-  for (LinePairContext& c : context) {
-    std::memset(c.rho, 0, used);
-    std::memset(c.e_left, 0, used);
-    std::memset(c.e_right, 0, used);
+  for (int i = 0; i < 2; ++i) {
+    std::memset(context[i].rho, 0, used);
+    std::memset(context[i].e_left, 0, used);
+    std::memset(context[i].e_right, 0, used);
   }
   const int* initial_table = reinterpret_cast<const int*>(cxt_vlc_encode_table(true));
   const int* other_table = reinterpret_cast<const int*>(cxt_vlc_encode_table(false));

@@ -21,12 +21,17 @@ namespace j2k::codec::ht {
 constexpr size_t kAvx2QuadColumns = 16;
 
 #if J2K_HT_HAVE_AVX2
+// The scratch the coder works in (its line-pairs' contexts and codes, about 23 KB), the
+// caller's, from a 32-byte boundary: heap memory, not the stack of a thread some embedder's
+// pool may have made small.
+size_t avx2_cleanup_scratch_bytes();
+
 // The cleanup pass of the width x height block data[y * stride + x] (each sample 2 * mu +
 // sign as PaddedQuads holds them; stride a multiple of kAvx2QuadColumns, rows and height
 // padded with 0s) into the three writers; finish_cleanup() and write_cleanup() then make the
 // segment, as CleanupEncoder::run() and write() do.
-void encode_cleanup_avx2(const uint32_t* data, size_t stride, int width, int height, ForwardWriter& magsgn, MelEncoder& mel,
-                         BackwardWriter& vlc);
+void encode_cleanup_avx2(const uint32_t* data, size_t stride, int width, int height, void* scratch, ForwardWriter& magsgn,
+                         MelEncoder& mel, BackwardWriter& vlc);
 #endif
 
 }  // namespace j2k::codec::ht
