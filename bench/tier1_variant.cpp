@@ -94,5 +94,7 @@ extern "C" __attribute__((visibility("default"))) long tier1_variant_ht_encode(
     uint8_t* bytes, size_t capacity, uint32_t* pass_ends, int* passes) {
   j2k::codec::BlockView view = view_of(data, stride, width, height, band, estimate_distortion);
   view.cleanup_plane = cleanup_plane;
-  return encode(j2k::codec::ht::encode_block, view, bytes, capacity, pass_ends, passes);
+  // (A lambda: ht::encode_block has an overload that names the build, in revisions from e85fc5e.)
+  return encode([](const j2k::codec::BlockView& v) { return j2k::codec::ht::encode_block(v); }, view, bytes, capacity,
+                pass_ends, passes);
 }

@@ -66,6 +66,51 @@ int bits_of(uint32_t maxval) {
   return bits;
 }
 
+// An 8-bit RGB row split into its three planes. The compiler vectorises the 3-byte stride with
+// byte shuffles (SSSE3 and up), not for the SSE2 baseline: so an AVX2 build too, chosen at
+// run time (a 4096^2 RGB file: 4% of a one-thread compress's time in the scalar loop).
+template <int kBuild>
+void split_rgb8_rows(const uint8_t* __restrict row, uint8_t* __restrict r, uint8_t* __restrict g, uint8_t* __restrict b,
+                     uint64_t width) {
+  for (uint64_t x = 0; x < width; ++x) {
+    r[x] = row[3 * x];
+    g[x] = row[3 * x + 1];
+    b[x] = row[3 * x + 2];
+  }
+}
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("avx2"), flatten)) void split_rgb8_avx2(const uint8_t* row, uint8_t* r, uint8_t* g, uint8_t* b,
+                                                             uint64_t width) {
+  split_rgb8_rows<1>(row, r, g, b, width);
+}
+#endif
+// A 16-bit gray row, big-endian in the file, into its plane in the machine's order: the same,
+// for the same reason (byte shuffles; 5% of a one-thread compress of a 4096^2 16-bit file).
+template <int kBuild>
+void swap_u16_rows(const uint8_t* __restrict row, uint8_t* __restrict plane, uint64_t width) {
+  for (uint64_t x = 0; x < width; ++x) store_u16(plane + 2 * x, static_cast<uint16_t>(row[2 * x] << 8 | row[2 * x + 1]));
+}
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("avx2"), flatten)) void swap_u16_avx2(const uint8_t* row, uint8_t* plane, uint64_t width) {
+  swap_u16_rows<1>(row, plane, width);
+}
+#endif
+void swap_u16(const uint8_t* row, uint8_t* plane, uint64_t width) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) return swap_u16_avx2(row, plane, width);
+#endif
+  swap_u16_rows<0>(row, plane, width);
+}
+
+void split_rgb8(const uint8_t* row, uint8_t* r, uint8_t* g, uint8_t* b, uint64_t width) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) return split_rgb8_avx2(row, r, g, b, width);
+#endif
+  split_rgb8_rows<0>(row, r, g, b, width);
+}
+
 class PnmReader : public FormatReader {
  public:
   explicit PnmReader(std::unique_ptr<InputFile> file) : file_(std::move(file)) {
@@ -151,15 +196,11 @@ class PnmReader : public FormatReader {
         }
         // The common files without a maxval to check, in loops the compiler vectorises.
         if (!check && bytes == 1 && channels == 3) {
-          for (uint64_t x = 0; x < width; ++x) {
-            planes[0][x] = row[3 * x];
-            planes[1][x] = row[3 * x + 1];
-            planes[2][x] = row[3 * x + 2];
-          }
+          split_rgb8(row, planes[0], planes[1], planes[2], width);
           return;
         }
         if (!check && bytes == 2 && channels == 1) {
-          for (uint64_t x = 0; x < width; ++x) store_u16(planes[0] + 2 * x, static_cast<uint16_t>(row[2 * x] << 8 | row[2 * x + 1]));
+          swap_u16(row, planes[0], width);
           return;
         }
         for (uint64_t x = 0; x < width; ++x) {

@@ -2,10 +2,15 @@
 #include "codec/quant/quantiser.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <mutex>
 #include <string>
 #include <vector>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#endif
 
 #include "common/error.hpp"
 #include "transform/common/constants.hpp"
@@ -118,17 +123,80 @@ BandStep reversible_step(int range_bits) {
   return s;
 }
 
+namespace {
+
+// quantise_block's arithmetic for one coefficient, the same IEEE operations in each build (one
+// rounded multiplication, no contraction), so the same int32s. The conversion truncates, which
+// for a magnitude is floor(); one of 2^31 steps or more, or not a number, is counted.
+inline int32_t quantise_one(float in, double scale, int& outside) {
+  const double v = static_cast<double>(in);
+  const double m = std::fabs(v) * scale;
+  const bool fits = m < 2147483648.0;
+  outside += fits ? 0 : 1;
+  const auto magnitude = static_cast<int32_t>(fits ? m : 0.0);
+  return v < 0 ? -magnitude : magnitude;
+}
+
+// Branch-free rows, the block refused after a row with a coefficient outside. The compiler
+// does not vectorise the conversions for SSE2.
+bool quantise_rows(const float* in, ptrdiff_t stride, int width, int height, double scale, int32_t* out) {
+  for (int y = 0; y < height; ++y) {
+    const float* __restrict row = in + y * stride;
+    int32_t* __restrict q = out + static_cast<ptrdiff_t>(y) * width;
+    int outside = 0;
+    for (int x = 0; x < width; ++x) q[x] = quantise_one(row[x], scale, outside);
+    if (outside != 0) return false;
+  }
+  return true;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// AVX2, 8 coefficients at a time: each widened to double, its magnitude multiplied and
+// truncated (_mm256_cvttpd_epi32 gives INT32_MIN for 2^31 or more and for NaN, which no
+// magnitude in range is: that counts it outside), then given the float's sign
+// (_mm256_sign_epi32 by the float's bits: -0.0 and +0.0 give 0, as above). The compiler's
+// vectorisation of quantise_one spent most of its instructions narrowing the comparison's
+// masks. The last width % 8 as quantise_one.
+__attribute__((target("avx2"))) bool quantise_rows_avx2(const float* in, ptrdiff_t stride, int width, int height,
+                                                        double scale, int32_t* out) {
+  const __m256d factor = _mm256_set1_pd(scale);
+  const __m256d no_sign = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFF));
+  const __m256i invalid = _mm256_set1_epi32(INT32_MIN);
+  const int whole = width & ~7;
+  for (int y = 0; y < height; ++y) {
+    const float* row = in + y * stride;
+    int32_t* q = out + static_cast<ptrdiff_t>(y) * width;
+    __m256i outside = _mm256_setzero_si256();
+    for (int x = 0; x < whole; x += 8) {
+      const __m256 v = _mm256_loadu_ps(row + x);
+      const __m256d low = _mm256_and_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), no_sign);
+      const __m256d high = _mm256_and_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), no_sign);
+      const __m128i low_q = _mm256_cvttpd_epi32(_mm256_mul_pd(low, factor));
+      const __m128i high_q = _mm256_cvttpd_epi32(_mm256_mul_pd(high, factor));
+      const __m256i magnitude = _mm256_inserti128_si256(_mm256_castsi128_si256(low_q), high_q, 1);
+      outside = _mm256_or_si256(outside, _mm256_cmpeq_epi32(magnitude, invalid));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + x), _mm256_sign_epi32(magnitude, _mm256_castps_si256(v)));
+    }
+    int tail_outside = 0;
+    for (int x = whole; x < width; ++x) q[x] = quantise_one(row[x], scale, tail_outside);
+    if (tail_outside != 0 || !_mm256_testz_si256(outside, outside)) return false;
+  }
+  return true;
+}
+bool has_avx2() {
+  static const bool yes = __builtin_cpu_supports("avx2");
+  return yes;
+}
+#endif
+
+}  // namespace
+
 bool quantise_block(const float* in, ptrdiff_t stride, int width, int height, double delta, int32_t* out) {
   const double scale = std::ldexp(1.0, kFractionBits) / delta;
-  for (int y = 0; y < height; ++y)
-    for (int x = 0; x < width; ++x) {
-      const double v = static_cast<double>(in[y * stride + x]);
-      const double m = std::floor(std::fabs(v) * scale);
-      if (!(m < 2147483648.0)) return false;
-      const int32_t q = static_cast<int32_t>(m);
-      out[y * width + x] = v < 0 ? -q : q;
-    }
-  return true;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (has_avx2()) return quantise_rows_avx2(in, stride, width, height, scale, out);
+#endif
+  return quantise_rows(in, stride, width, height, scale, out);
 }
 
 }  // namespace j2k::codec

@@ -32,17 +32,20 @@ bool convert_samples(const char* src, ptrdiff_t step, int64_t n, int32_t offset,
   using W = std::conditional_t<(sizeof(S) <= 2), int32_t, int64_t>;
   const auto lo_w = static_cast<W>(std::max<int64_t>(lo, std::numeric_limits<W>::min()));
   const auto hi_w = static_cast<W>(std::min<int64_t>(hi, std::numeric_limits<W>::max()));
-  bool ok = true;
+  // Branch-free, in the samples' width, for the vectoriser (the comparisons' flags ORed, the
+  // clamp as min and max, the shift modulo 2^32 as the int32 result takes it): with a bool
+  // reduction and a chain of conditionals it stayed a scalar loop, 12% of a one-thread
+  // lossless compress of 8-bit RGB.
+  W outside = 0;
   for (int64_t x = 0; x < n; ++x) {
     S s;
     std::memcpy(&s, src + x * (kPacked ? static_cast<ptrdiff_t>(sizeof(S)) : step), sizeof s);  // no alignment assumed
     const auto v = static_cast<W>(s);
-    const bool in_range = v >= lo_w && v <= hi_w;
-    ok &= in_range;
-    const W kept = in_range ? v : v < lo_w ? lo_w : hi_w;
-    out[x] = static_cast<D>(static_cast<int32_t>(static_cast<int64_t>(kept) - offset));
+    outside |= static_cast<W>((v < lo_w) | (v > hi_w));
+    const W kept = std::min(std::max(v, lo_w), hi_w);
+    out[x] = static_cast<D>(static_cast<int32_t>(static_cast<uint32_t>(kept) - static_cast<uint32_t>(offset)));
   }
-  return ok;
+  return outside == 0;
 }
 
 template <class S, class D>

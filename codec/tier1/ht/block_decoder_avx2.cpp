@@ -14,8 +14,6 @@
 
 #include <cstring>
 
-#define J2K_HT_AVX2 __attribute__((target("avx2,bmi,bmi2,lzcnt,popcnt")))
-
 namespace j2k::codec::ht::cleanup {
 namespace {
 

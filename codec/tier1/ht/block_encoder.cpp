@@ -3,12 +3,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "codec/tier1/ht/bit_writers.hpp"
 #include "codec/tier1/ht/cleanup_encoder.hpp"
+#include "codec/tier1/ht/cleanup_encoder_avx2.hpp"
 #include "codec/tier1/ht/quad_rules.hpp"
 #include "common/error.hpp"
 
@@ -28,6 +30,7 @@ struct Scratch {
   std::vector<unsigned> rows;  // CleanupRows, for the widest block
   std::vector<uint8_t> magsgn, mel, vlc;  // the streams' buffers, stream_capacity() each (MEL mel_capacity())
   std::vector<uint8_t> sigprop, magref;
+  std::vector<uint8_t> avx2;  // the AVX2 cleanup coder's, avx2_cleanup_scratch_bytes() from a 32-byte boundary
 };
 
 // The refinement passes at plane p - 1 after a cleanup pass at p (Part 15 clause 7.4, 7.5),
@@ -111,29 +114,72 @@ double reconstruction(uint32_t mu, int p, bool reversible) {
 
 double squared(double v) { return v * v; }
 
-// The samples of a row of Scratch::quads: the width padded to whole quad pairs.
-size_t quad_stride(int width) { return static_cast<size_t>((width + 3) & ~3); }
+// The samples of a row of Scratch::quads: the width padded to whole quad pairs (the portable
+// coder) or to the AVX2 coder's groups of 8 quads.
+size_t quad_stride(int width, bool avx2) {
+  const size_t w = static_cast<size_t>(width);
+  return avx2 ? (w + kAvx2QuadColumns - 1) / kAvx2QuadColumns * kAvx2QuadColumns : (w + 3) & ~size_t{3};
+}
 
-// Fills s.quads with the block at `plane` (Scratch says how); returns the OR of every
-// magnitude, its fraction bits dropped.
-uint32_t gather_quads(const BlockView& b, int plane, Scratch& s) {
-  const int width = b.width, height = b.height, shift = b.fraction_bits + plane;
-  const size_t stride = quad_stride(width), rows = static_cast<size_t>((height + 1) & ~1);
-  s.quads.resize(stride * rows);
+// What gather_quads finds on its way through the block: the OR of every magnitude (with its
+// fraction bits), and where asked, plane0_estimate's two sums in integers, in units of
+// 2^-(2 fraction bits + 2): the energy, sum of 4 m^2, and what a cleanup pass at plane 0
+// removes, sum over mu > 0 of 4 m^2 - (2 m - (2 mu + 1) 2^fraction_bits)^2 (2 mu for the 5/3,
+// whose decoder gives mu itself). Each term is exact in 64 bits while every magnitude is below
+// 2^25, and so are the sums, of at most 4096 terms.
+struct Gathered {
   uint32_t any = 0;
+  uint64_t energy = 0, removed = 0;
+};
+
+// Fills `quads` with the block at `plane` (Scratch::quads says how), rows `stride` samples
+// apart, in one pass over the coefficients: branch-free, for the vectoriser. Compiled for any
+// x86-64 and, below, for AVX2 (whose 64-bit products the estimate's sums vectorise with).
+template <bool kEstimate>
+Gathered gather_rows(const BlockView& b, int plane, size_t stride, uint32_t* quads) {
+  const int width = b.width, height = b.height, fraction_bits = b.fraction_bits, shift = fraction_bits + plane;
+  const uint32_t twice_half = b.reversible ? 0 : 1;
+  uint32_t any = 0;
+  uint64_t energy = 0, removed = 0;
   for (int y = 0; y < height; ++y) {
     const int32_t* __restrict in = b.data + y * b.stride;
-    uint32_t* __restrict out = s.quads.data() + static_cast<size_t>(y) * stride;
-    for (int x = 0; x < width; ++x) {  // branch-free, for the vectoriser
+    uint32_t* __restrict out = quads + static_cast<size_t>(y) * stride;
+    for (int x = 0; x < width; ++x) {
       const int32_t v = in[x];
       const uint32_t m = magnitude_of(v);
       any |= m;
       out[x] = quad_sample(m, sign_of(v), shift);
+      if (kEstimate) {
+        const uint32_t mu = m >> fraction_bits;
+        // The decoder's error, 2 m less twice its reconstruction, in 32 bits (small where it
+        // counts: the sums are used only while every m is below 2^25).
+        const auto error = static_cast<int32_t>(2 * m - ((2 * mu + twice_half) << fraction_bits));
+        const uint64_t square = 4 * (static_cast<uint64_t>(m) * m);
+        energy += square;
+        removed += mu != 0 ? square - static_cast<uint64_t>(static_cast<int64_t>(error) * error) : 0;
+      }
     }
     for (size_t x = static_cast<size_t>(width); x < stride; ++x) out[x] = 0;
   }
-  if (rows > static_cast<size_t>(height)) std::fill(s.quads.end() - static_cast<ptrdiff_t>(stride), s.quads.end(), 0u);
-  return any >> b.fraction_bits;
+  const size_t rows = static_cast<size_t>((height + 1) & ~1);
+  if (rows > static_cast<size_t>(height)) std::fill(quads + (rows - 1) * stride, quads + rows * stride, 0u);
+  return Gathered{any, energy, removed};
+}
+
+#if J2K_HT_HAVE_AVX2
+template <bool kEstimate>
+J2K_HT_AVX2 __attribute__((flatten)) Gathered gather_rows_avx2(const BlockView& b, int plane, size_t stride, uint32_t* quads) {
+  return gather_rows<kEstimate>(b, plane, stride, quads);
+}
+#endif
+
+Gathered gather_quads(const BlockView& b, int plane, size_t stride, bool estimate, bool avx2, Scratch& s) {
+  s.quads.resize(stride * static_cast<size_t>((b.height + 1) & ~1));
+#if J2K_HT_HAVE_AVX2
+  if (avx2) return estimate ? gather_rows_avx2<true>(b, plane, stride, s.quads.data()) : gather_rows_avx2<false>(b, plane, stride, s.quads.data());
+#endif
+  (void)avx2;
+  return estimate ? gather_rows<true>(b, plane, stride, s.quads.data()) : gather_rows<false>(b, plane, stride, s.quads.data());
 }
 
 // The magnitudes and signs at plane 0 and in steps, for the refinement passes and the
@@ -167,10 +213,19 @@ double gather_magnitudes(const BlockView& b, Scratch& s) {
 }
 
 // A cleanup pass at plane 0 (nothing to refine): the block's energy and what the pass
-// removes of it, in one pass over the coefficients, nothing stored.
+// removes of it, in one pass over the coefficients, nothing stored. Each term is exact in
+// double while the magnitudes are below 2^26, and so is each partial sum while the energy is
+// below 2^53 units: then the integer sums of gather_quads are the same figures (exact_plane0),
+// and this pass is not needed.
 struct Plane0Estimate {
   double energy = 0, distortion = 0;
 };
+bool exact_plane0(const Gathered& g, int fraction_bits, Plane0Estimate& e) {
+  if ((g.any >> 25) != 0 || (g.energy >> 53) != 0) return false;
+  e.energy = std::ldexp(static_cast<double>(g.energy), -2 - 2 * fraction_bits);
+  e.distortion = std::ldexp(static_cast<double>(g.removed), -2 - 2 * fraction_bits);
+  return true;
+}
 Plane0Estimate plane0_estimate(const BlockView& b) {
   Plane0Estimate e;
   const double step = std::ldexp(1.0, -b.fraction_bits), half = b.reversible ? 0.0 : 0.5;
@@ -199,6 +254,19 @@ void size_streams(Scratch& s, size_t n) {
 
 }  // namespace
 
+bool available(HtEncoderPath path) {
+  switch (path) {
+    case HtEncoderPath::Portable: return true;
+    case HtEncoderPath::Avx2:
+#if J2K_HT_HAVE_AVX2
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
+#else
+      return false;
+#endif
+  }
+  return false;
+}
+
 int magnitude_bitplanes(const BlockView& b) {
   uint32_t any = 0;
   for (int y = 0; y < b.height; ++y)
@@ -210,30 +278,60 @@ int magnitude_bitplanes(const BlockView& b) {
 }
 
 CodedBlock encode_block(const BlockView& b) {
+  static const HtEncoderPath fastest = available(HtEncoderPath::Avx2) ? HtEncoderPath::Avx2 : HtEncoderPath::Portable;
+  return encode_block(b, fastest);
+}
+
+CodedBlock encode_block(const BlockView& b, HtEncoderPath path) {
+  static const bool has_avx2 = available(HtEncoderPath::Avx2);
+  const bool avx2 = path == HtEncoderPath::Avx2 && has_avx2;
   const int plane = b.cleanup_plane;
   if (plane < 0 || plane > 30)
     throw Error(ErrorCode::InvalidArgument, "HT encoder: a cleanup pass at bit plane " + std::to_string(plane) + " (0 to 30)");
   Scratch& s = thread_scratch();
   const size_t n = static_cast<size_t>(b.width) * static_cast<size_t>(b.height);
   CodedBlock out;
-  const CleanupPlan plan = plan_cleanup(gather_quads(b, plane, s), plane);
+  const size_t stride = quad_stride(b.width, avx2);
+  // A cleanup pass at plane 0 has its estimate from the gather (or, for magnitudes too large
+  // for its integer sums, one more pass over the block); refinement passes and their
+  // estimates need the magnitudes at plane 0 too.
+  const bool estimate_plane0 = b.estimate_distortion && plane == 0;
+  const Gathered gathered = gather_quads(b, plane, stride, estimate_plane0, avx2, s);
+  const CleanupPlan plan = plan_cleanup(gathered.any >> b.fraction_bits, plane);
   out.magnitude_bitplanes = plan.magnitude_bitplanes;
-  // Refinement passes and their distortion estimates need the magnitudes at plane 0 too; a
-  // cleanup pass at plane 0 alone has its estimate from one pass over the block.
   const bool refine = plane > 0 && plan.bitplanes != 0;
   Plane0Estimate plane0;
-  if (refine) out.energy = gather_magnitudes(b, s);
-  else if (b.estimate_distortion) plane0 = plane0_estimate(b), out.energy = plane0.energy;
+  if (refine) {
+    out.energy = gather_magnitudes(b, s);
+  } else if (b.estimate_distortion) {
+    if (!estimate_plane0 || !exact_plane0(gathered, b.fraction_bits, plane0)) plane0 = plane0_estimate(b);
+    out.energy = plane0.energy;
+  }
   if (plan.bitplanes == 0) return out;  // nothing significant at that plane: no pass
   if (plan.too_large) throw Error(ErrorCode::InvalidArgument, "HT encoder: a coefficient of 2^31 steps (at most 2^31 - 1)");
   size_streams(s, n);
   out.bitplanes = plan.bitplanes;  // plane + 1, no placeholder passes: Tier-2 signals Mb - plane - 1 missing MSBs
-  {
+  const char* const scup_overflow = "HT encoder: MEL and VLC outgrow the cleanup segment's length field";
+#if J2K_HT_HAVE_AVX2
+  if (avx2) {
+    ForwardWriter magsgn(s.magsgn.data());
+    MelEncoder mel(s.mel.data());
+    BackwardWriter vlc(s.vlc.data(), BackwardWriter::kVlc);
+    if (s.avx2.empty()) s.avx2.resize(avx2_cleanup_scratch_bytes() + 31);
+    void* scratch = s.avx2.data() + (-reinterpret_cast<uintptr_t>(s.avx2.data()) & 31);
+    encode_cleanup_avx2(s.quads.data(), stride, b.width, b.height, scratch, magsgn, mel, vlc);
+    const size_t bytes = finish_cleanup(magsgn, mel, vlc);
+    if (bytes == 0) throw Error(ErrorCode::Internal, scup_overflow);
+    out.bytes.resize(bytes);
+    write_cleanup(magsgn, mel, vlc, out.bytes.data());
+  }
+#endif
+  if (!avx2) {
     s.rows.resize((CleanupRows::bytes(b.width) + sizeof(unsigned) - 1) / sizeof(unsigned));
     CleanupEncoder<PaddedQuads> coder(b.width, b.height, host_cleanup_tables(), CleanupRows::carve(s.rows.data(), b.width),
                                       CleanupBuffers{s.magsgn.data(), s.mel.data(), s.vlc.data()});
-    const size_t bytes = coder.run(PaddedQuads{s.quads.data(), quad_stride(b.width)});
-    if (bytes == 0) throw Error(ErrorCode::Internal, "HT encoder: MEL and VLC outgrow the cleanup segment's length field");
+    const size_t bytes = coder.run(PaddedQuads{s.quads.data(), stride});
+    if (bytes == 0) throw Error(ErrorCode::Internal, scup_overflow);
     out.bytes.resize(bytes);
     coder.write(out.bytes.data());
   }

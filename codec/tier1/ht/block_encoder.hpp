@@ -27,6 +27,15 @@ namespace j2k::codec::ht {
 // near), Error(InvalidArgument) for a plane outside 0..30.
 CodedBlock encode_block(const BlockView& block);
 
+// The builds of the cleanup coder, each giving the same bytes: the portable one
+// (cleanup_encoder.hpp), and one for AVX2 and BMI2 (x86-64, cleanup_encoder_avx2.hpp).
+// encode_block above takes the fastest one the CPU runs; tests and benchmarks name one.
+// available(): whether this build and CPU have it; a path that is not available codes with
+// the portable one.
+enum class HtEncoderPath { Portable, Avx2 };
+bool available(HtEncoderPath path);
+CodedBlock encode_block(const BlockView& block, HtEncoderPath path);
+
 // The bit planes of the block's largest quantisation index (0: every index is 0): the
 // cleanup planes worth coding are 0 to this less 1.
 int magnitude_bitplanes(const BlockView& block);

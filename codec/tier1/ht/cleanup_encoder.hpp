@@ -177,6 +177,56 @@ J2K_HD inline uint32_t low_bits(int n) { return static_cast<uint32_t>((uint64_t{
 J2K_HD inline int min_int(int a, int b) { return a < b ? a : b; }
 J2K_HD inline int max_int(int a, int b) { return a > b ? a : b; }
 
+// The U-VLC codes of a quad pair: both prefixes, both suffixes, both extensions, at most 24
+// bits (none for u = 0), as one field of `length` bits.
+struct UvlcPairBits {
+  uint32_t bits = 0;
+  int length = 0;
+};
+J2K_HD constexpr UvlcPairBits uvlc_pair_bits(const Uvlc& a, const Uvlc& b) {
+  uint32_t bits = a.prefix;
+  int n = a.prefix_length;
+  bits |= b.prefix << n;
+  n += b.prefix_length;
+  bits |= a.suffix << n;
+  n += a.suffix_length;
+  bits |= b.suffix << n;
+  n += b.suffix_length;
+  bits |= a.extension << n;
+  n += a.extension_length;
+  bits |= b.extension << n;
+  n += b.extension_length;
+  return UvlcPairBits{bits, n};
+}
+// The same in one put.
+J2K_HD inline void put_uvlc_pair(BackwardWriter& vlc, const Uvlc& a, const Uvlc& b) {
+  const UvlcPairBits p = uvlc_pair_bits(a, b);
+  vlc.put(p.bits, p.length);
+}
+
+// The u of a quad pair, as decode_u() reads them (0: none coded): in the initial line-pair a
+// pair whose quads both have one sends a MEL event (both above 2) and, where both are, each
+// less 2.
+template <bool kInitial>
+J2K_HD inline void put_u(MelEncoder& mel, BackwardWriter& vlc, int ua, int ub, const Uvlc* code) {
+  if (kInitial && ua > 0 && ub > 0) {
+    mel.put(min_int(ua, ub) > 2);
+    if (ua > 2 && ub > 2) {
+      put_uvlc_pair(vlc, code[ua - 2], code[ub - 2]);
+    } else if (ua > 2) {
+      const Uvlc& ca = code[ua];
+      vlc.put(ca.prefix, ca.prefix_length);
+      vlc.put(static_cast<uint32_t>(ub - 1), 1);
+      vlc.put(ca.suffix, ca.suffix_length);
+      vlc.put(ca.extension, ca.extension_length);
+    } else {
+      put_uvlc_pair(vlc, code[ua], code[ub]);
+    }
+    return;
+  }
+  put_uvlc_pair(vlc, code[ua], code[ub]);
+}
+
 // The cleanup pass of a width x height block (1..1024 each, at most 4096 samples):
 //   CleanupEncoder<PaddedQuads> coder(w, h, tables, rows, buffers);
 //   const size_t bytes = coder.run(quads);   // 0: MEL and VLC outgrow Scup's 4079 bytes
@@ -265,45 +315,8 @@ class CleanupEncoder {
           for (int j = 0; j < 4; ++j) magsgn_.put(v[j], bits[j]);
         }
       }
-      put_u<kInitial>(u[0], u[1], uvlc);
+      put_u<kInitial>(mel_, vlc_, u[0], u[1], uvlc);
     }
-  }
-
-  // The u of a quad pair, as decode_u() reads them (0: none coded).
-  template <bool kInitial>
-  J2K_HD void put_u(int ua, int ub, const Uvlc* code) {
-    if (kInitial && ua > 0 && ub > 0) {
-      mel_.put(min_int(ua, ub) > 2);
-      if (ua > 2 && ub > 2) {
-        put_pair(code[ua - 2], code[ub - 2]);
-      } else if (ua > 2) {
-        const Uvlc& ca = code[ua];
-        vlc_.put(ca.prefix, ca.prefix_length);
-        vlc_.put(static_cast<uint32_t>(ub - 1), 1);
-        vlc_.put(ca.suffix, ca.suffix_length);
-        vlc_.put(ca.extension, ca.extension_length);
-      } else {
-        put_pair(code[ua], code[ub]);
-      }
-      return;
-    }
-    put_pair(code[ua], code[ub]);
-  }
-  // Both prefixes, both suffixes, both extensions: at most 24 bits, one put (none for u = 0).
-  J2K_HD void put_pair(const Uvlc& a, const Uvlc& b) {
-    uint32_t bits = a.prefix;
-    int n = a.prefix_length;
-    bits |= b.prefix << n;
-    n += b.prefix_length;
-    bits |= a.suffix << n;
-    n += a.suffix_length;
-    bits |= b.suffix << n;
-    n += b.suffix_length;
-    bits |= a.extension << n;
-    n += a.extension_length;
-    bits |= b.extension << n;
-    n += b.extension_length;
-    vlc_.put(bits, n);
   }
 
   CleanupTables tables_;

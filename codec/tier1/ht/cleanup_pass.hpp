@@ -18,18 +18,9 @@
 #include <cstdint>
 
 #include "codec/tier1/block_coder.hpp"
+#include "codec/tier1/ht/avx2_build.hpp"
 #include "codec/tier1/ht/quad_rules.hpp"
 #include "codec/tier1/ht/word_readers.hpp"
-
-// Whether this build has the AVX2 cleanup pass (x86-64, compilers with target attributes);
-// -DJ2K_HT_HAVE_AVX2=0 leaves it out, as a build for another CPU does.
-#ifndef J2K_HT_HAVE_AVX2
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define J2K_HT_HAVE_AVX2 1
-#else
-#define J2K_HT_HAVE_AVX2 0
-#endif
-#endif
 
 namespace j2k::codec::ht::cleanup {
 

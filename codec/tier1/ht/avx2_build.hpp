@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Whether this build has the HT coders' AVX2 builds (block_decoder_avx2.cpp,
+// block_encoder_avx2.cpp: x86-64, compilers with target attributes), and the attribute that
+// compiles a function for them; -DJ2K_HT_HAVE_AVX2=0 leaves them out, as a build for another
+// CPU does. Each is called only on a CPU with AVX2 and BMI2 (the coders' available()).
+#pragma once
+
+#ifndef J2K_HT_HAVE_AVX2
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define J2K_HT_HAVE_AVX2 1
+#else
+#define J2K_HT_HAVE_AVX2 0
+#endif
+#endif
+
+#if J2K_HT_HAVE_AVX2
+#define J2K_HT_AVX2 __attribute__((target("avx2,bmi,bmi2,lzcnt,popcnt")))
+#endif
