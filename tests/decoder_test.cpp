@@ -840,4 +840,21 @@ TEST(DecoderAuto, CudaWhereTheCpuWouldTakeLongerThanItsStartUp) {
   EXPECT_EQ(resolve_backend(j2k::Backend::Auto, j2k::Job::Decompress, cores * per + 1, 0, cuda_there), j2k::Backend::Cuda);
 }
 
+// One image to compress: CUDA only where its input file holds more than
+// kAutoCudaInputBytesPerThread bytes a CPU thread (and only then is CUDA asked about).
+TEST(CompressAuto, CudaForLargeInputsOnly) {
+  const uint64_t per = j2k::kAutoCudaInputBytesPerThread;
+  asked = 0;
+  EXPECT_EQ(resolve_backend(j2k::Backend::Auto, j2k::Job::CompressOne, 16 * per, 16, cuda_there), j2k::Backend::Cpu);
+  EXPECT_EQ(resolve_backend(j2k::Backend::Auto, j2k::Job::CompressOne, 0, 16, cuda_there), j2k::Backend::Cpu);  // stdin: unknown
+  EXPECT_EQ(asked, 0);
+  EXPECT_EQ(resolve_backend(j2k::Backend::Auto, j2k::Job::CompressOne, 16 * per + 1, 16, cuda_there), j2k::Backend::Cuda);
+  EXPECT_EQ(resolve_backend(j2k::Backend::Auto, j2k::Job::CompressOne, 16 * per + 1, 16, cuda_missing), j2k::Backend::Cpu);
+  // A 4096^2 RGB PPM on 16 threads stays on the CPU, an 8192^2 one goes to the GPU.
+  EXPECT_EQ(resolve_backend(j2k::Backend::Auto, j2k::Job::CompressOne, 4096ull * 4096 * 3, 16, cuda_there), j2k::Backend::Cpu);
+  EXPECT_EQ(resolve_backend(j2k::Backend::Auto, j2k::Job::CompressOne, 8192ull * 8192 * 3, 16, cuda_there), j2k::Backend::Cuda);
+  EXPECT_EQ(resolve_backend(j2k::Backend::Cuda, j2k::Job::CompressOne, 0, 16, cuda_missing), j2k::Backend::Cuda);  // as asked
+  EXPECT_EQ(resolve_backend(j2k::Backend::Cpu, j2k::Job::CompressOne, 8192ull * 8192 * 3, 16, cuda_there), j2k::Backend::Cpu);
+}
+
 }  // namespace

@@ -568,8 +568,11 @@ int run_compress(CompressArgs a) {
     throw CLI::ValidationError("-F", a.input + " is raw samples: -F W,H,COMPONENTS,BITS,s|u[@DXxDY:...] must say what they are");
   }
   const std::vector<CompressJob> jobs = compress_jobs(a, batch, &skipped);
-  // auto: the library's rule for one image or a batch (resolve_backend).
-  a.backend = backend_name(resolve_backend(parse_backend(a.backend), batch ? Job::CompressBatch : Job::CompressOne));
+  // auto: the library's rule for one image (by its file's size) or a batch (resolve_backend).
+  std::error_code size_error;
+  const uint64_t input_bytes = batch || a.input == "-" ? 0 : fs::file_size(a.input, size_error);
+  a.backend = backend_name(resolve_backend(parse_backend(a.backend), batch ? Job::CompressBatch : Job::CompressOne,
+                                           size_error ? 0 : input_bytes, a.threads));
   std::pair<int64_t, int64_t> origin;
   j2kfront::Settings s = settings_from(a, origin);
   const int64_t ix = origin.first, iy = origin.second;  // (not a structured binding: lambdas below capture them)
@@ -965,8 +968,9 @@ std::function<int()> add_compress_command(CLI::App& app) {
   cmd->add_option("--guard-bits", args->guard_bits, "guard bits 0..7 (default 2, more where the 5/3 needs them)")
       ->check(CLI::Range(0, 7));
   cmd->add_option("-C,--comment", args->comment, "the COM marker's text (empty: none)")->capture_default_str();
-  cmd->add_option("--backend", args->backend, "the front stage's backend: cpu, cuda, opencl or auto (one image: the CPU; a directory: a GPU where there is one); "
-                  "cuda with --ht and no -r/-q codes the code-blocks on the GPU too")
+  cmd->add_option("--backend", args->backend, "the front stage's backend: cpu, cuda, opencl or auto (one image: the CPU, or CUDA where there is a CUDA "
+                  "GPU and the input file holds more than 8 MiB a thread; a directory: a GPU where there is one); "
+                  "cuda codes the code-blocks on the GPU too (EBCOT; HT without -r/-q)")
       ->check(CLI::IsMember({"auto", "cpu", "cuda", "opencl"}))->capture_default_str();
   cmd->add_option("--threads", args->threads, "CPU threads (default, 0: all cores)")->check(thread_count_check());
   cmd->add_option("--device", args->device, "GPU/OpenCL device index (default: J2KFRONT_DEVICE or the first)")->check(CLI::Range(0, 4096));

@@ -78,13 +78,13 @@ bool backend_available(Backend backend, std::string* why) {
   return false;
 }
 
-Backend resolve_backend(Backend asked, Job job, uint64_t stream_bytes, int threads, bool (*cuda_there)()) {
+Backend resolve_backend(Backend asked, Job job, uint64_t size, int threads, bool (*cuda_there)()) {
   if (asked != Backend::Auto) return asked;
   switch (job) {
-    case Job::CompressOne: return Backend::Cpu;
+    case Job::CompressOne:
     case Job::Decompress: {
-      const unsigned n = threads > 0 ? static_cast<unsigned>(threads) : std::max(1u, std::thread::hardware_concurrency());
-      if (stream_bytes <= n * kAutoCudaBytesPerThread) return Backend::Cpu;
+      const uint64_t n = threads > 0 ? static_cast<uint64_t>(threads) : std::max(1u, std::thread::hardware_concurrency());
+      if (size <= n * (job == Job::Decompress ? kAutoCudaBytesPerThread : kAutoCudaInputBytesPerThread)) return Backend::Cpu;
       return (cuda_there ? cuda_there() : backend_available(Backend::Cuda)) ? Backend::Cuda : Backend::Cpu;
     }
     case Job::Transform:

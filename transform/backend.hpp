@@ -50,15 +50,21 @@ bool backend_available(Backend backend, std::string* why = nullptr);
 // What a backend is chosen for.
 enum class Job {
   Transform,      // the front stage or the DWT alone: a plan, a Dwt, `j2kfront transform`
-  CompressOne,    // the front stage of one image to compress, start-up included
+  CompressOne,    // the front stage of one image (an input of `size` bytes) to compress, start-up included
   CompressBatch,  // the front stage of a batch of images (a folder), start-up paid once
-  Decompress,     // the back stage and Tier-1 of one codestream of `stream_bytes` bytes
+  Decompress,     // the back stage and Tier-1 of one codestream of `size` bytes
 };
 
 // The one place where Auto is decided; any other backend is returned as asked. For each job:
 // - Transform, CompressBatch: CUDA, then an OpenCL GPU, then the CPU. OpenCL only on a GPU:
 //   on a CPU the CPU backend is faster.
-// - CompressOne: the CPU, which has the front stage done before a GPU would have started.
+// - CompressOne: CUDA where the input file holds more than kAutoCudaInputBytesPerThread bytes
+//   for each CPU thread (`threads`, 0: every core) and a CUDA GPU is there, else the CPU. One
+//   `compress` process on the H200 machine (bench/RESULTS.md, "One image a process"): a 4096^2
+//   RGB PPM (50 MB, 3 MB a thread of 16) takes the CPU 0.2 to 0.5 s and CUDA 0.4 to 0.55 s,
+//   most of it CUDA's start-up and teardown; an 8192^2 one (12.6 MB a thread) CUDA 0.97x to
+//   1.80x the CPU's speed. A compressed input (PNG, a Deflate TIFF) holds more samples than
+//   its bytes say, so the rule errs towards the CPU there.
 // - Decompress: CUDA where the CPU's Tier-1 would take longer than CUDA takes to start, that
 //   is where the codestream holds more than kAutoCudaBytesPerThread bytes for each CPU thread
 //   (`threads`, 0: every core) and `cuda_available()` says a CUDA GPU is there (asked only
@@ -66,8 +72,9 @@ enum class Job {
 //   of a 4096^2 image takes 0.3 to 0.7 s, and one CPU thread decodes about 5 MB of codestream
 //   a second; 16 threads about 50. Never OpenCL: validated on NVIDIA's driver and PoCL only,
 //   its start-up on other GPUs unmeasured (`--backend opencl` opts in).
-Backend resolve_backend(Backend asked, Job job, uint64_t stream_bytes = 0, int threads = 0,
+Backend resolve_backend(Backend asked, Job job, uint64_t size = 0, int threads = 0,
                         bool (*cuda_available)() = nullptr);
-constexpr uint64_t kAutoCudaBytesPerThread = uint64_t{2} << 20;  // 2 MiB
+constexpr uint64_t kAutoCudaBytesPerThread = uint64_t{2} << 20;        // 2 MiB of codestream
+constexpr uint64_t kAutoCudaInputBytesPerThread = uint64_t{8} << 20;   // 8 MiB of input image
 
 }  // namespace j2k
