@@ -15,7 +15,7 @@
 # decompress-tiled = `bench --decompress --tile-size` J2K_DECOMPRESS_TILE (1024), 16 threads and 1.
 # decompress-cpus = `bench --decompress` on one CPU of its own (CPU 6, 7 rounds), then two (5,6).
 # frames = `bench --compress --frames J2K_FRAMES (16) --in-flight J2K_IN_FLIGHT (3)` on 16 threads:
-# CPU and CUDA, one frame after another and frames in flight, in one process.
+# CPU, CUDA and OpenCL on a GPU, one frame after another and frames in flight, in one process.
 # compress-one = bench/compress_one.sh: one image a process, the CPU backend against CUDA, at
 # J2K_ONE_SIZES ("512 4096 8192"), 16 threads, 5 rounds.
 # peers = compress-peers and decompress-peers: `bench --compress` / `--decompress` against

@@ -29,7 +29,7 @@
 #include "j2kfront/config.h"
 #include "j2kfront/j2kfront.hpp"
 #include "transform/backend.hpp"
-#if J2KFRONT_HAVE_CUDA
+#if J2KFRONT_HAVE_CUDA || J2KFRONT_HAVE_OPENCL
 #include "device/available.hpp"
 #endif
 
@@ -203,8 +203,20 @@ int run_compress_frames(const CompressOptions& o, int frames, bool ht_only, int 
 #endif
     }
   } else {
-    std::printf("no CUDA device here: CPU rows only\n");
+    std::printf("no CUDA device here: no CUDA rows\n");
   }
+#if J2KFRONT_HAVE_OPENCL
+  // OpenCL on a GPU (not a CPU's OpenCL, which only adds a slower CPU row), one frame after
+  // another and in flight.
+  if (opencl_gpu_available()) {
+    runs.push_back(Config{});
+    runs.back().backend = "opencl";
+    if (in_flight > 0) {
+      runs.push_back(runs.back());
+      runs.back().in_flight = in_flight;
+    }
+  }
+#endif
   // DCI 4K's shape at --size's width (4096 unless given).
   const int64_t width = o.size, height = std::max<int64_t>(1, o.size * 2160 / 4096);
   const std::string sample = o.samples + "/astronaut.ppm";
