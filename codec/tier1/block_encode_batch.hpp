@@ -33,6 +33,10 @@ namespace j2k::codec {
 // int32 for the 5/3, a float for the 9/7), rows `stride` values apart.
 struct BatchBlock {
   const void* coefficients = nullptr;
+  // The same place as the plane's memory and the bytes from its start, for memory that is not
+  // addressed by pointers (OpenCL: `base` a cl_mem; `coefficients` then means nothing).
+  const void* base = nullptr;
+  size_t offset = 0;
   ptrdiff_t stride = 0;
   int width = 0, height = 0;  // 1..1024 each, width * height <= 4096
   j2k_band_type band = J2K_BAND_LL;
