@@ -654,6 +654,32 @@ TEST_F(GpuCompress, OpenClOddSizesTilesAndBlocks) {
   }
 }
 
+// By rows of tiles (each row's plan keeps its coefficients in its own cl_mem, its blocks coded
+// from there): the CPU backend's file of the whole image.
+TEST_F(GpuCompress, OpenClByRowsOfTiles) {
+  REQUIRE_OPENCL_DEVICE();
+  for (bool i97 : {false, true}) {
+    const j2kfront::Image image = pattern_image(3, 1, 151, 109, 3, J2K_SAMPLE_U8, 8, 1, 1);
+    j2kfront::Settings s;
+    s.wavelet = i97 ? J2K_WAVELET_97 : J2K_WAVELET_53;
+    s.levels = 3;
+    s.tile_w = 64, s.tile_h = 48;
+    j2kfront::Coding k;
+    k.modes = J2K_MODE_HT;
+    s.backend = J2K_BACKEND_CPU;
+    const std::vector<uint8_t> want = j2kfront::Encoder(s, k, image.view()).encode(image.view());
+    s.backend = J2K_BACKEND_OPENCL;
+    j2kfront::Encoder rows(s, k, test_support::shape_of(image).view(), j2kfront::Encoder::by_tile_rows);
+    std::vector<uint8_t> got;
+    rows.encode_by_rows([&](uint32_t y0, uint32_t n) { return test_support::rows_of(image, y0, n); },
+                        [&](const uint8_t* data, size_t n) { got.insert(got.end(), data, data + n); });
+    EXPECT_STREQ(rows.report().tier1_on, "opencl");
+    EXPECT_EQ(rows.report().tile_rows, 3);
+    EXPECT_TRUE(got == want) << (i97 ? "9/7: " : "5/3: ") << first_difference(got, want);
+    ++g_compared;
+  }
+}
+
 TEST_F(GpuCompress, OpenClIrreversibleSteps) {
   REQUIRE_OPENCL_DEVICE();
   for (double qstep : {0.0, 0.02, 0.0005, 1e-7}) {  // 1e-7: refused alike (a coefficient too large)

@@ -12,9 +12,11 @@
 //   std::vector<CodedBlock> coded = batch->encode(blocks, reversible);   // per image
 //
 // Today: HT with no rate or PSNR target (every block's cleanup pass at plane 0, no SigProp or
-// MagRef, no distortion estimates), on CUDA. The 5/3's int32 coefficients are read in place;
-// the 9/7's float ones are quantised first into a device scratch of int32, as quantise_block
-// (quant/quantiser.hpp) does, bit for bit. Each block's bytes, `bitplanes` and
+// MagRef, no distortion estimates), on CUDA (gpu/cuda/ht_image_encoder) and on OpenCL
+// (gpu/opencl/ht_image_encoder: the OpenCL queue then keeps the plan's DEVICE coefficients in
+// one cl_mem, which BatchBlock names by base and offset). The 5/3's int32 coefficients are read
+// in place; the 9/7's float ones are quantised first into a device scratch of int32, as
+// quantise_block (quant/quantiser.hpp) does, bit for bit. Each block's bytes, `bitplanes` and
 // `magnitude_bitplanes` are ht::encode_block()'s on the CPU.
 #pragma once
 #include <cstddef>
@@ -51,7 +53,7 @@ class BlockEncodeBatch {
   virtual ~BlockEncodeBatch() = default;
   // Whether encode() takes coefficients in `memory` (DEVICE for a GPU batch).
   virtual bool reads(j2k_memory memory) const = 0;
-  // Where the blocks are coded, for the reports: "cuda".
+  // Where the blocks are coded, for the reports: "cuda" or "opencl".
   virtual const char* where() const = 0;
   // Host memory encode() keeps for `blocks` (its page-locked copy of the output), for the
   // encoder's budget before it runs.
@@ -66,7 +68,7 @@ class BlockEncodeBatch {
 
 // The batch for coding `params` on `backend` (Auto resolved as the plan resolves it), or
 // nullptr where the blocks are coded one by one on the CPU: another backend, a build without
-// CUDA, EBCOT, or a rate, PSNR or component target (which need SigProp, MagRef and the
+// CUDA or OpenCL, EBCOT, or a rate, PSNR or component target (which need SigProp, MagRef and the
 // distortion estimates). Touches no device: a missing one shows when the plan is made.
 std::unique_ptr<BlockEncodeBatch> make_block_encode_batch(const CodingParams& params, const BackendOptions& backend);
 

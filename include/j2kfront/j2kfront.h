@@ -564,9 +564,9 @@ typedef struct j2k_encode_report {
                                passes in each layer remove (infinite where lossless); valid
                                until the next run; NaN where none was estimated: the 9/7
                                coded on the GPU) */
-  const char* tier1_on;     /* where Tier-1 coded the blocks: "cpu", or "cuda" (HT with no rate
-                               or PSNR target on the cuda backend: the coefficients never leave
-                               the GPU, only the coded bytes come back) */
+  const char* tier1_on;     /* where Tier-1 coded the blocks: "cpu", or "cuda" or "opencl" (HT
+                               with no rate or PSNR target on that backend: the coefficients
+                               never leave the device, only the coded bytes come back) */
   int tile_rows;            /* the rows of tiles j2k_encoder_run_by_rows took the image in;
                                0 after j2k_encoder_run (the image whole) */
   /* When each stage began, in milliseconds on a steady clock common to the process (its
