@@ -147,7 +147,6 @@ struct HtEncodeBatch::Impl {
   std::vector<DeviceHtBlock> upload;
   std::vector<ht::CleanupResult> results;
   std::vector<uint8_t> output;
-  std::vector<QuantiseJob> jobs;
   std::vector<uint64_t> offsets;  // block i's bytes at output + offsets[i] (after wait())
   cl_command_queue queue = nullptr;  // the last encode()'s
   cl_event done = nullptr;           // its results' read
@@ -367,10 +366,10 @@ void HtEncodeBatch::quantise(const std::vector<QuantiseJob>& jobs, const void* i
   if (!m.program->doubles)
     throw Error(ErrorCode::BackendUnavailable, "OpenCL: the 9/7's quantisation on the device needs doubles (cl_khr_fp64), which "
                                                "this device lacks; use the cpu backend (or the 5/3)");
-  m.jobs = jobs;
   cl_mem jobs_d = grown(m.jobs_d, m.context, jobs.size() * sizeof(QuantiseJob));
   try {
-    check(cl().clEnqueueWriteBuffer(queue, jobs_d, CL_FALSE, 0, jobs.size() * sizeof(QuantiseJob), m.jobs.data(), 0, nullptr, nullptr),
+    // Blocking: `jobs` is the caller's, free to change once this returns.
+    check(cl().clEnqueueWriteBuffer(queue, jobs_d, CL_TRUE, 0, jobs.size() * sizeof(QuantiseJob), jobs.data(), 0, nullptr, nullptr),
           "clEnqueueWriteBuffer");
     const auto src = static_cast<cl_mem>(const_cast<void*>(in)), dst = static_cast<cl_mem>(const_cast<void*>(out));
     const auto flag = static_cast<cl_mem>(const_cast<void*>(too_large));

@@ -17,28 +17,42 @@ namespace j2k::codec::opencl {
 using ocl::check;
 using ocl::cl;
 
-struct HtImageEncoder::Impl {
-  int device = -1, threads = 0;
-  cl_command_queue queue = nullptr;  // made on first use, in the device's context
-  uint64_t max_alloc = 0;            // the device's largest buffer
-  ocl::Buffer scratch, flag;
-  HtEncodeBatch batch;
-  std::vector<HtEncodeBatch::QuantiseJob> jobs;
+namespace {
 
-  ~Impl() {
+// The encoder's command queue, made on first use; its work waited for before it goes.
+struct OwnQueue {
+  cl_command_queue queue = nullptr;
+  OwnQueue() = default;
+  OwnQueue(const OwnQueue&) = delete;
+  OwnQueue& operator=(const OwnQueue&) = delete;
+  ~OwnQueue() {
     if (queue) {
       cl().clFinish(queue);
       cl().clReleaseCommandQueue(queue);
     }
   }
-  cl_command_queue own_queue() {
-    if (queue) return queue;
+};
+
+}  // namespace
+
+struct HtImageEncoder::Impl {
+  int device = -1, threads = 0;
+  OwnQueue own;                    // declared first: it goes after the buffers and the batch
+  cl_context context = nullptr;    // the device's (ocl::context_for)
+  uint64_t max_alloc = 0;          // the device's largest buffer
+  ocl::Buffer scratch, flag;
+  HtEncodeBatch batch;             // goes first (it waits for its own reads)
+  std::vector<HtEncodeBatch::QuantiseJob> jobs;
+
+  cl_command_queue queue() {
+    if (own.queue) return own.queue;
     const ocl::DeviceInfo d = ocl::list_devices()[static_cast<size_t>(ocl::select_device(device))];
     max_alloc = d.max_alloc;
+    context = ocl::context_for(d);
     cl_int err = CL_SUCCESS;
-    queue = cl().clCreateCommandQueue(ocl::context_for(d), d.id, 0, &err);
+    own.queue = cl().clCreateCommandQueue(context, d.id, 0, &err);
     check(err, "clCreateCommandQueue");
-    return queue;
+    return own.queue;
   }
 };
 
@@ -58,11 +72,11 @@ uint64_t HtImageEncoder::host_bytes(const std::vector<BatchBlock>& blocks) const
 
 std::vector<CodedBlock> HtImageEncoder::encode(const std::vector<BatchBlock>& blocks, bool reversible) {
   Impl& m = *impl_;
-  cl_command_queue queue = m.own_queue();
+  cl_command_queue queue = m.queue();
+  const cl_context ctx = m.context;
   m.batch.clear();
   std::vector<CodedBlock> coded(blocks.size());
   if (blocks.empty()) return coded;
-  const cl_context ctx = ocl::context_for(ocl::list_devices()[static_cast<size_t>(ocl::select_device(m.device))]);
   uint32_t too_large = 0;
   if (reversible) {
     for (const BatchBlock& b : blocks) m.batch.add_at(b.base, b.offset, b.stride, b.width, b.height, b.band, 0, 0);
