@@ -61,8 +61,9 @@ class GpuHtEncodeBatch {
   }
   virtual size_t size() const = 0;
 
-  // Codes every block added since clear() on `stream` (a cudaStream_t), and copies the
-  // results back: asynchronous, so the coefficients must stay until wait() returns. Returns
+  // Codes every block added since clear() on `stream` (a cudaStream_t, or on OpenCL a
+  // cl_command_queue), and copies the results back: asynchronous, so the coefficients must
+  // stay until wait() returns. Returns
   // once the host's records of the blocks may be reused.
   virtual void encode(void* stream) = 0;
   // Waits for encode()'s work; throws Error(InvalidArgument) for a block with a coefficient of
