@@ -39,6 +39,7 @@ static_assert(sizeof(ht::CleanupResult) == 8, "ht_block_encoder.cl's CleanupResu
 static_assert(sizeof(HtEncodeBatch::QuantiseJob) == 40, "ht_block_encoder.cl's QuantiseJob");
 
 constexpr int kCxtVlcEntries = 8 * 16 * 17;
+constexpr size_t kEncodeItems = 32;  // work-items (blocks) a group of encode_cleanup
 constexpr size_t kScanItems = 256;  // ht_block_encoder.cl's SCAN_ITEMS
 constexpr size_t kPackItems = 64;
 constexpr size_t kQuantiseItems = 128;
@@ -267,11 +268,13 @@ void HtEncodeBatch::encode(void* queue_handle) {
     check(cl().clEnqueueWriteBuffer(queue, blocks, CL_FALSE, 0, count * sizeof(DeviceHtBlock), m.upload.data(), 0, nullptr, nullptr),
           "clEnqueueWriteBuffer");
     const cl_int n = static_cast<cl_int>(count);
-    const size_t global = count;
+    // Groups of kEncodeItems blocks (a work-item each; those past `count` return at once): left
+    // to the runtime, a count with no good divisor may be run in groups of one.
+    const size_t global = (count + kEncodeItems - 1) / kEncodeItems * kEncodeItems;
     for (size_t s = 0; s < m.sources.size(); ++s) {
       const cl_int source = static_cast<cl_int>(s);
       m.encode_k.args(blocks, n, source, m.sources[s], output, scratch, m.program->cxt_vlc, m.program->uvlc, results, sizes);
-      check(cl().clEnqueueNDRangeKernel(queue, m.encode_k.k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr),
+      check(cl().clEnqueueNDRangeKernel(queue, m.encode_k.k, 1, nullptr, &global, &kEncodeItems, 0, nullptr, nullptr),
             "clEnqueueNDRangeKernel (encode_cleanup)");
     }
     m.scan_k.args(sizes, n, offsets);
