@@ -78,6 +78,11 @@ j2k_status j2k_plan_create(const j2k_settings* settings, const j2k_image_view* s
     require(plan != nullptr, "the plan pointer to fill is null");
     auto p = std::make_unique<j2k_plan>();
     p->plan = std::make_unique<j2k::Plan>(j2k::api::plan_settings(*settings, shape->num_components), *shape);
+    // The OpenCL queue keeps DEVICE coefficients in a cl_mem, for the encoder's Tier-1 alone: a
+    // caller gets pointers, which only CUDA's device memory has.
+    require(settings->output_memory != J2K_MEMORY_DEVICE || p->plan->backend() == j2k::Backend::Cuda,
+            std::string("output_memory DEVICE: the ") + j2k::backend_name(p->plan->backend()) +
+                " backend keeps coefficients in host memory; device memory needs the cuda backend");
     p->description = p->plan->description();
     *plan = p.release();
   });

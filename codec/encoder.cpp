@@ -160,6 +160,9 @@ void code_blocks_in_batch(BlockEncodeBatch& batch, const TileLayout& layout, con
     const BlockOrigin o = block_origin(lb, tiles);
     BatchBlock& b = blocks[i];
     b.coefficients = o.base + o.offset * 4;  // int32 or float
+    const Plane& plane = tiles[lb.tile][lb.component].coefficients;
+    b.base = plane.base;
+    b.offset = plane.offset + static_cast<size_t>(o.offset) * 4;
     b.stride = o.stride;
     b.width = static_cast<int>(lb.x1 - lb.x0);
     b.height = static_cast<int>(lb.y1 - lb.y0);

@@ -62,12 +62,28 @@ TEST(Tier1Choice, HtWithoutTargetsOnCudaIsTheGpuBatchWhereBuilt) {
 #endif
 }
 
+TEST(Tier1Choice, HtWithoutTargetsOnOpenClIsTheGpuBatchWhereBuilt) {
+  const auto batch = j2k::codec::make_block_encode_batch(ht_params(), j2k::BackendOptions(j2k::Backend::OpenCL));
+#if J2KFRONT_HAVE_OPENCL
+  ASSERT_NE(batch, nullptr) << "an OpenCL build must code HT blocks without targets on the device for --backend opencl";
+  EXPECT_TRUE(batch->reads(J2K_MEMORY_DEVICE));
+  EXPECT_FALSE(batch->reads(J2K_MEMORY_HOST));
+  EXPECT_STREQ(batch->where(), "opencl");
+#else
+  EXPECT_EQ(batch, nullptr) << "a build without OpenCL must leave Tier-1 to the CPU's block coder";
+#endif
+  j2k::codec::CodingParams rates = ht_params();
+  rates.layer_bytes = {1000};
+  EXPECT_EQ(j2k::codec::make_block_encode_batch(rates, j2k::BackendOptions(j2k::Backend::OpenCL)), nullptr) << "HT with -r, backend opencl";
+  j2k::codec::CodingParams ebcot;
+  EXPECT_EQ(j2k::codec::make_block_encode_batch(ebcot, j2k::BackendOptions(j2k::Backend::OpenCL)), nullptr) << "EBCOT, backend opencl";
+}
+
 TEST(Tier1Choice, EverythingElseStaysOnTheCpu) {
   using j2k::Backend;
   using j2k::BackendOptions;
   EXPECT_EQ(j2k::codec::make_block_encode_batch(ht_params(), BackendOptions(Backend::Cpu)), nullptr) << "HT, backend cpu";
-  EXPECT_EQ(j2k::codec::make_block_encode_batch(ht_params(), BackendOptions(Backend::OpenCL)), nullptr) << "HT, backend opencl";
-  // (EBCOT on cuda: ebcot_gpu_compress_test.cpp's EbcotTier1Choice.)
+  // (EBCOT on cuda: ebcot_gpu_compress_test.cpp's EbcotTier1Choice; HT on opencl: above.)
   j2k::codec::CodingParams rates = ht_params();
   rates.layer_bytes = {1000};
   EXPECT_EQ(j2k::codec::make_block_encode_batch(rates, BackendOptions(Backend::Cuda)), nullptr) << "HT with -r, backend cuda";
@@ -154,6 +170,20 @@ bool cuda_device(std::string& why) {
   return false;
 }
 
+bool opencl_device(std::string& why) {
+  const char* reason = nullptr;
+  if (j2k_backend_available(J2K_BACKEND_OPENCL, &reason)) return true;
+  why = reason ? reason : "no reason given";
+  return false;
+}
+
+#define REQUIRE_OPENCL_DEVICE()                                                    \
+  do {                                                                             \
+    std::string why_;                                                              \
+    if (!opencl_device(why_)) { GTEST_SKIP() << "no OpenCL backend/device: " << why_; } \
+    g_compared = 0;                                                                \
+  } while (0)
+
 #define REQUIRE_CUDA_DEVICE()                                                  \
   do {                                                                         \
     std::string why_;                                                          \
@@ -174,19 +204,20 @@ int g_compared = 0;
 // Encodes `c` (two images of its shape, with one encoder) on both backends and expects the
 // same bytes, Tier-1 on cuda for the GPU run; or, where the CPU refuses the case, the same
 // refusal.
-void expect_same_codestreams(const Case& c) {
-  SCOPED_TRACE(describe(c));
+void expect_same_codestreams(const Case& c, j2k_backend backend = J2K_BACKEND_CUDA) {
+  const std::string name = backend == J2K_BACKEND_OPENCL ? "opencl" : "cuda";
+  SCOPED_TRACE(describe(c) + " on " + name);
   const std::vector<j2kfront::Image> images = two_images(c);
   const Encoded cpu = encode(c, J2K_BACKEND_CPU, images);
-  const Encoded gpu = encode(c, J2K_BACKEND_CUDA, images);
+  const Encoded gpu = encode(c, backend, images);
   if (!cpu.error.empty()) {
-    EXPECT_EQ(gpu.error, cpu.error) << "the CPU backend refused the case; the cuda backend must refuse it alike";
+    EXPECT_EQ(gpu.error, cpu.error) << "the CPU backend refused the case; the " << name << " backend must refuse it alike";
     return;
   }
-  ASSERT_EQ(gpu.error, "") << "the cuda backend threw where the CPU backend did not";
+  ASSERT_EQ(gpu.error, "") << "the " << name << " backend threw where the CPU backend did not";
   ++g_compared;
   EXPECT_EQ(cpu.tier1_on, "cpu");
-  EXPECT_EQ(gpu.tier1_on, "cuda") << "with --ht and no target on --backend cuda, Tier-1 must run on the GPU";
+  EXPECT_EQ(gpu.tier1_on, name) << "with --ht and no target on --backend " << name << ", Tier-1 must run on the GPU";
   ASSERT_EQ(gpu.bytes.size(), cpu.bytes.size());
   for (size_t i = 0; i < cpu.bytes.size(); ++i)
     EXPECT_TRUE(gpu.bytes[i] == cpu.bytes[i]) << "image " << i << " of the encoder: the codestreams differ: "
@@ -545,11 +576,11 @@ class GpuCompressCli : public test_support::TempDirTest {
     std::ifstream f(file, std::ios::binary);
     return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
   }
-  void expect_same(const std::string& input, const std::string& flags) {
-    SCOPED_TRACE("compress " + flags);
+  void expect_same(const std::string& input, const std::string& flags, const char* gpu = "cuda") {
+    SCOPED_TRACE(std::string("compress --backend ") + gpu + " " + flags);
     std::vector<uint8_t> out[2];
     int k = 0;
-    for (const char* backend : {"cpu", "cuda"}) {
+    for (const char* backend : {"cpu", gpu}) {
       const std::string o = path(std::string(backend) + ".j2k");
       const auto r = run_command(quote(kCli) + " compress -i " + quote(input) + " -o " + quote(o) + " --force --ht --backend " +
                                  backend + " " + flags);
@@ -581,6 +612,91 @@ TEST_F(GpuCompressCli, ARateTargetStaysOnTheCpu) {
   const auto r = run_command(quote(kCli) + " compress -i " + quote(rgb) + " -o " + quote(path("r.j2k")) + " --ht --backend cuda -r 20");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("Tier-1 on cpu"), std::string::npos) << "HT with -r needs SigProp, MagRef and distortion (the CPU's):\n" << r.output;
+}
+
+// ------------------------------------------------------------------ OpenCL (issue 46)
+// The same comparisons on --backend opencl, on images small enough for PoCL (the CPU's OpenCL,
+// which runs them where there is no GPU).
+
+TEST_F(GpuCompress, OpenClOddSizesTilesAndBlocks) {
+  REQUIRE_OPENCL_DEVICE();
+  for (bool i97 : {false, true}) {
+    Case c;
+    c.name = "odd size and origin, RGB";
+    c.x0 = 3, c.y0 = 1, c.w = 157, c.h = 97, c.ncomp = 3, c.irreversible = i97;
+    expect_same_codestreams(c, J2K_BACKEND_OPENCL);
+    c.name = "16-bit grey, tiles";
+    c.x0 = 7, c.y0 = 5, c.w = 133, c.h = 91, c.ncomp = 1, c.type = J2K_SAMPLE_U16, c.precision = 16, c.levels = 3, c.tile_w = 64,
+    c.tile_h = 48, c.pattern = 1;
+    expect_same_codestreams(c, J2K_BACKEND_OPENCL);
+    for (auto [bw, bh] : {std::pair{4, 4}, {16, 64}, {4, 1024}, {1024, 4}, {32, 32}}) {
+      Case b;
+      b.name = "code-blocks";
+      b.x0 = 1, b.y0 = 2, b.w = 131, b.h = 77, b.bw = bw, b.bh = bh, b.irreversible = i97, b.pattern = 1;
+      expect_same_codestreams(b, J2K_BACKEND_OPENCL);
+    }
+    Case t;
+    t.name = "tiles, RPCL, precincts, 12 bits";
+    t.x0 = 3, t.y0 = 1, t.w = 141, t.h = 103, t.ncomp = 3, t.type = J2K_SAMPLE_U16, t.precision = 12, t.levels = 3, t.tile_w = 64,
+    t.tile_h = 40, t.bw = 16, t.bh = 16, t.order = J2K_RPCL, t.precincts = {{64, 64}, {32, 32}}, t.irreversible = i97;
+    expect_same_codestreams(t, J2K_BACKEND_OPENCL);
+    Case flat;
+    flat.name = "one constant: blocks with nothing significant";
+    flat.w = 70, flat.h = 50, flat.ncomp = 3, flat.pattern = 2, flat.irreversible = i97;
+    expect_same_codestreams(flat, J2K_BACKEND_OPENCL);
+    for (auto [w, h] : {std::pair<uint32_t, uint32_t>{1, 1}, {1, 90}, {90, 1}}) {
+      Case thin;
+      thin.name = "thin";
+      thin.w = w, thin.h = h, thin.x0 = 1, thin.y0 = 2, thin.levels = 0, thin.irreversible = i97;
+      expect_same_codestreams(thin, J2K_BACKEND_OPENCL);
+    }
+  }
+}
+
+// By rows of tiles (each row's plan keeps its coefficients in its own cl_mem, its blocks coded
+// from there): the CPU backend's file of the whole image.
+TEST_F(GpuCompress, OpenClByRowsOfTiles) {
+  REQUIRE_OPENCL_DEVICE();
+  for (bool i97 : {false, true}) {
+    const j2kfront::Image image = pattern_image(3, 1, 151, 109, 3, J2K_SAMPLE_U8, 8, 1, 1);
+    j2kfront::Settings s;
+    s.wavelet = i97 ? J2K_WAVELET_97 : J2K_WAVELET_53;
+    s.levels = 3;
+    s.tile_w = 64, s.tile_h = 48;
+    j2kfront::Coding k;
+    k.modes = J2K_MODE_HT;
+    s.backend = J2K_BACKEND_CPU;
+    const std::vector<uint8_t> want = j2kfront::Encoder(s, k, image.view()).encode(image.view());
+    s.backend = J2K_BACKEND_OPENCL;
+    j2kfront::Encoder rows(s, k, test_support::shape_of(image).view(), j2kfront::Encoder::by_tile_rows);
+    std::vector<uint8_t> got;
+    rows.encode_by_rows([&](uint32_t y0, uint32_t n) { return test_support::rows_of(image, y0, n); },
+                        [&](const uint8_t* data, size_t n) { got.insert(got.end(), data, data + n); });
+    EXPECT_STREQ(rows.report().tier1_on, "opencl");
+    EXPECT_EQ(rows.report().tile_rows, 3);
+    EXPECT_TRUE(got == want) << (i97 ? "9/7: " : "5/3: ") << first_difference(got, want);
+    ++g_compared;
+  }
+}
+
+TEST_F(GpuCompress, OpenClIrreversibleSteps) {
+  REQUIRE_OPENCL_DEVICE();
+  for (double qstep : {0.0, 0.02, 0.0005, 1e-7}) {  // 1e-7: refused alike (a coefficient too large)
+    Case c;
+    c.name = "-I with a step";
+    c.x0 = 3, c.y0 = 1, c.w = 129, c.h = 83, c.ncomp = 3, c.irreversible = true, c.qstep = qstep;
+    expect_same_codestreams(c, J2K_BACKEND_OPENCL);
+  }
+}
+
+TEST_F(GpuCompressCli, OpenClSameCodestreamAsTheCpuBackend) {
+  REQUIRE_OPENCL_DEVICE();
+  const std::string rgb = path("rgb.ppm"), grey16 = path("grey16.pgm");
+  write_pnm(rgb, pattern_image(0, 0, 149, 93, 3, J2K_SAMPLE_U8, 8, 1, 7));
+  write_pnm(grey16, pattern_image(0, 0, 101, 67, 1, J2K_SAMPLE_U16, 16, 0, 8));
+  for (const std::string& input : {rgb, grey16})
+    for (const char* flags : {"", "-I", "-I --qstep 0.004 -d 3,1", "-b 16,64 -t 64,48 -p RPCL -c [64,64],[32,32]", "-n 1 -b 4,1024"})
+      expect_same(input, flags, "opencl");
 }
 
 }  // namespace

@@ -10,16 +10,22 @@
 // round trips of GPU bytes through the CPU HT decoder, a block the coder must refuse, and a
 // whole image: the code-blocks of a 5/3 DWT (the CPU's) of a test image.
 //
+// The HtOpenClEncoder cases run the same comparisons on the OpenCL batch (one code-block a
+// work-item, gpu/opencl/ht_block_encoder.cl), and its 9/7 quantisation against the host's;
+// they skip, naming why, without an OpenCL device (PoCL, the CPU's OpenCL, is one).
+//
 // The HtCleanupInPlace cases run the in-place coder (encode_cleanup_in_place, which the host
 // emulation of the GPU batch runs) on the host, so a build without CUDA checks the in-place
 // reading too; the HtGpuEncoder cases skip, naming why, without a CUDA device.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -34,7 +40,12 @@
 #include "tiling/canvas.hpp"
 #include "transform/backend.hpp"
 #include "transform/cpu/dwt_cpu.hpp"
+#include "codec/tier1/gpu/batch_quantise.hpp"
+#include "tests/support/gpu_memory.hpp"
 #include "tests/support/random_block.hpp"
+#if J2KFRONT_HAVE_OPENCL
+#include "codec/tier1/gpu/opencl/ht_block_encoder.hpp"
+#endif
 #if J2KFRONT_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
@@ -614,6 +625,201 @@ TEST(HtGpuEncoder, DwtOfAnImageEqualsTheCpuEncoder) {
   std::string why;
   if (!gpu_usable(why)) GTEST_SKIP() << "no CUDA batch to test: " << why;
   check_dwt_of_an_image(gpu_code, "GPU");
+}
+
+// --- the OpenCL batch ------------------------------------------------------------------------
+
+// The blocks of `values` coded by the OpenCL batch in one encode(), the plane in one device
+// buffer (add_at: the buffer and each block's offset in bytes), as CodedBlocks; bytes() and
+// coded_in_place() checked against coded() on the way. Empty, with `why`, without a device.
+std::vector<CodedBlock> opencl_code(const std::vector<int32_t>& values, int stride, const std::vector<Block>& blocks) {
+  std::vector<CodedBlock> out;
+  std::string why;
+  const std::unique_ptr<test_support::GpuMemory> g = test_support::make_gpu_memory(j2k::Backend::OpenCL, why);
+  if (!g) return out;
+  const j2k::Plane plane = g->filled(values.size() * sizeof(int32_t), 0);
+  g->write(plane, values.data(), values.size() * sizeof(int32_t));
+  std::unique_ptr<GpuHtEncodeBatch> batch = make_gpu_ht_encode_batch(j2k::BackendOptions(j2k::Backend::OpenCL));
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const Block& b = blocks[i];
+    const size_t at = static_cast<size_t>(b.y) * static_cast<size_t>(stride) + static_cast<size_t>(b.x);
+    EXPECT_EQ(batch->add_at(plane.base, at * 4, stride, b.width, b.height, b.band, b.fraction_bits, b.plane), i);
+  }
+  EXPECT_EQ(batch->size(), blocks.size());
+  batch->encode(g->stream());
+  batch->wait();
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    out.push_back(batch->coded(i));
+    size_t size = 0;
+    const uint8_t* p = batch->bytes(i, size);
+    const CodedBlock& c = out.back();
+    EXPECT_TRUE(size == c.bytes.size() && std::equal(c.bytes.begin(), c.bytes.end(), p)) << "bytes() and coded() of " << describe(i, blocks[i]);
+    const CodedBlock in_place = batch->coded_in_place(i);
+    EXPECT_TRUE(in_place.bytes.empty() && in_place.passes.size() == c.passes.size() && (c.passes.empty() || in_place.external == p))
+        << "coded_in_place() of " << describe(i, blocks[i]);
+    EXPECT_EQ(c.passes.size(), c.bitplanes > 0 ? 1u : 0u) << describe(i, blocks[i]);
+    if (!c.passes.empty()) {
+      EXPECT_TRUE(c.passes[0].end == c.bytes.size() && c.passes[0].terminated) << describe(i, blocks[i]);
+    }
+  }
+  return out;
+}
+
+#define REQUIRE_OPENCL_DEVICE()                                                                          \
+  do {                                                                                                   \
+    std::string why_;                                                                                    \
+    if (!j2k::backend_available(j2k::Backend::OpenCL, &why_)) GTEST_SKIP() << "no OpenCL device: " << why_; \
+  } while (0)
+
+// Every block of random_blocks(): every code-block size (4 x 4 .. 64 x 64, 4 x 1024, 1024 x 4),
+// every partial size 1..64 x 1..64, odd sizes, 1 to 31 bit planes (8-, 12- and 16-bit
+// magnitudes among them), planes 0..5, 0 and 13 fraction bits, all-zero and one-huge blocks.
+TEST(HtOpenClEncoder, EqualsTheCpuEncoderOnEveryBlock) {
+  REQUIRE_OPENCL_DEVICE();
+  const TestPlane p = random_blocks();
+  const std::vector<CodedBlock> coded = opencl_code(p.values(), p.stride(), p.blocks());
+  ASSERT_EQ(coded.size(), p.blocks().size());
+  Mismatches m("OpenCL batch");
+  for (size_t i = 0; i < coded.size(); ++i) {
+    const Block& b = p.blocks()[i];
+    m.check(i, b, difference(cpu_cleanup(p, b), coded[i].bitplanes, coded[i].magnitude_bitplanes, coded[i].bytes.data(), coded[i].bytes.size()));
+  }
+}
+
+TEST(HtOpenClEncoder, DwtOfAnImageEqualsTheCpuEncoder) {
+  REQUIRE_OPENCL_DEVICE();
+  check_dwt_of_an_image(opencl_code, "OpenCL batch");
+}
+
+// A block the coder must refuse among others: wait() names it; add() by address, an offset
+// that is no whole int32 and out-of-range figures are refused.
+TEST(HtOpenClEncoder, RefusesWhatTheCpuEncoderRefuses) {
+  REQUIRE_OPENCL_DEVICE();
+  std::string why;
+  const std::unique_ptr<test_support::GpuMemory> g = test_support::make_gpu_memory(j2k::Backend::OpenCL, why);
+  ASSERT_NE(g, nullptr) << why;
+  std::vector<int32_t> v(3 * 64, 5);
+  v[64 + 9] = INT32_MIN;
+  const j2k::Plane plane = g->filled(v.size() * 4, 0);
+  g->write(plane, v.data(), v.size() * 4);
+  std::unique_ptr<GpuHtEncodeBatch> batch = make_gpu_ht_encode_batch(j2k::BackendOptions(j2k::Backend::OpenCL));
+  for (size_t k = 0; k < 3; ++k) batch->add_at(plane.base, 64 * 4 * k, 8, 8, 8, J2K_BAND_LL, 0, 0);
+  batch->encode(g->stream());
+  try {
+    batch->wait();
+    ADD_FAILURE() << "a coefficient of 2^31 steps at plane 0 was coded";
+  } catch (const j2k::Error& e) {
+    EXPECT_EQ(e.code(), j2k::ErrorCode::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("block 1 "), std::string::npos) << e.what();
+  }
+  batch->clear();
+  batch->add_at(plane.base, 64 * 4, 8, 8, 8, J2K_BAND_LL, 0, 1);  // the same block above plane 0 codes
+  batch->encode(g->stream());
+  EXPECT_NO_THROW(batch->wait());
+  EXPECT_EQ(batch->coded(0).bitplanes, 2);
+  EXPECT_EQ(batch->coded(0).magnitude_bitplanes, 32);
+  EXPECT_THROW(batch->coded(1), j2k::Error);
+  int32_t dummy = 0;
+  EXPECT_THROW(batch->add(&dummy, 8, 8, 8, J2K_BAND_LL, 0, 0), j2k::Error) << "add() by address on OpenCL";
+  EXPECT_THROW(batch->add_at(plane.base, 2, 8, 8, 8, J2K_BAND_LL, 0, 0), j2k::Error) << "an offset of 2 bytes";
+  for (const auto& [w, h] : {std::pair{0, 4}, std::pair{4, 0}, std::pair{1025, 1}, std::pair{128, 64}})
+    EXPECT_THROW(batch->add_at(plane.base, 0, 2048, w, h, J2K_BAND_LL, 0, 0), j2k::Error) << w << " x " << h;
+  EXPECT_THROW(batch->add_at(plane.base, 0, 8, 8, 8, J2K_BAND_LL, 0, 31), j2k::Error);
+  EXPECT_THROW(batch->add_at(plane.base, 0, 8, 8, 8, J2K_BAND_LL, 13, 19), j2k::Error);
+  EXPECT_THROW(batch->add_at(plane.base, 0, 4, 8, 8, J2K_BAND_LL, 0, 0), j2k::Error);
+  EXPECT_THROW(batch->add_at(nullptr, 0, 8, 8, 8, J2K_BAND_LL, 0, 0), j2k::Error);
+}
+
+// A batch without blocks; and one used twice: the second batch's results are its own.
+TEST(HtOpenClEncoder, EmptyAndReusedBatches) {
+  REQUIRE_OPENCL_DEVICE();
+  std::string why;
+  const std::unique_ptr<test_support::GpuMemory> g = test_support::make_gpu_memory(j2k::Backend::OpenCL, why);
+  ASSERT_NE(g, nullptr) << why;
+  std::mt19937 rng(7);
+  TestPlane p(300, 2);
+  for (int k = 0; k < 40; ++k) p.add(64, 64, coefficients(rng, 4096, 10, 0.5, 0), 0, k % 3, "reused batch");
+  const j2k::Plane plane = g->filled(p.values().size() * 4, 0);
+  g->write(plane, p.values().data(), p.values().size() * 4);
+  std::unique_ptr<GpuHtEncodeBatch> batch = make_gpu_ht_encode_batch(j2k::BackendOptions(j2k::Backend::OpenCL));
+  batch->encode(g->stream());
+  batch->wait();
+  EXPECT_EQ(batch->size(), 0u);
+  for (size_t first : {size_t{0}, size_t{20}}) {  // blocks 0..39, then 20..39
+    batch->clear();
+    for (size_t i = first; i < p.blocks().size(); ++i) {
+      const Block& b = p.blocks()[i];
+      batch->add_at(plane.base, p.offset(b) * 4, p.stride(), b.width, b.height, b.band, b.fraction_bits, b.plane);
+    }
+    batch->encode(g->stream());
+    batch->wait();
+    Mismatches m("OpenCL batch (used again)");
+    for (size_t i = first; i < p.blocks().size(); ++i) {
+      const CodedBlock c = batch->coded(i - first);
+      m.check(i, p.blocks()[i], difference(cpu_cleanup(p, p.blocks()[i]), c.bitplanes, c.magnitude_bitplanes, c.bytes.data(), c.bytes.size()));
+    }
+  }
+}
+
+// The 9/7's quantisation on the device: every float's int32 as quantise_value() gives it on
+// the host (quantise_block's arithmetic), at steps of every scale; a float too large for its
+// step raises the flag.
+TEST(HtOpenClEncoder, QuantisesAsTheHost) {
+  REQUIRE_OPENCL_DEVICE();
+#if J2KFRONT_HAVE_OPENCL
+  std::string why;
+  const std::unique_ptr<test_support::GpuMemory> g = test_support::make_gpu_memory(j2k::Backend::OpenCL, why);
+  ASSERT_NE(g, nullptr) << why;
+  std::mt19937 rng(97);
+  const int kStride = 70;
+  std::vector<float> in(static_cast<size_t>(kStride) * 200);
+  for (float& f : in) {
+    const double mag = std::ldexp(std::uniform_real_distribution<double>(0, 1)(rng), std::uniform_int_distribution<int>(-8, 10)(rng));
+    f = static_cast<float>((rng() & 1) ? -mag : mag);
+  }
+  in[5] = 0.0f, in[6] = -0.0f;
+  std::vector<opencl::HtEncodeBatch::QuantiseJob> jobs;
+  std::vector<int32_t> want;
+  const double kDeltas[] = {1.0, 0.5, 1.0 / 3, 0.0123, 7.25, 0.0625};  // indices below 2^31
+  uint64_t at = 0;
+  for (int k = 0; k < 6; ++k) {
+    opencl::HtEncodeBatch::QuantiseJob j{};
+    j.width = 1 + 13 * k % 64, j.height = 5 + 30 * k % 31;
+    j.src = static_cast<uint64_t>(k * 31 * kStride + k);
+    j.stride = kStride;
+    j.dst = at;
+    j.scale = std::ldexp(1.0, 13) / kDeltas[k];
+    for (int y = 0; y < j.height; ++y)
+      for (int x = 0; x < j.width; ++x) {
+        int32_t q = 0;
+        ASSERT_TRUE(quantise_value(in[j.src + static_cast<size_t>(y * kStride + x)], j.scale, q));
+        want.push_back(q);
+      }
+    at += static_cast<uint64_t>(j.width * j.height);
+    jobs.push_back(j);
+  }
+  const j2k::Plane src = g->filled(in.size() * 4, 0), dst = g->filled(want.size() * 4 + 4, 0xEE), flag = g->filled(4, 0);
+  g->write(src, in.data(), in.size() * 4);
+  opencl::HtEncodeBatch batch;
+  batch.quantise(jobs, src.base, dst.base, flag.base, g->stream());
+  std::vector<int32_t> got(want.size() + 1);
+  uint32_t raised = 7;
+  g->read(dst, got.data(), got.size() * 4);
+  g->read(flag, &raised, 4);
+  EXPECT_EQ(raised, 0u);
+  size_t differ = 0;
+  for (size_t i = 0; i < want.size(); ++i) differ += got[i] != want[i];
+  EXPECT_EQ(differ, 0u) << "of " << want.size() << " coefficients";
+  EXPECT_EQ(static_cast<uint32_t>(got.back()), 0xEEEEEEEEu) << "a value written past the jobs";
+  // A magnitude of 2^31 steps: refused.
+  in[0] = 3e9f;
+  g->write(src, in.data(), 4);
+  jobs.resize(1);
+  jobs[0].src = 0, jobs[0].scale = 1.0, jobs[0].width = 2, jobs[0].height = 1;
+  batch.quantise(jobs, src.base, dst.base, flag.base, g->stream());
+  g->read(flag, &raised, 4);
+  EXPECT_NE(raised, 0u);
+#endif
 }
 
 }  // namespace

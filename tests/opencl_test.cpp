@@ -19,6 +19,8 @@
 #include "transform/backend.hpp"
 #include "transform/dwt.hpp"
 #include "common/error.hpp"
+#include "j2kfront/j2kfront.h"
+#include "pipeline/plan.hpp"
 #include "transform/opencl/opencl_dwt.hpp"
 
 namespace {
@@ -274,6 +276,77 @@ TEST_F(OpenCLTest, SmallTilesCrossEveryKernelBoundary) {
   std::cout << "[opencl] small tuning: " << cases << " geometries x 4 transforms, " << bad
             << " mismatching\n";
   EXPECT_EQ(bad, 0) << "first: " << first;
+}
+
+// A plan whose own coefficients are DEVICE memory (what the encoder asks for when its Tier-1
+// runs on the device, codec/tier1/gpu/opencl/ht_image_encoder): one cl_mem of the device's
+// context, each tile-component at its offset, copied there on the device by every queue of the
+// plan; read back, the CPU plan's coefficients exactly. The public API still refuses DEVICE
+// output memory off CUDA (its callers get pointers).
+TEST_F(OpenCLTest, PlanKeepsDeviceCoefficientsInOneBuffer) {
+  const int64_t w = 141, h = 97;
+  std::mt19937 rng(3);
+  std::vector<uint8_t> rgb(static_cast<size_t>(w * h * 3));
+  for (uint8_t& v : rgb) v = static_cast<uint8_t>(rng());
+  j2k_component_view comps[3];
+  for (int c = 0; c < 3; ++c) {
+    comps[c] = j2k_component_view{};
+    comps[c].data = rgb.data() + c;
+    comps[c].bytes = rgb.size() - static_cast<size_t>(c);
+    comps[c].type = J2K_SAMPLE_U8;
+    comps[c].precision = 8;
+    comps[c].dx = comps[c].dy = 1;
+    comps[c].row_stride = w * 3;
+    comps[c].pixel_stride = 3;
+  }
+  j2k_image_view image{};
+  image.x0 = 3, image.y0 = 1;
+  image.width = static_cast<uint32_t>(w), image.height = static_cast<uint32_t>(h);
+  image.num_components = 3;
+  image.components = comps;
+  image.memory = J2K_MEMORY_HOST;
+  for (j2k::Wavelet wavelet : {j2k::Wavelet::Reversible53, j2k::Wavelet::Irreversible97}) {
+    j2k::PlanSettings s;
+    s.wavelet = wavelet;
+    s.levels = 3;
+    s.tile_w = 64, s.tile_h = 48;  // 9 tiles on 3 queues
+    s.backend = BackendOptions{Backend::Cpu, 0, -1};
+    j2k::Plan cpu(s, image);
+    cpu.run(image);
+    s.backend = opencl();
+    s.output_memory = J2K_MEMORY_DEVICE;
+    j2k::Plan gpu(s, image);
+    gpu.run(image);
+    ASSERT_EQ(gpu.tile_components().size(), cpu.tile_components().size());
+    const void* buffer = gpu.tile_components()[0].home.base;
+    j2k::ocl::Runner runner(j2k::ocl::select_device(-1));
+    size_t differ = 0;
+    for (size_t i = 0; i < cpu.tile_components().size(); ++i) {
+      const j2k::Plane& want = cpu.tile_components()[i].home;
+      const j2k::Plane& got = gpu.tile_components()[i].home;
+      ASSERT_EQ(got.memory, J2K_MEMORY_DEVICE);
+      ASSERT_EQ(got.base, buffer) << "tile-component " << i << ": every one in the plan's one cl_mem";
+      const size_t bytes = static_cast<size_t>(got.row_stride * got.height);
+      std::vector<uint8_t> back(bytes);
+      if (bytes > 0)
+        j2k::ocl::check(j2k::ocl::cl().clEnqueueReadBuffer(runner.queue(), static_cast<cl_mem>(const_cast<void*>(got.base)), CL_TRUE,
+                                                           got.offset, bytes, back.data(), 0, nullptr, nullptr),
+                        "clEnqueueReadBuffer");
+      for (int64_t y = 0; y < got.height; ++y)
+        differ += std::memcmp(back.data() + y * got.row_stride, static_cast<const char*>(want.base) + want.offset + y * want.row_stride,
+                              static_cast<size_t>(got.width * 4)) != 0;
+    }
+    EXPECT_EQ(differ, 0u) << "rows unlike the CPU plan's (" << (wavelet == j2k::Wavelet::Reversible53 ? "5/3" : "9/7") << ")";
+  }
+  // The public API: DEVICE output memory is CUDA's alone.
+  j2k_settings settings;
+  j2k_settings_default(&settings);
+  settings.backend = J2K_BACKEND_OPENCL;
+  settings.output_memory = J2K_MEMORY_DEVICE;
+  j2k_plan* plan = nullptr;
+  EXPECT_EQ(j2k_plan_create(&settings, &image, &plan), J2K_INVALID_ARGUMENT);
+  EXPECT_EQ(plan, nullptr);
+  EXPECT_NE(std::string(j2k_last_error()).find("device memory needs the cuda backend"), std::string::npos) << j2k_last_error();
 }
 
 // Tuning against a device's limits, on described devices (no OpenCL device needed): the

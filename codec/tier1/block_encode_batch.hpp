@@ -15,8 +15,10 @@
 // distortion estimates rate control needs: each block as encode_block() codes it on the CPU, bit
 // for bit, gpu/gpu_ebcot_encode_batch.hpp), and HT with no rate or PSNR target (every block's
 // cleanup pass at plane 0, no SigProp or MagRef, no distortion estimates: ht::encode_block()'s
-// bytes, `bitplanes` and `magnitude_bitplanes`). The 5/3's int32 coefficients are read in
-// place; the 9/7's float ones are quantised first into a device scratch of int32, as
+// bytes, `bitplanes` and `magnitude_bitplanes`). On OpenCL: HT with no rate or PSNR target
+// (gpu/opencl/ht_image_encoder: the OpenCL queue then keeps the plan's DEVICE coefficients in
+// one cl_mem, which BatchBlock names by base and offset). The 5/3's int32 coefficients are read
+// in place; the 9/7's float ones are quantised first into a device scratch of int32, as
 // quantise_block (quant/quantiser.hpp) does, bit for bit.
 #pragma once
 #include <cstddef>
@@ -35,6 +37,10 @@ namespace j2k::codec {
 // int32 for the 5/3, a float for the 9/7), rows `stride` values apart.
 struct BatchBlock {
   const void* coefficients = nullptr;
+  // The same place as the plane's memory and the bytes from its start, for memory that is not
+  // addressed by pointers (OpenCL: `base` a cl_mem; `coefficients` then means nothing).
+  const void* base = nullptr;
+  size_t offset = 0;
   ptrdiff_t stride = 0;
   int width = 0, height = 0;  // 1..1024 each, width * height <= 4096
   j2k_band_type band = J2K_BAND_LL;
@@ -53,7 +59,7 @@ class BlockEncodeBatch {
   virtual ~BlockEncodeBatch() = default;
   // Whether encode() takes coefficients in `memory` (DEVICE for a GPU batch).
   virtual bool reads(j2k_memory memory) const = 0;
-  // Where the blocks are coded, for the reports: "cuda".
+  // Where the blocks are coded, for the reports: "cuda" or "opencl".
   virtual const char* where() const = 0;
   // Whether encode() estimates the passes' distortion where BatchBlock::estimate_distortion
   // asks (EBCOT's batch: encode_block()'s figures bit for bit), so that the encoder can report
@@ -73,8 +79,8 @@ class BlockEncodeBatch {
 
 // The batch for coding `params` on `backend` (Auto resolved as the plan resolves it), or
 // nullptr where the blocks are coded one by one on the CPU: another backend, a build without
-// CUDA, or HT with a rate, PSNR or component target (which needs SigProp, MagRef and the
-// distortion estimates). Touches no device: a missing one shows when the plan is made.
+// CUDA or OpenCL, EBCOT on OpenCL, or HT with a rate, PSNR or component target (which needs
+// SigProp, MagRef and the distortion estimates). Touches no device: a missing one shows when the plan is made.
 std::unique_ptr<BlockEncodeBatch> make_block_encode_batch(const CodingParams& params, const BackendOptions& backend);
 
 }  // namespace j2k::codec

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -208,6 +210,23 @@ uint64_t max_alloc_option(const std::string& tuning) {
 
 uint64_t largest_buffer(const DeviceInfo& device, uint64_t limit) {
   return limit && (device.max_alloc == 0 || limit < device.max_alloc) ? limit : device.max_alloc;
+}
+
+// ---------------------------------------------------------------- contexts
+
+cl_context context_for(const DeviceInfo& device) {
+  static std::mutex mutex;
+  static std::map<cl_device_id, cl_context> contexts;
+  std::lock_guard<std::mutex> lock(mutex);
+  cl_context& ctx = contexts[device.id];
+  if (!ctx) {
+    const cl_context_properties props[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(device.platform), 0};
+    cl_int err = CL_SUCCESS;
+    cl_context c = cl().clCreateContext(props, 1, &device.id, nullptr, nullptr, &err);
+    check(err, "clCreateContext");
+    ctx = c;
+  }
+  return ctx;
 }
 
 // ---------------------------------------------------------------- buffers

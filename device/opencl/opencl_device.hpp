@@ -59,6 +59,11 @@ uint64_t max_alloc_option(const std::string& tuning);
 // `limit` where that is less (0: no limit of its own).
 uint64_t largest_buffer(const DeviceInfo& device, uint64_t limit);
 
+// The one context of `device` for the process, made on first use and never released (releasing
+// it from static destructors races the ICD loader's own teardown): every stage's buffers on a
+// device (the DWT's planes, a Tier-1 batch's) are then usable by every stage's queues.
+cl_context context_for(const DeviceInfo& device);
+
 class Buffer {
  public:
   Buffer() = default;

@@ -17,7 +17,7 @@
   X(clCreateCommandQueue) X(clReleaseCommandQueue) X(clCreateProgramWithSource) X(clBuildProgram)   \
   X(clGetProgramBuildInfo) X(clReleaseProgram) X(clCreateKernel) X(clReleaseKernel)                 \
   X(clSetKernelArg) X(clCreateBuffer) X(clReleaseMemObject) X(clEnqueueWriteBuffer)                 \
-  X(clEnqueueReadBuffer) X(clEnqueueReadBufferRect) X(clEnqueueCopyBuffer)                          \
+  X(clEnqueueReadBuffer) X(clEnqueueReadBufferRect) X(clEnqueueCopyBuffer) X(clEnqueueCopyBufferRect)                         \
   X(clEnqueueNDRangeKernel) X(clFinish) X(clWaitForEvents) X(clReleaseEvent)                        \
   X(clGetEventProfilingInfo) X(clGetCommandQueueInfo)
 

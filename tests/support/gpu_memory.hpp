@@ -21,6 +21,8 @@ class GpuMemory {
   virtual void fill(const j2k::Plane& plane, size_t bytes, unsigned char fill) = 0;
   // Waits for the stream's work, then copies `bytes` of the plane to `host`.
   virtual void read(const j2k::Plane& plane, void* host, size_t bytes) = 0;
+  // Copies `bytes` from `host` into the plane, and waits for the copy.
+  virtual void write(const j2k::Plane& plane, const void* host, size_t bytes) = 0;
   // The stream a batch decodes on: a cudaStream_t or a cl_command_queue.
   virtual void* stream() = 0;
 };

@@ -44,6 +44,10 @@ class CudaMemory final : public GpuMemory {
     check(cudaMemcpy(host, static_cast<const char*>(plane.base) + plane.offset, bytes, cudaMemcpyDeviceToHost),
           "cudaMemcpy");
   }
+  void write(const j2k::Plane& plane, const void* host, size_t bytes) override {
+    check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+    check(cudaMemcpy(static_cast<char*>(plane.base) + plane.offset, host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+  }
   void* stream() override { return stream_; }
 
  private:

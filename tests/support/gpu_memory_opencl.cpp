@@ -34,6 +34,11 @@ class OpenCLMemory final : public GpuMemory {
                                                        plane.offset, bytes, host, 0, nullptr, nullptr),
                     "clEnqueueReadBuffer");
   }
+  void write(const j2k::Plane& plane, const void* host, size_t bytes) override {
+    j2k::ocl::check(j2k::ocl::cl().clEnqueueWriteBuffer(runner_.queue(), static_cast<cl_mem>(plane.base), CL_TRUE,
+                                                        plane.offset, bytes, host, 0, nullptr, nullptr),
+                    "clEnqueueWriteBuffer");
+  }
   void* stream() override { return runner_.queue(); }
 
  private:

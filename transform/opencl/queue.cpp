@@ -173,12 +173,29 @@ class OpenCLQueue final : public Queue {
     return packed(planes_.at(static_cast<size_t>(c)).get(), type, w, h);
   }
 
+  // DEVICE: one cl_mem of the device's context (the encoder's Tier-1 batch reads it, its base
+  // a cl_mem and each plane's offset in bytes); else host memory.
   void* allocate(size_t bytes, j2k_memory& where) override {
-    return allocate_host_coefficients(bytes, where, "opencl");
+    if (where != J2K_MEMORY_DEVICE) return allocate_host_coefficients(bytes, where, "opencl");
+    const uint64_t max_alloc = runner_.device().max_alloc;
+    if (max_alloc && bytes > max_alloc)
+      throw Error(ErrorCode::OutOfMemory, "OpenCL: the image's coefficients on the device need a buffer of " + std::to_string(bytes) +
+                                              " bytes; " + runner_.device().name + " allows at most " + std::to_string(max_alloc) +
+                                              " (choose smaller tiles, or the cpu backend)");
+    cl_int err = CL_SUCCESS;
+    cl_mem m = cl().clCreateBuffer(runner_.context(), CL_MEM_READ_WRITE, std::max<size_t>(bytes, 4), nullptr, &err);
+    check(err, "clCreateBuffer");
+    return m;
   }
   // The decoder's Tier-1 writes a tile's coefficients on this (in-order) queue.
   void on_stream(const std::function<void(void*)>& work) override { work(runner_.queue()); }
-  void release(void* p, j2k_memory) noexcept override { std::free(p); }
+  void release(void* p, j2k_memory where) noexcept override {
+    if (where == J2K_MEMORY_DEVICE) {
+      if (p) cl().clReleaseMemObject(static_cast<cl_mem>(p));
+    } else {
+      std::free(p);
+    }
+  }
   size_t dwt_workspace_bytes(Wavelet, const Rect&, int) const override { return 0; }
 
   void upload(const Plane& src, const Plane& dst) override {
@@ -258,6 +275,14 @@ class OpenCLQueue final : public Queue {
     if (row == 0 || src.height == 0) return;
     const size_t origin[3] = {src.offset, 0, 0}, host_origin[3] = {0, 0, 0};
     const size_t region[3] = {row, static_cast<size_t>(src.height), 1};
+    if (dst.memory == J2K_MEMORY_DEVICE) {  // into the plan's cl_mem (allocate()), on the device
+      const size_t dst_origin[3] = {dst.offset, 0, 0};
+      check(cl().clEnqueueCopyBufferRect(runner_.queue(), mem(src), mem(dst), origin, dst_origin, region,
+                                         static_cast<size_t>(src.row_stride), 0, static_cast<size_t>(dst.row_stride), 0, 0,
+                                         nullptr, nullptr),
+            "clEnqueueCopyBufferRect");
+      return;
+    }
     check(cl().clEnqueueReadBufferRect(runner_.queue(), mem(src), CL_FALSE, origin, host_origin, region,
                                   static_cast<size_t>(src.row_stride), 0, static_cast<size_t>(dst.row_stride), 0,
                                   static_cast<char*>(dst.base) + dst.offset, 0, nullptr, nullptr),

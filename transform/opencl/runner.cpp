@@ -177,8 +177,8 @@ std::string Tuning::build_options() const {
 
 namespace {
 
-// One context per device and one program per (device, build options), for the whole
-// process. They are never released: the process keeps them to its end (releasing them from
+// One program per (device, build options), in the device's one context (context_for), for
+// the whole process. They are never released: the process keeps them to its end (releasing them from
 // static destructors races the ICD loader's own teardown).
 struct Compiled {
   cl_context context = nullptr;
@@ -189,18 +189,9 @@ std::mutex g_cache_mutex;
 uint64_t g_builds = 0;
 
 Compiled compiled_for(const DeviceInfo& dev, const std::string& options, bool show_log) {
-  static std::map<cl_device_id, cl_context> contexts;
   static std::map<std::pair<cl_device_id, std::string>, cl_program> programs;
+  cl_context ctx = context_for(dev);  // the device's, shared with Tier-1's batches
   std::lock_guard<std::mutex> lock(g_cache_mutex);
-  cl_context& ctx = contexts[dev.id];
-  if (!ctx) {
-    const cl_context_properties props[] = {
-        CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(dev.platform), 0};
-    cl_int err = CL_SUCCESS;
-    cl_context c = cl().clCreateContext(props, 1, &dev.id, nullptr, nullptr, &err);
-    check(err, "clCreateContext");
-    ctx = c;
-  }
   cl_program& prog = programs[{dev.id, options}];
   if (!prog) {
     cl_int err = CL_SUCCESS;

@@ -7,6 +7,9 @@
 #include "codec/tier1/gpu/cuda/ebcot_image_encoder.hpp"
 #include "codec/tier1/gpu/cuda/ht_image_encoder.hpp"
 #endif
+#if J2KFRONT_HAVE_OPENCL
+#include "codec/tier1/gpu/opencl/ht_image_encoder.hpp"
+#endif
 
 namespace j2k::codec {
 
@@ -22,9 +25,12 @@ std::unique_ptr<BlockEncodeBatch> make_block_encode_batch(const CodingParams& pa
     if (ht) return std::make_unique<cuda::HtImageEncoder>(backend.device, params.threads);
     return std::make_unique<cuda::EbcotImageEncoder>(backend.device, params.threads);
   }
-#else
-  (void)b;
 #endif
+#if J2KFRONT_HAVE_OPENCL
+  // OpenCL: HT only (no EBCOT encoder in OpenCL C yet).
+  if (b == Backend::OpenCL && ht) return std::make_unique<opencl::HtImageEncoder>(backend.device, params.threads);
+#endif
+  (void)b;
   return nullptr;
 }
 

@@ -8,6 +8,9 @@
 #if J2KFRONT_HAVE_CUDA
 #include "codec/tier1/gpu/cuda/ht_block_encoder.hpp"
 #endif
+#if J2KFRONT_HAVE_OPENCL
+#include "codec/tier1/gpu/opencl/ht_block_encoder.hpp"
+#endif
 
 namespace j2k::codec {
 
@@ -15,13 +18,16 @@ std::unique_ptr<GpuHtEncodeBatch> make_gpu_ht_encode_batch(const BackendOptions&
 #if J2KFRONT_HAVE_CUDA
   if (options.backend == Backend::Cuda) return std::make_unique<cuda::HtEncodeBatch>();
 #endif
+#if J2KFRONT_HAVE_OPENCL
+  if (options.backend == Backend::OpenCL) return std::make_unique<opencl::HtEncodeBatch>();
+#endif
   throw Error(ErrorCode::BackendUnavailable,
               std::string("HT block coding on the GPU: no ") + backend_name(options.backend) + " batch in this build");
 }
 
 size_t gpu_ht_output_capacity(int width, int height) { return ht::cleanup_output_capacity(width, height); }
 
-void check_gpu_ht_block(const int32_t* d_data, ptrdiff_t stride, int width, int height, int fraction_bits, int cleanup_plane) {
+void check_gpu_ht_block(const void* d_data, ptrdiff_t stride, int width, int height, int fraction_bits, int cleanup_plane) {
   const std::string what = "GPU HT encoder: a block of " + std::to_string(width) + " x " + std::to_string(height);
   if (width < 1 || height < 1 || width > 1024 || height > 1024 || width * height > 4096)
     throw Error(ErrorCode::InvalidArgument, what + " (1 to 1024 samples each way, at most 4096)");

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // HT cleanup passes (ISO/IEC 15444-15) of many code-blocks on a GPU, their quantised
 // coefficients read where the front stage left them in device memory, one code-block a warp
-// (CUDA: gpu/cuda/warp_cleanup.cuh). Each block's bytes, `bitplanes` and `magnitude_bitplanes`
+// (CUDA: gpu/cuda/warp_cleanup.cuh) or a work-item (OpenCL: gpu/opencl/ht_block_encoder.cl). Each block's bytes, `bitplanes` and `magnitude_bitplanes`
 // are ht::encode_block()'s (CPU) bit for bit (the same bit strings into the same writers,
 // ht/bit_writers.hpp); tests/ht_gpu_encoder_test.cpp compares them.
 //
@@ -33,6 +33,10 @@
 
 namespace j2k::codec {
 
+// GpuHtEncodeBatch::add()'s checks, for every backend's batch: throws Error(InvalidArgument)
+// naming the figure outside its limits.
+void check_gpu_ht_block(const void* d_data, ptrdiff_t stride, int width, int height, int fraction_bits, int cleanup_plane);
+
 class GpuHtEncodeBatch {
  public:
   virtual ~GpuHtEncodeBatch() = default;
@@ -46,10 +50,20 @@ class GpuHtEncodeBatch {
   // naming the field outside those. Returns the block's index.
   virtual size_t add(const int32_t* d_data, ptrdiff_t stride, int width, int height, j2k_band_type band,
                      int fraction_bits, int cleanup_plane) = 0;
+  // The same block `offset` bytes into `d_base`: a device pointer (CUDA: add() at that
+  // address), or a memory object the backend cannot offset by pointer (OpenCL: a cl_mem, the
+  // only way its batch takes blocks).
+  virtual size_t add_at(const void* d_base, size_t offset, ptrdiff_t stride, int width, int height, j2k_band_type band,
+                        int fraction_bits, int cleanup_plane) {
+    if (d_base == nullptr) check_gpu_ht_block(nullptr, stride, width, height, fraction_bits, cleanup_plane);
+    return add(reinterpret_cast<const int32_t*>(static_cast<const char*>(d_base) + offset), stride, width, height, band,
+               fraction_bits, cleanup_plane);
+  }
   virtual size_t size() const = 0;
 
-  // Codes every block added since clear() on `stream` (a cudaStream_t), and copies the
-  // results back: asynchronous, so the coefficients must stay until wait() returns. Returns
+  // Codes every block added since clear() on `stream` (a cudaStream_t, or on OpenCL a
+  // cl_command_queue), and copies the results back: asynchronous, so the coefficients must
+  // stay until wait() returns. Returns
   // once the host's records of the blocks may be reused.
   virtual void encode(void* stream) = 0;
   // Waits for encode()'s work; throws Error(InvalidArgument) for a block with a coefficient of
@@ -71,16 +85,15 @@ class GpuHtEncodeBatch {
   virtual const uint8_t* bytes(size_t i, size_t& size) const = 0;
 };
 
-// The batch of options.backend (Cuda, where built) on the current device of the calling
-// thread; throws Error(BackendUnavailable) for another backend or a build without CUDA.
+// The batch of options.backend, where built: Cuda (on the current device of the calling
+// thread; encode()'s stream a cudaStream_t) or OpenCL (blocks by add_at() in cl_mem buffers;
+// encode()'s stream a cl_command_queue, whose context is the device's, ocl::context_for).
+// Throws Error(BackendUnavailable) for another backend or one this build lacks.
 std::unique_ptr<GpuHtEncodeBatch> make_gpu_ht_encode_batch(const BackendOptions& options);
 
 // The device memory the batch's output needs for a width x height block: its segment at worst
 // (MagSgn's buffer, stream_capacity, and MEL and VLC within the 4079 bytes Scup can say).
 size_t gpu_ht_output_capacity(int width, int height);
 
-// GpuHtEncodeBatch::add()'s checks, for every backend's batch: throws Error(InvalidArgument)
-// naming the figure outside its limits.
-void check_gpu_ht_block(const int32_t* d_data, ptrdiff_t stride, int width, int height, int fraction_bits, int cleanup_plane);
 
 }  // namespace j2k::codec
