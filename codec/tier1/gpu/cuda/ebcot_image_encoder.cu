@@ -22,10 +22,8 @@ namespace j2k::codec::cuda {
 struct EbcotImageEncoder::Impl {
   int device = 0, threads = 0;
   OwnStream own;           // declared first: it goes after the buffers and the batch
-  DeviceBuffer jobs_d, scratch_d, flag_d;
-  PinnedBuffer flag_h;
+  BlockQuantiser quantiser;  // the 9/7's blocks into int32 first
   EbcotEncodeBatch batch;  // goes first (it waits for its own copies)
-  std::vector<QuantiseJob> jobs;
 };
 
 EbcotImageEncoder::EbcotImageEncoder(int device, int threads) : impl_(std::make_unique<Impl>()) {
@@ -63,42 +61,16 @@ std::vector<CodedBlock> EbcotImageEncoder::encode(const std::vector<BatchBlock>&
     v.estimate_distortion = b.estimate_distortion;
     return v;
   };
-  unsigned* flag_h = nullptr;
   if (reversible) {
     for (const BatchBlock& b : blocks) m.batch.add(view(b, static_cast<const int32_t*>(b.coefficients), b.stride, 0));
   } else {
-    uint64_t total = 0;
-    for (const BatchBlock& b : blocks) total += static_cast<uint64_t>(b.width) * static_cast<uint64_t>(b.height);
-    auto* scratch = static_cast<int32_t*>(m.scratch_d.get(total * sizeof(int32_t)));
-    m.jobs.clear();
-    uint64_t at = 0;
-    for (const BatchBlock& b : blocks) {
-      QuantiseJob j{};
-      j.src = static_cast<const float*>(b.coefficients);
-      j.stride = b.stride;
-      j.dst = scratch + at;
-      j.scale = std::ldexp(1.0, b.fraction_bits) / b.delta;
-      j.width = b.width;
-      j.height = b.height;
-      m.jobs.push_back(j);
-      m.batch.add(view(b, j.dst, b.width, b.fraction_bits));
-      at += static_cast<uint64_t>(b.width) * static_cast<uint64_t>(b.height);
-    }
-    auto* jobs = static_cast<QuantiseJob*>(m.jobs_d.get(m.jobs.size() * sizeof(QuantiseJob)));
-    auto* flag = static_cast<unsigned*>(m.flag_d.get(sizeof(unsigned)));
-    flag_h = static_cast<unsigned*>(m.flag_h.get(sizeof(unsigned)));
-    // From pageable memory: staged before the call returns.
-    cuda_check(cudaMemcpyAsync(jobs, m.jobs.data(), m.jobs.size() * sizeof(QuantiseJob), cudaMemcpyHostToDevice, stream),
-               "cudaMemcpyAsync");
-    cuda_check(cudaMemsetAsync(flag, 0, sizeof(unsigned), stream), "cudaMemsetAsync");
-    quantise_kernel<<<static_cast<unsigned>(m.jobs.size()), kQuantiseThreads, 0, stream>>>(jobs, flag);
-    cuda_check(cudaGetLastError(), "quantise_kernel");
-    cuda_check(cudaMemcpyAsync(flag_h, flag, sizeof(unsigned), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync");
+    m.quantiser.enqueue(blocks, stream, [&](const BatchBlock& b, const int32_t* data, ptrdiff_t stride) {
+      m.batch.add(view(b, data, stride, b.fraction_bits));
+    });
   }
   m.batch.encode(stream);
   cuda_check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  if (flag_h && *flag_h != 0)  // the CPU path's message (encoder.cpp), before the coder's own
-    throw Error(ErrorCode::InvalidArgument, "a 9/7 coefficient is too large for its quantisation step; use a larger step");
+  if (!reversible) m.quantiser.check();  // the CPU path's message, before the coder's own
   m.batch.wait();
   // Each block's record, its bytes left in the batch's page-locked copy (valid until the next
   // encode: the encoder's Tier-2 reads them before), on the CPU's threads.
