@@ -6,7 +6,7 @@
 #
 #   bench/compress_memory.sh [SIZE] [TILE] [BUDGET] [FLAGS...]   (defaults: 8192 1024 800M, lossless)
 #
-# Makes a SIZE x SIZE 8-bit RGB PPM from tests/data/astronaut.ppm with python3 (each pixel
+# Makes a SIZE x SIZE 8-bit RGB PPM from tests/data/astronaut.ppm (bench/noisy_upscale.py: each pixel
 # repeated SIZE/512 times each way, the low two bits of every sample random: a camera's noise,
 # so that it codes about as a photograph does, 2.8:1 lossless); then runs, with TILE x TILE
 # tiles on the CPU and THREADS threads (default: every core), `j2kfront compress` without a
@@ -28,24 +28,7 @@ cli=${J2KFRONT:-$root/build/tools/j2kfront}
 work=$(mktemp -d "${TMPDIR:-/tmp}/j2kfront-compress-memory.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-python3 - "$root/tests/data/astronaut.ppm" "$work/image.ppm" "$size" <<'EOF'
-import os, sys
-source, out, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
-magic, w, h, maxval, pixels = open(source, 'rb').read().split(maxsplit=4)
-w, h = int(w), int(h)
-if magic != b'P6' or maxval != b'255' or size % w or size % h:
-    sys.exit('compress_memory.sh: SIZE must be a multiple of 512 (the sample image is 512 x 512 RGB)')
-low_bits = bytes(i & 3 for i in range(256))
-with open(out, 'wb') as f:
-    f.write(b'P6\n%d %d\n255\n' % (size, size))
-    for y in range(h):
-        row = pixels[y * w * 3:(y + 1) * w * 3]
-        wide = b''.join(row[x * 3:x * 3 + 3] * (size // w) for x in range(w))
-        base = int.from_bytes(wide, 'big')
-        for _ in range(size // h):
-            noise = int.from_bytes(os.urandom(len(wide)).translate(low_bits), 'big')
-            f.write((base ^ noise).to_bytes(len(wide), 'big'))
-EOF
+python3 "$root/bench/noisy_upscale.py" "$root/tests/data/astronaut.ppm" "$work/image.ppm" "$size"
 
 samples=$((3 * size * size))
 echo "commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown), $(date -u +%F), $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB of memory, $threads threads"

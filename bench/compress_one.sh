@@ -8,7 +8,7 @@
 #   bench/compress_one.sh [SIZES] [ROUNDS]     (defaults: "512 4096 8192" 5)
 #
 # The images: tests/data/astronaut.ppm repeated to SIZE x SIZE (a multiple of 512) with the low
-# two bits of every sample random (a camera's noise), made with python3 in $TMPDIR. Each case
+# two bits of every sample random (a camera's noise), made by bench/noisy_upscale.py in $TMPDIR. Each case
 # is HT and EBCOT, lossless (the 5/3) and lossy (the 9/7: HT at --qstep 0.007, EBCOT at -r 20),
 # on THREADS threads (default: every core). Printed: the median wall time of each backend and
 # CPU / CUDA (above 1: CUDA is faster).
@@ -23,24 +23,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/j2kfront-compress-one.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 make_image() {  # size, output
-  python3 - "$root/tests/data/astronaut.ppm" "$2" "$1" <<'EOF'
-import os, sys
-source, out, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
-magic, w, h, maxval, pixels = open(source, 'rb').read().split(maxsplit=4)
-w, h = int(w), int(h)
-if magic != b'P6' or maxval != b'255' or size % w or size % h:
-    sys.exit('compress_one.sh: a size must be a multiple of 512 (the sample image is 512 x 512 RGB)')
-low_bits = bytes(i & 3 for i in range(256))
-with open(out, 'wb') as f:
-    f.write(b'P6\n%d %d\n255\n' % (size, size))
-    for y in range(h):
-        row = pixels[y * w * 3:(y + 1) * w * 3]
-        wide = b''.join(row[x * 3:x * 3 + 3] * (size // w) for x in range(w))
-        base = int.from_bytes(wide, 'big')
-        for _ in range(size // h):
-            noise = int.from_bytes(os.urandom(len(wide)).translate(low_bits), 'big')
-            f.write((base ^ noise).to_bytes(len(wide), 'big'))
-EOF
+  python3 "$root/bench/noisy_upscale.py" "$root/tests/data/astronaut.ppm" "$2" "$1"
 }
 
 ms_of() {  # command...: its wall time in ms
