@@ -193,12 +193,7 @@ std::vector<HtBlock> ht_estimates(const TileLayout& layout, const std::vector<st
                 [&](ptrdiff_t i, const BlockView& v, int) {
                   HtBlock& b = blocks[static_cast<size_t>(i)];
                   b.estimates = ht::plane_estimates(v);
-                  const double unit = std::ldexp(1.0, 2 * v.fraction_bits);
-                  for (int y = 0; y < v.height; ++y)
-                    for (int x = 0; x < v.width; ++x) {
-                      const double c = static_cast<double>(v.data[y * v.stride + x]);
-                      b.energy += c * c / unit;
-                    }
+                  b.energy = ht::block_energy(v.data, v.stride, v.width, v.height, v.fraction_bits);
                   const LaidBlock& lb = layout.blocks[static_cast<size_t>(i)];
                   b.weight = bands.weights[lb.component][lb.band];
                 });
