@@ -148,12 +148,9 @@ void code_blocks(const BlockCoder& coder, const TileLayout& layout, const std::v
                 });
 }
 
-// Tier-1 through a batch (a device's, block_encode_batch.hpp): code-blocks [first, last) of
-// the layout where the plan left them, coded at once into coded[first, last); what comes back
-// is reserved in `memory`, the batch's host copy in `host` (the largest it has held).
-void code_blocks_in_batch(BlockEncodeBatch& batch, const TileLayout& layout, const std::vector<std::vector<TileComponentInput>>& tiles,
-                          const CodingParams& params, const BandSteps& bands, bool estimate, size_t first, size_t last,
-                          std::vector<CodedBlock>& coded, Reservation& memory, Reservation& host) {
+// The code-blocks [first, last) of the layout where the plan left them, as a batch reads them.
+std::vector<BatchBlock> batch_blocks(const TileLayout& layout, const std::vector<std::vector<TileComponentInput>>& tiles,
+                                     const CodingParams& params, const BandSteps& bands, bool estimate, size_t first, size_t last) {
   std::vector<BatchBlock> blocks(last - first);
   for (size_t i = 0; i < blocks.size(); ++i) {
     const LaidBlock& lb = layout.blocks[first + i];
@@ -174,6 +171,16 @@ void code_blocks_in_batch(BlockEncodeBatch& batch, const TileLayout& layout, con
       b.fraction_bits = kFractionBits;
     }
   }
+  return blocks;
+}
+
+// Tier-1 through a batch (a device's, block_encode_batch.hpp): code-blocks [first, last) of
+// the layout where the plan left them, coded at once into coded[first, last); what comes back
+// is reserved in `memory`, the batch's host copy in `host` (the largest it has held).
+void code_blocks_in_batch(BlockEncodeBatch& batch, const TileLayout& layout, const std::vector<std::vector<TileComponentInput>>& tiles,
+                          const CodingParams& params, const BandSteps& bands, bool estimate, size_t first, size_t last,
+                          std::vector<CodedBlock>& coded, Reservation& memory, Reservation& host) {
+  const std::vector<BatchBlock> blocks = batch_blocks(layout, tiles, params, bands, estimate, first, last);
   const uint64_t copy = batch.host_bytes(blocks);
   if (copy > host.bytes())
     host.grow(copy - host.bytes(), [&] { return std::string("Tier-1's output on ") + batch.where() + " (its host copy)"; });
@@ -197,6 +204,21 @@ std::vector<HtBlock> ht_estimates(const TileLayout& layout, const std::vector<st
                   const LaidBlock& lb = layout.blocks[static_cast<size_t>(i)];
                   b.weight = bands.weights[lb.component][lb.band];
                 });
+  return blocks;
+}
+
+// The same from a batch's model of the blocks where they lie (its figures are the CPU's).
+std::vector<HtBlock> ht_estimates_in_batch(BlockEncodeBatch& batch, const std::vector<BatchBlock>& views, const TileLayout& layout,
+                                           const CodingParams& params, const BandSteps& bands) {
+  std::vector<BlockEncodeBatch::HtModel> models = batch.model_ht_planes(views, params.reversible);
+  std::vector<HtBlock> blocks(layout.blocks.size());
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    HtBlock& b = blocks[i];
+    b.estimates = std::move(models[i].estimates);
+    b.energy = models[i].energy;
+    const LaidBlock& lb = layout.blocks[i];
+    b.weight = bands.weights[lb.component][lb.band];
+  }
   return blocks;
 }
 
@@ -266,8 +288,10 @@ struct HtCoding {
 // 9/7's base step times `step_scale`; Tier-2's size from an assembler of its own. With
 // `model_only`, codes nothing and says only what the model expects (model_cost), keeping the
 // blocks' estimates; `estimated`, where given, are those of an earlier model_only run at the
-// same scale. The sets coded are reserved in `memory` as they come.
-HtCoding code_ht_for_target(const BlockCoder& coder, const StreamInfo& info, const CodingParams& params,
+// same scale. The sets coded are reserved in `memory` as they come. With a `batch` (one that
+// codes_ht_sets()), the model and the sets are made where the blocks lie, else on the CPU's
+// threads by `coder`: the same figures and sets either way.
+HtCoding code_ht_for_target(const BlockCoder& coder, BlockEncodeBatch* batch, const StreamInfo& info, const CodingParams& params,
                             const TileLayout& layout, const std::vector<std::vector<TileComponentInput>>& tiles,
                             double step_scale, double target, bool by_bytes, int threads, bool model_only,
                             Reservation& memory, std::vector<HtBlock>* estimated = nullptr) {
@@ -276,7 +300,10 @@ HtCoding code_ht_for_target(const BlockCoder& coder, const StreamInfo& info, con
   HtCoding out;
   out.bands = band_steps(info, p);
   const BandSteps& bands = out.bands;
-  std::vector<HtBlock> blocks = estimated ? std::move(*estimated) : ht_estimates(layout, tiles, p, bands, threads);
+  const std::vector<BatchBlock> views = batch ? batch_blocks(layout, tiles, p, bands, true, 0, layout.blocks.size()) : std::vector<BatchBlock>();
+  std::vector<HtBlock> blocks = estimated ? std::move(*estimated)
+                                : batch   ? ht_estimates_in_batch(*batch, views, layout, p, bands)
+                                          : ht_estimates(layout, tiles, p, bands, threads);
   std::vector<int> planes;
   for (const HtBlock& b : blocks) planes.push_back(static_cast<int>(b.estimates.size()));
   out.guard_bits = guard_bits_for(planes, layout, bands, p.guard_bits);
@@ -288,7 +315,26 @@ HtCoding code_ht_for_target(const BlockCoder& coder, const StreamInfo& info, con
   ImageEnergy energy;
   energy.peak = peak_energy(info, layout);
   for (const HtBlock& b : blocks) energy.total += b.energy * b.weight;
+  // A coded set's memory, and its stops for several layers: a block's SigProp pass goes in
+  // the layer of its cleanup pass. Part 15 lets it start a later layer's packet, and we read
+  // that, but OpenJPEG 2.5 misreads such a packet (measured: its segments come out wrong), so
+  // no layer stops a block right after its cleanup pass, nor after a SigProp pass of no bytes
+  // (OpenJPEG warns of an empty segment).
+  auto settle = [&](CodedBlock& set) {
+    memory.grow(heap_bytes(set.passes.capacity() * sizeof(CodedPass)) + heap_bytes(set.bytes.capacity()),
+                [&] { return "HT rate control's coded planes for " + std::to_string(blocks.size()) + " code-blocks"; });
+    std::vector<CodedPass>& passes = set.passes;
+    if (p.layers > 1 && passes.size() > 1) {
+      passes[0].may_stop = false;
+      if (passes[1].end == passes[0].end) passes[1].may_stop = false;
+    }
+  };
   auto code = [&](const std::vector<std::pair<size_t, int>>& jobs) {
+    if (batch) {
+      std::vector<CodedBlock> sets = batch->encode_ht_sets(views, jobs, p.reversible);
+      for (CodedBlock& set : sets) settle(set);
+      return sets;
+    }
     // The jobs by block (they come block by block), so that a block is quantised once.
     std::vector<size_t> starts;
     for (size_t k = 0; k < jobs.size(); ++k)
@@ -301,18 +347,7 @@ HtCoding code_ht_for_target(const BlockCoder& coder, const StreamInfo& info, con
                     for (size_t k = starts[static_cast<size_t>(g)]; k < starts[static_cast<size_t>(g) + 1]; ++k) {
                       v.cleanup_plane = jobs[k].second;
                       sets[k] = coder.encode(v);
-                      memory.grow(heap_bytes(sets[k].passes.capacity() * sizeof(CodedPass)) + heap_bytes(sets[k].bytes.capacity()),
-                                  [&] { return "HT rate control's coded planes for " + std::to_string(blocks.size()) + " code-blocks"; });
-                      // Several layers: a block's SigProp pass goes in the layer of its cleanup
-                      // pass. Part 15 lets it start a later layer's packet, and we read that,
-                      // but OpenJPEG 2.5 misreads such a packet (measured: its segments come
-                      // out wrong), so no layer stops a block right after its cleanup pass, nor
-                      // after a SigProp pass of no bytes (OpenJPEG warns of an empty segment).
-                      std::vector<CodedPass>& passes = sets[k].passes;
-                      if (p.layers > 1 && passes.size() > 1) {
-                        passes[0].may_stop = false;
-                        if (passes[1].end == passes[0].end) passes[1].may_stop = false;
-                      }
+                      settle(sets[k]);
                     }
                   });
     return sets;
@@ -612,15 +647,19 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
     // whole choice runs for that one alone. The 5/3's steps are fixed.
     double scale = 1;
     std::vector<HtBlock> estimated;  // the preferred scale's, so that they are not made twice
+    BlockEncodeBatch* const ht_batch = batch_ && batch_->codes_ht_sets() ? batch_.get() : nullptr;
+    if (batch_ && !ht_batch && batch_->reads(J2K_MEMORY_DEVICE))
+      throw Error(ErrorCode::Internal, std::string("encoder: HT rate control with the coefficients on ") + batch_->where() +
+                                           ", whose Tier-1 batch has no HT rate control");
     if (!params.reversible) {
       double least = INFINITY;
       for (int k = 0; k < 4; ++k) {
-        HtCoding m = code_ht_for_target(*coder_, info_, params, layout_, tiles_, std::exp2(k / 4.0), final_targets.back(),
+        HtCoding m = code_ht_for_target(*coder_, ht_batch, info_, params, layout_, tiles_, std::exp2(k / 4.0), final_targets.back(),
                                         by_bytes, threads, true, work);
         if (m.model_cost < least) least = m.model_cost, scale = std::exp2(k / 4.0), estimated = std::move(m.blocks);
       }
     }
-    HtCoding best = code_ht_for_target(*coder_, info_, params, layout_, tiles_, scale, final_targets.back(), by_bytes,
+    HtCoding best = code_ht_for_target(*coder_, ht_batch, info_, params, layout_, tiles_, scale, final_targets.back(), by_bytes,
                                        threads, false, work, estimated.empty() ? nullptr : &estimated);
     bands = std::move(best.bands);
     guard_bits = best.guard_bits;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// Tier-1 on the GPU end to end (issue 46): with HT and no rate or PSNR target on the cuda
-// backend, the encoder leaves the coefficients in device memory and codes every code-block's
-// cleanup pass there (codec/tier1/block_encode_batch.hpp); its codestream must be the CPU
+// Tier-1 on the GPU end to end (issue 46): with HT on the cuda backend, the encoder leaves the
+// coefficients in device memory and codes every code-block there (codec/tier1/
+// block_encode_batch.hpp: the cleanup pass at plane 0; with a rate or PSNR target, HT rate
+// control's model and sets); its codestream must be the CPU
 // backend's byte for byte, through the C API (j2k_encoder) and through `j2kfront compress`,
 // and the report must say where Tier-1 ran.
 //   Tier1Choice.*  (label unit): the factory's choice, in every build; without CUDA it must
@@ -84,15 +85,35 @@ TEST(Tier1Choice, EverythingElseStaysOnTheCpu) {
   using j2k::BackendOptions;
   EXPECT_EQ(j2k::codec::make_block_encode_batch(ht_params(), BackendOptions(Backend::Cpu)), nullptr) << "HT, backend cpu";
   // (EBCOT on cuda: ebcot_gpu_compress_test.cpp's EbcotTier1Choice; HT on opencl: above.)
+  j2k::codec::CodingParams capped = ht_params();
+  capped.component_bytes = 1000;
+  EXPECT_EQ(j2k::codec::make_block_encode_batch(capped, BackendOptions(Backend::Cuda)), nullptr) << "HT with a component cap, backend cuda";
+}
+
+// HT with a rate or PSNR target on cuda: the batch with HT rate control's steps, which
+// estimates the passes' distortion; without one, it codes no figures.
+TEST(Tier1Choice, HtWithTargetsOnCudaIsTheGpuBatchWithRateControlWhereBuilt) {
+  using j2k::Backend;
+  using j2k::BackendOptions;
   j2k::codec::CodingParams rates = ht_params();
   rates.layer_bytes = {1000};
-  EXPECT_EQ(j2k::codec::make_block_encode_batch(rates, BackendOptions(Backend::Cuda)), nullptr) << "HT with -r, backend cuda";
   j2k::codec::CodingParams lossless_rate = ht_params();
-  lossless_rate.layer_bytes = {0};
-  EXPECT_EQ(j2k::codec::make_block_encode_batch(lossless_rate, BackendOptions(Backend::Cuda)), nullptr) << "HT with -r 1, backend cuda";
+  lossless_rate.layer_bytes = {2000, 0};
   j2k::codec::CodingParams psnr = ht_params();
   psnr.layer_psnr = {40};
-  EXPECT_EQ(j2k::codec::make_block_encode_batch(psnr, BackendOptions(Backend::Cuda)), nullptr) << "HT with -q, backend cuda";
+  for (const auto* p : {&rates, &lossless_rate, &psnr}) {
+    const auto batch = j2k::codec::make_block_encode_batch(*p, BackendOptions(Backend::Cuda));
+#if J2KFRONT_HAVE_CUDA
+    ASSERT_NE(batch, nullptr);
+    EXPECT_TRUE(batch->codes_ht_sets());
+    EXPECT_TRUE(batch->estimates_distortion());
+#else
+    EXPECT_EQ(batch, nullptr);
+#endif
+  }
+#if J2KFRONT_HAVE_CUDA
+  EXPECT_FALSE(j2k::codec::make_block_encode_batch(ht_params(), BackendOptions(Backend::Cuda))->estimates_distortion());
+#endif
 }
 
 // ------------------------------------------------------------------ images and encoders
@@ -111,6 +132,8 @@ struct Case {
   std::vector<std::pair<int, int>> precincts;
   bool irreversible = false;
   double qstep = 0;
+  std::vector<double> rates;  // -r, a layer each (1: lossless), as compress takes them
+  double psnr = 0;            // -q, one layer
 };
 
 std::string describe(const Case& c) {
@@ -119,6 +142,8 @@ std::string describe(const Case& c) {
     << " bits, levels " << c.levels << ", tiles " << c.tile_w << "x" << c.tile_h << ", blocks " << c.bw << "x" << c.bh
     << ", progression " << c.order << ", " << c.precincts.size() << " precinct sizes, " << (c.irreversible ? "9/7" : "5/3");
   if (c.qstep > 0) s << " qstep " << c.qstep;
+  for (double r : c.rates) s << " -r " << r;
+  if (c.psnr > 0) s << " -q " << c.psnr;
   s << ", pattern " << c.pattern << ")";
   return s.str();
 }
@@ -262,6 +287,33 @@ class ExternalBytes : public j2k::codec::BlockEncodeBatch {
   }();
 };
 
+// The host emulation with targets, counting the HT rate control steps it is asked for, so
+// that a test can tell the encoder went through them.
+int g_ht_set_calls = 0;
+class CountingSets : public j2k::codec::BlockEncodeBatch {
+ public:
+  bool reads(j2k_memory memory) const override { return inner_->reads(memory); }
+  const char* where() const override { return inner_->where(); }
+  bool estimates_distortion() const override { return inner_->estimates_distortion(); }
+  uint64_t host_bytes(const std::vector<j2k::codec::BatchBlock>& blocks) const override { return inner_->host_bytes(blocks); }
+  std::vector<j2k::codec::CodedBlock> encode(const std::vector<j2k::codec::BatchBlock>& blocks, bool reversible) override {
+    return inner_->encode(blocks, reversible);
+  }
+  bool codes_ht_sets() const override { return true; }
+  std::vector<HtModel> model_ht_planes(const std::vector<j2k::codec::BatchBlock>& blocks, bool reversible) override {
+    ++g_ht_set_calls;
+    return inner_->model_ht_planes(blocks, reversible);
+  }
+  std::vector<j2k::codec::CodedBlock> encode_ht_sets(const std::vector<j2k::codec::BatchBlock>& blocks,
+                                                     const std::vector<std::pair<size_t, int>>& jobs, bool reversible) override {
+    ++g_ht_set_calls;
+    return inner_->encode_ht_sets(blocks, jobs, reversible);
+  }
+
+ private:
+  std::unique_ptr<j2k::codec::BlockEncodeBatch> inner_ = j2k::codec::make_host_ht_image_encoder(true);
+};
+
 // `c` through the codec's encoder on the CPU backend, Tier-1 by the CPU's coder or (emulate)
 // by the host emulation of the GPU batch (external: its bytes left in its buffer); whole or
 // (by_rows) a row of tiles at a time.
@@ -279,7 +331,12 @@ Encoded encode_internal(const Case& c, const std::vector<j2kfront::Image>& image
   if (!c.precincts.empty())
     for (int r = 0; r <= c.levels; ++r) e.coding.precincts.push_back(r == 0 ? std::pair{4, 5} : std::pair{6, 5});
   e.coding.relative_step = c.qstep;
-  if (emulate) e.make_tier1_batch = [] { return j2k::codec::make_host_ht_image_encoder(); };
+  e.layer_rates = c.rates;
+  if (c.psnr > 0) e.coding.layer_psnr = {c.psnr};
+  e.coding.layers = c.rates.empty() ? 1 : static_cast<int>(c.rates.size());
+  const bool targets = !c.rates.empty() || c.psnr > 0;
+  if (emulate && !targets) e.make_tier1_batch = [] { return j2k::codec::make_host_ht_image_encoder(); };
+  if (emulate && targets) e.make_tier1_batch = [] { return std::make_unique<CountingSets>(); };
   if (external) e.make_tier1_batch = [] { return std::make_unique<ExternalBytes>(); };
   e.by_tile_rows = by_rows;
   Encoded out;
@@ -364,6 +421,50 @@ TEST(GpuBatchEmulation, EqualsTheCpuCoder) {
     }
     ASSERT_EQ(emulated.error, "");
     EXPECT_EQ(cpu.tier1_on, "cpu");
+    EXPECT_EQ(emulated.tier1_on, "host emulation of the GPU batch");
+    ASSERT_EQ(emulated.bytes.size(), cpu.bytes.size());
+    for (size_t i = 0; i < cpu.bytes.size(); ++i)
+      EXPECT_TRUE(emulated.bytes[i] == cpu.bytes[i]) << "image " << i << ": " << first_difference(emulated.bytes[i], cpu.bytes[i]);
+  }
+}
+
+// With a rate or PSNR target, HT rate control's model and sets through the batch (the CUDA
+// batch's steps, emulated): the CPU coder's file, for the 5/3 and the 9/7, one layer and
+// several, a last layer lossless (every block at plane 0 with its figures), tiles and small
+// code-blocks.
+TEST(GpuBatchEmulation, RateAndPsnrTargetsEqualTheCpuCoder) {
+  std::vector<Case> cases;
+  for (bool i97 : {false, true}) {
+    Case c;
+    c.irreversible = i97;
+    c.name = "RGB, -r 20", c.x0 = 3, c.y0 = 1, c.w = 309, c.h = 217, c.ncomp = 3, c.pattern = 1, c.rates = {20};
+    cases.push_back(c);
+    Case layers = c;
+    layers.name = "three layers", layers.rates = {40, 15, 6};
+    cases.push_back(layers);
+    Case lossless = c;
+    lossless.name = "last layer lossless", lossless.rates = {30, 1};
+    cases.push_back(lossless);
+    Case tiles = c;
+    tiles.name = "tiles, 16x64 blocks, RPCL", tiles.levels = 3, tiles.tile_w = 128, tiles.tile_h = 96, tiles.bw = 16, tiles.bh = 64,
+    tiles.order = J2K_RPCL, tiles.rates = {12};
+    cases.push_back(tiles);
+    Case grey;
+    grey.irreversible = i97;
+    grey.name = "16-bit grey, -q 45", grey.w = 233, grey.h = 171, grey.type = J2K_SAMPLE_U16, grey.precision = 16, grey.psnr = 45;
+    cases.push_back(grey);
+  }
+  for (const Case& c : cases) {
+    SCOPED_TRACE(describe(c));
+    const std::vector<j2kfront::Image> images = two_images(c);
+    const Encoded cpu = encode_internal(c, images, false);
+    ASSERT_EQ(cpu.error, "");
+    g_ht_set_calls = 0;
+    const Encoded emulated = encode_internal(c, images, true);
+    ASSERT_EQ(emulated.error, "");
+    const bool lossless_last = !c.rates.empty() && c.rates.back() <= 1;
+    if (lossless_last) EXPECT_EQ(g_ht_set_calls, 0) << "a lossless last layer codes every block at plane 0, through encode()";
+    else EXPECT_GE(g_ht_set_calls, 2) << "the model and the sets must come from the batch";
     EXPECT_EQ(emulated.tier1_on, "host emulation of the GPU batch");
     ASSERT_EQ(emulated.bytes.size(), cpu.bytes.size());
     for (size_t i = 0; i < cpu.bytes.size(); ++i)
@@ -605,13 +706,17 @@ TEST_F(GpuCompressCli, SameCodestreamAsTheCpuBackend) {
       expect_same(input, flags);
 }
 
-TEST_F(GpuCompressCli, ARateTargetStaysOnTheCpu) {
+// HT rate control with the blocks on the GPU (its model and sets there): the CPU backend's
+// file, for rates, layers, a lossless last layer, PSNR targets, tiles and block sizes.
+TEST_F(GpuCompressCli, RateAndPsnrTargetsOnTheGpu) {
   REQUIRE_CUDA_DEVICE();
-  const std::string rgb = path("rgb.ppm");
-  write_pnm(rgb, pattern_image(0, 0, 200, 150, 3, J2K_SAMPLE_U8, 8, 1, 9));
-  const auto r = run_command(quote(kCli) + " compress -i " + quote(rgb) + " -o " + quote(path("r.j2k")) + " --ht --backend cuda -r 20");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("Tier-1 on cpu"), std::string::npos) << "HT with -r needs SigProp, MagRef and distortion (the CPU's):\n" << r.output;
+  const std::string rgb = path("rgb.ppm"), grey16 = path("grey16.pgm");
+  write_pnm(rgb, pattern_image(0, 0, 509, 317, 3, J2K_SAMPLE_U8, 8, 1, 9));
+  write_pnm(grey16, pattern_image(0, 0, 333, 221, 1, J2K_SAMPLE_U16, 16, 0, 8));
+  for (const std::string& input : {rgb, grey16})
+    for (const char* flags : {"-r 20", "-I -r 20", "-I -q 42", "-I -r 40,15,6", "-r 30,1", "-I -r 12 -b 16,64 -t 128,96 -p RPCL",
+                              "-I -r 25 -n 3 -b 32,32"})
+      expect_same(input, flags);
 }
 
 // ------------------------------------------------------------------ OpenCL (issue 46)

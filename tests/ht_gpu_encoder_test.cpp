@@ -8,7 +8,10 @@
 // size 1..64 x 1..64, sizes no code-block grid makes (5 x 819), 1 to 31 bit planes, all-zero
 // blocks, blocks of one huge coefficient, 0 and 13 fraction bits, cleanup planes 0 to 5. Then
 // round trips of GPU bytes through the CPU HT decoder, a block the coder must refuse, and a
-// whole image: the code-blocks of a 5/3 DWT (the CPU's) of a test image.
+// whole image: the code-blocks of a 5/3 DWT (the CPU's) of a test image. HtGpuEncoder.Sets*:
+// the same blocks as HT rate control codes them (cuda::HtEncodeBatch::add_set: SigProp and
+// MagRef below the cleanup pass, each pass's distortion, the block's energy), against
+// ht::encode_block() with estimate_distortion on, bytes, pass ends and figures bit for bit.
 //
 // The HtOpenClEncoder cases run the same comparisons on the OpenCL batch (one code-block a
 // work-item, gpu/opencl/ht_block_encoder.cl), and its 9/7 quantisation against the host's;
@@ -24,6 +27,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <random>
@@ -48,6 +52,8 @@
 #endif
 #if J2KFRONT_HAVE_CUDA
 #include <cuda_runtime_api.h>
+
+#include "codec/tier1/gpu/cuda/ht_block_encoder.hpp"
 #endif
 
 namespace {
@@ -501,6 +507,57 @@ TEST(HtGpuEncoder, EmptyAndReusedBatches) {
       m.check(i, p.blocks()[i], difference(cpu_cleanup(p, p.blocks()[i]), c.bitplanes, c.magnitude_bitplanes, c.bytes.data(), c.bytes.size()));
     }
   }
+#endif
+}
+
+// Every random block coded as a set (add_set) against encode_block() with its figures: the
+// bytes, each pass's end and termination, each distortion and the energy as bits; the
+// stripe-causal mode on every third block, the 5/3's reconstruction where there are no
+// fraction bits (as the encoder pairs them).
+TEST(HtGpuEncoder, SetsEqualTheCpuEncoderWithTheirFigures) {
+  std::string why;
+  if (!gpu_usable(why)) GTEST_SKIP() << "no CUDA batch to test: " << why;
+#if J2KFRONT_HAVE_CUDA
+  const TestPlane p = random_blocks();
+  DevicePlane d(p.values());
+  cuda::HtEncodeBatch batch;
+  std::vector<BlockView> views;
+  for (size_t i = 0; i < p.blocks().size(); ++i) {
+    const Block& b = p.blocks()[i];
+    BlockView v = view_of(p, b);
+    v.estimate_distortion = true;
+    v.modes = i % 3 == 0 ? kModeCausal : 0;
+    views.push_back(v);
+    batch.add_set(d.data() + p.offset(b), p.stride(), b.width, b.height, b.band, b.fraction_bits, b.plane, v.reversible,
+                  v.modes != 0);
+  }
+  batch.encode(d.stream());
+  batch.wait();
+  auto same_bits = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  size_t differ = 0, refined = 0;
+  for (size_t i = 0; i < views.size(); ++i) {
+    const Block& b = p.blocks()[i];
+    const CodedBlock cpu = ht::encode_block(views[i]);
+    const CodedBlock gpu = batch.coded(i);
+    std::string what;
+    if (gpu.bitplanes != cpu.bitplanes || gpu.magnitude_bitplanes != cpu.magnitude_bitplanes) what += " bit planes";
+    if (gpu.bytes != cpu.bytes) what += " bytes (" + std::to_string(gpu.bytes.size()) + ", CPU " + std::to_string(cpu.bytes.size()) + ")";
+    if (!same_bits(gpu.energy, cpu.energy)) what += " energy " + std::to_string(gpu.energy) + " (CPU " + std::to_string(cpu.energy) + ")";
+    if (gpu.passes.size() != cpu.passes.size()) {
+      what += " " + std::to_string(gpu.passes.size()) + " passes (CPU " + std::to_string(cpu.passes.size()) + ")";
+    } else {
+      for (size_t k = 0; k < cpu.passes.size(); ++k) {
+        const CodedPass &g = gpu.passes[k], &c = cpu.passes[k];
+        if (g.end != c.end || g.terminated != c.terminated) what += " pass " + std::to_string(k) + "'s end";
+        if (!same_bits(g.distortion, c.distortion))
+          what += " pass " + std::to_string(k) + "'s distortion " + std::to_string(g.distortion) + " (CPU " + std::to_string(c.distortion) + ")";
+      }
+    }
+    refined += cpu.passes.size() == 3 ? 1 : 0;
+    if (!what.empty() && ++differ <= 20) ADD_FAILURE() << "GPU set of " << describe(i, b) << ":" << what;
+  }
+  EXPECT_EQ(differ, 0u) << differ << " of " << views.size() << " sets differ from the CPU's";
+  EXPECT_GT(refined, 500u) << "too few blocks with SigProp and MagRef to mean anything";
 #endif
 }
 

@@ -13,9 +13,11 @@
 //
 // Today, on CUDA: EBCOT (Part 1) with any target and mode switches (every pass, with the
 // distortion estimates rate control needs: each block as encode_block() codes it on the CPU, bit
-// for bit, gpu/gpu_ebcot_encode_batch.hpp), and HT with no rate or PSNR target (every block's
-// cleanup pass at plane 0, no SigProp or MagRef, no distortion estimates: ht::encode_block()'s
-// bytes, `bitplanes` and `magnitude_bitplanes`). On OpenCL: HT with no rate or PSNR target
+// for bit, gpu/gpu_ebcot_encode_batch.hpp), and HT: with no rate or PSNR target every block's
+// cleanup pass at plane 0, no SigProp or MagRef, no distortion estimates (ht::encode_block()'s
+// bytes, `bitplanes` and `magnitude_bitplanes`); with one, HT rate control's two steps on the
+// device (model_ht_planes, encode_ht_sets: rate/ht_planes.hpp's choice then runs on the host
+// from their few figures a block and the sets' bytes). On OpenCL: HT with no rate or PSNR target
 // (gpu/opencl/ht_image_encoder: the OpenCL queue then keeps the plan's DEVICE coefficients in
 // one cl_mem, which BatchBlock names by base and offset). The 5/3's int32 coefficients are read
 // in place; the 9/7's float ones are quantised first into a device scratch of int32, as
@@ -24,10 +26,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "codec/params/coding_params.hpp"
 #include "codec/tier1/block_coder.hpp"
+#include "codec/tier1/ht/plane_estimates.hpp"
 #include "j2kfront/j2kfront.h"
 #include "transform/backend.hpp"
 
@@ -75,12 +79,29 @@ class BlockEncodeBatch {
   // and the batch's errors (gpu_ht_encode_batch.hpp). The blocks' bytes may stay in the
   // batch's memory (CodedBlock::external), valid until its next encode.
   virtual std::vector<CodedBlock> encode(const std::vector<BatchBlock>& blocks, bool reversible) = 0;
+
+  // HT rate control's coding steps (rate/ht_planes.hpp) where the blocks lie, for a batch
+  // where codes_ht_sets(); the others throw Error(Internal).
+  virtual bool codes_ht_sets() const { return false; }
+  // Each block's plane model and energy: ht::estimate_planes() and ht::block_energy() of its
+  // quantised indices, bit for bit.
+  struct HtModel {
+    std::vector<ht::PlaneEstimate> estimates;
+    double energy = 0;
+  };
+  virtual std::vector<HtModel> model_ht_planes(const std::vector<BatchBlock>& blocks, bool reversible);
+  // Codes each job (an index into `blocks`, a cleanup plane) as ht::encode_block() does with
+  // estimate_distortion on: every pass, its distortion and the block's energy, bit for bit,
+  // the bytes owned by each CodedBlock (the sets of several calls are kept side by side).
+  // Throws as encode() does.
+  virtual std::vector<CodedBlock> encode_ht_sets(const std::vector<BatchBlock>& blocks,
+                                                 const std::vector<std::pair<size_t, int>>& jobs, bool reversible);
 };
 
 // The batch for coding `params` on `backend` (Auto resolved as the plan resolves it), or
 // nullptr where the blocks are coded one by one on the CPU: another backend, a build without
-// CUDA or OpenCL, EBCOT on OpenCL, or HT with a rate, PSNR or component target (which needs
-// SigProp, MagRef and the distortion estimates). Touches no device: a missing one shows when the plan is made.
+// CUDA or OpenCL, EBCOT on OpenCL, HT with a rate or PSNR target on OpenCL, or HT with a
+// component target. Touches no device: a missing one shows when the plan is made.
 std::unique_ptr<BlockEncodeBatch> make_block_encode_batch(const CodingParams& params, const BackendOptions& backend);
 
 }  // namespace j2k::codec

@@ -8,7 +8,9 @@
 
 #include "codec/tier1/gpu/batch_quantise.hpp"
 #include "codec/tier1/gpu/gpu_ht_encode_batch.hpp"
+#include "codec/tier1/ht/block_encoder.hpp"
 #include "codec/tier1/ht/cleanup_encoder.hpp"
+#include "codec/tier1/ht/plane_estimates.hpp"
 #include "common/error.hpp"
 
 namespace j2k::codec {
@@ -16,7 +18,9 @@ namespace {
 
 class HostHtImageEncoder final : public BlockEncodeBatch {
  public:
+  explicit HostHtImageEncoder(bool targets) : targets_(targets) {}
   bool reads(j2k_memory memory) const override { return memory == J2K_MEMORY_HOST; }
+  bool estimates_distortion() const override { return targets_; }
   const char* where() const override { return "host emulation of the GPU batch"; }
   uint64_t host_bytes(const std::vector<BatchBlock>& blocks) const override {
     (void)blocks;
@@ -29,21 +33,15 @@ class HostHtImageEncoder final : public BlockEncodeBatch {
     std::vector<uint8_t> out, scratch;
     for (size_t i = 0; i < blocks.size(); ++i) {
       const BatchBlock& b = blocks[i];
-      const int32_t* data = static_cast<const int32_t*>(b.coefficients);
-      ptrdiff_t stride = b.stride;
-      int fraction_bits = 0;
-      if (!reversible) {
-        const double scale = std::ldexp(1.0, b.fraction_bits) / b.delta;  // as the CUDA batch's host code
-        quantised.assign(static_cast<size_t>(b.width) * static_cast<size_t>(b.height), 0);
-        const auto* src = static_cast<const float*>(b.coefficients);
-        for (int y = 0; y < b.height; ++y)
-          for (int x = 0; x < b.width; ++x)
-            if (!quantise_value(src[y * b.stride + x], scale, quantised[static_cast<size_t>(y) * static_cast<size_t>(b.width) + static_cast<size_t>(x)]))
-              throw Error(ErrorCode::InvalidArgument, "a 9/7 coefficient is too large for its quantisation step; use a larger step");
-        data = quantised.data();
-        stride = b.width;
-        fraction_bits = b.fraction_bits;
+      BlockView v = indices(b, reversible, quantised);
+      if (targets_) {  // as the CUDA batch's sets at plane 0
+        v.estimate_distortion = true;
+        coded[i] = ht::encode_block(v);
+        continue;
       }
+      const int32_t* data = v.data;
+      const ptrdiff_t stride = v.stride;
+      const int fraction_bits = v.fraction_bits;
       check_gpu_ht_block(data, stride, b.width, b.height, fraction_bits, 0);
       out.assign(ht::cleanup_output_capacity(b.width, b.height), 0);
       scratch.assign(ht::cleanup_scratch_bytes(b.width, b.height) + 16, 0);
@@ -67,10 +65,64 @@ class HostHtImageEncoder final : public BlockEncodeBatch {
     }
     return coded;
   }
+
+  // HT rate control's steps, as the CUDA batch's (cuda/ht_image_encoder.hpp), from the CPU's
+  // own functions.
+  bool codes_ht_sets() const override { return true; }
+  std::vector<HtModel> model_ht_planes(const std::vector<BatchBlock>& blocks, bool reversible) override {
+    std::vector<HtModel> out(blocks.size());
+    std::vector<int32_t> quantised;
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      const BlockView v = indices(blocks[i], reversible, quantised);
+      out[i].estimates = ht::plane_estimates(v);
+      out[i].energy = ht::block_energy(v.data, v.stride, v.width, v.height, v.fraction_bits);
+    }
+    return out;
+  }
+  std::vector<CodedBlock> encode_ht_sets(const std::vector<BatchBlock>& blocks, const std::vector<std::pair<size_t, int>>& jobs,
+                                         bool reversible) override {
+    std::vector<CodedBlock> out(jobs.size());
+    std::vector<int32_t> quantised;
+    for (size_t k = 0; k < jobs.size(); ++k) {
+      BlockView v = indices(blocks.at(jobs[k].first), reversible, quantised);
+      v.cleanup_plane = jobs[k].second;
+      v.estimate_distortion = true;
+      out[k] = ht::encode_block(v);
+    }
+    return out;
+  }
+
+ private:
+  // The block's int32 indices as BlockView holds them: the 5/3's in place, the 9/7's
+  // quantised into `quantised` as the CUDA batch quantises them (batch_quantise.hpp).
+  static BlockView indices(const BatchBlock& b, bool reversible, std::vector<int32_t>& quantised) {
+    BlockView v;
+    v.width = b.width;
+    v.height = b.height;
+    v.band = b.band;
+    v.modes = b.modes;
+    v.reversible = reversible;
+    v.data = static_cast<const int32_t*>(b.coefficients);
+    v.stride = b.stride;
+    if (reversible) return v;
+    const double scale = std::ldexp(1.0, b.fraction_bits) / b.delta;  // as the CUDA batch's host code
+    quantised.assign(static_cast<size_t>(b.width) * static_cast<size_t>(b.height), 0);
+    const auto* src = static_cast<const float*>(b.coefficients);
+    for (int y = 0; y < b.height; ++y)
+      for (int x = 0; x < b.width; ++x)
+        if (!quantise_value(src[y * b.stride + x], scale, quantised[static_cast<size_t>(y) * static_cast<size_t>(b.width) + static_cast<size_t>(x)]))
+          throw Error(ErrorCode::InvalidArgument, "a 9/7 coefficient is too large for its quantisation step; use a larger step");
+    v.data = quantised.data();
+    v.stride = b.width;
+    v.fraction_bits = b.fraction_bits;
+    return v;
+  }
+
+  bool targets_;
 };
 
 }  // namespace
 
-std::unique_ptr<BlockEncodeBatch> make_host_ht_image_encoder() { return std::make_unique<HostHtImageEncoder>(); }
+std::unique_ptr<BlockEncodeBatch> make_host_ht_image_encoder(bool targets) { return std::make_unique<HostHtImageEncoder>(targets); }
 
 }  // namespace j2k::codec

@@ -12,6 +12,11 @@
 // (each block's offset the sum of the sizes before it, CUB's scan), and only the results and
 // the packed bytes come back, into page-locked memory: the worst-case slots are many times the
 // coded bytes (5 bytes a sample against about half a byte for 8-bit lossless).
+//
+// A block added as a set (add_set, for rate control) has room in its slot and its scratch for
+// SigProp and MagRef too (refinement_encoder.hpp): after the warp's cleanup pass, its lane 0
+// works out the figures and the refinement passes, as the CPU's coder does, and appends them
+// to the segment; its figures (HtSetFigures) come back with the results.
 #include "codec/tier1/gpu/cuda/ht_block_encoder.hpp"
 
 #include <cuda_runtime_api.h>
@@ -23,6 +28,7 @@
 
 #include "codec/tier1/gpu/cuda/warp_cleanup.cuh"
 #include "codec/tier1/ht/cleanup_encoder.hpp"
+#include "codec/tier1/ht/refinement_encoder.hpp"
 #include "codec/tier1/ht/vlc_tables.hpp"
 #include "common/error.hpp"
 #include "device/cuda/buffers.hpp"
@@ -38,8 +44,74 @@ struct DeviceHtBlock {
   uint64_t output;      // its slot: the output arena's bytes from here
   uint64_t scratch;     // its scratch: the scratch arena's bytes from here
   int16_t width, height;
-  uint8_t band, fraction_bits, cleanup_plane, unused;
+  uint8_t band, fraction_bits, cleanup_plane, flags;  // flags: kSet, kReversible, kCausal
 };
+constexpr uint8_t kSet = 1, kReversible = 2, kCausal = 4;
+
+// What a set adds to its cleanup pass: its refinement passes' bytes, the block's energy and
+// each pass's distortion (cleanup, SigProp, MagRef), as ht::encode_block reports them.
+struct HtSetFigures {
+  double energy = 0;
+  double removed[3] = {0, 0, 0};
+  uint32_t sigprop_bytes = 0, magref_bytes = 0;
+};
+
+// A set's room beyond the cleanup pass's: in its slot, SigProp and MagRef; in its scratch,
+// the significance map and the two passes' buffers.
+size_t set_output_bytes(int width, int height) {
+  const size_t n = static_cast<size_t>(width) * static_cast<size_t>(height);
+  return ht::sigprop_capacity(n) + ht::magref_capacity(n);
+}
+size_t set_scratch_bytes(int width, int height) {
+  const size_t n = static_cast<size_t>(width) * static_cast<size_t>(height);
+  return ht::align16(ht::significance_bytes(width, height)) + ht::align16(ht::sigprop_capacity(n)) + ht::magref_capacity(n);
+}
+
+// Lane 0's part of a set (see the file's comment): the figures and the refinement passes
+// after the cleanup pass `r` (its bytes at `out`), the passes' bytes appended to the segment.
+__device__ void finish_set(const DeviceHtBlock& b, const ht::CleanupPlan& plan, ht::CleanupResult& r, uint8_t* out,
+                           uint8_t* scratch, HtSetFigures& f) {
+  ht::IndexBlock ib;
+  ib.data = b.data;
+  ib.stride = b.stride;
+  ib.width = b.width;
+  ib.height = b.height;
+  ib.fraction_bits = b.fraction_bits;
+  const bool reversible = (b.flags & kReversible) != 0;
+  const int plane = b.cleanup_plane;
+  const bool refine = plane > 0 && plan.bitplanes != 0;
+  if (refine) {
+    f.energy = ht::index_energy(ib);
+  } else {
+    ht::Plane0Estimate e;
+    bool exact = false;
+    if (plane == 0) {  // the CPU coder's integer sums where they are exact
+      ht::Plane0Sums sums;
+      for (int y = 0; y < ib.height; ++y)
+        for (int x = 0; x < ib.width; ++x) ht::add_plane0_sample(sums, ht::magnitude_of(ib.at(x, y)), ib.fraction_bits, reversible);
+      exact = ht::exact_plane0(sums, ib.fraction_bits, e);
+    }
+    if (!exact) e = ht::plane0_estimate(ib, reversible);
+    f.energy = e.energy;
+    f.removed[0] = e.distortion;
+  }
+  if (!refine || r.status != ht::kCleanupCoded) return;
+  f.removed[0] = ht::cleanup_removed(ib, plane, reversible);
+  const size_t n = static_cast<size_t>(b.width) * static_cast<size_t>(b.height);
+  uint8_t* sig = scratch;
+  uint8_t* sigprop = sig + ht::align16(ht::significance_bytes(b.width, b.height));
+  uint8_t* magref = sigprop + ht::align16(ht::sigprop_capacity(n));
+  const ht::Refinement x = ht::encode_refinement(ib, plane, reversible, (b.flags & kCausal) != 0, true, sig, sigprop, magref);
+  f.removed[1] = x.sigprop_removed;
+  f.removed[2] = x.magref_removed;
+  f.sigprop_bytes = static_cast<uint32_t>(x.sigprop_bytes);
+  f.magref_bytes = static_cast<uint32_t>(x.magref_bytes);
+  // One segment: SigProp forward, then MagRef reversed.
+  uint8_t* to = out + r.bytes;
+  for (size_t k = 0; k < x.sigprop_bytes; ++k) to[k] = sigprop[k];
+  to += x.sigprop_bytes;
+  for (size_t k = 0; k < x.magref_bytes; ++k) to[k] = magref[x.magref_bytes - 1 - k];
+}
 
 // The coder's tables as the device holds them: cleanup_encoder.hpp's CleanupTables point here.
 constexpr int kCxtVlcEntries = 8 * 16 * 17;  // [(context * 16 + rho) * 17 + (u_off ? 1 + top : 0)]
@@ -53,7 +125,7 @@ constexpr int kWarps = 4;
 
 __global__ void __launch_bounds__(kWarps * 32) encode_cleanup_kernel(const DeviceHtBlock* blocks, int count, const DeviceTables* tables,
                                                                     uint8_t* output, uint8_t* scratch, ht::CleanupResult* results,
-                                                                    uint64_t* sizes) {
+                                                                    HtSetFigures* figures, uint64_t* sizes) {
   __shared__ ht::warp::Shared shared[kWarps];
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int lane = static_cast<int>(ht::warp::lane_id());
@@ -84,9 +156,17 @@ __global__ void __launch_bounds__(kWarps * 32) encode_cleanup_kernel(const Devic
     if (bytes == 0) r.status = ht::kCleanupScupOverflow;
     r.bytes = static_cast<uint32_t>(bytes);
   }
+  __syncwarp();  // the cleanup segment written
+  uint64_t size = r.bytes;  // 0 where the block has no pass or could not be coded
+  if ((b.flags & kSet) && lane == 0) {
+    HtSetFigures f;
+    finish_set(b, plan, r, output + b.output, scratch + b.scratch + ht::align16(ht::cleanup_scratch_bytes(b.width, b.height)), f);
+    figures[i] = f;
+    size += f.sigprop_bytes + f.magref_bytes;
+  }
   if (lane == 0) {
     results[i] = r;
-    sizes[i] = r.bytes;  // 0 where the block has no pass or could not be coded
+    sizes[i] = size;
   }
 }
 
@@ -110,11 +190,12 @@ __global__ void __launch_bounds__(kPackThreads) pack_segments_kernel(const Devic
 struct HtEncodeBatch::Impl {
   std::vector<DeviceHtBlock> blocks;
   uint64_t output_bytes = 0, scratch_bytes = 0;  // the arenas the blocks added need
+  bool sets = false;  // whether a block was added by add_set (then the figures come back)
 
   DeviceTables host_tables{};  // what goes up, once
   int tables_device = -1;      // the device they went to (-1: not yet)
-  DeviceBuffer tables_d, blocks_d, output_d, scratch_d, results_d, sizes_d, offsets_d, scan_d, packed_d;
-  PinnedBuffer output_h, results_h;
+  DeviceBuffer tables_d, blocks_d, output_d, scratch_d, results_d, figures_d, sizes_d, offsets_d, scan_d, packed_d;
+  PinnedBuffer output_h, results_h, figures_h;
   std::vector<uint64_t> offsets;  // block i's bytes at output_h + offsets[i] (after wait())
   void* stream = nullptr;         // the last encode()'s, where wait() copies the packed bytes
   cudaEvent_t done = nullptr;
@@ -134,6 +215,12 @@ struct HtEncodeBatch::Impl {
   }
 
   const ht::CleanupResult& result(size_t i) const { return static_cast<const ht::CleanupResult*>(results_h.data())[i]; }
+  const HtSetFigures& figures(size_t i) const { return static_cast<const HtSetFigures*>(figures_h.data())[i]; }
+  bool is_set(size_t i) const { return (blocks[i].flags & kSet) != 0; }
+  // Block i's bytes: its cleanup segment and, for a set, its refinement passes'.
+  uint64_t segment_bytes(size_t i) const {
+    return result(i).bytes + (is_set(i) ? uint64_t{figures(i).sigprop_bytes} + figures(i).magref_bytes : 0);
+  }
   void check_ready(size_t i, const char* call) const {
     if (!ready || i >= encoded)
       throw Error(ErrorCode::Internal, std::string("GpuHtEncodeBatch::") + call + ": block " + std::to_string(i) + " of " +
@@ -152,6 +239,7 @@ void HtEncodeBatch::clear() {
   impl_->blocks.clear();
   impl_->output_bytes = 0;
   impl_->scratch_bytes = 0;
+  impl_->sets = false;
   impl_->ready = false;
 }
 
@@ -173,6 +261,17 @@ size_t HtEncodeBatch::add(const int32_t* d_data, ptrdiff_t stride, int width, in
   m.scratch_bytes += ht::align16(ht::cleanup_scratch_bytes(width, height));
   m.blocks.push_back(b);
   return m.blocks.size() - 1;
+}
+
+size_t HtEncodeBatch::add_set(const int32_t* d_data, ptrdiff_t stride, int width, int height, j2k_band_type band,
+                              int fraction_bits, int cleanup_plane, bool reversible, bool causal) {
+  const size_t i = add(d_data, stride, width, height, band, fraction_bits, cleanup_plane);
+  Impl& m = *impl_;
+  m.blocks[i].flags = static_cast<uint8_t>(kSet | (reversible ? kReversible : 0) | (causal ? kCausal : 0));
+  m.output_bytes += ht::align16(set_output_bytes(width, height));
+  m.scratch_bytes += ht::align16(set_scratch_bytes(width, height));
+  m.sets = true;
+  return i;
 }
 
 size_t HtEncodeBatch::size() const { return impl_->blocks.size(); }
@@ -214,19 +313,24 @@ void HtEncodeBatch::encode(void* stream_handle) {
   // At most the slots' bytes: the packed segments are no longer than the slots they come from.
   auto* packed = static_cast<uint8_t*>(m.packed_d.get(m.output_bytes));
   void* results_h = m.results_h.get(count * sizeof(ht::CleanupResult));
+  auto* figures = m.sets ? static_cast<HtSetFigures*>(m.figures_d.get(count * sizeof(HtSetFigures))) : nullptr;
   const int n = static_cast<int>(count);
   size_t scan_bytes = 0;
   cuda_check(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, sizes, offsets, n, stream), "cub::DeviceScan::ExclusiveSum");
   // From pageable memory: staged before the call returns, so `blocks` may change after it.
   cuda_check(cudaMemcpyAsync(blocks, m.blocks.data(), count * sizeof(DeviceHtBlock), cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
   encode_cleanup_kernel<<<(n + kWarps - 1) / kWarps, kWarps * 32, 0, stream>>>(
-      blocks, n, static_cast<const DeviceTables*>(m.tables_d.data()), output, scratch, results, sizes);
+      blocks, n, static_cast<const DeviceTables*>(m.tables_d.data()), output, scratch, results, figures, sizes);
   cuda_check(cudaGetLastError(), "encode_cleanup_kernel");
   void* scan = m.scan_d.get(scan_bytes);
   cuda_check(cub::DeviceScan::ExclusiveSum(scan, scan_bytes, sizes, offsets, n, stream), "cub::DeviceScan::ExclusiveSum");
   pack_segments_kernel<<<static_cast<unsigned>(n), kPackThreads, 0, stream>>>(blocks, output, sizes, offsets, packed);
   cuda_check(cudaGetLastError(), "pack_segments_kernel");
   cuda_check(cudaMemcpyAsync(results_h, results, count * sizeof(ht::CleanupResult), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync");
+  if (m.sets)
+    cuda_check(cudaMemcpyAsync(m.figures_h.get(count * sizeof(HtSetFigures)), figures, count * sizeof(HtSetFigures),
+                               cudaMemcpyDeviceToHost, stream),
+               "cudaMemcpyAsync");
   cuda_check(cudaEventRecord(m.done, stream), "cudaEventRecord");
   m.pending = true;
 }
@@ -242,7 +346,7 @@ void HtEncodeBatch::wait() {
     uint64_t total = 0;
     for (size_t i = 0; i < m.encoded; ++i) {
       m.offsets[i] = total;
-      total += m.result(i).bytes;
+      total += m.segment_bytes(i);
     }
     if (total > 0) {
       auto stream = static_cast<cudaStream_t>(m.stream);
@@ -270,7 +374,7 @@ void HtEncodeBatch::wait() {
 const uint8_t* HtEncodeBatch::bytes(size_t i, size_t& size) const {
   const Impl& m = *impl_;
   m.check_ready(i, "bytes");
-  size = m.result(i).bytes;
+  size = m.segment_bytes(i);
   return static_cast<const uint8_t*>(m.output_h.data()) + m.offsets[i];
 }
 
@@ -290,13 +394,27 @@ CodedBlock HtEncodeBatch::coded_in_place(size_t i) const {
   CodedBlock c;
   c.bitplanes = r.bitplanes;
   c.magnitude_bitplanes = r.magnitude_bitplanes;
+  const bool set = m.is_set(i);
+  if (set) c.energy = m.figures(i).energy;
   if (r.bitplanes == 0) return c;  // no pass
   size_t size = 0;
   c.external = bytes(i, size);
   CodedPass cleanup;
-  cleanup.end = static_cast<uint32_t>(size);
+  cleanup.end = r.bytes;
   cleanup.terminated = true;
+  if (set) cleanup.distortion = m.figures(i).removed[0];
   c.passes.push_back(cleanup);
+  if (!set || m.blocks[i].cleanup_plane == 0) return c;
+  const HtSetFigures& f = m.figures(i);
+  CodedPass sigprop;
+  sigprop.end = r.bytes + f.sigprop_bytes;
+  sigprop.distortion = f.removed[1];
+  CodedPass magref;
+  magref.end = sigprop.end + f.magref_bytes;
+  magref.terminated = true;
+  magref.distortion = f.removed[2];
+  c.passes.push_back(sigprop);
+  c.passes.push_back(magref);
   return c;
 }
 
