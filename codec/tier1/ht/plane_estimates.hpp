@@ -86,6 +86,47 @@ J2K_HD inline int estimate_planes(const int32_t* data, ptrdiff_t stride, int wid
   return planes;
 }
 
+// The same figures for one plane p below `planes` (estimate_planes's count), summed over the
+// quads in the same order, so that they are estimate_planes's out[p] bit for bit: the GPU's
+// model gives each plane a lane of its own (each plane's sums are independent of the others').
+J2K_HD inline PlaneEstimate estimate_plane(const int32_t* data, ptrdiff_t stride, int width, int height, int fraction_bits,
+                                           bool reversible, int p) {
+  PlaneEstimate out;
+  double bits = 0;
+  const double scale = static_cast<double>(uint64_t{1} << p);
+  const double step = 1 / static_cast<double>(uint64_t{1} << fraction_bits);
+  for (int y0 = 0; y0 < height; y0 += 2)
+    for (int x0 = 0; x0 < width; x0 += 2) {
+      uint32_t q[4] = {0, 0, 0, 0};
+      double a[4] = {0, 0, 0, 0};
+      int n = 0;
+      for (int j = 0; j < 4; ++j) {
+        const int x = x0 + (j >> 1), y = y0 + (j & 1);
+        if (x >= width || y >= height) continue;
+        const uint32_t m = magnitude_of(data[static_cast<ptrdiff_t>(y) * stride + x]);
+        q[n] = m >> fraction_bits;
+        a[n] = static_cast<double>(m) * step;
+        ++n;
+      }
+      if (((q[0] | q[1] | q[2] | q[3]) >> p) == 0) {  // empty at p (and so at every plane above)
+        bits += kEmptyQuadBits;
+        continue;
+      }
+      int significant = 0, big_u = 0;
+      for (int j = 0; j < n; ++j) {
+        const uint32_t mu = q[j] >> p;
+        if (mu == 0) continue;
+        ++significant;
+        big_u = max_of(big_u, bit_length(2 * (mu - 1) + 1));
+        const double r = reversible && p == 0 ? static_cast<double>(mu) : (static_cast<double>(mu) + 0.5) * scale;
+        out.removed += a[j] * a[j] - (a[j] - r) * (a[j] - r);
+      }
+      bits += significant * big_u + kSignificantQuadBits;
+    }
+  out.bytes = bits / 8 + 2;
+  return out;
+}
+
 // The block's energy in steps^2 (its squared error with nothing decoded), sample by sample,
 // row by row.
 J2K_HD inline double block_energy(const int32_t* data, ptrdiff_t stride, int width, int height, int fraction_bits) {

@@ -14,9 +14,11 @@
 // coded bytes (5 bytes a sample against about half a byte for 8-bit lossless).
 //
 // A block added as a set (add_set, for rate control) has room in its slot and its scratch for
-// SigProp and MagRef too (refinement_encoder.hpp): after the warp's cleanup pass, its lane 0
-// works out the figures and the refinement passes, as the CPU's coder does, and appends them
-// to the segment; its figures (HtSetFigures) come back with the results.
+// SigProp and MagRef too (refinement_encoder.hpp): after the warp's cleanup pass, the warp
+// copies the block's indices into shared memory, and its lane 0 works out the figures and the
+// refinement passes from there, as the CPU's coder does (the same sums in the same order: one
+// lane), and appends them to the segment; its figures (HtSetFigures) come back with the
+// results.
 #include "codec/tier1/gpu/cuda/ht_block_encoder.hpp"
 
 #include <cuda_runtime_api.h>
@@ -64,16 +66,22 @@ size_t set_output_bytes(int width, int height) {
 }
 size_t set_scratch_bytes(int width, int height) {
   const size_t n = static_cast<size_t>(width) * static_cast<size_t>(height);
-  return ht::align16(ht::significance_bytes(width, height)) + ht::align16(ht::sigprop_capacity(n)) + ht::magref_capacity(n);
+  return ht::align16(ht::sigprop_capacity(n)) + ht::magref_capacity(n);
 }
 
+// A warp's shared memory for a set: the block's indices, packed, and the refinement passes'
+// significance map (at most (1024 + 2) x (4 + 2) bytes: significance_bytes of 4096 samples).
+constexpr size_t kSetIndexBytes = 4096 * sizeof(int32_t);
+constexpr size_t kSetSharedBytes = kSetIndexBytes + 4096 + 2 * (1024 + 4) + 4 + 12;
+
 // Lane 0's part of a set (see the file's comment): the figures and the refinement passes
-// after the cleanup pass `r` (its bytes at `out`), the passes' bytes appended to the segment.
-__device__ void finish_set(const DeviceHtBlock& b, const ht::CleanupPlan& plan, ht::CleanupResult& r, uint8_t* out,
-                           uint8_t* scratch, HtSetFigures& f) {
+// after the cleanup pass `r` (its bytes at `out`), the passes' bytes appended to the segment;
+// the block's indices at `staged` (rows `width` apart), `sig` for the significance map.
+__device__ void finish_set(const DeviceHtBlock& b, const ht::CleanupPlan& plan, ht::CleanupResult& r, const int32_t* staged,
+                           uint8_t* sig, uint8_t* out, uint8_t* scratch, HtSetFigures& f) {
   ht::IndexBlock ib;
-  ib.data = b.data;
-  ib.stride = b.stride;
+  ib.data = staged;
+  ib.stride = b.width;
   ib.width = b.width;
   ib.height = b.height;
   ib.fraction_bits = b.fraction_bits;
@@ -98,8 +106,7 @@ __device__ void finish_set(const DeviceHtBlock& b, const ht::CleanupPlan& plan, 
   if (!refine || r.status != ht::kCleanupCoded) return;
   f.removed[0] = ht::cleanup_removed(ib, plane, reversible);
   const size_t n = static_cast<size_t>(b.width) * static_cast<size_t>(b.height);
-  uint8_t* sig = scratch;
-  uint8_t* sigprop = sig + ht::align16(ht::significance_bytes(b.width, b.height));
+  uint8_t* sigprop = scratch;
   uint8_t* magref = sigprop + ht::align16(ht::sigprop_capacity(n));
   const ht::Refinement x = ht::encode_refinement(ib, plane, reversible, (b.flags & kCausal) != 0, true, sig, sigprop, magref);
   f.removed[1] = x.sigprop_removed;
@@ -127,6 +134,7 @@ __global__ void __launch_bounds__(kWarps * 32) encode_cleanup_kernel(const Devic
                                                                     uint8_t* output, uint8_t* scratch, ht::CleanupResult* results,
                                                                     HtSetFigures* figures, uint64_t* sizes) {
   __shared__ ht::warp::Shared shared[kWarps];
+  extern __shared__ __align__(16) uint8_t set_shared[];  // kSetSharedBytes a warp, where the launch has sets
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int lane = static_cast<int>(ht::warp::lane_id());
   const int i = static_cast<int>(blockIdx.x) * kWarps + warp;
@@ -158,11 +166,19 @@ __global__ void __launch_bounds__(kWarps * 32) encode_cleanup_kernel(const Devic
   }
   __syncwarp();  // the cleanup segment written
   uint64_t size = r.bytes;  // 0 where the block has no pass or could not be coded
-  if ((b.flags & kSet) && lane == 0) {
-    HtSetFigures f;
-    finish_set(b, plan, r, output + b.output, scratch + b.scratch + ht::align16(ht::cleanup_scratch_bytes(b.width, b.height)), f);
-    figures[i] = f;
-    size += f.sigprop_bytes + f.magref_bytes;
+  if (b.flags & kSet) {
+    auto* staged = reinterpret_cast<int32_t*>(set_shared + static_cast<size_t>(warp) * kSetSharedBytes);
+    uint8_t* sig = set_shared + static_cast<size_t>(warp) * kSetSharedBytes + kSetIndexBytes;
+    const int n = b.width * b.height;
+    for (int k = lane; k < n; k += 32) staged[k] = b.data[static_cast<ptrdiff_t>(k / b.width) * b.stride + k % b.width];
+    __syncwarp();
+    if (lane == 0) {
+      HtSetFigures f;
+      finish_set(b, plan, r, staged, sig, output + b.output,
+                 scratch + b.scratch + ht::align16(ht::cleanup_scratch_bytes(b.width, b.height)), f);
+      figures[i] = f;
+      size += f.sigprop_bytes + f.magref_bytes;
+    }
   }
   if (lane == 0) {
     results[i] = r;
@@ -191,6 +207,7 @@ struct HtEncodeBatch::Impl {
   std::vector<DeviceHtBlock> blocks;
   uint64_t output_bytes = 0, scratch_bytes = 0;  // the arenas the blocks added need
   bool sets = false;  // whether a block was added by add_set (then the figures come back)
+  bool set_shared_allowed = false;  // the kernel's dynamic shared memory raised for sets
 
   DeviceTables host_tables{};  // what goes up, once
   int tables_device = -1;      // the device they went to (-1: not yet)
@@ -319,7 +336,13 @@ void HtEncodeBatch::encode(void* stream_handle) {
   cuda_check(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, sizes, offsets, n, stream), "cub::DeviceScan::ExclusiveSum");
   // From pageable memory: staged before the call returns, so `blocks` may change after it.
   cuda_check(cudaMemcpyAsync(blocks, m.blocks.data(), count * sizeof(DeviceHtBlock), cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
-  encode_cleanup_kernel<<<(n + kWarps - 1) / kWarps, kWarps * 32, 0, stream>>>(
+  const size_t set_shared = m.sets ? kWarps * kSetSharedBytes : 0;
+  if (m.sets && !m.set_shared_allowed) {  // above the 48 KiB a launch gets unasked
+    cuda_check(cudaFuncSetAttribute(encode_cleanup_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(set_shared)),
+               "cudaFuncSetAttribute");
+    m.set_shared_allowed = true;
+  }
+  encode_cleanup_kernel<<<(n + kWarps - 1) / kWarps, kWarps * 32, set_shared, stream>>>(
       blocks, n, static_cast<const DeviceTables*>(m.tables_d.data()), output, scratch, results, figures, sizes);
   cuda_check(cudaGetLastError(), "encode_cleanup_kernel");
   void* scan = m.scan_d.get(scan_bytes);

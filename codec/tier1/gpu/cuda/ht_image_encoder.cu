@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // One CUDA block (kQuantiseThreads threads) quantises one code-block of the 9/7 into the
 // scratch, packed (rows `width` apart); then the HT batch codes every block on the same stream.
-// HT rate control's plane model: one thread a block, its figures into a fixed record a block.
+// HT rate control's plane model: one warp a block, a lane a plane, its figures into a fixed
+// record a block.
 #include "codec/tier1/gpu/cuda/ht_image_encoder.hpp"
 
 #include <cuda_runtime_api.h>
@@ -36,15 +37,28 @@ struct ModelFigures {
   int32_t planes;
 };
 
-constexpr int kModelThreads = 64;
+// Warps of a CUDA block of the model kernel, each modelling one code-block: its lane p sums
+// plane p's figures over the quads in the CPU's order (ht::estimate_plane), lane 0 also the
+// energy, sample by sample.
+constexpr int kModelWarps = 4;
 
-__global__ void __launch_bounds__(kModelThreads) model_kernel(const ModelJob* jobs, int count, ModelFigures* figures) {
-  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i >= count) return;
+__global__ void __launch_bounds__(kModelWarps * 32) model_kernel(const ModelJob* jobs, int count, ModelFigures* figures) {
+  const int i = static_cast<int>(blockIdx.x) * kModelWarps + static_cast<int>(threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  if (i >= count) return;  // the whole warp
   const ModelJob j = jobs[i];
+  uint32_t any = 0;
+  for (int y = 0; y < j.height; ++y)
+    for (int x = lane; x < j.width; x += 32) any |= ht::magnitude_of(j.data[static_cast<ptrdiff_t>(y) * j.stride + x]);
+  for (int d = 16; d > 0; d >>= 1) any |= __shfl_xor_sync(0xFFFFFFFFu, any, d);
+  const int planes = ht::bit_length(any >> j.fraction_bits);
   ModelFigures& f = figures[i];
-  f.planes = ht::estimate_planes(j.data, j.stride, j.width, j.height, j.fraction_bits, j.reversible != 0, f.estimates);
-  f.energy = ht::block_energy(j.data, j.stride, j.width, j.height, j.fraction_bits);
+  for (int p = lane; p < planes; p += 32)
+    f.estimates[p] = ht::estimate_plane(j.data, j.stride, j.width, j.height, j.fraction_bits, j.reversible != 0, p);
+  if (lane == 0) {
+    f.planes = planes;
+    f.energy = ht::block_energy(j.data, j.stride, j.width, j.height, j.fraction_bits);
+  }
 }
 
 }  // namespace
@@ -131,7 +145,7 @@ std::vector<BlockEncodeBatch::HtModel> HtImageEncoder::model_ht_planes(const std
   // From pageable memory: staged before the call returns.
   cuda_check(cudaMemcpyAsync(jobs_d, jobs.data(), count * sizeof(ModelJob), cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
   const int n = static_cast<int>(count);
-  model_kernel<<<(n + kModelThreads - 1) / kModelThreads, kModelThreads, 0, stream>>>(jobs_d, n, figures_d);
+  model_kernel<<<(n + kModelWarps - 1) / kModelWarps, kModelWarps * 32, 0, stream>>>(jobs_d, n, figures_d);
   cuda_check(cudaGetLastError(), "model_kernel");
   cuda_check(cudaMemcpyAsync(figures_h, figures_d, count * sizeof(ModelFigures), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync");
   cuda_check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");

@@ -7,7 +7,7 @@
 //
 // With a rate or PSNR target (`targets`), encode() codes every block as a set at plane 0
 // (each pass's distortion, for the layers' rate control on the host), and HT rate control's
-// steps run here too: model_ht_planes (one thread a block: ht::estimate_planes and
+// steps run here too: model_ht_planes (one warp a block, a lane a plane: ht::estimate_plane and
 // ht::block_energy) and encode_ht_sets (the batch's add_set, a warp a job); only their
 // figures and the sets' bytes come back.
 //
