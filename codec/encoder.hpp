@@ -80,7 +80,7 @@ void set_layer_bytes(CodingParams& params, const std::vector<double>& rates, dou
 
 struct EncodeReport {
   double front_ms = 0, tier1_ms = 0, rate_ms = 0, tier2_ms = 0;
-  std::vector<double> layer_psnr;  // estimated, per layer (NaN: the 9/7 coded by a device batch that estimates none, HT's)
+  std::vector<double> layer_psnr;  // estimated, per layer (NaN: the 9/7 coded by a device batch that estimates none, HT's without a target)
   const char* tier1_on = "cpu";    // where the blocks were coded: "cpu", or a batch's device ("cuda")
   uint64_t bytes = 0;              // the file's
   int tile_rows = 0;               // the rows of tiles encode_rows() took the image in; 0: encode(), whole

@@ -570,13 +570,13 @@ typedef struct j2k_encode_report {
   const double* layer_psnr; /* `layers` entries: the PSNR estimated from the distortions the
                                passes in each layer remove (infinite where lossless); valid
                                until the next run; NaN where none was estimated: the 9/7
-                               with HT code-blocks coded on a GPU) */
+                               with HT code-blocks and no target coded on a GPU) */
   const char* tier1_on;     /* where Tier-1 coded the blocks: "cpu", or "cuda" (on the cuda
-                               backend, EBCOT code-blocks with any target and HT ones with no
-                               rate or PSNR target) or "opencl" (on the opencl backend, HT
+                               backend, EBCOT and HT code-blocks with any target but a
+                               per-component cap) or "opencl" (on the opencl backend, HT
                                code-blocks with no rate or PSNR target): the coefficients never
-                               leave the device, only the coded bytes, and EBCOT's pass lengths
-                               and distortions, come back */
+                               leave the device, only the coded bytes and, for rate control,
+                               the passes' lengths and distortions come back */
   int tile_rows;            /* the rows of tiles j2k_encoder_run_by_rows took the image in;
                                0 after j2k_encoder_run (the image whole) */
   /* When each stage began, in milliseconds on a steady clock common to the process (its
