@@ -249,6 +249,33 @@ TEST_F(EncoderApi, EmbeddersThreadPoolRunsTier1) {
   EXPECT_GE(items.load(), size_t{3 * 20}) << "the code-blocks went through the pool";
 }
 
+// A codestream of several MB is laid out first and copied on several threads
+// (codestream/assembler.cpp): the bytes of one thread, with every marker segment between the
+// packets (SOP, EPH, PLT, TLM, tile-parts) and two layers; and again on a second image with
+// the same encoder, whose codestream reuses the first's memory.
+TEST_F(EncoderApi, LargeCodestreamsCopiedOnSeveralThreadsAreOneThreads) {
+  const j2kfront::Image first = random_image(0, 0, 1280, 1152, 3, J2K_SAMPLE_U8, 8, 21);
+  const j2kfront::Image second = random_image(0, 0, 1280, 1152, 3, J2K_SAMPLE_U8, 8, 22);
+  j2kfront::Coding c;
+  c.rates = {8, 1};
+  c.sop = c.eph = c.plt = c.tlm = true;
+  c.tile_parts = 'R';
+  auto settings = [](int threads) {
+    j2kfront::Settings s;
+    s.backend = J2K_BACKEND_CPU;
+    s.threads = threads;
+    s.tile_w = s.tile_h = 640;
+    return s;
+  };
+  j2kfront::Encoder one(settings(1), c, first.view()), several(settings(4), c, first.view());
+  for (const j2kfront::Image* im : {&first, &second}) {
+    const std::vector<uint8_t> want = one.encode(im->view());
+    ASSERT_GT(want.size(), size_t{4} << 20) << "the case must reach the size from which the copies are side by side";
+    const std::vector<uint8_t> got = several.encode(im->view());
+    EXPECT_TRUE(got == want) << (im == &first ? "first" : "second") << " image: " << got.size() << " bytes against " << want.size();
+  }
+}
+
 // Every bad setting: refused at creation with the status and a message naming it.
 TEST_F(EncoderApi, BadSettingsAreNamed) {
   const j2kfront::Image rgb = random_image(0, 0, 64, 64, 3, J2K_SAMPLE_U8, 8, 4);
