@@ -137,11 +137,21 @@ inline int32_t quantise_one(float in, double scale, int& outside) {
   return v < 0 ? -magnitude : magnitude;
 }
 
+// A block's rows lie a plane row apart, each on a page of its own, where the hardware
+// prefetcher stops: each row loop asks for the row kRowsAhead below its own (without, the
+// AVX2 loop waited on its loads most of its time). for_each_view (encoder.cpp) asks for a
+// block's first rows while the block before it is coded.
+constexpr int kRowsAhead = 8;
+inline void prefetch_row(const float* row, int width) {
+  for (int x = 0; x < width; x += 16) __builtin_prefetch(row + x);  // 16 floats a cache line
+}
+
 // Branch-free rows, the block refused after a row with a coefficient outside. The compiler
 // does not vectorise the conversions for SSE2.
 bool quantise_rows(const float* in, ptrdiff_t stride, int width, int height, double scale, int32_t* out) {
   for (int y = 0; y < height; ++y) {
     const float* __restrict row = in + y * stride;
+    if (y + kRowsAhead < height) prefetch_row(row + kRowsAhead * stride, width);
     int32_t* __restrict q = out + static_cast<ptrdiff_t>(y) * width;
     int outside = 0;
     for (int x = 0; x < width; ++x) q[x] = quantise_one(row[x], scale, outside);
@@ -165,6 +175,7 @@ __attribute__((target("avx2"))) bool quantise_rows_avx2(const float* in, ptrdiff
   const int whole = width & ~7;
   for (int y = 0; y < height; ++y) {
     const float* row = in + y * stride;
+    if (y + kRowsAhead < height) prefetch_row(row + kRowsAhead * stride, width);
     int32_t* q = out + static_cast<ptrdiff_t>(y) * width;
     __m256i outside = _mm256_setzero_si256();
     for (int x = 0; x < whole; x += 8) {
