@@ -73,9 +73,6 @@ TEST(Tier1Choice, HtWithoutTargetsOnOpenClIsTheGpuBatchWhereBuilt) {
 #else
   EXPECT_EQ(batch, nullptr) << "a build without OpenCL must leave Tier-1 to the CPU's block coder";
 #endif
-  j2k::codec::CodingParams rates = ht_params();
-  rates.layer_bytes = {1000};
-  EXPECT_EQ(j2k::codec::make_block_encode_batch(rates, j2k::BackendOptions(j2k::Backend::OpenCL)), nullptr) << "HT with -r, backend opencl";
   j2k::codec::CodingParams ebcot;
   EXPECT_EQ(j2k::codec::make_block_encode_batch(ebcot, j2k::BackendOptions(j2k::Backend::OpenCL)), nullptr) << "EBCOT, backend opencl";
 }
@@ -90,9 +87,9 @@ TEST(Tier1Choice, EverythingElseStaysOnTheCpu) {
   EXPECT_EQ(j2k::codec::make_block_encode_batch(capped, BackendOptions(Backend::Cuda)), nullptr) << "HT with a component cap, backend cuda";
 }
 
-// HT with a rate or PSNR target on cuda: the batch with HT rate control's steps, which
-// estimates the passes' distortion; without one, it codes no figures.
-TEST(Tier1Choice, HtWithTargetsOnCudaIsTheGpuBatchWithRateControlWhereBuilt) {
+// HT with a rate or PSNR target on cuda or opencl: the batch with HT rate control's steps,
+// which estimates the passes' distortion; without one, it codes no figures.
+TEST(Tier1Choice, HtWithTargetsIsTheGpuBatchWithRateControlWhereBuilt) {
   using j2k::Backend;
   using j2k::BackendOptions;
   j2k::codec::CodingParams rates = ht_params();
@@ -110,9 +107,20 @@ TEST(Tier1Choice, HtWithTargetsOnCudaIsTheGpuBatchWithRateControlWhereBuilt) {
 #else
     EXPECT_EQ(batch, nullptr);
 #endif
+    const auto opencl = j2k::codec::make_block_encode_batch(*p, BackendOptions(Backend::OpenCL));
+#if J2KFRONT_HAVE_OPENCL
+    ASSERT_NE(opencl, nullptr);
+    EXPECT_TRUE(opencl->codes_ht_sets());
+    EXPECT_TRUE(opencl->estimates_distortion());
+#else
+    EXPECT_EQ(opencl, nullptr);
+#endif
   }
 #if J2KFRONT_HAVE_CUDA
   EXPECT_FALSE(j2k::codec::make_block_encode_batch(ht_params(), BackendOptions(Backend::Cuda))->estimates_distortion());
+#endif
+#if J2KFRONT_HAVE_OPENCL
+  EXPECT_FALSE(j2k::codec::make_block_encode_batch(ht_params(), BackendOptions(Backend::OpenCL))->estimates_distortion());
 #endif
 }
 
@@ -792,6 +800,18 @@ TEST_F(GpuCompress, OpenClIrreversibleSteps) {
     c.x0 = 3, c.y0 = 1, c.w = 129, c.h = 83, c.ncomp = 3, c.irreversible = true, c.qstep = qstep;
     expect_same_codestreams(c, J2K_BACKEND_OPENCL);
   }
+}
+
+// HT rate control with the blocks on the OpenCL device (its model and sets there): the CPU
+// backend's file.
+TEST_F(GpuCompressCli, OpenClRateAndPsnrTargets) {
+  REQUIRE_OPENCL_DEVICE();
+  const std::string rgb = path("rgb.ppm"), grey16 = path("grey16.pgm");
+  write_pnm(rgb, pattern_image(0, 0, 149, 93, 3, J2K_SAMPLE_U8, 8, 1, 9));
+  write_pnm(grey16, pattern_image(0, 0, 101, 67, 1, J2K_SAMPLE_U16, 16, 0, 8));
+  for (const std::string& input : {rgb, grey16})
+    for (const char* flags : {"-r 20", "-I -r 20", "-I -q 42", "-I -r 40,15,6", "-r 30,1", "-I -r 12 -b 16,64 -t 64,48 -p RPCL"})
+      expect_same(input, flags, "opencl");
 }
 
 TEST_F(GpuCompressCli, OpenClSameCodestreamAsTheCpuBackend) {

@@ -29,6 +29,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <random>
 #include <stdexcept>
@@ -36,6 +37,7 @@
 #include <vector>
 
 #include "codec/tier1/block_coder.hpp"
+#include "codec/tier1/block_encode_batch.hpp"
 #include "codec/tier1/gpu/gpu_ht_encode_batch.hpp"
 #include "codec/tier1/ht/block_decoder.hpp"
 #include "codec/tier1/ht/block_encoder.hpp"
@@ -537,35 +539,30 @@ TEST(HtGpuEncoder, EmptyAndReusedBatches) {
 #endif
 }
 
-// Every random block coded as a set (add_set) against encode_block() with its figures: the
-// bytes, each pass's end and termination, each distortion and the energy as bits; the
-// stripe-causal mode on every third block, the 5/3's reconstruction where there are no
+// The random blocks as HT rate control codes them (encode_block() with estimate_distortion):
+// the stripe-causal mode on every third block, the 5/3's reconstruction where there are no
 // fraction bits (as the encoder pairs them).
-TEST(HtGpuEncoder, SetsEqualTheCpuEncoderWithTheirFigures) {
-  std::string why;
-  if (!gpu_usable(why)) GTEST_SKIP() << "no CUDA batch to test: " << why;
-#if J2KFRONT_HAVE_CUDA
-  const TestPlane p = random_blocks();
-  DevicePlane d(p.values());
-  cuda::HtEncodeBatch batch;
+std::vector<BlockView> set_views(const TestPlane& p) {
   std::vector<BlockView> views;
   for (size_t i = 0; i < p.blocks().size(); ++i) {
-    const Block& b = p.blocks()[i];
-    BlockView v = view_of(p, b);
+    BlockView v = view_of(p, p.blocks()[i]);
     v.estimate_distortion = true;
     v.modes = i % 3 == 0 ? kModeCausal : 0;
     views.push_back(v);
-    batch.add_set(d.data() + p.offset(b), p.stride(), b.width, b.height, b.band, b.fraction_bits, b.plane, v.reversible,
-                  v.modes != 0);
   }
-  batch.encode(d.stream());
-  batch.wait();
+  return views;
+}
+
+// A batch's sets (coded(i) of block i) against encode_block(): the bytes, each pass's end and
+// termination, each distortion and the energy as bits.
+void expect_sets_equal_the_cpus(const TestPlane& p, const std::vector<BlockView>& views, const std::function<CodedBlock(size_t)>& coded,
+                                const char* coder) {
   auto same_bits = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
   size_t differ = 0, refined = 0;
   for (size_t i = 0; i < views.size(); ++i) {
     const Block& b = p.blocks()[i];
     const CodedBlock cpu = ht::encode_block(views[i]);
-    const CodedBlock gpu = batch.coded(i);
+    const CodedBlock gpu = coded(i);
     std::string what;
     if (gpu.bitplanes != cpu.bitplanes || gpu.magnitude_bitplanes != cpu.magnitude_bitplanes) what += " bit planes";
     if (gpu.bytes != cpu.bytes) what += " bytes (" + std::to_string(gpu.bytes.size()) + ", CPU " + std::to_string(cpu.bytes.size()) + ")";
@@ -581,10 +578,29 @@ TEST(HtGpuEncoder, SetsEqualTheCpuEncoderWithTheirFigures) {
       }
     }
     refined += cpu.passes.size() == 3 ? 1 : 0;
-    if (!what.empty() && ++differ <= 20) ADD_FAILURE() << "GPU set of " << describe(i, b) << ":" << what;
+    if (!what.empty() && ++differ <= 20) ADD_FAILURE() << coder << " set of " << describe(i, b) << ":" << what;
   }
-  EXPECT_EQ(differ, 0u) << differ << " of " << views.size() << " sets differ from the CPU's";
+  EXPECT_EQ(differ, 0u) << differ << " of " << views.size() << " sets of the " << coder << " differ from the CPU's";
   EXPECT_GT(refined, 500u) << "too few blocks with SigProp and MagRef to mean anything";
+}
+
+// Every random block coded as a set (add_set) against encode_block() with its figures.
+TEST(HtGpuEncoder, SetsEqualTheCpuEncoderWithTheirFigures) {
+  std::string why;
+  if (!gpu_usable(why)) GTEST_SKIP() << "no CUDA batch to test: " << why;
+#if J2KFRONT_HAVE_CUDA
+  const TestPlane p = random_blocks();
+  DevicePlane d(p.values());
+  cuda::HtEncodeBatch batch;
+  const std::vector<BlockView> views = set_views(p);
+  for (size_t i = 0; i < views.size(); ++i) {
+    const Block& b = p.blocks()[i];
+    batch.add_set(d.data() + p.offset(b), p.stride(), b.width, b.height, b.band, b.fraction_bits, b.plane, views[i].reversible,
+                  views[i].modes != 0);
+  }
+  batch.encode(d.stream());
+  batch.wait();
+  expect_sets_equal_the_cpus(p, views, [&](size_t i) { return batch.coded(i); }, "CUDA batch");
 #endif
 }
 
@@ -768,6 +784,69 @@ TEST(HtOpenClEncoder, EqualsTheCpuEncoderOnEveryBlock) {
     const Block& b = p.blocks()[i];
     m.check(i, b, difference(cpu_cleanup(p, b), coded[i].bitplanes, coded[i].magnitude_bitplanes, coded[i].bytes.data(), coded[i].bytes.size()));
   }
+}
+
+// The same sets on the OpenCL batch (add_set_at, finish_sets one work-item a block).
+TEST(HtOpenClEncoder, SetsEqualTheCpuEncoderWithTheirFigures) {
+  REQUIRE_OPENCL_DEVICE();
+#if J2KFRONT_HAVE_OPENCL
+  const TestPlane p = random_blocks();
+  std::string why;
+  const std::unique_ptr<test_support::GpuMemory> g = test_support::make_gpu_memory(j2k::Backend::OpenCL, why);
+  ASSERT_TRUE(g) << why;
+  const j2k::Plane plane = g->filled(p.values().size() * 4, 0);
+  g->write(plane, p.values().data(), p.values().size() * 4);
+  opencl::HtEncodeBatch batch;
+  const std::vector<BlockView> views = set_views(p);
+  for (size_t i = 0; i < views.size(); ++i) {
+    const Block& b = p.blocks()[i];
+    batch.add_set_at(plane.base, p.offset(b) * 4, p.stride(), b.width, b.height, b.band, b.fraction_bits, b.plane, views[i].reversible,
+                     views[i].modes != 0);
+  }
+  batch.encode(g->stream());
+  batch.wait();
+  expect_sets_equal_the_cpus(p, views, [&](size_t i) { return batch.coded(i); }, "OpenCL batch");
+#endif
+}
+
+// HT rate control's plane model on the OpenCL batch against the CPU's, bit for bit.
+TEST(HtOpenClEncoder, PlaneModelIsTheCpus) {
+  REQUIRE_OPENCL_DEVICE();
+#if J2KFRONT_HAVE_OPENCL
+  const TestPlane p = random_blocks();
+  std::string why;
+  const std::unique_ptr<test_support::GpuMemory> g = test_support::make_gpu_memory(j2k::Backend::OpenCL, why);
+  ASSERT_TRUE(g) << why;
+  const j2k::Plane plane = g->filled(p.values().size() * 4, 0);
+  g->write(plane, p.values().data(), p.values().size() * 4);
+  std::vector<opencl::HtEncodeBatch::ModelBlock> blocks;
+  for (size_t i = 0; i < p.blocks().size(); ++i) {
+    const Block& b = p.blocks()[i];
+    opencl::HtEncodeBatch::ModelBlock k;
+    k.base = plane.base;
+    k.offset = p.offset(b) * 4;
+    k.stride = p.stride();
+    k.width = b.width, k.height = b.height, k.fraction_bits = b.fraction_bits, k.reversible = i % 2 == 0;
+    blocks.push_back(k);
+  }
+  opencl::HtEncodeBatch batch;
+  const std::vector<BlockEncodeBatch::HtModel> got = batch.model(blocks, g->stream());
+  ASSERT_EQ(got.size(), blocks.size());
+  size_t differ = 0;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const Block& b = p.blocks()[i];
+    const int32_t* data = p.values().data() + p.offset(b);
+    ht::PlaneEstimate want[ht::kMaxEstimatedPlanes];
+    const int planes = ht::estimate_planes(data, p.stride(), b.width, b.height, b.fraction_bits, blocks[i].reversible, want);
+    const double energy = ht::block_energy(data, p.stride(), b.width, b.height, b.fraction_bits);
+    bool same = got[i].estimates.size() == static_cast<size_t>(planes) && std::memcmp(&got[i].energy, &energy, sizeof energy) == 0;
+    for (int k = 0; same && k < planes; ++k)
+      same = std::memcmp(&got[i].estimates[static_cast<size_t>(k)].bytes, &want[k].bytes, sizeof(double)) == 0 &&
+             std::memcmp(&got[i].estimates[static_cast<size_t>(k)].removed, &want[k].removed, sizeof(double)) == 0;
+    if (!same && ++differ <= 10) ADD_FAILURE() << "OpenCL model of " << describe(i, b) << " differs from the CPU's";
+  }
+  EXPECT_EQ(differ, 0u);
+#endif
 }
 
 TEST(HtOpenClEncoder, DwtOfAnImageEqualsTheCpuEncoder) {

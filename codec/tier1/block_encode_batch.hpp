@@ -17,9 +17,10 @@
 // cleanup pass at plane 0, no SigProp or MagRef, no distortion estimates (ht::encode_block()'s
 // bytes, `bitplanes` and `magnitude_bitplanes`); with one, HT rate control's two steps on the
 // device (model_ht_planes, encode_ht_sets: rate/ht_planes.hpp's choice then runs on the host
-// from their few figures a block and the sets' bytes). On OpenCL: HT with no rate or PSNR target
-// (gpu/opencl/ht_image_encoder: the OpenCL queue then keeps the plan's DEVICE coefficients in
-// one cl_mem, which BatchBlock names by base and offset). The 5/3's int32 coefficients are read
+// from their few figures a block and the sets' bytes). On OpenCL: HT likewise, the targets'
+// steps one work-item a block where the device has doubles (gpu/opencl/ht_image_encoder: the
+// OpenCL queue then keeps the plan's DEVICE coefficients in one cl_mem, which BatchBlock
+// names by base and offset). The 5/3's int32 coefficients are read
 // in place; the 9/7's float ones are quantised first into a device scratch of int32, as
 // quantise_block (quant/quantiser.hpp) does, bit for bit.
 #pragma once
@@ -100,8 +101,9 @@ class BlockEncodeBatch {
 
 // The batch for coding `params` on `backend` (Auto resolved as the plan resolves it), or
 // nullptr where the blocks are coded one by one on the CPU: another backend, a build without
-// CUDA or OpenCL, EBCOT on OpenCL, HT with a rate or PSNR target on OpenCL, or HT with a
-// component target. Touches no device: a missing one shows when the plan is made.
+// CUDA or OpenCL, EBCOT on OpenCL, HT with a rate or PSNR target on an OpenCL device without
+// doubles, or HT with a component target. Touches no device (but for that OpenCL case, which
+// asks for its extensions): a missing one shows when the plan is made.
 std::unique_ptr<BlockEncodeBatch> make_block_encode_batch(const CodingParams& params, const BackendOptions& backend);
 
 }  // namespace j2k::codec

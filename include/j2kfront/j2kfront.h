@@ -574,7 +574,8 @@ typedef struct j2k_encode_report {
   const char* tier1_on;     /* where Tier-1 coded the blocks: "cpu", or "cuda" (on the cuda
                                backend, EBCOT and HT code-blocks with any target but a
                                per-component cap) or "opencl" (on the opencl backend, HT
-                               code-blocks with no rate or PSNR target): the coefficients never
+                               code-blocks; with a rate or PSNR target where the device has
+                               doubles): the coefficients never
                                leave the device, only the coded bytes and, for rate control,
                                the passes' lengths and distortions come back */
   int tile_rows;            /* the rows of tiles j2k_encoder_run_by_rows took the image in;

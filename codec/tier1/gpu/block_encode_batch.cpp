@@ -12,6 +12,7 @@
 #include "codec/tier1/gpu/cuda/ht_image_encoder.hpp"
 #endif
 #if J2KFRONT_HAVE_OPENCL
+#include "codec/tier1/gpu/opencl/ht_block_encoder.hpp"
 #include "codec/tier1/gpu/opencl/ht_image_encoder.hpp"
 #endif
 
@@ -26,8 +27,8 @@ std::vector<CodedBlock> BlockEncodeBatch::encode_ht_sets(const std::vector<Batch
 }
 
 std::unique_ptr<BlockEncodeBatch> make_block_encode_batch(const CodingParams& params, const BackendOptions& backend) {
-  // HT: on CUDA with or without a rate or PSNR target (its rate control's coding steps there),
-  // on OpenCL without. EBCOT: every pass and its distortion, encode_block()'s bit for bit, so
+  // HT: on CUDA or OpenCL with or without a rate or PSNR target (its rate control's coding
+  // steps there). EBCOT: every pass and its distortion, encode_block()'s bit for bit, so
   // any target (rate control on the host).
   const bool ht = params.block_coding == BlockCoding::HighThroughput;
   const bool ht_targets = ht && (!params.layer_bytes.empty() || !params.layer_psnr.empty());
@@ -41,8 +42,11 @@ std::unique_ptr<BlockEncodeBatch> make_block_encode_batch(const CodingParams& pa
   }
 #endif
 #if J2KFRONT_HAVE_OPENCL
-  // OpenCL: HT only (no EBCOT encoder in OpenCL C yet).
-  if (b == Backend::OpenCL && ht && !ht_targets) return std::make_unique<opencl::HtImageEncoder>(backend.device, params.threads);
+  // OpenCL: HT only (no EBCOT encoder in OpenCL C yet); with a target only on a device with
+  // doubles, which the sets' distortions need (else Tier-1 on the CPU: the one place the
+  // factory asks the device, and only then).
+  if (b == Backend::OpenCL && ht && (!ht_targets || opencl::device_has_doubles(backend.device)))
+    return std::make_unique<opencl::HtImageEncoder>(backend.device, params.threads, ht_targets);
 #endif
   (void)b;
   (void)ht_targets;

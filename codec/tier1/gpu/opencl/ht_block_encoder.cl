@@ -44,7 +44,13 @@ typedef struct {
   ulong scratch_at;
   short width, height;
   uchar band, fraction_bits, cleanup_plane, source;  // source: which launch reads the block
+  uchar flags;                                       // a set (SET, REVERSIBLE, CAUSAL): finish_sets
+  uchar unused[7];
 } HtBlock;
+
+#define SET 1
+#define REVERSIBLE 2
+#define CAUSAL 4
 
 // CleanupResult (cleanup_encoder.hpp).
 typedef struct {
@@ -455,5 +461,260 @@ __kernel void quantise_blocks(__global const QuantiseJob* jobs, __global const f
     }
     out[j.dst + (ulong)k] = q;
   }
+}
+
+// ---- HT rate control's sets (refinement_encoder.hpp) and plane model (plane_estimates.hpp) --
+// A block added as a set gets, after encode_cleanup, its SigProp and MagRef passes appended to
+// its segment and the figures ht::encode_block reports with estimate_distortion: the same
+// sums of doubles in the same order as the CPU's (one work-item a block).
+
+// HtSetFigures (ht_block_encoder.cpp).
+typedef struct {
+  double energy;
+  double removed[3];  // cleanup, SigProp, MagRef
+  uint sigprop_bytes, magref_bytes;
+} SetFigures;
+
+static inline ulong sigprop_capacity(ulong samples) { return samples / 2 + 64; }
+
+// reconstruction(): the decoder's magnitude in steps for mu known down to plane p.
+static inline double reconstruction(uint mu, int p, int reversible) {
+  if (mu == 0) return 0;
+  if (reversible && p == 0) return (double)mu;
+  return ((double)mu + 0.5) * (double)((ulong)1 << p);
+}
+
+// A block's indices (IndexBlock).
+static inline int index_at(__global const int* data, long stride, int x, int y) { return data[(long)y * stride + x]; }
+static inline uint index_mu(__global const int* data, long stride, int fb, int x, int y) {
+  return magnitude_of(index_at(data, stride, x, y)) >> fb;
+}
+static inline double index_steps(__global const int* data, long stride, int fb, int x, int y) {
+  return (double)magnitude_of(index_at(data, stride, x, y)) / (double)((ulong)1 << fb);
+}
+
+// SigProp's finish: the last byte padded with 0s; a 0 after a last 0xFF.
+static inline void finish_sigprop(ForwardWriter* w) {
+  if (w->count > 0) *w->end++ = (uchar)(w->acc & ((1u << w->room) - 1));
+  else if (w->end != w->begin && w->end[-1] == 0xFF) *w->end++ = 0;
+}
+
+__kernel void finish_sets(__global const HtBlock* blocks, int count, int source, __global const int* in, __global uchar* output,
+                          __global uchar* scratch, __global const CleanupResult* results, __global SetFigures* figures,
+                          __global ulong* sizes) {
+  const int i = (int)get_global_id(0);
+  if (i >= count) return;
+  const HtBlock b = blocks[i];
+  if ((int)b.source != source || !(b.flags & SET)) return;
+  const CleanupResult r = results[i];
+  __global const int* data = in + b.data;
+  const long stride = b.stride;
+  const int w = b.width, h = b.height, fb = b.fraction_bits, plane = b.cleanup_plane;
+  const int reversible = (b.flags & REVERSIBLE) != 0, causal = (b.flags & CAUSAL) != 0;
+  SetFigures f;
+  f.energy = 0;
+  f.removed[0] = f.removed[1] = f.removed[2] = 0;
+  f.sigprop_bytes = f.magref_bytes = 0;
+  const int refine = plane > 0 && r.bitplanes != 0;
+  if (refine) {  // index_energy
+    double energy = 0;
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const double m = (double)magnitude_of(index_at(data, stride, x, y));
+        energy += m * m;
+      }
+    f.energy = energy / (double)((ulong)1 << (2 * fb));
+  } else {
+    // A cleanup pass at plane 0: the integer sums where exact (exact_plane0), else doubles.
+    int exact = 0;
+    if (plane == 0) {
+      uint any = 0;
+      ulong energy = 0, removed = 0;
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+          const uint m = magnitude_of(index_at(data, stride, x, y));
+          const uint mu = m >> fb;
+          const int error = (int)(2 * m - ((2 * mu + (reversible ? 0u : 1u)) << fb));
+          const ulong square = 4 * ((ulong)m * m);
+          any |= m;
+          energy += square;
+          removed += mu != 0 ? square - (ulong)((long)error * error) : 0;
+        }
+      if ((any >> 25) == 0 && (energy >> 53) == 0) {
+        const double unit = (double)((ulong)1 << (2 + 2 * fb));
+        f.energy = (double)energy / unit;
+        f.removed[0] = (double)removed / unit;
+        exact = 1;
+      }
+    }
+    if (!exact) {  // plane0_estimate
+      const double middle = reversible ? 0.0 : 0.5;  // ("half" is a type in OpenCL C)
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+          const double a = index_steps(data, stride, fb, x, y);
+          const uint mu = index_mu(data, stride, fb, x, y);
+          const double left = a - ((double)mu + middle);
+          f.energy += a * a;
+          f.removed[0] += mu != 0 ? a * a - left * left : 0.0;
+        }
+    }
+  }
+  if (refine && r.status == CLEANUP_CODED) {
+    // cleanup_removed
+    double removed = 0;
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const uint mu = index_mu(data, stride, fb, x, y) >> plane;
+        if (mu == 0) continue;
+        const double a = index_steps(data, stride, fb, x, y), left = a - reconstruction(mu, plane, reversible);
+        removed += a * a - left * left;
+      }
+    f.removed[0] = removed;
+    // encode_refinement: the significance map (1 after the cleanup, 2 made so by SigProp)
+    // with a border, SigProp's and MagRef's buffers, in the block's scratch after the cleanup's.
+    const ulong n = (ulong)w * (ulong)h;
+    const ulong cleanup_scratch = align16(rows_bytes(w)) + align16(mel_capacity(n)) + n * 5 + 64;  // cleanup_scratch_bytes
+    __global uchar* sig = scratch + b.scratch_at + align16(cleanup_scratch);
+    const int row = w + 2;
+    __global uchar* sp_buffer = sig + align16((ulong)row * (ulong)(h + 2));
+    __global uchar* mr_buffer = sp_buffer + align16(sigprop_capacity(n));
+    for (long k = 0; k < (long)row * (h + 2); ++k) sig[k] = 0;
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) sig[(long)(y + 1) * row + x + 1] = (index_mu(data, stride, fb, x, y) >> plane) != 0 ? 1 : 0;
+    const int p = plane - 1;
+    const double one = reconstruction(1, p, reversible);
+    ForwardWriter sp = {sp_buffer, sp_buffer, 0, 0, 8};
+    for (int y0 = 0; y0 < h; y0 += 4) {
+      const int y1 = min(y0 + 4, h);
+      for (int x0 = 0; x0 < w; x0 += 4) {
+        const int x1 = min(x0 + 4, w);
+        uchar newly[16];
+        int count_new = 0;
+        for (int x = x0; x < x1; ++x)
+          for (int y = y0; y < y1; ++y) {
+            __global uchar* c = sig + (long)(y + 1) * row + x + 1;
+            if (*c) continue;
+            __global const uchar* up = c - row;
+            __global const uchar* down = c + row;
+            const int below = !causal || y + 1 < y1;
+            if ((up[-1] | up[0] | up[1] | c[-1] | c[1]) == 0 && (!below || (down[-1] | down[0] | down[1]) == 0)) continue;
+            const uint bit = (index_mu(data, stride, fb, x, y) >> p) & 1;
+            forward_put(&sp, bit, 1);
+            if (bit) {
+              *c = 2;
+              newly[count_new++] = (uchar)((x - x0) * 4 + (y - y0));
+              const double a = index_steps(data, stride, fb, x, y), left = a - one;
+              f.removed[1] += a * a - left * left;
+            }
+          }
+        for (int k = 0; k < count_new; ++k) forward_put(&sp, sign_of(index_at(data, stride, x0 + newly[k] / 4, y0 + newly[k] % 4)), 1);
+      }
+    }
+    BackwardWriter mr = {mr_buffer, mr_buffer, 0, 0, 1};
+    for (int y0 = 0; y0 < h; y0 += 4) {
+      const int y1 = min(y0 + 4, h);
+      for (int x = 0; x < w; ++x)
+        for (int y = y0; y < y1; ++y) {
+          if (sig[(long)(y + 1) * row + x + 1] != 1) continue;
+          const uint mu = index_mu(data, stride, fb, x, y);
+          vlc_put(&mr, (mu >> p) & 1, 1);
+          const double a = index_steps(data, stride, fb, x, y);
+          const double before = a - reconstruction(mu >> plane, plane, reversible), after = a - reconstruction(mu >> p, p, reversible);
+          f.removed[2] += before * before - after * after;
+        }
+    }
+    finish_sigprop(&sp);
+    vlc_settle(&mr);  // finish_magref: the last byte padded with 0s
+    if (mr.count > 0) *mr.end++ = (uchar)mr.acc;
+    f.sigprop_bytes = (uint)(sp.end - sp.begin);
+    f.magref_bytes = (uint)(mr.end - mr.begin);
+    // One segment: SigProp forward, then MagRef reversed.
+    __global uchar* to = output + b.slot + r.bytes;
+    for (uint k = 0; k < f.sigprop_bytes; ++k) *to++ = sp_buffer[k];
+    for (uint k = f.magref_bytes; k > 0; --k) *to++ = mr_buffer[k - 1];
+    sizes[i] = (ulong)r.bytes + f.sigprop_bytes + f.magref_bytes;
+  }
+  figures[i] = f;
+}
+
+// The plane model of a block (estimate_planes, block_energy) and its record (ModelFigures,
+// ht_block_encoder.cpp): one work-item a block.
+typedef struct {
+  ulong data;  // int32 values from its buffer's start
+  long stride;
+  int width, height, fraction_bits, reversible, source, unused;
+} ModelJob;
+
+typedef struct {
+  double bytes[32], removed[32];
+  double energy;
+  int planes, unused;
+} ModelFigures;
+
+#define EMPTY_QUAD_BITS 0.4
+#define SIGNIFICANT_QUAD_BITS 5.0
+
+__kernel void model_blocks(__global const ModelJob* jobs, int count, int source, __global const int* in, __global ModelFigures* out) {
+  const int i = (int)get_global_id(0);
+  if (i >= count) return;
+  const ModelJob j = jobs[i];
+  if (j.source != source) return;
+  __global const int* data = in + j.data;
+  const int width = j.width, height = j.height, fb = j.fraction_bits;
+  uint any = 0;
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) any |= magnitude_of(data[(long)y * j.stride + x]) >> fb;
+  const int planes = bit_length(any);
+  double bits[32], removed[32], scale[32];
+  for (int p = 0; p < planes; ++p) {
+    bits[p] = 0;
+    removed[p] = 0;
+    scale[p] = (double)((ulong)1 << p);
+  }
+  const double step = 1 / (double)((ulong)1 << fb);
+  for (int y0 = 0; y0 < height; y0 += 2)
+    for (int x0 = 0; x0 < width; x0 += 2) {
+      uint q[4] = {0, 0, 0, 0};
+      double a[4] = {0, 0, 0, 0};
+      int n = 0;
+      for (int k = 0; k < 4; ++k) {
+        const int x = x0 + (k >> 1), y = y0 + (k & 1);
+        if (x >= width || y >= height) continue;
+        const uint m = magnitude_of(data[(long)y * j.stride + x]);
+        q[n] = m >> fb;
+        a[n] = (double)m * step;
+        ++n;
+      }
+      for (int p = 0; p < planes; ++p) {
+        int significant = 0, big_u = 0;
+        if (((q[0] | q[1] | q[2] | q[3]) >> p) == 0) {
+          for (int r = p; r < planes; ++r) bits[r] += EMPTY_QUAD_BITS;
+          break;
+        }
+        for (int k = 0; k < n; ++k) {
+          const uint mu = q[k] >> p;
+          if (mu == 0) continue;
+          ++significant;
+          big_u = max(big_u, bit_length(2 * (mu - 1) + 1));
+          const double r = j.reversible && p == 0 ? (double)mu : ((double)mu + 0.5) * scale[p];
+          removed[p] += a[k] * a[k] - (a[k] - r) * (a[k] - r);
+        }
+        bits[p] += significant > 0 ? significant * big_u + SIGNIFICANT_QUAD_BITS : EMPTY_QUAD_BITS;
+      }
+    }
+  double energy = 0;
+  const double unit = (double)((ulong)1 << (2 * fb));
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      const double c = (double)data[(long)y * j.stride + x];
+      energy += c * c / unit;
+    }
+  __global ModelFigures* f = out + i;
+  for (int p = 0; p < planes; ++p) {
+    f->bytes[p] = bits[p] / 8 + 2;
+    f->removed[p] = removed[p];
+  }
+  f->energy = energy;
+  f->planes = planes;
 }
 #endif  // J2K_FP64

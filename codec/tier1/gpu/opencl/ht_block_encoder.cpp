@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The host side of ht_block_encoder.cl: the program and the CPU coder's tables once per OpenCL
 // context, the blocks' records, the launches (a launch of the coder per source buffer, the
-// scan, the packing), and the reads of the results and the packed bytes.
+// scan, the packing; for sets, finish_sets after each coder launch), the reads of the results
+// (and the sets' figures) and the packed bytes; the plane model's launches.
 #include "codec/tier1/gpu/opencl/ht_block_encoder.hpp"
 
 #include <algorithm>
@@ -12,6 +13,8 @@
 #include <vector>
 
 #include "codec/tier1/ht/cleanup_encoder.hpp"
+#include "codec/tier1/ht/plane_estimates.hpp"
+#include "codec/tier1/ht/refinement_encoder.hpp"
 #include "codec/tier1/ht/vlc_tables.hpp"
 #include "codec/tier1/ht_block_encoder_cl_source.hpp"  // kHtBlockEncoderClSource, generated from ht_block_encoder.cl
 #include "common/error.hpp"
@@ -31,8 +34,43 @@ struct DeviceHtBlock {
   uint64_t scratch_at;  // its scratch: the scratch buffer's bytes from here
   int16_t width, height;
   uint8_t band, fraction_bits, cleanup_plane, source;
+  uint8_t flags;  // kSet, kReversible, kCausal
+  uint8_t unused[7];
 };
-static_assert(sizeof(DeviceHtBlock) == 40, "ht_block_encoder.cl's HtBlock");
+static_assert(sizeof(DeviceHtBlock) == 48, "ht_block_encoder.cl's HtBlock");
+constexpr uint8_t kSet = 1, kReversible = 2, kCausal = 4;  // its SET, REVERSIBLE, CAUSAL
+
+// ht_block_encoder.cl's SetFigures, ModelJob and ModelFigures.
+struct SetFigures {
+  double energy;
+  double removed[3];
+  uint32_t sigprop_bytes, magref_bytes;
+};
+static_assert(sizeof(SetFigures) == 40, "ht_block_encoder.cl's SetFigures");
+struct ModelJob {
+  uint64_t data;
+  int64_t stride;
+  int32_t width, height, fraction_bits, reversible, source, unused;
+};
+static_assert(sizeof(ModelJob) == 40, "ht_block_encoder.cl's ModelJob");
+struct ModelFigures {
+  double bytes[32], removed[32];
+  double energy;
+  int32_t planes, unused;
+};
+static_assert(sizeof(ModelFigures) == 528, "ht_block_encoder.cl's ModelFigures");
+static_assert(ht::kMaxEstimatedPlanes == 32, "ModelFigures's planes");
+
+// A set's scratch beyond the cleanup pass's (finish_sets): the significance map, SigProp's
+// and MagRef's buffers; its slot beyond the cleanup segment: SigProp and MagRef.
+size_t set_scratch_bytes(int width, int height) {
+  const size_t n = static_cast<size_t>(width) * static_cast<size_t>(height);
+  return ht::align16(ht::significance_bytes(width, height)) + ht::align16(ht::sigprop_capacity(n)) + ht::magref_capacity(n);
+}
+size_t set_output_bytes(int width, int height) {
+  const size_t n = static_cast<size_t>(width) * static_cast<size_t>(height);
+  return ht::sigprop_capacity(n) + ht::magref_capacity(n);
+}
 static_assert(sizeof(ht::CxtVlcCodeword) == 4, "ht_block_encoder.cl's CxtVlcCodeword: codeword, length, e_k, e_1");
 static_assert(sizeof(ht::Uvlc) == 24, "ht_block_encoder.cl's Uvlc: three uints, three ints");
 static_assert(sizeof(ht::CleanupResult) == 8, "ht_block_encoder.cl's CleanupResult");
@@ -43,6 +81,7 @@ constexpr size_t kEncodeItems = 32;  // work-items (blocks) a group of encode_cl
 constexpr size_t kScanItems = 256;  // ht_block_encoder.cl's SCAN_ITEMS
 constexpr size_t kPackItems = 64;
 constexpr size_t kQuantiseItems = 128;
+constexpr size_t kSetItems = 32;    // work-items (blocks) a group of finish_sets and model_blocks
 
 // The program and the tables of a context, built once per context for the process (never
 // released, as the DWT's programs: transform/opencl/runner.cpp says why).
@@ -134,19 +173,31 @@ struct Kernel {
 
 }  // namespace
 
+bool device_has_doubles(int device) {
+  try {
+    const std::vector<ocl::DeviceInfo> devices = ocl::list_devices();
+    if (devices.empty()) return false;
+    return has_doubles(devices[static_cast<size_t>(ocl::select_device(device))].id);
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 struct HtEncodeBatch::Impl {
   std::vector<DeviceHtBlock> blocks;
   std::vector<cl_mem> sources;                   // the buffers the blocks lie in
   uint64_t output_bytes = 0, scratch_bytes = 0;  // what the blocks added need
+  bool sets = false;                             // a block was added by add_set_at
 
   cl_context context = nullptr;  // the kernels' and buffers' (the last queue's)
   const Program* program = nullptr;
-  Kernel encode_k, scan_k, pack_k, quantise_k;
-  ocl::Buffer blocks_d, output_d, scratch_d, results_d, sizes_d, offsets_d, packed_d, jobs_d;
+  Kernel encode_k, scan_k, pack_k, quantise_k, finish_k, model_k;
+  ocl::Buffer blocks_d, output_d, scratch_d, results_d, sizes_d, offsets_d, packed_d, jobs_d, figures_d, model_d;
 
   // encode()'s upload and what comes back, kept until the work that uses them is done.
   std::vector<DeviceHtBlock> upload;
   std::vector<ht::CleanupResult> results;
+  std::vector<SetFigures> figures;  // the sets' (where `sets`)
   std::vector<uint8_t> output;
   std::vector<uint64_t> offsets;  // block i's bytes at output + offsets[i] (after wait())
   cl_command_queue queue = nullptr;  // the last encode()'s
@@ -168,9 +219,14 @@ struct HtEncodeBatch::Impl {
     encode_k.make(program->program, "encode_cleanup");
     scan_k.make(program->program, "scan_sizes");
     pack_k.make(program->program, "pack_segments");
-    if (program->doubles) quantise_k.make(program->program, "quantise_blocks");
+    if (program->doubles) {
+      quantise_k.make(program->program, "quantise_blocks");
+      finish_k.make(program->program, "finish_sets");
+      model_k.make(program->program, "model_blocks");
+    }
     // Buffers of another context cannot serve this one.
     blocks_d = {}, output_d = {}, scratch_d = {}, results_d = {}, sizes_d = {}, offsets_d = {}, packed_d = {}, jobs_d = {};
+    figures_d = {}, model_d = {};
     context = ctx;
   }
 
@@ -181,6 +237,17 @@ struct HtEncodeBatch::Impl {
     cl().clReleaseEvent(done);
     done = nullptr;
     check(err, "clWaitForEvents");
+  }
+
+  bool is_set(size_t i) const { return (upload[i].flags & kSet) != 0; }
+  // Block i's bytes: its cleanup segment and, for a set, its refinement passes'.
+  uint64_t segment_bytes(size_t i) const {
+    return results[i].bytes + (is_set(i) ? uint64_t{figures[i].sigprop_bytes} + figures[i].magref_bytes : 0);
+  }
+  void need_doubles(const char* what) const {
+    if (!program->doubles)
+      throw Error(ErrorCode::BackendUnavailable, std::string("OpenCL: ") + what +
+                                                     " needs doubles (cl_khr_fp64), which this device lacks; use the cpu backend");
   }
 
   void check_ready(size_t i, const char* call) const {
@@ -199,6 +266,7 @@ void HtEncodeBatch::clear() {
   impl_->sources.clear();
   impl_->output_bytes = 0;
   impl_->scratch_bytes = 0;
+  impl_->sets = false;
   impl_->ready = false;
 }
 
@@ -237,6 +305,17 @@ size_t HtEncodeBatch::add_at(const void* d_base, size_t offset, ptrdiff_t stride
   return m.blocks.size() - 1;
 }
 
+size_t HtEncodeBatch::add_set_at(const void* d_base, size_t offset, ptrdiff_t stride, int width, int height, j2k_band_type band,
+                                 int fraction_bits, int cleanup_plane, bool reversible, bool causal) {
+  const size_t i = add_at(d_base, offset, stride, width, height, band, fraction_bits, cleanup_plane);
+  Impl& m = *impl_;
+  m.blocks[i].flags = static_cast<uint8_t>(kSet | (reversible ? kReversible : 0) | (causal ? kCausal : 0));
+  m.output_bytes += ht::align16(set_output_bytes(width, height));
+  m.scratch_bytes += ht::align16(set_scratch_bytes(width, height));
+  m.sets = true;
+  return i;
+}
+
 size_t HtEncodeBatch::size() const { return impl_->blocks.size(); }
 
 void HtEncodeBatch::encode(void* queue_handle) {
@@ -250,10 +329,13 @@ void HtEncodeBatch::encode(void* queue_handle) {
     return;
   }
   m.use(queue);
+  if (m.sets) m.need_doubles("HT rate control's sets");
   m.queue = queue;
   const size_t count = m.blocks.size();
   m.upload = m.blocks;
   m.results.resize(count);
+  m.figures.resize(m.sets ? count : 0);
+  cl_mem figures = m.sets ? grown(m.figures_d, m.context, count * sizeof(SetFigures)) : nullptr;
   cl_mem blocks = grown(m.blocks_d, m.context, count * sizeof(DeviceHtBlock));
   cl_mem output = grown(m.output_d, m.context, m.output_bytes);
   cl_mem scratch = grown(m.scratch_d, m.context, m.scratch_bytes);
@@ -276,6 +358,12 @@ void HtEncodeBatch::encode(void* queue_handle) {
       m.encode_k.args(blocks, n, source, m.sources[s], output, scratch, m.program->cxt_vlc, m.program->uvlc, results, sizes);
       check(cl().clEnqueueNDRangeKernel(queue, m.encode_k.k, 1, nullptr, &global, &kEncodeItems, 0, nullptr, nullptr),
             "clEnqueueNDRangeKernel (encode_cleanup)");
+      if (m.sets) {
+        const size_t sets_global = (count + kSetItems - 1) / kSetItems * kSetItems;
+        m.finish_k.args(blocks, n, source, m.sources[s], output, scratch, results, figures, sizes);
+        check(cl().clEnqueueNDRangeKernel(queue, m.finish_k.k, 1, nullptr, &sets_global, &kSetItems, 0, nullptr, nullptr),
+              "clEnqueueNDRangeKernel (finish_sets)");
+      }
     }
     m.scan_k.args(sizes, n, offsets);
     check(cl().clEnqueueNDRangeKernel(queue, m.scan_k.k, 1, nullptr, &kScanItems, &kScanItems, 0, nullptr, nullptr),
@@ -284,6 +372,9 @@ void HtEncodeBatch::encode(void* queue_handle) {
     const size_t pack_global = count * kPackItems;
     check(cl().clEnqueueNDRangeKernel(queue, m.pack_k.k, 1, nullptr, &pack_global, &kPackItems, 0, nullptr, nullptr),
           "clEnqueueNDRangeKernel (pack_segments)");
+    if (m.sets)
+      check(cl().clEnqueueReadBuffer(queue, figures, CL_FALSE, 0, count * sizeof(SetFigures), m.figures.data(), 0, nullptr, nullptr),
+            "clEnqueueReadBuffer");
     check(cl().clEnqueueReadBuffer(queue, results, CL_FALSE, 0, count * sizeof(ht::CleanupResult), m.results.data(), 0, nullptr,
                                    &m.done),
           "clEnqueueReadBuffer");
@@ -304,7 +395,7 @@ void HtEncodeBatch::wait() {
     uint64_t total = 0;
     for (size_t i = 0; i < m.encoded; ++i) {
       m.offsets[i] = total;
-      total += m.results[i].bytes;
+      total += m.segment_bytes(i);
     }
     m.output.resize(total);
     if (total > 0)
@@ -330,7 +421,7 @@ void HtEncodeBatch::wait() {
 const uint8_t* HtEncodeBatch::bytes(size_t i, size_t& size) const {
   const Impl& m = *impl_;
   m.check_ready(i, "bytes");
-  size = m.results[i].bytes;
+  size = m.segment_bytes(i);
   return m.output.data() + m.offsets[i];
 }
 
@@ -350,13 +441,27 @@ CodedBlock HtEncodeBatch::coded_in_place(size_t i) const {
   CodedBlock c;
   c.bitplanes = r.bitplanes;
   c.magnitude_bitplanes = r.magnitude_bitplanes;
+  const bool set = m.is_set(i);
+  if (set) c.energy = m.figures[i].energy;
   if (r.bitplanes == 0) return c;  // no pass
   size_t size = 0;
   c.external = bytes(i, size);
   CodedPass cleanup;
-  cleanup.end = static_cast<uint32_t>(size);
+  cleanup.end = r.bytes;
   cleanup.terminated = true;
+  if (set) cleanup.distortion = m.figures[i].removed[0];
   c.passes.push_back(cleanup);
+  if (!set || m.upload[i].cleanup_plane == 0) return c;
+  const SetFigures& f = m.figures[i];
+  CodedPass sigprop;
+  sigprop.end = r.bytes + f.sigprop_bytes;
+  sigprop.distortion = f.removed[1];
+  CodedPass magref;
+  magref.end = sigprop.end + f.magref_bytes;
+  magref.terminated = true;
+  magref.distortion = f.removed[2];
+  c.passes.push_back(sigprop);
+  c.passes.push_back(magref);
   return c;
 }
 
@@ -385,6 +490,54 @@ void HtEncodeBatch::quantise(const std::vector<QuantiseJob>& jobs, const void* i
     throw;
   }
   m.queue = queue;
+}
+
+std::vector<BlockEncodeBatch::HtModel> HtEncodeBatch::model(const std::vector<ModelBlock>& blocks, void* queue_handle) {
+  Impl& m = *impl_;
+  std::vector<BlockEncodeBatch::HtModel> out(blocks.size());
+  if (blocks.empty()) return out;
+  auto queue = static_cast<cl_command_queue>(queue_handle);
+  m.finish_pending();
+  m.use(queue);
+  m.need_doubles("HT rate control's plane model");
+  std::vector<cl_mem> sources;
+  std::vector<ModelJob> jobs(blocks.size());
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const ModelBlock& b = blocks[i];
+    if (b.offset % 4 != 0) throw Error(ErrorCode::InvalidArgument, "OpenCL HT plane model: a block at a byte offset not of an int32");
+    const auto mem = static_cast<cl_mem>(const_cast<void*>(b.base));
+    size_t source = std::find(sources.begin(), sources.end(), mem) - sources.begin();
+    if (source == sources.size()) sources.push_back(mem);
+    jobs[i] = ModelJob{b.offset / 4, b.stride, b.width, b.height, b.fraction_bits, b.reversible ? 1 : 0, static_cast<int32_t>(source), 0};
+  }
+  std::vector<ModelFigures> figures(blocks.size());
+  cl_mem jobs_d = grown(m.jobs_d, m.context, jobs.size() * sizeof(ModelJob));
+  cl_mem figures_d = grown(m.model_d, m.context, figures.size() * sizeof(ModelFigures));
+  try {
+    check(cl().clEnqueueWriteBuffer(queue, jobs_d, CL_FALSE, 0, jobs.size() * sizeof(ModelJob), jobs.data(), 0, nullptr, nullptr),
+          "clEnqueueWriteBuffer");
+    const cl_int n = static_cast<cl_int>(jobs.size());
+    const size_t global = (jobs.size() + kSetItems - 1) / kSetItems * kSetItems;
+    for (size_t s = 0; s < sources.size(); ++s) {
+      const cl_int source = static_cast<cl_int>(s);
+      m.model_k.args(jobs_d, n, source, sources[s], figures_d);
+      check(cl().clEnqueueNDRangeKernel(queue, m.model_k.k, 1, nullptr, &global, &kSetItems, 0, nullptr, nullptr),
+            "clEnqueueNDRangeKernel (model_blocks)");
+    }
+    check(cl().clEnqueueReadBuffer(queue, figures_d, CL_TRUE, 0, figures.size() * sizeof(ModelFigures), figures.data(), 0, nullptr,
+                                   nullptr),
+          "clEnqueueReadBuffer");
+  } catch (...) {
+    cl().clFinish(queue);
+    throw;
+  }
+  for (size_t i = 0; i < figures.size(); ++i) {
+    const ModelFigures& f = figures[i];
+    out[i].estimates.resize(static_cast<size_t>(f.planes));
+    for (int p = 0; p < f.planes; ++p) out[i].estimates[static_cast<size_t>(p)] = ht::PlaneEstimate{f.bytes[p], f.removed[p]};
+    out[i].energy = f.energy;
+  }
+  return out;
 }
 
 }  // namespace j2k::codec::opencl

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // HT cleanup passes of code-blocks on an OpenCL device, one code-block a work-item
-// (ht_block_encoder.cl), each block's coefficients read where they are: the GpuHtEncodeBatch of
+// (ht_block_encoder.cl), each block's coefficients read where they are (for rate control,
+// whole HT sets with their figures, and the plane model): the GpuHtEncodeBatch of
 // the OpenCL backend (gpu_ht_encode_batch.hpp says how an encoder uses it). Blocks come by
 // add_at(): a cl_mem and the block's first coefficient in bytes from its start (add() with a
 // pointer is refused: OpenCL buffers have no addresses); the stream is a cl_command_queue
@@ -17,9 +18,15 @@
 #include <memory>
 #include <vector>
 
+#include "codec/tier1/block_encode_batch.hpp"
 #include "codec/tier1/gpu/gpu_ht_encode_batch.hpp"
 
 namespace j2k::codec::opencl {
+
+// Whether the OpenCL device `device` (BackendOptions::device, ocl::select_device) has doubles
+// (cl_khr_fp64), which the 9/7's quantisation and HT rate control's sets and model need; false
+// where there is no such device, or no OpenCL.
+bool device_has_doubles(int device);
 
 class HtEncodeBatch final : public GpuHtEncodeBatch {
  public:
@@ -33,6 +40,13 @@ class HtEncodeBatch final : public GpuHtEncodeBatch {
   // `d_base` a cl_mem; `offset` a multiple of 4. Up to 255 buffers a batch.
   size_t add_at(const void* d_base, size_t offset, ptrdiff_t stride, int width, int height, j2k_band_type band,
                 int fraction_bits, int cleanup_plane) override;
+  // A block coded as HT rate control codes it (ht::encode_block with estimate_distortion):
+  // the cleanup pass, then above plane 0 SigProp and MagRef (ht_block_encoder.cl's
+  // finish_sets, one work-item a block), each pass's distortion and the block's energy, bit
+  // for bit the CPU's; `reversible` and `causal` as BlockView has them. Needs doubles
+  // (cl_khr_fp64): encode() throws Error(BackendUnavailable) without.
+  size_t add_set_at(const void* d_base, size_t offset, ptrdiff_t stride, int width, int height, j2k_band_type band,
+                    int fraction_bits, int cleanup_plane, bool reversible, bool causal);
   size_t size() const override;
   void encode(void* queue) override;
   void wait() override;
@@ -54,6 +68,18 @@ class HtEncodeBatch final : public GpuHtEncodeBatch {
     int32_t width, height;
   };
   void quantise(const std::vector<QuantiseJob>& jobs, const void* in, const void* out, const void* too_large, void* queue);
+
+  // HT rate control's plane model (ht::estimate_planes and ht::block_energy, bit for bit) of
+  // blocks of int32 indices, `offset` bytes into the cl_mem `base`, rows `stride` apart, on
+  // `queue` (one work-item a block), waited for. Needs doubles, as add_set_at.
+  struct ModelBlock {
+    const void* base = nullptr;
+    size_t offset = 0;
+    ptrdiff_t stride = 0;
+    int width = 0, height = 0, fraction_bits = 0;
+    bool reversible = true;
+  };
+  std::vector<BlockEncodeBatch::HtModel> model(const std::vector<ModelBlock>& blocks, void* queue);
 
  private:
   struct Impl;

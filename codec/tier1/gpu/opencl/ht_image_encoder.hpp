@@ -8,6 +8,10 @@
 // encoder's own in the device's context (ocl::context_for), after the plan's frame has been
 // waited for.
 //
+// With a rate or PSNR target (`targets`), as cuda::HtImageEncoder: every block a set at plane 0
+// in encode(), and HT rate control's model and sets here (one work-item a block; doubles
+// needed, cl_khr_fp64).
+//
 // Memory, per image for now: the batch's buffers and the 9/7's scratch (4 bytes a coefficient)
 // grow to the largest image seen and are kept.
 #pragma once
@@ -23,13 +27,20 @@ class HtImageEncoder final : public BlockEncodeBatch {
  public:
   // Touches no device until encode(): `device` as BackendOptions::device (-1: the first GPU,
   // ocl::select_device), `threads` (0: one per core) copy the coded blocks out.
-  HtImageEncoder(int device, int threads);
+  // `targets`: a rate or PSNR target, as cuda::HtImageEncoder's.
+  HtImageEncoder(int device, int threads, bool targets);
   ~HtImageEncoder() override;
 
   bool reads(j2k_memory memory) const override { return memory == J2K_MEMORY_DEVICE; }
   const char* where() const override { return "opencl"; }
   uint64_t host_bytes(const std::vector<BatchBlock>& blocks) const override;
+  bool estimates_distortion() const override;
   std::vector<CodedBlock> encode(const std::vector<BatchBlock>& blocks, bool reversible) override;
+  bool codes_ht_sets() const override { return true; }
+  std::vector<HtModel> model_ht_planes(const std::vector<BatchBlock>& blocks, bool reversible) override;
+  std::vector<CodedBlock> encode_ht_sets(const std::vector<BatchBlock>& blocks, const std::vector<std::pair<size_t, int>>& jobs,
+                                         bool reversible) override;
+
 
  private:
   struct Impl;
