@@ -137,16 +137,21 @@ struct Refinement {
 // columns, each group's significance bits then the signs of its new significant samples;
 // MagRef gives every sample significant after the cleanup its bit at plane - 1. `causal`
 // (the stripe-causal mode) hides the next stripe from SigProp's neighbourhoods. Each pass's
-// distortion is summed in the order it visits the samples.
+// distortion is summed in the order it visits the samples. `map_ready`: `sig` holds the map
+// after the cleanup pass already (significance_map's; the GPU's warp makes it side by side).
+J2K_HD inline void significance_map(const IndexBlock& b, int plane, uint8_t* sig) {
+  const int row = b.width + 2;
+  for (size_t k = 0; k < significance_bytes(b.width, b.height); ++k) sig[k] = 0;
+  for (int y = 0; y < b.height; ++y)
+    for (int x = 0; x < b.width; ++x) sig[static_cast<ptrdiff_t>(y + 1) * row + (x + 1)] = (b.index(x, y) >> plane) != 0 ? 1 : 0;
+}
 J2K_HD inline Refinement encode_refinement(const IndexBlock& b, int plane, bool reversible, bool causal, bool estimate,
-                                           uint8_t* sig, uint8_t* sigprop_out, uint8_t* magref_out) {
+                                           uint8_t* sig, uint8_t* sigprop_out, uint8_t* magref_out, bool map_ready = false) {
   const int w = b.width, h = b.height, p = plane - 1;
   const int row = w + 2;
   auto padded = [row](int x, int y) { return static_cast<ptrdiff_t>(y + 1) * row + (x + 1); };
   // 1: significant after the cleanup pass; 2: made significant by SigProp.
-  for (size_t k = 0; k < significance_bytes(w, h); ++k) sig[k] = 0;
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) sig[padded(x, y)] = (b.index(x, y) >> plane) != 0 ? 1 : 0;
+  if (!map_ready) significance_map(b, plane, sig);
   Refinement r;
   ForwardWriter sigprop(sigprop_out);
   BackwardWriter magref(magref_out, BackwardWriter::kMagRef);

@@ -15,10 +15,10 @@
 //
 // A block added as a set (add_set, for rate control) has room in its slot and its scratch for
 // SigProp and MagRef too (refinement_encoder.hpp): after the warp's cleanup pass, the warp
-// copies the block's indices into shared memory, and its lane 0 works out the figures and the
-// refinement passes from there, as the CPU's coder does (the same sums in the same order: one
-// lane), and appends them to the segment; its figures (HtSetFigures) come back with the
-// results.
+// copies the block's indices into shared memory and works out the figures from there, its
+// lanes making 32 terms at once and adding them in the CPU's order (the same doubles), then
+// its lane 0 codes the refinement passes (each visit depends on those before) and appends them
+// to the segment; its figures (HtSetFigures) come back with the results.
 #include "codec/tier1/gpu/cuda/ht_block_encoder.hpp"
 
 #include <cuda_runtime_api.h>
@@ -74,41 +74,109 @@ size_t set_scratch_bytes(int width, int height) {
 constexpr size_t kSetIndexBytes = 4096 * sizeof(int32_t);
 constexpr size_t kSetSharedBytes = kSetIndexBytes + 4096 + 2 * (1024 + 4) + 4 + 12;
 
-// Lane 0's part of a set (see the file's comment): the figures and the refinement passes
-// after the cleanup pass `r` (its bytes at `out`), the passes' bytes appended to the segment;
-// the block's indices at `staged` (rows `width` apart), `sig` for the significance map.
-__device__ void finish_set(const DeviceHtBlock& b, const ht::CleanupPlan& plan, ht::CleanupResult& r, const int32_t* staged,
+constexpr unsigned kAllLanes = 0xFFFFFFFFu;
+
+// Adds term(k, t) for k = 0 .. n-1 into sums[], in k's order, as one thread adding them
+// would (the same doubles, bit for bit): the lanes make 32 terms at once, then every lane adds
+// them in order; a term whose term() returns false adds nothing (the CPU's `continue`). Every
+// lane ends with the same sums.
+template <int kSums, class Term>
+__device__ void ordered_sums(int n, double (&sums)[kSums], Term term) {
+  const int lane = static_cast<int>(ht::warp::lane_id());
+  for (int k0 = 0; k0 < n; k0 += 32) {
+    double t[kSums];
+    for (int s = 0; s < kSums; ++s) t[s] = 0;
+    const bool has = k0 + lane < n && term(k0 + lane, t);
+    for (unsigned m = __ballot_sync(kAllLanes, has); m != 0; m &= m - 1) {
+      const int j = __ffs(static_cast<int>(m)) - 1;
+      for (int s = 0; s < kSums; ++s) sums[s] += __shfl_sync(kAllLanes, t[s], j);
+    }
+  }
+}
+
+// The sum of v over the lanes, in integers (exact, so in any order).
+__device__ uint64_t lanes_sum(uint64_t v) {
+  for (int d = 16; d > 0; d >>= 1) v += __shfl_xor_sync(kAllLanes, v, d);
+  return v;
+}
+
+// The warp's part of a set (see the file's comment): the figures, the significance map and,
+// on lane 0, the refinement passes after the cleanup pass `r` (its bytes at `out`), their bytes
+// appended to the segment; the block's indices at `staged` (packed), `sig` for the map. The
+// figures are refinement_encoder.hpp's, their sums in the CPU's order (ordered_sums).
+__device__ void finish_set(const DeviceHtBlock& b, const ht::CleanupPlan& plan, const ht::CleanupResult& r, const int32_t* staged,
                            uint8_t* sig, uint8_t* out, uint8_t* scratch, HtSetFigures& f) {
-  ht::IndexBlock ib;
-  ib.data = staged;
-  ib.stride = b.width;
-  ib.width = b.width;
-  ib.height = b.height;
-  ib.fraction_bits = b.fraction_bits;
+  const int lane = static_cast<int>(ht::warp::lane_id());
+  const int w = b.width, n = b.width * b.height, fb = b.fraction_bits;
+  const auto unit = static_cast<double>(uint64_t{1} << fb);  // steps(): m / 2^fraction_bits
   const bool reversible = (b.flags & kReversible) != 0;
   const int plane = b.cleanup_plane;
   const bool refine = plane > 0 && plan.bitplanes != 0;
-  if (refine) {
-    f.energy = ht::index_energy(ib);
+  if (refine) {  // index_energy
+    double energy[1] = {0};
+    ordered_sums(n, energy, [&](int k, double* t) {
+      const auto m = static_cast<double>(ht::magnitude_of(staged[k]));
+      t[0] = m * m;
+      return true;
+    });
+    f.energy = energy[0] / static_cast<double>(uint64_t{1} << (2 * fb));
   } else {
     ht::Plane0Estimate e;
     bool exact = false;
     if (plane == 0) {  // the CPU coder's integer sums where they are exact
       ht::Plane0Sums sums;
-      for (int y = 0; y < ib.height; ++y)
-        for (int x = 0; x < ib.width; ++x) ht::add_plane0_sample(sums, ht::magnitude_of(ib.at(x, y)), ib.fraction_bits, reversible);
-      exact = ht::exact_plane0(sums, ib.fraction_bits, e);
+      for (int k = lane; k < n; k += 32) ht::add_plane0_sample(sums, ht::magnitude_of(staged[k]), fb, reversible);
+      for (int d = 16; d > 0; d >>= 1) sums.any |= __shfl_xor_sync(kAllLanes, sums.any, d);
+      sums.energy = lanes_sum(sums.energy);
+      sums.removed = lanes_sum(sums.removed);
+      exact = ht::exact_plane0(sums, fb, e);
     }
-    if (!exact) e = ht::plane0_estimate(ib, reversible);
+    if (!exact) {  // plane0_estimate
+      const double middle = reversible ? 0.0 : 0.5;
+      double two[2] = {0, 0};
+      ordered_sums(n, two, [&](int k, double* t) {
+        const uint32_t m = ht::magnitude_of(staged[k]);
+        const double a = static_cast<double>(m) / unit;
+        const uint32_t mu = m >> fb;
+        const double left = a - (static_cast<double>(mu) + middle);
+        t[0] = a * a;
+        t[1] = mu != 0 ? a * a - left * left : 0.0;
+        return true;
+      });
+      e.energy = two[0];
+      e.distortion = two[1];
+    }
     f.energy = e.energy;
     f.removed[0] = e.distortion;
   }
   if (!refine || r.status != ht::kCleanupCoded) return;
-  f.removed[0] = ht::cleanup_removed(ib, plane, reversible);
-  const size_t n = static_cast<size_t>(b.width) * static_cast<size_t>(b.height);
+  double removed[1] = {0};  // cleanup_removed
+  ordered_sums(n, removed, [&](int k, double* t) {
+    const uint32_t m = ht::magnitude_of(staged[k]);
+    const uint32_t mu = (m >> fb) >> plane;
+    if (mu == 0) return false;
+    const double a = static_cast<double>(m) / unit, left = a - ht::reconstruction(mu, plane, reversible);
+    t[0] = a * a - left * left;
+    return true;
+  });
+  f.removed[0] = removed[0];
+  // The map side by side, then the passes on lane 0 (each visit depends on the ones before).
+  const int row = w + 2;
+  for (int k = lane; k < static_cast<int>(ht::significance_bytes(w, b.height)); k += 32) sig[k] = 0;
+  __syncwarp();
+  for (int k = lane; k < n; k += 32)
+    sig[(k / w + 1) * row + k % w + 1] = ((ht::magnitude_of(staged[k]) >> fb) >> plane) != 0 ? 1 : 0;
+  __syncwarp();
+  if (lane != 0) return;
+  ht::IndexBlock ib;
+  ib.data = staged;
+  ib.stride = w;
+  ib.width = w;
+  ib.height = b.height;
+  ib.fraction_bits = fb;
   uint8_t* sigprop = scratch;
-  uint8_t* magref = sigprop + ht::align16(ht::sigprop_capacity(n));
-  const ht::Refinement x = ht::encode_refinement(ib, plane, reversible, (b.flags & kCausal) != 0, true, sig, sigprop, magref);
+  uint8_t* magref = sigprop + ht::align16(ht::sigprop_capacity(static_cast<size_t>(n)));
+  const ht::Refinement x = ht::encode_refinement(ib, plane, reversible, (b.flags & kCausal) != 0, true, sig, sigprop, magref, true);
   f.removed[1] = x.sigprop_removed;
   f.removed[2] = x.magref_removed;
   f.sigprop_bytes = static_cast<uint32_t>(x.sigprop_bytes);
@@ -172,10 +240,10 @@ __global__ void __launch_bounds__(kWarps * 32) encode_cleanup_kernel(const Devic
     const int n = b.width * b.height;
     for (int k = lane; k < n; k += 32) staged[k] = b.data[static_cast<ptrdiff_t>(k / b.width) * b.stride + k % b.width];
     __syncwarp();
+    HtSetFigures f;
+    finish_set(b, plan, r, staged, sig, output + b.output, scratch + b.scratch + ht::align16(ht::cleanup_scratch_bytes(b.width, b.height)),
+               f);
     if (lane == 0) {
-      HtSetFigures f;
-      finish_set(b, plan, r, staged, sig, output + b.output,
-                 scratch + b.scratch + ht::align16(ht::cleanup_scratch_bytes(b.width, b.height)), f);
       figures[i] = f;
       size += f.sigprop_bytes + f.magref_bytes;
     }
