@@ -18,6 +18,7 @@
 #include "codec/rate/layers.hpp"
 #include "codec/tier1/block_coder.hpp"
 #include "codec/tier1/block_encode_batch.hpp"
+#include "codec/tier1/ht/block_encoder.hpp"
 #include "codec/tier1/ht/plane_estimates.hpp"
 #include "codec/tier2/packet_writer.hpp"
 #include "common/error.hpp"
@@ -185,14 +186,16 @@ void code_blocks_in_batch(BlockEncodeBatch& batch, const TileLayout& layout, con
 }
 
 // HT with a rate or PSNR target (rate/ht_planes.hpp): each block's plane estimates, energy
-// and weight, before any coding.
+// and weight, before any coding; without `model`, the estimates are left empty, only as many
+// as the block's planes.
 std::vector<HtBlock> ht_estimates(const TileLayout& layout, const std::vector<std::vector<TileComponentInput>>& tiles,
-                                  const CodingParams& params, const BandSteps& bands, int threads) {
+                                  const CodingParams& params, const BandSteps& bands, int threads, bool model = true) {
   std::vector<HtBlock> blocks(layout.blocks.size());
   for_each_view(static_cast<ptrdiff_t>(blocks.size()), same_block, layout, tiles, params, bands, true, threads,
                 [&](ptrdiff_t i, const BlockView& v, int) {
                   HtBlock& b = blocks[static_cast<size_t>(i)];
-                  b.estimates = ht::plane_estimates(v);
+                  if (model) b.estimates = ht::plane_estimates(v);
+                  else b.estimates.resize(static_cast<size_t>(ht::magnitude_bitplanes(v)));
                   const double unit = std::ldexp(1.0, 2 * v.fraction_bits);
                   for (int y = 0; y < v.height; ++y)
                     for (int x = 0; x < v.width; ++x) {
@@ -263,36 +266,29 @@ struct HtCoding {
   BandSteps bands;
   int guard_bits = 0;
   std::vector<CodedBlock> coded;
-  double model_cost = 0;        // with model_only: modelled_cost()'s, nothing coded
-  std::vector<HtBlock> blocks;  // with model_only: the blocks' estimates, for the run that codes
+  UniformGuess guess;      // HtRun::Model's
+  UniformResult uniform;   // HtRun::Uniform's
 };
 
-// Chooses every block's HT set for the last layer's target (rate/ht_planes.hpp) with the
-// 9/7's base step times `step_scale`; Tier-2's size from an assembler of its own. With
-// `model_only`, codes nothing and says only what the model expects (model_cost), keeping the
-// blocks' estimates; `estimated`, where given, are those of an earlier model_only run at the
-// same scale. The sets coded are reserved in `memory` as they come.
+// What code_ht_for_target does at its scale: Model codes nothing, only guesses the scale at
+// which every block at one plane meets the target (modelled_uniform_plane); Uniform codes
+// every block at plane 0 and says what that gives; Choose chooses every block's set.
+enum class HtRun { Model, Uniform, Choose };
+
+// Runs `run` for the last layer's target (rate/ht_planes.hpp) with the 9/7's base step times
+// `step_scale`; Tier-2's size from an assembler of its own. Choose takes `uniform` to
+// choose_ht_sets (-1: the model's planes). The sets coded are reserved in `memory` as they
+// come.
 HtCoding code_ht_for_target(const BlockCoder& coder, const StreamInfo& info, const CodingParams& params,
                             const TileLayout& layout, const std::vector<std::vector<TileComponentInput>>& tiles,
-                            double step_scale, double target, bool by_bytes, int threads, bool model_only,
-                            Reservation& memory, std::vector<HtBlock>* estimated = nullptr) {
+                            double step_scale, double target, bool by_bytes, int threads, HtRun run, int uniform,
+                            Reservation& memory) {
   CodingParams p = params;
   p.base_step *= step_scale;
   HtCoding out;
   out.bands = band_steps(info, p);
   const BandSteps& bands = out.bands;
-  std::vector<HtBlock> blocks = estimated ? std::move(*estimated) : ht_estimates(layout, tiles, p, bands, threads);
-  std::vector<int> planes;
-  for (const HtBlock& b : blocks) planes.push_back(static_cast<int>(b.estimates.size()));
-  out.guard_bits = guard_bits_for(planes, layout, bands, p.guard_bits);
-  const size_t n = blocks.size();
-  std::vector<BlockContribution> contributions(n);
-  std::vector<const BlockContribution*> tier2(n);
-  for (size_t i = 0; i < n; ++i) tier2[i] = &contributions[i];
-  const Assembler assembler(info, p, layout, tier2, main_header(info, p, bands.steps, out.guard_bits), threads);
-  ImageEnergy energy;
-  energy.peak = peak_energy(info, layout);
-  for (const HtBlock& b : blocks) energy.total += b.energy * b.weight;
+  std::vector<HtBlock> blocks;
   auto code = [&](const std::vector<std::pair<size_t, int>>& jobs) {
     // The jobs by block (they come block by block), so that a block is quantised once.
     std::vector<size_t> starts;
@@ -322,6 +318,35 @@ HtCoding code_ht_for_target(const BlockCoder& coder, const StreamInfo& info, con
                   });
     return sets;
   };
+  std::vector<int> planes;
+  if (run == HtRun::Uniform) {
+    std::vector<std::pair<size_t, int>> jobs;
+    for (size_t i = 0; i < layout.blocks.size(); ++i) jobs.push_back({i, 0});
+    std::vector<CodedBlock> sets = code(jobs);
+    blocks.resize(sets.size());
+    for (size_t i = 0; i < sets.size(); ++i) {
+      HtBlock& b = blocks[i];
+      const LaidBlock& lb = layout.blocks[i];
+      b.weight = bands.weights[lb.component][lb.band];
+      b.energy = sets[i].energy;
+      planes.push_back(sets[i].magnitude_bitplanes);
+      if (sets[i].passes.empty()) continue;
+      b.chosen = 0, b.passes = static_cast<int>(sets[i].passes.size());
+      b.sets.push_back(std::move(sets[i]));
+    }
+  } else {
+    blocks = ht_estimates(layout, tiles, p, bands, threads, run == HtRun::Model || uniform < 0);
+    for (const HtBlock& b : blocks) planes.push_back(static_cast<int>(b.estimates.size()));
+  }
+  out.guard_bits = guard_bits_for(planes, layout, bands, p.guard_bits);
+  const size_t n = blocks.size();
+  std::vector<BlockContribution> contributions(n);
+  std::vector<const BlockContribution*> tier2(n);
+  for (size_t i = 0; i < n; ++i) tier2[i] = &contributions[i];
+  const Assembler assembler(info, p, layout, tier2, main_header(info, p, bands.steps, out.guard_bits), threads);
+  ImageEnergy energy;
+  energy.peak = peak_energy(info, layout);
+  for (const HtBlock& b : blocks) energy.total += b.energy * b.weight;
   const CodedBlock nothing;
   auto stream_size = [&] {
     for (size_t i = 0; i < n; ++i) {
@@ -333,12 +358,20 @@ HtCoding code_ht_for_target(const BlockCoder& coder, const StreamInfo& info, con
     }
     return assembler.size();
   };
-  if (model_only) {
-    out.model_cost = modelled_cost(blocks, target, by_bytes, energy, stream_size);
-    out.blocks = std::move(blocks);
+  if (run == HtRun::Model) {
+    out.guess = modelled_uniform_plane(blocks, target, by_bytes, energy, static_cast<double>(stream_size()));
     return out;
   }
-  choose_ht_sets(blocks, target, by_bytes, energy, code, stream_size);
+  if (run == HtRun::Uniform) {
+    double removed = 0;
+    for (const HtBlock& b : blocks)
+      if (b.chosen >= 0) removed += b.sets[0].passes[0].distortion * b.weight;
+    const double left = std::max(0.0, energy.total - removed);
+    out.uniform.bytes = static_cast<double>(stream_size());
+    out.uniform.psnr = left > 0 ? 10 * std::log10(energy.peak / left) : INFINITY;
+    return out;
+  }
+  choose_ht_sets(blocks, target, by_bytes, energy, code, stream_size, uniform);
   out.coded.resize(n);
   for (size_t i = 0; i < n; ++i) {
     HtBlock& b = blocks[i];
@@ -609,24 +642,38 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
   std::vector<CodedBlock> coded;
   int guard_bits = 0;
   if (ht_planes) {
-    // An HT block's stopping points are its cleanup planes, a factor of 2 apart in step (with
-    // SigProp and MagRef between): where the band's step falls against the step a target
-    // wants matters (up to 0.2 dB measured). So the 9/7's steps are scaled by one of four
-    // offsets a quarter octave apart, the one whose plane model (modelled_cost, nothing coded)
-    // leaves the least distortion in the bytes (or spends the fewest bytes on the PSNR); the
-    // whole choice runs for that one alone. The 5/3's steps are fixed.
+    // An HT block's stopping points are its cleanup planes, an octave apart in step (with
+    // SigProp and MagRef between): where the bands' steps fall against the step that meets
+    // the target matters (measured: up to 0.7 dB). So the 9/7's steps are scaled so that
+    // every block coded at one plane meets the target (uniform_scale, over codings of the
+    // whole image at plane 0 from the model's guess), and the choice starts from that plane,
+    // the finer and the coarser one; it is at least as good as that uniform choice. The
+    // 5/3's steps are fixed: its planes come from the model.
     double scale = 1;
-    std::vector<HtBlock> estimated;  // the preferred scale's, so that they are not made twice
+    int uniform = -1;
     if (!params.reversible) {
-      double least = INFINITY;
-      for (int k = 0; k < 4; ++k) {
-        HtCoding m = code_ht_for_target(*coder_, info_, params, layout_, tiles_, std::exp2(k / 4.0), final_targets.back(),
-                                        by_bytes, threads, true, work);
-        if (m.model_cost < least) least = m.model_cost, scale = std::exp2(k / 4.0), estimated = std::move(m.blocks);
+      const double target = final_targets.back();
+      const HtCoding model = code_ht_for_target(*coder_, info_, params, layout_, tiles_, 1, target, by_bytes, threads,
+                                                HtRun::Model, -1, work);
+      // The scales searched: from a base step of half a sample value (the choice's plane 0 a
+      // quarter: near-lossless targets), or where the coarsest band's coefficients would
+      // pass the 2^25 steps that quantise_block keeps (about 2^(precision + 5) samples'
+      // worth with the choice's plane 0), to the samples' range (QCD's exponents stay >= 0).
+      double lowest = -INFINITY, highest = INFINITY;
+      for (const ComponentInfo& c : info_.components) {
+        const double base = std::log2(params.base_step * (params.relative_step > 0 ? params.relative_step * std::ldexp(1.0, c.precision) : 1));
+        lowest = std::max(lowest, std::max(-1.0, c.precision - 19.0) - base), highest = std::min(highest, c.precision - base);
       }
+      const double x = uniform_scale(model.guess, target, by_bytes, lowest, std::max(lowest, highest), [&](double log2_scale) {
+        Reservation trial(budget_.get());
+        return code_ht_for_target(*coder_, info_, params, layout_, tiles_, std::exp2(log2_scale), target, by_bytes, threads,
+                                  HtRun::Uniform, -1, trial)
+            .uniform;
+      });
+      scale = std::exp2(x - 1), uniform = 1;
     }
     HtCoding best = code_ht_for_target(*coder_, info_, params, layout_, tiles_, scale, final_targets.back(), by_bytes,
-                                       threads, false, work, estimated.empty() ? nullptr : &estimated);
+                                       threads, HtRun::Choose, uniform, work);
     bands = std::move(best.bands);
     guard_bits = best.guard_bits;
     coded = std::move(best.coded);
@@ -835,3 +882,4 @@ uint64_t Encoder::write_file(const std::vector<CodedBlock>& coded, const BandSte
 }
 
 }  // namespace j2k::codec
+
