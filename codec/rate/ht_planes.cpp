@@ -227,7 +227,7 @@ constexpr int kMaxExtraRounds = 4;
 }  // namespace
 
 UniformGuess modelled_uniform_plane(const std::vector<HtBlock>& blocks, double target, bool by_bytes, const ImageEnergy& energy,
-                                    double base_bytes) {
+                                    double base_bytes, double share) {
   size_t planes = 0;
   for (const HtBlock& b : blocks) planes = std::max(planes, b.estimates.size());
   // The target's measure with every block at plane p: falls as p grows.
@@ -236,7 +236,8 @@ UniformGuess modelled_uniform_plane(const std::vector<HtBlock>& blocks, double t
     double bytes = base_bytes, removed = 0;
     for (const HtBlock& b : blocks)
       if (p < b.estimates.size()) bytes += b.estimates[p].bytes + 3, removed += b.estimates[p].removed * b.weight;
-    measure.push_back(by_bytes ? std::log(bytes) : psnr_of(std::max(0.0, energy.total - removed), energy));
+    measure.push_back(by_bytes ? std::log(base_bytes + (bytes - base_bytes) / share)
+                               : psnr_of(std::max(0.0, energy.total - removed) / share, energy));
   }
   const double t = by_bytes ? std::log(std::max(target, 1.0)) : target;
   UniformGuess g;

@@ -60,13 +60,14 @@ void choose_ht_sets(std::vector<HtBlock>& blocks, double target, bool by_bytes, 
 // The step scale for the search below, as the model puts it: the fractional plane where every
 // block's cleanup at that one plane meets `target` (its bytes over `base_bytes`, those of a
 // codestream with no block), and how fast the target's measure (the bytes' log, or the PSNR)
-// falls a plane.
+// falls a plane. The blocks with estimates may be a sample, `share` of the image's (their
+// bytes and squared errors scaled up by it; `energy` theirs but for its peak).
 struct UniformGuess {
   double plane = 0;
   double slope = 0;
 };
 UniformGuess modelled_uniform_plane(const std::vector<HtBlock>& blocks, double target, bool by_bytes, const ImageEnergy& energy,
-                                    double base_bytes);
+                                    double base_bytes, double share = 1);
 
 // What every block coded at plane 0 of a step scale gives: its codestream's bytes and PSNR.
 struct UniformResult {
