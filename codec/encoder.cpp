@@ -18,6 +18,7 @@
 #include "codec/rate/layers.hpp"
 #include "codec/tier1/block_coder.hpp"
 #include "codec/tier1/block_encode_batch.hpp"
+#include "codec/tier1/ht/block_encoder.hpp"
 #include "codec/tier1/ht/plane_estimates.hpp"
 #include "codec/tier2/packet_writer.hpp"
 #include "common/error.hpp"
@@ -144,8 +145,6 @@ void for_each_view(ptrdiff_t count, const std::function<size_t(ptrdiff_t)>& bloc
   });
 }
 
-size_t same_block(ptrdiff_t k) { return static_cast<size_t>(k); }
-
 // Tier-1: code-blocks [first, last) of the layout through the coder into coded[first, last),
 // their output reserved in `memory` as it comes.
 void code_blocks(const BlockCoder& coder, const TileLayout& layout, const std::vector<std::vector<TileComponentInput>>& tiles,
@@ -206,14 +205,19 @@ void code_blocks_in_batch(BlockEncodeBatch& batch, const TileLayout& layout, con
 }
 
 // HT with a rate or PSNR target (rate/ht_planes.hpp): each block's plane estimates, energy
-// and weight, before any coding.
+// and weight, before any coding; without `model`, the estimates are left empty, only as many
+// as the block's planes. Only every `every`-th block where more than 1 (the others left at
+// their defaults, no estimate).
 std::vector<HtBlock> ht_estimates(const TileLayout& layout, const std::vector<std::vector<TileComponentInput>>& tiles,
-                                  const CodingParams& params, const BandSteps& bands, int threads) {
+                                  const CodingParams& params, const BandSteps& bands, int threads, bool model = true,
+                                  size_t every = 1) {
   std::vector<HtBlock> blocks(layout.blocks.size());
-  for_each_view(static_cast<ptrdiff_t>(blocks.size()), same_block, layout, tiles, params, bands, true, threads,
-                [&](ptrdiff_t i, const BlockView& v, int) {
+  for_each_view(static_cast<ptrdiff_t>((blocks.size() + every - 1) / every), [every](ptrdiff_t k) { return static_cast<size_t>(k) * every; },
+                layout, tiles, params, bands, true, threads, [&](ptrdiff_t k, const BlockView& v, int) {
+                  const auto i = static_cast<ptrdiff_t>(static_cast<size_t>(k) * every);
                   HtBlock& b = blocks[static_cast<size_t>(i)];
-                  b.estimates = ht::plane_estimates(v);
+                  if (model) b.estimates = ht::plane_estimates(v);
+                  else b.estimates.resize(static_cast<size_t>(ht::magnitude_bitplanes(v)));
                   b.energy = ht::block_energy(v.data, v.stride, v.width, v.height, v.fraction_bits);
                   const LaidBlock& lb = layout.blocks[static_cast<size_t>(i)];
                   b.weight = bands.weights[lb.component][lb.band];
@@ -223,14 +227,17 @@ std::vector<HtBlock> ht_estimates(const TileLayout& layout, const std::vector<st
 
 // The same from a batch's model of the blocks where they lie (its figures are the CPU's).
 std::vector<HtBlock> ht_estimates_in_batch(BlockEncodeBatch& batch, const std::vector<BatchBlock>& views, const TileLayout& layout,
-                                           const CodingParams& params, const BandSteps& bands) {
-  std::vector<BlockEncodeBatch::HtModel> models = batch.model_ht_planes(views, params.reversible);
+                                           const CodingParams& params, const BandSteps& bands, bool model = true, size_t every = 1) {
+  std::vector<BatchBlock> sampled;
+  for (size_t i = 0; i < views.size(); i += every) sampled.push_back(views[i]);
+  std::vector<BlockEncodeBatch::HtModel> models = batch.model_ht_planes(sampled, params.reversible);
   std::vector<HtBlock> blocks(layout.blocks.size());
-  for (size_t i = 0; i < blocks.size(); ++i) {
-    HtBlock& b = blocks[i];
-    b.estimates = std::move(models[i].estimates);
-    b.energy = models[i].energy;
-    const LaidBlock& lb = layout.blocks[i];
+  for (size_t k = 0; k < models.size(); ++k) {
+    HtBlock& b = blocks[k * every];
+    if (model) b.estimates = std::move(models[k].estimates);
+    else b.estimates.resize(models[k].estimates.size());
+    b.energy = models[k].energy;
+    const LaidBlock& lb = layout.blocks[k * every];
     b.weight = bands.weights[lb.component][lb.band];
   }
   return blocks;
@@ -294,41 +301,37 @@ struct HtCoding {
   BandSteps bands;
   int guard_bits = 0;
   std::vector<CodedBlock> coded;
-  double model_cost = 0;        // with model_only: modelled_cost()'s, nothing coded
-  std::vector<HtBlock> blocks;  // with model_only: the blocks' estimates, for the run that codes
+  UniformGuess guess;      // HtRun::Model's
+  UniformResult uniform;   // HtRun::Uniform's
 };
 
-// Chooses every block's HT set for the last layer's target (rate/ht_planes.hpp) with the
-// 9/7's base step times `step_scale`; Tier-2's size from an assembler of its own. With
-// `model_only`, codes nothing and says only what the model expects (model_cost), keeping the
-// blocks' estimates; `estimated`, where given, are those of an earlier model_only run at the
-// same scale. The sets coded are reserved in `memory` as they come. With a `batch` (one that
-// codes_ht_sets()), the model and the sets are made where the blocks lie, else on the CPU's
-// threads by `coder`: the same figures and sets either way.
+// What code_ht_for_target does at its scale: Model codes nothing, only guesses the scale at
+// which every block at one plane meets the target (modelled_uniform_plane); Uniform codes
+// every block at plane 0 and says what that gives; Choose chooses every block's set.
+enum class HtRun { Model, Uniform, Choose };
+
+// Model's sample of the blocks, every so many: its guess is only where the search's codings
+// start, and the model itself is some 0.2 of an octave off (measured on the benchmark's
+// images at 4096: the sample's guess within 0.02 of an octave of all the blocks', at 512
+// within 0.05; a quarter of the time).
+constexpr size_t kModelEvery = 4;
+
+// Runs `run` for the last layer's target (rate/ht_planes.hpp) with the 9/7's base step times
+// `step_scale`; Tier-2's size from an assembler of its own. Choose takes `uniform` to
+// choose_ht_sets (-1: the model's planes). The sets coded are reserved in `memory` as they
+// come. With a `batch` (one that codes_ht_sets()), the model and the sets are made where the
+// blocks lie, else on the CPU's threads by `coder`: the same figures and sets either way.
 HtCoding code_ht_for_target(const BlockCoder& coder, BlockEncodeBatch* batch, const StreamInfo& info, const CodingParams& params,
                             const TileLayout& layout, const std::vector<std::vector<TileComponentInput>>& tiles,
-                            double step_scale, double target, bool by_bytes, int threads, bool model_only,
-                            Reservation& memory, std::vector<HtBlock>* estimated = nullptr) {
+                            double step_scale, double target, bool by_bytes, int threads, HtRun run, int uniform,
+                            Reservation& memory) {
   CodingParams p = params;
   p.base_step *= step_scale;
   HtCoding out;
   out.bands = band_steps(info, p);
   const BandSteps& bands = out.bands;
   const std::vector<BatchBlock> views = batch ? batch_blocks(layout, tiles, p, bands, true, 0, layout.blocks.size()) : std::vector<BatchBlock>();
-  std::vector<HtBlock> blocks = estimated ? std::move(*estimated)
-                                : batch   ? ht_estimates_in_batch(*batch, views, layout, p, bands)
-                                          : ht_estimates(layout, tiles, p, bands, threads);
-  std::vector<int> planes;
-  for (const HtBlock& b : blocks) planes.push_back(static_cast<int>(b.estimates.size()));
-  out.guard_bits = guard_bits_for(planes, layout, bands, p.guard_bits);
-  const size_t n = blocks.size();
-  std::vector<BlockContribution> contributions(n);
-  std::vector<const BlockContribution*> tier2(n);
-  for (size_t i = 0; i < n; ++i) tier2[i] = &contributions[i];
-  const Assembler assembler(info, p, layout, tier2, main_header(info, p, bands.steps, out.guard_bits), threads);
-  ImageEnergy energy;
-  energy.peak = peak_energy(info, layout);
-  for (const HtBlock& b : blocks) energy.total += b.energy * b.weight;
+  std::vector<HtBlock> blocks;
   // A coded set's memory, and its stops for several layers: a block's SigProp pass goes in
   // the layer of its cleanup pass. Part 15 lets it start a later layer's packet, and we read
   // that, but OpenJPEG 2.5 misreads such a packet (measured: its segments come out wrong), so
@@ -336,7 +339,7 @@ HtCoding code_ht_for_target(const BlockCoder& coder, BlockEncodeBatch* batch, co
   // (OpenJPEG warns of an empty segment).
   auto settle = [&](CodedBlock& set) {
     memory.grow(heap_bytes(set.passes.capacity() * sizeof(CodedPass)) + heap_bytes(set.bytes.capacity()),
-                [&] { return "HT rate control's coded planes for " + std::to_string(blocks.size()) + " code-blocks"; });
+                [&] { return "HT rate control's coded planes for " + std::to_string(layout.blocks.size()) + " code-blocks"; });
     std::vector<CodedPass>& passes = set.passes;
     if (p.layers > 1 && passes.size() > 1) {
       passes[0].may_stop = false;
@@ -366,6 +369,38 @@ HtCoding code_ht_for_target(const BlockCoder& coder, BlockEncodeBatch* batch, co
                   });
     return sets;
   };
+  std::vector<int> planes;
+  if (run == HtRun::Uniform) {
+    std::vector<std::pair<size_t, int>> jobs;
+    for (size_t i = 0; i < layout.blocks.size(); ++i) jobs.push_back({i, 0});
+    std::vector<CodedBlock> sets = code(jobs);
+    blocks.resize(sets.size());
+    for (size_t i = 0; i < sets.size(); ++i) {
+      HtBlock& b = blocks[i];
+      const LaidBlock& lb = layout.blocks[i];
+      b.weight = bands.weights[lb.component][lb.band];
+      b.energy = sets[i].energy;
+      planes.push_back(sets[i].magnitude_bitplanes);
+      if (sets[i].passes.empty()) continue;
+      b.chosen = 0, b.passes = static_cast<int>(sets[i].passes.size());
+      b.sets.push_back(std::move(sets[i]));
+    }
+  } else {
+    const bool model = run == HtRun::Model || uniform < 0;
+    const size_t every = run == HtRun::Model ? kModelEvery : 1;
+    blocks = batch ? ht_estimates_in_batch(*batch, views, layout, p, bands, model, every)
+                   : ht_estimates(layout, tiles, p, bands, threads, model, every);
+    for (const HtBlock& b : blocks) planes.push_back(static_cast<int>(b.estimates.size()));
+  }
+  out.guard_bits = guard_bits_for(planes, layout, bands, p.guard_bits);
+  const size_t n = blocks.size();
+  std::vector<BlockContribution> contributions(n);
+  std::vector<const BlockContribution*> tier2(n);
+  for (size_t i = 0; i < n; ++i) tier2[i] = &contributions[i];
+  const Assembler assembler(info, p, layout, tier2, main_header(info, p, bands.steps, out.guard_bits), threads);
+  ImageEnergy energy;
+  energy.peak = peak_energy(info, layout);
+  for (const HtBlock& b : blocks) energy.total += b.energy * b.weight;
   const CodedBlock nothing;
   auto stream_size = [&] {
     for (size_t i = 0; i < n; ++i) {
@@ -377,12 +412,21 @@ HtCoding code_ht_for_target(const BlockCoder& coder, BlockEncodeBatch* batch, co
     }
     return assembler.size();
   };
-  if (model_only) {
-    out.model_cost = modelled_cost(blocks, target, by_bytes, energy, stream_size);
-    out.blocks = std::move(blocks);
+  if (run == HtRun::Model) {
+    const double share = static_cast<double>((n + kModelEvery - 1) / kModelEvery) / static_cast<double>(std::max<size_t>(n, 1));
+    out.guess = modelled_uniform_plane(blocks, target, by_bytes, energy, static_cast<double>(stream_size()), share);
     return out;
   }
-  choose_ht_sets(blocks, target, by_bytes, energy, code, stream_size);
+  if (run == HtRun::Uniform) {
+    double removed = 0;
+    for (const HtBlock& b : blocks)
+      if (b.chosen >= 0) removed += b.sets[0].passes[0].distortion * b.weight;
+    const double left = std::max(0.0, energy.total - removed);
+    out.uniform.bytes = static_cast<double>(stream_size());
+    out.uniform.psnr = left > 0 ? 10 * std::log10(energy.peak / left) : INFINITY;
+    return out;
+  }
+  choose_ht_sets(blocks, target, by_bytes, energy, code, stream_size, uniform);
   out.coded.resize(n);
   for (size_t i = 0; i < n; ++i) {
     HtBlock& b = blocks[i];
@@ -653,28 +697,42 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
   std::vector<CodedBlock> coded;
   int guard_bits = 0;
   if (ht_planes) {
-    // An HT block's stopping points are its cleanup planes, a factor of 2 apart in step (with
-    // SigProp and MagRef between): where the band's step falls against the step a target
-    // wants matters (up to 0.2 dB measured). So the 9/7's steps are scaled by one of four
-    // offsets a quarter octave apart, the one whose plane model (modelled_cost, nothing coded)
-    // leaves the least distortion in the bytes (or spends the fewest bytes on the PSNR); the
-    // whole choice runs for that one alone. The 5/3's steps are fixed.
+    // An HT block's stopping points are its cleanup planes, an octave apart in step (with
+    // SigProp and MagRef between): where the bands' steps fall against the step that meets
+    // the target matters (measured: up to 0.7 dB). So the 9/7's steps are scaled so that
+    // every block coded at one plane meets the target (uniform_scale, over codings of the
+    // whole image at plane 0 from the model's guess), and the choice starts from that plane,
+    // the finer and the coarser one; it is at least as good as that uniform choice. The
+    // 5/3's steps are fixed: its planes come from the model.
     double scale = 1;
-    std::vector<HtBlock> estimated;  // the preferred scale's, so that they are not made twice
+    int uniform = -1;
     BlockEncodeBatch* const ht_batch = batch_ && batch_->codes_ht_sets() ? batch_.get() : nullptr;
     if (batch_ && !ht_batch && batch_->reads(J2K_MEMORY_DEVICE))
       throw Error(ErrorCode::Internal, std::string("encoder: HT rate control with the coefficients on ") + batch_->where() +
                                            ", whose Tier-1 batch has no HT rate control");
     if (!params.reversible) {
-      double least = INFINITY;
-      for (int k = 0; k < 4; ++k) {
-        HtCoding m = code_ht_for_target(*coder_, ht_batch, info_, params, layout_, tiles_, std::exp2(k / 4.0), final_targets.back(),
-                                        by_bytes, threads, true, work);
-        if (m.model_cost < least) least = m.model_cost, scale = std::exp2(k / 4.0), estimated = std::move(m.blocks);
+      const double target = final_targets.back();
+      const HtCoding model = code_ht_for_target(*coder_, ht_batch, info_, params, layout_, tiles_, 1, target, by_bytes, threads,
+                                                HtRun::Model, -1, work);
+      // The scales searched: from a base step of half a sample value (the choice's plane 0 a
+      // quarter: near-lossless targets), or where the coarsest band's coefficients would
+      // pass the 2^25 steps that quantise_block keeps (about 2^(precision + 5) samples'
+      // worth with the choice's plane 0), to the samples' range (QCD's exponents stay >= 0).
+      double lowest = -INFINITY, highest = INFINITY;
+      for (const ComponentInfo& c : info_.components) {
+        const double base = std::log2(params.base_step * (params.relative_step > 0 ? params.relative_step * std::ldexp(1.0, c.precision) : 1));
+        lowest = std::max(lowest, std::max(-1.0, c.precision - 19.0) - base), highest = std::min(highest, c.precision - base);
       }
+      const double x = uniform_scale(model.guess, target, by_bytes, lowest, std::max(lowest, highest), [&](double log2_scale) {
+        Reservation trial(budget_.get());
+        return code_ht_for_target(*coder_, ht_batch, info_, params, layout_, tiles_, std::exp2(log2_scale), target, by_bytes, threads,
+                                  HtRun::Uniform, -1, trial)
+            .uniform;
+      });
+      scale = std::exp2(x - 1), uniform = 1;
     }
     HtCoding best = code_ht_for_target(*coder_, ht_batch, info_, params, layout_, tiles_, scale, final_targets.back(), by_bytes,
-                                       threads, false, work, estimated.empty() ? nullptr : &estimated);
+                                       threads, HtRun::Choose, uniform, work);
     bands = std::move(best.bands);
     guard_bits = best.guard_bits;
     coded = std::move(best.coded);
@@ -883,3 +941,4 @@ uint64_t Encoder::write_file(const std::vector<CodedBlock>& coded, const BandSte
 }
 
 }  // namespace j2k::codec
+

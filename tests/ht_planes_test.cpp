@@ -3,7 +3,9 @@
 // plane's cost and gain are known: the byte budget is met and nearly spent, whatever the model
 // says (a model that is far off costs coding rounds, not the result), a PSNR target is
 // reached, and a target beyond every plane takes plane 0 everywhere; no
-// plane of a block is coded twice.
+// plane of a block is coded twice. With a uniform plane, the choice is at least as good as
+// that plane for every block. The step scale's search (uniform_scale) lands within its window
+// of a target in a few codings from a guess far off, and at a bound where none is reachable.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -157,6 +159,65 @@ TEST(HtPlanes, PsnrTargetReachedAndUnreachableOnes) {
     ASSERT_GE(b.chosen, 0);
     EXPECT_EQ(b.sets[static_cast<size_t>(b.chosen)].bitplanes, 1);
   }
+}
+
+// Blocks whose model and truth have the same planes (the uniform mode reads no model).
+TEST(HtPlanes, UniformChoiceAtLeastAsGoodAsItsPlane) {
+  for (const uint32_t seed : {3u, 5u, 8u}) {
+    Blocks s = make_setup(seed, 70, 1.0);
+    const int uniform = 1;
+    double bytes = kHeaderBytes, removed = 0;
+    for (const Truth& t : s.truth) bytes += t.bytes[uniform] + 2, removed += t.removed[uniform];
+    int calls = 0;
+    choose_ht_sets(s.blocks, bytes, true, s.energy,
+                   [&](const std::vector<std::pair<size_t, int>>& jobs) {
+                     std::vector<CodedBlock> out;
+                     ++calls;
+                     for (const auto& [i, p] : jobs) {
+                       if (calls == 1) {
+                         EXPECT_GE(p, uniform) << "the uniform plane or coarser first";
+                       }
+                       EXPECT_TRUE(s.coded.insert({i, p}).second) << "block " << i << " plane " << p << " coded twice";
+                       out.push_back(code(s.truth[i], p));
+                     }
+                     return out;
+                   },
+                   [&] { return static_cast<uint64_t>(stream_bytes(s.blocks)); }, uniform);
+    EXPECT_LE(stream_bytes(s.blocks), bytes) << "seed " << seed;
+    EXPECT_GE(removed_of(s.blocks), removed) << "seed " << seed;
+  }
+}
+
+// A measure like an image's over scales -1 to 12: bytes falling ever more slowly as the step
+// grows, PSNR about 6 dB an octave.
+UniformResult image_like(double x) {
+  return {1e6 * std::exp(-1.5 * x + 0.06 * x * x) + 300, 60 - 6 * x + 0.2 * x * x};
+}
+
+TEST(HtPlanes, UniformScaleFoundInAFewCodings) {
+  for (const bool by_bytes : {true, false}) {
+    for (const double want : {1.0, 3.7, 6.2}) {
+      const UniformResult at = image_like(want);
+      for (const double off : {-2.0, 0.3, 2.5}) {
+        int codings = 0;
+        const double x = uniform_scale({want + off, by_bytes ? 0.7 : 6.0}, by_bytes ? at.bytes : at.psnr, by_bytes, -1, 12,
+                                       [&](double s) { return ++codings, image_like(s); });
+        const UniformResult got = image_like(x);
+        if (by_bytes) EXPECT_NEAR(std::log(got.bytes / at.bytes), 0, 0.003) << want << " from " << off;
+        else EXPECT_NEAR(got.psnr, at.psnr, 0.01) << want << " from " << off;
+        EXPECT_LE(codings, std::abs(off) < 1 ? 5 : 7) << want << " from " << off << (by_bytes ? ", bytes" : ", PSNR");
+      }
+    }
+  }
+}
+
+TEST(HtPlanes, UniformScaleAtABoundWhereNoneMeets) {
+  // Fewer bytes than the floor: the coarsest scale; a PSNR beyond the finest: the finest.
+  int codings = 0;
+  auto measure = [&](double s) { return ++codings, image_like(s); };
+  EXPECT_DOUBLE_EQ(uniform_scale({3, 0.7}, 100, true, -1, 12, measure), 12);
+  EXPECT_DOUBLE_EQ(uniform_scale({3, 6}, 200, false, -1, 12, measure), -1);
+  EXPECT_LE(codings, 16);
 }
 
 }  // namespace

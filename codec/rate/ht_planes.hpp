@@ -7,7 +7,9 @@
 // The design: (1) a model of every plane's cost and exact gain (ht/plane_estimates.hpp),
 // cheap enough for every block and plane, gives the slope threshold that meets the target in
 // the model and with it a plane per block; (2) each block is coded at that plane and the one
-// on either side; (3) each block's stopping points of all its coded planes form one convex
+// on either side (for the 9/7, whose steps the encoder may scale, the model only guesses the
+// scale at which one plane for every block meets the target, a few codings of the image find
+// it, and each block is coded at that plane and the coarser one: uniform_scale()); (3) each block's stopping points of all its coded planes form one convex
 // hull of (bytes, distortion removed) (the planes compete: a coarser cleanup with its SigProp
 // and MagRef against a finer cleanup alone), and PCRD-opt across blocks picks for one slope
 // threshold each block's hull point, its set and stop, with the codestream's real size (or
@@ -47,13 +49,40 @@ using CodeHtSets = std::function<std::vector<CodedBlock>(const std::vector<std::
 // Tier-2 at them) where `by_bytes`, else at least that PSNR (dB) as the distortion estimates
 // give it against `energy`. Where the target cannot be met (too few bytes for the headers, a
 // PSNR beyond every plane), the nearest choice is taken: nothing, or every block at plane 0.
+// With `uniform` >= 0, the plane at which every block's cleanup alone meets the target (the
+// steps were scaled for it, uniform_scale()): that plane and the coarser one are coded first
+// instead of the model's (whose estimates may then be left empty but for their number, the
+// block's planes), and that uniform choice is taken where it meets the target and the
+// optimised one does no better.
 void choose_ht_sets(std::vector<HtBlock>& blocks, double target, bool by_bytes, const ImageEnergy& energy,
-                    const CodeHtSets& code, const std::function<uint64_t()>& stream_size);
+                    const CodeHtSets& code, const std::function<uint64_t()>& stream_size, int uniform = -1);
 
-// Step (1) alone, for comparing codings of one image before coding any (the encoder's step
-// scales): what the model says a choice for `target` costs, the squared error left (image
-// units) where `by_bytes`, else the bytes spent. Lower is better.
-double modelled_cost(std::vector<HtBlock>& blocks, double target, bool by_bytes, const ImageEnergy& energy,
-                     const std::function<uint64_t()>& stream_size);
+// The step scale for the search below, as the model puts it: the fractional plane where every
+// block's cleanup at that one plane meets `target` (its bytes over `base_bytes`, those of a
+// codestream with no block), and how fast the target's measure (the bytes' log, or the PSNR)
+// falls a plane. The blocks with estimates may be a sample, `share` of the image's (their
+// bytes and squared errors scaled up by it; `energy` theirs but for its peak).
+struct UniformGuess {
+  double plane = 0;
+  double slope = 0;
+};
+UniformGuess modelled_uniform_plane(const std::vector<HtBlock>& blocks, double target, bool by_bytes, const ImageEnergy& energy,
+                                    double base_bytes, double share = 1);
+
+// What every block coded at plane 0 of a step scale gives: its codestream's bytes and PSNR.
+struct UniformResult {
+  double bytes = 0, psnr = 0;
+};
+
+// The step scale, as log2, at which every block's cleanup at plane 0 meets `target` (bytes at
+// most, or PSNR at least) and comes within a small tolerance of it: a secant search from the
+// model's guess over codings of the whole image (`measure` at a log2 scale), within [lowest,
+// highest]. HT's planes are an octave apart, and an image whose blocks are alike (noise)
+// gains little from giving them different planes while it loses much (measured: up to 0.7 dB
+// at equal bytes) where the target falls between two planes: then every mix of the planes
+// around it lies on their chord, below the quantiser's curve. A step scaled so that one plane
+// meets the target puts that curve's point among every block's choices.
+double uniform_scale(const UniformGuess& guess, double target, bool by_bytes, double lowest, double highest,
+                     const std::function<UniformResult(double)>& measure);
 
 }  // namespace j2k::codec
