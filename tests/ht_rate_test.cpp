@@ -256,6 +256,7 @@ std::string write_noisy_grey16(const std::string& dir) {
 TEST_F(HtRate, RateAtQstepsSizeAtLeastAsGood) {
   const std::string grey16 = write_noisy_grey16(dir_.string());
   for (const std::string& input : {grey16, kData + "/moon_u16.tif", kData + "/astronaut.ppm"}) {
+    if (!J2K_TESTS_HAVE_TIFF && input.size() > 4 && input.substr(input.size() - 4) == ".tif") continue;  // this build reads no TIFF
     const j2kfront::Image want = j2k::io::read_image(input);
     const std::string ext = input.substr(input.size() - 4);
     for (const char* qstep : {"0.004", "0.007", "0.012", "0.02"}) {

@@ -233,6 +233,9 @@ __global__ void __launch_bounds__(kWarps * 32) encode_cleanup_kernel(const Devic
     r.bytes = static_cast<uint32_t>(bytes);
   }
   __syncwarp();  // the cleanup segment written
+  // warp::encode_cleanup's outcome is lane 0's: every lane takes it, for the set's part.
+  r.bytes = __shfl_sync(kAllLanes, r.bytes, 0);
+  r.status = static_cast<uint8_t>(__shfl_sync(kAllLanes, static_cast<unsigned>(r.status), 0));
   uint64_t size = r.bytes;  // 0 where the block has no pass or could not be coded
   if (b.flags & kSet) {
     auto* staged = reinterpret_cast<int32_t*>(set_shared + static_cast<size_t>(warp) * kSetSharedBytes);
