@@ -298,16 +298,23 @@ class TileDecoder {
           }
         return;
       }
-      thread_local std::vector<int32_t> values;
-      values.resize(static_cast<size_t>(code.width) * static_cast<size_t>(code.height));
-      const BlockDecodeReport report = coder_for(code).decode(code, values.data(), code.width);
+      BlockDecodeReport report;
+      if (b.roi == 0) {  // decoded and dequantised in one (an HT block's straight into the band)
+        const Dequantisation q = k.reversible ? Dequantisation{} : Dequantisation::of_step(b.step);
+        void* band = k.reversible ? static_cast<void*>(k.ints + b.at) : static_cast<void*>(k.floats + b.at);
+        report = coder_for(code).decode_dequantised(code, q, band, b.stride);
+      } else {  // the ROI shift undone between the two
+        thread_local std::vector<int32_t> values;
+        values.resize(static_cast<size_t>(code.width) * static_cast<size_t>(code.height));
+        report = coder_for(code).decode(code, values.data(), code.width);
+        undo_roi_shift(values.data(), values.size(), b.roi);
+        if (k.reversible)
+          dequantise_reversible(values.data(), code.width, code.width, code.height, k.ints + b.at, b.stride);
+        else
+          dequantise_irreversible(values.data(), code.width, code.width, code.height, b.step, k.floats + b.at, b.stride);
+      }
       if (report.segmark_error) ++segmark_errors;
       if (report.corrupt) ++corrupt_blocks;
-      undo_roi_shift(values.data(), values.size(), b.roi);
-      if (k.reversible)
-        dequantise_reversible(values.data(), code.width, code.width, code.height, k.ints + b.at, b.stride);
-      else
-        dequantise_irreversible(values.data(), code.width, code.width, code.height, b.step, k.floats + b.at, b.stride);
     }, settings_.backend.threads);
     if (segmark_errors > 0) segmark_warning(t, segmark_errors.load());
     if (corrupt_blocks > 0) corrupt_warning(t, corrupt_blocks.load());

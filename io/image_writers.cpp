@@ -41,6 +41,19 @@ void interleave_rows(const ImageSamples& image, int64_t y0, int64_t rows, bool w
     }
     return;
   }
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  // 16-bit grey, big-endian (PNM) on a little-endian host: a byte swap per sample, stored
+  // contiguously (the loop below stores each byte apart, which does not vectorise: 5% of a
+  // one-thread 4096^2 grey decode to PGM).
+  if (wide && big_endian && channels == 1 && image.components[0].type == J2K_SAMPLE_U16) {
+    const uint16_t* src = image.components[0].row<uint16_t>(y0);
+    for (size_t i = 0; i < n; ++i) {
+      const auto v = static_cast<uint16_t>(src[i] << 8 | src[i] >> 8);
+      std::memcpy(out + 2 * i, &v, 2);
+    }
+    return;
+  }
+#endif
   for (size_t c = 0; c < channels; ++c) {
     const ComponentSamples& k = image.components[c];
     unsigned char* d = out + c * size;

@@ -3,7 +3,7 @@
 // readers), each of its builds (portable, and AVX2 where the CPU has it), against the reference
 // decoder (reference_block_decoder.cpp, the standard's steps one bit at a time), bit for bit:
 // the coefficients, the passes reported and the corrupt verdict, and nothing written outside
-// the block. First the word readers against the byte readers on
+// the block; the same for the dequantised forms that it writes straight into a band. First the word readers against the byte readers on
 // bytes full of stuffing candidates (0xFF, 0x7F, bytes above 0x8F), read past their ends;
 // then random blocks of every size 1x1..64x64 and the long shapes, every depth 1..30, the
 // cleanup at every plane with its SigProp and MagRef, placeholder passes, the stripe-causal
@@ -87,9 +87,35 @@ struct Segments {
   uint8_t modes = kModeHt;
 };
 
+// decode_block_dequantised() of each build against the reference's values dequantised by `q`
+// (write_dequantised, the dequantiser's arithmetic), each into a buffer like expect_same's:
+// the same bits, and the same reports.
+void expect_same_dequantised(const BlockCode& c, const std::vector<int32_t>& reference, const BlockDecodeReport& r,
+                             ptrdiff_t stride, const Dequantisation& q, const std::string& what) {
+  const size_t n = reference.size();
+  // The reference's values (the canary outside the block kept) in the dequantised form.
+  std::vector<int32_t> expected = reference;
+  write_dequantised(reference.data(), stride, c.width, c.height, q, expected.data(), stride);
+  const std::string form = q.reversible ? " dequantised (5/3)" : " dequantised (9/7)";
+  for (ht::HtDecoderPath path : {ht::HtDecoderPath::Portable, ht::HtDecoderPath::Avx2}) {
+    if (!ht::available(path)) continue;
+    const std::string build = path == ht::HtDecoderPath::Avx2 ? " (AVX2)" : " (portable)";
+    std::vector<int32_t> got(n, 0x5A5A5A5A);
+    const BlockDecodeReport g = ht::decode_block_dequantised(c, q, got.data(), stride, path);
+    EXPECT_EQ(g.passes, r.passes) << what << form << build;
+    EXPECT_EQ(g.corrupt, r.corrupt) << what << form << build;
+    for (size_t i = 0; i < n; ++i)
+      if (got[i] != expected[i]) {
+        ADD_FAILURE() << what << form << build << ": sample (" << static_cast<ptrdiff_t>(i) % stride << ", "
+                      << static_cast<ptrdiff_t>(i) / stride << ") has bits " << got[i] << ", not " << expected[i];
+        break;
+      }
+  }
+}
+
 // The reference and each build of the decoder on `s`, each into a buffer wider and taller
-// than the block filled with a canary; every value and the reports must agree. Returns the
-// reference's report.
+// than the block filled with a canary; every value and the reports must agree, and so must
+// each build's dequantised forms (expect_same_dequantised). Returns the reference's report.
 BlockDecodeReport expect_same(const Segments& s, const std::string& what) {
   BlockCode c;
   c.bytes = s.bytes.data();
@@ -120,6 +146,8 @@ BlockDecodeReport expect_same(const Segments& s, const std::string& what) {
         break;
       }
   }
+  expect_same_dequantised(c, expected, r, stride, Dequantisation{}, what);
+  expect_same_dequantised(c, expected, r, stride, Dequantisation::of_step(0.0371f), what);
   return r;
 }
 

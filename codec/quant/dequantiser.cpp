@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "codec/tier1/block_coder.hpp"
 #include "common/error.hpp"
 
 namespace j2k::codec {
@@ -44,16 +45,15 @@ void undo_roi_shift(int32_t* values, size_t count, int shift) {
   }
 }
 
+// The arithmetic is Dequantisation's (codec/tier1/block_coder.hpp), which the HT block decoder
+// also applies as it writes a block.
 void dequantise_reversible(const int32_t* in, ptrdiff_t in_stride, int width, int height, int32_t* out, ptrdiff_t out_stride) {
-  for (int y = 0; y < height; ++y)
-    for (int x = 0; x < width; ++x) out[y * out_stride + x] = in[y * in_stride + x] / 2;
+  write_dequantised(in, in_stride, width, height, Dequantisation{}, out, out_stride);
 }
 
 void dequantise_irreversible(const int32_t* in, ptrdiff_t in_stride, int width, int height, float step, float* out,
                              ptrdiff_t out_stride) {
-  const float half = 0.5f * step;
-  for (int y = 0; y < height; ++y)
-    for (int x = 0; x < width; ++x) out[y * out_stride + x] = static_cast<float>(in[y * in_stride + x]) * half;
+  write_dequantised(in, in_stride, width, height, Dequantisation::of_step(step), out, out_stride);
 }
 
 }  // namespace j2k::codec

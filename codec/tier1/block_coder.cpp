@@ -33,9 +33,41 @@ class HtCoder final : public BlockCoder {
   BlockDecodeReport decode(const BlockCode& code, int32_t* out, ptrdiff_t stride) const override {
     return ht::decode_block(code, out, stride);
   }
+  BlockDecodeReport decode_dequantised(const BlockCode& code, const Dequantisation& q, void* out,
+                                       ptrdiff_t stride) const override {
+    return ht::decode_block_dequantised(code, q, out, stride);
+  }
 };
 
 }  // namespace
+
+BlockDecodeReport BlockCoder::decode_dequantised(const BlockCode& code, const Dequantisation& q, void* out,
+                                                 ptrdiff_t stride) const {
+  return decode_block_dequantised(*this, code, q, out, stride);
+}
+
+BlockDecodeReport decode_block_dequantised(const BlockCoder& coder, const BlockCode& code, const Dequantisation& q,
+                                           void* out, ptrdiff_t stride) {
+  thread_local std::vector<int32_t> values;
+  values.resize(static_cast<size_t>(code.width) * static_cast<size_t>(code.height));
+  const BlockDecodeReport report = coder.decode(code, values.data(), code.width);
+  write_dequantised(values.data(), code.width, code.width, code.height, q, out, stride);
+  return report;
+}
+
+void write_dequantised(const int32_t* in, ptrdiff_t in_stride, int width, int height, const Dequantisation& q, void* out,
+                       ptrdiff_t out_stride) {
+  for (int y = 0; y < height; ++y) {
+    const int32_t* from = in + y * in_stride;
+    if (q.reversible) {
+      int32_t* to = static_cast<int32_t*>(out) + y * out_stride;
+      for (int x = 0; x < width; ++x) to[x] = Dequantisation::reversible_value(from[x]);
+    } else {
+      float* to = static_cast<float*>(out) + y * out_stride;
+      for (int x = 0; x < width; ++x) to[x] = q.irreversible_value(from[x]);
+    }
+  }
+}
 
 void check_block(const BlockCode& code) {
   if (!valid_block_size(code.width, code.height))

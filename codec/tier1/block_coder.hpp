@@ -93,6 +93,19 @@ struct BlockCode {
 // scale (see decode_block).
 constexpr int kMaxDecodedBitplanes = 30;
 
+// What the decoder's dequantisation (codec/quant/dequantiser.hpp, E.1) makes of a decoded value
+// v (decode()'s form: twice the magnitude), OpenJPEG's arithmetic: the 5/3's v / 2 in int32 (C's
+// truncating division), the 9/7's v times half the band's step in float. Here, below the
+// dequantiser, so that a coder can write the coefficients in this form straight into the band
+// (BlockCoder::decode_dequantised) with the same arithmetic as the dequantiser's own loops.
+struct Dequantisation {
+  bool reversible = true;
+  float half_step = 0.0f;  // the 9/7's 0.5f * step
+  static Dequantisation of_step(float step) { return {false, 0.5f * step}; }  // the 9/7's
+  static int32_t reversible_value(int32_t v) { return v / 2; }
+  float irreversible_value(int32_t v) const { return static_cast<float>(v) * half_step; }
+};
+
 struct BlockDecodeReport {
   int passes = 0;               // coding passes decoded
   bool segmark_error = false;   // a cleanup pass did not end in SEGMARK's 1010 (D.5)
@@ -113,7 +126,23 @@ class BlockCoder {
   // Decodes the block into out[y * stride + x] (the coder's header says in what form; EBCOT's
   // and HT's are the same form).
   virtual BlockDecodeReport decode(const BlockCode& code, int32_t* out, ptrdiff_t stride) const = 0;
+  // decode() then `q`, into out[y * stride + x]: int32 coefficients for the 5/3, floats for
+  // the 9/7 (the band's plane, as the dequantiser writes it; the block without an ROI shift).
+  // The same values as decode_block_dequantised() below; a coder that can do it without a
+  // copy of the block in between (HT's) does.
+  virtual BlockDecodeReport decode_dequantised(const BlockCode& code, const Dequantisation& q, void* out,
+                                               ptrdiff_t stride) const;
 };
+
+// decode() into a copy of the block, then each value dequantised into `out` (the default
+// BlockCoder::decode_dequantised).
+BlockDecodeReport decode_block_dequantised(const BlockCoder& coder, const BlockCode& code, const Dequantisation& q,
+                                           void* out, ptrdiff_t stride);
+
+// The values of a width x height block (decode()'s form, rows `in_stride` apart) dequantised
+// into `out`: int32 for the 5/3, float for the 9/7.
+void write_dequantised(const int32_t* in, ptrdiff_t in_stride, int width, int height, const Dequantisation& q, void* out,
+                       ptrdiff_t out_stride);
 
 // What every coder's decode() checks first, whatever the coder: the block's size (A.6.1), its
 // bit planes against kMaxDecodedBitplanes, and its segments within its bytes. Throws

@@ -30,10 +30,13 @@ constexpr ptrdiff_t kParallelMin = 32 * 1024;
 template <class T>
 struct RowLifting;
 
+// inverse() takes the row as it lies (L then H, pyramid order) and leaves L and H lifted in the
+// scratch at L (H = L + sn): the 9/7 scales them as it copies them there, in one pass.
 template <>
 struct RowLifting<int32_t> {
   static void forward(int32_t* L, ptrdiff_t sn, int32_t* H, ptrdiff_t dn, int cas) { forward53(L, sn, H, dn, cas, 1); }
-  static void inverse(int32_t* L, ptrdiff_t sn, int32_t* H, ptrdiff_t dn, int cas, const Inverse97Scale&) {
+  static void inverse(const int32_t* row, int32_t* L, ptrdiff_t sn, int32_t* H, ptrdiff_t dn, int cas, const Inverse97Scale&) {
+    std::memcpy(L, row, static_cast<size_t>(sn + dn) * sizeof(int32_t));
     inverse53(L, sn, H, dn, cas, 1);
   }
 };
@@ -41,8 +44,11 @@ struct RowLifting<int32_t> {
 template <>
 struct RowLifting<float> {
   static void forward(float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas) { forward97(L, sn, H, dn, cas, 1); }
-  static void inverse(float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas, const Inverse97Scale& k) {
-    inverse97(L, sn, H, dn, cas, 1, k.high);
+  static void inverse(const float* row, float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas, const Inverse97Scale& k) {
+    // inverse97's scaling, done on the way into the scratch.
+    for (ptrdiff_t j = 0; j < sn; ++j) L[j] = row[j] * kK;
+    for (ptrdiff_t i = 0; i < dn; ++i) H[i] = row[sn + i] * k.high;
+    inverse97_lifts(L, sn, H, dn, cas, 1);
   }
 };
 
@@ -167,8 +173,7 @@ void horizontal_rows(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t sn, ptrdi
       RowLifting<T>::forward(L, sn, H, dn, cas);
       std::memcpy(row, L, static_cast<size_t>(w) * sizeof(T));
     } else {
-      std::memcpy(L, row, static_cast<size_t>(w) * sizeof(T));
-      RowLifting<T>::inverse(L, sn, H, dn, cas, k);
+      RowLifting<T>::inverse(row, L, sn, H, dn, cas, k);
       for (ptrdiff_t j = 0; j < sn; ++j) row[2 * j + cas] = L[j];
       for (ptrdiff_t i = 0; i < dn; ++i) row[2 * i + 1 - cas] = H[i];
     }

@@ -119,14 +119,20 @@ inline void forward97(float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas, s
   scale(H, dn, lanes, kK);
 }
 
+// The inverse's lifting steps alone, on a signal already scaled (inverse97's first two steps).
 template <size_t kLanes = 0>
-inline void inverse97(float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas, size_t lanes, float high = kInvK) {
-  scale(L, sn, lanes, kK);
-  scale(H, dn, lanes, high);
+inline void inverse97_lifts(float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas, size_t lanes) {
   lift<kLanes>(L, sn, H, dn, cas - 1, lanes, Lift97{-kDelta});
   lift<kLanes>(H, dn, L, sn, -cas, lanes, Lift97{-kGamma});
   lift<kLanes>(L, sn, H, dn, cas - 1, lanes, Lift97{-kBeta});
   lift<kLanes>(H, dn, L, sn, -cas, lanes, Lift97{-kAlpha});
+}
+
+template <size_t kLanes = 0>
+inline void inverse97(float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas, size_t lanes, float high = kInvK) {
+  scale(L, sn, lanes, kK);
+  scale(H, dn, lanes, high);
+  inverse97_lifts<kLanes>(L, sn, H, dn, cas, lanes);
 }
 
 // A signal of one sample (Annex F, 1D_SD / 1D_SR): unchanged at an even coordinate,

@@ -7,6 +7,7 @@
 #include "codec/tier1/ht/block_decoder.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "codec/tier1/ht/cleanup_pass.hpp"
 #include "codec/tier1/ht/coded_set.hpp"
@@ -76,14 +77,16 @@ UvlcPrefixes uvlc_entry(unsigned mode, unsigned bits) {
           u8(f.suffix_first), u8((1 << f.suffix_first) - 1), u8((1 << f.suffix_second) - 1), 0};
 }
 
-void zero(int32_t* out, ptrdiff_t stride, int width, int height) {
-  for (int y = 0; y < height; ++y) std::fill_n(out + y * stride, width, 0);
+// Zeros in either form: 0 and 0.0f have the same bits (a float plane is written as bytes).
+void zero(void* out, ptrdiff_t stride, int width, int height) {
+  for (int y = 0; y < height; ++y) std::memset(static_cast<int32_t*>(out) + y * stride, 0, static_cast<size_t>(width) * 4);
 }
 
-using CleanupFn = void (*)(cleanup::CleanupSegment, int32_t*, ptrdiff_t, int, int, int);
+using CleanupFn = void (*)(cleanup::CleanupSegment, int32_t*, ptrdiff_t, int, int, int, const cleanup::OutputForm&);
 
-void portable_cleanup(cleanup::CleanupSegment segment, int32_t* out, ptrdiff_t stride, int width, int height, int plane) {
-  cleanup::decode_cleanup<cleanup::PortableRows>(segment, out, stride, width, height, plane);
+void portable_cleanup(cleanup::CleanupSegment segment, int32_t* out, ptrdiff_t stride, int width, int height, int plane,
+                      const cleanup::OutputForm& form) {
+  cleanup::decode_cleanup<cleanup::PortableRows>(segment, out, stride, width, height, plane, form);
 }
 
 // A path the CPU lacks falls back to the portable one.
@@ -141,17 +144,16 @@ BlockDecodeReport decode_block(const BlockCode& code, int32_t* out, ptrdiff_t st
   return decode_block(code, out, stride, fastest_path());
 }
 
-BlockDecodeReport decode_block(const BlockCode& code, int32_t* out, ptrdiff_t stride, HtDecoderPath path) {
-  check_block(code);
+namespace {
+
+// decode_block() with its cleanup pass writing in `form`; the caller sees that a form that
+// dequantises comes with no SigProp or MagRef to decode.
+BlockDecodeReport decode_set(const BlockCode& code, const HtSet& set, int32_t* out, ptrdiff_t stride, HtDecoderPath path,
+                             const cleanup::OutputForm& form) {
   BlockDecodeReport report;
-  HtSet set;
-  if (code.bitplanes <= 0 || !find_set(code, set)) {
-    zero(out, stride, code.width, code.height);
-    return report;
-  }
   try {
     if (set.plane < 0) throw Inconsistent{};  // more placeholder passes than planes
-    cleanup_for(path)({set.cleanup, set.cleanup_size}, out, stride, code.width, code.height, set.plane);
+    cleanup_for(path)({set.cleanup, set.cleanup_size}, out, stride, code.width, code.height, set.plane, form);
     // Passes below plane 0 do not exist: a SigProp or MagRef after a cleanup at plane 0 is
     // ignored.
     const int refinement = set.plane > 0 ? set.refinement_passes : 0;
@@ -171,6 +173,41 @@ BlockDecodeReport decode_block(const BlockCode& code, int32_t* out, ptrdiff_t st
     report.corrupt = true;
   }
   return report;
+}
+
+}  // namespace
+
+BlockDecodeReport decode_block(const BlockCode& code, int32_t* out, ptrdiff_t stride, HtDecoderPath path) {
+  check_block(code);
+  HtSet set;
+  if (code.bitplanes <= 0 || !find_set(code, set)) {
+    zero(out, stride, code.width, code.height);
+    return {};
+  }
+  return decode_set(code, set, out, stride, path, cleanup::OutputForm{});
+}
+
+BlockDecodeReport decode_block_dequantised(const BlockCode& code, const Dequantisation& q, void* out, ptrdiff_t stride) {
+  return decode_block_dequantised(code, q, out, stride, fastest_path());
+}
+
+BlockDecodeReport decode_block_dequantised(const BlockCode& code, const Dequantisation& q, void* out, ptrdiff_t stride,
+                                           HtDecoderPath path) {
+  check_block(code);
+  HtSet set;
+  if (code.bitplanes <= 0 || !find_set(code, set)) {
+    zero(out, stride, code.width, code.height);
+    return {};
+  }
+  // SigProp and MagRef (decoded where the cleanup is above plane 0) refine the coefficient
+  // form: through a copy.
+  if (set.plane > 0 && set.refinement_passes > 0) {
+    int32_t values[kMaxSamples];
+    const BlockDecodeReport report = decode_set(code, set, values, code.width, path, cleanup::OutputForm{});
+    write_dequantised(values, code.width, code.width, code.height, q, out, stride);
+    return report;
+  }
+  return decode_set(code, set, static_cast<int32_t*>(out), stride, path, cleanup::OutputForm{true, q});
 }
 
 }  // namespace j2k::codec::ht

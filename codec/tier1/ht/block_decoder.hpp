@@ -37,4 +37,13 @@ enum class HtDecoderPath { Portable, Avx2 };
 bool available(HtDecoderPath path);
 BlockDecodeReport decode_block(const BlockCode& code, int32_t* out, ptrdiff_t stride, HtDecoderPath path);
 
+// decode_block() then `q` (block_coder.hpp's Dequantisation), into out[y * stride + x]: int32
+// for the 5/3, float for the 9/7. A set of a cleanup pass alone (every set OpenJPH writes) is
+// written in that form as the cleanup pass decodes it, without a copy of the block; one with
+// SigProp or MagRef, which refine the coefficient form, goes through a copy. A corrupt block
+// is zeros, as there.
+BlockDecodeReport decode_block_dequantised(const BlockCode& code, const Dequantisation& q, void* out, ptrdiff_t stride);
+BlockDecodeReport decode_block_dequantised(const BlockCode& code, const Dequantisation& q, void* out, ptrdiff_t stride,
+                                           HtDecoderPath path);
+
 }  // namespace j2k::codec::ht

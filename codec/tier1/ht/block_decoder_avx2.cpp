@@ -38,11 +38,34 @@ J2K_HT_AVX2 inline __m128i lanes(const LaneTable& t, unsigned mask) {
 // Sub-pass 2 (cleanup_pass.hpp's MagSgnRow says what it reads and writes).
 class Avx2MagSgnRow {
  public:
+  // One build of the row per output form (OutputForm), chosen once a row.
+  J2K_HT_AVX2 static void decode(ForwardWordReader& magsgn, const MagSgnRow& row) {
+    if (!row.form.dequantise) decode_as<Form::Coefficients>(magsgn, row);
+    else if (row.form.q.reversible) decode_as<Form::Halved>(magsgn, row);
+    else decode_as<Form::Scaled>(magsgn, row);
+  }
+
+ private:
+  // The coefficients as they are, halved (the 5/3's dequantisation), or times half the step
+  // in float (the 9/7's): Dequantisation's arithmetic, four lanes at a time.
+  enum class Form { Coefficients, Halved, Scaled };
+  template <Form kForm>
+  J2K_HT_AVX2 static inline __m128i in_form(__m128i c, __m128 half_step) {
+    if constexpr (kForm == Form::Halved)  // C's v / 2: toward zero, so a negative v gets 1 first
+      return _mm_srai_epi32(_mm_add_epi32(c, _mm_srli_epi32(c, 31)), 1);
+    else if constexpr (kForm == Form::Scaled)
+      return _mm_castps_si128(_mm_mul_ps(_mm_cvtepi32_ps(c), half_step));
+    else
+      return c;
+  }
+
   // The reader and the row are worked on as local copies (see decode_vlc_row).
-  J2K_HT_AVX2 static void decode(ForwardWordReader& magsgn_stream, const MagSgnRow& row_in) {
+  template <Form kForm>
+  J2K_HT_AVX2 static void decode_as(ForwardWordReader& magsgn_stream, const MagSgnRow& row_in) {
     ForwardWordReader magsgn = magsgn_stream;
     const MagSgnRow row = row_in;
     const Constants k(row.plane);
+    const __m128 half_step = _mm_set1_ps(row.form.q.half_step);
     __m128i overflow = _mm_setzero_si128();
     // The quads whose right column is inside the block, then the one whose is not (odd widths).
     const int whole_quads = row.width / 2;
@@ -51,7 +74,7 @@ class Avx2MagSgnRow {
     int32_t* bottom = row.bottom;
     for (int q = 0; q < whole_quads; ++q, e_row += 2, top += 2, bottom += 2) {
       uint16_t bottom_exponents;
-      const __m128i c = decode_quad(magsgn, row, q, row.row_mask, k, overflow, bottom_exponents);
+      const __m128i c = in_form<kForm>(decode_quad(magsgn, row, q, row.row_mask, k, overflow, bottom_exponents), half_step);
       std::memcpy(e_row, &bottom_exponents, 2);
       const __m128i by_row = _mm_shuffle_epi32(c, _MM_SHUFFLE(3, 1, 2, 0));  // top pair, bottom pair
       _mm_storel_epi64(reinterpret_cast<__m128i*>(top), by_row);
@@ -59,16 +82,17 @@ class Avx2MagSgnRow {
     }
     if (whole_quads < row.quads) {
       uint16_t bottom_exponents;
-      const __m128i c = decode_quad(magsgn, row, whole_quads, row.row_mask & 0x3u, k, overflow, bottom_exponents);
+      const __m128i c =
+          in_form<kForm>(decode_quad(magsgn, row, whole_quads, row.row_mask & 0x3u, k, overflow, bottom_exponents), half_step);
       std::memcpy(e_row, &bottom_exponents, 2);  // room past the block's last column
-      top[0] = _mm_cvtsi128_si32(c);
-      bottom[0] = _mm_extract_epi32(c, 1);
+      const int32_t top_value = _mm_cvtsi128_si32(c), bottom_value = _mm_extract_epi32(c, 1);
+      std::memcpy(top, &top_value, 4);  // bits of a float where the form is Scaled
+      std::memcpy(bottom, &bottom_value, 4);
     }
     if (!_mm_testz_si128(overflow, overflow)) inconsistent();
     magsgn_stream = magsgn;
   }
 
- private:
   struct Constants {
     J2K_HT_AVX2 explicit Constants(int p)
         : one(_mm_set1_epi32(1)),
@@ -155,8 +179,9 @@ struct Avx2Rows {
 
 }  // namespace
 
-J2K_HT_AVX2 void avx2_cleanup(CleanupSegment segment, int32_t* out, ptrdiff_t stride, int width, int height, int plane) {
-  decode_cleanup<Avx2Rows>(segment, out, stride, width, height, plane);
+J2K_HT_AVX2 void avx2_cleanup(CleanupSegment segment, int32_t* out, ptrdiff_t stride, int width, int height, int plane,
+                              const OutputForm& form) {
+  decode_cleanup<Avx2Rows>(segment, out, stride, width, height, plane, form);
 }
 
 }  // namespace j2k::codec::ht::cleanup

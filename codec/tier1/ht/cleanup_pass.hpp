@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "codec/tier1/block_coder.hpp"
 #include "codec/tier1/ht/avx2_build.hpp"
@@ -175,6 +176,14 @@ inline void set_above_contexts(int qw, QuadRow& quads) {
   }
 }
 
+// How decode_cleanup leaves each coefficient: in block_decoder.hpp's form (no `dequantise`),
+// or dequantised by `q` (block_coder.hpp: the 5/3's int32, the 9/7's float bits) straight into
+// the band, without a copy of the block in between.
+struct OutputForm {
+  bool dequantise = false;
+  Dequantisation q;
+};
+
 // What sub-pass 2 reads and writes for a quad row. Each significant sample sends U - e_k
 // MagSgn bits, its sign first, and the EMB bit e_1 completes them above: v. Its magnitude at
 // the cleanup's plane p is mu = (v >> 1) + 1, its coefficient sign and (2 mu + 1) 2^p.
@@ -187,6 +196,7 @@ struct MagSgnRow {
   int width, quads, plane;
   unsigned row_mask;         // the samples of a quad inside the block's rows (0x5 or 0xF)
   uint32_t* scratch;         // 2 x (kMaxWidth + 2) values for the decoder's own use
+  OutputForm form;           // what `top` and `bottom` receive
 };
 
 // The exponent bound U of the row's quad q. A magnitude below 2^30 (kMaxDecodedBitplanes) has
@@ -246,8 +256,7 @@ class PortableMagSgnRow {
       coded_top[x + 1] = v[2] | (todo >> 2 & 1) << kCodedShift;
       coded_bottom[x + 1] = v[3] | (todo >> 3 & 1) << kCodedShift;
     }
-    const uint32_t overflow = write_coefficients(coded_top, row.top, row.width, row.plane) |
-                              write_coefficients(coded_bottom, row.bottom, row.width, row.plane);
+    const uint32_t overflow = write_row(coded_top, row.top, row) | write_row(coded_bottom, row.bottom, row);
     if (overflow) inconsistent();
     magsgn_stream = magsgn;
   }
@@ -266,10 +275,11 @@ class PortableMagSgnRow {
     return static_cast<uint32_t>(word >> offset) & ((1u << length) - 1);
   }
 
-  // A sample row's v as coefficients, 0 where not coded. Returns nonzero where a magnitude
-  // reaches 2^30 (kMaxDecodedBitplanes): only at the exponent bound U = 31 - p can mu, at
-  // most 2^(U - 1), still be too large.
-  static uint32_t write_coefficients(const uint32_t* coded, int32_t* out, int n, int plane) {
+  // A sample row's v as coefficients, 0 where not coded, each handed to store(x, coefficient).
+  // Returns nonzero where a magnitude reaches 2^30 (kMaxDecodedBitplanes): only at the
+  // exponent bound U = 31 - p can mu, at most 2^(U - 1), still be too large.
+  template <class Store>
+  static uint32_t write_coefficients(const uint32_t* coded, int n, int plane, Store store) {
     const int mu_limit = kMaxDecodedBitplanes - plane;
     uint32_t overflow = 0;
     for (int x = 0; x < n; ++x) {
@@ -278,10 +288,24 @@ class PortableMagSgnRow {
       const uint32_t v = c & ~(1u << kCodedShift);
       const uint32_t magnitude = ((v & ~1u) + 3) << plane;  // below 2^31 but where `overflow`
       const uint32_t negative = 0u - (v & 1);
-      out[x] = static_cast<int32_t>(((magnitude ^ negative) - negative) & present);
+      store(x, static_cast<int32_t>(((magnitude ^ negative) - negative) & present));
       overflow |= (((v >> 1) + 1) >> mu_limit) & present;
     }
     return overflow;
+  }
+
+  // The row's coefficients into `out` in the row's form (one loop per form, each vectorised).
+  static uint32_t write_row(const uint32_t* coded, int32_t* out, const MagSgnRow& row) {
+    if (!row.form.dequantise)
+      return write_coefficients(coded, row.width, row.plane, [out](int x, int32_t c) { out[x] = c; });
+    if (row.form.q.reversible)
+      return write_coefficients(coded, row.width, row.plane,
+                                [out](int x, int32_t c) { out[x] = Dequantisation::reversible_value(c); });
+    const Dequantisation q = row.form.q;
+    return write_coefficients(coded, row.width, row.plane, [out, q](int x, int32_t c) {
+      const float f = q.irreversible_value(c);
+      std::memcpy(out + x, &f, sizeof f);  // a float plane's bits
+    });
   }
 };
 
@@ -318,10 +342,11 @@ struct Scratch {
   }
 };
 
-// Decodes the cleanup pass at `plane` into every sample of the width x height block at out.
-// Throws Inconsistent.
+// Decodes the cleanup pass at `plane` into every sample of the width x height block at out, in
+// `form` (a float plane's bits where it dequantises the 9/7's). Throws Inconsistent.
 template <class Rows>
-void decode_cleanup(CleanupSegment segment, int32_t* out, ptrdiff_t stride, int width, int height, int plane) {
+void decode_cleanup(CleanupSegment segment, int32_t* out, ptrdiff_t stride, int width, int height, int plane,
+                    const OutputForm& form) {
   const uint8_t* d = segment.data;
   const size_t lcup = segment.size;
   if (lcup < 2) inconsistent();
@@ -345,7 +370,7 @@ void decode_cleanup(CleanupSegment segment, int32_t* out, ptrdiff_t stride, int 
     int32_t* const top = out + 2 * r * stride;
     const bool bottom_cut = 2 * r + 1 >= height;
     const MagSgnRow row{s.quads.codeword(), s.quads.big_u, e_row->at(), top, bottom_cut ? s.cut_row : top + stride,
-                        width, qw, plane, bottom_cut ? 0x5u : 0xFu, s.magsgn_rows};
+                        width, qw, plane, bottom_cut ? 0x5u : 0xFu, s.magsgn_rows, form};
     Rows::magsgn(magsgn, row);
     std::swap(e_above, e_row);
     set_above_contexts(qw, s.quads);
@@ -355,7 +380,8 @@ void decode_cleanup(CleanupSegment segment, int32_t* out, ptrdiff_t stride, int 
 #if J2K_HT_HAVE_AVX2
 // decode_cleanup<Avx2MagSgnRow>, compiled for AVX2 and BMI2 (block_decoder_avx2.cpp); only for
 // a CPU that has both.
-void avx2_cleanup(CleanupSegment segment, int32_t* out, ptrdiff_t stride, int width, int height, int plane);
+void avx2_cleanup(CleanupSegment segment, int32_t* out, ptrdiff_t stride, int width, int height, int plane,
+                  const OutputForm& form);
 #endif
 
 }  // namespace j2k::codec::ht::cleanup
