@@ -101,6 +101,7 @@ class CudaQueue final : public Queue {
   bool reads(j2k_memory where) const override { return where == J2K_MEMORY_DEVICE; }
   bool in_place() const override { return false; }
   void to_samples(const std::vector<Plane>& in, const TileOutput& out) override {
+    use_device();
     after_downloads();
     cuda::to_samples(in, out, stream_);
   }
@@ -166,6 +167,7 @@ class CudaQueue final : public Queue {
   }
 
   void upload(const Plane& src, const Plane& dst) override {
+    use_device();
     const size_t row = static_cast<size_t>(dst.width) * j2k_sample_size(dst.type);
     if (row == 0 || dst.height == 0) return;
     send_held();  // a held download joins only downloads that follow it directly
@@ -199,6 +201,7 @@ class CudaQueue final : public Queue {
   }
 
   void shift_mct(const TileSamples& tile, Wavelet wavelet, const std::vector<Plane>& out) override {
+    use_device();
     after_downloads();
     cuda::shift_mct(tile, wavelet, out, static_cast<int*>(flag_d_.data()), stream_);
   }
@@ -206,6 +209,7 @@ class CudaQueue final : public Queue {
   void dwt(j2k_direction direction, Wavelet wavelet, const Plane& src, const Plane& dst,
            const Rect& tc, int levels, const constants::Inverse97Scale& scale) override {
     if (tc.empty()) return;
+    use_device();
     after_downloads();
     CudaDwtOptions kernels = kernels_;
     kernels.inverse97 = scale;
@@ -220,6 +224,7 @@ class CudaQueue final : public Queue {
     return narrow_slices_.next(work_.data(), work_.size(), c, J2K_SAMPLE_I16, w, h, J2K_MEMORY_DEVICE);
   }
   void narrow(const Plane& src, const Plane& dst) override {
+    use_device();
     after_downloads();
     cuda::narrow(src, dst, stream_);
   }
@@ -228,6 +233,7 @@ class CudaQueue final : public Queue {
   void dwt_from_samples(Wavelet wavelet, const TileSamples& tile, int component, const Plane& dst, const Rect& tc,
                         int levels) override {
     if (tc.empty()) return;
+    use_device();
     after_downloads();
     cuda_dwt_from_samples(wavelet, device_samples(tile, component), DevicePlane{at(dst), dst.type, dst.row_stride},
                           tc, levels, workspace_.data(), workspace_.size(), stream_, kernels_);
@@ -238,6 +244,7 @@ class CudaQueue final : public Queue {
   // copied home on down_, after an event.
   void rows_begin(Wavelet wavelet, const TileSamples& tile, const std::vector<RowsJob>& jobs, int64_t t,
                   uint64_t frame) override {
+    use_device();
     after_downloads();
     by_rows_.clear();
     rows_jobs_.assign(jobs.begin(), jobs.end());
@@ -251,12 +258,14 @@ class CudaQueue final : public Queue {
     if (tracing_) open_download_span(t, frame);
   }
   void rows_ready(int64_t rows) override {
+    use_device();
     for (size_t c = 0; c < by_rows_.size(); ++c) {
       by_rows_[c].advance(rows, stream_, final_);
       send_final(c);
     }
   }
   void rows_end() override {
+    use_device();
     for (size_t c = 0; c < by_rows_.size(); ++c) {
       by_rows_[c].finish(stream_, final_);
       send_final(c);
@@ -267,6 +276,7 @@ class CudaQueue final : public Queue {
   // On down_, once the work enqueued so far on the stream is done. Tracing: between
   // span_begin(DOWNLOAD) and span_end(), as one span timed on down_.
   void download(const Plane& src, const Plane& dst) override {
+    use_device();
     const size_t row = static_cast<size_t>(src.width) * j2k_sample_size(src.type);
     if (row == 0 || src.height == 0) return;
     // Packed planes that continue the previous download on both sides (a tile's components in
@@ -438,6 +448,10 @@ class CudaQueue final : public Queue {
     }
   }
   // A download that download() held back for the next one to join, on down_.
+  // Kernels and copies go to the calling thread's current device, which a frame lane's thread
+  // (or the caller's) may have left on another GPU of the host: each method that enqueues work
+  // makes the queue's device current first.
+  void use_device() const { cuda_check(cudaSetDevice(device_), "cudaSetDevice"); }
   void send_held() {
     if (held_.bytes == 0) return;
     cuda_check(cudaMemcpyAsync(held_.dst, held_.src, held_.bytes, cudaMemcpyDeviceToHost, down_), "cudaMemcpyAsync");
