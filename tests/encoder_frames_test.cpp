@@ -27,9 +27,13 @@ namespace {
 using test_support::pattern_image;
 
 // n frames of one shape: 97 x 61 RGB 8-bit at (3, 5), ramps and noise in turn.
-std::vector<j2kfront::Image> frames(int n) {
+// Small frames in 64 x 64 tiles, or (`whole`) larger untiled ones, as a video's frames are
+// coded (the whole frame's DWT kernels).
+std::vector<j2kfront::Image> frames(int n, bool whole = false) {
   std::vector<j2kfront::Image> out;
-  for (int i = 0; i < n; ++i) out.push_back(pattern_image(3, 5, 97, 61, 3, J2K_SAMPLE_U8, 8, i % 2, 100u + static_cast<unsigned>(i)));
+  for (int i = 0; i < n; ++i)
+    out.push_back(whole ? pattern_image(0, 0, 1024, 576, 3, J2K_SAMPLE_U8, 8, i % 2, 100u + static_cast<unsigned>(i))
+                        : pattern_image(3, 5, 97, 61, 3, J2K_SAMPLE_U8, 8, i % 2, 100u + static_cast<unsigned>(i)));
   return out;
 }
 
@@ -39,6 +43,7 @@ struct FrameSetup {
   int lanes = 0;
   std::vector<int> devices;
   int turns = 0;  // coding.device_turns
+  bool whole = false;  // frames(n, whole)
 };
 
 j2kfront::Settings settings_of(const FrameSetup& u) {
@@ -46,7 +51,7 @@ j2kfront::Settings settings_of(const FrameSetup& u) {
   s.backend = u.backend;
   s.wavelet = u.irreversible ? J2K_WAVELET_97 : J2K_WAVELET_53;
   s.levels = 4;
-  s.tile_w = s.tile_h = 64;
+  s.tile_w = s.tile_h = u.whole ? 0 : 64;
   s.threads = 2;
   return s;
 }
@@ -73,13 +78,13 @@ std::vector<std::vector<uint8_t>> one_by_one(FrameSetup u, const std::vector<j2k
 
 std::string describe(const FrameSetup& u) {
   return std::string(u.ht ? "HT" : "EBCOT") + (u.irreversible ? " 9/7" : " 5/3") + ", " + std::to_string(u.lanes) + " lanes, " +
-         std::to_string(u.devices.size()) + " devices";
+         std::to_string(u.devices.size()) + " devices" + (u.whole ? ", whole frames" : "");
 }
 
 // Every frame submitted (at most `window` in flight, the oldest waited for first), each file
 // checked against the oracle's.
 void check_sliding_window(const FrameSetup& u, int count, int window) {
-  const std::vector<j2kfront::Image> images = frames(count);
+  const std::vector<j2kfront::Image> images = frames(count, u.whole);
   const std::vector<std::vector<uint8_t>> expected = one_by_one(u, images);
   j2kfront::Encoder e(settings_of(u), coding_of(u), images[0].view());
   std::vector<j2k_ticket> tickets;
@@ -322,6 +327,9 @@ TEST(EncoderFramesCuda, TwoGpusGiveTheBytesOfOne) {
     FrameSetup u;
     u.backend = J2K_BACKEND_CUDA, u.ht = true, u.irreversible = irreversible, u.lanes = 4, u.devices = {0, 1};
     check_sliding_window(u, 16, 6);
+    // Whole frames, six lanes over the two (as the frames bench's row over every GPU).
+    u.whole = true, u.lanes = 6;
+    check_sliding_window(u, 12, 8);
   }
 #endif
 }
