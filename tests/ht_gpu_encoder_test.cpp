@@ -786,16 +786,28 @@ TEST(HtOpenClEncoder, EqualsTheCpuEncoderOnEveryBlock) {
   }
 }
 
+// A test plane's values in an OpenCL buffer of the first device (memory null, with `why`,
+// without one).
+struct OpenClCopy {
+  std::string why;
+  std::unique_ptr<test_support::GpuMemory> memory;
+  j2k::Plane plane;
+  explicit OpenClCopy(const TestPlane& p) : memory(test_support::make_gpu_memory(j2k::Backend::OpenCL, why)) {
+    if (!memory) return;
+    plane = memory->filled(p.values().size() * 4, 0);
+    memory->write(plane, p.values().data(), p.values().size() * 4);
+  }
+};
+
 // The same sets on the OpenCL batch (add_set_at, finish_sets one work-item a block).
 TEST(HtOpenClEncoder, SetsEqualTheCpuEncoderWithTheirFigures) {
   REQUIRE_OPENCL_DEVICE();
 #if J2KFRONT_HAVE_OPENCL
   const TestPlane p = random_blocks();
-  std::string why;
-  const std::unique_ptr<test_support::GpuMemory> g = test_support::make_gpu_memory(j2k::Backend::OpenCL, why);
-  ASSERT_TRUE(g) << why;
-  const j2k::Plane plane = g->filled(p.values().size() * 4, 0);
-  g->write(plane, p.values().data(), p.values().size() * 4);
+  const OpenClCopy d(p);
+  ASSERT_TRUE(d.memory) << d.why;
+  const j2k::Plane& plane = d.plane;
+  const std::unique_ptr<test_support::GpuMemory>& g = d.memory;
   opencl::HtEncodeBatch batch;
   const std::vector<BlockView> views = set_views(p);
   for (size_t i = 0; i < views.size(); ++i) {
@@ -814,11 +826,10 @@ TEST(HtOpenClEncoder, PlaneModelIsTheCpus) {
   REQUIRE_OPENCL_DEVICE();
 #if J2KFRONT_HAVE_OPENCL
   const TestPlane p = random_blocks();
-  std::string why;
-  const std::unique_ptr<test_support::GpuMemory> g = test_support::make_gpu_memory(j2k::Backend::OpenCL, why);
-  ASSERT_TRUE(g) << why;
-  const j2k::Plane plane = g->filled(p.values().size() * 4, 0);
-  g->write(plane, p.values().data(), p.values().size() * 4);
+  const OpenClCopy d(p);
+  ASSERT_TRUE(d.memory) << d.why;
+  const j2k::Plane& plane = d.plane;
+  const std::unique_ptr<test_support::GpuMemory>& g = d.memory;
   std::vector<opencl::HtEncodeBatch::ModelBlock> blocks;
   for (size_t i = 0; i < p.blocks().size(); ++i) {
     const Block& b = p.blocks()[i];

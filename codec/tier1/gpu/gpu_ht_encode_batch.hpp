@@ -37,6 +37,37 @@ namespace j2k::codec {
 // naming the figure outside its limits.
 void check_gpu_ht_block(const void* d_data, ptrdiff_t stride, int width, int height, int fraction_bits, int cleanup_plane);
 
+// What a block coded as a set (the batches' add_set / add_set_at, for rate control) adds to
+// its cleanup pass, as the kernels leave it: the block's energy, each pass's distortion
+// (cleanup, SigProp, MagRef) and the refinement passes' bytes (ht_block_encoder.cl's
+// SetFigures has this layout).
+struct HtSetFigures {
+  double energy = 0;
+  double removed[3] = {0, 0, 0};
+  uint32_t sigprop_bytes = 0, magref_bytes = 0;
+};
+
+// A coded block's passes from its cleanup segment's `cleanup_bytes`: the cleanup pass
+// (terminated) and, for a set (`set` given), its distortion, the block's energy and, where
+// `refined` (a plane below the cleanup's), SigProp and MagRef, as ht::encode_block gives them.
+inline void push_ht_passes(CodedBlock& c, uint32_t cleanup_bytes, const HtSetFigures* set, bool refined) {
+  CodedPass cleanup;
+  cleanup.end = cleanup_bytes;
+  cleanup.terminated = true;
+  if (set) cleanup.distortion = set->removed[0];
+  c.passes.push_back(cleanup);
+  if (!set || !refined) return;
+  CodedPass sigprop;
+  sigprop.end = cleanup_bytes + set->sigprop_bytes;
+  sigprop.distortion = set->removed[1];
+  CodedPass magref;
+  magref.end = sigprop.end + set->magref_bytes;
+  magref.terminated = true;
+  magref.distortion = set->removed[2];
+  c.passes.push_back(sigprop);
+  c.passes.push_back(magref);
+}
+
 class GpuHtEncodeBatch {
  public:
   virtual ~GpuHtEncodeBatch() = default;

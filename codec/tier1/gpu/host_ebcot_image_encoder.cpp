@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "codec/tier1/ebcot/block_encoder.hpp"
-#include "codec/tier1/gpu/batch_quantise.hpp"
+#include "codec/tier1/gpu/host_batch_view.hpp"
 #include "codec/tier1/gpu/gpu_ebcot_encode_batch.hpp"
 #include "common/error.hpp"
 
@@ -39,27 +39,7 @@ class HostEbcotImageEncoder final : public BlockEncodeBatch {
     std::vector<t1::EncodedPass> passes(t1::kMaxEncodedPasses);
     for (size_t i = 0; i < blocks.size(); ++i) {
       const BatchBlock& b = blocks[i];
-      BlockView v;
-      v.data = static_cast<const int32_t*>(b.coefficients);
-      v.stride = b.stride;
-      v.width = b.width;
-      v.height = b.height;
-      v.band = b.band;
-      v.modes = b.modes;
-      v.reversible = reversible;
-      v.estimate_distortion = b.estimate_distortion;
-      if (!reversible) {
-        const double scale = std::ldexp(1.0, b.fraction_bits) / b.delta;  // as the CUDA batch's host code
-        quantised.assign(static_cast<size_t>(b.width) * static_cast<size_t>(b.height), 0);
-        const auto* src = static_cast<const float*>(b.coefficients);
-        for (int y = 0; y < b.height; ++y)
-          for (int x = 0; x < b.width; ++x)
-            if (!quantise_value(src[y * b.stride + x], scale, quantised[static_cast<size_t>(y) * static_cast<size_t>(b.width) + static_cast<size_t>(x)]))
-              throw Error(ErrorCode::InvalidArgument, "a 9/7 coefficient is too large for its quantisation step; use a larger step");
-        v.data = quantised.data();
-        v.stride = b.width;
-        v.fraction_bits = b.fraction_bits;
-      }
+      const BlockView v = host_batch_view(b, reversible, quantised);
       check_gpu_ebcot_block(v);
       const size_t capacity = std::max(t1::encode_slot_bytes(b.width, b.height) / slot_divisor_, t1::kEncodeColumnRoom + 2);
       slot.assign(capacity, 0);

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "codec/tier1/gpu/batch_quantise.hpp"
+#include "codec/tier1/gpu/host_batch_view.hpp"
 #include "codec/tier1/gpu/gpu_ht_encode_batch.hpp"
 #include "codec/tier1/ht/block_encoder.hpp"
 #include "codec/tier1/ht/cleanup_encoder.hpp"
@@ -33,7 +33,7 @@ class HostHtImageEncoder final : public BlockEncodeBatch {
     std::vector<uint8_t> out, scratch;
     for (size_t i = 0; i < blocks.size(); ++i) {
       const BatchBlock& b = blocks[i];
-      BlockView v = indices(b, reversible, quantised);
+      BlockView v = host_batch_view(b, reversible, quantised);
       if (targets_) {  // as the CUDA batch's sets at plane 0
         v.estimate_distortion = true;
         coded[i] = ht::encode_block(v);
@@ -73,7 +73,7 @@ class HostHtImageEncoder final : public BlockEncodeBatch {
     std::vector<HtModel> out(blocks.size());
     std::vector<int32_t> quantised;
     for (size_t i = 0; i < blocks.size(); ++i) {
-      const BlockView v = indices(blocks[i], reversible, quantised);
+      const BlockView v = host_batch_view(blocks[i], reversible, quantised);
       out[i].estimates = ht::plane_estimates(v);
       out[i].energy = ht::block_energy(v.data, v.stride, v.width, v.height, v.fraction_bits);
     }
@@ -84,7 +84,7 @@ class HostHtImageEncoder final : public BlockEncodeBatch {
     std::vector<CodedBlock> out(jobs.size());
     std::vector<int32_t> quantised;
     for (size_t k = 0; k < jobs.size(); ++k) {
-      BlockView v = indices(blocks.at(jobs[k].first), reversible, quantised);
+      BlockView v = host_batch_view(blocks.at(jobs[k].first), reversible, quantised);
       v.cleanup_plane = jobs[k].second;
       v.estimate_distortion = true;
       out[k] = ht::encode_block(v);
@@ -93,31 +93,6 @@ class HostHtImageEncoder final : public BlockEncodeBatch {
   }
 
  private:
-  // The block's int32 indices as BlockView holds them: the 5/3's in place, the 9/7's
-  // quantised into `quantised` as the CUDA batch quantises them (batch_quantise.hpp).
-  static BlockView indices(const BatchBlock& b, bool reversible, std::vector<int32_t>& quantised) {
-    BlockView v;
-    v.width = b.width;
-    v.height = b.height;
-    v.band = b.band;
-    v.modes = b.modes;
-    v.reversible = reversible;
-    v.data = static_cast<const int32_t*>(b.coefficients);
-    v.stride = b.stride;
-    if (reversible) return v;
-    const double scale = std::ldexp(1.0, b.fraction_bits) / b.delta;  // as the CUDA batch's host code
-    quantised.assign(static_cast<size_t>(b.width) * static_cast<size_t>(b.height), 0);
-    const auto* src = static_cast<const float*>(b.coefficients);
-    for (int y = 0; y < b.height; ++y)
-      for (int x = 0; x < b.width; ++x)
-        if (!quantise_value(src[y * b.stride + x], scale, quantised[static_cast<size_t>(y) * static_cast<size_t>(b.width) + static_cast<size_t>(x)]))
-          throw Error(ErrorCode::InvalidArgument, "a 9/7 coefficient is too large for its quantisation step; use a larger step");
-    v.data = quantised.data();
-    v.stride = b.width;
-    v.fraction_bits = b.fraction_bits;
-    return v;
-  }
-
   bool targets_;
 };
 

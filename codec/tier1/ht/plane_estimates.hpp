@@ -33,6 +33,22 @@ inline constexpr int kMaxEstimatedPlanes = 32;
 inline constexpr double kSignificantQuadBits = 5;
 inline constexpr double kEmptyQuadBits = 0.4;
 
+// The quad at (x0, y0) of the block, its samples within the block in order (column by
+// column): their indices q and magnitudes in steps a (`step` = 2^-fraction_bits); how many.
+J2K_HD inline int quad_of(const int32_t* data, ptrdiff_t stride, int width, int height, int fraction_bits, double step, int x0, int y0,
+                          uint32_t (&q)[4], double (&a)[4]) {
+  int n = 0;
+  for (int j = 0; j < 4; ++j) {
+    const int x = x0 + (j >> 1), y = y0 + (j & 1);
+    if (x >= width || y >= height) continue;
+    const uint32_t m = magnitude_of(data[static_cast<ptrdiff_t>(y) * stride + x]);
+    q[n] = m >> fraction_bits;
+    a[n] = static_cast<double>(m) * step;
+    ++n;
+  }
+  return n;
+}
+
 // The estimates of the width x height block data[y * stride + x] (indices << fraction_bits,
 // as BlockView holds them) into out[p] for the cleanup pass at plane p, 0 to the block's
 // magnitude bit planes less 1, which it returns (0 for a block of zeros).
@@ -55,15 +71,7 @@ J2K_HD inline int estimate_planes(const int32_t* data, ptrdiff_t stride, int wid
     for (int x0 = 0; x0 < width; x0 += 2) {
       uint32_t q[4] = {0, 0, 0, 0};
       double a[4] = {0, 0, 0, 0};
-      int n = 0;
-      for (int j = 0; j < 4; ++j) {
-        const int x = x0 + (j >> 1), y = y0 + (j & 1);
-        if (x >= width || y >= height) continue;
-        const uint32_t m = magnitude_of(data[static_cast<ptrdiff_t>(y) * stride + x]);
-        q[n] = m >> fraction_bits;
-        a[n] = static_cast<double>(m) * step;
-        ++n;
-      }
+      const int n = quad_of(data, stride, width, height, fraction_bits, step, x0, y0, q, a);
       for (int p = 0; p < planes; ++p) {
         int significant = 0, big_u = 0;
         if (((q[0] | q[1] | q[2] | q[3]) >> p) == 0) {  // the quad and every plane above: empty
@@ -99,15 +107,7 @@ J2K_HD inline PlaneEstimate estimate_plane(const int32_t* data, ptrdiff_t stride
     for (int x0 = 0; x0 < width; x0 += 2) {
       uint32_t q[4] = {0, 0, 0, 0};
       double a[4] = {0, 0, 0, 0};
-      int n = 0;
-      for (int j = 0; j < 4; ++j) {
-        const int x = x0 + (j >> 1), y = y0 + (j & 1);
-        if (x >= width || y >= height) continue;
-        const uint32_t m = magnitude_of(data[static_cast<ptrdiff_t>(y) * stride + x]);
-        q[n] = m >> fraction_bits;
-        a[n] = static_cast<double>(m) * step;
-        ++n;
-      }
+      const int n = quad_of(data, stride, width, height, fraction_bits, step, x0, y0, q, a);
       if (((q[0] | q[1] | q[2] | q[3]) >> p) == 0) {  // empty at p (and so at every plane above)
         bits += kEmptyQuadBits;
         continue;

@@ -50,14 +50,6 @@ struct DeviceHtBlock {
 };
 constexpr uint8_t kSet = 1, kReversible = 2, kCausal = 4;
 
-// What a set adds to its cleanup pass: its refinement passes' bytes, the block's energy and
-// each pass's distortion (cleanup, SigProp, MagRef), as ht::encode_block reports them.
-struct HtSetFigures {
-  double energy = 0;
-  double removed[3] = {0, 0, 0};
-  uint32_t sigprop_bytes = 0, magref_bytes = 0;
-};
-
 // A set's room beyond the cleanup pass's: in its slot, SigProp and MagRef; in its scratch,
 // the significance map and the two passes' buffers.
 size_t set_output_bytes(int width, int height) {
@@ -488,27 +480,12 @@ CodedBlock HtEncodeBatch::coded_in_place(size_t i) const {
   CodedBlock c;
   c.bitplanes = r.bitplanes;
   c.magnitude_bitplanes = r.magnitude_bitplanes;
-  const bool set = m.is_set(i);
-  if (set) c.energy = m.figures(i).energy;
+  const HtSetFigures* set = m.is_set(i) ? &m.figures(i) : nullptr;
+  if (set) c.energy = set->energy;
   if (r.bitplanes == 0) return c;  // no pass
   size_t size = 0;
   c.external = bytes(i, size);
-  CodedPass cleanup;
-  cleanup.end = r.bytes;
-  cleanup.terminated = true;
-  if (set) cleanup.distortion = m.figures(i).removed[0];
-  c.passes.push_back(cleanup);
-  if (!set || m.blocks[i].cleanup_plane == 0) return c;
-  const HtSetFigures& f = m.figures(i);
-  CodedPass sigprop;
-  sigprop.end = r.bytes + f.sigprop_bytes;
-  sigprop.distortion = f.removed[1];
-  CodedPass magref;
-  magref.end = sigprop.end + f.magref_bytes;
-  magref.terminated = true;
-  magref.distortion = f.removed[2];
-  c.passes.push_back(sigprop);
-  c.passes.push_back(magref);
+  push_ht_passes(c, r.bytes, set, m.blocks[i].cleanup_plane > 0);
   return c;
 }
 

@@ -40,12 +40,8 @@ struct DeviceHtBlock {
 static_assert(sizeof(DeviceHtBlock) == 48, "ht_block_encoder.cl's HtBlock");
 constexpr uint8_t kSet = 1, kReversible = 2, kCausal = 4;  // its SET, REVERSIBLE, CAUSAL
 
-// ht_block_encoder.cl's SetFigures, ModelJob and ModelFigures.
-struct SetFigures {
-  double energy;
-  double removed[3];
-  uint32_t sigprop_bytes, magref_bytes;
-};
+// ht_block_encoder.cl's SetFigures (HtSetFigures), ModelJob and ModelFigures.
+using SetFigures = HtSetFigures;
 static_assert(sizeof(SetFigures) == 40, "ht_block_encoder.cl's SetFigures");
 struct ModelJob {
   uint64_t data;
@@ -441,27 +437,12 @@ CodedBlock HtEncodeBatch::coded_in_place(size_t i) const {
   CodedBlock c;
   c.bitplanes = r.bitplanes;
   c.magnitude_bitplanes = r.magnitude_bitplanes;
-  const bool set = m.is_set(i);
-  if (set) c.energy = m.figures[i].energy;
+  const HtSetFigures* set = m.is_set(i) ? &m.figures[i] : nullptr;
+  if (set) c.energy = set->energy;
   if (r.bitplanes == 0) return c;  // no pass
   size_t size = 0;
   c.external = bytes(i, size);
-  CodedPass cleanup;
-  cleanup.end = r.bytes;
-  cleanup.terminated = true;
-  if (set) cleanup.distortion = m.figures[i].removed[0];
-  c.passes.push_back(cleanup);
-  if (!set || m.upload[i].cleanup_plane == 0) return c;
-  const SetFigures& f = m.figures[i];
-  CodedPass sigprop;
-  sigprop.end = r.bytes + f.sigprop_bytes;
-  sigprop.distortion = f.removed[1];
-  CodedPass magref;
-  magref.end = sigprop.end + f.magref_bytes;
-  magref.terminated = true;
-  magref.distortion = f.removed[2];
-  c.passes.push_back(sigprop);
-  c.passes.push_back(magref);
+  push_ht_passes(c, r.bytes, set, m.upload[i].cleanup_plane > 0);
   return c;
 }
 
