@@ -155,12 +155,7 @@ CodedBlock encode_block(const BlockView& b, HtEncoderPath path) {
   const CleanupPlan plan = plan_cleanup(gathered.any >> b.fraction_bits, plane);
   out.magnitude_bitplanes = plan.magnitude_bitplanes;
   const bool refine = plane > 0 && plan.bitplanes != 0;
-  IndexBlock indices;
-  indices.data = b.data;
-  indices.stride = b.stride;
-  indices.width = b.width;
-  indices.height = b.height;
-  indices.fraction_bits = b.fraction_bits;
+  const IndexBlock indices = index_block(b.data, b.stride, b.width, b.height, b.fraction_bits);
   Plane0Estimate plane0;
   if (refine) {
     out.energy = index_energy(indices);

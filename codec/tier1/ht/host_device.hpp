@@ -69,4 +69,13 @@ J2K_HD inline void copy_bytes(uint8_t* to, const uint8_t* from, size_t n) {
 #endif
 }
 
+// n bytes at `to` set to 0.
+J2K_HD inline void zero_bytes(uint8_t* to, size_t n) {
+#if defined(__CUDA_ARCH__)
+  for (size_t i = 0; i < n; ++i) to[i] = 0;
+#else
+  if (n != 0) std::memset(to, 0, n);
+#endif
+}
+
 }  // namespace j2k::codec::ht

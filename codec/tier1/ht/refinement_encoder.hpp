@@ -23,15 +23,26 @@ struct IndexBlock {
   const int32_t* data = nullptr;
   ptrdiff_t stride = 0;
   int width = 0, height = 0, fraction_bits = 0;
+  double step = 1;  // 2^-fraction_bits (index_block() sets both)
 
   J2K_HD int32_t at(int x, int y) const { return data[static_cast<ptrdiff_t>(y) * stride + x]; }
   // |index|: the magnitude's bits from plane 0 up.
   J2K_HD uint32_t index(int x, int y) const { return magnitude_of(at(x, y)) >> fraction_bits; }
-  // The magnitude in steps, fraction bits included (exact: a power of 2 times an integer).
-  J2K_HD double steps(int x, int y) const {
-    return static_cast<double>(magnitude_of(at(x, y))) / static_cast<double>(uint64_t{1} << fraction_bits);
-  }
+  // The magnitude in steps, fraction bits included: exact (an integer times a power of 2, the
+  // same double as its quotient by 2^fraction_bits).
+  J2K_HD double steps(int x, int y) const { return static_cast<double>(magnitude_of(at(x, y))) * step; }
 };
+
+J2K_HD inline IndexBlock index_block(const int32_t* data, ptrdiff_t stride, int width, int height, int fraction_bits) {
+  IndexBlock b;
+  b.data = data;
+  b.stride = stride;
+  b.width = width;
+  b.height = height;
+  b.fraction_bits = fraction_bits;
+  b.step = 1 / static_cast<double>(uint64_t{1} << fraction_bits);
+  return b;
+}
 
 // The worst case of a block's SigProp and MagRef bytes, n samples: SigProp at most 2 bits a
 // sample (its significance and sign), MagRef 1, one bit in 7 stuffed at worst, and the
@@ -141,7 +152,7 @@ struct Refinement {
 // after the cleanup pass already (significance_map's; the GPU's warp makes it side by side).
 J2K_HD inline void significance_map(const IndexBlock& b, int plane, uint8_t* sig) {
   const int row = b.width + 2;
-  for (size_t k = 0; k < significance_bytes(b.width, b.height); ++k) sig[k] = 0;
+  zero_bytes(sig, significance_bytes(b.width, b.height));
   for (int y = 0; y < b.height; ++y)
     for (int x = 0; x < b.width; ++x) sig[static_cast<ptrdiff_t>(y + 1) * row + (x + 1)] = (b.index(x, y) >> plane) != 0 ? 1 : 0;
 }

@@ -160,12 +160,7 @@ __device__ void finish_set(const DeviceHtBlock& b, const ht::CleanupPlan& plan, 
     sig[(k / w + 1) * row + k % w + 1] = ((ht::magnitude_of(staged[k]) >> fb) >> plane) != 0 ? 1 : 0;
   __syncwarp();
   if (lane != 0) return;
-  ht::IndexBlock ib;
-  ib.data = staged;
-  ib.stride = w;
-  ib.width = w;
-  ib.height = b.height;
-  ib.fraction_bits = fb;
+  const ht::IndexBlock ib = ht::index_block(staged, w, w, b.height, fb);
   uint8_t* sigprop = scratch;
   uint8_t* magref = sigprop + ht::align16(ht::sigprop_capacity(static_cast<size_t>(n)));
   const ht::Refinement x = ht::encode_refinement(ib, plane, reversible, (b.flags & kCausal) != 0, true, sig, sigprop, magref, true);
