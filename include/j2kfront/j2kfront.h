@@ -572,8 +572,8 @@ typedef struct j2k_encode_report {
                                until the next run; NaN where none was estimated: the 9/7
                                with HT code-blocks and no target coded on a GPU) */
   const char* tier1_on;     /* where Tier-1 coded the blocks: "cpu", or "cuda" (on the cuda
-                               backend, EBCOT and HT code-blocks with any target but a
-                               per-component cap) or "opencl" (on the opencl backend, HT
+                               backend, EBCOT code-blocks with any target, HT ones with any
+                               but a per-component cap) or "opencl" (on the opencl backend, HT
                                code-blocks; with a rate or PSNR target where the device has
                                doubles): the coefficients never
                                leave the device, only the coded bytes and, for rate control,
