@@ -806,16 +806,14 @@ TEST(HtOpenClEncoder, SetsEqualTheCpuEncoderWithTheirFigures) {
   const TestPlane p = random_blocks();
   const OpenClCopy d(p);
   ASSERT_TRUE(d.memory) << d.why;
-  const j2k::Plane& plane = d.plane;
-  const std::unique_ptr<test_support::GpuMemory>& g = d.memory;
   opencl::HtEncodeBatch batch;
   const std::vector<BlockView> views = set_views(p);
   for (size_t i = 0; i < views.size(); ++i) {
     const Block& b = p.blocks()[i];
-    batch.add_set_at(plane.base, p.offset(b) * 4, p.stride(), b.width, b.height, b.band, b.fraction_bits, b.plane, views[i].reversible,
+    batch.add_set_at(d.plane.base, p.offset(b) * 4, p.stride(), b.width, b.height, b.band, b.fraction_bits, b.plane, views[i].reversible,
                      views[i].modes != 0);
   }
-  batch.encode(g->stream());
+  batch.encode(d.memory->stream());
   batch.wait();
   expect_sets_equal_the_cpus(p, views, [&](size_t i) { return batch.coded(i); }, "OpenCL batch");
 #endif
@@ -828,20 +826,18 @@ TEST(HtOpenClEncoder, PlaneModelIsTheCpus) {
   const TestPlane p = random_blocks();
   const OpenClCopy d(p);
   ASSERT_TRUE(d.memory) << d.why;
-  const j2k::Plane& plane = d.plane;
-  const std::unique_ptr<test_support::GpuMemory>& g = d.memory;
   std::vector<opencl::HtEncodeBatch::ModelBlock> blocks;
   for (size_t i = 0; i < p.blocks().size(); ++i) {
     const Block& b = p.blocks()[i];
     opencl::HtEncodeBatch::ModelBlock k;
-    k.base = plane.base;
+    k.base = d.plane.base;
     k.offset = p.offset(b) * 4;
     k.stride = p.stride();
     k.width = b.width, k.height = b.height, k.fraction_bits = b.fraction_bits, k.reversible = i % 2 == 0;
     blocks.push_back(k);
   }
   opencl::HtEncodeBatch batch;
-  const std::vector<BlockEncodeBatch::HtModel> got = batch.model(blocks, g->stream());
+  const std::vector<BlockEncodeBatch::HtModel> got = batch.model(blocks, d.memory->stream());
   ASSERT_EQ(got.size(), blocks.size());
   size_t differ = 0;
   for (size_t i = 0; i < blocks.size(); ++i) {
