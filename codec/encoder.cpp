@@ -347,9 +347,17 @@ HtCoding code_ht_for_target(const BlockCoder& coder, BlockEncodeBatch* batch, co
     }
   };
   auto code = [&](const std::vector<std::pair<size_t, int>>& jobs) {
-    if (batch) {
-      std::vector<CodedBlock> sets = batch->encode_ht_sets(views, jobs, p.reversible);
-      for (CodedBlock& set : sets) settle(set);
+    if (batch) {  // in runs the batch's memory is sized for
+      std::vector<CodedBlock> sets;
+      sets.reserve(jobs.size());
+      for (size_t at = 0; at < jobs.size(); at += BlockEncodeBatch::kMaxHtSetsPerCall) {
+        const size_t end = std::min(jobs.size(), at + BlockEncodeBatch::kMaxHtSetsPerCall);
+        const std::vector<std::pair<size_t, int>> run(jobs.begin() + static_cast<ptrdiff_t>(at), jobs.begin() + static_cast<ptrdiff_t>(end));
+        for (CodedBlock& set : batch->encode_ht_sets(views, run, p.reversible)) {
+          settle(set);
+          sets.push_back(std::move(set));
+        }
+      }
       return sets;
     }
     // The jobs by block (they come block by block), so that a block is quantised once.

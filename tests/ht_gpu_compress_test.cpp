@@ -13,6 +13,7 @@
 //   GpuCompress.*  (label cuda): the byte comparisons; skipped, saying why, without a CUDA device.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -298,6 +299,7 @@ class ExternalBytes : public j2k::codec::BlockEncodeBatch {
 // The host emulation with targets, counting the HT rate control steps it is asked for, so
 // that a test can tell the encoder went through them.
 int g_ht_set_calls = 0;
+size_t g_ht_most_sets = 0;  // the most jobs one encode_ht_sets call was given
 class CountingSets : public j2k::codec::BlockEncodeBatch {
  public:
   bool reads(j2k_memory memory) const override { return inner_->reads(memory); }
@@ -315,6 +317,7 @@ class CountingSets : public j2k::codec::BlockEncodeBatch {
   std::vector<j2k::codec::CodedBlock> encode_ht_sets(const std::vector<j2k::codec::BatchBlock>& blocks,
                                                      const std::vector<std::pair<size_t, int>>& jobs, bool reversible) override {
     ++g_ht_set_calls;
+    g_ht_most_sets = std::max(g_ht_most_sets, jobs.size());
     return inner_->encode_ht_sets(blocks, jobs, reversible);
   }
 
@@ -462,14 +465,23 @@ TEST(GpuBatchEmulation, RateAndPsnrTargetsEqualTheCpuCoder) {
     grey.name = "16-bit grey, -q 45", grey.w = 233, grey.h = 171, grey.type = J2K_SAMPLE_U16, grey.precision = 16, grey.psnr = 45;
     cases.push_back(grey);
   }
+  // More code-blocks than one call of the batch takes (12,288 of 8 x 8): the sets in runs.
+  Case many;
+  many.irreversible = true;
+  many.name = "RGB in 8x8 code-blocks, more sets than a call takes", many.w = 512, many.h = 512, many.ncomp = 3, many.pattern = 1;
+  many.bw = many.bh = 8, many.levels = 3, many.rates = {16};
+  cases.push_back(many);
   for (const Case& c : cases) {
     SCOPED_TRACE(describe(c));
     const std::vector<j2kfront::Image> images = two_images(c);
     const Encoded cpu = encode_internal(c, images, false);
     ASSERT_EQ(cpu.error, "");
     g_ht_set_calls = 0;
+    g_ht_most_sets = 0;
     const Encoded emulated = encode_internal(c, images, true);
     ASSERT_EQ(emulated.error, "");
+    EXPECT_LE(g_ht_most_sets, j2k::codec::BlockEncodeBatch::kMaxHtSetsPerCall) << "a call of the batch with more sets than it takes";
+    if (c.bw == 8) EXPECT_EQ(g_ht_most_sets, j2k::codec::BlockEncodeBatch::kMaxHtSetsPerCall) << "12,288 code-blocks: a full run";
     const bool lossless_last = !c.rates.empty() && c.rates.back() <= 1;
     if (lossless_last) EXPECT_EQ(g_ht_set_calls, 0) << "a lossless last layer codes every block at plane 0, through encode()";
     else EXPECT_GE(g_ht_set_calls, 2) << "the model and the sets must come from the batch";

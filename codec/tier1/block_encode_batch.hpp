@@ -84,6 +84,10 @@ class BlockEncodeBatch {
   // HT rate control's coding steps (rate/ht_planes.hpp) where the blocks lie, for a batch
   // where codes_ht_sets(); the others throw Error(Internal).
   virtual bool codes_ht_sets() const { return false; }
+  // A device batch holds each set's worst case while it codes it (its output slot, scratch
+  // and packed copy: about 90 KB for a 64 x 64 block on CUDA): the jobs of one call, so many
+  // at most, bound that memory (about 0.7 GB) whatever the image's size.
+  static constexpr size_t kMaxHtSetsPerCall = 8192;
   // Each block's plane model and energy: ht::estimate_planes() and ht::block_energy() of its
   // quantised indices, bit for bit.
   struct HtModel {
@@ -94,7 +98,7 @@ class BlockEncodeBatch {
   // Codes each job (an index into `blocks`, a cleanup plane) as ht::encode_block() does with
   // estimate_distortion on: every pass, its distortion and the block's energy, bit for bit,
   // the bytes owned by each CodedBlock (the sets of several calls are kept side by side).
-  // Throws as encode() does.
+  // Throws as encode() does. The encoder gives at most kMaxHtSetsPerCall jobs a call.
   virtual std::vector<CodedBlock> encode_ht_sets(const std::vector<BatchBlock>& blocks,
                                                  const std::vector<std::pair<size_t, int>>& jobs, bool reversible);
 };
