@@ -2,7 +2,8 @@
 // Whether this build has the HT coders' AVX2 builds (block_decoder_avx2.cpp,
 // block_encoder_avx2.cpp: x86-64, compilers with target attributes), and the attribute that
 // compiles a function for them; -DJ2K_HT_HAVE_AVX2=0 leaves them out, as a build for another
-// CPU does. Each is called only on a CPU with AVX2 and BMI2 (the coders' available()).
+// CPU does. Each is called only on a CPU with AVX2 and BMI2 (avx2_runs(), which the coders'
+// available() ask).
 #pragma once
 
 #ifndef J2K_HT_HAVE_AVX2
@@ -16,3 +17,16 @@
 #if J2K_HT_HAVE_AVX2
 #define J2K_HT_AVX2 __attribute__((target("avx2,bmi,bmi2,lzcnt,popcnt")))
 #endif
+
+namespace j2k::codec::ht {
+
+// Whether this build has the AVX2 builds and this CPU runs them.
+inline bool avx2_runs() {
+#if J2K_HT_HAVE_AVX2
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
+#else
+  return false;
+#endif
+}
+
+}  // namespace j2k::codec::ht

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "codec/tier1/ht/avx2_build.hpp"
 #include "codec/tier1/ht/cleanup_pass.hpp"
 #include "codec/tier1/ht/coded_set.hpp"
 #include "codec/tier1/ht/quad_rules.hpp"
@@ -125,12 +126,7 @@ const cleanup::Tables& cleanup::tables() {
 bool available(HtDecoderPath path) {
   switch (path) {
     case HtDecoderPath::Portable: return true;
-    case HtDecoderPath::Avx2:
-#if J2K_HT_HAVE_AVX2
-      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
-#else
-      return false;
-#endif
+    case HtDecoderPath::Avx2: return avx2_runs();
   }
   return false;
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/tier1/ht/avx2_build.hpp"
 #include "codec/tier1/ht/bit_writers.hpp"
 #include "codec/tier1/ht/cleanup_encoder.hpp"
 #include "codec/tier1/ht/cleanup_encoder_avx2.hpp"
@@ -112,12 +113,7 @@ void size_streams(Scratch& s, size_t n) {
 bool available(HtEncoderPath path) {
   switch (path) {
     case HtEncoderPath::Portable: return true;
-    case HtEncoderPath::Avx2:
-#if J2K_HT_HAVE_AVX2
-      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
-#else
-      return false;
-#endif
+    case HtEncoderPath::Avx2: return avx2_runs();
   }
   return false;
 }
