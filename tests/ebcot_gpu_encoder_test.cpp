@@ -35,6 +35,7 @@
 #include "codec/tier1/gpu/host_ebcot_image_encoder.hpp"
 #include "common/error.hpp"
 #include "transform/backend.hpp"
+#include "tests/support/cuda_plane.hpp"
 #include "tests/support/random_block.hpp"
 #if J2KFRONT_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -446,52 +447,14 @@ TEST(EbcotEncodePasses, RefusesBlocksOutsideItsLimits) {
 
 // --- the CUDA batch --------------------------------------------------------------------------
 
-#if J2KFRONT_HAVE_CUDA
-void cuda(cudaError_t e, const char* call) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(call) + ": " + cudaGetErrorString(e));
-}
 
-// A device copy of a plane's values and a stream, freed at the end.
-class DevicePlane {
- public:
-  explicit DevicePlane(const std::vector<int32_t>& values) {
-    cuda(cudaStreamCreate(&stream_), "cudaStreamCreate");
-    void* p = nullptr;
-    cuda(cudaMalloc(&p, values.size() * sizeof(int32_t)), "cudaMalloc");
-    data_ = static_cast<int32_t*>(p);
-    cuda(cudaMemcpy(data_, values.data(), values.size() * sizeof(int32_t), cudaMemcpyHostToDevice), "cudaMemcpy");
-  }
-  ~DevicePlane() {
-    cudaStreamSynchronize(stream_);
-    cudaFree(data_);
-    cudaStreamDestroy(stream_);
-  }
-  DevicePlane(const DevicePlane&) = delete;
-  DevicePlane& operator=(const DevicePlane&) = delete;
-  const int32_t* data() const { return data_; }
-  cudaStream_t stream() const { return stream_; }
-
- private:
-  int32_t* data_ = nullptr;
-  cudaStream_t stream_ = nullptr;
-};
-#endif
-
-bool gpu_usable(std::string& why) {
-#if J2KFRONT_HAVE_CUDA
-  return j2k::backend_available(j2k::Backend::Cuda, &why);
-#else
-  why = "this build has no CUDA backend";
-  return false;
-#endif
-}
 
 // The blocks of the plane coded by the CUDA batch in one launch; coded_in_place() checked
 // against coded() on the way.
 std::vector<CodedBlock> gpu_code(const TestPlane& p, const std::vector<Block>& blocks, size_t& on_host) {
   std::vector<CodedBlock> out;
 #if J2KFRONT_HAVE_CUDA
-  DevicePlane d(p.values());
+  test_support::DevicePlane d(p.values());
   std::unique_ptr<GpuEbcotEncodeBatch> batch = make_gpu_ebcot_encode_batch(j2k::BackendOptions(j2k::Backend::Cuda));
   for (int round = 0; round < 2; ++round) {  // twice: the batch's buffers reused
     out.clear();
@@ -515,7 +478,7 @@ std::vector<CodedBlock> gpu_code(const TestPlane& p, const std::vector<Block>& b
 
 TEST(EbcotGpuEncoder, EqualsEncodeBlockOnEveryBlock) {
   std::string why;
-  if (!gpu_usable(why)) GTEST_SKIP() << "no CUDA batch to test: " << why;
+  if (!test_support::cuda_batches_usable(why)) GTEST_SKIP() << "no CUDA batch to test: " << why;
   const TestPlane p = random_blocks();
   size_t on_host = 0;
   const std::vector<CodedBlock> gpu = gpu_code(p, p.blocks(), on_host);
@@ -529,7 +492,7 @@ TEST(EbcotGpuEncoder, EqualsEncodeBlockOnEveryBlock) {
 // CPU in wait(), the same blocks.
 TEST(EbcotGpuEncoder, BlocksOutOfRoomAreCodedOnTheCpu) {
   std::string why;
-  if (!gpu_usable(why)) GTEST_SKIP() << "no CUDA batch to test: " << why;
+  if (!test_support::cuda_batches_usable(why)) GTEST_SKIP() << "no CUDA batch to test: " << why;
   TestPlane p(1024 + 5, 3);
   std::mt19937 rng(5);
   for (int k = 0; k < 6; ++k) {
@@ -552,7 +515,7 @@ TEST(EbcotGpuEncoder, BlocksOutOfRoomAreCodedOnTheCpu) {
 
 TEST(EbcotGpuEncoder, EmptyBatchAndRefusals) {
   std::string why;
-  if (!gpu_usable(why)) GTEST_SKIP() << "no CUDA batch to test: " << why;
+  if (!test_support::cuda_batches_usable(why)) GTEST_SKIP() << "no CUDA batch to test: " << why;
 #if J2KFRONT_HAVE_CUDA
   std::unique_ptr<GpuEbcotEncodeBatch> batch = make_gpu_ebcot_encode_batch(j2k::BackendOptions(j2k::Backend::Cuda));
   batch->clear();

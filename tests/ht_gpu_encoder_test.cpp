@@ -49,6 +49,7 @@
 #include "transform/cpu/dwt_cpu.hpp"
 #include "codec/tier1/gpu/batch_quantise.hpp"
 #include "tests/support/gpu_memory.hpp"
+#include "tests/support/cuda_plane.hpp"
 #include "tests/support/random_block.hpp"
 #if J2KFRONT_HAVE_OPENCL
 #include "codec/tier1/gpu/opencl/ht_block_encoder.hpp"
@@ -278,53 +279,14 @@ TestPlane random_blocks() {
   return p;
 }
 
-#if J2KFRONT_HAVE_CUDA
-void cuda(cudaError_t e, const char* call) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(call) + ": " + cudaGetErrorString(e));
-}
 
-// A device copy of a plane's values and a stream, freed at the end.
-class DevicePlane {
- public:
-  explicit DevicePlane(const std::vector<int32_t>& values) {
-    cuda(cudaStreamCreate(&stream_), "cudaStreamCreate");
-    void* p = nullptr;
-    cuda(cudaMalloc(&p, values.size() * sizeof(int32_t)), "cudaMalloc");
-    data_ = static_cast<int32_t*>(p);
-    cuda(cudaMemcpy(data_, values.data(), values.size() * sizeof(int32_t), cudaMemcpyHostToDevice), "cudaMemcpy");
-  }
-  ~DevicePlane() {
-    cudaStreamSynchronize(stream_);
-    cudaFree(data_);
-    cudaStreamDestroy(stream_);
-  }
-  DevicePlane(const DevicePlane&) = delete;
-  DevicePlane& operator=(const DevicePlane&) = delete;
-  const int32_t* data() const { return data_; }
-  cudaStream_t stream() const { return stream_; }
-
- private:
-  int32_t* data_ = nullptr;
-  cudaStream_t stream_ = nullptr;
-};
-#endif
-
-// Whether this build and machine can run the CUDA batch; else why not.
-bool gpu_usable(std::string& why) {
-#if J2KFRONT_HAVE_CUDA
-  return j2k::backend_available(j2k::Backend::Cuda, &why);
-#else
-  why = "this build has no CUDA backend";
-  return false;
-#endif
-}
 
 // The blocks of `values` (int32, rows `stride` apart) coded by the CUDA batch in one launch,
 // as CodedBlocks; bytes() and coded_in_place() checked against coded() on the way.
 std::vector<CodedBlock> gpu_code(const std::vector<int32_t>& values, int stride, const std::vector<Block>& blocks) {
   std::vector<CodedBlock> out;
 #if J2KFRONT_HAVE_CUDA
-  DevicePlane d(values);
+  test_support::DevicePlane d(values);
   std::unique_ptr<GpuHtEncodeBatch> batch = make_gpu_ht_encode_batch(j2k::BackendOptions(j2k::Backend::Cuda));
   for (size_t i = 0; i < blocks.size(); ++i) {
     const Block& b = blocks[i];
@@ -421,7 +383,7 @@ TEST(HtPlaneModel, OnePlaneAtATimeIsTheWholeModel) {
 
 TEST(HtGpuEncoder, EqualsTheCpuEncoderOnEveryBlock) {
   std::string why;
-  if (!gpu_usable(why)) GTEST_SKIP() << "no CUDA batch to test: " << why;
+  if (!test_support::cuda_batches_usable(why)) GTEST_SKIP() << "no CUDA batch to test: " << why;
   const TestPlane p = random_blocks();
   const std::vector<CodedBlock> gpu = gpu_code(p.values(), p.stride(), p.blocks());
   ASSERT_EQ(gpu.size(), p.blocks().size());
@@ -435,7 +397,7 @@ TEST(HtGpuEncoder, EqualsTheCpuEncoderOnEveryBlock) {
 // GPU bytes decoded by the CPU's HT decoder: every coefficient's index at the cleanup plane.
 TEST(HtGpuEncoder, RoundTripsThroughTheCpuDecoder) {
   std::string why;
-  if (!gpu_usable(why)) GTEST_SKIP() << "no CUDA batch to test: " << why;
+  if (!test_support::cuda_batches_usable(why)) GTEST_SKIP() << "no CUDA batch to test: " << why;
   const TestPlane p = random_blocks();
   const std::vector<CodedBlock> gpu = gpu_code(p.values(), p.stride(), p.blocks());
   ASSERT_EQ(gpu.size(), p.blocks().size());
@@ -477,11 +439,11 @@ TEST(HtGpuEncoder, RoundTripsThroughTheCpuDecoder) {
 // among others: wait() names it; out-of-range arguments are refused by add().
 TEST(HtGpuEncoder, RefusesWhatTheCpuEncoderRefuses) {
   std::string why;
-  if (!gpu_usable(why)) GTEST_SKIP() << "no CUDA batch to test: " << why;
+  if (!test_support::cuda_batches_usable(why)) GTEST_SKIP() << "no CUDA batch to test: " << why;
 #if J2KFRONT_HAVE_CUDA
   std::vector<int32_t> v(3 * 64, 5);
   v[64 + 9] = INT32_MIN;
-  DevicePlane d(v);
+  test_support::DevicePlane d(v);
   std::unique_ptr<GpuHtEncodeBatch> batch = make_gpu_ht_encode_batch(j2k::BackendOptions(j2k::Backend::Cuda));
   for (int k = 0; k < 3; ++k) batch->add(d.data() + 64 * k, 8, 8, 8, J2K_BAND_LL, 0, 0);
   batch->encode(d.stream());
@@ -512,12 +474,12 @@ TEST(HtGpuEncoder, RefusesWhatTheCpuEncoderRefuses) {
 // A batch without blocks; and one used twice: the second batch's results are its own.
 TEST(HtGpuEncoder, EmptyAndReusedBatches) {
   std::string why;
-  if (!gpu_usable(why)) GTEST_SKIP() << "no CUDA batch to test: " << why;
+  if (!test_support::cuda_batches_usable(why)) GTEST_SKIP() << "no CUDA batch to test: " << why;
 #if J2KFRONT_HAVE_CUDA
   std::mt19937 rng(7);
   TestPlane p(300, 2);
   for (int k = 0; k < 40; ++k) p.add(64, 64, coefficients(rng, 4096, 10, 0.5, 0), 0, k % 3, "reused batch");
-  DevicePlane d(p.values());
+  test_support::DevicePlane d(p.values());
   std::unique_ptr<GpuHtEncodeBatch> batch = make_gpu_ht_encode_batch(j2k::BackendOptions(j2k::Backend::Cuda));
   batch->encode(d.stream());
   batch->wait();
@@ -587,10 +549,10 @@ void expect_sets_equal_the_cpus(const TestPlane& p, const std::vector<BlockView>
 // Every random block coded as a set (add_set) against encode_block() with its figures.
 TEST(HtGpuEncoder, SetsEqualTheCpuEncoderWithTheirFigures) {
   std::string why;
-  if (!gpu_usable(why)) GTEST_SKIP() << "no CUDA batch to test: " << why;
+  if (!test_support::cuda_batches_usable(why)) GTEST_SKIP() << "no CUDA batch to test: " << why;
 #if J2KFRONT_HAVE_CUDA
   const TestPlane p = random_blocks();
-  DevicePlane d(p.values());
+  test_support::DevicePlane d(p.values());
   cuda::HtEncodeBatch batch;
   const std::vector<BlockView> views = set_views(p);
   for (size_t i = 0; i < views.size(); ++i) {
@@ -723,7 +685,7 @@ TEST(HtCleanupInPlace, DwtOfAnImageEqualsTheCpuEncoder) { check_dwt_of_an_image(
 
 TEST(HtGpuEncoder, DwtOfAnImageEqualsTheCpuEncoder) {
   std::string why;
-  if (!gpu_usable(why)) GTEST_SKIP() << "no CUDA batch to test: " << why;
+  if (!test_support::cuda_batches_usable(why)) GTEST_SKIP() << "no CUDA batch to test: " << why;
   check_dwt_of_an_image(gpu_code, "GPU");
 }
 
