@@ -29,11 +29,14 @@
 #include "codec/tier1/block_encode_batch.hpp"
 #include "codec/tier1/gpu/host_ebcot_image_encoder.hpp"
 #include "j2kfront/j2kfront.hpp"
+#include "tests/support/gpu_compress_support.hpp"
 #include "tests/support/image_rows.hpp"
 #include "tests/support/pattern_images.hpp"
 #include "tests/support/run_command.hpp"
 #include "tests/support/temp_dir_test.hpp"
 
+using test_support::first_difference;
+using test_support::log2_of;
 using test_support::pattern_image;
 using test_support::quote;
 using test_support::run_command;
@@ -107,14 +110,6 @@ struct Encoded {
   std::string error;  // what create or run threw, if anything
 };
 
-// Where two codestreams first differ, for the message.
-std::string first_difference(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
-  size_t i = 0;
-  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
-  return "sizes " + std::to_string(a.size()) + " and " + std::to_string(b.size()) + " (the CPU coder's), first difference at byte " +
-         std::to_string(i);
-}
-
 // Two images of `c`'s shape, the second of another pattern (the same where it is constant).
 std::vector<j2kfront::Image> two_images(const Case& c) {
   return {pattern_image(c.x0, c.y0, c.w, c.h, c.ncomp, c.type, c.precision, c.pattern, 1),
@@ -182,12 +177,6 @@ std::vector<Case> cases() {
   return out;
 }
 
-int log2_of(int v) {
-  int k = 0;
-  while ((1 << k) < v) ++k;
-  return k;
-}
-
 // `c` through the codec's encoder on the CPU backend, Tier-1 by the CPU's coder or (emulate)
 // by the host emulation of the GPU batch (slots 1/slot_divisor of theirs); whole or (by_rows)
 // a row of tiles at a time.
@@ -214,20 +203,7 @@ Encoded encode_internal(const Case& c, const std::vector<j2kfront::Image>& image
     const j2kfront::ImageView shape = (by_rows ? no_samples : images[0]).view();
     j2k::codec::Encoder encoder(e, *shape.get());
     for (const j2kfront::Image& im : images) {
-      if (by_rows) {
-        j2kfront::ImageView band;
-        std::vector<uint8_t> bytes;
-        encoder.encode_rows(
-            [&](uint32_t y0, uint32_t rows) {
-              band = test_support::rows_of(im, y0, rows);
-              return *band.get();
-            },
-            [&](const uint8_t* data, size_t n) { bytes.insert(bytes.end(), data, data + n); });
-        out.bytes.push_back(std::move(bytes));
-      } else {
-        const j2kfront::ImageView v = im.view();
-        out.bytes.push_back(encoder.encode(*v.get()));
-      }
+      out.bytes.push_back(test_support::encode_image(encoder, im, by_rows));
       out.psnr.push_back(encoder.report().layer_psnr);
       out.tier1_on = encoder.report().tier1_on;
     }
@@ -284,13 +260,6 @@ TEST(EbcotBatchEmulation, ByRowsOfTiles) {
 
 // ------------------------------------------------------------------ the C API on the GPU
 
-bool cuda_device(std::string& why) {
-  const char* reason = nullptr;
-  if (j2k_backend_available(J2K_BACKEND_CUDA, &reason)) return true;
-  why = reason ? reason : "no reason given";
-  return false;
-}
-
 Encoded encode(const Case& c, j2k_backend backend, const std::vector<j2kfront::Image>& images) {
   j2kfront::Settings s;
   s.backend = backend;
@@ -323,7 +292,7 @@ class EbcotGpuCompress : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string why;
-    if (!cuda_device(why)) GTEST_SKIP() << "no CUDA backend/device: " << why;
+    if (!test_support::backend_device(J2K_BACKEND_CUDA, why)) GTEST_SKIP() << "no CUDA backend/device: " << why;
   }
   void TearDown() override {
     if (!IsSkipped()) {
@@ -440,7 +409,7 @@ class EbcotGpuCompressCli : public test_support::TempDirTest {
 
 TEST_F(EbcotGpuCompressCli, SameCodestreamAsTheCpuBackend) {
   std::string why;
-  if (!cuda_device(why)) GTEST_SKIP() << "no CUDA backend/device: " << why;
+  if (!test_support::backend_device(J2K_BACKEND_CUDA, why)) GTEST_SKIP() << "no CUDA backend/device: " << why;
   const std::string rgb = path("rgb.ppm"), grey16 = path("grey16.pgm");
   write_pnm(rgb, pattern_image(0, 0, 509, 317, 3, J2K_SAMPLE_U8, 8, 1, 7));
   write_pnm(grey16, pattern_image(0, 0, 333, 221, 1, J2K_SAMPLE_U16, 16, 0, 8));

@@ -30,6 +30,7 @@
 #include "codec/tier1/block_encode_batch.hpp"
 #include "codec/tier1/gpu/host_ht_image_encoder.hpp"
 #include "j2kfront/j2kfront.hpp"
+#include "tests/support/gpu_compress_support.hpp"
 #include "tests/support/image_rows.hpp"
 #include "tests/support/pattern_images.hpp"
 #include "tests/support/run_command.hpp"
@@ -38,6 +39,8 @@
 using test_support::quote;
 using test_support::run_command;
 
+using test_support::first_difference;
+using test_support::log2_of;
 using test_support::pattern_image;
 
 namespace {
@@ -189,39 +192,17 @@ Encoded encode(const Case& c, j2k_backend backend, const std::vector<j2kfront::I
   return out;
 }
 
-// Where two codestreams first differ, for the message.
-std::string first_difference(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
-  size_t i = 0;
-  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
-  return "sizes " + std::to_string(a.size()) + " and " + std::to_string(b.size()) + " (the CPU coder's), first difference at byte " +
-         std::to_string(i);
-}
-
-bool cuda_device(std::string& why) {
-  const char* reason = nullptr;
-  if (j2k_backend_available(J2K_BACKEND_CUDA, &reason)) return true;
-  why = reason ? reason : "no reason given";
-  return false;
-}
-
-bool opencl_device(std::string& why) {
-  const char* reason = nullptr;
-  if (j2k_backend_available(J2K_BACKEND_OPENCL, &reason)) return true;
-  why = reason ? reason : "no reason given";
-  return false;
-}
-
 #define REQUIRE_OPENCL_DEVICE()                                                    \
   do {                                                                             \
     std::string why_;                                                              \
-    if (!opencl_device(why_)) { GTEST_SKIP() << "no OpenCL backend/device: " << why_; } \
+    if (!test_support::backend_device(J2K_BACKEND_OPENCL, why_)) { GTEST_SKIP() << "no OpenCL backend/device: " << why_; } \
     g_compared = 0;                                                                \
   } while (0)
 
 #define REQUIRE_CUDA_DEVICE()                                                  \
   do {                                                                         \
     std::string why_;                                                          \
-    if (!cuda_device(why_)) { GTEST_SKIP() << "no CUDA backend/device: " << why_; } \
+    if (!test_support::backend_device(J2K_BACKEND_CUDA, why_)) { GTEST_SKIP() << "no CUDA backend/device: " << why_; } \
     g_compared = 0;                                                            \
   } while (0)
 
@@ -259,12 +240,6 @@ void expect_same_codestreams(const Case& c, j2k_backend backend = J2K_BACKEND_CU
 }
 
 // ------------------------------------------------------------------ the host emulation
-
-int log2_of(int v) {
-  int k = 0;
-  while ((1 << k) < v) ++k;
-  return k;
-}
 
 // The host emulation with its blocks' bytes left in one buffer of its own, as the CUDA batch
 // leaves them in its page-locked copy (CodedBlock::external), overwritten by the next encode.
@@ -356,20 +331,7 @@ Encoded encode_internal(const Case& c, const std::vector<j2kfront::Image>& image
     const j2kfront::ImageView shape = (by_rows ? no_samples : images[0]).view();
     j2k::codec::Encoder encoder(e, *shape.get());
     for (const j2kfront::Image& im : images) {
-      if (by_rows) {
-        j2kfront::ImageView band;
-        std::vector<uint8_t> bytes;
-        encoder.encode_rows(
-            [&](uint32_t y0, uint32_t rows) {
-              band = test_support::rows_of(im, y0, rows);
-              return *band.get();
-            },
-            [&](const uint8_t* data, size_t n) { bytes.insert(bytes.end(), data, data + n); });
-        out.bytes.push_back(std::move(bytes));
-      } else {
-        const j2kfront::ImageView v = im.view();
-        out.bytes.push_back(encoder.encode(*v.get()));
-      }
+      out.bytes.push_back(test_support::encode_image(encoder, im, by_rows));
       out.tier1_on = encoder.report().tier1_on;
     }
   } catch (const std::exception& x) {
@@ -481,7 +443,9 @@ TEST(GpuBatchEmulation, RateAndPsnrTargetsEqualTheCpuCoder) {
     const Encoded emulated = encode_internal(c, images, true);
     ASSERT_EQ(emulated.error, "");
     EXPECT_LE(g_ht_most_sets, j2k::codec::BlockEncodeBatch::kMaxHtSetsPerCall) << "a call of the batch with more sets than it takes";
-    if (c.bw == 8) EXPECT_EQ(g_ht_most_sets, j2k::codec::BlockEncodeBatch::kMaxHtSetsPerCall) << "12,288 code-blocks: a full run";
+    if (c.bw == 8) {
+      EXPECT_EQ(g_ht_most_sets, j2k::codec::BlockEncodeBatch::kMaxHtSetsPerCall) << "12,288 code-blocks: a full run";
+    }
     const bool lossless_last = !c.rates.empty() && c.rates.back() <= 1;
     if (lossless_last) EXPECT_EQ(g_ht_set_calls, 0) << "a lossless last layer codes every block at plane 0, through encode()";
     else EXPECT_GE(g_ht_set_calls, 2) << "the model and the sets must come from the batch";
