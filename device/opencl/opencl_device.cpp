@@ -231,9 +231,9 @@ cl_context context_for(const DeviceInfo& device) {
 
 // ---------------------------------------------------------------- buffers
 
-Buffer::Buffer(cl_context ctx, size_t bytes) : bytes_(bytes) {
+Buffer::Buffer(cl_context ctx, size_t bytes, cl_mem_flags flags) : bytes_(bytes) {
   cl_int err = CL_SUCCESS;
-  mem_ = cl().clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, nullptr, &err);
+  mem_ = cl().clCreateBuffer(ctx, flags, bytes, nullptr, &err);
   check(err, "clCreateBuffer");
 }
 Buffer::~Buffer() {
@@ -246,6 +246,43 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
     bytes_ = o.bytes_;
     o.mem_ = nullptr;
     o.bytes_ = 0;
+  }
+  return *this;
+}
+
+
+PinnedHost::PinnedHost(cl_context ctx, cl_device_id device, size_t bytes)
+    : buffer_(ctx, std::max<size_t>(bytes, 1), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR) {
+  cl_int err = CL_SUCCESS;
+  queue_ = cl().clCreateCommandQueue(ctx, device, 0, &err);
+  check(err, "clCreateCommandQueue");
+  void* p = cl().clEnqueueMapBuffer(queue_, buffer_.get(), CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, buffer_.bytes(), 0,
+                                    nullptr, nullptr, &err);
+  if (err != CL_SUCCESS) {
+    release();
+    fail("clEnqueueMapBuffer", err);
+  }
+  data_ = static_cast<unsigned char*>(p);
+}
+// Unmapped, and the unmapping finished, before the buffer goes: the release of a mapped
+// region is left to the implementation by the standard.
+void PinnedHost::release() noexcept {
+  if (data_ && cl().clEnqueueUnmapMemObject(queue_, buffer_.get(), data_, 0, nullptr, nullptr) == CL_SUCCESS)
+    cl().clFinish(queue_);
+  if (queue_) cl().clReleaseCommandQueue(queue_);
+  data_ = nullptr;
+  queue_ = nullptr;
+  buffer_ = Buffer();
+}
+PinnedHost::~PinnedHost() { release(); }
+PinnedHost& PinnedHost::operator=(PinnedHost&& o) noexcept {
+  if (this != &o) {
+    release();
+    buffer_ = std::move(o.buffer_);
+    queue_ = o.queue_;
+    data_ = o.data_;
+    o.data_ = nullptr;
+    o.queue_ = nullptr;
   }
   return *this;
 }

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace j2k::ocl {
@@ -67,7 +68,7 @@ cl_context context_for(const DeviceInfo& device);
 class Buffer {
  public:
   Buffer() = default;
-  Buffer(cl_context ctx, size_t bytes);
+  Buffer(cl_context ctx, size_t bytes, cl_mem_flags flags = CL_MEM_READ_WRITE);
   ~Buffer();
   Buffer(Buffer&& o) noexcept : mem_(o.mem_), bytes_(o.bytes_) { o.mem_ = nullptr; o.bytes_ = 0; }
   Buffer& operator=(Buffer&& o) noexcept;
@@ -79,6 +80,31 @@ class Buffer {
  private:
   cl_mem mem_ = nullptr;
   size_t bytes_ = 0;
+};
+
+// Host memory the device's DMA engine reads and writes directly (page-locked where the
+// platform pins CL_MEM_ALLOC_HOST_PTR buffers, as NVIDIA's does): a buffer of that kind,
+// mapped once for its lifetime. A transfer between a device buffer and data() runs at the
+// link's speed and asynchronously, where one from ordinary (pageable) memory goes through the
+// driver's own staging at a fraction of it and holds the calling thread. It maps and unmaps
+// on a queue of its own, so that it outlives the queues that transfer from it.
+class PinnedHost {
+ public:
+  PinnedHost() = default;
+  PinnedHost(cl_context ctx, cl_device_id device, size_t bytes);
+  ~PinnedHost();
+  PinnedHost(PinnedHost&& o) noexcept { *this = std::move(o); }
+  PinnedHost& operator=(PinnedHost&& o) noexcept;
+  PinnedHost(const PinnedHost&) = delete;
+  PinnedHost& operator=(const PinnedHost&) = delete;
+  unsigned char* data() const { return data_; }
+  size_t bytes() const { return data_ ? buffer_.bytes() : 0; }
+
+ private:
+  void release() noexcept;
+  Buffer buffer_;
+  cl_command_queue queue_ = nullptr;
+  unsigned char* data_ = nullptr;
 };
 
 }  // namespace j2k::ocl

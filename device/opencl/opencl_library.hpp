@@ -19,7 +19,7 @@
   X(clSetKernelArg) X(clCreateBuffer) X(clReleaseMemObject) X(clEnqueueWriteBuffer)                 \
   X(clEnqueueReadBuffer) X(clEnqueueReadBufferRect) X(clEnqueueCopyBuffer) X(clEnqueueCopyBufferRect)                         \
   X(clEnqueueNDRangeKernel) X(clFinish) X(clWaitForEvents) X(clReleaseEvent)                        \
-  X(clGetEventProfilingInfo) X(clGetCommandQueueInfo)
+  X(clGetEventProfilingInfo) X(clGetCommandQueueInfo) X(clEnqueueMapBuffer) X(clEnqueueUnmapMemObject)
 
 namespace j2k::ocl {
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The OpenCL backend's queue: one command queue, buffers on the device reserved once per plan.
-// Samples cross the bus at their own width (packed by host threads into a host staging buffer);
+// Samples cross the bus at their own width (packed by host threads into a pinned host staging
+// buffer, so that the upload runs at the link's speed and overlaps the host's work);
 // shift + MCT (kernels at the end of dwt.cl) and the sliding-window DWT run on the device, in
 // place on one buffer per component; coefficients come home with a rectangular read. Only
 // wait() (and finish()) waits for the device.
@@ -140,7 +141,8 @@ class OpenCLQueue final : public Queue {
     cl_context ctx = runner_.context();
     if (n.staging_bytes > staging_.bytes()) {
       staging_ = ocl::Buffer(ctx, n.staging_bytes);
-      host_staging_.assign(n.staging_bytes, 0);
+      wait_staged();  // the old host staging may still be on its way up
+      host_staging_ = ocl::PinnedHost(ctx, runner_.device().id, n.staging_bytes);
     }
     if (n.max_plane_bytes > scratch_.bytes() || planes_.size() < static_cast<size_t>(n.components)) {
       planes_.clear();
@@ -157,7 +159,7 @@ class OpenCLQueue final : public Queue {
 
   j2k_memory_report memory_held() const override {
     j2k_memory_report r{};
-    r.host = host_staging_.capacity();
+    r.host = host_staging_.bytes();
     r.device = staging_.bytes() + scratch_.bytes() + flag_.bytes() + narrow_buffer_.bytes();
     for (const ocl::Buffer& b : planes_) r.device += b.bytes();
     return r;
@@ -202,15 +204,10 @@ class OpenCLQueue final : public Queue {
     const size_t size = j2k_sample_size(dst.type);
     const size_t row = static_cast<size_t>(dst.width) * size;
     if (row == 0 || dst.height == 0) return;
-    // The host staging may still be in flight to the device from the previous upload.
-    if (staged_) {
-      check(cl().clWaitForEvents(1, &staged_), "clWaitForEvents");
-      cl().clReleaseEvent(staged_);
-      staged_ = nullptr;
-    }
+    wait_staged();
     // Packed through the host staging at the plane's offset (the decoder's coefficient planes,
     // each in a buffer of its own, at offset 0: the plan reserves staging for the largest).
-    if (dst.offset + row * static_cast<size_t>(dst.height) > host_staging_.size())
+    if (dst.offset + row * static_cast<size_t>(dst.height) > host_staging_.bytes())
       throw Error(ErrorCode::Internal, "opencl queue: an upload larger than the reserved staging");
     unsigned char* host = host_staging_.data() + dst.offset;
     const auto* base = static_cast<const unsigned char*>(src.base) + src.offset;
@@ -338,6 +335,14 @@ class OpenCLQueue final : public Queue {
     return p;
   }
 
+  // The host staging may still be in flight to the device from the previous upload.
+  void wait_staged() {
+    if (!staged_) return;
+    check(cl().clWaitForEvents(1, &staged_), "clWaitForEvents");
+    cl().clReleaseEvent(staged_);
+    staged_ = nullptr;
+  }
+
   static Plane packed(cl_mem base, j2k_sample_type type, int64_t w, int64_t h) {
     Plane p;
     p.base = base;
@@ -355,7 +360,7 @@ class OpenCLQueue final : public Queue {
   Kernel shift_i32_, shift_f32_, rct_, ict_, narrow_, to_i32_, to_f32_, to_rct_, to_ict_;
   ocl::Buffer staging_, scratch_, flag_, narrow_buffer_;
   std::vector<ocl::Buffer> planes_;        // one per component: coefficients, DWT in place
-  std::vector<unsigned char> host_staging_;
+  ocl::PinnedHost host_staging_;           // samples packed for the bus, at its speed
   cl_event staged_ = nullptr;              // the last upload from host_staging_
   cl_event marks_[kFrameSlots + 1] = {};   // the end of each frame slot's work
   int slot_flags_[kFrameSlots + 1] = {};   // each slot's range flag, read from flag_

@@ -186,6 +186,7 @@ struct HtEncodeBatch::Impl {
   bool sets = false;                             // a block was added by add_set_at
 
   cl_context context = nullptr;  // the kernels' and buffers' (the last queue's)
+  cl_device_id device = nullptr;  // that queue's
   const Program* program = nullptr;
   Kernel encode_k, scan_k, pack_k, quantise_k, finish_k, model_k;
   ocl::Buffer blocks_d, output_d, scratch_d, results_d, sizes_d, offsets_d, packed_d, jobs_d, figures_d, model_d;
@@ -194,7 +195,7 @@ struct HtEncodeBatch::Impl {
   std::vector<DeviceHtBlock> upload;
   std::vector<ht::CleanupResult> results;
   std::vector<SetFigures> figures;  // the sets' (where `sets`)
-  std::vector<uint8_t> output;
+  ocl::PinnedHost output;          // the packed bytes, read at the link's speed
   std::vector<uint64_t> offsets;  // block i's bytes at output + offsets[i] (after wait())
   cl_command_queue queue = nullptr;  // the last encode()'s
   cl_event done = nullptr;           // its results' read
@@ -211,7 +212,8 @@ struct HtEncodeBatch::Impl {
   void use(cl_command_queue q) {
     const auto ctx = queue_info<cl_context>(q, CL_QUEUE_CONTEXT);
     if (ctx == context && program) return;
-    program = &program_for(ctx, queue_info<cl_device_id>(q, CL_QUEUE_DEVICE));
+    device = queue_info<cl_device_id>(q, CL_QUEUE_DEVICE);
+    program = &program_for(ctx, device);
     encode_k.make(program->program, "encode_cleanup");
     scan_k.make(program->program, "scan_sizes");
     pack_k.make(program->program, "pack_segments");
@@ -223,6 +225,7 @@ struct HtEncodeBatch::Impl {
     // Buffers of another context cannot serve this one.
     blocks_d = {}, output_d = {}, scratch_d = {}, results_d = {}, sizes_d = {}, offsets_d = {}, packed_d = {}, jobs_d = {};
     figures_d = {}, model_d = {};
+    output = {};
     context = ctx;
   }
 
@@ -393,7 +396,8 @@ void HtEncodeBatch::wait() {
       m.offsets[i] = total;
       total += m.segment_bytes(i);
     }
-    m.output.resize(total);
+    // Grown by a quarter beyond the need, so that frames of about one size reuse it.
+    if (total > m.output.bytes()) m.output = ocl::PinnedHost(m.context, m.device, total + total / 4);
     if (total > 0)
       check(cl().clEnqueueReadBuffer(m.queue, m.packed_d.get(), CL_TRUE, 0, total, m.output.data(), 0, nullptr, nullptr),
             "clEnqueueReadBuffer");
