@@ -117,7 +117,7 @@ struct BlockBatch::Impl {
   // order, so its writes are done.
   static constexpr int kSlots = 4;
   struct Slot {
-    std::vector<uint8_t> upload;
+    ocl::PinnedHost upload;  // the batch's records and bytes, sent up at the link's speed
     std::vector<int> counts;
     std::vector<int64_t> tiles;
     cl_event counted = nullptr;  // the counters' read, after the writes and the kernel
@@ -248,7 +248,8 @@ void BlockBatch::decode(const std::vector<Plane>& planes, const std::vector<size
   Impl::Slot& slot = m.slots[m.next];
   m.next = (m.next + 1) % Impl::kSlots;
   m.harvest(slot);  // its last batch, long done
-  slot.upload.resize(l.total);
+  // Grown by a quarter beyond the need, so that tiles of about one size reuse it.
+  if (l.total > slot.upload.bytes()) slot.upload = ocl::PinnedHost(ctx, device, l.total + l.total / 4);
   uint8_t* u = slot.upload.data();
   std::memcpy(u + l.blocks, r.blocks.data(), r.blocks.size() * sizeof(DeviceBlock));
   std::memcpy(u + l.plane_at, plane_at.data(), plane_at.size() * sizeof(int64_t));
