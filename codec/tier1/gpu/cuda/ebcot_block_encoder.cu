@@ -12,6 +12,7 @@
 // results. Then the segments and the passes are packed end to end (each block's offset the
 // sum of the sizes before it, CUB's scan), and only the results and the packed bytes and
 // passes come back, into page-locked memory.
+#include "codec/tier1/gpu/cuda/batch_fence.hpp"
 #include "codec/tier1/gpu/cuda/ebcot_block_encoder.hpp"
 
 #include <cuda_runtime_api.h>
@@ -120,8 +121,7 @@ struct EbcotEncodeBatch::Impl {
   std::vector<uint64_t> offsets, pass_offsets;  // block i's at output_h + offsets[i], passes_h + pass_offsets[i]
   std::map<size_t, CodedBlock> on_host;        // the blocks that outgrew their slots, coded on the CPU
   void* stream = nullptr;
-  cudaEvent_t done = nullptr;
-  bool pending = false;  // encode() ran and wait() has not
+  BatchFence fence;  // the last encode()'s work; pending: wait() has not run since
   bool ready = false;    // wait() returned for the blocks of the last encode()
   size_t encoded = 0;
 
@@ -144,10 +144,6 @@ struct EbcotEncodeBatch::Impl {
     return threads;
   }
 
-  ~Impl() {
-    if (pending) cudaEventSynchronize(done);  // the copies into the page-locked buffers
-    if (done) cudaEventDestroy(done);
-  }
 
   const t1::EncodeResult& result(size_t i) const { return static_cast<const t1::EncodeResult*>(results_h.data())[i]; }
   void check_ready(size_t i, const char* call) const {
@@ -161,10 +157,7 @@ EbcotEncodeBatch::EbcotEncodeBatch() : impl_(std::make_unique<Impl>()) {}
 EbcotEncodeBatch::~EbcotEncodeBatch() = default;
 
 void EbcotEncodeBatch::clear() {
-  if (impl_->pending) {  // its records name the blocks in flight
-    cuda_check(cudaEventSynchronize(impl_->done), "cudaEventSynchronize");
-    impl_->pending = false;
-  }
+  impl_->fence.wait();  // its records name the blocks in flight
   impl_->blocks.clear();
   impl_->slot_bytes = 0;
   impl_->word_count = 0;
@@ -199,10 +192,7 @@ size_t EbcotEncodeBatch::size() const { return impl_->blocks.size(); }
 void EbcotEncodeBatch::encode(void* stream_handle) {
   Impl& m = *impl_;
   auto stream = static_cast<cudaStream_t>(stream_handle);
-  if (m.pending) {  // the last batch's copies into the page-locked buffers, which this one reuses
-    cuda_check(cudaEventSynchronize(m.done), "cudaEventSynchronize");
-    m.pending = false;
-  }
+  m.fence.wait();  // the last batch's copies into the page-locked buffers, which this one reuses
   m.ready = false;
   m.on_host.clear();
   m.stream = stream_handle;
@@ -211,7 +201,6 @@ void EbcotEncodeBatch::encode(void* stream_handle) {
     m.ready = true;
     return;
   }
-  if (!m.done) cuda_check(cudaEventCreateWithFlags(&m.done, cudaEventDisableTiming), "cudaEventCreate");
 
   const size_t count = m.blocks.size();
   m.sorted = m.blocks;
@@ -250,15 +239,12 @@ void EbcotEncodeBatch::encode(void* stream_handle) {
   cuda_check(cudaGetLastError(), "pack_kernel");
   cuda_check(cudaMemcpyAsync(results_h, results, count * sizeof(t1::EncodeResult), cudaMemcpyDeviceToHost, stream),
              "cudaMemcpyAsync");
-  cuda_check(cudaEventRecord(m.done, stream), "cudaEventRecord");
-  m.pending = true;
+  m.fence.record(stream);
 }
 
 void EbcotEncodeBatch::wait() {
   Impl& m = *impl_;
-  if (!m.pending) return;
-  cuda_check(cudaEventSynchronize(m.done), "cudaEventSynchronize");
-  m.pending = false;
+  if (!m.fence.wait()) return;
   // The offsets the scans gave, again on the host (the same sums in the same order), and the
   // packed bytes and passes, now that their totals are known.
   m.offsets.resize(m.encoded);

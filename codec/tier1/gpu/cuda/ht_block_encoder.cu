@@ -19,6 +19,7 @@
 // lanes making 32 terms at once and adding them in the CPU's order (the same doubles), then
 // its lane 0 codes the refinement passes (each visit depends on those before) and appends them
 // to the segment; its figures (HtSetFigures) come back with the results.
+#include "codec/tier1/gpu/cuda/batch_fence.hpp"
 #include "codec/tier1/gpu/cuda/ht_block_encoder.hpp"
 
 #include <cuda_runtime_api.h>
@@ -273,8 +274,7 @@ struct HtEncodeBatch::Impl {
   PinnedBuffer output_h, results_h, figures_h;
   std::vector<uint64_t> offsets;  // block i's bytes at output_h + offsets[i] (after wait())
   void* stream = nullptr;         // the last encode()'s, where wait() copies the packed bytes
-  cudaEvent_t done = nullptr;
-  bool pending = false;  // encode() ran and wait() has not
+  BatchFence fence;  // the last encode()'s work; pending: wait() has not run since
   bool ready = false;    // wait() returned for the blocks of the last encode()
   size_t encoded = 0;    // how many blocks the last encode() coded
 
@@ -283,10 +283,6 @@ struct HtEncodeBatch::Impl {
     for (int row = 0; row < 2; ++row)
       for (int k = 0; k < kCxtVlcEntries; ++k) host_tables.cxt_vlc[row][k] = t.cxt_vlc[row][k];
     for (int u = 0; u < ht::UvlcTable::kSize; ++u) host_tables.uvlc[u] = t.uvlc[u];
-  }
-  ~Impl() {
-    if (pending) cudaEventSynchronize(done);  // the copies into the page-locked buffers
-    if (done) cudaEventDestroy(done);
   }
 
   const ht::CleanupResult& result(size_t i) const { return static_cast<const ht::CleanupResult*>(results_h.data())[i]; }
@@ -307,10 +303,7 @@ HtEncodeBatch::HtEncodeBatch() : impl_(std::make_unique<Impl>()) {}
 HtEncodeBatch::~HtEncodeBatch() = default;
 
 void HtEncodeBatch::clear() {
-  if (impl_->pending) {  // its records name the blocks in flight
-    cuda_check(cudaEventSynchronize(impl_->done), "cudaEventSynchronize");
-    impl_->pending = false;
-  }
+  impl_->fence.wait();  // its records name the blocks in flight
   impl_->blocks.clear();
   impl_->output_bytes = 0;
   impl_->scratch_bytes = 0;
@@ -354,10 +347,7 @@ size_t HtEncodeBatch::size() const { return impl_->blocks.size(); }
 void HtEncodeBatch::encode(void* stream_handle) {
   Impl& m = *impl_;
   auto stream = static_cast<cudaStream_t>(stream_handle);
-  if (m.pending) {  // the last batch's copies into the page-locked buffers, which this one reuses
-    cuda_check(cudaEventSynchronize(m.done), "cudaEventSynchronize");
-    m.pending = false;
-  }
+  m.fence.wait();  // the last batch's copies into the page-locked buffers, which this one reuses
   m.ready = false;
   m.stream = stream_handle;
   m.encoded = m.blocks.size();
@@ -376,7 +366,6 @@ void HtEncodeBatch::encode(void* stream_handle) {
     throw Error(ErrorCode::Internal, "GpuHtEncodeBatch::encode: on CUDA device " + std::to_string(device) + ", the batch's tables on " +
                                          std::to_string(m.tables_device));
   }
-  if (!m.done) cuda_check(cudaEventCreateWithFlags(&m.done, cudaEventDisableTiming), "cudaEventCreate");
 
   const size_t count = m.blocks.size();
   auto* blocks = static_cast<DeviceHtBlock*>(m.blocks_d.get(count * sizeof(DeviceHtBlock)));
@@ -412,15 +401,12 @@ void HtEncodeBatch::encode(void* stream_handle) {
     cuda_check(cudaMemcpyAsync(m.figures_h.get(count * sizeof(HtSetFigures)), figures, count * sizeof(HtSetFigures),
                                cudaMemcpyDeviceToHost, stream),
                "cudaMemcpyAsync");
-  cuda_check(cudaEventRecord(m.done, stream), "cudaEventRecord");
-  m.pending = true;
+  m.fence.record(stream);
 }
 
 void HtEncodeBatch::wait() {
   Impl& m = *impl_;
-  if (m.pending) {
-    cuda_check(cudaEventSynchronize(m.done), "cudaEventSynchronize");
-    m.pending = false;
+  if (m.fence.wait()) {
     // The offsets the scan gave, again on the host (the same sums in the same order), and the
     // packed bytes, now that their total is known.
     m.offsets.resize(m.encoded);
