@@ -167,24 +167,28 @@ class PnmReader : public FormatReader {
     }
   }
 
-  // A gray row is read straight into its plane; an RGB row goes through one row of the
-  // file's bytes and is split into the planes. The rows come in chunks of about 4 MB (so
-  // that the extra memory stays small): each chunk is read with one call, then split (and
-  // checked against maxval) by all cores, a row each. A gray 8-bit or full-range 16-bit file
-  // needs no check.
+  // The band's rows come in chunks of about 1 MB, each read (pread, at its place in the
+  // file) and split into the planes (and checked against maxval) by one worker, the workers
+  // side by side: the kernel's copies out of the page cache then run on every core too, not
+  // one before all the splitting. A gray 8-bit or full-range 16-bit file needs no check.
   j2kfront::Image read_rows(uint64_t first, uint64_t height) override {
     InputFile& in = *file_;
     j2kfront::Image image = band(height);
     const uint64_t width = width_, bytes = bytes_, row_bytes = row_bytes_, maxval = maxval_;
     const int channels = channels_;
     const bool check = maxval != (bytes == 1 ? 255u : 65535u);
-    const uint64_t chunk_rows = std::max<uint64_t>(1, (uint64_t{4} << 20) / row_bytes);
-    std::vector<uint8_t> chunk(static_cast<size_t>(std::min(chunk_rows, height) * row_bytes));
-    for (uint64_t y0 = 0; y0 < height; y0 += chunk_rows) {
+    const uint64_t chunk_rows = std::max<uint64_t>(1, (uint64_t{1} << 20) / row_bytes);
+    const uint64_t chunks = (height + chunk_rows - 1) / chunk_rows;
+    const int threads = copy_threads(static_cast<size_t>(height * row_bytes), 0);
+    std::vector<std::vector<uint8_t>> buffers(static_cast<size_t>(std::max(threads, 1)));
+    run_on_workers(static_cast<ptrdiff_t>(chunks), threads, [&](ptrdiff_t c, int worker) {
+      const uint64_t y0 = static_cast<uint64_t>(c) * chunk_rows;
       const uint64_t rows = std::min(chunk_rows, height - y0);
-      in.read(chunk.data(), static_cast<size_t>(rows * row_bytes));
-      parallel_for(static_cast<ptrdiff_t>(rows), copy_threads(static_cast<size_t>(rows * row_bytes), 0), [&](ptrdiff_t r) {
-        const uint64_t y = y0 + static_cast<uint64_t>(r);
+      std::vector<uint8_t>& chunk = buffers[static_cast<size_t>(worker)];
+      chunk.resize(static_cast<size_t>(rows * row_bytes));
+      in.read_ahead(chunk.data(), chunk.size(), y0 * row_bytes);
+      for (uint64_t r = 0; r < rows; ++r) {
+        const uint64_t y = y0 + r;
         const uint8_t* row = chunk.data() + static_cast<size_t>(r) * static_cast<size_t>(row_bytes);
         const size_t plane_offset = static_cast<size_t>(y * width * bytes);
         unsigned char* planes[3] = {};
@@ -192,16 +196,16 @@ class PnmReader : public FormatReader {
           planes[ch] = image.components[static_cast<size_t>(ch)].bytes.data() + plane_offset;
         if (channels == 1 && bytes == 1 && !check) {
           std::memcpy(planes[0], row, static_cast<size_t>(width));
-          return;
+          continue;
         }
         // The common files without a maxval to check, in loops the compiler vectorises.
         if (!check && bytes == 1 && channels == 3) {
           split_rgb8(row, planes[0], planes[1], planes[2], width);
-          return;
+          continue;
         }
         if (!check && bytes == 2 && channels == 1) {
           swap_u16(row, planes[0], width);
-          return;
+          continue;
         }
         for (uint64_t x = 0; x < width; ++x) {
           for (int ch = 0; ch < channels; ++ch) {
@@ -218,8 +222,9 @@ class PnmReader : public FormatReader {
             else store_u16(planes[ch] + 2 * x, static_cast<uint16_t>(v));
           }
         }
-      });
-    }
+      }
+    });
+    in.skip(height * row_bytes);
     return image;
   }
 

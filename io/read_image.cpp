@@ -76,6 +76,26 @@ void InputFile::read(void* dst, size_t n) {
                                     " more bytes expected at offset " + std::to_string(pos_) + ")");
 }
 
+void InputFile::read_ahead(void* dst, size_t n, uint64_t offset) const {
+  auto* to = static_cast<unsigned char*>(dst);
+  const auto fd = fileno(file_);
+  uint64_t at = pos_ + offset;
+  while (n > 0) {
+    const ssize_t got = ::pread(fd, to, n, static_cast<off_t>(at));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) fail_read();
+    if (got == 0)
+      fail(ErrorCode::CorruptInput, "file is truncated (" + std::to_string(n) + " more bytes expected at offset " +
+                                        std::to_string(at) + ")");
+    to += got, n -= static_cast<size_t>(got), at += static_cast<uint64_t>(got);
+  }
+}
+
+void InputFile::skip(uint64_t n) {
+  if (std::fseek(file_, static_cast<long>(pos_ + n), SEEK_SET) != 0) fail_read();
+  pos_ += n;
+}
+
 void InputFile::rewind() {
   if (std::fseek(file_, 0, SEEK_SET) != 0) fail_read();
   pos_ = 0;

@@ -37,6 +37,12 @@ class InputFile {
   void read(void* dst, size_t n);
   // Back to the first byte, after read_image has looked at the signature.
   void rewind();
+  // Exactly n bytes from `offset` bytes past the current position, without moving it; safe
+  // from several threads at once (pread), so that workers read their parts of a band side by
+  // side. Errors as read().
+  void read_ahead(void* dst, size_t n, uint64_t offset) const;
+  // Moves the position n bytes on (n <= remaining()), past what read_ahead() read.
+  void skip(uint64_t n);
 
   [[noreturn]] void fail(ErrorCode code, const std::string& what) const {
     detail::fail(code, path_, what);
