@@ -21,6 +21,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,9 @@
 #include "transform/backend.hpp"
 #if J2KFRONT_HAVE_CUDA || J2KFRONT_HAVE_OPENCL
 #include "device/available.hpp"
+#endif
+#if J2KFRONT_HAVE_CUDA
+#include <cuda_runtime_api.h>
 #endif
 
 namespace j2k::bench {
@@ -47,13 +52,41 @@ struct Config {
   int in_flight = 0;         // 0: encode() frame after frame; else submit/wait with this many encoders
   int device_turns = 0;      // with in_flight on a GPU: coding.device_turns (0: no limit)
   std::vector<int> devices;  // with in_flight: the GPUs they go to (empty: the first)
+  bool pinned = false;       // the frame's planes in page-locked memory (CUDA), else interleaved pageable
 };
 
 std::string row_name(const Config& c) {
   if (c.in_flight == 0) return c.backend;
   return c.backend + " " + std::to_string(c.in_flight) + "fl" + (c.devices.size() > 1 ? " " + std::to_string(c.devices.size()) + "gpu" : "") +
-         (c.device_turns > 0 ? " " + std::to_string(c.device_turns) + "turn" : "");
+         (c.device_turns > 0 ? " " + std::to_string(c.device_turns) + "turn" : "") + (c.pinned ? " pinned" : "");
 }
+
+#if J2KFRONT_HAVE_CUDA
+// The frame's components as planes in page-locked memory, as a capture card or a decoder on
+// the GPU's host would hand them over: the copy engine reads them directly, so the host's
+// threads do not pack each frame into the encoder's staging first.
+class PinnedPlanes {
+ public:
+  explicit PinnedPlanes(const Upscaled& frame) : bytes_(frame.bytes.size()) {
+    if (cudaMallocHost(&data_, bytes_) != cudaSuccess) throw Error(ErrorCode::OutOfMemory, "cudaMallocHost of a frame");
+    const size_t size = frame.bits > 8 ? 2 : 1, pixels = static_cast<size_t>(frame.width * frame.height);
+    const auto comps = static_cast<size_t>(frame.components);
+    auto* to = static_cast<uint8_t*>(data_);
+    for (size_t c = 0; c < comps; ++c)
+      for (size_t i = 0; i < pixels; ++i)
+        std::memcpy(to + (c * pixels + i) * size, frame.bytes.data() + (i * comps + c) * size, size);
+  }
+  ~PinnedPlanes() { cudaFreeHost(data_); }
+  PinnedPlanes(const PinnedPlanes&) = delete;
+  PinnedPlanes& operator=(const PinnedPlanes&) = delete;
+  const void* data() const { return data_; }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  void* data_ = nullptr;
+  size_t bytes_;
+};
+#endif
 
 struct Measured {
   double first_ms = 0, ms = 0;               // the untimed first frame; the timed ones' mean
@@ -101,8 +134,17 @@ j2k_backend backend_code(const std::string& name) {
 Measured run_config(const Config& c, const Upscaled& frame, int frames, int threads, double qstep) {
   using clock = std::chrono::steady_clock;
   const auto type = frame.bits > 8 ? J2K_SAMPLE_U16 : J2K_SAMPLE_U8;
-  const auto view = j2kfront::ImageView::interleaved(frame.bytes.data(), frame.bytes.size(), static_cast<uint32_t>(frame.width),
-                                                     static_cast<uint32_t>(frame.height), frame.components, type, frame.bits);
+  auto view = j2kfront::ImageView::interleaved(frame.bytes.data(), frame.bytes.size(), static_cast<uint32_t>(frame.width),
+                                               static_cast<uint32_t>(frame.height), frame.components, type, frame.bits);
+#if J2KFRONT_HAVE_CUDA
+  std::unique_ptr<PinnedPlanes> pinned;
+  if (c.pinned) {
+    pinned = std::make_unique<PinnedPlanes>(frame);
+    view = j2kfront::ImageView::planar(pinned->data(), pinned->bytes(), static_cast<uint32_t>(frame.width),
+                                       static_cast<uint32_t>(frame.height), frame.components, type, frame.bits, 0, 0,
+                                       J2K_MEMORY_PINNED);
+  }
+#endif
   j2kfront::Settings s;
   s.wavelet = c.lossless ? J2K_WAVELET_53 : J2K_WAVELET_97;
   s.levels = 5;
@@ -200,11 +242,15 @@ int run_compress_frames(const CompressOptions& o, int frames, bool ht_only, int 
 #if J2KFRONT_HAVE_CUDA
       // Every GPU of the host, each with in_flight encoders (at most 8 in all).
       const int gpus = std::min(cuda_device_count(), J2K_MAX_FRAMES_IN_FLIGHT);
+      // Frames in page-locked memory: the host's packing gone.
+      runs.push_back(runs[runs.size() - 2]);
+      runs.back().pinned = true;
       if (gpus > 1) {
         runs.push_back(runs.back());
         runs.back().in_flight = std::min(in_flight * gpus, J2K_MAX_FRAMES_IN_FLIGHT);
-        runs.back().device_turns = 0;
         for (int d = 0; d < gpus; ++d) runs.back().devices.push_back(d);
+        runs.push_back(runs.back());
+        runs.back().pinned = false;
       }
 #endif
     }
@@ -282,7 +328,8 @@ int run_compress_frames(const CompressOptions& o, int frames, bool ht_only, int 
               "frames; first ms: the untimed first frame after the encoder was made (a GPU's start-up and buffers); "
               "vs cpu: the CPU backend's ms over this one's, same coder, mode and depth; \"Nfl\": frames in flight through "
               "N encoders side by side (submit/wait, twice as many frames queued; first ms: the 2N untimed frames before; no split, "
-              "the stages overlap), \"Mgpu\": spread over M GPUs\n");
+              "the stages overlap), \"Mgpu\": spread over M GPUs, \"pinned\": each frame's planes in page-locked memory "
+              "(else interleaved in pageable memory, packed by the host's threads)\n");
   return 0;
 }
 
