@@ -8,7 +8,7 @@
 // encoder's own split (front stage, Tier-1, rate control, Tier-2; its report), where Tier-1
 // ran, and whether each backend's codestream is the CPU's byte for byte. With --in-flight K,
 // each backend again with frames in flight (j2k_encoder_submit / wait through K encoders side
-// by side, 2K frames queued, after 2K untimed), and over every GPU of the host where it has
+// by side, 2K frames queued, after 6K untimed), and over every GPU of the host where it has
 // several.
 //
 // The frames are 4096 x 2160 RGB (DCI 4K; --size another width, the same shape) made from the
@@ -170,10 +170,11 @@ Measured run_config(const Config& c, const Upscaled& frame, int frames, int thre
   if (c.in_flight > 0) {
     // Frames in flight: up to twice as many submitted as there are encoders (so that each has
     // the next frame queued), the oldest waited for first; the time a frame is the whole
-    // sequence's over its frames. Untimed first: a window of frames through the same loop, so
-    // that every encoder has started up and every frame's storage (a window of them circulates
-    // between the caller and the encoders) has been written once; the timed frames then meet
-    // neither a start-up nor a fresh page.
+    // sequence's over its frames. Untimed first: three windows of frames through the same
+    // loop, so that every encoder has started up and every codestream's storage has been
+    // written once (one an encoder, one a frame in the window and the caller's circulate, a
+    // frame that finds none spare making one); the timed frames then meet neither a start-up
+    // nor a fresh page.
     std::vector<j2k_ticket> tickets;
     const size_t window = static_cast<size_t>(std::min(2 * c.in_flight, J2K_MAX_FRAMES_IN_FLIGHT));
     size_t waited = 0;
@@ -196,7 +197,7 @@ Measured run_config(const Config& c, const Upscaled& frame, int frames, int thre
       }
       while (waited < tickets.size()) wait_one();
     };
-    run_frames(window);
+    run_frames(3 * window);
     m.first_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
     timed = true;
     t0 = clock::now();
@@ -327,7 +328,7 @@ int run_compress_frames(const CompressOptions& o, int frames, bool ht_only, int 
   std::printf("\nms: a frame's encode (samples in host memory to the codestream in host memory), the mean of the timed "
               "frames; first ms: the untimed first frame after the encoder was made (a GPU's start-up and buffers); "
               "vs cpu: the CPU backend's ms over this one's, same coder, mode and depth; \"Nfl\": frames in flight through "
-              "N encoders side by side (submit/wait, twice as many frames queued; first ms: the 2N untimed frames before; no split, "
+              "N encoders side by side (submit/wait, twice as many frames queued; first ms: the 6N untimed frames before; no split, "
               "the stages overlap), \"Mgpu\": spread over M GPUs, \"pinned\": each frame's planes in page-locked memory "
               "(else interleaved in pageable memory, packed by the host's threads)\n");
   return 0;
