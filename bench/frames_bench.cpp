@@ -8,7 +8,7 @@
 // encoder's own split (front stage, Tier-1, rate control, Tier-2; its report), where Tier-1
 // ran, and whether each backend's codestream is the CPU's byte for byte. With --in-flight K,
 // each backend again with frames in flight (j2k_encoder_submit / wait through K encoders side
-// by side, 2K frames queued, after 6K untimed), and over every GPU of the host where it has
+// by side, up to 2K frames queued, after three times as many untimed), and over every GPU of the host where it has
 // several.
 //
 // The frames are 4096 x 2160 RGB (DCI 4K; --size another width, the same shape) made from the
@@ -328,7 +328,7 @@ int run_compress_frames(const CompressOptions& o, int frames, bool ht_only, int 
   std::printf("\nms: a frame's encode (samples in host memory to the codestream in host memory), the mean of the timed "
               "frames; first ms: the untimed first frame after the encoder was made (a GPU's start-up and buffers); "
               "vs cpu: the CPU backend's ms over this one's, same coder, mode and depth; \"Nfl\": frames in flight through "
-              "N encoders side by side (submit/wait, twice as many frames queued; first ms: the 6N untimed frames before; no split, "
+              "N encoders side by side (submit/wait, twice as many frames queued; first ms: the untimed frames before, three times as many as are queued; no split, "
               "the stages overlap), \"Mgpu\": spread over M GPUs, \"pinned\": each frame's planes in page-locked memory "
               "(else interleaved in pageable memory, packed by the host's threads)\n");
   return 0;
