@@ -8,8 +8,8 @@
 // encoder's own split (front stage, Tier-1, rate control, Tier-2; its report), where Tier-1
 // ran, and whether each backend's codestream is the CPU's byte for byte. With --in-flight K,
 // each backend again with frames in flight (j2k_encoder_submit / wait through K encoders side
-// by side, up to 2K frames queued, after three times as many untimed), and over every GPU of the host where it has
-// several.
+// by side, up to 2K frames queued, after three times as many untimed), and over every GPU of
+// the host where it has several.
 //
 // The frames are 4096 x 2160 RGB (DCI 4K; --size another width, the same shape) made from the
 // sample image at 8 and 12 bits; every frame is the same samples (the encoder keeps nothing
