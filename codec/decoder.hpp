@@ -49,6 +49,12 @@ struct DecodeSettings {
   // opencl, each giving the same samples (pipeline/back_stage.hpp). With cuda or opencl Tier-1
   // runs on the GPU too, else on the CPU's `threads`. Auto: resolve_backend(), Job::Decompress.
   BackendOptions backend;
+  // Where it applies (on the CPU, an image of one tile decoded whole, HT coded: decoder.cpp's
+  // decodes_by_rows()), the finest DWT level a band of rows at a time
+  // (pipeline/row_back_stage.hpp), so that its coefficients never fill whole-tile planes;
+  // false: through the back stage's whole tile-component planes, as every other image. The
+  // same samples either way (tests compare the two).
+  bool by_rows = true;
 };
 
 struct DecodedComponent {
