@@ -9,6 +9,7 @@
 
 #include "common/error.hpp"
 #include "common/parallel/parallel_for.hpp"
+#include "common/parallel/worker_pool.hpp"
 #include "tiling/canvas.hpp"
 #include "transform/common/constants.hpp"
 #include "transform/cpu/dwt_cpu.hpp"
@@ -116,32 +117,45 @@ struct RowBackStage::Impl {
     const int64_t hw = w1 - w0;
     const int casw = static_cast<int>(w0 & 1);
     const int64_t snw = low_count(hw, casw);
-    // The window in pyramid order: its L rows ([LL | HL]) then its H rows ([LH | HH]).
+    // The horizontal pass, row by row from where the halves lie (the coarse plane and the
+    // bands' stripes: an L row is [LL | HL], an H row [LH | HH]) into the window, its L rows
+    // first (the pyramid order the vertical pass takes).
     const auto n = static_cast<ptrdiff_t>(comps.size());
-    parallel_for(n * hw, threads, [&](ptrdiff_t i) {
+    run_on_workers(n * hw, worker_count(threads), [&](ptrdiff_t i, int worker) {
       const auto c = static_cast<size_t>(i / hw);
       const int64_t y = i % hw;
       const Geometry& g = geometry[c];
-      char* d = static_cast<char*>(windows[c]->p) + y * g.w * 4;
-      const auto left = static_cast<size_t>(g.sn_x) * 4, right = static_cast<size_t>(g.dn_x) * 4;
+      const char *low, *high;
       if (y < snw) {
         const int64_t by = (w0 + casw + 2 * y) >> 1;
-        std::memcpy(d, static_cast<const char*>(coarse[c]->p) + (by - g.l_y0) * g.coarse.width() * 4, left);
-        if (right) std::memcpy(d + left, band_row(c, 0, by), right);
+        low = static_cast<const char*>(coarse[c]->p) + (by - g.l_y0) * g.coarse.width() * 4;
+        high = band_row(c, 0, by);
       } else {
         const int64_t by = (w0 + (1 - casw) + 2 * (y - snw)) >> 1;
-        std::memcpy(d, band_row(c, 1, by), left);
-        if (right) std::memcpy(d + left, band_row(c, 2, by), right);
+        low = band_row(c, 1, by);
+        high = band_row(c, 2, by);
       }
+      char* out = static_cast<char*>(windows[c]->p) + y * g.w * 4;
+      const size_t at = static_cast<size_t>(worker) * scratch_per_thread;
+      if (comps[c].reversible)
+        cpu::inverse_row(reinterpret_cast<const int32_t*>(low), reinterpret_cast<const int32_t*>(high),
+                         reinterpret_cast<int32_t*>(out), g.w, g.cas_x, static_cast<int32_t*>(scratch->p) + at);
+      else
+        cpu::inverse_row(reinterpret_cast<const float*>(low), reinterpret_cast<const float*>(high), reinterpret_cast<float*>(out),
+                         g.w, g.cas_x, static_cast<float*>(scratch->p) + at, constants::kInverse97OpenJpeg);
     });
     std::vector<Plane> in(comps.size());
     TileOutput out;
     out.mct = mct;
     for (size_t c = 0; c < comps.size(); ++c) {
       const Geometry& g = geometry[c];
-      const DwtLevel lv{g.w, hw, g.cas_x, casw};
-      if (comps[c].reversible) inverse(static_cast<int32_t*>(windows[c]->p), g.w, &lv, 1);
-      else inverse(static_cast<float*>(windows[c]->p), g.w, &lv, 1);
+      if (comps[c].reversible)
+        cpu::inverse_vertical(static_cast<int32_t*>(windows[c]->p), g.w, g.w, hw, casw, threads,
+                              cpu::Scratch<int32_t>{static_cast<int32_t*>(scratch->p), scratch_per_thread});
+      else
+        cpu::inverse_vertical(static_cast<float*>(windows[c]->p), g.w, g.w, hw, casw, threads,
+                              cpu::Scratch<float>{static_cast<float*>(scratch->p), scratch_per_thread},
+                              constants::kInverse97OpenJpeg);
       Plane& p = in[c];
       p.base = windows[c]->p;
       p.offset = static_cast<size_t>((e0 - w0) * g.w * 4);
