@@ -40,7 +40,8 @@ struct DecodeSettings {
   bool keep_icc = false;
   // Host memory the decode may take (common/memory_budget.hpp): the stream's bytes, the
   // output's samples, one tile's coefficients (4 bytes each; on a GPU back stage, two tiles'
-  // and their samples, and the blocks gathered for a launch) and each tile's code-block and
+  // and their samples, and the blocks gathered for a launch; by rows, see by_rows, the next
+  // resolution's and three rows of code-blocks and a window of rows) and each tile's code-block and
   // precinct structures, each reserved before it is allocated from counts the headers give.
   // A stream that needs more is refused (OutOfMemory, naming what for): a few bytes of header
   // can describe a gigapixel image or millions of code-blocks. 0: no limit.

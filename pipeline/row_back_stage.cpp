@@ -5,15 +5,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <type_traits>
 
 #include "common/error.hpp"
 #include "common/parallel/parallel_for.hpp"
 #include "common/parallel/worker_pool.hpp"
 #include "tiling/canvas.hpp"
-#include "transform/common/constants.hpp"
-#include "transform/cpu/dwt_cpu.hpp"
-#include "transform/cpu/to_samples.hpp"
+#include "transform/host_rows.hpp"
 
 namespace j2k {
 namespace {
@@ -66,8 +63,7 @@ struct Geometry {
 int64_t window_rows(int stripe_rows, int64_t margin) { return 2 * int64_t{stripe_rows} + 2 * margin; }
 
 size_t scratch_values(const Geometry& g, int stripe_rows) {
-  return std::max(cpu::scratch_per_thread(g.coarse),
-                  cpu::scratch_per_thread(Rect{0, 0, g.w, window_rows(stripe_rows, g.margin)}));
+  return std::max(host_rows_scratch(g.coarse), host_rows_scratch(Rect{0, 0, g.w, window_rows(stripe_rows, g.margin)}));
 }
 
 }  // namespace
@@ -84,22 +80,20 @@ struct RowBackStage::Impl {
   size_t scratch_per_thread = 0;
 
   template <class T>
-  void inverse(T* data, ptrdiff_t stride, const DwtLevel* lv, int count) {
-    if (count == 0) return;
-    const cpu::Scratch<T> s{static_cast<T*>(scratch->p), scratch_per_thread};
-    if constexpr (std::is_same_v<T, float>)
-      cpu::dwt(J2K_INVERSE, data, stride, lv, count, threads, s, constants::kInverse97OpenJpeg);
-    else
-      cpu::dwt(J2K_INVERSE, data, stride, lv, count, threads, s);
-  }
+  T* scratch_of() const { return static_cast<T*>(scratch->p); }
 
   void finish_coarse() {
     for (size_t c = 0; c < comps.size(); ++c) {
       const Geometry& g = geometry[c];
       DwtLevel lv[kMaxLevels];
       const int n = dwt_levels(g.coarse, comps[c].levels - 1, lv);
-      if (comps[c].reversible) inverse(static_cast<int32_t*>(coarse[c]->p), g.coarse.width(), lv, n);
-      else inverse(static_cast<float*>(coarse[c]->p), g.coarse.width(), lv, n);
+      if (n == 0) continue;
+      if (comps[c].reversible)
+        host_inverse_levels(static_cast<int32_t*>(coarse[c]->p), g.coarse.width(), lv, n, threads, scratch_of<int32_t>(),
+                            scratch_per_thread);
+      else
+        host_inverse_levels(static_cast<float*>(coarse[c]->p), g.coarse.width(), lv, n, threads, scratch_of<float>(),
+                            scratch_per_thread);
     }
   }
 
@@ -138,11 +132,11 @@ struct RowBackStage::Impl {
       char* out = static_cast<char*>(windows[c]->p) + y * g.w * 4;
       const size_t at = static_cast<size_t>(worker) * scratch_per_thread;
       if (comps[c].reversible)
-        cpu::inverse_row(reinterpret_cast<const int32_t*>(low), reinterpret_cast<const int32_t*>(high),
-                         reinterpret_cast<int32_t*>(out), g.w, g.cas_x, static_cast<int32_t*>(scratch->p) + at);
+        host_inverse_row(reinterpret_cast<const int32_t*>(low), reinterpret_cast<const int32_t*>(high),
+                         reinterpret_cast<int32_t*>(out), g.w, g.cas_x, scratch_of<int32_t>() + at);
       else
-        cpu::inverse_row(reinterpret_cast<const float*>(low), reinterpret_cast<const float*>(high), reinterpret_cast<float*>(out),
-                         g.w, g.cas_x, static_cast<float*>(scratch->p) + at, constants::kInverse97OpenJpeg);
+        host_inverse_row(reinterpret_cast<const float*>(low), reinterpret_cast<const float*>(high), reinterpret_cast<float*>(out),
+                         g.w, g.cas_x, scratch_of<float>() + at);
     });
     std::vector<Plane> in(comps.size());
     TileOutput out;
@@ -150,12 +144,11 @@ struct RowBackStage::Impl {
     for (size_t c = 0; c < comps.size(); ++c) {
       const Geometry& g = geometry[c];
       if (comps[c].reversible)
-        cpu::inverse_vertical(static_cast<int32_t*>(windows[c]->p), g.w, g.w, hw, casw, threads,
-                              cpu::Scratch<int32_t>{static_cast<int32_t*>(scratch->p), scratch_per_thread});
+        host_inverse_vertical(static_cast<int32_t*>(windows[c]->p), g.w, g.w, hw, casw, threads, scratch_of<int32_t>(),
+                              scratch_per_thread);
       else
-        cpu::inverse_vertical(static_cast<float*>(windows[c]->p), g.w, g.w, hw, casw, threads,
-                              cpu::Scratch<float>{static_cast<float*>(scratch->p), scratch_per_thread},
-                              constants::kInverse97OpenJpeg);
+        host_inverse_vertical(static_cast<float*>(windows[c]->p), g.w, g.w, hw, casw, threads, scratch_of<float>(),
+                              scratch_per_thread);
       Plane& p = in[c];
       p.base = windows[c]->p;
       p.offset = static_cast<size_t>((e0 - w0) * g.w * 4);
@@ -172,7 +165,7 @@ struct RowBackStage::Impl {
       out.lo.push_back(comps[c].lo);
       out.hi.push_back(comps[c].hi);
     }
-    cpu::to_samples(in, out, threads);
+    host_to_samples(in, out, threads);
   }
 };
 
