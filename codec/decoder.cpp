@@ -349,7 +349,11 @@ class TileDecoder {
   // them, so that the finest level's coefficients never fill whole-tile planes.
   void run_by_rows(Prepared& p) {
     const TileCoding& tc = cs_.tiles[p.t];
-    const int stripe = 1 << tc.components[0].block_h_log2;
+    // Rows of code-blocks at least kMinStripeRows tall (several of low code-blocks, whose
+    // multiples no code-block crosses either): a window's margins are 2 x 8 rows (the 9/7)
+    // whatever its height, so 4-row code-blocks alone would transform each row 3 times.
+    constexpr int kMinStripeRows = 32;
+    const int stripe = std::max(1 << tc.components[0].block_h_log2, kMinStripeRows);
     const int threads = settings_.backend.threads;
     if (!RowBackStage::fits(p.stage, stripe)) throw Error(ErrorCode::Internal, "tile " + std::to_string(p.t) + " cannot go by rows");
     const std::vector<LaidBlock>& blocks = p.packets.layout.blocks;
