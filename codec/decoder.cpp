@@ -26,6 +26,7 @@
 #include "common/memory_budget.hpp"
 #include "tiling/canvas.hpp"
 #include "pipeline/back_stage.hpp"
+#include "pipeline/row_back_stage.hpp"
 #include "common/parallel/parallel_for.hpp"
 
 namespace j2k::codec {
@@ -51,8 +52,10 @@ struct TileComponent {
 
 class TileDecoder {
  public:
-  TileDecoder(const Codestream& cs, const uint8_t* data, const DecodeSettings& settings, BackStage& stage, MemoryBudget& budget)
-      : cs_(cs), data_(data), settings_(settings), stage_(stage), budget_(budget) {}
+  // by_rows: the tiles go through run_by_rows() (decodes_by_rows() said yes).
+  TileDecoder(const Codestream& cs, const uint8_t* data, const DecodeSettings& settings, BackStage& stage, MemoryBudget& budget,
+              bool by_rows)
+      : cs_(cs), data_(data), settings_(settings), stage_(stage), budget_(budget), by_rows_(by_rows) {}
 
   // Decodes tile t into `image` (its components already sized): Tier-2 and Tier-1 here, the
   // rest in the back stage (on a GPU, while the next tile's blocks are decoded). With Tier-1
@@ -60,6 +63,10 @@ class TileDecoder {
   // they fill a launch (or at finish()).
   void run(size_t t, DecodedImage& image) {
     Prepared p = prepare(t, image);
+    if (by_rows_) {
+      run_by_rows(p);
+      return;
+    }
     // HT code-blocks (Part 15) go to the GPU's batch as Part 1's do (CUDA's and OpenCL's
     // decode both, block by block: an HTMIXED tile's in one launch). A batch that did not
     // (decodes_ht()) would leave such a tile to the CPU's threads, through the host buffers,
@@ -234,90 +241,179 @@ class TileDecoder {
     todo.reserve(count);
     for (size_t i = 0; i < packets.layout.blocks.size(); ++i)
       if (decoded(packets.layout.blocks[i])) todo.push_back(i);
+    parallel_for(static_cast<ptrdiff_t>(todo.size()), threads,
+                 [&](ptrdiff_t j) { fn(block_of(t, tc, inputs, packets, comps, todo[static_cast<size_t>(j)])); });
+  }
+
+  // Block i of the tile's layout as Tier-1 takes it, placed in the whole-plane layout of comps.
+  Block block_of(size_t t, const TileCoding& tc, const std::vector<TileComponentInput>& inputs, const TilePackets& packets,
+                 const std::vector<TileComponent>& comps, size_t i) const {
     static const BlockData kNoData;
-    parallel_for(static_cast<ptrdiff_t>(todo.size()), threads, [&](ptrdiff_t j) {
-      const size_t i = todo[static_cast<size_t>(j)];
-      const LaidBlock& lb = packets.layout.blocks[i];
-      const BlockData* data = packets.data_of(i);
-      const BlockData& bd = data ? *data : kNoData;
-      const size_t c = lb.component;
-      const TileComponentInput::Band& band = inputs[c].bands[lb.band];
-      Block b;
-      b.component = c;
-      b.stride = static_cast<ptrdiff_t>(comps[c].rect.width());
-      b.at = (band.row + (lb.y0 - band.rect.y0)) * b.stride + band.col + (lb.x0 - band.rect.x0);
-      BlockCode& code = b.code;
-      code.width = static_cast<int>(lb.x1 - lb.x0);
-      code.height = static_cast<int>(lb.y1 - lb.y0);
-      code.band = band.type;
-      code.modes = bd.modes(tc.components[c].modes);  // HTMIXED: HT or Part 1 block by block
-      if (bd.passes > 0) {
-        const ComponentQuant& q = tc.quant[c];
-        const BandQuant bq = band_quant(q, lb.band);
-        // With ROI's max-shift (Annex H) the band has `roi` more bit planes, which the packet
-        // headers' missing bit planes count in.
-        b.roi = c < tc.roi_shift.size() ? tc.roi_shift[c] : 0;
-        const int planes = band_bitplanes(q, bq) + b.roi;
-        if (static_cast<int64_t>(bd.missing_bitplanes) > planes)
-          throw Error(ErrorCode::CorruptInput, "tile " + std::to_string(t) + ", component " + std::to_string(c) +
-                                                   ": a code-block misses " + std::to_string(bd.missing_bitplanes) +
-                                                   " of its band's " + std::to_string(planes) + " bit planes");
-        code.bytes = bd.data();
-        code.size = bd.size();
-        code.segment_bytes = bd.segments.data();
-        code.segment_passes = bd.segment_passes.data();
-        code.segments = bd.segments.size();
-        code.bitplanes = planes - static_cast<int>(bd.missing_bitplanes);
-        if (code.bitplanes > kMaxDecodedBitplanes)  // said here, where the tile and the cause are known
-          throw Error(ErrorCode::UnsupportedInput,
-                      "tile " + std::to_string(t) + ", component " + std::to_string(c) + ": a code-block with " +
-                          std::to_string(code.bitplanes) + " bit planes (its band's " + std::to_string(band_bitplanes(q, bq)) +
-                          (b.roi ? " and the RGN shift of " + std::to_string(b.roi) : std::string()) + "); at most " +
-                          std::to_string(kMaxDecodedBitplanes) + " are decoded");
-        // OpenJPEG's convention: the step without the band's gain, which its inverse 9/7's
-        // scaling of the high-pass samples makes up for (kInverse97OpenJpeg).
-        if (!comps[c].reversible) b.step = band_step(cs_.info.components[c].precision, 0, bq);
-      }
-      fn(b);
-    });
+    const LaidBlock& lb = packets.layout.blocks[i];
+    const BlockData* data = packets.data_of(i);
+    const BlockData& bd = data ? *data : kNoData;
+    const size_t c = lb.component;
+    const TileComponentInput::Band& band = inputs[c].bands[lb.band];
+    Block b;
+    b.component = c;
+    b.stride = static_cast<ptrdiff_t>(comps[c].rect.width());
+    b.at = (band.row + (lb.y0 - band.rect.y0)) * b.stride + band.col + (lb.x0 - band.rect.x0);
+    BlockCode& code = b.code;
+    code.width = static_cast<int>(lb.x1 - lb.x0);
+    code.height = static_cast<int>(lb.y1 - lb.y0);
+    code.band = band.type;
+    code.modes = bd.modes(tc.components[c].modes);  // HTMIXED: HT or Part 1 block by block
+    if (bd.passes > 0) {
+      const ComponentQuant& q = tc.quant[c];
+      const BandQuant bq = band_quant(q, lb.band);
+      // With ROI's max-shift (Annex H) the band has `roi` more bit planes, which the packet
+      // headers' missing bit planes count in.
+      b.roi = c < tc.roi_shift.size() ? tc.roi_shift[c] : 0;
+      const int planes = band_bitplanes(q, bq) + b.roi;
+      if (static_cast<int64_t>(bd.missing_bitplanes) > planes)
+        throw Error(ErrorCode::CorruptInput, "tile " + std::to_string(t) + ", component " + std::to_string(c) +
+                                                 ": a code-block misses " + std::to_string(bd.missing_bitplanes) +
+                                                 " of its band's " + std::to_string(planes) + " bit planes");
+      code.bytes = bd.data();
+      code.size = bd.size();
+      code.segment_bytes = bd.segments.data();
+      code.segment_passes = bd.segment_passes.data();
+      code.segments = bd.segments.size();
+      code.bitplanes = planes - static_cast<int>(bd.missing_bitplanes);
+      if (code.bitplanes > kMaxDecodedBitplanes)  // said here, where the tile and the cause are known
+        throw Error(ErrorCode::UnsupportedInput,
+                    "tile " + std::to_string(t) + ", component " + std::to_string(c) + ": a code-block with " +
+                        std::to_string(code.bitplanes) + " bit planes (its band's " + std::to_string(band_bitplanes(q, bq)) +
+                        (b.roi ? " and the RGN shift of " + std::to_string(b.roi) : std::string()) + "); at most " +
+                        std::to_string(kMaxDecodedBitplanes) + " are decoded");
+      // OpenJPEG's convention: the step without the band's gain, which its inverse 9/7's
+      // scaling of the high-pass samples makes up for (kInverse97OpenJpeg).
+      if (!comps[c].reversible) b.step = band_step(cs_.info.components[c].precision, 0, bq);
+    }
+    return b;
   }
 
   // Tier-1 and dequantisation of every block of the decoded resolutions, in parallel (each
   // block writes its own rectangle of its tile-component).
   void decode_blocks(size_t t, const TileCoding& tc, const std::vector<TileComponentInput>& inputs, const TilePackets& packets,
                      std::vector<TileComponent>& comps) {
-    std::atomic<int> segmark_errors{0}, corrupt_blocks{0};
+    BlockCounts counts;
     each_block(t, tc, inputs, packets, comps, [&](const Block& b) {
       const TileComponent& k = comps[b.component];
-      const BlockCode& code = b.code;
-      if (code.segments == 0) {  // no data: zeros
-        for (int y = 0; y < code.height; ++y)
-          for (int x = 0; x < code.width; ++x) {
-            if (k.reversible) k.ints[b.at + y * b.stride + x] = 0;
-            else k.floats[b.at + y * b.stride + x] = 0.0f;
-          }
-        return;
-      }
-      BlockDecodeReport report;
-      if (b.roi == 0) {  // decoded and dequantised in one (an HT block's straight into the band)
-        const Dequantisation q = k.reversible ? Dequantisation{} : Dequantisation::of_step(b.step);
-        void* band = k.reversible ? static_cast<void*>(k.ints + b.at) : static_cast<void*>(k.floats + b.at);
-        report = coder_for(code).decode_dequantised(code, q, band, b.stride);
-      } else {  // the ROI shift undone between the two
-        thread_local std::vector<int32_t> values;
-        values.resize(static_cast<size_t>(code.width) * static_cast<size_t>(code.height));
-        report = coder_for(code).decode(code, values.data(), code.width);
-        undo_roi_shift(values.data(), values.size(), b.roi);
-        if (k.reversible)
-          dequantise_reversible(values.data(), code.width, code.width, code.height, k.ints + b.at, b.stride);
-        else
-          dequantise_irreversible(values.data(), code.width, code.width, code.height, b.step, k.floats + b.at, b.stride);
-      }
-      if (report.segmark_error) ++segmark_errors;
-      if (report.corrupt) ++corrupt_blocks;
+      decode_block(b, k.reversible, k.reversible ? static_cast<void*>(k.ints + b.at) : static_cast<void*>(k.floats + b.at),
+                   b.stride, counts);
     }, settings_.backend.threads);
-    if (segmark_errors > 0) segmark_warning(t, segmark_errors.load());
-    if (corrupt_blocks > 0) corrupt_warning(t, corrupt_blocks.load());
+    counts.warn(*this, t);
+  }
+
+  // The blocks that failed their SEGMARK check and the HT blocks decoded as zeros, of a tile.
+  struct BlockCounts {
+    std::atomic<int> segmark_errors{0}, corrupt_blocks{0};
+    void warn(TileDecoder& d, size_t t) const {
+      if (segmark_errors > 0) d.segmark_warning(t, segmark_errors.load());
+      if (corrupt_blocks > 0) d.corrupt_warning(t, corrupt_blocks.load());
+    }
+  };
+
+  // Block b decoded and dequantised into `at` (its top-left: int32 for the 5/3, float for the
+  // 9/7), rows `stride` values apart.
+  void decode_block(const Block& b, bool reversible, void* at, ptrdiff_t stride, BlockCounts& counts) const {
+    const BlockCode& code = b.code;
+    if (code.segments == 0) {  // no data: zeros
+      for (int y = 0; y < code.height; ++y) {
+        if (reversible) std::fill_n(static_cast<int32_t*>(at) + y * stride, code.width, 0);
+        else std::fill_n(static_cast<float*>(at) + y * stride, code.width, 0.0f);
+      }
+      return;
+    }
+    BlockDecodeReport report;
+    if (b.roi == 0) {  // decoded and dequantised in one (an HT block's straight into the band)
+      const Dequantisation q = reversible ? Dequantisation{} : Dequantisation::of_step(b.step);
+      report = coder_for(code).decode_dequantised(code, q, at, stride);
+    } else {  // the ROI shift undone between the two
+      thread_local std::vector<int32_t> values;
+      values.resize(static_cast<size_t>(code.width) * static_cast<size_t>(code.height));
+      report = coder_for(code).decode(code, values.data(), code.width);
+      undo_roi_shift(values.data(), values.size(), b.roi);
+      if (reversible)
+        dequantise_reversible(values.data(), code.width, code.width, code.height, static_cast<int32_t*>(at), stride);
+      else
+        dequantise_irreversible(values.data(), code.width, code.width, code.height, b.step, static_cast<float*>(at), stride);
+    }
+    if (report.segmark_error) ++counts.segmark_errors;
+    if (report.corrupt) ++counts.corrupt_blocks;
+  }
+
+  // The tile through a RowBackStage: the coarser levels' blocks, their inverse DWT, then the
+  // finest level's blocks a row of code-blocks (stripe) ahead of the output rows made from
+  // them, so that the finest level's coefficients never fill whole-tile planes.
+  void run_by_rows(Prepared& p) {
+    const TileCoding& tc = cs_.tiles[p.t];
+    // Rows of code-blocks at least kMinStripeRows tall (several of low code-blocks, whose
+    // multiples no code-block crosses either): a window's margins are 2 x 8 rows (the 9/7)
+    // whatever its height, so 4-row code-blocks alone would transform each row 3 times.
+    constexpr int kMinStripeRows = 32;
+    const int stripe = std::max(1 << tc.components[0].block_h_log2, kMinStripeRows);
+    const int threads = settings_.backend.threads;
+    if (!RowBackStage::fits(p.stage, stripe)) throw Error(ErrorCode::Internal, "tile " + std::to_string(p.t) + " cannot go by rows");
+    const std::vector<LaidBlock>& blocks = p.packets.layout.blocks;
+    const Reservation memory(&budget_, RowBackStage::bytes(p.stage, stripe, threads) + heap_bytes(blocks.size() * sizeof(size_t)),
+                             [&] { return "tile " + std::to_string(p.t) + "'s coefficients, a row of code-blocks at a time"; });
+    RowBackStage rows(p.stage, p.mct, stripe, threads);
+    const int64_t first = rows.first_stripe(), last = rows.last_stripe();
+    // The blocks' indices: the coarser levels' first, then the finest level's by stripe
+    // (starts[k - first] .. starts[k - first + 1]).
+    std::vector<size_t> order;
+    order.reserve(blocks.size());
+    for (size_t i = 0; i < blocks.size(); ++i)
+      if (band_resolution(blocks[i].band) < p.comps[blocks[i].component].levels) order.push_back(i);
+    const size_t coarse = order.size();
+    std::vector<size_t> starts(static_cast<size_t>(last - first) + 2, coarse);
+    std::vector<int64_t> stripe_of(blocks.size(), -1);
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      const LaidBlock& lb = blocks[i];
+      if (band_resolution(lb.band) != p.comps[lb.component].levels) continue;
+      const int64_t k = lb.y0 / stripe;
+      if (k < first || k > last || (lb.y1 - 1) / stripe != k)
+        throw Error(ErrorCode::Internal, "tile " + std::to_string(p.t) + ": a code-block across a row of code-blocks");
+      stripe_of[i] = k;
+      ++starts[static_cast<size_t>(k - first) + 1];
+    }
+    for (size_t k = 1; k < starts.size(); ++k) starts[k] += starts[k - 1] - coarse;
+    order.resize(starts.back());
+    std::vector<size_t> at(starts.begin(), starts.end() - 1);
+    for (size_t i = 0; i < blocks.size(); ++i)
+      if (stripe_of[i] >= 0) order[at[static_cast<size_t>(stripe_of[i] - first)]++] = i;
+
+    BlockCounts counts;
+    parallel_for(static_cast<ptrdiff_t>(coarse), threads, [&](ptrdiff_t j) {
+      const size_t i = order[static_cast<size_t>(j)];
+      const Block b = block_of(p.t, tc, p.inputs, p.packets, p.comps, i);
+      const LaidBlock& lb = blocks[i];
+      const TileComponentInput::Band& band = p.inputs[b.component].bands[lb.band];
+      const ptrdiff_t stride = rows.coarse_stride(b.component);
+      const ptrdiff_t offset = (band.row + (lb.y0 - band.rect.y0)) * stride + band.col + (lb.x0 - band.rect.x0);
+      decode_block(b, p.comps[b.component].reversible, static_cast<char*>(rows.coarse(b.component)) + offset * 4, stride, counts);
+    });
+    rows.finish_coarse();
+    auto decode_stripe = [&](int64_t k) {
+      const size_t from = starts[static_cast<size_t>(k - first)], to = starts[static_cast<size_t>(k - first) + 1];
+      parallel_for(static_cast<ptrdiff_t>(to - from), threads, [&](ptrdiff_t j) {
+        const size_t i = order[from + static_cast<size_t>(j)];
+        const Block b = block_of(p.t, tc, p.inputs, p.packets, p.comps, i);
+        const LaidBlock& lb = blocks[i];
+        const int kind = (lb.band - 1) % 3;  // HL, LH, HH
+        const TileComponentInput::Band& band = p.inputs[b.component].bands[lb.band];
+        char* row = static_cast<char*>(rows.band_row(b.component, kind, lb.y0));
+        decode_block(b, p.comps[b.component].reversible, row + (lb.x0 - band.rect.x0) * 4, rows.band_stride(b.component, kind), counts);
+      });
+    };
+    decode_stripe(first);
+    for (int64_t k = first; k <= last; ++k) {
+      if (k < last) decode_stripe(k + 1);
+      rows.emit(k);
+    }
+    counts.warn(*this, p.t);
   }
 
   // The decoder's GPU batch, made by the first tile on the GPU.
@@ -377,6 +473,7 @@ class TileDecoder {
   const DecodeSettings& settings_;
   BackStage& stage_;
   MemoryBudget& budget_;
+  const bool by_rows_;
   Reservation group_memory_{&budget_};  // the host copy of the blocks gathered for the GPU
   // The blocks of the tiles gathered for the GPU (group_), and the planes they go to.
   struct GroupTile {
@@ -427,9 +524,31 @@ uint64_t codestream_bytes(const Codestream& cs) {
   return bytes;
 }
 
+// Whether the image's tile goes through TileDecoder::run_by_rows(), its finest level a band of
+// rows at a time on the CPU (pipeline/row_back_stage.hpp): one tile, decoded whole at full
+// resolution with every layer (no -t, -d, -r, -l), from a whole stream, every component HT
+// coded, not subsampled, without an RGN shift, with one level or more and one code-block
+// height. Everything else goes through the back stage's whole tile-component planes, as
+// before.
+bool decodes_by_rows(const Codestream& cs, const DecodeSettings& settings) {
+  if (!settings.by_rows || settings.backend.backend != Backend::Cpu || settings.reduce != 0 || settings.layers != 0 || settings.tile >= 0 ||
+      !(settings.region == Rect{}) || settings.allow_partial || cs.truncated || cs.tiles.size() != 1)
+    return false;
+  const TileCoding& tc = cs.tiles[0];
+  if (tc.components.size() != cs.info.components.size() || tc.components.empty()) return false;
+  for (size_t c = 0; c < tc.components.size(); ++c) {
+    const ComponentCoding& k = tc.components[c];
+    if (cs.info.components[c].dx != 1 || cs.info.components[c].dy != 1 || (k.modes & kModeHt) == 0 || k.levels < 1 ||
+        k.block_h_log2 != tc.components[0].block_h_log2 || (c < tc.roi_shift.size() && tc.roi_shift[c] != 0))
+      return false;
+  }
+  return true;
+}
+
 // The output's samples and the largest tile's coefficients, reserved in `budget` before they
-// are allocated; `area`: the output's on the reference grid.
-void reserve_image(const Codestream& cs, const Rect& area, const DecodeSettings& settings, Reservation& memory) {
+// are allocated; `area`: the output's on the reference grid. by_rows: the tile's coefficients
+// are reserved as run_by_rows() allocates them, not here.
+void reserve_image(const Codestream& cs, const Rect& area, const DecodeSettings& settings, bool by_rows, Reservation& memory) {
   uint64_t samples = 0, bytes = 0;
   for (const ComponentInfo& c : cs.info.components) {
     const int r = settings.reduce;
@@ -454,6 +573,7 @@ void reserve_image(const Codestream& cs, const Rect& area, const DecodeSettings&
   // A GPU back stage holds two tiles on the host (one decoded, one in flight), each with its
   // coefficients and its samples on their way home.
   const bool gpu = settings.backend.backend == Backend::Cuda || settings.backend.backend == Backend::OpenCL;
+  if (by_rows) return;
   memory.grow(saturating_mul(tile, gpu ? 2 * (4 + 2) : 4), [&] { return "a tile's " + std::to_string(tile) + " coefficients"; });
 }
 
@@ -540,7 +660,8 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     if (c < 0 || static_cast<size_t>(c) >= channels)
       throw Error(ErrorCode::InvalidArgument, "component " + std::to_string(c) + ": the image has " + std::to_string(channels) +
                                                   " (0 to " + std::to_string(channels - 1) + ")");
-  reserve_image(cs, area, settings, memory);
+  const bool by_rows = decodes_by_rows(cs, settings);
+  reserve_image(cs, area, settings, by_rows, memory);
   const int r = settings.reduce;
   image.x0 = ceil_div_pow2(area.x0, r);
   image.y0 = ceil_div_pow2(area.y0, r);
@@ -590,7 +711,7 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
   std::unique_ptr<BackStage> own;
   if (!reused) own = std::make_unique<BackStage>(settings.backend);
   BackStage& stage = reused ? *reused : *own;
-  TileDecoder tiles(cs, stream, settings, stage, budget);
+  TileDecoder tiles(cs, stream, settings, stage, budget, by_rows);
   try {
     for (size_t t = 0; t < cs.tiles.size(); ++t) {
       if (intersect(canvas.tile(static_cast<int64_t>(t)), area).empty()) continue;

@@ -40,7 +40,8 @@ struct DecodeSettings {
   bool keep_icc = false;
   // Host memory the decode may take (common/memory_budget.hpp): the stream's bytes, the
   // output's samples, one tile's coefficients (4 bytes each; on a GPU back stage, two tiles'
-  // and their samples, and the blocks gathered for a launch) and each tile's code-block and
+  // and their samples, and the blocks gathered for a launch; by rows, see by_rows, the next
+  // resolution's and three rows of code-blocks and a window of rows) and each tile's code-block and
   // precinct structures, each reserved before it is allocated from counts the headers give.
   // A stream that needs more is refused (OutOfMemory, naming what for): a few bytes of header
   // can describe a gigapixel image or millions of code-blocks. 0: no limit.
@@ -49,6 +50,12 @@ struct DecodeSettings {
   // opencl, each giving the same samples (pipeline/back_stage.hpp). With cuda or opencl Tier-1
   // runs on the GPU too, else on the CPU's `threads`. Auto: resolve_backend(), Job::Decompress.
   BackendOptions backend;
+  // Where it applies (on the CPU, an image of one tile decoded whole, HT coded: decoder.cpp's
+  // decodes_by_rows()), the finest DWT level a band of rows at a time
+  // (pipeline/row_back_stage.hpp), so that its coefficients never fill whole-tile planes;
+  // false: through the back stage's whole tile-component planes, as every other image. The
+  // same samples either way (tests compare the two).
+  bool by_rows = true;
 };
 
 struct DecodedComponent {

@@ -657,7 +657,10 @@ typedef struct j2k_decode_settings {
                           64 are allowed, as for j2k_settings */
   uint64_t max_bytes;  /* host memory the decode may take: the stream's bytes, the image,
                           a tile's coefficients (4 bytes each; with a GPU back stage, two
-                          tiles' and their samples, and the blocks gathered for it) and each
+                          tiles' and their samples, and the blocks gathered for it; on the
+                          CPU, for an HTJ2K image of one tile decoded whole, a quarter of
+                          them and a few rows of code-blocks: its finest level goes by
+                          rows) and each
                           tile's code-block and precinct structures, each counted from the
                           headers before it is made: a stream needing more is refused with
                           J2K_OUT_OF_MEMORY naming what for; 0: no limit (0) */

@@ -39,6 +39,13 @@ struct RowLifting<int32_t> {
     std::memcpy(L, row, static_cast<size_t>(sn + dn) * sizeof(int32_t));
     inverse53(L, sn, H, dn, cas, 1);
   }
+  // The same with the row's low and high halves apart.
+  static void inverse(const int32_t* low, const int32_t* high, int32_t* L, ptrdiff_t sn, int32_t* H, ptrdiff_t dn, int cas,
+                      const Inverse97Scale&) {
+    std::memcpy(L, low, static_cast<size_t>(sn) * sizeof(int32_t));
+    std::memcpy(H, high, static_cast<size_t>(dn) * sizeof(int32_t));
+    inverse53(L, sn, H, dn, cas, 1);
+  }
 };
 
 template <>
@@ -48,6 +55,12 @@ struct RowLifting<float> {
     // inverse97's scaling, done on the way into the scratch.
     for (ptrdiff_t j = 0; j < sn; ++j) L[j] = row[j] * kK;
     for (ptrdiff_t i = 0; i < dn; ++i) H[i] = row[sn + i] * k.high;
+    inverse97_lifts(L, sn, H, dn, cas, 1);
+  }
+  static void inverse(const float* low, const float* high, float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas,
+                      const Inverse97Scale& k) {
+    for (ptrdiff_t j = 0; j < sn; ++j) L[j] = low[j] * kK;
+    for (ptrdiff_t i = 0; i < dn; ++i) H[i] = high[i] * k.high;
     inverse97_lifts(L, sn, H, dn, cas, 1);
   }
 };
@@ -180,6 +193,21 @@ void horizontal_rows(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t sn, ptrdi
   }
 }
 
+// One row of the inverse horizontal pass with its low half at `low` and its high half at
+// `high` (horizontal() on a w > 1 row [low | high], and its w == 1 case), into `out`.
+template <class T>
+void inverse_split_row(const T* low, const T* high, T* out, ptrdiff_t w, int cas, T* L, const Inverse97Scale& k) {
+  if (w == 1) {
+    out[0] = inverse_single(cas == 0 ? low[0] : high[0], cas, k.lone);
+    return;
+  }
+  const ptrdiff_t sn = low_count(w, cas), dn = w - sn;
+  T* H = L + sn;
+  RowLifting<T>::inverse(low, high, L, sn, H, dn, cas, k);
+  for (ptrdiff_t j = 0; j < sn; ++j) out[2 * j + cas] = L[j];
+  for (ptrdiff_t i = 0; i < dn; ++i) out[2 * i + 1 - cas] = H[i];
+}
+
 // The two leaf functions compiled again for AVX2 (flatten: the lifting inlined into them), and
 // chosen at run time on a CPU that has it: twice the lanes of the SSE2 baseline for the
 // vertical pass's lifting and copies, and the horizontal pass's deinterleaving. The same
@@ -198,6 +226,11 @@ __attribute__((target("avx2"), flatten)) void horizontal_rows_avx2(T* data, ptrd
                                                                    ptrdiff_t dn, int cas, ptrdiff_t y0, ptrdiff_t y1, T* L,
                                                                    const Inverse97Scale& k) {
   horizontal_rows<T, kForward>(data, stride, w, sn, dn, cas, y0, y1, L, k);
+}
+template <class T>
+__attribute__((target("avx2"), flatten)) void inverse_split_row_avx2(const T* low, const T* high, T* out, ptrdiff_t w, int cas,
+                                                                     T* L, const Inverse97Scale& k) {
+  inverse_split_row<T>(low, high, out, w, cas, L, k);
 }
 bool has_avx2() {
   static const bool yes = __builtin_cpu_supports("avx2");
@@ -223,6 +256,14 @@ void horizontal_rows_fastest(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t s
   if (has_avx2()) return horizontal_rows_avx2<T, kForward>(data, stride, w, sn, dn, cas, y0, y1, L, k);
 #endif
   horizontal_rows<T, kForward>(data, stride, w, sn, dn, cas, y0, y1, L, k);
+}
+
+template <class T>
+void inverse_split_row_fastest(const T* low, const T* high, T* out, ptrdiff_t w, int cas, T* L, const Inverse97Scale& k) {
+#if J2K_DWT_HAVE_AVX2
+  if (has_avx2()) return inverse_split_row_avx2<T>(low, high, out, w, cas, L, k);
+#endif
+  inverse_split_row<T>(low, high, out, w, cas, L, k);
 }
 
 template <class T, bool kForward>
@@ -323,6 +364,22 @@ void dwt(j2k_direction direction, float* data, ptrdiff_t stride, const DwtLevel*
          int count, int threads, const Scratch<float>& scratch, const Inverse97Scale& scale) {
   if (direction == J2K_FORWARD) forward(data, stride, levels, count, threads, scratch);
   else inverse(data, stride, levels, count, threads, scratch, scale);
+}
+
+void inverse_row(const int32_t* low, const int32_t* high, int32_t* out, ptrdiff_t w, int cas, int32_t* scratch) {
+  if (w > 0) inverse_split_row_fastest(low, high, out, w, cas, scratch, kInverse97Standard);
+}
+void inverse_row(const float* low, const float* high, float* out, ptrdiff_t w, int cas, float* scratch,
+                 const Inverse97Scale& scale) {
+  if (w > 0) inverse_split_row_fastest(low, high, out, w, cas, scratch, scale);
+}
+void inverse_vertical(int32_t* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas, int threads,
+                      const Scratch<int32_t>& scratch) {
+  vertical<int32_t, false>(data, stride, w, h, cas, threads, scratch, kInverse97Standard);
+}
+void inverse_vertical(float* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas, int threads,
+                      const Scratch<float>& scratch, const Inverse97Scale& scale) {
+  vertical<float, false>(data, stride, w, h, cas, threads, scratch, scale);
 }
 
 void forward53(int32_t* d, size_t stride, const Rect& tc, int levels, int threads) {

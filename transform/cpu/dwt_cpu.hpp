@@ -35,6 +35,20 @@ void dwt(j2k_direction direction, float* data, ptrdiff_t stride, const DwtLevel*
          int count, int threads, const Scratch<float>& scratch,
          const Inverse97Scale& scale = kInverse97Standard);
 
+// One inverse level split in its two passes, for a decoder that holds the level's bands apart
+// (pipeline/row_back_stage.hpp): inverse_row() is the horizontal pass on one row whose low half
+// (low_count(w, cas) values) lies at `low` and high half at `high`, interleaved into `out` (w
+// values; scratch: w values); inverse_vertical() the vertical pass on the top-left w x h block
+// (scratch as for dwt()). Every row through inverse_row(), then the block through
+// inverse_vertical(), is dwt()'s inverse of that level, bit for bit.
+void inverse_row(const int32_t* low, const int32_t* high, int32_t* out, ptrdiff_t w, int cas, int32_t* scratch);
+void inverse_row(const float* low, const float* high, float* out, ptrdiff_t w, int cas, float* scratch,
+                 const Inverse97Scale& scale);
+void inverse_vertical(int32_t* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas, int threads,
+                      const Scratch<int32_t>& scratch);
+void inverse_vertical(float* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas, int threads,
+                      const Scratch<float>& scratch, const Inverse97Scale& scale);
+
 // The same with scratch allocated for the call. threads <= 0: one per core. Buffers as in
 // j2k::Dwt.
 void forward53(int32_t* data, size_t stride, const Rect& tc, int levels, int threads);

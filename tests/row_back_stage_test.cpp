@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The decoder's row back stage (pipeline/row_back_stage: the finest DWT level a band of rows at
+// a time) against the whole-plane back stage on the CPU (pipeline/back_stage, which
+// back_stage_test checks against OpenJPEG's arithmetic), bit for bit: random coefficients
+// handed to each as the decoder's Tier-1 would write them, on odd sizes and origins, 1-pixel
+// tall and wide tile-components, every code-block height from 4, both wavelets, with and
+// without the MCT, 8- and 16-bit output, one and three threads.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "pipeline/back_stage.hpp"
+#include "pipeline/row_back_stage.hpp"
+
+namespace {
+
+using j2k::BackStage;
+using j2k::Rect;
+using j2k::RowBackStage;
+
+struct Case {
+  Rect rect;
+  int levels;
+  bool reversible;
+  int stripe;  // S: code-block rows on the band grid
+  int comps;
+  bool mct;
+  j2k_sample_type type;
+  int precision;
+  int threads;
+};
+
+std::string describe(const Case& k) {
+  return "rect [" + std::to_string(k.rect.x0) + "," + std::to_string(k.rect.x1) + ")x[" + std::to_string(k.rect.y0) + "," +
+         std::to_string(k.rect.y1) + ") levels " + std::to_string(k.levels) + (k.reversible ? " 5/3" : " 9/7") + " S " +
+         std::to_string(k.stripe) + " comps " + std::to_string(k.comps) + (k.mct ? " mct" : "") + " precision " +
+         std::to_string(k.precision) + " threads " + std::to_string(k.threads);
+}
+
+size_t sample_size(j2k_sample_type t) { return t == J2K_SAMPLE_U8 || t == J2K_SAMPLE_I8 ? 1 : 2; }
+
+// The components' geometry, range and homes in `out` (one plane each, packed rows).
+std::vector<BackStage::Component> components(const Case& k, std::vector<std::vector<unsigned char>>& out) {
+  std::vector<BackStage::Component> comps(static_cast<size_t>(k.comps));
+  out.assign(comps.size(), {});
+  const bool is_signed = k.type == J2K_SAMPLE_I8 || k.type == J2K_SAMPLE_I16;
+  const auto size = static_cast<ptrdiff_t>(sample_size(k.type));
+  for (size_t c = 0; c < comps.size(); ++c) {
+    BackStage::Component& m = comps[c];
+    m.rect = k.rect;
+    m.levels = k.levels;
+    m.reversible = k.reversible;
+    m.window = k.rect;
+    out[c].assign(static_cast<size_t>(k.rect.width() * k.rect.height() * size), 0xA5);
+    m.home.base = out[c].data();
+    m.home.type = k.type;
+    m.home.pixel_stride = size;
+    m.home.row_stride = size * k.rect.width();
+    m.home.width = k.rect.width();
+    m.home.height = k.rect.height();
+    m.offset = is_signed ? 0 : int32_t{1} << (k.precision - 1);
+    m.lo = is_signed ? -(int32_t{1} << (k.precision - 1)) : 0;
+    m.hi = is_signed ? (int32_t{1} << (k.precision - 1)) - 1 : (int32_t{1} << k.precision) - 1;
+  }
+  return comps;
+}
+
+// Random coefficients in pyramid layout, one plane a component, raw 4-byte values (int32 or
+// float): most within the samples' range, a few beyond it (clamped).
+std::vector<std::vector<uint32_t>> coefficients(const Case& k, uint32_t seed) {
+  std::mt19937 rng(seed);
+  const int64_t n = k.rect.width() * k.rect.height();
+  const int32_t range = int32_t{1} << (k.precision - 1);
+  std::uniform_int_distribution<int32_t> value(-range, range);
+  std::vector<std::vector<uint32_t>> planes(static_cast<size_t>(k.comps), std::vector<uint32_t>(static_cast<size_t>(n)));
+  for (auto& p : planes)
+    for (uint32_t& v : p) {
+      const int32_t x = value(rng) + (rng() % 64 == 0 ? 3 * range : 0);
+      if (k.reversible) v = static_cast<uint32_t>(x);
+      else {
+        const float f = static_cast<float>(x) * 0.37f;
+        std::memcpy(&v, &f, 4);
+      }
+    }
+  return planes;
+}
+
+void check(const Case& k, uint32_t seed) {
+  SCOPED_TRACE(describe(k));
+  const std::vector<std::vector<uint32_t>> planes = coefficients(k, seed);
+  const int64_t w = k.rect.width(), h = k.rect.height();
+
+  std::vector<std::vector<unsigned char>> whole_out, rows_out;
+  {
+    const std::vector<BackStage::Component> comps = components(k, whole_out);
+    BackStage stage(j2k::BackendOptions(j2k::Backend::Cpu, k.threads));
+    const std::vector<void*>& buffers = stage.begin(comps, k.mct);
+    for (size_t c = 0; c < comps.size(); ++c) std::memcpy(buffers[c], planes[c].data(), planes[c].size() * 4);
+    stage.end();
+    stage.finish();
+  }
+  const std::vector<BackStage::Component> comps = components(k, rows_out);
+  ASSERT_TRUE(RowBackStage::fits(comps, k.stripe));
+  RowBackStage rows(comps, k.mct, k.stripe, k.threads);
+  // The finest level's geometry, as the decoder's band records give it.
+  const int cas_x = static_cast<int>(k.rect.x0 & 1), cas_y = static_cast<int>(k.rect.y0 & 1);
+  const int64_t sn_x = (w + (cas_x == 0 ? 1 : 0)) >> 1, sn_y = (h + (cas_y == 0 ? 1 : 0)) >> 1;
+  const int64_t l_y0 = (k.rect.y0 + 1) >> 1, l_y1 = (k.rect.y1 + 1) >> 1;  // L rows on the band grid
+  const int64_t h_y0 = k.rect.y0 >> 1, h_y1 = k.rect.y1 >> 1;              // H rows
+  for (size_t c = 0; c < comps.size(); ++c) {
+    auto* coarse = static_cast<uint32_t*>(rows.coarse(c));
+    for (int64_t y = 0; y < sn_y; ++y)
+      std::memcpy(coarse + y * rows.coarse_stride(c), planes[c].data() + y * w, static_cast<size_t>(sn_x) * 4);
+  }
+  rows.finish_coarse();
+  auto write_stripe = [&](int64_t s) {
+    for (size_t c = 0; c < comps.size(); ++c) {
+      const uint32_t* p = planes[c].data();
+      for (int64_t by = s * k.stripe; by < (s + 1) * k.stripe; ++by) {
+        if (by >= l_y0 && by < l_y1 && w > sn_x)
+          std::memcpy(rows.band_row(c, 0, by), p + (by - l_y0) * w + sn_x, static_cast<size_t>(w - sn_x) * 4);
+        if (by >= h_y0 && by < h_y1) {
+          std::memcpy(rows.band_row(c, 1, by), p + (sn_y + by - h_y0) * w, static_cast<size_t>(sn_x) * 4);
+          if (w > sn_x) std::memcpy(rows.band_row(c, 2, by), p + (sn_y + by - h_y0) * w + sn_x, static_cast<size_t>(w - sn_x) * 4);
+        }
+      }
+    }
+  };
+  write_stripe(rows.first_stripe());
+  for (int64_t s = rows.first_stripe(); s <= rows.last_stripe(); ++s) {
+    if (s < rows.last_stripe()) write_stripe(s + 1);
+    rows.emit(s);
+  }
+  for (size_t c = 0; c < comps.size(); ++c) {
+    ASSERT_EQ(rows_out[c].size(), whole_out[c].size());
+    size_t first = 0;
+    while (first < rows_out[c].size() && rows_out[c][first] == whole_out[c][first]) ++first;
+    EXPECT_EQ(first, rows_out[c].size()) << "component " << c << " differs first at byte " << first << " (row "
+                                          << static_cast<int64_t>(first / sample_size(k.type)) / w << ")";
+  }
+}
+
+TEST(RowBackStage, SameSamplesAsWholePlanes) {
+  const Rect rects[] = {{0, 0, 37, 29}, {3, 5, 40, 66}, {1, 1, 2, 2}, {0, 7, 19, 8}, {2, 9, 3, 30},
+                        {5, 0, 133, 97}, {0, 1, 64, 129}, {11, 13, 200, 40}, {4, 3, 9, 5}};
+  uint32_t seed = 1;
+  for (const Rect& r : rects)
+    for (bool reversible : {true, false})
+      for (int stripe : {4, 8, 16, 64})
+        for (int levels : {1, 3})
+          check(Case{r, levels, reversible, stripe, 1, false, J2K_SAMPLE_U8, 8, 1}, seed++);
+}
+
+TEST(RowBackStage, SameSamplesWithTheMctAndWideSamples) {
+  const Rect rects[] = {{0, 0, 97, 131}, {1, 3, 70, 36}, {6, 1, 7, 50}};
+  uint32_t seed = 100;
+  for (const Rect& r : rects)
+    for (bool reversible : {true, false})
+      for (int stripe : {4, 32})
+        for (int threads : {1, 3}) {
+          check(Case{r, 5, reversible, stripe, 3, true, J2K_SAMPLE_U8, 8, threads}, seed++);
+          check(Case{r, 2, reversible, stripe, 3, false, J2K_SAMPLE_U16, 16, threads}, seed++);
+          check(Case{r, 4, reversible, stripe, 1, false, J2K_SAMPLE_I16, 12, threads}, seed++);
+        }
+}
+
+TEST(RowBackStage, TakesOnlyWholeWindowsOfOneRect) {
+  std::vector<std::vector<unsigned char>> out;
+  std::vector<BackStage::Component> comps = components(Case{{0, 0, 16, 16}, 2, true, 8, 2, false, J2K_SAMPLE_U8, 8, 1}, out);
+  EXPECT_TRUE(RowBackStage::fits(comps, 4));
+  EXPECT_FALSE(RowBackStage::fits(comps, 2));  // a margin would reach two stripes away
+  comps[1].window = Rect{0, 0, 8, 8};
+  EXPECT_FALSE(RowBackStage::fits(comps, 8));
+  comps[1].window = comps[1].rect;
+  comps[1].levels = 0;
+  EXPECT_FALSE(RowBackStage::fits(comps, 8));
+}
+
+}  // namespace
