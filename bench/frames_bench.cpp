@@ -328,9 +328,10 @@ int run_compress_frames(const CompressOptions& o, int frames, bool ht_only, int 
   std::printf("\nms: a frame's encode (samples in host memory to the codestream in host memory), the mean of the timed "
               "frames; first ms: the untimed first frame after the encoder was made (a GPU's start-up and buffers); "
               "vs cpu: the CPU backend's ms over this one's, same coder, mode and depth; \"Nfl\": frames in flight through "
-              "N encoders side by side (submit/wait, twice as many frames queued; first ms: the untimed frames before, three times as many as are queued; no split, "
-              "the stages overlap), \"Mgpu\": spread over M GPUs, \"pinned\": each frame's planes in page-locked memory "
-              "(else interleaved in pageable memory, packed by the host's threads)\n");
+              "N encoders side by side (submit/wait, twice as many frames queued; first ms: the untimed frames before, "
+              "three times as many as are queued; no split, the stages overlap), \"Mgpu\": spread over M GPUs, "
+              "\"pinned\": each frame's planes in page-locked memory (else interleaved in pageable memory, packed by the "
+              "host's threads)\n");
   return 0;
 }
 

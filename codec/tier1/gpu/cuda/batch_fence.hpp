@@ -32,7 +32,6 @@ class BatchFence {
     cuda_check(cudaEventSynchronize(done_), "cudaEventSynchronize");
     return true;
   }
-  bool pending() const { return pending_; }
 
  private:
   cudaEvent_t done_ = nullptr;

@@ -144,7 +144,6 @@ struct EbcotEncodeBatch::Impl {
     return threads;
   }
 
-
   const t1::EncodeResult& result(size_t i) const { return static_cast<const t1::EncodeResult*>(results_h.data())[i]; }
   void check_ready(size_t i, const char* call) const {
     if (!ready || i >= encoded)
