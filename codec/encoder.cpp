@@ -307,14 +307,19 @@ struct HtCoding {
 
 // What code_ht_for_target does at its scale: Model codes nothing, only guesses the scale at
 // which every block at one plane meets the target (modelled_uniform_plane); Uniform codes
-// every block at plane 0 and says what that gives; Choose chooses every block's set.
-enum class HtRun { Model, Uniform, Choose };
+// every block at plane 0 and says what that gives, Sample does that for a sample of the blocks
+// (every kSampleEvery-th) and scales it up to the image; Choose chooses every block's set.
+enum class HtRun { Model, Uniform, Sample, Choose };
 
 // Model's sample of the blocks, every so many: its guess is only where the search's codings
 // start, and the model itself is some 0.2 of an octave off (measured on the benchmark's
 // images at 4096: the sample's guess within 0.02 of an octave of all the blocks', at 512
 // within 0.05; a quarter of the time).
 constexpr size_t kModelEvery = 4;
+
+// The uniform scale's search codes every so many blocks (uniform_scale): about a quarter of a
+// whole coding's time each, the sample's bias measured by one whole coding and taken off.
+constexpr size_t kSampleEvery = 4;
 
 // Runs `run` for the last layer's target (rate/ht_planes.hpp) with the 9/7's base step times
 // `step_scale`; Tier-2's size from an assembler of its own. Choose takes `uniform` to
@@ -378,24 +383,28 @@ HtCoding code_ht_for_target(const BlockCoder& coder, BlockEncodeBatch* batch, co
     return sets;
   };
   std::vector<int> planes;
-  if (run == HtRun::Uniform) {
+  const bool uniform_run = run == HtRun::Uniform || run == HtRun::Sample;
+  // The blocks with figures: every one, or every so many of the Model's and the Sample's.
+  const size_t every = run == HtRun::Model ? kModelEvery : run == HtRun::Sample ? kSampleEvery : 1;
+  if (uniform_run) {
     std::vector<std::pair<size_t, int>> jobs;
-    for (size_t i = 0; i < layout.blocks.size(); ++i) jobs.push_back({i, 0});
+    for (size_t i = 0; i < layout.blocks.size(); i += every) jobs.push_back({i, 0});
     std::vector<CodedBlock> sets = code(jobs);
-    blocks.resize(sets.size());
-    for (size_t i = 0; i < sets.size(); ++i) {
+    blocks.resize(layout.blocks.size());
+    planes.assign(blocks.size(), 0);
+    for (size_t k = 0; k < sets.size(); ++k) {
+      const size_t i = jobs[k].first;
       HtBlock& b = blocks[i];
       const LaidBlock& lb = layout.blocks[i];
       b.weight = bands.weights[lb.component][lb.band];
-      b.energy = sets[i].energy;
-      planes.push_back(sets[i].magnitude_bitplanes);
-      if (sets[i].passes.empty()) continue;
-      b.chosen = 0, b.passes = static_cast<int>(sets[i].passes.size());
-      b.sets.push_back(std::move(sets[i]));
+      b.energy = sets[k].energy;
+      planes[i] = sets[k].magnitude_bitplanes;
+      if (sets[k].passes.empty()) continue;
+      b.chosen = 0, b.passes = static_cast<int>(sets[k].passes.size());
+      b.sets.push_back(std::move(sets[k]));
     }
   } else {
     const bool model = run == HtRun::Model || uniform < 0;
-    const size_t every = run == HtRun::Model ? kModelEvery : 1;
     blocks = batch ? ht_estimates_in_batch(*batch, views, layout, p, bands, model, every)
                    : ht_estimates(layout, tiles, p, bands, threads, model, every);
     for (const HtBlock& b : blocks) planes.push_back(static_cast<int>(b.estimates.size()));
@@ -420,18 +429,25 @@ HtCoding code_ht_for_target(const BlockCoder& coder, BlockEncodeBatch* batch, co
     }
     return assembler.size();
   };
+  const double share = static_cast<double>((n + every - 1) / every) / static_cast<double>(std::max<size_t>(n, 1));
   if (run == HtRun::Model) {
-    const double share = static_cast<double>((n + kModelEvery - 1) / kModelEvery) / static_cast<double>(std::max<size_t>(n, 1));
     out.guess = modelled_uniform_plane(blocks, target, by_bytes, energy, static_cast<double>(stream_size()), share);
     return out;
   }
-  if (run == HtRun::Uniform) {
+  if (uniform_run) {
     double removed = 0;
     for (const HtBlock& b : blocks)
       if (b.chosen >= 0) removed += b.sets[0].passes[0].distortion * b.weight;
-    const double left = std::max(0.0, energy.total - removed);
-    out.uniform.bytes = static_cast<double>(stream_size());
+    const double left = std::max(0.0, energy.total - removed) / share;
+    const auto bytes = static_cast<double>(stream_size());
     out.uniform.psnr = left > 0 ? 10 * std::log10(energy.peak / left) : INFINITY;
+    out.uniform.bytes = bytes;
+    if (run == HtRun::Sample) {
+      // The blocks' share of the bytes scaled up, over those of a stream with no block.
+      for (HtBlock& b : blocks) b.chosen = -1, b.passes = 0;
+      const auto base = static_cast<double>(stream_size());
+      out.uniform.bytes = base + (bytes - base) / share;
+    }
     return out;
   }
   choose_ht_sets(blocks, target, by_bytes, energy, code, stream_size, uniform);
@@ -708,8 +724,9 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
     // An HT block's stopping points are its cleanup planes, an octave apart in step (with
     // SigProp and MagRef between): where the bands' steps fall against the step that meets
     // the target matters (measured: up to 0.7 dB). So the 9/7's steps are scaled so that
-    // every block coded at one plane meets the target (uniform_scale, over codings of the
-    // whole image at plane 0 from the model's guess), and the choice starts from that plane,
+    // every block coded at one plane meets the target (uniform_scale, from the model's guess
+    // over codings at plane 0 of a sample of the blocks and one of the whole image), and the
+    // choice starts from that plane,
     // the finer and the coarser one; it is at least as good as that uniform choice. The
     // 5/3's steps are fixed: its planes come from the model.
     double scale = 1;
@@ -731,12 +748,16 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
         const double base = std::log2(params.base_step * (params.relative_step > 0 ? params.relative_step * std::ldexp(1.0, c.precision) : 1));
         lowest = std::max(lowest, std::max(-1.0, c.precision - 19.0) - base), highest = std::min(highest, c.precision - base);
       }
-      const double x = uniform_scale(model.guess, target, by_bytes, lowest, std::max(lowest, highest), [&](double log2_scale) {
-        Reservation trial(budget_.get());
-        return code_ht_for_target(*coder_, ht_batch, info_, params, layout_, tiles_, std::exp2(log2_scale), target, by_bytes, threads,
-                                  HtRun::Uniform, -1, trial)
-            .uniform;
-      });
+      auto measure = [&](HtRun run) {
+        return [&, run](double log2_scale) {
+          Reservation trial(budget_.get());
+          return code_ht_for_target(*coder_, ht_batch, info_, params, layout_, tiles_, std::exp2(log2_scale), target, by_bytes,
+                                    threads, run, -1, trial)
+              .uniform;
+        };
+      };
+      const double x = uniform_scale(model.guess, target, by_bytes, lowest, std::max(lowest, highest), measure(HtRun::Sample),
+                                     measure(HtRun::Uniform));
       scale = std::exp2(x - 1), uniform = 1;
     }
     HtCoding best = code_ht_for_target(*coder_, ht_batch, info_, params, layout_, tiles_, scale, final_targets.back(), by_bytes,
