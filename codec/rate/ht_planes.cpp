@@ -63,6 +63,12 @@ double psnr_of(double remaining, const ImageEnergy& e) {
 
 int plane_of(const HtBlock& b, int set) { return b.sets[static_cast<size_t>(set)].bitplanes - 1; }
 
+bool has_plane(const HtBlock& b, int plane) {
+  for (const CodedBlock& s : b.sets)
+    if (s.bitplanes - 1 == plane) return true;
+  return false;
+}
+
 class Chooser {
  public:
   Chooser(std::vector<HtBlock>& blocks, double target, bool by_bytes, const ImageEnergy& energy,
@@ -338,10 +344,10 @@ void choose_ht_sets(std::vector<HtBlock>& blocks, double target, bool by_bytes, 
     // SigProp and MagRef, with the uniform one, give the steps between.
     const int finest = uniform >= 0 ? planes[i] : planes[i] - 1;
     for (int p = std::min(planes[i] + 1, top); p >= finest; --p)
-      if (p >= 0) jobs.push_back({i, p});
+      if (p >= 0 && !has_plane(blocks[i], p)) jobs.push_back({i, p});
   }
   for (int round = 0;; ++round) {
-    std::vector<CodedBlock> sets = code(jobs);
+    std::vector<CodedBlock> sets = jobs.empty() ? std::vector<CodedBlock>() : code(jobs);
     for (size_t k = 0; k < jobs.size(); ++k)
       if (!sets[k].passes.empty()) blocks[jobs[k].first].sets.push_back(std::move(sets[k]));
     chooser.choose();

@@ -53,7 +53,8 @@ using CodeHtSets = std::function<std::vector<CodedBlock>(const std::vector<std::
 // steps were scaled for it, uniform_scale()): that plane and the coarser one are coded first
 // instead of the model's (whose estimates may then be left empty but for their number, the
 // block's planes), and that uniform choice is taken where it meets the target and the
-// optimised one does no better.
+// optimised one does no better. Planes a block's `sets` hold already (the caller may code the
+// first ones itself) are not coded again.
 void choose_ht_sets(std::vector<HtBlock>& blocks, double target, bool by_bytes, const ImageEnergy& energy,
                     const CodeHtSets& code, const std::function<uint64_t()>& stream_size, int uniform = -1);
 
