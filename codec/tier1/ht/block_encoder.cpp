@@ -54,6 +54,9 @@ struct SetSums {
 };
 bool exact_sums(const SetSums& s) { return (s.any >> 25) == 0 && (s.energy >> 53) == 0; }
 
+// |v|, v a 32-bit difference taken as signed, widened.
+inline uint64_t absolute(uint32_t v) { return static_cast<int32_t>(v) < 0 ? 0u - v : v; }
+
 // What gather_rows sums besides `any`.
 enum Sums { kNoSums, kCleanupSums, kRefinementSums };
 
@@ -70,8 +73,7 @@ SetSums gather_rows(const BlockView& b, int plane, size_t stride, uint32_t* quad
   const uint32_t twice_half = b.reversible && plane == 0 ? 0 : 1;
   const uint32_t twice_half_finer = b.reversible && plane == 1 ? 0 : 1;
   uint32_t any = 0;
-  uint64_t energy = 0, removed = 0;
-  int64_t magref = 0;
+  uint64_t energy = 0, removed = 0, lost = 0, lost_finer = 0;
   for (int y = 0; y < height; ++y) {
     const int32_t* __restrict in = b.data + y * b.stride;
     uint32_t* __restrict out = quads + static_cast<size_t>(y) * stride;
@@ -81,18 +83,20 @@ SetSums gather_rows(const BlockView& b, int plane, size_t stride, uint32_t* quad
       any |= m;
       out[x] = quad_sample(m, sign_of(v), shift);
       if (kSums != kNoSums) {
+        // Unsigned, masked rather than branched: so the vectoriser takes it.
         const uint32_t mu = m >> shift;
+        const uint64_t significant = mu != 0 ? ~uint64_t{0} : 0;
         // The decoder's error, 2 m less twice its reconstruction, in 32 bits (small where it
         // counts: the sums are used only while every m is below 2^25). As add_plane0_sample.
-        const auto error = static_cast<int32_t>(2 * m - ((2 * mu + twice_half) << shift));
-        const uint64_t square = 4 * (static_cast<uint64_t>(m) * m);
-        const auto lost = static_cast<uint64_t>(static_cast<int64_t>(error) * error);
+        const uint64_t square = 4 * (static_cast<uint64_t>(m) * m), error = absolute(2 * m - ((2 * mu + twice_half) << shift));
         energy += square;
-        removed += mu != 0 ? square - lost : 0;
+        removed += (square - error * error) & significant;
         if (kSums == kRefinementSums) {
-          // MagRef's term: the error at the plane below, of the samples significant at plane.
-          const auto after = static_cast<int32_t>(2 * m - ((2 * (m >> finer) + twice_half_finer) << finer));
-          magref += mu != 0 ? static_cast<int64_t>(lost) - static_cast<int64_t>(after) * after : 0;
+          // MagRef's terms, the error squared less the error at the plane below squared, in
+          // two sums.
+          const uint64_t finer_error = absolute(2 * m - ((2 * (m >> finer) + twice_half_finer) << finer));
+          lost += (error * error) & significant;
+          lost_finer += (finer_error * finer_error) & significant;
         }
       }
     }
@@ -100,6 +104,7 @@ SetSums gather_rows(const BlockView& b, int plane, size_t stride, uint32_t* quad
   }
   const size_t rows = static_cast<size_t>((height + 1) & ~1);
   if (rows > static_cast<size_t>(height)) std::fill(quads + (rows - 1) * stride, quads + rows * stride, 0u);
+  const auto magref = static_cast<int64_t>(lost - lost_finer);  // the difference of two sums below 2^63
   return SetSums{any, energy, removed, magref};
 }
 
