@@ -313,13 +313,17 @@ enum class HtRun { Model, Uniform, Sample, Choose };
 
 // Model's sample of the blocks, every so many: its guess is only where the search's codings
 // start, and the model itself is some 0.2 of an octave off (measured on the benchmark's
-// images at 4096: the sample's guess within 0.02 of an octave of all the blocks', at 512
-// within 0.05; a quarter of the time).
-constexpr size_t kModelEvery = 4;
+// images at 4096: every 4th block's guess within 0.02 of an octave of all the blocks', every
+// 16th's within 0.04 of every 4th's, at a quarter of the time: 35 against 131 ms on the grey
+// image, whose many planes the model visits at the unscaled step).
+constexpr size_t kModelEvery = 16;
 
-// The uniform scale's search codes every so many blocks (uniform_scale): about a quarter of a
-// whole coding's time each, the sample's bias measured by one whole coding and taken off.
-constexpr size_t kSampleEvery = 4;
+// The uniform scale's search codes every so many blocks (uniform_scale), the sample's bias
+// measured by one whole coding and taken off. Measured on the benchmark's RGB image: every 4th
+// block 0.024 of the bytes' log off the image, every 8th 0.037, every 16th 0.083, each moving
+// about 0.002 over 0.15 of an octave; every 16th took a second correcting step, every 8th
+// none more than every 4th, at half the time a coding.
+constexpr size_t kSampleEvery = 8;
 
 // Runs `run` for the last layer's target (rate/ht_planes.hpp) with the 9/7's base step times
 // `step_scale`; Tier-2's size from an assembler of its own. Choose takes `uniform` to

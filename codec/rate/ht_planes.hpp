@@ -86,8 +86,8 @@ struct UniformResult {
 // The search: secant steps from the model's guess over codings of a sample of the blocks
 // (`sample` at a log2 scale: its bytes, or its squared error, scaled up to the image's), then
 // one coding of the whole image (`whole`) at the sample's answer. A regular sample is off the
-// image by a bias that hardly moves with the scale (measured on the benchmark's RGB image, a
-// quarter of the blocks: 0.024 of the bytes' log, moving 0.003 over 0.15 of an octave), so
+// image by a bias that hardly moves with the scale (measured on the benchmark's RGB image,
+// every 8th block: 0.037 of the bytes' log, moving 0.002 over 0.15 of an octave), so
 // where the whole image is not within the tolerance there, the search goes on over the
 // sample less that bias. Each sample coding costs its share of a whole one; a search over
 // whole codings alone took three or four.
