@@ -308,7 +308,7 @@ struct HtCoding {
 // What code_ht_for_target does at its scale: Model codes nothing, only guesses the scale at
 // which every block at one plane meets the target (modelled_uniform_plane); Uniform codes
 // every block at plane 0 and says what that gives, Sample does that for a sample of the blocks
-// (every kSampleEvery-th) and scales it up to the image; Choose chooses every block's set.
+// (every sample_every()-th) and scales it up to the image; Choose chooses every block's set.
 enum class HtRun { Model, Uniform, Sample, Choose };
 
 // Model's sample of the blocks, every so many: its guess is only where the search's codings
@@ -322,8 +322,17 @@ constexpr size_t kModelEvery = 16;
 // measured by one whole coding and taken off. Measured on the benchmark's RGB image: every 4th
 // block 0.024 of the bytes' log off the image, every 8th 0.037, every 16th 0.083, each moving
 // about 0.002 over 0.15 of an octave; every 16th took a second correcting step, every 8th
-// none more than every 4th, at half the time a coding.
+// none more than every 4th, at half the time a coding. A sample of fewer blocks is off by more
+// and moves more with the scale (a 512 x 512 image's every 8th: 0.19 and 0.24 of the bytes'
+// log at 12:1 and 30:1), and its image codes quickly anyway: at least kMinSampled blocks, or
+// the whole image (every = 1: the search runs on whole codings alone).
 constexpr size_t kSampleEvery = 8;
+constexpr size_t kMinSampled = 512;
+size_t sample_every(size_t blocks) {
+  size_t every = kSampleEvery;
+  while (every > 1 && blocks / every < kMinSampled) every /= 2;
+  return every;
+}
 
 // Runs `run` for the last layer's target (rate/ht_planes.hpp) with the 9/7's base step times
 // `step_scale`; Tier-2's size from an assembler of its own. Choose takes `uniform` to
@@ -389,7 +398,7 @@ HtCoding code_ht_for_target(const BlockCoder& coder, BlockEncodeBatch* batch, co
   std::vector<int> planes;
   const bool uniform_run = run == HtRun::Uniform || run == HtRun::Sample;
   // The blocks with figures: every one, or every so many of the Model's and the Sample's.
-  const size_t every = run == HtRun::Model ? kModelEvery : run == HtRun::Sample ? kSampleEvery : 1;
+  const size_t every = run == HtRun::Model ? kModelEvery : run == HtRun::Sample ? sample_every(layout.blocks.size()) : 1;
   if (uniform_run) {
     std::vector<std::pair<size_t, int>> jobs;
     for (size_t i = 0; i < layout.blocks.size(); i += every) jobs.push_back({i, 0});
@@ -780,8 +789,10 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
               .uniform;
         };
       };
-      const double x = uniform_scale(model.guess, target, by_bytes, lowest, std::max(lowest, highest), measure(HtRun::Sample),
-                                     measure(HtRun::Uniform));
+      const bool sampled = sample_every(layout_.blocks.size()) > 1;
+      const double x = uniform_scale(model.guess, target, by_bytes, lowest, std::max(lowest, highest),
+                                     measure(sampled ? HtRun::Sample : HtRun::Uniform),
+                                     sampled ? measure(HtRun::Uniform) : std::function<UniformResult(double)>());
       scale = std::exp2(x - 1), uniform = 1;
     }
     HtCoding best = code_ht_for_target(*coder_, ht_batch, info_, params, layout_, tiles_, scale, final_targets.back(), by_bytes,

@@ -226,6 +226,15 @@ TEST(HtPlanes, UniformScaleFoundInAFewCodings) {
   }
 }
 
+// Without a whole measure, the sample is the image: no coding more.
+TEST(HtPlanes, UniformScaleOnTheWholeImageAlone) {
+  int codings = 0;
+  const UniformResult at = image_like(3.7);
+  const double x = uniform_scale({4.0, 0.7}, at.bytes, true, -1, 12, [&](double s) { return ++codings, image_like(s); }, {});
+  EXPECT_NEAR(std::log(image_like(x).bytes / at.bytes), 0, 0.003);
+  EXPECT_LE(codings, 5);
+}
+
 TEST(HtPlanes, UniformScaleAtABoundWhereNoneMeets) {
   // Fewer bytes than the floor: the coarsest scale; a PSNR beyond the finest: the finest.
   int codings = 0;

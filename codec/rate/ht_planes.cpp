@@ -322,6 +322,7 @@ double uniform_scale(const UniformGuess& guess, double target, bool by_bytes, do
   const double window = by_bytes ? kBytesWindow : kPsnrWindow;
   // The sample's search, then the whole image at its answer.
   const Found on_sample = secant(guess.plane, NAN, guess.slope, window, by_bytes, lowest, highest, [&](double x) { return h(sample(x)); });
+  if (!whole) return on_sample.x;  // the sample is the image
   const double at = h(whole(on_sample.x));
   if (std::abs(at) <= window) return on_sample.x;
   // The sample less its bias there, from that point on, to half the window: the bias moves a
