@@ -315,8 +315,10 @@ enum class HtRun { Model, Uniform, Sample, Choose };
 // start, and the model itself is some 0.2 of an octave off (measured on the benchmark's
 // images at 4096: every 4th block's guess within 0.02 of an octave of all the blocks', every
 // 16th's within 0.04 of every 4th's, at a quarter of the time: 35 against 131 ms on the grey
-// image, whose many planes the model visits at the unscaled step).
-constexpr size_t kModelEvery = 16;
+// image, whose many planes the model visits at the unscaled step). Every 16th from
+// kManyBlocks blocks (at least 256 of them), else every 4th.
+constexpr size_t kManyBlocks = 4096;
+size_t model_every(size_t blocks) { return blocks >= kManyBlocks ? 16 : 4; }
 
 // The uniform scale's search codes every so many blocks (uniform_scale), the sample's bias
 // measured by one whole coding and taken off. Measured on the benchmark's RGB image: every 4th
@@ -333,6 +335,14 @@ size_t sample_every(size_t blocks) {
   while (every > 1 && blocks / every < kMinSampled) every /= 2;
   return every;
 }
+
+// The share of the blocks, those whose uniform cleanup removes the most distortion a byte,
+// that HtRun::Choose codes at the coarser plane too in an image of kManyBlocks or more
+// (code_ht_for_target says why): on the benchmark's 4096 x 4096 images and a noiseless
+// upscaled photograph at 8:1 to 100:1, within 0.001 dB of every block's coarser plane; a few
+// of the blocks that go down lie outside the quarter, each a 4096th of the image or less.
+// (The time: the choice's codings 0.6 of what they were.)
+constexpr double kCoarserShare = 0.25;
 
 // Runs `run` for the last layer's target (rate/ht_planes.hpp) with the 9/7's base step times
 // `step_scale`; Tier-2's size from an assembler of its own. Choose takes `uniform` to
@@ -398,7 +408,7 @@ HtCoding code_ht_for_target(const BlockCoder& coder, BlockEncodeBatch* batch, co
   std::vector<int> planes;
   const bool uniform_run = run == HtRun::Uniform || run == HtRun::Sample;
   // The blocks with figures: every one, or every so many of the Model's and the Sample's.
-  const size_t every = run == HtRun::Model ? kModelEvery : run == HtRun::Sample ? sample_every(layout.blocks.size()) : 1;
+  const size_t every = run == HtRun::Model ? model_every(layout.blocks.size()) : run == HtRun::Sample ? sample_every(layout.blocks.size()) : 1;
   if (uniform_run) {
     std::vector<std::pair<size_t, int>> jobs;
     for (size_t i = 0; i < layout.blocks.size(); i += every) jobs.push_back({i, 0});
@@ -417,24 +427,45 @@ HtCoding code_ht_for_target(const BlockCoder& coder, BlockEncodeBatch* batch, co
       b.sets.push_back(std::move(sets[k]));
     }
   } else if (run == HtRun::Choose && uniform >= 0) {
-    // The uniform plane and the coarser one, which choose_ht_sets codes first, coded here for
-    // every block: their sets give its planes and energy, which a pass over the blocks gave
-    // before (a pass of its own, a tenth of the choice's time).
+    // The uniform plane for every block, and the coarser one (which choose_ht_sets would code
+    // too) where the choice may take it: coded here, their sets give each block's planes and
+    // energy (a pass over the blocks gave them before). A block leaves the uniform plane, up
+    // (its SigProp and MagRef) or down (the coarser plane's passes), where its slope there is
+    // near the threshold the choice settles on; measured on the benchmark's images at 12:1 and
+    // 30:1, 219 of the 222 blocks that went down were among the tenth whose uniform cleanup
+    // removes the most distortion a byte (the coarse bands'). So in an image of many blocks
+    // the coarser plane is coded for the quarter with the most a byte (kCoarserShare), and
+    // the others stay at the uniform plane or above: choose_ht_sets codes nothing coarser for
+    // them, their planes' count capped.
     std::vector<std::pair<size_t, int>> jobs;
-    for (size_t i = 0; i < layout.blocks.size(); ++i) jobs.push_back({i, uniform + 1}), jobs.push_back({i, uniform});
-    std::vector<CodedBlock> sets = code(jobs);
+    for (size_t i = 0; i < layout.blocks.size(); ++i) jobs.push_back({i, uniform});
+    std::vector<CodedBlock> at = code(jobs);
+    std::vector<std::pair<double, size_t>> by_slope;  // (distortion removed a byte, block)
+    for (size_t i = 0; i < at.size(); ++i) {
+      const LaidBlock& lb = layout.blocks[i];
+      if (!at[i].passes.empty() && at[i].magnitude_bitplanes > uniform + 1)
+        by_slope.push_back({at[i].passes[0].distortion * bands.weights[lb.component][lb.band] / std::max<uint32_t>(at[i].passes[0].end, 1), i});
+    }
+    const double share = layout.blocks.size() >= kManyBlocks ? kCoarserShare : 1.0;
+    const auto coarser_count = static_cast<size_t>(std::ceil(share * static_cast<double>(by_slope.size())));
+    std::nth_element(by_slope.begin(), by_slope.begin() + static_cast<ptrdiff_t>(by_slope.size() - coarser_count), by_slope.end());
+    jobs.clear();
+    for (size_t k = by_slope.size() - coarser_count; k < by_slope.size(); ++k) jobs.push_back({by_slope[k].second, uniform + 1});
+    std::sort(jobs.begin(), jobs.end());
+    std::vector<CodedBlock> coarser = code(jobs);
+    std::vector<CodedBlock*> coarser_of(layout.blocks.size(), nullptr);
+    for (size_t k = 0; k < jobs.size(); ++k) coarser_of[jobs[k].first] = &coarser[k];
     blocks.resize(layout.blocks.size());
     for (size_t i = 0; i < blocks.size(); ++i) {
       HtBlock& b = blocks[i];
       const LaidBlock& lb = layout.blocks[i];
-      CodedBlock& coarser = sets[2 * i];
-      CodedBlock& at = sets[2 * i + 1];
       b.weight = bands.weights[lb.component][lb.band];
-      b.energy = at.energy;
-      b.estimates.resize(static_cast<size_t>(at.magnitude_bitplanes));  // no model: only the planes' count
-      planes.push_back(at.magnitude_bitplanes);
-      for (CodedBlock* c : {&coarser, &at})
-        if (!c->passes.empty()) b.sets.push_back(std::move(*c));
+      b.energy = at[i].energy;
+      planes.push_back(at[i].magnitude_bitplanes);
+      // No model: only the planes' count, up to the uniform one where the coarser is not coded.
+      b.estimates.resize(static_cast<size_t>(coarser_of[i] ? at[i].magnitude_bitplanes : std::min(at[i].magnitude_bitplanes, uniform + 1)));
+      if (coarser_of[i] && !coarser_of[i]->passes.empty()) b.sets.push_back(std::move(*coarser_of[i]));
+      if (!at[i].passes.empty()) b.sets.push_back(std::move(at[i]));
     }
   } else {
     const bool model = run == HtRun::Model || uniform < 0;
