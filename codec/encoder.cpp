@@ -390,14 +390,16 @@ HtCoding code_ht_for_target(const BlockCoder& coder, BlockEncodeBatch* batch, co
       }
       return sets;
     }
-    // The jobs by block (they come block by block), so that a block is quantised once.
+    // The jobs by block (they come block by block), so that a block is quantised once. The
+    // search's codings for a byte target need no distortion (a batch's sets have it anyway).
+    const bool figures = !(by_bytes && (run == HtRun::Uniform || run == HtRun::Sample));
     std::vector<size_t> starts;
     for (size_t k = 0; k < jobs.size(); ++k)
       if (k == 0 || jobs[k].first != jobs[k - 1].first) starts.push_back(k);
     starts.push_back(jobs.size());
     std::vector<CodedBlock> sets(jobs.size());
     for_each_view(static_cast<ptrdiff_t>(starts.size()) - 1, [&](ptrdiff_t g) { return jobs[starts[static_cast<size_t>(g)]].first; },
-                  layout, tiles, p, bands, true, threads, [&](ptrdiff_t g, const BlockView& view, int) {
+                  layout, tiles, p, bands, figures, threads, [&](ptrdiff_t g, const BlockView& view, int) {
                     BlockView v = view;
                     for (size_t k = starts[static_cast<size_t>(g)]; k < starts[static_cast<size_t>(g) + 1]; ++k) {
                       v.cleanup_plane = jobs[k].second;
