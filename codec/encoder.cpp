@@ -338,9 +338,9 @@ size_t sample_every(size_t blocks) {
 
 // The share of the blocks, those whose uniform cleanup removes the most distortion a byte,
 // that HtRun::Choose codes at the coarser plane too in an image of kManyBlocks or more
-// (code_ht_for_target says why): on the benchmark's 4096 x 4096 images and a noiseless
-// upscaled photograph at 8:1 to 100:1, within 0.001 dB of every block's coarser plane; a few
-// of the blocks that go down lie outside the quarter, each a 4096th of the image or less.
+// (code_ht_for_target says why): on the benchmark's 4096 x 4096 images and another 4096 x
+// 4096 astronaut at 8:1 to 100:1, within 0.001 dB of every block's coarser plane; a few of
+// the blocks that go down lie outside the quarter, each a 4096th of the image or less.
 // (The time: the choice's codings 0.6 of what they were.) One layer only: with several, a
 // block's cleanup pass alone is no stopping point (-r 40,20,10 on the RGB image lost 0.014 dB
 // with the quarter).
@@ -796,9 +796,8 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
     // the target matters (measured: up to 0.7 dB). So the 9/7's steps are scaled so that
     // every block coded at one plane meets the target (uniform_scale, from the model's guess
     // over codings at plane 0 of a sample of the blocks and one of the whole image), and the
-    // choice starts from that plane,
-    // the finer and the coarser one; it is at least as good as that uniform choice. The
-    // 5/3's steps are fixed: its planes come from the model.
+    // choice starts from that plane, the finer and the coarser one; it is at least as good as
+    // that uniform choice. The 5/3's steps are fixed: its planes come from the model.
     double scale = 1;
     int uniform = -1;
     BlockEncodeBatch* const ht_batch = batch_ && batch_->codes_ht_sets() ? batch_.get() : nullptr;
