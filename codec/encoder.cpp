@@ -307,14 +307,44 @@ struct HtCoding {
 
 // What code_ht_for_target does at its scale: Model codes nothing, only guesses the scale at
 // which every block at one plane meets the target (modelled_uniform_plane); Uniform codes
-// every block at plane 0 and says what that gives; Choose chooses every block's set.
-enum class HtRun { Model, Uniform, Choose };
+// every block at plane 0 and says what that gives, Sample does that for a sample of the blocks
+// (every sample_every()-th) and scales it up to the image; Choose chooses every block's set.
+enum class HtRun { Model, Uniform, Sample, Choose };
 
 // Model's sample of the blocks, every so many: its guess is only where the search's codings
 // start, and the model itself is some 0.2 of an octave off (measured on the benchmark's
-// images at 4096: the sample's guess within 0.02 of an octave of all the blocks', at 512
-// within 0.05; a quarter of the time).
-constexpr size_t kModelEvery = 4;
+// images at 4096: every 4th block's guess within 0.02 of an octave of all the blocks', every
+// 16th's within 0.04 of every 4th's, at a quarter of the time: 35 against 131 ms on the grey
+// image, whose many planes the model visits at the unscaled step). Every 16th from
+// kManyBlocks blocks (at least 256 of them), else every 4th.
+constexpr size_t kManyBlocks = 4096;
+size_t model_every(size_t blocks) { return blocks >= kManyBlocks ? 16 : 4; }
+
+// The uniform scale's search codes every so many blocks (uniform_scale), the sample's bias
+// measured by one whole coding and taken off. Measured on the benchmark's RGB image: every 4th
+// block 0.024 of the bytes' log off the image, every 8th 0.037, every 16th 0.083, each moving
+// about 0.002 over 0.15 of an octave; every 16th took a second correcting step, every 8th
+// none more than every 4th, at half the time a coding. A sample of fewer blocks is off by more
+// and moves more with the scale (a 512 x 512 image's every 8th: 0.19 and 0.24 of the bytes'
+// log at 12:1 and 30:1), and its image codes quickly anyway: at least kMinSampled blocks, or
+// the whole image (every = 1: the search runs on whole codings alone).
+constexpr size_t kSampleEvery = 8;
+constexpr size_t kMinSampled = 512;
+size_t sample_every(size_t blocks) {
+  size_t every = kSampleEvery;
+  while (every > 1 && blocks / every < kMinSampled) every /= 2;
+  return every;
+}
+
+// The share of the blocks, those whose uniform cleanup removes the most distortion a byte,
+// that HtRun::Choose codes at the coarser plane too in an image of kManyBlocks or more
+// (code_ht_for_target says why): on the benchmark's 4096 x 4096 images and another 4096 x
+// 4096 astronaut at 8:1 to 100:1, within 0.001 dB of every block's coarser plane; a few of
+// the blocks that go down lie outside the quarter, each a 4096th of the image or less.
+// (The time: the choice's codings 0.6 of what they were.) One layer only: with several, a
+// block's cleanup pass alone is no stopping point (-r 40,20,10 on the RGB image lost 0.014 dB
+// with the quarter).
+constexpr double kCoarserShare = 0.25;
 
 // Runs `run` for the last layer's target (rate/ht_planes.hpp) with the 9/7's base step times
 // `step_scale`; Tier-2's size from an assembler of its own. Choose takes `uniform` to
@@ -360,14 +390,16 @@ HtCoding code_ht_for_target(const BlockCoder& coder, BlockEncodeBatch* batch, co
       }
       return sets;
     }
-    // The jobs by block (they come block by block), so that a block is quantised once.
+    // The jobs by block (they come block by block), so that a block is quantised once. The
+    // search's codings for a byte target need no distortion (a batch's sets have it anyway).
+    const bool figures = !(by_bytes && (run == HtRun::Uniform || run == HtRun::Sample));
     std::vector<size_t> starts;
     for (size_t k = 0; k < jobs.size(); ++k)
       if (k == 0 || jobs[k].first != jobs[k - 1].first) starts.push_back(k);
     starts.push_back(jobs.size());
     std::vector<CodedBlock> sets(jobs.size());
     for_each_view(static_cast<ptrdiff_t>(starts.size()) - 1, [&](ptrdiff_t g) { return jobs[starts[static_cast<size_t>(g)]].first; },
-                  layout, tiles, p, bands, true, threads, [&](ptrdiff_t g, const BlockView& view, int) {
+                  layout, tiles, p, bands, figures, threads, [&](ptrdiff_t g, const BlockView& view, int) {
                     BlockView v = view;
                     for (size_t k = starts[static_cast<size_t>(g)]; k < starts[static_cast<size_t>(g) + 1]; ++k) {
                       v.cleanup_plane = jobs[k].second;
@@ -378,24 +410,71 @@ HtCoding code_ht_for_target(const BlockCoder& coder, BlockEncodeBatch* batch, co
     return sets;
   };
   std::vector<int> planes;
-  if (run == HtRun::Uniform) {
+  const bool uniform_run = run == HtRun::Uniform || run == HtRun::Sample;
+  // The blocks with figures: every one, or every so many of the Model's and the Sample's.
+  const size_t every = run == HtRun::Model ? model_every(layout.blocks.size()) : run == HtRun::Sample ? sample_every(layout.blocks.size()) : 1;
+  if (uniform_run) {
     std::vector<std::pair<size_t, int>> jobs;
-    for (size_t i = 0; i < layout.blocks.size(); ++i) jobs.push_back({i, 0});
+    for (size_t i = 0; i < layout.blocks.size(); i += every) jobs.push_back({i, 0});
     std::vector<CodedBlock> sets = code(jobs);
-    blocks.resize(sets.size());
-    for (size_t i = 0; i < sets.size(); ++i) {
+    blocks.resize(layout.blocks.size());
+    planes.assign(blocks.size(), 0);
+    for (size_t k = 0; k < sets.size(); ++k) {
+      const size_t i = jobs[k].first;
       HtBlock& b = blocks[i];
       const LaidBlock& lb = layout.blocks[i];
       b.weight = bands.weights[lb.component][lb.band];
-      b.energy = sets[i].energy;
-      planes.push_back(sets[i].magnitude_bitplanes);
-      if (sets[i].passes.empty()) continue;
-      b.chosen = 0, b.passes = static_cast<int>(sets[i].passes.size());
-      b.sets.push_back(std::move(sets[i]));
+      b.energy = sets[k].energy;
+      planes[i] = sets[k].magnitude_bitplanes;
+      if (sets[k].passes.empty()) continue;
+      b.chosen = 0, b.passes = static_cast<int>(sets[k].passes.size());
+      b.sets.push_back(std::move(sets[k]));
+    }
+  } else if (run == HtRun::Choose && uniform >= 0) {
+    // The uniform plane for every block, and the coarser one (which choose_ht_sets would code
+    // too) where the choice may take it: coded here, their sets give each block's planes and
+    // energy (a pass over the blocks gave them before). A block leaves the uniform plane, up
+    // (its SigProp and MagRef) or down (the coarser plane's passes), where its slope there is
+    // near the threshold the choice settles on; measured on the benchmark's images at 12:1 and
+    // 30:1, 219 of the 222 blocks that went down were among the tenth whose uniform cleanup
+    // removes the most distortion a byte (the coarse bands'). So in an image of many blocks
+    // the coarser plane is coded for the quarter with the most a byte (kCoarserShare), and
+    // the others stay at the uniform plane or above: choose_ht_sets codes nothing coarser for
+    // them, their planes' count capped.
+    std::vector<std::pair<size_t, int>> jobs;
+    for (size_t i = 0; i < layout.blocks.size(); ++i) jobs.push_back({i, uniform});
+    std::vector<CodedBlock> at = code(jobs);
+    std::vector<std::pair<double, size_t>> by_slope;  // (distortion removed a byte, block)
+    for (size_t i = 0; i < at.size(); ++i) {
+      const LaidBlock& lb = layout.blocks[i];
+      if (!at[i].passes.empty() && at[i].magnitude_bitplanes > uniform + 1)
+        by_slope.push_back({at[i].passes[0].distortion * bands.weights[lb.component][lb.band] / std::max<uint32_t>(at[i].passes[0].end, 1), i});
+    }
+    // Not with several layers: no layer may stop a block after its cleanup pass (settle), so
+    // that the uniform plane's cleanup alone is no choice there and most blocks go up or down.
+    const double share = layout.blocks.size() >= kManyBlocks && p.layers == 1 ? kCoarserShare : 1.0;
+    const auto coarser_count = static_cast<size_t>(std::ceil(share * static_cast<double>(by_slope.size())));
+    std::nth_element(by_slope.begin(), by_slope.begin() + static_cast<ptrdiff_t>(by_slope.size() - coarser_count), by_slope.end());
+    jobs.clear();
+    for (size_t k = by_slope.size() - coarser_count; k < by_slope.size(); ++k) jobs.push_back({by_slope[k].second, uniform + 1});
+    std::sort(jobs.begin(), jobs.end());
+    std::vector<CodedBlock> coarser = code(jobs);
+    std::vector<CodedBlock*> coarser_of(layout.blocks.size(), nullptr);
+    for (size_t k = 0; k < jobs.size(); ++k) coarser_of[jobs[k].first] = &coarser[k];
+    blocks.resize(layout.blocks.size());
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      HtBlock& b = blocks[i];
+      const LaidBlock& lb = layout.blocks[i];
+      b.weight = bands.weights[lb.component][lb.band];
+      b.energy = at[i].energy;
+      planes.push_back(at[i].magnitude_bitplanes);
+      // No model: only the planes' count, up to the uniform one where the coarser is not coded.
+      b.estimates.resize(static_cast<size_t>(coarser_of[i] ? at[i].magnitude_bitplanes : std::min(at[i].magnitude_bitplanes, uniform + 1)));
+      if (coarser_of[i] && !coarser_of[i]->passes.empty()) b.sets.push_back(std::move(*coarser_of[i]));
+      if (!at[i].passes.empty()) b.sets.push_back(std::move(at[i]));
     }
   } else {
     const bool model = run == HtRun::Model || uniform < 0;
-    const size_t every = run == HtRun::Model ? kModelEvery : 1;
     blocks = batch ? ht_estimates_in_batch(*batch, views, layout, p, bands, model, every)
                    : ht_estimates(layout, tiles, p, bands, threads, model, every);
     for (const HtBlock& b : blocks) planes.push_back(static_cast<int>(b.estimates.size()));
@@ -420,18 +499,25 @@ HtCoding code_ht_for_target(const BlockCoder& coder, BlockEncodeBatch* batch, co
     }
     return assembler.size();
   };
+  const double share = static_cast<double>((n + every - 1) / every) / static_cast<double>(std::max<size_t>(n, 1));
   if (run == HtRun::Model) {
-    const double share = static_cast<double>((n + kModelEvery - 1) / kModelEvery) / static_cast<double>(std::max<size_t>(n, 1));
     out.guess = modelled_uniform_plane(blocks, target, by_bytes, energy, static_cast<double>(stream_size()), share);
     return out;
   }
-  if (run == HtRun::Uniform) {
+  if (uniform_run) {
     double removed = 0;
     for (const HtBlock& b : blocks)
       if (b.chosen >= 0) removed += b.sets[0].passes[0].distortion * b.weight;
-    const double left = std::max(0.0, energy.total - removed);
-    out.uniform.bytes = static_cast<double>(stream_size());
+    const double left = std::max(0.0, energy.total - removed) / share;
+    const auto bytes = static_cast<double>(stream_size());
     out.uniform.psnr = left > 0 ? 10 * std::log10(energy.peak / left) : INFINITY;
+    out.uniform.bytes = bytes;
+    if (run == HtRun::Sample) {
+      // The blocks' share of the bytes scaled up, over those of a stream with no block.
+      for (HtBlock& b : blocks) b.chosen = -1, b.passes = 0;
+      const auto base = static_cast<double>(stream_size());
+      out.uniform.bytes = base + (bytes - base) / share;
+    }
     return out;
   }
   choose_ht_sets(blocks, target, by_bytes, energy, code, stream_size, uniform);
@@ -708,10 +794,10 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
     // An HT block's stopping points are its cleanup planes, an octave apart in step (with
     // SigProp and MagRef between): where the bands' steps fall against the step that meets
     // the target matters (measured: up to 0.7 dB). So the 9/7's steps are scaled so that
-    // every block coded at one plane meets the target (uniform_scale, over codings of the
-    // whole image at plane 0 from the model's guess), and the choice starts from that plane,
-    // the finer and the coarser one; it is at least as good as that uniform choice. The
-    // 5/3's steps are fixed: its planes come from the model.
+    // every block coded at one plane meets the target (uniform_scale, from the model's guess
+    // over codings at plane 0 of a sample of the blocks and one of the whole image), and the
+    // choice starts from that plane, the finer and the coarser one; it is at least as good as
+    // that uniform choice. The 5/3's steps are fixed: its planes come from the model.
     double scale = 1;
     int uniform = -1;
     BlockEncodeBatch* const ht_batch = batch_ && batch_->codes_ht_sets() ? batch_.get() : nullptr;
@@ -731,12 +817,18 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
         const double base = std::log2(params.base_step * (params.relative_step > 0 ? params.relative_step * std::ldexp(1.0, c.precision) : 1));
         lowest = std::max(lowest, std::max(-1.0, c.precision - 19.0) - base), highest = std::min(highest, c.precision - base);
       }
-      const double x = uniform_scale(model.guess, target, by_bytes, lowest, std::max(lowest, highest), [&](double log2_scale) {
-        Reservation trial(budget_.get());
-        return code_ht_for_target(*coder_, ht_batch, info_, params, layout_, tiles_, std::exp2(log2_scale), target, by_bytes, threads,
-                                  HtRun::Uniform, -1, trial)
-            .uniform;
-      });
+      auto measure = [&](HtRun run) {
+        return [&, run](double log2_scale) {
+          Reservation trial(budget_.get());
+          return code_ht_for_target(*coder_, ht_batch, info_, params, layout_, tiles_, std::exp2(log2_scale), target, by_bytes,
+                                    threads, run, -1, trial)
+              .uniform;
+        };
+      };
+      const bool sampled = sample_every(layout_.blocks.size()) > 1;
+      const double x = uniform_scale(model.guess, target, by_bytes, lowest, std::max(lowest, highest),
+                                     measure(sampled ? HtRun::Sample : HtRun::Uniform),
+                                     sampled ? measure(HtRun::Uniform) : std::function<UniformResult(double)>());
       scale = std::exp2(x - 1), uniform = 1;
     }
     HtCoding best = code_ht_for_target(*coder_, ht_batch, info_, params, layout_, tiles_, scale, final_targets.back(), by_bytes,

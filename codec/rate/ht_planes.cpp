@@ -63,6 +63,12 @@ double psnr_of(double remaining, const ImageEnergy& e) {
 
 int plane_of(const HtBlock& b, int set) { return b.sets[static_cast<size_t>(set)].bitplanes - 1; }
 
+bool has_plane(const HtBlock& b, int plane) {
+  for (const CodedBlock& s : b.sets)
+    if (s.bitplanes - 1 == plane) return true;
+  return false;
+}
+
 class Chooser {
  public:
   Chooser(std::vector<HtBlock>& blocks, double target, bool by_bytes, const ImageEnergy& energy,
@@ -251,34 +257,41 @@ UniformGuess modelled_uniform_plane(const std::vector<HtBlock>& blocks, double t
   return g;
 }
 
-double uniform_scale(const UniformGuess& guess, double target, bool by_bytes, double lowest, double highest,
-                     const std::function<UniformResult(double)>& measure) {
-  // h(x): how far the uniform choice at scale 2^x is from the target, falling as x grows; met
-  // where h <= 0 (bytes) or h >= 0 (PSNR). Close enough within a window on either side: the
-  // choice then moves a few blocks a plane up or down, which costs less than another coding
-  // (measured: a window on the met side alone took a fourth coding for 0.003 dB).
-  constexpr double kBytesWindow = 0.003;  // of the bytes' log: about 0.003 of an octave
-  constexpr double kPsnrWindow = 0.01;    // dB
-  constexpr int kMaxCodings = 8;
-  const double window = by_bytes ? kBytesWindow : kPsnrWindow;
-  auto h = [&](double x) {
-    const UniformResult r = measure(x);
-    return by_bytes ? std::log(std::max(r.bytes, 1.0) / target) : r.psnr - target;
-  };
-  auto met = [&](double v) { return by_bytes ? v <= 0 : v >= 0; };
-  auto close = [&](double v) { return std::abs(v) <= window; };
+namespace {
+
+// uniform_scale's tolerance: close enough within a window on either side of the target, where
+// the choice moves a few blocks a plane up or down, which costs less than another coding
+// (measured: a window on the met side alone took a fourth coding for 0.003 dB).
+constexpr double kBytesWindow = 0.003;  // of the bytes' log: about 0.003 of an octave
+constexpr double kPsnrWindow = 0.01;    // dB
+constexpr int kMaxCodings = 8;          // of the sample, in each of the two searches
+
+// A search's answer: the best scale tried and its h, and the secant's slope at the end.
+struct Found {
+  double x = 0, v = 0, slope = 0;
+};
+
+// The secant search for h(x) = 0 (h falling as x grows; met where h <= 0 for bytes, h >= 0
+// for PSNR) from x, whose h is `v` where known (NaN: not yet), with a slope for the first
+// step; within [lowest, highest], until close or after kMaxCodings of h.
+Found secant(double x, double v, double slope, double window, bool by_bytes, double lowest, double highest,
+             const std::function<double(double)>& h) {
+  auto met = [&](double u) { return by_bytes ? u <= 0 : u >= 0; };
+  auto close = [&](double u) { return std::abs(u) <= window; };
   // The best point so far: close, else met, else nearer the target.
-  auto better = [&](double v, double than) {
-    if (close(v) != close(than)) return close(v);
-    if (met(v) != met(than)) return met(v);
-    return std::abs(v) < std::abs(than);
+  auto better = [&](double u, double than) {
+    if (close(u) != close(than)) return close(u);
+    if (met(u) != met(than)) return met(u);
+    return std::abs(u) < std::abs(than);
   };
-  double x = std::clamp(guess.plane, lowest, highest), slope = guess.slope;
-  double v = h(x), best = x, best_v = v;
+  x = std::clamp(x, lowest, highest);
+  int coded = 0;
+  if (std::isnan(v)) v = h(x), ++coded;
+  Found best{x, v, slope};
   // A bracket [a, b] once the target has been seen on both sides (h(a) > 0 > h(b)), and the
   // point before, for the secant's slope.
   double a = -INFINITY, va = 0, b = INFINITY, vb = 0, last = NAN, last_v = 0;
-  for (int coded = 1; coded < kMaxCodings && !close(v); ++coded) {
+  for (; coded < kMaxCodings && !close(v); ++coded) {
     if (v > 0) a = x, va = v;
     else b = x, vb = v;
     if (std::isfinite(last) && last_v != v && (last_v - v) / (x - last) > 0) slope = (last_v - v) / (x - last);
@@ -294,9 +307,30 @@ double uniform_scale(const UniformGuess& guess, double target, bool by_bytes, do
     last = x, last_v = v;
     x = next;
     v = h(x);
-    if (better(v, best_v)) best = x, best_v = v;
+    if (better(v, best.v)) best.x = x, best.v = v;
   }
+  best.slope = slope;
   return best;
+}
+
+}  // namespace
+
+double uniform_scale(const UniformGuess& guess, double target, bool by_bytes, double lowest, double highest,
+                     const std::function<UniformResult(double)>& sample, const std::function<UniformResult(double)>& whole) {
+  // h(x): how far the uniform choice at scale 2^x is from the target, falling as x grows.
+  auto h = [&](const UniformResult& r) { return by_bytes ? std::log(std::max(r.bytes, 1.0) / target) : r.psnr - target; };
+  const double window = by_bytes ? kBytesWindow : kPsnrWindow;
+  // The sample's search, then the whole image at its answer.
+  const Found on_sample = secant(guess.plane, NAN, guess.slope, window, by_bytes, lowest, highest, [&](double x) { return h(sample(x)); });
+  if (!whole) return on_sample.x;  // the sample is the image
+  const double at = h(whole(on_sample.x));
+  if (std::abs(at) <= window) return on_sample.x;
+  // The sample less its bias there, from that point on, to half the window: the bias moves a
+  // little with the scale.
+  const double bias = on_sample.v - at;
+  const Found corrected = secant(on_sample.x, at, on_sample.slope, window / 2, by_bytes, lowest, highest,
+                                 [&](double x) { return h(sample(x)) - bias; });
+  return corrected.x;
 }
 
 void choose_ht_sets(std::vector<HtBlock>& blocks, double target, bool by_bytes, const ImageEnergy& energy,
@@ -311,10 +345,10 @@ void choose_ht_sets(std::vector<HtBlock>& blocks, double target, bool by_bytes, 
     // SigProp and MagRef, with the uniform one, give the steps between.
     const int finest = uniform >= 0 ? planes[i] : planes[i] - 1;
     for (int p = std::min(planes[i] + 1, top); p >= finest; --p)
-      if (p >= 0) jobs.push_back({i, p});
+      if (p >= 0 && !has_plane(blocks[i], p)) jobs.push_back({i, p});
   }
   for (int round = 0;; ++round) {
-    std::vector<CodedBlock> sets = code(jobs);
+    std::vector<CodedBlock> sets = jobs.empty() ? std::vector<CodedBlock>() : code(jobs);
     for (size_t k = 0; k < jobs.size(); ++k)
       if (!sets[k].passes.empty()) blocks[jobs[k].first].sets.push_back(std::move(sets[k]));
     chooser.choose();

@@ -53,7 +53,8 @@ using CodeHtSets = std::function<std::vector<CodedBlock>(const std::vector<std::
 // steps were scaled for it, uniform_scale()): that plane and the coarser one are coded first
 // instead of the model's (whose estimates may then be left empty but for their number, the
 // block's planes), and that uniform choice is taken where it meets the target and the
-// optimised one does no better.
+// optimised one does no better. Planes a block's `sets` hold already (the caller may code the
+// first ones itself) are not coded again.
 void choose_ht_sets(std::vector<HtBlock>& blocks, double target, bool by_bytes, const ImageEnergy& energy,
                     const CodeHtSets& code, const std::function<uint64_t()>& stream_size, int uniform = -1);
 
@@ -75,14 +76,22 @@ struct UniformResult {
 };
 
 // The step scale, as log2, at which every block's cleanup at plane 0 meets `target` (bytes at
-// most, or PSNR at least) and comes within a small tolerance of it: a secant search from the
-// model's guess over codings of the whole image (`measure` at a log2 scale), within [lowest,
-// highest]. HT's planes are an octave apart, and an image whose blocks are alike (noise)
-// gains little from giving them different planes while it loses much (measured: up to 0.7 dB
-// at equal bytes) where the target falls between two planes: then every mix of the planes
-// around it lies on their chord, below the quantiser's curve. A step scaled so that one plane
-// meets the target puts that curve's point among every block's choices.
+// most, or PSNR at least) and comes within a small tolerance of it, within [lowest, highest].
+// HT's planes are an octave apart, and an image whose blocks are alike (noise) gains little
+// from giving them different planes while it loses much (measured: up to 0.7 dB at equal
+// bytes) where the target falls between two planes: then every mix of the planes around it
+// lies on their chord, below the quantiser's curve. A step scaled so that one plane meets the
+// target puts that curve's point among every block's choices.
+//
+// The search: secant steps from the model's guess over codings of a sample of the blocks
+// (`sample` at a log2 scale: its bytes, or its squared error, scaled up to the image's), then
+// one coding of the whole image (`whole`) at the sample's answer. A regular sample is off the
+// image by a bias that hardly moves with the scale (measured on the benchmark's RGB image,
+// every 8th block: 0.037 of the bytes' log, moving 0.002 over 0.15 of an octave), so
+// where the whole image is not within the tolerance there, the search goes on over the
+// sample less that bias. Each sample coding costs its share of a whole one; a search over
+// whole codings alone took three or four. Without `whole`, `sample` codes the whole image.
 double uniform_scale(const UniformGuess& guess, double target, bool by_bytes, double lowest, double highest,
-                     const std::function<UniformResult(double)>& measure);
+                     const std::function<UniformResult(double)>& sample, const std::function<UniformResult(double)>& whole);
 
 }  // namespace j2k::codec

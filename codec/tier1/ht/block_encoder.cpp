@@ -14,6 +14,7 @@
 #include "codec/tier1/ht/cleanup_encoder_avx2.hpp"
 #include "codec/tier1/ht/quad_rules.hpp"
 #include "codec/tier1/ht/refinement_encoder.hpp"
+#include "codec/tier1/ht/refinement_rows.hpp"
 #include "common/error.hpp"
 
 namespace j2k::codec::ht {
@@ -28,6 +29,7 @@ struct Scratch {
   std::vector<unsigned> rows;  // CleanupRows, for the widest block
   std::vector<uint8_t> magsgn, mel, vlc;  // the streams' buffers, stream_capacity() each (MEL mel_capacity())
   std::vector<uint8_t> sigprop, magref;
+  RowMasks masks;  // the refinement passes' rows (refinement_rows.hpp)
   std::vector<uint8_t> avx2;  // the AVX2 cleanup coder's, avx2_cleanup_scratch_bytes() from a 32-byte boundary
 };
 
@@ -38,17 +40,40 @@ size_t quad_stride(int width, bool avx2) {
   return avx2 ? (w + kAvx2QuadColumns - 1) / kAvx2QuadColumns * kAvx2QuadColumns : (w + 3) & ~size_t{3};
 }
 
-// Fills `quads` with the block at `plane` (Scratch::quads says how), rows `stride` samples
-// apart, in one pass over the coefficients: branch-free, for the vectoriser. With kEstimate,
-// also a cleanup pass at plane 0's integer sums (add_plane0_sample's, refinement_encoder.hpp),
-// whose doubles, where exact, spare a second pass over the block. Compiled for any
-// x86-64 and, below, for AVX2 (whose 64-bit products the estimate's sums vectorise with).
-template <bool kEstimate>
-Plane0Sums gather_rows(const BlockView& b, int plane, size_t stride, uint32_t* quads) {
-  const int width = b.width, height = b.height, fraction_bits = b.fraction_bits, shift = fraction_bits + plane;
-  const uint32_t twice_half = b.reversible ? 0 : 1;
+// The integer sums a set's figures come from, in units of 2^-(2 fraction bits + 2): the
+// energy (the sum of 4 m^2, m a magnitude with its fraction bits), what the cleanup pass at
+// the set's plane removes and, above plane 0, what MagRef at the plane below removes (each
+// as add_plane0_sample's terms at that plane, refinement_encoder.hpp); `any`: the OR of every
+// magnitude. Each term is exact while every m is below 2^25, and then, with the energy below
+// 2^53 units, so is every partial sum of the reference's doubles: the same figures
+// (exact_sums).
+struct SetSums {
   uint32_t any = 0;
   uint64_t energy = 0, removed = 0;
+  int64_t magref = 0;
+};
+bool exact_sums(const SetSums& s) { return (s.any >> 25) == 0 && (s.energy >> 53) == 0; }
+
+// |v|, v a 32-bit difference taken as signed, widened.
+inline uint64_t absolute(uint32_t v) { return static_cast<int32_t>(v) < 0 ? 0u - v : v; }
+
+// What gather_rows sums besides `any`.
+enum Sums { kNoSums, kCleanupSums, kRefinementSums };
+
+// Fills `quads` with the block at `plane` (Scratch::quads says how), rows `stride` samples
+// apart, in one pass over the coefficients: branch-free, for the vectoriser. With kSums, the
+// set's figures' integer sums too (SetSums; the cleanup's, or the cleanup's and MagRef's),
+// which, where exact, spare the passes in double over the block. fraction_bits + plane must
+// be at most 30 for the sums. Compiled for any x86-64 and, below, for AVX2 (whose 64-bit
+// products the sums vectorise with).
+template <Sums kSums>
+SetSums gather_rows(const BlockView& b, int plane, size_t stride, uint32_t* quads) {
+  const int width = b.width, height = b.height, shift = b.fraction_bits + plane, finer = shift - 1;
+  // The reconstructions' halves (reconstruction(): none for the 5/3 at plane 0), doubled.
+  const uint32_t twice_half = b.reversible && plane == 0 ? 0 : 1;
+  const uint32_t twice_half_finer = b.reversible && plane == 1 ? 0 : 1;
+  uint32_t any = 0;
+  uint64_t energy = 0, removed = 0, lost = 0, lost_finer = 0;
   for (int y = 0; y < height; ++y) {
     const int32_t* __restrict in = b.data + y * b.stride;
     uint32_t* __restrict out = quads + static_cast<size_t>(y) * stride;
@@ -57,37 +82,58 @@ Plane0Sums gather_rows(const BlockView& b, int plane, size_t stride, uint32_t* q
       const uint32_t m = magnitude_of(v);
       any |= m;
       out[x] = quad_sample(m, sign_of(v), shift);
-      if (kEstimate) {
-        const uint32_t mu = m >> fraction_bits;
+      if (kSums != kNoSums) {
+        // Unsigned, masked rather than branched: so the vectoriser takes it.
+        const uint32_t mu = m >> shift;
+        const uint64_t significant = mu != 0 ? ~uint64_t{0} : 0;
         // The decoder's error, 2 m less twice its reconstruction, in 32 bits (small where it
         // counts: the sums are used only while every m is below 2^25). As add_plane0_sample.
-        const auto error = static_cast<int32_t>(2 * m - ((2 * mu + twice_half) << fraction_bits));
-        const uint64_t square = 4 * (static_cast<uint64_t>(m) * m);
+        const uint64_t square = 4 * (static_cast<uint64_t>(m) * m), error = absolute(2 * m - ((2 * mu + twice_half) << shift));
         energy += square;
-        removed += mu != 0 ? square - static_cast<uint64_t>(static_cast<int64_t>(error) * error) : 0;
+        removed += (square - error * error) & significant;
+        if (kSums == kRefinementSums) {
+          // MagRef's terms, the error squared less the error at the plane below squared, in
+          // two sums.
+          const uint64_t finer_error = absolute(2 * m - ((2 * (m >> finer) + twice_half_finer) << finer));
+          lost += (error * error) & significant;
+          lost_finer += (finer_error * finer_error) & significant;
+        }
       }
     }
     for (size_t x = static_cast<size_t>(width); x < stride; ++x) out[x] = 0;
   }
   const size_t rows = static_cast<size_t>((height + 1) & ~1);
   if (rows > static_cast<size_t>(height)) std::fill(quads + (rows - 1) * stride, quads + rows * stride, 0u);
-  return Plane0Sums{any, energy, removed};
+  const auto magref = static_cast<int64_t>(lost - lost_finer);  // the difference of two sums below 2^63
+  return SetSums{any, energy, removed, magref};
 }
 
 #if J2K_HT_HAVE_AVX2
-template <bool kEstimate>
-J2K_HT_AVX2 __attribute__((flatten)) Plane0Sums gather_rows_avx2(const BlockView& b, int plane, size_t stride, uint32_t* quads) {
-  return gather_rows<kEstimate>(b, plane, stride, quads);
+template <Sums kSums>
+J2K_HT_AVX2 __attribute__((flatten)) SetSums gather_rows_avx2(const BlockView& b, int plane, size_t stride, uint32_t* quads) {
+  return gather_rows<kSums>(b, plane, stride, quads);
 }
 #endif
 
-Plane0Sums gather_quads(const BlockView& b, int plane, size_t stride, bool estimate, bool avx2, Scratch& s) {
+SetSums gather_quads(const BlockView& b, int plane, size_t stride, Sums sums, bool avx2, Scratch& s) {
   s.quads.resize(stride * static_cast<size_t>((b.height + 1) & ~1));
+  uint32_t* const quads = s.quads.data();
 #if J2K_HT_HAVE_AVX2
-  if (avx2) return estimate ? gather_rows_avx2<true>(b, plane, stride, s.quads.data()) : gather_rows_avx2<false>(b, plane, stride, s.quads.data());
+  if (avx2) {
+    switch (sums) {
+      case kNoSums: return gather_rows_avx2<kNoSums>(b, plane, stride, quads);
+      case kCleanupSums: return gather_rows_avx2<kCleanupSums>(b, plane, stride, quads);
+      case kRefinementSums: return gather_rows_avx2<kRefinementSums>(b, plane, stride, quads);
+    }
+  }
 #endif
   (void)avx2;
-  return estimate ? gather_rows<true>(b, plane, stride, s.quads.data()) : gather_rows<false>(b, plane, stride, s.quads.data());
+  switch (sums) {
+    case kNoSums: break;
+    case kCleanupSums: return gather_rows<kCleanupSums>(b, plane, stride, quads);
+    case kRefinementSums: return gather_rows<kRefinementSums>(b, plane, stride, quads);
+  }
+  return gather_rows<kNoSums>(b, plane, stride, quads);
 }
 
 // This thread's scratch, reused from block to block. Fetched once a block through a call: a
@@ -143,20 +189,26 @@ CodedBlock encode_block(const BlockView& b, HtEncoderPath path) {
   const size_t n = static_cast<size_t>(b.width) * static_cast<size_t>(b.height);
   CodedBlock out;
   const size_t stride = quad_stride(b.width, avx2);
-  // A cleanup pass at plane 0 has its estimate from the gather (or, for magnitudes too large
-  // for its integer sums, one more pass over the block); above it, the figures and the
-  // refinement passes read the indices again (refinement_encoder.hpp).
-  const bool estimate_plane0 = b.estimate_distortion && plane == 0;
-  const Plane0Sums gathered = gather_quads(b, plane, stride, estimate_plane0, avx2, s);
+  // The figures from the gather's integer sums where they are exact (or, for magnitudes too
+  // large for them, passes in double over the block, refinement_encoder.hpp's).
+  const bool estimate = b.estimate_distortion;
+  const Sums sums = !estimate || b.fraction_bits + plane > 30 ? kNoSums : plane == 0 ? kCleanupSums : kRefinementSums;
+  const SetSums gathered = gather_quads(b, plane, stride, sums, avx2, s);
+  const bool exact = sums != kNoSums && exact_sums(gathered);
+  const double unit = std::ldexp(1.0, 2 + 2 * b.fraction_bits);
   const CleanupPlan plan = plan_cleanup(gathered.any >> b.fraction_bits, plane);
   out.magnitude_bitplanes = plan.magnitude_bitplanes;
   const bool refine = plane > 0 && plan.bitplanes != 0;
   const IndexBlock indices = index_block(b.data, b.stride, b.width, b.height, b.fraction_bits);
   Plane0Estimate plane0;
-  if (refine) {
+  if (exact) {
+    plane0.energy = static_cast<double>(gathered.energy) / unit;
+    plane0.distortion = static_cast<double>(gathered.removed) / unit;
+    out.energy = plane0.energy;
+  } else if (refine) {
     out.energy = index_energy(indices);
-  } else if (b.estimate_distortion) {
-    if (!estimate_plane0 || !exact_plane0(gathered, b.fraction_bits, plane0)) plane0 = plane0_estimate(indices, b.reversible);
+  } else if (estimate) {
+    plane0 = plane0_estimate(indices, b.reversible);
     out.energy = plane0.energy;
   }
   if (plan.bitplanes == 0) return out;  // nothing significant at that plane: no pass
@@ -190,14 +242,21 @@ CodedBlock encode_block(const BlockView& b, HtEncoderPath path) {
   CodedPass cleanup;
   cleanup.end = static_cast<uint32_t>(out.bytes.size());
   cleanup.terminated = true;
-  if (b.estimate_distortion && !refine) cleanup.distortion = plane0.distortion;
-  if (b.estimate_distortion && refine) cleanup.distortion = cleanup_removed(indices, plane, b.reversible);
+  if (estimate) cleanup.distortion = exact || !refine ? plane0.distortion : cleanup_removed(indices, plane, b.reversible);
   out.passes.push_back(cleanup);
   if (plane == 0) return out;  // no plane below for SigProp and MagRef
 
-  s.sig.resize(significance_bytes(b.width, b.height));
-  const Refinement r = encode_refinement(indices, plane, b.reversible, (b.modes & kModeCausal) != 0, b.estimate_distortion,
-                                         s.sig.data(), s.sigprop.data(), s.magref.data());
+  // From the rows' masks where the block fits them and its figures are the sums', else the
+  // reference's sample by sample.
+  const bool causal = (b.modes & kModeCausal) != 0;
+  Refinement r;
+  if (b.width <= kMaxRowMaskWidth && (!estimate || exact)) {
+    r = encode_refinement_rows(indices, plane, b.reversible, causal, estimate, s.masks, s.sigprop.data(), s.magref.data(), avx2);
+    if (estimate) r.magref_removed = static_cast<double>(gathered.magref) / unit;
+  } else {
+    s.sig.resize(significance_bytes(b.width, b.height));
+    r = encode_refinement(indices, plane, b.reversible, causal, estimate, s.sig.data(), s.sigprop.data(), s.magref.data());
+  }
   // One segment: SigProp forward, then MagRef reversed; a stop after SigProp keeps its bytes.
   const size_t cleanup_end = out.bytes.size();
   out.bytes.resize(cleanup_end + r.sigprop_bytes + r.magref_bytes);
