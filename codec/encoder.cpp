@@ -382,8 +382,8 @@ HtCoding code_ht_for_target(const BlockCoder& coder, BlockEncodeBatch* batch, co
       sets.reserve(jobs.size());
       for (size_t at = 0; at < jobs.size(); at += BlockEncodeBatch::kMaxHtSetsPerCall) {
         const size_t end = std::min(jobs.size(), at + BlockEncodeBatch::kMaxHtSetsPerCall);
-        const std::vector<std::pair<size_t, int>> run(jobs.begin() + static_cast<ptrdiff_t>(at), jobs.begin() + static_cast<ptrdiff_t>(end));
-        for (CodedBlock& set : batch->encode_ht_sets(views, run, p.reversible)) {
+        const std::vector<std::pair<size_t, int>> part(jobs.begin() + static_cast<ptrdiff_t>(at), jobs.begin() + static_cast<ptrdiff_t>(end));
+        for (CodedBlock& set : batch->encode_ht_sets(views, part, p.reversible)) {
           settle(set);
           sets.push_back(std::move(set));
         }
