@@ -96,8 +96,10 @@ void transform_by_tile_rows(io::ImageReader& reader, const RowsJob& job) {
       plan = std::make_unique<j2kfront::Plan>(s, view);
     } catch (const j2kfront::Error& e) {
       if (e.status() != J2K_OUT_OF_MEMORY) throw;
+      // The plan's buffers grow with the threads (each has its scratch rows): fewer may fit.
       throw j2kfront::Error(J2K_OUT_OF_MEMORY, job.input + ": " + which + ": " + e.what() + "; its samples take " +
-                                                   std::to_string(band_bytes) + " bytes of the " + budget);
+                                                   std::to_string(band_bytes) + " bytes of the " + budget +
+                                                   " or fewer --threads");
     }
     const j2k_plan_info info = plan->info();
     if (info.tiles_y != 1 || (tiles_x && info.tiles_x != tiles_x))
