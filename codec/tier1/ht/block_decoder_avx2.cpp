@@ -4,10 +4,13 @@
 // variable count are one instruction), with a MagSgn sub-pass that does a quad's four
 // samples in one vector: their bit counts, where each starts (a prefix sum), each field cut
 // from the same 64 bits by a variable shift per lane, then the coefficients, the exponents
-// and the overflow check, all as PortableMagSgnRow does them one sample at a time.
+// and the overflow check, all as PortableMagSgnRow does them one sample at a time. It reads
+// MagSgn from the stream unstuffed once (unstuffed_bits.hpp): a quad's bits are one load at
+// the quad's bit position, with no branch on how many bits are in hand.
 // block_decoder.cpp calls it only on a CPU with AVX2 and BMI2; the tests run it against the
 // portable build and the reference decoder.
 #include "codec/tier1/ht/cleanup_pass.hpp"
+#include "codec/tier1/ht/unstuffed_bits.hpp"
 
 #if J2K_HT_HAVE_AVX2
 #include <immintrin.h>
@@ -35,11 +38,18 @@ J2K_HT_AVX2 inline __m128i lanes(const LaneTable& t, unsigned mask) {
   return _mm_load_si128(reinterpret_cast<const __m128i*>(t.lanes[mask]));
 }
 
+// The MagSgn stream unstuffed, and the position of the next quad's bits.
+struct UnstuffedReader {
+  explicit UnstuffedReader(MagSgnSegment s) : bits(s.data, s.size, s.max_bits) {}
+  UnstuffedBits bits;
+  size_t position = 0;
+};
+
 // Sub-pass 2 (cleanup_pass.hpp's MagSgnRow says what it reads and writes).
 class Avx2MagSgnRow {
  public:
   // One build of the row per output form (OutputForm), chosen once a row.
-  J2K_HT_AVX2 static void decode(ForwardWordReader& magsgn, const MagSgnRow& row) {
+  J2K_HT_AVX2 static void decode(UnstuffedReader& magsgn, const MagSgnRow& row) {
     if (!row.form.dequantise) decode_as<Form::Coefficients>(magsgn, row);
     else if (row.form.q.reversible) decode_as<Form::Halved>(magsgn, row);
     else decode_as<Form::Scaled>(magsgn, row);
@@ -59,10 +69,11 @@ class Avx2MagSgnRow {
       return c;
   }
 
-  // The reader and the row are worked on as local copies (see decode_vlc_row).
+  // The position and the row are worked on as local copies (see decode_vlc_row).
   template <Form kForm>
-  J2K_HT_AVX2 static void decode_as(ForwardWordReader& magsgn_stream, const MagSgnRow& row_in) {
-    ForwardWordReader magsgn = magsgn_stream;
+  J2K_HT_AVX2 static void decode_as(UnstuffedReader& reader, const MagSgnRow& row_in) {
+    const UnstuffedBits& magsgn = reader.bits;
+    size_t position = reader.position;
     const MagSgnRow row = row_in;
     const Constants k(row.plane);
     const __m128 half_step = _mm_set1_ps(row.form.q.half_step);
@@ -74,7 +85,7 @@ class Avx2MagSgnRow {
     int32_t* bottom = row.bottom;
     for (int q = 0; q < whole_quads; ++q, e_row += 2, top += 2, bottom += 2) {
       uint16_t bottom_exponents;
-      const __m128i c = in_form<kForm>(decode_quad(magsgn, row, q, row.row_mask, k, overflow, bottom_exponents), half_step);
+      const __m128i c = in_form<kForm>(decode_quad(magsgn, position, row, q, row.row_mask, k, overflow, bottom_exponents), half_step);
       std::memcpy(e_row, &bottom_exponents, 2);
       const __m128i by_row = _mm_shuffle_epi32(c, _MM_SHUFFLE(3, 1, 2, 0));  // top pair, bottom pair
       _mm_storel_epi64(reinterpret_cast<__m128i*>(top), by_row);
@@ -83,14 +94,14 @@ class Avx2MagSgnRow {
     if (whole_quads < row.quads) {
       uint16_t bottom_exponents;
       const __m128i c =
-          in_form<kForm>(decode_quad(magsgn, row, whole_quads, row.row_mask & 0x3u, k, overflow, bottom_exponents), half_step);
+          in_form<kForm>(decode_quad(magsgn, position, row, whole_quads, row.row_mask & 0x3u, k, overflow, bottom_exponents), half_step);
       std::memcpy(e_row, &bottom_exponents, 2);  // room past the block's last column
       const int32_t top_value = _mm_cvtsi128_si32(c), bottom_value = _mm_extract_epi32(c, 1);
       std::memcpy(top, &top_value, 4);  // bits of a float where the form is Scaled
       std::memcpy(bottom, &bottom_value, 4);
     }
     if (!_mm_testz_si128(overflow, overflow)) inconsistent();
-    magsgn_stream = magsgn;
+    reader.position = position;
   }
 
   struct Constants {
@@ -111,10 +122,13 @@ class Avx2MagSgnRow {
   // Quad q's coefficients, sample j in lane j (0 where not coded, or not in `inside`, the
   // samples inside the block), and its bottom samples' exponents (bit_length(2 (mu - 1) + 1),
   // for the next row's kappa) in `bottom_exponents`, lane 1's in the low byte.
-  J2K_HT_AVX2 static inline __m128i decode_quad(ForwardWordReader& magsgn, const MagSgnRow& row, int q, unsigned inside,
-                                                const Constants& k, __m128i& overflow, uint16_t& bottom_exponents) {
+  J2K_HT_AVX2 static inline __m128i decode_quad(const UnstuffedBits& magsgn, size_t& position, const MagSgnRow& row, int q,
+                                                unsigned inside, const Constants& k, __m128i& overflow,
+                                                uint16_t& bottom_exponents) {
     const unsigned entry = row.codeword[q];
     const unsigned rho = entry & packed::kRho;
+    // An insignificant quad reads no bits: skipped (measured: its work done branch-free made
+    // the lossy streams, with many such quads, 10% slower).
     bottom_exponents = 0;
     if (rho == 0) return _mm_setzero_si128();
     const unsigned big_u = exponent_bound(row, q);
@@ -130,21 +144,20 @@ class Avx2MagSgnRow {
     const int total = _mm_extract_epi32(sums, 3);
     __m128i v;
     if (total <= kRefilled) {
-      magsgn.need(total);
       // Two lanes at a time (128-bit vectors only: no vzeroupper in the loop).
-      const __m128i word = _mm_set1_epi64x(static_cast<long long>(magsgn.bits()));
+      const __m128i word = _mm_set1_epi64x(static_cast<long long>(magsgn.at(position)));
       const __m128i fields_01 = _mm_srlv_epi64(word, _mm_cvtepu32_epi64(before));
       const __m128i fields_23 = _mm_srlv_epi64(word, _mm_cvtepu32_epi64(_mm_srli_si128(before, 8)));
       v = _mm_castps_si128(
           _mm_shuffle_ps(_mm_castsi128_ps(fields_01), _mm_castsi128_ps(fields_23), _MM_SHUFFLE(2, 0, 2, 0)));
-      magsgn.skip(total);
-    } else {  // more than a word's bits (U above 14): one field at a time
-      alignas(16) uint32_t counts[4];
-      _mm_store_si128(reinterpret_cast<__m128i*>(counts), bits);
-      alignas(16) uint32_t taken[4];
-      for (int j = 0; j < 4; ++j) taken[j] = magsgn.take(static_cast<int>(counts[j]));
-      v = _mm_load_si128(reinterpret_cast<const __m128i*>(taken));
+    } else {  // more than a load's bits (U above 14): one field at a time
+      alignas(16) uint32_t starts[4];
+      _mm_store_si128(reinterpret_cast<__m128i*>(starts), before);
+      alignas(16) uint32_t fields[4];
+      for (int j = 0; j < 4; ++j) fields[j] = static_cast<uint32_t>(magsgn.at(position + starts[j]));
+      v = _mm_load_si128(reinterpret_cast<const __m128i*>(fields));
     }
+    position += static_cast<unsigned>(total);
     // Each field's own bits, and the EMB bit above them.
     v = _mm_and_si128(v, _mm_sub_epi32(_mm_sllv_epi32(k.one, bits), k.one));
     v = _mm_or_si128(v, _mm_sllv_epi32(e_1, bits));
@@ -172,7 +185,8 @@ struct Avx2Rows {
                                                                  const uint8_t* e_above, QuadRow& quads) {
     decode_vlc_row(t, vlc, mel, initial, qw, e_above, quads);
   }
-  J2K_HT_AVX2 __attribute__((noinline, flatten)) static void magsgn(ForwardWordReader& magsgn, const MagSgnRow& row) {
+  using MagSgnReader = UnstuffedReader;
+  J2K_HT_AVX2 __attribute__((noinline, flatten)) static void magsgn(UnstuffedReader& magsgn, const MagSgnRow& row) {
     Avx2MagSgnRow::decode(magsgn, row);
   }
 };

@@ -8,7 +8,8 @@
 //      EBCOT decoder would hold, and the bottom row's exponents, which the next row's exponent
 //      bounds (kappa) read.
 // The second comes in two builds with the same results: PortableMagSgnRow here, for any CPU,
-// and Avx2MagSgnRow (block_decoder_avx2.cpp), which does a quad's four samples in one vector.
+// and Avx2MagSgnRow (block_decoder_avx2.cpp), which does a quad's four samples in one vector,
+// each with its own MagSgn reader (Rows::MagSgnReader).
 // decode_cleanup() is a template over a build's two row functions (PortableRows, Avx2Rows),
 // so that the AVX2 file compiles both, readers included, for its instruction set;
 // block_decoder.cpp chooses at run time.
@@ -309,8 +310,18 @@ class PortableMagSgnRow {
   }
 };
 
+// The MagSgn stream's bytes, and the most bits a block of its size reads from them (4 a
+// sample of 31 bits at most): what a build's MagSgn reader is made from.
+struct MagSgnSegment {
+  const uint8_t* data;
+  size_t size, max_bits;
+};
+
 // The portable build's row functions, for decode_cleanup.
 struct PortableRows {
+  struct MagSgnReader : ForwardWordReader {
+    explicit MagSgnReader(MagSgnSegment s) : ForwardWordReader(s.data, s.size, true) {}
+  };
   static void vlc(const Tables& t, BackwardWordReader& vlc, MelRunDecoder& mel, bool initial, int qw,
                   const uint8_t* e_above, QuadRow& quads) {
     decode_vlc_row(t, vlc, mel, initial, qw, e_above, quads);
@@ -357,12 +368,12 @@ void decode_cleanup(CleanupSegment segment, int32_t* out, ptrdiff_t stride, int 
   MelStream mel_stream(d + pcup, scup - 1);
   MelRunDecoder mel(mel_stream);
   BackwardWordReader vlc(d + pcup, scup - 1, true);
-  ForwardWordReader magsgn(d, pcup, true);
+  const int qw = (width + 1) / 2, qh = (height + 1) / 2;
+  typename Rows::MagSgnReader magsgn(MagSgnSegment{d, pcup, static_cast<size_t>(4 * 31) * static_cast<size_t>(qw * qh)});
 
   Scratch s;
   s.reset(width);
   const Tables& t = tables();
-  const int qw = (width + 1) / 2, qh = (height + 1) / 2;
   ExponentRow* e_above = &s.exponents[0];
   ExponentRow* e_row = &s.exponents[1];
   for (int r = 0; r < qh; ++r) {
