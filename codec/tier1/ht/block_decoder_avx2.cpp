@@ -180,10 +180,11 @@ class Avx2MagSgnRow {
 // The two sub-passes each compiled as one function for AVX2 and BMI2, readers inlined
 // (flatten), each with the registers to itself (noinline).
 struct Avx2Rows {
-  J2K_HT_AVX2 __attribute__((noinline, flatten)) static void vlc(const Tables& t, BackwardWordReader& vlc,
-                                                                 MelRunDecoder& mel, bool initial, int qw,
-                                                                 const uint8_t* e_above, QuadRow& quads) {
-    decode_vlc_row(t, vlc, mel, initial, qw, e_above, quads);
+  J2K_HT_AVX2 __attribute__((noinline, flatten)) static void vlc(const Tables& t, const LinkedCxt& linked,
+                                                                 BackwardWordReader& vlc, MelRunDecoder& mel,
+                                                                 bool initial, int qw, const uint8_t* e_above,
+                                                                 QuadRow& quads) {
+    decode_vlc_row(t, linked, vlc, mel, initial, qw, e_above, quads);
   }
   using MagSgnReader = UnstuffedReader;
   J2K_HT_AVX2 __attribute__((noinline, flatten)) static void magsgn(UnstuffedReader& magsgn, const MagSgnRow& row) {
