@@ -8,8 +8,8 @@
 //      EBCOT decoder would hold, and the bottom row's exponents, which the next row's exponent
 //      bounds (kappa) read.
 // The second comes in two builds with the same results: PortableMagSgnRow here, for any CPU,
-// and Avx2MagSgnRow (block_decoder_avx2.cpp), which does a quad's four samples in one vector,
-// each with its own MagSgn reader (Rows::MagSgnReader).
+// and Avx2MagSgnRow (block_decoder_avx2.cpp), which does a quad pair's eight samples in one
+// vector, each with its own MagSgn reader (Rows::MagSgnReader).
 // decode_cleanup() is a template over a build's two row functions (PortableRows, Avx2Rows),
 // so that the AVX2 file compiles both, readers included, for its instruction set;
 // block_decoder.cpp chooses at run time.
@@ -78,10 +78,10 @@ const Tables& tables();
 // mask and the context given to the quad to the right already in place in the next index,
 // one operation each. The GPU keeps Tables::cxt.
 namespace linked {
-constexpr uint32_t kLength = 0x7;        // bits 0-2: the codeword's length
-constexpr uint32_t kUnknown = 0x8;       // bit 3: no codeword starts with these bits
+constexpr uint32_t kLength = 0x7;          // bits 0-2: the codeword's length
+constexpr uint32_t kUnknown = 0x8;         // bit 3: no codeword starts with these bits
 constexpr uint32_t kRightContext = 0x380;  // bits 7-9: the right context, shifted by 7
-constexpr int kPackedShift = 16;         // bits 16-31: the packed entry's low 16 bits
+constexpr int kPackedShift = 16;           // bits 16-31: the packed entry's low 16 bits
 }  // namespace linked
 struct LinkedCxt {
   uint32_t entry[2][8 * 128];  // [initial row][context * 128 + next 7 bits]
