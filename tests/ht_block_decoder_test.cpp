@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "codec/tier1/ht/block_decoder.hpp"
 #include "codec/tier1/ht/block_encoder.hpp"
 #include "codec/tier1/ht/reference_block_decoder.hpp"
+#include "codec/tier1/ht/unstuffed_bits.hpp"
 #include "codec/tier1/ht/word_readers.hpp"
 #include "tests/support/random_block.hpp"
 
@@ -47,6 +49,28 @@ TEST(HtWordReaders, ForwardAsTheByteReader) {
     for (int i = 0; i < 60; ++i) {
       const int n = static_cast<int>(rng() % 33);
       ASSERT_EQ(reader.take(n), reference.take(n)) << "trial " << trial << ", field " << i << " of " << n << " bits";
+    }
+  }
+}
+
+// The AVX2 cleanup's MagSgn buffer: its 8-byte copies (bytes with few 0xFF) and its byte
+// path, every field read up to the limit it was made for, and past the stream's end its 1s.
+TEST(HtWordReaders, UnstuffedAsTheByteReader) {
+  std::mt19937 rng(4);
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::vector<uint8_t> bytes = stuffing_bytes(rng, rng() % 200);
+    if (trial % 3 != 0)  // mostly plain bytes, a 0xFF now and then
+      for (auto& b : bytes) b = rng() % 40 == 0 ? 0xFF : static_cast<uint8_t>(rng() % 255);
+    const size_t limit = rng() % 2400;
+    ht::ForwardBits reference(bytes.data(), bytes.size(), 0xFF);
+    const auto unstuffed = std::make_unique<ht::UnstuffedBits>(bytes.data(), bytes.size(), limit);
+    size_t position = 0;
+    for (int i = 0;; ++i) {
+      const int n = static_cast<int>(rng() % 32);
+      if (position + static_cast<size_t>(n) > limit) break;
+      const uint32_t got = static_cast<uint32_t>(unstuffed->at(position) & ((uint64_t{1} << n) - 1));
+      ASSERT_EQ(got, reference.take(n)) << "trial " << trial << ", field " << i << " of " << n << " bits at " << position;
+      position += static_cast<size_t>(n);
     }
   }
 }

@@ -123,6 +123,23 @@ const cleanup::Tables& cleanup::tables() {
   return t;
 }
 
+const cleanup::LinkedCxt& cleanup::linked_cxt() {
+  static const LinkedCxt l = [] {
+    const Tables& t = tables();
+    LinkedCxt n{};
+    for (int initial = 0; initial < 2; ++initial)
+      for (int i = 0; i < 8 * 128; ++i) {
+        const uint32_t e = t.cxt[initial][i];
+        n.entry[initial][i] = (e & packed::kUnknown)
+                                  ? linked::kUnknown
+                                  : static_cast<uint32_t>(packed::length(e)) | packed::right_context(e) << 7 |
+                                        (e & 0xFFFFu) << linked::kPackedShift;
+      }
+    return n;
+  }();
+  return l;
+}
+
 bool available(HtDecoderPath path) {
   switch (path) {
     case HtDecoderPath::Portable: return true;

@@ -8,7 +8,8 @@
 //      EBCOT decoder would hold, and the bottom row's exponents, which the next row's exponent
 //      bounds (kappa) read.
 // The second comes in two builds with the same results: PortableMagSgnRow here, for any CPU,
-// and Avx2MagSgnRow (block_decoder_avx2.cpp), which does a quad's four samples in one vector.
+// and Avx2MagSgnRow (block_decoder_avx2.cpp), which does a quad pair's eight samples in one
+// vector, each with its own MagSgn reader (Rows::MagSgnReader).
 // decode_cleanup() is a template over a build's two row functions (PortableRows, Avx2Rows),
 // so that the AVX2 file compiles both, readers included, for its instruction set;
 // block_decoder.cpp chooses at run time.
@@ -72,6 +73,21 @@ struct Tables {
 // Built once (block_decoder.cpp).
 const Tables& tables();
 
+// Tables::cxt again, laid out for the CPU's VLC sub-pass (decode_vlc_row), whose time is the
+// chain from one quad's lookup to the next's: the length where a shift reads it without a
+// mask and the context given to the quad to the right already in place in the next index,
+// one operation each. The GPU keeps Tables::cxt.
+namespace linked {
+constexpr uint32_t kLength = 0x7;          // bits 0-2: the codeword's length
+constexpr uint32_t kUnknown = 0x8;         // bit 3: no codeword starts with these bits
+constexpr uint32_t kRightContext = 0x380;  // bits 7-9: the right context, shifted by 7
+constexpr int kPackedShift = 16;           // bits 16-31: the packed entry's low 16 bits
+}  // namespace linked
+struct LinkedCxt {
+  uint32_t entry[2][8 * 128];  // [initial row][context * 128 + next 7 bits]
+};
+const LinkedCxt& linked_cxt();  // built once (block_decoder.cpp)
+
 // What a quad row's VLC sub-pass leaves for its MagSgn sub-pass and the next row (Scratch
 // sets what row 0 reads).
 struct QuadRow {
@@ -98,12 +114,12 @@ J2K_HD inline unsigned kappa(unsigned rho, const uint8_t* e_above, int q) {
   return static_cast<unsigned>((rho & (rho - 1)) != 0 ? max_of(1, e_max - 1) : 1);
 }
 
-// One quad's codeword from `table` (its row kind's); a quad in the zero context is
-// insignificant (0) unless MEL says not.
+// One quad's LinkedCxt entry from `table` (its row kind's) at `context` (shifted by 7); a quad
+// in the zero context is insignificant (0) unless MEL says not.
 inline uint32_t decode_quad(const uint32_t* table, unsigned context, BackwardWordReader& vlc, MelRunDecoder& mel) {
   if (context == 0 && !mel.event()) return 0;
-  const uint32_t entry = table[context << 7 | static_cast<unsigned>(vlc.bits() & 127)];
-  vlc.skip(packed::length(entry));
+  const uint32_t entry = table[context | static_cast<unsigned>(vlc.bits() & 127)];
+  vlc.skip(static_cast<int>(entry & linked::kLength));
   return entry;
 }
 
@@ -114,24 +130,26 @@ inline uint32_t decode_quad(const uint32_t* table, unsigned context, BackwardWor
 // their left and have their own table and U-VLC rule. The readers are worked on as local
 // copies: the stores to the row would otherwise make the compiler keep their state in memory.
 template <bool kInitial>
-void decode_vlc_row_of_kind(const Tables& t, BackwardWordReader& vlc_stream, MelRunDecoder& mel_stream, int qw,
-                            const uint8_t* e_above, QuadRow& quads) {
+void decode_vlc_row_of_kind(const Tables& t, const LinkedCxt& linked, BackwardWordReader& vlc_stream,
+                            MelRunDecoder& mel_stream, int qw, const uint8_t* e_above, QuadRow& quads) {
   BackwardWordReader vlc = vlc_stream;
   MelRunDecoder mel = mel_stream;
-  const uint32_t* table = t.cxt[kInitial ? 1 : 0];
+  const uint32_t* table = linked.entry[kInitial ? 1 : 0];
   uint16_t* codeword = quads.codeword();
   uint8_t* big_u = quads.big_u;
   const uint8_t* above = quads.above_context;  // all 0 for the initial row (Scratch::reset)
-  uint32_t seen = 0;  // every entry ORed: packed::kUnknown where a codeword is none of the table's
-  uint32_t left = 0;  // the entry of the quad to the left
+  uint32_t seen = 0;  // every entry ORed: linked::kUnknown where a codeword is none of the table's
+  uint32_t left = 0;  // the LinkedCxt entry of the quad to the left
   for (int q = 0; q < qw; q += 2) {
     // Two codewords (7 bits each at most) and the pair's U-VLC prefixes (6) and suffixes
     // (5 each); take() refills for an extension.
     vlc.need(30);
-    const uint32_t first = decode_quad(table, above[q] | packed::right_context(left), vlc, mel);
-    const uint32_t second = q + 1 < qw ? decode_quad(table, above[q + 1] | packed::right_context(first), vlc, mel) : 0;
-    left = second;
-    seen |= first | second;
+    const uint32_t first_linked = decode_quad(table, above[q] << 7 | (left & linked::kRightContext), vlc, mel);
+    const uint32_t second_linked =
+        q + 1 < qw ? decode_quad(table, above[q + 1] << 7 | (first_linked & linked::kRightContext), vlc, mel) : 0;
+    left = second_linked;
+    seen |= first_linked | second_linked;
+    const uint32_t first = first_linked >> linked::kPackedShift, second = second_linked >> linked::kPackedShift;
     codeword[q] = static_cast<uint16_t>(first);
     codeword[q + 1] = static_cast<uint16_t>(second);  // [qw]: the empty quad past the row
     unsigned mode = ((first & packed::kUOff) ? kFirstU : 0u) | ((second & packed::kUOff) ? kSecondU : 0u);
@@ -153,17 +171,17 @@ void decode_vlc_row_of_kind(const Tables& t, BackwardWordReader& vlc_stream, Mel
     big_u[q] = static_cast<uint8_t>(u_first + kappa(first & packed::kRho, e_above, q));
     big_u[q + 1] = static_cast<uint8_t>(u_second + kappa(second & packed::kRho, e_above, q + 1));
   }
-  if (seen & packed::kUnknown) inconsistent();
+  if (seen & linked::kUnknown) inconsistent();
   vlc_stream = vlc;
   mel_stream = mel;
 }
 
-inline void decode_vlc_row(const Tables& t, BackwardWordReader& vlc, MelRunDecoder& mel, bool initial, int qw,
-                           const uint8_t* e_above, QuadRow& quads) {
+inline void decode_vlc_row(const Tables& t, const LinkedCxt& linked, BackwardWordReader& vlc, MelRunDecoder& mel,
+                           bool initial, int qw, const uint8_t* e_above, QuadRow& quads) {
   if (initial)
-    decode_vlc_row_of_kind<true>(t, vlc, mel, qw, e_above, quads);
+    decode_vlc_row_of_kind<true>(t, linked, vlc, mel, qw, e_above, quads);
   else
-    decode_vlc_row_of_kind<false>(t, vlc, mel, qw, e_above, quads);
+    decode_vlc_row_of_kind<false>(t, linked, vlc, mel, qw, e_above, quads);
 }
 
 // The context bits 0 (NW, N) and 2 (NE, NF) of each quad of the next row, from this row's
@@ -309,11 +327,21 @@ class PortableMagSgnRow {
   }
 };
 
+// The MagSgn stream's bytes, and the most bits a block of its size reads from them (4 a
+// sample of 31 bits at most): what a build's MagSgn reader is made from.
+struct MagSgnSegment {
+  const uint8_t* data;
+  size_t size, max_bits;
+};
+
 // The portable build's row functions, for decode_cleanup.
 struct PortableRows {
-  static void vlc(const Tables& t, BackwardWordReader& vlc, MelRunDecoder& mel, bool initial, int qw,
-                  const uint8_t* e_above, QuadRow& quads) {
-    decode_vlc_row(t, vlc, mel, initial, qw, e_above, quads);
+  struct MagSgnReader : ForwardWordReader {
+    explicit MagSgnReader(MagSgnSegment s) : ForwardWordReader(s.data, s.size, true) {}
+  };
+  static void vlc(const Tables& t, const LinkedCxt& linked, BackwardWordReader& vlc, MelRunDecoder& mel, bool initial,
+                  int qw, const uint8_t* e_above, QuadRow& quads) {
+    decode_vlc_row(t, linked, vlc, mel, initial, qw, e_above, quads);
   }
   static void magsgn(ForwardWordReader& magsgn, const MagSgnRow& row) { PortableMagSgnRow::decode(magsgn, row); }
 };
@@ -357,16 +385,17 @@ void decode_cleanup(CleanupSegment segment, int32_t* out, ptrdiff_t stride, int 
   MelStream mel_stream(d + pcup, scup - 1);
   MelRunDecoder mel(mel_stream);
   BackwardWordReader vlc(d + pcup, scup - 1, true);
-  ForwardWordReader magsgn(d, pcup, true);
+  const int qw = (width + 1) / 2, qh = (height + 1) / 2;
+  typename Rows::MagSgnReader magsgn(MagSgnSegment{d, pcup, static_cast<size_t>(4 * 31) * static_cast<size_t>(qw * qh)});
 
   Scratch s;
   s.reset(width);
   const Tables& t = tables();
-  const int qw = (width + 1) / 2, qh = (height + 1) / 2;
+  const LinkedCxt& linked = linked_cxt();
   ExponentRow* e_above = &s.exponents[0];
   ExponentRow* e_row = &s.exponents[1];
   for (int r = 0; r < qh; ++r) {
-    Rows::vlc(t, vlc, mel, r == 0, qw, e_above->at(), s.quads);
+    Rows::vlc(t, linked, vlc, mel, r == 0, qw, e_above->at(), s.quads);
     int32_t* const top = out + 2 * r * stride;
     const bool bottom_cut = 2 * r + 1 >= height;
     const MagSgnRow row{s.quads.codeword(), s.quads.big_u, e_row->at(), top, bottom_cut ? s.cut_row : top + stride,
