@@ -268,8 +268,8 @@ std::function<int()> add_bench_command(CLI::App& app) {
                   "the encoder's split, codestreams checked equal to the CPU's")
       ->check(CLI::Range(1, 10000));
   cmd->add_option("--in-flight", args->in_flight,
-                  "with --frames: also frames in flight (submit/wait) through N encoders side by side, and over every "
-                  "GPU of the host where it has several")
+                  "with --frames: also frames in flight (submit/wait) through N encoders side by side, on CUDA also "
+                  "from page-locked frames (\"pinned\"), and over every GPU of the host where it has several")
       ->check(CLI::Range(1, 8));
   cmd->add_option("--inputs", args->inputs,
                   "with --compress: images, comma-separated (default: astronaut.ppm, RGB 8-bit, and moon.pgm "
