@@ -36,15 +36,12 @@ template <>
 struct RowLifting<int32_t> {
   static void forward(int32_t* L, ptrdiff_t sn, int32_t* H, ptrdiff_t dn, int cas) { forward53(L, sn, H, dn, cas, 1); }
   static void inverse(const int32_t* row, int32_t* L, ptrdiff_t sn, int32_t* H, ptrdiff_t dn, int cas, const Inverse97Scale&) {
-    std::memcpy(L, row, static_cast<size_t>(sn + dn) * sizeof(int32_t));
-    inverse53(L, sn, H, dn, cas, 1);
+    inverse53_from(row, row + sn, L, sn, H, dn, cas);
   }
   // The same with the row's low and high halves apart.
   static void inverse(const int32_t* low, const int32_t* high, int32_t* L, ptrdiff_t sn, int32_t* H, ptrdiff_t dn, int cas,
                       const Inverse97Scale&) {
-    std::memcpy(L, low, static_cast<size_t>(sn) * sizeof(int32_t));
-    std::memcpy(H, high, static_cast<size_t>(dn) * sizeof(int32_t));
-    inverse53(L, sn, H, dn, cas, 1);
+    inverse53_from(low, high, L, sn, H, dn, cas);
   }
 };
 

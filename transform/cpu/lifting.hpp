@@ -21,12 +21,13 @@
 
 namespace j2k::cpu {
 
-// dst[i] = op(dst[i], src[clamp(i+off)], src[clamp(i+off+1)]) for i in [0, ndst).
-// kLanes != 0 fixes the lane count at compile time (full vertical strips), so the lane loop
-// becomes straight vector code; kLanes == 0 takes `lanes` at run time.
+// dst[i] = op(self[i], src[clamp(i+off)], src[clamp(i+off+1)]) for i in [0, ndst): a step
+// whose output lands apart from its input (self == dst: in place). kLanes != 0 fixes the lane
+// count at compile time (full vertical strips), so the lane loop becomes straight vector code;
+// kLanes == 0 takes `lanes` at run time.
 template <size_t kLanes = 0, class T, class Op>
-inline void lift(T* dst, ptrdiff_t ndst, const T* src, ptrdiff_t nsrc, ptrdiff_t off,
-                 size_t lanes_at_run_time, Op op) {
+inline void lift_into(T* dst, const T* self, ptrdiff_t ndst, const T* src, ptrdiff_t nsrc, ptrdiff_t off,
+                      size_t lanes_at_run_time, Op op) {
   const size_t lanes = kLanes ? kLanes : lanes_at_run_time;
   const ptrdiff_t last = nsrc - 1;
   auto at = [&](ptrdiff_t k) { return std::min(std::max(k, ptrdiff_t{0}), last); };
@@ -37,20 +38,28 @@ inline void lift(T* dst, ptrdiff_t ndst, const T* src, ptrdiff_t nsrc, ptrdiff_t
     const T* a = src + at(i + off) * static_cast<ptrdiff_t>(lanes);
     const T* b = src + at(i + off + 1) * static_cast<ptrdiff_t>(lanes);
     T* d = dst + i * static_cast<ptrdiff_t>(lanes);
-    for (size_t l = 0; l < lanes; ++l) d[l] = op(d[l], a[l], b[l]);
+    const T* x = self + i * static_cast<ptrdiff_t>(lanes);
+    for (size_t l = 0; l < lanes; ++l) d[l] = op(x[l], a[l], b[l]);
   };
   for (ptrdiff_t i = 0; i < lo; ++i) edge(i);
   if (lanes == 1) {
-    for (ptrdiff_t i = lo; i < hi; ++i) dst[i] = op(dst[i], src[i + off], src[i + off + 1]);
+    for (ptrdiff_t i = lo; i < hi; ++i) dst[i] = op(self[i], src[i + off], src[i + off + 1]);
   } else {
     for (ptrdiff_t i = lo; i < hi; ++i) {
       const T* a = src + (i + off) * static_cast<ptrdiff_t>(lanes);
       const T* b = a + lanes;
       T* d = dst + i * static_cast<ptrdiff_t>(lanes);
-      for (size_t l = 0; l < lanes; ++l) d[l] = op(d[l], a[l], b[l]);
+      const T* x = self + i * static_cast<ptrdiff_t>(lanes);
+      for (size_t l = 0; l < lanes; ++l) d[l] = op(x[l], a[l], b[l]);
     }
   }
   for (ptrdiff_t i = hi; i < ndst; ++i) edge(i);
+}
+
+// The step in place: dst[i] = op(dst[i], ...).
+template <size_t kLanes = 0, class T, class Op>
+inline void lift(T* dst, ptrdiff_t ndst, const T* src, ptrdiff_t nsrc, ptrdiff_t off, size_t lanes_at_run_time, Op op) {
+  lift_into<kLanes>(dst, dst, ndst, src, nsrc, off, lanes_at_run_time, op);
 }
 
 template <class T>
@@ -87,6 +96,14 @@ inline void inverse53(int32_t* L, ptrdiff_t sn, int32_t* H, ptrdiff_t dn, int ca
                       size_t lanes) {
   lift<kLanes>(L, sn, H, dn, cas - 1, lanes, UnUpdate53{});
   lift<kLanes>(H, dn, L, sn, -cas, lanes, UnPredict53{});
+}
+
+// The same from a signal whose halves lie elsewhere (low, high; left as they are): each step
+// reads them where they lie instead of a copy of them in L and H first.
+inline void inverse53_from(const int32_t* low, const int32_t* high, int32_t* L, ptrdiff_t sn, int32_t* H, ptrdiff_t dn,
+                           int cas) {
+  lift_into(L, low, sn, high, dn, cas - 1, 1, UnUpdate53{});
+  lift_into(H, high, dn, L, sn, -cas, 1, UnPredict53{});
 }
 
 // ---- irreversible 9/7 (F.4.8.2), float32, every operation rounded separately ----
