@@ -81,6 +81,10 @@ int run_decompress_ht(const CompressOptions& options);
 // (frames-BITSbit-CODER-MODE-BACKEND.svg: per encoder, each frame's front stage, Tier-1, rate
 // control and Tier-2 as its host thread saw them).
 int run_compress_frames(const CompressOptions& options, int frames, bool ht_only, int in_flight, const std::string& timelines);
+// The same frames as N PPM files in a folder, compressed folder to folder by `j2kfront compress
+// -i DIR -o DIR` processes (bench/frames_folder_bench.cpp): the CPU backend, CUDA over every
+// GPU, on one and one frame at a time, OpenCL on a GPU; start to exit, in rounds.
+int run_compress_frames_folder(const CompressOptions& options, int frames, bool ht_only);
 
 // The thread counts a --compress / --decompress run times every tool at: thread_counts, or
 // `threads` alone; and the same as text for the table's heading ("1,2,4").

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
 # One call on the GPU machine (the `device` tool): build, GPU tests, sanitizers, benchmarks.
-#   bash bench/device_run.sh [all|test|sanitize|bench|pipeline|compress|decompress|ht|compress-ht|decompress-ht|compress-dir|decompress-dir|decompress-tiled|decompress-cpus|frames|compress-one|peers|compress-peers|decompress-peers|cuda|profile]
+#   bash bench/device_run.sh [all|test|sanitize|bench|pipeline|compress|decompress|ht|compress-ht|decompress-ht|compress-dir|frames-folder|decompress-dir|decompress-tiled|decompress-cpus|frames|compress-one|peers|compress-peers|decompress-peers|cuda|profile]
 # all = test + sanitize + bench (bench includes pipeline, compress, decompress and ht). cuda = only the CUDA
 # backend's tests, sanitizers and bench. compress = `bench --compress` against opj_compress and
 # grk_compress (carried in .deps/codecs) on 16 threads, front stage on the CPU and on CUDA;
@@ -16,6 +16,9 @@
 # decompress-cpus = `bench --decompress` on one CPU of its own (CPU 6, 7 rounds), then two (5,6).
 # frames = `bench --compress --frames J2K_FRAMES (16) --in-flight J2K_IN_FLIGHT (3)` on 16 threads:
 # CPU, CUDA and OpenCL on a GPU, one frame after another and frames in flight, in one process.
+# frames-folder = `bench --compress --frames J2K_FRAMES (16) --folder` on 16 threads: the same
+# frames as PPM files, folder to folder, one `compress -i DIR -o DIR` process a row (CPU, CUDA
+# over every GPU, one GPU, one frame at a time, OpenCL on a GPU), J2K_COMPRESS_REPEATS (3) rounds.
 # compress-one = bench/compress_one.sh: one image a process, the CPU backend against CUDA, at
 # J2K_ONE_SIZES ("512 4096 8192"), 16 threads, 5 rounds.
 # peers = compress-peers and decompress-peers: `bench --compress` / `--decompress` against
@@ -255,6 +258,13 @@ if [[ $what == frames ]]; then
   mkdir -p "$out/timelines"
   $cli bench --compress --frames ${J2K_FRAMES:-16} "${ht_only[@]}" --in-flight ${J2K_IN_FLIGHT:-3} --threads 16 \
     --timeline "$out/timelines" --csv "$out/results/compress-frames-$machine.csv" 2>&1 | tee "$out/bench-frames.txt"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+fi
+if [[ $what == frames-folder ]]; then
+  ht_only=()
+  [[ ${J2K_FRAMES_HT_ONLY:-0} == 1 ]] && ht_only=(--ht)
+  $cli bench --compress --frames ${J2K_FRAMES:-16} --folder "${ht_only[@]}" --threads 16 --repeats ${J2K_COMPRESS_REPEATS:-3} \
+    --csv "$out/results/compress-frames-folder-$machine.csv" 2>&1 | tee "$out/bench-frames-folder.txt"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 fi
 if [[ $what == compress-one ]]; then

@@ -190,6 +190,34 @@ TEST_F(BenchHt, FramesInFlightOnATimeline) {
   }
 }
 
+// The frames folder to folder: a row per coder, mode and depth on the CPU (and each GPU row
+// where there is one), every file the CPU backend's, the CSV alike; --folder only with --frames
+// and without the in-memory rows' --in-flight.
+TEST_F(BenchHt, FramesFolderToFolder) {
+  const auto r = run_command(quote(kCli) + " bench --compress --frames 3 --folder --size 128 --threads 2 --repeats 1 --samples " +
+                             quote(kData) + " --csv " + quote(path("bench.csv")));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* bits : {"8", "12"})
+    for (const char* coder : {"HT", "EBCOT"})
+      for (const char* mode : {"lossless", "lossy"}) {
+        const std::string line = row(r.output, coder, mode, std::string(bits) + " cpu");
+        EXPECT_NE(line, "") << coder << " " << mode << " " << bits << "\n" << r.output;
+      }
+  EXPECT_EQ(r.output.find("DIFFERENT"), std::string::npos) << r.output;
+  const std::vector<std::string> lines = csv_lines();
+  ASSERT_GE(lines.size(), 9u);
+  EXPECT_EQ(lines[0].rfind("frame_w,frame_h,bits,coder,mode,backend,threads,frames,ms,fps,", 0), 0u) << lines[0];
+  for (size_t k = 1; k < lines.size(); ++k) {
+    EXPECT_EQ(lines[k].rfind("128,67,", 0), 0u) << lines[k];
+    EXPECT_EQ(lines[k].back(), '1') << "not the CPU's files: " << lines[k];
+  }
+  for (const char* args : {" --folder", " --frames 2 --folder --in-flight 2"}) {
+    const auto bad = run_command(quote(kCli) + " bench --compress" + args + " --size 64 --samples " + quote(kData));
+    EXPECT_EQ(bad.exit_code, 2) << args << "\n" << bad.output;
+    EXPECT_NE(bad.output.find("--folder"), std::string::npos) << bad.output;
+  }
+}
+
 TEST_F(BenchHt, FlagsWhereTheyMeanNothingAreRefused) {
   for (const char* args : {"--compress --qstep 0.02", "--ht", "--decompress --ht --directory 2", "--compress --ht --tile-size 128",
                            "--compress --ht --qstep 0.9"}) {

@@ -18,6 +18,7 @@
 #include "codec/codestream/jp2_reader.hpp"
 #include "io/image_io.hpp"
 #include "io/image_writers.hpp"
+#include "tests/support/pattern_images.hpp"
 #include "tests/support/rate_test_images.hpp"
 #include "tests/support/run_command.hpp"
 #include "tests/support/temp_dir_test.hpp"
@@ -805,6 +806,57 @@ TEST_F(Compress, DirectoryInDirectoryOut) {
     EXPECT_NE(r.output.find(want), std::string::npos) << args << ": " << r.output;
   }
   EXPECT_FALSE(fs::exists(path("other")));
+}
+
+// A directory's images coded several at once (--frames-in-flight) give the files of one after
+// another, byte for byte: runs of one shape with a broken file among them, a shape change, HT
+// and EBCOT, layers, and a --max-memory that holds fewer images in flight than asked for.
+TEST_F(Compress, DirectoryInFlightGivesTheFilesOfOneAfterAnother) {
+  const std::string in = path("in");
+  fs::create_directories(in);
+  auto write = [&](const std::string& name, const j2kfront::Image& im) {
+    std::FILE* f = std::fopen((in + "/" + name).c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    j2k::io::write_pnm(f, name, j2k::io::samples_of(im));
+    std::fclose(f);
+  };
+  using test_support::pattern_image;
+  for (unsigned i = 0; i < 7; ++i) write("a" + std::to_string(i) + ".ppm", pattern_image(0, 0, 131, 77, 3, J2K_SAMPLE_U8, 8, i % 2, 50 + i));
+  for (unsigned i = 0; i < 3; ++i) write("b" + std::to_string(i) + ".pgm", pattern_image(0, 0, 64, 50, 1, J2K_SAMPLE_U16, 12, 1, 9 + i));
+  { std::ofstream(in + "/a3x.ppm") << "P6\n131 77\n255\nshort"; }  // between a3 and a4
+  for (const std::string mode : {"", "--ht", "-I -r 20,8", "--ht -I --qstep 0.01", "-t 64,64 --max-memory 1M"}) {
+    SCOPED_TRACE(mode);
+    std::vector<std::string> runs;
+    for (const char* depth : {"1", "3", "8"}) {
+      const std::string out = path(std::string("out") + depth);
+      const auto r = run_command(quote(kCli) + " compress -i " + quote(in) + " -o " + quote(out) + " --backend cpu --threads 2 --force " +
+                                 mode + " --frames-in-flight " + depth);
+      EXPECT_EQ(r.exit_code, 1) << "the broken file fails the run: " << r.output;
+      EXPECT_NE(r.output.find("a3x.ppm: "), std::string::npos) << r.output;
+      EXPECT_NE(r.output.find("10 of 11 images compressed"), std::string::npos) << r.output;
+      runs.push_back(out);
+    }
+    int files = 0;
+    for (const auto& e : fs::directory_iterator(runs[0])) {
+      ++files;
+      const std::vector<uint8_t> one = file_bytes(e.path().string());
+      for (size_t k = 1; k < runs.size(); ++k)
+        EXPECT_TRUE(file_bytes(runs[k] + "/" + e.path().filename().string()) == one) << runs[k] << ": " << e.path().filename();
+    }
+    EXPECT_EQ(files, 10);
+  }
+  // One image, or the CPU asked for GPUs: refused by name before any work.
+  for (auto [args, want] : std::vector<std::pair<std::string, std::string>>{
+           {"-i " + quote(in + "/a0.ppm") + " -o " + quote(path("one.j2k")) + " --frames-in-flight 2", "--frames-in-flight"},
+           {"-i " + quote(in + "/a0.ppm") + " -o " + quote(path("one.j2k")) + " --devices 0", "--device picks its GPU"},
+           {"-i " + quote(in) + " -o " + quote(path("cpu")) + " --backend cpu --devices all", "the backend is the CPU"},
+           {"-i " + quote(in) + " -o " + quote(path("cpu")) + " --frames-in-flight 9", "--frames-in-flight"}}) {
+    const auto r = run_command(quote(kCli) + " compress " + args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+    EXPECT_NE(r.output.find(want), std::string::npos) << args << ": " << r.output;
+  }
+  EXPECT_FALSE(fs::exists(path("one.j2k")));
+  EXPECT_FALSE(fs::exists(path("cpu")));
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <random>
@@ -36,6 +37,7 @@
 #include "tests/support/run_command.hpp"
 #include "tests/support/temp_dir_test.hpp"
 
+namespace fs = std::filesystem;
 using test_support::quote;
 using test_support::run_command;
 
@@ -677,6 +679,32 @@ class GpuCompressCli : public test_support::TempDirTest {
     ASSERT_FALSE(out[0].empty());
     EXPECT_TRUE(out[0] == out[1]) << "the codestreams differ: " << first_difference(out[1], out[0]);
   }
+  // A directory of w x h RGB images (and two 16-bit grey ones, another shape) compressed by
+  // the CPU backend, then on `gpu` with each of `runs`' flags: the same files, for each mode.
+  void expect_same_directory(const char* gpu, const std::vector<std::string>& modes, const std::vector<std::string>& runs,
+                             uint32_t w, uint32_t h) {
+    const std::string in = path("in");
+    fs::create_directories(in);
+    for (unsigned i = 0; i < 7; ++i) write_pnm(in + "/rgb" + std::to_string(i) + ".ppm", pattern_image(0, 0, w, h, 3, J2K_SAMPLE_U8, 8, i % 2, 20 + i));
+    for (unsigned i = 0; i < 2; ++i)
+      write_pnm(in + "/zgrey" + std::to_string(i) + ".pgm", pattern_image(0, 0, w / 2, h / 2, 1, J2K_SAMPLE_U16, 16, 1, 40 + i));
+    for (const std::string& mode : modes) {
+      const std::string cpu = path("cpu");
+      auto r = run_command(quote(kCli) + " compress -i " + quote(in) + " -o " + quote(cpu) + " --force --quiet --backend cpu " + mode);
+      ASSERT_EQ(r.exit_code, 0) << mode << ": " << r.output;
+      for (const std::string& run : runs) {
+        SCOPED_TRACE(std::string("--backend ") + gpu + " " + mode + " " + run);
+        const std::string out = path("gpu");
+        fs::remove_all(out);
+        r = run_command(quote(kCli) + " compress -i " + quote(in) + " -o " + quote(out) + " --backend " + gpu + " " + mode + " " + run);
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        EXPECT_NE(r.output.find("9 of 9 images compressed"), std::string::npos) << r.output;
+        EXPECT_NE(r.output.find(std::string(", ") + gpu), std::string::npos) << "each line names the backend:\n" << r.output;
+        for (const auto& e : fs::directory_iterator(cpu))
+          EXPECT_TRUE(read(out + "/" + e.path().filename().string()) == read(e.path().string())) << e.path().filename();
+      }
+    }
+  }
 };
 
 TEST_F(GpuCompressCli, SameCodestreamAsTheCpuBackend) {
@@ -701,6 +729,15 @@ TEST_F(GpuCompressCli, RateAndPsnrTargetsOnTheGpu) {
     for (const char* flags : {"-r 20", "-I -r 20", "-I -q 42", "-I -r 40,15,6", "-r 30,1", "-I -r 12 -b 16,64 -t 128,96 -p RPCL",
                               "-I -r 25 -n 3 -b 32,32"})
       expect_same(input, flags);
+}
+
+// A directory on the GPU: its images several at once over every GPU of the host (the default
+// for a directory on cuda), on GPU 0 eight at once, two at once: the CPU backend's files, HT
+// and EBCOT, lossless and at a rate.
+TEST_F(GpuCompressCli, DirectoryInFlightOverEveryGpuGivesTheCpusFiles) {
+  REQUIRE_CUDA_DEVICE();
+  expect_same_directory("cuda", {"--ht", "--ht -I -r 20", "", "-I -r 20"}, {"", "--devices 0 --frames-in-flight 8", "--frames-in-flight 2"},
+                        509, 317);
 }
 
 // ------------------------------------------------------------------ OpenCL (issue 46)
@@ -788,6 +825,12 @@ TEST_F(GpuCompressCli, OpenClRateAndPsnrTargets) {
   for (const std::string& input : {rgb, grey16})
     for (const char* flags : {"-r 20", "-I -r 20", "-I -q 42", "-I -r 40,15,6", "-r 30,1", "-I -r 12 -b 16,64 -t 64,48 -p RPCL"})
       expect_same(input, flags, "opencl");
+}
+
+// A directory on OpenCL: three images at once (the default) and five: the CPU backend's files.
+TEST_F(GpuCompressCli, OpenClDirectoryInFlightGivesTheCpusFiles) {
+  REQUIRE_OPENCL_DEVICE();
+  expect_same_directory("opencl", {"--ht", "--ht -I -r 20"}, {"", "--frames-in-flight 5"}, 149, 93);
 }
 
 TEST_F(GpuCompressCli, OpenClSameCodestreamAsTheCpuBackend) {

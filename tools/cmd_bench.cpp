@@ -28,7 +28,7 @@ struct BenchArgs {
   int levels = 5, repeats = 0, device = -1, streams = 0;
   std::string threads = "0";  // one count; with --compress / --decompress a list, e.g. 1,2,4
   std::string made = "rgb,grey16";
-  bool pipeline = false, busy_loop = false, compress = false, decompress = false, ht = false;
+  bool pipeline = false, busy_loop = false, compress = false, decompress = false, ht = false, folder = false;
   std::string timeline, csv, inputs, samples = "tests/data", cpus;
   int64_t size = 4096;
   int directory = 0, frames = 0, in_flight = 0;
@@ -114,6 +114,7 @@ int run_compress_bench(const BenchArgs& a) {
   c.tile = a.tile_size;
   c.cli = fs::read_symlink("/proc/self/exe").string();
   if (a.in_flight > 0 && a.frames == 0) throw CLI::ValidationError("--in-flight", "is for --frames");
+  if (a.folder && a.frames == 0) throw CLI::ValidationError("--folder", "is for --frames");
   if (a.frames > 0) {
     if (a.decompress || a.directory != 0 || a.tile_size != 0 || !a.inputs.empty() || !a.cpus.empty())
       throw CLI::ValidationError("--frames", "times frames in this process, made from --samples: leave out --decompress, "
@@ -128,6 +129,12 @@ int run_compress_bench(const BenchArgs& a) {
       throw CLI::ValidationError("--timeline", "with --frames draws the frames in flight: add --in-flight");
     if (!a.timeline.empty() && !fs::is_directory(a.timeline))
       throw CLI::ValidationError("--timeline", "with --frames is a folder for the pictures, and '" + a.timeline + "' is none");
+    if (a.folder) {
+      if (a.in_flight > 0 || !a.timeline.empty())
+        throw CLI::ValidationError("--folder", "times `compress -i DIR -o DIR` processes (their frames in flight are the CLI's): "
+                                               "leave out --in-flight and --timeline");
+      return bench::run_compress_frames_folder(c, a.frames, a.ht);
+    }
     return bench::run_compress_frames(c, a.frames, a.ht, a.in_flight, a.timeline);
   }
   if (a.qstep > 0 && !a.ht) throw CLI::ValidationError("--qstep", "sets ojph_compress's step for --ht: add --ht");
@@ -271,6 +278,11 @@ std::function<int()> add_bench_command(CLI::App& app) {
                   "with --frames: also frames in flight (submit/wait) through N encoders side by side, on CUDA also "
                   "from page-locked frames (\"pinned\"), and over every GPU of the host where it has several")
       ->check(CLI::Range(1, 8));
+  cmd->add_flag("--folder", args->folder,
+                "with --frames: the frames as N PPM files in a folder, compressed folder to folder by one `j2kfront "
+                "compress -i DIR -o DIR` process a row (start to exit, in --repeats rounds): the CPU backend, CUDA over "
+                "every GPU (a directory's default), on one GPU and one frame at a time, OpenCL on a GPU; files checked "
+                "equal to the CPU's");
   cmd->add_option("--inputs", args->inputs,
                   "with --compress: images, comma-separated (default: astronaut.ppm, RGB 8-bit, and moon.pgm "
                   "as 16-bit grey, of --samples, upscaled to --size)");

@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -30,6 +31,7 @@
 #include "j2kfront/j2kfront.hpp"
 #include "tools/commands.hpp"
 #include "tools/env_options.hpp"
+#include "tools/frames_in_flight.hpp"
 #include "tools/image_files.hpp"
 #include "tools/memory_size.hpp"
 #include "tools/output_dir.hpp"
@@ -63,6 +65,8 @@ struct CompressArgs {
   std::string poc;          // -POC T<tile>=RS,CS,LE,RE,CE,PROG[/...]: tiles' progression order changes
   std::string roi;          // -ROI c=N,U=S: a whole component a region of interest (RGN)
   std::string display_resolution;  // --display-resolution X,Y[dpi]: a JP2 file's resd
+  int frames_in_flight = 0;  // --frames-in-flight: a directory's images coded at once (0: by backend)
+  std::string devices;       // --devices all|I,J,...: the GPUs a directory's images are spread over
   bool irreversible = false, ht = false, sop = false, eph = false, plt = false, tlm = false, force = false, quiet = false;
 };
 
@@ -542,6 +546,58 @@ std::string shape_key(const j2kfront::Image& image) {
   return key.str();
 }
 
+// A directory's images in flight: how many are coded at once and on which devices. As
+// --frames-in-flight and --devices say; else on cuda every CUDA GPU of the host (unless
+// --device or J2KFRONT_DEVICE picks one), on opencl the settings' device, three images a
+// device (at most J2K_MAX_FRAMES_IN_FLIGHT); on the CPU one image after another (its threads
+// are busy with one image already).
+struct InFlight {
+  int lanes = 1;             // images coded at once (1: one after another)
+  std::vector<int> devices;  // the lanes' devices in turn (empty: the settings')
+};
+InFlight in_flight_from(const CompressArgs& a, const j2k_settings& s, bool batch) {
+  InFlight f;
+  if (!batch) {
+    if (a.frames_in_flight > 0)
+      throw CLI::ValidationError("--frames-in-flight", "codes a directory's images several at once, and -i is one image");
+    if (!a.devices.empty())
+      throw CLI::ValidationError("--devices", "spreads a directory's images over GPUs, and -i is one image (--device picks its GPU)");
+    return f;
+  }
+  const bool gpu = s.backend != J2K_BACKEND_CPU;
+  int cuda_devices = 0;
+#if J2KFRONT_HAVE_CUDA
+  if (s.backend == J2K_BACKEND_CUDA) cuda_devices = cuda_device_count();
+#endif
+  if (!a.devices.empty()) {
+    if (!gpu) throw CLI::ValidationError("--devices", "names GPUs, and the backend is the CPU");
+    if (a.device >= 0) throw CLI::ValidationError("--devices", "and --device both pick GPUs: give one of them");
+    if (a.devices == "all") {
+      if (s.backend != J2K_BACKEND_CUDA)
+        throw CLI::ValidationError("--devices", "all counts CUDA GPUs: on opencl, name the devices (e.g. 0,1)");
+      for (int d = 0; d < cuda_devices; ++d) f.devices.push_back(d);
+    } else {
+      for (const double d : parse_list("--devices", a.devices)) {
+        if (d != std::floor(d) || d > 4096) throw CLI::ValidationError("--devices", "expected all or device indices, got '" + a.devices + "'");
+        if (s.backend == J2K_BACKEND_CUDA && d >= cuda_devices)
+          throw CLI::ValidationError("--devices", "no CUDA device " + std::to_string(static_cast<int>(d)) + ": this host has " +
+                                                      std::to_string(cuda_devices));
+        f.devices.push_back(static_cast<int>(d));
+      }
+    }
+  } else if (s.backend == J2K_BACKEND_CUDA && s.device < 0) {
+    for (int d = 0; d < cuda_devices; ++d) f.devices.push_back(d);
+  }
+  const int count = std::max<int>(1, static_cast<int>(f.devices.size()));
+  if (a.frames_in_flight > 0) f.lanes = a.frames_in_flight;
+  else f.lanes = gpu ? std::min(3 * count, J2K_MAX_FRAMES_IN_FLIGHT) : 1;
+  return f;
+}
+
+// How many images one lane count holds in flight: one queued beyond those being coded, so
+// that a lane that finishes finds the next one.
+size_t window_of(int lanes) { return static_cast<size_t>(std::min(lanes + 1, J2K_MAX_FRAMES_IN_FLIGHT)); }
+
 // Compresses the jobs' images in turn, one encoder per image shape (a GPU's start-up and
 // buffers are paid once per shape). A single image's failure is thrown; in a batch each is
 // reported and the others go on, and the exit status says whether all succeeded.
@@ -585,6 +641,8 @@ int run_compress(CompressArgs a) {
   if (s.backend == J2K_BACKEND_CUDA) cuda_started = start_cuda(std::max(s.device, 0));
 #endif
   j2kfront::Coding coding = coding_from(a);
+  const InFlight in_flight = in_flight_from(a, s, batch);
+  coding.devices = in_flight.devices;
   const uint64_t max_memory = a.max_memory.empty() ? default_memory_budget() : parse_memory_size(a.max_memory);
   // .jp2, and .jph with --ht: the JP2 boxes (brand 'jph ' around HT code-blocks).
   j2k_file_format_from_name(jobs[0].format_name.c_str(), &coding.format);
@@ -610,12 +668,13 @@ int run_compress(CompressArgs a) {
   Progress progress(a.quiet ? 0 : jobs.size());
   std::unique_ptr<j2kfront::Encoder> encoder;
   std::string encoder_key, encoder_metadata;
+  int lanes = 1;  // the encoder's images in flight (1: one after another)
   size_t failed = 0;
   uint64_t bytes_in = 0, bytes_out = 0;
   bool warned_gaps = false;  // -POC's (once a run)
   // What is said of an image compressed: its line (and alone, the stages' times and layers).
   auto said = [&](const CompressJob& job, const j2kfront::Image& image, size_t size, const j2kfront::Encoder& e, double read_ms,
-                  double write_ms, Clock::time_point t0) {
+                  double write_ms, Clock::time_point t0, int resolutions) {
     double raw_bytes = 0;
     for (const auto& c : image.components) raw_bytes += static_cast<double>(c.width) * c.height * c.precision / 8.0;
     bytes_in += static_cast<uint64_t>(raw_bytes);
@@ -627,7 +686,7 @@ int run_compress(CompressArgs a) {
     std::fprintf(info, "j2kfront: %s %ux%u x%zu -> %s: %zu bytes (%.2f:1, %s, %d resolutions, %d layer%s, %s%s) in %.1f ms\n",
                  job.input == "-" ? "standard input" : job.input.c_str(), image.width, image.height, image.components.size(),
                  job.output == "-" ? "standard output" : job.output.c_str(), size, raw_bytes / static_cast<double>(size),
-                 a.irreversible ? "9/7" : "5/3", s.levels + 1, r.layers, r.layers == 1 ? "" : "s", e.info().description,
+                 a.irreversible ? "9/7" : "5/3", resolutions, r.layers, r.layers == 1 ? "" : "s", e.info().description,
                  rows.c_str(), ms_since(t0));
     if (!batch) {
       std::fprintf(info, "  read %.1f ms, front stage %.1f, Tier-1 %.1f, rate control %.1f, Tier-2 %.1f, write %.1f\n", read_ms,
@@ -638,8 +697,69 @@ int run_compress(CompressArgs a) {
     }
     std::fflush(info);
   };
+  // A batch's failed image: said, counted, and the others go on.
+  auto report_failure = [&](const CompressJob& job, const std::exception& e) {
+    progress.clear();
+    const std::string what = e.what();  // readers' messages start with the file already
+    if (what.rfind(job.input, 0) == 0) std::fprintf(stderr, "j2kfront: error: %s\n", what.c_str());
+    else std::fprintf(stderr, "j2kfront: error: %s: %s\n", job.input.c_str(), what.c_str());
+    ++failed;
+  };
+  // A directory's images coded several at once (declared after the encoder: on the way out
+  // it waits for them while the encoder is still there).
+  std::vector<FramesInFlight::Frame> over_budget;  // in flight, over --max-memory
+  std::set<std::string> one_at_a_time;             // the shapes of such images
+  std::string made_key;                            // the encoder's shape, settings, coding
+  j2kfront::Settings made_settings;
+  j2kfront::Coding made_coding;
+  FramesInFlight frames(
+      [&](const FramesInFlight::Frame& f, const uint8_t* data, size_t size, const j2kfront::Encoder& e) {
+        const auto t = Clock::now();
+        outputs[f.job].write([&](std::FILE* file, const std::string& name) {
+          if (std::fwrite(data, 1, size, file) != size || std::fflush(file) != 0)
+            throw Error(ErrorCode::Io, name + ": cannot write the file");
+        });
+        said(jobs[f.job], f.image, size, e, f.read_ms, ms_since(t), f.t0, f.resolutions);
+      },
+      [&](FramesInFlight::Frame& f, const std::exception& e) {
+        const auto* coded = dynamic_cast<const j2kfront::Error*>(&e);
+        if (coded && coded->status() == J2K_OUT_OF_MEMORY) over_budget.push_back(std::move(f));  // coded again, alone
+        else report_failure(jobs[f.job], e);
+      });
+  // The encoder gone, its frames in flight first. Those that did not fit --max-memory beside
+  // the others are then coded again one at a time, by an encoder of their own alone in the
+  // budget (their settings the gone encoder's), and so is the rest of their shape.
+  auto drop_encoder = [&] {
+    frames.finish();
+    encoder.reset();
+    encoder_key.clear();
+    if (over_budget.empty()) return;
+    one_at_a_time.insert(made_key);
+    std::unique_ptr<j2kfront::Encoder> single;
+    for (FramesInFlight::Frame& f : over_budget) {
+      try {
+        uint64_t samples = 0;
+        for (const auto& c : f.image.components) samples += c.bytes.size();
+        made_coding.frames_in_flight = 0;
+        made_coding.max_bytes = max_memory == 0 ? 0 : max_memory - std::min(samples, max_memory - 1);
+        if (!single) single = std::make_unique<j2kfront::Encoder>(made_settings, made_coding, f.image.view());
+        const auto [data, size] = single->encode_in_place(f.image.view());
+        const auto t = Clock::now();
+        outputs[f.job].write([&, data = data, size = size](std::FILE* file, const std::string& name) {
+          if (std::fwrite(data, 1, size, file) != size || std::fflush(file) != 0)
+            throw Error(ErrorCode::Io, name + ": cannot write the file");
+        });
+        said(jobs[f.job], f.image, size, *single, f.read_ms, ms_since(t), f.t0, f.resolutions);
+      } catch (const std::exception& e) {
+        report_failure(jobs[f.job], e);
+      }
+    }
+    over_budget.clear();
+  };
   for (size_t k = 0; k < jobs.size(); ++k) {
     const CompressJob& job = jobs[k];
+    frames.make_room();  // before the next image is read: the oldest written
+    if (!over_budget.empty()) drop_encoder();
     try {
       const auto t0 = Clock::now();
       auto t = Clock::now();
@@ -729,38 +849,68 @@ int run_compress(CompressArgs a) {
                                                  " less the image's samples, " + mib_text(samples) + ")" + instead);
         };
         std::pair<const uint8_t*, size_t> out{nullptr, 0};
-        try {
+        bool submitted = false;  // in flight: written once it is coded
+        // The encoder for this shape (where the last image had another) codes the image: in
+        // flight with `wanted` encoders side by side where --max-memory holds twice the
+        // samples they keep, each encoder getting its share of what those leave.
+        auto code = [&](int wanted) {
           const std::string carried = metadata_key(coding);
           if (!encoder || key != encoder_key || coding.last_is_alpha != last_is_alpha(job.input, image) || carried != encoder_metadata) {
-            encoder.reset();
-            encoder_key.clear();
+            drop_encoder();  // the frames in flight are the old encoder's
             coding.last_is_alpha = last_is_alpha(job.input, image);
-            coding.max_bytes = max_memory == 0 ? 0 : max_memory - std::min(samples, max_memory - 1);
+            lanes = one_at_a_time.count(key) ? 1 : wanted;
+            while (lanes > 1 && max_memory != 0 && 2 * window_of(lanes) * samples > max_memory) --lanes;
+            const uint64_t held = lanes > 1 ? window_of(lanes) * samples : samples;
+            coding.frames_in_flight = lanes > 1 ? lanes : 0;
+            coding.max_bytes = max_memory == 0 ? 0 : (max_memory - std::min(held, max_memory - 1)) / static_cast<uint64_t>(lanes);
             encoder = std::make_unique<j2kfront::Encoder>(s, coding, view);
+            made_key = key, made_settings = s, made_coding = coding;
+            frames.set_window(window_of(lanes));
             encoder_key = key;
             encoder_metadata = carried;
           }
-          out = encoder->encode_in_place(view);
+          if (lanes > 1) {
+            FramesInFlight::Frame frame{k, std::move(image), read_ms, t0, s.levels + 1};
+            try {
+              frames.submit(*encoder, std::move(frame));
+            } catch (...) {
+              image = std::move(frame.image);  // not taken: the samples are still the caller's
+              throw;
+            }
+            submitted = true;
+          } else {
+            out = encoder->encode_in_place(view);
+          }
+        };
+        try {
+          try {
+            code(in_flight.lanes);
+          } catch (const j2kfront::Error& e) {
+            // Its encoders side by side (made at the first frame) are over --max-memory: this
+            // shape's images one at a time.
+            if (e.status() != J2K_OUT_OF_MEMORY || lanes == 1) throw;
+            drop_encoder();
+            one_at_a_time.insert(key);
+            code(1);
+          }
         } catch (const j2kfront::Error& e) {
           if (e.status() != J2K_OUT_OF_MEMORY || !rows_possible) throw refused(e);
           by_rows = true;  // it does not fit whole: its memory back, then the rows
           why_rows = refused(e).what();
-          encoder.reset();
-          encoder_key.clear();
+          drop_encoder();
         }
-        if (!by_rows) {
+        if (!by_rows && !submitted) {
           const auto [data, size] = out;
           t = Clock::now();
           outputs[k].write([&, data = data, size = size](std::FILE* f, const std::string& name) {
             if (std::fwrite(data, 1, size, f) != size || std::fflush(f) != 0)
               throw Error(ErrorCode::Io, name + ": cannot write the file");
           });
-          said(job, image, size, *encoder, read_ms, ms_since(t), t0);
+          said(job, image, size, *encoder, read_ms, ms_since(t), t0, s.levels + 1);
         }
       }
       if (by_rows) {
-        encoder.reset();  // one encoder's memory at a time
-        encoder_key.clear();
+        drop_encoder();  // one encoder's memory at a time
         encoder_metadata.clear();
         return_large_buffers_at_once();
         if (!reader || reader->next_row() != 0) reader = named([&] { return std::make_unique<io::ImageReader>(path); });
@@ -869,18 +1019,15 @@ int run_compress(CompressArgs a) {
                                "whole-image run, with more --max-memory, carries it)"
                              : "a bare codestream has no place for it (write .jp2 or .jph)");
         }
-        said(job, shape, static_cast<size_t>(size), *rows_encoder, read_ms, write_ms, t0);
+        said(job, shape, static_cast<size_t>(size), *rows_encoder, read_ms, write_ms, t0, s.levels + 1);
       }
     } catch (const std::exception& e) {
       if (!batch) throw;  // main() reports it
-      progress.clear();
-      const std::string what = e.what();  // readers' messages start with the file already
-      if (what.rfind(job.input, 0) == 0) std::fprintf(stderr, "j2kfront: error: %s\n", what.c_str());
-      else std::fprintf(stderr, "j2kfront: error: %s: %s\n", job.input.c_str(), what.c_str());
-      ++failed;
+      report_failure(job, e);
     }
     progress.show(k + 1, job.input);
   }
+  drop_encoder();
   progress.clear();
   if (batch && !a.quiet)
     std::printf("j2kfront: %zu of %zu images compressed (%.2f:1 in all) in %.1f ms%s\n", jobs.size() - failed, jobs.size(),
@@ -970,10 +1117,17 @@ std::function<int()> add_compress_command(CLI::App& app) {
   cmd->add_option("-C,--comment", args->comment, "the COM marker's text (empty: none)")->capture_default_str();
   cmd->add_option("--backend", args->backend, "the front stage's backend: cpu, cuda, opencl or auto (one image: the CPU, or CUDA where there is a CUDA "
                   "GPU and the input file holds more than 8 MiB a thread; a directory: a GPU where there is one); "
-                  "cuda codes the code-blocks on the GPU too (EBCOT; HT without -r/-q)")
+                  "cuda codes the code-blocks on the GPU too, opencl the HT ones")
       ->check(CLI::IsMember({"auto", "cpu", "cuda", "opencl"}))->capture_default_str();
   cmd->add_option("--threads", args->threads, "CPU threads (default, 0: all cores)")->check(thread_count_check());
   cmd->add_option("--device", args->device, "GPU/OpenCL device index (default: J2KFRONT_DEVICE or the first)")->check(CLI::Range(0, 4096));
+  cmd->add_option("--devices", args->devices,
+                  "a directory's images spread over these GPUs: all, or indices I,J,... (default on cuda: all, unless "
+                  "--device or J2KFRONT_DEVICE picks one)");
+  cmd->add_option("--frames-in-flight", args->frames_in_flight,
+                  "a directory's images coded this many at once, 1 to 8, each by an encoder of its own while the next "
+                  "file is read and the last written (default: 3 a GPU on a GPU backend, 1 on the CPU); the same files")
+      ->check(CLI::Range(1, J2K_MAX_FRAMES_IN_FLIGHT));
   cmd->add_option("--max-memory", args->max_memory,
                   "host memory one image may take, its samples included, e.g. 800M, 4G (default: half the RAM): a tiled "
                   "image (-t) that needs more goes a row of tiles at a time, into the same file; settings or an image that "
