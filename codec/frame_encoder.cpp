@@ -2,6 +2,7 @@
 // Frames in flight through the whole encoder (frame_encoder.hpp).
 #include "codec/frame_encoder.hpp"
 
+#include <new>
 #include <string>
 #include <utility>
 
@@ -10,34 +11,41 @@
 namespace j2k::codec {
 
 FrameEncoder::FrameEncoder(const EncoderSettings& settings, const j2k_image_view& shape, int lanes,
-                           const std::vector<int>& devices, int device_turns) {
+                           const std::vector<int>& devices, int device_turns)
+    : settings_(settings), shape_(shape), devices_(devices), device_turns_(device_turns) {
   if (lanes < 1 || lanes > kMaxFramesInFlight)
     throw Error(ErrorCode::InvalidArgument, "frames in flight: " + std::to_string(lanes) + " encoders side by side; 1 to " +
                                                 std::to_string(kMaxFramesInFlight) + " are allowed");
   for (int d : devices)
     if (d < 0) throw Error(ErrorCode::InvalidArgument, "frames in flight: device " + std::to_string(d) + " (devices are 0 and up)");
-  for (int i = 0; i < lanes; ++i) {
-    EncoderSettings s = settings;
-    if (!devices.empty()) s.plan.backend.device = devices[static_cast<size_t>(i) % devices.size()];
-    lanes_.push_back(std::make_unique<Encoder>(s, shape));
-    if (device_turns > 0) {
-      std::unique_ptr<DeviceTurns>& turns = turns_[s.plan.backend.device];
-      if (!turns) turns = std::make_unique<DeviceTurns>(device_turns);
-      lanes_.back()->share_device(turns.get());
-    }
+  most_lanes_ = static_cast<size_t>(lanes);
+  if (shape.num_components > 0 && shape.components != nullptr)
+    shape_components_.assign(shape.components, shape.components + shape.num_components);
+  shape_.components = shape_components_.empty() ? nullptr : shape_components_.data();
+  lanes_.reserve(most_lanes_);  // add_lane's push_back never throws once its thread runs
+  threads_.reserve(most_lanes_);
+  add_lane();  // its errors are the FrameEncoder's
+}
+
+void FrameEncoder::add_lane() {
+  const size_t i = lanes_.size();
+  EncoderSettings s = settings_;
+  if (!devices_.empty()) s.plan.backend.device = devices_[i % devices_.size()];
+  auto encoder = std::make_unique<Encoder>(s, shape_);
+  if (device_turns_ > 0) {
+    std::unique_ptr<DeviceTurns>& turns = turns_[s.plan.backend.device];
+    if (!turns) turns = std::make_unique<DeviceTurns>(device_turns_);
+    encoder->share_device(turns.get());
   }
-  try {
-    for (size_t i = 0; i < lanes_.size(); ++i)
-      threads_.emplace_back([this, e = lanes_[i].get(), lane = static_cast<int>(i)] { lane_loop(*e, lane); });
-  } catch (...) {  // a thread the system would not start: those started go before the error does
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      stopping_ = true;
-    }
-    work_.notify_all();
-    for (std::thread& t : threads_) t.join();
-    throw;
-  }
+  threads_.emplace_back([this, e = encoder.get(), lane = static_cast<int>(i)] { lane_loop(*e, lane); });
+  lanes_.push_back(std::move(encoder));  // (the thread reaches it only through `e`)
+  std::unique_lock<std::mutex> lock(mutex_);
+  lanes_made_ = lanes_.size();
+}
+
+int FrameEncoder::lanes() const {
+  std::unique_lock<std::mutex> lock(mutex_);
+  return static_cast<int>(lanes_made_);
 }
 
 FrameEncoder::~FrameEncoder() {
@@ -59,6 +67,7 @@ void FrameEncoder::lane_loop(Encoder& encoder, int lane) {
       if (stopping_) return;
       frame = queue_.front();
       queue_.pop_front();
+      ++busy_;
     }
     // Only this lane touches the frame until it is done.
     try {
@@ -74,6 +83,7 @@ void FrameEncoder::lane_loop(Encoder& encoder, int lane) {
     {
       std::unique_lock<std::mutex> lock(mutex_);
       frame->done = true;
+      --busy_;
     }
     done_.notify_all();
   }
@@ -85,12 +95,30 @@ uint64_t FrameEncoder::submit(const j2k_image_view& image) {
   if (image.num_components > 0 && image.components != nullptr)
     frame->components.assign(image.components, image.components + image.num_components);
   frame->image.components = frame->components.empty() ? nullptr : frame->components.data();
-  uint64_t ticket = 0;
+  // Another lane where this frame would find none free, made before the frame is queued: a
+  // lane that cannot be made for want of memory leaves the frame to those there are, and any
+  // other error (a device that is not there) is this submit's, the frame not queued.
+  bool another_lane = false;
   {
     std::unique_lock<std::mutex> lock(mutex_);
     if (frames_.size() >= static_cast<size_t>(kMaxFramesInFlight))
       throw Error(ErrorCode::InvalidArgument, "frames in flight: " + std::to_string(frames_.size()) +
                                                   " submitted and not waited for, the most there may be: wait for one first");
+    another_lane = queue_.size() + 1 > lanes_made_ - busy_ && lanes_made_ < most_lanes_;
+  }
+  if (another_lane) {
+    try {
+      add_lane();
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::OutOfMemory) throw;
+      most_lanes_ = lanes_.size();
+    } catch (const std::bad_alloc&) {
+      most_lanes_ = lanes_.size();
+    }
+  }
+  uint64_t ticket = 0;
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
     if (!spare_files_.empty()) {
       frame->file = std::move(spare_files_.back());
       spare_files_.pop_back();

@@ -10,6 +10,12 @@
 //   std::vector<uint8_t> file;
 //   EncodeReport r = frames.wait(t, file);   // throws that frame's error, if it had one
 //
+// Lanes are made as the frames need them: the first with the FrameEncoder, another at a submit
+// that finds more frames queued than lanes free, up to `lanes`. A sequence whose caller feeds
+// frames no faster than one lane codes them (reading files, say) so never pays for the
+// others' plans, pinned buffers and device contexts. A lane that cannot be made then (out of
+// memory) is not an error: the lanes there are code the frames.
+//
 // Frames start in the order submitted, each on the first lane free; a frame's error (a sample
 // out of range, a device out of memory) is its own: the frames before and after it are coded
 // as usual. Each lane's codestream is what Encoder::encode gives for the image, byte for byte.
@@ -34,8 +40,9 @@ class FrameEncoder {
   // At most this many frames submitted and not yet waited for (the plan's own limit).
   static constexpr int kMaxFramesInFlight = J2K_MAX_FRAMES_IN_FLIGHT;
 
-  // `lanes` 1..kMaxFramesInFlight encoders of `settings` for `shape`, made here (each checks
-  // the settings; its max_bytes is its own); `devices` empty: each on settings' device.
+  // Up to `lanes` 1..kMaxFramesInFlight encoders of `settings` for `shape`, the first made here
+  // (each checks the settings; its max_bytes is its own); `devices` empty: each on settings'
+  // device.
   // device_turns > 0: at most that many of one device's encoders in their device stages at
   // once (device_turns.hpp). Throws Error as Encoder's constructor does, or InvalidArgument
   // for a bad lane count.
@@ -54,7 +61,8 @@ class FrameEncoder {
   // ticket not in flight (never submitted, or waited for already).
   EncodeReport wait(uint64_t ticket, std::vector<uint8_t>& file);
 
-  int lanes() const { return static_cast<int>(lanes_.size()); }
+  // The lanes made so far.
+  int lanes() const;
 
  private:
   struct Frame {
@@ -66,11 +74,21 @@ class FrameEncoder {
     EncodeReport report;
   };
   void lane_loop(Encoder& encoder, int lane);
+  // Makes lane lanes_.size() and starts its thread (the caller's thread, not under mutex_).
+  void add_lane();
 
+  EncoderSettings settings_;
+  j2k_image_view shape_{};
+  std::vector<j2k_component_view> shape_components_;  // shape_.components points here
+  std::vector<int> devices_;
+  int device_turns_ = 0;
+  size_t most_lanes_ = 1;
   std::map<int, std::unique_ptr<DeviceTurns>> turns_;  // by device, with device_turns
-  std::vector<std::unique_ptr<Encoder>> lanes_;
+  std::vector<std::unique_ptr<Encoder>> lanes_;       // (grown by the submitting thread only)
   std::vector<std::thread> threads_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
+  size_t lanes_made_ = 0;                              // lanes_.size(), read under mutex_
+  size_t busy_ = 0;                                    // lanes coding a frame
   std::condition_variable work_, done_;
   std::deque<Frame*> queue_;                          // submitted, not started
   std::map<uint64_t, std::unique_ptr<Frame>> frames_;  // submitted, not waited for

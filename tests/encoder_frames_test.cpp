@@ -266,6 +266,33 @@ TEST(EncoderFrames, DestroyedWithFramesInFlight) {
   SUCCEED();
 }
 
+// Lanes are made as the frames need them: a caller that waits for each frame before it submits
+// the next is served by the first lane alone (the others' plans never made); one that queues
+// frames faster than they are coded gets more lanes, up to frames_in_flight.
+TEST(EncoderFrames, LanesAreMadeAsTheFramesNeedThem) {
+  const std::vector<j2kfront::Image> images = frames(8, /*whole=*/true);
+  FrameSetup u;
+  u.lanes = 4;
+  u.whole = true;
+  u.ht = true;
+  const std::vector<std::vector<uint8_t>> expected = one_by_one(u, images);
+  j2kfront::Encoder one_at_a_time(settings_of(u), coding_of(u), images[0].view());
+  for (size_t i = 0; i < images.size(); ++i) {
+    EXPECT_EQ(one_at_a_time.wait(one_at_a_time.submit(images[i].view())), expected[i]) << "frame " << i;
+    EXPECT_EQ(one_at_a_time.report().lane, 0) << "frame " << i << ": a second lane for a caller that waits for each frame";
+  }
+  j2kfront::Encoder queued(settings_of(u), coding_of(u), images[0].view());
+  std::vector<j2k_ticket> tickets;
+  for (const j2kfront::Image& im : images) tickets.push_back(queued.submit(im.view()));
+  int most = 0;
+  for (size_t i = 0; i < images.size(); ++i) {
+    EXPECT_EQ(queued.wait(tickets[i]), expected[i]) << "frame " << i;
+    most = std::max(most, queued.report().lane);
+  }
+  EXPECT_GE(most, 1) << "eight frames queued at once were all coded by the first lane";
+  EXPECT_LE(most, 3);
+}
+
 // A CUDA device, or why there is none.
 bool cuda_device(std::string& why) {
   const char* reason = nullptr;

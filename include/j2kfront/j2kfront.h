@@ -486,9 +486,12 @@ typedef struct j2k_coding {
                                  Kakadu's Qstep; without rates or PSNR targets every block
                                  is coded down to it (HT: one cleanup pass). 0: a step of 1
                                  sample value (1 / 2^precision). Not with the 5/3 (0) */
-  /* Frames in flight (j2k_encoder_submit): this many encoders side by side, each with its own
-   * plan, buffers and (on a GPU) streams, made at the first submit; 1 to
-   * J2K_MAX_FRAMES_IN_FLIGHT; 0: 2 (0). max_bytes holds for each of them. */
+  /* Frames in flight (j2k_encoder_submit): up to this many encoders side by side, each with
+   * its own plan, buffers and (on a GPU) streams, made as the frames need them: the first at
+   * the first submit, another at a submit that finds every one busy (a caller that feeds frames
+   * no faster than one encoder codes them never pays for the others; one that cannot be made
+   * for want of memory leaves the frames to those there are); 1 to J2K_MAX_FRAMES_IN_FLIGHT;
+   * 0: 2 (0). max_bytes holds for each of them. */
   int frames_in_flight;
   /* The GPUs the frames in flight go to, encoder i on devices[i % num_devices] (several GPUs
    * of one host); NULL / 0: the settings' device (NULL, 0) */
