@@ -13,6 +13,7 @@
 #include "common/error.hpp"
 #include "common/sample_type.hpp"
 #include "io/image_io.hpp"
+#include "io/interleave_rgb8.hpp"
 
 namespace j2k::io {
 namespace {
@@ -28,17 +29,13 @@ void put(std::FILE* file, const std::string& name, const void* data, size_t size
 void interleave_rows(const ImageSamples& image, int64_t y0, int64_t rows, bool wide, bool big_endian, unsigned char* out) {
   const size_t channels = image.components.size(), size = wide ? 2 : 1;
   const size_t n = static_cast<size_t>(image.components[0].width * rows), step = channels * size;
-  // 8-bit RGB, the common case, in one pass whose stores are contiguous.
+  // 8-bit RGB, the common case, in one pass whose stores are contiguous (interleave_rgb8.hpp).
   if (!wide && channels == 3 &&
       std::all_of(image.components.begin(), image.components.end(), [](const ComponentSamples& k) { return k.type == J2K_SAMPLE_U8; })) {
     const uint8_t* r = image.components[0].row<uint8_t>(y0);
     const uint8_t* g = image.components[1].row<uint8_t>(y0);
     const uint8_t* b = image.components[2].row<uint8_t>(y0);
-    for (size_t i = 0; i < n; ++i) {
-      out[3 * i] = r[i];
-      out[3 * i + 1] = g[i];
-      out[3 * i + 2] = b[i];
-    }
+    interleave_rgb8(r, g, b, n, out);
     return;
   }
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__

@@ -104,22 +104,12 @@ struct RowBackStage::Impl {
     return static_cast<char*>(bands[3 * c + static_cast<size_t>(band)]->p) + ((slot < 0 ? slot + 3 : slot) * stripe + row) * bw * 4;
   }
 
-  void emit(int64_t k) {
-    const Rect& r = comps[0].rect;
-    const int64_t e0 = std::max(r.y0, 2 * k * stripe), e1 = std::min(r.y1, 2 * (k + 1) * stripe);
-    if (e1 <= e0) return;
-    const int64_t w0 = std::max(r.y0, e0 - margin), w1 = std::min(r.y1, e1 + margin);
-    const int64_t hw = w1 - w0;
-    const int casw = static_cast<int>(w0 & 1);
-    const int64_t snw = low_count(hw, casw);
-    // The horizontal pass, row by row from where the halves lie (the coarse plane and the
-    // bands' stripes: an L row is [LL | HL], an H row [LH | HH]) into the window, its L rows
-    // first (the pyramid order the vertical pass takes).
-    const auto n = static_cast<ptrdiff_t>(comps.size());
-    run_on_workers(n * hw, worker_count(threads), [&](ptrdiff_t i, int worker) {
-      const auto c = static_cast<size_t>(i / hw);
-      const int64_t y = i % hw;
-      const Geometry& g = geometry[c];
+  // The horizontal pass of component c's window rows [w0, w0 + hw), row by row from where
+  // the halves lie (the coarse plane and the bands' stripes: an L row is [LL | HL], an H row
+  // [LH | HH]) into the window, its L rows first (the pyramid order the vertical pass takes).
+  void inverse_rows(size_t c, int64_t w0, int64_t hw, int casw, int64_t snw) {
+    const Geometry& g = geometry[c];
+    run_on_workers(hw, worker_count(threads), [&](ptrdiff_t y, int worker) {
       const char *low, *high;
       if (y < snw) {
         const int64_t by = (w0 + casw + 2 * y) >> 1;
@@ -139,10 +129,25 @@ struct RowBackStage::Impl {
         host_inverse_row(reinterpret_cast<const float*>(low), reinterpret_cast<const float*>(high), reinterpret_cast<float*>(out),
                          g.w, g.cas_x, scratch_of<float>() + at);
     });
+  }
+
+  void emit(int64_t k) {
+    const Rect& r = comps[0].rect;
+    const int64_t e0 = std::max(r.y0, 2 * k * stripe), e1 = std::min(r.y1, 2 * (k + 1) * stripe);
+    if (e1 <= e0) return;
+    const int64_t w0 = std::max(r.y0, e0 - margin), w1 = std::min(r.y1, e1 + margin);
+    const int64_t hw = w1 - w0;
+    const int casw = static_cast<int>(w0 & 1);
+    const int64_t snw = low_count(hw, casw);
     std::vector<Plane> in(comps.size());
     TileOutput out;
     out.mct = mct;
+    // Component by component, its horizontal then its vertical pass: the vertical pass reads
+    // the window while the horizontal pass's rows are still in the core's L2 (a window of a
+    // 4096-wide component is about 2 MiB; all the components' rows first left none of the
+    // first one there).
     for (size_t c = 0; c < comps.size(); ++c) {
+      inverse_rows(c, w0, hw, casw, snw);
       const Geometry& g = geometry[c];
       if (comps[c].reversible)
         host_inverse_vertical(static_cast<int32_t*>(windows[c]->p), g.w, g.w, hw, casw, threads, scratch_of<int32_t>(),

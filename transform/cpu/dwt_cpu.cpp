@@ -11,6 +11,7 @@
 
 #include "transform/dwt.hpp"
 #include "transform/cpu/lifting.hpp"
+#include "transform/cpu/row_interleave.hpp"
 #include "transform/cpu/strip_lifting.hpp"
 #include "common/parallel/parallel_for.hpp"
 
@@ -30,35 +31,43 @@ constexpr ptrdiff_t kParallelMin = 32 * 1024;
 template <class T>
 struct RowLifting;
 
-// inverse() takes the row as it lies (L then H, pyramid order) and leaves L and H lifted in the
-// scratch at L (H = L + sn): the 9/7 scales them as it copies them there, in one pass.
+// inverse_into() takes a row whose low and high halves lie apart from `out` and leaves it
+// inverse lifted and interleaved in `out`, L (then H) the scratch; inverse_in_place() the same
+// with the row as it lies (L then H, pyramid order) and as its own output. Each ends with the
+// last lifting step and the interleave in one sweep (row_interleave.hpp).
 template <>
 struct RowLifting<int32_t> {
   static void forward(int32_t* L, ptrdiff_t sn, int32_t* H, ptrdiff_t dn, int cas) { forward53(L, sn, H, dn, cas, 1); }
-  static void inverse(const int32_t* row, int32_t* L, ptrdiff_t sn, int32_t* H, ptrdiff_t dn, int cas, const Inverse97Scale&) {
-    inverse53_from(row, row + sn, L, sn, H, dn, cas);
+  // The last step reads H where it lies.
+  static void inverse_into(const int32_t* low, const int32_t* high, int32_t* out, ptrdiff_t sn, ptrdiff_t dn, int cas,
+                           int32_t* L, const Inverse97Scale&) {
+    lift_into(L, low, sn, high, dn, cas - 1, 1, UnUpdate53{});
+    lift_last_interleaved(L, sn, high, dn, cas, out);
   }
-  // The same with the row's low and high halves apart.
-  static void inverse(const int32_t* low, const int32_t* high, int32_t* L, ptrdiff_t sn, int32_t* H, ptrdiff_t dn, int cas,
-                      const Inverse97Scale&) {
-    inverse53_from(low, high, L, sn, H, dn, cas);
+  // The high half copied to the scratch first: the interleave overwrites it in the row.
+  static void inverse_in_place(int32_t* row, ptrdiff_t sn, ptrdiff_t dn, int cas, int32_t* L, const Inverse97Scale& k) {
+    int32_t* H = L + sn;
+    std::memcpy(H, row + sn, static_cast<size_t>(dn) * sizeof(int32_t));
+    inverse_into(row, H, row, sn, dn, cas, L, k);
   }
 };
 
 template <>
 struct RowLifting<float> {
   static void forward(float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas) { forward97(L, sn, H, dn, cas, 1); }
-  static void inverse(const float* row, float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas, const Inverse97Scale& k) {
-    // inverse97's scaling, done on the way into the scratch.
-    for (ptrdiff_t j = 0; j < sn; ++j) L[j] = row[j] * kK;
-    for (ptrdiff_t i = 0; i < dn; ++i) H[i] = row[sn + i] * k.high;
-    inverse97_lifts(L, sn, H, dn, cas, 1);
-  }
-  static void inverse(const float* low, const float* high, float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas,
-                      const Inverse97Scale& k) {
-    for (ptrdiff_t j = 0; j < sn; ++j) L[j] = low[j] * kK;
+  // inverse97's scaling of H done on its way into the scratch, that of L in the first step
+  // (ScaledLift97); every value of the row read before `out` is written.
+  static void inverse_into(const float* low, const float* high, float* out, ptrdiff_t sn, ptrdiff_t dn, int cas, float* L,
+                           const Inverse97Scale& k) {
+    float* H = L + sn;
     for (ptrdiff_t i = 0; i < dn; ++i) H[i] = high[i] * k.high;
-    inverse97_lifts(L, sn, H, dn, cas, 1);
+    lift_into(L, low, sn, H, dn, cas - 1, 1, ScaledLift97{kK, -kDelta});
+    lift(H, dn, L, sn, -cas, 1, Lift97{-kGamma});
+    lift(L, sn, H, dn, cas - 1, 1, Lift97{-kBeta});
+    lift_last_interleaved(L, sn, H, dn, cas, out);
+  }
+  static void inverse_in_place(float* row, ptrdiff_t sn, ptrdiff_t dn, int cas, float* L, const Inverse97Scale& k) {
+    inverse_into(row, row + sn, row, sn, dn, cas, L, k);
   }
 };
 
@@ -183,9 +192,7 @@ void horizontal_rows(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t sn, ptrdi
       RowLifting<T>::forward(L, sn, H, dn, cas);
       std::memcpy(row, L, static_cast<size_t>(w) * sizeof(T));
     } else {
-      RowLifting<T>::inverse(row, L, sn, H, dn, cas, k);
-      for (ptrdiff_t j = 0; j < sn; ++j) row[2 * j + cas] = L[j];
-      for (ptrdiff_t i = 0; i < dn; ++i) row[2 * i + 1 - cas] = H[i];
+      RowLifting<T>::inverse_in_place(row, sn, dn, cas, L, k);
     }
   }
 }
@@ -199,10 +206,7 @@ void inverse_split_row(const T* low, const T* high, T* out, ptrdiff_t w, int cas
     return;
   }
   const ptrdiff_t sn = low_count(w, cas), dn = w - sn;
-  T* H = L + sn;
-  RowLifting<T>::inverse(low, high, L, sn, H, dn, cas, k);
-  for (ptrdiff_t j = 0; j < sn; ++j) out[2 * j + cas] = L[j];
-  for (ptrdiff_t i = 0; i < dn; ++i) out[2 * i + 1 - cas] = H[i];
+  RowLifting<T>::inverse_into(low, high, out, sn, dn, cas, L, k);
 }
 
 // The two leaf functions compiled again for AVX2 (flatten: the lifting inlined into them), and

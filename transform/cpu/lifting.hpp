@@ -119,6 +119,18 @@ struct Lift97 {
   }
 };
 
+// Lift97 on a value still to be scaled (x * scale, rounded, then the step): the inverse's
+// scaling and its first step in one sweep, each value as the two apart.
+struct ScaledLift97 {
+  float scale, c;
+  float operator()(float x, float a, float b) const {
+    const float s = x * scale;
+    float t = a + b;
+    t = t * c;
+    return s + t;
+  }
+};
+
 using constants::kAlpha;
 using constants::kBeta;
 using constants::kGamma;

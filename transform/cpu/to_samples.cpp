@@ -156,7 +156,9 @@ void rct_row(const int32_t* __restrict c0, const int32_t* __restrict c1, const i
 #if J2K_TO_SAMPLES_AVX2
 // ict_row's four-pixel loop on eight pixels (AVX2): inverse_mct(float)'s operations in its
 // order, then FloatRange::store4's clamp (NaN to the top end), the CPU's rounding conversion and
-// the offset. Returns the pixels done, a multiple of 8. For AVX2 builds only (job_rows_avx2).
+// the offset (8- and 16-bit unsigned samples narrowed by a pack, which saturates nothing
+// within their range). Returns the pixels done, a multiple of 8. For AVX2 builds only
+// (job_rows_avx2).
 template <class S>
 __attribute__((target("avx2"))) inline void store8(const FloatRange& r, __m256 f, S* d) {
   f = _mm256_max_ps(_mm256_min_ps(f, _mm256_set1_ps(r.hi)), _mm256_set1_ps(r.lo));
@@ -165,6 +167,13 @@ __attribute__((target("avx2"))) inline void store8(const FloatRange& r, __m256 f
     if (r.lo_int >= 0 && r.hi_int <= 255) {  // the packs then saturate nothing
       const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
       _mm_storel_epi64(reinterpret_cast<__m128i*>(d), _mm_packus_epi16(words, words));
+      return;
+    }
+  }
+  if constexpr (std::is_same_v<S, uint16_t>) {
+    if (r.lo_int >= 0 && r.hi_int <= 65535) {  // the pack then saturates nothing
+      const __m128i words = _mm_packus_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(d), words);
       return;
     }
   }
@@ -185,6 +194,14 @@ __attribute__((target("avx2"))) int64_t ict_pixels_avx2(const float* c0, const f
            d1 + x);
     store8(f2, _mm256_add_ps(y, _mm256_mul_ps(_mm256_set1_ps(kIctBU), u)), d2 + x);
   }
+  return x;
+}
+// A row without the ICT, eight samples at a time (where `r` is exact). Returns the samples
+// done, a multiple of 8.
+template <class S>
+__attribute__((target("avx2"))) int64_t float_samples_avx2(const float* src, S* dst, int64_t w, const FloatRange& r) {
+  int64_t x = 0;
+  for (; x + 8 <= w; x += 8) store8(r, _mm256_loadu_ps(src + x), dst + x);
   return x;
 }
 #endif
@@ -231,6 +248,10 @@ void row(const std::vector<Plane>& in, const TileOutput& out, size_t c, bool mct
     } else {
       const FloatRange range(out.offset[c], out.lo[c], out.hi[c]);
       int64_t x = 0;
+#if J2K_TO_SAMPLES_AVX2
+      if constexpr (kAvx2)
+        if (range.exact) x = float_samples_avx2(src, dst, w, range);
+#endif
 #if defined(__SSE2__)
       for (; range.exact && x + 4 <= w; x += 4) range.store4(_mm_loadu_ps(src + x), dst + x);
 #endif
