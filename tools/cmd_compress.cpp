@@ -36,6 +36,7 @@
 #include "tools/memory_size.hpp"
 #include "tools/output_dir.hpp"
 #include "tools/progress.hpp"
+#include "tools/read_ahead.hpp"
 #include "tools/stdin_file.hpp"
 #include "tools/transform_rows.hpp"
 #include "transform/backend.hpp"
@@ -756,6 +757,10 @@ int run_compress(CompressArgs a) {
     }
     over_budget.clear();
   };
+  // A directory of untiled images reads the next file while this one is coded (a tiled one may
+  // go a row of tiles at a time, read as it is coded).
+  const bool reads_ahead = batch && a.tile_size.empty() && a.raw_layout.empty();
+  ReadAhead read_ahead;
   for (size_t k = 0; k < jobs.size(); ++k) {
     const CompressJob& job = jobs[k];
     frames.make_room();  // before the next image is read: the oldest written
@@ -805,7 +810,9 @@ int run_compress(CompressArgs a) {
       // coefficients are over --max-memory goes a row of tiles at a time, and so does one whose
       // encoder then turns out not to fit whole.
       std::unique_ptr<io::ImageReader> reader;
-      if (!raw) reader = named([&] { return std::make_unique<io::ImageReader>(path); });
+      std::optional<ReadAhead::Read> read_before = read_ahead.take(k);  // (its error is this image's)
+      if (read_before) reader = std::move(read_before->reader);
+      else if (!raw) reader = named([&] { return std::make_unique<io::ImageReader>(path); });
       // The canvas an image file's samples cover (-s spreads them: an image file's components
       // are never subsampled themselves).
       const int64_t sx = subsampling ? subsampling->first : 1, sy = subsampling ? subsampling->second : 1;
@@ -822,13 +829,14 @@ int run_compress(CompressArgs a) {
       if (!by_rows) {
         io::ReadOptions read_options;
         read_options.max_bytes = max_memory;  // the samples alone
-        j2kfront::Image image = named([&] {
+        j2kfront::Image image = read_before ? std::move(read_before->image) : named([&] {
           return raw ? io::read_raw(job.input, *raw, read_options) : reader->read_rows(reader->shape().height, max_memory);
         });
+        if (reads_ahead && k + 1 < jobs.size()) read_ahead.start(k + 1, jobs[k + 1].input, max_memory);
         carry_metadata(reader ? reader->metadata() : io::ImageMetadata(), image, !a.xyz.empty(), job.input, coding);  // none for raw samples
         metadata_carried = true;
         if (!a.xyz.empty()) image = to_dci_xyz(image, a.xyz);
-        const double read_ms = ms_since(t);
+        const double read_ms = read_before ? read_before->ms : ms_since(t);
         on_canvas(image);
         const j2kfront::ImageView view = image.view();
         const std::string key = shape_key(image);
@@ -859,8 +867,9 @@ int run_compress(CompressArgs a) {
             drop_encoder();  // the frames in flight are the old encoder's
             coding.last_is_alpha = last_is_alpha(job.input, image);
             lanes = one_at_a_time.count(key) ? 1 : wanted;
-            while (lanes > 1 && max_memory != 0 && 2 * window_of(lanes) * samples > max_memory) --lanes;
-            const uint64_t held = lanes > 1 ? window_of(lanes) * samples : samples;
+            const uint64_t ahead = reads_ahead ? 1 : 0;  // the next image's samples, read meanwhile
+            while (lanes > 1 && max_memory != 0 && 2 * (window_of(lanes) + ahead) * samples > max_memory) --lanes;
+            const uint64_t held = ((lanes > 1 ? window_of(lanes) : 1) + ahead) * samples;
             coding.frames_in_flight = lanes > 1 ? lanes : 0;
             coding.max_bytes = max_memory == 0 ? 0 : (max_memory - std::min(held, max_memory - 1)) / static_cast<uint64_t>(lanes);
             encoder = std::make_unique<j2kfront::Encoder>(s, coding, view);
