@@ -167,6 +167,29 @@ TEST(HtEncoderPath, SparseClusteredBlocks) {
   }
 }
 
+// The 9/7's blocks (fraction bits, distortion estimated) at plane 0, where the AVX2 build
+// gathers 8 samples at a time with its sums: magnitudes either side of 2^25 (where the sums
+// stop being used) and up to 2^31 - 1 and -2^31, every width 1..40 (the rows' last width % 8
+// on their own), planes 0 to 3.
+TEST(HtEncoderPath, LossyGatherAtEveryWidth) {
+  if (skip_without_avx2()) GTEST_SKIP() << "no AVX2 and BMI2 here: only the portable build runs";
+  std::mt19937 rng(16);
+  for (int w = 1; w <= 40; ++w)
+    for (int bits : {3, 12, 24, 25, 26, 31, 32}) {
+      const int h = 1 + static_cast<int>(rng() % 64);
+      std::vector<int32_t> block(static_cast<size_t>(w * h));
+      for (int32_t& c : block) {
+        const uint32_t m = bits == 32 ? rng() : rng() & ((1u << bits) - 1);
+        c = (rng() % 3 == 0) ? 0 : (rng() & 1) ? static_cast<int32_t>(0u - m) : static_cast<int32_t>(m & 0x7FFFFFFFu);
+      }
+      if (bits == 32) block[0] = INT32_MIN;
+      for (int plane = 0; plane < 4; ++plane) {
+        expect_same(block, w, h, w, plane, 6, describe(w, h, bits, plane, 6));
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+}
+
 // A cleanup pass at plane 0: the block's energy and the distortion the pass removes, each
 // builds' (integer sums gathered with the samples, or a pass in double for large magnitudes)
 // against the sums worked out here in double, term by term in the block's order: the
