@@ -229,7 +229,8 @@ J2K_HT_AVX2 inline void put_magsgn(ForwardWriter& magsgn, const QuadCodes& c, co
 // The writers fed in the coder's order, each stream's own: per quad its MEL event, codeword
 // and MagSgn bits, per pair then the U-VLC codes. Outside the initial line-pair a pair's two
 // codewords and U-VLC codes go in one put where they fit 32 bits, and so do two quads' MagSgn
-// bits: the streams' bits are the same, in fewer calls.
+// bits, and the line-pair's MEL events go first, from put_mel_events: the streams' bits are
+// the same, in fewer calls.
 template <bool kInitial>
 J2K_HT_AVX2 inline void scalar_stage(const QuadCodes& c, int qw, const uint32_t* top, const uint32_t* bottom, ForwardWriter& magsgn,
                                      MelEncoder& mel, BackwardWriter& vlc, const Uvlc* uvlc) {
