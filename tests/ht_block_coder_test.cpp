@@ -8,6 +8,7 @@
 // something or report corruption, never crash (CI runs this under ASan/UBSan).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <random>
@@ -100,6 +101,76 @@ TEST(HtMel, StuffedBitAfterFF) {
   ht::MelDecoder mel(bytes, 3);
   for (int i = 0; i < 17 + 2; ++i) ASSERT_EQ(mel.event(), 0) << "event " << i;
   EXPECT_EQ(mel.event(), 1);
+}
+
+// The MEL coder bit by bit as Part 15's Annex C describes it, the reference for MelEncoder
+// (which puts a run's bits at once): states k = 0..12, run exponents E[k]; a 0 event adds to
+// the run, a full run of 2^E zeros is "1" (k up); a 1 is "0" and the run's length in E bits,
+// the highest first (k down); bytes from the MSB, 7 bits after a 0xFF.
+struct MelReference {
+  std::vector<uint8_t> bytes;
+  unsigned tmp = 0;
+  int left = 8, k = 0, run = 0;
+  void bit(int b) {
+    tmp = (tmp << 1) | static_cast<unsigned>(b);
+    if (--left == 0) {
+      bytes.push_back(static_cast<uint8_t>(tmp));
+      left = tmp == 0xFF ? 7 : 8;
+      tmp = 0;
+    }
+  }
+  void put(bool one) {
+    static const int kE[13] = {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4, 5};
+    const int e = kE[k];
+    if (!one) {
+      if (++run < (1 << e)) return;
+      bit(1);
+      run = 0;
+      k = std::min(k + 1, 12);
+      return;
+    }
+    bit(0);
+    for (int t = e - 1; t >= 0; --t) bit((run >> t) & 1);
+    run = 0;
+    k = std::max(k - 1, 0);
+  }
+};
+
+// MelEncoder against the reference: random event streams, their zeros in runs of every length
+// (within a MEL run, completing it, over many runs and in the last state), put one by one and
+// with put_zeros for each run of zeros; the bytes, the byte being filled and its room.
+TEST(HtMel, AsTheBitByBitReference) {
+  std::mt19937 rng(21);
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::vector<int> runs;  // zeros before each one (the last run ends the stream)
+    const int count = 1 + static_cast<int>(rng() % 60);
+    const unsigned longest = trial % 3 == 0 ? 4u : trial % 3 == 1 ? 40u : 700u;
+    for (int i = 0; i < count; ++i) runs.push_back(static_cast<int>(rng() % longest));
+    size_t events = 0;
+    for (int r : runs) events += static_cast<size_t>(r) + 1;
+    MelReference reference;
+    std::vector<uint8_t> a(ht::mel_capacity(events)), b(ht::mel_capacity(events));
+    ht::MelEncoder one_by_one(a.data()), at_once(b.data());
+    for (size_t i = 0; i < runs.size(); ++i) {
+      for (int z = 0; z < runs[i]; ++z) {
+        reference.put(false);
+        one_by_one.put(false);
+      }
+      at_once.put_zeros(runs[i]);
+      if (i + 1 < runs.size()) {
+        reference.put(true);
+        one_by_one.put(true);
+        at_once.put(true);
+      }
+    }
+    for (const ht::MelEncoder* m : {&one_by_one, &at_once}) {
+      const std::string what = "trial " + std::to_string(trial) + (m == &at_once ? ", put_zeros" : ", one by one");
+      ASSERT_EQ(m->size(), reference.bytes.size()) << what;
+      ASSERT_EQ(m->last_bits(), reference.tmp) << what;
+      ASSERT_EQ(m->last_room(), reference.left) << what;
+      for (size_t i = 0; i < m->size(); ++i) ASSERT_EQ(m->data()[i], reference.bytes[i]) << what << ", byte " << i;
+    }
+  }
 }
 
 // --- bit readers ----------------------------------------------------------------------------

@@ -8,6 +8,7 @@
 // AVX2 the tests say so and skip.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <random>
@@ -123,6 +124,70 @@ TEST(HtEncoderPath, Extremes) {
     for (int32_t& c : block) c = static_cast<int32_t>((rng() & ((1u << bits) - 1)) | (1u << (bits - 1))) * ((rng() & 1) ? -1 : 1);
     expect_same(block, 64, 64, 64, 0, 0, "every magnitude of " + std::to_string(bits) + " bits");
   }
+}
+
+// Blocks as a lossy band's are: mostly 0, the nonzero coefficients small and in clusters,
+// so that runs of MEL events of every length end at any quad of a line-pair (the AVX2 coder
+// codes a line-pair's events from bit masks of 64 quads). Every width 1..130 of the long
+// shapes, and 64x64 at many densities.
+TEST(HtEncoderPath, SparseClusteredBlocks) {
+  if (skip_without_avx2()) GTEST_SKIP() << "no AVX2 and BMI2 here: only the portable build runs";
+  std::mt19937 rng(15);
+  auto sparse = [&](int w, int h, double density) {
+    std::vector<int32_t> block(static_cast<size_t>(w) * static_cast<size_t>(h), 0);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        // Denser in a few bands of columns: clusters with long empty stretches between.
+        const double here = ((x / 9) % 5 == 0) ? std::min(1.0, density * 8) : density;
+        if (u(rng) < here) {
+          const int32_t m = 1 + static_cast<int32_t>(rng() % ((rng() % 8) ? 3u : 200u));
+          block[static_cast<size_t>(y) * static_cast<size_t>(w) + static_cast<size_t>(x)] = (rng() & 1) ? -m : m;
+        }
+      }
+    return block;
+  };
+  for (int w = 1; w <= 130; ++w) {
+    const int h = 4096 / std::max(w, 4) < 64 ? 4096 / std::max(w, 4) : 64;
+    for (double density : {0.002, 0.03, 0.2}) {
+      const std::vector<int32_t> block = sparse(w, h, density);
+      expect_same(block, w, h, w, 0, 0, describe(w, h, 0, 0, 0) + ", density " + std::to_string(density));
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+  for (int trial = 0; trial < 200; ++trial) {
+    const double density = std::ldexp(1.0, -static_cast<int>(trial % 12));
+    std::vector<int32_t> block = sparse(64, 64, density);
+    // Lossy (6 fraction bits) half the time, coded at plane 0 or above it.
+    const int fraction_bits = trial % 2 ? 6 : 0;
+    for (int32_t& c : block) c = static_cast<int32_t>(static_cast<uint32_t>(c) << fraction_bits);
+    const int plane = trial % 3 == 0 ? 1 : 0;
+    expect_same(block, 64, 64, 64, plane, fraction_bits, describe(64, 64, 0, plane, fraction_bits) + ", density " + std::to_string(density));
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// The 9/7's blocks (fraction bits, distortion estimated) at plane 0, where the AVX2 build
+// gathers 8 samples at a time with its sums: magnitudes either side of 2^25 (where the sums
+// stop being used) and up to 2^31 - 1 and -2^31, every width 1..40 (the rows' last width % 8
+// on their own), planes 0 to 3.
+TEST(HtEncoderPath, LossyGatherAtEveryWidth) {
+  if (skip_without_avx2()) GTEST_SKIP() << "no AVX2 and BMI2 here: only the portable build runs";
+  std::mt19937 rng(16);
+  for (int w = 1; w <= 40; ++w)
+    for (int bits : {3, 12, 24, 25, 26, 31, 32}) {
+      const int h = 1 + static_cast<int>(rng() % 64);
+      std::vector<int32_t> block(static_cast<size_t>(w * h));
+      for (int32_t& c : block) {
+        const uint32_t m = bits == 32 ? rng() : rng() & ((1u << bits) - 1);
+        c = (rng() % 3 == 0) ? 0 : (rng() & 1) ? static_cast<int32_t>(0u - m) : static_cast<int32_t>(m & 0x7FFFFFFFu);
+      }
+      if (bits == 32) block[0] = INT32_MIN;
+      for (int plane = 0; plane < 4; ++plane) {
+        expect_same(block, w, h, w, plane, 6, describe(w, h, bits, plane, 6));
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
 }
 
 // A cleanup pass at plane 0: the block's energy and the distortion the pass removes, each

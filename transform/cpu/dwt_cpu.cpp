@@ -96,6 +96,11 @@ struct Strip {
   void forward_pair(SA sh, DA dh, SB sl, DB dl, OpH op_h, OpL op_l) const {
     lift_pair<kLanes, T>(sh, dh, dn, -cas, op_h, sl, dl, sn, cas - 1, op_l, lanes);
   }
+  // The forward 9/7's four steps (H, L, H, L) from the image into scratch in one sweep.
+  template <class OpH1, class OpL1, class OpH2, class OpL2>
+  void forward_two_pairs(OpH1 h1, OpL1 l1, OpH2 h2, OpL2 l2) const {
+    lift_two_pairs<kLanes, T>(imgH(), sH(), dn, -cas, imgL(), sL(), sn, cas - 1, h1, l1, h2, l2, lanes);
+  }
   template <class SA, class DA, class SB, class DB, class OpL, class OpH>
   void inverse_pair(SA sl, DA dl, SB sh, DB dh, OpL op_l, OpH op_h) const {
     lift_pair<kLanes, T>(sl, dl, sn, cas - 1, op_l, sh, dh, dn, -cas, op_h, lanes);
@@ -136,11 +141,11 @@ void strip_inverse(const Strip<int32_t, kLanes>& s) {
   s.inverse_pair(s.sL(), s.imgL(), s.sH(), s.imgH(), UnUpdate53{}, UnPredict53{});
 }
 
-// 9/7: alpha+beta from the image into scratch, gamma+delta in scratch, scaled copy back.
+// 9/7: alpha, beta, gamma and delta from the image into scratch in one sweep, scaled copy
+// back (the inverse: the scaling into scratch, delta+gamma there, beta+alpha into the image).
 template <size_t kLanes>
 void strip_forward(const Strip<float, kLanes>& s) {
-  s.forward_pair(s.imgH(), s.sH(), s.imgL(), s.sL(), Lift97{kAlpha}, Lift97{kBeta});
-  s.forward_pair(s.sH(), s.sH(), s.sL(), s.sL(), Lift97{kGamma}, Lift97{kDelta});
+  s.forward_two_pairs(Lift97{kAlpha}, Lift97{kBeta}, Lift97{kGamma}, Lift97{kDelta});
   s.store(kInvK, kK);
 }
 template <size_t kLanes>

@@ -65,4 +65,49 @@ inline void lift_pair(SrcA srcA, DstA dstA, ptrdiff_t na, ptrdiff_t offA, OpA op
   for (ptrdiff_t m = std::max(na - offB - 1, ptrdiff_t{0}); m < nb; ++m) update_b(m);
 }
 
+// Two lift_pair sweeps in one: A then B from the sources into the destinations (as
+// lift_pair), then A again and B again in place there (the forward 9/7's alpha, beta, gamma
+// and delta), each step's element computed as soon as its neighbours from the step before
+// are. With offA + offB = -1: step 1's A[k] at iteration k; step 2's B[m] at k = m + offB + 1
+// (as lift_pair); step 3's A[i] at k = i + 1, when step 2's B[i + offA + 1] is there; step
+// 4's B[m] at k = m + offB + 2, when step 3's A[m + offB + 1] is. In one iteration the steps
+// run in order 1..4, so no step reads an element after a later step has rewritten it in
+// place: step 2 reads A[j] last at k = j + 1, when step 3 rewrites it after; step 3 reads
+// B[j] last at k = j + offB + 2, when step 4 rewrites it after; the neighbours clamped at
+// either end are read no later (at the end na <= nb + offB + 1 and nb <= na - offB, both
+// directions' counts). Every value comes from the same operations on the same operands as
+// two lift_pair sweeps give it, so the same bits, and the strip passes through the cache
+// once less.
+template <size_t kLanes, class T, class SrcA, class SrcB, class DstA, class DstB, class OpA1, class OpB1, class OpA2,
+          class OpB2>
+inline void lift_two_pairs(SrcA srcA, DstA dstA, ptrdiff_t na, ptrdiff_t offA, SrcB srcB, DstB dstB, ptrdiff_t nb,
+                           ptrdiff_t offB, OpA1 opA1, OpB1 opB1, OpA2 opA2, OpB2 opB2, size_t lanes_at_run_time) {
+  const size_t lanes = kLanes ? kLanes : lanes_at_run_time;
+  auto cb = [&](ptrdiff_t i) { return std::min(std::max(i, ptrdiff_t{0}), nb - 1); };
+  auto ca = [&](ptrdiff_t i) { return std::min(std::max(i, ptrdiff_t{0}), na - 1); };
+  auto step = [&](const T* s, const T* l, const T* r, T* d, auto op) {
+#pragma omp simd  // d may equal s (in place), element by element: no loop-carried dependence
+    for (size_t x = 0; x < lanes; ++x) d[x] = op(s[x], l[x], r[x]);
+  };
+  auto prefetch = [&](const T* p) { prefetch_row(p, lanes); };
+  // The iteration of each step's first element (steps 2..4 lag behind step 1), and the last.
+  const ptrdiff_t lag2 = offB + 1, lag3 = 1, lag4 = offB + 2;
+  const ptrdiff_t last = std::max(std::max(na - 1, nb - 1 + lag2), std::max(na - 1 + lag3, nb - 1 + lag4));
+  for (ptrdiff_t k = 0; k <= last; ++k) {
+    if (k < na) {
+      if (k + kAhead < na) {
+        prefetch(srcA(k + kAhead));
+        prefetch(srcB(cb(k + kAhead + offA + 1)));
+      }
+      step(srcA(k), srcB(cb(k + offA)), srcB(cb(k + offA + 1)), dstA(k), opA1);
+    }
+    const ptrdiff_t m2 = k - lag2;
+    if (m2 >= 0 && m2 < nb) step(srcB(m2), dstA(ca(m2 + offB)), dstA(ca(m2 + offB + 1)), dstB(m2), opB1);
+    const ptrdiff_t i3 = k - lag3;
+    if (i3 >= 0 && i3 < na) step(dstA(i3), dstB(cb(i3 + offA)), dstB(cb(i3 + offA + 1)), dstA(i3), opA2);
+    const ptrdiff_t m4 = k - lag4;
+    if (m4 >= 0 && m4 < nb) step(dstB(m4), dstA(ca(m4 + offB)), dstA(ca(m4 + offB + 1)), dstB(m4), opB2);
+  }
+}
+
 }  // namespace j2k::cpu

@@ -130,10 +130,45 @@ class MelEncoder {
       k_ = k_ < 12 ? k_ + 1 : 12;
       return;
     }
-    bit(0);  // a short run, its length in E bits, then the one
-    for (int t = e - 1; t >= 0; --t) bit((run_ >> t) & 1);
+    bits(static_cast<unsigned>(run_), e + 1);  // "0" (a short run), then its length in E bits
     run_ = 0;
     k_ = k_ > 0 ? k_ - 1 : 0;
+  }
+  // n zero events, as n put(false) calls give them: each run the n complete is sent, a "1"
+  // each, the rest left counting (an encoder that knows where its events' ones are spares a
+  // call an event).
+  J2K_HD void put_zeros(int n) {
+    int full = 0;  // the runs completed
+    while (n > 0) {
+      const int to_full = (1 << exponent(k_)) - run_;  // the zeros that complete this run
+      if (n < to_full) {
+        run_ += n;
+        break;
+      }
+      ++full;
+      n -= to_full;
+      run_ = 0;
+      if (k_ < 12) {
+        ++k_;
+        continue;
+      }
+      full += n >> 5;  // the last state's runs: 2^5 zeros each
+      run_ = n & 31;
+      break;
+    }
+    for (; full > 0; full -= 8) bits(0xFFu, full < 8 ? full : 8);
+  }
+  // The low n bits of v (n <= 8), the highest first: what n bit() calls put.
+  J2K_HD void bits(unsigned v, int n) {
+    while (n >= left_) {  // the byte being filled completed
+      n -= left_;
+      const unsigned byte = (tmp_ << left_) | ((v >> n) & ((1u << left_) - 1));
+      *end_++ = static_cast<uint8_t>(byte);
+      left_ = byte == 0xFF ? 7 : 8;
+      tmp_ = 0;
+    }
+    tmp_ = (tmp_ << n) | (v & ((1u << n) - 1));
+    left_ -= n;
   }
   J2K_HD void bit(int b) {
     tmp_ = (tmp_ << 1) | static_cast<unsigned>(b);

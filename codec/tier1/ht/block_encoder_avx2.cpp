@@ -42,6 +42,10 @@ struct QuadCodes {
   alignas(32) uint32_t low[kMaxQuads];     // U <= 8: the quad's MagSgn bits; else samples 0 and 1's
   alignas(32) uint32_t high[kMaxQuads];    // U above 8: samples 2 and 3's
   alignas(32) uint32_t counts[kMaxQuads];  // the bits of samples 0 and 1, of 2 and 3 << 8
+  // Outside the initial line-pair, a bit a quad, 8 a group: whether it sends a MEL event, and
+  // whether that event is 1 (put_mel_events codes them at once, away from the other streams).
+  alignas(8) uint8_t mel_event[kMaxQuads / 8];
+  alignas(8) uint8_t mel_one[kMaxQuads / 8];
 };
 
 // The U-VLC codes of every pair (ua, ub) outside the initial line-pair, uvlc_pair_bits() of
@@ -148,6 +152,10 @@ J2K_HT_AVX2 inline void vector_stage(const uint32_t* top, const uint32_t* bottom
     const __m256i mel = _mm256_and_si256(cx_zero, _mm256_or_si256(set1(static_cast<int>(kMelEvent)),
                                                                    _mm256_andnot_si256(rho_zero, set1(static_cast<int>(kMelOne)))));
     _mm256_store_si256(reinterpret_cast<__m256i*>(c.vlc + k), _mm256_or_si256(codeword, mel));
+    if (!kInitial) {
+      c.mel_event[k / kGroup] = static_cast<uint8_t>(_mm256_movemask_ps(_mm256_castsi256_ps(cx_zero)));
+      c.mel_one[k / kGroup] = static_cast<uint8_t>(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_andnot_si256(rho_zero, cx_zero))));
+    }
     // Each significant sample's bits below those the codeword gives: U less its e_k bit.
     const __m256i e_k = _mm256_and_si256(_mm256_srli_epi32(cw, 16), set1(0xF));
     __m256i bits[4], v[4];
@@ -168,6 +176,28 @@ J2K_HT_AVX2 inline void vector_stage(const uint32_t* top, const uint32_t* bottom
     const __m256i bound = _mm256_or_si256(_mm256_or_si256(u, _mm256_slli_epi32(big_u, 8)),
                                           _mm256_or_si256(_mm256_slli_epi32(e_k, 16), _mm256_slli_epi32(rho, 20)));
     _mm256_store_si256(reinterpret_cast<__m256i*>(c.bound + k), bound);
+  }
+}
+
+// A line-pair's MEL events outside the initial one, in the quads' order: MEL is a stream of
+// its own, so its events need not interleave with the other streams' puts. Each run of 0
+// events goes in one put_zeros, each 1 on its own.
+J2K_HT_AVX2 inline void put_mel_events(const QuadCodes& c, int qw, MelEncoder& mel) {
+  for (int first = 0; first < qw; first += 64) {
+    uint64_t events, ones;
+    std::memcpy(&events, c.mel_event + first / kGroup, sizeof events);
+    std::memcpy(&ones, c.mel_one + first / kGroup, sizeof ones);
+    const int quads = min_int(64, qw - first);
+    if (quads < 64) events = _bzhi_u64(events, static_cast<unsigned>(quads));  // none past the block's quads
+    ones &= events;
+    while (ones != 0) {
+      const uint64_t through = events & _blsmsk_u64(ones);  // the events up to the next 1, it included
+      mel.put_zeros(static_cast<int>(_mm_popcnt_u64(through)) - 1);
+      mel.put(true);
+      events &= ~through;
+      ones = _blsr_u64(ones);
+    }
+    mel.put_zeros(static_cast<int>(_mm_popcnt_u64(events)));
   }
 }
 
@@ -199,15 +229,15 @@ J2K_HT_AVX2 inline void put_magsgn(ForwardWriter& magsgn, const QuadCodes& c, co
 // The writers fed in the coder's order, each stream's own: per quad its MEL event, codeword
 // and MagSgn bits, per pair then the U-VLC codes. Outside the initial line-pair a pair's two
 // codewords and U-VLC codes go in one put where they fit 32 bits, and so do two quads' MagSgn
-// bits: the streams' bits are the same, in fewer calls.
+// bits, and the line-pair's MEL events go first, from put_mel_events: the streams' bits are
+// the same, in fewer calls.
 template <bool kInitial>
 J2K_HT_AVX2 inline void scalar_stage(const QuadCodes& c, int qw, const uint32_t* top, const uint32_t* bottom, ForwardWriter& magsgn,
                                      MelEncoder& mel, BackwardWriter& vlc, const Uvlc* uvlc) {
   const int pairs = kInitial ? 0 : qw / 2;  // whole pairs, coded below
+  if (!kInitial) put_mel_events(c, qw, mel);
   for (int q = 0; q < 2 * pairs; q += 2) {
     const uint32_t code_a = c.vlc[q], code_b = c.vlc[q + 1];
-    if (code_a & kMelEvent) mel.put((code_a & kMelOne) != 0);
-    if (code_b & kMelEvent) mel.put((code_b & kMelOne) != 0);
     const int length_a = static_cast<int>((code_a >> 8) & 0xF), length_b = static_cast<int>((code_b >> 8) & 0xF);
     const uint32_t codewords = _bzhi_u32(code_a, static_cast<unsigned>(length_a)) |
                                (_bzhi_u32(code_b, static_cast<unsigned>(length_b)) << length_a);
@@ -235,7 +265,7 @@ J2K_HT_AVX2 inline void scalar_stage(const QuadCodes& c, int qw, const uint32_t*
     for (int i = 0; i < count; ++i) {
       const int k = q + i;
       const uint32_t code = c.vlc[k];
-      if (code & kMelEvent) mel.put((code & kMelOne) != 0);
+      if (kInitial && (code & kMelEvent)) mel.put((code & kMelOne) != 0);
       vlc.put(code & 0xFF, static_cast<int>((code >> 8) & 0xF));
       u[i] = static_cast<int>(c.bound[k] & 0xFF);
       put_magsgn(magsgn, c, top, bottom, k);

@@ -5,7 +5,9 @@
 // exponents and significance, rho, the context, kappa, the exponent bound U and u, the
 // CxtVLC codeword (a gather from the same table) and each quad's MagSgn bits packed in one or
 // two words; a scalar stage then only feeds the writers, quad by quad, in the coder's order:
-// the MEL event, the codeword, the MagSgn words, each pair's U-VLC codes.
+// the MEL event, the codeword, the MagSgn words, each pair's U-VLC codes (outside the initial
+// line-pair a line-pair's MEL events first, from a bit mask, each run of 0s in one put: MEL's
+// bits do not depend on the other streams').
 // block_encoder.cpp calls it only on a CPU with AVX2 and BMI2 (available(HtEncoderPath::Avx2)).
 #pragma once
 #include <cstddef>
