@@ -359,6 +359,9 @@ j2k_status j2k_encoder_run(j2k_encoder* encoder, const j2k_image_view* image, co
     require(encoder != nullptr, "encoder is null");
     require(image != nullptr, "image is null");
     require(data != nullptr && size != nullptr, "the data and size pointers to fill must not be null");
+    // The frames' first lane is this encoder (FrameEncoder's `first`).
+    require(!encoder->frames || !encoder->frames->in_flight(),
+            "frames are in flight on this encoder (j2k_encoder_submit): wait for them before a run");
     const std::vector<uint8_t>& bytes = encoder->encoder->encode(*image);
     encoder->report_of_wait = false;
     *data = bytes.data();
@@ -377,7 +380,7 @@ j2k_status j2k_encoder_submit(j2k_encoder* encoder, const j2k_image_view* image,
             "(j2k_encoder_run_by_rows), not as frames in flight");
     if (!encoder->frames)
       encoder->frames = std::make_unique<j2k::codec::FrameEncoder>(encoder->settings, encoder->shape, encoder->lanes, encoder->devices,
-                                                                     encoder->device_turns);
+                                                                     encoder->device_turns, encoder->encoder.get());
     *ticket = encoder->frames->submit(*image);
   });
 }

@@ -11,7 +11,7 @@
 namespace j2k::codec {
 
 FrameEncoder::FrameEncoder(const EncoderSettings& settings, const j2k_image_view& shape, int lanes,
-                           const std::vector<int>& devices, int device_turns)
+                           const std::vector<int>& devices, int device_turns, Encoder* first)
     : settings_(settings), shape_(shape), devices_(devices), device_turns_(device_turns) {
   if (lanes < 1 || lanes > kMaxFramesInFlight)
     throw Error(ErrorCode::InvalidArgument, "frames in flight: " + std::to_string(lanes) + " encoders side by side; 1 to " +
@@ -24,23 +24,36 @@ FrameEncoder::FrameEncoder(const EncoderSettings& settings, const j2k_image_view
   shape_.components = shape_components_.empty() ? nullptr : shape_components_.data();
   lanes_.reserve(most_lanes_);  // add_lane's push_back never throws once its thread runs
   threads_.reserve(most_lanes_);
+  // Lane 0 is the caller's encoder where it runs on lane 0's device: its plan and buffers
+  // are not made twice.
+  first_ = first != nullptr && (devices.empty() || devices[0] == settings.plan.backend.device) ? first : nullptr;
   add_lane();  // its errors are the FrameEncoder's
 }
 
 void FrameEncoder::add_lane() {
   const size_t i = lanes_.size();
   EncoderSettings s = settings_;
-  if (!devices_.empty()) s.plan.backend.device = devices_[i % devices_.size()];
-  auto encoder = std::make_unique<Encoder>(s, shape_);
+  if (!devices_.empty()) s.plan.backend.device = devices_[i * devices_.size() / most_lanes_];
+  std::unique_ptr<Encoder> owned;
+  Encoder* encoder = i == 0 ? first_ : nullptr;
+  if (encoder == nullptr) {
+    owned = std::make_unique<Encoder>(s, shape_);
+    encoder = owned.get();
+  }
   if (device_turns_ > 0) {
     std::unique_ptr<DeviceTurns>& turns = turns_[s.plan.backend.device];
     if (!turns) turns = std::make_unique<DeviceTurns>(device_turns_);
     encoder->share_device(turns.get());
   }
-  threads_.emplace_back([this, e = encoder.get(), lane = static_cast<int>(i)] { lane_loop(*e, lane); });
-  lanes_.push_back(std::move(encoder));  // (the thread reaches it only through `e`)
+  threads_.emplace_back([this, encoder, lane = static_cast<int>(i)] { lane_loop(*encoder, lane); });
+  lanes_.push_back(std::move(owned));  // (null for the caller's encoder; the thread has its pointer)
   std::unique_lock<std::mutex> lock(mutex_);
   lanes_made_ = lanes_.size();
+}
+
+bool FrameEncoder::in_flight() const {
+  std::unique_lock<std::mutex> lock(mutex_);
+  return !frames_.empty();
 }
 
 int FrameEncoder::lanes() const {
@@ -104,7 +117,9 @@ uint64_t FrameEncoder::submit(const j2k_image_view& image) {
     if (frames_.size() >= static_cast<size_t>(kMaxFramesInFlight))
       throw Error(ErrorCode::InvalidArgument, "frames in flight: " + std::to_string(frames_.size()) +
                                                   " submitted and not waited for, the most there may be: wait for one first");
-    another_lane = queue_.size() + 1 > lanes_made_ - busy_ && lanes_made_ < most_lanes_;
+    // Every lane busy and a frame waiting already: one waiting frame is not worth a lane's
+    // start-up (a caller feeding frames about as fast as a lane codes them always has one).
+    another_lane = queue_.size() + 1 > lanes_made_ - busy_ + 1 && lanes_made_ < most_lanes_;
   }
   if (another_lane) {
     try {

@@ -3,7 +3,9 @@
 // `lanes` encoders side by side (encoder.hpp), each on a host thread of its own with its own
 // plan, buffers and, on a GPU backend, streams, so that one frame's rate control and Tier-2
 // on the host overlap the next frames' front stage and block coding on the device. With a
-// list of devices, lane i runs on devices[i % count]: frames spread over several GPUs.
+// list of devices, the lanes are spread over them in order, lanes / count a device (lane i on
+// devices[i * count / lanes]): frames spread over several GPUs, the first device's lanes made
+// first.
 //
 //   FrameEncoder frames(settings, shape, 3, {});  // 3 lanes on settings' device
 //   uint64_t t = frames.submit(image);   // the image's samples stay valid until wait(t) returns
@@ -11,7 +13,7 @@
 //   EncodeReport r = frames.wait(t, file);   // throws that frame's error, if it had one
 //
 // Lanes are made as the frames need them: the first with the FrameEncoder, another at a submit
-// that finds more frames queued than lanes free, up to `lanes`. A sequence whose caller feeds
+// that finds every lane busy and a frame waiting already, up to `lanes`. A sequence whose caller feeds
 // frames no faster than one lane codes them (reading files, say) so never pays for the
 // others' plans, pinned buffers and device contexts. A lane that cannot be made then (out of
 // memory) is not an error: the lanes there are code the frames.
@@ -42,12 +44,13 @@ class FrameEncoder {
 
   // Up to `lanes` 1..kMaxFramesInFlight encoders of `settings` for `shape`, the first made here
   // (each checks the settings; its max_bytes is its own); `devices` empty: each on settings'
-  // device.
+  // device. `first`: an encoder of these settings and shape made already (the caller's, not
+  // used by it while frames are in flight), which is lane 0 where it is on lane 0's device.
   // device_turns > 0: at most that many of one device's encoders in their device stages at
   // once (device_turns.hpp). Throws Error as Encoder's constructor does, or InvalidArgument
   // for a bad lane count.
   FrameEncoder(const EncoderSettings& settings, const j2k_image_view& shape, int lanes, const std::vector<int>& devices,
-               int device_turns = 0);
+               int device_turns = 0, Encoder* first = nullptr);
   ~FrameEncoder();  // waits for the frames in flight (their files are dropped)
   FrameEncoder(const FrameEncoder&) = delete;
   FrameEncoder& operator=(const FrameEncoder&) = delete;
@@ -63,6 +66,8 @@ class FrameEncoder {
 
   // The lanes made so far.
   int lanes() const;
+  // Whether frames are submitted and not yet waited for.
+  bool in_flight() const;
 
  private:
   struct Frame {
@@ -84,7 +89,9 @@ class FrameEncoder {
   int device_turns_ = 0;
   size_t most_lanes_ = 1;
   std::map<int, std::unique_ptr<DeviceTurns>> turns_;  // by device, with device_turns
-  std::vector<std::unique_ptr<Encoder>> lanes_;       // (grown by the submitting thread only)
+  Encoder* first_ = nullptr;                          // the caller's encoder, lane 0
+  std::vector<std::unique_ptr<Encoder>> lanes_;       // (grown by the submitting thread only;
+                                                      // lane 0 null where it is first_)
   std::vector<std::thread> threads_;
   mutable std::mutex mutex_;
   size_t lanes_made_ = 0;                              // lanes_.size(), read under mutex_

@@ -293,6 +293,26 @@ TEST(EncoderFrames, LanesAreMadeAsTheFramesNeedThem) {
   EXPECT_LE(most, 3);
 }
 
+// The first lane is the encoder itself: a run while frames are in flight is refused by name
+// (it would share that lane), and fine again once they are waited for.
+TEST(EncoderFrames, ARunWhileFramesAreInFlightIsRefused) {
+  const std::vector<j2kfront::Image> images = frames(3);
+  FrameSetup u;
+  u.lanes = 2;
+  const std::vector<std::vector<uint8_t>> expected = one_by_one(u, images);
+  j2kfront::Encoder e(settings_of(u), coding_of(u), images[0].view());
+  const j2k_ticket t = e.submit(images[0].view());
+  try {
+    e.encode(images[1].view());
+    ADD_FAILURE() << "a run with a frame in flight";
+  } catch (const j2kfront::Error& x) {
+    EXPECT_NE(std::string(x.what()).find("frames are in flight"), std::string::npos) << x.what();
+  }
+  EXPECT_EQ(e.wait(t), expected[0]);
+  EXPECT_EQ(e.encode(images[2].view()), expected[2]);
+  EXPECT_EQ(e.wait(e.submit(images[1].view())), expected[1]);
+}
+
 // A CUDA device, or why there is none.
 bool cuda_device(std::string& why) {
   const char* reason = nullptr;

@@ -644,6 +644,8 @@ int run_compress(CompressArgs a) {
   j2kfront::Coding coding = coding_from(a);
   const InFlight in_flight = in_flight_from(a, s, batch);
   coding.devices = in_flight.devices;
+  // The encoder a shape's images start on is on the first of them (its frames' first lane).
+  if (!in_flight.devices.empty() && s.device < 0) s.device = in_flight.devices[0];
   const uint64_t max_memory = a.max_memory.empty() ? default_memory_budget() : parse_memory_size(a.max_memory);
   // .jp2, and .jph with --ht: the JP2 boxes (brand 'jph ' around HT code-blocks).
   j2k_file_format_from_name(jobs[0].format_name.c_str(), &coding.format);

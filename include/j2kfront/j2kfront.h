@@ -488,13 +488,15 @@ typedef struct j2k_coding {
                                  sample value (1 / 2^precision). Not with the 5/3 (0) */
   /* Frames in flight (j2k_encoder_submit): up to this many encoders side by side, each with
    * its own plan, buffers and (on a GPU) streams, made as the frames need them: the first at
-   * the first submit, another at a submit that finds every one busy (a caller that feeds frames
-   * no faster than one encoder codes them never pays for the others; one that cannot be made
-   * for want of memory leaves the frames to those there are); 1 to J2K_MAX_FRAMES_IN_FLIGHT;
-   * 0: 2 (0). max_bytes holds for each of them. */
+   * the first submit (the encoder j2k_encoder_create made, where it is on the first device),
+   * another at a submit that finds every one busy and a frame waiting already (a caller that
+   * feeds frames no faster than one encoder codes them never pays for the others; one that
+   * cannot be made for want of memory leaves the frames to those there are); 1 to
+   * J2K_MAX_FRAMES_IN_FLIGHT; 0: 2 (0). max_bytes holds for each of them. */
   int frames_in_flight;
-  /* The GPUs the frames in flight go to, encoder i on devices[i % num_devices] (several GPUs
-   * of one host); NULL / 0: the settings' device (NULL, 0) */
+  /* The GPUs the frames in flight go to (several GPUs of one host), their encoders spread in
+   * order: encoder i on devices[i * num_devices / frames_in_flight], the first device's made
+   * first; NULL / 0: the settings' device (NULL, 0) */
   const int* devices;
   int num_devices;
   /* Progression order changes of single tiles, as opj_compress -POC: num_pocs entries, each
@@ -558,7 +560,9 @@ j2k_status j2k_encoder_create(const j2k_settings* settings, const j2k_coding* co
 void j2k_encoder_destroy(j2k_encoder* encoder); /* NULL is fine */
 
 /* Compresses `image` (the encoder's shape, as j2k_plan_run). *data and *size: the file's
- * bytes, owned by the encoder, valid until its next run or its destruction. */
+ * bytes, owned by the encoder, valid until its next run or submit or its destruction. Refused
+ * (J2K_INVALID_ARGUMENT) while frames are in flight (j2k_encoder_submit): the first of them is
+ * coded by this encoder. */
 j2k_status j2k_encoder_run(j2k_encoder* encoder, const j2k_image_view* image,
                            const uint8_t** data, size_t* size);
 
