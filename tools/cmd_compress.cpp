@@ -16,6 +16,7 @@
 #include <future>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -37,6 +38,7 @@
 #include "tools/output_dir.hpp"
 #include "tools/progress.hpp"
 #include "tools/read_ahead.hpp"
+#include "tools/writer_thread.hpp"
 #include "tools/stdin_file.hpp"
 #include "tools/transform_rows.hpp"
 #include "transform/backend.hpp"
@@ -676,37 +678,76 @@ int run_compress(CompressArgs a) {
   uint64_t bytes_in = 0, bytes_out = 0;
   bool warned_gaps = false;  // -POC's (once a run)
   // What is said of an image compressed: its line (and alone, the stages' times and layers).
-  auto said = [&](const CompressJob& job, const j2kfront::Image& image, size_t size, const j2kfront::Encoder& e, double read_ms,
-                  double write_ms, Clock::time_point t0, int resolutions) {
+  std::mutex said_mutex;  // what is said and counted (a directory's files are written, and said,
+                          // on a thread of their own)
+  auto raw_bytes_of = [](const j2kfront::Image& image) {
     double raw_bytes = 0;
     for (const auto& c : image.components) raw_bytes += static_cast<double>(c.width) * c.height * c.precision / 8.0;
+    return raw_bytes;
+  };
+  // The line said of an image compressed, but for its time (the encoder's report is its).
+  auto line_of = [&](const CompressJob& job, const j2kfront::Image& image, size_t size, const j2kfront::Encoder& e, int resolutions) {
+    const j2k_encode_report r = e.report();
+    const std::string rows = r.tile_rows > 0 ? ", by " + std::to_string(r.tile_rows) + " rows of tiles" : std::string();
+    const char* format = "j2kfront: %s %ux%u x%zu -> %s: %zu bytes (%.2f:1, %s, %d resolutions, %d layer%s, %s%s)";
+    auto print = [&](char* to, size_t room) {
+      return std::snprintf(to, room, format, job.input == "-" ? "standard input" : job.input.c_str(), image.width, image.height,
+                           image.components.size(), job.output == "-" ? "standard output" : job.output.c_str(), size,
+                           raw_bytes_of(image) / static_cast<double>(size), a.irreversible ? "9/7" : "5/3", resolutions, r.layers,
+                           r.layers == 1 ? "" : "s", e.info().description, rows.c_str());
+    };
+    std::string line(static_cast<size_t>(std::max(print(nullptr, 0), 0)) + 1, '\0');
+    print(line.data(), line.size());
+    line.pop_back();
+    return line;
+  };
+  auto tell = [&](const std::string& line, double raw_bytes, size_t size, Clock::time_point t0) {
+    std::lock_guard<std::mutex> lock(said_mutex);
     bytes_in += static_cast<uint64_t>(raw_bytes);
     bytes_out += size;
     if (a.quiet) return;
     progress.clear();
+    std::fprintf(info, "%s in %.1f ms\n", line.c_str(), ms_since(t0));
+    std::fflush(info);
+  };
+  // What is said of an image compressed: its line (and alone, the stages' times and layers).
+  auto said = [&](const CompressJob& job, const j2kfront::Image& image, size_t size, const j2kfront::Encoder& e, double read_ms,
+                  double write_ms, Clock::time_point t0, int resolutions) {
+    tell(line_of(job, image, size, e, resolutions), raw_bytes_of(image), size, t0);
+    if (batch || a.quiet) return;
     const j2k_encode_report r = e.report();
-    const std::string rows = r.tile_rows > 0 ? ", by " + std::to_string(r.tile_rows) + " rows of tiles" : std::string();
-    std::fprintf(info, "j2kfront: %s %ux%u x%zu -> %s: %zu bytes (%.2f:1, %s, %d resolutions, %d layer%s, %s%s) in %.1f ms\n",
-                 job.input == "-" ? "standard input" : job.input.c_str(), image.width, image.height, image.components.size(),
-                 job.output == "-" ? "standard output" : job.output.c_str(), size, raw_bytes / static_cast<double>(size),
-                 a.irreversible ? "9/7" : "5/3", resolutions, r.layers, r.layers == 1 ? "" : "s", e.info().description,
-                 rows.c_str(), ms_since(t0));
-    if (!batch) {
-      std::fprintf(info, "  read %.1f ms, front stage %.1f, Tier-1 %.1f, rate control %.1f, Tier-2 %.1f, write %.1f\n", read_ms,
-                   r.front_ms, r.tier1_ms, r.rate_ms, r.tier2_ms, write_ms);
-      std::fprintf(info, "  Tier-1 on %s\n", r.tier1_on ? r.tier1_on : "cpu");
-      if (!coding.rates.empty() || !coding.psnr.empty())
-        for (int l = 0; l < r.layers; ++l) std::fprintf(info, "  layer %d: estimated PSNR %.2f dB\n", l, r.layer_psnr[l]);
-    }
+    std::fprintf(info, "  read %.1f ms, front stage %.1f, Tier-1 %.1f, rate control %.1f, Tier-2 %.1f, write %.1f\n", read_ms,
+                 r.front_ms, r.tier1_ms, r.rate_ms, r.tier2_ms, write_ms);
+    std::fprintf(info, "  Tier-1 on %s\n", r.tier1_on ? r.tier1_on : "cpu");
+    if (!coding.rates.empty() || !coding.psnr.empty())
+      for (int l = 0; l < r.layers; ++l) std::fprintf(info, "  layer %d: estimated PSNR %.2f dB\n", l, r.layer_psnr[l]);
     std::fflush(info);
   };
   // A batch's failed image: said, counted, and the others go on.
   auto report_failure = [&](const CompressJob& job, const std::exception& e) {
+    std::lock_guard<std::mutex> lock(said_mutex);
     progress.clear();
     const std::string what = e.what();  // readers' messages start with the file already
     if (what.rfind(job.input, 0) == 0) std::fprintf(stderr, "j2kfront: error: %s\n", what.c_str());
     else std::fprintf(stderr, "j2kfront: error: %s: %s\n", job.input.c_str(), what.c_str());
     ++failed;
+  };
+  // A directory's files written on a thread of their own, then said (a write's error is that
+  // image's): at most two codestreams waiting.
+  WriterThread writer(2);
+  auto write_later = [&](size_t k, std::vector<uint8_t> bytes, std::string line, double raw_bytes, Clock::time_point t0) {
+    auto file = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
+    writer.push([&, k, file, line = std::move(line), raw_bytes, t0] {
+      try {
+        outputs[k].write([&](std::FILE* f, const std::string& name) {
+          if (std::fwrite(file->data(), 1, file->size(), f) != file->size() || std::fflush(f) != 0)
+            throw Error(ErrorCode::Io, name + ": cannot write the file");
+        });
+        tell(line, raw_bytes, file->size(), t0);
+      } catch (const std::exception& e) {
+        report_failure(jobs[k], e);
+      }
+    });
   };
   // A directory's images coded several at once (declared after the encoder: on the way out
   // it waits for them while the encoder is still there).
@@ -717,12 +758,8 @@ int run_compress(CompressArgs a) {
   j2kfront::Coding made_coding;
   FramesInFlight frames(
       [&](const FramesInFlight::Frame& f, const uint8_t* data, size_t size, const j2kfront::Encoder& e) {
-        const auto t = Clock::now();
-        outputs[f.job].write([&](std::FILE* file, const std::string& name) {
-          if (std::fwrite(data, 1, size, file) != size || std::fflush(file) != 0)
-            throw Error(ErrorCode::Io, name + ": cannot write the file");
-        });
-        said(jobs[f.job], f.image, size, e, f.read_ms, ms_since(t), f.t0, f.resolutions);
+        write_later(f.job, std::vector<uint8_t>(data, data + size), line_of(jobs[f.job], f.image, size, e, f.resolutions),
+                    raw_bytes_of(f.image), f.t0);
       },
       [&](FramesInFlight::Frame& f, const std::exception& e) {
         const auto* coded = dynamic_cast<const j2kfront::Error*>(&e);
@@ -801,6 +838,7 @@ int run_compress(CompressArgs a) {
           const int layers = static_cast<int>(std::max<size_t>({1, coding.rates.size(), coding.psnr.size()}));
           const std::string gaps = poc_gaps(coding, static_cast<int>(image.components.size()), s.levels + 1, layers);
           if (!gaps.empty()) {
+            std::lock_guard<std::mutex> lock(said_mutex);
             progress.clear();
             std::fprintf(stderr, "j2kfront: warning: -POC leaves packets unsent (%s): the image loses them, as in opj_compress's file\n",
                          gaps.c_str());
@@ -910,7 +948,11 @@ int run_compress(CompressArgs a) {
           why_rows = refused(e).what();
           drop_encoder();
         }
-        if (!by_rows && !submitted) {
+        if (!by_rows && !submitted && batch) {
+          const auto [data, size] = out;
+          write_later(k, std::vector<uint8_t>(data, data + size), line_of(job, image, size, *encoder, s.levels + 1), raw_bytes_of(image),
+                      t0);
+        } else if (!by_rows && !submitted) {
           const auto [data, size] = out;
           t = Clock::now();
           outputs[k].write([&, data = data, size = size](std::FILE* f, const std::string& name) {
@@ -1036,9 +1078,11 @@ int run_compress(CompressArgs a) {
       if (!batch) throw;  // main() reports it
       report_failure(job, e);
     }
+    std::lock_guard<std::mutex> lock(said_mutex);
     progress.show(k + 1, job.input);
   }
   drop_encoder();
+  writer.finish();
   progress.clear();
   if (batch && !a.quiet)
     std::printf("j2kfront: %zu of %zu images compressed (%.2f:1 in all) in %.1f ms%s\n", jobs.size() - failed, jobs.size(),
