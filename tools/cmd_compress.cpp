@@ -733,22 +733,23 @@ int run_compress(CompressArgs a) {
     ++failed;
   };
   // A directory's files written on a thread of their own, then said (a write's error is that
-  // image's): at most two codestreams waiting.
-  WriterThread writer(2);
+  // image's): one codestream written and one waiting at most.
+  WriterThread writer(1);
+  auto write_now = [&](size_t k, const uint8_t* data, size_t size, const std::string& line, double raw_bytes, Clock::time_point t0) {
+    try {
+      outputs[k].write([&](std::FILE* f, const std::string& name) {
+        if (std::fwrite(data, 1, size, f) != size || std::fflush(f) != 0) throw Error(ErrorCode::Io, name + ": cannot write the file");
+      });
+      tell(line, raw_bytes, size, t0);
+    } catch (const std::exception& e) {
+      report_failure(jobs[k], e);
+    }
+  };
   auto write_later = [&](size_t k, std::vector<uint8_t> bytes, std::string line, double raw_bytes, Clock::time_point t0) {
     auto file = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
-    writer.push([&, k, file, line = std::move(line), raw_bytes, t0] {
-      try {
-        outputs[k].write([&](std::FILE* f, const std::string& name) {
-          if (std::fwrite(file->data(), 1, file->size(), f) != file->size() || std::fflush(f) != 0)
-            throw Error(ErrorCode::Io, name + ": cannot write the file");
-        });
-        tell(line, raw_bytes, file->size(), t0);
-      } catch (const std::exception& e) {
-        report_failure(jobs[k], e);
-      }
-    });
+    writer.push([&, k, file, line = std::move(line), raw_bytes, t0] { write_now(k, file->data(), file->size(), line, raw_bytes, t0); });
   };
+  bool encoder_overlap = false;  // the encoder's frames written on the writer thread
   // A directory's images coded several at once (declared after the encoder: on the way out
   // it waits for them while the encoder is still there).
   std::vector<FramesInFlight::Frame> over_budget;  // in flight, over --max-memory
@@ -758,8 +759,9 @@ int run_compress(CompressArgs a) {
   j2kfront::Coding made_coding;
   FramesInFlight frames(
       [&](const FramesInFlight::Frame& f, const uint8_t* data, size_t size, const j2kfront::Encoder& e) {
-        write_later(f.job, std::vector<uint8_t>(data, data + size), line_of(jobs[f.job], f.image, size, e, f.resolutions),
-                    raw_bytes_of(f.image), f.t0);
+        std::string line = line_of(jobs[f.job], f.image, size, e, f.resolutions);
+        if (encoder_overlap) write_later(f.job, std::vector<uint8_t>(data, data + size), std::move(line), raw_bytes_of(f.image), f.t0);
+        else write_now(f.job, data, size, line, raw_bytes_of(f.image), f.t0);
       },
       [&](FramesInFlight::Frame& f, const std::exception& e) {
         const auto* coded = dynamic_cast<const j2kfront::Error*>(&e);
@@ -797,7 +799,7 @@ int run_compress(CompressArgs a) {
     over_budget.clear();
   };
   // A directory of untiled images reads the next file while this one is coded (a tiled one may
-  // go a row of tiles at a time, read as it is coded).
+  // go a row of tiles at a time, read as it is coded), where the budget allows (`overlap`).
   const bool reads_ahead = batch && a.tile_size.empty() && a.raw_layout.empty();
   ReadAhead read_ahead;
   for (size_t k = 0; k < jobs.size(); ++k) {
@@ -872,7 +874,6 @@ int run_compress(CompressArgs a) {
         j2kfront::Image image = read_before ? std::move(read_before->image) : named([&] {
           return raw ? io::read_raw(job.input, *raw, read_options) : reader->read_rows(reader->shape().height, max_memory);
         });
-        if (reads_ahead && k + 1 < jobs.size()) read_ahead.start(k + 1, jobs[k + 1].input, max_memory);
         carry_metadata(reader ? reader->metadata() : io::ImageMetadata(), image, !a.xyz.empty(), job.input, coding);  // none for raw samples
         metadata_carried = true;
         if (!a.xyz.empty()) image = to_dci_xyz(image, a.xyz);
@@ -883,6 +884,11 @@ int run_compress(CompressArgs a) {
         // The image's samples are held while it is encoded: the encoder may take the rest.
         uint64_t samples = 0;
         for (const auto& c : image.components) samples += c.bytes.size();
+        // A directory reads the next image and writes the last one beside this one's coding,
+        // which holds up to three images' worth more (the next one's samples, two
+        // codestreams): only where --max-memory holds that four times over.
+        const bool overlap = batch && (max_memory == 0 || 16 * samples <= max_memory);
+        if (overlap && reads_ahead && k + 1 < jobs.size()) read_ahead.start(k + 1, jobs[k + 1].input, max_memory);
         // Where the coefficients are what does not fit, what would take less: a row of tiles at
         // a time.
         uint64_t coefficients = 0;
@@ -907,13 +913,14 @@ int run_compress(CompressArgs a) {
             drop_encoder();  // the frames in flight are the old encoder's
             coding.last_is_alpha = last_is_alpha(job.input, image);
             lanes = one_at_a_time.count(key) ? 1 : wanted;
-            const uint64_t ahead = reads_ahead ? 1 : 0;  // the next image's samples, read meanwhile
-            while (lanes > 1 && max_memory != 0 && 2 * (window_of(lanes) + ahead) * samples > max_memory) --lanes;
-            const uint64_t held = ((lanes > 1 ? window_of(lanes) : 1) + ahead) * samples;
+            const uint64_t beside = overlap ? 3 : 0;  // the next image's samples, two codestreams
+            while (lanes > 1 && max_memory != 0 && 2 * (window_of(lanes) + beside) * samples > max_memory) --lanes;
+            const uint64_t held = ((lanes > 1 ? window_of(lanes) : 1) + beside) * samples;
             coding.frames_in_flight = lanes > 1 ? lanes : 0;
             coding.max_bytes = max_memory == 0 ? 0 : (max_memory - std::min(held, max_memory - 1)) / static_cast<uint64_t>(lanes);
             encoder = std::make_unique<j2kfront::Encoder>(s, coding, view);
             made_key = key, made_settings = s, made_coding = coding;
+            encoder_overlap = overlap;
             frames.set_window(window_of(lanes));
             encoder_key = key;
             encoder_metadata = carried;
@@ -948,7 +955,7 @@ int run_compress(CompressArgs a) {
           why_rows = refused(e).what();
           drop_encoder();
         }
-        if (!by_rows && !submitted && batch) {
+        if (!by_rows && !submitted && overlap) {
           const auto [data, size] = out;
           write_later(k, std::vector<uint8_t>(data, data + size), line_of(job, image, size, *encoder, s.levels + 1), raw_bytes_of(image),
                       t0);
