@@ -20,7 +20,8 @@
 struct j2k_encoder {
   std::unique_ptr<j2k::codec::Encoder> encoder;
   std::string description;
-  // Frames in flight: their encoders, made at the first submit from these.
+  // Frames in flight: their encoders, made from these as the frames need them (the first is
+  // `encoder` itself, where it is on the first device).
   j2k::codec::EncoderSettings settings;
   j2k_image_view shape{};
   std::vector<j2k_component_view> shape_components;  // shape.components points here
