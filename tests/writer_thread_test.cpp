@@ -54,6 +54,9 @@ TEST(WriterThread, PushWaitsWhileTheQueueIsFull) {
       ++pushed;
     }
   });
+  // One task running and two waiting: the third push must wait. (A loaded machine may start
+  // the producer late: wait for the first two pushes, then give the third time to pass wrongly.)
+  for (int waited = 0; pushed < 2 && waited < 10000; ++waited) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(pushed.load(), 2) << "one task running and two waiting: the third push must wait";
   release = true;
