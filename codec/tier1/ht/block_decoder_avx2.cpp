@@ -213,9 +213,40 @@ class Avx2MagSgnRow {
 struct Avx2Rows {
   J2K_HT_AVX2 __attribute__((noinline, flatten)) static void vlc(const Tables& t, const LinkedCxt& linked,
                                                                  BackwardWordReader& vlc, MelRunDecoder& mel,
-                                                                 bool initial, int qw, const uint8_t* e_above,
-                                                                 QuadRow& quads) {
-    decode_vlc_row(t, linked, vlc, mel, initial, qw, e_above, quads);
+                                                                 bool initial, int qw, QuadRow& quads) {
+    decode_vlc_row(t, linked, vlc, mel, initial, qw, quads);
+  }
+  J2K_HT_AVX2 static inline __m256i load(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+  // The largest of e[x - 1 .. x + 2] at 32 columns x from `e`, kept at the even ones (the low
+  // byte of each 16-bit lane).
+  J2K_HT_AVX2 static inline __m256i around(const uint8_t* e, __m256i low_bytes) {
+    const __m256i a = _mm256_max_epu8(load(e - 1), load(e));
+    const __m256i b = _mm256_max_epu8(load(e + 1), load(e + 2));
+    return _mm256_and_si256(_mm256_max_epu8(a, b), low_bytes);
+  }
+  // exponent_bounds() 32 quads a vector: per quad the largest of the four exponents above it
+  // (columns 2q - 1 .. 2q + 2), and kappa - 1 = max(1, e_max - 1) - 1 = e_max - 2 (at least 0)
+  // where rho has two samples or more, else 0. It reads and writes up to 31 quads past the row
+  // (QuadRow's and ExponentRow's arrays hold them; their results are never read).
+  J2K_HT_AVX2 __attribute__((noinline)) static void bounds(int qw, const uint8_t* e_above, QuadRow& quads) {
+    const __m256i low_bytes = _mm256_set1_epi16(0x00FF);
+    const __m256i rho_mask = _mm256_set1_epi16(packed::kRho);
+    const __m256i two_or_more = _mm256_setr_epi8(0, 0, 0, -1, 0, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1,  //
+                                                 0, 0, 0, -1, 0, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1);
+    const __m256i one = _mm256_set1_epi8(1), two = _mm256_set1_epi8(2);
+    const uint16_t* codeword = quads.codeword();
+    for (int q = 0; q < qw; q += 32) {
+      const uint8_t* e = e_above + 2 * q;
+      // packus leaves quads 0-7, 16-23, 8-15, 24-31: the permute puts them in order.
+      const __m256i e_max =
+          _mm256_permute4x64_epi64(_mm256_packus_epi16(around(e, low_bytes), around(e + 32, low_bytes)), 0xD8);
+      const __m256i rho = _mm256_permute4x64_epi64(
+          _mm256_packus_epi16(_mm256_and_si256(load(codeword + q), rho_mask), _mm256_and_si256(load(codeword + q + 16), rho_mask)),
+          0xD8);
+      const __m256i kappa_less_1 = _mm256_and_si256(_mm256_subs_epu8(e_max, two), _mm256_shuffle_epi8(two_or_more, rho));
+      const __m256i big_u = _mm256_add_epi8(_mm256_add_epi8(load(quads.u + q), one), kappa_less_1);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(quads.big_u + q), big_u);
+    }
   }
   using MagSgnReader = UnstuffedReader;
   J2K_HT_AVX2 __attribute__((noinline, flatten)) static void magsgn(UnstuffedReader& magsgn, const MagSgnRow& row) {
