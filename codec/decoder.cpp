@@ -24,6 +24,7 @@
 #include "codec/tier1/gpu/gpu_block_records.hpp"
 #include "common/error.hpp"
 #include "common/memory_budget.hpp"
+#include "common/memory_pages.hpp"
 #include "tiling/canvas.hpp"
 #include "pipeline/back_stage.hpp"
 #include "pipeline/row_back_stage.hpp"
@@ -701,10 +702,14 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
                                               " samples, more bytes than memory can address");
     // With tiles no back stage writes: a cut stream's at the middle of the range (signed
     // samples at 0), a whole stream's at 0. The buffer does not start zeroed: both are written.
-    if (gaps)
+    // One thread writes it all: its pages mapped at once (common/memory_pages.hpp); several
+    // fault theirs in parallel.
+    if (gaps) {
       fill_mid(out, cs.truncated && !c.is_signed ? 1u << (c.precision - 1) : 0, settings.backend.threads);
-    else
+    } else {
       out.bytes.resize(static_cast<size_t>(bytes));
+      if (worker_count(settings.backend.threads) == 1) populate_pages(out.bytes.data(), out.bytes.size());
+    }
     image.components.push_back(std::move(out));
   }
 

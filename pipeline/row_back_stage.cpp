@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "common/memory_pages.hpp"
 #include "common/parallel/parallel_for.hpp"
 #include "common/parallel/worker_pool.hpp"
 #include "tiling/canvas.hpp"
@@ -27,11 +28,14 @@ constexpr int64_t kMargin97 = 4;
 int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 int64_t low_count(int64_t n, int cas) { return (n + (cas == 0 ? 1 : 0)) >> 1; }
 
+// `populate`: one thread fills it, its pages mapped at once (common/memory_pages.hpp).
 struct Buffer {
   void* p = nullptr;
-  explicit Buffer(size_t bytes) {
-    p = std::aligned_alloc(64, std::max<size_t>((bytes + 63) / 64 * 64, 64));
+  explicit Buffer(size_t bytes, bool populate = false) {
+    const size_t size = std::max<size_t>((bytes + 63) / 64 * 64, 64);
+    p = std::aligned_alloc(64, size);
     if (!p) throw Error(ErrorCode::OutOfMemory, "cannot allocate " + std::to_string(bytes) + " bytes for the decoder's rows");
+    if (populate) populate_pages(p, size);
   }
   ~Buffer() { std::free(p); }
   Buffer(const Buffer&) = delete;
@@ -217,9 +221,12 @@ RowBackStage::RowBackStage(const std::vector<BackStage::Component>& comps, bool 
     m.margin = std::max(m.margin, m.geometry.back().margin);
   }
   size_t scratch = 0;
+  // The coarse planes, which Tier-1 fills a block at a time, each mapped at once where one
+  // thread decodes (several threads fault their blocks' pages in parallel).
+  const bool populate = worker_count(threads) == 1;
   for (Geometry g : m.geometry) {
     g.margin = m.margin;
-    m.coarse.push_back(std::make_unique<Buffer>(static_cast<size_t>(g.coarse.width() * g.coarse.height()) * 4));
+    m.coarse.push_back(std::make_unique<Buffer>(static_cast<size_t>(g.coarse.width() * g.coarse.height()) * 4, populate));
     for (int b = 0; b < 3; ++b) m.bands.push_back(std::make_unique<Buffer>(static_cast<size_t>(3 * m.stripe * g.band_width(b)) * 4));
     m.windows.push_back(std::make_unique<Buffer>(static_cast<size_t>(window_rows(stripe_rows, m.margin) * g.w) * 4));
     scratch = std::max(scratch, scratch_values(g, stripe_rows));

@@ -21,6 +21,7 @@
 
 #include "codec/codestream/jp2_boxes.hpp"
 #include "common/error.hpp"
+#include "common/memory_pages.hpp"
 #include "common/sample_bytes.hpp"
 #include "common/sample_type.hpp"
 #include "io/image_io.hpp"
@@ -67,6 +68,7 @@ SampleBytes read_input_file(const std::string& path, uint64_t limit) {
   if (limit && size > limit)
     fail(ErrorCode::OutOfMemory, std::to_string(size) + " bytes, more than the " + std::to_string(limit) + " bytes --max-memory allows");
   SampleBytes bytes(static_cast<size_t>(size));
+  populate_pages(bytes.data(), bytes.size());  // read() fills it on this thread: mapped at once
   for (size_t done = 0; done < bytes.size();) {
     const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;

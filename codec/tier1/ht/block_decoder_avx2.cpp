@@ -21,24 +21,6 @@
 namespace j2k::codec::ht::cleanup {
 namespace {
 
-// Per 4-bit mask of a quad's samples, a lane per sample (sample j in lane j): all ones where
-// the bit is set (kLaneMask), or 1 (kLaneBit).
-struct LaneTable {
-  alignas(16) uint32_t lanes[16][4];
-};
-constexpr LaneTable lane_table(uint32_t set) {
-  LaneTable t{};
-  for (unsigned mask = 0; mask < 16; ++mask)
-    for (unsigned j = 0; j < 4; ++j) t.lanes[mask][j] = ((mask >> j) & 1) ? set : 0;
-  return t;
-}
-constexpr LaneTable kLaneMask = lane_table(~0u);
-constexpr LaneTable kLaneBit = lane_table(1);
-
-J2K_HT_AVX2 inline __m128i lanes(const LaneTable& t, unsigned mask) {
-  return _mm_load_si128(reinterpret_cast<const __m128i*>(t.lanes[mask]));
-}
-
 // The MagSgn stream unstuffed, and the position of the next quad's bits.
 struct UnstuffedReader {
   explicit UnstuffedReader(MagSgnSegment s) : bits(s.data, s.size, s.max_bits) {}
@@ -85,6 +67,7 @@ class Avx2MagSgnRow {
     const __m256 half_step = _mm256_set1_ps(row.form.q.half_step);
     __m256i overflow = _mm256_setzero_si256();
     const int whole_pairs = row.width / 4;
+    const __m256i inside = k.inside(row.row_mask, row.row_mask);
     for (int p = 0; p < whole_pairs; ++p) {
       const int q = 2 * p, x = 4 * p;
       if (((row.codeword[q] | row.codeword[q + 1]) & packed::kRho) == 0) {
@@ -95,7 +78,7 @@ class Avx2MagSgnRow {
       }
       uint32_t bottom_exponents;
       const __m256i c = in_form<kForm>(
-          decode_pair(magsgn, position, row, q, row.row_mask, row.row_mask, k, overflow, bottom_exponents), half_step);
+          decode_pair(magsgn, position, row, q, inside, k, overflow, bottom_exponents), half_step);
       std::memcpy(row.e_row + x, &bottom_exponents, 4);
       const __m256i by_row = _mm256_permutevar8x32_epi32(c, k.rows);  // the top 4 columns, then the bottom 4
       _mm_storeu_si128(reinterpret_cast<__m128i*>(row.top + x), _mm256_castsi256_si128(by_row));
@@ -107,7 +90,7 @@ class Avx2MagSgnRow {
       const unsigned inside_first = columns >= 2 ? row.row_mask : row.row_mask & 0x3u;
       uint32_t bottom_exponents;
       const __m256i c = in_form<kForm>(
-          decode_pair(magsgn, position, row, q, inside_first, row.row_mask & 0x3u, k, overflow, bottom_exponents),
+          decode_pair(magsgn, position, row, q, k.inside(inside_first, row.row_mask & 0x3u), k, overflow, bottom_exponents),
           half_step);
       std::memcpy(row.e_row + x, &bottom_exponents, 4);  // room past the block's last column
       alignas(32) int32_t by_row[8];
@@ -129,13 +112,24 @@ class Avx2MagSgnRow {
           bottom_bytes(_mm256_setr_epi8(4, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,  //
                                         4, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)),
           rows(_mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7)),
+          sample_shifts(_mm256_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19)),
+          low_halves(_mm256_set1_epi64x(0xFFFFFFFF)),
           u_limit(kMaxDecodedBitplanes + 1 - p) {}
+    // Per lane, 1 where the sample is inside the block: bit j of `first` in lane j, of `second`
+    // in lane 4 + j.
+    J2K_HT_AVX2 __m256i inside(unsigned first, unsigned second) const {
+      return _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(static_cast<int>(first | second << 16)), sample_shifts), one);
+    }
     __m256i one, three, exponent_bias;
     __m128i plane;  // the cleanup's plane p, as a shift count
     // Only at the exponent bound U = 31 - p can mu, at most 2^(U - 1), reach 2^(30 - p).
     __m128i mu_limit;
     __m256i bottom_bytes;  // per quad, bytes 4 and 12 (lanes 1 and 3, the bottom samples) to bytes 0 and 1
     __m256i rows;          // a pair's samples (quad by quad, column by column) to its top row, then its bottom
+    // Lane j (4 + j) shifts the pair's two 16-bit codewords, first in the low half, by j (16 + j):
+    // sample j's bit of each field at bit 0, 8 (e_k) and 12 (e_1).
+    __m256i sample_shifts;
+    __m256i low_halves;    // the low 32 bits of each 64-bit lane
     int u_limit;           // exponent_bound()'s: the largest U a significant quad may have
   };
 
@@ -158,23 +152,26 @@ class Avx2MagSgnRow {
   }
 
   // Quads q and q + 1's coefficients, sample j of the first in lane j and of the second in
-  // lane 4 + j (0 where not coded, or not in `inside_*`, the samples inside the block), and
-  // their bottom samples' exponents (bit_length(2 (mu - 1) + 1), for the next row's kappa) in
-  // `bottom_exponents`, column by column from the low byte.
+  // lane 4 + j (0 where not coded, or not `inside` the block: Constants::inside), and their
+  // bottom samples' exponents (bit_length(2 (mu - 1) + 1), for the next row's kappa) in
+  // `bottom_exponents`, column by column from the low byte. Each sample's rho, e_k and e_1 bits
+  // come from the two codewords broadcast and shifted per lane; each field from its quad's 64
+  // bits at a shift per lane (both quads in one vector), else, beyond those bits (a quad's U
+  // above 14), loaded on its own.
   J2K_HT_AVX2 static inline __m256i decode_pair(const UnstuffedBits& magsgn, size_t& position, const MagSgnRow& row,
-                                                int q, unsigned inside_first, unsigned inside_second,
-                                                const Constants& k, __m256i& overflow, uint32_t& bottom_exponents) {
+                                                int q, __m256i inside, const Constants& k, __m256i& overflow,
+                                                uint32_t& bottom_exponents) {
     const unsigned entry_first = row.codeword[q], entry_second = row.codeword[q + 1];
     const unsigned rho_first = entry_first & packed::kRho, rho_second = entry_second & packed::kRho;
     // exponent_bound()'s check, for the significant quads (any U where rho is 0).
     const int u_first = row.big_u[q], u_second = row.big_u[q + 1];
     if (((rho_first != 0) & (u_first > k.u_limit)) | ((rho_second != 0) & (u_second > k.u_limit))) inconsistent();
-    const unsigned todo_first = rho_first & inside_first, todo_second = rho_second & inside_second;
-    const __m256i coded = _mm256_setr_m128i(lanes(kLaneMask, todo_first), lanes(kLaneMask, todo_second));
-    const __m256i e_k = _mm256_setr_m128i(lanes(kLaneBit, entry_first >> packed::kEkShift & 0xF),
-                                          lanes(kLaneBit, entry_second >> packed::kEkShift & 0xF));
-    const __m256i e_1 = _mm256_setr_m128i(lanes(kLaneBit, entry_first >> packed::kE1Shift & todo_first),
-                                          lanes(kLaneBit, entry_second >> packed::kE1Shift & todo_second));
+    const __m256i entries = _mm256_srlv_epi32(_mm256_set1_epi32(static_cast<int>(entry_first | entry_second << 16)),
+                                              k.sample_shifts);
+    const __m256i coded_bit = _mm256_and_si256(entries, inside);  // rho's bit, inside the block: 0 or 1
+    const __m256i coded = _mm256_sub_epi32(_mm256_setzero_si256(), coded_bit);
+    const __m256i e_k = _mm256_and_si256(_mm256_srli_epi32(entries, packed::kEkShift), k.one);
+    const __m256i e_1 = _mm256_and_si256(_mm256_srli_epi32(entries, packed::kE1Shift), coded_bit);
     const __m256i big_u = _mm256_setr_m128i(_mm_set1_epi32(u_first), _mm_set1_epi32(u_second));
     // Each sample's bit count (0 if not coded), then per quad the counts up to and before it.
     const __m256i bits = _mm256_and_si256(_mm256_sub_epi32(big_u, e_k), coded);
@@ -182,11 +179,23 @@ class Avx2MagSgnRow {
     sums = _mm256_add_epi32(sums, _mm256_slli_si256(sums, 8));
     const __m256i before = _mm256_sub_epi32(sums, bits);
     const int total_first = _mm256_extract_epi32(sums, 3), total_second = _mm256_extract_epi32(sums, 7);
-    const __m128i v_first = fields(magsgn, position, _mm256_castsi256_si128(before), total_first);
-    position += static_cast<unsigned>(total_first);
-    const __m128i v_second = fields(magsgn, position, _mm256_extracti128_si256(before, 1), total_second);
-    position += static_cast<unsigned>(total_second);
-    __m256i v = _mm256_setr_m128i(v_first, v_second);
+    __m256i v;
+    if (total_first <= kRefilled && total_second <= kRefilled) {
+      // 64-bit lanes: the first quad's bits twice, then the second's; the even samples' starts
+      // and the odd ones', a 64-bit lane each.
+      const __m256i words =
+          _mm256_setr_m128i(_mm_set1_epi64x(static_cast<long long>(magsgn.at(position))),
+                            _mm_set1_epi64x(static_cast<long long>(magsgn.at(position + static_cast<unsigned>(total_first)))));
+      const __m256i fields_even = _mm256_srlv_epi64(words, _mm256_and_si256(before, k.low_halves));
+      const __m256i fields_odd = _mm256_srlv_epi64(words, _mm256_srli_epi64(before, 32));
+      v = _mm256_blend_epi32(fields_even, _mm256_slli_epi64(fields_odd, 32), 0xAA);
+    } else {
+      const __m128i v_first = fields(magsgn, position, _mm256_castsi256_si128(before), total_first);
+      const __m128i v_second =
+          fields(magsgn, position + static_cast<unsigned>(total_first), _mm256_extracti128_si256(before, 1), total_second);
+      v = _mm256_setr_m128i(v_first, v_second);
+    }
+    position += static_cast<unsigned>(total_first + total_second);
     // Each field's own bits, and the EMB bit above them.
     v = _mm256_and_si256(v, _mm256_sub_epi32(_mm256_sllv_epi32(k.one, bits), k.one));
     v = _mm256_or_si256(v, _mm256_sllv_epi32(e_1, bits));
@@ -202,8 +211,8 @@ class Avx2MagSgnRow {
     const __m256i field = _mm256_srli_epi32(_mm256_castps_si256(_mm256_cvtepi32_ps(top_kept)), 23);
     const __m256i exponents = _mm256_and_si256(_mm256_sub_epi32(field, k.exponent_bias), coded);
     const __m256i bottom = _mm256_shuffle_epi8(exponents, k.bottom_bytes);
-    bottom_exponents = static_cast<uint32_t>(_mm256_extract_epi16(bottom, 0)) |
-                       static_cast<uint32_t>(_mm256_extract_epi16(bottom, 8)) << 16;
+    bottom_exponents = static_cast<uint32_t>(
+        _mm_cvtsi128_si32(_mm_unpacklo_epi16(_mm256_castsi256_si128(bottom), _mm256_extracti128_si256(bottom, 1))));
     return _mm256_and_si256(_mm256_sub_epi32(_mm256_xor_si256(magnitude, negative), negative), coded);
   }
 };
@@ -213,9 +222,40 @@ class Avx2MagSgnRow {
 struct Avx2Rows {
   J2K_HT_AVX2 __attribute__((noinline, flatten)) static void vlc(const Tables& t, const LinkedCxt& linked,
                                                                  BackwardWordReader& vlc, MelRunDecoder& mel,
-                                                                 bool initial, int qw, const uint8_t* e_above,
-                                                                 QuadRow& quads) {
-    decode_vlc_row(t, linked, vlc, mel, initial, qw, e_above, quads);
+                                                                 bool initial, int qw, QuadRow& quads) {
+    decode_vlc_row(t, linked, vlc, mel, initial, qw, quads);
+  }
+  J2K_HT_AVX2 static inline __m256i load(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+  // The largest of e[x - 1 .. x + 2] at 32 columns x from `e`, kept at the even ones (the low
+  // byte of each 16-bit lane).
+  J2K_HT_AVX2 static inline __m256i around(const uint8_t* e, __m256i low_bytes) {
+    const __m256i a = _mm256_max_epu8(load(e - 1), load(e));
+    const __m256i b = _mm256_max_epu8(load(e + 1), load(e + 2));
+    return _mm256_and_si256(_mm256_max_epu8(a, b), low_bytes);
+  }
+  // exponent_bounds() 32 quads a vector: per quad the largest of the four exponents above it
+  // (columns 2q - 1 .. 2q + 2), and kappa - 1 = max(1, e_max - 1) - 1 = e_max - 2 (at least 0)
+  // where rho has two samples or more, else 0. It reads and writes up to 31 quads past the row
+  // (QuadRow's and ExponentRow's arrays hold them; their results are never read).
+  J2K_HT_AVX2 __attribute__((noinline)) static void bounds(int qw, const uint8_t* e_above, QuadRow& quads) {
+    const __m256i low_bytes = _mm256_set1_epi16(0x00FF);
+    const __m256i rho_mask = _mm256_set1_epi16(packed::kRho);
+    const __m256i two_or_more = _mm256_setr_epi8(0, 0, 0, -1, 0, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1,  //
+                                                 0, 0, 0, -1, 0, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1);
+    const __m256i one = _mm256_set1_epi8(1), two = _mm256_set1_epi8(2);
+    const uint16_t* codeword = quads.codeword();
+    for (int q = 0; q < qw; q += 32) {
+      const uint8_t* e = e_above + 2 * q;
+      // packus leaves quads 0-7, 16-23, 8-15, 24-31: the permute puts them in order.
+      const __m256i e_max =
+          _mm256_permute4x64_epi64(_mm256_packus_epi16(around(e, low_bytes), around(e + 32, low_bytes)), 0xD8);
+      const __m256i rho = _mm256_permute4x64_epi64(
+          _mm256_packus_epi16(_mm256_and_si256(load(codeword + q), rho_mask), _mm256_and_si256(load(codeword + q + 16), rho_mask)),
+          0xD8);
+      const __m256i kappa_less_1 = _mm256_and_si256(_mm256_subs_epu8(e_max, two), _mm256_shuffle_epi8(two_or_more, rho));
+      const __m256i big_u = _mm256_add_epi8(_mm256_add_epi8(load(quads.u + q), one), kappa_less_1);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(quads.big_u + q), big_u);
+    }
   }
   using MagSgnReader = UnstuffedReader;
   J2K_HT_AVX2 __attribute__((noinline, flatten)) static void magsgn(UnstuffedReader& magsgn, const MagSgnRow& row) {

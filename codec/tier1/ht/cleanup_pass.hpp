@@ -92,6 +92,7 @@ const LinkedCxt& linked_cxt();  // built once (block_decoder.cpp)
 // sets what row 0 reads).
 struct QuadRow {
   uint16_t codeword_storage[kMaxQuads + 2];  // packed entries, [-1] and [qw] empty quads
+  uint8_t u[kMaxQuads + 2];                  // the U-VLC's u (any for rho 0)
   uint8_t big_u[kMaxQuads + 2];              // exponent bounds U = u + kappa (any for rho 0)
   uint8_t above_context[kMaxQuads + 1];      // each quad's context bits from the row above
   uint16_t* codeword() { return codeword_storage + 1; }
@@ -125,18 +126,19 @@ inline uint32_t decode_quad(const uint32_t* table, unsigned context, BackwardWor
 
 // Sub-pass 1: the quad row's codewords and u, in the order the standard interleaves them:
 // per quad pair, the first quad's codeword, the second's, then their U-VLC (prefixes,
-// suffixes, extensions); it leaves each quad's exponent bound U = u + kappa, whose work fits
-// in the time the loop waits on its table lookups. kInitial: the block's first row, whose quads see only the quad to
-// their left and have their own table and U-VLC rule. The readers are worked on as local
-// copies: the stores to the row would otherwise make the compiler keep their state in memory.
+// suffixes, extensions); each quad's exponent bound U = u + kappa follows in a pass of its
+// own (exponent_bounds), out of this loop's chain of dependent lookups. kInitial: the block's
+// first row, whose quads see only the quad to their left and have their own table and U-VLC
+// rule. The readers are worked on as local copies: the stores to the row would otherwise make
+// the compiler keep their state in memory.
 template <bool kInitial>
 void decode_vlc_row_of_kind(const Tables& t, const LinkedCxt& linked, BackwardWordReader& vlc_stream,
-                            MelRunDecoder& mel_stream, int qw, const uint8_t* e_above, QuadRow& quads) {
+                            MelRunDecoder& mel_stream, int qw, QuadRow& quads) {
   BackwardWordReader vlc = vlc_stream;
   MelRunDecoder mel = mel_stream;
   const uint32_t* table = linked.entry[kInitial ? 1 : 0];
   uint16_t* codeword = quads.codeword();
-  uint8_t* big_u = quads.big_u;
+  uint8_t* u = quads.u;
   const uint8_t* above = quads.above_context;  // all 0 for the initial row (Scratch::reset)
   uint32_t seen = 0;  // every entry ORed: linked::kUnknown where a codeword is none of the table's
   uint32_t left = 0;  // the LinkedCxt entry of the quad to the left
@@ -167,9 +169,9 @@ void decode_vlc_row_of_kind(const Tables& t, const LinkedCxt& linked, BackwardWo
       if (suffix_first >= 28) u_first += 4 * vlc.take(4);
       if (suffix_second >= 28) u_second += 4 * vlc.take(4);
     }
-    // u is at most 5 + 31 + 4 x 15 + 2 and kappa at most 30: U fits in a byte.
-    big_u[q] = static_cast<uint8_t>(u_first + kappa(first & packed::kRho, e_above, q));
-    big_u[q + 1] = static_cast<uint8_t>(u_second + kappa(second & packed::kRho, e_above, q + 1));
+    // u is at most 5 + 31 + 4 x 15 + 2 (and kappa at most 30: U fits in a byte too).
+    u[q] = static_cast<uint8_t>(u_first);
+    u[q + 1] = static_cast<uint8_t>(u_second);  // [qw]: the empty quad's, never read
   }
   if (seen & linked::kUnknown) inconsistent();
   vlc_stream = vlc;
@@ -177,11 +179,20 @@ void decode_vlc_row_of_kind(const Tables& t, const LinkedCxt& linked, BackwardWo
 }
 
 inline void decode_vlc_row(const Tables& t, const LinkedCxt& linked, BackwardWordReader& vlc, MelRunDecoder& mel,
-                           bool initial, int qw, const uint8_t* e_above, QuadRow& quads) {
+                           bool initial, int qw, QuadRow& quads) {
   if (initial)
-    decode_vlc_row_of_kind<true>(t, linked, vlc, mel, qw, e_above, quads);
+    decode_vlc_row_of_kind<true>(t, linked, vlc, mel, qw, quads);
   else
-    decode_vlc_row_of_kind<false>(t, linked, vlc, mel, qw, e_above, quads);
+    decode_vlc_row_of_kind<false>(t, linked, vlc, mel, qw, quads);
+}
+
+// Each quad's exponent bound U = u + kappa (any where rho is 0), from the VLC sub-pass's u
+// and rho and the row above's bottom exponents (ExponentRow::at()); in an odd row also the
+// empty quad's past it, which MagSgn's last pair reads.
+inline void exponent_bounds(int qw, const uint8_t* e_above, QuadRow& quads) {
+  const uint16_t* codeword = quads.codeword();
+  for (int q = 0; q < qw + (qw & 1); ++q)
+    quads.big_u[q] = static_cast<uint8_t>(quads.u[q] + kappa(codeword[q] & packed::kRho, e_above, q));
 }
 
 // The context bits 0 (NW, N) and 2 (NE, NF) of each quad of the next row, from this row's
@@ -340,9 +351,10 @@ struct PortableRows {
     explicit MagSgnReader(MagSgnSegment s) : ForwardWordReader(s.data, s.size, true) {}
   };
   static void vlc(const Tables& t, const LinkedCxt& linked, BackwardWordReader& vlc, MelRunDecoder& mel, bool initial,
-                  int qw, const uint8_t* e_above, QuadRow& quads) {
-    decode_vlc_row(t, linked, vlc, mel, initial, qw, e_above, quads);
+                  int qw, QuadRow& quads) {
+    decode_vlc_row(t, linked, vlc, mel, initial, qw, quads);
   }
+  static void bounds(int qw, const uint8_t* e_above, QuadRow& quads) { exponent_bounds(qw, e_above, quads); }
   static void magsgn(ForwardWordReader& magsgn, const MagSgnRow& row) { PortableMagSgnRow::decode(magsgn, row); }
 };
 
@@ -395,7 +407,8 @@ void decode_cleanup(CleanupSegment segment, int32_t* out, ptrdiff_t stride, int 
   ExponentRow* e_above = &s.exponents[0];
   ExponentRow* e_row = &s.exponents[1];
   for (int r = 0; r < qh; ++r) {
-    Rows::vlc(t, linked, vlc, mel, r == 0, qw, e_above->at(), s.quads);
+    Rows::vlc(t, linked, vlc, mel, r == 0, qw, s.quads);
+    Rows::bounds(qw, e_above->at(), s.quads);
     int32_t* const top = out + 2 * r * stride;
     const bool bottom_cut = 2 * r + 1 >= height;
     const MagSgnRow row{s.quads.codeword(), s.quads.big_u, e_row->at(), top, bottom_cut ? s.cut_row : top + stride,
