@@ -74,6 +74,15 @@ inline uint64_t columns(const uint64_t (&rows)[4], int x0) {
   return spread(rows[0] >> x0) | spread(rows[1] >> x0) << 1 | spread(rows[2] >> x0) << 2 | spread(rows[3] >> x0) << 3;
 }
 
+#if J2K_HT_HAVE_AVX2
+// columns by BMI2's pdep: the low 16 bits of each row to every 4th bit from bit j.
+J2K_HT_AVX2 inline uint64_t columns_bmi2(const uint64_t (&rows)[4], int x0) {
+  constexpr uint64_t kEvery4th = 0x1111111111111111ull;
+  return _pdep_u64(rows[0] >> x0, kEvery4th) | _pdep_u64(rows[1] >> x0, kEvery4th << 1) | _pdep_u64(rows[2] >> x0, kEvery4th << 2) |
+         _pdep_u64(rows[3] >> x0, kEvery4th << 3);
+}
+#endif
+
 // A row's columns and their neighbours left and right.
 inline uint64_t around(uint64_t v) { return v | v << 1 | v >> 1; }
 
@@ -103,6 +112,12 @@ Refinement refinement_rows(const IndexBlock& b, int plane, bool reversible, bool
 #endif
     row_masks(row, w, shift, bit_shift, masks.significant[k], masks.bit[k], masks.negative[k]);
   }
+  auto columns_of = [](const uint64_t(&rows)[4], int x0) {
+#if J2K_HT_HAVE_AVX2
+    if (kAvx2) return columns_bmi2(rows, x0);
+#endif
+    return columns(rows, x0);
+  };
   auto pick = [](uint64_t v, uint64_t mask) {
 #if J2K_HT_HAVE_AVX2
     if (kAvx2) return pick_bmi2(v, mask);
@@ -159,9 +174,9 @@ Refinement refinement_rows(const IndexBlock& b, int plane, bool reversible, bool
     for (int j = 0; j < rows; ++j) visited[j] = ~sig[j] & full & reached(j);
     // Each group of 4 columns: its visited samples' bits, then its new samples' signs.
     for (int x0 = 0; x0 < w; x0 += 16) {
-      const uint64_t v = columns(visited, x0);
+      const uint64_t v = columns_of(visited, x0);
       if (v == 0) continue;
-      const uint64_t bits = columns(bit, x0), signs = columns(neg, x0), fresh = columns(made, x0);
+      const uint64_t bits = columns_of(bit, x0), signs = columns_of(neg, x0), fresh = columns_of(made, x0);
       for (int g = 0; g < 64; g += 16) {
         const uint64_t group = (v >> g) & 0xFFFF;
         if (group == 0) continue;
@@ -180,9 +195,9 @@ Refinement refinement_rows(const IndexBlock& b, int plane, bool reversible, bool
     above = sig[rows - 1] | made[rows - 1];
     // MagRef: every sample significant after the cleanup, its bit p, column by column.
     for (int x0 = 0; x0 < w; x0 += 16) {
-      const uint64_t s = columns(sig, x0);
+      const uint64_t s = columns_of(sig, x0);
       if (s == 0) continue;
-      const uint64_t v = pick(columns(bit, x0), s);
+      const uint64_t v = pick(columns_of(bit, x0), s);
       const int n = count(s);
       if (n > 32) {
         magref.put(static_cast<uint32_t>(v), 32);
