@@ -81,6 +81,10 @@ int run_decompress_ht(const CompressOptions& options);
 // (frames-BITSbit-CODER-MODE-BACKEND.svg: per encoder, each frame's front stage, Tier-1, rate
 // control and Tier-2 as its host thread saw them).
 int run_compress_frames(const CompressOptions& options, int frames, bool ht_only, int in_flight, const std::string& timelines);
+// The frames benchmarks' lossy EBCOT rate: DCI's 250 Mbit/s at 24 frames a second, as many bits
+// a sample as a 4K frame gets at other sizes.
+inline constexpr double kDciFrameBytes = 250e6 / 8 / 24;
+inline constexpr double kDci4kSamples = 4096.0 * 2160 * 3;
 // The same frames as N PPM files in a folder, compressed folder to folder by `j2kfront compress
 // -i DIR -o DIR` processes (bench/frames_folder_bench.cpp): the CPU backend, CUDA over every
 // GPU, on one and one frame at a time, OpenCL on a GPU; start to exit, in rounds.

@@ -68,15 +68,11 @@ Upscaled upscale(const std::string& sample, int64_t width, int64_t height, int b
   return out;
 }
 
-// The same at `size` x `size` as binary PNM in `dir` (16-bit samples big-endian, as PNM has them).
-std::string make_input(const std::string& sample, int64_t size, bool wide, const std::string& dir) {
-  const Upscaled image = upscale(sample, size, size, wide ? 16 : 8);
-  const std::string path = dir + "/" + fs::path(sample).stem().string() + (wide ? "16" : "") + "-" + std::to_string(size) +
-                           (image.components == 1 ? ".pgm" : ".ppm");
+void write_pnm(const Upscaled& image, const std::string& path) {
   std::ofstream out(path, std::ios::binary);
-  out << (image.components == 1 ? "P5" : "P6") << "\n" << size << " " << size << "\n" << (wide ? 65535 : 255) << "\n";
+  out << (image.components == 1 ? "P5" : "P6") << "\n" << image.width << " " << image.height << "\n" << ((1 << image.bits) - 1) << "\n";
   std::vector<uint8_t> bytes = image.bytes;
-  if (wide)
+  if (image.bits > 8)  // big-endian, as PNM has them
     for (size_t k = 0; k + 1 < bytes.size(); k += 2) {
       uint16_t v = 0;
       std::memcpy(&v, &image.bytes[k], 2);
@@ -85,6 +81,13 @@ std::string make_input(const std::string& sample, int64_t size, bool wide, const
     }
   out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   if (!out.flush()) throw Error(ErrorCode::Io, path + ": cannot write the benchmark's input");
+}
+
+std::string make_input(const std::string& sample, int64_t size, bool wide, const std::string& dir) {
+  const Upscaled image = upscale(sample, size, size, wide ? 16 : 8);
+  const std::string path = dir + "/" + fs::path(sample).stem().string() + (wide ? "16" : "") + "-" + std::to_string(size) +
+                           (image.components == 1 ? ".pgm" : ".ppm");
+  write_pnm(image, path);
   return path;
 }
 

@@ -19,6 +19,10 @@ struct Upscaled {
 // noise) at `bits` bits (1..16).
 Upscaled upscale(const std::string& sample, int64_t width, int64_t height, int bits);
 
+// The image as binary PNM at `path` (PGM or PPM; samples over 8 bits big-endian, as PNM has
+// them; maxval 2^bits - 1).
+void write_pnm(const Upscaled& image, const std::string& path);
+
 // `size` x `size` from an 8-bit sample image (bilinear upscaling plus a little deterministic
 // noise) as binary PNM in `dir`; `wide`: 16-bit samples.
 std::string make_input(const std::string& sample, int64_t size, bool wide, const std::string& dir);

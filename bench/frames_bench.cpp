@@ -42,9 +42,6 @@
 namespace j2k::bench {
 namespace {
 
-constexpr double kDciFrameBytes = 250e6 / 8 / 24;  // 250 Mbit/s at 24 frames a second
-constexpr double kDci4kSamples = 4096.0 * 2160 * 3;
-
 struct Config {
   bool ht = false, lossless = true;
   int bits = 8;

@@ -12,7 +12,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -29,32 +28,10 @@ namespace j2k::bench {
 namespace {
 namespace fs = std::filesystem;
 
-constexpr double kDciFrameBytes = 250e6 / 8 / 24;  // 250 Mbit/s at 24 frames a second
-constexpr double kDci4kSamples = 4096.0 * 2160 * 3;
-
-// The frame as a binary PPM (16-bit samples big-endian, as the format has them).
-void write_ppm(const Upscaled& frame, const std::string& path) {
-  std::ofstream f(path, std::ios::binary);
-  f << "P6\n" << frame.width << " " << frame.height << "\n" << ((1 << frame.bits) - 1) << "\n";
-  if (frame.bits <= 8) {
-    f.write(reinterpret_cast<const char*>(frame.bytes.data()), static_cast<std::streamsize>(frame.bytes.size()));
-  } else {
-    std::vector<uint8_t> swapped(frame.bytes.size());
-    for (size_t i = 0; i + 1 < swapped.size(); i += 2) swapped[i] = frame.bytes[i + 1], swapped[i + 1] = frame.bytes[i];
-    f.write(reinterpret_cast<const char*>(swapped.data()), static_cast<std::streamsize>(swapped.size()));
-  }
-  if (!f) throw Error(ErrorCode::Io, path + ": cannot write the frame");
-}
-
 struct Run {
   std::string name;                // the row's backend column
   std::vector<std::string> flags;  // after compress -i DIR -o OUT
 };
-
-std::vector<uint8_t> bytes_of(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
-}
 
 }  // namespace
 
@@ -96,7 +73,7 @@ int run_compress_frames_folder(const CompressOptions& o, int frames, bool ht_onl
       fs::remove_all(in);
       fs::create_directories(in);
       const Upscaled frame = upscale(sample, width, height, bits);
-      write_ppm(frame, in + "/0000.ppm");
+      write_pnm(frame, in + "/0000.ppm");
       for (int f = 1; f < frames; ++f) {
         char name[32];
         std::snprintf(name, sizeof name, "/%04d.ppm", f);
@@ -133,7 +110,7 @@ int run_compress_frames_folder(const CompressOptions& o, int frames, bool ht_onl
           for (const auto& e : fs::directory_iterator(out_of(0))) {
             const std::string name = e.path().filename().string();
             bytes += static_cast<double>(fs::file_size(out_of(k) + "/" + name));
-            if (k > 0) same = same && bytes_of(out_of(k) + "/" + name) == bytes_of(e.path().string());
+            if (k > 0) same = same && slurp(out_of(k) + "/" + name) == slurp(e.path().string());
           }
           const double ms = median(rounds.ms[k]), fps = frames * 1000 / ms;
           const double speed = median_ratio(rounds.ms, 0, k), peak = median(rounds.peak_mib[k]);

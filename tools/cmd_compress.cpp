@@ -786,12 +786,7 @@ int run_compress(CompressArgs a) {
         made_coding.max_bytes = max_memory == 0 ? 0 : max_memory - std::min(samples, max_memory - 1);
         if (!single) single = std::make_unique<j2kfront::Encoder>(made_settings, made_coding, f.image.view());
         const auto [data, size] = single->encode_in_place(f.image.view());
-        const auto t = Clock::now();
-        outputs[f.job].write([&, data = data, size = size](std::FILE* file, const std::string& name) {
-          if (std::fwrite(data, 1, size, file) != size || std::fflush(file) != 0)
-            throw Error(ErrorCode::Io, name + ": cannot write the file");
-        });
-        said(jobs[f.job], f.image, size, *single, f.read_ms, ms_since(t), f.t0, f.resolutions);
+        write_now(f.job, data, size, line_of(jobs[f.job], f.image, size, *single, f.resolutions), raw_bytes_of(f.image), f.t0);
       } catch (const std::exception& e) {
         report_failure(jobs[f.job], e);
       }
@@ -877,7 +872,7 @@ int run_compress(CompressArgs a) {
         carry_metadata(reader ? reader->metadata() : io::ImageMetadata(), image, !a.xyz.empty(), job.input, coding);  // none for raw samples
         metadata_carried = true;
         if (!a.xyz.empty()) image = to_dci_xyz(image, a.xyz);
-        const double read_ms = read_before ? read_before->ms : ms_since(t);
+        const double read_ms = ms_since(t);  // (said for a single image only)
         on_canvas(image);
         const j2kfront::ImageView view = image.view();
         const std::string key = shape_key(image);
@@ -926,7 +921,7 @@ int run_compress(CompressArgs a) {
             encoder_metadata = carried;
           }
           if (lanes > 1) {
-            FramesInFlight::Frame frame{k, std::move(image), read_ms, t0, s.levels + 1};
+            FramesInFlight::Frame frame{k, std::move(image), t0, s.levels + 1};
             try {
               frames.submit(*encoder, std::move(frame));
             } catch (...) {

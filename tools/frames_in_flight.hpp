@@ -20,7 +20,6 @@ class FramesInFlight {
   struct Frame {
     size_t job = 0;                             // which input
     j2kfront::Image image;                      // its samples, read by the encoder until its wait
-    double read_ms = 0;                         // reading it
     std::chrono::steady_clock::time_point t0;   // when its reading began
     int resolutions = 0;                        // for what is said of it
     j2k_ticket ticket = 0;                      // (submit fills it in)

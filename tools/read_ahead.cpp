@@ -1,19 +1,15 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "tools/read_ahead.hpp"
 
-#include <chrono>
-
 namespace j2k::tools {
 
 void ReadAhead::start(size_t job, const std::string& path, uint64_t max_bytes) {
   if (read_.valid()) read_.wait();  // one at a time: its samples count against the budget once
   job_ = job;
   read_ = std::async(std::launch::async, [path, max_bytes] {
-    const auto t = std::chrono::steady_clock::now();
     Read r;
     r.reader = std::make_unique<io::ImageReader>(path);
     r.image = r.reader->read_rows(r.reader->shape().height, max_bytes);
-    r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
     return r;
   });
 }

@@ -19,7 +19,6 @@ class ReadAhead {
   struct Read {
     std::unique_ptr<io::ImageReader> reader;  // its header and metadata
     j2kfront::Image image;                    // its samples, whole
-    double ms = 0;                            // reading them
   };
   // Starts reading job `job`'s file at `path` whole, its samples at most `max_bytes` (0: no
   // limit), as ImageReader::read_rows does.
