@@ -342,14 +342,42 @@ class PnmRoundTrip : public ::testing::TestWithParam<PnmCase> {};
 TEST_P(PnmRoundTrip, ReadsWhatWasWritten) {
   const PnmCase& p = GetParam();
   TempDir dir;
-  RefImage want = make_image(13, 7, p.comps, p.precision, false);
-  for (RefComponent& k : want.components)
-    for (int32_t& v : k.samples) v = std::min<int32_t>(v, static_cast<int32_t>(p.maxval));
-  for (bool comments : {false, true}) {
-    const std::string path = dir.file(comments ? "commented.pnm" : "plain.pnm");
-    write_file(path, pnm_bytes(want, p.maxval, comments));
-    expect_same(read_image(path), want);
-    expect_same(read_in_bands(path, kBandHeights), want);
+  // 77 wide: rows through the readers' vector loops and their tails.
+  for (const auto& [w, h] : {std::pair{13, 7}, std::pair{77, 5}}) {
+    RefImage want = make_image(w, h, p.comps, p.precision, false);
+    for (RefComponent& k : want.components)
+      for (int32_t& v : k.samples) v = std::min<int32_t>(v, static_cast<int32_t>(p.maxval));
+    for (bool comments : {false, true}) {
+      SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + (comments ? ", comments" : ""));
+      const std::string path = dir.file(comments ? "commented.pnm" : "plain.pnm");
+      write_file(path, pnm_bytes(want, p.maxval, comments));
+      expect_same(read_image(path), want);
+      expect_same(read_in_bands(path, kBandHeights), want);
+    }
+  }
+}
+
+// One sample over maxval anywhere in a wide row, in any channel, is named by its place.
+TEST(Pnm, ASampleOverMaxvalIsNamedWhereItIs) {
+  TempDir dir;
+  for (const auto& [comps, maxval] : {std::pair{3, 4095u}, std::pair{1, 4095u}, std::pair{3, 200u}, std::pair{1, 1000u}}) {
+    for (int ch = 0; ch < comps; ++ch) {
+      RefImage im = make_image(77, 5, comps, 16, false);
+      for (RefComponent& k : im.components)
+        for (int32_t& v : k.samples) v = std::min<int32_t>(v, static_cast<int32_t>(maxval));
+      im.components[static_cast<size_t>(ch)].samples[3 * 77 + 61] = static_cast<int32_t>(maxval + 1);
+      const std::string path = dir.file("over.pnm");
+      write_file(path, pnm_bytes(im, maxval));
+      const std::string want = "sample " + std::to_string(maxval + 1) + " at x=61, y=3" +
+                               (comps > 1 ? ", channel " + std::to_string(ch) : "") + " exceeds maxval " + std::to_string(maxval);
+      SCOPED_TRACE(want);
+      try {
+        (void)read_image(path);
+        ADD_FAILURE() << "read without an error";
+      } catch (const std::exception& e) {
+        EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+      }
+    }
   }
 }
 
