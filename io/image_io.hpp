@@ -58,6 +58,10 @@ class ImageReader {
   // origin (0,0). Refuses with Error(OutOfMemory) naming both figures, before allocating,
   // when their samples need more than `max_bytes` (0: no limit).
   j2kfront::Image read_rows(uint32_t rows, uint64_t max_bytes = 0);
+  // The same, its planes taken from `spare` where they have the band's sizes and types and
+  // the format's reader writes every sample (a directory's images of one shape, read one
+  // after another, then reuse the memory instead of zeroing fresh pages).
+  j2kfront::Image read_rows(uint32_t rows, uint64_t max_bytes, j2kfront::Image&& spare);
   // What the file says beside its samples: whole once the last rows are read.
   const ImageMetadata& metadata() const;
 

@@ -191,6 +191,8 @@ class PnmReader : public FormatReader {
   // file) and split into the planes (and checked against maxval) by one worker, the workers
   // side by side: the kernel's copies out of the page cache then run on every core too, not
   // one before all the splitting. A gray 8-bit or full-range 16-bit file needs no check.
+  bool fills_every_sample() const override { return true; }
+
   j2kfront::Image read_rows(uint64_t first, uint64_t height) override {
     InputFile& in = *file_;
     j2kfront::Image image = band(height);

@@ -101,11 +101,28 @@ void InputFile::rewind() {
   pos_ = 0;
 }
 
-j2kfront::Image FormatReader::band(uint64_t rows) const {
+j2kfront::Image FormatReader::band(uint64_t rows) {
   j2kfront::Image im;
   im.width = shape_.width;
   im.height = static_cast<uint32_t>(rows);
-  for (const j2kfront::Image::Component& c : shape_.components) im.add_component(c.type, c.precision, c.dx, c.dy);
+  j2kfront::Image spare = std::move(spare_);
+  spare_ = j2kfront::Image();
+  for (size_t i = 0; i < shape_.components.size(); ++i) {
+    const j2kfront::Image::Component& c = shape_.components[i];
+    j2kfront::Image::Component k;
+    k.type = c.type, k.precision = c.precision, k.dx = c.dx, k.dy = c.dy;
+    k.width = (int64_t{im.width} + c.dx - 1) / c.dx;  // at origin 0 (as add_component)
+    k.height = (static_cast<int64_t>(rows) + c.dy - 1) / c.dy;
+    const size_t bytes = static_cast<size_t>(k.width * k.height) * k.sample_size();
+    // A spare's plane of the same size and type is taken as it is: filling a fresh one with
+    // zeros first, then the samples, took a 12-bit 4096x2160 RGB file's reading thread 21 ms
+    // (development VM) of its 56.
+    if (i < spare.components.size() && spare.components[i].type == c.type && spare.components[i].bytes.size() == bytes)
+      k.bytes = std::move(spare.components[i].bytes);
+    else
+      k.bytes.assign(bytes, 0);
+    im.components.push_back(std::move(k));
+  }
   return im;
 }
 
@@ -190,6 +207,11 @@ j2kfront::Image ImageReader::read_rows(uint32_t rows, uint64_t max_bytes) {
     detail::fail(ErrorCode::OutOfMemory, path_,
                  "out of memory for its samples (" + std::to_string(need) + " bytes)");
   }
+}
+
+j2kfront::Image ImageReader::read_rows(uint32_t rows, uint64_t max_bytes, j2kfront::Image&& spare) {
+  if (format_->fills_every_sample()) format_->set_spare(std::move(spare));
+  return read_rows(rows, max_bytes);
 }
 
 j2kfront::Image read_image(const std::string& path, const ReadOptions& options, ImageMetadata* metadata) {

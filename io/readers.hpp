@@ -71,13 +71,20 @@ class FormatReader {
   // What the file says beside its samples: what its header held from construction on, and
   // once the last row is read, what came after the samples too (a PNG's chunks after IDAT).
   const ImageMetadata& metadata() const { return metadata_; }
+  // Whether read_rows writes every sample of its band (so that band() may hand it planes
+  // holding another image's samples instead of zeroed ones).
+  virtual bool fills_every_sample() const { return false; }
+  // Planes for the next band() to take where they have its components' sizes and types.
+  void set_spare(j2kfront::Image&& spare) { spare_ = std::move(spare); }
 
  protected:
-  // An image `rows` high with the shape's components, their planes allocated and zeroed.
-  j2kfront::Image band(uint64_t rows) const;
+  // An image `rows` high with the shape's components, their planes allocated and zeroed, or
+  // the spare's planes as they are (set_spare: only for readers that fill every sample).
+  j2kfront::Image band(uint64_t rows);
 
   j2kfront::Image shape_;
   ImageMetadata metadata_;
+  j2kfront::Image spare_;
 };
 
 // Each reader expects `in` at the first byte of the file (the signature included).

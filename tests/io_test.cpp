@@ -18,6 +18,7 @@
 #include <iterator>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #ifdef J2K_HAVE_TIFF
@@ -1317,6 +1318,43 @@ TEST(ImageReader, EachBandIsCheckedAgainstTheBudgetAndTheRowsLeft) {
   expect_refused(20, 0, ErrorCode::InvalidArgument, "20 rows asked for at row 4 of 23");
   EXPECT_EQ(reader.read_rows(19).height, 19u);
   EXPECT_EQ(reader.next_row(), 23u);
+}
+
+// A spare image's planes (a directory's last image) are taken by a reader that writes every
+// sample, whatever they held: the samples are the file's; a plane of another size is not taken.
+TEST(ImageReader, ASparesPlanesAreFilledWithTheFilesSamples) {
+  TempDir dir;
+  for (const auto& [comps, maxval, bits] : {std::tuple{3, 4095u, 12}, std::tuple{1, 255u, 8}, std::tuple{3, 255u, 8}}) {
+    const RefImage want = make_image(77, 9, comps, bits, false);
+    const std::string path = dir.file("next.pnm");
+    write_file(path, pnm_bytes(want, maxval));
+    j2kfront::Image spare = read_image(path);
+    std::vector<const unsigned char*> planes;
+    for (ReadComponent& k : spare.components) {
+      std::fill(k.bytes.begin(), k.bytes.end(), 0xa5);  // another image's samples
+      planes.push_back(k.bytes.data());
+    }
+    j2k::io::ImageReader reader(path);
+    const j2kfront::Image got = reader.read_rows(9, 0, std::move(spare));
+    expect_same(got, want);
+    for (size_t c = 0; c < planes.size(); ++c) EXPECT_EQ(got.components[c].bytes.data(), planes[c]) << "component " << c;
+  }
+  // A spare of another height: fresh planes, the same samples.
+  const RefImage want = make_image(77, 9, 3, 12, false);
+  const std::string path = dir.file("other.ppm");
+  write_file(path, pnm_bytes(want, 4095));
+  j2kfront::Image spare = j2k::io::ImageReader(path).read_rows(5);
+  j2k::io::ImageReader reader(path);
+  expect_same(reader.read_rows(9, 0, std::move(spare)), want);
+  // A reader that does not say it writes every sample (PGX) takes none.
+  const RefImage grey = make_image(77, 9, 1, 8, false);
+  const std::string pgx = dir.file("grey.pgx");
+  write_file(pgx, pgx_bytes(grey, true, "+"));
+  j2kfront::Image pgx_spare = read_image(pgx);
+  const unsigned char* pgx_plane = pgx_spare.components[0].bytes.data();
+  const j2kfront::Image pgx_got = j2k::io::ImageReader(pgx).read_rows(9, 0, std::move(pgx_spare));
+  expect_same(pgx_got, grey);
+  EXPECT_NE(pgx_got.components[0].bytes.data(), pgx_plane);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -749,7 +749,13 @@ int run_compress(CompressArgs a) {
     auto file = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
     writer.push([&, k, file, line = std::move(line), raw_bytes, t0] { write_now(k, file->data(), file->size(), line, raw_bytes, t0); });
   };
+  // A directory of untiled images reads the next file while this one is coded (a tiled one may
+  // go a row of tiles at a time, read as it is coded), where the budget allows (`overlap`).
+  const bool reads_ahead = batch && a.tile_size.empty() && a.raw_layout.empty();
   bool encoder_overlap = false;  // the encoder's frames written on the writer thread
+  // The last image coded, whose planes the next file read ahead takes (where it has their
+  // shape) instead of fresh zeroed ones; held only until that read starts.
+  j2kfront::Image spare;
   // A directory's images coded several at once (declared after the encoder: on the way out
   // it waits for them while the encoder is still there).
   std::vector<FramesInFlight::Frame> over_budget;  // in flight, over --max-memory
@@ -758,10 +764,11 @@ int run_compress(CompressArgs a) {
   j2kfront::Settings made_settings;
   j2kfront::Coding made_coding;
   FramesInFlight frames(
-      [&](const FramesInFlight::Frame& f, const uint8_t* data, size_t size, const j2kfront::Encoder& e) {
+      [&](FramesInFlight::Frame& f, const uint8_t* data, size_t size, const j2kfront::Encoder& e) {
         std::string line = line_of(jobs[f.job], f.image, size, e, f.resolutions);
         if (encoder_overlap) write_later(f.job, std::vector<uint8_t>(data, data + size), std::move(line), raw_bytes_of(f.image), f.t0);
         else write_now(f.job, data, size, line, raw_bytes_of(f.image), f.t0);
+        if (encoder_overlap && reads_ahead) spare = std::move(f.image);
       },
       [&](FramesInFlight::Frame& f, const std::exception& e) {
         const auto* coded = dynamic_cast<const j2kfront::Error*>(&e);
@@ -793,9 +800,6 @@ int run_compress(CompressArgs a) {
     }
     over_budget.clear();
   };
-  // A directory of untiled images reads the next file while this one is coded (a tiled one may
-  // go a row of tiles at a time, read as it is coded), where the budget allows (`overlap`).
-  const bool reads_ahead = batch && a.tile_size.empty() && a.raw_layout.empty();
   ReadAhead read_ahead;
   for (size_t k = 0; k < jobs.size(); ++k) {
     const CompressJob& job = jobs[k];
@@ -880,10 +884,11 @@ int run_compress(CompressArgs a) {
         uint64_t samples = 0;
         for (const auto& c : image.components) samples += c.bytes.size();
         // A directory reads the next image and writes the last one beside this one's coding,
-        // which holds up to three images' worth more (the next one's samples, two
+        // which holds up to four images' worth more (the next one's samples, the spare, two
         // codestreams): only where --max-memory holds that four times over.
         const bool overlap = batch && (max_memory == 0 || 16 * samples <= max_memory);
-        if (overlap && reads_ahead && k + 1 < jobs.size()) read_ahead.start(k + 1, jobs[k + 1].input, max_memory);
+        if (overlap && reads_ahead && k + 1 < jobs.size()) read_ahead.start(k + 1, jobs[k + 1].input, max_memory, std::move(spare));
+        spare = j2kfront::Image();  // (not kept beyond the next read)
         // Where the coefficients are what does not fit, what would take less: a row of tiles at
         // a time.
         uint64_t coefficients = 0;
@@ -908,7 +913,7 @@ int run_compress(CompressArgs a) {
             drop_encoder();  // the frames in flight are the old encoder's
             coding.last_is_alpha = last_is_alpha(job.input, image);
             lanes = one_at_a_time.count(key) ? 1 : wanted;
-            const uint64_t beside = overlap ? 3 : 0;  // the next image's samples, two codestreams
+            const uint64_t beside = overlap ? 4 : 0;  // the next image's samples, the spare, two codestreams
             while (lanes > 1 && max_memory != 0 && 2 * (window_of(lanes) + beside) * samples > max_memory) --lanes;
             const uint64_t held = ((lanes > 1 ? window_of(lanes) : 1) + beside) * samples;
             coding.frames_in_flight = lanes > 1 ? lanes : 0;
@@ -954,6 +959,7 @@ int run_compress(CompressArgs a) {
           const auto [data, size] = out;
           write_later(k, std::vector<uint8_t>(data, data + size), line_of(job, image, size, *encoder, s.levels + 1), raw_bytes_of(image),
                       t0);
+          if (reads_ahead) spare = std::move(image);
         } else if (!by_rows && !submitted) {
           const auto [data, size] = out;
           t = Clock::now();

@@ -27,7 +27,8 @@ class FramesInFlight {
   // done(frame, data, size, encoder): its file (valid during the call) and the encoder whose
   // report() is the frame's; failed(frame, error): its coding's (or done's) error, the frame
   // the callee's to keep (its samples, to code it again). The frames around a failed one go on.
-  using Done = std::function<void(const Frame&, const uint8_t*, size_t, const j2kfront::Encoder&)>;
+  // Done may take the frame's image (its samples are read no more).
+  using Done = std::function<void(Frame&, const uint8_t*, size_t, const j2kfront::Encoder&)>;
   using Failed = std::function<void(Frame&, const std::exception&)>;
   FramesInFlight(Done done, Failed failed) : done_(std::move(done)), failed_(std::move(failed)) {}
   // The frames still in flight are waited for, their files dropped (an exception on the way
