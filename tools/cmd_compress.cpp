@@ -734,6 +734,8 @@ int run_compress(CompressArgs a) {
   };
   // A directory's files written on a thread of their own, then said (a write's error is that
   // image's): one codestream written and one waiting at most.
+  std::mutex written_mutex;
+  std::vector<std::vector<uint8_t>> written;  // buffers of codestreams written, for the next ones
   WriterThread writer(1);
   auto write_now = [&](size_t k, const uint8_t* data, size_t size, const std::string& line, double raw_bytes, Clock::time_point t0) {
     try {
@@ -745,9 +747,22 @@ int run_compress(CompressArgs a) {
       report_failure(jobs[k], e);
     }
   };
-  auto write_later = [&](size_t k, std::vector<uint8_t> bytes, std::string line, double raw_bytes, Clock::time_point t0) {
-    auto file = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
-    writer.push([&, k, file, line = std::move(line), raw_bytes, t0] { write_now(k, file->data(), file->size(), line, raw_bytes, t0); });
+  // A copy of the codestream for the writer (the encoder's storage is the next frame's), in a
+  // buffer the writer handed back: no fresh pages a file (a 12-bit lossless 4096x2160 frame's
+  // codestream is 25 MB).
+  auto write_later = [&](size_t k, const uint8_t* data, size_t size, std::string line, double raw_bytes, Clock::time_point t0) {
+    auto file = std::make_shared<std::vector<uint8_t>>();
+    {
+      std::lock_guard<std::mutex> lock(written_mutex);
+      if (!written.empty()) *file = std::move(written.back()), written.pop_back();
+    }
+    if (file->capacity() < size) file->reserve(size + size / 8);  // (the next one may be a little larger)
+    file->assign(data, data + size);
+    writer.push([&, k, file, line = std::move(line), raw_bytes, t0] {
+      write_now(k, file->data(), file->size(), line, raw_bytes, t0);
+      std::lock_guard<std::mutex> lock(written_mutex);
+      if (written.size() < 2) written.push_back(std::move(*file));  // the writer holds two at most
+    });
   };
   // A directory of untiled images reads the next file while this one is coded (a tiled one may
   // go a row of tiles at a time, read as it is coded), where the budget allows (`overlap`).
@@ -766,7 +781,7 @@ int run_compress(CompressArgs a) {
   FramesInFlight frames(
       [&](FramesInFlight::Frame& f, const uint8_t* data, size_t size, const j2kfront::Encoder& e) {
         std::string line = line_of(jobs[f.job], f.image, size, e, f.resolutions);
-        if (encoder_overlap) write_later(f.job, std::vector<uint8_t>(data, data + size), std::move(line), raw_bytes_of(f.image), f.t0);
+        if (encoder_overlap) write_later(f.job, data, size, std::move(line), raw_bytes_of(f.image), f.t0);
         else write_now(f.job, data, size, line, raw_bytes_of(f.image), f.t0);
         if (encoder_overlap && reads_ahead) spare = std::move(f.image);
       },
@@ -957,7 +972,7 @@ int run_compress(CompressArgs a) {
         }
         if (!by_rows && !submitted && overlap) {
           const auto [data, size] = out;
-          write_later(k, std::vector<uint8_t>(data, data + size), line_of(job, image, size, *encoder, s.levels + 1), raw_bytes_of(image),
+          write_later(k, data, size, line_of(job, image, size, *encoder, s.levels + 1), raw_bytes_of(image),
                       t0);
           if (reads_ahead) spare = std::move(image);
         } else if (!by_rows && !submitted) {
