@@ -37,6 +37,7 @@
 #include "common/memory_budget.hpp"
 #include "j2kfront/j2kfront.h"
 #include "pipeline/plan.hpp"
+#include "pipeline/row_front_stage.hpp"
 #include "tiling/canvas.hpp"
 
 namespace j2k::codec {
@@ -73,6 +74,14 @@ struct EncoderSettings {
   // coefficients. Not with HT and a rate or PSNR target, whose plane choice codes the blocks
   // from their coefficients after every block's estimates (rate/ht_planes.hpp).
   bool by_tile_rows = false;
+  // Where it applies (the CPU backend, an image of one tile, components of one size and level
+  // count, Tier-1 on the CPU, not by rows of tiles, not HT with a rate or PSNR target, whose
+  // plane choice codes the blocks again from their coefficients), the front stage makes the
+  // finest DWT level a row of code-blocks at a time and Tier-1 codes each row's blocks right
+  // after (pipeline/row_front_stage.hpp): the level's coefficients never fill whole-image
+  // planes. false: the plan's whole planes, as every other image. The same codestream either
+  // way (tests compare the two).
+  bool front_by_stripes = true;
 };
 
 // params.layer_bytes from compression ratios (<= 1: every pass) of `raw_bytes` bytes of samples.
@@ -142,6 +151,14 @@ class Encoder {
   Reservation held_{budget_.get()};    // what the encoder keeps: the plan, the layout, records
   Reservation output_{budget_.get()};  // the last encode()'s bytes
   std::unique_ptr<Plan> plan_;
+  // Or the front stage a row of code-blocks at a time (EncoderSettings::front_by_stripes);
+  // the layout's blocks in its order: the coarser levels' (stripe_starts_[0] of them), then
+  // stripe first_stripe() + k's, stripe_order_[stripe_starts_[k] .. stripe_starts_[k + 1]);
+  // the samples' offsets and ranges.
+  std::unique_ptr<RowFrontStage> stripes_;
+  std::vector<size_t> stripe_order_, stripe_starts_;
+  int stripe_rows_ = 0;
+  TileSamples stripe_samples_;
   StreamInfo info_;
   std::vector<std::vector<TileComponentInput>> tiles_;
   TileLayout layout_;  // every code-block's place: fixed by the shape and the parameters
@@ -160,6 +177,12 @@ class Encoder {
   std::vector<size_t> row_blocks_;
   PlanSettings row_settings_;
 
+  // encode() through stripes_: its stripes' front stage and Tier-1 in turn, then the coarser
+  // levels'.
+  void encode_by_stripes(const j2k_image_view& image);
+  // The rows of code-blocks (S, on the band grid) the image's front stage takes where it can go
+  // a row of them at a time, `comps` its components; 0 where it cannot.
+  int front_stripe_rows(const Canvas& canvas, const j2k_image_view& shape, std::vector<RowFrontStage::Component>& comps) const;
   // A plan for row `row` within `limit` bytes of host memory (0: none).
   std::unique_ptr<Plan> row_plan(const TileRow& row, uint64_t limit) const;
   // Rate control, Tier-2 and the file from every block's coding: into bytes_, or through
