@@ -142,6 +142,9 @@ class Encoder {
   void share_device(DeviceTurns* turns) { turns_ = turns; }
   const EncodeReport& report() const { return report_; }
   const FrontInfo& front() const { return front_; }
+  // Whether encode() makes the finest DWT level a row of code-blocks at a time
+  // (EncoderSettings::front_by_stripes, where it applies).
+  bool by_stripes() const { return stripes_ != nullptr; }
   // The rows of tiles on the canvas, top to bottom.
   const std::vector<TileRow>& tile_rows() const { return rows_; }
 
@@ -169,8 +172,8 @@ class Encoder {
   FrontInfo front_;
   DeviceTurns* turns_ = nullptr;
   uint64_t blocks_ = 0;  // layout_'s
-  // By rows: the shape (no samples), each row of tiles and its first block in layout_ (one
-  // more: the end), and what each row's plan is made with.
+  // By rows and by stripes: the shape (no samples); by rows: each row of tiles and its first
+  // block in layout_ (one more: the end), and what each row's plan is made with.
   j2k_image_view shape_{};
   std::vector<j2k_component_view> shape_components_;
   std::vector<TileRow> rows_;
