@@ -84,7 +84,7 @@ struct RowFrontStage::Impl {
   // an H row's to LH and HH.
   void forward_rows(size_t c, int64_t w0, int64_t hw, int casw, int64_t snw, int64_t e0, int64_t e1) {
     const Geometry& g = geometry[c];
-    run_on_workers(hw, worker_count(threads), [&](ptrdiff_t y, int worker) {
+    run_on_workers(hw, worker_count(threads), [&](ptrdiff_t y, int) {
       const int64_t row = y < snw ? w0 + casw + 2 * y : w0 + (1 - casw) + 2 * (y - snw);
       if (row < e0 || row >= e1) return;
       const int64_t by = row >> 1;
@@ -97,13 +97,12 @@ struct RowFrontStage::Impl {
         high = band_row(c, 2, by);
       }
       const char* in = static_cast<const char*>(windows[c]->p) + y * g.w * 4;
-      const size_t at = static_cast<size_t>(worker) * scratch_per_thread;
       if (comps[c].reversible)
         host_forward_row(reinterpret_cast<const int32_t*>(in), reinterpret_cast<int32_t*>(low), reinterpret_cast<int32_t*>(high),
-                         g.w, g.cas_x, scratch_of<int32_t>() + at);
+                         g.w, g.cas_x);
       else
         host_forward_row(reinterpret_cast<const float*>(in), reinterpret_cast<float*>(low), reinterpret_cast<float*>(high), g.w,
-                         g.cas_x, scratch_of<float>() + at);
+                         g.cas_x);
     });
   }
 

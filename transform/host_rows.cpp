@@ -48,11 +48,11 @@ void host_forward_vertical(float* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t
                            size_t per_thread) {
   cpu::forward_vertical(data, stride, w, h, cas, threads, cpu::Scratch<float>{scratch, per_thread});
 }
-void host_forward_row(const int32_t* in, int32_t* low, int32_t* high, ptrdiff_t w, int cas, int32_t* scratch) {
-  cpu::forward_row(in, low, high, w, cas, scratch);
+void host_forward_row(const int32_t* in, int32_t* low, int32_t* high, ptrdiff_t w, int cas) {
+  cpu::forward_row(in, low, high, w, cas);
 }
-void host_forward_row(const float* in, float* low, float* high, ptrdiff_t w, int cas, float* scratch) {
-  cpu::forward_row(in, low, high, w, cas, scratch);
+void host_forward_row(const float* in, float* low, float* high, ptrdiff_t w, int cas) {
+  cpu::forward_row(in, low, high, w, cas);
 }
 void host_forward_levels(int32_t* data, ptrdiff_t stride, const DwtLevel* levels, int count, int threads, int32_t* scratch,
                          size_t per_thread) {
