@@ -91,6 +91,25 @@ TEST(EncoderByStripes, SameCodestreamAsWholePlanes) {
     }
 }
 
+TEST(EncoderByStripes, RefusesASampleOutsideItsPrecisionAsWholePlanes) {
+  j2kfront::Image image = test_support::pattern_image(0, 0, 70, 90, 3, J2K_SAMPLE_U8, 5, 1, 7);
+  image.components[1].bytes[70 * 80 + 3] = 200;  // above 2^5 - 1, in the last stripe
+  const Case k{"5-bit in 8", 0, 0, 70, 90, 3, J2K_SAMPLE_U8, 5, 3, true, 5, 5, true, 0, {}, false, 1};
+  std::string whole, stripes;
+  try {
+    encode(k, image, false);
+  } catch (const j2k::Error& e) {
+    whole = e.what();
+  }
+  try {
+    encode(k, image, true);
+  } catch (const j2k::Error& e) {
+    stripes = e.what();
+  }
+  EXPECT_FALSE(whole.empty());
+  EXPECT_EQ(stripes, whole);
+}
+
 TEST(EncoderByStripes, WholePlanesWhereItDoesNotApply) {
   const j2kfront::Image image = test_support::pattern_image(0, 0, 100, 80, 3, J2K_SAMPLE_U8, 8, 1, 5);
   Case k{"HT -r 10", 0, 0, 100, 80, 3, J2K_SAMPLE_U8, 8, 3, true, 6, 6, true, 0, {10}, false, 1};
