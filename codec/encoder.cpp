@@ -732,25 +732,25 @@ Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) :
       front_.coefficient_type = coefficient_type(ps.wavelet);
       front_.streams = 1;
     } else {
-    try {
-      plan_ = std::make_unique<Plan>(plan_settings, shape);
-    } catch (const Error& e) {
-      if (e.code() != ErrorCode::OutOfMemory || plan_settings.max_host_memory == ps.max_host_memory) throw;
-      throw refused(e, "");
-    }
-    const j2k_memory_report front = plan_->memory();
-    held_.grow(front.host + front.pinned, "the front stage's coefficients and buffers");
-    p.mct = plan_->mct();  // auto: off where components 0..2 differ in subsampling
-    for (const PlanTileComponent& tc : plan_->tile_components()) {
-      TileComponentInput& in = tiles_.at(static_cast<size_t>(tc.tile)).at(static_cast<size_t>(tc.component));
-      if (in.rect.x0 != tc.rect.x0 || in.rect.y0 != tc.rect.y0 || in.rect.x1 != tc.rect.x1 || in.rect.y1 != tc.rect.y1)
-        throw Error(ErrorCode::Internal, "encoder: the plan's tile-component is not the canvas's");
-      in.coefficients = tc.home;
-    }
-    front_.backend = plan_->backend();
-    front_.description = plan_->description();
-    front_.coefficient_type = plan_->coefficient_type();
-    front_.streams = plan_->streams();
+      try {
+        plan_ = std::make_unique<Plan>(plan_settings, shape);
+      } catch (const Error& e) {
+        if (e.code() != ErrorCode::OutOfMemory || plan_settings.max_host_memory == ps.max_host_memory) throw;
+        throw refused(e, "");
+      }
+      const j2k_memory_report front = plan_->memory();
+      held_.grow(front.host + front.pinned, "the front stage's coefficients and buffers");
+      p.mct = plan_->mct();  // auto: off where components 0..2 differ in subsampling
+      for (const PlanTileComponent& tc : plan_->tile_components()) {
+        TileComponentInput& in = tiles_.at(static_cast<size_t>(tc.tile)).at(static_cast<size_t>(tc.component));
+        if (in.rect.x0 != tc.rect.x0 || in.rect.y0 != tc.rect.y0 || in.rect.x1 != tc.rect.x1 || in.rect.y1 != tc.rect.y1)
+          throw Error(ErrorCode::Internal, "encoder: the plan's tile-component is not the canvas's");
+        in.coefficients = tc.home;
+      }
+      front_.backend = plan_->backend();
+      front_.description = plan_->description();
+      front_.coefficient_type = plan_->coefficient_type();
+      front_.streams = plan_->streams();
     }
   }
   front_.mct = p.mct;

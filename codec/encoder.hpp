@@ -7,6 +7,10 @@
 // layers; Tier-2 and the markers (codestream/) write the codestream, and a JP2 file around it
 // when asked. Everything the standard or the codec refuses is refused at construction, before
 // any work; encode() then allocates only what Tier-1 and Tier-2 produce.
+// By stripes (EncoderSettings::front_by_stripes, an image of one tile on the CPU): no plan;
+// a row front stage (pipeline/row_front_stage.hpp) makes the finest DWT level a row of
+// code-blocks at a time, whose blocks Tier-1 codes while they are in cache, and the coarser
+// levels in planes of a quarter of the image's size: the same bytes as the plan's planes.
 // By rows of tiles (EncoderSettings::by_tile_rows, encode_rows()): no plan of the whole image;
 // each row of tiles is asked of a source, transformed by a plan of its own (tiles keep their
 // canvas coordinates, so their coefficients are the whole image's), its blocks coded and the
