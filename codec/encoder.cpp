@@ -24,6 +24,7 @@
 #include "common/error.hpp"
 #include "common/parallel/worker_pool.hpp"
 #include "tiling/canvas.hpp"
+#include "transform/host_rows.hpp"
 
 namespace j2k::codec {
 
@@ -86,6 +87,10 @@ struct BlockOrigin {
   ptrdiff_t stride = 0;
   ptrdiff_t offset = 0;        // the block's, in values from `base`
 };
+// Where Tier-1 reads each code-block: in the plan's planes (plane_origins), or in a row
+// front stage's rows (Encoder::encode_by_stripes).
+using OriginOf = std::function<BlockOrigin(const LaidBlock&)>;
+
 BlockOrigin block_origin(const LaidBlock& lb, const std::vector<std::vector<TileComponentInput>>& tiles) {
   const TileComponentInput& tc = tiles[lb.tile][lb.component];
   const TileComponentInput::Band& band = tc.bands[lb.band];
@@ -96,13 +101,17 @@ BlockOrigin block_origin(const LaidBlock& lb, const std::vector<std::vector<Tile
   return o;
 }
 
+OriginOf plane_origins(const std::vector<std::vector<TileComponentInput>>& tiles) {
+  return [&tiles](const LaidBlock& lb) { return block_origin(lb, tiles); };
+}
+
 // Asks for the first rows of a code-block that is coded next, so that they arrive while this
 // one is coded. Its rows lie a plane row apart, each on a page of its own, where the hardware
 // prefetcher does not follow; the quantiser fetches the rows after these itself, ahead of
 // its reads (quantise_block).
-void prefetch_leading_rows(const LaidBlock& lb, const std::vector<std::vector<TileComponentInput>>& tiles) {
+void prefetch_leading_rows(const LaidBlock& lb, const OriginOf& origin_of) {
   constexpr int64_t kRows = 8;
-  const BlockOrigin o = block_origin(lb, tiles);
+  const BlockOrigin o = origin_of(lb);
   const char* first = o.base + o.offset * 4;
   const int64_t bytes = (lb.x1 - lb.x0) * 4;
   for (int64_t y = 0; y < std::min<int64_t>(kRows, lb.y1 - lb.y0); ++y)
@@ -112,7 +121,7 @@ void prefetch_leading_rows(const LaidBlock& lb, const std::vector<std::vector<Ti
 // Calls fn(k, view, worker) for k in [0, count) on the CPU's threads, `view` the code-block
 // block_of(k) of the layout (the 9/7's quantised first into the worker's scratch).
 void for_each_view(ptrdiff_t count, const std::function<size_t(ptrdiff_t)>& block_of, const TileLayout& layout,
-                   const std::vector<std::vector<TileComponentInput>>& tiles, const CodingParams& params,
+                   const std::vector<std::vector<TileComponentInput>>& tiles, const OriginOf& origin_of, const CodingParams& params,
                    const BandSteps& bands, bool estimate, int threads,
                    const std::function<void(ptrdiff_t, const BlockView&, int)>& fn) {
   std::vector<std::vector<int32_t>> scratch(static_cast<size_t>(std::max(threads, 1)), std::vector<int32_t>(4096));
@@ -120,8 +129,8 @@ void for_each_view(ptrdiff_t count, const std::function<size_t(ptrdiff_t)>& bloc
     const LaidBlock& lb = layout.blocks[block_of(k)];
     const TileComponentInput& tc = tiles[lb.tile][lb.component];
     const TileComponentInput::Band& band = tc.bands[lb.band];
-    const auto [base, stride, offset] = block_origin(lb, tiles);
-    if (k + 1 < count) prefetch_leading_rows(layout.blocks[block_of(k + 1)], tiles);
+    const auto [base, stride, offset] = origin_of(lb);
+    if (k + 1 < count) prefetch_leading_rows(layout.blocks[block_of(k + 1)], origin_of);
     BlockView v;
     v.width = static_cast<int>(lb.x1 - lb.x0);
     v.height = static_cast<int>(lb.y1 - lb.y0);
@@ -145,20 +154,28 @@ void for_each_view(ptrdiff_t count, const std::function<size_t(ptrdiff_t)>& bloc
   });
 }
 
-// Tier-1: code-blocks [first, last) of the layout through the coder into coded[first, last),
-// their output reserved in `memory` as it comes.
+// Tier-1: code-blocks block_of(0 .. count) of the layout, read where origin_of says, through
+// the coder into coded[block_of(k)], their output reserved in `memory` as it comes.
 void code_blocks(const BlockCoder& coder, const TileLayout& layout, const std::vector<std::vector<TileComponentInput>>& tiles,
-                 const CodingParams& params, const BandSteps& bands, bool estimate, int threads, size_t first, size_t last,
-                 std::vector<CodedBlock>& coded, Reservation& memory) {
-  for_each_view(static_cast<ptrdiff_t>(last - first), [first](ptrdiff_t k) { return first + static_cast<size_t>(k); }, layout,
-                tiles, params, bands, estimate, threads, [&](ptrdiff_t k, const BlockView& v, int) {
-                  CodedBlock& out = coded[first + static_cast<size_t>(k)];
+                 const OriginOf& origin_of, const CodingParams& params, const BandSteps& bands, bool estimate, int threads,
+                 ptrdiff_t count, const std::function<size_t(ptrdiff_t)>& block_of, std::vector<CodedBlock>& coded,
+                 Reservation& memory) {
+  for_each_view(count, block_of, layout, tiles, origin_of, params, bands, estimate, threads, [&](ptrdiff_t k, const BlockView& v, int) {
+                  CodedBlock& out = coded[block_of(k)];
                   out = coder.encode(v);
                   // Its passes and bytes (a block of 1 x 1 samples has up to 3 passes a bit
                   // plane: a layout of tiny blocks codes to many times the image's size).
                   memory.grow(heap_bytes(out.passes.capacity() * sizeof(CodedPass)) + heap_bytes(out.bytes.capacity()),
                               [&] { return "Tier-1's output for " + std::to_string(coded.size()) + " code-blocks"; });
                 });
+}
+
+// Code-blocks [first, last) of the layout where the plan left them (code_blocks).
+void code_blocks(const BlockCoder& coder, const TileLayout& layout, const std::vector<std::vector<TileComponentInput>>& tiles,
+                 const CodingParams& params, const BandSteps& bands, bool estimate, int threads, size_t first, size_t last,
+                 std::vector<CodedBlock>& coded, Reservation& memory) {
+  code_blocks(coder, layout, tiles, plane_origins(tiles), params, bands, estimate, threads, static_cast<ptrdiff_t>(last - first),
+              [first](ptrdiff_t k) { return first + static_cast<size_t>(k); }, coded, memory);
 }
 
 // The code-blocks [first, last) of the layout where the plan left them, as a batch reads them.
@@ -213,7 +230,7 @@ std::vector<HtBlock> ht_estimates(const TileLayout& layout, const std::vector<st
                                   size_t every = 1) {
   std::vector<HtBlock> blocks(layout.blocks.size());
   for_each_view(static_cast<ptrdiff_t>((blocks.size() + every - 1) / every), [every](ptrdiff_t k) { return static_cast<size_t>(k) * every; },
-                layout, tiles, params, bands, true, threads, [&](ptrdiff_t k, const BlockView& v, int) {
+                layout, tiles, plane_origins(tiles), params, bands, true, threads, [&](ptrdiff_t k, const BlockView& v, int) {
                   const auto i = static_cast<ptrdiff_t>(static_cast<size_t>(k) * every);
                   HtBlock& b = blocks[static_cast<size_t>(i)];
                   if (model) b.estimates = ht::plane_estimates(v);
@@ -399,7 +416,7 @@ HtCoding code_ht_for_target(const BlockCoder& coder, BlockEncodeBatch* batch, co
     starts.push_back(jobs.size());
     std::vector<CodedBlock> sets(jobs.size());
     for_each_view(static_cast<ptrdiff_t>(starts.size()) - 1, [&](ptrdiff_t g) { return jobs[starts[static_cast<size_t>(g)]].first; },
-                  layout, tiles, p, bands, figures, threads, [&](ptrdiff_t g, const BlockView& view, int) {
+                  layout, tiles, plane_origins(tiles), p, bands, figures, threads, [&](ptrdiff_t g, const BlockView& view, int) {
                     BlockView v = view;
                     for (size_t k = starts[static_cast<size_t>(g)]; k < starts[static_cast<size_t>(g) + 1]; ++k) {
                       v.cleanup_plane = jobs[k].second;
@@ -688,25 +705,53 @@ Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) :
     front_.streams = plan->streams();
   } else {
     if (left != 0 && (plan_settings.max_host_memory == 0 || plan_settings.max_host_memory > left)) plan_settings.max_host_memory = left;
-    try {
-      plan_ = std::make_unique<Plan>(plan_settings, shape);
-    } catch (const Error& e) {
-      if (e.code() != ErrorCode::OutOfMemory || plan_settings.max_host_memory == ps.max_host_memory) throw;
-      throw refused(e, "");
+    std::vector<RowFrontStage::Component> comps;
+    const int stripe = front_stripe_rows(canvas, shape, comps);
+    const uint64_t stripe_bytes = stripe > 0 ? RowFrontStage::bytes(comps, stripe, ps.backend.threads) : 0;
+    // Where its rows do not fit the budget, the plan refuses the image (or takes it) as before.
+    if (stripe > 0 && (plan_settings.max_host_memory == 0 || stripe_bytes <= plan_settings.max_host_memory)) {
+      held_.grow(stripe_bytes, "the front stage's rows of code-blocks");
+      stripes_ = std::make_unique<RowFrontStage>(comps, p.mct, stripe, ps.backend.threads);
+      stripe_rows_ = stripe;
+      shape_ = shape;
+      shape_components_.assign(shape.components, shape.components + ncomp);
+      for (j2k_component_view& c : shape_components_) c.data = nullptr, c.bytes = 0;
+      shape_.components = shape_components_.data();
+      stripe_samples_.in.resize(ncomp);
+      for (size_t c = 0; c < ncomp; ++c) {
+        const j2k_component_view& k = shape.components[c];
+        const bool sign = is_signed(k.type);
+        stripe_samples_.offset.push_back(sign ? 0 : int32_t{1} << (k.precision - 1));
+        stripe_samples_.lo.push_back(sign ? -(int64_t{1} << (k.precision - 1)) : 0);
+        stripe_samples_.hi.push_back(sign ? (int64_t{1} << (k.precision - 1)) - 1 : (int64_t{1} << k.precision) - 1);
+      }
+      stripe_samples_.fused.assign(ncomp, 0);
+      stripe_samples_.mct = p.mct;
+      front_.backend = Backend::Cpu;
+      front_.description = host_description(ps.backend.threads);
+      front_.coefficient_type = coefficient_type(ps.wavelet);
+      front_.streams = 1;
+    } else {
+      try {
+        plan_ = std::make_unique<Plan>(plan_settings, shape);
+      } catch (const Error& e) {
+        if (e.code() != ErrorCode::OutOfMemory || plan_settings.max_host_memory == ps.max_host_memory) throw;
+        throw refused(e, "");
+      }
+      const j2k_memory_report front = plan_->memory();
+      held_.grow(front.host + front.pinned, "the front stage's coefficients and buffers");
+      p.mct = plan_->mct();  // auto: off where components 0..2 differ in subsampling
+      for (const PlanTileComponent& tc : plan_->tile_components()) {
+        TileComponentInput& in = tiles_.at(static_cast<size_t>(tc.tile)).at(static_cast<size_t>(tc.component));
+        if (in.rect.x0 != tc.rect.x0 || in.rect.y0 != tc.rect.y0 || in.rect.x1 != tc.rect.x1 || in.rect.y1 != tc.rect.y1)
+          throw Error(ErrorCode::Internal, "encoder: the plan's tile-component is not the canvas's");
+        in.coefficients = tc.home;
+      }
+      front_.backend = plan_->backend();
+      front_.description = plan_->description();
+      front_.coefficient_type = plan_->coefficient_type();
+      front_.streams = plan_->streams();
     }
-    const j2k_memory_report front = plan_->memory();
-    held_.grow(front.host + front.pinned, "the front stage's coefficients and buffers");
-    p.mct = plan_->mct();  // auto: off where components 0..2 differ in subsampling
-    for (const PlanTileComponent& tc : plan_->tile_components()) {
-      TileComponentInput& in = tiles_.at(static_cast<size_t>(tc.tile)).at(static_cast<size_t>(tc.component));
-      if (in.rect.x0 != tc.rect.x0 || in.rect.y0 != tc.rect.y0 || in.rect.x1 != tc.rect.x1 || in.rect.y1 != tc.rect.y1)
-        throw Error(ErrorCode::Internal, "encoder: the plan's tile-component is not the canvas's");
-      in.coefficients = tc.home;
-    }
-    front_.backend = plan_->backend();
-    front_.description = plan_->description();
-    front_.coefficient_type = plan_->coefficient_type();
-    front_.streams = plan_->streams();
   }
   front_.mct = p.mct;
 
@@ -722,6 +767,28 @@ Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) :
     info_.components.push_back({shape.components[c].precision, is_signed(shape.components[c].type),
                                 shape.components[c].dx, shape.components[c].dy});
   layout_ = lay_out(info_, p, tiles_);
+  // Through the row front stage: the coarser levels' blocks first in Tier-1's order, then the
+  // finest level's stripe by stripe (a block's height divides S: none crosses a stripe).
+  if (stripes_) {
+    const int64_t first = stripes_->first_stripe(), last = stripes_->last_stripe();
+    std::vector<std::vector<size_t>> by_stripe(static_cast<size_t>(last - first + 1));
+    for (size_t i = 0; i < layout_.blocks.size(); ++i) {
+      const LaidBlock& lb = layout_.blocks[i];
+      if (lb.band == 0 || band_level(tiles_[0][lb.component].levels, lb.band) != 1) {
+        stripe_order_.push_back(i);
+        continue;
+      }
+      const int64_t k = lb.y0 / stripe_rows_;
+      if (k < first || k > last || (lb.y1 - 1) / stripe_rows_ != k)
+        throw Error(ErrorCode::Internal, "encoder: a code-block across a row of code-blocks");
+      by_stripe[static_cast<size_t>(k - first)].push_back(i);
+    }
+    stripe_starts_.push_back(stripe_order_.size());
+    for (const std::vector<size_t>& blocks : by_stripe) {
+      stripe_order_.insert(stripe_order_.end(), blocks.begin(), blocks.end());
+      stripe_starts_.push_back(stripe_order_.size());
+    }
+  }
   // By rows: each row's blocks, which the layout lays out tile after tile.
   if (settings_.by_tile_rows) {
     auto tile_of = [](const LaidBlock& b) { return b.tile; };
@@ -735,6 +802,34 @@ Encoder::Encoder(const EncoderSettings& settings, const j2k_image_view& shape) :
           layout_.blocks.begin()));
     row_blocks_.push_back(layout_.blocks.size());
   }
+}
+
+int Encoder::front_stripe_rows(const Canvas& canvas, const j2k_image_view& shape, std::vector<RowFrontStage::Component>& comps) const {
+  const PlanSettings& ps = settings_.plan;
+  const CodingParams& p = settings_.coding;
+  // As encode() decides: HT with a target codes its blocks again from their coefficients.
+  const bool by_bytes = !p.layer_bytes.empty();
+  const std::vector<double>& final_targets = by_bytes ? p.layer_bytes : p.layer_psnr;
+  const bool ht_planes = p.block_coding == BlockCoding::HighThroughput && !final_targets.empty() && final_targets.back() != 0;
+  if (!settings_.front_by_stripes || settings_.by_tile_rows || batch_ || ht_planes || canvas.tile_count() != 1 ||
+      ps.output_memory != J2K_MEMORY_HOST || shape.memory == J2K_MEMORY_DEVICE || (p.mct && shape.num_components < 3) ||
+      resolve_backend(ps.backend.backend, Job::Transform) != Backend::Cpu)
+    return 0;
+  // Rows of code-blocks at least kMinStripeRows tall (several of low code-blocks, whose
+  // multiples no code-block crosses either), as the decoder's (decoder.cpp, run_by_rows): a
+  // window's margins are 2 x 4 rows (the 9/7) whatever its height.
+  constexpr int kMinStripeRows = 32;
+  int block_h_log2 = 0;
+  comps.clear();
+  for (size_t c = 0; c < static_cast<size_t>(shape.num_components); ++c) {
+    const ComponentStyle style = component_style(p, c);
+    const int levels = component_levels(ps, c);
+    if (levels != style.levels || levels != component_levels(ps, 0)) return 0;
+    comps.push_back(RowFrontStage::Component{canvas.tile_component(0, static_cast<int>(c)), levels, p.reversible});
+    block_h_log2 = std::max(block_h_log2, style.block_h_log2);
+  }
+  const int stripe = std::max(kMinStripeRows, 1 << block_h_log2);
+  return RowFrontStage::fits(comps, stripe) ? stripe : 0;
 }
 
 std::unique_ptr<Plan> Encoder::row_plan(const TileRow& row, uint64_t limit) const {
@@ -752,6 +847,10 @@ std::unique_ptr<Plan> Encoder::row_plan(const TileRow& row, uint64_t limit) cons
 }
 
 const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
+  if (stripes_) {
+    encode_by_stripes(image);
+    return bytes_;
+  }
   if (!plan_)
     bad("this encoder was made for an image a row of tiles at a time (j2k_encoder_create_by_rows): run it by rows "
         "(j2k_encoder_run_by_rows, encode_by_rows), not whole");
@@ -849,6 +948,83 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
   turn.release();
   write_file(coded, bands, guard_bits, estimate, threads, work, nullptr);
   return bytes_;
+}
+
+void Encoder::encode_by_stripes(const j2k_image_view& image) {
+  check_shape(image, shape_);
+  const CodingParams& params = settings_.coding;
+  report_ = EncodeReport{};
+  const ScopedThreadPool pool(settings_.plan.backend.thread_pool);
+  const int threads = params.threads > 0 ? params.threads : available_cores();
+  const bool targets = !params.layer_bytes.empty() || !params.layer_psnr.empty();
+  const bool estimate = targets || !params.reversible;
+  Reservation work(budget_.get(), blocks_ * block_record_bytes() + heap_bytes(params.layers * sizeof(int)) * blocks_ +
+                                      static_cast<uint64_t>(std::max(threads, 1)) * heap_bytes(4096 * sizeof(int32_t)),
+                   [&] { return "the records of " + std::to_string(blocks_) + " code-blocks"; });
+  // The samples where the caller has them: the image's one tile.
+  TileSamples& samples = stripe_samples_;
+  for (size_t c = 0; c < samples.in.size(); ++c) {
+    const j2k_component_view& k = image.components[c];
+    const j2k_rect& r = tiles_[0][c].rect;
+    Plane& src = samples.in[c];
+    src.base = const_cast<void*>(k.data);
+    src.offset = static_cast<size_t>((r.y0 - (int64_t{image.y0} + k.dy - 1) / k.dy) * k.row_stride +
+                                     (r.x0 - (int64_t{image.x0} + k.dx - 1) / k.dx) * k.pixel_stride);
+    src.type = k.type;
+    src.row_stride = k.row_stride;
+    src.pixel_stride = k.pixel_stride;
+    src.width = r.x1 - r.x0;
+    src.height = r.y1 - r.y0;
+    src.memory = image.memory;
+  }
+  const BandSteps bands = band_steps(info_, params);
+  std::vector<CodedBlock> coded(layout_.blocks.size());
+  const RowFrontStage& rows = *stripes_;
+  // The finest level's blocks in the stripe's band rows, the coarser levels' in the coarse plane.
+  const OriginOf origin_of = [&](const LaidBlock& lb) {
+    const TileComponentInput& tc = tiles_[lb.tile][lb.component];
+    const TileComponentInput::Band& band = tc.bands[lb.band];
+    BlockOrigin o;
+    if (lb.band != 0 && band_level(tc.levels, lb.band) == 1) {
+      const int kind = (lb.band - 1) % 3;  // HL, LH, HH
+      o.base = static_cast<const char*>(rows.band_row(lb.component, kind, lb.y0));
+      o.stride = rows.band_stride(lb.component, kind);
+      o.offset = lb.x0 - band.rect.x0;
+    } else {
+      o.base = static_cast<const char*>(rows.coarse(lb.component));
+      o.stride = rows.coarse_stride(lb.component);
+      o.offset = (band.row + lb.y0 - band.rect.y0) * o.stride + (band.col + lb.x0 - band.rect.x0);
+    }
+    return o;
+  };
+  auto code = [&](size_t from, size_t to) {
+    code_blocks(*coder_, layout_, tiles_, origin_of, params, bands, estimate, threads, static_cast<ptrdiff_t>(to - from),
+                [&](ptrdiff_t k) { return stripe_order_[from + static_cast<size_t>(k)]; }, coded, work);
+  };
+  const int64_t first = stripes_->first_stripe(), last = stripes_->last_stripe();
+  for (int64_t k = first; k <= last; ++k) {
+    auto t0 = Clock::now();
+    began(report_.front_at, t0);
+    if (!stripes_->run(samples, k)) throw sample_out_of_range();
+    report_.front_ms += ms_since(t0);
+    t0 = Clock::now();
+    began(report_.tier1_at, t0);
+    const auto s = static_cast<size_t>(k - first);
+    code(stripe_starts_[s], stripe_starts_[s + 1]);
+    report_.tier1_ms += ms_since(t0);
+  }
+  auto t0 = Clock::now();
+  began(report_.front_at, t0);
+  stripes_->finish_coarse();
+  report_.front_ms += ms_since(t0);
+  t0 = Clock::now();
+  began(report_.tier1_at, t0);
+  code(0, stripe_starts_[0]);
+  std::vector<int> block_planes;
+  for (const CodedBlock& c : coded) block_planes.push_back(std::max(c.bitplanes, c.magnitude_bitplanes));
+  const int guard_bits = guard_bits_for(block_planes, layout_, bands, params.guard_bits);
+  report_.tier1_ms += ms_since(t0);
+  write_file(coded, bands, guard_bits, estimate, threads, work, nullptr);
 }
 
 uint64_t Encoder::encode_rows(const RowSource& source, const ByteSink& sink) {

@@ -7,6 +7,10 @@
 // layers; Tier-2 and the markers (codestream/) write the codestream, and a JP2 file around it
 // when asked. Everything the standard or the codec refuses is refused at construction, before
 // any work; encode() then allocates only what Tier-1 and Tier-2 produce.
+// By stripes (EncoderSettings::front_by_stripes, an image of one tile on the CPU): no plan;
+// a row front stage (pipeline/row_front_stage.hpp) makes the finest DWT level a row of
+// code-blocks at a time, whose blocks Tier-1 codes while they are in cache, and the coarser
+// levels in planes of a quarter of the image's size: the same bytes as the plan's planes.
 // By rows of tiles (EncoderSettings::by_tile_rows, encode_rows()): no plan of the whole image;
 // each row of tiles is asked of a source, transformed by a plan of its own (tiles keep their
 // canvas coordinates, so their coefficients are the whole image's), its blocks coded and the
@@ -37,6 +41,7 @@
 #include "common/memory_budget.hpp"
 #include "j2kfront/j2kfront.h"
 #include "pipeline/plan.hpp"
+#include "pipeline/row_front_stage.hpp"
 #include "tiling/canvas.hpp"
 
 namespace j2k::codec {
@@ -73,6 +78,14 @@ struct EncoderSettings {
   // coefficients. Not with HT and a rate or PSNR target, whose plane choice codes the blocks
   // from their coefficients after every block's estimates (rate/ht_planes.hpp).
   bool by_tile_rows = false;
+  // Where it applies (the CPU backend, an image of one tile, components of one size and level
+  // count, Tier-1 on the CPU, not by rows of tiles, not HT with a rate or PSNR target, whose
+  // plane choice codes the blocks again from their coefficients), the front stage makes the
+  // finest DWT level a row of code-blocks at a time and Tier-1 codes each row's blocks right
+  // after (pipeline/row_front_stage.hpp): the level's coefficients never fill whole-image
+  // planes. false: the plan's whole planes, as every other image. The same codestream either
+  // way (tests compare the two).
+  bool front_by_stripes = true;
 };
 
 // params.layer_bytes from compression ratios (<= 1: every pass) of `raw_bytes` bytes of samples.
@@ -133,6 +146,9 @@ class Encoder {
   void share_device(DeviceTurns* turns) { turns_ = turns; }
   const EncodeReport& report() const { return report_; }
   const FrontInfo& front() const { return front_; }
+  // Whether encode() makes the finest DWT level a row of code-blocks at a time
+  // (EncoderSettings::front_by_stripes, where it applies).
+  bool by_stripes() const { return stripes_ != nullptr; }
   // The rows of tiles on the canvas, top to bottom.
   const std::vector<TileRow>& tile_rows() const { return rows_; }
 
@@ -142,6 +158,14 @@ class Encoder {
   Reservation held_{budget_.get()};    // what the encoder keeps: the plan, the layout, records
   Reservation output_{budget_.get()};  // the last encode()'s bytes
   std::unique_ptr<Plan> plan_;
+  // Or the front stage a row of code-blocks at a time (EncoderSettings::front_by_stripes);
+  // the layout's blocks in its order: the coarser levels' (stripe_starts_[0] of them), then
+  // stripe first_stripe() + k's, stripe_order_[stripe_starts_[k] .. stripe_starts_[k + 1]);
+  // the samples' offsets and ranges.
+  std::unique_ptr<RowFrontStage> stripes_;
+  std::vector<size_t> stripe_order_, stripe_starts_;
+  int stripe_rows_ = 0;
+  TileSamples stripe_samples_;
   StreamInfo info_;
   std::vector<std::vector<TileComponentInput>> tiles_;
   TileLayout layout_;  // every code-block's place: fixed by the shape and the parameters
@@ -152,14 +176,20 @@ class Encoder {
   FrontInfo front_;
   DeviceTurns* turns_ = nullptr;
   uint64_t blocks_ = 0;  // layout_'s
-  // By rows: the shape (no samples), each row of tiles and its first block in layout_ (one
-  // more: the end), and what each row's plan is made with.
+  // By rows and by stripes: the shape (no samples); by rows: each row of tiles and its first
+  // block in layout_ (one more: the end), and what each row's plan is made with.
   j2k_image_view shape_{};
   std::vector<j2k_component_view> shape_components_;
   std::vector<TileRow> rows_;
   std::vector<size_t> row_blocks_;
   PlanSettings row_settings_;
 
+  // encode() through stripes_: its stripes' front stage and Tier-1 in turn, then the coarser
+  // levels'.
+  void encode_by_stripes(const j2k_image_view& image);
+  // The rows of code-blocks (S, on the band grid) the image's front stage takes where it can go
+  // a row of them at a time, `comps` its components; 0 where it cannot.
+  int front_stripe_rows(const Canvas& canvas, const j2k_image_view& shape, std::vector<RowFrontStage::Component>& comps) const;
   // A plan for row `row` within `limit` bytes of host memory (0: none).
   std::unique_ptr<Plan> row_plan(const TileRow& row, uint64_t limit) const;
   // Rate control, Tier-2 and the file from every block's coding: into bytes_, or through

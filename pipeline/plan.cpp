@@ -383,23 +383,24 @@ j2k_memory_report Plan::memory() const {
   return r;
 }
 
-void Plan::check_image(const j2k_image_view& image) const {
+void check_shape(const j2k_image_view& image, const j2k_image_view& shape) {
   check_view(image, true);
   auto differs = [&](const std::string& what) {
     invalid("the image's " + what + " differs from the plan's shape; make a plan for this shape");
   };
-  if (image.x0 != shape_.x0 || image.y0 != shape_.y0 || image.width != shape_.width ||
-      image.height != shape_.height)
+  if (image.x0 != shape.x0 || image.y0 != shape.y0 || image.width != shape.width || image.height != shape.height)
     differs("area (origin and size)");
-  if (image.num_components != shape_.num_components) differs("component count");
-  if (image.memory != shape_.memory) differs("memory");
+  if (image.num_components != shape.num_components) differs("component count");
+  if (image.memory != shape.memory) differs("memory");
   for (int c = 0; c < image.num_components; ++c) {
     const j2k_component_view& a = image.components[c];
-    const j2k_component_view& b = shape_components_[c];
+    const j2k_component_view& b = shape.components[c];
     if (a.type != b.type || a.precision != b.precision || a.dx != b.dx || a.dy != b.dy)
       differs("component " + std::to_string(c) + " (type, precision or subsampling)");
   }
 }
+
+void Plan::check_image(const j2k_image_view& image) const { check_shape(image, shape_); }
 
 void Plan::run(const j2k_image_view& image) {
   const uint64_t ticket = submit(image);

@@ -151,6 +151,10 @@ class Plan {
 // strides) against the standard's limits; throws Error(InvalidArgument) naming the problem.
 void check_view(const j2k_image_view& view, bool need_data);
 
+// Checks an image's view (with its data) and that it has `shape`'s geometry, memory and
+// components' formats; throws Error(InvalidArgument) naming what differs.
+void check_shape(const j2k_image_view& image, const j2k_image_view& shape);
+
 // The canvas a plan with `settings` makes of `shape` (the view checked first; Canvas checks
 // the rest): for a caller's own limits before a plan allocates anything.
 CanvasSpec canvas_spec(const PlanSettings& settings, const j2k_image_view& shape);

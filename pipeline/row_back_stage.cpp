@@ -7,9 +7,9 @@
 #include <string>
 
 #include "common/error.hpp"
-#include "common/memory_pages.hpp"
 #include "common/parallel/parallel_for.hpp"
 #include "common/parallel/worker_pool.hpp"
+#include "pipeline/aligned_buffer.hpp"
 #include "tiling/canvas.hpp"
 #include "transform/host_rows.hpp"
 
@@ -28,19 +28,7 @@ constexpr int64_t kMargin97 = 4;
 int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 int64_t low_count(int64_t n, int cas) { return (n + (cas == 0 ? 1 : 0)) >> 1; }
 
-// `populate`: one thread fills it, its pages mapped at once (common/memory_pages.hpp).
-struct Buffer {
-  void* p = nullptr;
-  explicit Buffer(size_t bytes, bool populate = false) {
-    const size_t size = std::max<size_t>((bytes + 63) / 64 * 64, 64);
-    p = std::aligned_alloc(64, size);
-    if (!p) throw Error(ErrorCode::OutOfMemory, "cannot allocate " + std::to_string(bytes) + " bytes for the decoder's rows");
-    if (populate) populate_pages(p, size);
-  }
-  ~Buffer() { std::free(p); }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-};
+constexpr const char* kWhat = "the decoder's rows";
 
 // What one component's buffers hold, from its rect.
 struct Geometry {
@@ -80,8 +68,8 @@ struct RowBackStage::Impl {
   int64_t stripe = 0;  // S
   int threads = 1;
   int64_t margin = 0;  // the largest component's: one window for all (the MCT takes rows of all three at once)
-  std::vector<std::unique_ptr<Buffer>> coarse, bands, windows;  // bands: 3 per component
-  std::unique_ptr<Buffer> scratch;
+  std::vector<std::unique_ptr<AlignedBuffer>> coarse, bands, windows;  // bands: 3 per component
+  std::unique_ptr<AlignedBuffer> scratch;
   size_t scratch_per_thread = 0;
 
   template <class T>
@@ -226,13 +214,13 @@ RowBackStage::RowBackStage(const std::vector<BackStage::Component>& comps, bool 
   const bool populate = worker_count(threads) == 1;
   for (Geometry g : m.geometry) {
     g.margin = m.margin;
-    m.coarse.push_back(std::make_unique<Buffer>(static_cast<size_t>(g.coarse.width() * g.coarse.height()) * 4, populate));
-    for (int b = 0; b < 3; ++b) m.bands.push_back(std::make_unique<Buffer>(static_cast<size_t>(3 * m.stripe * g.band_width(b)) * 4));
-    m.windows.push_back(std::make_unique<Buffer>(static_cast<size_t>(window_rows(stripe_rows, m.margin) * g.w) * 4));
+    m.coarse.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(g.coarse.width() * g.coarse.height()) * 4, kWhat, populate));
+    for (int b = 0; b < 3; ++b) m.bands.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(3 * m.stripe * g.band_width(b)) * 4, kWhat));
+    m.windows.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(window_rows(stripe_rows, m.margin) * g.w) * 4, kWhat));
     scratch = std::max(scratch, scratch_values(g, stripe_rows));
   }
   m.scratch_per_thread = scratch;
-  m.scratch = std::make_unique<Buffer>(scratch * static_cast<size_t>(worker_count(threads)) * 4);
+  m.scratch = std::make_unique<AlignedBuffer>(scratch * static_cast<size_t>(worker_count(threads)) * 4, kWhat);
 }
 
 RowBackStage::~RowBackStage() = default;

@@ -2,6 +2,7 @@
 #include "transform/host_rows.hpp"
 
 #include "transform/cpu/dwt_cpu.hpp"
+#include "transform/cpu/shift_mct.hpp"
 #include "transform/cpu/to_samples.hpp"
 
 namespace j2k {
@@ -34,6 +35,34 @@ void host_inverse_vertical(float* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t
   cpu::inverse_vertical(data, stride, w, h, cas, threads, cpu::Scratch<float>{scratch, per_thread},
                         constants::kInverse97OpenJpeg);
 }
+
+bool host_shift_mct(const TileSamples& tile, bool reversible, const std::vector<Plane>& out, int threads) {
+  return cpu::shift_mct(tile, reversible ? Wavelet::Reversible53 : Wavelet::Irreversible97, out, threads);
+}
+
+void host_forward_vertical(int32_t* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas, int threads, int32_t* scratch,
+                           size_t per_thread) {
+  cpu::forward_vertical(data, stride, w, h, cas, threads, cpu::Scratch<int32_t>{scratch, per_thread});
+}
+void host_forward_vertical(float* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas, int threads, float* scratch,
+                           size_t per_thread) {
+  cpu::forward_vertical(data, stride, w, h, cas, threads, cpu::Scratch<float>{scratch, per_thread});
+}
+void host_forward_row(const int32_t* in, int32_t* low, int32_t* high, ptrdiff_t w, int cas) {
+  cpu::forward_row(in, low, high, w, cas);
+}
+void host_forward_row(const float* in, float* low, float* high, ptrdiff_t w, int cas) {
+  cpu::forward_row(in, low, high, w, cas);
+}
+void host_forward_levels(int32_t* data, ptrdiff_t stride, const DwtLevel* levels, int count, int threads, int32_t* scratch,
+                         size_t per_thread) {
+  cpu::dwt(J2K_FORWARD, data, stride, levels, count, threads, cpu::Scratch<int32_t>{scratch, per_thread});
+}
+void host_forward_levels(float* data, ptrdiff_t stride, const DwtLevel* levels, int count, int threads, float* scratch,
+                         size_t per_thread) {
+  cpu::dwt(J2K_FORWARD, data, stride, levels, count, threads, cpu::Scratch<float>{scratch, per_thread});
+}
+std::string host_description(int threads) { return cpu::describe(threads); }
 
 void host_to_samples(const std::vector<Plane>& in, const TileOutput& out, int threads) { cpu::to_samples(in, out, threads); }
 

@@ -9,6 +9,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "tiling/canvas.hpp"
@@ -40,5 +41,24 @@ void host_inverse_vertical(float* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t
 
 // The inverse RCT / ICT, DC shift and clamp of Queue::to_samples, host planes to host planes.
 void host_to_samples(const std::vector<Plane>& in, const TileOutput& out, int threads);
+
+// The encoder's mirror (pipeline/row_front_stage.hpp), the CPU queue's arithmetic likewise:
+// the DC shift and RCT / ICT of Queue::shift_mct from host samples into host planes (false
+// when a sample lies outside its range); one forward level's vertical pass on the top-left
+// w x h block and its horizontal pass on one row of w values into its low and high halves
+// (apart from the row); the forward DWT of whole levels in place.
+bool host_shift_mct(const TileSamples& tile, bool reversible, const std::vector<Plane>& out, int threads);
+void host_forward_vertical(int32_t* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas, int threads, int32_t* scratch,
+                           size_t per_thread);
+void host_forward_vertical(float* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas, int threads, float* scratch,
+                           size_t per_thread);
+void host_forward_row(const int32_t* in, int32_t* low, int32_t* high, ptrdiff_t w, int cas);
+void host_forward_row(const float* in, float* low, float* high, ptrdiff_t w, int cas);
+void host_forward_levels(int32_t* data, ptrdiff_t stride, const DwtLevel* levels, int count, int threads, int32_t* scratch,
+                         size_t per_thread);
+void host_forward_levels(float* data, ptrdiff_t stride, const DwtLevel* levels, int count, int threads, float* scratch,
+                         size_t per_thread);
+// "cpu (4 threads)": the CPU queue's description.
+std::string host_description(int threads);
 
 }  // namespace j2k

@@ -214,6 +214,21 @@ void inverse_split_row(const T* low, const T* high, T* out, ptrdiff_t w, int cas
   RowLifting<T>::inverse_into(low, high, out, sn, dn, cas, L, k);
 }
 
+// One row of the forward horizontal pass from `in` into its halves at `low` and `high`
+// (horizontal() on one row, its w == 1 case included, with the halves written apart): the
+// row deinterleaved straight into them and lifted there, no scratch and no copy after.
+template <class T>
+void forward_split_row(const T* in, T* low, T* high, ptrdiff_t w, int cas) {
+  if (w == 1) {
+    (cas == 0 ? low : high)[0] = forward_single(in[0], cas);
+    return;
+  }
+  const ptrdiff_t sn = low_count(w, cas), dn = w - sn;
+  for (ptrdiff_t j = 0; j < sn; ++j) low[j] = in[2 * j + cas];
+  for (ptrdiff_t i = 0; i < dn; ++i) high[i] = in[2 * i + 1 - cas];
+  RowLifting<T>::forward(low, sn, high, dn, cas);
+}
+
 // The two leaf functions compiled again for AVX2 (flatten: the lifting inlined into them), and
 // chosen at run time on a CPU that has it: twice the lanes of the SSE2 baseline for the
 // vertical pass's lifting and copies, and the horizontal pass's deinterleaving. The same
@@ -237,6 +252,10 @@ template <class T>
 __attribute__((target("avx2"), flatten)) void inverse_split_row_avx2(const T* low, const T* high, T* out, ptrdiff_t w, int cas,
                                                                      T* L, const Inverse97Scale& k) {
   inverse_split_row<T>(low, high, out, w, cas, L, k);
+}
+template <class T>
+__attribute__((target("avx2"), flatten)) void forward_split_row_avx2(const T* in, T* low, T* high, ptrdiff_t w, int cas) {
+  forward_split_row<T>(in, low, high, w, cas);
 }
 bool has_avx2() {
   static const bool yes = __builtin_cpu_supports("avx2");
@@ -270,6 +289,14 @@ void inverse_split_row_fastest(const T* low, const T* high, T* out, ptrdiff_t w,
   if (has_avx2()) return inverse_split_row_avx2<T>(low, high, out, w, cas, L, k);
 #endif
   inverse_split_row<T>(low, high, out, w, cas, L, k);
+}
+
+template <class T>
+void forward_split_row_fastest(const T* in, T* low, T* high, ptrdiff_t w, int cas) {
+#if J2K_DWT_HAVE_AVX2
+  if (has_avx2()) return forward_split_row_avx2<T>(in, low, high, w, cas);
+#endif
+  forward_split_row<T>(in, low, high, w, cas);
 }
 
 template <class T, bool kForward>
@@ -386,6 +413,21 @@ void inverse_vertical(int32_t* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h,
 void inverse_vertical(float* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas, int threads,
                       const Scratch<float>& scratch, const Inverse97Scale& scale) {
   vertical<float, false>(data, stride, w, h, cas, threads, scratch, scale);
+}
+
+void forward_vertical(int32_t* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas, int threads,
+                      const Scratch<int32_t>& scratch) {
+  vertical<int32_t, true>(data, stride, w, h, cas, threads, scratch, kInverse97Standard);
+}
+void forward_vertical(float* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas, int threads,
+                      const Scratch<float>& scratch) {
+  vertical<float, true>(data, stride, w, h, cas, threads, scratch, kInverse97Standard);
+}
+void forward_row(const int32_t* in, int32_t* low, int32_t* high, ptrdiff_t w, int cas) {
+  if (w > 0) forward_split_row_fastest(in, low, high, w, cas);
+}
+void forward_row(const float* in, float* low, float* high, ptrdiff_t w, int cas) {
+  if (w > 0) forward_split_row_fastest(in, low, high, w, cas);
 }
 
 void forward53(int32_t* d, size_t stride, const Rect& tc, int levels, int threads) {

@@ -49,6 +49,20 @@ void inverse_vertical(int32_t* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h,
 void inverse_vertical(float* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas, int threads,
                       const Scratch<float>& scratch, const Inverse97Scale& scale);
 
+// One forward level split in its two passes, for an encoder that transforms the level a band
+// of rows at a time (pipeline/row_front_stage.hpp): forward_vertical() is the vertical pass
+// on the top-left w x h block (rows left in pyramid order; scratch as for dwt()),
+// forward_row() the horizontal pass on one row of w values at `in`, its low half
+// (low_count(w, cas) values) written to `low` and its high half to `high` (apart from `in`).
+// The block through forward_vertical(), then each of its rows through
+// forward_row(), is dwt()'s forward level, bit for bit.
+void forward_vertical(int32_t* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas, int threads,
+                      const Scratch<int32_t>& scratch);
+void forward_vertical(float* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, int cas, int threads,
+                      const Scratch<float>& scratch);
+void forward_row(const int32_t* in, int32_t* low, int32_t* high, ptrdiff_t w, int cas);
+void forward_row(const float* in, float* low, float* high, ptrdiff_t w, int cas);
+
 // The same with scratch allocated for the call. threads <= 0: one per core. Buffers as in
 // j2k::Dwt.
 void forward53(int32_t* data, size_t stride, const Rect& tc, int levels, int threads);

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// A 64-byte aligned host buffer that the row stages (row_back_stage, row_front_stage) own.
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <cstdlib>
+#include <string>
+
+#include "common/error.hpp"
+#include "common/memory_pages.hpp"
+
+namespace j2k {
+
+// `populate`: one thread fills it, its pages mapped at once (common/memory_pages.hpp).
+struct AlignedBuffer {
+  void* p = nullptr;
+  AlignedBuffer(size_t bytes, const char* what, bool populate = false) {
+    const size_t size = std::max<size_t>((bytes + 63) / 64 * 64, 64);
+    p = std::aligned_alloc(64, size);
+    if (!p) throw Error(ErrorCode::OutOfMemory, "cannot allocate " + std::to_string(bytes) + " bytes for " + what);
+    if (populate) populate_pages(p, size);
+  }
+  ~AlignedBuffer() { std::free(p); }
+  AlignedBuffer(const AlignedBuffer&) = delete;
+  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
+};
+
+}  // namespace j2k
