@@ -3,8 +3,8 @@
 // folder, compressed folder to folder by `j2kfront compress -i DIR -o DIR`, one process a
 // configuration timed from start to exit (reading the files, the GPU's start-up, writing the
 // codestreams, all in), in rounds (time_in_rounds): the CPU backend; CUDA over every GPU of the
-// host (a directory's default: three frames in flight a GPU), on one GPU, and one frame at a
-// time; OpenCL on a GPU. Reported: the median time, frames and samples a second, the speed over
+// host (a directory's default: three frames in flight a GPU, one with HT), on one GPU, three
+// and one frame at a time on it; OpenCL on a GPU. Reported: the median time, frames and samples a second, the speed over
 // the CPU backend's in the same rounds, the peak memory, and whether every file is the CPU
 // backend's byte for byte. The frames and modes are those of the in-memory rows
 // (frames_bench.cpp): 4096 x 2160 RGB at 8 and 12 bits, HT and EBCOT, lossless (5/3) and
@@ -46,6 +46,7 @@ int run_compress_frames_folder(const CompressOptions& o, int frames, bool ht_onl
 #endif
     runs.push_back({"cuda " + std::to_string(gpus) + "gpu", {"--backend", "cuda"}});
     if (gpus > 1) runs.push_back({"cuda 1gpu", {"--backend", "cuda", "--devices", "0"}});
+    runs.push_back({"cuda 3 in flight", {"--backend", "cuda", "--devices", "0", "--frames-in-flight", "3"}});
     runs.push_back({"cuda 1 at a time", {"--backend", "cuda", "--devices", "0", "--frames-in-flight", "1"}});
   } else {
     std::printf("no CUDA device here: no CUDA rows\n");
@@ -129,8 +130,8 @@ int run_compress_frames_folder(const CompressOptions& o, int frames, bool ht_onl
   csv.commit();
   std::printf("\nms: one process compressing the folder, from start to exit (reading, start-up, coding, writing), the "
               "median of the rounds, each round every row once in turn; vs cpu: the median over the rounds of the CPU "
-              "backend's time over this one's; \"Ngpu\": a directory's default on cuda, three frames in flight a GPU over N "
-              "GPUs (--devices 0: one); \"1 at a time\": --frames-in-flight 1; peak MiB: the process's largest resident set; "
+              "backend's time over this one's; \"Ngpu\": a directory's default on cuda, three frames in flight a GPU (one with "
+              "HT) over N GPUs (--devices 0: one); \"3 in flight\", \"1 at a time\": --frames-in-flight 3, 1 on one GPU; peak MiB: the process's largest resident set; "
               "files: every codestream the CPU backend's, byte for byte\n");
   return 0;
 }

@@ -117,6 +117,10 @@ TEST(EncoderByStripes, WholePlanesWhereItDoesNotApply) {
   k.rates.clear();
   EXPECT_TRUE(encode(k, image, true).by_stripes);
   EXPECT_FALSE(encode(k, image, true, 64).by_stripes);  // tiles
+  k.threads = 4;
+  EXPECT_TRUE(encode(k, image, true).by_stripes);
+  k.threads = 5;  // more threads: the whole planes are faster (encoder.cpp, kMaxStripeThreads)
+  EXPECT_FALSE(encode(k, image, true).by_stripes);
 }
 
 }  // namespace
