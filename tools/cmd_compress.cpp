@@ -595,7 +595,7 @@ InFlight in_flight_from(const CompressArgs& a, const j2k_settings& s, bool batch
   // EBCOT on a GPU: three a GPU, whose block coding is long enough to overlap (a folder of
   // 4096x2160 frames 1.3x to 1.5x faster than one at a time). HT: one a GPU, the GPU's part of
   // a frame (3 to 5 ms) short beside the files' reading and writing, which more encoders only
-  // slow down (the same folders 0.75x to 0.9x one at a time's speed, and twice the memory).
+  // slow down (three a GPU: the same folders 0.8x to 0.9x the speed of one at a time, in twice the memory).
   if (a.frames_in_flight > 0) f.lanes = a.frames_in_flight;
   else f.lanes = gpu ? std::min((a.ht ? 1 : 3) * count, J2K_MAX_FRAMES_IN_FLIGHT) : 1;
   return f;
