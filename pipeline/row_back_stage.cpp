@@ -81,6 +81,8 @@ struct RowBackStage::Impl {
   int threads = 1;
   int64_t margin = 0;  // the largest component's: one window for all (the MCT takes rows of all three at once)
   std::vector<std::unique_ptr<Buffer>> coarse, bands, windows;  // bands: 3 per component
+  RowsOut rows_out;
+  std::vector<std::unique_ptr<Buffer>> out_rows;  // with rows_out: a stripe's samples per component
   std::unique_ptr<Buffer> scratch;
   size_t scratch_per_thread = 0;
 
@@ -168,7 +170,13 @@ struct RowBackStage::Impl {
       p.width = g.w;
       p.height = e1 - e0;
       Plane home = comps[c].home;
-      home.offset += static_cast<size_t>((e0 - r.y0) * home.row_stride);
+      if (rows_out) {
+        home.base = out_rows[c]->p;
+        home.offset = 0;
+        home.row_stride = g.w * home.pixel_stride;
+      } else {
+        home.offset += static_cast<size_t>((e0 - r.y0) * home.row_stride);
+      }
       home.height = e1 - e0;
       out.out.push_back(home);
       out.offset.push_back(comps[c].offset);
@@ -176,6 +184,11 @@ struct RowBackStage::Impl {
       out.hi.push_back(comps[c].hi);
     }
     host_to_samples(in, out, threads);
+    if (rows_out) {
+      std::vector<const uint8_t*> data;
+      for (const std::unique_ptr<Buffer>& b : out_rows) data.push_back(static_cast<const uint8_t*>(b->p));
+      rows_out(e0 - r.y0, e1 - e0, data);
+    }
   }
 };
 
@@ -193,7 +206,7 @@ bool RowBackStage::fits(const std::vector<BackStage::Component>& comps, int stri
   return true;
 }
 
-uint64_t RowBackStage::bytes(const std::vector<BackStage::Component>& comps, int stripe_rows, int threads) {
+uint64_t RowBackStage::bytes(const std::vector<BackStage::Component>& comps, int stripe_rows, int threads, bool rows_out) {
   uint64_t n = 0, scratch = 0, margin = 0;
   for (const BackStage::Component& c : comps) margin = std::max<uint64_t>(margin, Geometry(c).margin);
   for (const BackStage::Component& c : comps) {
@@ -201,6 +214,7 @@ uint64_t RowBackStage::bytes(const std::vector<BackStage::Component>& comps, int
     n += static_cast<uint64_t>(g.coarse.width()) * static_cast<uint64_t>(g.coarse.height()) * 4;
     n += uint64_t{3} * static_cast<uint64_t>(stripe_rows) * static_cast<uint64_t>(g.sn_x + 2 * g.dn_x) * 4;
     n += static_cast<uint64_t>(window_rows(stripe_rows, static_cast<int64_t>(margin))) * static_cast<uint64_t>(g.w) * 4;
+    if (rows_out) n += uint64_t{2} * static_cast<uint64_t>(stripe_rows) * static_cast<uint64_t>(g.w) * j2k_sample_size(c.home.type) + 64;
     Geometry wide = g;
     wide.margin = static_cast<int64_t>(margin);
     scratch = std::max<uint64_t>(scratch, scratch_values(wide, stripe_rows));
@@ -208,7 +222,7 @@ uint64_t RowBackStage::bytes(const std::vector<BackStage::Component>& comps, int
   return n + scratch * static_cast<uint64_t>(worker_count(threads)) * 4 + 64 * (4 * comps.size() + 1);
 }
 
-RowBackStage::RowBackStage(const std::vector<BackStage::Component>& comps, bool mct, int stripe_rows, int threads)
+RowBackStage::RowBackStage(const std::vector<BackStage::Component>& comps, bool mct, int stripe_rows, int threads, RowsOut rows_out)
     : impl_(std::make_unique<Impl>()) {
   if (!fits(comps, stripe_rows)) throw Error(ErrorCode::Internal, "row back stage: components it does not take");
   Impl& m = *impl_;
@@ -230,6 +244,11 @@ RowBackStage::RowBackStage(const std::vector<BackStage::Component>& comps, bool 
     for (int b = 0; b < 3; ++b) m.bands.push_back(std::make_unique<Buffer>(static_cast<size_t>(3 * m.stripe * g.band_width(b)) * 4));
     m.windows.push_back(std::make_unique<Buffer>(static_cast<size_t>(window_rows(stripe_rows, m.margin) * g.w) * 4));
     scratch = std::max(scratch, scratch_values(g, stripe_rows));
+  }
+  if (rows_out) {
+    m.rows_out = std::move(rows_out);
+    for (size_t c = 0; c < comps.size(); ++c)
+      m.out_rows.push_back(std::make_unique<Buffer>(static_cast<size_t>(2 * m.stripe * m.geometry[c].w) * j2k_sample_size(comps[c].home.type)));
   }
   m.scratch_per_thread = scratch;
   m.scratch = std::make_unique<Buffer>(scratch * static_cast<size_t>(worker_count(threads)) * 4);

@@ -20,6 +20,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -33,10 +34,18 @@ class RowBackStage {
   // rect (every sample goes out), all of one rect; stripe_rows (S: the code-blocks' nominal
   // height on the band grid, whose multiples no code-block crosses) at least 4.
   static bool fits(const std::vector<BackStage::Component>& comps, int stripe_rows);
-  // The bytes the constructor allocates, to reserve in a memory budget first.
-  static uint64_t bytes(const std::vector<BackStage::Component>& comps, int stripe_rows, int threads);
+  // Takes the output rows [y, y + count) of the rect (0: its first row), data[c] the first of
+  // them in component c, rows packed in the type of its home.
+  using RowsOut = std::function<void(int64_t y, int64_t count, const std::vector<const uint8_t*>& data)>;
 
-  RowBackStage(const std::vector<BackStage::Component>& comps, bool mct, int stripe_rows, int threads);
+  // The bytes the constructor allocates, to reserve in a memory budget first (`rows_out`: with
+  // one).
+  static uint64_t bytes(const std::vector<BackStage::Component>& comps, int stripe_rows, int threads, bool rows_out = false);
+
+  // `rows_out` set: emit() makes each stripe's samples in a band of 2S rows per component and
+  // hands them there, instead of writing them into the components' homes (whose base is then
+  // not read: only their type and size).
+  RowBackStage(const std::vector<BackStage::Component>& comps, bool mct, int stripe_rows, int threads, RowsOut rows_out = nullptr);
   ~RowBackStage();
   RowBackStage(const RowBackStage&) = delete;
   RowBackStage& operator=(const RowBackStage&) = delete;
