@@ -551,6 +551,14 @@ bool decodes_by_rows(const Codestream& cs, const DecodeSettings& settings) {
   return true;
 }
 
+// Whether decode()'s steps after the tiles leave a JP2 file's samples as decoded: no palette,
+// component mapping or channel definitions, no ICC profile, and sRGB, grey or no colour space
+// named (EnumCS 16, 17; none of the conversions apply).
+bool jp2_as_decoded(const Jp2File& jp2) {
+  return jp2.palette.columns.empty() && jp2.mapping.empty() && jp2.channels.empty() && jp2.icc.empty() &&
+         (jp2.enum_cs == 0 || jp2.enum_cs == 16 || jp2.enum_cs == 17);
+}
+
 // The output's samples and the largest tile's coefficients, reserved in `budget` before they
 // are allocated; `area`: the output's on the reference grid. by_rows: the tile's coefficients
 // are reserved as run_by_rows() allocates them, not here; streamed: so are the output's rows
@@ -680,9 +688,10 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
   for (size_t t = 0; t < cs.tiles.size(); ++t)
     gaps = gaps || (!has_data[t] && !intersect(canvas.tile(static_cast<int64_t>(t)), area).empty());
   // Rows handed out as they are made: only where no step after the decode (a JP2 file's
-  // channels and colours, the choice of components) needs the image whole, and every row
-  // comes from the tile's back stage.
-  image.streamed = settings.rows && by_rows && !gaps && image.format == FileFormat::Codestream && settings.components.empty();
+  // channels and colours, the choice of components) changes the image, and every row comes
+  // from the tile's back stage.
+  image.streamed = settings.rows && by_rows && !gaps && (image.format == FileFormat::Codestream || jp2_as_decoded(jp2)) &&
+                   settings.components.empty();
   reserve_image(cs, area, settings, by_rows, image.streamed, memory);
   const int r = settings.reduce;
   image.x0 = ceil_div_pow2(area.x0, r);

@@ -68,11 +68,12 @@ struct DecodeSettings {
   // false: through the back stage's whole tile-component planes, as every other image. The
   // same samples either way (tests compare the two).
   bool by_rows = true;
-  // Where set, and the image goes by rows (decodes_by_rows()) from a codestream (not a JP2
-  // file, whose channels and colours change the samples after the decode) with every
-  // component: the output goes to it a band of rows at a time as they are made, and never
-  // fills whole planes; decode() then returns the image's shape with `streamed` set and its
-  // components without bytes. Else the image comes back whole, as without it.
+  // Where set, and the image goes by rows (decodes_by_rows()) with every component, from a
+  // codestream or a JP2 file whose palette, channel definitions and colour space change
+  // nothing (none, or sRGB or grey without an ICC profile): the output goes to it a band of
+  // rows at a time as they are made, and never fills whole planes; decode() then returns the
+  // image's shape with `streamed` set and its components without bytes. Else the image comes
+  // back whole, as without it.
   RowSink rows;
 };
 

@@ -171,7 +171,8 @@ TEST(DecodeByRows, MemoryLimitCountsTheRows) {
 }
 
 // What goes whole even with DecodeSettings::rows set (no row handed out, the image returned as
-// without it): a JP2 file, a choice of components, the whole-plane path, a Part 1 stream.
+// without it): a JP2 file with an ICC profile, a choice of components, the whole-plane path, a
+// Part 1 stream. A JP2 file in sRGB streams.
 TEST(DecodeByRows, WholeWhereRowsCannotStream) {
   const j2kfront::Image img = noisy(0, 0, 130, 77, true);
   const std::vector<uint8_t> ht = ht_stream(img, false, 3, 32, 32);
@@ -184,6 +185,11 @@ TEST(DecodeByRows, WholeWhereRowsCannotStream) {
   c.modes = J2K_MODE_HT;
   c.block_w = c.block_h = 32;
   const std::vector<uint8_t> ht_jp2 = j2kfront::Encoder(s, c, img.view()).encode(img.view());
+  c.icc_profile.assign(140, 0);  // a profile's header: enough to be written and read back
+  c.icc_profile[3] = 140;
+  std::memcpy(c.icc_profile.data() + 16, "RGB ", 4);
+  std::memcpy(c.icc_profile.data() + 36, "acsp", 4);
+  const std::vector<uint8_t> ht_icc = j2kfront::Encoder(s, c, img.view()).encode(img.view());
   DecodeSettings d;
   d.backend = j2k::BackendOptions(j2k::Backend::Cpu, 1);
   const DecodedImage want = decode(ht.data(), ht.size(), d);
@@ -193,7 +199,7 @@ TEST(DecodeByRows, WholeWhereRowsCannotStream) {
     bool by_rows;
     std::vector<int> components;
   };
-  const Case cases[] = {{"a JP2 file", &ht_jp2, true, {}},
+  const Case cases[] = {{"a JP2 file with an ICC profile", &ht_icc, true, {}},
                         {"components 2,0", &ht, true, {2, 0}},
                         {"the whole-plane path", &ht, false, {}},
                         {"a Part 1 stream", &ebcot, true, {}}};
@@ -207,6 +213,13 @@ TEST(DecodeByRows, WholeWhereRowsCannotStream) {
     ASSERT_FALSE(rows.image.components.empty()) << k.what;
     EXPECT_TRUE(rows.image.components[0].bytes == want.components[first].bytes) << k.what;
   }
+  d.by_rows = true;
+  d.components.clear();
+  const Streamed rows = decode_streamed(ht_jp2, d);
+  EXPECT_TRUE(rows.image.streamed);
+  ASSERT_EQ(rows.planes.size(), 3u);
+  for (size_t k = 0; k < 3; ++k)
+    EXPECT_TRUE(rows.planes[k] == std::vector<uint8_t>(want.components[k].bytes.begin(), want.components[k].bytes.end())) << "JP2, component " << k;
 }
 
 // The C interface: j2k_decoder_run_rows's bands make j2k_decoder_run's image; where the rows

@@ -715,11 +715,11 @@ j2k_status j2k_decoder_run(j2k_decoder* decoder, const void* data, size_t size, 
  * other status ends the decode with that status. */
 typedef j2k_status (*j2k_rows_callback)(void* user, const j2k_image_view* image, uint32_t first_row, uint32_t rows);
 /* j2k_decoder_run's decode, handed to `take` a band of rows at a time, top to bottom. Where the
- * decode goes by rows (a codestream, not a JP2 file, of one HTJ2K tile whose components are not
- * subsampled, decoded whole on the CPU: every resolution, layer and component), each band as
- * it is made, so that the image is never whole in memory; else once, the whole image (first_row
- * 0, rows its height). The report (j2k_decoder_get_report) is the same, its time including the
- * calls. */
+ * decode goes by rows (one HTJ2K tile whose components are not subsampled, decoded whole on the
+ * CPU: every resolution, layer and component; a codestream, or a JP2/JPH file without palette,
+ * channel definitions or ICC profile, sRGB or grey), each band as it is made, so that the
+ * image is never whole in memory; else once, the whole image (first_row 0, rows its height).
+ * The report (j2k_decoder_get_report) is the same, its time including the calls. */
 j2k_status j2k_decoder_run_rows(j2k_decoder* decoder, const void* data, size_t size, j2k_rows_callback take, void* user);
 
 typedef struct j2k_decode_report {
