@@ -4,10 +4,11 @@
 // the coarser levels' coefficients go to planes of the next resolution's size, inverse
 // transformed whole (finish_coarse()); the finest level's HL, LH and HH code-blocks go, a row
 // of code-blocks (a stripe) at a time, to three stripes' worth of rows per band; emit(k) then
-// makes output rows [2kS, 2(k+1)S) of the tile-component: the finest level's inverse DWT on a
-// window of those rows and `margin` more on each side (pyramid order filled from the coarse
-// plane and the bands' rows), then the inverse RCT / ICT, DC shift and clamp of its exact rows
-// into the component's home (as BackStage's to_samples). The same arithmetic on every value as
+// makes output rows [2kS, 2(k+1)S) of the tile-component, in parts of at most 32 rows: for
+// each, the finest level's inverse DWT on a window of its rows and `margin` more on each side
+// (pyramid order filled from the coarse plane and the bands' rows), then the inverse RCT /
+// ICT, DC shift and clamp of its exact rows into the component's home (as BackStage's
+// to_samples). The same arithmetic on every value as
 // BackStage's whole-plane path, in the same order, so the same samples bit for bit: the
 // horizontal pass is per row; the vertical lifting is exact in the window but for `margin`
 // rows at an edge that is not the tile-component's own (symmetric extension there differs),
@@ -42,7 +43,7 @@ class RowBackStage {
   // one).
   static uint64_t bytes(const std::vector<BackStage::Component>& comps, int stripe_rows, int threads, bool rows_out = false);
 
-  // `rows_out` set: emit() makes each stripe's samples in a band of 2S rows per component and
+  // `rows_out` set: emit() makes each part's samples in a band of rows per component and
   // hands them there, instead of writing them into the components' homes (whose base is then
   // not read: only their type and size).
   RowBackStage(const std::vector<BackStage::Component>& comps, bool mct, int stripe_rows, int threads, RowsOut rows_out = nullptr);

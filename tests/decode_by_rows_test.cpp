@@ -140,8 +140,8 @@ TEST(DecodeByRows, SameSamplesAsWholePlanes) {
     }
 }
 
-// 2048^2 RGB: a tile's planes are 48 MiB, the by-rows path's buffers about 23 (the coarse
-// planes 12, three stripes of the bands and a window of rows 11). A limit between the two
+// 2048^2 RGB: a tile's planes are 48 MiB, the by-rows path's buffers about 21 (the coarse
+// planes 12, three stripes of the bands 7, a window of rows and the scratch 1.5). A limit between the two
 // refuses the whole-plane path and lets the by-rows one through, which so must be the path
 // taken; one below the coarse planes refuses both.
 TEST(DecodeByRows, MemoryLimitCountsTheRows) {
@@ -159,9 +159,9 @@ TEST(DecodeByRows, MemoryLimitCountsTheRows) {
   for (size_t k = 0; k < 3; ++k) EXPECT_TRUE(got.components[k].bytes == want.components[k].bytes) << "component " << k;
   d.max_bytes = base + (uint64_t{8} << 20);
   EXPECT_THROW(decode(bytes.data(), bytes.size(), d), j2k::Error);
-  // Streamed, the output's 12 MiB are not held: 32 MiB beside the stream are enough where the
-  // whole-plane output and the rows (12 + about 23) are not, 8 still too few.
-  d.max_bytes = bytes.size() + (uint64_t{33} << 20);
+  // Streamed, the output's 12 MiB are not held: 28 MiB beside the stream are enough where the
+  // whole-plane output and the rows (12 + about 21) are not, 9 still too few.
+  d.max_bytes = bytes.size() + (uint64_t{28} << 20);
   EXPECT_THROW(decode(bytes.data(), bytes.size(), d), j2k::Error);
   const Streamed rows = decode_streamed(bytes, d);
   ASSERT_TRUE(rows.image.streamed);
