@@ -218,6 +218,9 @@ std::string listed(const std::vector<std::string>& items) {
   return out;
 }
 
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
 void warn_unwritten(io::ImageFormat format, const std::string& output, const std::string& input, const io::ImageMetadata& metadata,
                     std::vector<std::string> left, const std::vector<std::string>& unwritten);
 
@@ -260,14 +263,17 @@ void write_image(const io::ImageSamples& whole, const std::string& output, const
 // (Decoder::decode_rows: where the decode goes by rows, the image is never whole in memory),
 // into the temporary file OutputFile renames once every row is there: a decode that fails
 // half-way leaves no file. The same bytes and messages as write_image's. Returns the image's
-// shape (its components' data not valid).
+// shape (its components' data not valid); `write_ms`: the time the rows took to write, within
+// the decoder's report's.
 j2k_image_view decode_to_pnm(j2kfront::Decoder& decoder, const SampleBytes& bytes, const DecompressJob& job, const std::string& input,
-                             bool force, std::vector<j2k_component_view>& shape) {
+                             bool force, std::vector<j2k_component_view>& shape, double* write_ms) {
   const io::ImageFormat format = io::image_format_for(job.format_name);
   j2k_image_view whole{};
+  *write_ms = 0;
   OutputFile(job.output, job.input, force).write([&](std::FILE* f, const std::string& name) {
     std::optional<io::PnmWriter> out;
     auto take = [&](const j2k_image_view& view, uint32_t first_row, uint32_t rows) {
+      const auto t0 = Clock::now();
       const io::ImageSamples all = io::samples_of(view);
       if (!out) {
         const std::string why = io::cannot_write(all, format);
@@ -284,12 +290,14 @@ j2k_image_view decode_to_pnm(j2kfront::Decoder& decoder, const SampleBytes& byte
         out.emplace(f, name, io::written_components(all, format), one_call ? all.components[0].height : int64_t{view.height});
       }
       out->rows(io::written_components(all, format));
+      *write_ms += ms_since(t0);
     };
     try {
       decoder.decode_rows(bytes.data(), bytes.size(), take);
     } catch (const j2kfront::Error& e) {
       throw j2kfront::Error(e.status(), input + ": " + e.what());
     }
+    if (!out) throw Error(ErrorCode::Internal, job.output + ": the decoder handed out no rows");
     out->finish();
   });
   return whole;
@@ -318,8 +326,6 @@ void warn_unwritten(io::ImageFormat format, const std::string& output, const std
   for (const std::string& w : unwritten) std::fprintf(stderr, "j2kfront: warning: %s: %s: %s\n", input.c_str(), out, w.c_str());
 }
 
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 int run_decompress(const DecompressArgs& a) {
   const auto t_start = Clock::now();
@@ -380,8 +386,10 @@ int run_decompress(const DecompressArgs& a) {
       j2k_decode_report report{};
       size_t component_count = 0;  // the image's, as the message below counts them
       if (format == io::ImageFormat::Pgm || format == io::ImageFormat::Pnm) {
-        view = decode_to_pnm(decoder, bytes, job, input, a.force, shape);
+        double write_ms = 0;
+        view = decode_to_pnm(decoder, bytes, job, input, a.force, shape, &write_ms);
         report = decoder.report();
+        report.ms -= write_ms;  // the decode's own time, as the message below gives it
         std::vector<std::string> left;
         const io::ImageMetadata metadata = metadata_of(report, left);
         warn_unwritten(format, job.output, input, metadata, left, {});
