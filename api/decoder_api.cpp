@@ -94,57 +94,57 @@ void view_of(const j2k::codec::DecodedImage& decoded, std::vector<j2k_component_
 // The decode of j2k_decoder_run and j2k_decoder_run_rows: the image (whole, or its shape when
 // its rows went to `rows`), its report kept in the decoder.
 j2k::codec::DecodedImage run(j2k_decoder* decoder, const void* data, size_t size, j2k::codec::RowSink rows) {
-    const auto start = std::chrono::steady_clock::now();
-    j2k::codec::DecodeSettings s;
-    s.reduce = decoder->settings.reduce;
-    s.layers = decoder->settings.layers;
-    s.allow_partial = decoder->settings.allow_partial != 0;
-    s.convert_colour = decoder->settings.convert_colour != 0;
-    s.keep_cmyk = decoder->settings.keep_cmyk != 0;
-    s.keep_icc = decoder->settings.keep_icc != 0;
-    s.max_bytes = decoder->settings.max_bytes;
-    s.tile = decoder->settings.tile;
-    const j2k_rect& g = decoder->settings.region;
-    s.region = j2k::Rect{g.x0, g.y0, g.x1, g.y1};
-    s.components = decoder->components;
-    const j2k_backend b = decoder->settings.backend;
-    s.backend = j2k::BackendOptions(b == J2K_BACKEND_CUDA     ? j2k::Backend::Cuda
-                                    : b == J2K_BACKEND_OPENCL ? j2k::Backend::OpenCL
-                                    : b == J2K_BACKEND_CPU    ? j2k::Backend::Cpu
-                                                              : j2k::Backend::Auto,
-                                    decoder->settings.threads, decoder->settings.device);
-    // AUTO is decided at the first image, by its size, and kept with the stage.
-    if (!decoder->stage) {
-      s.backend.backend = j2k::resolve_backend(s.backend.backend, j2k::Job::Decompress, size, s.backend.threads);
-      decoder->backend = s.backend.backend;
-      decoder->stage = std::make_unique<j2k::BackStage>(s.backend);
-    }
-    s.backend.backend = decoder->backend;
-    s.rows = std::move(rows);
-    j2k::codec::DecodedImage decoded = j2k::codec::decode(static_cast<const uint8_t*>(data), size, s, decoder->stage.get());
+  const auto start = std::chrono::steady_clock::now();
+  j2k::codec::DecodeSettings s;
+  s.reduce = decoder->settings.reduce;
+  s.layers = decoder->settings.layers;
+  s.allow_partial = decoder->settings.allow_partial != 0;
+  s.convert_colour = decoder->settings.convert_colour != 0;
+  s.keep_cmyk = decoder->settings.keep_cmyk != 0;
+  s.keep_icc = decoder->settings.keep_icc != 0;
+  s.max_bytes = decoder->settings.max_bytes;
+  s.tile = decoder->settings.tile;
+  const j2k_rect& g = decoder->settings.region;
+  s.region = j2k::Rect{g.x0, g.y0, g.x1, g.y1};
+  s.components = decoder->components;
+  const j2k_backend b = decoder->settings.backend;
+  s.backend = j2k::BackendOptions(b == J2K_BACKEND_CUDA     ? j2k::Backend::Cuda
+                                  : b == J2K_BACKEND_OPENCL ? j2k::Backend::OpenCL
+                                  : b == J2K_BACKEND_CPU    ? j2k::Backend::Cpu
+                                                            : j2k::Backend::Auto,
+                                  decoder->settings.threads, decoder->settings.device);
+  // AUTO is decided at the first image, by its size, and kept with the stage.
+  if (!decoder->stage) {
+    s.backend.backend = j2k::resolve_backend(s.backend.backend, j2k::Job::Decompress, size, s.backend.threads);
+    decoder->backend = s.backend.backend;
+    decoder->stage = std::make_unique<j2k::BackStage>(s.backend);
+  }
+  s.backend.backend = decoder->backend;
+  s.rows = std::move(rows);
+  j2k::codec::DecodedImage decoded = j2k::codec::decode(static_cast<const uint8_t*>(data), size, s, decoder->stage.get());
 
-    decoder->warnings.clear();
-    for (const std::string& w : decoded.warnings) decoder->warnings += w + "\n";
-    decoder->report = j2k_decode_report{};
-    decoder->report.truncated = decoded.truncated ? 1 : 0;
-    decoder->report.jp2 = decoded.format == j2k::codec::FileFormat::Jp2 ? 1 : 0;
-    decoder->report.enum_cs = decoded.enum_cs;
-    decoder->report.warnings = decoder->warnings.c_str();
-    decoder->icc = std::move(decoded.icc);
-    decoder->boxes = std::move(decoded.boxes);
-    decoder->box_views.clear();
-    for (const j2k::codec::Jp2Box& box : decoder->boxes) decoder->box_views.push_back({box.type, box.contents.data(), box.contents.size()});
-    decoder->report.icc_profile = decoder->icc.empty() ? nullptr : decoder->icc.data();
-    decoder->report.icc_profile_size = decoder->icc.size();
-    decoder->report.icc_applied = decoded.icc_applied ? 1 : 0;
-    decoder->report.resolution_x = decoded.resolution.x;
-    decoder->report.resolution_y = decoded.resolution.y;
-    decoder->report.display_resolution_x = decoded.display.x;
-    decoder->report.display_resolution_y = decoded.display.y;
-    decoder->report.num_boxes = static_cast<int>(decoder->box_views.size());
-    decoder->report.boxes = decoder->box_views.empty() ? nullptr : decoder->box_views.data();
-    decoder->report.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    return decoded;
+  decoder->warnings.clear();
+  for (const std::string& w : decoded.warnings) decoder->warnings += w + "\n";
+  decoder->report = j2k_decode_report{};
+  decoder->report.truncated = decoded.truncated ? 1 : 0;
+  decoder->report.jp2 = decoded.format == j2k::codec::FileFormat::Jp2 ? 1 : 0;
+  decoder->report.enum_cs = decoded.enum_cs;
+  decoder->report.warnings = decoder->warnings.c_str();
+  decoder->icc = std::move(decoded.icc);
+  decoder->boxes = std::move(decoded.boxes);
+  decoder->box_views.clear();
+  for (const j2k::codec::Jp2Box& box : decoder->boxes) decoder->box_views.push_back({box.type, box.contents.data(), box.contents.size()});
+  decoder->report.icc_profile = decoder->icc.empty() ? nullptr : decoder->icc.data();
+  decoder->report.icc_profile_size = decoder->icc.size();
+  decoder->report.icc_applied = decoded.icc_applied ? 1 : 0;
+  decoder->report.resolution_x = decoded.resolution.x;
+  decoder->report.resolution_y = decoded.resolution.y;
+  decoder->report.display_resolution_x = decoded.display.x;
+  decoder->report.display_resolution_y = decoded.display.y;
+  decoder->report.num_boxes = static_cast<int>(decoder->box_views.size());
+  decoder->report.boxes = decoder->box_views.empty() ? nullptr : decoder->box_views.data();
+  decoder->report.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return decoded;
 }
 
 }  // namespace
