@@ -162,9 +162,9 @@ struct RowBackStage::Impl {
     TileOutput out;
     out.mct = mct;
     // Component by component, its horizontal then its vertical pass: the vertical pass reads
-    // the window while the horizontal pass's rows are still in the core's L2 (a window of a
-    // 4096-wide component is about 2 MiB; all the components' rows first left none of the
-    // first one there).
+    // the window while the horizontal pass's rows are still in the core's L2 (all the
+    // components' rows first left none of the first one there, when a window was a stripe's
+    // 2 MiB; see kPartRows).
     for (size_t c = 0; c < comps.size(); ++c) {
       inverse_rows(c, w0, hw, casw, snw);
       const Geometry& g = geometry[c];
