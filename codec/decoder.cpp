@@ -65,7 +65,7 @@ class TileDecoder {
   void run(size_t t, DecodedImage& image) {
     Prepared p = prepare(t, image);
     if (by_rows_) {
-      run_by_rows(p);
+      run_by_rows(p, image);
       return;
     }
     // HT code-blocks (Part 15) go to the GPU's batch as Part 1's do (CUDA's and OpenCL's
@@ -348,7 +348,8 @@ class TileDecoder {
   // The tile through a RowBackStage: the coarser levels' blocks, their inverse DWT, then the
   // finest level's blocks a row of code-blocks (stripe) ahead of the output rows made from
   // them, so that the finest level's coefficients never fill whole-tile planes.
-  void run_by_rows(Prepared& p) {
+  // A streamed image's rows go to settings_.rows as each stripe makes them.
+  void run_by_rows(Prepared& p, const DecodedImage& image) {
     const TileCoding& tc = cs_.tiles[p.t];
     // Rows of code-blocks at least kMinStripeRows tall (several of low code-blocks, whose
     // multiples no code-block crosses either): a window's margins are 2 x 8 rows (the 9/7)
@@ -358,9 +359,13 @@ class TileDecoder {
     const int threads = settings_.backend.threads;
     if (!RowBackStage::fits(p.stage, stripe)) throw Error(ErrorCode::Internal, "tile " + std::to_string(p.t) + " cannot go by rows");
     const std::vector<LaidBlock>& blocks = p.packets.layout.blocks;
-    const Reservation memory(&budget_, RowBackStage::bytes(p.stage, stripe, threads) + heap_bytes(blocks.size() * sizeof(size_t)),
+    const Reservation memory(&budget_,
+                             RowBackStage::bytes(p.stage, stripe, threads, image.streamed) + heap_bytes(blocks.size() * sizeof(size_t)),
                              [&] { return "tile " + std::to_string(p.t) + "'s coefficients, a row of code-blocks at a time"; });
-    RowBackStage rows(p.stage, p.mct, stripe, threads);
+    RowBackStage::RowsOut out;
+    if (image.streamed)
+      out = [&](int64_t y, int64_t count, const std::vector<const uint8_t*>& data) { settings_.rows(image, DecodedRows{y, count, data}); };
+    RowBackStage rows(p.stage, p.mct, stripe, threads, std::move(out));
     const int64_t first = rows.first_stripe(), last = rows.last_stripe();
     // The blocks' indices: the coarser levels' first, then the finest level's by stripe
     // (starts[k - first] .. starts[k - first + 1]).
@@ -546,10 +551,20 @@ bool decodes_by_rows(const Codestream& cs, const DecodeSettings& settings) {
   return true;
 }
 
+// Whether decode()'s steps after the tiles leave a JP2 file's samples as decoded: no palette,
+// component mapping or channel definitions, no ICC profile, and sRGB, grey or no colour space
+// named (EnumCS 16, 17; none of the conversions apply).
+bool jp2_as_decoded(const Jp2File& jp2) {
+  return jp2.palette.columns.empty() && jp2.mapping.empty() && jp2.channels.empty() && jp2.icc.empty() &&
+         (jp2.enum_cs == 0 || jp2.enum_cs == 16 || jp2.enum_cs == 17);
+}
+
 // The output's samples and the largest tile's coefficients, reserved in `budget` before they
 // are allocated; `area`: the output's on the reference grid. by_rows: the tile's coefficients
-// are reserved as run_by_rows() allocates them, not here.
-void reserve_image(const Codestream& cs, const Rect& area, const DecodeSettings& settings, bool by_rows, Reservation& memory) {
+// are reserved as run_by_rows() allocates them, not here; streamed: so are the output's rows
+// (DecodeSettings::rows), which never fill whole planes.
+void reserve_image(const Codestream& cs, const Rect& area, const DecodeSettings& settings, bool by_rows, bool streamed,
+                   Reservation& memory) {
   uint64_t samples = 0, bytes = 0;
   for (const ComponentInfo& c : cs.info.components) {
     const int r = settings.reduce;
@@ -559,8 +574,8 @@ void reserve_image(const Codestream& cs, const Rect& area, const DecodeSettings&
     // not below 2^64: saturated, so that a sum that would wrap to a small figure is refused.
     const uint64_t n = saturating_mul(w, h);
     samples = saturating_add(samples, n);
-    bytes = saturating_add(bytes, saturating_add(saturating_mul(n, j2k_sample_size(decoded_type(c.precision, c.is_signed))),
-                                                 sizeof(DecodedComponent)));
+    const uint64_t samples_bytes = streamed ? 0 : saturating_mul(n, j2k_sample_size(decoded_type(c.precision, c.is_signed)));
+    bytes = saturating_add(bytes, saturating_add(samples_bytes, sizeof(DecodedComponent)));
   }
   memory.grow(bytes, [&] {
     return "the output's " + std::to_string(samples) + " samples in " + std::to_string(cs.info.components.size()) + " components";
@@ -662,12 +677,6 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
       throw Error(ErrorCode::InvalidArgument, "component " + std::to_string(c) + ": the image has " + std::to_string(channels) +
                                                   " (0 to " + std::to_string(channels - 1) + ")");
   const bool by_rows = decodes_by_rows(cs, settings);
-  reserve_image(cs, area, settings, by_rows, memory);
-  const int r = settings.reduce;
-  image.x0 = ceil_div_pow2(area.x0, r);
-  image.y0 = ceil_div_pow2(area.y0, r);
-  image.width = ceil_div_pow2(area.x1, r) - image.x0;
-  image.height = ceil_div_pow2(area.y1, r) - image.y0;
   // A tile the output needs but a cut stream (allow_partial) has no part of leaves its samples
   // at the middle of the range. One a whole stream has no part of (B.10.1 allows tiles without
   // tile-parts) leaves them 0, with a warning, as opj_decompress writes them. Every other
@@ -678,6 +687,17 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
   bool gaps = false;
   for (size_t t = 0; t < cs.tiles.size(); ++t)
     gaps = gaps || (!has_data[t] && !intersect(canvas.tile(static_cast<int64_t>(t)), area).empty());
+  // Rows handed out as they are made: only where no step after the decode (a JP2 file's
+  // channels and colours, the choice of components) changes the image, and every row comes
+  // from the tile's back stage.
+  image.streamed = settings.rows && by_rows && !gaps && (image.format == FileFormat::Codestream || jp2_as_decoded(jp2)) &&
+                   settings.components.empty();
+  reserve_image(cs, area, settings, by_rows, image.streamed, memory);
+  const int r = settings.reduce;
+  image.x0 = ceil_div_pow2(area.x0, r);
+  image.y0 = ceil_div_pow2(area.y0, r);
+  image.width = ceil_div_pow2(area.x1, r) - image.x0;
+  image.height = ceil_div_pow2(area.y1, r) - image.y0;
   for (const ComponentInfo& c : cs.info.components) {
     DecodedComponent out;
     const int64_t x0 = ceil_div(area.x0, c.dx), y0 = ceil_div(area.y0, c.dy);
@@ -706,7 +726,7 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
     // fault theirs in parallel.
     if (gaps) {
       fill_mid(out, cs.truncated && !c.is_signed ? 1u << (c.precision - 1) : 0, settings.backend.threads);
-    } else {
+    } else if (!image.streamed) {
       out.bytes.resize(static_cast<size_t>(bytes));
       if (worker_count(settings.backend.threads) == 1) populate_pages(out.bytes.data(), out.bytes.size());
     }

@@ -8,6 +8,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,17 @@
 
 namespace j2k::codec {
 
+struct DecodedImage;
+
+// Rows [y, y + count) of the output (on its own grid, 0 the first row), `data[c]` the first of
+// them in component c, its rows packed (width samples of the component's type).
+struct DecodedRows {
+  int64_t y = 0, count = 0;
+  std::vector<const uint8_t*> data;
+};
+// Takes each band of the output's rows, top to bottom; `image`: the output's shape, its
+// components without their bytes. What it throws ends the decode.
+using RowSink = std::function<void(const DecodedImage& image, const DecodedRows& rows)>;
 struct DecodeSettings {
   int reduce = 0;           // resolutions left out: the image at 1 / 2^reduce of its size
   int layers = 0;           // quality layers decoded; 0: all
@@ -56,6 +68,13 @@ struct DecodeSettings {
   // false: through the back stage's whole tile-component planes, as every other image. The
   // same samples either way (tests compare the two).
   bool by_rows = true;
+  // Where set, and the image goes by rows (decodes_by_rows()) with every component, from a
+  // codestream or a JP2 file whose palette, channel definitions and colour space change
+  // nothing (none, or sRGB or grey without an ICC profile): the output goes to it a band of
+  // rows at a time as they are made, and never fills whole planes; decode() then returns the
+  // image's shape with `streamed` set and its components without bytes. Else the image comes
+  // back whole, as without it.
+  RowSink rows;
 };
 
 struct DecodedComponent {
@@ -106,6 +125,7 @@ struct DecodedImage {
   int64_t x0 = 0, y0 = 0, width = 0, height = 0;  // the image area on the reduced canvas
   std::vector<DecodedComponent> components;
   bool truncated = false;          // (allow_partial) the stream ended early
+  bool streamed = false;           // its rows went to DecodeSettings::rows: no component holds bytes
   FileFormat format = FileFormat::Codestream;
   int enum_cs = 0;                 // the JP2 file's colr EnumCS (0: none, or an ICC profile)
   std::vector<std::string> warnings;  // e.g. SEGMARK errors (the blocks are decoded anyway)

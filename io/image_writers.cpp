@@ -168,33 +168,44 @@ std::string pgx_component_path(const std::string& path, size_t component) {
   return (p.parent_path() / (p.stem().string() + "_" + std::to_string(component) + p.extension().string())).string();
 }
 
-void write_pnm(std::FILE* file, const std::string& name, const ImageSamples& image) {
-  const auto& c0 = image.components[0];
-  const int precision = max_precision(image);
-  const size_t n = image.components.size();
-  const std::string maxval = std::to_string((1u << precision) - 1);
+PnmWriter::PnmWriter(std::FILE* file, std::string name, const ImageSamples& shape, int64_t height)
+    : file_(file), name_(std::move(name)), wide_(max_precision(shape) > 8) {
+  const auto& c0 = shape.components[0];
+  const size_t n = shape.components.size();
+  const std::string maxval = std::to_string((1u << max_precision(shape)) - 1);
   // Two and four components (grey or RGB with alpha) as a PAM, as opj_decompress writes them.
   const std::string header =
       n == 2 || n == 4
-          ? "P7\nWIDTH " + std::to_string(c0.width) + "\nHEIGHT " + std::to_string(c0.height) + "\nDEPTH " +
+          ? "P7\nWIDTH " + std::to_string(c0.width) + "\nHEIGHT " + std::to_string(height) + "\nDEPTH " +
                 std::to_string(n) + "\nMAXVAL " + maxval + "\nTUPLTYPE " + (n == 2 ? "GRAYSCALE_ALPHA" : "RGB_ALPHA") +
                 "\nENDHDR\n"
-          : std::string(n == 1 ? "P5" : "P6") + "\n" + std::to_string(c0.width) + " " + std::to_string(c0.height) + "\n" +
+          : std::string(n == 1 ? "P5" : "P6") + "\n" + std::to_string(c0.width) + " " + std::to_string(height) + "\n" +
                 maxval + "\n";
-  put(file, name, header.data(), header.size());
-  // The samples go out a band of rows at a time through one buffer of about 1 MiB, most
-  // significant byte first: no copy of the whole image.
-  const bool wide = precision > 8;
-  const int64_t height = c0.height;
-  const auto row_bytes = static_cast<size_t>(c0.width) * image.components.size() * (wide ? 2 : 1);
-  const int64_t band = std::max<int64_t>(1, static_cast<int64_t>((size_t{1} << 20) / std::max<size_t>(row_bytes, 1)));
-  std::vector<unsigned char> buffer(static_cast<size_t>(std::min(band, height)) * row_bytes);
-  for (int64_t y = 0; y < height; y += band) {
-    const int64_t rows = std::min(band, height - y);
-    interleave_rows(image, y, rows, wide, /*big_endian=*/true, buffer.data());
-    put(file, name, buffer.data(), static_cast<size_t>(rows) * row_bytes);
+  put(file_, name_, header.data(), header.size());
+  // The samples go out through one buffer of about 1 MiB, most significant byte first.
+  row_bytes_ = static_cast<size_t>(c0.width) * n * (wide_ ? 2 : 1);
+  band_ = std::max<int64_t>(1, static_cast<int64_t>((size_t{1} << 20) / std::max<size_t>(row_bytes_, 1)));
+  buffer_.resize(static_cast<size_t>(std::min(band_, std::max<int64_t>(height, 1))) * row_bytes_);
+}
+
+void PnmWriter::rows(const ImageSamples& band) {
+  const int64_t height = band.components[0].height;
+  for (int64_t y = 0; y < height; y += band_) {
+    const int64_t rows = std::min(band_, height - y);
+    if (buffer_.size() < static_cast<size_t>(rows) * row_bytes_) buffer_.resize(static_cast<size_t>(rows) * row_bytes_);
+    interleave_rows(band, y, rows, wide_, /*big_endian=*/true, buffer_.data());
+    put(file_, name_, buffer_.data(), static_cast<size_t>(rows) * row_bytes_);
   }
-  if (std::fflush(file) != 0) throw Error(ErrorCode::Io, name + ": cannot write: " + std::strerror(errno));
+}
+
+void PnmWriter::finish() {
+  if (std::fflush(file_) != 0) throw Error(ErrorCode::Io, name_ + ": cannot write: " + std::strerror(errno));
+}
+
+void write_pnm(std::FILE* file, const std::string& name, const ImageSamples& image) {
+  PnmWriter out(file, name, image, image.components[0].height);
+  out.rows(image);  // a band of rows at a time: no copy of the whole image
+  out.finish();
 }
 
 // The header as opj_decompress writes it ("PG ML + 8 W H", the sign apart from the depth), so

@@ -69,6 +69,23 @@ void interleave_rows(const ImageSamples& image, int64_t y0, int64_t rows, bool w
 // Each into a stream the caller opened and closes (`name` for messages); Error(Io) when a
 // write fails. write_pnm: P5 for 1 component, P6 for 3, PAM (P7) for 2 and 4.
 void write_pnm(std::FILE* file, const std::string& name, const ImageSamples& image);
+// The same file a band of rows at a time, as a decoder hands them out: the header (for
+// `height` rows, of the shape's components and width) when made, then each band's rows in turn
+// (its components' height: the band's), then finish(). The bytes are write_pnm's.
+class PnmWriter {
+ public:
+  PnmWriter(std::FILE* file, std::string name, const ImageSamples& shape, int64_t height);
+  void rows(const ImageSamples& band);
+  void finish();
+
+ private:
+  std::FILE* file_;
+  std::string name_;
+  bool wide_;
+  size_t row_bytes_ = 0;
+  int64_t band_ = 1;  // rows a write
+  std::vector<unsigned char> buffer_;
+};
 void write_pgx(std::FILE* file, const std::string& name, const ComponentSamples& component, bool is_signed);
 // write_tiff and write_png_image also write what `metadata` holds (where not null): TIFF its
 // ICCProfile, resolution (in dots per inch or per centimetre, whichever is whole, else per

@@ -4,10 +4,11 @@
 // the coarser levels' coefficients go to planes of the next resolution's size, inverse
 // transformed whole (finish_coarse()); the finest level's HL, LH and HH code-blocks go, a row
 // of code-blocks (a stripe) at a time, to three stripes' worth of rows per band; emit(k) then
-// makes output rows [2kS, 2(k+1)S) of the tile-component: the finest level's inverse DWT on a
-// window of those rows and `margin` more on each side (pyramid order filled from the coarse
-// plane and the bands' rows), then the inverse RCT / ICT, DC shift and clamp of its exact rows
-// into the component's home (as BackStage's to_samples). The same arithmetic on every value as
+// makes output rows [2kS, 2(k+1)S) of the tile-component, in parts of at most 32 rows: for
+// each, the finest level's inverse DWT on a window of its rows and `margin` more on each side
+// (pyramid order filled from the coarse plane and the bands' rows), then the inverse RCT /
+// ICT, DC shift and clamp of its exact rows into the component's home (as BackStage's
+// to_samples). The same arithmetic on every value as
 // BackStage's whole-plane path, in the same order, so the same samples bit for bit: the
 // horizontal pass is per row; the vertical lifting is exact in the window but for `margin`
 // rows at an edge that is not the tile-component's own (symmetric extension there differs),
@@ -20,6 +21,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -33,10 +35,18 @@ class RowBackStage {
   // rect (every sample goes out), all of one rect; stripe_rows (S: the code-blocks' nominal
   // height on the band grid, whose multiples no code-block crosses) at least 4.
   static bool fits(const std::vector<BackStage::Component>& comps, int stripe_rows);
-  // The bytes the constructor allocates, to reserve in a memory budget first.
-  static uint64_t bytes(const std::vector<BackStage::Component>& comps, int stripe_rows, int threads);
+  // Takes the output rows [y, y + count) of the rect (0: its first row), data[c] the first of
+  // them in component c, rows packed in the type of its home.
+  using RowsOut = std::function<void(int64_t y, int64_t count, const std::vector<const uint8_t*>& data)>;
 
-  RowBackStage(const std::vector<BackStage::Component>& comps, bool mct, int stripe_rows, int threads);
+  // The bytes the constructor allocates, to reserve in a memory budget first (`rows_out`: with
+  // one).
+  static uint64_t bytes(const std::vector<BackStage::Component>& comps, int stripe_rows, int threads, bool rows_out = false);
+
+  // `rows_out` set: emit() makes each part's samples in a band of rows per component and
+  // hands them there, instead of writing them into the components' homes (whose base is then
+  // not read: only their type and size).
+  RowBackStage(const std::vector<BackStage::Component>& comps, bool mct, int stripe_rows, int threads, RowsOut rows_out = nullptr);
   ~RowBackStage();
   RowBackStage(const RowBackStage&) = delete;
   RowBackStage& operator=(const RowBackStage&) = delete;

@@ -3,12 +3,17 @@
 // rows at a time: pipeline/row_back_stage) against its whole-plane path (DecodeSettings::by_rows
 // off), bit for bit, through our HT encoder's streams: RGB 8-bit and 16-bit grey, odd sizes and
 // canvas origins, 2 and 3 pixels tall or wide (row_back_stage_test has 1), the 5/3 and the 9/7,
-// code-blocks 4 to 64 rows tall, one level and five, one and two threads. And that the memory limit counts what the
-// by-rows path allocates (less than a tile's planes).
+// code-blocks 4 to 64 rows tall, one level and five, one and two threads. The same with the
+// rows handed out as they are made (DecodeSettings::rows, the C interface's
+// j2k_decoder_run_rows), and the images that do not stream. And that the memory limit counts
+// what the by-rows path allocates (less than a tile's planes, and no output planes when the
+// rows stream).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -20,7 +25,35 @@ namespace {
 
 using j2k::codec::decode;
 using j2k::codec::DecodedImage;
+using j2k::codec::DecodedRows;
 using j2k::codec::DecodeSettings;
+
+// The rows DecodeSettings::rows takes, put together into whole components (each checked to
+// follow the one before), and the image decode() returned.
+struct Streamed {
+  DecodedImage image;
+  std::vector<std::vector<uint8_t>> planes;
+  int bands = 0;
+};
+Streamed decode_streamed(const std::vector<uint8_t>& bytes, DecodeSettings d) {
+  Streamed out;
+  int64_t next = 0;
+  d.rows = [&](const DecodedImage& shape, const DecodedRows& rows) {
+    if (out.planes.empty()) out.planes.resize(shape.components.size());
+    EXPECT_EQ(rows.y, next) << "band " << out.bands;
+    EXPECT_GT(rows.count, 0);
+    ASSERT_EQ(rows.data.size(), shape.components.size());
+    for (size_t c = 0; c < shape.components.size(); ++c) {
+      const auto& k = shape.components[c];
+      const size_t n = static_cast<size_t>(rows.count * k.width) * j2k_sample_size(k.type);
+      out.planes[c].insert(out.planes[c].end(), rows.data[c], rows.data[c] + n);
+    }
+    next = rows.y + rows.count;
+    ++out.bands;
+  };
+  out.image = decode(bytes.data(), bytes.size(), d);
+  return out;
+}
 
 // Smooth ramps with noise on them, so that code-blocks hold both skewed and coin-toss
 // decisions: 8-bit RGB or 16-bit grey.
@@ -69,6 +102,16 @@ void expect_same(const std::vector<uint8_t>& bytes, int threads, const std::stri
     EXPECT_EQ(got.components[k].height, want.components[k].height) << what;
     EXPECT_TRUE(got.components[k].bytes == want.components[k].bytes) << what << ", component " << k;
   }
+  const Streamed rows = decode_streamed(bytes, d);
+  EXPECT_TRUE(rows.image.streamed) << what;
+  EXPECT_EQ(rows.image.warnings, want.warnings) << what;
+  ASSERT_EQ(rows.planes.size(), want.components.size()) << what;
+  for (size_t k = 0; k < rows.planes.size(); ++k) {
+    EXPECT_TRUE(rows.image.components[k].bytes.empty()) << what;
+    EXPECT_EQ(rows.image.components[k].height, want.components[k].height) << what;
+    EXPECT_TRUE(std::equal(rows.planes[k].begin(), rows.planes[k].end(), want.components[k].bytes.begin(), want.components[k].bytes.end()))
+        << what << ", streamed component " << k;
+  }
 }
 
 TEST(DecodeByRows, SameSamplesAsWholePlanes) {
@@ -97,8 +140,8 @@ TEST(DecodeByRows, SameSamplesAsWholePlanes) {
     }
 }
 
-// 2048^2 RGB: a tile's planes are 48 MiB, the by-rows path's buffers about 23 (the coarse
-// planes 12, three stripes of the bands and a window of rows 11). A limit between the two
+// 2048^2 RGB: a tile's planes are 48 MiB, the by-rows path's buffers about 21 (the coarse
+// planes 12, three stripes of the bands 7, a window of rows and the scratch 1.5). A limit between the two
 // refuses the whole-plane path and lets the by-rows one through, which so must be the path
 // taken; one below the coarse planes refuses both.
 TEST(DecodeByRows, MemoryLimitCountsTheRows) {
@@ -116,6 +159,123 @@ TEST(DecodeByRows, MemoryLimitCountsTheRows) {
   for (size_t k = 0; k < 3; ++k) EXPECT_TRUE(got.components[k].bytes == want.components[k].bytes) << "component " << k;
   d.max_bytes = base + (uint64_t{8} << 20);
   EXPECT_THROW(decode(bytes.data(), bytes.size(), d), j2k::Error);
+  // Streamed, the output's 12 MiB are not held: 28 MiB beside the stream are enough where the
+  // whole-plane output and the rows (12 + about 21) are not, 9 still too few.
+  d.max_bytes = bytes.size() + (uint64_t{28} << 20);
+  EXPECT_THROW(decode(bytes.data(), bytes.size(), d), j2k::Error);
+  const Streamed rows = decode_streamed(bytes, d);
+  ASSERT_TRUE(rows.image.streamed);
+  for (size_t k = 0; k < 3; ++k) EXPECT_TRUE(rows.planes[k] == std::vector<uint8_t>(want.components[k].bytes.begin(), want.components[k].bytes.end()));
+  d.max_bytes = bytes.size() + (uint64_t{9} << 20);
+  EXPECT_THROW(decode_streamed(bytes, d), j2k::Error);
+}
+
+// What goes whole even with DecodeSettings::rows set (no row handed out, the image returned as
+// without it): a JP2 file with an ICC profile, a choice of components, the whole-plane path, a
+// Part 1 stream. A JP2 file in sRGB streams.
+TEST(DecodeByRows, WholeWhereRowsCannotStream) {
+  const j2kfront::Image img = noisy(0, 0, 130, 77, true);
+  const std::vector<uint8_t> ht = ht_stream(img, false, 3, 32, 32);
+  j2kfront::Settings s;
+  s.backend = J2K_BACKEND_CPU;
+  s.levels = 3;
+  const std::vector<uint8_t> ebcot = j2kfront::Encoder(s, j2kfront::Coding(), img.view()).encode(img.view());
+  j2kfront::Coding c;
+  c.format = J2K_FORMAT_JP2;
+  c.modes = J2K_MODE_HT;
+  c.block_w = c.block_h = 32;
+  const std::vector<uint8_t> ht_jp2 = j2kfront::Encoder(s, c, img.view()).encode(img.view());
+  c.icc_profile.assign(140, 0);  // a profile's header: enough to be written and read back
+  c.icc_profile[3] = 140;
+  std::memcpy(c.icc_profile.data() + 16, "RGB ", 4);
+  std::memcpy(c.icc_profile.data() + 36, "acsp", 4);
+  const std::vector<uint8_t> ht_icc = j2kfront::Encoder(s, c, img.view()).encode(img.view());
+  DecodeSettings d;
+  d.backend = j2k::BackendOptions(j2k::Backend::Cpu, 1);
+  const DecodedImage want = decode(ht.data(), ht.size(), d);
+  struct Case {
+    const char* what;
+    const std::vector<uint8_t>* bytes;
+    bool by_rows;
+    std::vector<int> components;
+  };
+  const Case cases[] = {{"a JP2 file with an ICC profile", &ht_icc, true, {}},
+                        {"components 2,0", &ht, true, {2, 0}},
+                        {"the whole-plane path", &ht, false, {}},
+                        {"a Part 1 stream", &ebcot, true, {}}};
+  for (const Case& k : cases) {
+    d.by_rows = k.by_rows;
+    d.components = k.components;
+    const Streamed rows = decode_streamed(*k.bytes, d);
+    EXPECT_FALSE(rows.image.streamed) << k.what;
+    EXPECT_EQ(rows.bands, 0) << k.what;
+    const size_t first = k.components.empty() ? 0 : static_cast<size_t>(k.components[0]);
+    ASSERT_FALSE(rows.image.components.empty()) << k.what;
+    EXPECT_TRUE(rows.image.components[0].bytes == want.components[first].bytes) << k.what;
+  }
+  d.by_rows = true;
+  d.components.clear();
+  const Streamed rows = decode_streamed(ht_jp2, d);
+  EXPECT_TRUE(rows.image.streamed);
+  ASSERT_EQ(rows.planes.size(), 3u);
+  for (size_t k = 0; k < 3; ++k)
+    EXPECT_TRUE(rows.planes[k] == std::vector<uint8_t>(want.components[k].bytes.begin(), want.components[k].bytes.end())) << "JP2, component " << k;
+}
+
+// The C interface: j2k_decoder_run_rows's bands make j2k_decoder_run's image; where the rows
+// cannot stream, one call holds it all; what the callback throws comes out of decode_rows, and
+// the decoder decodes the next image as before.
+TEST(DecodeByRows, DecoderRunRows) {
+  const j2kfront::Image img = noisy(3, 5, 300, 211, true);
+  const std::vector<uint8_t> ht = ht_stream(img, true, 3, 64, 16);
+  j2kfront::DecodeSettings s;
+  s.backend = J2K_BACKEND_CPU;
+  s.threads = 1;
+  j2kfront::Decoder decoder(s);
+  const j2kfront::Image want = decoder.decode_image(ht.data(), ht.size());
+  auto collect = [&](const std::vector<uint8_t>& bytes, int* calls) {
+    std::vector<std::vector<uint8_t>> planes(want.components.size());
+    uint32_t next = 0;
+    decoder.decode_rows(bytes.data(), bytes.size(), [&](const j2k_image_view& v, uint32_t first_row, uint32_t rows) {
+      EXPECT_EQ(v.width, want.width);
+      EXPECT_EQ(v.height, want.height);
+      EXPECT_EQ(first_row, next);
+      next = first_row + rows;
+      for (int c = 0; c < v.num_components; ++c) {
+        const auto* p = static_cast<const uint8_t*>(v.components[c].data);
+        EXPECT_EQ(v.components[c].bytes, static_cast<size_t>(rows) * static_cast<size_t>(v.components[c].row_stride));
+        planes[static_cast<size_t>(c)].insert(planes[static_cast<size_t>(c)].end(), p, p + v.components[c].bytes);
+      }
+      ++*calls;
+    });
+    EXPECT_EQ(next, want.height);
+    return planes;
+  };
+  int calls = 0;
+  std::vector<std::vector<uint8_t>> got = collect(ht, &calls);
+  EXPECT_GT(calls, 1);  // 211 rows, 32 a stripe
+  for (size_t c = 0; c < got.size(); ++c) EXPECT_TRUE(got[c] == want.components[c].bytes) << "component " << c;
+
+  j2kfront::Settings e;
+  e.backend = J2K_BACKEND_CPU;
+  e.levels = 3;
+  const std::vector<uint8_t> ebcot = j2kfront::Encoder(e, j2kfront::Coding(), img.view()).encode(img.view());
+  const j2kfront::Image whole = decoder.decode_image(ebcot.data(), ebcot.size());
+  calls = 0;
+  got = collect(ebcot, &calls);
+  EXPECT_EQ(calls, 1);
+  for (size_t c = 0; c < got.size(); ++c) EXPECT_TRUE(got[c] == whole.components[c].bytes) << "component " << c;
+
+  int bands = 0;
+  EXPECT_THROW(decoder.decode_rows(ht.data(), ht.size(),
+                                   [&](const j2k_image_view&, uint32_t, uint32_t) {
+                                     if (++bands == 2) throw std::runtime_error("stop");
+                                   }),
+               std::runtime_error);
+  EXPECT_EQ(bands, 2);
+  calls = 0;
+  got = collect(ht, &calls);
+  for (size_t c = 0; c < got.size(); ++c) EXPECT_TRUE(got[c] == want.components[c].bytes) << "component " << c << ", after the stop";
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <memory>
 #include <random>
 #include <string>
 #include <tuple>
@@ -402,6 +403,51 @@ TEST(Pnm, SixteenBitSamplesAreBigEndian) {
   ASSERT_EQ(im.components[0].type, J2K_SAMPLE_U16);
   EXPECT_EQ(samples_as<uint16_t>(im.components[0]), (std::vector<uint16_t>{0x1234, 0xff01}));
   EXPECT_EQ(im.components[0].precision, 16);
+}
+
+// A file written a band of rows at a time (PnmWriter, as decompress writes what the decoder
+// hands out) is write_pnm's, byte for byte: grey, grey + alpha, RGB and RGBA, 8 and 16 bits.
+TEST(Pnm, WrittenByBandsAsWhole) {
+  auto contents = [](const std::function<void(std::FILE*)>& write) {
+    std::FILE* f = std::tmpfile();
+    write(f);
+    std::string bytes(static_cast<size_t>(std::ftell(f)), '\0');
+    std::rewind(f);
+    EXPECT_EQ(std::fread(&bytes[0], 1, bytes.size(), f), bytes.size());
+    std::fclose(f);
+    return bytes;
+  };
+  for (int channels : {1, 2, 3, 4})
+    for (bool wide : {false, true}) {
+      const int64_t w = 37, h = 23;
+      std::vector<std::vector<uint8_t>> planes(static_cast<size_t>(channels));
+      j2k::io::ImageSamples whole;
+      for (int c = 0; c < channels; ++c) {
+        auto& p = planes[static_cast<size_t>(c)];
+        p.resize(static_cast<size_t>(w * h) * (wide ? 2 : 1));
+        for (size_t i = 0; i < p.size(); ++i) p[i] = static_cast<uint8_t>(i * 7 + static_cast<size_t>(c) * 31 + (i >> 5));
+        if (wide)
+          for (size_t i = 1; i < p.size(); i += 2) p[i] &= 0x0f;  // 12 bits
+        whole.components.push_back({wide ? J2K_SAMPLE_U16 : J2K_SAMPLE_U8, wide ? 12 : 8, w, h, p.data()});
+      }
+      const std::string want = contents([&](std::FILE* f) { j2k::io::write_pnm(f, "whole", whole); });
+      for (int64_t band : {1, 5, 23}) {
+        const std::string got = contents([&](std::FILE* f) {
+          std::unique_ptr<j2k::io::PnmWriter> out;  // made from the first band, as decompress makes it
+          for (int64_t y = 0; y < h; y += band) {
+            j2k::io::ImageSamples rows = whole;
+            for (auto& k : rows.components) {
+              k.data += static_cast<size_t>(y * w) * k.sample_size();
+              k.height = std::min(band, h - y);
+            }
+            if (!out) out = std::make_unique<j2k::io::PnmWriter>(f, "bands", rows, h);
+            out->rows(rows);
+          }
+          out->finish();
+        });
+        EXPECT_EQ(got, want) << channels << " channels, " << (wide ? 16 : 8) << " bits, bands of " << band;
+      }
+    }
 }
 
 TEST(Pnm, BadHeadersAreCorrupt) {

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "codec/codestream/jp2_boxes.hpp"
@@ -217,6 +218,12 @@ std::string listed(const std::vector<std::string>& items) {
   return out;
 }
 
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+void warn_unwritten(io::ImageFormat format, const std::string& output, const std::string& input, const io::ImageMetadata& metadata,
+                    std::vector<std::string> left, const std::vector<std::string>& unwritten);
+
 // `format_name`: a name whose extension says the format (for "-", standard output, --OutFor's).
 // `metadata`: what the JP2 file held beside the image; a TIFF or PNG takes what it has a place
 // for, and warnings name what no output keeps.
@@ -249,6 +256,58 @@ void write_image(const io::ImageSamples& whole, const std::string& output, const
         }
       }
     });
+  warn_unwritten(format, output, input, metadata, std::move(left), unwritten);
+}
+
+// A PGM/PPM/PAM output written a band of rows at a time as the decoder hands them out
+// (Decoder::decode_rows: where the decode goes by rows, the image is never whole in memory),
+// into the temporary file OutputFile renames once every row is there: a decode that fails
+// half-way leaves no file. The same bytes and messages as write_image's. Returns the image's
+// shape (its components' data not valid); `write_ms`: the time the rows took to write, within
+// the decoder's report's.
+j2k_image_view decode_to_pnm(j2kfront::Decoder& decoder, const SampleBytes& bytes, const DecompressJob& job, const std::string& input,
+                             bool force, std::vector<j2k_component_view>& shape, double* write_ms) {
+  const io::ImageFormat format = io::image_format_for(job.format_name);
+  j2k_image_view whole{};
+  *write_ms = 0;
+  OutputFile(job.output, job.input, force).write([&](std::FILE* f, const std::string& name) {
+    std::optional<io::PnmWriter> out;
+    auto take = [&](const j2k_image_view& view, uint32_t first_row, uint32_t rows) {
+      const auto t0 = Clock::now();
+      const io::ImageSamples all = io::samples_of(view);
+      if (!out) {
+        const std::string why = io::cannot_write(all, format);
+        if (!why.empty()) throw Error(ErrorCode::InvalidArgument, job.output + ": " + why);
+        if (io::written_components(all, format).components.size() < all.components.size())
+          std::fprintf(stderr, "j2kfront: warning: %s holds %zu of the image's %zu components, as opj_decompress writes it; "
+                       "a .pgx output holds them all\n", job.output.c_str(), io::written_components(all, format).components.size(),
+                       all.components.size());
+        whole = view;
+        shape.assign(view.components, view.components + view.num_components);
+        whole.components = shape.data();
+        // One call with every row: the whole image, whose components hold their own rows.
+        const bool one_call = first_row == 0 && rows == view.height;
+        out.emplace(f, name, io::written_components(all, format), one_call ? all.components[0].height : int64_t{view.height});
+      }
+      out->rows(io::written_components(all, format));
+      *write_ms += ms_since(t0);
+    };
+    try {
+      decoder.decode_rows(bytes.data(), bytes.size(), take);
+    } catch (const j2kfront::Error& e) {
+      throw j2kfront::Error(e.status(), input + ": " + e.what());
+    }
+    if (!out) throw Error(ErrorCode::Internal, job.output + ": the decoder handed out no rows");
+    out->finish();
+  });
+  return whole;
+}
+
+// The warnings for what the image file has no place for: `left` (what the JP2 file held beside
+// the image that no image file keeps), the metadata a PGM/PPM or PGX cannot hold, and what the
+// TIFF or PNG writer could not take (`unwritten`).
+void warn_unwritten(io::ImageFormat format, const std::string& output, const std::string& input, const io::ImageMetadata& metadata,
+                    std::vector<std::string> left, const std::vector<std::string>& unwritten) {
   const char* out = output == "-" ? "standard output" : output.c_str();
   if (format != io::ImageFormat::Tiff && format != io::ImageFormat::Png) {
     if (!metadata.icc.empty()) left.push_back("ICC profile (the samples are in its colour space, not sRGB)");
@@ -267,8 +326,6 @@ void write_image(const io::ImageSamples& whole, const std::string& output, const
   for (const std::string& w : unwritten) std::fprintf(stderr, "j2kfront: warning: %s: %s: %s\n", input.c_str(), out, w.c_str());
 }
 
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 int run_decompress(const DecompressArgs& a) {
   const auto t_start = Clock::now();
@@ -322,28 +379,45 @@ int run_decompress(const DecompressArgs& a) {
     try {
       const auto t0 = Clock::now();
       const SampleBytes bytes = read_input_file(job.input, s.max_bytes);
+      const std::string input = job.input == "-" ? "standard input" : job.input;
+      const io::ImageFormat format = io::image_format_for(job.format_name);
       j2k_image_view view{};
-      try {
-        view = decoder.decode(bytes.data(), bytes.size());  // the decoder's buffers, written from where they are
-      } catch (const j2kfront::Error& e) {
-        throw j2kfront::Error(e.status(), (job.input == "-" ? "standard input" : job.input) + ": " + e.what());
+      std::vector<j2k_component_view> shape;
+      j2k_decode_report report{};
+      size_t component_count = 0;  // the image's, as the message below counts them
+      if (format == io::ImageFormat::Pgm || format == io::ImageFormat::Pnm) {
+        double write_ms = 0;
+        view = decode_to_pnm(decoder, bytes, job, input, a.force, shape, &write_ms);
+        report = decoder.report();
+        report.ms -= write_ms;  // the decode's own time, as the message below gives it
+        std::vector<std::string> left;
+        const io::ImageMetadata metadata = metadata_of(report, left);
+        warn_unwritten(format, job.output, input, metadata, left, {});
+        component_count = static_cast<size_t>(view.num_components);
+      } else {
+        try {
+          view = decoder.decode(bytes.data(), bytes.size());  // the decoder's buffers, written from where they are
+        } catch (const j2kfront::Error& e) {
+          throw j2kfront::Error(e.status(), input + ": " + e.what());
+        }
+        report = decoder.report();
+        io::ImageSamples image = io::samples_of(view);
+        image.cmyk = tiff_out && report.enum_cs == 12 && image.components.size() >= 4;
+        if (image.cmyk) image.components.resize(4);  // the inks; a channel after K is left out, as opj_decompress does
+        std::vector<std::string> left;
+        const io::ImageMetadata metadata = metadata_of(report, left);
+        write_image(image, job.output, job.format_name, input, a.force, metadata, left);
+        component_count = image.components.size();
       }
-      const j2k_decode_report report = decoder.report();
-      io::ImageSamples image = io::samples_of(view);
-      image.cmyk = tiff_out && report.enum_cs == 12 && image.components.size() >= 4;
-      if (image.cmyk) image.components.resize(4);  // the inks; a channel after K is left out, as opj_decompress does
-      std::vector<std::string> left;
-      const io::ImageMetadata metadata = metadata_of(report, left);
-      write_image(image, job.output, job.format_name, job.input == "-" ? "standard input" : job.input, a.force, metadata, left);
       progress.clear();
       if (report.warnings && *report.warnings) std::fprintf(stderr, "j2kfront: warning: %s: %s", job.input.c_str(), report.warnings);
       if (report.truncated) std::fprintf(stderr, "j2kfront: warning: %s is cut short: the image holds what it had\n", job.input.c_str());
       if (!a.quiet) {
         int precision = 0;
-        for (const auto& c : image.components) precision = std::max(precision, c.precision);
+        for (size_t c = 0; c < component_count; ++c) precision = std::max(precision, view.components[c].precision);
         // What is said of the run goes to standard error when the image goes to standard output.
         std::fprintf(a.output == "-" ? stderr : stdout, "j2kfront: %s -> %s: %ux%u x%zu, %d-bit, decoded in %.1f ms, %.1f ms in all\n",
-                    job.input == "-" ? "standard input" : job.input.c_str(), job.output == "-" ? "standard output" : job.output.c_str(), view.width, view.height, image.components.size(), precision, report.ms, ms_since(t0));
+                    job.input == "-" ? "standard input" : job.input.c_str(), job.output == "-" ? "standard output" : job.output.c_str(), view.width, view.height, component_count, precision, report.ms, ms_since(t0));
         std::fflush(a.output == "-" ? stderr : stdout);
       }
     } catch (const std::exception& e) {

@@ -709,6 +709,19 @@ void j2k_decoder_destroy(j2k_decoder* decoder); /* NULL is fine */
  * J2K_INVALID_ARGUMENT. */
 j2k_status j2k_decoder_run(j2k_decoder* decoder, const void* data, size_t size, j2k_image_view* image);
 
+/* Takes rows [first_row, first_row + rows) of the decoded image: `image` has the whole image's
+ * area (x0, y0, width, height) and components, each component's view starting at first_row and
+ * holding those rows (bytes = rows * row_stride), valid during the call. J2K_OK to go on; any
+ * other status ends the decode with that status. */
+typedef j2k_status (*j2k_rows_callback)(void* user, const j2k_image_view* image, uint32_t first_row, uint32_t rows);
+/* j2k_decoder_run's decode, handed to `take` a band of rows at a time, top to bottom. Where the
+ * decode goes by rows (one HTJ2K tile whose components are not subsampled, decoded whole on the
+ * CPU: every resolution, layer and component; a codestream, or a JP2/JPH file without palette,
+ * channel definitions or ICC profile, sRGB or grey), each band as it is made, so that the
+ * image is never whole in memory; else once, the whole image (first_row 0, rows its height).
+ * The report (j2k_decoder_get_report) is the same, its time including the calls. */
+j2k_status j2k_decoder_run_rows(j2k_decoder* decoder, const void* data, size_t size, j2k_rows_callback take, void* user);
+
 typedef struct j2k_decode_report {
   int truncated;         /* (allow_partial) the stream ended early: parts of the image are missing */
   int jp2;               /* the input was a JP2 file */

@@ -523,6 +523,28 @@ class Decoder {
     }
     return out;
   }
+  // j2k_decoder_run_rows: `take(image, first_row, rows)` for each band of rows, top to bottom;
+  // what it throws ends the decode and comes out of this call.
+  template <class Take>
+  void decode_rows(const void* data, size_t size, Take&& take) {
+    struct Call {
+      Take& take;
+      std::exception_ptr thrown;
+      static j2k_status thunk(void* user, const j2k_image_view* image, uint32_t first_row, uint32_t rows) {
+        Call& call = *static_cast<Call*>(user);
+        try {
+          call.take(*image, first_row, rows);
+          return J2K_OK;
+        } catch (...) {
+          call.thrown = std::current_exception();
+          return J2K_IO_ERROR;
+        }
+      }
+    } call{take, nullptr};
+    const j2k_status status = j2k_decoder_run_rows(decoder_.get(), data, size, &Call::thunk, &call);
+    if (call.thrown) std::rethrow_exception(call.thrown);
+    check(status);
+  }
   j2k_decode_report report() const {
     j2k_decode_report r{};
     check(j2k_decoder_get_report(decoder_.get(), &r));
