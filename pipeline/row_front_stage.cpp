@@ -8,46 +8,20 @@
 #include "common/parallel/parallel_for.hpp"
 #include "common/parallel/worker_pool.hpp"
 #include "pipeline/aligned_buffer.hpp"
+#include "pipeline/row_geometry.hpp"
 #include "transform/host_rows.hpp"
 
 namespace j2k {
 namespace {
 
-// Rows of the window's vertical lifting left out at an edge inside the tile-component, as
-// row_back_stage.cpp's: the symmetric extension there reaches one more row of each kind per
-// lifting step, two steps for the 5/3 and four for the 9/7, so 2 and 4 rows
-// (row_front_stage_test fails with 1 and 3). Even, so that an inner window starts on an L
-// row.
-constexpr int64_t kMargin53 = 2;
-constexpr int64_t kMargin97 = 4;
-
 constexpr const char* kWhat = "the encoder's rows";
 
-int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-int64_t low_count(int64_t n, int cas) { return (n + (cas == 0 ? 1 : 0)) >> 1; }
+using row_geometry::floor_div;
+using row_geometry::Geometry;
+using row_geometry::low_count;
 
-// What one component's buffers hold, from its rect.
-struct Geometry {
-  int64_t w = 0, h = 0;
-  int cas_x = 0, cas_y = 0;
-  int64_t sn_x = 0, dn_x = 0;  // the finest level's low and high columns
-  int64_t l_y0 = 0;            // the first L row on the band grid (the coarse plane's row 0)
-  Rect coarse;                 // the next resolution's rect
-  int64_t margin = 0;
-
-  explicit Geometry(const RowFrontStage::Component& c) {
-    w = c.rect.width();
-    h = c.rect.height();
-    cas_x = static_cast<int>(c.rect.x0 & 1);
-    cas_y = static_cast<int>(c.rect.y0 & 1);
-    sn_x = low_count(w, cas_x);
-    dn_x = w - sn_x;
-    l_y0 = (c.rect.y0 + 1) >> 1;
-    coarse = resolution_rect(c.rect, c.levels, c.levels - 1);
-    margin = c.reversible ? kMargin53 : kMargin97;
-  }
-  int64_t band_width(int band) const { return band == 1 ? sn_x : dn_x; }  // HL, LH, HH
-};
+// A component's geometry.
+Geometry geometry_of(const RowFrontStage::Component& c) { return Geometry(c.rect, c.levels, c.reversible); }
 
 int64_t window_rows(int stripe_rows, int64_t margin) { return 2 * int64_t{stripe_rows} + 2 * margin; }
 
@@ -165,7 +139,7 @@ bool RowFrontStage::fits(const std::vector<Component>& comps, int stripe_rows) {
     if (c.levels < 1 || c.rect.empty() || !(c.rect == comps[0].rect) || c.reversible != comps[0].reversible) return false;
     // The LL of the finest level is the next resolution, and its levels those of the whole
     // tile-component's after the first, as the whole-plane DWT lays them out.
-    const Geometry g(c);
+    const Geometry g = geometry_of(c);
     DwtLevel lv[kMaxLevels], next[kMaxLevels];
     if (dwt_levels(c.rect, c.levels, lv) < 1 || lv[0].cas_x != g.cas_x || lv[0].cas_y != g.cas_y) return false;
     if (g.coarse.width() != g.sn_x || g.coarse.height() != low_count(g.h, g.cas_y) || g.coarse.y0 != g.l_y0) return false;
@@ -180,9 +154,9 @@ bool RowFrontStage::fits(const std::vector<Component>& comps, int stripe_rows) {
 
 uint64_t RowFrontStage::bytes(const std::vector<Component>& comps, int stripe_rows, int threads) {
   uint64_t n = 0, scratch = 0, margin = 0;
-  for (const Component& c : comps) margin = std::max<uint64_t>(margin, Geometry(c).margin);
+  for (const Component& c : comps) margin = std::max<uint64_t>(margin, geometry_of(c).margin);
   for (const Component& c : comps) {
-    const Geometry g(c);
+    const Geometry g = geometry_of(c);
     n += static_cast<uint64_t>(g.coarse.width()) * static_cast<uint64_t>(g.coarse.height()) * 4;
     n += static_cast<uint64_t>(stripe_rows) * static_cast<uint64_t>(g.sn_x + 2 * g.dn_x) * 4;
     n += static_cast<uint64_t>(window_rows(stripe_rows, static_cast<int64_t>(margin))) * static_cast<uint64_t>(g.w) * 4;
@@ -202,7 +176,7 @@ RowFrontStage::RowFrontStage(const std::vector<Component>& comps, bool mct, int 
   m.stripe = stripe_rows;
   m.threads = threads;
   for (const Component& c : comps) {
-    m.geometry.emplace_back(c);
+    m.geometry.push_back(geometry_of(c));
     m.margin = std::max(m.margin, m.geometry.back().margin);
   }
   size_t scratch = 0;
