@@ -175,7 +175,6 @@ std::vector<DecompressJob> decompress_jobs(const DecompressArgs& a, bool batch, 
   return jobs;
 }
 
-
 // The outputs one image makes: one file, or (PGX) one per component.
 std::vector<std::string> output_names(const std::string& output, size_t components) {
   if (output == "-" || io::image_format_for(output) != io::ImageFormat::Pgx) return {output};
@@ -325,7 +324,6 @@ void warn_unwritten(io::ImageFormat format, const std::string& output, const std
                      : "");
   for (const std::string& w : unwritten) std::fprintf(stderr, "j2kfront: warning: %s: %s: %s\n", input.c_str(), out, w.c_str());
 }
-
 
 int run_decompress(const DecompressArgs& a) {
   const auto t_start = Clock::now();
