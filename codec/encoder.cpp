@@ -549,6 +549,11 @@ HtCoding code_ht_for_target(const BlockCoder& coder, BlockEncodeBatch* batch, co
 
 }  // namespace
 
+uint64_t Encoder::run_records_bytes(int threads) const {
+  return blocks_ * block_record_bytes() + heap_bytes(settings_.coding.layers * sizeof(int)) * blocks_ +
+         static_cast<uint64_t>(std::max(threads, 1)) * heap_bytes(4096 * sizeof(int32_t));
+}
+
 uint64_t Encoder::block_record_bytes() {
   return sizeof(CodedBlock) + sizeof(BlockContribution) + sizeof(const BlockContribution*) + sizeof(RatedBlock);
 }
@@ -887,8 +892,7 @@ const std::vector<uint8_t>& Encoder::encode(const j2k_image_view& image) {
   // What this run allocates, reserved before it is made: the blocks' records, then Tier-1's
   // output as it comes (with HT targets, every plane coded on the way), rate control's hulls,
   // Tier-2's packets and the file.
-  Reservation work(budget_.get(), blocks_ * block_record_bytes() + heap_bytes(params.layers * sizeof(int)) * blocks_ +
-                                      static_cast<uint64_t>(std::max(threads, 1)) * heap_bytes(4096 * sizeof(int32_t)),
+  Reservation work(budget_.get(), run_records_bytes(threads),
                    [&] { return "the records of " + std::to_string(blocks_) + " code-blocks"; });
   Reservation batch_host(budget_.get());  // a batch's host copy of its output
   t0 = Clock::now();
@@ -965,8 +969,7 @@ void Encoder::encode_by_stripes(const j2k_image_view& image) {
   const int threads = params.threads > 0 ? params.threads : available_cores();
   const bool targets = !params.layer_bytes.empty() || !params.layer_psnr.empty();
   const bool estimate = targets || !params.reversible;
-  Reservation work(budget_.get(), blocks_ * block_record_bytes() + heap_bytes(params.layers * sizeof(int)) * blocks_ +
-                                      static_cast<uint64_t>(std::max(threads, 1)) * heap_bytes(4096 * sizeof(int32_t)),
+  Reservation work(budget_.get(), run_records_bytes(threads),
                    [&] { return "the records of " + std::to_string(blocks_) + " code-blocks"; });
   // The samples where the caller has them: the image's one tile.
   TileSamples& samples = stripe_samples_;
@@ -1048,8 +1051,7 @@ uint64_t Encoder::encode_rows(const RowSource& source, const ByteSink& sink) {
   const int threads = params.threads > 0 ? params.threads : available_cores();
   const bool targets = !params.layer_bytes.empty() || !params.layer_psnr.empty();
   const bool estimate = targets || !params.reversible;
-  Reservation work(budget_.get(), blocks_ * block_record_bytes() + heap_bytes(params.layers * sizeof(int)) * blocks_ +
-                                      static_cast<uint64_t>(std::max(threads, 1)) * heap_bytes(4096 * sizeof(int32_t)),
+  Reservation work(budget_.get(), run_records_bytes(threads),
                    [&] { return "the records of " + std::to_string(blocks_) + " code-blocks"; });
   Reservation batch_host(budget_.get());
   const BandSteps bands = band_steps(info_, params);

@@ -199,6 +199,9 @@ class Encoder {
   // The bytes each encode() takes a code-block for its records (Tier-1's, Tier-2's, rate
   // control's), before their vectors.
   static uint64_t block_record_bytes();
+  // What a run reserves before Tier-1's output: every block's record and layers, and each of
+  // `threads` threads' scratch.
+  uint64_t run_records_bytes(int threads) const;
 };
 
 }  // namespace j2k::codec
