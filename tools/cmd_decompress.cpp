@@ -274,21 +274,21 @@ j2k_image_view decode_to_pnm(j2kfront::Decoder& decoder, const SampleBytes& byte
     auto take = [&](const j2k_image_view& view, uint32_t first_row, uint32_t rows) {
       const auto t0 = Clock::now();
       const io::ImageSamples all = io::samples_of(view);
+      const io::ImageSamples written = io::written_components(all, format);
       if (!out) {
         const std::string why = io::cannot_write(all, format);
         if (!why.empty()) throw Error(ErrorCode::InvalidArgument, job.output + ": " + why);
-        if (io::written_components(all, format).components.size() < all.components.size())
+        if (written.components.size() < all.components.size())
           std::fprintf(stderr, "j2kfront: warning: %s holds %zu of the image's %zu components, as opj_decompress writes it; "
-                       "a .pgx output holds them all\n", job.output.c_str(), io::written_components(all, format).components.size(),
-                       all.components.size());
+                       "a .pgx output holds them all\n", job.output.c_str(), written.components.size(), all.components.size());
         whole = view;
         shape.assign(view.components, view.components + view.num_components);
         whole.components = shape.data();
         // One call with every row: the whole image, whose components hold their own rows.
         const bool one_call = first_row == 0 && rows == view.height;
-        out.emplace(f, name, io::written_components(all, format), one_call ? all.components[0].height : int64_t{view.height});
+        out.emplace(f, name, written, one_call ? all.components[0].height : int64_t{view.height});
       }
-      out->rows(io::written_components(all, format));
+      out->rows(written);
       *write_ms += ms_since(t0);
     };
     try {
