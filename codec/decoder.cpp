@@ -722,13 +722,12 @@ DecodedImage decode(const uint8_t* data, size_t size, const DecodeSettings& sett
                                               " samples, more bytes than memory can address");
     // With tiles no back stage writes: a cut stream's at the middle of the range (signed
     // samples at 0), a whole stream's at 0. The buffer does not start zeroed: both are written.
-    // One thread writes it all: its pages mapped at once (common/memory_pages.hpp); several
-    // fault theirs in parallel.
+    // Its pages mapped first on the threads that write it (common/memory_pages.hpp).
     if (gaps) {
       fill_mid(out, cs.truncated && !c.is_signed ? 1u << (c.precision - 1) : 0, settings.backend.threads);
     } else if (!image.streamed) {
       out.bytes.resize(static_cast<size_t>(bytes));
-      if (worker_count(settings.backend.threads) == 1) populate_pages(out.bytes.data(), out.bytes.size());
+      populate_pages(out.bytes.data(), out.bytes.size(), settings.backend.threads);
     }
     image.components.push_back(std::move(out));
   }

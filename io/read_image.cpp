@@ -104,21 +104,6 @@ void InputFile::rewind() {
   pos_ = 0;
 }
 
-namespace {
-
-// Pages of a large buffer mapped 4 MiB at a time on the workers (populate_pages), before one
-// thread writes it all.
-void populate_pages_on_workers(unsigned char* p, size_t bytes) {
-  constexpr size_t kChunk = size_t{4} << 20;
-  if (bytes < 2 * kChunk) return populate_pages(p, bytes);
-  parallel_for(static_cast<ptrdiff_t>((bytes + kChunk - 1) / kChunk), 0, [&](ptrdiff_t i) {
-    const size_t at = static_cast<size_t>(i) * kChunk;
-    populate_pages(p + at, std::min(kChunk, bytes - at));
-  });
-}
-
-}  // namespace
-
 j2kfront::Image FormatReader::band(uint64_t rows) {
   j2kfront::Image im;
   im.width = shape_.width;
@@ -141,7 +126,7 @@ j2kfront::Image FormatReader::band(uint64_t rows) {
       // A fresh plane's pages mapped by the workers side by side (the kernel zeroes each
       // page), then zeroed again by the vector on one thread, now without a page fault.
       k.bytes.reserve(bytes);
-      populate_pages_on_workers(k.bytes.data(), bytes);
+      populate_pages(k.bytes.data(), bytes, 0);
       k.bytes.assign(bytes, 0);
     }
     im.components.push_back(std::move(k));

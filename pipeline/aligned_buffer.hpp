@@ -11,14 +11,15 @@
 
 namespace j2k {
 
-// `populate`: one thread fills it, its pages mapped at once (common/memory_pages.hpp).
+// `populate`: its pages mapped before it is filled, on `threads` workers, the threads that
+// fill it (common/memory_pages.hpp).
 struct AlignedBuffer {
   void* p = nullptr;
-  AlignedBuffer(size_t bytes, const char* what, bool populate = false) {
+  AlignedBuffer(size_t bytes, const char* what, bool populate = false, int threads = 1) {
     const size_t size = std::max<size_t>((bytes + 63) / 64 * 64, 64);
     p = std::aligned_alloc(64, size);
     if (!p) throw Error(ErrorCode::OutOfMemory, "cannot allocate " + std::to_string(bytes) + " bytes for " + what);
-    if (populate) populate_pages(p, size);
+    if (populate) populate_pages(p, size, threads);
   }
   ~AlignedBuffer() { std::free(p); }
   AlignedBuffer(const AlignedBuffer&) = delete;

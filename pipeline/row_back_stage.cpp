@@ -210,13 +210,14 @@ RowBackStage::RowBackStage(const std::vector<BackStage::Component>& comps, bool 
     m.margin = std::max(m.margin, m.geometry.back().margin);
   }
   size_t scratch = 0;
-  // The coarse planes, which Tier-1 fills a block at a time, each mapped at once where one
-  // thread decodes (several threads fault their blocks' pages in parallel).
-  const bool populate = worker_count(threads) == 1;
+  // The coarse planes and the band rows, which Tier-1 fills a block at a time, their pages
+  // mapped first on the threads that then fill them (common/memory_pages.hpp).
   for (Geometry g : m.geometry) {
     g.margin = m.margin;
-    m.coarse.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(g.coarse.width() * g.coarse.height()) * 4, kWhat, populate));
-    for (int b = 0; b < 3; ++b) m.bands.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(3 * m.stripe * g.band_width(b)) * 4, kWhat));
+    m.coarse.push_back(
+        std::make_unique<AlignedBuffer>(static_cast<size_t>(g.coarse.width() * g.coarse.height()) * 4, kWhat, true, threads));
+    for (int b = 0; b < 3; ++b)
+      m.bands.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(3 * m.stripe * g.band_width(b)) * 4, kWhat, true, threads));
     m.windows.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(window_rows(stripe_rows, m.margin) * g.w) * 4, kWhat));
     scratch = std::max(scratch, scratch_values(g, stripe_rows));
   }
