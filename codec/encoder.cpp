@@ -820,13 +820,6 @@ int Encoder::front_stripe_rows(const Canvas& canvas, const j2k_image_view& shape
       ps.output_memory != J2K_MEMORY_HOST || shape.memory == J2K_MEMORY_DEVICE || (p.mct && shape.num_components < 3) ||
       resolve_backend(ps.backend.backend, Job::Transform) != Backend::Cpu)
     return 0;
-  // On many threads the stripes' short parallel steps cost more than the cache saves: on 16
-  // (the H200 machine, 4096^2 RGB HT, medians of 5) the front stage took 45 to 49 ms by
-  // stripes against 32 to 35 whole, lossless as fast, --qstep 157 against 143 ms; on one
-  // thread 1.1x to 1.3x faster, two faster too (development VM). Between, not measured: up to
-  // kMaxStripeThreads.
-  constexpr int kMaxStripeThreads = 4;
-  if ((ps.backend.threads > 0 ? ps.backend.threads : available_cores()) > kMaxStripeThreads) return 0;
   // Rows of code-blocks at least kMinStripeRows tall (several of low code-blocks, whose
   // multiples no code-block crosses either), as the decoder's (decoder.cpp, run_by_rows): a
   // window's margins are 2 x 4 rows (the 9/7) whatever its height.

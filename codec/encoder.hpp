@@ -78,7 +78,7 @@ struct EncoderSettings {
   // coefficients. Not with HT and a rate or PSNR target, whose plane choice codes the blocks
   // from their coefficients after every block's estimates (rate/ht_planes.hpp).
   bool by_tile_rows = false;
-  // Where it applies (the CPU backend on at most four threads, an image of one tile,
+  // Where it applies (the CPU backend, an image of one tile,
   // components of one size and level count, Tier-1 on the CPU, not by rows of tiles, not HT with a rate or PSNR target, whose
   // plane choice codes the blocks again from their coefficients), the front stage makes the
   // finest DWT level a row of code-blocks at a time and Tier-1 codes each row's blocks right

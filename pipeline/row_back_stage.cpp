@@ -21,7 +21,9 @@ namespace {
 // window of its own with the margins (row_geometry.hpp). A 4096-wide window of 32 rows and its margins is
 // about 0.6 MiB a component, which stays in a core's L2 from the horizontal pass through to
 // the samples (one of 2S = 128 rows, 2.1 MiB, did not: 1 thread, 4096^2, user + system 324 to
-// 313 ms RGB lossless, 392 to 382 lossy).
+// 313 ms RGB lossless, 392 to 382 lossy). That many rows a four workers: on more, each of a
+// part's passes is a short parallel loop ending in a wait for the slowest worker, and its
+// share of rows stays about as small.
 constexpr int64_t kPartRows = 32;
 
 constexpr const char* kWhat = "the decoder's rows";
@@ -33,11 +35,13 @@ using row_geometry::low_count;
 // A component's geometry.
 Geometry geometry_of(const BackStage::Component& c) { return Geometry(c.rect, c.levels, c.reversible); }
 
-int64_t part_rows(int stripe_rows) { return std::min(2 * int64_t{stripe_rows}, kPartRows); }
-int64_t window_rows(int stripe_rows, int64_t margin) { return part_rows(stripe_rows) + 2 * margin; }
+int64_t part_rows(int stripe_rows, int threads) {
+  return std::min(2 * int64_t{stripe_rows}, kPartRows * ((worker_count(threads) + 3) / 4));
+}
+int64_t window_rows(int stripe_rows, int64_t margin, int threads) { return part_rows(stripe_rows, threads) + 2 * margin; }
 
-size_t scratch_values(const Geometry& g, int stripe_rows) {
-  return std::max(host_rows_scratch(g.coarse), host_rows_scratch(Rect{0, 0, g.w, window_rows(stripe_rows, g.margin)}));
+size_t scratch_values(const Geometry& g, int stripe_rows, int threads) {
+  return std::max(host_rows_scratch(g.coarse), host_rows_scratch(Rect{0, 0, g.w, window_rows(stripe_rows, g.margin, threads)}));
 }
 
 }  // namespace
@@ -109,7 +113,8 @@ struct RowBackStage::Impl {
   void emit(int64_t k) {
     const Rect& r = comps[0].rect;
     const int64_t s0 = 2 * k * stripe, s1 = 2 * (k + 1) * stripe;
-    for (int64_t p = s0; p < s1; p += kPartRows) emit_rows(std::max(r.y0, p), std::min({r.y1, s1, p + kPartRows}));
+    const int64_t part = part_rows(static_cast<int>(stripe), threads);
+    for (int64_t p = s0; p < s1; p += part) emit_rows(std::max(r.y0, p), std::min({r.y1, s1, p + part}));
   }
 
   // Output rows [e0, e1), a part of one stripe's.
@@ -188,11 +193,12 @@ uint64_t RowBackStage::bytes(const std::vector<BackStage::Component>& comps, int
     const Geometry g = geometry_of(c);
     n += static_cast<uint64_t>(g.coarse.width()) * static_cast<uint64_t>(g.coarse.height()) * 4;
     n += uint64_t{3} * static_cast<uint64_t>(stripe_rows) * static_cast<uint64_t>(g.sn_x + 2 * g.dn_x) * 4;
-    n += static_cast<uint64_t>(window_rows(stripe_rows, static_cast<int64_t>(margin))) * static_cast<uint64_t>(g.w) * 4;
-    if (rows_out) n += static_cast<uint64_t>(part_rows(stripe_rows)) * static_cast<uint64_t>(g.w) * j2k_sample_size(c.home.type) + 64;
+    n += static_cast<uint64_t>(window_rows(stripe_rows, static_cast<int64_t>(margin), threads)) * static_cast<uint64_t>(g.w) * 4;
+    if (rows_out)
+      n += static_cast<uint64_t>(part_rows(stripe_rows, threads)) * static_cast<uint64_t>(g.w) * j2k_sample_size(c.home.type) + 64;
     Geometry wide = g;
     wide.margin = static_cast<int64_t>(margin);
-    scratch = std::max<uint64_t>(scratch, scratch_values(wide, stripe_rows));
+    scratch = std::max<uint64_t>(scratch, scratch_values(wide, stripe_rows, threads));
   }
   return n + scratch * static_cast<uint64_t>(worker_count(threads)) * 4 + 64 * (4 * comps.size() + 1);
 }
@@ -218,14 +224,14 @@ RowBackStage::RowBackStage(const std::vector<BackStage::Component>& comps, bool 
         std::make_unique<AlignedBuffer>(static_cast<size_t>(g.coarse.width() * g.coarse.height()) * 4, kWhat, true, threads));
     for (int b = 0; b < 3; ++b)
       m.bands.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(3 * m.stripe * g.band_width(b)) * 4, kWhat, true, threads));
-    m.windows.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(window_rows(stripe_rows, m.margin) * g.w) * 4, kWhat));
-    scratch = std::max(scratch, scratch_values(g, stripe_rows));
+    m.windows.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(window_rows(stripe_rows, m.margin, threads) * g.w) * 4, kWhat));
+    scratch = std::max(scratch, scratch_values(g, stripe_rows, threads));
   }
   if (rows_out) {
     m.rows_out = std::move(rows_out);
     for (size_t c = 0; c < comps.size(); ++c)
       m.out_rows.push_back(
-          std::make_unique<AlignedBuffer>(static_cast<size_t>(part_rows(stripe_rows) * m.geometry[c].w) * j2k_sample_size(comps[c].home.type), kWhat));
+          std::make_unique<AlignedBuffer>(static_cast<size_t>(part_rows(stripe_rows, threads) * m.geometry[c].w) * j2k_sample_size(comps[c].home.type), kWhat));
   }
   m.scratch_per_thread = scratch;
   m.scratch = std::make_unique<AlignedBuffer>(scratch * static_cast<size_t>(worker_count(threads)) * 4, kWhat);

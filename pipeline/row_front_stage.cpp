@@ -180,13 +180,13 @@ RowFrontStage::RowFrontStage(const std::vector<Component>& comps, bool mct, int 
     m.margin = std::max(m.margin, m.geometry.back().margin);
   }
   size_t scratch = 0;
-  // The coarse planes, which the rows fill in order, each mapped at once where one thread
-  // runs (several threads fault their rows' pages in parallel).
-  const bool populate = worker_count(threads) == 1;
+  // The coarse planes, which the rows fill in order, their pages mapped first on the threads
+  // that then fill them (common/memory_pages.hpp).
   for (size_t c = 0; c < comps.size(); ++c) {
     Geometry g = m.geometry[c];
     g.margin = m.margin;
-    m.coarse.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(g.coarse.width() * g.coarse.height()) * 4, kWhat, populate));
+    m.coarse.push_back(
+        std::make_unique<AlignedBuffer>(static_cast<size_t>(g.coarse.width() * g.coarse.height()) * 4, kWhat, true, threads));
     for (int b = 0; b < 3; ++b) m.bands.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(m.stripe * g.band_width(b)) * 4, kWhat));
     m.windows.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(window_rows(stripe_rows, m.margin) * g.w) * 4, kWhat));
     Plane p;

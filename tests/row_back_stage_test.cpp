@@ -4,7 +4,8 @@
 // back_stage_test checks against OpenJPEG's arithmetic), bit for bit: random coefficients
 // handed to each as the decoder's Tier-1 would write them, on odd sizes and origins, 1-pixel
 // tall and wide tile-components, every code-block height from 4, both wavelets, with and
-// without the MCT, 8- and 16-bit output, one and three threads.
+// without the MCT, 8- and 16-bit output, one, three and nine threads (nine: parts of 96 rows,
+// not 32).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -160,7 +161,7 @@ TEST(RowBackStage, SameSamplesWithTheMctAndWideSamples) {
   for (const Rect& r : rects)
     for (bool reversible : {true, false})
       for (int stripe : {4, 32})
-        for (int threads : {1, 3}) {
+        for (int threads : {1, 3, 9}) {
           check(Case{r, 5, reversible, stripe, 3, true, J2K_SAMPLE_U8, 8, threads}, seed++);
           check(Case{r, 2, reversible, stripe, 3, false, J2K_SAMPLE_U16, 16, threads}, seed++);
           check(Case{r, 4, reversible, stripe, 1, false, J2K_SAMPLE_I16, 12, threads}, seed++);
