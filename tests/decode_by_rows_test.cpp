@@ -118,7 +118,8 @@ TEST(DecodeByRows, SameSamplesAsWholePlanes) {
   struct Shape {
     uint32_t x0, y0, width, height;
   };
-  const Shape shapes[] = {{0, 0, 211, 97}, {3, 5, 130, 77}, {1, 0, 67, 2}, {0, 1, 2, 50}, {0, 3, 50, 3}, {7, 2, 64, 128}};
+  // 150x600: five stripes of 64-row blocks (on 16 threads each a window of its own).
+  const Shape shapes[] = {{0, 0, 211, 97}, {3, 5, 130, 77}, {1, 0, 67, 2}, {0, 1, 2, 50}, {0, 3, 50, 3}, {7, 2, 64, 128}, {1, 3, 150, 600}};
   const int blocks[][2] = {{64, 4}, {32, 16}, {64, 64}};
   for (const Shape& sh : shapes)
     for (bool rgb : {true, false}) {
