@@ -20,6 +20,7 @@
 #include "codec/tier1/ht/bit_readers.hpp"
 #include "codec/tier1/ht/block_decoder.hpp"
 #include "codec/tier1/ht/block_encoder.hpp"
+#include "codec/tier1/ht/mel_runs.hpp"
 #include "codec/tier1/ht/reference_block_decoder.hpp"
 #include "codec/tier1/ht/unstuffed_bits.hpp"
 #include "codec/tier1/ht/word_readers.hpp"
@@ -98,6 +99,41 @@ TEST(HtWordReaders, MelAsTheByteReader) {
     ht::MelRunDecoder reader(stream);
     for (int i = 0; i < 400; ++i) ASSERT_EQ(reader.event(), reference.event()) << "trial " << trial << ", event " << i;
   }
+}
+
+TEST(HtWordReaders, MelRunQueueAsTheByteReader) {
+  std::mt19937 rng(4);
+  for (int trial = 0; trial < 3000; ++trial) {
+    const std::vector<uint8_t> bytes = stuffing_bytes(rng, rng() % 20);
+    ht::MelDecoder reference(bytes.data(), bytes.size());
+    ht::MelRunQueue runs(bytes.data(), bytes.size());
+    ht::MelEvents reader(runs);
+    for (int i = 0; i < 400; ++i) ASSERT_EQ(reader.event(), reference.event()) << "trial " << trial << ", event " << i;
+  }
+}
+
+// A MEL stream written by hand: each state's runs of both kinds, the state going up to 7 and
+// back, and past its end (0xFF). The last byte's low nibble reads as 1s (shared with VLC).
+TEST(HtWordReaders, MelRunQueueHandMadeRuns) {
+  // 1 1 1 1 | 0 1 | 0 0 | 1 1 1 1 1 | 0 11 | 0 00 | 0 1 | 1 1 1 (then 0xFF: 1 1 ...)
+  const std::vector<uint8_t> bytes = {0xF4, 0xFB, 0x00};
+  struct Run {
+    int zeros;
+    bool one;
+  };
+  const Run runs[] = {{1, false}, {1, false}, {1, false}, {2, false}, {1, true}, {0, true}, {1, false},
+                      {2, false}, {2, false}, {2, false}, {4, false}, {3, true}, {0, true}, {1, true},
+                      {2, false}, {2, false}, {4, false}, {4, false}, {4, false}, {8, false}};
+  std::vector<int> expected;
+  for (const Run& r : runs) {
+    expected.insert(expected.end(), static_cast<size_t>(r.zeros), 0);
+    if (r.one) expected.push_back(1);
+  }
+  ht::MelRunQueue queue(bytes.data(), bytes.size());
+  ht::MelEvents events(queue);
+  for (size_t i = 0; i < expected.size(); ++i) ASSERT_EQ(events.event(), expected[i]) << "event " << i;
+  ht::MelDecoder reference(bytes.data(), bytes.size());
+  for (size_t i = 0; i < expected.size(); ++i) ASSERT_EQ(reference.event(), expected[i]) << "reference, event " << i;
 }
 
 // --- blocks ---------------------------------------------------------------------------------

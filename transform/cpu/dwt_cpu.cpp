@@ -55,14 +55,15 @@ struct RowLifting<int32_t> {
 template <>
 struct RowLifting<float> {
   static void forward(float* L, ptrdiff_t sn, float* H, ptrdiff_t dn, int cas) { forward97(L, sn, H, dn, cas, 1); }
-  // inverse97's scaling of H done on its way into the scratch, that of L in the first step
-  // (ScaledLift97); every value of the row read before `out` is written.
+  // inverse97's scaling folded into the first two steps: L's and its neighbours' in the first
+  // (ScaledBothLift97, from the high half as it lies), H's in the second on its way into the
+  // scratch (ScaledLift97), each value scaled as it would be alone (a sweep of H's scaling
+  // saved); every value of the row read before `out` is written.
   static void inverse_into(const float* low, const float* high, float* out, ptrdiff_t sn, ptrdiff_t dn, int cas, float* L,
                            const Inverse97Scale& k) {
     float* H = L + sn;
-    for (ptrdiff_t i = 0; i < dn; ++i) H[i] = high[i] * k.high;
-    lift_into(L, low, sn, H, dn, cas - 1, 1, ScaledLift97{kK, -kDelta});
-    lift(H, dn, L, sn, -cas, 1, Lift97{-kGamma});
+    lift_into(L, low, sn, high, dn, cas - 1, 1, ScaledBothLift97{kK, k.high, -kDelta});
+    lift_into(H, high, dn, L, sn, -cas, 1, ScaledLift97{k.high, -kGamma});
     lift(L, sn, H, dn, cas - 1, 1, Lift97{-kBeta});
     lift_last_interleaved(L, sn, H, dn, cas, out);
   }

@@ -131,6 +131,18 @@ struct ScaledLift97 {
   }
 };
 
+// ScaledLift97 whose neighbours are scaled too (a * scale_ab, b * scale_ab, each rounded):
+// the inverse's first step read from a high half not yet scaled, as the two apart.
+struct ScaledBothLift97 {
+  float scale, scale_ab, c;
+  float operator()(float x, float a, float b) const {
+    const float s = x * scale;
+    float t = a * scale_ab + b * scale_ab;
+    t = t * c;
+    return s + t;
+  }
+};
+
 using constants::kAlpha;
 using constants::kBeta;
 using constants::kGamma;

@@ -221,7 +221,7 @@ class Avx2MagSgnRow {
 // (flatten), each with the registers to itself (noinline).
 struct Avx2Rows {
   J2K_HT_AVX2 __attribute__((noinline, flatten)) static void vlc(const Tables& t, const LinkedCxt& linked,
-                                                                 BackwardWordReader& vlc, MelRunDecoder& mel,
+                                                                 BackwardWordReader& vlc, MelEvents& mel,
                                                                  bool initial, int qw, QuadRow& quads) {
     decode_vlc_row(t, linked, vlc, mel, initial, qw, quads);
   }

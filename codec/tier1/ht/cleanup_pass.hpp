@@ -21,6 +21,7 @@
 
 #include "codec/tier1/block_coder.hpp"
 #include "codec/tier1/ht/avx2_build.hpp"
+#include "codec/tier1/ht/mel_runs.hpp"
 #include "codec/tier1/ht/quad_rules.hpp"
 #include "codec/tier1/ht/word_readers.hpp"
 
@@ -117,7 +118,7 @@ J2K_HD inline unsigned kappa(unsigned rho, const uint8_t* e_above, int q) {
 
 // One quad's LinkedCxt entry from `table` (its row kind's) at `context` (shifted by 7); a quad
 // in the zero context is insignificant (0) unless MEL says not.
-inline uint32_t decode_quad(const uint32_t* table, unsigned context, BackwardWordReader& vlc, MelRunDecoder& mel) {
+inline uint32_t decode_quad(const uint32_t* table, unsigned context, BackwardWordReader& vlc, MelEvents& mel) {
   if (context == 0 && !mel.event()) return 0;
   const uint32_t entry = table[context | static_cast<unsigned>(vlc.bits() & 127)];
   vlc.skip(static_cast<int>(entry & linked::kLength));
@@ -133,9 +134,9 @@ inline uint32_t decode_quad(const uint32_t* table, unsigned context, BackwardWor
 // the compiler keep their state in memory.
 template <bool kInitial>
 void decode_vlc_row_of_kind(const Tables& t, const LinkedCxt& linked, BackwardWordReader& vlc_stream,
-                            MelRunDecoder& mel_stream, int qw, QuadRow& quads) {
+                            MelEvents& mel_stream, int qw, QuadRow& quads) {
   BackwardWordReader vlc = vlc_stream;
-  MelRunDecoder mel = mel_stream;
+  MelEvents mel = mel_stream;
   const uint32_t* table = linked.entry[kInitial ? 1 : 0];
   uint16_t* codeword = quads.codeword();
   uint8_t* u = quads.u;
@@ -178,7 +179,7 @@ void decode_vlc_row_of_kind(const Tables& t, const LinkedCxt& linked, BackwardWo
   mel_stream = mel;
 }
 
-inline void decode_vlc_row(const Tables& t, const LinkedCxt& linked, BackwardWordReader& vlc, MelRunDecoder& mel,
+inline void decode_vlc_row(const Tables& t, const LinkedCxt& linked, BackwardWordReader& vlc, MelEvents& mel,
                            bool initial, int qw, QuadRow& quads) {
   if (initial)
     decode_vlc_row_of_kind<true>(t, linked, vlc, mel, qw, quads);
@@ -350,7 +351,7 @@ struct PortableRows {
   struct MagSgnReader : ForwardWordReader {
     explicit MagSgnReader(MagSgnSegment s) : ForwardWordReader(s.data, s.size, true) {}
   };
-  static void vlc(const Tables& t, const LinkedCxt& linked, BackwardWordReader& vlc, MelRunDecoder& mel, bool initial,
+  static void vlc(const Tables& t, const LinkedCxt& linked, BackwardWordReader& vlc, MelEvents& mel, bool initial,
                   int qw, QuadRow& quads) {
     decode_vlc_row(t, linked, vlc, mel, initial, qw, quads);
   }
@@ -394,8 +395,8 @@ void decode_cleanup(CleanupSegment segment, int32_t* out, ptrdiff_t stride, int 
   const size_t scup = (static_cast<size_t>(d[lcup - 1]) << 4) | (d[lcup - 2] & 0x0F);
   if (scup < 2 || scup > lcup || scup > 4079) inconsistent();
   const size_t pcup = lcup - scup;
-  MelStream mel_stream(d + pcup, scup - 1);
-  MelRunDecoder mel(mel_stream);
+  MelRunQueue mel_runs(d + pcup, scup - 1);
+  MelEvents mel(mel_runs);
   BackwardWordReader vlc(d + pcup, scup - 1, true);
   const int qw = (width + 1) / 2, qh = (height + 1) / 2;
   typename Rows::MagSgnReader magsgn(MagSgnSegment{d, pcup, static_cast<size_t>(4 * 31) * static_cast<size_t>(qw * qh)});

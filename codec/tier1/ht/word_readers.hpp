@@ -193,7 +193,8 @@ class BackwardWordReader : public WordBits<BackwardWordReader> {
 // stream (MelStream) decodes runs from a 64-bit buffer (MSB first, as the MEL stream is) filled
 // a byte at a time: the MEL stream is a small part of a segment. MelRunDecoder hands out a
 // run's events and holds only the run and a pointer to its stream, so that a loop's copy of
-// it stays in registers (the stream's address is what the rare call takes).
+// it stays in registers (the stream's address is what the rare call takes). The GPU's decoder
+// reads with these, the CPU's with mel_runs.hpp's queue of runs.
 struct MelRun {
   int zeros = 0;     // zero events
   bool one = false;  // then a one event
