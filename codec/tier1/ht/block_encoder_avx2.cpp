@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "codec/tier1/ht/cleanup_encoder.hpp"
+#include "codec/tier1/ht/mel_run_table.hpp"
 #include "codec/tier1/ht/vlc_tables.hpp"
 
 namespace j2k::codec::ht {
@@ -181,7 +182,7 @@ J2K_HT_AVX2 inline void vector_stage(const uint32_t* top, const uint32_t* bottom
 
 // A line-pair's MEL events outside the initial one, in the quads' order: MEL is a stream of
 // its own, so its events need not interleave with the other streams' puts. Each run of 0
-// events goes in one put_zeros, each 1 on its own.
+// events and the 1 after it go in one put (kMelRuns), the 0s after the last 1 in put_zeros.
 J2K_HT_AVX2 inline void put_mel_events(const QuadCodes& c, int qw, MelEncoder& mel) {
   for (int first = 0; first < qw; first += 64) {
     uint64_t events, ones;
@@ -192,8 +193,8 @@ J2K_HT_AVX2 inline void put_mel_events(const QuadCodes& c, int qw, MelEncoder& m
     ones &= events;
     while (ones != 0) {
       const uint64_t through = events & _blsmsk_u64(ones);  // the events up to the next 1, it included
-      mel.put_zeros(static_cast<int>(_mm_popcnt_u64(through)) - 1);
-      mel.put(true);
+      const uint32_t e = kMelRuns.entry[kMelRuns.first[mel.state()] + mel.run()][_mm_popcnt_u64(through) - 1];
+      mel.put_worked_out(e & 0x3FFFF, static_cast<int>((e >> 18) & 31), static_cast<int>(e >> 23));
       events &= ~through;
       ones = _blsr_u64(ones);
     }
