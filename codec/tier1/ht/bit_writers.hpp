@@ -163,11 +163,11 @@ class MelEncoder {
   J2K_HD int run() const { return run_; }
   // Events whose bits were worked out elsewhere from state() and run() (the AVX2 coder's
   // table of a run of zeros and the one after it): those n bits (n <= 24, the highest first)
-  // and the state k they end in, a one's, whose run is 0.
-  J2K_HD void put_worked_out(unsigned v, int n, int k) {
+  // and the state they end in (a one's run is 0).
+  J2K_HD void put_worked_out(unsigned v, int n, int k, int run = 0) {
     bits(v, n);
     k_ = k;
-    run_ = 0;
+    run_ = run;
   }
   // The low n bits of v (n <= 24), the highest first: what n bit() calls put.
   J2K_HD void bits(unsigned v, int n) {

@@ -182,7 +182,7 @@ J2K_HT_AVX2 inline void vector_stage(const uint32_t* top, const uint32_t* bottom
 
 // A line-pair's MEL events outside the initial one, in the quads' order: MEL is a stream of
 // its own, so its events need not interleave with the other streams' puts. Each run of 0
-// events and the 1 after it go in one put (kMelRuns), the 0s after the last 1 in put_zeros.
+// events and the 1 after it go in one put (kMelRuns), and so do the 0s after the last 1.
 J2K_HT_AVX2 inline void put_mel_events(const QuadCodes& c, int qw, MelEncoder& mel) {
   for (int first = 0; first < qw; first += 64) {
     uint64_t events, ones;
@@ -198,7 +198,8 @@ J2K_HT_AVX2 inline void put_mel_events(const QuadCodes& c, int qw, MelEncoder& m
       events &= ~through;
       ones = _blsr_u64(ones);
     }
-    mel.put_zeros(static_cast<int>(_mm_popcnt_u64(events)));
+    const unsigned z = kMelRuns.zeros[kMelRuns.first[mel.state()] + mel.run()][_mm_popcnt_u64(events)];
+    mel.put_worked_out((1u << (z & 15)) - 1, static_cast<int>(z & 15), static_cast<int>((z >> 4) & 15), static_cast<int>(z >> 8));
   }
 }
 

@@ -15,11 +15,15 @@ namespace j2k::codec::ht {
 // and put(true) send and the k they leave (the run is then 0). An entry: the bits from bit 0
 // (at most 18: 12 runs completed on the way to the last state, then "0" and its 5 bits of run),
 // their count << 18, k << 23.
+// zeros[state][n]: n <= 64 zeros and no one after them (a line-pair's last events), what
+// put_zeros(n) does: the full runs it completes (each a "1") | the k << 4 and the run << 8
+// it leaves.
 struct MelRunTable {
   static constexpr int kStates = 85;
   uint8_t first[13];  // each k's first state
   uint32_t entry[kStates][64];
-  constexpr MelRunTable() : first(), entry() {
+  uint16_t zeros[kStates][65];
+  constexpr MelRunTable() : first(), entry(), zeros() {
     int state = 0;
     for (int k = 0; k < 13; ++k) {
       first[k] = static_cast<uint8_t>(state);
@@ -27,7 +31,7 @@ struct MelRunTable {
     }
     for (int k = 0; k < 13; ++k)
       for (int r = 0; r < (1 << MelEncoder::exponent(k)); ++r)
-        for (int n = 0; n < 64; ++n) {
+        for (int n = 0; n <= 64; ++n) {
           int at = k, run = r, count = 0;
           uint32_t v = 0;
           for (int i = 0; i < n; ++i) {
@@ -37,6 +41,8 @@ struct MelRunTable {
             run = 0;
             at = at < 12 ? at + 1 : 12;
           }
+          zeros[first[k] + r][n] = static_cast<uint16_t>(count | at << 4 | run << 8);
+          if (n == 64) continue;
           const int e = MelEncoder::exponent(at);
           v = (v << (e + 1)) | static_cast<uint32_t>(run);  // "0", then the run's length in e bits
           count += e + 1;
