@@ -20,6 +20,7 @@
 #include "codec/tier1/ht/bit_writers.hpp"
 #include "codec/tier1/ht/block_decoder.hpp"
 #include "codec/tier1/ht/block_encoder.hpp"
+#include "codec/tier1/ht/mel_run_table.hpp"
 #include "codec/tier1/ht/vlc_tables.hpp"
 #include "common/error.hpp"
 #include "tests/support/random_block.hpp"
@@ -135,6 +136,49 @@ struct MelReference {
     k = std::max(k - 1, 0);
   }
 };
+
+// Every entry of the AVX2 coder's MEL tables (a run of n < 64 zeros and the one after it, and
+// n <= 64 zeros alone, from each of the 85 states) against MelEncoder's put_zeros(n) (and
+// put(true)) from that state, at each of 8 bit alignments: the bytes, the byte being filled,
+// its room, and the state after.
+TEST(HtMel, RunTableAsPutZerosAndPut) {
+  for (int k = 0; k < 13; ++k)
+    for (int r = 0; r < (1 << ht::MelEncoder::exponent(k)); ++r)
+      for (int n = 0; n <= 64; ++n) {
+        for (int lead = 0; lead < 16; ++lead) {  // where the bits start in the byte being filled
+          std::vector<uint8_t> a(ht::mel_capacity(4096)), b(ht::mel_capacity(4096));
+          ht::MelEncoder coder(a.data()), table(b.data());
+          // To state (k, r): each earlier state's run completed, then r zeros; first lead / 2
+          // ones from state 0 and back (one bit each: "0" at exponent 0).
+          for (ht::MelEncoder* m : {&coder, &table}) {
+            for (int i = 0; i < lead / 2; ++i) m->put(true);
+            int zeros = r;
+            for (int j = 0; j < k; ++j) zeros += 1 << ht::MelEncoder::exponent(j);
+            m->put_zeros(zeros);
+            ASSERT_EQ(m->state(), k);
+            ASSERT_EQ(m->run(), r);
+          }
+          coder.put_zeros(n);
+          const bool one = n < 64 && lead % 2 == 0;  // else the zeros alone (zeros[][n])
+          if (one) {
+            coder.put(true);
+            const uint32_t e = ht::kMelRuns.entry[ht::kMelRuns.first[k] + r][n];
+            table.put_worked_out(e & 0x3FFFF, static_cast<int>((e >> 18) & 31), static_cast<int>(e >> 23));
+          } else {
+            const unsigned z = ht::kMelRuns.zeros[ht::kMelRuns.first[k] + r][n];
+            table.put_worked_out((1u << (z & 15)) - 1, static_cast<int>(z & 15), static_cast<int>((z >> 4) & 15), static_cast<int>(z >> 8));
+          }
+          const std::string at = "k " + std::to_string(k) + ", run " + std::to_string(r) + ", " + std::to_string(n) + " zeros" +
+                                 (one ? " and a one" : "");
+          ASSERT_EQ(coder.size(), table.size()) << at;
+          ASSERT_TRUE(std::equal(a.begin(), a.begin() + static_cast<ptrdiff_t>(coder.size()), b.begin())) << at;
+          ASSERT_EQ(coder.last_bits(), table.last_bits()) << at;
+          ASSERT_EQ(coder.last_room(), table.last_room()) << at;
+          ASSERT_EQ(coder.state(), table.state()) << at;
+          ASSERT_EQ(coder.run(), table.run()) << at;
+        }
+      }
+}
 
 // MelEncoder against the reference: random event streams, their zeros in runs of every length
 // (within a MEL run, completing it, over many runs and in the last state), put one by one and

@@ -39,10 +39,10 @@ void rct_inverse(int32_t* c0, int32_t* c1, int32_t* c2, size_t n) {
 
 void ict_forward(float* c0, float* c1, float* c2, size_t n) {
   for (size_t i = 0; i < n; ++i) {
-    const float r = c0[i], g = c1[i], b = c2[i];
-    c0[i] = (kIctYR * r + kIctYG * g) + kIctYB * b;
-    c1[i] = (kIctUR * r - kIctUG * g) + kIctUB * b;
-    c2[i] = (kIctVR * r - kIctVG * g) - kIctVB * b;
+    const Ict t = ict_forward_sample(c0[i], c1[i], c2[i]);
+    c0[i] = t.y;
+    c1[i] = t.u;
+    c2[i] = t.v;
   }
 }
 

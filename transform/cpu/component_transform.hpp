@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "transform/common/constants.hpp"
+
 namespace j2k {
 
 // Subtracted from unsigned samples of `precision` bits (1 << (precision-1)); 0 when signed.
@@ -21,6 +23,15 @@ void rct_inverse(int32_t* c0, int32_t* c1, int32_t* c2, size_t n);
 
 // Irreversible component transform (G.3), float32 with each product rounded, sums left to right.
 void ict_forward(float* c0, float* c1, float* c2, size_t n);
+// One sample of it: what ict_forward and shift_mct's pass that converts and decorrelates at
+// once both compute (built with -ffp-contract=off, so no product is fused into a sum).
+struct Ict {
+  float y, u, v;
+};
+inline Ict ict_forward_sample(float r, float g, float b) {
+  using namespace constants;
+  return {(kIctYR * r + kIctYG * g) + kIctYB * b, (kIctUR * r - kIctUG * g) + kIctUB * b, (kIctVR * r - kIctVG * g) - kIctVB * b};
+}
 void ict_inverse(float* c0, float* c1, float* c2, size_t n);
 
 }  // namespace j2k

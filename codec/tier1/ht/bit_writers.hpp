@@ -158,7 +158,18 @@ class MelEncoder {
     }
     for (; full > 0; full -= 8) bits(0xFFu, full < 8 ? full : 8);
   }
-  // The low n bits of v (n <= 8), the highest first: what n bit() calls put.
+  // The coder's state: k, and the zeros of the run so far (below 2^exponent(k)).
+  J2K_HD int state() const { return k_; }
+  J2K_HD int run() const { return run_; }
+  // Events whose bits were worked out elsewhere from state() and run() (the AVX2 coder's
+  // table of a run of zeros and the one after it): those n bits (n <= 24, the highest first)
+  // and the state they end in (a one's run is 0).
+  J2K_HD void put_worked_out(unsigned v, int n, int k, int run = 0) {
+    bits(v, n);
+    k_ = k;
+    run_ = run;
+  }
+  // The low n bits of v (n <= 24), the highest first: what n bit() calls put.
   J2K_HD void bits(unsigned v, int n) {
     while (n >= left_) {  // the byte being filled completed
       n -= left_;

@@ -127,6 +127,12 @@ J2K_HT_AVX2 inline uint64_t lanes_sum(__m256i v) {
   return static_cast<uint64_t>(_mm_cvtsi128_si64(two)) + static_cast<uint64_t>(_mm_extract_epi64(two, 1));
 }
 
+// The low 32 bits of a vector's eight 32-bit lanes summed, as one 64-bit sum of them taken
+// unsigned.
+J2K_HT_AVX2 inline uint64_t lanes_sum32(__m256i v) {
+  return lanes_sum(_mm256_add_epi64(_mm256_cvtepu32_epi64(_mm256_castsi256_si128(v)), _mm256_cvtepu32_epi64(_mm256_extracti128_si256(v, 1))));
+}
+
 // gather_rows<kCleanupSums> in intrinsics, 8 samples at a time (the 9/7 at a --qstep: every
 // block's pass at plane 0 with its figures), the last width % 8 of a row as gather_rows. The
 // sums are the same integers: gather_rows' are sums of 64-bit terms modulo 2^64, which any
@@ -134,12 +140,19 @@ J2K_HT_AVX2 inline uint64_t lanes_sum(__m256i v) {
 // summed here as 4 (the significant m^2) less (their error^2). The compiler's vectorisation
 // of gather_rows spends its instructions widening each term to 64 bits before the product;
 // _mm256_mul_epu32 takes 32-bit lanes and gives the 64-bit products.
+// kNarrow (shift <= 11, as the 9/7's 6 fraction bits at plane 0): an insignificant m is below
+// 2^shift and a significant one's error at most 2^shift, so their squares are taken 16 bits
+// by 16 (_mm256_madd_epi16) into 32-bit lanes, which a block's 512 terms a lane cannot
+// overflow (2^22 each at most), and the significant m^2 are all m^2 less the insignificant's:
+// one 64-bit product sum instead of three.
+template <bool kNarrow>
 J2K_HT_AVX2 SetSums gather_cleanup_rows_avx2(const BlockView& b, int plane, size_t stride, uint32_t* quads) {
   const int width = b.width, height = b.height, whole = width & ~7, shift = b.fraction_bits + plane;
   const uint32_t twice_half = b.reversible && plane == 0 ? 0 : 1;
   const __m128i by = _mm_cvtsi32_si128(shift);
   const __m256i zero = _mm256_setzero_si256(), half = _mm256_set1_epi32(static_cast<int>(twice_half));
-  __m256i any = zero, squares = zero, kept = zero, lost = zero;  // all m^2; the significant's m^2 and error^2
+  // all m^2; the significant's m^2 (kNarrow: the insignificant's) and error^2
+  __m256i any = zero, squares = zero, kept = zero, lost = zero;
   uint32_t any_tail = 0;
   uint64_t energy_tail = 0, removed_tail = 0;
   for (int y = 0; y < height; ++y) {
@@ -157,8 +170,15 @@ J2K_HT_AVX2 SetSums gather_cleanup_rows_avx2(const BlockView& b, int plane, size
       const __m256i twice_reconstruction = _mm256_sll_epi32(_mm256_add_epi32(_mm256_slli_epi32(mu, 1), half), by);
       const __m256i error = _mm256_abs_epi32(_mm256_sub_epi32(_mm256_slli_epi32(m, 1), twice_reconstruction));
       squares = add_squares(squares, m);
-      kept = add_squares(kept, _mm256_and_si256(m, significant));
-      lost = add_squares(lost, _mm256_and_si256(error, significant));
+      if (kNarrow) {
+        const __m256i small = _mm256_andnot_si256(significant, m);
+        kept = _mm256_add_epi32(kept, _mm256_madd_epi16(small, small));
+        const __m256i e = _mm256_and_si256(error, significant);
+        lost = _mm256_add_epi32(lost, _mm256_madd_epi16(e, e));
+      } else {
+        kept = add_squares(kept, _mm256_and_si256(m, significant));
+        lost = add_squares(lost, _mm256_and_si256(error, significant));
+      }
     }
     for (int x = whole; x < width; ++x) {  // gather_rows' terms
       const int32_t v = in[x];
@@ -180,8 +200,10 @@ J2K_HT_AVX2 SetSums gather_cleanup_rows_avx2(const BlockView& b, int plane, size
   const auto any_all = static_cast<uint32_t>(_mm_cvtsi128_si32(_mm_or_si128(any2, _mm_srli_si128(any2, 4)))) | any_tail;
   SetSums s;
   s.any = any_all;
-  s.energy = 4 * lanes_sum(squares) + energy_tail;
-  s.removed = 4 * lanes_sum(kept) - lanes_sum(lost) + removed_tail;
+  const uint64_t all = lanes_sum(squares);
+  s.energy = 4 * all + energy_tail;
+  if (kNarrow) s.removed = 4 * (all - lanes_sum32(kept)) - lanes_sum32(lost) + removed_tail;
+  else s.removed = 4 * lanes_sum(kept) - lanes_sum(lost) + removed_tail;
   return s;
 }
 #endif
@@ -193,7 +215,9 @@ SetSums gather_quads(const BlockView& b, int plane, size_t stride, Sums sums, bo
   if (avx2) {
     switch (sums) {
       case kNoSums: return gather_rows_avx2<kNoSums>(b, plane, stride, quads);
-      case kCleanupSums: return gather_cleanup_rows_avx2(b, plane, stride, quads);
+      case kCleanupSums:
+        return b.fraction_bits + plane <= 11 ? gather_cleanup_rows_avx2<true>(b, plane, stride, quads)
+                                             : gather_cleanup_rows_avx2<false>(b, plane, stride, quads);
       case kRefinementSums: return gather_rows_avx2<kRefinementSums>(b, plane, stride, quads);
     }
   }

@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "codec/tier1/ht/cleanup_encoder.hpp"
+#include "codec/tier1/ht/mel_run_table.hpp"
 #include "codec/tier1/ht/vlc_tables.hpp"
 
 namespace j2k::codec::ht {
@@ -181,7 +182,7 @@ J2K_HT_AVX2 inline void vector_stage(const uint32_t* top, const uint32_t* bottom
 
 // A line-pair's MEL events outside the initial one, in the quads' order: MEL is a stream of
 // its own, so its events need not interleave with the other streams' puts. Each run of 0
-// events goes in one put_zeros, each 1 on its own.
+// events and the 1 after it go in one put (kMelRuns), and so do the 0s after the last 1.
 J2K_HT_AVX2 inline void put_mel_events(const QuadCodes& c, int qw, MelEncoder& mel) {
   for (int first = 0; first < qw; first += 64) {
     uint64_t events, ones;
@@ -192,12 +193,13 @@ J2K_HT_AVX2 inline void put_mel_events(const QuadCodes& c, int qw, MelEncoder& m
     ones &= events;
     while (ones != 0) {
       const uint64_t through = events & _blsmsk_u64(ones);  // the events up to the next 1, it included
-      mel.put_zeros(static_cast<int>(_mm_popcnt_u64(through)) - 1);
-      mel.put(true);
+      const uint32_t e = kMelRuns.entry[kMelRuns.first[mel.state()] + mel.run()][_mm_popcnt_u64(through) - 1];
+      mel.put_worked_out(e & 0x3FFFF, static_cast<int>((e >> 18) & 31), static_cast<int>(e >> 23));
       events &= ~through;
       ones = _blsr_u64(ones);
     }
-    mel.put_zeros(static_cast<int>(_mm_popcnt_u64(events)));
+    const unsigned z = kMelRuns.zeros[kMelRuns.first[mel.state()] + mel.run()][_mm_popcnt_u64(events)];
+    mel.put_worked_out((1u << (z & 15)) - 1, static_cast<int>(z & 15), static_cast<int>((z >> 4) & 15), static_cast<int>(z >> 8));
   }
 }
 
@@ -226,17 +228,81 @@ J2K_HT_AVX2 inline void put_magsgn(ForwardWriter& magsgn, const QuadCodes& c, co
   }
 }
 
+// A pair's MagSgn bits: in one put where both quads' U <= 8 and they fit 32 bits.
+J2K_HT_AVX2 inline void put_pair_magsgn(ForwardWriter& magsgn, const QuadCodes& c, const uint32_t* top, const uint32_t* bottom, int q) {
+  const uint32_t bound_a = c.bound[q], bound_b = c.bound[q + 1];
+  const uint32_t counts_a = c.counts[q], counts_b = c.counts[q + 1];
+  const uint32_t total_a = (counts_a & 0xFF) + (counts_a >> 8), total_b = (counts_b & 0xFF) + (counts_b >> 8);
+  if (((bound_a >> 8) & 0xFF) <= 8 && ((bound_b >> 8) & 0xFF) <= 8 && total_a + total_b <= 32) {
+    magsgn.put(c.low[q] | static_cast<uint32_t>(static_cast<uint64_t>(c.low[q + 1]) << total_a), static_cast<int>(total_a + total_b));
+  } else {
+    put_magsgn(magsgn, c, top, bottom, q);
+    put_magsgn(magsgn, c, top, bottom, q + 1);
+  }
+}
+
 // The writers fed in the coder's order, each stream's own: per quad its MEL event, codeword
-// and MagSgn bits, per pair then the U-VLC codes. Outside the initial line-pair a pair's two
-// codewords and U-VLC codes go in one put where they fit 32 bits, and so do two quads' MagSgn
-// bits, and the line-pair's MEL events go first, from put_mel_events: the streams' bits are
-// the same, in fewer calls.
+// and MagSgn bits, per pair then the U-VLC codes. Outside the initial line-pair two pairs'
+// codewords and U-VLC codes go in one put where they fit 32 bits (else each pair's in one
+// where it fits), and so do four quads' MagSgn bits (else two quads'), and the line-pair's
+// MEL events go first, from put_mel_events: the streams' bits are the same, in fewer calls,
+// and each writer's chain of dependent puts is shorter.
 template <bool kInitial>
 J2K_HT_AVX2 inline void scalar_stage(const QuadCodes& c, int qw, const uint32_t* top, const uint32_t* bottom, ForwardWriter& magsgn,
                                      MelEncoder& mel, BackwardWriter& vlc, const Uvlc* uvlc) {
   const int pairs = kInitial ? 0 : qw / 2;  // whole pairs, coded below
   if (!kInitial) put_mel_events(c, qw, mel);
-  for (int q = 0; q < 2 * pairs; q += 2) {
+  // Two pairs at a time: their VLC bits in one put where they fit 32 bits, and the four
+  // quads' MagSgn bits likewise; else pair by pair.
+  int q = 0;
+  for (; q + 4 <= 2 * pairs; q += 4) {
+    uint32_t bits[2];
+    int count[2];
+    for (int i = 0; i < 2; ++i) {
+      const int p = q + 2 * i;
+      const uint32_t code_a = c.vlc[p], code_b = c.vlc[p + 1];
+      const int length_a = static_cast<int>((code_a >> 8) & 0xF), length_b = static_cast<int>((code_b >> 8) & 0xF);
+      const uint32_t codewords = _bzhi_u32(code_a, static_cast<unsigned>(length_a)) |
+                                 (_bzhi_u32(code_b, static_cast<unsigned>(length_b)) << length_a);
+      const int length = length_a + length_b;
+      const UvlcPairBits u = kUvlcPairs.pair[(c.bound[p] & 0xFF) * UvlcPairTable::kSize + (c.bound[p + 1] & 0xFF)];
+      bits[i] = codewords | static_cast<uint32_t>(static_cast<uint64_t>(u.bits) << length);
+      count[i] = length + u.length;  // at most 38
+    }
+    if (count[0] + count[1] <= 32) {
+      vlc.put(bits[0] | static_cast<uint32_t>(static_cast<uint64_t>(bits[1]) << count[0]), count[0] + count[1]);
+    } else {
+      for (int i = 0; i < 2; ++i) {
+        const int p = q + 2 * i;
+        if (count[i] <= 32) {
+          vlc.put(bits[i], count[i]);
+        } else {
+          const uint32_t code_a = c.vlc[p], code_b = c.vlc[p + 1];
+          const int length_a = static_cast<int>((code_a >> 8) & 0xF), length_b = static_cast<int>((code_b >> 8) & 0xF);
+          const UvlcPairBits u = kUvlcPairs.pair[(c.bound[p] & 0xFF) * UvlcPairTable::kSize + (c.bound[p + 1] & 0xFF)];
+          vlc.put(_bzhi_u32(code_a, static_cast<unsigned>(length_a)) | (_bzhi_u32(code_b, static_cast<unsigned>(length_b)) << length_a),
+                  length_a + length_b);
+          vlc.put(u.bits, u.length);
+        }
+      }
+    }
+    uint32_t total[4], small = 1;
+    for (int i = 0; i < 4; ++i) {
+      const uint32_t counts = c.counts[q + i];
+      total[i] = (counts & 0xFF) + (counts >> 8);
+      small &= ((c.bound[q + i] >> 8) & 0xFF) <= 8 ? 1 : 0;
+    }
+    const uint32_t first = total[0] + total[1], all = first + total[2] + total[3];
+    if (small && all <= 32) {
+      const uint64_t word = c.low[q] | (static_cast<uint64_t>(c.low[q + 1]) << total[0]) |
+                            (static_cast<uint64_t>(c.low[q + 2]) << first) |
+                            (static_cast<uint64_t>(c.low[q + 3]) << (first + total[2]));
+      magsgn.put(static_cast<uint32_t>(word), static_cast<int>(all));
+    } else {
+      for (int p = q; p < q + 4; p += 2) put_pair_magsgn(magsgn, c, top, bottom, p);
+    }
+  }
+  for (; q < 2 * pairs; q += 2) {
     const uint32_t code_a = c.vlc[q], code_b = c.vlc[q + 1];
     const int length_a = static_cast<int>((code_a >> 8) & 0xF), length_b = static_cast<int>((code_b >> 8) & 0xF);
     const uint32_t codewords = _bzhi_u32(code_a, static_cast<unsigned>(length_a)) |
@@ -250,20 +316,13 @@ J2K_HT_AVX2 inline void scalar_stage(const QuadCodes& c, int qw, const uint32_t*
       vlc.put(codewords, length);
       vlc.put(u.bits, u.length);
     }
-    const uint32_t counts_a = c.counts[q], counts_b = c.counts[q + 1];
-    const uint32_t total_a = (counts_a & 0xFF) + (counts_a >> 8), total_b = (counts_b & 0xFF) + (counts_b >> 8);
-    if (((bound_a >> 8) & 0xFF) <= 8 && ((bound_b >> 8) & 0xFF) <= 8 && total_a + total_b <= 32) {
-      magsgn.put(c.low[q] | static_cast<uint32_t>(static_cast<uint64_t>(c.low[q + 1]) << total_a), static_cast<int>(total_a + total_b));
-    } else {
-      put_magsgn(magsgn, c, top, bottom, q);
-      put_magsgn(magsgn, c, top, bottom, q + 1);
-    }
+    put_pair_magsgn(magsgn, c, top, bottom, q);
   }
-  for (int q = 2 * pairs; q < qw; q += 2) {
+  for (int first = 2 * pairs; first < qw; first += 2) {
     int u[2] = {0, 0};
-    const int count = min_int(2, qw - q);
+    const int count = min_int(2, qw - first);
     for (int i = 0; i < count; ++i) {
-      const int k = q + i;
+      const int k = first + i;
       const uint32_t code = c.vlc[k];
       if (kInitial && (code & kMelEvent)) mel.put((code & kMelOne) != 0);
       vlc.put(code & 0xFF, static_cast<int>((code >> 8) & 0xF));
