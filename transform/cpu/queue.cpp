@@ -8,10 +8,11 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/memory_pages.hpp"
+#include "common/parallel/parallel_for.hpp"
 #include "transform/cpu/dwt_cpu.hpp"
 #include "transform/cpu/shift_mct.hpp"
 #include "transform/cpu/to_samples.hpp"
-#include "common/parallel/parallel_for.hpp"
 #include "transform/queue.hpp"
 
 namespace j2k {
@@ -71,8 +72,13 @@ j2k_memory_report CpuQueue::memory_held() const {
   return r;
 }
 
+// The pages mapped first on the workers: the passes and Tier-1 that fill a plane write its
+// rows and code-blocks on every thread at once, which would otherwise fault the same pages
+// together (common/memory_pages.hpp).
 void* CpuQueue::allocate(size_t bytes, j2k_memory& where) {
-  return allocate_host_coefficients(bytes, where, "cpu");
+  void* p = allocate_host_coefficients(bytes, where, "cpu");
+  populate_pages(p, bytes, threads_);
+  return p;
 }
 
 void CpuQueue::release(void* p, j2k_memory) noexcept { std::free(p); }
