@@ -71,7 +71,7 @@ class MelRunQueue {
   static constexpr int kBatch = 8;
 
   // The MEL stream: `size` bytes at `data`, the last one shared with the VLC stream.
-  MelRunQueue(const uint8_t* data, size_t size) : next_(data), left_(size) { queue_[kBatch] = 0; }
+  MelRunQueue(const uint8_t* data, size_t size) : in_(data, size) { queue_[kBatch] = 0; }
   MelRunQueue(const MelRunQueue&) = delete;  // MelEvents points into the queue
   MelRunQueue& operator=(const MelRunQueue&) = delete;
 
@@ -80,16 +80,16 @@ class MelRunQueue {
 
   // Decodes the next kBatch lookups' runs into the queue; returns its start.
   [[gnu::noinline]] const uint16_t* fill() {
-    uint64_t bits = bits_;
-    int count = count_;
+    uint64_t bits = in_.bits;
+    int count = in_.count;
     uint32_t state = state_;
     for (int i = 0; i < kBatch; ++i) {
       if (count < mel_run::kIndexBits) {
-        bits_ = bits;
-        count_ = count;
-        refill();
-        bits = bits_;
-        count = count_;
+        in_.bits = bits;
+        in_.count = count;
+        in_.refill();
+        bits = in_.bits;
+        count = in_.count;
       }
       const uint32_t entry = mel_run::kTable.entry[state | static_cast<uint32_t>(bits >> (64 - mel_run::kIndexBits))];
       queue_[i] = static_cast<uint16_t>(entry);
@@ -98,35 +98,14 @@ class MelRunQueue {
       count -= length;
       state = entry >> mel_run::kNextShift;
     }
-    bits_ = bits;
-    count_ = count;
+    in_.bits = bits;
+    in_.count = count;
     state_ = state;
     return queue_;
   }
 
  private:
-  // MelStream's refill: a byte at a time, 7 bits after 0xFF (the MEL stream is a small part of
-  // a segment).
-  void refill() {
-    while (count_ <= kRefilled) {
-      // Past the end 0xFF; the last byte is shared with the VLC stream: its low nibble reads 1s.
-      unsigned byte = 0xFF;
-      if (left_ > 0) {
-        byte = *next_++ | (left_ == 1 ? 0x0Fu : 0u);
-        --left_;
-      }
-      const int width = last_ff_ ? 7 : 8;
-      bits_ |= static_cast<uint64_t>(byte & (0xFFu >> (8 - width))) << (64 - width - count_);
-      count_ += width;
-      last_ff_ = byte == 0xFF;
-    }
-  }
-
-  const uint8_t* next_;
-  size_t left_;
-  bool last_ff_ = false;
-  uint64_t bits_ = 0;   // the next bit in bit 63
-  int count_ = 0;
+  MelBits in_;          // MelStream's bits and refill (word_readers.hpp)
   uint32_t state_ = 0;  // the MEL state k, shifted as the table's index
   uint16_t queue_[kBatch + 1];
 };

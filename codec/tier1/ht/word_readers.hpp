@@ -200,54 +200,63 @@ struct MelRun {
   bool one = false;  // then a one event
 };
 
+// The MEL stream's bits, the next in bit 63, refilled a byte at a time (7 bits after 0xFF):
+// what MelStream and mel_runs.hpp's MelRunQueue decode runs from.
+struct MelBits {
+  // The MEL stream: `size` bytes at `data`, the last one shared with the VLC stream.
+  J2K_HD MelBits(const uint8_t* data, size_t size) : next(data), left(size) {}
+  // Refills to more than kRefilled bits in hand.
+  J2K_HD void refill() {
+    while (count <= kRefilled) {
+      // Past the end 0xFF; the last byte is shared with the VLC stream: its low nibble reads 1s.
+      unsigned byte = 0xFF;
+      if (left > 0) {
+        byte = *next++ | (left == 1 ? 0x0Fu : 0u);
+        --left;
+      }
+      const int width = last_ff ? 7 : 8;
+      bits |= static_cast<uint64_t>(byte & (0xFFu >> (8 - width))) << (64 - width - count);
+      count += width;
+      last_ff = byte == 0xFF;
+    }
+  }
+
+  const uint8_t* next;
+  size_t left;
+  bool last_ff = false;
+  uint64_t bits = 0;  // the next bit in bit 63
+  int count = 0;
+};
+
 class MelStream {
  public:
   // The MEL stream: `size` bytes at `data`, the last one shared with the VLC stream.
-  J2K_HD MelStream(const uint8_t* data, size_t size) : next_(data), left_(size) {}
+  J2K_HD MelStream(const uint8_t* data, size_t size) : in_(data, size) {}
 
   // The next run: "1", 2^E zero events; "0" and E bits, that many zero events and a one event.
   [[gnu::noinline]] J2K_HD MelRun next_run() {
     static constexpr int kExponent[13] = {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4, 5};
     const int e = kExponent[k_];
-    if (count_ < 1 + e) refill();
+    if (in_.count < 1 + e) in_.refill();
     MelRun run;
-    if ((bits_ >> 63) != 0) {
+    if ((in_.bits >> 63) != 0) {
       run.zeros = 1 << e;
-      bits_ <<= 1;
-      count_ -= 1;
+      in_.bits <<= 1;
+      in_.count -= 1;
       if (k_ < 12) ++k_;
       return run;
     }
-    run.zeros = e == 0 ? 0 : static_cast<int>((bits_ << 1) >> (64 - e));
+    run.zeros = e == 0 ? 0 : static_cast<int>((in_.bits << 1) >> (64 - e));
     run.one = true;
-    bits_ <<= 1 + e;
-    count_ -= 1 + e;
+    in_.bits <<= 1 + e;
+    in_.count -= 1 + e;
     if (k_ > 0) --k_;
     return run;
   }
 
  private:
-  J2K_HD void refill() {
-    while (count_ <= kRefilled) {
-      // Past the end 0xFF; the last byte is shared with the VLC stream: its low nibble reads 1s.
-      unsigned byte = 0xFF;
-      if (left_ > 0) {
-        byte = *next_++ | (left_ == 1 ? 0x0Fu : 0u);
-        --left_;
-      }
-      const int width = last_ff_ ? 7 : 8;
-      bits_ |= static_cast<uint64_t>(byte & (0xFFu >> (8 - width))) << (64 - width - count_);
-      count_ += width;
-      last_ff_ = byte == 0xFF;
-    }
-  }
-
-  const uint8_t* next_;
-  size_t left_;
-  bool last_ff_ = false;
-  uint64_t bits_ = 0;  // the next bit in bit 63
-  int count_ = 0;
-  int k_ = 0;          // the state, 0..12
+  MelBits in_;
+  int k_ = 0;  // the state, 0..12
 };
 
 class MelRunDecoder {
