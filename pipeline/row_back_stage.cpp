@@ -21,9 +21,10 @@ namespace {
 // window of its own with the margins (row_geometry.hpp). A 4096-wide window of 32 rows and its margins is
 // about 0.6 MiB a component, which stays in a core's L2 from the horizontal pass through to
 // the samples (one of 2S = 128 rows, 2.1 MiB, did not: 1 thread, 4096^2, user + system 324 to
-// 313 ms RGB lossless, 392 to 382 lossy). That many rows a four workers: on more, each of a
-// part's passes is a short parallel loop ending in a wait for the slowest worker, and its
-// share of rows stays about as small.
+// 313 ms RGB lossless, 392 to 382 lossy). On more than four workers, that many rows for every
+// four of them (128 on 16): each of a part's passes is a short parallel loop ending in a wait
+// for the slowest worker, so a worker's share of a part stays about 8 rows (experiments.md,
+// "The row stages on 16 threads").
 constexpr int64_t kPartRows = 32;
 
 constexpr const char* kWhat = "the decoder's rows";
