@@ -81,6 +81,35 @@ TEST(WorkerPool, NestedRunsFromSeveralThreads) {
   EXPECT_EQ(total.load(), int64_t{4} * 20 * 16 * 55);
 }
 
+// Many short runs back to back, and more runs in flight than the pool posts at once (16):
+// helpers join and leave runs that end under them, and a run that finds no free slot is done
+// by its caller alone. Every item once, every worker index inside its run and no two calls
+// in progress on one index.
+TEST(WorkerPool, ShortRunsBackToBackFromManyThreads) {
+  std::atomic<int> wrong{0};
+  auto runs = [&](int rounds, int threads) {
+    std::vector<std::atomic<int>> busy(static_cast<size_t>(threads));
+    for (int round = 0; round < rounds; ++round) {
+      std::vector<std::atomic<int>> done(12);
+      run_on_workers(12, threads, [&](ptrdiff_t i, int worker) {
+        if (worker < 0 || worker >= threads || busy[static_cast<size_t>(worker)].exchange(1) != 0) {
+          wrong++;
+          return;
+        }
+        done[static_cast<size_t>(i)]++;
+        if (threads == 2) std::this_thread::sleep_for(std::chrono::microseconds(5));  // time for more helpers to come
+        busy[static_cast<size_t>(worker)] = 0;
+      });
+      for (auto& d : done) wrong += d.load() != 1;
+    }
+  };
+  runs(5000, 16);  // 15 helpers, then runs that want one each
+  std::vector<std::thread> callers;
+  for (int t = 0; t < 24; ++t) callers.emplace_back([&] { runs(100, 2); });
+  for (auto& c : callers) c.join();
+  EXPECT_EQ(wrong.load(), 0) << "items not run exactly once, or a worker index outside its run or shared";
+}
+
 double cpu_seconds() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
