@@ -124,13 +124,18 @@ j2kfront::Image FormatReader::band(uint64_t rows) {
       k.bytes = std::move(spare.components[i].bytes);
     } else {
       // A fresh plane's pages mapped by the workers side by side (the kernel zeroes each
-      // page), then zeroed again by the vector on one thread, now without a page fault.
+      // page), then zeroed again by the vector below, now without a page fault.
       k.bytes.reserve(bytes);
       populate_pages(k.bytes.data(), bytes, 0);
-      k.bytes.assign(bytes, 0);
     }
     im.components.push_back(std::move(k));
   }
+  // The vectors' own zeroing, one thread a plane, the planes side by side (16 MB on one
+  // thread: 1.7 ms on the H200 machine).
+  parallel_for(static_cast<ptrdiff_t>(im.components.size()), 0, [&](ptrdiff_t i) {
+    j2kfront::Image::Component& k = im.components[static_cast<size_t>(i)];
+    if (k.bytes.empty()) k.bytes.assign(static_cast<size_t>(k.width * k.height) * k.sample_size(), 0);
+  });
   return im;
 }
 

@@ -27,6 +27,7 @@
 #endif
 
 #include "common/error.hpp"
+#include "common/parallel/worker_pool.hpp"
 #include "io/image_io.hpp"
 #include "io/image_writers.hpp"
 #include "j2kfront/j2kfront.hpp"
@@ -393,6 +394,32 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<PnmCase>& param_info) {
       return std::string(param_info.param.name);
     });
+
+// A band of a megabyte or more is read on several workers (the rows' chunks side by side),
+// seen through an embedder's pool that records the workers each run asks for and runs the
+// items itself; the samples are still the file's.
+TEST(Pnm, LargeBandsAreReadOnSeveralWorkers) {
+  if (j2k::available_cores() < 2) GTEST_SKIP() << "one core: the reader has no second worker to use";
+  struct Recorded {
+    int most_workers = 0;
+  } recorded;
+  j2k_thread_pool pool{};
+  pool.context = &recorded;
+  pool.workers = 64;
+  pool.run = [](void* context, size_t count, int workers, j2k_task_fn task, void* arg) {
+    auto* r = static_cast<Recorded*>(context);
+    r->most_workers = std::max(r->most_workers, workers);
+    for (size_t i = 0; i < count; ++i) task(arg, i, static_cast<int>(i % static_cast<size_t>(workers)));
+  };
+  TempDir dir;
+  // 1024x400 RGB: 1.2 MB in 3 chunks, planes too small to be mapped by workers first.
+  RefImage want = make_image(1024, 400, 3, 8, false);
+  const std::string path = dir.file("large.ppm");
+  write_file(path, pnm_bytes(want, 255));
+  const j2k::ScopedThreadPool scoped(pool);
+  expect_same(read_image(path), want);
+  EXPECT_GE(recorded.most_workers, 2) << "the band was read on one worker";
+}
 
 TEST(Pnm, SixteenBitSamplesAreBigEndian) {
   TempDir dir;
