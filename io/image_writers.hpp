@@ -77,6 +77,7 @@ class PnmWriter {
   PnmWriter(std::FILE* file, std::string name, const ImageSamples& shape, int64_t height);
   void rows(const ImageSamples& band);
   void finish();
+  bool wide() const { return wide_; }  // two bytes a sample
 
  private:
   std::FILE* file_;

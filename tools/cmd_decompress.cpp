@@ -23,6 +23,7 @@
 #include "codec/codestream/jp2_boxes.hpp"
 #include "common/error.hpp"
 #include "common/memory_pages.hpp"
+#include "common/parallel/parallel_for.hpp"
 #include "common/sample_bytes.hpp"
 #include "common/sample_type.hpp"
 #include "io/image_io.hpp"
@@ -34,6 +35,7 @@
 #include "tools/memory_size.hpp"
 #include "tools/output_dir.hpp"
 #include "tools/progress.hpp"
+#include "tools/rows_in_background.hpp"
 
 namespace j2k::tools {
 
@@ -265,12 +267,13 @@ void write_image(const io::ImageSamples& whole, const std::string& output, const
 // shape (its components' data not valid); `write_ms`: the time the rows took to write, within
 // the decoder's report's.
 j2k_image_view decode_to_pnm(j2kfront::Decoder& decoder, const SampleBytes& bytes, const DecompressJob& job, const std::string& input,
-                             bool force, std::vector<j2k_component_view>& shape, double* write_ms) {
+                             bool force, int threads, std::vector<j2k_component_view>& shape, double* write_ms) {
   const io::ImageFormat format = io::image_format_for(job.format_name);
   j2k_image_view whole{};
   *write_ms = 0;
   OutputFile(job.output, job.input, force).write([&](std::FILE* f, const std::string& name) {
     std::optional<io::PnmWriter> out;
+    std::optional<RowsInBackground> background;  // the bands after the first, on several threads
     auto take = [&](const j2k_image_view& view, uint32_t first_row, uint32_t rows) {
       const auto t0 = Clock::now();
       const io::ImageSamples all = io::samples_of(view);
@@ -287,8 +290,10 @@ j2k_image_view decode_to_pnm(j2kfront::Decoder& decoder, const SampleBytes& byte
         // One call with every row: the whole image, whose components hold their own rows.
         const bool one_call = first_row == 0 && rows == view.height;
         out.emplace(f, name, written, one_call ? all.components[0].height : int64_t{view.height});
+        if (!one_call && worker_count(threads) > 1) background.emplace(f, name, out->wide());
       }
-      out->rows(written);
+      if (background) background->put(written);
+      else out->rows(written);
       *write_ms += ms_since(t0);
     };
     try {
@@ -297,6 +302,11 @@ j2k_image_view decode_to_pnm(j2kfront::Decoder& decoder, const SampleBytes& byte
       throw j2kfront::Error(e.status(), input + ": " + e.what());
     }
     if (!out) throw Error(ErrorCode::Internal, job.output + ": the decoder handed out no rows");
+    if (background) {
+      const auto t0 = Clock::now();
+      background->finish();
+      *write_ms += ms_since(t0);
+    }
     out->finish();
   });
   return whole;
@@ -385,7 +395,7 @@ int run_decompress(const DecompressArgs& a) {
       size_t component_count = 0;  // the image's, as the message below counts them
       if (format == io::ImageFormat::Pgm || format == io::ImageFormat::Pnm) {
         double write_ms = 0;
-        view = decode_to_pnm(decoder, bytes, job, input, a.force, shape, &write_ms);
+        view = decode_to_pnm(decoder, bytes, job, input, a.force, a.threads, shape, &write_ms);
         report = decoder.report();
         report.ms -= write_ms;  // the decode's own time, as the message below gives it
         std::vector<std::string> left;

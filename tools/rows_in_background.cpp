@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "tools/rows_in_background.hpp"
+
+#include <cerrno>
+#include <cstring>
+
+#include "common/error.hpp"
+
+namespace j2k::tools {
+
+void RowsInBackground::put(const io::ImageSamples& band) {
+  throw_if_failed();
+  const auto& c0 = band.components[0];
+  const size_t bytes = static_cast<size_t>(c0.width * c0.height) * band.components.size() * (wide_ ? 2 : 1);
+  // The writer holds at most the two buffers before this one (one waiting, one written).
+  std::vector<unsigned char>& buffer = buffers_[next_];
+  next_ = (next_ + 1) % buffers_.size();
+  buffer.resize(bytes);
+  io::interleave_rows(band, 0, c0.height, wide_, /*big_endian=*/true, buffer.data());
+  writer_.push([this, &buffer, bytes] {
+    if (error_.load() != 0) return;  // the file is given up: the rest is not written
+    if (std::fwrite(buffer.data(), 1, bytes, file_) != bytes) {
+      const int e = errno;
+      error_.store(e != 0 ? e : EIO);
+    }
+  });
+}
+
+void RowsInBackground::finish() {
+  writer_.finish();
+  throw_if_failed();
+}
+
+void RowsInBackground::throw_if_failed() const {
+  const int e = error_.load();
+  if (e != 0) throw Error(ErrorCode::Io, name_ + ": cannot write: " + std::strerror(e));
+}
+
+}  // namespace j2k::tools
