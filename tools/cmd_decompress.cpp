@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <cctype>
@@ -42,7 +43,7 @@ namespace j2k::tools {
 // The file's bytes, refused beyond `limit` (0: none) before they are read (into a buffer that
 // is not zeroed first). A regular file only, as compress and transform read theirs: a FIFO or
 // a device is refused by name, and never waited on (opened without blocking, then checked).
-SampleBytes read_input_file(const std::string& path, uint64_t limit) {
+SampleBytes read_input_file(const std::string& path, uint64_t limit, int threads) {
   if (path == "-") {  // standard input: read to its end, refused past the limit as it comes
     SampleBytes bytes;
     unsigned char buffer[1 << 16];
@@ -70,15 +71,28 @@ SampleBytes read_input_file(const std::string& path, uint64_t limit) {
   const auto size = static_cast<uint64_t>(st.st_size);
   if (limit && size > limit)
     fail(ErrorCode::OutOfMemory, std::to_string(size) + " bytes, more than the " + std::to_string(limit) + " bytes --max-memory allows");
+  // Chunks of 4 MiB, each mapped (populate_pages) and read (pread, at its place) by one
+  // worker, the workers side by side: a 20 MB stream took one thread 6 ms of a 16-thread
+  // decode's 90 on the H200 machine.
+  constexpr size_t kChunk = size_t{4} << 20;
   SampleBytes bytes(static_cast<size_t>(size));
-  populate_pages(bytes.data(), bytes.size());  // read() fills it on this thread: mapped at once
-  for (size_t done = 0; done < bytes.size();) {
-    const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail(ErrorCode::Io, std::string("cannot read: ") + std::strerror(errno));
-    if (n == 0) fail(ErrorCode::Io, "cannot read all of it (it shrank while being read)");
-    done += static_cast<size_t>(n);
-  }
+  std::atomic<int> error{0};  // errno of a failed read; -1: the file ended early
+  parallel_for(static_cast<ptrdiff_t>((bytes.size() + kChunk - 1) / kChunk), copy_threads(bytes.size(), threads), [&](ptrdiff_t c) {
+    size_t at = static_cast<size_t>(c) * kChunk, left = std::min(kChunk, bytes.size() - at);
+    populate_pages(bytes.data() + at, left);
+    while (left > 0 && error.load(std::memory_order_relaxed) == 0) {
+      const ssize_t n = ::pread(fd, bytes.data() + at, left, static_cast<off_t>(at));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        int none = 0;
+        error.compare_exchange_strong(none, n < 0 ? errno : -1);
+        return;
+      }
+      at += static_cast<size_t>(n), left -= static_cast<size_t>(n);
+    }
+  });
+  if (error.load() > 0) fail(ErrorCode::Io, std::string("cannot read: ") + std::strerror(error.load()));
+  if (error.load() < 0) fail(ErrorCode::Io, "cannot read all of it (it shrank while being read)");
   ::close(fd);
   return bytes;
 }
@@ -386,7 +400,7 @@ int run_decompress(const DecompressArgs& a) {
     const DecompressJob& job = jobs[k];
     try {
       const auto t0 = Clock::now();
-      const SampleBytes bytes = read_input_file(job.input, s.max_bytes);
+      const SampleBytes bytes = read_input_file(job.input, s.max_bytes, s.threads);
       const std::string input = job.input == "-" ? "standard input" : job.input;
       const io::ImageFormat format = io::image_format_for(job.format_name);
       j2k_image_view view{};

@@ -60,7 +60,7 @@ int run_transcode(const TranscodeArgs& a) {
 
   const OutputFile output(a.output, a.input, a.force);
   output.check();  // before any work: never the input, an existing file only with --force
-  const SampleBytes in = read_input_file(a.input, s.max_bytes);
+  const SampleBytes in = read_input_file(a.input, s.max_bytes, s.threads);
   const auto t0 = Clock::now();
   j2kfront::Transcoder transcoder(s);
   const auto [data, size] = transcoder.transcode_in_place(in.data(), in.size());
