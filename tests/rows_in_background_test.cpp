@@ -76,26 +76,30 @@ TEST(RowsInBackground, TheFileIsWritePnmsWhateverTheBands) {
   const fs::path dir = fs::temp_directory_path() / ("rows_in_background_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   struct Case { int64_t w, h; int comps, bits, band; };
-  for (const Case& k : {Case{37, 50, 3, 8, 7}, Case{301, 40, 1, 12, 1}, Case{5, 9, 3, 12, 9}, Case{1000, 33, 3, 8, 32}}) {
-    SCOPED_TRACE(std::to_string(k.w) + "x" + std::to_string(k.h) + " x" + std::to_string(k.comps) + ", bands of " +
-                 std::to_string(k.band));
-    const Samples s = make(k.w, k.h, k.comps, k.bits);
-    const std::string whole = (dir / "whole.pnm").string(), banded = (dir / "banded.pnm").string();
-    std::FILE* f = std::fopen(whole.c_str(), "wb");
-    ASSERT_NE(f, nullptr);
-    j2k::io::write_pnm(f, whole, s.image);
-    std::fclose(f);
-    f = std::fopen(banded.c_str(), "wb");
-    ASSERT_NE(f, nullptr);
-    {
-      j2k::io::PnmWriter out(f, banded, s.image, k.h);
-      j2k::tools::RowsInBackground rows(f, banded, out.wide());
-      for (int64_t y = 0; y < k.h; y += k.band) rows.put(band_of(s.image, y, std::min<int64_t>(k.band, k.h - y)));
-      rows.finish();
-      out.finish();
+  // The last two: bands of several interleaving items (a few rows a worker).
+  for (const Case& k : {Case{37, 50, 3, 8, 7}, Case{301, 40, 1, 12, 1}, Case{5, 9, 3, 12, 9}, Case{1000, 33, 3, 8, 32},
+                        Case{4001, 70, 3, 12, 70}, Case{9000, 31, 1, 8, 17}}) {
+    for (int threads : {1, 3}) {
+      SCOPED_TRACE(std::to_string(k.w) + "x" + std::to_string(k.h) + " x" + std::to_string(k.comps) + ", bands of " +
+                   std::to_string(k.band) + ", " + std::to_string(threads) + " threads");
+      const Samples s = make(k.w, k.h, k.comps, k.bits);
+      const std::string whole = (dir / "whole.pnm").string(), banded = (dir / "banded.pnm").string();
+      std::FILE* f = std::fopen(whole.c_str(), "wb");
+      ASSERT_NE(f, nullptr);
+      j2k::io::write_pnm(f, whole, s.image);
+      std::fclose(f);
+      f = std::fopen(banded.c_str(), "wb");
+      ASSERT_NE(f, nullptr);
+      {
+        j2k::io::PnmWriter out(f, banded, s.image, k.h);
+        j2k::tools::RowsInBackground rows(f, banded, out.wide(), threads);
+        for (int64_t y = 0; y < k.h; y += k.band) rows.put(band_of(s.image, y, std::min<int64_t>(k.band, k.h - y)));
+        rows.finish();
+        out.finish();
+      }
+      std::fclose(f);
+      EXPECT_EQ(slurp(banded), slurp(whole));
     }
-    std::fclose(f);
-    EXPECT_EQ(slurp(banded), slurp(whole));
   }
   fs::remove_all(dir);
 }
@@ -107,7 +111,7 @@ TEST(RowsInBackground, AFailedWriteIsAnErrorNamingTheFile) {
   ASSERT_NE(f, nullptr);
   const Samples s = make(4000, 64, 3, 8);  // bands larger than stdio's buffer: each fwrite fails
   try {
-    j2k::tools::RowsInBackground rows(f, "out.ppm", false);
+    j2k::tools::RowsInBackground rows(f, "out.ppm", false, 2);
     for (int64_t y = 0; y < 64; y += 8) rows.put(band_of(s.image, y, 8));
     rows.finish();
     ADD_FAILURE() << "no error";

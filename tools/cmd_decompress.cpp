@@ -304,7 +304,7 @@ j2k_image_view decode_to_pnm(j2kfront::Decoder& decoder, const SampleBytes& byte
         // One call with every row: the whole image, whose components hold their own rows.
         const bool one_call = first_row == 0 && rows == view.height;
         out.emplace(f, name, written, one_call ? all.components[0].height : int64_t{view.height});
-        if (!one_call && worker_count(threads) > 1) background.emplace(f, name, out->wide());
+        if (!one_call && worker_count(threads) > 1) background.emplace(f, name, out->wide(), threads);
       }
       if (background) background->put(written);
       else out->rows(written);

@@ -18,13 +18,16 @@ namespace j2k::tools {
 
 class RowsInBackground {
  public:
-  // `file` is written after what is in it (the header); `wide`: 16-bit samples (PnmWriter::wide()).
-  RowsInBackground(std::FILE* file, std::string name, bool wide) : file_(file), name_(std::move(name)), wide_(wide) {}
+  // `file` is written after what is in it (the header); `wide`: 16-bit samples (PnmWriter::wide());
+  // `threads`: the workers that interleave a band (0: every core).
+  RowsInBackground(std::FILE* file, std::string name, bool wide, int threads)
+      : file_(file), name_(std::move(name)), wide_(wide), threads_(threads) {}
   // Runs the writes still waiting (a decode that failed half-way: its file is removed anyway).
   ~RowsInBackground() = default;
 
-  // Interleaves `band` (every row of its components) into the next buffer and queues it; an
-  // earlier write's failure is thrown here, so that the decode stops.
+  // Interleaves `band` (every row of its components) into the next buffer, a few rows a
+  // worker (one thread took 10 ms of a 16-thread decode of 48 MiB, the workers waiting), and
+  // queues it; an earlier write's failure is thrown here, so that the decode stops.
   void put(const io::ImageSamples& band);
   // Returns once every band is written; Error(Io) for the first write that failed.
   void finish();
@@ -35,6 +38,7 @@ class RowsInBackground {
   std::FILE* file_;
   std::string name_;
   bool wide_;
+  int threads_;
   // Three: one being written, one waiting for the writer (WriterThread(1)), one being filled.
   std::array<std::vector<unsigned char>, 3> buffers_;
   size_t next_ = 0;
