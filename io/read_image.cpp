@@ -110,6 +110,7 @@ j2kfront::Image FormatReader::band(uint64_t rows) {
   im.height = static_cast<uint32_t>(rows);
   j2kfront::Image spare = std::move(spare_);
   spare_ = j2kfront::Image();
+  std::vector<PageRange> fresh;
   for (size_t i = 0; i < shape_.components.size(); ++i) {
     const j2kfront::Image::Component& c = shape_.components[i];
     j2kfront::Image::Component k;
@@ -126,10 +127,11 @@ j2kfront::Image FormatReader::band(uint64_t rows) {
       // A fresh plane's pages mapped by the workers side by side (the kernel zeroes each
       // page), then zeroed again by the vector below, now without a page fault.
       k.bytes.reserve(bytes);
-      populate_pages(k.bytes.data(), bytes, 0);
+      fresh.push_back({k.bytes.data(), bytes});  // (the vector's storage moves with it)
     }
     im.components.push_back(std::move(k));
   }
+  populate_pages(fresh, 0);
   // The vectors' own zeroing, one thread a plane, the planes side by side (16 MB on one
   // thread: 1.7 ms on the H200 machine).
   parallel_for(static_cast<ptrdiff_t>(im.components.size()), 0, [&](ptrdiff_t i) {
