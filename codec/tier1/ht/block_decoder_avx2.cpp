@@ -16,6 +16,7 @@
 #if J2K_HT_HAVE_AVX2
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace j2k::codec::ht::cleanup {
@@ -113,8 +114,7 @@ class Avx2MagSgnRow {
                                         4, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)),
           rows(_mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7)),
           sample_shifts(_mm256_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19)),
-          low_halves(_mm256_set1_epi64x(0xFFFFFFFF)),
-          u_limit(kMaxDecodedBitplanes + 1 - p) {}
+          low_halves(_mm256_set1_epi64x(0xFFFFFFFF)) {}
     // Per lane, 1 where the sample is inside the block: bit j of `first` in lane j, of `second`
     // in lane 4 + j.
     J2K_HT_AVX2 __m256i inside(unsigned first, unsigned second) const {
@@ -130,7 +130,6 @@ class Avx2MagSgnRow {
     // sample j's bit of each field at bit 0, 8 (e_k) and 12 (e_1).
     __m256i sample_shifts;
     __m256i low_halves;    // the low 32 bits of each 64-bit lane
-    int u_limit;           // exponent_bound()'s: the largest U a significant quad may have
   };
 
   // A quad's fields: sample j's `bits` (lane j of `bits`) from `before` it, from `position` on;
@@ -157,15 +156,13 @@ class Avx2MagSgnRow {
   // `bottom_exponents`, column by column from the low byte. Each sample's rho, e_k and e_1 bits
   // come from the two codewords broadcast and shifted per lane; each field from its quad's 64
   // bits at a shift per lane (both quads in one vector), else, beyond those bits (a quad's U
-  // above 14), loaded on its own.
+  // above 14), loaded on its own. The bounds U were checked by the bounds pass
+  // (Avx2Rows::bounds), so no field reaches past the bits a block may read.
   J2K_HT_AVX2 static inline __m256i decode_pair(const UnstuffedBits& magsgn, size_t& position, const MagSgnRow& row,
                                                 int q, __m256i inside, const Constants& k, __m256i& overflow,
                                                 uint32_t& bottom_exponents) {
     const unsigned entry_first = row.codeword[q], entry_second = row.codeword[q + 1];
-    const unsigned rho_first = entry_first & packed::kRho, rho_second = entry_second & packed::kRho;
-    // exponent_bound()'s check, for the significant quads (any U where rho is 0).
     const int u_first = row.big_u[q], u_second = row.big_u[q + 1];
-    if (((rho_first != 0) & (u_first > k.u_limit)) | ((rho_second != 0) & (u_second > k.u_limit))) inconsistent();
     const __m256i entries = _mm256_srlv_epi32(_mm256_set1_epi32(static_cast<int>(entry_first | entry_second << 16)),
                                               k.sample_shifts);
     const __m256i coded_bit = _mm256_and_si256(entries, inside);  // rho's bit, inside the block: 0 or 1
@@ -236,13 +233,19 @@ struct Avx2Rows {
   // exponent_bounds() 32 quads a vector: per quad the largest of the four exponents above it
   // (columns 2q - 1 .. 2q + 2), and kappa - 1 = max(1, e_max - 1) - 1 = e_max - 2 (at least 0)
   // where rho has two samples or more, else 0. It reads and writes up to 31 quads past the row
-  // (QuadRow's and ExponentRow's arrays hold them; their results are never read).
-  J2K_HT_AVX2 __attribute__((noinline)) static void bounds(int qw, const uint8_t* e_above, QuadRow& quads) {
+  // (QuadRow's and ExponentRow's arrays hold them; their results are never read). It also
+  // checks exponent_bound()'s limit for the row's significant quads, 32 at a time, for
+  // MagSgn (which then reads no bound above it).
+  J2K_HT_AVX2 __attribute__((noinline)) static void bounds(int qw, const uint8_t* e_above, QuadRow& quads, int plane) {
     const __m256i low_bytes = _mm256_set1_epi16(0x00FF);
     const __m256i rho_mask = _mm256_set1_epi16(packed::kRho);
     const __m256i two_or_more = _mm256_setr_epi8(0, 0, 0, -1, 0, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1,  //
                                                  0, 0, 0, -1, 0, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1);
     const __m256i one = _mm256_set1_epi8(1), two = _mm256_set1_epi8(2);
+    const __m256i too_large = _mm256_set1_epi8(static_cast<char>(largest_bound(plane) + 1));  // at most 32
+    const __m256i quad_index = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                                                21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
+    __m256i inconsistent_bounds = _mm256_setzero_si256();
     const uint16_t* codeword = quads.codeword();
     for (int q = 0; q < qw; q += 32) {
       const uint8_t* e = e_above + 2 * q;
@@ -255,7 +258,13 @@ struct Avx2Rows {
       const __m256i kappa_less_1 = _mm256_and_si256(_mm256_subs_epu8(e_max, two), _mm256_shuffle_epi8(two_or_more, rho));
       const __m256i big_u = _mm256_add_epi8(_mm256_add_epi8(load(quads.u + q), one), kappa_less_1);
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(quads.big_u + q), big_u);
+      // U >= largest + 1 (unsigned: U may reach 128) where rho is not 0, in the row's quads.
+      const __m256i above = _mm256_cmpeq_epi8(_mm256_max_epu8(big_u, too_large), big_u);
+      const __m256i significant = _mm256_xor_si256(_mm256_cmpeq_epi8(rho, _mm256_setzero_si256()), _mm256_set1_epi8(-1));
+      const __m256i in_row = _mm256_cmpgt_epi8(_mm256_set1_epi8(static_cast<char>(std::min(qw - q, 32))), quad_index);
+      inconsistent_bounds = _mm256_or_si256(inconsistent_bounds, _mm256_and_si256(_mm256_and_si256(above, significant), in_row));
     }
+    if (!_mm256_testz_si256(inconsistent_bounds, inconsistent_bounds)) inconsistent();
   }
   using MagSgnReader = UnstuffedReader;
   J2K_HT_AVX2 __attribute__((noinline, flatten)) static void magsgn(UnstuffedReader& magsgn, const MagSgnRow& row) {

@@ -229,11 +229,15 @@ struct MagSgnRow {
   OutputForm form;           // what `top` and `bottom` receive
 };
 
-// The exponent bound U of the row's quad q. A magnitude below 2^30 (kMaxDecodedBitplanes) has
-// an exponent of at most 31 - plane: a larger bound is inconsistent.
+// The largest exponent bound U a significant quad may have at `plane`: a magnitude below 2^30
+// (kMaxDecodedBitplanes) has an exponent of at most 31 - plane; a larger bound is
+// inconsistent.
+constexpr int largest_bound(int plane) { return kMaxDecodedBitplanes + 1 - plane; }
+
+// The exponent bound U of the row's quad q, checked.
 inline unsigned exponent_bound(const MagSgnRow& row, int q) {
   const unsigned big_u = row.big_u[q];
-  if (static_cast<int>(big_u) + row.plane > kMaxDecodedBitplanes + 1) inconsistent();
+  if (static_cast<int>(big_u) > largest_bound(row.plane)) inconsistent();
   return big_u;
 }
 
@@ -355,7 +359,8 @@ struct PortableRows {
                   int qw, QuadRow& quads) {
     decode_vlc_row(t, linked, vlc, mel, initial, qw, quads);
   }
-  static void bounds(int qw, const uint8_t* e_above, QuadRow& quads) { exponent_bounds(qw, e_above, quads); }
+  // (MagSgn checks each significant quad's bound: exponent_bound().)
+  static void bounds(int qw, const uint8_t* e_above, QuadRow& quads, int /*plane*/) { exponent_bounds(qw, e_above, quads); }
   static void magsgn(ForwardWordReader& magsgn, const MagSgnRow& row) { PortableMagSgnRow::decode(magsgn, row); }
 };
 
@@ -409,7 +414,7 @@ void decode_cleanup(CleanupSegment segment, int32_t* out, ptrdiff_t stride, int 
   ExponentRow* e_row = &s.exponents[1];
   for (int r = 0; r < qh; ++r) {
     Rows::vlc(t, linked, vlc, mel, r == 0, qw, s.quads);
-    Rows::bounds(qw, e_above->at(), s.quads);
+    Rows::bounds(qw, e_above->at(), s.quads, plane);
     int32_t* const top = out + 2 * r * stride;
     const bool bottom_cut = 2 * r + 1 >= height;
     const MagSgnRow row{s.quads.codeword(), s.quads.big_u, e_row->at(), top, bottom_cut ? s.cut_row : top + stride,
