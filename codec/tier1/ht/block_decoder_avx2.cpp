@@ -33,14 +33,21 @@ struct UnstuffedReader {
 // time in one 256-bit vector.
 class Avx2MagSgnRow {
  public:
-  // One build of the row per output form (OutputForm), chosen once a row.
+  // One build of the row per output form (OutputForm) and for whether a magnitude may
+  // overflow (MagSgnRow::at_largest_bound), chosen once a row.
   J2K_HT_AVX2 static void decode(UnstuffedReader& magsgn, const MagSgnRow& row) {
-    if (!row.form.dequantise) decode_as<Form::Coefficients>(magsgn, row);
-    else if (row.form.q.reversible) decode_as<Form::Halved>(magsgn, row);
-    else decode_as<Form::Scaled>(magsgn, row);
+    if (row.at_largest_bound) decode_in<true>(magsgn, row);
+    else decode_in<false>(magsgn, row);
   }
 
  private:
+  template <bool kCheck>
+  J2K_HT_AVX2 static inline void decode_in(UnstuffedReader& magsgn, const MagSgnRow& row) {
+    if (!row.form.dequantise) decode_as<Form::Coefficients, kCheck>(magsgn, row);
+    else if (row.form.q.reversible) decode_as<Form::Halved, kCheck>(magsgn, row);
+    else decode_as<Form::Scaled, kCheck>(magsgn, row);
+  }
+
   // The coefficients as they are, halved (the 5/3's dequantisation), or times half the step
   // in float (the 9/7's): Dequantisation's arithmetic, eight lanes at a time.
   enum class Form { Coefficients, Halved, Scaled };
@@ -57,9 +64,9 @@ class Avx2MagSgnRow {
   // The row a quad pair (4 columns) at a time: the pairs inside the block, then the one that
   // crosses its right edge, if any, through a copy. A pair with no significant sample reads no
   // bits: skipped (measured: its work done branch-free made the lossy streams, with many such
-  // quads, 10% slower). The position and the row are worked on as local copies (see
-  // decode_vlc_row).
-  template <Form kForm>
+  // quads, 10% slower). kCheck: with the overflow check (only a quad at the largest bound can
+  // overflow). The position and the row are worked on as local copies (see decode_vlc_row).
+  template <Form kForm, bool kCheck>
   J2K_HT_AVX2 static void decode_as(UnstuffedReader& reader, const MagSgnRow& row_in) {
     const UnstuffedBits& magsgn = reader.bits;
     size_t position = reader.position;
@@ -79,7 +86,7 @@ class Avx2MagSgnRow {
       }
       uint32_t bottom_exponents;
       const __m256i c = in_form<kForm>(
-          decode_pair(magsgn, position, row, q, inside, k, overflow, bottom_exponents), half_step);
+          decode_pair<kCheck>(magsgn, position, row, q, inside, k, overflow, bottom_exponents), half_step);
       std::memcpy(row.e_row + x, &bottom_exponents, 4);
       const __m256i by_row = _mm256_permutevar8x32_epi32(c, k.rows);  // the top 4 columns, then the bottom 4
       _mm_storeu_si128(reinterpret_cast<__m128i*>(row.top + x), _mm256_castsi256_si128(by_row));
@@ -91,7 +98,7 @@ class Avx2MagSgnRow {
       const unsigned inside_first = columns >= 2 ? row.row_mask : row.row_mask & 0x3u;
       uint32_t bottom_exponents;
       const __m256i c = in_form<kForm>(
-          decode_pair(magsgn, position, row, q, k.inside(inside_first, row.row_mask & 0x3u), k, overflow, bottom_exponents),
+          decode_pair<kCheck>(magsgn, position, row, q, k.inside(inside_first, row.row_mask & 0x3u), k, overflow, bottom_exponents),
           half_step);
       std::memcpy(row.e_row + x, &bottom_exponents, 4);  // room past the block's last column
       alignas(32) int32_t by_row[8];
@@ -99,7 +106,7 @@ class Avx2MagSgnRow {
       std::memcpy(row.top + x, by_row, 4 * static_cast<size_t>(columns));  // bits of floats where the form is Scaled
       std::memcpy(row.bottom + x, by_row + 4, 4 * static_cast<size_t>(columns));
     }
-    if (!_mm256_testz_si256(overflow, overflow)) inconsistent();
+    if (kCheck && !_mm256_testz_si256(overflow, overflow)) inconsistent();
     reader.position = position;
   }
 
@@ -158,6 +165,7 @@ class Avx2MagSgnRow {
   // bits at a shift per lane (both quads in one vector), else, beyond those bits (a quad's U
   // above 14), loaded on its own. The bounds U were checked by the bounds pass
   // (Avx2Rows::bounds), so no field reaches past the bits a block may read.
+  template <bool kCheck>
   J2K_HT_AVX2 static inline __m256i decode_pair(const UnstuffedBits& magsgn, size_t& position, const MagSgnRow& row,
                                                 int q, __m256i inside, const Constants& k, __m256i& overflow,
                                                 uint32_t& bottom_exponents) {
@@ -199,8 +207,10 @@ class Avx2MagSgnRow {
     // Sign and (2 mu + 1) 2^p with mu = (v >> 1) + 1; 0 where not coded.
     const __m256i magnitude = _mm256_sll_epi32(_mm256_add_epi32(_mm256_andnot_si256(k.one, v), k.three), k.plane);
     const __m256i negative = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_and_si256(v, k.one));
-    const __m256i mu = _mm256_add_epi32(_mm256_srli_epi32(v, 1), k.one);
-    overflow = _mm256_or_si256(overflow, _mm256_and_si256(_mm256_srl_epi32(mu, k.mu_limit), coded));
+    if (kCheck) {
+      const __m256i mu = _mm256_add_epi32(_mm256_srli_epi32(v, 1), k.one);
+      overflow = _mm256_or_si256(overflow, _mm256_and_si256(_mm256_srl_epi32(mu, k.mu_limit), coded));
+    }
     // The exponents bit_length(v | 1) (v below 2^31) from a float's exponent field, exact: with
     // the bit below the top one cleared, rounding cannot carry into the exponent.
     const __m256i odd = _mm256_or_si256(v, k.one);
@@ -236,16 +246,18 @@ struct Avx2Rows {
   // (QuadRow's and ExponentRow's arrays hold them; their results are never read). It also
   // checks exponent_bound()'s limit for the row's significant quads, 32 at a time, for
   // MagSgn (which then reads no bound above it).
-  J2K_HT_AVX2 __attribute__((noinline)) static void bounds(int qw, const uint8_t* e_above, QuadRow& quads, int plane) {
+  // Returns whether a significant quad of the row has the largest bound (MagSgnRow::at_largest_bound).
+  J2K_HT_AVX2 __attribute__((noinline)) static bool bounds(int qw, const uint8_t* e_above, QuadRow& quads, int plane) {
     const __m256i low_bytes = _mm256_set1_epi16(0x00FF);
     const __m256i rho_mask = _mm256_set1_epi16(packed::kRho);
     const __m256i two_or_more = _mm256_setr_epi8(0, 0, 0, -1, 0, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1,  //
                                                  0, 0, 0, -1, 0, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1);
     const __m256i one = _mm256_set1_epi8(1), two = _mm256_set1_epi8(2);
-    const __m256i too_large = _mm256_set1_epi8(static_cast<char>(largest_bound(plane) + 1));  // at most 32
+    const __m256i largest = _mm256_set1_epi8(static_cast<char>(largest_bound(plane)));  // at most 31
+    const __m256i too_large = _mm256_add_epi8(largest, one);
     const __m256i quad_index = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
                                                 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
-    __m256i inconsistent_bounds = _mm256_setzero_si256();
+    __m256i inconsistent_bounds = _mm256_setzero_si256(), at_largest = _mm256_setzero_si256();
     const uint16_t* codeword = quads.codeword();
     for (int q = 0; q < qw; q += 32) {
       const uint8_t* e = e_above + 2 * q;
@@ -262,9 +274,12 @@ struct Avx2Rows {
       const __m256i above = _mm256_cmpeq_epi8(_mm256_max_epu8(big_u, too_large), big_u);
       const __m256i significant = _mm256_xor_si256(_mm256_cmpeq_epi8(rho, _mm256_setzero_si256()), _mm256_set1_epi8(-1));
       const __m256i in_row = _mm256_cmpgt_epi8(_mm256_set1_epi8(static_cast<char>(std::min(qw - q, 32))), quad_index);
-      inconsistent_bounds = _mm256_or_si256(inconsistent_bounds, _mm256_and_si256(_mm256_and_si256(above, significant), in_row));
+      const __m256i counted = _mm256_and_si256(significant, in_row);
+      inconsistent_bounds = _mm256_or_si256(inconsistent_bounds, _mm256_and_si256(above, counted));
+      at_largest = _mm256_or_si256(at_largest, _mm256_and_si256(_mm256_cmpeq_epi8(big_u, largest), counted));
     }
     if (!_mm256_testz_si256(inconsistent_bounds, inconsistent_bounds)) inconsistent();
+    return !_mm256_testz_si256(at_largest, at_largest);
   }
   using MagSgnReader = UnstuffedReader;
   J2K_HT_AVX2 __attribute__((noinline, flatten)) static void magsgn(UnstuffedReader& magsgn, const MagSgnRow& row) {
