@@ -119,6 +119,8 @@ class Avx2MagSgnRow {
           mu_limit(_mm_cvtsi32_si128(kMaxDecodedBitplanes - p)),
           bottom_bytes(_mm256_setr_epi8(4, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,  //
                                         4, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)),
+          bound_bytes(_mm256_setr_epi8(0, -1, -1, -1, 0, -1, -1, -1, 0, -1, -1, -1, 0, -1, -1, -1,  //
+                                       1, -1, -1, -1, 1, -1, -1, -1, 1, -1, -1, -1, 1, -1, -1, -1)),
           rows(_mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7)),
           sample_shifts(_mm256_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19)),
           low_halves(_mm256_set1_epi64x(0xFFFFFFFF)) {}
@@ -132,6 +134,7 @@ class Avx2MagSgnRow {
     // Only at the exponent bound U = 31 - p can mu, at most 2^(U - 1), reach 2^(30 - p).
     __m128i mu_limit;
     __m256i bottom_bytes;  // per quad, bytes 4 and 12 (lanes 1 and 3, the bottom samples) to bytes 0 and 1
+    __m256i bound_bytes;   // the pair's two bounds (bytes 0 and 1, broadcast) to lanes 0-3 and 4-7
     __m256i rows;          // a pair's samples (quad by quad, column by column) to its top row, then its bottom
     // Lane j (4 + j) shifts the pair's two 16-bit codewords, first in the low half, by j (16 + j):
     // sample j's bit of each field at bit 0, 8 (e_k) and 12 (e_1).
@@ -169,15 +172,18 @@ class Avx2MagSgnRow {
   J2K_HT_AVX2 static inline __m256i decode_pair(const UnstuffedBits& magsgn, size_t& position, const MagSgnRow& row,
                                                 int q, __m256i inside, const Constants& k, __m256i& overflow,
                                                 uint32_t& bottom_exponents) {
-    const unsigned entry_first = row.codeword[q], entry_second = row.codeword[q + 1];
-    const int u_first = row.big_u[q], u_second = row.big_u[q + 1];
-    const __m256i entries = _mm256_srlv_epi32(_mm256_set1_epi32(static_cast<int>(entry_first | entry_second << 16)),
-                                              k.sample_shifts);
+    // The two codewords and the two bounds each one load (x86: the first in the low half),
+    // broadcast.
+    int32_t entry_pair;
+    std::memcpy(&entry_pair, row.codeword + q, sizeof entry_pair);
+    int16_t bound_pair;
+    std::memcpy(&bound_pair, row.big_u + q, sizeof bound_pair);
+    const __m256i entries = _mm256_srlv_epi32(_mm256_set1_epi32(entry_pair), k.sample_shifts);
     const __m256i coded_bit = _mm256_and_si256(entries, inside);  // rho's bit, inside the block: 0 or 1
     const __m256i coded = _mm256_sub_epi32(_mm256_setzero_si256(), coded_bit);
     const __m256i e_k = _mm256_and_si256(_mm256_srli_epi32(entries, packed::kEkShift), k.one);
     const __m256i e_1 = _mm256_and_si256(_mm256_srli_epi32(entries, packed::kE1Shift), coded_bit);
-    const __m256i big_u = _mm256_setr_m128i(_mm_set1_epi32(u_first), _mm_set1_epi32(u_second));
+    const __m256i big_u = _mm256_shuffle_epi8(_mm256_set1_epi16(bound_pair), k.bound_bytes);
     // Each sample's bit count (0 if not coded), then per quad the counts up to and before it.
     const __m256i bits = _mm256_and_si256(_mm256_sub_epi32(big_u, e_k), coded);
     __m256i sums = _mm256_add_epi32(bits, _mm256_slli_si256(bits, 4));
