@@ -48,14 +48,13 @@ class Avx2MagSgnRow {
     else decode_as<Form::Scaled, kCheck>(magsgn, row);
   }
 
-  // The coefficients as they are, halved (the 5/3's dequantisation), or times half the step
-  // in float (the 9/7's): Dequantisation's arithmetic, eight lanes at a time.
+  // The coefficients as they are, halved (the 5/3's dequantisation: the magnitude halved in
+  // decode_pair), or times half the step in float (the 9/7's, in_form): Dequantisation's
+  // arithmetic, eight lanes at a time.
   enum class Form { Coefficients, Halved, Scaled };
   template <Form kForm>
   J2K_HT_AVX2 static inline __m256i in_form(__m256i c, __m256 half_step) {
-    if constexpr (kForm == Form::Halved)  // C's v / 2: toward zero, so a negative v gets 1 first
-      return _mm256_srai_epi32(_mm256_add_epi32(c, _mm256_srli_epi32(c, 31)), 1);
-    else if constexpr (kForm == Form::Scaled)
+    if constexpr (kForm == Form::Scaled)
       return _mm256_castps_si256(_mm256_mul_ps(_mm256_cvtepi32_ps(c), half_step));
     else
       return c;
@@ -86,7 +85,7 @@ class Avx2MagSgnRow {
       }
       uint32_t bottom_exponents;
       const __m256i c = in_form<kForm>(
-          decode_pair<kCheck>(magsgn, position, row, q, inside, k, overflow, bottom_exponents), half_step);
+          decode_pair<kForm, kCheck>(magsgn, position, row, q, inside, k, overflow, bottom_exponents), half_step);
       std::memcpy(row.e_row + x, &bottom_exponents, 4);
       const __m256i by_row = _mm256_permutevar8x32_epi32(c, k.rows);  // the top 4 columns, then the bottom 4
       _mm_storeu_si128(reinterpret_cast<__m128i*>(row.top + x), _mm256_castsi256_si128(by_row));
@@ -98,7 +97,7 @@ class Avx2MagSgnRow {
       const unsigned inside_first = columns >= 2 ? row.row_mask : row.row_mask & 0x3u;
       uint32_t bottom_exponents;
       const __m256i c = in_form<kForm>(
-          decode_pair<kCheck>(magsgn, position, row, q, k.inside(inside_first, row.row_mask & 0x3u), k, overflow, bottom_exponents),
+          decode_pair<kForm, kCheck>(magsgn, position, row, q, k.inside(inside_first, row.row_mask & 0x3u), k, overflow, bottom_exponents),
           half_step);
       std::memcpy(row.e_row + x, &bottom_exponents, 4);  // room past the block's last column
       alignas(32) int32_t by_row[8];
@@ -168,7 +167,7 @@ class Avx2MagSgnRow {
   // bits at a shift per lane (both quads in one vector), else, beyond those bits (a quad's U
   // above 14), loaded on its own. The bounds U were checked by the bounds pass
   // (Avx2Rows::bounds), so no field reaches past the bits a block may read.
-  template <bool kCheck>
+  template <Form kForm, bool kCheck>
   J2K_HT_AVX2 static inline __m256i decode_pair(const UnstuffedBits& magsgn, size_t& position, const MagSgnRow& row,
                                                 int q, __m256i inside, const Constants& k, __m256i& overflow,
                                                 uint32_t& bottom_exponents) {
@@ -211,7 +210,9 @@ class Avx2MagSgnRow {
     v = _mm256_and_si256(v, _mm256_sub_epi32(_mm256_sllv_epi32(k.one, bits), k.one));
     v = _mm256_or_si256(v, _mm256_sllv_epi32(e_1, bits));
     // Sign and (2 mu + 1) 2^p with mu = (v >> 1) + 1; 0 where not coded.
-    const __m256i magnitude = _mm256_sll_epi32(_mm256_add_epi32(_mm256_andnot_si256(k.one, v), k.three), k.plane);
+    __m256i magnitude = _mm256_sll_epi32(_mm256_add_epi32(_mm256_andnot_si256(k.one, v), k.three), k.plane);
+    // The 5/3's dequantisation, C's coefficient / 2 (toward zero): the magnitude halved.
+    if constexpr (kForm == Form::Halved) magnitude = _mm256_srli_epi32(magnitude, 1);
     const __m256i negative = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_and_si256(v, k.one));
     if (kCheck) {
       const __m256i mu = _mm256_add_epi32(_mm256_srli_epi32(v, 1), k.one);
