@@ -277,50 +277,75 @@ TEST(HtBlockDecoder, EveryDepthAndPlaneAsTheReference) {
     }
 }
 
+// A random w x h block's segments, then cut, flipped or replaced by noise (by `trial`).
+Segments hostile_segments(std::mt19937& rng, int w, int h, int trial) {
+  const int depth = 1 + static_cast<int>(rng() % 30);
+  const std::vector<int32_t> block = test_support::random_block(rng, static_cast<size_t>(w * h), depth, 0.5);
+  Segments s = coded(block, w, h, static_cast<int>(rng() % static_cast<unsigned>(depth)), 1 + rng() % 3,
+                     static_cast<int>(rng() % 2), (rng() & 1) ? kModeCausal : 0);
+  if (s.bytes.empty()) return s;
+  switch (trial % 4) {
+    case 0:  // a few bits flipped
+      for (int i = 0, n = 1 + static_cast<int>(rng() % 4); i < n; ++i)
+        s.bytes[rng() % s.bytes.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
+      break;
+    case 1: {  // noise, with the cleanup segment's length field kept plausible
+      s.bytes = stuffing_bytes(rng, s.bytes.size());
+      const size_t lcup = s.sizes[0];
+      if (lcup >= 2 && (rng() & 1)) {
+        const size_t scup = 2 + rng() % (lcup - 1);
+        s.bytes[lcup - 1] = static_cast<uint8_t>(scup >> 4);
+        s.bytes[lcup - 2] = static_cast<uint8_t>((s.bytes[lcup - 2] & 0xF0) | (scup & 0x0F));
+      }
+      break;
+    }
+    case 2:  // the bitplanes off by a few
+      s.bitplanes = std::clamp(s.bitplanes + static_cast<int>(rng() % 7) - 3, 0, kMaxDecodedBitplanes);
+      break;
+    default:  // the last segment cut short
+      if (s.sizes.back() > 0) {
+        const uint32_t cut = 1 + static_cast<uint32_t>(rng() % s.sizes.back());
+        s.sizes.back() -= cut;
+        s.bytes.resize(s.bytes.size() - cut);
+      }
+      break;
+  }
+  return s;
+}
+
 // Cut, flipped and noisy segments: whatever the reference makes of them, the same.
 TEST(HtBlockDecoder, HostileSegmentsAsTheReference) {
   std::mt19937 rng(6);
   int corrupt = 0, decoded = 0;
   for (int trial = 0; trial < 20000; ++trial) {
     const int w = 1 + static_cast<int>(rng() % 64), h = 1 + static_cast<int>(rng() % 64);
-    const int depth = 1 + static_cast<int>(rng() % 30);
-    const std::vector<int32_t> block = test_support::random_block(rng, static_cast<size_t>(w * h), depth, 0.5);
-    Segments s = coded(block, w, h, static_cast<int>(rng() % static_cast<unsigned>(depth)), 1 + rng() % 3,
-                       static_cast<int>(rng() % 2), (rng() & 1) ? kModeCausal : 0);
+    const Segments s = hostile_segments(rng, w, h, trial);
     if (s.bytes.empty()) continue;
     const std::string what = "trial " + std::to_string(trial) + ", " + std::to_string(w) + "x" + std::to_string(h);
-    switch (trial % 4) {
-      case 0:  // a few bits flipped
-        for (int i = 0, n = 1 + static_cast<int>(rng() % 4); i < n; ++i)
-          s.bytes[rng() % s.bytes.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
-        break;
-      case 1: {  // noise, with the cleanup segment's length field kept plausible
-        s.bytes = stuffing_bytes(rng, s.bytes.size());
-        const size_t lcup = s.sizes[0];
-        if (lcup >= 2 && (rng() & 1)) {
-          const size_t scup = 2 + rng() % (lcup - 1);
-          s.bytes[lcup - 1] = static_cast<uint8_t>(scup >> 4);
-          s.bytes[lcup - 2] = static_cast<uint8_t>((s.bytes[lcup - 2] & 0xF0) | (scup & 0x0F));
-        }
-        break;
-      }
-      case 2:  // the bitplanes off by a few
-        s.bitplanes = std::clamp(s.bitplanes + static_cast<int>(rng() % 7) - 3, 0, kMaxDecodedBitplanes);
-        break;
-      default:  // the last segment cut short
-        if (s.sizes.back() > 0) {
-          const uint32_t cut = 1 + static_cast<uint32_t>(rng() % s.sizes.back());
-          s.sizes.back() -= cut;
-          s.bytes.resize(s.bytes.size() - cut);
-        }
-        break;
-    }
     (expect_same(s, what).corrupt ? corrupt : decoded) += 1;
     if (::testing::Test::HasFailure()) return;
   }
   // Both verdicts are exercised.
   EXPECT_GT(corrupt, 2000);
   EXPECT_GT(decoded, 2000);
+}
+
+// The same on blocks wider than 64 (more than 32 quads a row: the AVX2 exponent bounds' and
+// their checks' later vectors of a row, past its first 32 quads).
+TEST(HtBlockDecoder, HostileWideSegmentsAsTheReference) {
+  std::mt19937 rng(7);
+  static const int kShapes[][2] = {{1024, 4}, {1023, 3}, {512, 8}, {257, 15}, {130, 31}, {97, 42}, {65, 63}};
+  int corrupt = 0, decoded = 0;
+  for (int trial = 0; trial < 1400; ++trial) {
+    const int w = kShapes[trial % 7][0], h = kShapes[trial % 7][1];
+    const Segments s = hostile_segments(rng, w, h, trial / 7);
+    if (s.bytes.empty()) continue;
+    const std::string what = "trial " + std::to_string(trial) + ", " + std::to_string(w) + "x" + std::to_string(h);
+    (expect_same(s, what).corrupt ? corrupt : decoded) += 1;
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_GT(corrupt, 100);
+  EXPECT_GT(decoded, 100);
 }
 
 TEST(HtBlockDecoder, NamesItsBuilds) {

@@ -16,6 +16,7 @@
 #if J2K_HT_HAVE_AVX2
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace j2k::codec::ht::cleanup {
@@ -32,22 +33,28 @@ struct UnstuffedReader {
 // time in one 256-bit vector.
 class Avx2MagSgnRow {
  public:
-  // One build of the row per output form (OutputForm), chosen once a row.
+  // One build of the row per output form (OutputForm) and for whether a magnitude may
+  // overflow (MagSgnRow::at_largest_bound), chosen once a row.
   J2K_HT_AVX2 static void decode(UnstuffedReader& magsgn, const MagSgnRow& row) {
-    if (!row.form.dequantise) decode_as<Form::Coefficients>(magsgn, row);
-    else if (row.form.q.reversible) decode_as<Form::Halved>(magsgn, row);
-    else decode_as<Form::Scaled>(magsgn, row);
+    if (row.at_largest_bound) decode_in<true>(magsgn, row);
+    else decode_in<false>(magsgn, row);
   }
 
  private:
-  // The coefficients as they are, halved (the 5/3's dequantisation), or times half the step
-  // in float (the 9/7's): Dequantisation's arithmetic, eight lanes at a time.
+  template <bool kCheck>
+  J2K_HT_AVX2 static inline void decode_in(UnstuffedReader& magsgn, const MagSgnRow& row) {
+    if (!row.form.dequantise) decode_as<Form::Coefficients, kCheck>(magsgn, row);
+    else if (row.form.q.reversible) decode_as<Form::Halved, kCheck>(magsgn, row);
+    else decode_as<Form::Scaled, kCheck>(magsgn, row);
+  }
+
+  // The coefficients as they are, halved (the 5/3's dequantisation: the magnitude halved in
+  // decode_pair), or times half the step in float (the 9/7's, in_form): Dequantisation's
+  // arithmetic, eight lanes at a time.
   enum class Form { Coefficients, Halved, Scaled };
   template <Form kForm>
   J2K_HT_AVX2 static inline __m256i in_form(__m256i c, __m256 half_step) {
-    if constexpr (kForm == Form::Halved)  // C's v / 2: toward zero, so a negative v gets 1 first
-      return _mm256_srai_epi32(_mm256_add_epi32(c, _mm256_srli_epi32(c, 31)), 1);
-    else if constexpr (kForm == Form::Scaled)
+    if constexpr (kForm == Form::Scaled)
       return _mm256_castps_si256(_mm256_mul_ps(_mm256_cvtepi32_ps(c), half_step));
     else
       return c;
@@ -56,9 +63,9 @@ class Avx2MagSgnRow {
   // The row a quad pair (4 columns) at a time: the pairs inside the block, then the one that
   // crosses its right edge, if any, through a copy. A pair with no significant sample reads no
   // bits: skipped (measured: its work done branch-free made the lossy streams, with many such
-  // quads, 10% slower). The position and the row are worked on as local copies (see
-  // decode_vlc_row).
-  template <Form kForm>
+  // quads, 10% slower). kCheck: with the overflow check (only a quad at the largest bound can
+  // overflow). The position and the row are worked on as local copies (see decode_vlc_row).
+  template <Form kForm, bool kCheck>
   J2K_HT_AVX2 static void decode_as(UnstuffedReader& reader, const MagSgnRow& row_in) {
     const UnstuffedBits& magsgn = reader.bits;
     size_t position = reader.position;
@@ -78,7 +85,7 @@ class Avx2MagSgnRow {
       }
       uint32_t bottom_exponents;
       const __m256i c = in_form<kForm>(
-          decode_pair(magsgn, position, row, q, inside, k, overflow, bottom_exponents), half_step);
+          decode_pair<kForm, kCheck>(magsgn, position, row, q, inside, k, overflow, bottom_exponents), half_step);
       std::memcpy(row.e_row + x, &bottom_exponents, 4);
       const __m256i by_row = _mm256_permutevar8x32_epi32(c, k.rows);  // the top 4 columns, then the bottom 4
       _mm_storeu_si128(reinterpret_cast<__m128i*>(row.top + x), _mm256_castsi256_si128(by_row));
@@ -90,7 +97,7 @@ class Avx2MagSgnRow {
       const unsigned inside_first = columns >= 2 ? row.row_mask : row.row_mask & 0x3u;
       uint32_t bottom_exponents;
       const __m256i c = in_form<kForm>(
-          decode_pair(magsgn, position, row, q, k.inside(inside_first, row.row_mask & 0x3u), k, overflow, bottom_exponents),
+          decode_pair<kForm, kCheck>(magsgn, position, row, q, k.inside(inside_first, row.row_mask & 0x3u), k, overflow, bottom_exponents),
           half_step);
       std::memcpy(row.e_row + x, &bottom_exponents, 4);  // room past the block's last column
       alignas(32) int32_t by_row[8];
@@ -98,7 +105,7 @@ class Avx2MagSgnRow {
       std::memcpy(row.top + x, by_row, 4 * static_cast<size_t>(columns));  // bits of floats where the form is Scaled
       std::memcpy(row.bottom + x, by_row + 4, 4 * static_cast<size_t>(columns));
     }
-    if (!_mm256_testz_si256(overflow, overflow)) inconsistent();
+    if (kCheck && !_mm256_testz_si256(overflow, overflow)) inconsistent();
     reader.position = position;
   }
 
@@ -111,10 +118,11 @@ class Avx2MagSgnRow {
           mu_limit(_mm_cvtsi32_si128(kMaxDecodedBitplanes - p)),
           bottom_bytes(_mm256_setr_epi8(4, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,  //
                                         4, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)),
+          bound_bytes(_mm256_setr_epi8(0, -1, -1, -1, 0, -1, -1, -1, 0, -1, -1, -1, 0, -1, -1, -1,  //
+                                       1, -1, -1, -1, 1, -1, -1, -1, 1, -1, -1, -1, 1, -1, -1, -1)),
           rows(_mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7)),
           sample_shifts(_mm256_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19)),
-          low_halves(_mm256_set1_epi64x(0xFFFFFFFF)),
-          u_limit(kMaxDecodedBitplanes + 1 - p) {}
+          low_halves(_mm256_set1_epi64x(0xFFFFFFFF)) {}
     // Per lane, 1 where the sample is inside the block: bit j of `first` in lane j, of `second`
     // in lane 4 + j.
     J2K_HT_AVX2 __m256i inside(unsigned first, unsigned second) const {
@@ -125,12 +133,12 @@ class Avx2MagSgnRow {
     // Only at the exponent bound U = 31 - p can mu, at most 2^(U - 1), reach 2^(30 - p).
     __m128i mu_limit;
     __m256i bottom_bytes;  // per quad, bytes 4 and 12 (lanes 1 and 3, the bottom samples) to bytes 0 and 1
+    __m256i bound_bytes;   // the pair's two bounds (bytes 0 and 1, broadcast) to lanes 0-3 and 4-7
     __m256i rows;          // a pair's samples (quad by quad, column by column) to its top row, then its bottom
     // Lane j (4 + j) shifts the pair's two 16-bit codewords, first in the low half, by j (16 + j):
     // sample j's bit of each field at bit 0, 8 (e_k) and 12 (e_1).
     __m256i sample_shifts;
     __m256i low_halves;    // the low 32 bits of each 64-bit lane
-    int u_limit;           // exponent_bound()'s: the largest U a significant quad may have
   };
 
   // A quad's fields: sample j's `bits` (lane j of `bits`) from `before` it, from `position` on;
@@ -157,22 +165,24 @@ class Avx2MagSgnRow {
   // `bottom_exponents`, column by column from the low byte. Each sample's rho, e_k and e_1 bits
   // come from the two codewords broadcast and shifted per lane; each field from its quad's 64
   // bits at a shift per lane (both quads in one vector), else, beyond those bits (a quad's U
-  // above 14), loaded on its own.
+  // above 14), loaded on its own. The bounds U were checked by the bounds pass
+  // (Avx2Rows::bounds), so no field reaches past the bits a block may read.
+  template <Form kForm, bool kCheck>
   J2K_HT_AVX2 static inline __m256i decode_pair(const UnstuffedBits& magsgn, size_t& position, const MagSgnRow& row,
                                                 int q, __m256i inside, const Constants& k, __m256i& overflow,
                                                 uint32_t& bottom_exponents) {
-    const unsigned entry_first = row.codeword[q], entry_second = row.codeword[q + 1];
-    const unsigned rho_first = entry_first & packed::kRho, rho_second = entry_second & packed::kRho;
-    // exponent_bound()'s check, for the significant quads (any U where rho is 0).
-    const int u_first = row.big_u[q], u_second = row.big_u[q + 1];
-    if (((rho_first != 0) & (u_first > k.u_limit)) | ((rho_second != 0) & (u_second > k.u_limit))) inconsistent();
-    const __m256i entries = _mm256_srlv_epi32(_mm256_set1_epi32(static_cast<int>(entry_first | entry_second << 16)),
-                                              k.sample_shifts);
+    // The two codewords and the two bounds each one load (x86: the first in the low half),
+    // broadcast.
+    int32_t entry_pair;
+    std::memcpy(&entry_pair, row.codeword + q, sizeof entry_pair);
+    int16_t bound_pair;
+    std::memcpy(&bound_pair, row.big_u + q, sizeof bound_pair);
+    const __m256i entries = _mm256_srlv_epi32(_mm256_set1_epi32(entry_pair), k.sample_shifts);
     const __m256i coded_bit = _mm256_and_si256(entries, inside);  // rho's bit, inside the block: 0 or 1
     const __m256i coded = _mm256_sub_epi32(_mm256_setzero_si256(), coded_bit);
     const __m256i e_k = _mm256_and_si256(_mm256_srli_epi32(entries, packed::kEkShift), k.one);
     const __m256i e_1 = _mm256_and_si256(_mm256_srli_epi32(entries, packed::kE1Shift), coded_bit);
-    const __m256i big_u = _mm256_setr_m128i(_mm_set1_epi32(u_first), _mm_set1_epi32(u_second));
+    const __m256i big_u = _mm256_shuffle_epi8(_mm256_set1_epi16(bound_pair), k.bound_bytes);
     // Each sample's bit count (0 if not coded), then per quad the counts up to and before it.
     const __m256i bits = _mm256_and_si256(_mm256_sub_epi32(big_u, e_k), coded);
     __m256i sums = _mm256_add_epi32(bits, _mm256_slli_si256(bits, 4));
@@ -200,10 +210,14 @@ class Avx2MagSgnRow {
     v = _mm256_and_si256(v, _mm256_sub_epi32(_mm256_sllv_epi32(k.one, bits), k.one));
     v = _mm256_or_si256(v, _mm256_sllv_epi32(e_1, bits));
     // Sign and (2 mu + 1) 2^p with mu = (v >> 1) + 1; 0 where not coded.
-    const __m256i magnitude = _mm256_sll_epi32(_mm256_add_epi32(_mm256_andnot_si256(k.one, v), k.three), k.plane);
+    __m256i magnitude = _mm256_sll_epi32(_mm256_add_epi32(_mm256_andnot_si256(k.one, v), k.three), k.plane);
+    // The 5/3's dequantisation, C's coefficient / 2 (toward zero): the magnitude halved.
+    if constexpr (kForm == Form::Halved) magnitude = _mm256_srli_epi32(magnitude, 1);
     const __m256i negative = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_and_si256(v, k.one));
-    const __m256i mu = _mm256_add_epi32(_mm256_srli_epi32(v, 1), k.one);
-    overflow = _mm256_or_si256(overflow, _mm256_and_si256(_mm256_srl_epi32(mu, k.mu_limit), coded));
+    if (kCheck) {
+      const __m256i mu = _mm256_add_epi32(_mm256_srli_epi32(v, 1), k.one);
+      overflow = _mm256_or_si256(overflow, _mm256_and_si256(_mm256_srl_epi32(mu, k.mu_limit), coded));
+    }
     // The exponents bit_length(v | 1) (v below 2^31) from a float's exponent field, exact: with
     // the bit below the top one cleared, rounding cannot carry into the exponent.
     const __m256i odd = _mm256_or_si256(v, k.one);
@@ -236,13 +250,21 @@ struct Avx2Rows {
   // exponent_bounds() 32 quads a vector: per quad the largest of the four exponents above it
   // (columns 2q - 1 .. 2q + 2), and kappa - 1 = max(1, e_max - 1) - 1 = e_max - 2 (at least 0)
   // where rho has two samples or more, else 0. It reads and writes up to 31 quads past the row
-  // (QuadRow's and ExponentRow's arrays hold them; their results are never read).
-  J2K_HT_AVX2 __attribute__((noinline)) static void bounds(int qw, const uint8_t* e_above, QuadRow& quads) {
+  // (QuadRow's and ExponentRow's arrays hold them; their results are never read). It also
+  // checks exponent_bound()'s limit for the row's significant quads, 32 at a time, for
+  // MagSgn (which then reads no bound above it).
+  // Returns whether a significant quad of the row has the largest bound (MagSgnRow::at_largest_bound).
+  J2K_HT_AVX2 __attribute__((noinline)) static bool bounds(int qw, const uint8_t* e_above, QuadRow& quads, int plane) {
     const __m256i low_bytes = _mm256_set1_epi16(0x00FF);
     const __m256i rho_mask = _mm256_set1_epi16(packed::kRho);
     const __m256i two_or_more = _mm256_setr_epi8(0, 0, 0, -1, 0, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1,  //
                                                  0, 0, 0, -1, 0, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1);
     const __m256i one = _mm256_set1_epi8(1), two = _mm256_set1_epi8(2);
+    const __m256i largest = _mm256_set1_epi8(static_cast<char>(largest_bound(plane)));  // at most 31
+    const __m256i too_large = _mm256_add_epi8(largest, one);
+    const __m256i quad_index = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                                                21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
+    __m256i inconsistent_bounds = _mm256_setzero_si256(), at_largest = _mm256_setzero_si256();
     const uint16_t* codeword = quads.codeword();
     for (int q = 0; q < qw; q += 32) {
       const uint8_t* e = e_above + 2 * q;
@@ -255,7 +277,16 @@ struct Avx2Rows {
       const __m256i kappa_less_1 = _mm256_and_si256(_mm256_subs_epu8(e_max, two), _mm256_shuffle_epi8(two_or_more, rho));
       const __m256i big_u = _mm256_add_epi8(_mm256_add_epi8(load(quads.u + q), one), kappa_less_1);
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(quads.big_u + q), big_u);
+      // U >= largest + 1 (unsigned: U may reach 128) where rho is not 0, in the row's quads.
+      const __m256i above = _mm256_cmpeq_epi8(_mm256_max_epu8(big_u, too_large), big_u);
+      const __m256i significant = _mm256_xor_si256(_mm256_cmpeq_epi8(rho, _mm256_setzero_si256()), _mm256_set1_epi8(-1));
+      const __m256i in_row = _mm256_cmpgt_epi8(_mm256_set1_epi8(static_cast<char>(std::min(qw - q, 32))), quad_index);
+      const __m256i counted = _mm256_and_si256(significant, in_row);
+      inconsistent_bounds = _mm256_or_si256(inconsistent_bounds, _mm256_and_si256(above, counted));
+      at_largest = _mm256_or_si256(at_largest, _mm256_and_si256(_mm256_cmpeq_epi8(big_u, largest), counted));
     }
+    if (!_mm256_testz_si256(inconsistent_bounds, inconsistent_bounds)) inconsistent();
+    return !_mm256_testz_si256(at_largest, at_largest);
   }
   using MagSgnReader = UnstuffedReader;
   J2K_HT_AVX2 __attribute__((noinline, flatten)) static void magsgn(UnstuffedReader& magsgn, const MagSgnRow& row) {

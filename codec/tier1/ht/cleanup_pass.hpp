@@ -227,13 +227,21 @@ struct MagSgnRow {
   unsigned row_mask;         // the samples of a quad inside the block's rows (0x5 or 0xF)
   uint32_t* scratch;         // 2 x (kMaxWidth + 2) values for the decoder's own use
   OutputForm form;           // what `top` and `bottom` receive
+  // Whether a significant quad may have the largest bound U = largest_bound(plane), the only
+  // one at which a magnitude can reach 2^30 (kMaxDecodedBitplanes): where not, a build may
+  // leave out that check.
+  bool at_largest_bound;
 };
 
-// The exponent bound U of the row's quad q. A magnitude below 2^30 (kMaxDecodedBitplanes) has
-// an exponent of at most 31 - plane: a larger bound is inconsistent.
+// The largest exponent bound U a significant quad may have at `plane`: a magnitude below 2^30
+// (kMaxDecodedBitplanes) has an exponent of at most 31 - plane; a larger bound is
+// inconsistent.
+constexpr int largest_bound(int plane) { return kMaxDecodedBitplanes + 1 - plane; }
+
+// The exponent bound U of the row's quad q, checked.
 inline unsigned exponent_bound(const MagSgnRow& row, int q) {
   const unsigned big_u = row.big_u[q];
-  if (static_cast<int>(big_u) + row.plane > kMaxDecodedBitplanes + 1) inconsistent();
+  if (static_cast<int>(big_u) > largest_bound(row.plane)) inconsistent();
   return big_u;
 }
 
@@ -355,7 +363,11 @@ struct PortableRows {
                   int qw, QuadRow& quads) {
     decode_vlc_row(t, linked, vlc, mel, initial, qw, quads);
   }
-  static void bounds(int qw, const uint8_t* e_above, QuadRow& quads) { exponent_bounds(qw, e_above, quads); }
+  // (MagSgn checks each significant quad's bound, exponent_bound(), and every magnitude.)
+  static bool bounds(int qw, const uint8_t* e_above, QuadRow& quads, int /*plane*/) {
+    exponent_bounds(qw, e_above, quads);
+    return true;
+  }
   static void magsgn(ForwardWordReader& magsgn, const MagSgnRow& row) { PortableMagSgnRow::decode(magsgn, row); }
 };
 
@@ -409,11 +421,11 @@ void decode_cleanup(CleanupSegment segment, int32_t* out, ptrdiff_t stride, int 
   ExponentRow* e_row = &s.exponents[1];
   for (int r = 0; r < qh; ++r) {
     Rows::vlc(t, linked, vlc, mel, r == 0, qw, s.quads);
-    Rows::bounds(qw, e_above->at(), s.quads);
+    const bool at_largest_bound = Rows::bounds(qw, e_above->at(), s.quads, plane);
     int32_t* const top = out + 2 * r * stride;
     const bool bottom_cut = 2 * r + 1 >= height;
     const MagSgnRow row{s.quads.codeword(), s.quads.big_u, e_row->at(), top, bottom_cut ? s.cut_row : top + stride,
-                        width, qw, plane, bottom_cut ? 0x5u : 0xFu, s.magsgn_rows, form};
+                        width, qw, plane, bottom_cut ? 0x5u : 0xFu, s.magsgn_rows, form, at_largest_bound};
     Rows::magsgn(magsgn, row);
     std::swap(e_above, e_row);
     set_above_contexts(qw, s.quads);
