@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <stdexcept>
@@ -18,6 +19,7 @@ namespace {
 using j2k::run_on_workers;
 
 TEST(WorkerPool, EveryItemOnceOnWorkersNoTwoCallsShare) {
+  const int before = j2k::pool_threads();  // another test's runs may have grown it (--gtest_repeat)
   for (int threads : {1, 2, 3, 8}) {
     SCOPED_TRACE(threads);
     const ptrdiff_t count = 5000;
@@ -41,7 +43,7 @@ TEST(WorkerPool, EveryItemOnceOnWorkersNoTwoCallsShare) {
     EXPECT_EQ(out_of_range.load(), 0);
     EXPECT_EQ(shared.load(), 0) << "two calls in progress had the same worker index";
   }
-  EXPECT_EQ(j2k::pool_threads(), 7) << "the pool grows to the largest run's helpers, no more";
+  EXPECT_EQ(j2k::pool_threads(), std::max(before, 7)) << "the pool grows to the largest run's helpers, no more";
 }
 
 TEST(WorkerPool, TheFirstExceptionIsRethrownAndLaterItemsAreSkipped) {
