@@ -8,7 +8,8 @@
 // workers, each claiming the next unclaimed item as it finishes one (dynamic scheduling): a
 // worker the operating system delays holds up at most the item it is on, not a share of the
 // loop. Runs may be nested and may come from several threads at once: the caller always works
-// on its own run, so it finishes even when every worker is busy elsewhere.
+// on its own run, so it finishes even when every worker is busy elsewhere. Up to 16 runs in
+// flight at once take workers; a run beyond those goes on its caller alone.
 #pragma once
 #include <cstddef>
 #include <type_traits>
