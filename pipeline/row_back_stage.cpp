@@ -41,6 +41,23 @@ int64_t part_rows(int stripe_rows, int threads) {
 }
 int64_t window_rows(int stripe_rows, int64_t margin, int threads) { return part_rows(stripe_rows, threads) + 2 * margin; }
 
+// Whether a stripe's parts go side by side, each made whole by one worker (its own window and
+// scratch, a stripe's parts in one run), rather than one after another with every worker on
+// each of a part's seven passes: where the parts share evenly among two workers or more. One
+// wait a stripe instead of seven a part, and a part's rows stay in its worker's L2 from the
+// horizontal pass to the samples. (On more than four workers a stripe has fewer parts than
+// workers.)
+bool parts_side_by_side(int stripe_rows, int threads) {
+  const int64_t workers = worker_count(threads), part = part_rows(stripe_rows, threads);
+  const int64_t parts = (2 * int64_t{stripe_rows} + part - 1) / part;
+  return workers >= 2 && parts % workers == 0;
+}
+// Window sets (one a worker side by side) and the output rows a component's band holds.
+int64_t window_sets(int stripe_rows, int threads) { return parts_side_by_side(stripe_rows, threads) ? worker_count(threads) : 1; }
+int64_t out_rows_held(int stripe_rows, int threads) {
+  return parts_side_by_side(stripe_rows, threads) ? 2 * int64_t{stripe_rows} : part_rows(stripe_rows, threads);
+}
+
 size_t scratch_values(const Geometry& g, int stripe_rows, int threads) {
   return std::max(host_rows_scratch(g.coarse), host_rows_scratch(Rect{0, 0, g.w, window_rows(stripe_rows, g.margin, threads)}));
 }
@@ -54,9 +71,9 @@ struct RowBackStage::Impl {
   int64_t stripe = 0;  // S
   int threads = 1;
   int64_t margin = 0;  // the largest component's: one window for all (the MCT takes rows of all three at once)
-  std::vector<std::unique_ptr<AlignedBuffer>> coarse, bands, windows;  // bands: 3 per component
+  std::vector<std::unique_ptr<AlignedBuffer>> coarse, bands, windows;  // bands: 3 per component; windows: a set a worker side by side
   RowsOut rows_out;
-  std::vector<std::unique_ptr<AlignedBuffer>> out_rows;  // with rows_out: a stripe's samples per component
+  std::vector<std::unique_ptr<AlignedBuffer>> out_rows;  // with rows_out: a part's samples per component (side by side: a stripe's)
   std::unique_ptr<AlignedBuffer> scratch;
   size_t scratch_per_thread = 0;
 
@@ -84,48 +101,74 @@ struct RowBackStage::Impl {
     return static_cast<char*>(bands[3 * c + static_cast<size_t>(band)]->p) + ((slot < 0 ? slot + 3 : slot) * stripe + row) * bw * 4;
   }
 
-  // The horizontal pass of component c's window rows [w0, w0 + hw), row by row from where
-  // the halves lie (the coarse plane and the bands' stripes: an L row is [LL | HL], an H row
+  // Component c's window in window set `set` (one set a worker where the parts go side by side).
+  char* window(size_t set, size_t c) const { return static_cast<char*>(windows[set * comps.size() + c]->p); }
+
+  // The horizontal pass of component c's window row y (of rows [w0, w0 + hw)) from where its
+  // halves lie (the coarse plane and the bands' stripes: an L row is [LL | HL], an H row
   // [LH | HH]) into the window, its L rows first (the pyramid order the vertical pass takes).
-  void inverse_rows(size_t c, int64_t w0, int64_t hw, int casw, int64_t snw) {
+  void inverse_row(size_t c, char* into, int64_t w0, int casw, int64_t snw, int64_t y, int worker) const {
     const Geometry& g = geometry[c];
-    run_on_workers(hw, worker_count(threads), [&](ptrdiff_t y, int worker) {
-      const char *low, *high;
-      if (y < snw) {
-        const int64_t by = (w0 + casw + 2 * y) >> 1;
-        low = static_cast<const char*>(coarse[c]->p) + (by - g.l_y0) * g.coarse.width() * 4;
-        high = band_row(c, 0, by);
-      } else {
-        const int64_t by = (w0 + (1 - casw) + 2 * (y - snw)) >> 1;
-        low = band_row(c, 1, by);
-        high = band_row(c, 2, by);
-      }
-      char* out = static_cast<char*>(windows[c]->p) + y * g.w * 4;
-      const size_t at = static_cast<size_t>(worker) * scratch_per_thread;
-      if (comps[c].reversible)
-        host_inverse_row(reinterpret_cast<const int32_t*>(low), reinterpret_cast<const int32_t*>(high),
-                         reinterpret_cast<int32_t*>(out), g.w, g.cas_x, scratch_of<int32_t>() + at);
-      else
-        host_inverse_row(reinterpret_cast<const float*>(low), reinterpret_cast<const float*>(high), reinterpret_cast<float*>(out),
-                         g.w, g.cas_x, scratch_of<float>() + at);
-    });
+    const char *low, *high;
+    if (y < snw) {
+      const int64_t by = (w0 + casw + 2 * y) >> 1;
+      low = static_cast<const char*>(coarse[c]->p) + (by - g.l_y0) * g.coarse.width() * 4;
+      high = band_row(c, 0, by);
+    } else {
+      const int64_t by = (w0 + (1 - casw) + 2 * (y - snw)) >> 1;
+      low = band_row(c, 1, by);
+      high = band_row(c, 2, by);
+    }
+    char* out = into + y * g.w * 4;
+    const size_t at = static_cast<size_t>(worker) * scratch_per_thread;
+    if (comps[c].reversible)
+      host_inverse_row(reinterpret_cast<const int32_t*>(low), reinterpret_cast<const int32_t*>(high),
+                       reinterpret_cast<int32_t*>(out), g.w, g.cas_x, scratch_of<int32_t>() + at);
+    else
+      host_inverse_row(reinterpret_cast<const float*>(low), reinterpret_cast<const float*>(high), reinterpret_cast<float*>(out),
+                       g.w, g.cas_x, scratch_of<float>() + at);
   }
 
   void emit(int64_t k) {
     const Rect& r = comps[0].rect;
     const int64_t s0 = 2 * k * stripe, s1 = 2 * (k + 1) * stripe;
     const int64_t part = part_rows(static_cast<int>(stripe), threads);
-    for (int64_t p = s0; p < s1; p += part) emit_rows(std::max(r.y0, p), std::min({r.y1, s1, p + part}));
+    if (!parts_side_by_side(static_cast<int>(stripe), threads)) {
+      for (int64_t p = s0; p < s1; p += part) {
+        const int64_t e0 = std::max(r.y0, p), e1 = std::min({r.y1, s1, p + part});
+        emit_rows(e0, e1, 0, threads, 0);
+        if (rows_out && e1 > e0) hand_out(e0, e1);
+      }
+      return;
+    }
+    // Each part on one worker; the stripe's rows handed out once all are made.
+    const int64_t first = std::max(r.y0, s0), last = std::min(r.y1, s1);
+    run_on_workers((s1 - s0 + part - 1) / part, worker_count(threads), [&](ptrdiff_t i, int worker) {
+      const int64_t e0 = std::max(first, s0 + i * part), e1 = std::min(last, s0 + (i + 1) * part);
+      emit_rows(e0, e1, worker, 1, e0 - first);
+    });
+    if (rows_out && last > first) hand_out(first, last);
   }
 
-  // Output rows [e0, e1), a part of one stripe's.
-  void emit_rows(int64_t e0, int64_t e1) {
+  // Output rows [e0, e1) from out_rows' row 0 on.
+  void hand_out(int64_t e0, int64_t e1) const {
+    std::vector<const uint8_t*> data;
+    for (const std::unique_ptr<AlignedBuffer>& b : out_rows) data.push_back(static_cast<const uint8_t*>(b->p));
+    rows_out(e0 - comps[0].rect.y0, e1 - e0, data);
+  }
+
+  // Output rows [e0, e1), a part of one stripe's, in window set `set`, on `inner` threads
+  // (1: on the calling worker, whose index `set` is); with rows_out, into out_rows from row
+  // `out_row` (emit() hands them out).
+  void emit_rows(int64_t e0, int64_t e1, int set, int inner, int64_t out_row) {
     const Rect& r = comps[0].rect;
     if (e1 <= e0) return;
     const int64_t w0 = std::max(r.y0, e0 - margin), w1 = std::min(r.y1, e1 + margin);
     const int64_t hw = w1 - w0;
     const int casw = static_cast<int>(w0 & 1);
     const int64_t snw = low_count(hw, casw);
+    const bool alone = worker_count(inner) == 1;
+    const size_t at = alone ? static_cast<size_t>(set) * scratch_per_thread : 0;  // the vertical pass's scratch
     std::vector<Plane> in(comps.size());
     TileOutput out;
     out.mct = mct;
@@ -134,16 +177,20 @@ struct RowBackStage::Impl {
     // components' rows first left none of the first one there, when a window was a stripe's
     // 2 MiB; see kPartRows).
     for (size_t c = 0; c < comps.size(); ++c) {
-      inverse_rows(c, w0, hw, casw, snw);
+      char* into = window(static_cast<size_t>(set), c);
+      if (alone)
+        for (int64_t y = 0; y < hw; ++y) inverse_row(c, into, w0, casw, snw, y, set);
+      else
+        run_on_workers(hw, worker_count(inner), [&](ptrdiff_t y, int worker) { inverse_row(c, into, w0, casw, snw, y, worker); });
       const Geometry& g = geometry[c];
       if (comps[c].reversible)
-        host_inverse_vertical(static_cast<int32_t*>(windows[c]->p), g.w, g.w, hw, casw, threads, scratch_of<int32_t>(),
+        host_inverse_vertical(reinterpret_cast<int32_t*>(into), g.w, g.w, hw, casw, inner, scratch_of<int32_t>() + at,
                               scratch_per_thread);
       else
-        host_inverse_vertical(static_cast<float*>(windows[c]->p), g.w, g.w, hw, casw, threads, scratch_of<float>(),
+        host_inverse_vertical(reinterpret_cast<float*>(into), g.w, g.w, hw, casw, inner, scratch_of<float>() + at,
                               scratch_per_thread);
       Plane& p = in[c];
-      p.base = windows[c]->p;
+      p.base = into;
       p.offset = static_cast<size_t>((e0 - w0) * g.w * 4);
       p.type = comps[c].reversible ? J2K_SAMPLE_I32 : J2K_SAMPLE_F32;
       p.row_stride = g.w * 4;
@@ -153,8 +200,8 @@ struct RowBackStage::Impl {
       Plane home = comps[c].home;
       if (rows_out) {
         home.base = out_rows[c]->p;
-        home.offset = 0;
         home.row_stride = g.w * home.pixel_stride;
+        home.offset = static_cast<size_t>(out_row * home.row_stride);
       } else {
         home.offset += static_cast<size_t>((e0 - r.y0) * home.row_stride);
       }
@@ -164,12 +211,7 @@ struct RowBackStage::Impl {
       out.lo.push_back(comps[c].lo);
       out.hi.push_back(comps[c].hi);
     }
-    host_to_samples(in, out, threads);
-    if (rows_out) {
-      std::vector<const uint8_t*> data;
-      for (const std::unique_ptr<AlignedBuffer>& b : out_rows) data.push_back(static_cast<const uint8_t*>(b->p));
-      rows_out(e0 - r.y0, e1 - e0, data);
-    }
+    host_to_samples(in, out, inner);
   }
 };
 
@@ -194,9 +236,10 @@ uint64_t RowBackStage::bytes(const std::vector<BackStage::Component>& comps, int
     const Geometry g = geometry_of(c);
     n += static_cast<uint64_t>(g.coarse.width()) * static_cast<uint64_t>(g.coarse.height()) * 4;
     n += uint64_t{3} * static_cast<uint64_t>(stripe_rows) * static_cast<uint64_t>(g.sn_x + 2 * g.dn_x) * 4;
-    n += static_cast<uint64_t>(window_rows(stripe_rows, static_cast<int64_t>(margin), threads)) * static_cast<uint64_t>(g.w) * 4;
+    n += static_cast<uint64_t>(window_sets(stripe_rows, threads)) *
+         (static_cast<uint64_t>(window_rows(stripe_rows, static_cast<int64_t>(margin), threads)) * static_cast<uint64_t>(g.w) * 4 + 64);
     if (rows_out)
-      n += static_cast<uint64_t>(part_rows(stripe_rows, threads)) * static_cast<uint64_t>(g.w) * j2k_sample_size(c.home.type) + 64;
+      n += static_cast<uint64_t>(out_rows_held(stripe_rows, threads)) * static_cast<uint64_t>(g.w) * j2k_sample_size(c.home.type) + 64;
     Geometry wide = g;
     wide.margin = static_cast<int64_t>(margin);
     scratch = std::max<uint64_t>(scratch, scratch_values(wide, stripe_rows, threads));
@@ -225,14 +268,16 @@ RowBackStage::RowBackStage(const std::vector<BackStage::Component>& comps, bool 
         std::make_unique<AlignedBuffer>(static_cast<size_t>(g.coarse.width() * g.coarse.height()) * 4, kWhat, true, threads));
     for (int b = 0; b < 3; ++b)
       m.bands.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(3 * m.stripe * g.band_width(b)) * 4, kWhat, true, threads));
-    m.windows.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(window_rows(stripe_rows, m.margin, threads) * g.w) * 4, kWhat));
     scratch = std::max(scratch, scratch_values(g, stripe_rows, threads));
   }
+  for (int64_t set = 0; set < window_sets(stripe_rows, threads); ++set)  // windows[set * components + c]
+    for (const Geometry& g : m.geometry)
+      m.windows.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(window_rows(stripe_rows, m.margin, threads) * g.w) * 4, kWhat));
   if (rows_out) {
     m.rows_out = std::move(rows_out);
     for (size_t c = 0; c < comps.size(); ++c)
       m.out_rows.push_back(
-          std::make_unique<AlignedBuffer>(static_cast<size_t>(part_rows(stripe_rows, threads) * m.geometry[c].w) * j2k_sample_size(comps[c].home.type), kWhat));
+          std::make_unique<AlignedBuffer>(static_cast<size_t>(out_rows_held(stripe_rows, threads) * m.geometry[c].w) * j2k_sample_size(comps[c].home.type), kWhat));
   }
   m.scratch_per_thread = scratch;
   m.scratch = std::make_unique<AlignedBuffer>(scratch * static_cast<size_t>(worker_count(threads)) * 4, kWhat);

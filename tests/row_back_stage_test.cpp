@@ -4,8 +4,8 @@
 // back_stage_test checks against OpenJPEG's arithmetic), bit for bit: random coefficients
 // handed to each as the decoder's Tier-1 would write them, on odd sizes and origins, 1-pixel
 // tall and wide tile-components, every code-block height from 4, both wavelets, with and
-// without the MCT, 8- and 16-bit output, one, three and nine threads (nine: parts of 96 rows,
-// not 32).
+// without the MCT, 8- and 16-bit output, one to four and nine threads (nine: parts of 96 rows,
+// not 32; two and four: a stripe's parts side by side), the rows in the homes or handed out.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -89,8 +89,9 @@ std::vector<std::vector<uint32_t>> coefficients(const Case& k, uint32_t seed) {
   return planes;
 }
 
-void check(const Case& k, uint32_t seed) {
-  SCOPED_TRACE(describe(k));
+// `handed_out`: the row stage hands its rows to a RowsOut, which copies them into the homes.
+void check(const Case& k, uint32_t seed, bool handed_out = false) {
+  SCOPED_TRACE(describe(k) + (handed_out ? ", rows handed out" : ""));
   const std::vector<std::vector<uint32_t>> planes = coefficients(k, seed);
   const int64_t w = k.rect.width(), h = k.rect.height();
 
@@ -105,7 +106,18 @@ void check(const Case& k, uint32_t seed) {
   }
   const std::vector<BackStage::Component> comps = components(k, rows_out);
   ASSERT_TRUE(RowBackStage::fits(comps, k.stripe));
-  RowBackStage rows(comps, k.mct, k.stripe, k.threads);
+  RowBackStage::RowsOut hand_out;
+  int64_t next_row = 0;
+  if (handed_out)
+    hand_out = [&](int64_t y, int64_t count, const std::vector<const uint8_t*>& data) {
+      EXPECT_EQ(y, next_row) << "rows handed out out of order";
+      next_row = y + count;
+      for (size_t c = 0; c < rows_out.size(); ++c) {
+        const size_t row = static_cast<size_t>(w) * sample_size(k.type);
+        std::memcpy(rows_out[c].data() + static_cast<size_t>(y) * row, data[c], static_cast<size_t>(count) * row);
+      }
+    };
+  RowBackStage rows(comps, k.mct, k.stripe, k.threads, hand_out);
   // The finest level's geometry, as the decoder's band records give it.
   const int cas_x = static_cast<int>(k.rect.x0 & 1), cas_y = static_cast<int>(k.rect.y0 & 1);
   const int64_t sn_x = (w + (cas_x == 0 ? 1 : 0)) >> 1, sn_y = (h + (cas_y == 0 ? 1 : 0)) >> 1;
@@ -160,11 +172,12 @@ TEST(RowBackStage, SameSamplesWithTheMctAndWideSamples) {
   uint32_t seed = 100;
   for (const Rect& r : rects)
     for (bool reversible : {true, false})
-      for (int stripe : {4, 32})
-        for (int threads : {1, 3, 9}) {
+      for (int stripe : {4, 32, 64})
+        for (int threads : {1, 2, 3, 4, 9}) {  // 2 and 4: a stripe's parts side by side (32 and 64)
           check(Case{r, 5, reversible, stripe, 3, true, J2K_SAMPLE_U8, 8, threads}, seed++);
+          check(Case{r, 5, reversible, stripe, 3, true, J2K_SAMPLE_U8, 8, threads}, seed++, true);
           check(Case{r, 2, reversible, stripe, 3, false, J2K_SAMPLE_U16, 16, threads}, seed++);
-          check(Case{r, 4, reversible, stripe, 1, false, J2K_SAMPLE_I16, 12, threads}, seed++);
+          check(Case{r, 4, reversible, stripe, 1, false, J2K_SAMPLE_I16, 12, threads}, seed++, true);
         }
 }
 
