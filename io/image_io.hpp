@@ -26,6 +26,8 @@ struct ReadOptions {
   // Bytes of samples (at their own width) the image may take; a larger one is refused with
   // Error(OutOfMemory) from its header, before anything is allocated. 0: no limit.
   uint64_t max_bytes = 0;
+  // Workers that read and split the samples side by side (0: every core this process may use).
+  int threads = 0;
 };
 // Running out of memory while reading is Error(OutOfMemory) naming the file and the size.
 // `metadata` (where not null): what the file says beside its samples (image_metadata.hpp).
@@ -41,7 +43,8 @@ class FormatReader;
 // heights; a TIFF strip or tile that straddles two bands is decoded for each.
 class ImageReader {
  public:
-  explicit ImageReader(const std::string& path);
+  // `threads`: as ReadOptions::threads.
+  explicit ImageReader(const std::string& path, int threads = 0);
   ~ImageReader();
   ImageReader(const ImageReader&) = delete;
   ImageReader& operator=(const ImageReader&) = delete;

@@ -201,9 +201,8 @@ class PnmReader : public FormatReader {
     const bool check = maxval != (bytes == 1 ? 255u : 65535u);
     const uint64_t chunk_rows = std::max<uint64_t>(1, (uint64_t{1} << 20) / row_bytes);
     const uint64_t chunks = (height + chunk_rows - 1) / chunk_rows;
-    // Every core this process may use, as band()'s and the TIFF reader's (run_on_workers
-    // takes a count, not 0).
-    const int threads = copy_threads(static_cast<size_t>(height * row_bytes), worker_count(0));
+    // The reader's workers (run_on_workers takes a count, not 0 for every core).
+    const int threads = copy_threads(static_cast<size_t>(height * row_bytes), worker_count(threads_));
     std::vector<std::vector<uint8_t>> buffers(static_cast<size_t>(std::max(threads, 1)));
     run_on_workers(static_cast<ptrdiff_t>(chunks), threads, [&](ptrdiff_t c, int worker) {
       const uint64_t y0 = static_cast<uint64_t>(c) * chunk_rows;

@@ -131,10 +131,10 @@ j2kfront::Image FormatReader::band(uint64_t rows) {
     }
     im.components.push_back(std::move(k));
   }
-  populate_pages(fresh, 0);
+  populate_pages(fresh, threads_);
   // The vectors' own zeroing, one thread a plane, the planes side by side (16 MB on one
   // thread: 1.7 ms on the H200 machine).
-  parallel_for(static_cast<ptrdiff_t>(im.components.size()), 0, [&](ptrdiff_t i) {
+  parallel_for(static_cast<ptrdiff_t>(im.components.size()), threads_, [&](ptrdiff_t i) {
     j2kfront::Image::Component& k = im.components[static_cast<size_t>(i)];
     if (k.bytes.empty()) k.bytes.assign(static_cast<size_t>(k.width * k.height) * k.sample_size(), 0);
   });
@@ -181,9 +181,10 @@ std::unique_ptr<detail::FormatReader> open_by_signature(const std::string& path)
 
 }  // namespace
 
-ImageReader::ImageReader(const std::string& path) : path_(path) {
+ImageReader::ImageReader(const std::string& path, int threads) : path_(path) {
   try {
     format_ = open_by_signature(path);
+    format_->set_threads(threads);
   } catch (const std::bad_alloc&) {
     detail::fail(ErrorCode::OutOfMemory, path, "out of memory while reading its header");
   }
@@ -230,7 +231,7 @@ j2kfront::Image ImageReader::read_rows(uint32_t rows, uint64_t max_bytes, j2kfro
 }
 
 j2kfront::Image read_image(const std::string& path, const ReadOptions& options, ImageMetadata* metadata) {
-  ImageReader reader(path);
+  ImageReader reader(path, options.threads);
   j2kfront::Image image = reader.read_rows(reader.shape().height, options.max_bytes);
   if (metadata) *metadata = reader.metadata();
   return image;

@@ -76,6 +76,8 @@ class FormatReader {
   virtual bool fills_every_sample() const { return false; }
   // Planes for the next band() to take where they have its components' sizes and types.
   void set_spare(j2kfront::Image&& spare) { spare_ = std::move(spare); }
+  // The workers that read a band (ReadOptions::threads).
+  void set_threads(int threads) { threads_ = threads; }
 
  protected:
   // An image `rows` high with the shape's components, their planes allocated and zeroed, or
@@ -85,6 +87,7 @@ class FormatReader {
   j2kfront::Image shape_;
   ImageMetadata metadata_;
   j2kfront::Image spare_;
+  int threads_ = 0;
 };
 
 // Each reader expects `in` at the first byte of the file (the signature included).

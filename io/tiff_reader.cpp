@@ -633,7 +633,7 @@ class TiffReader : public FormatReader {
       for (const Block& b : blocks) decode_by_rows(b, first, end);
       return;
     }
-    const int workers = std::min<int>(worker_count(0), static_cast<int>(blocks.size() / 2));
+    const int workers = std::min<int>(worker_count(threads_), static_cast<int>(blocks.size() / 2));
 #ifdef J2K_TIFF_PER_FILE_HANDLERS
     // Below a megabyte a band decodes faster than threads start (bands of a few rows).
     const bool parallel = plausible_ && workers > 1 && (end - first) * width_ * samples_per_pixel_ * bytes_ >= (1u << 20);

@@ -397,7 +397,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 // A band of a megabyte or more is read on several workers (the rows' chunks side by side),
 // seen through an embedder's pool that records the workers each run asks for and runs the
-// items itself; the samples are still the file's.
+// items itself; the samples are still the file's. Asked for one thread, it takes no worker.
 TEST(Pnm, LargeBandsAreReadOnSeveralWorkers) {
   if (j2k::available_cores() < 2) GTEST_SKIP() << "one core: the reader has no second worker to use";
   struct Recorded {
@@ -419,6 +419,12 @@ TEST(Pnm, LargeBandsAreReadOnSeveralWorkers) {
   const j2k::ScopedThreadPool scoped(pool);
   expect_same(read_image(path), want);
   EXPECT_GE(recorded.most_workers, 2) << "the band was read on one worker";
+  // On one thread when asked (compress --threads 1).
+  recorded.most_workers = 0;
+  j2k::io::ReadOptions one;
+  one.threads = 1;
+  expect_same(read_image(path, one), want);
+  EXPECT_EQ(recorded.most_workers, 0) << "a read asked for one thread ran on " << recorded.most_workers << " workers";
 }
 
 TEST(Pnm, SixteenBitSamplesAreBigEndian) {

@@ -872,7 +872,7 @@ int run_compress(CompressArgs a) {
       std::unique_ptr<io::ImageReader> reader;
       std::optional<ReadAhead::Read> read_before = read_ahead.take(k);  // (its error is this image's)
       if (read_before) reader = std::move(read_before->reader);
-      else if (!raw) reader = named([&] { return std::make_unique<io::ImageReader>(path); });
+      else if (!raw) reader = named([&] { return std::make_unique<io::ImageReader>(path, a.threads); });
       // The canvas an image file's samples cover (-s spreads them: an image file's components
       // are never subsampled themselves).
       const int64_t sx = subsampling ? subsampling->first : 1, sy = subsampling ? subsampling->second : 1;
@@ -889,6 +889,7 @@ int run_compress(CompressArgs a) {
       if (!by_rows) {
         io::ReadOptions read_options;
         read_options.max_bytes = max_memory;  // the samples alone
+        read_options.threads = a.threads;
         j2kfront::Image image = read_before ? std::move(read_before->image) : named([&] {
           return raw ? io::read_raw(job.input, *raw, read_options) : reader->read_rows(reader->shape().height, max_memory);
         });
@@ -906,7 +907,7 @@ int run_compress(CompressArgs a) {
         // which holds up to four images' worth more (the next one's samples, the spare, two
         // codestreams): only where --max-memory holds that four times over.
         const bool overlap = batch && (max_memory == 0 || 16 * samples <= max_memory);
-        if (overlap && reads_ahead && k + 1 < jobs.size()) read_ahead.start(k + 1, jobs[k + 1].input, max_memory, std::move(spare));
+        if (overlap && reads_ahead && k + 1 < jobs.size()) read_ahead.start(k + 1, jobs[k + 1].input, max_memory, a.threads, std::move(spare));
         spare = j2kfront::Image();  // (not kept beyond the next read)
         // Where the coefficients are what does not fit, what would take less: a row of tiles at
         // a time.
@@ -993,7 +994,7 @@ int run_compress(CompressArgs a) {
         drop_encoder();  // one encoder's memory at a time
         encoder_metadata.clear();
         return_large_buffers_at_once();
-        if (!reader || reader->next_row() != 0) reader = named([&] { return std::make_unique<io::ImageReader>(path); });
+        if (!reader || reader->next_row() != 0) reader = named([&] { return std::make_unique<io::ImageReader>(path, a.threads); });
         double read_ms = 0, write_ms = 0;
         // The shape without samples on the canvas: the file's, or the X'Y'Z' it becomes.
         j2kfront::Image shape = reader->shape();

@@ -3,12 +3,12 @@
 
 namespace j2k::tools {
 
-void ReadAhead::start(size_t job, const std::string& path, uint64_t max_bytes, j2kfront::Image&& spare) {
+void ReadAhead::start(size_t job, const std::string& path, uint64_t max_bytes, int threads, j2kfront::Image&& spare) {
   if (read_.valid()) read_.wait();  // one at a time: its samples count against the budget once
   job_ = job;
-  read_ = std::async(std::launch::async, [path, max_bytes, spare = std::move(spare)]() mutable {
+  read_ = std::async(std::launch::async, [path, max_bytes, threads, spare = std::move(spare)]() mutable {
     Read r;
-    r.reader = std::make_unique<io::ImageReader>(path);
+    r.reader = std::make_unique<io::ImageReader>(path, threads);
     r.image = r.reader->read_rows(r.reader->shape().height, max_bytes, std::move(spare));
     return r;
   });

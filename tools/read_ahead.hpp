@@ -21,8 +21,9 @@ class ReadAhead {
     j2kfront::Image image;                    // its samples, whole
   };
   // Starts reading job `job`'s file at `path` whole, its samples at most `max_bytes` (0: no
-  // limit), as ImageReader::read_rows does, into `spare`'s planes where they fit.
-  void start(size_t job, const std::string& path, uint64_t max_bytes, j2kfront::Image&& spare = j2kfront::Image());
+  // limit), on `threads` workers, as ImageReader::read_rows does, into `spare`'s planes where
+  // they fit.
+  void start(size_t job, const std::string& path, uint64_t max_bytes, int threads, j2kfront::Image&& spare = j2kfront::Image());
   // Job `job`'s read, where it was started (waited for; its error rethrown); nothing else.
   std::optional<Read> take(size_t job);
 
