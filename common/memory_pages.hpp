@@ -40,20 +40,10 @@ inline void populate_pages(void* p, size_t bytes) {
 #endif
 }
 
-// The same on worker_count(threads) workers (parallel_for's setting), 4 MiB a call: each
-// call's own page tables, so that the workers do not wait on each other.
-inline void populate_pages(void* p, size_t bytes, int threads) {
-  constexpr size_t kChunk = size_t{4} << 20;
-  if (worker_count(threads) == 1 || bytes < 2 * kChunk) return populate_pages(p, bytes);
-  parallel_for(static_cast<ptrdiff_t>((bytes + kChunk - 1) / kChunk), threads, [&](ptrdiff_t i) {
-    const size_t at = static_cast<size_t>(i) * kChunk;
-    populate_pages(static_cast<unsigned char*>(p) + at, std::min(kChunk, bytes - at));
-  });
-}
-
-// Several buffers the same way in one run: their 4 MiB pieces dealt to the workers together
-// (three planes of 16 MiB, each mapped in a run of its own, had kept four workers busy at a
-// time).
+// Several buffers on worker_count(threads) workers (parallel_for's setting), 4 MiB a call:
+// each call's own page tables, so that the workers do not wait on each other; every buffer's
+// pieces dealt out in one run (three planes of 16 MiB, each mapped in a run of its own, had
+// kept four workers busy at a time).
 struct PageRange {
   void* p;
   size_t bytes;
@@ -64,12 +54,15 @@ inline void populate_pages(const std::vector<PageRange>& buffers, int threads) {
   for (const PageRange& b : buffers)
     for (size_t at = 0; at < b.bytes; at += kChunk)
       pieces.push_back({static_cast<unsigned char*>(b.p) + at, std::min(kChunk, b.bytes - at)});
-  if (worker_count(threads) == 1) {
+  if (worker_count(threads) == 1 || pieces.size() < 2) {
     for (const PageRange& b : buffers) populate_pages(b.p, b.bytes);
     return;
   }
   parallel_for(static_cast<ptrdiff_t>(pieces.size()), threads,
                [&](ptrdiff_t i) { populate_pages(pieces[static_cast<size_t>(i)].p, pieces[static_cast<size_t>(i)].bytes); });
 }
+
+// One buffer the same way.
+inline void populate_pages(void* p, size_t bytes, int threads) { populate_pages(std::vector<PageRange>{{p, bytes}}, threads); }
 
 }  // namespace j2k
