@@ -32,14 +32,13 @@ struct Table {
 };
 
 constexpr Table make_table() {
-  constexpr int kExponent[13] = {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4, 5};
   Table t{};
   for (int k = 0; k < 13; ++k)
     for (unsigned bits = 0; bits < (1u << kIndexBits); ++bits) {
       uint32_t zeros = 0, one = 0;
       int length = 0, state = k;
       while (length < kIndexBits) {
-        const int e = kExponent[state];
+        const int e = mel_exponent(state);
         if ((bits >> (kIndexBits - 1 - length)) & 1) {  // "1": 2^e zero events
           zeros += 1u << e;
           length += 1;

@@ -200,6 +200,10 @@ struct MelRun {
   bool one = false;  // then a one event
 };
 
+// The MEL exponent E of state k (0..12): a "1" is 2^E zero events, a "0" and E bits that many
+// and a one event (MelEncoder::exponent's table).
+J2K_HD constexpr int mel_exponent(int k) { return static_cast<int>((uint64_t{0x5433222111000} >> (4 * k)) & 0xF); }
+
 // The MEL stream's bits, the next in bit 63, refilled a byte at a time (7 bits after 0xFF):
 // what MelStream and mel_runs.hpp's MelRunQueue decode runs from.
 struct MelBits {
@@ -235,8 +239,7 @@ class MelStream {
 
   // The next run: "1", 2^E zero events; "0" and E bits, that many zero events and a one event.
   [[gnu::noinline]] J2K_HD MelRun next_run() {
-    static constexpr int kExponent[13] = {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4, 5};
-    const int e = kExponent[k_];
+    const int e = mel_exponent(k_);
     if (in_.count < 1 + e) in_.refill();
     MelRun run;
     if ((in_.bits >> 63) != 0) {
