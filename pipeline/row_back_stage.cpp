@@ -39,27 +39,58 @@ Geometry geometry_of(const BackStage::Component& c) { return Geometry(c.rect, c.
 int64_t part_rows(int stripe_rows, int threads) {
   return std::min(2 * int64_t{stripe_rows}, kPartRows * ((worker_count(threads) + 3) / 4));
 }
-int64_t window_rows(int stripe_rows, int64_t margin, int threads) { return part_rows(stripe_rows, threads) + 2 * margin; }
 
-// Whether a stripe's parts go side by side, each made whole by one worker (its own window and
-// scratch, a stripe's parts in one run), rather than one after another with every worker on
-// each of a part's seven passes: where the parts share evenly among two workers or more. One
-// wait a stripe instead of seven a part, and a part's rows stay in its worker's L2 from the
-// horizontal pass to the samples. (On more than four workers a stripe has fewer parts than
-// workers.)
-bool parts_side_by_side(int stripe_rows, int threads) {
-  const int64_t workers = worker_count(threads), part = part_rows(stripe_rows, threads);
-  const int64_t parts = (2 * int64_t{stripe_rows} + part - 1) / part;
-  return workers >= 2 && parts % workers == 0;
-}
-// Window sets (one a worker side by side) and the output rows a component's band holds.
-int64_t window_sets(int stripe_rows, int threads) { return parts_side_by_side(stripe_rows, threads) ? worker_count(threads) : 1; }
-int64_t out_rows_held(int stripe_rows, int threads) {
-  return parts_side_by_side(stripe_rows, threads) ? 2 * int64_t{stripe_rows} : part_rows(stripe_rows, threads);
+// Columns a window spans at least where a stripe's windows go in columns side by side (below);
+// narrower ones would spend too much on their margins.
+constexpr int64_t kMinColumns = 64;
+
+// How a stripe's output rows [2kS, 2(k+1)S) are shared among the workers.
+// - One worker (or where neither below applies): parts of `part` rows one after another, every
+//   worker on each of a part's passes (rows, then columns, then samples: seven waits a part).
+// - `rows_apart`: where a stripe's parts share evenly among two workers or more (two and four
+//   for 64-high blocks), each part made whole by one worker in a window set of its own, a
+//   stripe's parts in one run: one wait a stripe, and a part's rows stay in its worker's L2
+//   from the horizontal pass to the samples.
+// - `columns` (> 0): otherwise, where the stripe's parts cut into column ranges that width
+//   (even, on the canvas's grid of `columns`) give every worker one, each worker makes a
+//   part's rows of one range whole, with `margin` more columns each side (the horizontal
+//   lifting's edge, left out as the window's rows are). On 16 workers a window's rows had
+//   gone to the workers by rows for the horizontal pass and by 64 columns for the vertical,
+//   so most of a part's values moved from one core's cache to another's between passes.
+struct Split {
+  int64_t part = 0;
+  bool rows_apart = false;
+  int64_t columns = 0;
+  int64_t sets = 1;  // window sets: one a worker, side by side
+  int64_t held = 0;  // the output rows a component's band holds (with rows_out)
+};
+Split split_of(const Rect& r, int stripe_rows, int threads) {
+  Split s;
+  const int64_t workers = worker_count(threads), stripe_out = 2 * int64_t{stripe_rows};
+  s.part = part_rows(stripe_rows, threads);
+  const int64_t parts = (stripe_out + s.part - 1) / s.part;
+  s.rows_apart = workers >= 2 && parts % workers == 0;
+  if (workers >= 2 && !s.rows_apart) {
+    const int64_t even = (r.width() + 2 * workers - 1) / (2 * workers);  // two ranges a worker
+    const int64_t columns = std::max(kMinColumns, (even + 15) / 16 * 16);
+    const int64_t ranges = floor_div(r.x1 - 1, columns) - floor_div(r.x0, columns) + 1;
+    if (!r.empty() && ranges * parts >= workers) s.columns = columns;
+  }
+  const bool apart = s.rows_apart || s.columns > 0;
+  s.sets = apart ? workers : 1;
+  s.held = apart ? stripe_out : s.part;
+  return s;
 }
 
-size_t scratch_values(const Geometry& g, int stripe_rows, int threads) {
-  return std::max(host_rows_scratch(g.coarse), host_rows_scratch(Rect{0, 0, g.w, window_rows(stripe_rows, g.margin, threads)}));
+int64_t window_rows(const Split& s, int64_t margin) { return s.part + 2 * margin; }
+// Values a window's row holds: the whole row, or a column range and its margins (a multiple of
+// 16 values, so that each window row starts on a cache line).
+int64_t window_stride(const Split& s, int64_t w, int64_t margin) {
+  return s.columns > 0 ? std::min(w, (s.columns + 2 * margin + 15) / 16 * 16) : w;
+}
+
+size_t scratch_values(const Geometry& g, const Split& s) {
+  return std::max(host_rows_scratch(g.coarse), host_rows_scratch(Rect{0, 0, g.w, window_rows(s, g.margin)}));
 }
 
 }  // namespace
@@ -71,6 +102,8 @@ struct RowBackStage::Impl {
   int64_t stripe = 0;  // S
   int threads = 1;
   int64_t margin = 0;  // the largest component's: one window for all (the MCT takes rows of all three at once)
+  Split split;
+  int64_t stride = 0;  // values a window row holds
   std::vector<std::unique_ptr<AlignedBuffer>> coarse, bands, windows;  // bands: 3 per component; windows: a set a worker side by side
   RowsOut rows_out;
   std::vector<std::unique_ptr<AlignedBuffer>> out_rows;  // with rows_out: a part's samples per component (side by side: a stripe's)
@@ -104,11 +137,13 @@ struct RowBackStage::Impl {
   // Component c's window in window set `set` (one set a worker where the parts go side by side).
   char* window(size_t set, size_t c) const { return static_cast<char*>(windows[set * comps.size() + c]->p); }
 
-  // The horizontal pass of component c's window row y (of rows [w0, w0 + hw)) from where its
-  // halves lie (the coarse plane and the bands' stripes: an L row is [LL | HL], an H row
-  // [LH | HH]) into the window, its L rows first (the pyramid order the vertical pass takes).
-  void inverse_row(size_t c, char* into, int64_t w0, int casw, int64_t snw, int64_t y, int worker) const {
+  // The horizontal pass of component c's window row y (of rows [w0, w0 + hw)), columns [x0,
+  // x0 + n) of the canvas, from where its halves lie (the coarse plane and the bands' stripes:
+  // an L row is [LL | HL], an H row [LH | HH]) into the window, its L rows first (the pyramid
+  // order the vertical pass takes).
+  void inverse_row(size_t c, char* into, int64_t w0, int casw, int64_t snw, int64_t y, int64_t x0, int64_t n, int worker) const {
     const Geometry& g = geometry[c];
+    const int64_t rx0 = comps[c].rect.x0;
     const char *low, *high;
     if (y < snw) {
       const int64_t by = (w0 + casw + 2 * y) >> 1;
@@ -119,33 +154,44 @@ struct RowBackStage::Impl {
       low = band_row(c, 1, by);
       high = band_row(c, 2, by);
     }
-    char* out = into + y * g.w * 4;
+    // The range's first L value (even columns) and first H value (odd) in its halves.
+    low += (((x0 + 1) >> 1) - ((rx0 + 1) >> 1)) * 4;
+    high += ((x0 >> 1) - (rx0 >> 1)) * 4;
+    char* out = into + y * stride * 4;
     const size_t at = static_cast<size_t>(worker) * scratch_per_thread;
+    const int cas = static_cast<int>(x0 & 1);
     if (comps[c].reversible)
       host_inverse_row(reinterpret_cast<const int32_t*>(low), reinterpret_cast<const int32_t*>(high),
-                       reinterpret_cast<int32_t*>(out), g.w, g.cas_x, scratch_of<int32_t>() + at);
+                       reinterpret_cast<int32_t*>(out), n, cas, scratch_of<int32_t>() + at);
     else
       host_inverse_row(reinterpret_cast<const float*>(low), reinterpret_cast<const float*>(high), reinterpret_cast<float*>(out),
-                       g.w, g.cas_x, scratch_of<float>() + at);
+                       n, cas, scratch_of<float>() + at);
   }
 
   void emit(int64_t k) {
     const Rect& r = comps[0].rect;
     const int64_t s0 = 2 * k * stripe, s1 = 2 * (k + 1) * stripe;
-    const int64_t part = part_rows(static_cast<int>(stripe), threads);
-    if (!parts_side_by_side(static_cast<int>(stripe), threads)) {
+    const int64_t part = split.part;
+    if (split.sets == 1) {
       for (int64_t p = s0; p < s1; p += part) {
         const int64_t e0 = std::max(r.y0, p), e1 = std::min({r.y1, s1, p + part});
-        emit_rows(e0, e1, 0, threads, 0);
+        emit_rows(e0, e1, r.x0, r.x1, 0, threads, 0);
         if (rows_out && e1 > e0) hand_out(e0, e1);
       }
       return;
     }
-    // Each part on one worker; the stripe's rows handed out once all are made.
+    // Each part (of a column range) on one worker; the stripe's rows handed out once all are
+    // made.
     const int64_t first = std::max(r.y0, s0), last = std::min(r.y1, s1);
-    run_on_workers((s1 - s0 + part - 1) / part, worker_count(threads), [&](ptrdiff_t i, int worker) {
-      const int64_t e0 = std::max(first, s0 + i * part), e1 = std::min(last, s0 + (i + 1) * part);
-      emit_rows(e0, e1, worker, 1, e0 - first);
+    const int64_t columns = split.columns > 0 ? split.columns : r.width();
+    const int64_t q0 = split.columns > 0 ? floor_div(r.x0, columns) : 0;
+    const int64_t ranges = split.columns > 0 ? floor_div(r.x1 - 1, columns) - q0 + 1 : 1;
+    run_on_workers((s1 - s0 + part - 1) / part * ranges, worker_count(threads), [&](ptrdiff_t i, int worker) {
+      const int64_t p = i / ranges, q = i % ranges;
+      const int64_t e0 = std::max(first, s0 + p * part), e1 = std::min(last, s0 + (p + 1) * part);
+      const int64_t x0 = split.columns > 0 ? std::max(r.x0, (q0 + q) * columns) : r.x0;
+      const int64_t x1 = split.columns > 0 ? std::min(r.x1, (q0 + q + 1) * columns) : r.x1;
+      emit_rows(e0, e1, x0, x1, worker, 1, e0 - first);
     });
     if (rows_out && last > first) hand_out(first, last);
   }
@@ -157,14 +203,17 @@ struct RowBackStage::Impl {
     rows_out(e0 - comps[0].rect.y0, e1 - e0, data);
   }
 
-  // Output rows [e0, e1), a part of one stripe's, in window set `set`, on `inner` threads
-  // (1: on the calling worker, whose index `set` is); with rows_out, into out_rows from row
-  // `out_row` (emit() hands them out).
-  void emit_rows(int64_t e0, int64_t e1, int set, int inner, int64_t out_row) {
+  // Output rows [e0, e1), a part of one stripe's, columns [x0, x1) of the canvas, in window
+  // set `set`, on `inner` threads (1: on the calling worker, whose index `set` is); with
+  // rows_out, into out_rows from row `out_row` (emit() hands them out). The window holds the
+  // rows and columns with their margins, but where they reach the rect's edge.
+  void emit_rows(int64_t e0, int64_t e1, int64_t x0, int64_t x1, int set, int inner, int64_t out_row) {
     const Rect& r = comps[0].rect;
-    if (e1 <= e0) return;
+    if (e1 <= e0 || x1 <= x0) return;
     const int64_t w0 = std::max(r.y0, e0 - margin), w1 = std::min(r.y1, e1 + margin);
     const int64_t hw = w1 - w0;
+    const int64_t v0 = std::max(r.x0, x0 - margin), v1 = std::min(r.x1, x1 + margin);  // the window's columns
+    const int64_t n = v1 - v0;
     const int casw = static_cast<int>(w0 & 1);
     const int64_t snw = low_count(hw, casw);
     const bool alone = worker_count(inner) == 1;
@@ -179,23 +228,23 @@ struct RowBackStage::Impl {
     for (size_t c = 0; c < comps.size(); ++c) {
       char* into = window(static_cast<size_t>(set), c);
       if (alone)
-        for (int64_t y = 0; y < hw; ++y) inverse_row(c, into, w0, casw, snw, y, set);
+        for (int64_t y = 0; y < hw; ++y) inverse_row(c, into, w0, casw, snw, y, v0, n, set);
       else
-        run_on_workers(hw, worker_count(inner), [&](ptrdiff_t y, int worker) { inverse_row(c, into, w0, casw, snw, y, worker); });
+        run_on_workers(hw, worker_count(inner), [&](ptrdiff_t y, int worker) { inverse_row(c, into, w0, casw, snw, y, v0, n, worker); });
       const Geometry& g = geometry[c];
       if (comps[c].reversible)
-        host_inverse_vertical(reinterpret_cast<int32_t*>(into), g.w, g.w, hw, casw, inner, scratch_of<int32_t>() + at,
+        host_inverse_vertical(reinterpret_cast<int32_t*>(into), stride, n, hw, casw, inner, scratch_of<int32_t>() + at,
                               scratch_per_thread);
       else
-        host_inverse_vertical(reinterpret_cast<float*>(into), g.w, g.w, hw, casw, inner, scratch_of<float>() + at,
+        host_inverse_vertical(reinterpret_cast<float*>(into), stride, n, hw, casw, inner, scratch_of<float>() + at,
                               scratch_per_thread);
       Plane& p = in[c];
       p.base = into;
-      p.offset = static_cast<size_t>((e0 - w0) * g.w * 4);
+      p.offset = static_cast<size_t>(((e0 - w0) * stride + (x0 - v0)) * 4);
       p.type = comps[c].reversible ? J2K_SAMPLE_I32 : J2K_SAMPLE_F32;
-      p.row_stride = g.w * 4;
+      p.row_stride = stride * 4;
       p.pixel_stride = 4;
-      p.width = g.w;
+      p.width = x1 - x0;
       p.height = e1 - e0;
       Plane home = comps[c].home;
       if (rows_out) {
@@ -205,6 +254,8 @@ struct RowBackStage::Impl {
       } else {
         home.offset += static_cast<size_t>((e0 - r.y0) * home.row_stride);
       }
+      home.offset += static_cast<size_t>((x0 - r.x0) * home.pixel_stride);
+      home.width = x1 - x0;
       home.height = e1 - e0;
       out.out.push_back(home);
       out.offset.push_back(comps[c].offset);
@@ -230,19 +281,20 @@ bool RowBackStage::fits(const std::vector<BackStage::Component>& comps, int stri
 }
 
 uint64_t RowBackStage::bytes(const std::vector<BackStage::Component>& comps, int stripe_rows, int threads, bool rows_out) {
-  uint64_t n = 0, scratch = 0, margin = 0;
-  for (const BackStage::Component& c : comps) margin = std::max<uint64_t>(margin, geometry_of(c).margin);
+  uint64_t n = 0, scratch = 0;
+  int64_t margin = 0;
+  for (const BackStage::Component& c : comps) margin = std::max(margin, geometry_of(c).margin);
+  const Split split = split_of(comps.empty() ? Rect{} : comps[0].rect, stripe_rows, threads);
   for (const BackStage::Component& c : comps) {
     const Geometry g = geometry_of(c);
     n += static_cast<uint64_t>(g.coarse.width()) * static_cast<uint64_t>(g.coarse.height()) * 4;
     n += uint64_t{3} * static_cast<uint64_t>(stripe_rows) * static_cast<uint64_t>(g.sn_x + 2 * g.dn_x) * 4;
-    n += static_cast<uint64_t>(window_sets(stripe_rows, threads)) *
-         (static_cast<uint64_t>(window_rows(stripe_rows, static_cast<int64_t>(margin), threads)) * static_cast<uint64_t>(g.w) * 4 + 64);
-    if (rows_out)
-      n += static_cast<uint64_t>(out_rows_held(stripe_rows, threads)) * static_cast<uint64_t>(g.w) * j2k_sample_size(c.home.type) + 64;
+    n += static_cast<uint64_t>(split.sets) *
+         (static_cast<uint64_t>(window_rows(split, margin)) * static_cast<uint64_t>(window_stride(split, g.w, margin)) * 4 + 64);
+    if (rows_out) n += static_cast<uint64_t>(split.held) * static_cast<uint64_t>(g.w) * j2k_sample_size(c.home.type) + 64;
     Geometry wide = g;
-    wide.margin = static_cast<int64_t>(margin);
-    scratch = std::max<uint64_t>(scratch, scratch_values(wide, stripe_rows, threads));
+    wide.margin = margin;
+    scratch = std::max<uint64_t>(scratch, scratch_values(wide, split));
   }
   return n + scratch * static_cast<uint64_t>(worker_count(threads)) * 4 + 64 * (4 * comps.size() + 1);
 }
@@ -259,6 +311,8 @@ RowBackStage::RowBackStage(const std::vector<BackStage::Component>& comps, bool 
     m.geometry.push_back(geometry_of(c));
     m.margin = std::max(m.margin, m.geometry.back().margin);
   }
+  m.split = split_of(comps[0].rect, stripe_rows, threads);
+  m.stride = window_stride(m.split, m.geometry[0].w, m.margin);
   size_t scratch = 0;
   // The coarse planes and the band rows, which Tier-1 fills a block at a time, their pages
   // mapped first on the threads that then fill them (common/memory_pages.hpp).
@@ -268,16 +322,16 @@ RowBackStage::RowBackStage(const std::vector<BackStage::Component>& comps, bool 
         std::make_unique<AlignedBuffer>(static_cast<size_t>(g.coarse.width() * g.coarse.height()) * 4, kWhat, true, threads));
     for (int b = 0; b < 3; ++b)
       m.bands.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(3 * m.stripe * g.band_width(b)) * 4, kWhat, true, threads));
-    scratch = std::max(scratch, scratch_values(g, stripe_rows, threads));
+    scratch = std::max(scratch, scratch_values(g, m.split));
   }
-  for (int64_t set = 0; set < window_sets(stripe_rows, threads); ++set)  // windows[set * components + c]
-    for (const Geometry& g : m.geometry)
-      m.windows.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(window_rows(stripe_rows, m.margin, threads) * g.w) * 4, kWhat));
+  for (int64_t set = 0; set < m.split.sets; ++set)  // windows[set * components + c]
+    for (size_t c = 0; c < comps.size(); ++c)
+      m.windows.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(window_rows(m.split, m.margin) * m.stride) * 4, kWhat));
   if (rows_out) {
     m.rows_out = std::move(rows_out);
     for (size_t c = 0; c < comps.size(); ++c)
       m.out_rows.push_back(
-          std::make_unique<AlignedBuffer>(static_cast<size_t>(out_rows_held(stripe_rows, threads) * m.geometry[c].w) * j2k_sample_size(comps[c].home.type), kWhat));
+          std::make_unique<AlignedBuffer>(static_cast<size_t>(m.split.held * m.geometry[c].w) * j2k_sample_size(comps[c].home.type), kWhat));
   }
   m.scratch_per_thread = scratch;
   m.scratch = std::make_unique<AlignedBuffer>(scratch * static_cast<size_t>(worker_count(threads)) * 4, kWhat);

@@ -5,7 +5,8 @@
 // handed to each as the decoder's Tier-1 would write them, on odd sizes and origins, 1-pixel
 // tall and wide tile-components, every code-block height from 4, both wavelets, with and
 // without the MCT, 8- and 16-bit output, one to four and nine threads (nine: parts of 96 rows,
-// not 32; two and four: a stripe's parts side by side), the rows in the homes or handed out.
+// not 32; two and four: a stripe's parts side by side; three and nine: column ranges side by
+// side where the rect is wide enough), the rows in the homes or handed out.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -168,7 +169,9 @@ TEST(RowBackStage, SameSamplesAsWholePlanes) {
 }
 
 TEST(RowBackStage, SameSamplesWithTheMctAndWideSamples) {
-  const Rect rects[] = {{0, 0, 97, 131}, {1, 3, 70, 36}, {6, 1, 7, 50}};
+  // {5, 2, 641, 70}: column ranges side by side on three and nine threads, the last one a
+  // column wide (so are the 97-wide rect's stripes of 64 on three).
+  const Rect rects[] = {{0, 0, 97, 131}, {1, 3, 70, 36}, {6, 1, 7, 50}, {5, 2, 641, 70}};
   uint32_t seed = 100;
   for (const Rect& r : rects)
     for (bool reversible : {true, false})
