@@ -29,6 +29,7 @@ constexpr int64_t kPartRows = 32;
 
 constexpr const char* kWhat = "the decoder's rows";
 
+using row_geometry::ColumnRanges;
 using row_geometry::floor_div;
 using row_geometry::Geometry;
 using row_geometry::low_count;
@@ -40,10 +41,6 @@ int64_t part_rows(int stripe_rows, int threads) {
   return std::min(2 * int64_t{stripe_rows}, kPartRows * ((worker_count(threads) + 3) / 4));
 }
 
-// Columns a window spans at least where a stripe's windows go in columns side by side (below);
-// narrower ones would spend too much on their margins.
-constexpr int64_t kMinColumns = 64;
-
 // How a stripe's output rows [2kS, 2(k+1)S) are shared among the workers.
 // - One worker (or where neither below applies): parts of `part` rows one after another, every
 //   worker on each of a part's passes (rows, then columns, then samples: seven waits a part).
@@ -51,16 +48,13 @@ constexpr int64_t kMinColumns = 64;
 //   for 64-high blocks), each part made whole by one worker in a window set of its own, a
 //   stripe's parts in one run: one wait a stripe, and a part's rows stay in its worker's L2
 //   from the horizontal pass to the samples.
-// - `columns` (> 0): otherwise, where the stripe's parts cut into column ranges that width
-//   (even, on the canvas's grid of `columns`) give every worker one, each worker makes a
-//   part's rows of one range whole, with `margin` more columns each side (the horizontal
-//   lifting's edge, left out as the window's rows are). On 16 workers a window's rows had
-//   gone to the workers by rows for the horizontal pass and by 64 columns for the vertical,
-//   so most of a part's values moved from one core's cache to another's between passes.
+// - `columns` (count > 0): otherwise, where the stripe's parts cut into column ranges
+//   (row_geometry.hpp) give every worker one, each worker makes a part's rows of one range
+//   whole.
 struct Split {
   int64_t part = 0;
   bool rows_apart = false;
-  int64_t columns = 0;
+  ColumnRanges columns;
   int64_t sets = 1;  // window sets: one a worker, side by side
   int64_t held = 0;  // the output rows a component's band holds (with rows_out)
 };
@@ -70,24 +64,16 @@ Split split_of(const Rect& r, int stripe_rows, int threads) {
   s.part = part_rows(stripe_rows, threads);
   const int64_t parts = (stripe_out + s.part - 1) / s.part;
   s.rows_apart = workers >= 2 && parts % workers == 0;
-  if (workers >= 2 && !s.rows_apart) {
-    const int64_t even = (r.width() + 2 * workers - 1) / (2 * workers);  // two ranges a worker
-    const int64_t columns = std::max(kMinColumns, (even + 15) / 16 * 16);
-    const int64_t ranges = floor_div(r.x1 - 1, columns) - floor_div(r.x0, columns) + 1;
-    if (!r.empty() && ranges * parts >= workers) s.columns = columns;
-  }
-  const bool apart = s.rows_apart || s.columns > 0;
+  if (!s.rows_apart) s.columns = ColumnRanges(r, workers, parts);
+  const bool apart = s.rows_apart || s.columns.count > 0;
   s.sets = apart ? workers : 1;
   s.held = apart ? stripe_out : s.part;
   return s;
 }
 
 int64_t window_rows(const Split& s, int64_t margin) { return s.part + 2 * margin; }
-// Values a window's row holds: the whole row, or a column range and its margins (a multiple of
-// 16 values, so that each window row starts on a cache line).
-int64_t window_stride(const Split& s, int64_t w, int64_t margin) {
-  return s.columns > 0 ? std::min(w, (s.columns + 2 * margin + 15) / 16 * 16) : w;
-}
+// Values a window's row holds: the whole row, or a column range and its margins.
+int64_t window_stride(const Split& s, int64_t w, int64_t margin) { return s.columns.count > 0 ? s.columns.stride(w, margin) : w; }
 
 size_t scratch_values(const Geometry& g, const Split& s) {
   return std::max(host_rows_scratch(g.coarse), host_rows_scratch(Rect{0, 0, g.w, window_rows(s, g.margin)}));
@@ -183,14 +169,12 @@ struct RowBackStage::Impl {
     // Each part (of a column range) on one worker; the stripe's rows handed out once all are
     // made.
     const int64_t first = std::max(r.y0, s0), last = std::min(r.y1, s1);
-    const int64_t columns = split.columns > 0 ? split.columns : r.width();
-    const int64_t q0 = split.columns > 0 ? floor_div(r.x0, columns) : 0;
-    const int64_t ranges = split.columns > 0 ? floor_div(r.x1 - 1, columns) - q0 + 1 : 1;
+    const ColumnRanges& cols = split.columns;
+    const int64_t ranges = cols.count > 0 ? cols.count : 1;
     run_on_workers((s1 - s0 + part - 1) / part * ranges, worker_count(threads), [&](ptrdiff_t i, int worker) {
       const int64_t p = i / ranges, q = i % ranges;
       const int64_t e0 = std::max(first, s0 + p * part), e1 = std::min(last, s0 + (p + 1) * part);
-      const int64_t x0 = split.columns > 0 ? std::max(r.x0, (q0 + q) * columns) : r.x0;
-      const int64_t x1 = split.columns > 0 ? std::min(r.x1, (q0 + q + 1) * columns) : r.x1;
+      const int64_t x0 = cols.count > 0 ? cols.x0(r, q) : r.x0, x1 = cols.count > 0 ? cols.x1(r, q) : r.x1;
       emit_rows(e0, e1, x0, x1, worker, 1, e0 - first);
     });
     if (rows_out && last > first) hand_out(first, last);
