@@ -3,12 +3,14 @@
 // Exit codes: 0 success, 1 failure while running (bad input file, I/O, device), 2 bad arguments.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 
 #include "common/error.hpp"
 #include "j2kfront/j2kfront.hpp"
 #include "tools/commands.hpp"
+#include "tools/heap_tuning.hpp"
 #include "tools/temp_files.hpp"
 
 namespace {
@@ -38,6 +40,7 @@ std::string version_text() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  j2k::tools::tune_heap_for_workers(std::getenv("GLIBC_TUNABLES"));
   // Before any file is written: a signal that ends the run takes its temporary files with it.
   j2k::tools::install_temp_file_cleanup();
   CLI::App app{"j2kfront: a JPEG 2000 codec (compress, decompress, transcode) with a GPU front stage (tiling, DC shift, RCT/ICT, DWT on the CPU, CUDA or OpenCL)"};
