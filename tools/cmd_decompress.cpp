@@ -4,13 +4,7 @@
 // library's decoder, with opj_decompress's flags: -r (reduce), -l (layers), -d (region), -t
 // (tile), -c (components), -threads, -OutFor. Every flag and every output name is checked
 // before any work; each file is written under a temporary name and renamed.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
 #include <cstring>
 #include <cctype>
 #include <chrono>
@@ -23,7 +17,6 @@
 
 #include "codec/codestream/jp2_boxes.hpp"
 #include "common/error.hpp"
-#include "common/memory_pages.hpp"
 #include "common/parallel/parallel_for.hpp"
 #include "common/sample_bytes.hpp"
 #include "common/sample_type.hpp"
@@ -33,69 +26,13 @@
 #include "tools/commands.hpp"
 #include "tools/env_options.hpp"
 #include "tools/image_files.hpp"
+#include "tools/input_file.hpp"
 #include "tools/memory_size.hpp"
 #include "tools/output_dir.hpp"
 #include "tools/progress.hpp"
 #include "tools/rows_in_background.hpp"
 
 namespace j2k::tools {
-
-// The file's bytes, refused beyond `limit` (0: none) before they are read (into a buffer that
-// is not zeroed first). A regular file only, as compress and transform read theirs: a FIFO or
-// a device is refused by name, and never waited on (opened without blocking, then checked).
-SampleBytes read_input_file(const std::string& path, uint64_t limit, int threads) {
-  if (path == "-") {  // standard input: read to its end, refused past the limit as it comes
-    SampleBytes bytes;
-    unsigned char buffer[1 << 16];
-    for (;;) {
-      const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) throw Error(ErrorCode::Io, std::string("standard input: cannot read: ") + std::strerror(errno));
-      if (n == 0) break;
-      if (limit && bytes.size() + static_cast<size_t>(n) > limit)
-        throw Error(ErrorCode::OutOfMemory, "standard input: more than the " + std::to_string(limit) + " bytes --max-memory allows");
-      bytes.insert(bytes.end(), buffer, buffer + n);
-    }
-    return bytes;
-  }
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) throw Error(ErrorCode::Io, path + ": cannot open: " + std::strerror(errno));
-  auto fail = [&](ErrorCode code, const std::string& what) {
-    ::close(fd);
-    throw Error(code, path + ": " + what);
-  };
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) fail(ErrorCode::Io, std::string("cannot read: ") + std::strerror(errno));
-  if (S_ISDIR(st.st_mode)) fail(ErrorCode::Io, std::strerror(EISDIR));
-  if (!S_ISREG(st.st_mode)) fail(ErrorCode::Io, "not a regular file (a pipe, FIFO or device is not read; save it to a file)");
-  const auto size = static_cast<uint64_t>(st.st_size);
-  if (limit && size > limit)
-    fail(ErrorCode::OutOfMemory, std::to_string(size) + " bytes, more than the " + std::to_string(limit) + " bytes --max-memory allows");
-  // Chunks of 4 MiB, each mapped (populate_pages) and read (pread, at its place) by one
-  // worker, the workers side by side: a 20 MB stream took one thread 6 ms of a 16-thread
-  // decode's 90 on the H200 machine.
-  constexpr size_t kChunk = size_t{4} << 20;
-  SampleBytes bytes(static_cast<size_t>(size));
-  std::atomic<int> error{0};  // errno of a failed read; -1: the file ended early
-  parallel_for(static_cast<ptrdiff_t>((bytes.size() + kChunk - 1) / kChunk), copy_threads(bytes.size(), threads), [&](ptrdiff_t c) {
-    size_t at = static_cast<size_t>(c) * kChunk, left = std::min(kChunk, bytes.size() - at);
-    populate_pages(bytes.data() + at, left);
-    while (left > 0 && error.load(std::memory_order_relaxed) == 0) {
-      const ssize_t n = ::pread(fd, bytes.data() + at, left, static_cast<off_t>(at));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        int none = 0;
-        error.compare_exchange_strong(none, n < 0 ? errno : -1);
-        return;
-      }
-      at += static_cast<size_t>(n), left -= static_cast<size_t>(n);
-    }
-  });
-  if (error.load() > 0) fail(ErrorCode::Io, std::string("cannot read: ") + std::strerror(error.load()));
-  if (error.load() < 0) fail(ErrorCode::Io, "cannot read all of it (it shrank while being read)");
-  ::close(fd);
-  return bytes;
-}
 
 namespace {
 
@@ -280,7 +217,7 @@ void write_image(const io::ImageSamples& whole, const std::string& output, const
 // half-way leaves no file. The same bytes and messages as write_image's. Returns the image's
 // shape (its components' data not valid); `write_ms`: the time the rows took to write, within
 // the decoder's report's.
-j2k_image_view decode_to_pnm(j2kfront::Decoder& decoder, const SampleBytes& bytes, const DecompressJob& job, const std::string& input,
+j2k_image_view decode_to_pnm(j2kfront::Decoder& decoder, const InputBytes& bytes, const DecompressJob& job, const std::string& input,
                              bool force, int threads, std::vector<j2k_component_view>& shape, double* write_ms) {
   const io::ImageFormat format = io::image_format_for(job.format_name);
   j2k_image_view whole{};
@@ -400,7 +337,7 @@ int run_decompress(const DecompressArgs& a) {
     const DecompressJob& job = jobs[k];
     try {
       const auto t0 = Clock::now();
-      const SampleBytes bytes = read_input_file(job.input, s.max_bytes, s.threads);
+      const InputBytes bytes = read_input_file(job.input, s.max_bytes, s.threads);
       const std::string input = job.input == "-" ? "standard input" : job.input;
       const io::ImageFormat format = io::image_format_for(job.format_name);
       j2k_image_view view{};

@@ -15,6 +15,7 @@
 #include "common/error.hpp"
 #include "j2kfront/j2kfront.hpp"
 #include "tools/commands.hpp"
+#include "tools/input_file.hpp"
 #include "tools/memory_size.hpp"
 #include "tools/output_dir.hpp"
 
@@ -60,7 +61,7 @@ int run_transcode(const TranscodeArgs& a) {
 
   const OutputFile output(a.output, a.input, a.force);
   output.check();  // before any work: never the input, an existing file only with --force
-  const SampleBytes in = read_input_file(a.input, s.max_bytes, s.threads);
+  const InputBytes in = read_input_file(a.input, s.max_bytes, s.threads);
   const auto t0 = Clock::now();
   j2kfront::Transcoder transcoder(s);
   const auto [data, size] = transcoder.transcode_in_place(in.data(), in.size());

@@ -8,7 +8,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include "common/sample_bytes.hpp"
 #include "j2kfront/j2kfront.h"
 
 namespace j2k::tools {
@@ -20,12 +19,6 @@ std::function<int()> add_decompress_command(CLI::App& app);
 std::function<int()> add_info_command(CLI::App& app);
 std::function<int()> add_check_command(CLI::App& app);
 std::function<int()> add_transcode_command(CLI::App& app);
-
-// An input file's bytes (decompress, transcode), refused beyond `limit` (0: none) before they
-// are read. A regular file only: a FIFO or a device is refused by name, never waited on; "-"
-// reads standard input to its end. Throws Error (Io, OutOfMemory) naming the file. A file is
-// read on `threads` workers (0: every core), a chunk each.
-SampleBytes read_input_file(const std::string& path, uint64_t limit, int threads);
 
 // argv as CLI11 parses it: for `compress` and `decompress`, opj_compress's and
 // opj_decompress's spellings that mean what one of ours means (-mct, -SOP, -EPH, -PLT, -TLM,

@@ -40,6 +40,18 @@ extern "C" void remove_temp_files_then_die(int sig) {
   ::raise(sig);
 }
 
+// SIGBUS: a mapped input file (input_file.hpp) cut short by another process while it is read.
+// The outputs being written are removed as above; then the cause is said, and the process ends
+// as a failed run does (status 1), not as a crash.
+extern "C" void remove_temp_files_after_bus_error(int) {
+  for (Slot& s : g_slots)
+    if (s.state.load(std::memory_order_acquire) == kArmed) ::unlinkat(s.dir_fd, s.name, 0);
+  static const char kSaid[] =
+      "j2kfront: error: a mapped file could not be read (SIGBUS): an input file was cut short while it was being read\n";
+  (void)!::write(STDERR_FILENO, kSaid, sizeof kSaid - 1);
+  ::_exit(1);
+}
+
 sigset_t handled_set() {
   sigset_t set;
   sigemptyset(&set);
@@ -60,6 +72,10 @@ void install_temp_file_cleanup() {
       sigfillset(&act.sa_mask);  // one handler at a time, whichever signals come
       ::sigaction(sig, &act, nullptr);
     }
+    struct sigaction bus {};
+    bus.sa_handler = remove_temp_files_after_bus_error;
+    sigfillset(&bus.sa_mask);
+    ::sigaction(SIGBUS, &bus, nullptr);
   });
 }
 

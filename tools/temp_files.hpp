@@ -5,7 +5,9 @@
 // a fixed table while it exists; a handler for SIGINT, SIGTERM, SIGHUP, SIGXFSZ and SIGPIPE
 // removes the registered files with unlinkat(2), which is async-signal-safe (no allocation, no
 // lock), then raises the signal again with its default action: the process still ends as the
-// signal says (its exit status too), only without the files.
+// signal says (its exit status too), only without the files. SIGBUS (a mapped input file cut
+// short by another process, input_file.hpp) removes them too, then says so and exits with
+// status 1.
 #pragma once
 #include <csignal>
 #include <string>
