@@ -8,6 +8,7 @@
 #include <memory>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <string>
 #include <thread>
 
@@ -63,11 +64,11 @@ class TileDecoder {
   // on the GPU, the tile's blocks join those of the tiles before it, decoded together once
   // they fill a launch (or at finish()).
   void run(size_t t, DecodedImage& image) {
-    Prepared p = prepare(t, image);
     if (by_rows_) {
-      run_by_rows(p, image);
+      run_by_rows(t, image);
       return;
     }
+    Prepared p = prepare(t, image);
     // HT code-blocks (Part 15) go to the GPU's batch as Part 1's do (CUDA's and OpenCL's
     // decode both, block by block: an HTMIXED tile's in one launch). A batch that did not
     // (decodes_ht()) would leave such a tile to the CPU's threads, through the host buffers,
@@ -115,18 +116,29 @@ class TileDecoder {
   };
 
   Prepared prepare(size_t t, DecodedImage& image) {
+    Prepared p = tile_of(t, image);
+    read_packets(p, image);
+    return p;
+  }
+
+  // Tier-2: the tile's packets, its blocks' data.
+  void read_packets(Prepared& p, DecodedImage& image) {
+    p.packets = read_tile_packets(cs_, data_, p.t, settings_.allow_partial, settings_.layers, &budget_);
+    if (p.packets.truncated) image.truncated = true;
+    warnings_.insert(warnings_.end(), p.packets.warnings.begin(), p.packets.warnings.end());
+  }
+
+  // The tile as its headers give it, before Tier-2: its tile-components, with the back stage's
+  // and Tier-1's records of them.
+  Prepared tile_of(size_t t, DecodedImage& image) {
     Prepared p;
     p.t = t;
     const TileCoding& tc = cs_.tiles[t];
-    // Its tile-components here, with the back stage's and Tier-1's records of them.
     p.memory = Reservation(&budget_, tile_components_bytes(cs_, t) +
                                          tc.components.size() * (sizeof(BackStage::Component) + sizeof(TileComponent)) + 64,
                            [&] { return "tile " + std::to_string(t) + "'s " + std::to_string(tc.components.size()) + " tile-components"; });
     p.inputs = tile_components(cs_, t);
     const std::vector<TileComponentInput>& inputs = p.inputs;
-    p.packets = read_tile_packets(cs_, data_, t, settings_.allow_partial, settings_.layers, &budget_);
-    if (p.packets.truncated) image.truncated = true;
-    warnings_.insert(warnings_.end(), p.packets.warnings.begin(), p.packets.warnings.end());
 
     std::vector<BackStage::Component>& stage = p.stage;
     stage.resize(inputs.size());
@@ -349,7 +361,8 @@ class TileDecoder {
   // finest level's blocks a row of code-blocks (stripe) ahead of the output rows made from
   // them, so that the finest level's coefficients never fill whole-tile planes.
   // A streamed image's rows go to settings_.rows as each stripe makes them.
-  void run_by_rows(Prepared& p, const DecodedImage& image) {
+  void run_by_rows(size_t t, DecodedImage& image) {
+    Prepared p = tile_of(t, image);
     const TileCoding& tc = cs_.tiles[p.t];
     // Rows of code-blocks at least kMinStripeRows tall (several of low code-blocks, whose
     // multiples no code-block crosses either): a window's margins are 2 x 8 rows (the 9/7)
@@ -358,14 +371,39 @@ class TileDecoder {
     const int stripe = std::max(1 << tc.components[0].block_h_log2, kMinStripeRows);
     const int threads = settings_.backend.threads;
     if (!RowBackStage::fits(p.stage, stripe)) throw Error(ErrorCode::Internal, "tile " + std::to_string(p.t) + " cannot go by rows");
-    const std::vector<LaidBlock>& blocks = p.packets.layout.blocks;
-    const Reservation memory(&budget_,
-                             RowBackStage::bytes(p.stage, stripe, threads, image.streamed) + heap_bytes(blocks.size() * sizeof(size_t)),
-                             [&] { return "tile " + std::to_string(p.t) + "'s coefficients, a row of code-blocks at a time"; });
+    const auto what = [&] { return "tile " + std::to_string(p.t) + "'s coefficients, a row of code-blocks at a time"; };
+    const Reservation memory(&budget_, RowBackStage::bytes(p.stage, stripe, threads, image.streamed), what);
     RowBackStage::RowsOut out;
     if (image.streamed)
       out = [&](int64_t y, int64_t count, const std::vector<const uint8_t*>& data) { settings_.rows(image, DecodedRows{y, count, data}); };
-    RowBackStage rows(p.stage, p.mct, stripe, threads, std::move(out));
+    // On three workers or more the buffers' pages are mapped while this thread reads the
+    // packets (Tier-2 takes one thread): on the H200's 16 threads a 4096^2 RGB stream's Tier-2
+    // had taken 6 to 8 ms and the mapping 10, one after the other. (On two, the mapping beside
+    // Tier-2 measured no faster: the development machine's two CPUs.)
+    const bool aside = worker_count(threads) > 2;
+    RowBackStage rows(p.stage, p.mct, stripe, threads, std::move(out), /*map_now=*/!aside);
+    {
+      std::exception_ptr mapping_failed;
+      std::thread mapper;
+      if (aside)
+        mapper = std::thread([&] {
+          try {
+            rows.map_pages();
+          } catch (...) {
+            mapping_failed = std::current_exception();
+          }
+        });
+      try {
+        read_packets(p, image);
+      } catch (...) {
+        if (mapper.joinable()) mapper.join();
+        throw;
+      }
+      if (mapper.joinable()) mapper.join();
+      if (mapping_failed) std::rethrow_exception(mapping_failed);
+    }
+    const std::vector<LaidBlock>& blocks = p.packets.layout.blocks;
+    const Reservation order_memory(&budget_, heap_bytes(blocks.size() * sizeof(size_t)), what);
     const int64_t first = rows.first_stripe(), last = rows.last_stripe();
     // The blocks' indices: the coarser levels' first, then the finest level's by stripe
     // (starts[k - first] .. starts[k - first + 1]).

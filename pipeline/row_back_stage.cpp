@@ -91,6 +91,7 @@ struct RowBackStage::Impl {
   Split split;
   int64_t stride = 0;  // values a window row holds
   std::vector<std::unique_ptr<AlignedBuffer>> coarse, bands, windows;  // bands: 3 per component; windows: a set a worker side by side
+  std::vector<size_t> coarse_bytes, band_bytes;
   RowsOut rows_out;
   std::vector<std::unique_ptr<AlignedBuffer>> out_rows;  // with rows_out: a part's samples per component (side by side: a stripe's)
   std::unique_ptr<AlignedBuffer> scratch;
@@ -283,7 +284,8 @@ uint64_t RowBackStage::bytes(const std::vector<BackStage::Component>& comps, int
   return n + scratch * static_cast<uint64_t>(worker_count(threads)) * 4 + 64 * (4 * comps.size() + 1);
 }
 
-RowBackStage::RowBackStage(const std::vector<BackStage::Component>& comps, bool mct, int stripe_rows, int threads, RowsOut rows_out)
+RowBackStage::RowBackStage(const std::vector<BackStage::Component>& comps, bool mct, int stripe_rows, int threads, RowsOut rows_out,
+                           bool map_now)
     : impl_(std::make_unique<Impl>()) {
   if (!fits(comps, stripe_rows)) throw Error(ErrorCode::Internal, "row back stage: components it does not take");
   Impl& m = *impl_;
@@ -298,14 +300,16 @@ RowBackStage::RowBackStage(const std::vector<BackStage::Component>& comps, bool 
   m.split = split_of(comps[0].rect, stripe_rows, threads);
   m.stride = window_stride(m.split, m.geometry[0].w, m.margin);
   size_t scratch = 0;
-  // The coarse planes and the band rows, which Tier-1 fills a block at a time, their pages
-  // mapped first on the threads that then fill them (common/memory_pages.hpp).
+  // The coarse planes and the band rows, which Tier-1 fills a block at a time; map_pages()
+  // maps their pages.
   for (Geometry g : m.geometry) {
     g.margin = m.margin;
-    m.coarse.push_back(
-        std::make_unique<AlignedBuffer>(static_cast<size_t>(g.coarse.width() * g.coarse.height()) * 4, kWhat, true, threads));
-    for (int b = 0; b < 3; ++b)
-      m.bands.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(3 * m.stripe * g.band_width(b)) * 4, kWhat, true, threads));
+    m.coarse.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(g.coarse.width() * g.coarse.height()) * 4, kWhat));
+    m.coarse_bytes.push_back(static_cast<size_t>(g.coarse.width() * g.coarse.height()) * 4);
+    for (int b = 0; b < 3; ++b) {
+      m.bands.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(3 * m.stripe * g.band_width(b)) * 4, kWhat));
+      m.band_bytes.push_back(static_cast<size_t>(3 * m.stripe * g.band_width(b)) * 4);
+    }
     scratch = std::max(scratch, scratch_values(g, m.split));
   }
   for (int64_t set = 0; set < m.split.sets; ++set)  // windows[set * components + c]
@@ -319,6 +323,17 @@ RowBackStage::RowBackStage(const std::vector<BackStage::Component>& comps, bool 
   }
   m.scratch_per_thread = scratch;
   m.scratch = std::make_unique<AlignedBuffer>(scratch * static_cast<size_t>(worker_count(threads)) * 4, kWhat);
+  if (map_now) map_pages();
+}
+
+// In one run, so that every worker maps a piece at a time (the planes' 12 buffers had been
+// mapped a run each).
+void RowBackStage::map_pages() {
+  const Impl& m = *impl_;
+  std::vector<PageRange> ranges;
+  for (size_t i = 0; i < m.coarse.size(); ++i) ranges.push_back({m.coarse[i]->p, m.coarse_bytes[i]});
+  for (size_t i = 0; i < m.bands.size(); ++i) ranges.push_back({m.bands[i]->p, m.band_bytes[i]});
+  populate_pages(ranges, m.threads);
 }
 
 RowBackStage::~RowBackStage() = default;

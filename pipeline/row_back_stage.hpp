@@ -48,10 +48,17 @@ class RowBackStage {
   // `rows_out` set: emit() makes each part's samples in a band of rows per component and
   // hands them there, instead of writing them into the components' homes (whose base is then
   // not read: only their type and size).
-  RowBackStage(const std::vector<BackStage::Component>& comps, bool mct, int stripe_rows, int threads, RowsOut rows_out = nullptr);
+  // `map_now` false: the coarse planes' and the bands' pages are left to map_pages(), which
+  // the caller may run on another thread while it does something else (the decoder: Tier-2).
+  RowBackStage(const std::vector<BackStage::Component>& comps, bool mct, int stripe_rows, int threads, RowsOut rows_out = nullptr,
+               bool map_now = true);
   ~RowBackStage();
   RowBackStage(const RowBackStage&) = delete;
   RowBackStage& operator=(const RowBackStage&) = delete;
+
+  // Maps the pages of the buffers Tier-1 fills (the coarse planes and the band rows) on the
+  // workers, 4 MiB a worker (common/memory_pages.hpp), before anything is written to them.
+  void map_pages();
 
   // Component c's coarser resolution (the finest level's LL) in pyramid layout, int32 (5/3)
   // or float (9/7), rows coarse_stride(c) values apart: where Tier-1 writes the coarser

@@ -3,7 +3,7 @@
 // rows at a time: pipeline/row_back_stage) against its whole-plane path (DecodeSettings::by_rows
 // off), bit for bit, through our HT encoder's streams: RGB 8-bit and 16-bit grey, odd sizes and
 // canvas origins, 2 and 3 pixels tall or wide (row_back_stage_test has 1), the 5/3 and the 9/7,
-// code-blocks 4 to 64 rows tall, one level and five, one, two and sixteen threads. The same with the
+// code-blocks 4 to 64 rows tall, one level and five, one, two and sixteen threads (and Tier-2 refusing on three, four and sixteen). The same with the
 // rows handed out as they are made (DecodeSettings::rows, the C interface's
 // j2k_decoder_run_rows), and the images that do not stream. And that the memory limit counts
 // what the by-rows path allocates (less than a tile's planes, and no output planes when the
@@ -140,6 +140,30 @@ TEST(DecodeByRows, SameSamplesAsWholePlanes) {
             if (::testing::Test::HasFailure()) return;
           }
     }
+}
+
+// Tier-2 refusing a stream (here: a memory limit its packets' data passes) while, on three
+// workers or more, another thread maps the row stage's pages: the error reaches the caller,
+// the mapping thread joined first (a thread left running would end the process).
+TEST(DecodeByRows, TierTwoRefusingWhileThePagesAreMapped) {
+  const j2kfront::Image img = noisy(1, 3, 300, 600, true);
+  const std::vector<uint8_t> bytes = ht_stream(img, false, 5, 64, 64);
+  for (int threads : {3, 4, 16}) {
+    DecodeSettings d;
+    d.backend = j2k::BackendOptions(j2k::Backend::Cpu, threads);
+    d.by_rows = true;
+    bool tier2_refused = false;
+    for (uint64_t limit = bytes.size(); limit < bytes.size() + (uint64_t{64} << 20) && !tier2_refused; limit += 16 << 10) {
+      d.max_bytes = limit;
+      try {
+        decode(bytes.data(), bytes.size(), d);
+        break;  // enough for all of it
+      } catch (const j2k::Error& e) {
+        tier2_refused = std::string(e.what()).find("packet data") != std::string::npos;
+      }
+    }
+    EXPECT_TRUE(tier2_refused) << threads << " threads: no limit refused the packets' data in Tier-2";
+  }
 }
 
 // 2048^2 RGB: a tile's planes are 48 MiB, the by-rows path's buffers about 21 (the coarse
