@@ -6,7 +6,8 @@
 // of code-blocks (a stripe) at a time, to three stripes' worth of rows per band; emit(k) then
 // makes output rows [2kS, 2(k+1)S) of the tile-component, in parts of at most 32 rows (on more
 // than four workers 32 for every four; where a stripe's parts share evenly among the workers,
-// each part made whole by one worker, side by side): for
+// each part made whole by one worker, side by side; otherwise, on several workers, each part
+// in column ranges side by side, a range and its margins a worker's window): for
 // each, the finest level's inverse DWT on a window of its rows and `margin` more on each side
 // (pyramid order filled from the coarse plane and the bands' rows), then the inverse RCT /
 // ICT, DC shift and clamp of its exact rows into the component's home (as BackStage's
