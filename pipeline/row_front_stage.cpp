@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "common/error.hpp"
+#include "common/memory_pages.hpp"
 #include "common/parallel/parallel_for.hpp"
 #include "common/parallel/worker_pool.hpp"
 #include "pipeline/aligned_buffer.hpp"
@@ -180,15 +182,21 @@ RowFrontStage::RowFrontStage(const std::vector<Component>& comps, bool mct, int 
     m.margin = std::max(m.margin, m.geometry.back().margin);
   }
   size_t scratch = 0;
-  // The coarse planes, which the rows fill in order, their pages mapped first on the threads
-  // that then fill them (common/memory_pages.hpp).
+  // The coarse planes, which the rows fill in order, the bands and the windows, their pages
+  // mapped first on the threads that then fill them, every buffer's in one run
+  // (common/memory_pages.hpp; the planes had been mapped a run each, four workers at a time).
+  std::vector<PageRange> pages;
   for (size_t c = 0; c < comps.size(); ++c) {
     Geometry g = m.geometry[c];
     g.margin = m.margin;
-    m.coarse.push_back(
-        std::make_unique<AlignedBuffer>(static_cast<size_t>(g.coarse.width() * g.coarse.height()) * 4, kWhat, true, threads));
-    for (int b = 0; b < 3; ++b) m.bands.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(m.stripe * g.band_width(b)) * 4, kWhat));
-    m.windows.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(window_rows(stripe_rows, m.margin) * g.w) * 4, kWhat));
+    const auto add = [&](size_t bytes) {
+      auto b = std::make_unique<AlignedBuffer>(bytes, kWhat);
+      pages.push_back({b->p, bytes});
+      return b;
+    };
+    m.coarse.push_back(add(static_cast<size_t>(g.coarse.width() * g.coarse.height()) * 4));
+    for (int b = 0; b < 3; ++b) m.bands.push_back(add(static_cast<size_t>(m.stripe * g.band_width(b)) * 4));
+    m.windows.push_back(add(static_cast<size_t>(window_rows(stripe_rows, m.margin) * g.w) * 4));
     Plane p;
     p.base = m.windows.back()->p;
     p.type = comps[c].reversible ? J2K_SAMPLE_I32 : J2K_SAMPLE_F32;
@@ -200,6 +208,7 @@ RowFrontStage::RowFrontStage(const std::vector<Component>& comps, bool mct, int 
   }
   m.scratch_per_thread = scratch;
   m.scratch = std::make_unique<AlignedBuffer>(scratch * static_cast<size_t>(worker_count(threads)) * 4, kWhat);
+  populate_pages(pages, threads);
 }
 
 RowFrontStage::~RowFrontStage() = default;
