@@ -7,8 +7,9 @@
 // the page faults of all the other workers wait (a two-thread HT compress of a 4096^2 RGB
 // image made about 1,900 mprotect calls). Here allocations under 32 MiB come from the arenas,
 // which grow 16 MiB at a time and keep what is freed for the next image: on the H200's 16
-// threads HT compress and decompress 5% to 15% faster, the peak memory the same
-// (bench/RESULTS.md, docs/maintainers/experiments.md).
+// threads HT compress and decompress 5% to 15% faster, one image's peak memory the same, a
+// folder's a few percent more (docs/maintainers/experiments.md, "HTJ2K on 16 threads, round
+// 2"; docs/cli.md, "Memory").
 #pragma once
 
 namespace j2k::tools {
