@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <cmath>
 #include <cstring>
 #include <exception>
@@ -30,6 +31,7 @@
 #include "pipeline/back_stage.hpp"
 #include "pipeline/row_back_stage.hpp"
 #include "common/parallel/parallel_for.hpp"
+#include "common/parallel/worker_pool.hpp"
 
 namespace j2k::codec {
 namespace {
@@ -385,9 +387,12 @@ class TileDecoder {
     {
       std::exception_ptr mapping_failed;
       std::thread mapper;
+      const j2k_thread_pool* embedders = scoped_thread_pool();  // the caller's runs' pool, if an embedder's
       if (aside)
         mapper = std::thread([&] {
           try {
+            std::optional<ScopedThreadPool> same_pool;
+            if (embedders != nullptr) same_pool.emplace(*embedders);
             rows.map_pages();
           } catch (...) {
             mapping_failed = std::current_exception();

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The CPU worker pool (common/parallel/worker_pool.hpp): every item once, worker indices that
-// no two calls in progress share, exceptions, nested and concurrent runs, and idle workers
-// that sleep instead of spinning.
+// no two calls in progress share, exceptions, nested and concurrent runs, an embedder's pool
+// per thread, and idle workers that sleep instead of spinning.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
@@ -117,6 +117,36 @@ double cpu_seconds() {
   getrusage(RUSAGE_SELF, &u);
   return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+// The embedder's pool a thread's runs go to: set while a ScopedThreadPool lives (the innermost),
+// restored after; a thread of its own starts with none, and one that opens the caller's pool
+// hands its runs to it (as the decoder's page-mapping thread does).
+TEST(WorkerPool, ScopedThreadPoolIsThreadsOwnAndCanBeOpenedAgain) {
+  std::atomic<int> runs{0};
+  auto run = [](void* context, size_t count, int, j2k_task_fn task, void* arg) {
+    static_cast<std::atomic<int>*>(context)->fetch_add(1);
+    for (size_t i = 0; i < count; ++i) task(arg, i, 0);
+  };
+  const j2k_thread_pool outer{run, &runs, 2}, inner{run, &runs, 3};
+  EXPECT_EQ(j2k::scoped_thread_pool(), nullptr);
+  {
+    const j2k::ScopedThreadPool a(outer);
+    EXPECT_EQ(j2k::scoped_thread_pool(), &outer);
+    {
+      const j2k::ScopedThreadPool b(inner);
+      EXPECT_EQ(j2k::scoped_thread_pool(), &inner);
+    }
+    EXPECT_EQ(j2k::scoped_thread_pool(), &outer);
+    const j2k_thread_pool* callers = j2k::scoped_thread_pool();
+    std::thread([&] {
+      EXPECT_EQ(j2k::scoped_thread_pool(), nullptr) << "a new thread inherits no pool";
+      const j2k::ScopedThreadPool same(*callers);
+      run_on_workers(10, 2, [](ptrdiff_t, int) {});
+    }).join();
+    EXPECT_EQ(runs.load(), 1) << "the thread's run did not go to the caller's pool";
+  }
+  EXPECT_EQ(j2k::scoped_thread_pool(), nullptr);
 }
 
 // After a run the workers sleep: a quarter of a second idle costs the process (nearly) no

@@ -225,6 +225,8 @@ ScopedThreadPool::ScopedThreadPool(const j2k_thread_pool& pool) : previous_(t_ex
 }
 ScopedThreadPool::~ScopedThreadPool() { t_external = previous_; }
 
+const j2k_thread_pool* scoped_thread_pool() { return t_external; }
+
 void run_on_workers(ptrdiff_t count, int threads, ItemFn fn) {
   if (count <= 1 || threads <= 1) {
     for (ptrdiff_t i = 0; i < count; ++i) fn(i, 0);

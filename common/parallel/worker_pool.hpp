@@ -55,6 +55,11 @@ class ScopedThreadPool {
   const j2k_thread_pool* previous_;
 };
 
+// The embedder's pool that this thread's runs go to (the innermost ScopedThreadPool's), or
+// null: the library's own. A thread the library starts for part of a call opens a
+// ScopedThreadPool with it, so that its runs go where the caller's do.
+const j2k_thread_pool* scoped_thread_pool();
+
 // The hardware threads this process may run on (its CPU affinity: taskset, cgroup cpusets),
 // at least 1: the default worker count.
 int available_cores();
