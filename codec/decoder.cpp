@@ -384,8 +384,8 @@ class TileDecoder {
     // Tier-2 measured no faster: the development machine's two CPUs.)
     const bool aside = worker_count(threads) > 2;
     RowBackStage rows(p.stage, p.mct, stripe, threads, std::move(out), /*map_now=*/!aside);
+    std::exception_ptr mapping_failed;
     {
-      std::exception_ptr mapping_failed;
       std::thread mapper;
       const j2k_thread_pool* embedders = scoped_thread_pool();  // the caller's runs' pool, if an embedder's
       if (aside)
@@ -398,15 +398,16 @@ class TileDecoder {
             mapping_failed = std::current_exception();
           }
         });
-      try {
-        read_packets(p, image);
-      } catch (...) {
-        if (mapper.joinable()) mapper.join();
-        throw;
-      }
-      if (mapper.joinable()) mapper.join();
-      if (mapping_failed) std::rethrow_exception(mapping_failed);
+      // Joined however Tier-2 ends (an error too): the thread uses `rows`.
+      struct Join {
+        std::thread& t;
+        ~Join() {
+          if (t.joinable()) t.join();
+        }
+      } join{mapper};
+      read_packets(p, image);
     }
+    if (mapping_failed) std::rethrow_exception(mapping_failed);
     const std::vector<LaidBlock>& blocks = p.packets.layout.blocks;
     const Reservation order_memory(&budget_, heap_bytes(blocks.size() * sizeof(size_t)), what);
     const int64_t first = rows.first_stripe(), last = rows.last_stripe();

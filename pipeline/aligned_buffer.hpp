@@ -15,12 +15,14 @@ namespace j2k {
 // fill it (common/memory_pages.hpp).
 struct AlignedBuffer {
   void* p = nullptr;
-  AlignedBuffer(size_t bytes, const char* what, bool populate = false, int threads = 1) {
-    const size_t size = std::max<size_t>((bytes + 63) / 64 * 64, 64);
+  size_t size = 0;  // bytes allocated: the bytes asked for, to a multiple of 64
+  AlignedBuffer(size_t bytes, const char* what, bool populate = false, int threads = 1)
+      : size(std::max<size_t>((bytes + 63) / 64 * 64, 64)) {
     p = std::aligned_alloc(64, size);
     if (!p) throw Error(ErrorCode::OutOfMemory, "cannot allocate " + std::to_string(bytes) + " bytes for " + what);
     if (populate) populate_pages(p, size, threads);
   }
+  PageRange pages() const { return {p, size}; }
   ~AlignedBuffer() { std::free(p); }
   AlignedBuffer(const AlignedBuffer&) = delete;
   AlignedBuffer& operator=(const AlignedBuffer&) = delete;

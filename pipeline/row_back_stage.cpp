@@ -29,7 +29,6 @@ constexpr int64_t kPartRows = 32;
 
 constexpr const char* kWhat = "the decoder's rows";
 
-using row_geometry::ColumnRanges;
 using row_geometry::floor_div;
 using row_geometry::Geometry;
 using row_geometry::low_count;
@@ -41,6 +40,39 @@ int64_t part_rows(int stripe_rows, int threads) {
   return std::min(2 * int64_t{stripe_rows}, kPartRows * ((worker_count(threads) + 3) / 4));
 }
 
+// A window's columns where the workers take a window's rows side by side in column ranges, each
+// range made whole by one worker (its horizontal lifting on the range and `margin` columns
+// more each side, left out as the window's edge rows are): ranges of `width` columns on the
+// canvas's grid of that width (so each starts on an even column, an L column, as a window's
+// first row is an L row), two a worker, at least kMinColumns wide (narrower ones would spend
+// too much on their margins). On many workers a window's rows had gone to them by rows for
+// the horizontal pass and by 64 columns for the vertical, so most of its values moved from
+// one core's cache to another's between passes.
+struct ColumnRanges {
+  static constexpr int64_t kMinColumns = 64;
+  int64_t width = 0, first = 0, count = 0;  // count 0: no ranges (one worker, or too narrow a rect)
+
+  ColumnRanges() = default;
+  // Ranges of `r` for `workers`, where `items_a_range` (a stripe's parts) times their count
+  // give every worker one at least.
+  ColumnRanges(const Rect& r, int64_t workers, int64_t items_a_range) {
+    if (workers < 2 || r.empty()) return;
+    const int64_t even = (r.width() + 2 * workers - 1) / (2 * workers);
+    const int64_t w = std::max(kMinColumns, (even + 15) / 16 * 16);
+    const int64_t n = floor_div(r.x1 - 1, w) - floor_div(r.x0, w) + 1;
+    if (n * items_a_range < workers) return;
+    width = w;
+    first = floor_div(r.x0, w);
+    count = n;
+  }
+  // Range q's columns [x0, x1) of `r` (the one it was made for).
+  int64_t x0(const Rect& r, int64_t q) const { return std::max(r.x0, (first + q) * width); }
+  int64_t x1(const Rect& r, int64_t q) const { return std::min(r.x1, (first + q + 1) * width); }
+  // Values a window row holds for a range and its margins: a multiple of 16, so that each
+  // window row starts on a cache line (at most the rect's width).
+  int64_t stride(int64_t w, int64_t margin) const { return std::min(w, (width + 2 * margin + 15) / 16 * 16); }
+};
+
 // How a stripe's output rows [2kS, 2(k+1)S) are shared among the workers.
 // - One worker (or where neither below applies): parts of `part` rows one after another, every
 //   worker on each of a part's passes (rows, then columns, then samples: seven waits a part).
@@ -49,7 +81,7 @@ int64_t part_rows(int stripe_rows, int threads) {
 //   stripe's parts in one run: one wait a stripe, and a part's rows stay in its worker's L2
 //   from the horizontal pass to the samples.
 // - `columns` (count > 0): otherwise, where the stripe's parts cut into column ranges
-//   (row_geometry.hpp) give every worker one, each worker makes a part's rows of one range
+//   (ColumnRanges) give every worker one, each worker makes a part's rows of one range
 //   whole.
 struct Split {
   int64_t part = 0;
@@ -91,7 +123,6 @@ struct RowBackStage::Impl {
   Split split;
   int64_t stride = 0;  // values a window row holds
   std::vector<std::unique_ptr<AlignedBuffer>> coarse, bands, windows;  // bands: 3 per component; windows: a set a worker side by side
-  std::vector<size_t> coarse_bytes, band_bytes;
   RowsOut rows_out;
   std::vector<std::unique_ptr<AlignedBuffer>> out_rows;  // with rows_out: a part's samples per component (side by side: a stripe's)
   std::unique_ptr<AlignedBuffer> scratch;
@@ -305,11 +336,8 @@ RowBackStage::RowBackStage(const std::vector<BackStage::Component>& comps, bool 
   for (Geometry g : m.geometry) {
     g.margin = m.margin;
     m.coarse.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(g.coarse.width() * g.coarse.height()) * 4, kWhat));
-    m.coarse_bytes.push_back(static_cast<size_t>(g.coarse.width() * g.coarse.height()) * 4);
-    for (int b = 0; b < 3; ++b) {
+    for (int b = 0; b < 3; ++b)
       m.bands.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(3 * m.stripe * g.band_width(b)) * 4, kWhat));
-      m.band_bytes.push_back(static_cast<size_t>(3 * m.stripe * g.band_width(b)) * 4);
-    }
     scratch = std::max(scratch, scratch_values(g, m.split));
   }
   for (int64_t set = 0; set < m.split.sets; ++set)  // windows[set * components + c]
@@ -331,8 +359,8 @@ RowBackStage::RowBackStage(const std::vector<BackStage::Component>& comps, bool 
 void RowBackStage::map_pages() {
   const Impl& m = *impl_;
   std::vector<PageRange> ranges;
-  for (size_t i = 0; i < m.coarse.size(); ++i) ranges.push_back({m.coarse[i]->p, m.coarse_bytes[i]});
-  for (size_t i = 0; i < m.bands.size(); ++i) ranges.push_back({m.bands[i]->p, m.band_bytes[i]});
+  for (const auto* buffers : {&m.coarse, &m.bands})
+    for (const std::unique_ptr<AlignedBuffer>& b : *buffers) ranges.push_back(b->pages());
   populate_pages(ranges, m.threads);
 }
 

@@ -194,7 +194,7 @@ RowFrontStage::RowFrontStage(const std::vector<Component>& comps, bool mct, int 
     g.margin = m.margin;
     const auto add = [&](size_t bytes, bool mapped) {
       auto b = std::make_unique<AlignedBuffer>(bytes, kWhat);
-      if (mapped) pages.push_back({b->p, bytes});
+      if (mapped) pages.push_back(b->pages());
       return b;
     };
     m.coarse.push_back(add(static_cast<size_t>(g.coarse.width() * g.coarse.height()) * 4, true));

@@ -2,7 +2,6 @@
 // What the row stages (row_front_stage: the encoder's, row_back_stage: the decoder's) share:
 // a tile-component's finest-level geometry and the margins of their windows.
 #pragma once
-#include <algorithm>
 #include <cstdint>
 
 #include "tiling/canvas.hpp"
@@ -43,39 +42,6 @@ struct Geometry {
     margin = reversible ? kMargin53 : kMargin97;
   }
   int64_t band_width(int band) const { return band == 1 ? sn_x : dn_x; }  // HL, LH, HH
-};
-
-// A window's columns where the workers take a window's rows side by side in column ranges, each
-// range made whole by one worker (its horizontal lifting on the range and `margin` columns
-// more each side, left out as the window's edge rows are): ranges of `width` columns on the
-// canvas's grid of that width (so each starts on an even column, an L column, as a window's
-// first row is an L row), two a worker, at least kMinColumns wide (narrower ones would spend
-// too much on their margins). On many workers a window's rows had gone to them by rows for
-// the horizontal pass and by 64 columns for the vertical, so most of its values moved from
-// one core's cache to another's between passes.
-struct ColumnRanges {
-  static constexpr int64_t kMinColumns = 64;
-  int64_t width = 0, first = 0, count = 0;  // count 0: no ranges (one worker, or too narrow a rect)
-
-  ColumnRanges() = default;
-  // Ranges of `r` for `workers`, where `items_a_range` (a stripe's parts) times their count
-  // give every worker one at least.
-  ColumnRanges(const Rect& r, int64_t workers, int64_t items_a_range = 1) {
-    if (workers < 2 || r.empty()) return;
-    const int64_t even = (r.width() + 2 * workers - 1) / (2 * workers);
-    const int64_t w = std::max(kMinColumns, (even + 15) / 16 * 16);
-    const int64_t n = floor_div(r.x1 - 1, w) - floor_div(r.x0, w) + 1;
-    if (n * items_a_range < workers) return;
-    width = w;
-    first = floor_div(r.x0, w);
-    count = n;
-  }
-  // Range q's columns [x0, x1) of `r` (the one it was made for).
-  int64_t x0(const Rect& r, int64_t q) const { return std::max(r.x0, (first + q) * width); }
-  int64_t x1(const Rect& r, int64_t q) const { return std::min(r.x1, (first + q + 1) * width); }
-  // Values a window row holds for a range and its margins: a multiple of 16, so that each
-  // window row starts on a cache line (at most the rect's width).
-  int64_t stride(int64_t w, int64_t margin) const { return std::min(w, (width + 2 * margin + 15) / 16 * 16); }
 };
 
 }  // namespace j2k::row_geometry

@@ -31,9 +31,14 @@ constexpr int kSlots = 32;
 Slot g_slots[kSlots];
 static_assert(std::atomic<int>::is_always_lock_free, "the handler reads the slots' states");
 
-extern "C" void remove_temp_files_then_die(int sig) {
+// Async-signal-safe: unlinkat only.
+void remove_registered_files() {
   for (Slot& s : g_slots)
     if (s.state.load(std::memory_order_acquire) == kArmed) ::unlinkat(s.dir_fd, s.name, 0);
+}
+
+extern "C" void remove_temp_files_then_die(int sig) {
+  remove_registered_files();
   // The default action: the signal, blocked while its handler runs, is pending again and ends
   // the process as the handler returns, as it would have without us (its exit status too).
   ::signal(sig, SIG_DFL);
@@ -44,8 +49,7 @@ extern "C" void remove_temp_files_then_die(int sig) {
 // The outputs being written are removed as above; then the cause is said, and the process ends
 // as a failed run does (status 1), not as a crash.
 extern "C" void remove_temp_files_after_bus_error(int) {
-  for (Slot& s : g_slots)
-    if (s.state.load(std::memory_order_acquire) == kArmed) ::unlinkat(s.dir_fd, s.name, 0);
+  remove_registered_files();
   static const char kSaid[] =
       "j2kfront: error: a mapped file could not be read (SIGBUS): an input file was cut short while it was being read\n";
   (void)!::write(STDERR_FILENO, kSaid, sizeof kSaid - 1);
