@@ -410,30 +410,40 @@ class TileDecoder {
     if (mapping_failed) std::rethrow_exception(mapping_failed);
     const std::vector<LaidBlock>& blocks = p.packets.layout.blocks;
     const Reservation order_memory(&budget_, heap_bytes(blocks.size() * sizeof(size_t)), what);
-    const int64_t first = rows.first_stripe(), last = rows.last_stripe();
-    // The blocks' indices: the coarser levels' first, then the finest level's by stripe
-    // (starts[k - first] .. starts[k - first + 1]).
+    // The blocks' indices: the coarser levels' first, then those of each level made by rows by
+    // stripe (group g's from starts[g] to starts[g + 1]; level l's stripe k is group
+    // group_of[l] + k - first_stripe(l)).
+    const int depth = rows.row_levels();
+    std::vector<size_t> group_of(static_cast<size_t>(depth) + 1, 0);
+    for (int l = 0; l < depth; ++l) {
+      const auto stripes = static_cast<size_t>(rows.last_stripe(l) - rows.first_stripe(l) + 1);
+      group_of[static_cast<size_t>(l) + 1] = group_of[static_cast<size_t>(l)] + stripes;
+    }
+    const size_t groups = group_of.back();
+    std::vector<size_t> group(blocks.size(), groups);  // groups: the coarse planes'
     std::vector<size_t> order;
     order.reserve(blocks.size());
-    for (size_t i = 0; i < blocks.size(); ++i)
-      if (band_resolution(blocks[i].band) < p.comps[blocks[i].component].levels) order.push_back(i);
-    const size_t coarse = order.size();
-    std::vector<size_t> starts(static_cast<size_t>(last - first) + 2, coarse);
-    std::vector<int64_t> stripe_of(blocks.size(), -1);
     for (size_t i = 0; i < blocks.size(); ++i) {
       const LaidBlock& lb = blocks[i];
-      if (band_resolution(lb.band) != p.comps[lb.component].levels) continue;
+      const int l = p.comps[lb.component].levels - band_resolution(lb.band);  // its DWT level less one
+      if (l >= depth) {
+        order.push_back(i);
+        continue;
+      }
       const int64_t k = lb.y0 / stripe;
-      if (k < first || k > last || (lb.y1 - 1) / stripe != k)
+      if (k < rows.first_stripe(l) || k > rows.last_stripe(l) || (lb.y1 - 1) / stripe != k)
         throw Error(ErrorCode::Internal, "tile " + std::to_string(p.t) + ": a code-block across a row of code-blocks");
-      stripe_of[i] = k;
-      ++starts[static_cast<size_t>(k - first) + 1];
+      group[i] = group_of[static_cast<size_t>(l)] + static_cast<size_t>(k - rows.first_stripe(l));
     }
-    for (size_t k = 1; k < starts.size(); ++k) starts[k] += starts[k - 1] - coarse;
+    const size_t coarse = order.size();
+    std::vector<size_t> starts(groups + 1, coarse);
+    for (size_t i = 0; i < blocks.size(); ++i)
+      if (group[i] < groups) ++starts[group[i] + 1];
+    for (size_t g = 1; g <= groups; ++g) starts[g] += starts[g - 1] - coarse;
     order.resize(starts.back());
     std::vector<size_t> at(starts.begin(), starts.end() - 1);
     for (size_t i = 0; i < blocks.size(); ++i)
-      if (stripe_of[i] >= 0) order[at[static_cast<size_t>(stripe_of[i] - first)]++] = i;
+      if (group[i] < groups) order[at[group[i]]++] = i;
 
     BlockCounts counts;
     parallel_for(static_cast<ptrdiff_t>(coarse), threads, [&](ptrdiff_t j) {
@@ -446,22 +456,33 @@ class TileDecoder {
       decode_block(b, p.comps[b.component].reversible, static_cast<char*>(rows.coarse(b.component)) + offset * 4, stride, counts);
     });
     rows.finish_coarse();
-    auto decode_stripe = [&](int64_t k) {
-      const size_t from = starts[static_cast<size_t>(k - first)], to = starts[static_cast<size_t>(k - first) + 1];
-      parallel_for(static_cast<ptrdiff_t>(to - from), threads, [&](ptrdiff_t j) {
-        const size_t i = order[from + static_cast<size_t>(j)];
+    // The decode steps between two emit steps in one run: the stripes of several levels.
+    std::vector<size_t> todo;
+    auto decode_todo = [&] {
+      std::vector<size_t> list;
+      for (size_t g : todo)
+        list.insert(list.end(), order.begin() + static_cast<ptrdiff_t>(starts[g]), order.begin() + static_cast<ptrdiff_t>(starts[g + 1]));
+      todo.clear();
+      parallel_for(static_cast<ptrdiff_t>(list.size()), threads, [&](ptrdiff_t j) {
+        const size_t i = list[static_cast<size_t>(j)];
         const Block b = block_of(p.t, tc, p.inputs, p.packets, p.comps, i);
         const LaidBlock& lb = blocks[i];
+        const int l = p.comps[b.component].levels - band_resolution(lb.band);
         const int kind = (lb.band - 1) % 3;  // HL, LH, HH
         const TileComponentInput::Band& band = p.inputs[b.component].bands[lb.band];
-        char* row = static_cast<char*>(rows.band_row(b.component, kind, lb.y0));
-        decode_block(b, p.comps[b.component].reversible, row + (lb.x0 - band.rect.x0) * 4, rows.band_stride(b.component, kind), counts);
+        char* row = static_cast<char*>(rows.band_row(l, b.component, kind, lb.y0));
+        decode_block(b, p.comps[b.component].reversible, row + (lb.x0 - band.rect.x0) * 4, rows.band_stride(l, b.component, kind),
+                     counts);
       });
     };
-    decode_stripe(first);
-    for (int64_t k = first; k <= last; ++k) {
-      if (k < last) decode_stripe(k + 1);
-      rows.emit(k);
+    for (const RowBackStage::Step& step : rows.steps()) {
+      if (!step.emit) {
+        const auto k = static_cast<size_t>(step.stripe - rows.first_stripe(step.level));
+        todo.push_back(group_of[static_cast<size_t>(step.level)] + k);
+        continue;
+      }
+      if (!todo.empty()) decode_todo();
+      rows.emit(step.level, step.stripe);
     }
     counts.warn(*this, p.t);
   }

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
+#include <utility>
 
 #include "common/error.hpp"
 #include "common/parallel/parallel_for.hpp"
@@ -32,9 +34,6 @@ constexpr const char* kWhat = "the decoder's rows";
 using row_geometry::floor_div;
 using row_geometry::Geometry;
 using row_geometry::low_count;
-
-// A component's geometry.
-Geometry geometry_of(const BackStage::Component& c) { return Geometry(c.rect, c.levels, c.reversible); }
 
 int64_t part_rows(int stripe_rows, int threads) {
   return std::min(2 * int64_t{stripe_rows}, kPartRows * ((worker_count(threads) + 3) / 4));
@@ -111,31 +110,155 @@ size_t scratch_values(const Geometry& g, const Split& s) {
   return std::max(host_rows_scratch(g.coarse), host_rows_scratch(Rect{0, 0, g.w, window_rows(s, g.margin)}));
 }
 
+// Stripes of rows an LL ring holds: level l's emit(k) reads its LL stripes k - 1 .. k + 1, and
+// the coarser level's emit before it writes two stripes, up to k + 2 (schedule()).
+constexpr int64_t kLlSlots = 4;
+
+// Whether level `levels` of a tile-component of `rect` (its finest) goes by rows: the LL of
+// that level is the next resolution, as the whole-plane DWT lays it out.
+bool level_fits(const Rect& rect, int levels, bool reversible) {
+  if (rect.empty() || levels < 1) return false;
+  const Geometry g(rect, levels, reversible);
+  DwtLevel lv[kMaxLevels];
+  if (dwt_levels(rect, levels, lv) < 1 || lv[0].cas_x != g.cas_x || lv[0].cas_y != g.cas_y) return false;
+  return g.coarse.width() == g.sn_x && g.coarse.height() == low_count(g.h, g.cas_y) && g.coarse.y0 == g.l_y0;
+}
+
+// Level l's rect: the tile-component's resolution l below the full one.
+Rect level_rect(const BackStage::Component& c, int l) { return resolution_rect(c.rect, c.levels, c.levels - l); }
+
+int depth_of(const std::vector<BackStage::Component>& comps, int threads, int levels_by_rows) {
+  int depth = levels_by_rows > 0 ? levels_by_rows : worker_count(threads) == 1 ? RowBackStage::kDefaultRowLevels : 1;
+  for (const BackStage::Component& c : comps) depth = std::min(depth, c.levels);
+  for (int l = 1; l < depth; ++l)
+    for (const BackStage::Component& c : comps)
+      if (!level_fits(level_rect(c, l), c.levels - l, c.reversible)) return l;
+  return std::max(depth, 1);
+}
+
+// A level made by rows: its rect (every component's), each component's geometry there (the
+// margin the largest component's: one window for all, since the MCT takes rows of all three
+// at once), how its stripes are shared and the values a window row holds.
+struct LevelLayout {
+  Rect rect;
+  std::vector<Geometry> geometry;
+  int64_t margin = 0;
+  Split split;
+  int64_t stride = 0;
+};
+
+std::vector<LevelLayout> layout_of(const std::vector<BackStage::Component>& comps, int stripe_rows, int threads, int depth) {
+  std::vector<LevelLayout> levels(static_cast<size_t>(depth));
+  for (int l = 0; l < depth; ++l) {
+    LevelLayout& v = levels[static_cast<size_t>(l)];
+    v.rect = level_rect(comps[0], l);
+    for (const BackStage::Component& c : comps) {
+      v.geometry.emplace_back(v.rect, c.levels - l, c.reversible);
+      v.margin = std::max(v.margin, v.geometry.back().margin);
+    }
+    for (Geometry& g : v.geometry) g.margin = v.margin;
+    v.split = split_of(v.rect, stripe_rows, threads);
+    v.stride = window_stride(v.split, v.rect.width(), v.margin);
+  }
+  return levels;
+}
+
+// The bytes of each buffer the constructor allocates, in its order.
+struct BufferSizes {
+  std::vector<size_t> coarse;                           // a component's
+  std::vector<std::vector<size_t>> bands, windows, ll;  // a level's: 3 a component; a set's components; a ring a component
+  std::vector<size_t> out_rows;                         // with rows_out: a component's
+  size_t scratch = 0;                                   // values a worker's scratch holds
+};
+
+BufferSizes sizes_of(const std::vector<LevelLayout>& levels, const std::vector<BackStage::Component>& comps, int64_t stripe,
+                     bool rows_out) {
+  BufferSizes b;
+  const size_t depth = levels.size();
+  b.bands.resize(depth);
+  b.windows.resize(depth);
+  b.ll.resize(depth);
+  for (size_t l = 0; l < depth; ++l) {
+    const LevelLayout& v = levels[l];
+    for (const Geometry& g : v.geometry) {
+      for (int band = 0; band < 3; ++band) b.bands[l].push_back(static_cast<size_t>(3 * stripe * g.band_width(band)) * 4);
+      if (l + 1 < depth) b.ll[l].push_back(static_cast<size_t>(kLlSlots * stripe * g.sn_x) * 4);
+      if (l + 1 == depth) b.coarse.push_back(static_cast<size_t>(g.coarse.width() * g.coarse.height()) * 4);
+      b.scratch = std::max(b.scratch, scratch_values(g, v.split));
+    }
+    for (int64_t set = 0; set < v.split.sets; ++set)  // windows[l][set * components + c]
+      for (size_t c = 0; c < comps.size(); ++c)
+        b.windows[l].push_back(static_cast<size_t>(window_rows(v.split, v.margin) * v.stride) * 4);
+  }
+  if (rows_out)
+    for (size_t c = 0; c < comps.size(); ++c)
+      b.out_rows.push_back(static_cast<size_t>(levels[0].split.held * levels[0].geometry[c].w) * j2k_sample_size(comps[c].home.type));
+  return b;
+}
+
+// AlignedBuffer's size for `bytes`.
+uint64_t allocated(size_t bytes) { return std::max<uint64_t>((bytes + 63) / 64 * 64, 64); }
+
+// The steps of RowBackStage::steps() for levels of these stripes (first, last).
+std::vector<RowBackStage::Step> schedule(const std::vector<std::pair<int64_t, int64_t>>& stripes) {
+  using Step = RowBackStage::Step;
+  const int depth = static_cast<int>(stripes.size());
+  std::vector<int64_t> decoded(stripes.size()), emitted(stripes.size());
+  for (size_t l = 0; l < stripes.size(); ++l) decoded[l] = emitted[l] = stripes[l].first - 1;
+  std::vector<Step> steps;
+  auto decode_to = [&](int l, int64_t k) {
+    const auto i = static_cast<size_t>(l);
+    for (k = std::min(k, stripes[i].second); decoded[i] < k;) steps.push_back(Step{l, ++decoded[i], false});
+  };
+  // Level l's stripes through k: each once its bands' next stripe is decoded and the coarser
+  // level has made its LL rows through stripe k + 1 (its stripe (k + 1) / 2 makes LL stripes
+  // k + 1 and, for an even k + 1, k + 2: the ring's fourth).
+  std::function<void(int, int64_t)> emit_to = [&](int l, int64_t k) {
+    const auto i = static_cast<size_t>(l);
+    for (k = std::min(k, stripes[i].second); emitted[i] < k;) {
+      const int64_t next = emitted[i] + 1;
+      decode_to(l, next + 1);
+      if (l + 1 < depth) emit_to(l + 1, floor_div(next + 1, 2));
+      steps.push_back(Step{l, next, true});
+      emitted[i] = next;
+    }
+  };
+  emit_to(0, stripes[0].second);
+  return steps;
+}
+
 }  // namespace
 
 struct RowBackStage::Impl {
   std::vector<BackStage::Component> comps;
-  std::vector<Geometry> geometry;
   bool mct = false;
   int64_t stripe = 0;  // S
   int threads = 1;
-  int64_t margin = 0;  // the largest component's: one window for all (the MCT takes rows of all three at once)
-  Split split;
-  int64_t stride = 0;  // values a window row holds
-  std::vector<std::unique_ptr<AlignedBuffer>> coarse, bands, windows;  // bands: 3 per component; windows: a set a worker side by side
+  std::vector<LevelLayout> layout;  // the levels made by rows, [0] the finest
+  // Per level: the bands (3 a component), the windows (a set a worker side by side) and, but
+  // at the coarsest, the LL ring (a component's) that the next coarser level fills.
+  struct LevelBuffers {
+    std::vector<std::unique_ptr<AlignedBuffer>> bands, windows, ll;
+  };
+  std::vector<LevelBuffers> buffers;
+  std::vector<std::unique_ptr<AlignedBuffer>> coarse;  // a component's: the coarsest level's LL, pyramid layout
   RowsOut rows_out;
   std::vector<std::unique_ptr<AlignedBuffer>> out_rows;  // with rows_out: a part's samples per component (side by side: a stripe's)
   std::unique_ptr<AlignedBuffer> scratch;
   size_t scratch_per_thread = 0;
+  std::vector<Step> steps;
+
+  int depth() const { return static_cast<int>(layout.size()); }
+  const Geometry& geometry(int l, size_t c) const { return layout[static_cast<size_t>(l)].geometry[c]; }
 
   template <class T>
   T* scratch_of() const { return static_cast<T*>(scratch->p); }
 
   void finish_coarse() {
     for (size_t c = 0; c < comps.size(); ++c) {
-      const Geometry& g = geometry[c];
+      const Geometry& g = geometry(depth() - 1, c);
       DwtLevel lv[kMaxLevels];
-      const int n = dwt_levels(g.coarse, comps[c].levels - 1, lv);
+      const int n = dwt_levels(g.coarse, comps[c].levels - depth(), lv);
       if (n == 0) continue;
       if (comps[c].reversible)
         host_inverse_levels(static_cast<int32_t*>(coarse[c]->p), g.coarse.width(), lv, n, threads, scratch_of<int32_t>(),
@@ -146,36 +269,51 @@ struct RowBackStage::Impl {
     }
   }
 
-  char* band_row(size_t c, int band, int64_t by) const {
-    const int64_t slot = floor_div(by, stripe) % 3, row = by - floor_div(by, stripe) * stripe;
-    const int64_t bw = geometry[c].band_width(band);
-    return static_cast<char*>(bands[3 * c + static_cast<size_t>(band)]->p) + ((slot < 0 ? slot + 3 : slot) * stripe + row) * bw * 4;
+  // Row `by` of a ring of three (bands) or four (LL) stripes' worth of rows, `width` values each.
+  char* ring_row(const AlignedBuffer& ring, int64_t slots, int64_t by, int64_t width) const {
+    const int64_t k = floor_div(by, stripe), slot = k % slots, row = by - k * stripe;
+    return static_cast<char*>(ring.p) + ((slot < 0 ? slot + slots : slot) * stripe + row) * width * 4;
   }
 
-  // Component c's window in window set `set` (one set a worker where the parts go side by side).
-  char* window(size_t set, size_t c) const { return static_cast<char*>(windows[set * comps.size() + c]->p); }
+  char* band_row(int l, size_t c, int band, int64_t by) const {
+    return ring_row(*buffers[static_cast<size_t>(l)].bands[3 * c + static_cast<size_t>(band)], 3, by, geometry(l, c).band_width(band));
+  }
 
-  // The horizontal pass of component c's window row y (of rows [w0, w0 + hw)), columns [x0,
-  // x0 + n) of the canvas, from where its halves lie (the coarse plane and the bands' stripes:
-  // an L row is [LL | HL], an H row [LH | HH]) into the window, its L rows first (the pyramid
-  // order the vertical pass takes).
-  void inverse_row(size_t c, char* into, int64_t w0, int casw, int64_t snw, int64_t y, int64_t x0, int64_t n, int worker) const {
-    const Geometry& g = geometry[c];
-    const int64_t rx0 = comps[c].rect.x0;
+  // Row `by` (on level l's band grid) of level l's LL: the coarser level's ring, or at the
+  // coarsest level the coarse plane (inverse transformed by finish_coarse()).
+  char* ll_row(int l, size_t c, int64_t by) const {
+    const Geometry& g = geometry(l, c);
+    if (l + 1 < depth()) return ring_row(*buffers[static_cast<size_t>(l)].ll[c], kLlSlots, by, g.sn_x);
+    return static_cast<char*>(coarse[c]->p) + (by - g.l_y0) * g.coarse.width() * 4;
+  }
+
+  // Component c's window of level l in window set `set` (one set a worker where the parts go
+  // side by side).
+  char* window(int l, size_t set, size_t c) const {
+    return static_cast<char*>(buffers[static_cast<size_t>(l)].windows[set * comps.size() + c]->p);
+  }
+
+  // The horizontal pass of component c's window row y (of rows [w0, w0 + hw)) at level l,
+  // columns [x0, x0 + n) of the level's grid, from where its halves lie (the LL rows and the
+  // bands' stripes: an L row is [LL | HL], an H row [LH | HH]) into the window, its L rows
+  // first (the pyramid order the vertical pass takes).
+  void inverse_row(int l, size_t c, char* into, int64_t w0, int casw, int64_t snw, int64_t y, int64_t x0, int64_t n,
+                   int worker) const {
+    const int64_t rx0 = layout[static_cast<size_t>(l)].rect.x0;
     const char *low, *high;
     if (y < snw) {
       const int64_t by = (w0 + casw + 2 * y) >> 1;
-      low = static_cast<const char*>(coarse[c]->p) + (by - g.l_y0) * g.coarse.width() * 4;
-      high = band_row(c, 0, by);
+      low = ll_row(l, c, by);
+      high = band_row(l, c, 0, by);
     } else {
       const int64_t by = (w0 + (1 - casw) + 2 * (y - snw)) >> 1;
-      low = band_row(c, 1, by);
-      high = band_row(c, 2, by);
+      low = band_row(l, c, 1, by);
+      high = band_row(l, c, 2, by);
     }
     // The range's first L value (even columns) and first H value (odd) in its halves.
     low += (((x0 + 1) >> 1) - ((rx0 + 1) >> 1)) * 4;
     high += ((x0 >> 1) - (rx0 >> 1)) * 4;
-    char* out = into + y * stride * 4;
+    char* out = into + y * layout[static_cast<size_t>(l)].stride * 4;
     const size_t at = static_cast<size_t>(worker) * scratch_per_thread;
     const int cas = static_cast<int>(x0 & 1);
     if (comps[c].reversible)
@@ -186,30 +324,32 @@ struct RowBackStage::Impl {
                        n, cas, scratch_of<float>() + at);
   }
 
-  void emit(int64_t k) {
-    const Rect& r = comps[0].rect;
+  void emit(int l, int64_t k) {
+    const LevelLayout& v = layout[static_cast<size_t>(l)];
+    const Rect& r = v.rect;
     const int64_t s0 = 2 * k * stripe, s1 = 2 * (k + 1) * stripe;
-    const int64_t part = split.part;
-    if (split.sets == 1) {
+    const int64_t part = v.split.part;
+    const bool hands_out = l == 0 && rows_out;
+    if (v.split.sets == 1) {
       for (int64_t p = s0; p < s1; p += part) {
         const int64_t e0 = std::max(r.y0, p), e1 = std::min({r.y1, s1, p + part});
-        emit_rows(e0, e1, r.x0, r.x1, 0, threads, 0);
-        if (rows_out && e1 > e0) hand_out(e0, e1);
+        emit_rows(l, e0, e1, r.x0, r.x1, 0, threads, 0);
+        if (hands_out && e1 > e0) hand_out(e0, e1);
       }
       return;
     }
     // Each part (of a column range) on one worker; the stripe's rows handed out once all are
     // made.
     const int64_t first = std::max(r.y0, s0), last = std::min(r.y1, s1);
-    const ColumnRanges& cols = split.columns;
+    const ColumnRanges& cols = v.split.columns;
     const int64_t ranges = cols.count > 0 ? cols.count : 1;
     run_on_workers((s1 - s0 + part - 1) / part * ranges, worker_count(threads), [&](ptrdiff_t i, int worker) {
       const int64_t p = i / ranges, q = i % ranges;
       const int64_t e0 = std::max(first, s0 + p * part), e1 = std::min(last, s0 + (p + 1) * part);
       const int64_t x0 = cols.count > 0 ? cols.x0(r, q) : r.x0, x1 = cols.count > 0 ? cols.x1(r, q) : r.x1;
-      emit_rows(e0, e1, x0, x1, worker, 1, e0 - first);
+      emit_rows(l, e0, e1, x0, x1, worker, 1, e0 - first);
     });
-    if (rows_out && last > first) hand_out(first, last);
+    if (hands_out && last > first) hand_out(first, last);
   }
 
   // Output rows [e0, e1) from out_rows' row 0 on.
@@ -219,13 +359,16 @@ struct RowBackStage::Impl {
     rows_out(e0 - comps[0].rect.y0, e1 - e0, data);
   }
 
-  // Output rows [e0, e1), a part of one stripe's, columns [x0, x1) of the canvas, in window
-  // set `set`, on `inner` threads (1: on the calling worker, whose index `set` is); with
-  // rows_out, into out_rows from row `out_row` (emit() hands them out). The window holds the
-  // rows and columns with their margins, but where they reach the rect's edge.
-  void emit_rows(int64_t e0, int64_t e1, int64_t x0, int64_t x1, int set, int inner, int64_t out_row) {
-    const Rect& r = comps[0].rect;
+  // Level l's output rows [e0, e1), a part of one stripe's, columns [x0, x1) of its grid, in
+  // window set `set`, on `inner` threads (1: on the calling worker, whose index `set` is);
+  // level 0 with rows_out into out_rows from row `out_row` (emit() hands them out), a coarser
+  // level into the next finer level's LL ring. The window holds the rows and columns with
+  // their margins, but where they reach the rect's edge.
+  void emit_rows(int l, int64_t e0, int64_t e1, int64_t x0, int64_t x1, int set, int inner, int64_t out_row) {
+    const LevelLayout& v = layout[static_cast<size_t>(l)];
+    const Rect& r = v.rect;
     if (e1 <= e0 || x1 <= x0) return;
+    const int64_t margin = v.margin, stride = v.stride;
     const int64_t w0 = std::max(r.y0, e0 - margin), w1 = std::min(r.y1, e1 + margin);
     const int64_t hw = w1 - w0;
     const int64_t v0 = std::max(r.x0, x0 - margin), v1 = std::min(r.x1, x1 + margin);  // the window's columns
@@ -242,21 +385,27 @@ struct RowBackStage::Impl {
     // components' rows first left none of the first one there, when a window was a stripe's
     // 2 MiB; see kPartRows).
     for (size_t c = 0; c < comps.size(); ++c) {
-      char* into = window(static_cast<size_t>(set), c);
+      char* into = window(l, static_cast<size_t>(set), c);
       if (alone)
-        for (int64_t y = 0; y < hw; ++y) inverse_row(c, into, w0, casw, snw, y, v0, n, set);
+        for (int64_t y = 0; y < hw; ++y) inverse_row(l, c, into, w0, casw, snw, y, v0, n, set);
       else
-        run_on_workers(hw, worker_count(inner), [&](ptrdiff_t y, int worker) { inverse_row(c, into, w0, casw, snw, y, v0, n, worker); });
-      const Geometry& g = geometry[c];
+        run_on_workers(hw, worker_count(inner),
+                       [&](ptrdiff_t y, int worker) { inverse_row(l, c, into, w0, casw, snw, y, v0, n, worker); });
       if (comps[c].reversible)
         host_inverse_vertical(reinterpret_cast<int32_t*>(into), stride, n, hw, casw, inner, scratch_of<int32_t>() + at,
                               scratch_per_thread);
       else
         host_inverse_vertical(reinterpret_cast<float*>(into), stride, n, hw, casw, inner, scratch_of<float>() + at,
                               scratch_per_thread);
+      const char* first = into + ((e0 - w0) * stride + (x0 - v0)) * 4;
+      if (l > 0) {  // the exact rows into the finer level's LL ring
+        for (int64_t y = e0; y < e1; ++y)
+          std::memcpy(ll_row(l - 1, c, y) + (x0 - r.x0) * 4, first + (y - e0) * stride * 4, static_cast<size_t>(x1 - x0) * 4);
+        continue;
+      }
       Plane& p = in[c];
       p.base = into;
-      p.offset = static_cast<size_t>(((e0 - w0) * stride + (x0 - v0)) * 4);
+      p.offset = static_cast<size_t>(first - into);
       p.type = comps[c].reversible ? J2K_SAMPLE_I32 : J2K_SAMPLE_F32;
       p.row_stride = stride * 4;
       p.pixel_stride = 4;
@@ -265,7 +414,7 @@ struct RowBackStage::Impl {
       Plane home = comps[c].home;
       if (rows_out) {
         home.base = out_rows[c]->p;
-        home.row_stride = g.w * home.pixel_stride;
+        home.row_stride = geometry(0, c).w * home.pixel_stride;
         home.offset = static_cast<size_t>(out_row * home.row_stride);
       } else {
         home.offset += static_cast<size_t>((e0 - r.y0) * home.row_stride);
@@ -278,7 +427,7 @@ struct RowBackStage::Impl {
       out.lo.push_back(comps[c].lo);
       out.hi.push_back(comps[c].hi);
     }
-    host_to_samples(in, out, inner);
+    if (l == 0) host_to_samples(in, out, inner);
   }
 };
 
@@ -287,36 +436,31 @@ bool RowBackStage::fits(const std::vector<BackStage::Component>& comps, int stri
   for (const BackStage::Component& c : comps) {
     if (c.levels < 1 || c.rect.empty() || !(c.window == c.rect) || !(c.rect == comps[0].rect)) return false;
     if (c.home.memory != J2K_MEMORY_HOST || c.home.width != c.rect.width() || c.home.height != c.rect.height()) return false;
-    // The LL of the finest level is the next resolution, as the whole-plane DWT lays it out.
-    const Geometry g = geometry_of(c);
-    DwtLevel lv[kMaxLevels];
-    if (dwt_levels(c.rect, c.levels, lv) < 1 || lv[0].cas_x != g.cas_x || lv[0].cas_y != g.cas_y) return false;
-    if (g.coarse.width() != g.sn_x || g.coarse.height() != low_count(g.h, g.cas_y) || g.coarse.y0 != g.l_y0) return false;
+    if (!level_fits(c.rect, c.levels, c.reversible)) return false;
   }
   return true;
 }
 
-uint64_t RowBackStage::bytes(const std::vector<BackStage::Component>& comps, int stripe_rows, int threads, bool rows_out) {
-  uint64_t n = 0, scratch = 0;
-  int64_t margin = 0;
-  for (const BackStage::Component& c : comps) margin = std::max(margin, geometry_of(c).margin);
-  const Split split = split_of(comps.empty() ? Rect{} : comps[0].rect, stripe_rows, threads);
-  for (const BackStage::Component& c : comps) {
-    const Geometry g = geometry_of(c);
-    n += static_cast<uint64_t>(g.coarse.width()) * static_cast<uint64_t>(g.coarse.height()) * 4;
-    n += uint64_t{3} * static_cast<uint64_t>(stripe_rows) * static_cast<uint64_t>(g.sn_x + 2 * g.dn_x) * 4;
-    n += static_cast<uint64_t>(split.sets) *
-         (static_cast<uint64_t>(window_rows(split, margin)) * static_cast<uint64_t>(window_stride(split, g.w, margin)) * 4 + 64);
-    if (rows_out) n += static_cast<uint64_t>(split.held) * static_cast<uint64_t>(g.w) * j2k_sample_size(c.home.type) + 64;
-    Geometry wide = g;
-    wide.margin = margin;
-    scratch = std::max<uint64_t>(scratch, scratch_values(wide, split));
-  }
-  return n + scratch * static_cast<uint64_t>(worker_count(threads)) * 4 + 64 * (4 * comps.size() + 1);
+int RowBackStage::row_levels(const std::vector<BackStage::Component>& comps, int threads, int levels_by_rows) {
+  return depth_of(comps, threads, levels_by_rows);
+}
+
+uint64_t RowBackStage::bytes(const std::vector<BackStage::Component>& comps, int stripe_rows, int threads, bool rows_out,
+                             int levels_by_rows) {
+  if (!fits(comps, stripe_rows)) return 0;
+  const std::vector<LevelLayout> layout = layout_of(comps, stripe_rows, threads, depth_of(comps, threads, levels_by_rows));
+  const BufferSizes b = sizes_of(layout, comps, stripe_rows, rows_out);
+  uint64_t n = 0;
+  for (size_t s : b.coarse) n += allocated(s);
+  for (const auto* per_level : {&b.bands, &b.windows, &b.ll})
+    for (const std::vector<size_t>& level : *per_level)
+      for (size_t s : level) n += allocated(s);
+  for (size_t s : b.out_rows) n += allocated(s);
+  return n + allocated(b.scratch * static_cast<size_t>(worker_count(threads)) * 4);
 }
 
 RowBackStage::RowBackStage(const std::vector<BackStage::Component>& comps, bool mct, int stripe_rows, int threads, RowsOut rows_out,
-                           bool map_now)
+                           bool map_now, int levels_by_rows)
     : impl_(std::make_unique<Impl>()) {
   if (!fits(comps, stripe_rows)) throw Error(ErrorCode::Internal, "row back stage: components it does not take");
   Impl& m = *impl_;
@@ -324,33 +468,29 @@ RowBackStage::RowBackStage(const std::vector<BackStage::Component>& comps, bool 
   m.mct = mct && comps.size() >= 3;
   m.stripe = stripe_rows;
   m.threads = threads;
-  for (const BackStage::Component& c : comps) {
-    m.geometry.push_back(geometry_of(c));
-    m.margin = std::max(m.margin, m.geometry.back().margin);
+  m.layout = layout_of(comps, stripe_rows, threads, depth_of(comps, threads, levels_by_rows));
+  const BufferSizes b = sizes_of(m.layout, comps, stripe_rows, static_cast<bool>(rows_out));
+  auto make = [](const std::vector<size_t>& sizes, std::vector<std::unique_ptr<AlignedBuffer>>& into) {
+    for (size_t s : sizes) into.push_back(std::make_unique<AlignedBuffer>(s, kWhat));
+  };
+  // The coarse planes, the band rows and the LL rings: Tier-1 and the coarser levels fill
+  // them; map_pages() maps their pages.
+  make(b.coarse, m.coarse);
+  m.buffers.resize(m.layout.size());
+  for (size_t l = 0; l < m.layout.size(); ++l) {
+    make(b.bands[l], m.buffers[l].bands);
+    make(b.windows[l], m.buffers[l].windows);
+    make(b.ll[l], m.buffers[l].ll);
   }
-  m.split = split_of(comps[0].rect, stripe_rows, threads);
-  m.stride = window_stride(m.split, m.geometry[0].w, m.margin);
-  size_t scratch = 0;
-  // The coarse planes and the band rows, which Tier-1 fills a block at a time; map_pages()
-  // maps their pages.
-  for (Geometry g : m.geometry) {
-    g.margin = m.margin;
-    m.coarse.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(g.coarse.width() * g.coarse.height()) * 4, kWhat));
-    for (int b = 0; b < 3; ++b)
-      m.bands.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(3 * m.stripe * g.band_width(b)) * 4, kWhat));
-    scratch = std::max(scratch, scratch_values(g, m.split));
-  }
-  for (int64_t set = 0; set < m.split.sets; ++set)  // windows[set * components + c]
-    for (size_t c = 0; c < comps.size(); ++c)
-      m.windows.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(window_rows(m.split, m.margin) * m.stride) * 4, kWhat));
   if (rows_out) {
     m.rows_out = std::move(rows_out);
-    for (size_t c = 0; c < comps.size(); ++c)
-      m.out_rows.push_back(
-          std::make_unique<AlignedBuffer>(static_cast<size_t>(m.split.held * m.geometry[c].w) * j2k_sample_size(comps[c].home.type), kWhat));
+    make(b.out_rows, m.out_rows);
   }
-  m.scratch_per_thread = scratch;
-  m.scratch = std::make_unique<AlignedBuffer>(scratch * static_cast<size_t>(worker_count(threads)) * 4, kWhat);
+  m.scratch_per_thread = b.scratch;
+  m.scratch = std::make_unique<AlignedBuffer>(b.scratch * static_cast<size_t>(worker_count(threads)) * 4, kWhat);
+  std::vector<std::pair<int64_t, int64_t>> stripes;
+  for (int l = 0; l < m.depth(); ++l) stripes.emplace_back(first_stripe(l), last_stripe(l));
+  m.steps = schedule(stripes);
   if (map_now) map_pages();
 }
 
@@ -359,20 +499,28 @@ RowBackStage::RowBackStage(const std::vector<BackStage::Component>& comps, bool 
 void RowBackStage::map_pages() {
   const Impl& m = *impl_;
   std::vector<PageRange> ranges;
-  for (const auto* buffers : {&m.coarse, &m.bands})
-    for (const std::unique_ptr<AlignedBuffer>& b : *buffers) ranges.push_back(b->pages());
+  for (const std::unique_ptr<AlignedBuffer>& b : m.coarse) ranges.push_back(b->pages());
+  for (const Impl::LevelBuffers& level : m.buffers)
+    for (const auto* buffers : {&level.bands, &level.ll})
+      for (const std::unique_ptr<AlignedBuffer>& b : *buffers) ranges.push_back(b->pages());
   populate_pages(ranges, m.threads);
 }
 
 RowBackStage::~RowBackStage() = default;
 
+int RowBackStage::row_levels() const { return impl_->depth(); }
 void* RowBackStage::coarse(size_t c) const { return impl_->coarse[c]->p; }
-ptrdiff_t RowBackStage::coarse_stride(size_t c) const { return impl_->geometry[c].coarse.width(); }
+ptrdiff_t RowBackStage::coarse_stride(size_t c) const { return impl_->geometry(impl_->depth() - 1, c).coarse.width(); }
 void RowBackStage::finish_coarse() { impl_->finish_coarse(); }
-void* RowBackStage::band_row(size_t c, int band, int64_t by) const { return impl_->band_row(c, band, by); }
-ptrdiff_t RowBackStage::band_stride(size_t c, int band) const { return impl_->geometry[c].band_width(band); }
-int64_t RowBackStage::first_stripe() const { return floor_div(impl_->comps[0].rect.y0, 2 * impl_->stripe); }
-int64_t RowBackStage::last_stripe() const { return floor_div(impl_->comps[0].rect.y1 - 1, 2 * impl_->stripe); }
-void RowBackStage::emit(int64_t k) { impl_->emit(k); }
+void* RowBackStage::band_row(int level, size_t c, int band, int64_t by) const { return impl_->band_row(level, c, band, by); }
+ptrdiff_t RowBackStage::band_stride(int level, size_t c, int band) const { return impl_->geometry(level, c).band_width(band); }
+int64_t RowBackStage::first_stripe(int level) const {
+  return floor_div(impl_->layout[static_cast<size_t>(level)].rect.y0, 2 * impl_->stripe);
+}
+int64_t RowBackStage::last_stripe(int level) const {
+  return floor_div(impl_->layout[static_cast<size_t>(level)].rect.y1 - 1, 2 * impl_->stripe);
+}
+const std::vector<RowBackStage::Step>& RowBackStage::steps() const { return impl_->steps; }
+void RowBackStage::emit(int level, int64_t k) { impl_->emit(level, k); }
 
 }  // namespace j2k

@@ -1,26 +1,31 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// The decoder's back stage on the CPU for a tile whose finest DWT level is decoded a band of
-// rows at a time, so that its coefficients (3/4 of the tile's) never fill whole-tile planes:
-// the coarser levels' coefficients go to planes of the next resolution's size, inverse
-// transformed whole (finish_coarse()); the finest level's HL, LH and HH code-blocks go, a row
-// of code-blocks (a stripe) at a time, to three stripes' worth of rows per band; emit(k) then
-// makes output rows [2kS, 2(k+1)S) of the tile-component, in parts of at most 32 rows (on more
-// than four workers 32 for every four; where a stripe's parts share evenly among the workers,
-// each part made whole by one worker, side by side; otherwise, on several workers, each part
-// in column ranges side by side, a range and its margins a worker's window): for
-// each, the finest level's inverse DWT on a window of its rows and `margin` more on each side
-// (pyramid order filled from the coarse plane and the bands' rows), then the inverse RCT /
-// ICT, DC shift and clamp of its exact rows into the component's home (as BackStage's
-// to_samples). The same arithmetic on every value as
-// BackStage's whole-plane path, in the same order, so the same samples bit for bit: the
-// horizontal pass is per row; the vertical lifting is exact in the window but for `margin`
-// rows at an edge that is not the tile-component's own (symmetric extension there differs),
-// which are left out (tests/row_back_stage_test.cpp compares the two).
+// The decoder's back stage on the CPU for a tile whose finer DWT levels are decoded a band of
+// rows at a time, so that their coefficients never fill whole-tile planes: the levels made by
+// rows (row_levels(), D: the finest first) each hold three stripes' worth of rows per band,
+// which Tier-1 fills a row of code-blocks (a stripe) at a time; the coarser levels'
+// coefficients go to planes of resolution D's size (the coarse planes), inverse transformed
+// whole (finish_coarse()). Level l's emit(l, k) makes rows [2kS, 2(k+1)S) of its output
+// (l = 0: the tile-component's samples; l > 0: the next finer level's LL, into a ring of four
+// stripes' worth of rows that level reads as it reads the coarse plane), in parts of at most
+// 32 rows (on more than four workers 32 for every four; where a stripe's parts share evenly
+// among the workers, each part made whole by one worker, side by side; otherwise, on several
+// workers, each part in column ranges side by side, a range and its margins a worker's
+// window): for each, the level's inverse DWT on a window of its rows and `margin` more on
+// each side (pyramid order filled from the LL rows and the bands' rows), then at level 0 the
+// inverse RCT / ICT, DC shift and clamp of its exact rows into the component's home (as
+// BackStage's to_samples), at a coarser level its exact rows into the LL ring. The same
+// arithmetic on every value as BackStage's whole-plane path, in the same order, so the same
+// samples bit for bit: the horizontal pass is per row; the vertical lifting is exact in the
+// window but for `margin` rows at an edge that is not the level's own (symmetric extension
+// there differs), which are left out (tests/row_back_stage_test.cpp compares the two).
+// Making the coarser levels by rows too keeps their coefficients in a core's cache from
+// Tier-1 to the samples and spares the pages of resolution 1's plane (a quarter of the
+// tile's coefficients).
 //
 //   RowBackStage rows(comps, mct, S, threads);
-//   Tier-1 of the coarser levels into coarse(c); rows.finish_coarse();
-//   decode stripe first_stripe() into band_row(); then for k = first..last:
-//     decode stripe k + 1 (if any) into band_row(); rows.emit(k);
+//   Tier-1 of the levels coarser than D into coarse(c); rows.finish_coarse();
+//   for each step of rows.steps(): a decode step's stripe of code-blocks (of its level) into
+//     band_row(); an emit step: rows.emit(level, stripe)
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -42,9 +47,19 @@ class RowBackStage {
   // them in component c, rows packed in the type of its home.
   using RowsOut = std::function<void(int64_t y, int64_t count, const std::vector<const uint8_t*>& data)>;
 
+  // The levels the constructor makes by rows for `levels_by_rows` (0: its own choice,
+  // kDefaultRowLevels on one worker, else 1), fewer where a component has fewer levels or a
+  // level's rect is empty; at least 1. On one worker the second level by rows made a 4096^2
+  // decode 2% to 5% faster and its peak memory a quarter smaller (RGB 82 to 59 MB); on two and
+  // sixteen it was slower (up to 5% and 15%: more, shorter parallel runs), and a third level
+  // gained nothing more (docs/maintainers/experiments.md, "Decoder rows: the coarser levels").
+  static constexpr int kDefaultRowLevels = 2;
+  static int row_levels(const std::vector<BackStage::Component>& comps, int threads, int levels_by_rows = 0);
+
   // The bytes the constructor allocates, to reserve in a memory budget first (`rows_out`: with
   // one).
-  static uint64_t bytes(const std::vector<BackStage::Component>& comps, int stripe_rows, int threads, bool rows_out = false);
+  static uint64_t bytes(const std::vector<BackStage::Component>& comps, int stripe_rows, int threads, bool rows_out = false,
+                        int levels_by_rows = 0);
 
   // `rows_out` set: emit() makes each part's samples in a band of rows per component and
   // hands them there, instead of writing them into the components' homes (whose base is then
@@ -52,34 +67,48 @@ class RowBackStage {
   // `map_now` false: the coarse planes' and the bands' pages are left to map_pages(), which
   // the caller may run on another thread while it does something else (the decoder: Tier-2).
   RowBackStage(const std::vector<BackStage::Component>& comps, bool mct, int stripe_rows, int threads, RowsOut rows_out = nullptr,
-               bool map_now = true);
+               bool map_now = true, int levels_by_rows = 0);
   ~RowBackStage();
   RowBackStage(const RowBackStage&) = delete;
   RowBackStage& operator=(const RowBackStage&) = delete;
 
-  // Maps the pages of the buffers Tier-1 fills (the coarse planes and the band rows) on the
-  // workers, 4 MiB a worker (common/memory_pages.hpp), before anything is written to them.
+  // Maps the pages of the buffers Tier-1 fills (the coarse planes and the band rows) and of
+  // the LL rings on the workers, 4 MiB a worker (common/memory_pages.hpp), before anything is
+  // written to them.
   void map_pages();
 
-  // Component c's coarser resolution (the finest level's LL) in pyramid layout, int32 (5/3)
-  // or float (9/7), rows coarse_stride(c) values apart: where Tier-1 writes the coarser
-  // levels' blocks, and what finish_coarse() inverse transforms in place.
+  // D: the levels made by rows, 0 (the finest) to D - 1.
+  int row_levels() const;
+
+  // Component c's resolution below the levels made by rows (level D - 1's LL) in pyramid
+  // layout, int32 (5/3) or float (9/7), rows coarse_stride(c) values apart: where Tier-1
+  // writes the coarser levels' blocks, and what finish_coarse() inverse transforms in place.
   void* coarse(size_t c) const;
   ptrdiff_t coarse_stride(size_t c) const;
   void finish_coarse();
 
-  // Row `by` (on the band's grid) of the finest level's band `band` (0: HL, 1: LH, 2: HH) of
-  // component c, at the band's first column; rows band_stride(c, band) values apart. Valid
-  // for the rows of the stripe being decoded (by / S) and the two before it.
-  void* band_row(size_t c, int band, int64_t by) const;
-  ptrdiff_t band_stride(size_t c, int band) const;
+  // Row `by` (on the band's grid) of level `level`'s band `band` (0: HL, 1: LH, 2: HH) of
+  // component c, at the band's first column; rows band_stride(level, c, band) values apart.
+  // Valid for the rows of the stripe a decode step names (by / S) and the two before it.
+  void* band_row(int level, size_t c, int band, int64_t by) const;
+  ptrdiff_t band_stride(int level, size_t c, int band) const;
 
-  // Stripes k (band rows [kS, (k+1)S), output rows [2kS, 2(k+1)S)) the tile-component spans.
-  int64_t first_stripe() const;
-  int64_t last_stripe() const;
-  // The output rows of stripe k, once stripes k - 1 (if any), k and k + 1 (if any) are decoded
-  // and not yet overwritten (by stripe k + 2).
-  void emit(int64_t k);
+  // Stripes k of a level (band rows [kS, (k+1)S), its output rows [2kS, 2(k+1)S)) its rect
+  // spans.
+  int64_t first_stripe(int level) const;
+  int64_t last_stripe(int level) const;
+
+  // The order of the work: each level's stripes decoded (`emit` false: Tier-1 of that
+  // stripe's code-blocks into band_row()) and made (`emit` true: emit(level, stripe)), each
+  // stripe made once stripes k - 1 .. k + 1 of its bands are decoded and not yet overwritten,
+  // and its LL rows made by the coarser level.
+  struct Step {
+    int level = 0;
+    int64_t stripe = 0;
+    bool emit = false;
+  };
+  const std::vector<Step>& steps() const;
+  void emit(int level, int64_t k);
 
  private:
   struct Impl;

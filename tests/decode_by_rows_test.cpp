@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// The decoder's by-rows path (an HT image of one tile on the CPU, its finest level a band of
-// rows at a time: pipeline/row_back_stage) against its whole-plane path (DecodeSettings::by_rows
+// The decoder's by-rows path (an HT image of one tile on the CPU, its finest level, and on one
+// thread the next one too, a band of rows at a time: pipeline/row_back_stage) against its whole-plane path (DecodeSettings::by_rows
 // off), bit for bit, through our HT encoder's streams: RGB 8-bit and 16-bit grey, odd sizes and
 // canvas origins, 2 and 3 pixels tall or wide (row_back_stage_test has 1), the 5/3 and the 9/7,
 // code-blocks 4 to 64 rows tall, one level and five, one, two and sixteen threads (and Tier-2 refusing on three, four and sixteen). The same with the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// The decoder's row back stage (pipeline/row_back_stage: the finest DWT level a band of rows at
-// a time) against the whole-plane back stage on the CPU (pipeline/back_stage, which
+// The decoder's row back stage (pipeline/row_back_stage: the finer DWT levels a band of rows at
+// a time, one to five of them) against the whole-plane back stage on the CPU (pipeline/back_stage, which
 // back_stage_test checks against OpenJPEG's arithmetic), bit for bit: random coefficients
 // handed to each as the decoder's Tier-1 would write them, on odd sizes and origins, 1-pixel
 // tall and wide tile-components, every code-block height from 4, both wavelets, with and
@@ -16,6 +16,7 @@
 
 #include "pipeline/back_stage.hpp"
 #include "pipeline/row_back_stage.hpp"
+#include "tiling/canvas.hpp"
 
 namespace {
 
@@ -33,13 +34,14 @@ struct Case {
   j2k_sample_type type;
   int precision;
   int threads;
+  int row_levels = 0;  // levels_by_rows (0: the stage's choice)
 };
 
 std::string describe(const Case& k) {
   return "rect [" + std::to_string(k.rect.x0) + "," + std::to_string(k.rect.x1) + ")x[" + std::to_string(k.rect.y0) + "," +
          std::to_string(k.rect.y1) + ") levels " + std::to_string(k.levels) + (k.reversible ? " 5/3" : " 9/7") + " S " +
          std::to_string(k.stripe) + " comps " + std::to_string(k.comps) + (k.mct ? " mct" : "") + " precision " +
-         std::to_string(k.precision) + " threads " + std::to_string(k.threads);
+         std::to_string(k.precision) + " threads " + std::to_string(k.threads) + " levels by rows " + std::to_string(k.row_levels);
 }
 
 size_t sample_size(j2k_sample_type t) { return t == J2K_SAMPLE_U8 || t == J2K_SAMPLE_I8 ? 1 : 2; }
@@ -94,7 +96,7 @@ std::vector<std::vector<uint32_t>> coefficients(const Case& k, uint32_t seed) {
 void check(const Case& k, uint32_t seed, bool handed_out = false) {
   SCOPED_TRACE(describe(k) + (handed_out ? ", rows handed out" : ""));
   const std::vector<std::vector<uint32_t>> planes = coefficients(k, seed);
-  const int64_t w = k.rect.width(), h = k.rect.height();
+  const int64_t w = k.rect.width();
 
   std::vector<std::vector<unsigned char>> whole_out, rows_out;
   {
@@ -118,35 +120,49 @@ void check(const Case& k, uint32_t seed, bool handed_out = false) {
         std::memcpy(rows_out[c].data() + static_cast<size_t>(y) * row, data[c], static_cast<size_t>(count) * row);
       }
     };
-  RowBackStage rows(comps, k.mct, k.stripe, k.threads, hand_out);
-  // The finest level's geometry, as the decoder's band records give it.
-  const int cas_x = static_cast<int>(k.rect.x0 & 1), cas_y = static_cast<int>(k.rect.y0 & 1);
-  const int64_t sn_x = (w + (cas_x == 0 ? 1 : 0)) >> 1, sn_y = (h + (cas_y == 0 ? 1 : 0)) >> 1;
-  const int64_t l_y0 = (k.rect.y0 + 1) >> 1, l_y1 = (k.rect.y1 + 1) >> 1;  // L rows on the band grid
-  const int64_t h_y0 = k.rect.y0 >> 1, h_y1 = k.rect.y1 >> 1;              // H rows
+  RowBackStage rows(comps, k.mct, k.stripe, k.threads, hand_out, true, k.row_levels);
+  const int depth = rows.row_levels();
+  EXPECT_EQ(depth, RowBackStage::row_levels(comps, k.threads, k.row_levels));
+  EXPECT_LE(depth, k.row_levels > 0 ? k.row_levels : RowBackStage::kDefaultRowLevels);
+  // Level l's geometry (its rect the resolution l below the full one), as the decoder's band
+  // records give it: in the whole plane's pyramid layout its HL band lies at rows [0, sn_y),
+  // columns [sn_x, w); its LH at rows [sn_y, h), columns [0, sn_x); its HH beside that.
+  struct Level {
+    int64_t w, sn_x, sn_y, l_y0, l_y1, h_y0, h_y1;
+  };
+  auto level = [&](int l) {
+    const Rect r = j2k::resolution_rect(k.rect, k.levels, k.levels - l);
+    const int cas_x = static_cast<int>(r.x0 & 1), cas_y = static_cast<int>(r.y0 & 1);
+    return Level{r.width(), (r.width() + (cas_x == 0 ? 1 : 0)) >> 1, (r.height() + (cas_y == 0 ? 1 : 0)) >> 1,
+                 (r.y0 + 1) >> 1, (r.y1 + 1) >> 1, r.y0 >> 1, r.y1 >> 1};  // L rows, then H rows, on the band grid
+  };
+  // The coarse planes: the top-left corner of the pyramid, the resolution below the levels made
+  // by rows.
+  const Rect coarse = j2k::resolution_rect(k.rect, k.levels, k.levels - depth);
   for (size_t c = 0; c < comps.size(); ++c) {
-    auto* coarse = static_cast<uint32_t*>(rows.coarse(c));
-    for (int64_t y = 0; y < sn_y; ++y)
-      std::memcpy(coarse + y * rows.coarse_stride(c), planes[c].data() + y * w, static_cast<size_t>(sn_x) * 4);
+    auto* plane = static_cast<uint32_t*>(rows.coarse(c));
+    for (int64_t y = 0; y < coarse.height(); ++y)
+      std::memcpy(plane + y * rows.coarse_stride(c), planes[c].data() + y * w, static_cast<size_t>(coarse.width()) * 4);
   }
   rows.finish_coarse();
-  auto write_stripe = [&](int64_t s) {
+  auto write_stripe = [&](int l, int64_t s) {
+    const Level v = level(l);
     for (size_t c = 0; c < comps.size(); ++c) {
       const uint32_t* p = planes[c].data();
       for (int64_t by = s * k.stripe; by < (s + 1) * k.stripe; ++by) {
-        if (by >= l_y0 && by < l_y1 && w > sn_x)
-          std::memcpy(rows.band_row(c, 0, by), p + (by - l_y0) * w + sn_x, static_cast<size_t>(w - sn_x) * 4);
-        if (by >= h_y0 && by < h_y1) {
-          std::memcpy(rows.band_row(c, 1, by), p + (sn_y + by - h_y0) * w, static_cast<size_t>(sn_x) * 4);
-          if (w > sn_x) std::memcpy(rows.band_row(c, 2, by), p + (sn_y + by - h_y0) * w + sn_x, static_cast<size_t>(w - sn_x) * 4);
+        if (by >= v.l_y0 && by < v.l_y1 && v.w > v.sn_x)
+          std::memcpy(rows.band_row(l, c, 0, by), p + (by - v.l_y0) * w + v.sn_x, static_cast<size_t>(v.w - v.sn_x) * 4);
+        if (by >= v.h_y0 && by < v.h_y1) {
+          std::memcpy(rows.band_row(l, c, 1, by), p + (v.sn_y + by - v.h_y0) * w, static_cast<size_t>(v.sn_x) * 4);
+          if (v.w > v.sn_x)
+            std::memcpy(rows.band_row(l, c, 2, by), p + (v.sn_y + by - v.h_y0) * w + v.sn_x, static_cast<size_t>(v.w - v.sn_x) * 4);
         }
       }
     }
   };
-  write_stripe(rows.first_stripe());
-  for (int64_t s = rows.first_stripe(); s <= rows.last_stripe(); ++s) {
-    if (s < rows.last_stripe()) write_stripe(s + 1);
-    rows.emit(s);
+  for (const RowBackStage::Step& step : rows.steps()) {
+    if (step.emit) rows.emit(step.level, step.stripe);
+    else write_stripe(step.level, step.stripe);
   }
   for (size_t c = 0; c < comps.size(); ++c) {
     ASSERT_EQ(rows_out[c].size(), whole_out[c].size());
@@ -164,8 +180,9 @@ TEST(RowBackStage, SameSamplesAsWholePlanes) {
   for (const Rect& r : rects)
     for (bool reversible : {true, false})
       for (int stripe : {4, 8, 16, 64})
-        for (int levels : {1, 3})
-          check(Case{r, levels, reversible, stripe, 1, false, J2K_SAMPLE_U8, 8, 1}, seed++);
+        for (int levels : {1, 3, 5})
+          for (int row_levels : {1, 2, 3, 5})
+            if (row_levels <= levels) check(Case{r, levels, reversible, stripe, 1, false, J2K_SAMPLE_U8, 8, 1, row_levels}, seed++);
 }
 
 TEST(RowBackStage, SameSamplesWithTheMctAndWideSamples) {
@@ -178,10 +195,33 @@ TEST(RowBackStage, SameSamplesWithTheMctAndWideSamples) {
       for (int stripe : {4, 32, 64})
         for (int threads : {1, 2, 3, 4, 9}) {  // 2 and 4: a stripe's parts side by side (32 and 64)
           check(Case{r, 5, reversible, stripe, 3, true, J2K_SAMPLE_U8, 8, threads}, seed++);
-          check(Case{r, 5, reversible, stripe, 3, true, J2K_SAMPLE_U8, 8, threads}, seed++, true);
+          check(Case{r, 5, reversible, stripe, 3, true, J2K_SAMPLE_U8, 8, threads, 1}, seed++, true);
           check(Case{r, 2, reversible, stripe, 3, false, J2K_SAMPLE_U16, 16, threads}, seed++);
-          check(Case{r, 4, reversible, stripe, 1, false, J2K_SAMPLE_I16, 12, threads}, seed++, true);
+          check(Case{r, 4, reversible, stripe, 1, false, J2K_SAMPLE_I16, 12, threads, 3}, seed++, true);
         }
+}
+
+TEST(RowBackStage, MakesTheCoarserLevelsByRowsOnOneWorker) {
+  std::vector<std::vector<unsigned char>> out;
+  const std::vector<BackStage::Component> comps =
+      components(Case{{0, 0, 300, 200}, 5, false, 32, 3, true, J2K_SAMPLE_U8, 8, 1}, out);
+  EXPECT_EQ(RowBackStage::row_levels(comps, 1), RowBackStage::kDefaultRowLevels);
+  EXPECT_EQ(RowBackStage::row_levels(comps, 4), 1);
+  EXPECT_EQ(RowBackStage::row_levels(comps, 4, 5), 5);
+  EXPECT_EQ(RowBackStage::row_levels(comps, 1, 9), 5);  // no more than the components' levels
+  // On a large image fewer bytes than the finest level alone: resolution 1's plane, a quarter
+  // of the coefficients, gives way to rings of rows (sizes only: bytes() allocates nothing).
+  std::vector<BackStage::Component> large = comps;
+  for (BackStage::Component& c : large) {
+    c.rect = c.window = Rect{0, 0, 4000, 3000};
+    c.home.width = c.rect.width();
+    c.home.height = c.rect.height();
+  }
+  EXPECT_LT(RowBackStage::bytes(large, 64, 1), RowBackStage::bytes(large, 64, 1, false, 1) * 4 / 5);
+  // [1, 2) x [0, 9): resolution 1 is empty (one column at an odd x), so only the finest level
+  // goes by rows.
+  const std::vector<BackStage::Component> narrow = components(Case{{1, 0, 2, 9}, 3, true, 4, 1, false, J2K_SAMPLE_U8, 8, 1}, out);
+  EXPECT_EQ(RowBackStage::row_levels(narrow, 1, 3), 1);
 }
 
 TEST(RowBackStage, TakesOnlyWholeWindowsOfOneRect) {
