@@ -50,9 +50,10 @@ class RowBackStage {
   // The levels the constructor makes by rows for `levels_by_rows` (0: its own choice,
   // kDefaultRowLevels on one worker, else 1), fewer where a component has fewer levels or a
   // level's rect is empty; at least 1. On one worker the second level by rows made a 4096^2
-  // decode 2% to 5% faster and its peak memory a quarter smaller (RGB 82 to 59 MB); on two and
-  // sixteen it was slower (up to 5% and 15%: more, shorter parallel runs), and a third level
-  // gained nothing more (docs/maintainers/experiments.md, "Decoder rows: the coarser levels").
+  // decode's peak memory a quarter smaller (RGB 82 to 59 MB) and its time 2% to 5% shorter on
+  // the development machine (within the noise on the H200's); on two and sixteen it was
+  // slower (up to 5% and 15%: more, shorter parallel runs), and a third level gained nothing
+  // more (docs/maintainers/experiments.md, "Decoder rows: the coarser levels by rows too").
   static constexpr int kDefaultRowLevels = 2;
   static int row_levels(const std::vector<BackStage::Component>& comps, int threads, int levels_by_rows = 0);
 
