@@ -375,6 +375,27 @@ TEST_F(Cli, RerunReplacesItsOwnOutputsAndRemovesStaleOnes) {
 }
 
 
+// --force on an output that exists: the new file takes its name (OutputDir::write exchanges
+// the two, then removes the old one), the old file's data is untouched where another name
+// still links it, and no temporary file is left beside the output.
+TEST_F(Cli, ForceReplacesAnOutputWithoutWritingIntoTheOldFile) {
+  fs::create_directories(out());
+  const std::string target = out() + "/camera.j2k", other = out("other.j2k");
+  std::ofstream(target) << "the old output";
+  fs::create_hard_link(target, other);
+  auto r = cli("compress -i " + quote(kData + "/camera.pgm") + " -o " + quote(target) + " --force --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string written = file_text(target);
+  ASSERT_GE(written.size(), 4u);
+  EXPECT_EQ(written.substr(0, 2), std::string("\xFF\x4F")) << "not a codestream at the output's name";
+  EXPECT_EQ(file_text(other), "the old output");
+  for (const fs::directory_entry& e : fs::directory_iterator(out()))
+    EXPECT_EQ(e.path().filename().string(), "camera.j2k") << "left beside the output";
+  r = cli("compress -i " + quote(kData + "/camera.pgm") + " -o " + quote(target) + " --force --quiet");  // over our own
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(file_text(target), written);
+}
+
 // A link planted under an output's name is never followed: without --force it is refused as
 // a file j2kfront did not write (even when a forged layout.json lists it), with --force the
 // link itself is replaced. The file it points to is untouched either way.
