@@ -18,9 +18,9 @@
 // samples bit for bit: the horizontal pass is per row; the vertical lifting is exact in the
 // window but for `margin` rows at an edge that is not the level's own (symmetric extension
 // there differs), which are left out (tests/row_back_stage_test.cpp compares the two).
-// Making the coarser levels by rows too keeps their coefficients in a core's cache from
-// Tier-1 to the samples and spares the pages of resolution 1's plane (a quarter of the
-// tile's coefficients).
+// On one worker the second level goes by rows too (row_levels()): that spares the pages of
+// resolution 1's plane (a quarter of the tile's coefficients) and keeps the level's
+// coefficients in the core's cache from Tier-1 to the finest level's rows.
 //
 //   RowBackStage rows(comps, mct, S, threads);
 //   Tier-1 of the levels coarser than D into coarse(c); rows.finish_coarse();
