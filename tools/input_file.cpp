@@ -25,16 +25,6 @@ InputBytes::~InputBytes() {
 InputBytes::InputBytes(InputBytes&& other) noexcept
     : mapped_(std::exchange(other.mapped_, nullptr)), size_(std::exchange(other.size_, 0)), read_(std::move(other.read_)) {}
 
-InputBytes& InputBytes::operator=(InputBytes&& other) noexcept {
-  if (this != &other) {
-    if (mapped_) ::munmap(const_cast<unsigned char*>(mapped_), size_);
-    mapped_ = std::exchange(other.mapped_, nullptr);
-    size_ = std::exchange(other.size_, 0);
-    read_ = std::move(other.read_);
-  }
-  return *this;
-}
-
 namespace {
 
 InputBytes read_standard_input(uint64_t limit) {  // to its end, refused past the limit as it comes

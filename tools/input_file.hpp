@@ -25,7 +25,7 @@ class InputBytes {
   InputBytes(const void* mapped, size_t size) : mapped_(static_cast<const unsigned char*>(mapped)), size_(size) {}
   ~InputBytes();
   InputBytes(InputBytes&& other) noexcept;
-  InputBytes& operator=(InputBytes&& other) noexcept;
+  InputBytes& operator=(InputBytes&&) = delete;
   InputBytes(const InputBytes&) = delete;
   InputBytes& operator=(const InputBytes&) = delete;
 
