@@ -31,7 +31,6 @@
 #include "pipeline/back_stage.hpp"
 #include "pipeline/row_back_stage.hpp"
 #include "common/parallel/parallel_for.hpp"
-#include "common/parallel/worker_pool.hpp"
 
 namespace j2k::codec {
 namespace {
@@ -126,6 +125,10 @@ class TileDecoder {
   // Tier-2: the tile's packets, its blocks' data.
   void read_packets(Prepared& p, DecodedImage& image) {
     p.packets = read_tile_packets(cs_, data_, p.t, settings_.allow_partial, settings_.layers, &budget_);
+    packets_read(p, image);
+  }
+  // What Tier-2 said of the tile: whether its data was cut short, its warnings.
+  void packets_read(const Prepared& p, DecodedImage& image) {
     if (p.packets.truncated) image.truncated = true;
     warnings_.insert(warnings_.end(), p.packets.warnings.begin(), p.packets.warnings.end());
   }
@@ -378,42 +381,55 @@ class TileDecoder {
     RowBackStage::RowsOut out;
     if (image.streamed)
       out = [&](int64_t y, int64_t count, const std::vector<const uint8_t*>& data) { settings_.rows(image, DecodedRows{y, count, data}); };
-    // On three workers or more the buffers' pages are mapped while this thread reads the
-    // packets (Tier-2 takes one thread): on the H200's 16 threads a 4096^2 RGB stream's Tier-2
-    // had taken 6 to 8 ms and the mapping 10, one after the other. (On two, the mapping beside
-    // Tier-2 measured no faster: the development machine's two CPUs.)
+    // On three workers or more Tier-2 reads the packets on a thread of its own while this one
+    // maps the buffers' pages on the workers, then decodes the coarser levels' blocks once their
+    // packets are read (PacketProgress), while Tier-2 reads the finest level's: most of the tile
+    // in a resolution-first progression. H200, 16 threads, 4096^2 streams: Tier-2 took 3 to 4
+    // ms (grey) and 6 to 10 (RGB), the mapping beside it 2 to 3.5, and the coarse blocks had
+    // waited for Tier-2's end; beside it, the decodes 2% to 9% faster (experiments.md). On two
+    // workers (the development machine's two CPUs) the thread beside them made it 1% to 3%
+    // slower.
     const bool aside = worker_count(threads) > 2;
     RowBackStage rows(p.stage, p.mct, stripe, threads, std::move(out), /*map_now=*/!aside);
-    std::exception_ptr mapping_failed;
-    {
-      std::thread mapper;
-      const j2k_thread_pool* embedders = scoped_thread_pool();  // the caller's runs' pool, if an embedder's
-      if (aside)
-        mapper = std::thread([&] {
-          try {
-            std::optional<ScopedThreadPool> same_pool;
-            if (embedders != nullptr) same_pool.emplace(*embedders);
-            rows.map_pages();
-          } catch (...) {
-            mapping_failed = std::current_exception();
-          }
-        });
-      // Joined however Tier-2 ends (an error too): the thread uses `rows`.
-      struct Join {
-        std::thread& t;
-        ~Join() {
-          if (t.joinable()) t.join();
+    const int depth = rows.row_levels();
+    std::vector<int> coarse_resolutions;  // each component's resolutions 0 .. levels - depth
+    for (const TileComponent& k : p.comps) coarse_resolutions.push_back(k.levels - depth);
+    PacketProgress progress(std::move(coarse_resolutions));
+    std::thread tier2;
+    std::exception_ptr tier2_failed;
+    struct Join {  // joined however this ends (an error too): the thread uses `p`
+      std::thread& t;
+      ~Join() {
+        if (t.joinable()) t.join();
+      }
+    } join{tier2};
+    bool beside = false;  // the coarse blocks decoded while Tier-2 reads on
+    if (aside) {
+      tier2 = std::thread([&] {
+        try {
+          read_tile_packets(p.packets, cs_, data_, p.t, settings_.allow_partial, settings_.layers, &budget_, progress);
+        } catch (...) {
+          tier2_failed = std::current_exception();
         }
-      } join{mapper};
-      read_packets(p, image);
+      });
+      rows.map_pages();
+      beside = progress.wait();
     }
-    if (mapping_failed) std::rethrow_exception(mapping_failed);
+    auto tier2_done = [&] {
+      if (!aside) {
+        read_packets(p, image);
+        return;
+      }
+      tier2.join();
+      if (tier2_failed) std::rethrow_exception(tier2_failed);
+      packets_read(p, image);
+    };
+    if (!beside) tier2_done();
     const std::vector<LaidBlock>& blocks = p.packets.layout.blocks;
     const Reservation order_memory(&budget_, heap_bytes(blocks.size() * sizeof(size_t)), what);
     // The blocks' indices: the coarser levels' first, then those of each level made by rows by
     // stripe (group g's from starts[g] to starts[g + 1]; level l's stripe k is group
     // group_of[l] + k - first_stripe(l)).
-    const int depth = rows.row_levels();
     std::vector<size_t> group_of(static_cast<size_t>(depth) + 1, 0);
     for (int l = 0; l < depth; ++l) {
       const auto stripes = static_cast<size_t>(rows.last_stripe(l) - rows.first_stripe(l) + 1);
@@ -456,6 +472,7 @@ class TileDecoder {
       decode_block(b, p.comps[b.component].reversible, static_cast<char*>(rows.coarse(b.component)) + offset * 4, stride, counts);
     });
     rows.finish_coarse();
+    if (beside) tier2_done();
     // The decode steps between two emit steps in one run: the stripes of several levels.
     std::vector<size_t> todo;
     auto decode_todo = [&] {

@@ -5,7 +5,9 @@
 // canvas origins, 2 and 3 pixels tall or wide (row_back_stage_test has 1), the 5/3 and the 9/7,
 // code-blocks 4 to 64 rows tall, one level and five, one, two and sixteen threads (and Tier-2 refusing on three, four and sixteen). The same with the
 // rows handed out as they are made (DecodeSettings::rows, the C interface's
-// j2k_decoder_run_rows), and the images that do not stream. And that the memory limit counts
+// j2k_decoder_run_rows), and the images that do not stream. On three workers or more, the
+// coarser levels' blocks decoded while Tier-2 reads on, in every progression, and changed
+// streams ending as the whole-plane path ends them. And that the memory limit counts
 // what the by-rows path allocates (less than a tile's planes, and no output planes when the
 // rows stream).
 #include <gtest/gtest.h>
@@ -13,10 +15,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "codec/codestream/codestream_reader.hpp"
+#include "codec/codestream/tile_packets.hpp"
 #include "codec/decoder.hpp"
 #include "common/error.hpp"
 #include "j2kfront/j2kfront.hpp"
@@ -164,6 +169,86 @@ TEST(DecodeByRows, TierTwoRefusingWhileThePagesAreMapped) {
     }
     EXPECT_TRUE(tier2_refused) << threads << " threads: no limit refused the packets' data in Tier-2";
   }
+}
+
+// On three workers or more the coarser levels' blocks are decoded while Tier-2 reads the finest
+// level's packets (PacketProgress): every progression (the point early in the resolution-first
+// ones, at Tier-2's end in the others), several layers, precincts, the same samples as the
+// whole-plane path. And streams with bytes changed in their second half (code-blocks decoded
+// as zeros, or Tier-2 refusing a packet once the coarse blocks are decoded) end as the
+// whole-plane path ends them: the same samples and warnings, or an error of the same cause.
+TEST(DecodeByRows, CoarseBlocksWhileTierTwoReadsOn) {
+  const j2kfront::Image img = noisy(3, 1, 300, 200, true);
+  for (j2k_progression order : {J2K_LRCP, J2K_RLCP, J2K_RPCL, J2K_PCRL, J2K_CPRL})
+    for (int layers : {1, 3}) {
+      j2kfront::Settings s;
+      s.backend = J2K_BACKEND_CPU;
+      s.wavelet = J2K_WAVELET_97;
+      s.levels = 5;
+      j2kfront::Coding c;
+      c.modes = J2K_MODE_HT;
+      c.block_w = c.block_h = 32;
+      c.progression = order;
+      c.precincts = {{64, 64}, {32, 32}};
+      c.rates = layers == 1 ? std::vector<double>{8} : std::vector<double>{40, 15, 6};
+      const std::vector<uint8_t> bytes = j2kfront::Encoder(s, c, img.view()).encode(img.view());
+      const std::string what = "progression " + std::to_string(order) + ", " + std::to_string(layers) + " layers";
+      for (int threads : {3, 16}) expect_same(bytes, threads, what + ", " + std::to_string(threads) + " threads");
+      if (::testing::Test::HasFailure()) return;
+    }
+
+  // Changed: for even seeds the first bytes of one of the last three packets (resolution 5's,
+  // in LRCP: their headers), for odd ones anywhere in the second half.
+  const std::vector<uint8_t> bytes = ht_stream(img, false, 5, 32, 32);
+  const j2k::codec::Codestream cs = j2k::codec::read_codestream(bytes.data(), bytes.size());
+  const j2k::codec::TilePackets packets = j2k::codec::read_tile_packets(cs, bytes.data(), 0);
+  ASSERT_EQ(packets.packet_bytes.size(), 18u);  // 6 resolutions, 3 components, a precinct each
+  int refused = 0, decoded = 0;
+  for (unsigned seed = 1; seed <= 40; ++seed) {
+    std::vector<uint8_t> changed = bytes;
+    std::mt19937 rng(seed);
+    for (int i = 0; i < 3; ++i) {
+      size_t at = changed.size() / 2 + rng() % (changed.size() / 2 - 2);
+      if (seed % 2 == 0) {
+        at = cs.parts.at(0).data;
+        const size_t packet = 15 + rng() % 3;
+        for (size_t k = 0; k < packet; ++k) at += packets.packet_bytes[k];
+        at += rng() % 6;
+      }
+      changed[at] ^= static_cast<uint8_t>(1 + rng() % 255);
+    }
+    const std::string what = "seed " + std::to_string(seed);
+    auto outcome = [&](bool by_rows, DecodedImage& image) -> std::string {
+      DecodeSettings d;
+      d.backend = j2k::BackendOptions(j2k::Backend::Cpu, 16);
+      d.by_rows = by_rows;
+      try {
+        image = decode(changed.data(), changed.size(), d);
+        return "";
+      } catch (const j2k::Error& e) {
+        return e.what();
+      }
+    };
+    DecodedImage want, got;
+    const std::string want_error = outcome(false, want), got_error = outcome(true, got);
+    // The same cause; its figures may be another code-block's (each path meets the blocks in
+    // its own order, on 16 threads).
+    auto cause = [](std::string e) {
+      e.erase(std::remove_if(e.begin(), e.end(), [](char ch) { return ch >= '0' && ch <= '9'; }), e.end());
+      return e;
+    };
+    EXPECT_EQ(cause(got_error), cause(want_error)) << what << ": " << got_error << " / " << want_error;
+    if (!want_error.empty()) {
+      ++refused;
+      continue;
+    }
+    ++decoded;
+    EXPECT_EQ(got.warnings, want.warnings) << what;
+    ASSERT_EQ(got.components.size(), want.components.size()) << what;
+    for (size_t k = 0; k < got.components.size(); ++k) EXPECT_TRUE(got.components[k].bytes == want.components[k].bytes) << what;
+  }
+  EXPECT_GT(refused, 0);
+  EXPECT_GT(decoded, 0);
 }
 
 // 2048^2 RGB: a tile's planes are 48 MiB, the by-rows path's buffers about 21 (the coarse

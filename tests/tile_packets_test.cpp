@@ -7,7 +7,7 @@
 // of empty packets (issue 45): each tile looks at its own tile-parts alone; POC changes say the
 // tile's packets, which are ordered in steps in proportion to them; a whole tile ending early
 // or with bytes over reads as OpenJPEG reads it; changes and precincts out of proportion to
-// the bytes are refused.
+// the bytes are refused. PacketProgress's point: the first resolutions' blocks whole there.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -127,6 +127,99 @@ TEST(TilePackets, CutStreamsReadPartiallyOrAreErrors) {
     } else {
       EXPECT_NO_THROW(read_tile_packets(cs, bytes.data(), 0, false)) << "cut at " << n;
     }
+  }
+}
+
+// PacketProgress: the point at which the resolutions waited for are read. There every block
+// of those resolutions must already hold all of its data (what a thread decoding them then
+// sees), and `out.blocks` must not move after; the point comes before the last packet in the
+// resolution-first progressions, and never under POC. Tiles, precincts, several layers,
+// levels per component; each component waiting for a different count of resolutions.
+TEST(TilePackets, ProgressSaysWhenTheFirstResolutionsAreRead) {
+  j2kfront::Image image;
+  image.x0 = 3, image.y0 = 5, image.width = 150, image.height = 97;
+  std::mt19937 rng(6);
+  for (int c = 0; c < 3; ++c) {
+    auto& k = image.add_component(J2K_SAMPLE_U8, 8);
+    for (auto& b : k.bytes) b = static_cast<unsigned char>(rng() % 256);
+  }
+  const std::vector<int> levels = {4, 2, 3};
+  struct Case {
+    j2k_progression order;
+    int layers;
+    bool poc, tiles, ht;
+  };
+  const Case cases[] = {{J2K_LRCP, 1, false, false, true},  {J2K_LRCP, 3, false, false, false}, {J2K_RLCP, 3, false, true, false},
+                        {J2K_RPCL, 1, false, false, true},  {J2K_RPCL, 3, false, true, false},  {J2K_PCRL, 1, false, false, true},
+                        {J2K_CPRL, 3, false, false, false}, {J2K_LRCP, 1, true, false, false}};
+  for (const Case& k : cases) {
+    j2kfront::Settings s;
+    s.backend = J2K_BACKEND_CPU;
+    s.component_levels = levels.data();
+    if (k.tiles) s.tile_w = 64, s.tile_h = 48;
+    j2kfront::Coding c;
+    c.progression = k.order;
+    c.block_w = 16, c.block_h = 8;
+    c.precincts = {{32, 32}, {16, 16}};
+    if (k.ht) c.modes = J2K_MODE_HT;
+    if (k.layers > 1) s.wavelet = J2K_WAVELET_97, c.rates = {40, 10, 3};
+    if (k.poc) c.pocs = {j2k_poc{0, 0, 0, 1, 2, 3, J2K_RLCP}, j2k_poc{0, 2, 0, 1, 5, 3, J2K_LRCP}};
+    const j2kfront::ImageView view = image.view();
+    const std::vector<uint8_t> bytes = j2kfront::Encoder(s, c, view).encode(view);
+    const Codestream cs = read_codestream(bytes.data(), bytes.size());
+    for (size_t t = 0; t < cs.tiles.size(); ++t)
+      for (const std::vector<int>& wanted : {std::vector<int>{3, 1, 2}, std::vector<int>{0, -1, 1}}) {
+        SCOPED_TRACE("progression " + std::to_string(k.order) + ", " + std::to_string(k.layers) + " layers" + (k.poc ? ", POC" : "") +
+                     ", tile " + std::to_string(t) + ", waiting for " + std::to_string(wanted[0]) + "," + std::to_string(wanted[1]) +
+                     "," + std::to_string(wanted[2]));
+        auto waited_for = [&](const LaidBlock& b) { return (b.band + 2) / 3 <= wanted[b.component]; };
+        // Each waited-for block as it is at the point: its data's index, passes and bytes.
+        struct Seen {
+          uint32_t index;
+          int passes;
+          std::vector<uint8_t> bytes;
+        };
+        std::vector<Seen> seen;
+        size_t packets_then = 0;
+        const BlockData* blocks_then = nullptr;
+        int calls = 0;
+        PacketProgress progress(wanted);
+        progress.on_read = [&](const TilePackets& p) {
+          ++calls;
+          packets_then = p.packet_bytes.size();
+          blocks_then = p.blocks.data();
+          for (size_t i = 0; i < p.layout.blocks.size(); ++i)
+            if (waited_for(p.layout.blocks[i])) {
+              const BlockData* d = p.data_of(i);
+              seen.push_back({p.block_data[i], d ? d->passes : 0, d ? std::vector<uint8_t>(d->data(), d->data() + d->size()) : std::vector<uint8_t>()});
+            }
+        };
+        TilePackets p;
+        read_tile_packets(p, cs, bytes.data(), t, false, 0, nullptr, progress);
+        EXPECT_EQ(progress.wait(), calls == 1);
+        const TilePackets whole = read_tile_packets(cs, bytes.data(), t);
+        EXPECT_EQ(p.packet_bytes, whole.packet_bytes);
+        EXPECT_EQ(p.block_data, whole.block_data);
+        if (k.poc) {
+          EXPECT_EQ(calls, 0) << "under POC the point is the end";
+          continue;
+        }
+        ASSERT_EQ(calls, 1);
+        EXPECT_EQ(blocks_then, p.blocks.data()) << "the blocks' data moved after the point";
+        const bool resolutions_first = k.order == J2K_RLCP || k.order == J2K_RPCL || (k.order == J2K_LRCP && k.layers == 1);
+        if (resolutions_first) EXPECT_LT(packets_then, p.packet_bytes.size());
+        size_t n = 0;
+        for (size_t i = 0; i < p.layout.blocks.size(); ++i) {
+          if (!waited_for(p.layout.blocks[i])) continue;
+          ASSERT_LT(n, seen.size());
+          const BlockData* d = p.data_of(i);
+          EXPECT_EQ(seen[n].index, p.block_data[i]) << "block " << i;
+          EXPECT_EQ(seen[n].passes, d ? d->passes : 0) << "block " << i;
+          EXPECT_TRUE(seen[n].bytes == (d ? std::vector<uint8_t>(d->data(), d->data() + d->size()) : std::vector<uint8_t>())) << "block " << i;
+          ++n;
+        }
+        EXPECT_EQ(n, seen.size());
+      }
   }
 }
 

@@ -115,11 +115,14 @@ uint64_t tile_components_bytes(const Codestream& cs, size_t t) {
          bands * sizeof(TileComponentInput::Band) + resolutions * (sizeof(ResolutionGrid) + sizeof(std::pair<int, int>)) + 3 * 32;
 }
 
-TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t t, bool partial, int kept_layers,
-                              MemoryBudget* budget) {
+namespace {
+
+// read_tile_packets' work, into `out`; `progress` (where not null) told when its resolutions
+// are read.
+void read_into(TilePackets& out, const Codestream& cs, const uint8_t* data, size_t t, bool partial, int kept_layers, MemoryBudget* budget,
+               PacketProgress* progress) {
   const std::string name = "tile " + std::to_string(t);
   const TileCoding& tc = cs.tiles.at(t);
-  TilePackets out;
   out.memory = Reservation(budget);
   out.memory.grow(tile_components_bytes(cs, t), [&] {
     return name + "'s " + std::to_string(tc.components.size()) + " tile-components and their bands";
@@ -263,12 +266,20 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
   // Each laid block's data, from its precinct's reader: when the last kept layer is read
   // (copied: the reader reads on), or at the end (moved).
   out.block_data.assign(out.layout.blocks.size(), TilePackets::kNoData);
+  // With `progress`, room for every block's data at once: `out.blocks` must not move while
+  // another thread reads the blocks taken already.
+  if (progress) {
+    grown(heap_bytes(counts.blocks * sizeof(BlockData)));
+    out.blocks.reserve(counts.blocks);
+  }
   auto take_blocks = [&](const LaidPrecinct& prec, PrecinctReader& reader, bool move) {
     const size_t capacity = out.blocks.capacity();
     uint64_t copied = 0;
     for (size_t b = 0; b < prec.bands.size(); ++b)
       for (size_t i = 0; i < prec.bands[b].count(); ++i)
         if (BlockData* d = reader.included_block(b, i)) {
+          if (progress && out.blocks.size() == out.blocks.capacity())
+            throw Error(ErrorCode::Internal, name + ": more code-blocks' data than code-blocks");
           out.block_data[prec.bands[b].first + i] = static_cast<uint32_t>(out.blocks.size());
           if (move) {
             out.blocks.push_back(std::move(*d));
@@ -287,8 +298,19 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
   // opj_compress writes such tiles under -POC (a change whose layers start past its
   // predecessor's writes none of its packets). A cut tile's are missing, as before.
   const std::vector<PacketId> order = tile_order(tc, layers, grids, tile, out.order_steps);
+  // With `progress`: the packets after which its resolutions are read, each of their precincts
+  // at its last layer, so with its blocks taken (SIZE_MAX: not before the end). POC's changes
+  // may leave a precinct's last layer unsent, its blocks taken only at the end.
+  size_t read_after = SIZE_MAX;
+  if (progress && tc.poc.empty()) {
+    read_after = 0;
+    for (size_t k = 0; k < order.size(); ++k)
+      if (order[k].resolution <= progress->last_resolution(static_cast<size_t>(order[k].component))) read_after = k + 1;
+    if (read_after == 0) progress->read(out);
+  }
   size_t at = 0, hat = 0;
-  for (const PacketId& id : order) {
+  for (size_t k = 0; k < order.size(); ++k) {
+    const PacketId& id = order[k];
     const auto c = static_cast<size_t>(id.component), r = static_cast<size_t>(id.resolution);
     const LaidPrecinct& prec = tile.components[c][r].precincts[static_cast<size_t>(id.precinct)];
     auto& slots = readers[c][r];
@@ -344,6 +366,7 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
                                 ", component " + std::to_string(id.component) + ", precinct " + std::to_string(id.precinct) + ": " + e.what());
     }
     out.packet_bytes.push_back(static_cast<uint32_t>(at - start));
+    if (k + 1 == read_after) progress->read(out);
   }
   // Bytes after the last packet are not read, as OpenJPEG leaves them: opj_compress's -POC
   // streams whose changes overlap send packets again in a later tile-part, which its own
@@ -361,7 +384,23 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
         if (reader && !taken[c][r][k]) take_blocks(tile.components[c][r].precincts[k], *reader, true);
         readers[c][r][k].reset();
       }
+}
+
+}  // namespace
+
+TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t t, bool partial, int layers, MemoryBudget* budget) {
+  TilePackets out;
+  read_into(out, cs, data, t, partial, layers, budget, nullptr);
   return out;
+}
+
+void read_tile_packets(TilePackets& out, const Codestream& cs, const uint8_t* data, size_t t, bool partial, int layers,
+                       MemoryBudget* budget, PacketProgress& progress) {
+  struct End {  // however the reading ends, an error too: the waiting thread must wake
+    PacketProgress& p;
+    ~End() { p.end(); }
+  } end{progress};
+  read_into(out, cs, data, t, partial, layers, budget, &progress);
 }
 
 }  // namespace j2k::codec

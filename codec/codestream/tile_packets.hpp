@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "codec/codestream/codestream_reader.hpp"
+#include "codec/codestream/packet_progress.hpp"
 #include "codec/codestream/tile_layout.hpp"
 #include "codec/tier2/packet_reader.hpp"
 #include "common/memory_budget.hpp"
@@ -55,6 +56,15 @@ struct TilePackets {
 // Throws j2k::Error (CorruptInput) naming the tile and the cause.
 TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t t, bool partial = false, int layers = 0,
                               MemoryBudget* budget = nullptr);
+// The same into `out` (a TilePackets as constructed), telling `progress` when the resolutions
+// it waits for are read (PacketProgress::read) and when the call ends, however it ends (end()):
+// another thread may then decode those resolutions' blocks from `out` while this one reads
+// on. `out.blocks` is reserved for every code-block of the tile first, so that it never moves.
+// Without POC (whose changes may leave a precinct's last layer unsent) and in a progression
+// that sends those resolutions first (LRCP with one layer, RLCP, RPCL), the point comes before
+// the last packet; otherwise at the end.
+void read_tile_packets(TilePackets& out, const Codestream& cs, const uint8_t* data, size_t t, bool partial, int layers,
+                       MemoryBudget* budget, PacketProgress& progress);
 
 // The bytes a tile's tile-component records take (TileComponentInput with its bands and the
 // resolution grids), from the levels of its components: what tile_components() allocates.
