@@ -31,6 +31,7 @@
 #include "pipeline/back_stage.hpp"
 #include "pipeline/row_back_stage.hpp"
 #include "common/parallel/parallel_for.hpp"
+#include "common/parallel/worker_pool.hpp"
 
 namespace j2k::codec {
 namespace {
@@ -405,7 +406,10 @@ class TileDecoder {
     } join{tier2};
     bool beside = false;  // the coarse blocks decoded while Tier-2 reads on
     if (aside) {
-      tier2 = std::thread([&] {
+      const j2k_thread_pool* embedders = scoped_thread_pool();  // the caller's runs' pool, if an embedder's
+      tier2 = std::thread([&, embedders] {
+        std::optional<ScopedThreadPool> same_pool;  // runs from this thread go where the caller's do
+        if (embedders != nullptr) same_pool.emplace(*embedders);
         try {
           read_tile_packets(p.packets, cs_, data_, p.t, settings_.allow_partial, settings_.layers, &budget_, progress);
         } catch (...) {
