@@ -17,8 +17,9 @@ inline void decode_and_check(const uint8_t* data, size_t size) {
   j2k_decode_settings s;
   j2k_decode_settings_default(&s);
   s.backend = J2K_BACKEND_CPU;
-  // One thread, or on a quarter of the inputs three: the by-rows path then maps the row
-  // stage's pages on another thread while Tier-2 reads the packets (decoder.cpp).
+  // One thread, or on a quarter of the inputs three: the by-rows path then reads the packets
+  // on a thread of its own while the workers map the row stage's pages and decode the coarser
+  // levels' blocks (decoder.cpp).
   s.threads = size % 4 == 3 ? 3 : 1;
   // What a header may make the decoder allocate, and so how much work one input may ask for:
   // small, so that a forged size decodes within libFuzzer's time limit under the sanitizers.
