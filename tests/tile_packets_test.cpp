@@ -56,14 +56,20 @@ TEST(TilePackets, ConformanceTilesReadToTheirLastByte) {
   EXPECT_GT(tiles, 0);
 }
 
-TEST(TilePackets, OurPacketsHaveTheirPltLengths) {
+// Three 8-bit components of random samples, the image at (3, 5).
+j2kfront::Image random_rgb(uint32_t width, uint32_t height, unsigned seed) {
   j2kfront::Image image;
-  image.x0 = 3, image.y0 = 5, image.width = 83, image.height = 61;
-  std::mt19937 rng(4);
+  image.x0 = 3, image.y0 = 5, image.width = width, image.height = height;
+  std::mt19937 rng(seed);
   for (int c = 0; c < 3; ++c) {
     auto& k = image.add_component(J2K_SAMPLE_U8, 8);
     for (auto& b : k.bytes) b = static_cast<unsigned char>(rng() % 256);
   }
+  return image;
+}
+
+TEST(TilePackets, OurPacketsHaveTheirPltLengths) {
+  const j2kfront::Image image = random_rgb(83, 61, 4);
   const std::vector<int> levels = {3, 1, 2};
   for (j2k_progression order : {J2K_LRCP, J2K_RLCP, J2K_RPCL, J2K_PCRL, J2K_CPRL})
     for (int variant = 0; variant < 3; ++variant) {
@@ -136,13 +142,7 @@ TEST(TilePackets, CutStreamsReadPartiallyOrAreErrors) {
 // resolution-first progressions, and never under POC. Tiles, precincts, several layers,
 // levels per component; each component waiting for a different count of resolutions.
 TEST(TilePackets, ProgressSaysWhenTheFirstResolutionsAreRead) {
-  j2kfront::Image image;
-  image.x0 = 3, image.y0 = 5, image.width = 150, image.height = 97;
-  std::mt19937 rng(6);
-  for (int c = 0; c < 3; ++c) {
-    auto& k = image.add_component(J2K_SAMPLE_U8, 8);
-    for (auto& b : k.bytes) b = static_cast<unsigned char>(rng() % 256);
-  }
+  const j2kfront::Image image = random_rgb(150, 97, 6);
   const std::vector<int> levels = {4, 2, 3};
   struct Case {
     j2k_progression order;
@@ -207,7 +207,9 @@ TEST(TilePackets, ProgressSaysWhenTheFirstResolutionsAreRead) {
         ASSERT_EQ(calls, 1);
         EXPECT_EQ(blocks_then, p.blocks.data()) << "the blocks' data moved after the point";
         const bool resolutions_first = k.order == J2K_RLCP || k.order == J2K_RPCL || (k.order == J2K_LRCP && k.layers == 1);
-        if (resolutions_first) EXPECT_LT(packets_then, p.packet_bytes.size());
+        if (resolutions_first) {
+          EXPECT_LT(packets_then, p.packet_bytes.size());
+        }
         size_t n = 0;
         for (size_t i = 0; i < p.layout.blocks.size(); ++i) {
           if (!waited_for(p.layout.blocks[i])) continue;
