@@ -105,6 +105,13 @@ class Reservation {
     }
     bytes_.fetch_add(bytes, std::memory_order_relaxed);
   }
+  // grow() for what can be done without: false, and nothing taken, where the budget has no
+  // room for it.
+  bool try_grow(uint64_t bytes) {
+    if (budget_ && bytes != 0 && !budget_->try_reserve(bytes)) return false;
+    bytes_.fetch_add(bytes, std::memory_order_relaxed);
+    return true;
+  }
   // Gives back `bytes` of it (at most what it holds) once what they stood for is freed.
   void release(uint64_t bytes) {
     uint64_t now = bytes_.load(std::memory_order_relaxed);

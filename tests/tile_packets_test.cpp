@@ -7,9 +7,11 @@
 // of empty packets (issue 45): each tile looks at its own tile-parts alone; POC changes say the
 // tile's packets, which are ordered in steps in proportion to them; a whole tile ending early
 // or with bytes over reads as OpenJPEG reads it; changes and precincts out of proportion to
-// the bytes are refused. PacketProgress's point: the first resolutions' blocks whole there.
+// the bytes are refused. PacketProgress's point: the first resolutions' blocks whole there,
+// or the end where the memory limit has no room for it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <random>
@@ -19,6 +21,7 @@
 #include "codec/codestream/codestream_reader.hpp"
 #include "codec/codestream/tile_packets.hpp"
 #include "common/error.hpp"
+#include "common/memory_budget.hpp"
 #include "j2kfront/j2kfront.hpp"
 #include "tests/support/conformance_data.hpp"
 #include "tests/support/empty_packet_stream.hpp"
@@ -223,6 +226,40 @@ TEST(TilePackets, ProgressSaysWhenTheFirstResolutionsAreRead) {
         EXPECT_EQ(n, seen.size());
       }
   }
+}
+
+// Where the memory limit has no room for what PacketProgress needs (every code-block's data
+// reserved at once), the tile is read as without it: the point is the end, and nothing the
+// limit lets through without it is refused. A flat image in 4x4 code-blocks: most of them
+// empty, their data never allocated.
+TEST(TilePackets, ProgressGivesWayToTheMemoryLimit) {
+  j2kfront::Image image;
+  image.width = 256, image.height = 256;
+  auto& k = image.add_component(J2K_SAMPLE_U8, 8);
+  std::fill(k.bytes.begin(), k.bytes.end(), static_cast<unsigned char>(200));
+  j2kfront::Settings s;
+  s.backend = J2K_BACKEND_CPU;
+  s.levels = 3;
+  j2kfront::Coding c;
+  c.block_w = c.block_h = 4;
+  const j2kfront::ImageView view = image.view();
+  const std::vector<uint8_t> bytes = j2kfront::Encoder(s, c, view).encode(view);
+  const Codestream cs = read_codestream(bytes.data(), bytes.size());
+  j2k::MemoryBudget counted;
+  const TilePackets whole = read_tile_packets(cs, bytes.data(), 0, false, 0, &counted);
+  j2k::MemoryBudget tight(counted.peak());
+  PacketProgress progress({0});
+  TilePackets p;
+  EXPECT_NO_THROW(read_tile_packets(p, cs, bytes.data(), 0, false, 0, &tight, progress));
+  EXPECT_FALSE(progress.wait());
+  EXPECT_EQ(p.block_data, whole.block_data);
+  EXPECT_EQ(p.packet_bytes, whole.packet_bytes);
+  j2k::MemoryBudget roomy;
+  PacketProgress roomy_progress({0});
+  TilePackets q;
+  read_tile_packets(q, cs, bytes.data(), 0, false, 0, &roomy, roomy_progress);
+  EXPECT_TRUE(roomy_progress.wait());
+  EXPECT_GT(roomy.peak(), counted.peak());  // the reservation that the tight limit left out
 }
 
 // Issue 45: a stream of 65,535 tiles in four tile-parts each took 44.7 s to decode (12.4 s with

@@ -267,10 +267,12 @@ void read_into(TilePackets& out, const Codestream& cs, const uint8_t* data, size
   // (copied: the reader reads on), or at the end (moved).
   out.block_data.assign(out.layout.blocks.size(), TilePackets::kNoData);
   // With `progress`, room for every block's data at once: `out.blocks` must not move while
-  // another thread reads the blocks taken already.
+  // another thread reads the blocks taken already. Where the memory limit leaves no room for
+  // that (a tile of many code-blocks, most of them empty), the point is the end: the tile is
+  // read as without `progress`.
   if (progress) {
-    grown(heap_bytes(counts.blocks * sizeof(BlockData)));
-    out.blocks.reserve(counts.blocks);
+    if (out.memory.try_grow(heap_bytes(counts.blocks * sizeof(BlockData)))) out.blocks.reserve(counts.blocks);
+    else progress = nullptr;
   }
   auto take_blocks = [&](const LaidPrecinct& prec, PrecinctReader& reader, bool move) {
     const size_t capacity = out.blocks.capacity();

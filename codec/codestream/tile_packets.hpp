@@ -62,7 +62,7 @@ TilePackets read_tile_packets(const Codestream& cs, const uint8_t* data, size_t 
 // on. `out.blocks` is reserved for every code-block of the tile first, so that it never moves.
 // Without POC (whose changes may leave a precinct's last layer unsent) and in a progression
 // that sends those resolutions first (LRCP with one layer, RLCP, RPCL), the point comes before
-// the last packet; otherwise at the end.
+// the last packet; otherwise, or where `budget` has no room for that reservation, at the end.
 void read_tile_packets(TilePackets& out, const Codestream& cs, const uint8_t* data, size_t t, bool partial, int layers,
                        MemoryBudget* budget, PacketProgress& progress);
 
