@@ -148,8 +148,9 @@ TEST(DecodeByRows, SameSamplesAsWholePlanes) {
 }
 
 // Tier-2 refusing a stream (here: a memory limit its packets' data passes) while, on three
-// workers or more, another thread maps the row stage's pages: the error reaches the caller,
-// the mapping thread joined first (a thread left running would end the process).
+// workers or more, it reads on a thread of its own and the workers map the row stage's pages:
+// the error reaches the caller, Tier-2's thread joined first (a thread left running would end
+// the process).
 TEST(DecodeByRows, TierTwoRefusingWhileThePagesAreMapped) {
   const j2kfront::Image img = noisy(1, 3, 300, 600, true);
   const std::vector<uint8_t> bytes = ht_stream(img, false, 5, 64, 64);
