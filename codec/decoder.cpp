@@ -418,17 +418,15 @@ class TileDecoder {
       });
       rows.map_pages();
       beside = progress.wait();
+    } else {
+      read_packets(p, image);
     }
-    auto tier2_done = [&] {
-      if (!aside) {
-        read_packets(p, image);
-        return;
-      }
+    auto join_tier2 = [&] {
       tier2.join();
       if (tier2_failed) std::rethrow_exception(tier2_failed);
       packets_read(p, image);
     };
-    if (!beside) tier2_done();
+    if (aside && !beside) join_tier2();
     const std::vector<LaidBlock>& blocks = p.packets.layout.blocks;
     const Reservation order_memory(&budget_, heap_bytes(blocks.size() * sizeof(size_t)), what);
     // The blocks' indices: the coarser levels' first, then those of each level made by rows by
@@ -476,7 +474,7 @@ class TileDecoder {
       decode_block(b, p.comps[b.component].reversible, static_cast<char*>(rows.coarse(b.component)) + offset * 4, stride, counts);
     });
     rows.finish_coarse();
-    if (beside) tier2_done();
+    if (beside) join_tier2();
     // The decode steps between two emit steps in one run: the stripes of several levels.
     std::vector<size_t> todo;
     auto decode_todo = [&] {

@@ -98,17 +98,15 @@ class Reservation {
   // one (called only to refuse).
   template <class What>
   void grow(uint64_t bytes, const What& what) {
-    if (!budget_ || bytes == 0) return;
-    if (!budget_->try_reserve(bytes)) {
-      if constexpr (std::is_invocable_v<What>) budget_->refuse(bytes, what());
-      else budget_->refuse(bytes, what);
-    }
-    bytes_.fetch_add(bytes, std::memory_order_relaxed);
+    if (try_grow(bytes)) return;
+    if constexpr (std::is_invocable_v<What>) budget_->refuse(bytes, what());
+    else budget_->refuse(bytes, what);
   }
   // grow() for what can be done without: false, and nothing taken, where the budget has no
   // room for it.
   bool try_grow(uint64_t bytes) {
-    if (budget_ && bytes != 0 && !budget_->try_reserve(bytes)) return false;
+    if (!budget_ || bytes == 0) return true;
+    if (!budget_->try_reserve(bytes)) return false;
     bytes_.fetch_add(bytes, std::memory_order_relaxed);
     return true;
   }

@@ -204,6 +204,12 @@ TEST(DecodeByRows, CoarseBlocksWhileTierTwoReadsOn) {
   const j2k::codec::Codestream cs = j2k::codec::read_codestream(bytes.data(), bytes.size());
   const j2k::codec::TilePackets packets = j2k::codec::read_tile_packets(cs, bytes.data(), 0);
   ASSERT_EQ(packets.packet_bytes.size(), 18u);  // 6 resolutions, 3 components, a precinct each
+  // An error's cause: its figures may be another code-block's (each path meets the blocks in
+  // its own order, on 16 threads).
+  auto cause = [](std::string e) {
+    e.erase(std::remove_if(e.begin(), e.end(), [](char ch) { return ch >= '0' && ch <= '9'; }), e.end());
+    return e;
+  };
   int refused = 0, decoded = 0;
   for (unsigned seed = 1; seed <= 40; ++seed) {
     std::vector<uint8_t> changed = bytes;
@@ -232,12 +238,6 @@ TEST(DecodeByRows, CoarseBlocksWhileTierTwoReadsOn) {
     };
     DecodedImage want, got;
     const std::string want_error = outcome(false, want), got_error = outcome(true, got);
-    // The same cause; its figures may be another code-block's (each path meets the blocks in
-    // its own order, on 16 threads).
-    auto cause = [](std::string e) {
-      e.erase(std::remove_if(e.begin(), e.end(), [](char ch) { return ch >= '0' && ch <= '9'; }), e.end());
-      return e;
-    };
     EXPECT_EQ(cause(got_error), cause(want_error)) << what << ": " << got_error << " / " << want_error;
     if (!want_error.empty()) {
       ++refused;
