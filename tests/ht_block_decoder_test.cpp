@@ -30,6 +30,17 @@ namespace {
 
 using namespace j2k::codec;
 
+// Every build of the cleanup pass, each compared with the reference decoder where the CPU runs it.
+constexpr ht::HtDecoderPath kBuilds[] = {ht::HtDecoderPath::Portable, ht::HtDecoderPath::Avx2, ht::HtDecoderPath::Avx512};
+std::string name_of_build(ht::HtDecoderPath path) {
+  switch (path) {
+    case ht::HtDecoderPath::Portable: return " (portable)";
+    case ht::HtDecoderPath::Avx2: return " (AVX2)";
+    case ht::HtDecoderPath::Avx512: return " (AVX-512)";
+  }
+  return "";
+}
+
 // Bytes where the stuffing rules matter: a third of them 0xFF, 0x7F or 0x8F..0x91.
 std::vector<uint8_t> stuffing_bytes(std::mt19937& rng, size_t n) {
   static const uint8_t kSpecial[] = {0xFF, 0x7F, 0x8F, 0x90, 0x91, 0xFE};
@@ -157,9 +168,9 @@ void expect_same_dequantised(const BlockCode& c, const std::vector<int32_t>& ref
   std::vector<int32_t> expected = reference;
   write_dequantised(reference.data(), stride, c.width, c.height, q, expected.data(), stride);
   const std::string form = q.reversible ? " dequantised (5/3)" : " dequantised (9/7)";
-  for (ht::HtDecoderPath path : {ht::HtDecoderPath::Portable, ht::HtDecoderPath::Avx2}) {
+  for (ht::HtDecoderPath path : kBuilds) {
     if (!ht::available(path)) continue;
-    const std::string build = path == ht::HtDecoderPath::Avx2 ? " (AVX2)" : " (portable)";
+    const std::string build = name_of_build(path);
     std::vector<int32_t> got(n, 0x5A5A5A5A);
     const BlockDecodeReport g = ht::decode_block_dequantised(c, q, got.data(), stride, path);
     EXPECT_EQ(g.passes, r.passes) << what << form << build;
@@ -191,9 +202,9 @@ BlockDecodeReport expect_same(const Segments& s, const std::string& what) {
   const size_t n = static_cast<size_t>(stride) * static_cast<size_t>(s.height + 2);
   std::vector<int32_t> expected(n, 0x5A5A5A5A);
   const BlockDecodeReport r = ht::decode_block_reference(c, expected.data(), stride);
-  for (ht::HtDecoderPath path : {ht::HtDecoderPath::Portable, ht::HtDecoderPath::Avx2}) {
+  for (ht::HtDecoderPath path : kBuilds) {
     if (!ht::available(path)) continue;
-    const std::string build = path == ht::HtDecoderPath::Avx2 ? " (AVX2)" : " (portable)";
+    const std::string build = name_of_build(path);
     std::vector<int32_t> got(n, 0x5A5A5A5A);
     const BlockDecodeReport g = ht::decode_block(c, got.data(), stride, path);
     EXPECT_EQ(g.passes, r.passes) << what << build;
@@ -352,8 +363,12 @@ TEST(HtBlockDecoder, NamesItsBuilds) {
   EXPECT_TRUE(ht::available(ht::HtDecoderPath::Portable));
 #if !defined(__x86_64__)
   EXPECT_FALSE(ht::available(ht::HtDecoderPath::Avx2));
+  EXPECT_FALSE(ht::available(ht::HtDecoderPath::Avx512));
 #endif
+  if (ht::available(ht::HtDecoderPath::Avx512)) EXPECT_TRUE(ht::available(ht::HtDecoderPath::Avx2));
   if (!ht::available(ht::HtDecoderPath::Avx2)) GTEST_SKIP() << "no AVX2 and BMI2 here: only the portable build ran";
+  if (!ht::available(ht::HtDecoderPath::Avx512))
+    GTEST_SKIP() << "no AVX-512 (F, BW, VL, DQ) here: the portable and AVX2 builds ran, not the AVX-512 one";
 }
 
 }  // namespace

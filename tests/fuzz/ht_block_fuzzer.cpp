@@ -58,7 +58,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<int32_t> expected(out.size(), 0x5A5A5A5A);
   const BlockDecodeReport e = ht::decode_block_reference(code, expected.data(), stride);
   if (r.passes != e.passes || r.corrupt != e.corrupt || out != expected) __builtin_trap();
-  for (ht::HtDecoderPath path : {ht::HtDecoderPath::Portable, ht::HtDecoderPath::Avx2}) {
+  for (ht::HtDecoderPath path : {ht::HtDecoderPath::Portable, ht::HtDecoderPath::Avx2, ht::HtDecoderPath::Avx512}) {
     if (!ht::available(path)) continue;
     std::vector<int32_t> other(out.size(), 0x5A5A5A5A);
     const BlockDecodeReport o = ht::decode_block(code, other.data(), stride, path);

@@ -93,7 +93,8 @@ void portable_cleanup(cleanup::CleanupSegment segment, int32_t* out, ptrdiff_t s
 // A path the CPU lacks falls back to the portable one.
 CleanupFn cleanup_for(HtDecoderPath path) {
 #if J2K_HT_HAVE_AVX2
-  static const bool has_avx2 = available(HtDecoderPath::Avx2);
+  static const bool has_avx2 = available(HtDecoderPath::Avx2), has_avx512 = available(HtDecoderPath::Avx512);
+  if (path == HtDecoderPath::Avx512 && has_avx512) return cleanup::avx512_cleanup;
   if (path == HtDecoderPath::Avx2 && has_avx2) return cleanup::avx2_cleanup;
 #endif
   (void)path;
@@ -144,12 +145,15 @@ bool available(HtDecoderPath path) {
   switch (path) {
     case HtDecoderPath::Portable: return true;
     case HtDecoderPath::Avx2: return avx2_runs();
+    case HtDecoderPath::Avx512: return avx512_runs();
   }
   return false;
 }
 
 HtDecoderPath fastest_path() {
-  static const HtDecoderPath path = available(HtDecoderPath::Avx2) ? HtDecoderPath::Avx2 : HtDecoderPath::Portable;
+  static const HtDecoderPath path = available(HtDecoderPath::Avx512) ? HtDecoderPath::Avx512
+                                    : available(HtDecoderPath::Avx2) ? HtDecoderPath::Avx2
+                                                                      : HtDecoderPath::Portable;
   return path;
 }
 

@@ -30,10 +30,11 @@ namespace j2k::codec::ht {
 BlockDecodeReport decode_block(const BlockCode& code, int32_t* out, ptrdiff_t stride);
 
 // The builds of the cleanup pass (cleanup_pass.hpp), each giving the same results: the
-// portable one, and one for AVX2 and BMI2 (x86-64). decode_block above takes the fastest one
-// the CPU runs; tests and benchmarks name one. available(): whether this build and CPU have
-// it; a path that is not available decodes with the portable one.
-enum class HtDecoderPath { Portable, Avx2 };
+// portable one, one for AVX2 and BMI2 (x86-64), and that one with its MagSgn sub-pass in
+// AVX-512. decode_block above takes the fastest one the CPU runs; tests and benchmarks name
+// one. available(): whether this build and CPU have it; a path that is not available decodes
+// with the portable one.
+enum class HtDecoderPath { Portable, Avx2, Avx512 };
 bool available(HtDecoderPath path);
 BlockDecodeReport decode_block(const BlockCode& code, int32_t* out, ptrdiff_t stride, HtDecoderPath path);
 

@@ -8,8 +8,10 @@
 // time, and the pair's top and bottom 4 columns written with a store each. It reads
 // MagSgn from the stream unstuffed once (unstuffed_bits.hpp): a quad's bits are one load at
 // the quad's bit position, with no branch on how many bits are in hand.
-// block_decoder.cpp calls it only on a CPU with AVX2 and BMI2; the tests run it against the
-// portable build and the reference decoder.
+// A third build, for a CPU that also has AVX-512 (F, BW, VL, DQ), does the MagSgn sub-pass four
+// quads (8 columns) in one 512-bit vector (Avx512MagSgnRow), the same steps lane for lane.
+// block_decoder.cpp calls each only on a CPU that has its instructions; the tests run them
+// against the portable build and the reference decoder.
 #include "codec/tier1/ht/cleanup_pass.hpp"
 #include "codec/tier1/ht/unstuffed_bits.hpp"
 
@@ -32,6 +34,8 @@ struct UnstuffedReader {
 // Sub-pass 2 (cleanup_pass.hpp's MagSgnRow says what it reads and writes), two quads at a
 // time in one 256-bit vector.
 class Avx2MagSgnRow {
+  friend class Avx512MagSgnRow;  // its rows end with these pairs
+
  public:
   // One build of the row per output form (OutputForm) and for whether a magnitude may
   // overflow (MagSgnRow::at_largest_bound), chosen once a row.
@@ -58,55 +62,6 @@ class Avx2MagSgnRow {
       return _mm256_castps_si256(_mm256_mul_ps(_mm256_cvtepi32_ps(c), half_step));
     else
       return c;
-  }
-
-  // The row a quad pair (4 columns) at a time: the pairs inside the block, then the one that
-  // crosses its right edge, if any, through a copy. A pair with no significant sample reads no
-  // bits: skipped (measured: its work done branch-free made the lossy streams, with many such
-  // quads, 10% slower). kCheck: with the overflow check (only a quad at the largest bound can
-  // overflow). The position and the row are worked on as local copies (see decode_vlc_row).
-  template <Form kForm, bool kCheck>
-  J2K_HT_AVX2 static void decode_as(UnstuffedReader& reader, const MagSgnRow& row_in) {
-    const UnstuffedBits& magsgn = reader.bits;
-    size_t position = reader.position;
-    const MagSgnRow row = row_in;
-    const Constants k(row.plane);
-    const __m256 half_step = _mm256_set1_ps(row.form.q.half_step);
-    __m256i overflow = _mm256_setzero_si256();
-    const int whole_pairs = row.width / 4;
-    const __m256i inside = k.inside(row.row_mask, row.row_mask);
-    for (int p = 0; p < whole_pairs; ++p) {
-      const int q = 2 * p, x = 4 * p;
-      if (((row.codeword[q] | row.codeword[q + 1]) & packed::kRho) == 0) {
-        std::memset(row.top + x, 0, 16);
-        std::memset(row.bottom + x, 0, 16);
-        std::memset(row.e_row + x, 0, 4);
-        continue;
-      }
-      uint32_t bottom_exponents;
-      const __m256i c = in_form<kForm>(
-          decode_pair<kForm, kCheck>(magsgn, position, row, q, inside, k, overflow, bottom_exponents), half_step);
-      std::memcpy(row.e_row + x, &bottom_exponents, 4);
-      const __m256i by_row = _mm256_permutevar8x32_epi32(c, k.rows);  // the top 4 columns, then the bottom 4
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(row.top + x), _mm256_castsi256_si128(by_row));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(row.bottom + x), _mm256_extracti128_si256(by_row, 1));
-    }
-    const int x = 4 * whole_pairs, columns = row.width - x;
-    if (columns > 0) {  // 1 to 3 columns: quad q whole or not, quad q + 1 (past the row: empty) not
-      const int q = 2 * whole_pairs;
-      const unsigned inside_first = columns >= 2 ? row.row_mask : row.row_mask & 0x3u;
-      uint32_t bottom_exponents;
-      const __m256i c = in_form<kForm>(
-          decode_pair<kForm, kCheck>(magsgn, position, row, q, k.inside(inside_first, row.row_mask & 0x3u), k, overflow, bottom_exponents),
-          half_step);
-      std::memcpy(row.e_row + x, &bottom_exponents, 4);  // room past the block's last column
-      alignas(32) int32_t by_row[8];
-      _mm256_store_si256(reinterpret_cast<__m256i*>(by_row), _mm256_permutevar8x32_epi32(c, k.rows));
-      std::memcpy(row.top + x, by_row, 4 * static_cast<size_t>(columns));  // bits of floats where the form is Scaled
-      std::memcpy(row.bottom + x, by_row + 4, 4 * static_cast<size_t>(columns));
-    }
-    if (kCheck && !_mm256_testz_si256(overflow, overflow)) inconsistent();
-    reader.position = position;
   }
 
   struct Constants {
@@ -140,6 +95,70 @@ class Avx2MagSgnRow {
     __m256i sample_shifts;
     __m256i low_halves;    // the low 32 bits of each 64-bit lane
   };
+
+  // The row a quad pair (4 columns) at a time (pairs_from). kCheck: with the overflow check
+  // (only a quad at the largest bound can overflow). The row is worked on as a local copy (see
+  // decode_vlc_row).
+  template <Form kForm, bool kCheck>
+  J2K_HT_AVX2 static void decode_as(UnstuffedReader& reader, const MagSgnRow& row_in) {
+    const MagSgnRow row = row_in;
+    const Constants k(row.plane);
+    __m256i overflow = _mm256_setzero_si256();
+    reader.position = pairs_from<kForm, kCheck>(reader.bits, reader.position, row, k, 0, overflow);
+    if (kCheck && !_mm256_testz_si256(overflow, overflow)) inconsistent();
+  }
+
+  // The row's quad pairs from `first` (the pairs inside the block, then the one that crosses its
+  // right edge, if any) from `position`; returns the position after them.
+  template <Form kForm, bool kCheck>
+  J2K_HT_AVX2 static inline size_t pairs_from(const UnstuffedBits& magsgn, size_t position, const MagSgnRow& row,
+                                              const Constants& k, int first, __m256i& overflow) {
+    const int whole_pairs = row.width / 4;
+    position = pairs_between<kForm, kCheck>(magsgn, position, row, k, first, whole_pairs, overflow);
+    const int x = 4 * whole_pairs, columns = row.width - x;
+    if (columns > 0) {  // 1 to 3 columns: quad q whole or not, quad q + 1 (past the row: empty) not
+      const int q = 2 * whole_pairs;
+      const unsigned inside_first = columns >= 2 ? row.row_mask : row.row_mask & 0x3u;
+      uint32_t bottom_exponents;
+      const __m256i c = in_form<kForm>(
+          decode_pair<kForm, kCheck>(magsgn, position, row, q, k.inside(inside_first, row.row_mask & 0x3u), k, overflow, bottom_exponents),
+          _mm256_set1_ps(row.form.q.half_step));
+      std::memcpy(row.e_row + x, &bottom_exponents, 4);  // room past the block's last column
+      alignas(32) int32_t by_row[8];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(by_row), _mm256_permutevar8x32_epi32(c, k.rows));
+      std::memcpy(row.top + x, by_row, 4 * static_cast<size_t>(columns));  // bits of floats where the form is Scaled
+      std::memcpy(row.bottom + x, by_row + 4, 4 * static_cast<size_t>(columns));
+    }
+    return position;
+  }
+
+  // Whole pairs [first, end) of the row (inside the block) from `position`; returns the position
+  // after them. A pair with no significant sample reads no bits: skipped (measured: its work
+  // done branch-free made the lossy streams, with many such quads, 10% slower).
+  template <Form kForm, bool kCheck>
+  J2K_HT_AVX2 static inline size_t pairs_between(const UnstuffedBits& magsgn, size_t position, const MagSgnRow& row,
+                                                 const Constants& k, int first, int end, __m256i& overflow) {
+    const __m256 half_step = _mm256_set1_ps(row.form.q.half_step);
+    const __m256i inside = k.inside(row.row_mask, row.row_mask);
+    for (int p = first; p < end; ++p) {
+      const int q = 2 * p, x = 4 * p;
+      if (((row.codeword[q] | row.codeword[q + 1]) & packed::kRho) == 0) {
+        std::memset(row.top + x, 0, 16);
+        std::memset(row.bottom + x, 0, 16);
+        std::memset(row.e_row + x, 0, 4);
+        continue;
+      }
+      uint32_t bottom_exponents;
+      const __m256i c = in_form<kForm>(
+          decode_pair<kForm, kCheck>(magsgn, position, row, q, inside, k, overflow, bottom_exponents), half_step);
+      std::memcpy(row.e_row + x, &bottom_exponents, 4);
+      const __m256i by_row = _mm256_permutevar8x32_epi32(c, k.rows);  // the top 4 columns, then the bottom 4
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(row.top + x), _mm256_castsi256_si128(by_row));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(row.bottom + x), _mm256_extracti128_si256(by_row, 1));
+    }
+    return position;
+  }
+
 
   // A quad's fields: sample j's `bits` (lane j of `bits`) from `before` it, from `position` on;
   // `total` the four counts' sum. Each field is cut from the same 64 bits by a shift per lane
@@ -231,6 +250,155 @@ class Avx2MagSgnRow {
   }
 };
 
+// GCC 12's AVX-512 intrinsics pass `_mm512_undefined_epi32()` (a value initialised from
+// itself) to their masked builtins, which -Wmaybe-uninitialized reports in every caller once
+// inlined: not a value of this code's.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+// Sub-pass 2 four quads (two pairs, 8 columns) at a time in one 512-bit vector, for a CPU with
+// AVX-512 (F, BW, VL, DQ): Avx2MagSgnRow's steps lane for lane, each quad's fields cut from its
+// own 64 bits, so that a lossless row's loop, whose instructions are its time, runs half as
+// often. Where a quad's fields reach past 57 bits (U above 14), and for the row's last pairs,
+// Avx2MagSgnRow's pairs take over.
+class Avx512MagSgnRow {
+  using Form = Avx2MagSgnRow::Form;
+  using Constants = Avx2MagSgnRow::Constants;
+
+ public:
+  J2K_HT_AVX512 static void decode(UnstuffedReader& magsgn, const MagSgnRow& row) {
+    if (row.at_largest_bound) decode_in<true>(magsgn, row);
+    else decode_in<false>(magsgn, row);
+  }
+
+ private:
+  template <bool kCheck>
+  J2K_HT_AVX512 static inline void decode_in(UnstuffedReader& magsgn, const MagSgnRow& row) {
+    if (!row.form.dequantise) decode_as<Form::Coefficients, kCheck>(magsgn, row);
+    else if (row.form.q.reversible) decode_as<Form::Halved, kCheck>(magsgn, row);
+    else decode_as<Form::Scaled, kCheck>(magsgn, row);
+  }
+
+  // Constants::'s for 16 lanes: quad i of the four in 128-bit lane i.
+  struct Wide {
+    J2K_HT_AVX512 explicit Wide(unsigned row_mask)
+        : one(_mm512_set1_epi32(1)),
+          three(_mm512_set1_epi32(3)),
+          exponent_bias(_mm512_set1_epi32(126)),
+          sample_shifts(_mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 0, 1, 2, 3, 16, 17, 18, 19)),
+          pairs(_mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1)),
+          // Per 128-bit lane i, byte i (quad i's bound) to each of its four 32-bit lanes.
+          bound_bytes(_mm512_set_epi8(-1, -1, -1, 3, -1, -1, -1, 3, -1, -1, -1, 3, -1, -1, -1, 3,  //
+                                      -1, -1, -1, 2, -1, -1, -1, 2, -1, -1, -1, 2, -1, -1, -1, 2,  //
+                                      -1, -1, -1, 1, -1, -1, -1, 1, -1, -1, -1, 1, -1, -1, -1, 1,  //
+                                      -1, -1, -1, 0, -1, -1, -1, 0, -1, -1, -1, 0, -1, -1, -1, 0)),
+          // Per 128-bit lane, bytes 4 and 12 (the bottom samples' exponents) to bytes 0 and 1.
+          bottom_bytes(_mm512_set_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 12, 4,  //
+                                       -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 12, 4,  //
+                                       -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 12, 4,  //
+                                       -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 12, 4)),
+          // Word 0 of each 128-bit lane (its bytes 0 and 1) to words 0-3.
+          lane_words(_mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 24, 16,
+                                      8, 0)),
+          rows(_mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15)),
+          totals(_mm512_setr_epi32(3, 7, 11, 15, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
+          low_halves(_mm512_set1_epi64(0xFFFFFFFF)),
+          inside(_mm512_and_si512(_mm512_srlv_epi32(_mm512_set1_epi32(static_cast<int>(row_mask | row_mask << 16)), sample_shifts),
+                                  one)) {}
+    __m512i one, three, exponent_bias, sample_shifts, pairs, bound_bytes, bottom_bytes, lane_words, rows, totals,
+        low_halves;
+    __m512i inside;  // every quad's samples inside the block's rows (the row's whole quads)
+  };
+
+  template <Form kForm, bool kCheck>
+  J2K_HT_AVX512 static void decode_as(UnstuffedReader& reader, const MagSgnRow& row_in) {
+    const UnstuffedBits& magsgn = reader.bits;
+    size_t position = reader.position;
+    const MagSgnRow row = row_in;
+    const Constants k(row.plane);
+    const Wide w(row.row_mask);
+    const __m512 half_step = _mm512_set1_ps(row.form.q.half_step);
+    __m512i overflow = _mm512_setzero_si512();
+    __m256i overflow_pairs = _mm256_setzero_si256();
+    const int groups = row.width / 8;
+    for (int g = 0; g < groups; ++g) {
+      const int q = 4 * g, x = 8 * g;
+      uint64_t codewords;
+      std::memcpy(&codewords, row.codeword + q, sizeof codewords);
+      if ((codewords & 0x000F000F000F000Full) == 0) {  // no significant sample: no bits read
+        std::memset(row.top + x, 0, 32);
+        std::memset(row.bottom + x, 0, 32);
+        std::memset(row.e_row + x, 0, 8);
+        continue;
+      }
+      const __m512i entries = _mm512_srlv_epi32(
+          _mm512_permutexvar_epi32(w.pairs, _mm512_castsi128_si512(_mm_cvtsi64_si128(static_cast<long long>(codewords)))),
+          w.sample_shifts);
+      const __m512i coded_bit = _mm512_and_si512(entries, w.inside);
+      const __m512i coded = _mm512_sub_epi32(_mm512_setzero_si512(), coded_bit);
+      const __m512i e_k = _mm512_and_si512(_mm512_srli_epi32(entries, packed::kEkShift), w.one);
+      const __m512i e_1 = _mm512_and_si512(_mm512_srli_epi32(entries, packed::kE1Shift), coded_bit);
+      int32_t bounds;
+      std::memcpy(&bounds, row.big_u + q, sizeof bounds);
+      const __m512i big_u = _mm512_shuffle_epi8(_mm512_set1_epi32(bounds), w.bound_bytes);
+      const __m512i bits = _mm512_and_si512(_mm512_sub_epi32(big_u, e_k), coded);
+      __m512i sums = _mm512_add_epi32(bits, _mm512_bslli_epi128(bits, 4));
+      sums = _mm512_add_epi32(sums, _mm512_bslli_epi128(sums, 8));
+      const __m512i before = _mm512_sub_epi32(sums, bits);
+      // The four quads' counts, and where each quad starts.
+      const __m128i totals = _mm512_castsi512_si128(_mm512_permutexvar_epi32(w.totals, sums));
+      if (_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(totals, _mm_set1_epi32(kRefilled)))) != 0) {
+        // A field past one load's bits: the two pairs as Avx2MagSgnRow takes them.
+        position = Avx2MagSgnRow::pairs_between<kForm, kCheck>(magsgn, position, row, k, 2 * g, 2 * g + 2, overflow_pairs);
+        continue;
+      }
+      __m128i starts = _mm_add_epi32(totals, _mm_slli_si128(totals, 4));
+      starts = _mm_add_epi32(starts, _mm_slli_si128(starts, 8));  // inclusive
+      const auto s1 = static_cast<unsigned>(_mm_cvtsi128_si32(totals));
+      const auto s2 = static_cast<unsigned>(_mm_extract_epi32(starts, 1));
+      const auto s3 = static_cast<unsigned>(_mm_extract_epi32(starts, 2));
+      const auto all = static_cast<unsigned>(_mm_extract_epi32(starts, 3));
+      const __m512i words = _mm512_set_epi64(
+          static_cast<long long>(magsgn.at(position + s3)), static_cast<long long>(magsgn.at(position + s3)),
+          static_cast<long long>(magsgn.at(position + s2)), static_cast<long long>(magsgn.at(position + s2)),
+          static_cast<long long>(magsgn.at(position + s1)), static_cast<long long>(magsgn.at(position + s1)),
+          static_cast<long long>(magsgn.at(position)), static_cast<long long>(magsgn.at(position)));
+      position += all;
+      const __m512i fields_even = _mm512_srlv_epi64(words, _mm512_and_si512(before, w.low_halves));
+      const __m512i fields_odd = _mm512_srlv_epi64(words, _mm512_srli_epi64(before, 32));
+      __m512i v = _mm512_mask_blend_epi32(0xAAAA, fields_even, _mm512_slli_epi64(fields_odd, 32));
+      // From here Avx2MagSgnRow::decode_pair's steps, 16 lanes.
+      v = _mm512_and_si512(v, _mm512_sub_epi32(_mm512_sllv_epi32(w.one, bits), w.one));
+      v = _mm512_or_si512(v, _mm512_sllv_epi32(e_1, bits));
+      __m512i magnitude = _mm512_sll_epi32(_mm512_add_epi32(_mm512_andnot_si512(w.one, v), w.three), k.plane);
+      if constexpr (kForm == Form::Halved) magnitude = _mm512_srli_epi32(magnitude, 1);
+      const __m512i negative = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_and_si512(v, w.one));
+      if (kCheck) {
+        const __m512i mu = _mm512_add_epi32(_mm512_srli_epi32(v, 1), w.one);
+        overflow = _mm512_or_si512(overflow, _mm512_and_si512(_mm512_srl_epi32(mu, k.mu_limit), coded));
+      }
+      const __m512i odd = _mm512_or_si512(v, w.one);
+      const __m512i top_kept = _mm512_andnot_si512(_mm512_srli_epi32(odd, 1), odd);
+      const __m512i field = _mm512_srli_epi32(_mm512_castps_si512(_mm512_cvtepi32_ps(top_kept)), 23);
+      const __m512i exponents = _mm512_and_si512(_mm512_sub_epi32(field, w.exponent_bias), coded);
+      const __m512i bottom = _mm512_permutexvar_epi16(w.lane_words, _mm512_shuffle_epi8(exponents, w.bottom_bytes));
+      const uint64_t bottom_exponents = static_cast<uint64_t>(_mm_cvtsi128_si64(_mm512_castsi512_si128(bottom)));
+      std::memcpy(row.e_row + x, &bottom_exponents, 8);
+      __m512i c = _mm512_and_si512(_mm512_sub_epi32(_mm512_xor_si512(magnitude, negative), negative), coded);
+      if constexpr (kForm == Form::Scaled) c = _mm512_castps_si512(_mm512_mul_ps(_mm512_cvtepi32_ps(c), half_step));
+      const __m512i by_row = _mm512_permutexvar_epi32(w.rows, c);  // the top 8 columns, then the bottom 8
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(row.top + x), _mm512_castsi512_si256(by_row));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(row.bottom + x), _mm512_extracti64x4_epi64(by_row, 1));
+    }
+    position = Avx2MagSgnRow::pairs_from<kForm, kCheck>(magsgn, position, row, k, 2 * groups, overflow_pairs);
+    if (kCheck && (_mm512_test_epi32_mask(overflow, overflow) != 0 || !_mm256_testz_si256(overflow_pairs, overflow_pairs)))
+      inconsistent();
+    reader.position = position;
+  }
+};
+
 // The two sub-passes each compiled as one function for AVX2 and BMI2, readers inlined
 // (flatten), each with the registers to itself (noinline).
 struct Avx2Rows {
@@ -294,12 +462,34 @@ struct Avx2Rows {
   }
 };
 
+// Avx2Rows with the 512-bit MagSgn sub-pass; the VLC sub-pass and the bounds are Avx2Rows'.
+struct Avx512Rows {
+  using MagSgnReader = UnstuffedReader;
+  static void vlc(const Tables& t, const LinkedCxt& linked, BackwardWordReader& vlc, MelEvents& mel, bool initial, int qw,
+                  QuadRow& quads) {
+    Avx2Rows::vlc(t, linked, vlc, mel, initial, qw, quads);
+  }
+  static bool bounds(int qw, const uint8_t* e_above, QuadRow& quads, int plane) { return Avx2Rows::bounds(qw, e_above, quads, plane); }
+  J2K_HT_AVX512 __attribute__((noinline, flatten)) static void magsgn(UnstuffedReader& magsgn, const MagSgnRow& row) {
+    Avx512MagSgnRow::decode(magsgn, row);
+  }
+};
+
 }  // namespace
 
 J2K_HT_AVX2 void avx2_cleanup(CleanupSegment segment, int32_t* out, ptrdiff_t stride, int width, int height, int plane,
                               const OutputForm& form) {
   decode_cleanup<Avx2Rows>(segment, out, stride, width, height, plane, form);
 }
+
+J2K_HT_AVX512 void avx512_cleanup(CleanupSegment segment, int32_t* out, ptrdiff_t stride, int width, int height, int plane,
+                                  const OutputForm& form) {
+  decode_cleanup<Avx512Rows>(segment, out, stride, width, height, plane, form);
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 }  // namespace j2k::codec::ht::cleanup
 

@@ -7,12 +7,13 @@
 //   2. MagSgn: each significant sample's bits, written into the output as the coefficient the
 //      EBCOT decoder would hold, and the bottom row's exponents, which the next row's exponent
 //      bounds (kappa) read.
-// The second comes in two builds with the same results: PortableMagSgnRow here, for any CPU,
-// and Avx2MagSgnRow (block_decoder_avx2.cpp), which does a quad pair's eight samples in one
-// vector, each with its own MagSgn reader (Rows::MagSgnReader).
-// decode_cleanup() is a template over a build's two row functions (PortableRows, Avx2Rows),
-// so that the AVX2 file compiles both, readers included, for its instruction set;
-// block_decoder.cpp chooses at run time.
+// The second comes in three builds with the same results: PortableMagSgnRow here, for any
+// CPU, Avx2MagSgnRow (block_decoder_avx2.cpp), which does a quad pair's eight samples in one
+// vector, each with its own MagSgn reader (Rows::MagSgnReader), and Avx512MagSgnRow, two pairs
+// in one vector.
+// decode_cleanup() is a template over a build's row functions (PortableRows, Avx2Rows,
+// Avx512Rows), so that the SIMD file compiles them, readers included, for its instruction
+// sets; block_decoder.cpp chooses at run time.
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -437,6 +438,10 @@ void decode_cleanup(CleanupSegment segment, int32_t* out, ptrdiff_t stride, int 
 // a CPU that has both.
 void avx2_cleanup(CleanupSegment segment, int32_t* out, ptrdiff_t stride, int width, int height, int plane,
                   const OutputForm& form);
+// The same with the MagSgn sub-pass four quads at a time (AVX-512 F, BW, VL and DQ); only for a
+// CPU that has them (avx512_runs()).
+void avx512_cleanup(CleanupSegment segment, int32_t* out, ptrdiff_t stride, int width, int height, int plane,
+                    const OutputForm& form);
 #endif
 
 }  // namespace j2k::codec::ht::cleanup
