@@ -262,6 +262,31 @@ bool has_avx2() {
   static const bool yes = __builtin_cpu_supports("avx2");
   return yes;
 }
+
+// The inverse's two leaf functions once more for AVX-512 (F, VL, BW, DQ), vectors of 512 bits
+// where the compiler would stay at 256: on the H200 machine's cores a one-thread HT decode was
+// 2% to 5% faster with them (on the development machine's, the same time). The same
+// operations on each value again, so the same coefficients.
+#if defined(__clang__)
+#define J2K_DWT_AVX512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2"), min_vector_width(512), flatten))
+#else
+#define J2K_DWT_AVX512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,prefer-vector-width=512"), flatten))
+#endif
+template <class T>
+J2K_DWT_AVX512 void vertical_strip_inverse_avx512(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, ptrdiff_t sn,
+                                                  ptrdiff_t dn, int cas, ptrdiff_t s, T* scratch, const Inverse97Scale& k) {
+  vertical_strip<T, false>(data, stride, w, h, sn, dn, cas, s, scratch, k);
+}
+template <class T>
+J2K_DWT_AVX512 void inverse_split_row_avx512(const T* low, const T* high, T* out, ptrdiff_t w, int cas, T* L,
+                                             const Inverse97Scale& k) {
+  inverse_split_row<T>(low, high, out, w, cas, L, k);
+}
+bool has_avx512() {
+  static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+                          __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
+  return yes;
+}
 #else
 #define J2K_DWT_HAVE_AVX2 0
 #endif
@@ -271,6 +296,7 @@ template <class T, bool kForward>
 void vertical_strip_fastest(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t h, ptrdiff_t sn, ptrdiff_t dn, int cas,
                             ptrdiff_t s, T* scratch, const Inverse97Scale& k) {
 #if J2K_DWT_HAVE_AVX2
+  if (!kForward && has_avx512()) return vertical_strip_inverse_avx512<T>(data, stride, w, h, sn, dn, cas, s, scratch, k);
   if (has_avx2()) return vertical_strip_avx2<T, kForward>(data, stride, w, h, sn, dn, cas, s, scratch, k);
 #endif
   vertical_strip<T, kForward>(data, stride, w, h, sn, dn, cas, s, scratch, k);
@@ -287,6 +313,7 @@ void horizontal_rows_fastest(T* data, ptrdiff_t stride, ptrdiff_t w, ptrdiff_t s
 template <class T>
 void inverse_split_row_fastest(const T* low, const T* high, T* out, ptrdiff_t w, int cas, T* L, const Inverse97Scale& k) {
 #if J2K_DWT_HAVE_AVX2
+  if (has_avx512()) return inverse_split_row_avx512<T>(low, high, out, w, cas, L, k);
   if (has_avx2()) return inverse_split_row_avx2<T>(low, high, out, w, cas, L, k);
 #endif
   inverse_split_row<T>(low, high, out, w, cas, L, k);
