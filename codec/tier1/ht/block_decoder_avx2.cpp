@@ -159,7 +159,6 @@ class Avx2MagSgnRow {
     return position;
   }
 
-
   // A quad's fields: sample j's `bits` (lane j of `bits`) from `before` it, from `position` on;
   // `total` the four counts' sum. Each field is cut from the same 64 bits by a shift per lane
   // (two lanes at a time), else, beyond those bits (U above 14), loaded on its own.
