@@ -17,7 +17,7 @@
 #if J2K_HT_HAVE_AVX2
 #define J2K_HT_AVX2 __attribute__((target("avx2,bmi,bmi2,lzcnt,popcnt")))
 // The decoder's MagSgn sub-pass four quads a vector (block_decoder_avx2.cpp).
-#define J2K_HT_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi,bmi2,lzcnt,popcnt")))
+#define J2K_HT_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512cd,avx2,bmi,bmi2,lzcnt,popcnt")))
 #endif
 
 namespace j2k::codec::ht {
@@ -31,11 +31,11 @@ inline bool avx2_runs() {
 #endif
 }
 
-// Whether this build has them and this CPU runs the AVX-512 build (AVX2's and F, BW, VL, DQ).
+// Whether this build has them and this CPU runs the AVX-512 build (AVX2's and F, BW, VL, DQ, CD).
 inline bool avx512_runs() {
 #if J2K_HT_HAVE_AVX2
   return avx2_runs() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512cd");
 #else
   return false;
 #endif

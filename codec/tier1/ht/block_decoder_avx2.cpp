@@ -285,7 +285,7 @@ class Avx512MagSgnRow {
     J2K_HT_AVX512 explicit Wide(unsigned row_mask)
         : one(_mm512_set1_epi32(1)),
           three(_mm512_set1_epi32(3)),
-          exponent_bias(_mm512_set1_epi32(126)),
+          thirty_two(_mm512_set1_epi32(32)),
           sample_shifts(_mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 0, 1, 2, 3, 16, 17, 18, 19)),
           pairs(_mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1)),
           // Per 128-bit lane i, byte i (quad i's bound) to each of its four 32-bit lanes.
@@ -306,7 +306,7 @@ class Avx512MagSgnRow {
           low_halves(_mm512_set1_epi64(0xFFFFFFFF)),
           inside(_mm512_and_si512(_mm512_srlv_epi32(_mm512_set1_epi32(static_cast<int>(row_mask | row_mask << 16)), sample_shifts),
                                   one)) {}
-    __m512i one, three, exponent_bias, sample_shifts, pairs, bound_bytes, bottom_bytes, lane_words, rows, totals,
+    __m512i one, three, thirty_two, sample_shifts, pairs, bound_bytes, bottom_bytes, lane_words, rows, totals,
         low_halves;
     __m512i inside;  // every quad's samples inside the block's rows (the row's whole quads)
   };
@@ -378,10 +378,9 @@ class Avx512MagSgnRow {
         const __m512i mu = _mm512_add_epi32(_mm512_srli_epi32(v, 1), w.one);
         overflow = _mm512_or_si512(overflow, _mm512_and_si512(_mm512_srl_epi32(mu, k.mu_limit), coded));
       }
-      const __m512i odd = _mm512_or_si512(v, w.one);
-      const __m512i top_kept = _mm512_andnot_si512(_mm512_srli_epi32(odd, 1), odd);
-      const __m512i field = _mm512_srli_epi32(_mm512_castps_si512(_mm512_cvtepi32_ps(top_kept)), 23);
-      const __m512i exponents = _mm512_and_si512(_mm512_sub_epi32(field, w.exponent_bias), coded);
+      // The exponents bit_length(v | 1) = 32 - lzcnt(v | 1) (AVX-512 CD).
+      const __m512i exponents =
+          _mm512_and_si512(_mm512_sub_epi32(w.thirty_two, _mm512_lzcnt_epi32(_mm512_or_si512(v, w.one))), coded);
       const __m512i bottom = _mm512_permutexvar_epi16(w.lane_words, _mm512_shuffle_epi8(exponents, w.bottom_bytes));
       const uint64_t bottom_exponents = static_cast<uint64_t>(_mm_cvtsi128_si64(_mm512_castsi512_si128(bottom)));
       std::memcpy(row.e_row + x, &bottom_exponents, 8);
