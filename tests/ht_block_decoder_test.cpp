@@ -370,7 +370,7 @@ TEST(HtBlockDecoder, NamesItsBuilds) {
   }
   if (!ht::available(ht::HtDecoderPath::Avx2)) GTEST_SKIP() << "no AVX2 and BMI2 here: only the portable build ran";
   if (!ht::available(ht::HtDecoderPath::Avx512))
-    GTEST_SKIP() << "no AVX-512 (F, BW, VL, DQ) here: the portable and AVX2 builds ran, not the AVX-512 one";
+    GTEST_SKIP() << "no AVX-512 (F, BW, VL, DQ, CD) here: the portable and AVX2 builds ran, not the AVX-512 one";
 }
 
 }  // namespace

@@ -258,7 +258,7 @@ class Avx2MagSgnRow {
 #endif
 
 // Sub-pass 2 four quads (two pairs, 8 columns) at a time in one 512-bit vector, for a CPU with
-// AVX-512 (F, BW, VL, DQ): Avx2MagSgnRow's steps lane for lane, each quad's fields cut from its
+// AVX-512 (F, BW, VL, DQ, CD): Avx2MagSgnRow's steps lane for lane, each quad's fields cut from its
 // own 64 bits, so that a lossless row's loop, whose instructions are its time, runs half as
 // often. Where a quad's fields reach past 57 bits (U above 14), and for the row's last pairs,
 // Avx2MagSgnRow's pairs take over.

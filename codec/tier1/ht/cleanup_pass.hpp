@@ -438,7 +438,7 @@ void decode_cleanup(CleanupSegment segment, int32_t* out, ptrdiff_t stride, int 
 // a CPU that has both.
 void avx2_cleanup(CleanupSegment segment, int32_t* out, ptrdiff_t stride, int width, int height, int plane,
                   const OutputForm& form);
-// The same with the MagSgn sub-pass four quads at a time (AVX-512 F, BW, VL and DQ); only for a
+// The same with the MagSgn sub-pass four quads at a time (AVX-512 F, BW, VL, DQ and CD); only for a
 // CPU that has them (avx512_runs()).
 void avx512_cleanup(CleanupSegment segment, int32_t* out, ptrdiff_t stride, int width, int height, int plane,
                     const OutputForm& form);
