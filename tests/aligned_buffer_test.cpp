@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The row stages' buffers (pipeline/aligned_buffer.hpp) and their huge pages
+// (common/memory_pages.hpp): a slab's pieces lie in order, each at a page boundary, apart and
+// inside the one allocation; a huge slab is 2 MiB-aligned and a whole number of huge pages;
+// where the kernel offers transparent huge pages, a huge slab's and a populated buffer's
+// mappings may take them (the kernel's THPeligible in /proc/self/smaps).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/memory_pages.hpp"
+#include "pipeline/aligned_buffer.hpp"
+
+namespace {
+
+using j2k::BufferSlab;
+using j2k::kHugePage;
+
+uintptr_t address(const void* p) { return reinterpret_cast<uintptr_t>(p); }
+
+TEST(BufferSlab, PiecesLieInOrderAtPageBoundariesApart) {
+  const std::vector<size_t> sizes = {1, 4096, 4097, 3 << 20, 0, 100, 786432};
+  for (bool huge : {false, true}) {
+    const BufferSlab slab(sizes, "a test", huge);
+    const j2k::PageRange all = slab.pages();
+    EXPECT_EQ(all.bytes, BufferSlab::bytes(sizes, huge));
+    uintptr_t end = address(all.p);
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      const BufferSlab::Piece& piece = slab[i];
+      EXPECT_EQ(piece.size, sizes[i]);
+      EXPECT_EQ(address(piece.p) % BufferSlab::kAlign, 0u) << i;
+      EXPECT_GE(address(piece.p), end) << i;  // after the piece before, never over it
+      end = address(piece.p) + piece.size;
+      std::memset(piece.p, 0xA5, piece.size);  // writable to its last byte (ASan checks the bounds)
+    }
+    EXPECT_LE(end, address(all.p) + all.bytes);
+  }
+}
+
+TEST(BufferSlab, HugeFromTwoMiBOnIsWholeHugePages) {
+  const BufferSlab small({kHugePage - 4096}, "a test", true);
+  EXPECT_EQ(small.pages().bytes, kHugePage - 4096);
+  EXPECT_EQ(address(small.pages().p) % BufferSlab::kAlign, 0u);
+  const BufferSlab large({kHugePage, 1}, "a test", true);
+  EXPECT_EQ(address(large.pages().p) % kHugePage, 0u);
+  EXPECT_EQ(large.pages().bytes, 2 * kHugePage);
+  const BufferSlab plain({kHugePage, 1}, "a test", false);
+  EXPECT_EQ(plain.pages().bytes, kHugePage + 4096);
+}
+
+// The transparent huge page setting: "always", "madvise" or "never" ("" where the file is not
+// there).
+std::string thp_setting() {
+  std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string line;
+  std::getline(f, line);
+  const size_t open = line.find('['), close = line.find(']');
+  return open == std::string::npos || close == std::string::npos ? "" : line.substr(open + 1, close - open - 1);
+}
+
+// THPeligible of the mapping that holds `p` in /proc/self/smaps: 1, 0, or -1 where not found.
+int thp_eligible(const void* p) {
+  std::ifstream f("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(f, line)) {
+    uintptr_t lo = 0, hi = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> lo >> dash >> hi && dash == '-') {
+      inside = address(p) >= lo && address(p) < hi;
+      continue;
+    }
+    if (inside && line.rfind("THPeligible:", 0) == 0) return std::stoi(line.substr(12));
+  }
+  return -1;
+}
+
+TEST(HugePages, PopulatedBuffersMayTakeThem) {
+  const std::string setting = thp_setting();
+  if (setting != "madvise" && setting != "always")
+    GTEST_SKIP() << "transparent huge pages are '" << setting << "' here (madvise or always is needed)";
+  // A slab and a plain vector that populate_pages maps: each asks for huge pages.
+  const BufferSlab slab({6 << 20}, "a test", true);
+  j2k::populate_pages(slab[0].p, slab[0].size, 1);
+  std::vector<uint8_t> plane(size_t{12} << 20);
+  j2k::populate_pages(plane.data(), plane.size(), 2);
+  const void* inside = reinterpret_cast<const void*>((address(plane.data()) + kHugePage - 1) & ~(kHugePage - 1));
+  const int slab_eligible = thp_eligible(slab[0].p), plane_eligible = thp_eligible(inside);
+  if (slab_eligible < 0) GTEST_SKIP() << "this kernel's /proc/self/smaps has no THPeligible";
+  EXPECT_EQ(slab_eligible, 1);
+  EXPECT_EQ(plane_eligible, 1);
+  // A buffer nobody asked for them: not eligible under madvise.
+  if (setting == "madvise") {
+    const BufferSlab plain({size_t{8} << 20}, "a test", false);
+    EXPECT_EQ(thp_eligible(plain[0].p), 0);
+  }
+}
+
+}  // namespace
