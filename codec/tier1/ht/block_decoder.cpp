@@ -134,7 +134,7 @@ const cleanup::LinkedCxt& cleanup::linked_cxt() {
         n.entry[initial][i] = (e & packed::kUnknown)
                                   ? linked::kUnknown
                                   : static_cast<uint32_t>(packed::length(e)) | packed::right_context(e) << 7 |
-                                        (e & 0xFFFFu) << linked::kPackedShift;
+                                        ((e & packed::kUOff) ? linked::kUOff : 0u) | (e & 0xFFFFu) << linked::kPackedShift;
       }
     return n;
   }();

@@ -77,14 +77,21 @@ const Tables& tables();
 
 // Tables::cxt again, laid out for the CPU's VLC sub-pass (decode_vlc_row), whose time is the
 // chain from one quad's lookup to the next's: the length where a shift reads it without a
-// mask and the context given to the quad to the right already in place in the next index,
-// one operation each. The GPU keeps Tables::cxt.
+// mask (bits 3-5 are 0, and a 64-bit shift takes its count's low 6 bits), the context given to
+// the quad to the right already in place in the next index, and u_off where it is the offset
+// of the U-VLC table's rows (below), one operation each. The GPU keeps Tables::cxt.
 namespace linked {
-constexpr uint32_t kLength = 0x7;          // bits 0-2: the codeword's length
-constexpr uint32_t kUnknown = 0x8;         // bit 3: no codeword starts with these bits
+constexpr uint32_t kLength = 0x7;          // bits 0-2: the codeword's length (bits 3-5: 0)
+constexpr uint32_t kUnknown = 0x40;        // bit 6: no codeword starts with these bits
 constexpr uint32_t kRightContext = 0x380;  // bits 7-9: the right context, shifted by 7
+constexpr uint32_t kUOff = 0x400;          // bit 10: u is coded
 constexpr int kPackedShift = 16;           // bits 16-31: the packed entry's low 16 bits
 }  // namespace linked
+// Tables::uvlc's rows by mode: kFirstU's lies kUOff / 2 bytes after kNoU's, kSecondU's kUOff,
+// kBothU's both, so that a pair's row is found from its two entries' u_off bits by an AND and
+// two adds (decode_vlc_row_of_kind).
+static_assert(sizeof(UvlcPrefixes) * 64 == linked::kUOff / 2 && kFirstU == 1 && kSecondU == 2 && kBothU == 3,
+              "the U-VLC table's rows are found from linked::kUOff");
 struct LinkedCxt {
   uint32_t entry[2][8 * 128];  // [initial row][context * 128 + next 7 bits]
 };
@@ -118,11 +125,12 @@ J2K_HD inline unsigned kappa(unsigned rho, const uint8_t* e_above, int q) {
 }
 
 // One quad's LinkedCxt entry from `table` (its row kind's) at `context` (shifted by 7); a quad
-// in the zero context is insignificant (0) unless MEL says not.
+// in the zero context is insignificant (0) unless MEL says not. The skip shifts by the entry
+// itself (its low 6 bits are the length).
 inline uint32_t decode_quad(const uint32_t* table, unsigned context, BackwardWordReader& vlc, MelEvents& mel) {
   if (context == 0 && !mel.event()) return 0;
   const uint32_t entry = table[context | static_cast<unsigned>(vlc.bits() & 127)];
-  vlc.skip(static_cast<int>(entry & linked::kLength));
+  vlc.skip_by_low_bits(entry, linked::kLength);
   return entry;
 }
 
@@ -144,6 +152,7 @@ void decode_vlc_row_of_kind(const Tables& t, const LinkedCxt& linked, BackwardWo
   const uint8_t* above = quads.above_context;  // all 0 for the initial row (Scratch::reset)
   uint32_t seen = 0;  // every entry ORed: linked::kUnknown where a codeword is none of the table's
   uint32_t left = 0;  // the LinkedCxt entry of the quad to the left
+  const char* uvlc_rows = reinterpret_cast<const char*>(t.uvlc[0]);
   for (int q = 0; q < qw; q += 2) {
     // Two codewords (7 bits each at most) and the pair's U-VLC prefixes (6) and suffixes
     // (5 each); take() refills for an extension.
@@ -156,10 +165,16 @@ void decode_vlc_row_of_kind(const Tables& t, const LinkedCxt& linked, BackwardWo
     const uint32_t first = first_linked >> linked::kPackedShift, second = second_linked >> linked::kPackedShift;
     codeword[q] = static_cast<uint16_t>(first);
     codeword[q + 1] = static_cast<uint16_t>(second);  // [qw]: the empty quad past the row
-    unsigned mode = ((first & packed::kUOff) ? kFirstU : 0u) | ((second & packed::kUOff) ? kSecondU : 0u);
-    if (kInitial && mode == kBothU) mode = mel.event() ? kInitialBothAbove2 : kInitialBoth;
     const uint64_t bits = vlc.bits();
-    const UvlcPrefixes& p = t.uvlc[mode][bits & 63];  // kNoU: no bits, both u 0
+    const UvlcPrefixes* row;  // kNoU: no bits, both u 0
+    if (kInitial) {
+      unsigned mode = ((first & packed::kUOff) ? kFirstU : 0u) | ((second & packed::kUOff) ? kSecondU : 0u);
+      if (mode == kBothU) mode = mel.event() ? kInitialBothAbove2 : kInitialBoth;
+      row = t.uvlc[mode];
+    } else {
+      row = reinterpret_cast<const UvlcPrefixes*>(uvlc_rows + ((first_linked & linked::kUOff) >> 1) + (second_linked & linked::kUOff));
+    }
+    const UvlcPrefixes& p = row[bits & 63];
     vlc.skip(p.bits);
     const unsigned suffixes = static_cast<unsigned>(bits >> p.prefix_bits);
     const unsigned suffix_first = suffixes & p.suffix_mask_first;

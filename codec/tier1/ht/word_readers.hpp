@@ -70,6 +70,12 @@ class WordBits {
     bits_ >>= n;
     count_ -= n;
   }
+  // skip(e & mask) for an e whose bits from mask's up to bit 5 are 0: the shift takes e as
+  // it is (a 64-bit shift's count is its low 6 bits), without the AND before it.
+  J2K_HD void skip_by_low_bits(uint32_t e, uint32_t mask) {
+    bits_ >>= (e & 63);
+    count_ -= static_cast<int>(e & mask);
+  }
   // The next n <= 32 bits (none for 0), refilling first where fewer are in hand.
   J2K_HD uint32_t take(int n) {
     need(n);
