@@ -31,11 +31,11 @@ struct AlignedBuffer {
 };
 
 // Buffers of the given sizes, each at a page (4 KiB) boundary of one allocation, in the order
-// asked: one allocation instead of dozens, and no two buffers on one page. `huge`: from 2 MiB
-// on, 2 MiB-aligned, a whole number of huge pages, which the kernel is asked for
-// (advise_huge_pages): a row stage's buffers are mostly under 2 MiB each (a 4096^2 RGB
-// decode's back stage has 9 of 1.5 MiB and 9 of 0.75 MiB), too small for huge pages of
-// their own.
+// asked: one allocation instead of dozens, and no two buffers on one page. `huge` (where
+// huge_pages_wanted()): from 2 MiB on, 2 MiB-aligned, a whole number of huge pages, which the
+// kernel is asked for (advise_huge_pages): a row stage's buffers are mostly under 2 MiB each
+// (a 4096^2 RGB decode's back stage has 9 of 1.5 MiB and 9 of 0.75 MiB), too small for huge
+// pages of their own.
 class BufferSlab {
  public:
   struct Piece {
@@ -47,10 +47,10 @@ class BufferSlab {
   static size_t bytes(const std::vector<size_t>& sizes, bool huge) {
     size_t n = 0;
     for (size_t s : sizes) n += round_up(std::max<size_t>(s, 1), kAlign);
-    return huge && n >= kHugePage ? round_up(n, kHugePage) : n;
+    return huge && huge_pages_wanted() && n >= kHugePage ? round_up(n, kHugePage) : n;
   }
   BufferSlab(const std::vector<size_t>& sizes, const char* what, bool huge) : size_(bytes(sizes, huge)) {
-    const bool in_huge_pages = size_ % kHugePage == 0 && huge;
+    const bool in_huge_pages = huge && huge_pages_wanted() && size_ % kHugePage == 0;
     p_ = std::aligned_alloc(in_huge_pages ? kHugePage : kAlign, size_);
     if (!p_) throw Error(ErrorCode::OutOfMemory, "cannot allocate " + std::to_string(size_) + " bytes for " + what);
     if (in_huge_pages) advise_huge_pages(p_, size_);

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "common/memory_pages.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <system_error>
+
+namespace j2k {
+
+bool balloon_reports_free_pages(const char* virtio_balloon_dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (fs::directory_iterator it(virtio_balloon_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().filename().string().rfind("virtio", 0) != 0) continue;
+    std::ifstream f(it->path() / "features");
+    std::string bits;
+    // The features as the kernel lists them, bit 0 first; bit 5 is VIRTIO_BALLOON_F_REPORTING.
+    if (std::getline(f, bits) && bits.size() > 5 && bits[5] == '1') return true;
+  }
+  return false;
+}
+
+bool huge_pages_wanted() {
+  static const bool wanted = [] {
+    const char* setting = std::getenv("J2KFRONT_HUGE_PAGES");
+    if (setting != nullptr && std::strcmp(setting, "0") == 0) return false;
+    if (setting != nullptr && std::strcmp(setting, "1") == 0) return true;
+    return !balloon_reports_free_pages("/sys/bus/virtio/drivers/virtio_balloon");
+  }();
+  return wanted;
+}
+
+}  // namespace j2k
