@@ -5,7 +5,8 @@
 // by side (Tier-1's code-blocks of one plane): the workers map 4 MiB each first, since
 // threads that write the same pages at once fault them together and wait on the page
 // table's lock (on the H200 machine a 16-thread decode of a 4096^2 RGB HT stream took 80k
-// faults against 6k on one thread, most of its time in the kernel).
+// faults against 6k on one thread, most of its time in the kernel). Those pages 2 MiB at a time
+// where huge pages pay (advise_huge_pages, huge_pages_wanted).
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -20,6 +21,15 @@
 #endif
 
 namespace j2k {
+
+#if defined(__linux__)
+// madvise(advice) on the part of [p, p + bytes) between `unit`-aligned addresses.
+inline void advise_aligned(void* p, size_t bytes, uintptr_t unit, int advice) {
+  const uintptr_t start = (reinterpret_cast<uintptr_t>(p) + unit - 1) & ~(unit - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(unit - 1);
+  if (end > start) (void)::madvise(reinterpret_cast<void*>(start), end - start, advice);
+}
+#endif
 
 // Transparent huge pages (2 MiB) asked for the 2 MiB-aligned part of [p, p + bytes): one
 // page fault (or one page of a populate_pages call) where there were 512, and one TLB entry.
@@ -41,10 +51,7 @@ bool huge_pages_wanted();
 
 inline void advise_huge_pages(void* p, size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-  if (!huge_pages_wanted()) return;
-  const uintptr_t start = (reinterpret_cast<uintptr_t>(p) + kHugePage - 1) & ~(kHugePage - 1);
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHugePage - 1);
-  if (end > start) (void)::madvise(reinterpret_cast<void*>(start), end - start, MADV_HUGEPAGE);
+  if (huge_pages_wanted()) advise_aligned(p, bytes, kHugePage, MADV_HUGEPAGE);
 #else
   (void)p;
   (void)bytes;
@@ -60,10 +67,7 @@ inline void populate_pages(void* p, size_t bytes) {
   constexpr int MADV_POPULATE_WRITE = 23;
 #endif
   if (p == nullptr || bytes < (size_t{1} << 20)) return;
-  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  const uintptr_t start = (reinterpret_cast<uintptr_t>(p) + page - 1) & ~(page - 1);
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(page - 1);
-  if (end > start) (void)::madvise(reinterpret_cast<void*>(start), end - start, MADV_POPULATE_WRITE);
+  advise_aligned(p, bytes, static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE)), MADV_POPULATE_WRITE);
 #else
   (void)p;
   (void)bytes;
