@@ -196,7 +196,6 @@ BufferSizes sizes_of(const std::vector<LevelLayout>& levels, const std::vector<B
   return b;
 }
 
-
 // The buffers in two slabs, in the order the constructor takes them: those that Tier-1 and the
 // coarser levels fill (the coarse planes, every level's bands, every level's LL rings), which
 // map_pages() maps ahead, on huge pages; and those each worker touches first itself (the
