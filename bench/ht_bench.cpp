@@ -24,6 +24,7 @@
 
 #include "bench/bench.hpp"
 #include "common/error.hpp"
+#include "common/memory_pages.hpp"
 #include "io/image_io.hpp"
 #include "j2kfront/config.h"
 #include "transform/dwt_engine.hpp"
@@ -173,6 +174,7 @@ int run_compress_ht(const CompressOptions& o) {
   const bool have_ojph = tool_on_path("ojph_compress"), have_expand = tool_on_path("ojph_expand");
   if (!have_ojph) std::printf("ojph_compress %s: no OpenJPH rows; the lossy rows at 2 bits per pixel\n", kNoOpenJph);
   if (!have_expand) std::printf("ojph_expand %s: OpenJPH's streams unchecked, ours not read by OpenJPH\n", kNoOpenJph);
+  std::printf("memory: %s\n", j2k::huge_pages_description().c_str());
   std::printf("threads: %d for ours%s; ojph_compress on one (it has no thread option), so vs ojph is its one-thread time over "
               "ours on %d\n",
               o.threads, on_cpus(o).c_str(), o.threads);
@@ -324,6 +326,7 @@ int run_decompress_ht(const CompressOptions& o) {
   const std::vector<std::string> backends = decoder_backends();
   const std::vector<std::string> inputs = bench_inputs(o, dir);
   const std::string threads = std::to_string(o.threads);
+  std::printf("memory: %s\n", j2k::huge_pages_description().c_str());
   std::printf("threads: %d for j2kfront, opj_decompress and grk_decompress%s; ojph_expand on one (it has no thread option), so "
               "vs ojph is its one-thread time over theirs\n",
               o.threads, on_cpus(o).c_str());

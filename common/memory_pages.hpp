@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/parallel/parallel_for.hpp"
@@ -48,6 +49,9 @@ bool balloon_reports_free_pages(const char* virtio_balloon_dir);
 // J2KFRONT_HUGE_PAGES=1 or 0 if set, else whether no virtio balloon reports free pages. Read
 // once.
 bool huge_pages_wanted();
+// Which pages the large buffers get here and why, in a line (`j2kfront --version`, the HT
+// benchmarks' printouts).
+std::string huge_pages_description();
 
 inline void advise_huge_pages(void* p, size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)

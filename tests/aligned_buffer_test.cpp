@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -113,6 +114,16 @@ int thp_eligible(const void* p) {
     if (inside && line.rfind("THPeligible:", 0) == 0) return std::stoi(line.substr(12));
   }
   return -1;
+}
+
+// `j2kfront --version`'s line: which pages, and why (J2KFRONT_HUGE_PAGES where it decides).
+TEST(HugePages, DescriptionSaysWhichAndWhy) {
+  const std::string text = j2k::huge_pages_description();
+  EXPECT_EQ(text.rfind(j2k::huge_pages_wanted() ? "huge pages asked for" : "4 KiB pages", 0), 0u) << text;
+  const char* setting = std::getenv("J2KFRONT_HUGE_PAGES");
+  if (setting != nullptr && (std::string(setting) == "0" || std::string(setting) == "1")) {
+    EXPECT_NE(text.find(std::string("J2KFRONT_HUGE_PAGES=") + setting), std::string::npos) << text;
+  }
 }
 
 // Run with J2KFRONT_HUGE_PAGES=1 and =0 too (tests/CMakeLists.txt): the advice is given, or

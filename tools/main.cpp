@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "common/memory_pages.hpp"
 #include "j2kfront/j2kfront.hpp"
 #include "tools/commands.hpp"
 #include "tools/heap_tuning.hpp"
@@ -16,7 +17,8 @@
 namespace {
 
 // `j2kfront --version`: the library's version, then each backend: the device it would use
-// (what plans and `--backend auto` get), or why it cannot run here.
+// (what plans and `--backend auto` get), or why it cannot run here; then the pages the large
+// buffers get (common/memory_pages.hpp).
 std::string version_text() {
   std::string text = std::string("j2kfront ") + j2k_version();
   for (j2k_backend b : {J2K_BACKEND_CPU, J2K_BACKEND_CUDA, J2K_BACKEND_OPENCL}) {
@@ -34,7 +36,7 @@ std::string version_text() {
       text += std::string("unavailable (") + e.what() + ")";
     }
   }
-  return text;
+  return text + "\n  memory: " + j2k::huge_pages_description();
 }
 
 }  // namespace
