@@ -21,8 +21,7 @@ if [[ -n $why ]]; then
 fi
 # Each run its own temporary directory (--basetemp): ctest runs the backends' runs side by
 # side, and pytest sessions that share its default numbered directories under /tmp can race on
-# them (pytest-dev/pytest#11790: concurrent sessions need their own basetemp; a Python.cpu
-# run failed once under `ctest -j2`, its log not kept, and may have been this).
+# them (pytest-dev/pytest#11790: concurrent sessions need their own basetemp).
 # -p no:cacheprovider: nothing written into the source tree.
 base=$(mktemp -d "${TMPDIR:-/tmp}/j2kfront-pytest-XXXXXX")
 trap 'rm -rf "$base"' EXIT
