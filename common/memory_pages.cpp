@@ -23,36 +23,43 @@ bool balloon_reports_free_pages(const char* virtio_balloon_dir) {
   return false;
 }
 
-namespace {
-// The kernel's transparent huge page setting: "always", "madvise" or "never" ("" where its file
-// is not there).
-std::string thp_setting() {
+std::string transparent_huge_pages_setting() {
   std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
   std::string line;
   std::getline(f, line);
   const size_t open = line.find('['), close = line.find(']');
   return open == std::string::npos || close == std::string::npos || close < open ? "" : line.substr(open + 1, close - open - 1);
 }
+
+namespace {
+// huge_pages_wanted()'s answer and why, made once.
+struct HugePageChoice {
+  bool wanted;
+  std::string why;
+};
+const HugePageChoice& choice() {
+  static const HugePageChoice c = []() -> HugePageChoice {
+    const char* setting = std::getenv("J2KFRONT_HUGE_PAGES");
+    if (setting != nullptr && (std::strcmp(setting, "0") == 0 || std::strcmp(setting, "1") == 0))
+      return {setting[0] == '1', std::string("J2KFRONT_HUGE_PAGES=") + setting};
+    if (balloon_reports_free_pages("/sys/bus/virtio/drivers/virtio_balloon"))
+      return {false, "a virtio balloon here reports free pages; J2KFRONT_HUGE_PAGES=1 asks for huge pages"};
+    return {true, ""};
+  }();
+  return c;
+}
 }  // namespace
 
-bool huge_pages_wanted() {
-  static const bool wanted = [] {
-    const char* setting = std::getenv("J2KFRONT_HUGE_PAGES");
-    if (setting != nullptr && std::strcmp(setting, "0") == 0) return false;
-    if (setting != nullptr && std::strcmp(setting, "1") == 0) return true;
-    return !balloon_reports_free_pages("/sys/bus/virtio/drivers/virtio_balloon");
-  }();
-  return wanted;
-}
+bool huge_pages_wanted() { return choice().wanted; }
 
 std::string huge_pages_description() {
-  const char* setting = std::getenv("J2KFRONT_HUGE_PAGES");
-  const bool forced = setting != nullptr && (std::strcmp(setting, "0") == 0 || std::strcmp(setting, "1") == 0);
-  const std::string thp = thp_setting();
-  std::string text = huge_pages_wanted() ? "huge pages asked for" : "4 KiB pages";
-  if (forced) text += std::string(" (J2KFRONT_HUGE_PAGES=") + setting + ")";
-  else if (!huge_pages_wanted()) text += " (a virtio balloon here reports free pages; J2KFRONT_HUGE_PAGES=1 asks for huge pages)";
-  if (huge_pages_wanted()) text += "; transparent huge pages " + (thp.empty() ? std::string("not offered here") : "'" + thp + "'");
+  const HugePageChoice& c = choice();
+  std::string text = c.wanted ? "huge pages asked for" : "4 KiB pages";
+  if (!c.why.empty()) text += " (" + c.why + ")";
+  if (c.wanted) {
+    const std::string thp = transparent_huge_pages_setting();
+    text += "; transparent huge pages " + (thp.empty() ? std::string("not offered here") : "'" + thp + "'");
+  }
   return text;
 }
 

@@ -52,6 +52,9 @@ bool huge_pages_wanted();
 // Which pages the large buffers get here and why, in a line (`j2kfront --version`, the HT
 // benchmarks' printouts).
 std::string huge_pages_description();
+// The kernel's transparent huge page setting: "always", "madvise" or "never" ("" where it has
+// none).
+std::string transparent_huge_pages_setting();
 
 inline void advise_huge_pages(void* p, size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)

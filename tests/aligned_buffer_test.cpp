@@ -88,16 +88,6 @@ TEST(HugePages, BalloonsThatReportFreePagesAreFound) {
   EXPECT_FALSE(j2k::balloon_reports_free_pages("/nonexistent/virtio_balloon"));
 }
 
-// The transparent huge page setting: "always", "madvise" or "never" ("" where the file is not
-// there).
-std::string thp_setting() {
-  std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
-  std::string line;
-  std::getline(f, line);
-  const size_t open = line.find('['), close = line.find(']');
-  return open == std::string::npos || close == std::string::npos ? "" : line.substr(open + 1, close - open - 1);
-}
-
 // THPeligible of the mapping that holds `p` in /proc/self/smaps: 1, 0, or -1 where not found.
 int thp_eligible(const void* p) {
   std::ifstream f("/proc/self/smaps");
@@ -129,7 +119,7 @@ TEST(HugePages, DescriptionSaysWhichAndWhy) {
 // Run with J2KFRONT_HUGE_PAGES=1 and =0 too (tests/CMakeLists.txt): the advice is given, or
 // not, as huge_pages_wanted() says.
 TEST(HugePages, PopulatedBuffersTakeThemWhereWanted) {
-  const std::string setting = thp_setting();
+  const std::string setting = j2k::transparent_huge_pages_setting();
   if (setting != "madvise")
     GTEST_SKIP() << "transparent huge pages are '" << setting << "' here (only under madvise does the advice show)";
   // A slab and a plain vector that populate_pages maps: each asks for huge pages, where wanted.
