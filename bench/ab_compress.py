@@ -2,19 +2,19 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # A/B of two j2kfront builds' `compress` on the same images: ab_decode.py's method (one process
 # a compress, the two builds in turns after one untimed compress each, each output removed
-# before its compress). Prints per image and setting the median wall time of each build, the
-# median over the rounds of new over base (below 1: new is faster), and whether the two
-# codestreams are the same bytes. For one-CPU figures run it under taskset.
+# before its compress; bench/ab_turns.py). Prints per image and setting the median wall time of
+# each build, the median over the rounds of new over base (below 1: new is faster), and whether
+# the two codestreams are the same bytes. For one-CPU figures run it under taskset.
 #   python3 bench/ab_compress.py BASE NEW [--rounds 7] [--threads 1] [--setting "--ht" ...] IMAGE...
 import argparse
-import filecmp
 import os
 import shlex
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+from ab_turns import in_turns, report
 
 
 def main():
@@ -31,30 +31,22 @@ def main():
     settings = a.setting or ["--ht", "--ht -I --qstep 0.007"]
     out_dir = tempfile.mkdtemp(prefix="ab_compress_")
 
-    def compress(binary, tag, image, setting):
-        out = os.path.join(out_dir, f"{tag}.{a.ext}")
+    jobs = [(image, setting) for image in a.images for setting in settings]
+
+    def compress(job, build, tag):
+        image, setting = jobs[job]
+        out = os.path.join(out_dir, f"{tag}_{job}.{a.ext}")
         if os.path.exists(out):
             os.remove(out)
         start = time.perf_counter()
-        subprocess.run([binary, "compress", "-i", image, "-o", out, "--threads", str(a.threads), "--quiet"] +
+        subprocess.run([(a.base, a.new)[build], "compress", "-i", image, "-o", out, "--threads", str(a.threads), "--quiet"] +
                        shlex.split(setting), check=True, stdout=subprocess.DEVNULL)
         return time.perf_counter() - start, out
 
-    for image in a.images:
-        for setting in settings:
-            compress(a.base, "base", image, setting)
-            compress(a.new, "new", image, setting)
-            base, new = [], []
-            for r in range(a.rounds):
-                order = [(base, a.base, "base"), (new, a.new, "new")]
-                for times, binary, tag in order if r % 2 == 0 else reversed(order):
-                    times.append(compress(binary, tag, image, setting)[0])
-            ratio = statistics.median(n / b for b, n in zip(base, new))
-            same = filecmp.cmp(os.path.join(out_dir, f"base.{a.ext}"), os.path.join(out_dir, f"new.{a.ext}"), shallow=False)
-            print(f"{os.path.basename(image):20s} {setting:24s} base {statistics.median(base) * 1e3:8.1f} ms"
-                  f"  new {statistics.median(new) * 1e3:8.1f} ms  new/base {ratio:.3f}  {'same bytes' if same else 'OUTPUTS DIFFER'}")
-            if not same:
-                sys.exit(1)
+    times, outputs = in_turns(range(len(jobs)), compress, a.rounds)
+    for job, (image, setting) in enumerate(jobs):
+        if not report(f"{os.path.basename(image):20s} {setting:24s}", times[job], outputs[job]):
+            sys.exit(1)
 
 
 if __name__ == "__main__":

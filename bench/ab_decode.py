@@ -7,13 +7,13 @@
 # and whether the two outputs are the same bytes. For one-CPU figures run it under taskset.
 #   python3 bench/ab_decode.py BASE NEW [--rounds 9] [--threads 1] STREAM...
 import argparse
-import filecmp
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+from ab_turns import in_turns, report
 
 
 def main():
@@ -27,34 +27,18 @@ def main():
     a = ap.parse_args()
     out_dir = tempfile.mkdtemp(prefix="ab_decode_")
 
-    def decode(binary, tag, stream):
+    def decode(stream, build, tag):
         out = os.path.join(out_dir, f"{tag}_{os.path.basename(stream)}.{a.ext}")
         if os.path.exists(out):
             os.remove(out)
         start = time.perf_counter()
-        subprocess.run([binary, "decompress", "-i", stream, "-o", out, "--threads", str(a.threads), "--quiet"],
+        subprocess.run([(a.base, a.new)[build], "decompress", "-i", stream, "-o", out, "--threads", str(a.threads), "--quiet"],
                        check=True, stdout=subprocess.DEVNULL)
         return time.perf_counter() - start, out
 
-    for stream in a.streams:
-        decode(a.base, "base", stream)
-        decode(a.new, "new", stream)
-    times = {s: ([], []) for s in a.streams}
-    outputs = {}
-    for r in range(a.rounds):
-        for s in a.streams:
-            order = [(0, a.base, "base"), (1, a.new, "new")]
-            for k, binary, tag in order if r % 2 == 0 else reversed(order):
-                t, out = decode(binary, tag, s)
-                times[s][k].append(t)
-                outputs[(s, k)] = out
+    times, outputs = in_turns(a.streams, decode, a.rounds)
     for s in a.streams:
-        base, new = times[s]
-        ratio = statistics.median(n / b for b, n in zip(base, new))
-        same = filecmp.cmp(outputs[(s, 0)], outputs[(s, 1)], shallow=False)
-        print(f"{os.path.basename(s):24s} base {statistics.median(base) * 1e3:8.1f} ms  new {statistics.median(new) * 1e3:8.1f} ms"
-              f"  new/base {ratio:.3f}  {'same bytes' if same else 'OUTPUTS DIFFER'}")
-        if not same:
+        if not report(f"{os.path.basename(s):24s}", times[s], outputs[s]):
             sys.exit(1)
 
 
