@@ -363,6 +363,70 @@ class TileDecoder {
     if (report.corrupt) ++counts.corrupt_blocks;
   }
 
+  // Blocks that one worker decodes in one call (decode_placed): up to kGroup, each placed at
+  // its band's `at`, rows `stride` values apart.
+  static constexpr ptrdiff_t kGroup = 8;
+  struct PlacedBlocks {
+    Block block[kGroup];
+    bool reversible[kGroup] = {};
+    void* at[kGroup] = {};
+    ptrdiff_t stride[kGroup] = {};
+    int count = 0;
+    void add(const Block& b, bool r, void* where, ptrdiff_t s) {
+      block[count] = b;
+      reversible[count] = r;
+      at[count] = where;
+      stride[count] = s;
+      ++count;
+    }
+  };
+
+  // Where each group of `blocks` blocks starts (and, last, where they end), a group being what
+  // a worker takes at once (decode_placed; the workers take the groups in turn as each is
+  // free). Groups of kGroup (the HT coder decodes that many together) while each of the w
+  // workers would still have two such groups of what is left, then the blocks one by one, so
+  // that the last ones are shared by all the workers (smaller groups would neither fill the
+  // coder's lanes nor share as well). On one worker all kGroup but the last.
+  static std::vector<size_t> group_starts(size_t blocks, int threads) {
+    const auto workers = static_cast<size_t>(std::max(1, worker_count(threads)));
+    std::vector<size_t> starts{0};
+    for (size_t at = 0; at < blocks;) {
+      const size_t left = blocks - at;
+      at += workers == 1 ? std::min<size_t>(left, kGroup) : left >= 2 * workers * kGroup ? kGroup : 1;
+      starts.push_back(at);
+    }
+    return starts;
+  }
+
+  // decode_block() of each placed block, the HT blocks without an ROI shift that have data in
+  // one call to the HT coder (BlockCoder::decode_dequantised_blocks).
+  void decode_placed(const PlacedBlocks& placed, BlockCounts& counts) const {
+    if (placed.count == 1) {  // the many workers' last blocks: nothing to share
+      decode_block(placed.block[0], placed.reversible[0], placed.at[0], placed.stride[0], counts);
+      return;
+    }
+    DequantisedBlock together[kGroup];
+    size_t n = 0;
+    for (int j = 0; j < placed.count; ++j) {
+      const Block& b = placed.block[j];
+      if (b.code.segments == 0 || b.roi != 0 || (b.code.modes & kModeHt) == 0) {
+        decode_block(b, placed.reversible[j], placed.at[j], placed.stride[j], counts);
+        continue;
+      }
+      DequantisedBlock& d = together[n++];
+      d.code = &b.code;
+      d.q = placed.reversible[j] ? Dequantisation{} : Dequantisation::of_step(b.step);
+      d.out = placed.at[j];
+      d.stride = placed.stride[j];
+    }
+    if (n == 0) return;
+    ht_coder_->decode_dequantised_blocks(together, n);
+    for (size_t j = 0; j < n; ++j) {
+      if (together[j].report.segmark_error) ++counts.segmark_errors;
+      if (together[j].report.corrupt) ++counts.corrupt_blocks;
+    }
+  }
+
   // The tile through a RowBackStage: the coarser levels' blocks, their inverse DWT, then the
   // finest level's blocks a row of code-blocks (stripe) ahead of the output rows made from
   // them, so that the finest level's coefficients never fill whole-tile planes.
@@ -464,14 +528,19 @@ class TileDecoder {
       if (group[i] < groups) order[at[group[i]]++] = i;
 
     BlockCounts counts;
-    parallel_for(static_cast<ptrdiff_t>(coarse), threads, [&](ptrdiff_t j) {
-      const size_t i = order[static_cast<size_t>(j)];
-      const Block b = block_of(p.t, tc, p.inputs, p.packets, p.comps, i);
-      const LaidBlock& lb = blocks[i];
-      const TileComponentInput::Band& band = p.inputs[b.component].bands[lb.band];
-      const ptrdiff_t stride = rows.coarse_stride(b.component);
-      const ptrdiff_t offset = (band.row + (lb.y0 - band.rect.y0)) * stride + band.col + (lb.x0 - band.rect.x0);
-      decode_block(b, p.comps[b.component].reversible, static_cast<char*>(rows.coarse(b.component)) + offset * 4, stride, counts);
+    const std::vector<size_t> coarse_groups = group_starts(coarse, threads);
+    parallel_for(static_cast<ptrdiff_t>(coarse_groups.size()) - 1, threads, [&](ptrdiff_t g) {
+      PlacedBlocks placed;
+      for (size_t j = coarse_groups[static_cast<size_t>(g)]; j < coarse_groups[static_cast<size_t>(g) + 1]; ++j) {
+        const size_t i = order[j];
+        const Block b = block_of(p.t, tc, p.inputs, p.packets, p.comps, i);
+        const LaidBlock& lb = blocks[i];
+        const TileComponentInput::Band& band = p.inputs[b.component].bands[lb.band];
+        const ptrdiff_t stride = rows.coarse_stride(b.component);
+        const ptrdiff_t offset = (band.row + (lb.y0 - band.rect.y0)) * stride + band.col + (lb.x0 - band.rect.x0);
+        placed.add(b, p.comps[b.component].reversible, static_cast<char*>(rows.coarse(b.component)) + offset * 4, stride);
+      }
+      decode_placed(placed, counts);
     });
     rows.finish_coarse();
     if (beside) join_tier2();
@@ -482,16 +551,20 @@ class TileDecoder {
       for (size_t g : todo)
         list.insert(list.end(), order.begin() + static_cast<ptrdiff_t>(starts[g]), order.begin() + static_cast<ptrdiff_t>(starts[g + 1]));
       todo.clear();
-      parallel_for(static_cast<ptrdiff_t>(list.size()), threads, [&](ptrdiff_t j) {
-        const size_t i = list[static_cast<size_t>(j)];
-        const Block b = block_of(p.t, tc, p.inputs, p.packets, p.comps, i);
-        const LaidBlock& lb = blocks[i];
-        const int l = p.comps[b.component].levels - band_resolution(lb.band);
-        const int kind = (lb.band - 1) % 3;  // HL, LH, HH
-        const TileComponentInput::Band& band = p.inputs[b.component].bands[lb.band];
-        char* row = static_cast<char*>(rows.band_row(l, b.component, kind, lb.y0));
-        decode_block(b, p.comps[b.component].reversible, row + (lb.x0 - band.rect.x0) * 4, rows.band_stride(l, b.component, kind),
-                     counts);
+      const std::vector<size_t> groups = group_starts(list.size(), threads);
+      parallel_for(static_cast<ptrdiff_t>(groups.size()) - 1, threads, [&](ptrdiff_t g) {
+        PlacedBlocks placed;
+        for (size_t j = groups[static_cast<size_t>(g)]; j < groups[static_cast<size_t>(g) + 1]; ++j) {
+          const size_t i = list[j];
+          const Block b = block_of(p.t, tc, p.inputs, p.packets, p.comps, i);
+          const LaidBlock& lb = blocks[i];
+          const int l = p.comps[b.component].levels - band_resolution(lb.band);
+          const int kind = (lb.band - 1) % 3;  // HL, LH, HH
+          const TileComponentInput::Band& band = p.inputs[b.component].bands[lb.band];
+          char* row = static_cast<char*>(rows.band_row(l, b.component, kind, lb.y0));
+          placed.add(b, p.comps[b.component].reversible, row + (lb.x0 - band.rect.x0) * 4, rows.band_stride(l, b.component, kind));
+        }
+        decode_placed(placed, counts);
       });
     };
     for (const RowBackStage::Step& step : rows.steps()) {

@@ -187,7 +187,8 @@ void expect_same_dequantised(const BlockCode& c, const std::vector<int32_t>& ref
 // The reference and each build of the decoder on `s`, each into a buffer wider and taller
 // than the block filled with a canary; every value and the reports must agree, and so must
 // each build's dequantised forms (expect_same_dequantised). Returns the reference's report.
-BlockDecodeReport expect_same(const Segments& s, const std::string& what) {
+// The BlockCode of `s` (pointing into it).
+BlockCode code_of(const Segments& s) {
   BlockCode c;
   c.bytes = s.bytes.data();
   c.size = s.bytes.size();
@@ -198,6 +199,11 @@ BlockDecodeReport expect_same(const Segments& s, const std::string& what) {
   c.height = s.height;
   c.bitplanes = s.bitplanes;
   c.modes = s.modes;
+  return c;
+}
+
+BlockDecodeReport expect_same(const Segments& s, const std::string& what) {
+  const BlockCode c = code_of(s);
   const ptrdiff_t stride = s.width + 3;
   const size_t n = static_cast<size_t>(stride) * static_cast<size_t>(s.height + 2);
   std::vector<int32_t> expected(n, 0x5A5A5A5A);
@@ -357,6 +363,88 @@ TEST(HtBlockDecoder, HostileWideSegmentsAsTheReference) {
   }
   EXPECT_GT(corrupt, 100);
   EXPECT_GT(decoded, 100);
+}
+
+// decode_blocks_dequantised() of `group` against decode_block_dequantised() of each block
+// alone, each into its own buffer wider and taller than the block filled with a canary: the
+// same bits everywhere and the same reports.
+void expect_together_as_alone(const std::vector<Segments>& group, const Dequantisation& q, const std::string& what) {
+  const size_t n = group.size();
+  std::vector<BlockCode> codes(n);
+  std::vector<std::vector<int32_t>> alone(n), together(n);
+  std::vector<BlockDecodeReport> reports(n);
+  std::vector<DequantisedBlock> blocks(n);
+  for (size_t i = 0; i < n; ++i) {
+    codes[i] = code_of(group[i]);
+    const ptrdiff_t stride = group[i].width + 3;
+    const size_t size = static_cast<size_t>(stride) * static_cast<size_t>(group[i].height + 2);
+    alone[i].assign(size, 0x5A5A5A5A);
+    together[i].assign(size, 0x5A5A5A5A);
+    reports[i] = ht::decode_block_dequantised(codes[i], q, alone[i].data(), stride);
+    blocks[i].code = &codes[i];
+    blocks[i].q = q;
+    blocks[i].out = together[i].data();
+    blocks[i].stride = stride;
+  }
+  ht::decode_blocks_dequantised(blocks.data(), n);
+  for (size_t i = 0; i < n; ++i) {
+    const std::string block = what + ", block " + std::to_string(i) + " of " + std::to_string(n) + " (" +
+                              std::to_string(group[i].width) + "x" + std::to_string(group[i].height) + ")";
+    EXPECT_EQ(blocks[i].report.passes, reports[i].passes) << block;
+    EXPECT_EQ(blocks[i].report.corrupt, reports[i].corrupt) << block;
+    EXPECT_EQ(blocks[i].report.segmark_error, reports[i].segmark_error) << block;
+    const ptrdiff_t stride = blocks[i].stride;
+    for (size_t k = 0; k < alone[i].size(); ++k)
+      if (together[i][k] != alone[i][k]) {
+        ADD_FAILURE() << block << ": sample (" << static_cast<ptrdiff_t>(k) % stride << ", "
+                      << static_cast<ptrdiff_t>(k) / stride << ") has bits " << together[i][k] << ", not " << alone[i][k];
+        break;
+      }
+  }
+}
+
+// Groups of 1 to 20 blocks, most of one size and some of another, most a cleanup pass alone
+// and some with SigProp and MagRef, some with no data and some hostile, decoded together:
+// where the CPU has AVX-512, eight blocks' VLC sub-passes in the lanes of one vector
+// (vlc_lanes.hpp), which must give each block what it gives alone.
+TEST(HtBlockDecoder, BlocksTogetherAsAlone) {
+  std::mt19937 rng(8);
+  static const int kShapes[][2] = {{64, 64}, {32, 32}, {33, 17}, {1024, 4}, {4, 1024}, {5, 819},
+                                   {1, 1},   {2, 3},   {1, 1024}, {65, 63}, {512, 8},  {16, 16}};
+  constexpr int kShapeCount = 12;
+  int corrupt = 0, decoded = 0;
+  for (int trial = 0; trial < 720; ++trial) {
+    const auto& main_shape = kShapes[trial % kShapeCount];
+    const auto& other_shape = kShapes[rng() % kShapeCount];
+    const int n = 1 + static_cast<int>(rng() % 20);
+    std::vector<Segments> group;
+    for (int i = 0; i < n; ++i) {
+      const auto& shape = (rng() % 6 == 0) ? other_shape : main_shape;
+      const int w = shape[0], h = shape[1];
+      if (rng() % 5 == 0) {
+        group.push_back(hostile_segments(rng, w, h, static_cast<int>(rng() % 4)));
+      } else {
+        const int depth = 1 + static_cast<int>(rng() % 30);
+        const std::vector<int32_t> block =
+            test_support::random_block(rng, static_cast<size_t>(w * h), depth, (rng() % 4) * 0.3);
+        const int plane = (rng() % 3 == 0) ? 0 : static_cast<int>(rng() % static_cast<unsigned>(depth));
+        const size_t stop = (rng() % 4 == 0) ? 1 + rng() % 3 : 1;
+        group.push_back(coded(block, w, h, plane, stop, static_cast<int>(rng() % 2), (rng() % 4 == 0) ? kModeCausal : 0));
+      }
+    }
+    const Dequantisation q = (trial & 1) ? Dequantisation::of_step(0.0371f) : Dequantisation{};
+    expect_together_as_alone(group, q, "trial " + std::to_string(trial));
+    for (const Segments& s : group) {
+      if (s.bytes.empty()) continue;
+      std::vector<int32_t> values(static_cast<size_t>(s.width * s.height));
+      (ht::decode_block(code_of(s), values.data(), s.width).corrupt ? corrupt : decoded) += 1;
+    }
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_GT(corrupt, 300);  // both verdicts exercised
+  EXPECT_GT(decoded, 3000);
+  if (!ht::available(ht::HtDecoderPath::Avx512))
+    GTEST_SKIP() << "no AVX-512 (F, BW, VL, DQ, CD) here: the blocks were decoded one by one, not in lanes";
 }
 
 TEST(HtBlockDecoder, NamesItsBuilds) {

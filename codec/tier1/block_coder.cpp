@@ -37,6 +37,9 @@ class HtCoder final : public BlockCoder {
                                        ptrdiff_t stride) const override {
     return ht::decode_block_dequantised(code, q, out, stride);
   }
+  void decode_dequantised_blocks(DequantisedBlock* blocks, size_t count) const override {
+    ht::decode_blocks_dequantised(blocks, count);
+  }
 };
 
 }  // namespace
@@ -44,6 +47,11 @@ class HtCoder final : public BlockCoder {
 BlockDecodeReport BlockCoder::decode_dequantised(const BlockCode& code, const Dequantisation& q, void* out,
                                                  ptrdiff_t stride) const {
   return decode_block_dequantised(*this, code, q, out, stride);
+}
+
+void BlockCoder::decode_dequantised_blocks(DequantisedBlock* blocks, size_t count) const {
+  for (size_t i = 0; i < count; ++i)
+    blocks[i].report = decode_dequantised(*blocks[i].code, blocks[i].q, blocks[i].out, blocks[i].stride);
 }
 
 BlockDecodeReport decode_block_dequantised(const BlockCoder& coder, const BlockCode& code, const Dequantisation& q,

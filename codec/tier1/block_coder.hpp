@@ -112,6 +112,16 @@ struct BlockDecodeReport {
   bool corrupt = false;         // HT: the segments are inconsistent; the block decoded as zeros
 };
 
+// One block of BlockCoder::decode_dequantised_blocks(): where it is, where it goes, and then
+// its report.
+struct DequantisedBlock {
+  const BlockCode* code = nullptr;
+  Dequantisation q;
+  void* out = nullptr;
+  ptrdiff_t stride = 0;
+  BlockDecodeReport report;
+};
+
 class BlockCoder {
  public:
   virtual ~BlockCoder() = default;
@@ -132,6 +142,9 @@ class BlockCoder {
   // copy of the block in between (HT's) does.
   virtual BlockDecodeReport decode_dequantised(const BlockCode& code, const Dequantisation& q, void* out,
                                                ptrdiff_t stride) const;
+  // decode_dequantised() of each of `count` blocks, each report into its DequantisedBlock: a
+  // coder that decodes several blocks faster together (HT's) does so.
+  virtual void decode_dequantised_blocks(DequantisedBlock* blocks, size_t count) const;
 };
 
 // decode() into a copy of the block, then each value dequantised into `out` (the default

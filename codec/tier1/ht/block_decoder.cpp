@@ -8,12 +8,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "codec/tier1/ht/avx2_build.hpp"
 #include "codec/tier1/ht/cleanup_pass.hpp"
 #include "codec/tier1/ht/coded_set.hpp"
 #include "codec/tier1/ht/quad_rules.hpp"
 #include "codec/tier1/ht/refinement_decoder.hpp"
+#include "codec/tier1/ht/vlc_lanes.hpp"
 #include "codec/tier1/ht/vlc_tables.hpp"
 #include "codec/tier1/ht/word_readers.hpp"
 
@@ -225,6 +227,71 @@ BlockDecodeReport decode_block_dequantised(const BlockCode& code, const Dequanti
     return report;
   }
   return decode_set(code, set, static_cast<int32_t*>(out), stride, path, cleanup::OutputForm{true, q});
+}
+
+void decode_blocks_dequantised(DequantisedBlock* blocks, size_t count) {
+  auto alone = [](DequantisedBlock& b) { b.report = decode_block_dequantised(*b.code, b.q, b.out, b.stride); };
+#if J2K_HT_HAVE_AVX2
+  static const bool lanes_run = available(HtDecoderPath::Avx512);
+  if (lanes_run) {
+    // The blocks taken eight at a time in their order; of each eight those of the first one's
+    // size whose set is a cleanup pass alone (or one at plane 0, whose refinement is ignored)
+    // share the VLC sub-pass, the others go alone.
+    for (size_t start = 0; start < count; start += cleanup::kVlcLanes) {
+      const size_t end = std::min(count, start + cleanup::kVlcLanes);
+      size_t lane_block[cleanup::kVlcLanes];
+      HtSet sets[cleanup::kVlcLanes];
+      cleanup::CleanupSegment segments[cleanup::kVlcLanes];
+      int lanes = 0, width = 0, height = 0;
+      for (size_t i = start; i < end; ++i) {
+        const BlockCode& code = *blocks[i].code;
+        check_block(code);
+        HtSet set;
+        const bool shares = code.bitplanes > 0 && find_set(code, set) && set.plane >= 0 &&
+                            !(set.plane > 0 && set.refinement_passes > 0) &&
+                            (lanes == 0 || (code.width == width && code.height == height));
+        if (!shares) {
+          alone(blocks[i]);
+          continue;
+        }
+        width = code.width;
+        height = code.height;
+        lane_block[lanes] = i;
+        sets[lanes] = set;
+        segments[lanes] = {set.cleanup, set.cleanup_size};
+        ++lanes;
+      }
+      if (lanes == 0) continue;
+      // On the heap, made by the first call on each thread (as a thread_local object its 64 KiB
+      // would be cleared at the start of every thread of the process).
+      thread_local std::unique_ptr<cleanup::VlcLanes> made;
+      if (lanes >= 2 && !made) made = std::make_unique<cleanup::VlcLanes>();
+      if (lanes < 2 || !cleanup::decode_vlc_lanes(segments, lanes, width, height, *made)) {
+        for (int lane = 0; lane < lanes; ++lane) alone(blocks[lane_block[lane]]);
+        continue;
+      }
+      cleanup::LaneBlock lane_blocks[cleanup::kVlcLanes];
+      for (int lane = 0; lane < lanes; ++lane) {
+        const DequantisedBlock& b = blocks[lane_block[lane]];
+        lane_blocks[lane] = {segments[lane], static_cast<int32_t*>(b.out), b.stride, sets[lane].plane,
+                             cleanup::OutputForm{true, b.q}, made->inconsistent[lane]};
+      }
+      cleanup::avx512_cleanups_after_vlc(*made, lane_blocks, lanes, width, height);
+      for (int lane = 0; lane < lanes; ++lane) {
+        DequantisedBlock& b = blocks[lane_block[lane]];
+        b.report = BlockDecodeReport{};
+        if (lane_blocks[lane].corrupt) {
+          zero(b.out, b.stride, width, height);
+          b.report.corrupt = true;
+        } else {
+          b.report.passes = sets[lane].passes - sets[lane].refinement_passes;  // a refinement at plane 0 is ignored
+        }
+      }
+    }
+    return;
+  }
+#endif
+  for (size_t i = 0; i < count; ++i) alone(blocks[i]);
 }
 
 }  // namespace j2k::codec::ht

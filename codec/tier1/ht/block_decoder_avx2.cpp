@@ -13,6 +13,7 @@
 // block_decoder.cpp calls each only on a CPU that has its instructions; the tests run them
 // against the portable build and the reference decoder.
 #include "codec/tier1/ht/cleanup_pass.hpp"
+#include "codec/tier1/ht/vlc_lanes.hpp"
 #include "codec/tier1/ht/unstuffed_bits.hpp"
 
 #if J2K_HT_HAVE_AVX2
@@ -483,6 +484,10 @@ J2K_HT_AVX2 void avx2_cleanup(CleanupSegment segment, int32_t* out, ptrdiff_t st
 J2K_HT_AVX512 void avx512_cleanup(CleanupSegment segment, int32_t* out, ptrdiff_t stride, int width, int height, int plane,
                                   const OutputForm& form) {
   decode_cleanup<Avx512Rows>(segment, out, stride, width, height, plane, form);
+}
+
+J2K_HT_AVX512 void avx512_cleanups_after_vlc(const VlcLanes& vlc, LaneBlock* blocks, int count, int width, int height) {
+  decode_cleanups_after_vlc<Avx512Rows>(vlc, blocks, count, width, height);
 }
 
 #if defined(__GNUC__) && !defined(__clang__)
