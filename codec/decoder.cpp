@@ -252,16 +252,42 @@ class TileDecoder {
   template <class Fn>
   void each_block(size_t t, const TileCoding& tc, const std::vector<TileComponentInput>& inputs, const TilePackets& packets,
                   const std::vector<TileComponent>& comps, Fn&& fn, int threads = 1) {
+    Reservation memory;
+    const std::vector<size_t> todo = blocks_to_decode(t, packets, comps, memory);
+    parallel_for(static_cast<ptrdiff_t>(todo.size()), threads,
+                 [&](ptrdiff_t j) { fn(block_of(t, tc, inputs, packets, comps, todo[static_cast<size_t>(j)])); });
+  }
+
+  // fn(blocks, n) for the same blocks in groups of up to kGroup (group_starts), a group a
+  // worker at a time.
+  template <class Fn>
+  void each_group(size_t t, const TileCoding& tc, const std::vector<TileComponentInput>& inputs, const TilePackets& packets,
+                  const std::vector<TileComponent>& comps, Fn&& fn, int threads) {
+    Reservation memory;
+    const std::vector<size_t> todo = blocks_to_decode(t, packets, comps, memory);
+    const std::vector<size_t> groups = group_starts(todo.size(), threads);
+    parallel_for(static_cast<ptrdiff_t>(groups.size()) - 1, threads, [&](ptrdiff_t g) {
+      Block group[kGroup];
+      int n = 0;
+      for (size_t j = groups[static_cast<size_t>(g)]; j < groups[static_cast<size_t>(g) + 1]; ++j)
+        group[n++] = block_of(t, tc, inputs, packets, comps, todo[j]);
+      fn(group, n);
+    });
+  }
+
+  // The indices of the tile's blocks of the decoded resolutions, their list's memory reserved
+  // in `memory` first.
+  std::vector<size_t> blocks_to_decode(size_t t, const TilePackets& packets, const std::vector<TileComponent>& comps,
+                                       Reservation& memory) {
     auto decoded = [&](const LaidBlock& lb) { return band_resolution(lb.band) <= comps[lb.component].levels; };
     const auto count = static_cast<size_t>(std::count_if(packets.layout.blocks.begin(), packets.layout.blocks.end(), decoded));
-    const Reservation memory(&budget_, heap_bytes(count * sizeof(size_t)),
-                             [&] { return "tile " + std::to_string(t) + "'s list of " + std::to_string(count) + " code-blocks to decode"; });
+    memory = Reservation(&budget_, heap_bytes(count * sizeof(size_t)),
+                         [&] { return "tile " + std::to_string(t) + "'s list of " + std::to_string(count) + " code-blocks to decode"; });
     std::vector<size_t> todo;
     todo.reserve(count);
     for (size_t i = 0; i < packets.layout.blocks.size(); ++i)
       if (decoded(packets.layout.blocks[i])) todo.push_back(i);
-    parallel_for(static_cast<ptrdiff_t>(todo.size()), threads,
-                 [&](ptrdiff_t j) { fn(block_of(t, tc, inputs, packets, comps, todo[static_cast<size_t>(j)])); });
+    return todo;
   }
 
   // Block i of the tile's layout as Tier-1 takes it, placed in the whole-plane layout of comps.
@@ -313,14 +339,19 @@ class TileDecoder {
   }
 
   // Tier-1 and dequantisation of every block of the decoded resolutions, in parallel (each
-  // block writes its own rectangle of its tile-component).
+  // block writes its own rectangle of its tile-component), in groups (decode_placed).
   void decode_blocks(size_t t, const TileCoding& tc, const std::vector<TileComponentInput>& inputs, const TilePackets& packets,
                      std::vector<TileComponent>& comps) {
     BlockCounts counts;
-    each_block(t, tc, inputs, packets, comps, [&](const Block& b) {
-      const TileComponent& k = comps[b.component];
-      decode_block(b, k.reversible, k.reversible ? static_cast<void*>(k.ints + b.at) : static_cast<void*>(k.floats + b.at),
-                   b.stride, counts);
+    each_group(t, tc, inputs, packets, comps, [&](const Block* group, int n) {
+      PlacedBlocks placed;
+      for (int j = 0; j < n; ++j) {
+        const Block& b = group[j];
+        const TileComponent& k = comps[b.component];
+        placed.add(b, k.reversible, k.reversible ? static_cast<void*>(k.ints + b.at) : static_cast<void*>(k.floats + b.at),
+                   b.stride);
+      }
+      decode_placed(placed, counts);
     }, settings_.backend.threads);
     counts.warn(*this, t);
   }
