@@ -258,23 +258,6 @@ class TileDecoder {
                  [&](ptrdiff_t j) { fn(block_of(t, tc, inputs, packets, comps, todo[static_cast<size_t>(j)])); });
   }
 
-  // fn(blocks, n) for the same blocks in groups of up to kGroup (group_starts), a group a
-  // worker at a time.
-  template <class Fn>
-  void each_group(size_t t, const TileCoding& tc, const std::vector<TileComponentInput>& inputs, const TilePackets& packets,
-                  const std::vector<TileComponent>& comps, Fn&& fn, int threads) {
-    Reservation memory;
-    const std::vector<size_t> todo = blocks_to_decode(t, packets, comps, memory);
-    const std::vector<size_t> groups = group_starts(todo.size(), threads);
-    parallel_for(static_cast<ptrdiff_t>(groups.size()) - 1, threads, [&](ptrdiff_t g) {
-      Block group[kGroup];
-      int n = 0;
-      for (size_t j = groups[static_cast<size_t>(g)]; j < groups[static_cast<size_t>(g) + 1]; ++j)
-        group[n++] = block_of(t, tc, inputs, packets, comps, todo[j]);
-      fn(group, n);
-    });
-  }
-
   // The indices of the tile's blocks of the decoded resolutions, their list's memory reserved
   // in `memory` first.
   std::vector<size_t> blocks_to_decode(size_t t, const TilePackets& packets, const std::vector<TileComponent>& comps,
@@ -343,16 +326,14 @@ class TileDecoder {
   void decode_blocks(size_t t, const TileCoding& tc, const std::vector<TileComponentInput>& inputs, const TilePackets& packets,
                      std::vector<TileComponent>& comps) {
     BlockCounts counts;
-    each_group(t, tc, inputs, packets, comps, [&](const Block* group, int n) {
-      PlacedBlocks placed;
-      for (int j = 0; j < n; ++j) {
-        const Block& b = group[j];
-        const TileComponent& k = comps[b.component];
-        placed.add(b, k.reversible, k.reversible ? static_cast<void*>(k.ints + b.at) : static_cast<void*>(k.floats + b.at),
-                   b.stride);
-      }
-      decode_placed(placed, counts);
-    }, settings_.backend.threads);
+    Reservation memory;
+    const std::vector<size_t> todo = blocks_to_decode(t, packets, comps, memory);
+    decode_in_groups(todo.data(), todo.size(), settings_.backend.threads, counts, [&](size_t i, PlacedBlocks& placed) {
+      const Block b = block_of(t, tc, inputs, packets, comps, i);
+      const TileComponent& k = comps[b.component];
+      placed.add(b, k.reversible, k.reversible ? static_cast<void*>(k.ints + b.at) : static_cast<void*>(k.floats + b.at),
+                 b.stride);
+    });
     counts.warn(*this, t);
   }
 
@@ -458,6 +439,18 @@ class TileDecoder {
     }
   }
 
+  // decode_placed() of the `count` blocks indices[0 ..] (the layout's) in groups (group_starts)
+  // on the workers; place(i, placed) adds block i where its coefficients go.
+  template <class Place>
+  void decode_in_groups(const size_t* indices, size_t count, int threads, BlockCounts& counts, Place place) const {
+    const std::vector<size_t> groups = group_starts(count, threads);
+    parallel_for(static_cast<ptrdiff_t>(groups.size()) - 1, threads, [&](ptrdiff_t g) {
+      PlacedBlocks placed;
+      for (size_t j = groups[static_cast<size_t>(g)]; j < groups[static_cast<size_t>(g) + 1]; ++j) place(indices[j], placed);
+      decode_placed(placed, counts);
+    });
+  }
+
   // The tile through a RowBackStage: the coarser levels' blocks, their inverse DWT, then the
   // finest level's blocks a row of code-blocks (stripe) ahead of the output rows made from
   // them, so that the finest level's coefficients never fill whole-tile planes.
@@ -559,19 +552,13 @@ class TileDecoder {
       if (group[i] < groups) order[at[group[i]]++] = i;
 
     BlockCounts counts;
-    const std::vector<size_t> coarse_groups = group_starts(coarse, threads);
-    parallel_for(static_cast<ptrdiff_t>(coarse_groups.size()) - 1, threads, [&](ptrdiff_t g) {
-      PlacedBlocks placed;
-      for (size_t j = coarse_groups[static_cast<size_t>(g)]; j < coarse_groups[static_cast<size_t>(g) + 1]; ++j) {
-        const size_t i = order[j];
-        const Block b = block_of(p.t, tc, p.inputs, p.packets, p.comps, i);
-        const LaidBlock& lb = blocks[i];
-        const TileComponentInput::Band& band = p.inputs[b.component].bands[lb.band];
-        const ptrdiff_t stride = rows.coarse_stride(b.component);
-        const ptrdiff_t offset = (band.row + (lb.y0 - band.rect.y0)) * stride + band.col + (lb.x0 - band.rect.x0);
-        placed.add(b, p.comps[b.component].reversible, static_cast<char*>(rows.coarse(b.component)) + offset * 4, stride);
-      }
-      decode_placed(placed, counts);
+    decode_in_groups(order.data(), coarse, threads, counts, [&](size_t i, PlacedBlocks& placed) {
+      const Block b = block_of(p.t, tc, p.inputs, p.packets, p.comps, i);
+      const LaidBlock& lb = blocks[i];
+      const TileComponentInput::Band& band = p.inputs[b.component].bands[lb.band];
+      const ptrdiff_t stride = rows.coarse_stride(b.component);
+      const ptrdiff_t offset = (band.row + (lb.y0 - band.rect.y0)) * stride + band.col + (lb.x0 - band.rect.x0);
+      placed.add(b, p.comps[b.component].reversible, static_cast<char*>(rows.coarse(b.component)) + offset * 4, stride);
     });
     rows.finish_coarse();
     if (beside) join_tier2();
@@ -582,20 +569,14 @@ class TileDecoder {
       for (size_t g : todo)
         list.insert(list.end(), order.begin() + static_cast<ptrdiff_t>(starts[g]), order.begin() + static_cast<ptrdiff_t>(starts[g + 1]));
       todo.clear();
-      const std::vector<size_t> groups = group_starts(list.size(), threads);
-      parallel_for(static_cast<ptrdiff_t>(groups.size()) - 1, threads, [&](ptrdiff_t g) {
-        PlacedBlocks placed;
-        for (size_t j = groups[static_cast<size_t>(g)]; j < groups[static_cast<size_t>(g) + 1]; ++j) {
-          const size_t i = list[j];
-          const Block b = block_of(p.t, tc, p.inputs, p.packets, p.comps, i);
-          const LaidBlock& lb = blocks[i];
-          const int l = p.comps[b.component].levels - band_resolution(lb.band);
-          const int kind = (lb.band - 1) % 3;  // HL, LH, HH
-          const TileComponentInput::Band& band = p.inputs[b.component].bands[lb.band];
-          char* row = static_cast<char*>(rows.band_row(l, b.component, kind, lb.y0));
-          placed.add(b, p.comps[b.component].reversible, row + (lb.x0 - band.rect.x0) * 4, rows.band_stride(l, b.component, kind));
-        }
-        decode_placed(placed, counts);
+      decode_in_groups(list.data(), list.size(), threads, counts, [&](size_t i, PlacedBlocks& placed) {
+        const Block b = block_of(p.t, tc, p.inputs, p.packets, p.comps, i);
+        const LaidBlock& lb = blocks[i];
+        const int l = p.comps[b.component].levels - band_resolution(lb.band);
+        const int kind = (lb.band - 1) % 3;  // HL, LH, HH
+        const TileComponentInput::Band& band = p.inputs[b.component].bands[lb.band];
+        char* row = static_cast<char*>(rows.band_row(l, b.component, kind, lb.y0));
+        placed.add(b, p.comps[b.component].reversible, row + (lb.x0 - band.rect.x0) * 4, rows.band_stride(l, b.component, kind));
       });
     };
     for (const RowBackStage::Step& step : rows.steps()) {

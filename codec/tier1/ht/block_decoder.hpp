@@ -47,7 +47,6 @@ BlockDecodeReport decode_block_dequantised(const BlockCode& code, const Dequanti
 BlockDecodeReport decode_block_dequantised(const BlockCode& code, const Dequantisation& q, void* out, ptrdiff_t stride,
                                            HtDecoderPath path);
 
-
 // decode_block_dequantised() of each of `count` blocks, with the same results. On a CPU with
 // AVX-512 (HtDecoderPath::Avx512) the cleanup passes' VLC sub-passes of blocks of one size
 // whose set is a cleanup pass alone go eight at a time (vlc_lanes.hpp); the rest one by one.
