@@ -377,7 +377,7 @@ class TileDecoder {
 
   // Blocks that one worker decodes in one call (decode_placed): up to kGroup, each placed at
   // its band's `at`, rows `stride` values apart.
-  static constexpr ptrdiff_t kGroup = 8;
+  static constexpr ptrdiff_t kGroup = 16;
   struct PlacedBlocks {
     Block block[kGroup];
     bool reversible[kGroup] = {};
@@ -395,16 +395,21 @@ class TileDecoder {
 
   // Where each group of `blocks` blocks starts (and, last, where they end), a group being what
   // a worker takes at once (decode_placed; the workers take the groups in turn as each is
-  // free). Groups of kGroup (the HT coder decodes that many together) while each of the w
-  // workers would still have two such groups of what is left, then the blocks one by one, so
-  // that the last ones are shared by all the workers (smaller groups would neither fill the
-  // coder's lanes nor share as well). On one worker all kGroup but the last.
+  // free). Groups of kGroup (the HT coder decodes that many together, in two chains of eight
+  // lanes) while each of the w workers would still have two such groups of what is left, then
+  // of kGroup / 2 (one chain) on the same rule, then the blocks one by one, so that the last
+  // ones are shared by all the workers (smaller groups would neither fill the coder's lanes
+  // nor share as well). On one worker all kGroup but the last.
   static std::vector<size_t> group_starts(size_t blocks, int threads) {
     const auto workers = static_cast<size_t>(std::max(1, worker_count(threads)));
     std::vector<size_t> starts{0};
     for (size_t at = 0; at < blocks;) {
       const size_t left = blocks - at;
-      at += workers == 1 ? std::min<size_t>(left, kGroup) : left >= 2 * workers * kGroup ? kGroup : 1;
+      const size_t group = workers == 1                            ? std::min<size_t>(left, kGroup)
+                           : left >= 2 * workers * kGroup       ? kGroup
+                           : left >= 2 * workers * (kGroup / 2) ? kGroup / 2
+                                                                : 1;
+      at += group;
       starts.push_back(at);
     }
     return starts;

@@ -9,9 +9,9 @@
 // checks. And each of its builds (portable, AVX2 where the CPU has it), and the decoder the
 // GPU batches run (device_block_decoder.hpp, here on the host, its scratch full of junk), must
 // decode exactly as the reference decoder (reference_block_decoder.hpp) does: the same values
-// and report. And decoded together with two others of its size (decode_blocks_dequantised:
-// where the CPU has AVX-512, their VLC sub-passes side by side in the lanes of a vector), the
-// second with its cleanup segment cut short, each as it decodes alone.
+// and report. And decoded together with eight others of its size (decode_blocks_dequantised:
+// where the CPU has AVX-512, their VLC sub-passes side by side in the lanes of two vectors),
+// three of the nine with its cleanup segment cut short, each as it decodes alone.
 // Seeds: ht_block/.
 #include <cstdint>
 #include <cstdlib>
@@ -81,11 +81,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<uint8_t> cut_bytes(bytes.begin(), bytes.begin() + static_cast<ptrdiff_t>(cleanup / 2));
     cut_bytes.insert(cut_bytes.end(), bytes.begin() + static_cast<ptrdiff_t>(cleanup), bytes.end());
     cut.bytes = cut_bytes.data();
-    const BlockCode* codes[3] = {&code, &cut, &code};
+    // Nine: more than one vector's eight lanes.
+    constexpr int kTogether = 9;
+    const BlockCode* codes[kTogether] = {&code, &cut, &code, &code, &cut, &code, &code, &cut, &code};
     const Dequantisation q = (data[3] & 0x40) ? Dequantisation::of_step(0.5f) : Dequantisation{};
-    DequantisedBlock blocks[3];
-    std::vector<int32_t> together[3], alone[3];
-    for (int i = 0; i < 3; ++i) {
+    DequantisedBlock blocks[kTogether];
+    std::vector<int32_t> together[kTogether], alone[kTogether];
+    for (int i = 0; i < kTogether; ++i) {
       together[i].assign(out.size(), 0x5A5A5A5A);
       alone[i].assign(out.size(), 0x5A5A5A5A);
       blocks[i].code = codes[i];
@@ -93,8 +95,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       blocks[i].out = together[i].data();
       blocks[i].stride = stride;
     }
-    ht::decode_blocks_dequantised(blocks, 3);
-    for (int i = 0; i < 3; ++i) {
+    ht::decode_blocks_dequantised(blocks, kTogether);
+    for (int i = 0; i < kTogether; ++i) {
       const BlockDecodeReport a = ht::decode_block_dequantised(*codes[i], q, alone[i].data(), stride);
       if (a.passes != blocks[i].report.passes || a.corrupt != blocks[i].report.corrupt || together[i] != alone[i])
         __builtin_trap();

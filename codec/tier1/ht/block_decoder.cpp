@@ -234,14 +234,15 @@ void decode_blocks_dequantised(DequantisedBlock* blocks, size_t count) {
 #if J2K_HT_HAVE_AVX2
   static const bool lanes_run = available(HtDecoderPath::Avx512);
   if (lanes_run) {
-    // The blocks taken eight at a time in their order; of each eight those of the first one's
-    // size whose set is a cleanup pass alone (or one at plane 0, whose refinement is ignored)
-    // share the VLC sub-pass, the others go alone.
-    for (size_t start = 0; start < count; start += cleanup::kVlcLanes) {
-      const size_t end = std::min(count, start + cleanup::kVlcLanes);
-      size_t lane_block[cleanup::kVlcLanes];
-      HtSet sets[cleanup::kVlcLanes];
-      cleanup::CleanupSegment segments[cleanup::kVlcLanes];
+    // The blocks taken sixteen at a time in their order; of each sixteen those of the first
+    // one's size whose set is a cleanup pass alone (or one at plane 0, whose refinement is
+    // ignored) share the VLC sub-pass, the others go alone.
+    constexpr int kMax = cleanup::kMaxLanes;
+    for (size_t start = 0; start < count; start += kMax) {
+      const size_t end = std::min(count, start + kMax);
+      size_t lane_block[kMax];
+      HtSet sets[kMax];
+      cleanup::CleanupSegment segments[kMax];
       int lanes = 0, width = 0, height = 0;
       for (size_t i = start; i < end; ++i) {
         const BlockCode& code = *blocks[i].code;
@@ -262,29 +263,34 @@ void decode_blocks_dequantised(DequantisedBlock* blocks, size_t count) {
         ++lanes;
       }
       if (lanes == 0) continue;
-      // On the heap, made by the first call on each thread (as a thread_local object its 64 KiB
-      // would be cleared at the start of every thread of the process).
-      thread_local std::unique_ptr<cleanup::VlcLanes> made;
-      if (lanes >= 2 && !made) made = std::make_unique<cleanup::VlcLanes>();
-      if (lanes < 2 || !cleanup::decode_vlc_lanes(segments, lanes, width, height, *made)) {
+      // On the heap, made by the first call on each thread (as thread_local objects their 64 KiB
+      // each would be cleared at the start of every thread of the process).
+      thread_local std::unique_ptr<cleanup::VlcLanes[]> made;
+      if (lanes >= 2 && !made) made = std::make_unique<cleanup::VlcLanes[]>(kMax / cleanup::kVlcLanes);
+      if (lanes < 2 || !cleanup::decode_vlc_lanes(segments, lanes, width, height, made.get())) {
         for (int lane = 0; lane < lanes; ++lane) alone(blocks[lane_block[lane]]);
         continue;
       }
-      cleanup::LaneBlock lane_blocks[cleanup::kVlcLanes];
-      for (int lane = 0; lane < lanes; ++lane) {
-        const DequantisedBlock& b = blocks[lane_block[lane]];
-        lane_blocks[lane] = {segments[lane], static_cast<int32_t*>(b.out), b.stride, sets[lane].plane,
-                             cleanup::OutputForm{true, b.q}, made->inconsistent[lane]};
-      }
-      cleanup::avx512_cleanups_after_vlc(*made, lane_blocks, lanes, width, height);
-      for (int lane = 0; lane < lanes; ++lane) {
-        DequantisedBlock& b = blocks[lane_block[lane]];
-        b.report = BlockDecodeReport{};
-        if (lane_blocks[lane].corrupt) {
-          zero(b.out, b.stride, width, height);
-          b.report.corrupt = true;
-        } else {
-          b.report.passes = sets[lane].passes - sets[lane].refinement_passes;  // a refinement at plane 0 is ignored
+      for (int first = 0; first < lanes; first += cleanup::kVlcLanes) {
+        const int group = std::min(cleanup::kVlcLanes, lanes - first);
+        const cleanup::VlcLanes& vlc = made[first / cleanup::kVlcLanes];
+        cleanup::LaneBlock lane_blocks[cleanup::kVlcLanes];
+        for (int lane = 0; lane < group; ++lane) {
+          const DequantisedBlock& b = blocks[lane_block[first + lane]];
+          lane_blocks[lane] = {segments[first + lane], static_cast<int32_t*>(b.out), b.stride, sets[first + lane].plane,
+                               cleanup::OutputForm{true, b.q}, vlc.inconsistent[lane]};
+        }
+        cleanup::avx512_cleanups_after_vlc(vlc, lane_blocks, group, width, height);
+        for (int lane = 0; lane < group; ++lane) {
+          DequantisedBlock& b = blocks[lane_block[first + lane]];
+          const HtSet& set = sets[first + lane];
+          b.report = BlockDecodeReport{};
+          if (lane_blocks[lane].corrupt) {
+            zero(b.out, b.stride, width, height);
+            b.report.corrupt = true;
+          } else {
+            b.report.passes = set.passes - set.refinement_passes;  // a refinement at plane 0 is ignored
+          }
         }
       }
     }

@@ -49,7 +49,7 @@ BlockDecodeReport decode_block_dequantised(const BlockCode& code, const Dequanti
 
 // decode_block_dequantised() of each of `count` blocks, with the same results. On a CPU with
 // AVX-512 (HtDecoderPath::Avx512) the cleanup passes' VLC sub-passes of blocks of one size
-// whose set is a cleanup pass alone go eight at a time (vlc_lanes.hpp); the rest one by one.
+// whose set is a cleanup pass alone go sixteen at a time (vlc_lanes.hpp); the rest one by one.
 void decode_blocks_dequantised(DequantisedBlock* blocks, size_t count);
 
 }  // namespace j2k::codec::ht

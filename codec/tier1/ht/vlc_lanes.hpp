@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// The cleanup pass's VLC sub-pass (cleanup_pass.hpp, decode_vlc_row) for eight code-blocks of
-// one size at once, each in a lane of AVX-512 vectors, every quad row of each. One block's VLC
-// sub-pass is a chain of dependent lookups whose branches (the MEL events of the zero context,
-// the U-VLC's extensions) the CPU mispredicts; the lanes take every step with masks instead of
-// branches, and eight chains in one vector give the core eight lookups for each wait.
+// The cleanup pass's VLC sub-pass (cleanup_pass.hpp, decode_vlc_row) for up to sixteen
+// code-blocks of one size at once, each in a lane of AVX-512 vectors, every quad row of each.
+// One block's VLC sub-pass is a chain of dependent lookups whose branches (the MEL events of
+// the zero context, the U-VLC's extensions) the CPU mispredicts; the lanes take every step
+// with masks instead of branches, and eight chains in one vector give the core eight lookups
+// for each wait. Two groups of eight are stepped in turn, so that the core has a second,
+// independent chain of gathers to run while the first waits.
 //
 // Each lane's streams are first made plain (decode_vlc_lanes does it): the VLC stream's bits
 // unstuffed in reading order, and the MEL stream's events as a bit each. A lane then reads
 // its next bits with one gather at its bit position: no refill and no branch. The lanes'
-// codewords and u are left lane-major (VlcLanes) for the rest of each block's cleanup pass
-// (decode_cleanups_after_vlc), which takes a row of them at a time (lane_row).
+// codewords and u are left lane-major (VlcLanes, one a group) for the rest of each block's
+// cleanup pass (decode_cleanups_after_vlc), which takes a row of them at a time (lane_row).
 //
-// The HT block decoder hands blocks to it eight at a time (decode_blocks_dequantised), and
+// The HT block decoder hands blocks to it sixteen at a time (decode_blocks_dequantised), and
 // the decoder's row stage hands a worker's blocks to that in groups (codec/decoder.cpp).
 #pragma once
 #include <cstddef>
@@ -24,6 +26,8 @@
 namespace j2k::codec::ht::cleanup {
 
 constexpr int kVlcLanes = 8;
+// Blocks at once: two groups of eight lanes, stepped in turn (two chains of lookups).
+constexpr int kMaxLanes = 16;
 
 // The quads a block holds at most, its rows each with an empty quad before and after (a
 // 5 x 819 block: 410 rows of 3 quads and 2 empty ones, 2,050; a 64 x 64 one 1,088).
@@ -100,11 +104,11 @@ void decode_cleanups_after_vlc(const VlcLanes& vlc, LaneBlock* blocks, int count
   }
 }
 
-// The VLC sub-pass of `lanes` (1 to kVlcLanes) cleanup segments of blocks width x height, into
-// `out`. Returns false, leaving `out` as it is, where a segment's Scup is inconsistent (the
+// The VLC sub-pass of `lanes` (1 to kMaxLanes) cleanup segments of blocks width x height, into
+// out[0] (lanes 0-7) and out[1] (lanes 8-15, where there are more than 8). Returns false, leaving `out` as it is, where a segment's Scup is inconsistent (the
 // one-block decoder then says so), or where the blocks would not fit the lanes' buffers (no
 // size A.6.1 allows). Only on a CPU where avx512_runs().
-bool decode_vlc_lanes(const CleanupSegment* segments, int lanes, int width, int height, VlcLanes& out);
+bool decode_vlc_lanes(const CleanupSegment* segments, int lanes, int width, int height, VlcLanes* out);
 
 // decode_cleanups_after_vlc with the AVX-512 build's bounds and MagSgn sub-pass.
 void avx512_cleanups_after_vlc(const VlcLanes& vlc, LaneBlock* blocks, int count, int width, int height);

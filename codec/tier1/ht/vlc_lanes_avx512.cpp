@@ -144,99 +144,121 @@ J2K_HT_LANES inline __m512i field(__m512i p, int byte) {
   return _mm512_and_si512(_mm512_srli_epi64(p, static_cast<unsigned>(8 * byte)), _mm512_set1_epi64(0xFF));
 }
 
+// A group of eight lanes' state along a row.
+struct Chain {
+  __m256i vlc_pos, mel_pos, seen, left;
+};
+
+// One quad pair of each lane of a group (decode_vlc_row_of_kind's loop body).
 template <bool kInitial>
-J2K_HT_LANES void vlc_row(const Lanes& l, const Tables& t, const LinkedCxt& linked, int qw, const uint32_t* above,
-                          uint32_t* quads, __m256i& vlc_pos, __m256i& mel_pos, __m256i& seen) {
-  const uint32_t* table = linked.entry[kInitial ? 1 : 0];
+J2K_HT_LANES __attribute__((always_inline)) inline void pair_step(const Lanes& l, const Tables& t, const uint32_t* table, int q,
+                                                                  int qw, const uint32_t* above, uint32_t* quads, Chain& c) {
   const __m256i right_context = _mm256_set1_epi32(static_cast<int>(linked::kRightContext));
   const __m256i u_off = _mm256_set1_epi32(static_cast<int>(linked::kUOff));
-  __m256i left = _mm256_setzero_si256();
-  for (int q = 0; q < qw; q += 2) {
-    QuadStep s{vlc_window(l, vlc_pos), mel_window(l, mel_pos), _mm256_setzero_si256(), _mm256_setzero_si256()};
-    const __m256i first_context = kInitial ? _mm256_and_si256(left, right_context)
-                                           : _mm256_or_si256(above_context(above, q), _mm256_and_si256(left, right_context));
-    const __m256i first = decode_quads(table, first_context, s);
-    __m256i second = _mm256_setzero_si256();
-    if (q + 1 < qw) {
-      const __m256i second_context = kInitial ? _mm256_and_si256(first, right_context)
-                                              : _mm256_or_si256(above_context(above, q + 1), _mm256_and_si256(first, right_context));
-      second = decode_quads(table, second_context, s);
-    }
-    left = second;
-    seen = _mm256_or_si256(seen, _mm256_or_si256(first, second));
-    // The pair's U-VLC row: kNoU .. kBothU from the u_off bits; in the initial row a MEL event
-    // decides between the two rules for both.
-    __m256i row;
-    if (kInitial) {
-      __m256i mode = _mm256_or_si256(_mm256_srli_epi32(_mm256_and_si256(first, u_off), 10),
-                                     _mm256_srli_epi32(_mm256_and_si256(second, u_off), 9));
-      const __mmask8 both = _mm256_cmpeq_epi32_mask(mode, _mm256_set1_epi32(kBothU));
-      const __mmask8 event = _mm512_test_epi64_mask(s.mel, _mm512_set1_epi64(1));
-      s.mel_used = _mm256_mask_add_epi32(s.mel_used, both, s.mel_used, _mm256_set1_epi32(1));
-      mode = _mm256_mask_blend_epi32(both, mode,
-                                     _mm256_mask_blend_epi32(event, _mm256_set1_epi32(kInitialBoth), _mm256_set1_epi32(kInitialBothAbove2)));
-      row = _mm256_slli_epi32(mode, 6);
-    } else {  // kFirstU's row kUOff / 2 bytes after kNoU's: 64 entries of 8 bytes
-      row = _mm256_srli_epi32(_mm256_add_epi32(_mm256_srli_epi32(_mm256_and_si256(first, u_off), 1), _mm256_and_si256(second, u_off)), 3);
-    }
-    const __m256i index = _mm256_add_epi32(row, _mm256_and_si256(_mm512_cvtepi64_epi32(s.window), _mm256_set1_epi32(63)));
-    const __m512i p = _mm512_i32gather_epi64(index, reinterpret_cast<const long long*>(t.uvlc[0]), 8);
-    // UvlcPrefixes' bytes: bits, prefix_bits, u_first, u_second, suffix_bits_first,
-    // suffix_mask_first, suffix_mask_second.
-    const __m512i suffixes = _mm512_srlv_epi64(s.window, field(p, 1));
-    const __m512i suffix_first = _mm512_and_si512(suffixes, field(p, 5));
-    const __m512i suffix_second = _mm512_and_si512(_mm512_srlv_epi64(suffixes, field(p, 4)), field(p, 6));
-    __m512i u_first = _mm512_add_epi64(field(p, 2), suffix_first);
-    __m512i u_second = _mm512_add_epi64(field(p, 3), suffix_second);
-    const __m512i bits = field(p, 0);
-    s.window = _mm512_srlv_epi64(s.window, bits);
-    __m512i used = _mm512_add_epi64(_mm512_cvtepu32_epi64(s.used), bits);
-    // A 5-bit suffix of 28 or more: a 4-bit extension, worth 4 each, the first quad's first.
-    const __m512i last_short = _mm512_set1_epi64(27);
-    const __mmask8 extend_first = _mm512_cmpgt_epu64_mask(suffix_first, last_short);
-    const __mmask8 extend_second = _mm512_cmpgt_epu64_mask(suffix_second, last_short);
-    if ((extend_first | extend_second) != 0) {
-      const __m512i four = _mm512_set1_epi64(4), nibble = _mm512_set1_epi64(15);
-      u_first = _mm512_mask_add_epi64(u_first, extend_first, u_first, _mm512_slli_epi64(_mm512_and_si512(s.window, nibble), 2));
-      s.window = _mm512_mask_srli_epi64(s.window, extend_first, s.window, 4);
-      used = _mm512_mask_add_epi64(used, extend_first, used, four);
-      u_second = _mm512_mask_add_epi64(u_second, extend_second, u_second, _mm512_slli_epi64(_mm512_and_si512(s.window, nibble), 2));
-      used = _mm512_mask_add_epi64(used, extend_second, used, four);
-    }
-    // Quads q and q + 1 (the empty quad past an odd row: 0): the codewords' packed low 16
-    // bits, and u (at most 5 + 31 + 4 x 15 + 2) above them. The second quad's u in the empty
-    // quad is never read.
-    _mm256_store_si256(reinterpret_cast<__m256i*>(quads + static_cast<ptrdiff_t>(q + 1) * kVlcLanes),
-                       _mm256_or_si256(_mm256_srli_epi32(first, linked::kPackedShift), _mm256_slli_epi32(_mm512_cvtepi64_epi32(u_first), 16)));
-    _mm256_store_si256(reinterpret_cast<__m256i*>(quads + static_cast<ptrdiff_t>(q + 2) * kVlcLanes),
-                       _mm256_or_si256(_mm256_srli_epi32(second, linked::kPackedShift), _mm256_slli_epi32(_mm512_cvtepi64_epi32(u_second), 16)));
-    vlc_pos = _mm256_add_epi32(vlc_pos, _mm512_cvtepi64_epi32(used));
-    mel_pos = _mm256_add_epi32(mel_pos, s.mel_used);
+  QuadStep s{vlc_window(l, c.vlc_pos), mel_window(l, c.mel_pos), _mm256_setzero_si256(), _mm256_setzero_si256()};
+  const __m256i first_context = kInitial ? _mm256_and_si256(c.left, right_context)
+                                         : _mm256_or_si256(above_context(above, q), _mm256_and_si256(c.left, right_context));
+  const __m256i first = decode_quads(table, first_context, s);
+  __m256i second = _mm256_setzero_si256();
+  if (q + 1 < qw) {
+    const __m256i second_context = kInitial ? _mm256_and_si256(first, right_context)
+                                            : _mm256_or_si256(above_context(above, q + 1), _mm256_and_si256(first, right_context));
+    second = decode_quads(table, second_context, s);
   }
+  c.left = second;
+  c.seen = _mm256_or_si256(c.seen, _mm256_or_si256(first, second));
+  // The pair's U-VLC row: kNoU .. kBothU from the u_off bits; in the initial row a MEL event
+  // decides between the two rules for both.
+  __m256i row;
+  if (kInitial) {
+    __m256i mode = _mm256_or_si256(_mm256_srli_epi32(_mm256_and_si256(first, u_off), 10),
+                                   _mm256_srli_epi32(_mm256_and_si256(second, u_off), 9));
+    const __mmask8 both = _mm256_cmpeq_epi32_mask(mode, _mm256_set1_epi32(kBothU));
+    const __mmask8 event = _mm512_test_epi64_mask(s.mel, _mm512_set1_epi64(1));
+    s.mel_used = _mm256_mask_add_epi32(s.mel_used, both, s.mel_used, _mm256_set1_epi32(1));
+    mode = _mm256_mask_blend_epi32(both, mode,
+                                   _mm256_mask_blend_epi32(event, _mm256_set1_epi32(kInitialBoth), _mm256_set1_epi32(kInitialBothAbove2)));
+    row = _mm256_slli_epi32(mode, 6);
+  } else {  // kFirstU's row kUOff / 2 bytes after kNoU's: 64 entries of 8 bytes
+    row = _mm256_srli_epi32(_mm256_add_epi32(_mm256_srli_epi32(_mm256_and_si256(first, u_off), 1), _mm256_and_si256(second, u_off)), 3);
+  }
+  const __m256i index = _mm256_add_epi32(row, _mm256_and_si256(_mm512_cvtepi64_epi32(s.window), _mm256_set1_epi32(63)));
+  const __m512i p = _mm512_i32gather_epi64(index, reinterpret_cast<const long long*>(t.uvlc[0]), 8);
+  // UvlcPrefixes' bytes: bits, prefix_bits, u_first, u_second, suffix_bits_first,
+  // suffix_mask_first, suffix_mask_second.
+  const __m512i suffixes = _mm512_srlv_epi64(s.window, field(p, 1));
+  const __m512i suffix_first = _mm512_and_si512(suffixes, field(p, 5));
+  const __m512i suffix_second = _mm512_and_si512(_mm512_srlv_epi64(suffixes, field(p, 4)), field(p, 6));
+  __m512i u_first = _mm512_add_epi64(field(p, 2), suffix_first);
+  __m512i u_second = _mm512_add_epi64(field(p, 3), suffix_second);
+  const __m512i bits = field(p, 0);
+  s.window = _mm512_srlv_epi64(s.window, bits);
+  __m512i used = _mm512_add_epi64(_mm512_cvtepu32_epi64(s.used), bits);
+  // A 5-bit suffix of 28 or more: a 4-bit extension, worth 4 each, the first quad's first.
+  const __m512i last_short = _mm512_set1_epi64(27);
+  const __mmask8 extend_first = _mm512_cmpgt_epu64_mask(suffix_first, last_short);
+  const __mmask8 extend_second = _mm512_cmpgt_epu64_mask(suffix_second, last_short);
+  if ((extend_first | extend_second) != 0) {
+    const __m512i four = _mm512_set1_epi64(4), nibble = _mm512_set1_epi64(15);
+    u_first = _mm512_mask_add_epi64(u_first, extend_first, u_first, _mm512_slli_epi64(_mm512_and_si512(s.window, nibble), 2));
+    s.window = _mm512_mask_srli_epi64(s.window, extend_first, s.window, 4);
+    used = _mm512_mask_add_epi64(used, extend_first, used, four);
+    u_second = _mm512_mask_add_epi64(u_second, extend_second, u_second, _mm512_slli_epi64(_mm512_and_si512(s.window, nibble), 2));
+    used = _mm512_mask_add_epi64(used, extend_second, used, four);
+  }
+  // Quads q and q + 1 (the empty quad past an odd row: 0): the codewords' packed low 16
+  // bits, and u (at most 5 + 31 + 4 x 15 + 2) above them. The second quad's u in the empty
+  // quad is never read.
+  _mm256_store_si256(reinterpret_cast<__m256i*>(quads + static_cast<ptrdiff_t>(q + 1) * kVlcLanes),
+                     _mm256_or_si256(_mm256_srli_epi32(first, linked::kPackedShift), _mm256_slli_epi32(_mm512_cvtepi64_epi32(u_first), 16)));
+  _mm256_store_si256(reinterpret_cast<__m256i*>(quads + static_cast<ptrdiff_t>(q + 2) * kVlcLanes),
+                     _mm256_or_si256(_mm256_srli_epi32(second, linked::kPackedShift), _mm256_slli_epi32(_mm512_cvtepi64_epi32(u_second), 16)));
+  c.vlc_pos = _mm256_add_epi32(c.vlc_pos, _mm512_cvtepi64_epi32(used));
+  c.mel_pos = _mm256_add_epi32(c.mel_pos, s.mel_used);
 }
 
-J2K_HT_LANES __attribute__((noinline)) void vlc_rows(const Lanes& l, int qw, int qh, VlcLanes& out) {
+// A quad row of kGroups groups of lanes, their pair steps in turn: independent chains, whose
+// lookups the core overlaps.
+template <bool kInitial, int kGroups>
+J2K_HT_LANES void vlc_row(const Lanes* l, const Tables& t, const LinkedCxt& linked, int qw, const uint32_t* const* above,
+                          uint32_t* const* quads, Chain* c) {
+  const uint32_t* table = linked.entry[kInitial ? 1 : 0];
+  for (int g = 0; g < kGroups; ++g) c[g].left = _mm256_setzero_si256();
+  for (int q = 0; q < qw; q += 2)
+    for (int g = 0; g < kGroups; ++g) pair_step<kInitial>(l[g], t, table, q, qw, above[g], quads[g], c[g]);
+}
+
+template <int kGroups>
+J2K_HT_LANES __attribute__((noinline)) void vlc_rows(const Lanes* l, int qw, int qh, VlcLanes* out) {
   const Tables& t = tables();
   const LinkedCxt& linked = linked_cxt();
-  __m256i vlc_pos = _mm256_setzero_si256(), mel_pos = _mm256_setzero_si256(), seen = _mm256_setzero_si256();
+  Chain c[kGroups];
+  for (int g = 0; g < kGroups; ++g) c[g].vlc_pos = c[g].mel_pos = c[g].seen = _mm256_setzero_si256();
   const ptrdiff_t row = static_cast<ptrdiff_t>(qw + 2) * kVlcLanes;
   for (int r = 0; r < qh; ++r) {
-    // The events this row may take: one a quad, and in the initial row one a pair.
-    alignas(32) uint32_t mel_at[kVlcLanes];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(mel_at), mel_pos);
-    const int row_events = qw + (r == 0 ? (qw + 1) / 2 : 0);
-    for (int lane = 0; lane < l.count; ++lane) l.mel_lanes[lane].make(static_cast<int>(mel_at[lane]) + row_events);
-    uint32_t* quads = out.quads + r * row;
-    // The empty quads before and after the row (past an odd row's end vlc_row writes it).
-    _mm256_store_si256(reinterpret_cast<__m256i*>(quads), _mm256_setzero_si256());
-    _mm256_store_si256(reinterpret_cast<__m256i*>(quads + static_cast<ptrdiff_t>(qw + 1) * kVlcLanes), _mm256_setzero_si256());
+    const uint32_t* above[kGroups];
+    uint32_t* quads[kGroups];
+    for (int g = 0; g < kGroups; ++g) {
+      // The events this row may take: one a quad, and in the initial row one a pair.
+      alignas(32) uint32_t mel_at[kVlcLanes];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(mel_at), c[g].mel_pos);
+      const int row_events = qw + (r == 0 ? (qw + 1) / 2 : 0);
+      for (int lane = 0; lane < l[g].count; ++lane) l[g].mel_lanes[lane].make(static_cast<int>(mel_at[lane]) + row_events);
+      quads[g] = out[g].quads + r * row;
+      above[g] = r == 0 ? nullptr : quads[g] - row;  // the row above from its quad -1
+      // The empty quads before and after the row (past an odd row's end the pair step writes it).
+      _mm256_store_si256(reinterpret_cast<__m256i*>(quads[g]), _mm256_setzero_si256());
+      _mm256_store_si256(reinterpret_cast<__m256i*>(quads[g] + static_cast<ptrdiff_t>(qw + 1) * kVlcLanes), _mm256_setzero_si256());
+    }
     if (r == 0)
-      vlc_row<true>(l, t, linked, qw, nullptr, quads, vlc_pos, mel_pos, seen);
-    else  // the row above from its quad -1
-      vlc_row<false>(l, t, linked, qw, quads - row, quads, vlc_pos, mel_pos, seen);
+      vlc_row<true, kGroups>(l, t, linked, qw, above, quads, c);
+    else
+      vlc_row<false, kGroups>(l, t, linked, qw, above, quads, c);
   }
-  const __mmask8 unknown = _mm256_test_epi32_mask(seen, _mm256_set1_epi32(static_cast<int>(linked::kUnknown)));
-  for (int lane = 0; lane < kVlcLanes; ++lane) out.inconsistent[lane] = ((unknown >> lane) & 1) != 0;
+  for (int g = 0; g < kGroups; ++g) {
+    const __mmask8 unknown = _mm256_test_epi32_mask(c[g].seen, _mm256_set1_epi32(static_cast<int>(linked::kUnknown)));
+    for (int lane = 0; lane < kVlcLanes; ++lane) out[g].inconsistent[lane] = ((unknown >> lane) & 1) != 0;
+  }
 }
 
 }  // namespace
@@ -264,16 +286,10 @@ J2K_HT_LANES __attribute__((noinline)) void lane_row(const VlcLanes& vlc, int la
   }
 }
 
-J2K_HT_LANES bool decode_vlc_lanes(const CleanupSegment* segments, int lanes, int width, int height, VlcLanes& out) {
-  // On the heap, made by the first call on each thread: as a thread_local object its 40 KiB
-  // would be cleared at the start of every thread of the process, serially, whether or not
-  // the thread decodes HT blocks.
-  thread_local std::unique_ptr<LaneStreams> made;
-  if (!made) made = std::make_unique<LaneStreams>();
-  LaneStreams& streams = *made;
+J2K_HT_LANES bool decode_vlc_lanes(const CleanupSegment* segments, int lanes, int width, int height, VlcLanes* out) {
   const int qw = (width + 1) / 2, qh = (height + 1) / 2;
   const int events = qw * qh + (qw + 1) / 2;
-  if (lanes < 1 || lanes > kVlcLanes || static_cast<size_t>(qh) * static_cast<size_t>(qw + 2) > kMaxLaneQuads ||
+  if (lanes < 1 || lanes > kMaxLanes || static_cast<size_t>(qh) * static_cast<size_t>(qw + 2) > kMaxLaneQuads ||
       events > kMaxEvents)
     return false;
   for (int lane = 0; lane < lanes; ++lane) {  // decode_cleanup's checks of the segment
@@ -289,34 +305,47 @@ J2K_HT_LANES bool decode_vlc_lanes(const CleanupSegment* segments, int lanes, in
     const uint8_t* end = segments[lane].data + segments[lane].size;
     for (int back = 1; back <= 256; back += 64) __builtin_prefetch(end - back);
   }
-  alignas(32) uint32_t vlc_at[kVlcLanes], mel_at[kVlcLanes];
-  for (int lane = 0; lane < kVlcLanes; ++lane) {
-    vlc_at[lane] = static_cast<uint32_t>(lane * kVlcBytes);
-    mel_at[lane] = static_cast<uint32_t>(lane * kMelBytes);
-    if (lane >= lanes) {  // no block: streams of 0s, its results not read
-      std::memset(streams.vlc[lane], 0, 24);
-      streams.vlc_limit[lane] = 0;
-      std::memset(streams.mel[lane], 0, kMelBytes);
-      continue;
+  // On the heap, made by the first call on each thread: as thread_local objects their 40 KiB
+  // each would be cleared at the start of every thread of the process, serially, whether or
+  // not the thread decodes HT blocks.
+  thread_local std::unique_ptr<LaneStreams> made[kMaxLanes / kVlcLanes];
+  const int groups = (lanes + kVlcLanes - 1) / kVlcLanes;
+  Lanes l[kMaxLanes / kVlcLanes];
+  for (int g = 0; g < groups; ++g) {
+    if (!made[g]) made[g] = std::make_unique<LaneStreams>();
+    LaneStreams& streams = *made[g];
+    const int count = std::min(kVlcLanes, lanes - g * kVlcLanes);
+    alignas(32) uint32_t vlc_at[kVlcLanes], mel_at[kVlcLanes];
+    for (int lane = 0; lane < kVlcLanes; ++lane) {
+      vlc_at[lane] = static_cast<uint32_t>(lane * kVlcBytes);
+      mel_at[lane] = static_cast<uint32_t>(lane * kMelBytes);
+      if (lane >= count) {  // no block: streams of 0s, its results not read
+        std::memset(streams.vlc[lane], 0, 24);
+        streams.vlc_limit[lane] = 0;
+        std::memset(streams.mel[lane], 0, kMelBytes);
+        continue;
+      }
+      const CleanupSegment& s = segments[g * kVlcLanes + lane];
+      const size_t scup = (static_cast<size_t>(s.data[s.size - 1]) << 4) | (s.data[s.size - 2] & 0x0F);
+      const uint8_t* pcup = s.data + (s.size - scup);
+      streams.vlc_limit[lane] = plain_vlc(pcup, scup, streams.vlc[lane]);
+      streams.mel_lanes[lane].start(pcup, scup, streams.mel[lane]);
     }
-    const CleanupSegment& s = segments[lane];
-    const size_t scup = (static_cast<size_t>(s.data[s.size - 1]) << 4) | (s.data[s.size - 2] & 0x0F);
-    const uint8_t* pcup = s.data + (s.size - scup);
-    streams.vlc_limit[lane] = plain_vlc(pcup, scup, streams.vlc[lane]);
-    streams.mel_lanes[lane].start(pcup, scup, streams.mel[lane]);
+    l[g].vlc_at = _mm256_load_si256(reinterpret_cast<const __m256i*>(vlc_at));
+    l[g].vlc_limit = _mm256_load_si256(reinterpret_cast<const __m256i*>(streams.vlc_limit));
+    l[g].mel_at = _mm256_load_si256(reinterpret_cast<const __m256i*>(mel_at));
+    l[g].vlc_base = streams.vlc[0];
+    l[g].mel_base = streams.mel[0];
+    l[g].mel_lanes = streams.mel_lanes;
+    l[g].count = count;
+    out[g].qw = qw;
+    out[g].qh = qh;
+    out[g].row_quads = qw + 2;
   }
-  Lanes l;
-  l.vlc_at = _mm256_load_si256(reinterpret_cast<const __m256i*>(vlc_at));
-  l.vlc_limit = _mm256_load_si256(reinterpret_cast<const __m256i*>(streams.vlc_limit));
-  l.mel_at = _mm256_load_si256(reinterpret_cast<const __m256i*>(mel_at));
-  l.vlc_base = streams.vlc[0];
-  l.mel_base = streams.mel[0];
-  l.mel_lanes = streams.mel_lanes;
-  l.count = lanes;
-  out.qw = qw;
-  out.qh = qh;
-  out.row_quads = qw + 2;
-  vlc_rows(l, qw, qh, out);
+  if (groups == 1)
+    vlc_rows<1>(l, qw, qh, out);
+  else
+    vlc_rows<2>(l, qw, qh, out);
   return true;
 }
 
