@@ -14,16 +14,13 @@ import sys
 import tempfile
 import time
 
-from ab_turns import in_turns, report
+from ab_turns import add_build_arguments, in_turns, report
 
 
 def main():
     ap = argparse.ArgumentParser(description="A/B of two j2kfront builds' compress, one process a compress, in turns.")
-    ap.add_argument("base", help="the j2kfront binary to compare against")
-    ap.add_argument("new", help="the j2kfront binary under test")
+    add_build_arguments(ap, rounds=7)
     ap.add_argument("images", nargs="+", help="PGM/PPM/TIFF/PNG images")
-    ap.add_argument("--rounds", type=int, default=7)
-    ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--setting", action="append",
                     help="compress options, one setting a flag (default: --ht, and --ht -I --qstep 0.007)")
     ap.add_argument("--ext", default="j2c", help="output format by extension")

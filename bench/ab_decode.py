@@ -13,16 +13,13 @@ import sys
 import tempfile
 import time
 
-from ab_turns import in_turns, report
+from ab_turns import add_build_arguments, in_turns, report
 
 
 def main():
     ap = argparse.ArgumentParser(description="A/B of two j2kfront builds' decompress, one process a decode, in turns.")
-    ap.add_argument("base", help="the j2kfront binary to compare against")
-    ap.add_argument("new", help="the j2kfront binary under test")
+    add_build_arguments(ap, rounds=9)
     ap.add_argument("streams", nargs="+", help="codestreams or JP2/JPH files")
-    ap.add_argument("--rounds", type=int, default=9)
-    ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--ext", default="pnm", help="output format by extension (pnm: PGM or PPM by components)")
     a = ap.parse_args()
     out_dir = tempfile.mkdtemp(prefix="ab_decode_")

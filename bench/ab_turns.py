@@ -1,9 +1,18 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # What bench/ab_decode.py and bench/ab_compress.py share: two builds' runs of each job in turns
 # (every job once a round; base first in even rounds, new first in odd ones) after one untimed
-# run of each, and the line that reports a job.
+# run of each, the line that reports a job, and the arguments both take.
 import filecmp
 import statistics
+
+
+def add_build_arguments(ap, rounds):
+    """The arguments both scripts take: the two builds, the rounds and the threads (the jobs'
+    own positional argument follows the builds)."""
+    ap.add_argument("base", help="the j2kfront binary to compare against")
+    ap.add_argument("new", help="the j2kfront binary under test")
+    ap.add_argument("--rounds", type=int, default=rounds)
+    ap.add_argument("--threads", type=int, default=1)
 
 
 def in_turns(jobs, run, rounds):
