@@ -375,14 +375,13 @@ class TileDecoder {
     if (report.corrupt) ++counts.corrupt_blocks;
   }
 
-  // Blocks that one worker decodes in one call (decode_placed): up to kGroup, each placed at
-  // its band's `at`, rows `stride` values apart.
-  static constexpr ptrdiff_t kGroup = 16;
+  // Blocks that one worker decodes in one call (decode_placed), each placed at its band's
+  // `at`, rows `stride` values apart.
   struct PlacedBlocks {
-    Block block[kGroup];
-    bool reversible[kGroup] = {};
-    void* at[kGroup] = {};
-    ptrdiff_t stride[kGroup] = {};
+    Block block[kMaxBlocksTogether];
+    bool reversible[kMaxBlocksTogether] = {};
+    void* at[kMaxBlocksTogether] = {};
+    ptrdiff_t stride[kMaxBlocksTogether] = {};
     int count = 0;
     void add(const Block& b, bool r, void* where, ptrdiff_t s) {
       block[count] = b;
@@ -395,21 +394,21 @@ class TileDecoder {
 
   // Where each group of `blocks` blocks starts (and, last, where they end), a group being what
   // a worker takes at once (decode_placed; the workers take the groups in turn as each is
-  // free). Groups of kGroup (the HT coder decodes that many together, in two chains of eight
-  // lanes) while each of the w workers would still have two such groups of what is left, then
-  // of kGroup / 2 (one chain) on the same rule, then the blocks one by one, so that the last
-  // ones are shared by all the workers (smaller groups would neither fill the coder's lanes
-  // nor share as well). On one worker all kGroup but the last.
-  static std::vector<size_t> group_starts(size_t blocks, int threads) {
+  // free). Groups of as many as the HT coder decodes together (n: on a CPU with AVX-512 16, in
+  // two chains of eight lanes) while each of the w workers would still have two such groups
+  // of what is left, then of n / 2 on the same rule, then the blocks one by one, so that the
+  // last ones are shared by all the workers (smaller groups would neither fill the coder's
+  // lanes nor share as well). On one worker all n but the last; where n is 1, every block.
+  std::vector<size_t> group_starts(size_t blocks, int threads) const {
     const auto workers = static_cast<size_t>(std::max(1, worker_count(threads)));
+    const auto n = static_cast<size_t>(std::clamp(ht_coder_->blocks_decoded_together(), 1, kMaxBlocksTogether));
     std::vector<size_t> starts{0};
     for (size_t at = 0; at < blocks;) {
       const size_t left = blocks - at;
-      const size_t group = workers == 1                            ? std::min<size_t>(left, kGroup)
-                           : left >= 2 * workers * kGroup       ? kGroup
-                           : left >= 2 * workers * (kGroup / 2) ? kGroup / 2
-                                                                : 1;
-      at += group;
+      at += workers == 1                      ? std::min(left, n)
+            : left >= 2 * workers * n       ? n
+            : left >= 2 * workers * (n / 2) ? std::max<size_t>(n / 2, 1)
+                                            : 1;
       starts.push_back(at);
     }
     return starts;
@@ -422,7 +421,7 @@ class TileDecoder {
       decode_block(placed.block[0], placed.reversible[0], placed.at[0], placed.stride[0], counts);
       return;
     }
-    DequantisedBlock together[kGroup];
+    DequantisedBlock together[kMaxBlocksTogether];
     size_t n = 0;
     for (int j = 0; j < placed.count; ++j) {
       const Block& b = placed.block[j];

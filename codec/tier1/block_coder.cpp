@@ -40,6 +40,7 @@ class HtCoder final : public BlockCoder {
   void decode_dequantised_blocks(DequantisedBlock* blocks, size_t count) const override {
     ht::decode_blocks_dequantised(blocks, count);
   }
+  int blocks_decoded_together() const override { return ht::blocks_decoded_together(); }
 };
 
 }  // namespace

@@ -145,7 +145,13 @@ class BlockCoder {
   // decode_dequantised() of each of `count` blocks, each report into its DequantisedBlock: a
   // coder that decodes several blocks faster together (HT's) does so.
   virtual void decode_dequantised_blocks(DequantisedBlock* blocks, size_t count) const;
+  // How many blocks decode_dequantised_blocks() gains from at once on this CPU (1: it does
+  // them one by one), at most kMaxBlocksTogether; half as many gain too.
+  virtual int blocks_decoded_together() const { return 1; }
 };
+
+// The most blocks a coder decodes together (BlockCoder::blocks_decoded_together).
+constexpr int kMaxBlocksTogether = 16;
 
 // decode() into a copy of the block, then each value dequantised into `out` (the default
 // BlockCoder::decode_dequantised).

@@ -229,15 +229,24 @@ BlockDecodeReport decode_block_dequantised(const BlockCode& code, const Dequanti
   return decode_set(code, set, static_cast<int32_t*>(out), stride, path, cleanup::OutputForm{true, q});
 }
 
+int blocks_decoded_together() {
+#if J2K_HT_HAVE_AVX2
+  static const int together = available(HtDecoderPath::Avx512) ? cleanup::kMaxLanes : 1;
+  return together;
+#else
+  return 1;
+#endif
+}
+
 void decode_blocks_dequantised(DequantisedBlock* blocks, size_t count) {
   auto alone = [](DequantisedBlock& b) { b.report = decode_block_dequantised(*b.code, b.q, b.out, b.stride); };
 #if J2K_HT_HAVE_AVX2
-  static const bool lanes_run = available(HtDecoderPath::Avx512);
-  if (lanes_run) {
+  if (blocks_decoded_together() > 1) {
     // The blocks taken sixteen at a time in their order; of each sixteen those of the first
     // one's size whose set is a cleanup pass alone (or one at plane 0, whose refinement is
     // ignored) share the VLC sub-pass, the others go alone.
     constexpr int kMax = cleanup::kMaxLanes;
+    static_assert(kMax <= kMaxBlocksTogether, "BlockCoder's limit");
     for (size_t start = 0; start < count; start += kMax) {
       const size_t end = std::min(count, start + kMax);
       size_t lane_block[kMax];

@@ -51,5 +51,7 @@ BlockDecodeReport decode_block_dequantised(const BlockCode& code, const Dequanti
 // AVX-512 (HtDecoderPath::Avx512) the cleanup passes' VLC sub-passes of blocks of one size
 // whose set is a cleanup pass alone go sixteen at a time (vlc_lanes.hpp); the rest one by one.
 void decode_blocks_dequantised(DequantisedBlock* blocks, size_t count);
+// How many blocks decode_blocks_dequantised() takes together here: 16 with AVX-512, else 1.
+int blocks_decoded_together();
 
 }  // namespace j2k::codec::ht
