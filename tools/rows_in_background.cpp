@@ -15,7 +15,7 @@ void RowsInBackground::put(const io::ImageSamples& band) {
   const auto& c0 = band.components[0];
   const size_t bytes = static_cast<size_t>(c0.width * c0.height) * band.components.size() * (wide_ ? 2 : 1);
   // The writer holds at most the two buffers before this one (one waiting, one written).
-  std::vector<unsigned char>& buffer = buffers_[next_];
+  SampleBytes& buffer = buffers_[next_];
   next_ = (next_ + 1) % buffers_.size();
   buffer.resize(bytes);
   const size_t row_bytes = bytes / static_cast<size_t>(std::max<int64_t>(c0.height, 1));
