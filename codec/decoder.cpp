@@ -448,11 +448,16 @@ class TileDecoder {
   template <class Place>
   void decode_in_groups(const size_t* indices, size_t count, int threads, BlockCounts& counts, Place place) const {
     const std::vector<size_t> groups = group_starts(count, threads);
-    parallel_for(static_cast<ptrdiff_t>(groups.size()) - 1, threads, [&](ptrdiff_t g) {
-      PlacedBlocks placed;
-      for (size_t j = groups[static_cast<size_t>(g)]; j < groups[static_cast<size_t>(g) + 1]; ++j) place(indices[j], placed);
-      decode_placed(placed, counts);
-    });
+    parallel_for(static_cast<ptrdiff_t>(groups.size()) - 1, threads,
+                 [&](ptrdiff_t g) { decode_group(indices, groups, g, counts, place); });
+  }
+
+  // decode_placed() of group g of those (groups: group_starts()).
+  template <class Place>
+  void decode_group(const size_t* indices, const std::vector<size_t>& groups, ptrdiff_t g, BlockCounts& counts, Place& place) const {
+    PlacedBlocks placed;
+    for (size_t j = groups[static_cast<size_t>(g)]; j < groups[static_cast<size_t>(g) + 1]; ++j) place(indices[j], placed);
+    decode_placed(placed, counts);
   }
 
   // The tile through a RowBackStage: the coarser levels' blocks, their inverse DWT, then the
@@ -566,31 +571,37 @@ class TileDecoder {
     });
     rows.finish_coarse();
     if (beside) join_tier2();
-    // The decode steps between two emit steps in one run: the stripes of several levels.
-    std::vector<size_t> todo;
-    auto decode_todo = [&] {
-      std::vector<size_t> list;
-      for (size_t g : todo)
-        list.insert(list.end(), order.begin() + static_cast<ptrdiff_t>(starts[g]), order.begin() + static_cast<ptrdiff_t>(starts[g + 1]));
-      todo.clear();
-      decode_in_groups(list.data(), list.size(), threads, counts, [&](size_t i, PlacedBlocks& placed) {
-        const Block b = block_of(p.t, tc, p.inputs, p.packets, p.comps, i);
-        const LaidBlock& lb = blocks[i];
-        const int l = p.comps[b.component].levels - band_resolution(lb.band);
-        const int kind = (lb.band - 1) % 3;  // HL, LH, HH
-        const TileComponentInput::Band& band = p.inputs[b.component].bands[lb.band];
-        char* row = static_cast<char*>(rows.band_row(l, b.component, kind, lb.y0));
-        placed.add(b, p.comps[b.component].reversible, row + (lb.x0 - band.rect.x0) * 4, rows.band_stride(l, b.component, kind));
-      });
+    // The stripes' blocks: those of the decode steps before the first emit step in one run,
+    // then those of the steps beside each emit step in its run (RowBackStage::Step::beside),
+    // a step that may not go beside its emit step in a run of its own before the next.
+    auto place_in_band = [&](size_t i, PlacedBlocks& placed) {
+      const Block b = block_of(p.t, tc, p.inputs, p.packets, p.comps, i);
+      const LaidBlock& lb = blocks[i];
+      const int l = p.comps[b.component].levels - band_resolution(lb.band);
+      const int kind = (lb.band - 1) % 3;  // HL, LH, HH
+      const TileComponentInput::Band& band = p.inputs[b.component].bands[lb.band];
+      char* row = static_cast<char*>(rows.band_row(l, b.component, kind, lb.y0));
+      placed.add(b, p.comps[b.component].reversible, row + (lb.x0 - band.rect.x0) * 4, rows.band_stride(l, b.component, kind));
     };
-    for (const RowBackStage::Step& step : rows.steps()) {
-      if (!step.emit) {
-        const auto k = static_cast<size_t>(step.stripe - rows.first_stripe(step.level));
-        todo.push_back(group_of[static_cast<size_t>(step.level)] + k);
+    const std::vector<RowBackStage::Step>& steps = rows.steps();
+    std::vector<size_t> list;  // the blocks of the steps taken together
+    auto take = [&](const RowBackStage::Step& step) {
+      const size_t g = group_of[static_cast<size_t>(step.level)] + static_cast<size_t>(step.stripe - rows.first_stripe(step.level));
+      list.insert(list.end(), order.begin() + static_cast<ptrdiff_t>(starts[g]), order.begin() + static_cast<ptrdiff_t>(starts[g + 1]));
+    };
+    for (size_t s = 0; s < steps.size(); ++s) {
+      if (!steps[s].emit) {
+        take(steps[s]);
         continue;
       }
-      if (!todo.empty()) decode_todo();
-      rows.emit(step.level, step.stripe);
+      if (!list.empty()) decode_in_groups(list.data(), list.size(), threads, counts, place_in_band);
+      list.clear();
+      const RowBackStage::Step& emit = steps[s];
+      for (; s + 1 < steps.size() && steps[s + 1].beside; ++s) take(steps[s + 1]);
+      const std::vector<size_t> groups_beside = group_starts(list.size(), threads);
+      rows.emit(emit.level, emit.stripe, static_cast<ptrdiff_t>(groups_beside.size()) - 1,
+                [&](ptrdiff_t g, int) { decode_group(list.data(), groups_beside, g, counts, place_in_band); });
+      list.clear();
     }
     counts.warn(*this, p.t);
   }

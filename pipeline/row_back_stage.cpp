@@ -20,13 +20,10 @@ namespace j2k {
 namespace {
 
 // Output rows one window makes at most: a stripe's 2S rows go in parts of this many, each on a
-// window of its own with the margins (row_geometry.hpp). A 4096-wide window of 32 rows and its margins is
-// about 0.6 MiB a component, which stays in a core's L2 from the horizontal pass through to
-// the samples (one of 2S = 128 rows, 2.1 MiB, did not: 1 thread, 4096^2, user + system 324 to
-// 313 ms RGB lossless, 392 to 382 lossy). On more than four workers, that many rows for every
-// four of them (128 on 16): each of a part's passes is a short parallel loop ending in a wait
-// for the slowest worker, so a worker's share of a part stays about 8 rows (experiments.md,
-// "The row stages on 16 threads").
+// window of its own with the margins (row_geometry.hpp). A 4096-wide window of 32 rows and its
+// margins is about 0.6 MiB a component, which stays in a core's L2 from the horizontal pass
+// through to the samples (one of 2S = 128 rows, 2.1 MiB, did not: 1 thread, 4096^2, user +
+// system 324 to 313 ms RGB lossless, 392 to 382 lossy).
 constexpr int64_t kPartRows = 32;
 
 constexpr const char* kWhat = "the decoder's rows";
@@ -35,31 +32,25 @@ using row_geometry::floor_div;
 using row_geometry::Geometry;
 using row_geometry::low_count;
 
-int64_t part_rows(int stripe_rows, int threads) {
-  return std::min(2 * int64_t{stripe_rows}, kPartRows * ((worker_count(threads) + 3) / 4));
-}
-
-// A window's columns where the workers take a window's rows side by side in column ranges, each
-// range made whole by one worker (its horizontal lifting on the range and `margin` columns
-// more each side, left out as the window's edge rows are): ranges of `width` columns on the
-// canvas's grid of that width (so each starts on an even column, an L column, as a window's
-// first row is an L row), two a worker, at least kMinColumns wide (narrower ones would spend
-// too much on their margins). On many workers a window's rows had gone to them by rows for
-// the horizontal pass and by 64 columns for the vertical, so most of its values moved from
-// one core's cache to another's between passes.
+// Where a stripe's parts are cut across into column ranges as well, so that a stripe has about
+// half as many items as there are workers (Split): ranges of `width` columns on the canvas's
+// grid of that width (so each starts on an even column, an L column, as a window's first row
+// is an L row), each made whole by one worker (its horizontal lifting on the range and
+// `margin` columns more each side, left out as the window's edge rows are), at least
+// kMinColumns wide. Narrow ranges cost more a sample (a window row's passes are short): the
+// items of a 16-bit grey 4096^2 stripe took 14 ms in all in parts of 32 rows by whole rows,
+// 17.5 in ranges of 1024 columns, 23 of 256, 30 of 128 (development machine, two threads).
 struct ColumnRanges {
-  static constexpr int64_t kMinColumns = 64;
-  int64_t width = 0, first = 0, count = 0;  // count 0: no ranges (one worker, or too narrow a rect)
+  static constexpr int64_t kMinColumns = 512;
+  int64_t width = 0, first = 0, count = 0;  // count 0: no ranges (whole rows)
 
   ColumnRanges() = default;
-  // Ranges of `r` for `workers`, where `items_a_range` (a stripe's parts) times their count
-  // give every worker one at least.
-  ColumnRanges(const Rect& r, int64_t workers, int64_t items_a_range) {
-    if (workers < 2 || r.empty()) return;
-    const int64_t even = (r.width() + 2 * workers - 1) / (2 * workers);
-    const int64_t w = std::max(kMinColumns, (even + 15) / 16 * 16);
+  // About `wanted` ranges of `r` (none where that is 1 or fewer, or `r` too narrow for two).
+  ColumnRanges(const Rect& r, int64_t wanted) {
+    if (wanted < 2 || r.empty()) return;
+    const int64_t w = std::max(kMinColumns, ((r.width() + wanted - 1) / wanted + 15) / 16 * 16);
     const int64_t n = floor_div(r.x1 - 1, w) - floor_div(r.x0, w) + 1;
-    if (n * items_a_range < workers) return;
+    if (n < 2) return;
     width = w;
     first = floor_div(r.x0, w);
     count = n;
@@ -73,32 +64,38 @@ struct ColumnRanges {
 };
 
 // How a stripe's output rows [2kS, 2(k+1)S) are shared among the workers.
-// - One worker (or where neither below applies): parts of `part` rows one after another, every
-//   worker on each of a part's passes (rows, then columns, then samples: seven waits a part).
-// - `rows_apart`: where a stripe's parts share evenly among two workers or more (two and four
-//   for 64-high blocks), each part made whole by one worker in a window set of its own, a
-//   stripe's parts in one run: one wait a stripe, and a part's rows stay in its worker's L2
-//   from the horizontal pass to the samples.
-// - `columns` (count > 0): otherwise, where the stripe's parts cut into column ranges
-//   (ColumnRanges) give every worker one, each worker makes a part's rows of one range
-//   whole.
+// - One worker: parts of `part` rows one after another.
+// - Several: the stripe's items (its parts, each cut into column ranges where that makes
+//   about half as many items as workers, ColumnRanges) in one run of the workers with the
+//   Tier-1 of the stripes beside it (RowBackStage::emit), the items first: each item made whole
+//   by one worker in a window set of its own, so that its rows stay in that worker's L2 from
+//   the horizontal pass to the samples, and the blocks' decodes fill in behind the items.
+//   Before, on more than four workers, parts of 128 rows had gone in 128-column ranges (32 on
+//   16 workers) in a run of their own: 4096^2 16-bit grey on the H200's 16 threads, their
+//   items took 53 ms in all against 16 on four workers (experiments.md, "HT decode, round 9").
 struct Split {
   int64_t part = 0;
-  bool rows_apart = false;
+  bool apart = false;  // several workers: the items side by side
   ColumnRanges columns;
-  int64_t sets = 1;  // window sets: one a worker, side by side
-  int64_t held = 0;  // the output rows a component's band holds (with rows_out)
+  int64_t items = 1;  // a stripe's: parts x ranges
+  int64_t sets = 1;   // window sets: an item's (items <= workers), else a worker's
+  int64_t held = 0;   // the output rows a component's band holds (with rows_out)
+  int64_t ranges() const { return columns.count > 0 ? columns.count : 1; }
+  // The window set of item i on `worker`.
+  int64_t set_of(int64_t i, int worker) const { return sets == items ? i : worker; }
 };
 Split split_of(const Rect& r, int stripe_rows, int threads) {
   Split s;
   const int64_t workers = worker_count(threads), stripe_out = 2 * int64_t{stripe_rows};
-  s.part = part_rows(stripe_rows, threads);
+  s.part = std::min(stripe_out, kPartRows);
+  s.held = s.part;
+  if (workers < 2) return s;
+  s.apart = true;
   const int64_t parts = (stripe_out + s.part - 1) / s.part;
-  s.rows_apart = workers >= 2 && parts % workers == 0;
-  if (!s.rows_apart) s.columns = ColumnRanges(r, workers, parts);
-  const bool apart = s.rows_apart || s.columns.count > 0;
-  s.sets = apart ? workers : 1;
-  s.held = apart ? stripe_out : s.part;
+  s.columns = ColumnRanges(r, (workers / 2 + parts - 1) / parts);
+  s.items = parts * s.ranges();
+  s.sets = std::min(s.items, workers);
+  s.held = stripe_out;
   return s;
 }
 
@@ -109,6 +106,11 @@ int64_t window_stride(const Split& s, int64_t w, int64_t margin) { return s.colu
 size_t scratch_values(const Geometry& g, const Split& s) {
   return std::max(host_rows_scratch(g.coarse), host_rows_scratch(Rect{0, 0, g.w, window_rows(s, g.margin)}));
 }
+
+// Stripes of rows a band's ring holds: level l's emit(k) reads its stripes k - 1 .. k + 1, and
+// on several workers Tier-1 fills stripe k + 2 in the same run (Step::beside); on one, after
+// the emit, into stripe k - 1's rows.
+int64_t band_slots(const Split& s) { return s.apart ? 4 : 3; }
 
 // Stripes of rows an LL ring holds: level l's emit(k) reads its LL stripes k - 1 .. k + 1, and
 // the coarser level's emit before it writes two stripes, up to k + 2 (schedule()).
@@ -181,7 +183,8 @@ BufferSizes sizes_of(const std::vector<LevelLayout>& levels, const std::vector<B
   for (size_t l = 0; l < depth; ++l) {
     const LevelLayout& v = levels[l];
     for (const Geometry& g : v.geometry) {
-      for (int band = 0; band < 3; ++band) b.bands[l].push_back(static_cast<size_t>(3 * stripe * g.band_width(band)) * 4);
+      for (int band = 0; band < 3; ++band)
+        b.bands[l].push_back(static_cast<size_t>(band_slots(v.split) * stripe * g.band_width(band)) * 4);
       if (l + 1 < depth) b.ll[l].push_back(static_cast<size_t>(kLlSlots * stripe * g.sn_x) * 4);
       if (l + 1 == depth) b.coarse.push_back(static_cast<size_t>(g.coarse.width() * g.coarse.height()) * 4);
       b.scratch = std::max(b.scratch, scratch_values(g, v.split));
@@ -241,6 +244,17 @@ std::vector<RowBackStage::Step> schedule(const std::vector<std::pair<int64_t, in
     }
   };
   emit_to(0, stripes[0].second);
+  // The decode steps right after an emit step that overwrite nothing it reads go beside it:
+  // another level's stripe, or its own level's stripe k + 2 (the band ring's fourth slot). One
+  // that may not holds back those after it as well.
+  for (size_t i = 0, e = steps.size(); i < steps.size(); ++i) {
+    if (steps[i].emit) {
+      e = i;
+    } else if (e < steps.size()) {
+      steps[i].beside = steps[i].level != steps[e].level || steps[i].stripe <= steps[e].stripe + 2;
+      if (!steps[i].beside) e = steps.size();
+    }
+  }
   return steps;
 }
 
@@ -289,14 +303,15 @@ struct RowBackStage::Impl {
     }
   }
 
-  // Row `by` of a ring of three (bands) or four (LL) stripes' worth of rows, `width` values each.
+  // Row `by` of a ring of `slots` stripes' worth of rows, `width` values each.
   char* ring_row(const Piece& ring, int64_t slots, int64_t by, int64_t width) const {
     const int64_t k = floor_div(by, stripe), slot = k % slots, row = by - k * stripe;
     return static_cast<char*>(ring.p) + ((slot < 0 ? slot + slots : slot) * stripe + row) * width * 4;
   }
 
   char* band_row(int l, size_t c, int band, int64_t by) const {
-    return ring_row(buffers[static_cast<size_t>(l)].bands[3 * c + static_cast<size_t>(band)], 3, by, geometry(l, c).band_width(band));
+    return ring_row(buffers[static_cast<size_t>(l)].bands[3 * c + static_cast<size_t>(band)],
+                    band_slots(layout[static_cast<size_t>(l)].split), by, geometry(l, c).band_width(band));
   }
 
   // Row `by` (on level l's band grid) of level l's LL: the coarser level's ring, or at the
@@ -344,30 +359,36 @@ struct RowBackStage::Impl {
                        n, cas, scratch_of<float>() + at);
   }
 
-  void emit(int l, int64_t k) {
+  // emit(l, k) and the caller's `beside` items (RowBackStage::emit).
+  void emit(int l, int64_t k, ptrdiff_t beside, const ItemFn& fn) {
     const LevelLayout& v = layout[static_cast<size_t>(l)];
     const Rect& r = v.rect;
     const int64_t s0 = 2 * k * stripe, s1 = 2 * (k + 1) * stripe;
     const int64_t part = v.split.part;
     const bool hands_out = l == 0 && rows_out;
-    if (v.split.sets == 1) {
+    if (!v.split.apart) {  // one worker
       for (int64_t p = s0; p < s1; p += part) {
         const int64_t e0 = std::max(r.y0, p), e1 = std::min({r.y1, s1, p + part});
-        emit_rows(l, e0, e1, r.x0, r.x1, 0, threads, 0);
+        emit_rows(l, e0, e1, r.x0, r.x1, 0, 0, 0);
         if (hands_out && e1 > e0) hand_out(e0, e1);
       }
+      run_on_workers(beside, 1, fn);
       return;
     }
-    // Each part (of a column range) on one worker; the stripe's rows handed out once all are
-    // made.
+    // The stripe's items first, each on one worker, then the items beside them; the stripe's
+    // rows handed out once all are made.
     const int64_t first = std::max(r.y0, s0), last = std::min(r.y1, s1);
     const ColumnRanges& cols = v.split.columns;
-    const int64_t ranges = cols.count > 0 ? cols.count : 1;
-    run_on_workers((s1 - s0 + part - 1) / part * ranges, worker_count(threads), [&](ptrdiff_t i, int worker) {
+    const int64_t ranges = v.split.ranges(), items = v.split.items;
+    run_on_workers(items + beside, worker_count(threads), [&](ptrdiff_t i, int worker) {
+      if (i >= items) {
+        fn(i - items, worker);
+        return;
+      }
       const int64_t p = i / ranges, q = i % ranges;
       const int64_t e0 = std::max(first, s0 + p * part), e1 = std::min(last, s0 + (p + 1) * part);
       const int64_t x0 = cols.count > 0 ? cols.x0(r, q) : r.x0, x1 = cols.count > 0 ? cols.x1(r, q) : r.x1;
-      emit_rows(l, e0, e1, x0, x1, worker, 1, e0 - first);
+      emit_rows(l, e0, e1, x0, x1, v.split.set_of(i, worker), worker, e0 - first);
     });
     if (hands_out && last > first) hand_out(first, last);
   }
@@ -380,11 +401,11 @@ struct RowBackStage::Impl {
   }
 
   // Level l's output rows [e0, e1), a part of one stripe's, columns [x0, x1) of its grid, in
-  // window set `set`, on `inner` threads (1: on the calling worker, whose index `set` is);
-  // level 0 with rows_out into out_rows from row `out_row` (emit() hands them out), a coarser
-  // level into the next finer level's LL ring. The window holds the rows and columns with
-  // their margins, but where they reach the rect's edge.
-  void emit_rows(int l, int64_t e0, int64_t e1, int64_t x0, int64_t x1, int set, int inner, int64_t out_row) {
+  // window set `set` on worker `worker` (its scratch); level 0 with rows_out into out_rows from
+  // row `out_row` (emit() hands them out), a coarser level into the next finer level's LL
+  // ring. The window holds the rows and columns with their margins, but where they reach the
+  // rect's edge.
+  void emit_rows(int l, int64_t e0, int64_t e1, int64_t x0, int64_t x1, int64_t set, int worker, int64_t out_row) {
     const LevelLayout& v = layout[static_cast<size_t>(l)];
     const Rect& r = v.rect;
     if (e1 <= e0 || x1 <= x0) return;
@@ -395,8 +416,7 @@ struct RowBackStage::Impl {
     const int64_t n = v1 - v0;
     const int casw = static_cast<int>(w0 & 1);
     const int64_t snw = low_count(hw, casw);
-    const bool alone = worker_count(inner) == 1;
-    const size_t at = alone ? static_cast<size_t>(set) * scratch_per_thread : 0;  // the vertical pass's scratch
+    const size_t at = static_cast<size_t>(worker) * scratch_per_thread;  // the vertical pass's scratch
     std::vector<Plane> in(comps.size());
     TileOutput out;
     out.mct = mct;
@@ -406,16 +426,12 @@ struct RowBackStage::Impl {
     // 2 MiB; see kPartRows).
     for (size_t c = 0; c < comps.size(); ++c) {
       char* into = window(l, static_cast<size_t>(set), c);
-      if (alone)
-        for (int64_t y = 0; y < hw; ++y) inverse_row(l, c, into, w0, casw, snw, y, v0, n, set);
-      else
-        run_on_workers(hw, worker_count(inner),
-                       [&](ptrdiff_t y, int worker) { inverse_row(l, c, into, w0, casw, snw, y, v0, n, worker); });
+      for (int64_t y = 0; y < hw; ++y) inverse_row(l, c, into, w0, casw, snw, y, v0, n, worker);
       if (comps[c].reversible)
-        host_inverse_vertical(reinterpret_cast<int32_t*>(into), stride, n, hw, casw, inner, scratch_of<int32_t>() + at,
+        host_inverse_vertical(reinterpret_cast<int32_t*>(into), stride, n, hw, casw, 1, scratch_of<int32_t>() + at,
                               scratch_per_thread);
       else
-        host_inverse_vertical(reinterpret_cast<float*>(into), stride, n, hw, casw, inner, scratch_of<float>() + at,
+        host_inverse_vertical(reinterpret_cast<float*>(into), stride, n, hw, casw, 1, scratch_of<float>() + at,
                               scratch_per_thread);
       const char* first = into + ((e0 - w0) * stride + (x0 - v0)) * 4;
       if (l > 0) {  // the exact rows into the finer level's LL ring
@@ -447,7 +463,7 @@ struct RowBackStage::Impl {
       out.lo.push_back(comps[c].lo);
       out.hi.push_back(comps[c].hi);
     }
-    if (l == 0) host_to_samples(in, out, inner);
+    if (l == 0) host_to_samples(in, out, 1);
   }
 };
 
@@ -528,6 +544,6 @@ int64_t RowBackStage::last_stripe(int level) const {
   return floor_div(impl_->layout[static_cast<size_t>(level)].rect.y1 - 1, 2 * impl_->stripe);
 }
 const std::vector<RowBackStage::Step>& RowBackStage::steps() const { return impl_->steps; }
-void RowBackStage::emit(int level, int64_t k) { impl_->emit(level, k); }
+void RowBackStage::emit(int level, int64_t k, ptrdiff_t beside, ItemFn fn) { impl_->emit(level, k, beside, fn); }
 
 }  // namespace j2k

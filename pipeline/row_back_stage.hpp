@@ -1,23 +1,22 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// The decoder's back stage on the CPU for a tile whose finer DWT levels are decoded a band of
-// rows at a time, so that their coefficients never fill whole-tile planes: the levels made by
-// rows (row_levels(), D: the finest first) each hold three stripes' worth of rows per band,
-// which Tier-1 fills a row of code-blocks (a stripe) at a time; the coarser levels'
-// coefficients go to planes of resolution D's size (the coarse planes), inverse transformed
-// whole (finish_coarse()). Level l's emit(l, k) makes rows [2kS, 2(k+1)S) of its output
-// (l = 0: the tile-component's samples; l > 0: the next finer level's LL, into a ring of four
-// stripes' worth of rows that level reads as it reads the coarse plane), in parts of at most
-// 32 rows (on more than four workers 32 for every four; where a stripe's parts share evenly
-// among the workers, each part made whole by one worker, side by side; otherwise, on several
-// workers, each part in column ranges side by side, a range and its margins a worker's
-// window): for each, the level's inverse DWT on a window of its rows and `margin` more on
-// each side (pyramid order filled from the LL rows and the bands' rows), then at level 0 the
-// inverse RCT / ICT, DC shift and clamp of its exact rows into the component's home (as
-// BackStage's to_samples), at a coarser level its exact rows into the LL ring. The same
+// The decoder's back stage on the CPU for a tile whose finer DWT levels are decoded a band of rows
+// at a time, so that their coefficients never fill whole-tile planes: the levels made by rows
+// (row_levels(), D: the finest first) each hold three stripes' worth of rows per band (four on
+// several workers), which Tier-1 fills a row of code-blocks (a stripe) at a time, in the same run
+// as the emit of the stripe two before (Step::beside); the coarser levels' coefficients go to
+// planes of resolution D's size (the coarse planes), inverse transformed whole (finish_coarse()).
+// Level l's emit(l, k) makes rows [2kS, 2(k+1)S) of its output (l = 0: the tile-component's
+// samples; l > 0: the next finer level's LL, into a ring of four stripes' worth of rows that level
+// reads as it reads the coarse plane), in parts of at most 32 rows (on several workers side by
+// side, each made whole by one worker, and cut into column ranges where a stripe has fewer than
+// about half as many parts as workers): for each, the level's inverse DWT on a window of its rows
+// and `margin` more on each side (pyramid order filled from the LL rows and the bands' rows), then
+// at level 0 the inverse RCT / ICT, DC shift and clamp of its exact rows into the component's home
+// (as BackStage's to_samples), at a coarser level its exact rows into the LL ring. The same
 // arithmetic on every value as BackStage's whole-plane path, in the same order, so the same
-// samples bit for bit: the horizontal pass is per row; the vertical lifting is exact in the
-// window but for `margin` rows at an edge that is not the level's own (symmetric extension
-// there differs), which are left out (tests/row_back_stage_test.cpp compares the two).
+// samples bit for bit: the horizontal pass is per row; the vertical lifting is exact in the window
+// but for `margin` rows at an edge that is not the level's own (symmetric extension there
+// differs), which are left out (tests/row_back_stage_test.cpp compares the two).
 // On one worker the second level goes by rows too (row_levels()): that spares the pages of
 // resolution 1's plane (a quarter of the tile's coefficients) and keeps the level's
 // coefficients in the core's cache from Tier-1 to the finest level's rows.
@@ -25,7 +24,8 @@
 //   RowBackStage rows(comps, mct, S, threads);
 //   Tier-1 of the levels coarser than D into coarse(c); rows.finish_coarse();
 //   for each step of rows.steps(): a decode step's stripe of code-blocks (of its level) into
-//     band_row(); an emit step: rows.emit(level, stripe)
+//     band_row(); an emit step: rows.emit(level, stripe, n, fn), fn the Tier-1 of the beside
+//     steps after it
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -33,6 +33,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/parallel/worker_pool.hpp"
 #include "pipeline/back_stage.hpp"
 
 namespace j2k {
@@ -103,13 +104,22 @@ class RowBackStage {
   // stripe's code-blocks into band_row()) and made (`emit` true: emit(level, stripe)), each
   // stripe made once stripes k - 1 .. k + 1 of its bands are decoded and not yet overwritten,
   // and its LL rows made by the coarser level.
+  // `beside` (a decode step): it may be decoded while the emit step before it runs (it
+  // overwrites nothing that one reads), as may the beside steps between them: emit() takes
+  // them into its run of the workers.
   struct Step {
     int level = 0;
     int64_t stripe = 0;
     bool emit = false;
+    bool beside = false;
   };
   const std::vector<Step>& steps() const;
-  void emit(int level, int64_t k);
+  // Makes level `level`'s stripe k (its output rows [2kS, 2(k+1)S)) and runs `count` items of
+  // the caller's, fn(i, worker) for i in [0, count) (the Tier-1 of the beside steps after this
+  // one; 0 for none), in the same run of the workers, so that neither waits for the other's
+  // slowest worker: the items first, the stripe's parts filling in behind them. Where the
+  // parts do not go side by side (one worker), the items run after them.
+  void emit(int level, int64_t k, ptrdiff_t count, ItemFn fn);
 
  private:
   struct Impl;

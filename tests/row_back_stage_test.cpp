@@ -160,9 +160,20 @@ void check(const Case& k, uint32_t seed, bool handed_out = false) {
       }
     }
   };
-  for (const RowBackStage::Step& step : rows.steps()) {
-    if (step.emit) rows.emit(step.level, step.stripe);
-    else write_stripe(step.level, step.stripe);
+  // The decode steps beside an emit step as the decoder takes them, in the emit's run (before
+  // its parts): a stripe written there over one the emit reads shows in the samples.
+  const std::vector<RowBackStage::Step>& steps = rows.steps();
+  for (size_t s = 0; s < steps.size(); ++s) {
+    const RowBackStage::Step& step = steps[s];
+    if (!step.emit) {
+      write_stripe(step.level, step.stripe);
+      continue;
+    }
+    std::vector<RowBackStage::Step> beside;
+    for (; s + 1 < steps.size() && steps[s + 1].beside; ++s) beside.push_back(steps[s + 1]);
+    rows.emit(step.level, step.stripe, static_cast<ptrdiff_t>(beside.size()), [&](ptrdiff_t i, int) {
+      write_stripe(beside[static_cast<size_t>(i)].level, beside[static_cast<size_t>(i)].stripe);
+    });
   }
   for (size_t c = 0; c < comps.size(); ++c) {
     ASSERT_EQ(rows_out[c].size(), whole_out[c].size());
