@@ -123,8 +123,10 @@ TEST(DecodeByRows, SameSamplesAsWholePlanes) {
   struct Shape {
     uint32_t x0, y0, width, height;
   };
-  // 150x600: five stripes of 64-row blocks (on 16 threads each a window of its own).
-  const Shape shapes[] = {{0, 0, 211, 97}, {3, 5, 130, 77}, {1, 0, 67, 2}, {0, 1, 2, 50}, {0, 3, 50, 3}, {7, 2, 64, 128}, {1, 3, 150, 600}};
+  // 150x600: five stripes of 64-row blocks (on 16 threads each in four parts of 32 rows, the
+  // next stripes' blocks beside them); 1100x70 on 16 threads: each part in two column ranges.
+  const Shape shapes[] = {{0, 0, 211, 97}, {3, 5, 130, 77}, {1, 0, 67, 2},     {0, 1, 2, 50},
+                          {0, 3, 50, 3},   {7, 2, 64, 128}, {1, 3, 150, 600}, {5, 1, 1100, 70}};
   const int blocks[][2] = {{64, 4}, {32, 16}, {64, 64}};
   for (const Shape& sh : shapes)
     for (bool rgb : {true, false}) {
@@ -141,7 +143,7 @@ TEST(DecodeByRows, SameSamplesAsWholePlanes) {
             const std::vector<uint8_t> bytes = ht_stream(img, irreversible, levels, b[0], b[1]);
             expect_same(bytes, 1, what);
             if (b[1] == 16) expect_same(bytes, 2, what + ", 2 threads");
-            if (b[1] == 64) expect_same(bytes, 16, what + ", 16 threads");  // windows of 128 rows
+            if (b[1] == 64) expect_same(bytes, 16, what + ", 16 threads");
             if (::testing::Test::HasFailure()) return;
           }
     }
