@@ -117,8 +117,8 @@ class RowBackStage {
   // Makes level `level`'s stripe k (its output rows [2kS, 2(k+1)S)) and runs `count` items of
   // the caller's, fn(i, worker) for i in [0, count) (the Tier-1 of the beside steps after this
   // one; 0 for none), in the same run of the workers, so that neither waits for the other's
-  // slowest worker: the items first, the stripe's parts filling in behind them. Where the
-  // parts do not go side by side (one worker), the items run after them.
+  // slowest worker: the stripe's parts first (the longest items), the caller's filling in
+  // behind them. On one worker the caller's items run after the parts.
   void emit(int level, int64_t k, ptrdiff_t count, ItemFn fn);
 
  private:

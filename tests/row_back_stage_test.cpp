@@ -160,8 +160,9 @@ void check(const Case& k, uint32_t seed, bool handed_out = false) {
       }
     }
   };
-  // The decode steps beside an emit step as the decoder takes them, in the emit's run (before
-  // its parts): a stripe written there over one the emit reads shows in the samples.
+  // The decode steps beside an emit step as the decoder takes them, in the emit's run (after
+  // its parts, on other workers at the same time): a stripe written there over one the emit
+  // reads shows in the samples.
   const std::vector<RowBackStage::Step>& steps = rows.steps();
   for (size_t s = 0; s < steps.size(); ++s) {
     const RowBackStage::Step& step = steps[s];
