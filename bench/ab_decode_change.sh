@@ -7,6 +7,8 @@
 # `-qstep 0.007`, 6 resolutions, 64x64 blocks, RPCL), and bench/ab_decode.py runs the two
 # builds in turns at each of J2K_AB_RUNS ("1cpu 2cpus 16threads"): one CPU (J2K_AB_CPU, 6),
 # two (J2K_AB_CPUS, 5,6), and all threads, that one twice with the builds' order swapped.
+# J2K_AB_TILED=1 adds our own HT streams of the RGB image in 1024^2 tiles (lossless and
+# `-I --qstep 0.007`, made by the base build), which decode through the whole-tile path.
 #   git diff BASE > change.diff   (here, with git; new files added with `git add -N` first)
 #   bash bench/ab_decode_change.sh change.diff
 # Needs ojph_compress (on PATH, or in .deps/codecs as the device has it) and .deps/root for
@@ -43,6 +45,11 @@ for image in rgb.ppm grey.pgm; do
   ojph_compress -i "$image" -o "${name}_lossy.j2c" -num_decomps 5 -block_size '{64,64}' -prog_order RPCL -qstep 0.007 >/dev/null
   streams+=("${name}_lossless.j2c" "${name}_lossy.j2c")
 done
+if [[ ${J2K_AB_TILED:-0} == 1 ]]; then
+  "$base" compress -i rgb.ppm -o rgb_tiled_lossless.j2c --ht -t 1024,1024 --quiet
+  "$base" compress -i rgb.ppm -o rgb_tiled_lossy.j2c --ht -t 1024,1024 -I --qstep 0.007 --quiet
+  streams+=(rgb_tiled_lossless.j2c rgb_tiled_lossy.j2c)
+fi
 
 ab=$root/bench/ab_decode.py
 for run in ${J2K_AB_RUNS:-1cpu 2cpus 16threads}; do
