@@ -238,75 +238,82 @@ int blocks_decoded_together() {
 #endif
 }
 
-void decode_blocks_dequantised(DequantisedBlock* blocks, size_t count) {
-  auto alone = [](DequantisedBlock& b) { b.report = decode_block_dequantised(*b.code, b.q, b.out, b.stride); };
+namespace {
+
+void decode_alone(DequantisedBlock& b) { b.report = decode_block_dequantised(*b.code, b.q, b.out, b.stride); }
+
 #if J2K_HT_HAVE_AVX2
-  if (blocks_decoded_together() > 1) {
-    // The blocks taken sixteen at a time in their order; of each sixteen those of the first
-    // one's size whose set is a cleanup pass alone (or one at plane 0, whose refinement is
-    // ignored) share the VLC sub-pass, the others go alone.
-    constexpr int kMax = cleanup::kMaxLanes;
-    static_assert(kMax <= kMaxBlocksTogether, "BlockCoder's limit");
-    for (size_t start = 0; start < count; start += kMax) {
-      const size_t end = std::min(count, start + kMax);
-      size_t lane_block[kMax];
-      HtSet sets[kMax];
-      cleanup::CleanupSegment segments[kMax];
-      int lanes = 0, width = 0, height = 0;
-      for (size_t i = start; i < end; ++i) {
-        const BlockCode& code = *blocks[i].code;
-        check_block(code);
-        HtSet set;
-        const bool shares = code.bitplanes > 0 && find_set(code, set) && set.plane >= 0 &&
-                            !(set.plane > 0 && set.refinement_passes > 0) &&
-                            (lanes == 0 || (code.width == width && code.height == height));
-        if (!shares) {
-          alone(blocks[i]);
-          continue;
-        }
-        width = code.width;
-        height = code.height;
-        lane_block[lanes] = i;
-        sets[lanes] = set;
-        segments[lanes] = {set.cleanup, set.cleanup_size};
-        ++lanes;
-      }
-      if (lanes == 0) continue;
-      // On the heap, made by the first call on each thread (as thread_local objects their 64 KiB
-      // each would be cleared at the start of every thread of the process).
-      thread_local std::unique_ptr<cleanup::VlcLanes[]> made;
-      if (lanes >= 2 && !made) made = std::make_unique<cleanup::VlcLanes[]>(kMax / cleanup::kVlcLanes);
-      if (lanes < 2 || !cleanup::decode_vlc_lanes(segments, lanes, width, height, made.get())) {
-        for (int lane = 0; lane < lanes; ++lane) alone(blocks[lane_block[lane]]);
-        continue;
-      }
-      for (int first = 0; first < lanes; first += cleanup::kVlcLanes) {
-        const int group = std::min(cleanup::kVlcLanes, lanes - first);
-        const cleanup::VlcLanes& vlc = made[first / cleanup::kVlcLanes];
-        cleanup::LaneBlock lane_blocks[cleanup::kVlcLanes];
-        for (int lane = 0; lane < group; ++lane) {
-          const DequantisedBlock& b = blocks[lane_block[first + lane]];
-          lane_blocks[lane] = {segments[first + lane], static_cast<int32_t*>(b.out), b.stride, sets[first + lane].plane,
-                               cleanup::OutputForm{true, b.q}, vlc.inconsistent[lane]};
-        }
-        cleanup::avx512_cleanups_after_vlc(vlc, lane_blocks, group, width, height);
-        for (int lane = 0; lane < group; ++lane) {
-          DequantisedBlock& b = blocks[lane_block[first + lane]];
-          const HtSet& set = sets[first + lane];
-          b.report = BlockDecodeReport{};
-          if (lane_blocks[lane].corrupt) {
-            zero(b.out, b.stride, width, height);
-            b.report.corrupt = true;
-          } else {
-            b.report.passes = set.passes - set.refinement_passes;  // a refinement at plane 0 is ignored
-          }
-        }
+// Blocks [start, end) (at most kMaxLanes): those of the first sharing one's size whose set is a
+// cleanup pass alone (or one at plane 0, whose refinement is ignored) share the VLC sub-pass in
+// the lanes of vectors; the others go alone.
+void decode_in_lanes(DequantisedBlock* blocks, size_t start, size_t end) {
+  constexpr int kMax = cleanup::kMaxLanes;
+  static_assert(kMax <= kMaxBlocksTogether, "BlockCoder's limit");
+  size_t lane_block[kMax];
+  HtSet sets[kMax];
+  cleanup::CleanupSegment segments[kMax];
+  int lanes = 0, width = 0, height = 0;
+  for (size_t i = start; i < end; ++i) {
+    const BlockCode& code = *blocks[i].code;
+    check_block(code);
+    HtSet set;
+    const bool shares = code.bitplanes > 0 && find_set(code, set) && set.plane >= 0 && !(set.plane > 0 && set.refinement_passes > 0) &&
+                        (lanes == 0 || (code.width == width && code.height == height));
+    if (!shares) {
+      decode_alone(blocks[i]);
+      continue;
+    }
+    width = code.width;
+    height = code.height;
+    lane_block[lanes] = i;
+    sets[lanes] = set;
+    segments[lanes] = {set.cleanup, set.cleanup_size};
+    ++lanes;
+  }
+  // On the heap, made by the first call on each thread (as thread_local objects their 64 KiB
+  // each would be cleared at the start of every thread of the process).
+  thread_local std::unique_ptr<cleanup::VlcLanes[]> made;
+  if (lanes >= 2 && !made) made = std::make_unique<cleanup::VlcLanes[]>(kMax / cleanup::kVlcLanes);
+  if (lanes < 2 || !cleanup::decode_vlc_lanes(segments, lanes, width, height, made.get())) {
+    for (int lane = 0; lane < lanes; ++lane) decode_alone(blocks[lane_block[lane]]);
+    return;
+  }
+  for (int first = 0; first < lanes; first += cleanup::kVlcLanes) {
+    const int group = std::min(cleanup::kVlcLanes, lanes - first);
+    const cleanup::VlcLanes& vlc = made[first / cleanup::kVlcLanes];
+    cleanup::LaneBlock lane_blocks[cleanup::kVlcLanes];
+    for (int lane = 0; lane < group; ++lane) {
+      const DequantisedBlock& b = blocks[lane_block[first + lane]];
+      lane_blocks[lane] = {segments[first + lane], static_cast<int32_t*>(b.out), b.stride, sets[first + lane].plane,
+                           cleanup::OutputForm{true, b.q}, vlc.inconsistent[lane]};
+    }
+    cleanup::avx512_cleanups_after_vlc(vlc, lane_blocks, group, width, height);
+    for (int lane = 0; lane < group; ++lane) {
+      DequantisedBlock& b = blocks[lane_block[first + lane]];
+      const HtSet& set = sets[first + lane];
+      b.report = BlockDecodeReport{};
+      if (lane_blocks[lane].corrupt) {
+        zero(b.out, b.stride, width, height);
+        b.report.corrupt = true;
+      } else {
+        b.report.passes = set.passes - set.refinement_passes;  // a refinement at plane 0 is ignored
       }
     }
+  }
+}
+#endif
+
+}  // namespace
+
+void decode_blocks_dequantised(DequantisedBlock* blocks, size_t count) {
+#if J2K_HT_HAVE_AVX2
+  if (blocks_decoded_together() > 1) {  // sixteen at a time, in their order
+    for (size_t start = 0; start < count; start += cleanup::kMaxLanes)
+      decode_in_lanes(blocks, start, std::min(count, start + cleanup::kMaxLanes));
     return;
   }
 #endif
-  for (size_t i = 0; i < count; ++i) alone(blocks[i]);
+  for (size_t i = 0; i < count; ++i) decode_alone(blocks[i]);
 }
 
 }  // namespace j2k::codec::ht
