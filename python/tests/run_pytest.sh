@@ -20,8 +20,8 @@ if [[ -n $why ]]; then
   exit 77
 fi
 # Each run its own temporary directory (--basetemp): ctest runs the backends' runs side by
-# side, and pytest sessions that share its default numbered directories under /tmp can race on
-# them (pytest-dev/pytest#11790: concurrent sessions need their own basetemp).
+# side, and pytest sessions at the same time must not share its default numbered directories
+# under /tmp.
 # -p no:cacheprovider: nothing written into the source tree.
 base=$(mktemp -d "${TMPDIR:-/tmp}/j2kfront-pytest-XXXXXX")
 trap 'rm -rf "$base"' EXIT
